@@ -1,0 +1,5 @@
+import sys
+
+from flow.cli import main
+
+sys.exit(main())

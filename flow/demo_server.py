@@ -1,0 +1,118 @@
+"""The demo MCP server: the demo tools, a resource and a prompt, on the real MCPServer.
+
+Run over stdio with `python -m flow.demo_server`; `--fault die|hang` makes every tools/call
+kill the process or never answer, so a class can watch a server fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+from typing import Annotated, Any, Literal
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+from pydantic import Field
+
+from flow import demo_tools
+
+SERVER_NAME = "weather-demo"
+Fault = Literal["none", "die", "hang"]
+
+
+class _UnknownToolIsProtocolError:
+    """Answer a call to a tool that does not exist with a JSON-RPC error, as the MCP spec asks.
+
+    MCPServer on its own reports it as a tool result with isError; the spec (tools, "Error
+    Handling") lists unknown tools under protocol errors, and showing both kinds is the point.
+    """
+
+    def __init__(self, server: MCPServer) -> None:
+        self._server = server
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/call":
+            name = (ctx.params or {}).get("name")
+            known = {t.name for t in await self._server.list_tools()}
+            if name not in known:
+                raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return await call_next(ctx)
+
+
+class _Fault:
+    def __init__(self, fault: Fault) -> None:
+        self._fault = fault
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/call":
+            if self._fault == "die":
+                os._exit(3)  # a crash, not a clean shutdown: nothing is flushed or answered
+            if self._fault == "hang":
+                await anyio.sleep_forever()
+        return await call_next(ctx)
+
+
+def build_server(*, fault: Fault = "none") -> MCPServer:
+    server = MCPServer(
+        SERVER_NAME,
+        version="1.0.0",
+        instructions="Demo tools for a class on tool use: fake weather, work hours, best practices.",
+        log_level="WARNING",
+    )
+    server.middleware.append(_UnknownToolIsProtocolError(server))
+    if fault != "none":
+        server.middleware.append(_Fault(fault))
+
+    @server.tool(
+        description="Get today's weather for one city: condition, temperature range (°C), humidity and wind. "
+        "Call once per city; for several cities, call it several times."
+    )
+    def get_weather(
+        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+    ) -> dict[str, Any]:
+        try:
+            return demo_tools.get_weather(city)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None  # ToolError's text reaches the model; other errors are hidden
+
+    @server.tool(description="Compute the hours worked between a start and an end clock time, minus the lunch break.")
+    def calc_work_hours(
+        start: Annotated[str, Field(description="Start time as HH:MM, e.g. 09:00")],
+        end: Annotated[str, Field(description="End time as HH:MM, e.g. 18:30")],
+    ) -> dict[str, Any]:
+        try:
+            return demo_tools.calc_work_hours(start, end)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool(
+        description="Return one short best practice for a topic: tool design topics (tool description, "
+        "error handling, security) or what to do in a kind of weather (rain, snow, sunny, cloudy, overcast)."
+    )
+    def best_practice(topic: Annotated[str, Field(description="The topic, e.g. 'rain' or 'security'")]) -> str:
+        return demo_tools.best_practice(topic)
+
+    @server.resource("dev://now", name="now", description="The server's current date and time", mime_type="text/plain")
+    def now() -> str:
+        return dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+    @server.prompt(description="Ask for a short weather report for a city, with advice")
+    def weather_report(city: str) -> str:
+        return f"Look up today's weather in {city} and write a two-sentence report with one piece of advice."
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m flow.demo_server", description=__doc__)
+    parser.add_argument("--fault", choices=["none", "die", "hang"], default="none")
+    args = parser.parse_args(argv)
+    anyio.run(build_server(fault=args.fault).run_stdio_async)
+
+
+if __name__ == "__main__":
+    main()

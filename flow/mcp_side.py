@@ -1,0 +1,244 @@
+"""The MCP side: a transport wrapper that records every JSON-RPC frame, and the ways to reach a server.
+
+The wrapper sits between `mcp.Client` and the real transport (in-memory or a stdio
+subprocess), so what is recorded is exactly what the transport carried.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp.client import Transport
+from mcp.client._memory import InMemoryTransport
+from mcp.client.stdio import stdio_client
+from mcp.shared.message import SessionMessage
+from mcp_types import Implementation
+
+from flow.recorder import Recorder
+from flow.trace import Kind
+
+Era = Literal["handshake", "modern"]
+TransportName = Literal["memory", "stdio"]
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
+
+
+def frame_dict(message: SessionMessage) -> dict[str, Any]:
+    """The frame as the stdio transport serialises it."""
+    return json.loads(message.message.model_dump_json(by_alias=True, exclude_unset=True))
+
+
+def _frame_kind(frame: dict[str, Any]) -> Kind:
+    if "method" in frame:
+        return "mcp.request" if "id" in frame else "mcp.notification"
+    return "mcp.error" if "error" in frame else "mcp.response"
+
+
+def _summary(frame: dict[str, Any], method: str | None) -> str:
+    if "method" in frame:
+        params = frame.get("params") or {}
+        if frame["method"] == "tools/call":
+            args = ", ".join(f"{k}={v}" for k, v in (params.get("arguments") or {}).items())
+            return f"tools/call {params.get('name')}({args})"
+        return str(frame["method"])
+    if "error" in frame:
+        return f"error {frame['error'].get('code')}: {frame['error'].get('message')}"
+    result = frame.get("result") or {}
+    if method == "tools/call":
+        return f"result of tools/call (isError: {str(result.get('isError', False)).lower()})"
+    return f"result of {method}" if method else "result"
+
+
+class FrameTap:
+    """Records frames in both directions and pairs responses with their requests by id."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        self._pending: dict[Any, tuple[str, float, int | None]] = {}
+
+    def outgoing(self, message: SessionMessage) -> None:
+        frame = frame_dict(message)
+        rec = self.recorder
+        step = 6 if frame.get("method") == "tools/call" else rec.step
+        if "id" in frame and "method" in frame:
+            self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
+        kind = _frame_kind(frame)
+        rec.record(
+            kind=kind,
+            source="mcp_client",
+            target="mcp_server",
+            payload=frame,
+            step=step,
+            direction="request" if kind == "mcp.request" else "notification",
+            jsonrpc_id=frame.get("id"),
+            summary=_summary(frame, None),
+        )
+
+    def incoming(self, item: SessionMessage | Exception) -> None:
+        rec = self.recorder
+        if isinstance(item, Exception):
+            rec.record(
+                kind="error",
+                source="mcp_server",
+                target="mcp_client",
+                payload={"error": type(item).__name__, "message": str(item)},
+                step=None,
+                direction="error",
+                summary=f"unreadable frame: {type(item).__name__}",
+            )
+            return
+        frame = frame_dict(item)
+        kind = _frame_kind(frame)
+        method, t_start, step = None, None, None
+        if kind in ("mcp.response", "mcp.error") and frame.get("id") in self._pending:
+            method, t_start, req_step = self._pending.pop(frame["id"])
+            step = 7 if req_step == 6 else req_step
+        rec.record(
+            kind=kind,
+            source="mcp_server",
+            target="mcp_client",
+            payload=frame,
+            step=step,
+            direction={"mcp.request": "request", "mcp.notification": "notification", "mcp.error": "error"}.get(
+                kind, "response"
+            ),
+            t_start_ms=t_start,
+            jsonrpc_id=frame.get("id"),
+            summary=_summary(frame, method),
+        )
+
+    @property
+    def unanswered(self) -> list[str]:
+        return [method for method, _, _ in self._pending.values()]
+
+
+class _TapRead:
+    def __init__(self, inner: Any, tap: FrameTap) -> None:
+        self._inner, self._tap = inner, tap
+
+    async def receive(self) -> SessionMessage | Exception:
+        item = await self._inner.receive()
+        self._tap.incoming(item)
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _TapRead:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _TapRead:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _TapWrite:
+    def __init__(self, inner: Any, tap: FrameTap) -> None:
+        self._inner, self._tap = inner, tap
+
+    async def send(self, item: SessionMessage, /) -> None:
+        self._tap.outgoing(item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TapWrite:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class TappedTransport:
+    """A `Transport` that hands `mcp.Client` the inner transport's streams, wrapped by a tap."""
+
+    def __init__(self, inner: Transport, tap: FrameTap) -> None:
+        self._inner, self.tap = inner, tap
+
+    async def __aenter__(self) -> tuple[_TapRead, _TapWrite]:
+        read, write = await self._inner.__aenter__()
+        return _TapRead(read, self.tap), _TapWrite(write, self.tap)
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerSpec:
+    """Which server to reach and how. Only the demo server for now."""
+
+    transport: TransportName = "stdio"
+    fault: Literal["none", "die", "hang"] = "none"
+
+    def describe(self) -> dict[str, Any]:
+        command = None
+        if self.transport == "stdio":
+            command = " ".join(["python", "-m", "flow.demo_server", *self._fault_args()])
+        return {"name": "weather-demo", "transport": self.transport, "command": command, "fault": self.fault}
+
+    def _fault_args(self) -> list[str]:
+        return ["--fault", self.fault] if self.fault != "none" else []
+
+
+@asynccontextmanager
+async def _stderr_file() -> AsyncIterator[IO[str]]:
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as f:
+        yield f
+
+
+@asynccontextmanager
+async def connect(
+    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float
+) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
+    """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only)."""
+    tap = FrameTap(recorder)
+    async with _stderr_file() as errlog:
+        if spec.transport == "memory":
+            from flow.demo_server import build_server
+
+            inner: Transport = InMemoryTransport(build_server(fault=spec.fault))
+            err: IO[str] | None = None
+        else:
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=["-m", "flow.demo_server", *spec._fault_args()],
+                env={"PYTHONPATH": str(PROJECT_ROOT)},
+                cwd=str(PROJECT_ROOT),
+            )
+            inner = stdio_client(params, errlog=errlog)
+            err = errlog
+        client = Client(
+            TappedTransport(inner, tap),
+            mode="legacy" if era == "handshake" else "auto",
+            read_timeout_seconds=timeout_s,
+            client_info=CLIENT_INFO,
+            cache=None,  # every list must really cross the wire, or the lesson has a hole in it
+        )
+        async with client:
+            yield client, tap, err
+
+
+def server_stderr_tail(err: IO[str] | None, limit: int = 2000) -> str:
+    if err is None:
+        return ""
+    err.flush()
+    err.seek(0)
+    return err.read()[-limit:].strip()

@@ -1,0 +1,498 @@
+"""The tool loop: one question through the model and the tools, every hop recorded.
+
+The same loop serves both modes; only how tools are listed and executed differs
+(`_McpTools` over a real MCP session, `_DirectTools` calling local functions).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol
+
+import anyio
+import openai
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from flow import demo_tools
+from flow.mcp_side import Era, FrameTap, ServerSpec, TransportName, connect, server_stderr_tail
+from flow.model_side import ModelConfig, make_client, response_summary
+from flow.recorder import Recorder
+from flow.trace import Hop, Mode, Trace, TraceMeta
+from flow.translate import ArgumentError, parse_arguments, to_openai_tool, with_strict
+
+SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """How to run the flow. `tool_choice` applies to the first model request only (later ones use
+    "auto"), so that "required" cannot loop forever; the Agents SDK resets it the same way."""
+
+    mode: Mode = "mcp"
+    tool_choice: str = "auto"  # auto | none | required | the name of one function
+    parallel: bool = True
+    strict: bool = False
+    stream: bool = False
+    max_rounds: int = 5
+    era: Era = "handshake"
+    transport: TransportName = "stdio"
+    server_fault: Literal["none", "die", "hang"] = "none"
+    mcp_timeout_s: float = 10.0
+
+
+@dataclass
+class RunResult:
+    trace: Trace
+    answer: str | None
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class FlowAbort(Exception):
+    """Ends a run early; the message is the one line the user sees."""
+
+
+class _Tools(Protocol):
+    async def list(self) -> list[dict[str, Any]]: ...
+    async def call(self, tool_call: dict[str, Any]) -> str: ...
+
+
+def _tool_choice_param(choice: str) -> Any:
+    if choice in ("auto", "none", "required"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _content_text(result: dict[str, Any]) -> str:
+    parts = []
+    for block in result.get("content") or []:
+        parts.append(block.get("text", "") if block.get("type") == "text" else json.dumps(block, ensure_ascii=False))
+    text = "\n".join(parts)
+    return f"Error: {text}" if result.get("isError") else text
+
+
+@dataclass
+class _McpTools:
+    client: Any
+    tap: FrameTap
+    rec: Recorder
+    options: RunOptions
+    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    async def list(self) -> list[dict[str, Any]]:
+        rec = self.rec
+        rec.step = 2
+        listed = await self.client.list_tools()
+        mcp_tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]
+        rec.record(
+            kind="tool.result",
+            source="mcp_client",
+            target="app",
+            payload={"tools": mcp_tools},
+            step=2,
+            direction="response",
+            summary=f"{len(mcp_tools)} tools: " + ", ".join(t["name"] for t in mcp_tools),
+        )
+        rec.step = 3
+        openai_tools = [to_openai_tool(t, strict=self.options.strict) for t in mcp_tools]
+        self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools}
+        rec.record(
+            kind="translate.forward",
+            source="app",
+            target="app",
+            payload={"mcp": mcp_tools, "openai": openai_tools},
+            step=3,
+            summary="inputSchema → parameters for " + ", ".join(t["name"] for t in mcp_tools),
+        )
+        return openai_tools
+
+    async def call(self, tool_call: dict[str, Any]) -> str:
+        rec = self.rec
+        fn = tool_call["function"]
+        try:
+            request = parse_arguments(
+                fn["name"], fn["arguments"], self.schemas.get(fn["name"]), check_schema=self.options.strict
+            )
+        except ArgumentError as exc:
+            return _argument_error(rec, tool_call, exc, target="mcp_client")
+        rec.record(
+            kind="translate.reverse",
+            source="app",
+            target="mcp_client",
+            payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
+            step=5,
+            direction="request",
+            tool_call_id=tool_call["id"],
+            summary=f"call {request.name}({_kv(request.arguments)})",
+        )
+        reverse_hop = self.rec.hops[-1]
+        try:
+            result = await self.client.call_tool(request.name, request.arguments)
+        except MCPError as exc:
+            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
+                # No frame came back: the client gave up on its own, so this is no protocol error.
+                line = (
+                    f"the MCP server did not answer tools/call {request.name} within {self.options.mcp_timeout_s:g} s"
+                    if exc.code == REQUEST_TIMEOUT
+                    else f"the MCP server closed the connection during tools/call {request.name} (its process ended)"
+                )
+                rec.record(
+                    kind="error",
+                    source="mcp_server",
+                    target="mcp_client",
+                    payload={"error": "timeout" if exc.code == REQUEST_TIMEOUT else "connection closed",
+                             "sdk_error": {"code": exc.code, "message": exc.message}},
+                    step=7,
+                    direction="error",
+                    t_start_ms=reverse_hop.t_start_ms,
+                    tool_call_id=tool_call["id"],
+                    summary=line,
+                )
+                raise FlowAbort(line) from None
+            error = {"code": exc.code, "message": exc.message}
+            rec.record(
+                kind="tool.result",
+                source="mcp_client",
+                target="app",
+                payload={"error": error},
+                step=7,
+                direction="error",
+                tool_call_id=tool_call["id"],
+                summary=f"protocol error {exc.code}: {exc.message}",
+            )
+            return f"Error: {exc.message} (JSON-RPC error {exc.code})"
+        data = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        content = _content_text(data)
+        rec.record(
+            kind="tool.result",
+            source="mcp_client",
+            target="app",
+            payload={"result": data, "tool_message_content": content},
+            step=7,
+            direction="response",
+            tool_call_id=tool_call["id"],
+            summary=("isError: " if data.get("isError") else "") + " ".join(content.split())[:60],
+        )
+        return content
+
+
+@dataclass
+class _DirectTools:
+    rec: Recorder
+    options: RunOptions
+    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    async def list(self) -> list[dict[str, Any]]:
+        tools = demo_tools.DIRECT_TOOL_SCHEMAS
+        if self.options.strict:
+            tools = [with_strict(t) for t in tools]
+        self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+        self.rec.record(
+            kind="tool.list",
+            source="tool",
+            target="app",
+            payload={"tools": tools},
+            step=2,
+            direction="response",
+            summary=f"{len(tools)} local functions: " + ", ".join(self.schemas),
+        )
+        return tools
+
+    async def call(self, tool_call: dict[str, Any]) -> str:
+        rec = self.rec
+        fn = tool_call["function"]
+        try:
+            request = parse_arguments(
+                fn["name"], fn["arguments"], self.schemas.get(fn["name"]), check_schema=self.options.strict
+            )
+        except ArgumentError as exc:
+            return _argument_error(rec, tool_call, exc, target="tool")
+        rec.record(
+            kind="translate.reverse",
+            source="app",
+            target="tool",
+            payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
+            step=5,
+            direction="request",
+            tool_call_id=tool_call["id"],
+            summary=f"call {request.name}({_kv(request.arguments)})",
+        )
+        function = demo_tools.DIRECT_FUNCTIONS.get(request.name)
+        invoke = rec.record(
+            kind="tool.invoke",
+            source="app",
+            target="tool",
+            payload={"function": request.name, "kwargs": request.arguments},
+            step=6,
+            direction="request",
+            tool_call_id=tool_call["id"],
+            summary=f"{request.name}(**{_kv(request.arguments)})",
+        )
+        is_error = False
+        try:
+            if function is None:
+                raise LookupError(f"Unknown tool: {request.name}")
+            value: Any = await anyio.to_thread.run_sync(lambda: function(**request.arguments))
+            content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        except Exception as exc:  # boundary: whatever the tool raises goes back to the model as text
+            is_error = True
+            value = None
+            content = f"Error: {type(exc).__name__}: {exc}"
+        rec.record(
+            kind="tool.result",
+            source="tool",
+            target="app",
+            payload={"return": value, "isError": is_error, "tool_message_content": content},
+            step=7,
+            direction="error" if is_error else "response",
+            t_start_ms=invoke.t_start_ms,
+            tool_call_id=tool_call["id"],
+            summary=("isError: " if is_error else "") + content[:60],
+        )
+        return content
+
+
+def _kv(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in args.items())
+
+
+def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError, *, target: Any) -> str:
+    rec.record(
+        kind="error",
+        source="app",
+        target=target,
+        payload={"tool_call": tool_call, "error": str(exc), "sent_back_to_model": True},
+        step=5,
+        direction="error",
+        tool_call_id=tool_call["id"],
+        summary=f"bad arguments: {exc}",
+    )
+    return f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
+
+
+async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """One chat completion; returns the assistant message as the app will send it back."""
+    if not kwargs.get("stream"):
+        completion = await client.chat.completions.create(**kwargs)
+        msg = completion.choices[0].message
+        message: dict[str, Any] = {"role": "assistant", "content": msg.content}
+        if msg.tool_calls:
+            message["tool_calls"] = [tc.model_dump(mode="json", exclude_none=True) for tc in msg.tool_calls]
+        return message
+    content: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    finish = None
+    stream = await client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
+    async for chunk in stream:
+        for choice in chunk.choices:
+            delta = choice.delta
+            finish = choice.finish_reason or finish
+            if delta.content:
+                content.append(delta.content)
+            for tc in delta.tool_calls or []:
+                slot = calls.setdefault(tc.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                slot["id"] = tc.id or slot["id"]
+                if tc.function is not None:
+                    slot["function"]["name"] += tc.function.name or ""
+                    slot["function"]["arguments"] += tc.function.arguments or ""
+    message = {"role": "assistant", "content": "".join(content) or None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    step = 4 if calls else 9
+    rec.record(
+        kind="llm.assembled",
+        source="app",
+        target="app",
+        payload={"message": message, "finish_reason": finish},
+        step=step,
+        summary="assembled " + response_summary({"choices": [{"message": message, "finish_reason": finish}]}),
+    )
+    return message
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]  # task groups wrap the failure that matters
+    return exc
+
+
+def explain(exc: BaseException, options: RunOptions, model: ModelConfig) -> str:
+    """One line a user can act on, for anything that stopped a run."""
+    exc = _leaf(exc)
+    if isinstance(exc, FlowAbort):
+        return str(exc)
+    if isinstance(exc, openai.APIStatusError):
+        detail = ""
+        body = exc.body if isinstance(exc.body, dict) else {}
+        err = body.get("error", body) if isinstance(body, dict) else {}
+        if isinstance(err, dict):
+            detail = str(err.get("message") or "")
+        hint = {401: "check the API key", 403: "check the key's permissions", 404: "check the model name and base URL",
+                429: "rate limited: wait and retry, or lower the request rate"}.get(exc.status_code, "")
+        return f"the model endpoint answered HTTP {exc.status_code}: {detail or exc.message}" + (f" ({hint})" if hint else "")
+    if isinstance(exc, openai.APITimeoutError):
+        return f"the model endpoint did not answer within {model.timeout_s:g} s"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"cannot reach the model endpoint at {model.describe()['base_url']}: {exc.__cause__ or exc}"
+    if isinstance(exc, MCPError):
+        return f"the MCP server answered with error {exc.code}: {exc.message}"
+    if isinstance(exc, TimeoutError):
+        return f"the MCP server did not answer within {options.mcp_timeout_s:g} s"
+    if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)):
+        return "the MCP server closed the connection (its process may have died)"
+    if isinstance(exc, OSError):
+        return f"cannot start the MCP server: {exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+async def run_flow(
+    question: str,
+    *,
+    options: RunOptions = RunOptions(),
+    model: ModelConfig = ModelConfig(),
+    on_hop: Callable[[Hop], None] | None = None,
+) -> RunResult:
+    """Run one question end to end and return the trace; failures end the run as hops, never raise."""
+    rec = Recorder(secrets=[model.api_key or ""], on_hop=on_hop)
+    spec = ServerSpec(transport=options.transport, fault=options.server_fault)
+    meta = TraceMeta(
+        mode=options.mode,
+        question=question,
+        model=model.describe(),
+        server=spec.describe() if options.mode == "mcp" else None,
+        settings=asdict(options),
+        started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+    answer: str | None = None
+    error: str | None = None
+    stderr_tail = ""
+    try:
+        if options.mode == "mcp":
+            await _record_server_tools(rec)
+            rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=1, summary=question)
+            rec.step = 2
+            async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (client, tap, err):
+                version = client.protocol_version
+                info = client.server_info
+                assert meta.server is not None
+                meta.server.update(
+                    protocol_version=version,
+                    era="modern" if version in MODERN_PROTOCOL_VERSIONS else "handshake",
+                    server_info=info.model_dump(mode="json", exclude_none=True) if info else None,
+                )
+                try:
+                    answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model)
+                except BaseException:
+                    stderr_tail = server_stderr_tail(err)
+                    raise
+        else:
+            rec.record(
+                kind="prepare.tools",
+                source="app",
+                target="app",
+                payload={"written_by": "hand, in flow/demo_tools.py", "tools": demo_tools.DIRECT_TOOL_SCHEMAS},
+                step=0,
+                summary="hand-written schemas: " + ", ".join(demo_tools.DIRECT_FUNCTIONS),
+            )
+            rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=1, summary=question)
+            answer = await _loop(question, _DirectTools(rec, options), rec, options, model)
+    except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
+        if os.environ.get("FLOW_DEBUG"):
+            traceback.print_exc()
+        cause = _leaf(exc)
+        error = explain(cause, options, model)
+        payload: dict[str, Any] = {"error": type(cause).__name__, "message": error}
+        if stderr_tail:
+            payload["server_stderr"] = stderr_tail
+        # The user gets this line where the answer would have been: step 10.
+        rec.record(kind="error", source="app", target="user", payload=payload, step=10, direction="error", summary=error)
+    meta.outcome = "ok" if error is None else "error"
+    meta.answer, meta.error = answer, error
+    meta.stats = _stats(rec.hops, rec.now_ms())
+    return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
+
+
+async def _record_server_tools(rec: Recorder) -> None:
+    """Step 0: what the demo server's decorators built, read from the same code the server runs."""
+    from flow.demo_server import build_server
+
+    tools = await build_server().list_tools()
+    listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    rec.record(
+        kind="prepare.tools",
+        source="mcp_server",
+        target="mcp_server",
+        payload={"built_from": "@server.tool() decorators in flow/demo_server.py", "tools": listed},
+        step=0,
+        summary="tools built from decorated functions: " + ", ".join(t["name"] for t in listed),
+    )
+
+
+async def _loop(question: str, tools: _Tools, rec: Recorder, options: RunOptions, model: ModelConfig) -> str:
+    openai_tools = await tools.list()
+    client = make_client(model, rec)
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": question},
+    ]
+    async with client:
+        for round_no in range(1, options.max_rounds + 1):
+            rec.round = round_no
+            rec.step = 3 if round_no == 1 else 8
+            kwargs: dict[str, Any] = {"model": model.model, "messages": list(messages), "tools": openai_tools}
+            kwargs["tool_choice"] = _tool_choice_param(options.tool_choice) if round_no == 1 else "auto"
+            if not options.parallel:
+                kwargs["parallel_tool_calls"] = False
+            if options.stream:
+                kwargs["stream"] = True
+            message = await _ask_model(client, rec, kwargs)
+            calls = message.get("tool_calls") or []
+            if not calls:
+                answer = message.get("content") or ""
+                rec.step = 10
+                rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=10, summary=answer[:80])
+                return answer
+            messages.append(message)
+            rec.step = 6
+            results: list[str] = [""] * len(calls)
+
+            async def run_one(i: int, call: dict[str, Any]) -> None:
+                results[i] = await tools.call(call)
+
+            async with anyio.create_task_group() as tg:
+                for i, call in enumerate(calls):
+                    tg.start_soon(run_one, i, call)
+            for call, content in zip(calls, results, strict=True):
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+    raise FlowAbort(
+        f"stopped after {options.max_rounds} rounds: the model still asked for tools (raise --max-rounds, or check the tools' answers)"
+    )
+
+
+def _stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:
+    usage = [h.usage for h in hops if h.usage]
+    return {
+        "hops": len(hops),
+        "model_calls": sum(h.kind == "llm.request" for h in hops),
+        "tool_calls": sum(h.kind in ("translate.reverse",) for h in hops)
+        + sum(h.kind == "error" and h.step == 5 for h in hops),
+        "wire_frames": sum(h.kind.startswith("mcp.") for h in hops),
+        "elapsed_ms": round(elapsed_ms, 1),
+        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
+        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
+    }
+
+
+def run(question: str, **kwargs: Any) -> RunResult:
+    """Synchronous entry point for scripts and the CLI."""
+    return anyio.run(lambda: run_flow(question, **kwargs))

@@ -1,0 +1,83 @@
+"""The recorder: numbers hops from its own counter and stamps them with the run's clock.
+
+The orchestrator sets the context (round, the step the app is in); the wire taps call
+`record` with what they saw. Order comes from `seq`, never from the timestamps.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from flow.redact import redact, secret_values
+from flow.trace import STEP_PHASE, Actor, Direction, Hop, Kind, Phase
+
+
+def json_size(payload: Any) -> int:
+    return len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+class Recorder:
+    """Collects hops for one run."""
+
+    def __init__(self, *, secrets: Iterable[str] = (), on_hop: Callable[[Hop], None] | None = None) -> None:
+        self.hops: list[Hop] = []
+        self.round = 0
+        self.step: int | None = None  # the numbered step the app is in; wire frames default to it
+        self._secrets = secret_values(secrets)
+        self._on_hop = on_hop
+        self._t0 = time.perf_counter()
+
+    def now_ms(self) -> float:
+        return round((time.perf_counter() - self._t0) * 1000, 3)
+
+    def record(
+        self,
+        *,
+        kind: Kind,
+        source: Actor,
+        target: Actor,
+        payload: Any,
+        step: int | None = None,
+        phase: Phase | None = None,
+        direction: Direction = "event",
+        t_start_ms: float | None = None,
+        size: int | None = None,
+        jsonrpc_id: int | str | None = None,
+        tool_call_id: str | None = None,
+        usage: dict[str, Any] | None = None,
+        summary: str = "",
+    ) -> Hop:
+        now = self.now_ms()
+        payload = redact(payload, self._secrets)
+        hop = Hop(
+            seq=len(self.hops) + 1,
+            step=step,
+            phase=phase or (STEP_PHASE[step] if step is not None else None),
+            source=source,
+            target=target,
+            kind=kind,
+            direction=direction,
+            round=self.round,
+            payload=payload,
+            t_start_ms=now if t_start_ms is None else t_start_ms,
+            t_end_ms=now,
+            bytes=json_size(payload) if size is None else size,
+            jsonrpc_id=jsonrpc_id,
+            tool_call_id=tool_call_id,
+            usage=usage,
+            summary=summary,
+            explain=f"{kind}" if step is None else f"step{step}.{kind}",
+        )
+        self.hops.append(hop)
+        if self._on_hop is not None:
+            self._on_hop(hop)
+        return hop
+
+    def restep(self, hop: Hop, step: int) -> None:
+        """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""
+        hop.step = step
+        hop.phase = STEP_PHASE[step]
+        hop.explain = f"step{step}.{hop.kind}"

@@ -1,0 +1,55 @@
+"""Keep secrets out of traces: redact at capture time, check again before writing."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+REDACTED = "[redacted]"
+SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"}
+_SECRET_NAME = re.compile(
+    r"^(api[_-]?key|authorization|password|secret|client[_-]secret|(access|refresh|id|bearer)[_-]?token|cookie)$",
+    re.IGNORECASE,
+)
+_SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET", re.IGNORECASE)
+_MIN_SECRET_LEN = 6  # shorter env values ("1", "yes") would match everywhere and say nothing
+
+
+class SecretLeakError(Exception):
+    """Raised instead of writing text that still holds a secret."""
+
+
+def secret_values(extra: Iterable[str] = ()) -> list[str]:
+    """Values that must never be written: env vars named like secrets, plus any given."""
+    values = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= _MIN_SECRET_LEN]
+    values += [v for v in extra if v and len(v) >= _MIN_SECRET_LEN]
+    return sorted(set(values), key=len, reverse=True)
+
+
+def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers}
+
+
+def redact(value: Any, secrets: list[str]) -> Any:
+    """Replace known secret values anywhere in a JSON-like value, and fields named like secrets."""
+    if isinstance(value, str):
+        for s in secrets:
+            if s in value:
+                value = value.replace(s, REDACTED)
+        return value
+    if isinstance(value, Mapping):
+        return {
+            k: (REDACTED if _SECRET_NAME.search(str(k)) and isinstance(v, str) and v else redact(v, secrets))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(v, secrets) for v in value]
+    return value
+
+
+def assert_no_secrets(text: str, extra: Iterable[str] = ()) -> None:
+    for s in secret_values(extra):
+        if s in text:
+            raise SecretLeakError("refusing to write: the output still contains a secret value")

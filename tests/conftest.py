@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from flow import ModelConfig, RunOptions, RunResult, run
+from flow.trace import Hop
+
+
+def run_flow_sync(question: str = "北京今天天气怎么样？", *, model: str = "mock", timeout_s: float = 30.0,
+                  **options: Any) -> RunResult:
+    options.setdefault("transport", "memory")
+    return run(question, options=RunOptions(**options), model=ModelConfig(model=model, timeout_s=timeout_s))
+
+
+def numbered_steps(hops: list[Hop]) -> list[int]:
+    """The steps in the order they first appear."""
+    seen: list[int] = []
+    for h in hops:
+        if h.step is not None and h.step not in seen:
+            seen.append(h.step)
+    return seen
+
+
+def model_requests(hops: list[Hop]) -> list[dict[str, Any]]:
+    return [h.payload["body"] for h in hops if h.kind == "llm.request"]
+
+
+def kinds(hops: list[Hop]) -> list[str]:
+    return [h.kind for h in hops]
+
+
+@pytest.fixture
+def runner():
+    return run_flow_sync
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
