@@ -213,52 +213,52 @@ class _StreamTap(httpx2.AsyncByteStream):
     def __init__(self, response: httpx2.Response, rec: Recorder, request_hop: Hop, headers: dict[str, str]) -> None:
         self._response, self._rec, self._request_hop, self._headers = response, rec, request_hop, headers
         self._decoder = _decoder(response.headers.get("content-encoding", ""))
+        self._hops: list[Hop] = []
+        self._step = 9
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         buffer = b""
-        hops: list[Hop] = []
-        step = 9
         try:
             async for raw in self._response.aiter_raw():
-                yield raw
+                # Record before handing the bytes on: the SDK may stop reading at [DONE].
                 buffer += self._decoder.decompress(raw) if self._decoder else raw
                 buffer = buffer.replace(b"\r\n", b"\n")
                 while b"\n\n" in buffer:
                     event, buffer = buffer.split(b"\n\n", 1)
-                    hop = self._record(event, len(hops) + 1)
-                    if hop is not None:
-                        hops.append(hop)
-                        if isinstance(hop.payload.get("data"), dict) and _response_step(hop.payload["data"]) == 4:
-                            step = 4
+                    self._record(event)
+                yield raw
         finally:
             if buffer.strip():
-                hop = self._record(buffer, len(hops) + 1)
-                if hop is not None:
-                    hops.append(hop)
-            for hop in hops:
-                self._rec.restep(hop, step)
+                self._record(buffer)
             await self._response.aclose()
 
-    def _record(self, event: bytes, n: int) -> Hop | None:
+    def _record(self, event: bytes) -> None:
         data_lines = [line[5:].strip() for line in event.split(b"\n") if line.startswith(b"data:")]
         if not data_lines:
-            return None
+            return
         data = _json_or_text(b"\n".join(data_lines))
         usage = data.get("usage") if isinstance(data, dict) else None
         payload: dict[str, Any] = {"data": data}
-        if n == 1:
+        if not self._hops:
             payload = {"status": self._response.status_code, "headers": self._headers, **payload}
-        return self._rec.record(
-            kind="llm.chunk",
-            source="model",
-            target="app",
-            payload=payload,
-            step=None,
-            direction="response",
-            t_start_ms=self._request_hop.t_start_ms,
-            size=len(event) + 2,
-            usage=usage if isinstance(usage, dict) else None,
-            summary=_chunk_summary(data, n),
+        # A stream is the answer (step 9) until a tool_calls delta shows it is the decision (step 4).
+        if self._step == 9 and isinstance(data, dict) and _response_step(data) == 4:
+            self._step = 4
+            for hop in self._hops:
+                self._rec.restep(hop, 4)
+        self._hops.append(
+            self._rec.record(
+                kind="llm.chunk",
+                source="model",
+                target="app",
+                payload=payload,
+                step=self._step,
+                direction="response",
+                t_start_ms=self._request_hop.t_start_ms,
+                size=len(event) + 2,
+                usage=usage if isinstance(usage, dict) else None,
+                summary=_chunk_summary(data, len(self._hops) + 1),
+            )
         )
 
     async def aclose(self) -> None:

@@ -344,6 +344,10 @@ def explain(exc: BaseException, options: RunOptions, model: ModelConfig) -> str:
         return f"the model endpoint did not answer within {model.timeout_s:g} s"
     if isinstance(exc, openai.APIConnectionError):
         return f"cannot reach the model endpoint at {model.describe()['base_url']}: {exc.__cause__ or exc}"
+    if isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT:
+        return f"the MCP server did not answer within {options.mcp_timeout_s:g} s ({exc.message})"
+    if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+        return "the MCP server closed the connection (its process may have ended)"
     if isinstance(exc, MCPError):
         return f"the MCP server answered with error {exc.code}: {exc.message}"
     if isinstance(exc, TimeoutError):
