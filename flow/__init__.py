@@ -6,10 +6,26 @@ Nothing in this package imports Streamlit; the app's pages call what is exported
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run, run_flow
 from flow.render_text import hop_rows, hop_table, summary_line
-from flow.trace import FORMAT_VERSION, Hop, Trace, TraceError, TraceMeta, load_trace, parse_trace, save_trace
+from flow.replay import Cursor, replay
+from flow.samples import SAMPLES
+from flow.trace import (
+    FORMAT_VERSION,
+    MAX_TRACE_BYTES,
+    Hop,
+    Trace,
+    TraceError,
+    TraceMeta,
+    load_trace,
+    parse_trace,
+    read_trace_bytes,
+    save_trace,
+)
 
 __all__ = [
+    "Cursor",
     "FORMAT_VERSION",
+    "MAX_TRACE_BYTES",
+    "SAMPLES",
     "Hop",
     "ModelConfig",
     "RunOptions",
@@ -21,6 +37,8 @@ __all__ = [
     "hop_table",
     "load_trace",
     "parse_trace",
+    "read_trace_bytes",
+    "replay",
     "run",
     "run_flow",
     "save_trace",

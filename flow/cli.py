@@ -1,4 +1,4 @@
-"""The command line: `python -m flow run | show | mock-server`."""
+"""The command line: `python -m flow run | show | validate | replay | samples | schema | mock-server`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from pathlib import Path
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, run
 from flow.redact import SecretLeakError
-from flow.render_text import hop_table, summary_line
-from flow.trace import TraceError, load_trace, save_trace
+from flow.render_text import ACTOR_LABEL, hop_table, summary_line
+from flow.replay import Cursor
+from flow.trace import Hop, TraceError, json_schema, load_trace, save_trace
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,10 +39,30 @@ def _parser() -> argparse.ArgumentParser:
                    help="make the demo server die or hang on tools/call")
     r.add_argument("--mcp-timeout", type=float, default=10.0, help="seconds to wait for an MCP answer")
     r.add_argument("--model-timeout", type=float, default=60.0, help="seconds to wait for the model")
-    r.add_argument("--quiet", action="store_true", help="print only the answer and the summary")
+    r.add_argument("--resource", action="append", default=[], metavar="URI",
+                   help="read an MCP resource (e.g. weather://cities) and give it to the model as context; repeatable")
+    r.add_argument("--prompt", metavar="NAME", help="fetch an MCP prompt (e.g. weather_report) and send its messages")
+    r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
 
-    s = sub.add_parser("show", help="print a trace as a hop table")
+    s = sub.add_parser("show", help="print a trace as a hop table, or one step's hops with their payloads")
     s.add_argument("file")
+    s.add_argument("--step", type=int, help="print the hops of this step (0-10) and their payloads")
+    s.add_argument("--hop", type=int, metavar="SEQ", help="print one hop and its payload")
+
+    v = sub.add_parser("validate", help="check trace files: OK, or the first problem with its JSON path")
+    v.add_argument("files", nargs="+")
+
+    rp = sub.add_parser("replay", help="re-run a trace offline: recorded model answers, tools run again")
+    rp.add_argument("file")
+    rp.add_argument("--out", "-o", required=True)
+    rp.add_argument("--transport", choices=["stdio", "memory"], help="override the recorded MCP transport")
+
+    sm = sub.add_parser("samples", help="regenerate the sample library")
+    sm.add_argument("--out", default="sample_traces")
+    sm.add_argument("names", nargs="*", help="only these samples (default: all)")
+
+    sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
+    sc.add_argument("--out", default="schema/trace.schema.json")
 
     m = sub.add_parser("mock-server", help="serve the offline mock model over HTTP (OpenAI-compatible)")
     m.add_argument("--port", type=int, default=8765)
@@ -64,6 +85,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         transport=args.transport,
         server_fault=args.server_fault,
         mcp_timeout_s=args.mcp_timeout,
+        resources=tuple(args.resource),
+        prompt=args.prompt,
+        prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
     )
     model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
     result = run(args.question, options=options, model=model)
@@ -78,17 +102,84 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def _print_hop(hop: Hop) -> None:
+    step = "-" if hop.step is None else hop.step
+    print(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → {ACTOR_LABEL[hop.target]} · "
+          f"{hop.kind} · {hop.summary}")
+    print(json.dumps(hop.payload, ensure_ascii=False, indent=2))
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    trace = load_trace(args.file)
+    if args.step is not None or args.hop is not None:
+        cursor = Cursor(trace)
+        hops = [cursor.goto_seq(args.hop)] if args.hop is not None else cursor.hops_of_step(args.step)
+        if not hops:
+            cursor.goto_step(args.step)  # raises with the steps the trace does have
+        for hop in hops:
+            _print_hop(hop)
+        return 0
+    m = trace.meta
+    print(f"{m.mode} · {m.model.get('name')} · {json.dumps(m.question, ensure_ascii=False)}")
+    print(hop_table(trace))
+    print(summary_line(trace) + (f" · error: {m.error}" if m.error else ""))
+    return 0
+
+
+def _cmd_validate(files: list[str]) -> int:
+    bad = 0
+    for name in files:
+        try:
+            trace = load_trace(name)
+        except TraceError as exc:
+            bad += 1
+            print(f"{name}: {str(exc).removeprefix(name + ': ')}")
+        else:
+            print(f"{name}: OK ({len(trace.hops)} hops, format {trace.format_version})")
+    return 1 if bad else 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from flow.replay import replay
+
+    trace = load_trace(args.file)
+    result = replay(trace, source=args.file, transport=args.transport)
+    save_trace(result.trace, args.out)
+    info = result.trace.meta.replay or {}
+    if result.ok:
+        print(result.answer)
+    else:
+        print(f"error: {result.error}", file=sys.stderr)
+    if info.get("diverged"):
+        print(f"replay diverged from the recording: {info['divergences'][0]}", file=sys.stderr)
+    else:
+        print(f"replay matched the recording: {info.get('served')} model exchanges served, tool results identical")
+    print(f"{summary_line(result.trace)} → {args.out}")
+    return 1 if info.get("diverged") or not result.ok else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "run":
             return _cmd_run(args)
         if args.command == "show":
-            trace = load_trace(args.file)
-            m = trace.meta
-            print(f"{m.mode} · {m.model.get('name')} · {json.dumps(m.question, ensure_ascii=False)}")
-            print(hop_table(trace))
-            print(summary_line(trace) + (f" · error: {m.error}" if m.error else ""))
+            return _cmd_show(args)
+        if args.command == "validate":
+            return _cmd_validate(args.files)
+        if args.command == "replay":
+            return _cmd_replay(args)
+        if args.command == "samples":
+            from flow.samples import write_samples
+
+            for path in write_samples(Path(args.out), names=args.names or None):
+                print(path)
+            return 0
+        if args.command == "schema":
+            out = Path(args.out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            print(out)
             return 0
         if args.command == "mock-server":
             from flow.mock_server import serve

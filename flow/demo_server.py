@@ -100,6 +100,12 @@ def build_server(*, fault: Fault = "none") -> MCPServer:
     def now() -> str:
         return dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
+    @server.resource(
+        "weather://cities", name="cities", description="The cities get_weather knows", mime_type="text/plain"
+    )
+    def cities() -> str:
+        return "\n".join(f"{zh} ({en})" for zh, en in demo_tools.CITY_NAMES)
+
     @server.prompt(description="Ask for a short weather report for a city, with advice")
     def weather_report(city: str) -> str:
         return f"Look up today's weather in {city} and write a two-sentence report with one piece of advice."

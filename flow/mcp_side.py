@@ -49,6 +49,10 @@ def _summary(frame: dict[str, Any], method: str | None) -> str:
         if frame["method"] == "tools/call":
             args = ", ".join(f"{k}={v}" for k, v in (params.get("arguments") or {}).items())
             return f"tools/call {params.get('name')}({args})"
+        if frame["method"] == "resources/read":
+            return f"resources/read {params.get('uri')}"
+        if frame["method"] == "prompts/get":
+            return f"prompts/get {params.get('name')}"
         return str(frame["method"])
     if "error" in frame:
         return f"error {frame['error'].get('code')}: {frame['error'].get('message')}"

@@ -21,7 +21,7 @@ from flow.recorder import Recorder
 from flow.redact import redact_headers
 from flow.trace import Hop
 
-Backend = Literal["mock", "openai"]
+Backend = Literal["mock", "openai", "replay"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,18 +55,20 @@ class ModelConfig:
         return {
             "backend": self.backend,
             "name": self.model,
-            "base_url": MOCK_BASE_URL if self.backend == "mock" else (self.base_url or "https://api.openai.com/v1"),
-            "api_key": "none needed" if self.backend == "mock" else ("set" if self.api_key else "missing"),
+            "base_url": (self.base_url or "https://api.openai.com/v1") if self.backend == "openai" else (self.base_url or MOCK_BASE_URL),
+            "key_status": ("set" if self.api_key else "missing") if self.backend == "openai" else "none needed",
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,
         }
 
 
-def make_client(config: ModelConfig, recorder: Recorder) -> openai.AsyncOpenAI:
-    inner: httpx2.AsyncBaseTransport = MockModelTransport() if config.backend == "mock" else httpx2.AsyncHTTPTransport()
+def make_client(
+    config: ModelConfig, recorder: Recorder, *, transport: httpx2.AsyncBaseTransport | None = None
+) -> openai.AsyncOpenAI:
+    inner = transport or (MockModelTransport() if config.backend == "mock" else httpx2.AsyncHTTPTransport())
     return openai.AsyncOpenAI(
         api_key=config.api_key or "no-key",
-        base_url=MOCK_BASE_URL if config.backend == "mock" else config.base_url,
+        base_url=config.base_url if config.backend == "openai" else (config.base_url or MOCK_BASE_URL),
         timeout=config.timeout_s,
         max_retries=config.max_retries,
         http_client=httpx2.AsyncClient(transport=HttpTap(inner, recorder)),

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
 import anyio
+import httpx2
 import openai
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -45,6 +46,20 @@ class RunOptions:
     transport: TransportName = "stdio"
     server_fault: Literal["none", "die", "hang"] = "none"
     mcp_timeout_s: float = 10.0
+    resources: tuple[str, ...] = ()  # MCP resources to read and give the model as context
+    prompt: str | None = None  # an MCP prompt to fetch; its messages replace the typed question
+    prompt_args: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> RunOptions:
+        """Rebuild the options a trace was recorded with (JSON turned tuples into lists)."""
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: v for k, v in settings.items() if k in known}
+        if "resources" in values:
+            values["resources"] = tuple(values["resources"])
+        if "prompt_args" in values:
+            values["prompt_args"] = tuple(tuple(p) for p in values["prompt_args"])
+        return cls(**values)
 
 
 @dataclass
@@ -62,8 +77,17 @@ class FlowAbort(Exception):
     """Ends a run early; the message is the one line the user sees."""
 
 
+@dataclass
+class _Setup:
+    """What the app has before it first asks the model."""
+
+    tools: list[dict[str, Any]]
+    context: list[str] = field(default_factory=list)  # resource texts for the system message
+    prompt_messages: list[dict[str, Any]] | None = None
+
+
 class _Tools(Protocol):
-    async def list(self) -> list[dict[str, Any]]: ...
+    async def list(self) -> _Setup: ...
     async def call(self, tool_call: dict[str, Any]) -> str: ...
 
 
@@ -89,13 +113,13 @@ class _McpTools:
     options: RunOptions
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    async def list(self) -> list[dict[str, Any]]:
+    async def list(self) -> _Setup:
         rec = self.rec
         rec.step = 2
         listed = await self.client.list_tools()
         mcp_tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]
         rec.record(
-            kind="tool.result",
+            kind="client.result",
             source="mcp_client",
             target="app",
             payload={"tools": mcp_tools},
@@ -103,6 +127,27 @@ class _McpTools:
             direction="response",
             summary=f"{len(mcp_tools)} tools: " + ", ".join(t["name"] for t in mcp_tools),
         )
+        setup = _Setup(tools=[])
+        if self.options.resources:
+            await self.client.list_resources()
+            for uri in self.options.resources:
+                read = await self.client.read_resource(uri)
+                data = read.model_dump(by_alias=True, exclude_none=True, mode="json")
+                text = "\n".join(c.get("text", "") for c in data.get("contents") or [])
+                setup.context.append(f"Context from the MCP resource {uri}:\n{text}")
+                rec.record(kind="client.result", source="mcp_client", target="app", payload={"uri": uri, "result": data},
+                           step=2, direction="response", summary=f"resource {uri}: {' '.join(text.split())[:50]}")
+        if self.options.prompt:
+            await self.client.list_prompts()
+            got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
+            data = got.model_dump(by_alias=True, exclude_none=True, mode="json")
+            setup.prompt_messages = [
+                {"role": m["role"], "content": m["content"].get("text", "") if isinstance(m["content"], dict) else str(m["content"])}
+                for m in data.get("messages") or []
+            ]
+            rec.record(kind="client.result", source="mcp_client", target="app",
+                       payload={"prompt": self.options.prompt, "result": data, "as_chat_messages": setup.prompt_messages},
+                       step=2, direction="response", summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages")
         rec.step = 3
         openai_tools = [to_openai_tool(t, strict=self.options.strict) for t in mcp_tools]
         self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools}
@@ -114,7 +159,8 @@ class _McpTools:
             step=3,
             summary="inputSchema → parameters for " + ", ".join(t["name"] for t in mcp_tools),
         )
-        return openai_tools
+        setup.tools = openai_tools
+        return setup
 
     async def call(self, tool_call: dict[str, Any]) -> str:
         rec = self.rec
@@ -192,7 +238,9 @@ class _DirectTools:
     options: RunOptions
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    async def list(self) -> list[dict[str, Any]]:
+    async def list(self) -> _Setup:
+        if self.options.resources or self.options.prompt:
+            raise FlowAbort("resources and prompts are MCP features; use --mode mcp to read or fetch them")
         tools = demo_tools.DIRECT_TOOL_SCHEMAS
         if self.options.strict:
             tools = [with_strict(t) for t in tools]
@@ -206,7 +254,7 @@ class _DirectTools:
             direction="response",
             summary=f"{len(tools)} local functions: " + ", ".join(self.schemas),
         )
-        return tools
+        return _Setup(tools=tools)
 
     async def call(self, tool_call: dict[str, Any]) -> str:
         rec = self.rec
@@ -365,9 +413,13 @@ async def run_flow(
     options: RunOptions = RunOptions(),
     model: ModelConfig = ModelConfig(),
     on_hop: Callable[[Hop], None] | None = None,
+    model_transport: httpx2.AsyncBaseTransport | None = None,
+    recorder: Recorder | None = None,
 ) -> RunResult:
-    """Run one question end to end and return the trace; failures end the run as hops, never raise."""
-    rec = Recorder(secrets=[model.api_key or ""], on_hop=on_hop)
+    """Run one question end to end and return the trace; failures end the run as hops, never raise.
+
+    `model_transport` replaces the model's transport (the replay model); it is still recorded."""
+    rec = recorder or Recorder(secrets=[model.api_key or ""], on_hop=on_hop)
     spec = ServerSpec(transport=options.transport, fault=options.server_fault)
     meta = TraceMeta(
         mode=options.mode,
@@ -383,7 +435,10 @@ async def run_flow(
     try:
         if options.mode == "mcp":
             await _record_server_tools(rec)
-            rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=1, summary=question)
+            user_payload: dict[str, Any] = {"content": question}
+            if options.prompt:
+                user_payload["prompt"] = {"name": options.prompt, "arguments": dict(options.prompt_args)}
+            rec.record(kind="user.message", source="user", target="app", payload=user_payload, step=1, summary=question)
             rec.step = 2
             async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (client, tap, err):
                 version = client.protocol_version
@@ -395,7 +450,7 @@ async def run_flow(
                     server_info=info.model_dump(mode="json", exclude_none=True) if info else None,
                 )
                 try:
-                    answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model)
+                    answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model, model_transport)
                 except BaseException:
                     stderr_tail = server_stderr_tail(err)
                     raise
@@ -409,7 +464,7 @@ async def run_flow(
                 summary="hand-written schemas: " + ", ".join(demo_tools.DIRECT_FUNCTIONS),
             )
             rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=1, summary=question)
-            answer = await _loop(question, _DirectTools(rec, options), rec, options, model)
+            answer = await _loop(question, _DirectTools(rec, options), rec, options, model, model_transport)
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
         if os.environ.get("FLOW_DEBUG"):
             traceback.print_exc()
@@ -442,12 +497,15 @@ async def _record_server_tools(rec: Recorder) -> None:
     )
 
 
-async def _loop(question: str, tools: _Tools, rec: Recorder, options: RunOptions, model: ModelConfig) -> str:
-    openai_tools = await tools.list()
-    client = make_client(model, rec)
+async def _loop(
+    question: str, tools: _Tools, rec: Recorder, options: RunOptions, model: ModelConfig, model_transport: Any
+) -> str:
+    setup = await tools.list()
+    openai_tools = setup.tools
+    client = make_client(model, rec, transport=model_transport)
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": question},
+        {"role": "system", "content": "\n\n".join([SYSTEM_PROMPT, *setup.context])},
+        *(setup.prompt_messages or [{"role": "user", "content": question}]),
     ]
     async with client:
         for round_no in range(1, options.max_rounds + 1):

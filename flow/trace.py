@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 FORMAT_VERSION = 1
 
@@ -21,6 +22,7 @@ Kind = Literal[
     "prepare.tools",  # step 0: the tool list as it was built (decorators or hand-written schemas)
     "user.message",  # step 1: the question
     "tool.list",  # direct mode step 2: the app's local tool schemas
+    "client.result",  # what the MCP client hands the app: the tool list, a resource, a prompt
     "mcp.request",  # a JSON-RPC request frame on the MCP transport
     "mcp.response",  # a JSON-RPC result frame
     "mcp.error",  # a JSON-RPC error frame
@@ -36,6 +38,7 @@ Kind = Literal[
     "tool.result",  # the result as the app receives it
     "app.answer",  # step 10: the answer shown to the user
     "error",  # a failure the app detected (bad arguments, dead server, round limit, ...)
+    "replay.divergence",  # a re-run departed from the recording it replays
 ]
 Direction = Literal["request", "response", "notification", "error", "event"]
 
@@ -98,9 +101,15 @@ class TraceMeta(BaseModel):
     answer: str | None = None
     error: str | None = None
     stats: dict[str, Any] = Field(default_factory=dict)
+    title: dict[str, str] | None = None  # samples: {"zh": ..., "en": ...}
+    note: dict[str, str] | None = None  # samples: a teaching paragraph in both languages
+    sample: str | None = None  # samples: the name it is generated under
+    replay: dict[str, Any] | None = None  # set on a re-run: what was replayed and where it diverged
 
 
 class Trace(BaseModel):
+    """A recorded run. Files carry `format_version`; see `FORMAT_POLICY`."""
+
     model_config = ConfigDict(extra="allow")
 
     format_version: int = FORMAT_VERSION
@@ -108,7 +117,30 @@ class Trace(BaseModel):
     hops: list[Hop] = Field(default_factory=list)
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, indent=1)
+        """The file text: one more redaction pass catches any secret the recorder could not know."""
+        from flow.redact import assert_no_secrets, redact, secret_values
+
+        text = json.dumps(redact(self.model_dump(mode="json"), secret_values()), ensure_ascii=False, indent=1)
+        assert_no_secrets(text)
+        return text
+
+
+FORMAT_POLICY = """\
+format_version is an integer. Adding an optional field with a default keeps the version; any
+change that an older reader would misread (a renamed, removed or re-typed field, a new meaning)
+raises it, and MIGRATIONS gains a function that turns the previous version into the new one.
+Newer code loads every version it ever wrote; a file from a newer version is refused with a
+message saying so. Unknown extra fields are kept and ignored."""
+
+MAX_TRACE_BYTES = 50 * 1024 * 1024
+"""Files above this are refused before they are read: a 1,000-hop run is about 1 MB."""
+
+# version -> function turning a trace of that version into the next version's shape
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+# Hops of these kinds always carry the correlation id that ties them to their partner.
+_NEEDS_TOOL_CALL_ID = {"translate.reverse", "tool.invoke"}
+_NEEDS_JSONRPC_ID = {"mcp.request", "mcp.response"}
 
 
 class TraceError(Exception):
@@ -116,39 +148,132 @@ class TraceError(Exception):
 
 
 def save_trace(trace: Trace, path: str | Path) -> Path:
-    from flow.redact import assert_no_secrets
-
+    """Write atomically, redacted (see `Trace.to_json`)."""
     text = trace.to_json()
-    assert_no_secrets(text)
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # never leave a half-written trace behind
+    tmp.replace(path)  # never leave a half-written trace, nor clobber a good one with a broken write
     return path
 
 
 def load_trace(path: str | Path) -> Trace:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        size = path.stat().st_size
+        if size > MAX_TRACE_BYTES:
+            raise TraceError(f"{path}: {size / 1e6:.0f} MB is over the {MAX_TRACE_BYTES // 2**20} MB limit for a trace file")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise TraceError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TraceError(f"{path}: not a JSON trace ({exc})") from None
-    return parse_trace(data, name=str(path))
+    except IsADirectoryError:
+        raise TraceError(f"{path}: is a folder, not a trace file") from None
+    except PermissionError:
+        raise TraceError(f"{path}: not readable (permission denied)") from None
+    return read_trace_bytes(data, name=str(path))
+
+
+def read_trace_bytes(data: bytes, *, name: str = "trace") -> Trace:
+    """Parse a trace from bytes (a file or an upload); every problem is a one-line `TraceError`."""
+    if len(data) > MAX_TRACE_BYTES:
+        raise TraceError(f"{name}: {len(data) / 1e6:.0f} MB is over the {MAX_TRACE_BYTES // 2**20} MB limit for a trace file")
+    if not data.strip():
+        raise TraceError(f"{name}: the file is empty")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise TraceError(f"{name}: not a text file (binary data, or not UTF-8)") from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = "ends too early (truncated?)" if exc.pos >= len(text.rstrip()) else f"line {exc.lineno} column {exc.colno}"
+        raise TraceError(f"{name}: not valid JSON: {exc.msg}, {where}") from None
+    except RecursionError:
+        raise TraceError(f"{name}: nested too deeply to be a trace") from None
+    return parse_trace(parsed, name=name)
 
 
 def parse_trace(data: Any, *, name: str = "trace") -> Trace:
-    from pydantic import ValidationError
-
-    if not isinstance(data, dict):
-        raise TraceError(f"{name}: a trace is a JSON object, got {type(data).__name__}")
-    version = data.get("format_version")
-    if isinstance(version, int) and version > FORMAT_VERSION:
-        raise TraceError(f"{name}: written by a newer version (format {version}; this one reads up to {FORMAT_VERSION})")
+    """Validate a decoded JSON value as a trace: shape, version, then the rules between hops."""
+    problems = trace_problems(data)
+    if problems:
+        raise TraceError(f"{name}: {problems[0]}")
     try:
-        return Trace.model_validate(data)
+        return Trace.model_validate(_migrate(data))
+    except ValidationError as exc:  # trace_problems should have caught it; keep the promise anyway
+        raise TraceError(f"{name}: {_pydantic_problem(exc)}") from None
+    except RecursionError:
+        raise TraceError(f"{name}: nested too deeply to be a trace") from None
+
+
+def _migrate(data: dict[str, Any]) -> dict[str, Any]:
+    version = data.get("format_version", FORMAT_VERSION)
+    while version in MIGRATIONS:
+        data = MIGRATIONS[version](data)
+        version += 1
+    return data
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _pydantic_problem(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = _path(tuple(err["loc"]))
+    if err["type"] == "missing":
+        return f"{where}: missing"
+    if err["type"] == "literal_error":
+        field = str(err["loc"][-1]) if err["loc"] else ""
+        what = "actor" if field in ("source", "target") else field
+        return f"{where}: unknown {what} {err['input']!r}"
+    return f"{where}: {err['msg']}"
+
+
+def trace_problems(data: Any) -> list[str]:
+    """Every problem found, each as `json.path: what is wrong`; empty means a usable trace."""
+    if not isinstance(data, dict):
+        return [f"(top level): a trace is a JSON object, got {_json_type(data)}"]
+    version = data.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        return ["format_version: missing" if version is None else "format_version: not an integer"]
+    if version > FORMAT_VERSION:
+        return [f"format_version: {version} was written by a newer version of this tool (this one reads up to "
+                f"{FORMAT_VERSION}); update to open it"]
+    if version < 1:
+        return [f"format_version: {version} is not a version this tool ever wrote"]
+    try:
+        trace = Trace.model_validate(_migrate(data))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in err["loc"]).replace(".[", "[")
-        raise TraceError(f"{name}: {where}: {err['msg']}") from None
+        return [_pydantic_problem(exc)]
+    except RecursionError:
+        return ["(top level): nested too deeply to be a trace"]
+    problems = []
+    for i, hop in enumerate(trace.hops):
+        if hop.seq != i + 1:
+            problems.append(f"hops[{i}].seq: out of order (expected {i + 1}, got {hop.seq})")
+        if hop.step is not None and hop.step not in STEP_PHASE:
+            problems.append(f"hops[{i}].step: {hop.step} is not a step of the flow (0-10)")
+        if hop.kind in _NEEDS_TOOL_CALL_ID and not hop.tool_call_id:
+            problems.append(f"hops[{i}].tool_call_id: missing")
+        if hop.kind in _NEEDS_JSONRPC_ID and hop.jsonrpc_id is None:
+            problems.append(f"hops[{i}].jsonrpc_id: missing")
+        if hop.t_end_ms < hop.t_start_ms:
+            problems.append(f"hops[{i}].t_end_ms: before t_start_ms")
+    return problems
+
+
+def _json_type(value: Any) -> str:
+    return {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true/false",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def json_schema() -> dict[str, Any]:
+    schema = Trace.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "MCP Flow trace"
+    schema["description"] = FORMAT_POLICY
+    return schema

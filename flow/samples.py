@@ -1,0 +1,211 @@
+"""The sample library: traces the engine produces itself, each with a title and a teaching note.
+
+`python -m flow samples --out sample_traces/` regenerates them all; a test regenerates them into
+a temporary folder and compares after `normalise`, so the committed files never drift.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flow.model_side import ModelConfig
+from flow.orchestrator import RunOptions, run
+from flow.trace import Trace, save_trace
+
+BEIJING = "北京今天天气怎么样？"
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    title_zh: str
+    title_en: str
+    note_zh: str
+    note_en: str
+    question: str = BEIJING
+    model: str = "mock"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+SAMPLES: list[Sample] = [
+    Sample(
+        "beijing-direct",
+        "北京天气 · 直接函数调用",
+        "Beijing weather · direct function calling",
+        "应用手写 OpenAI 格式的工具定义，模型返回 tool_calls 后，应用在本进程内直接调用 Python 函数，没有 MCP 客户端和服务器。"
+        "与 beijing-mcp 对照：模型看到的请求几乎一样，差别在工具从哪里来、如何被执行。",
+        "The app holds hand-written tool schemas in OpenAI format; when the model returns tool_calls, the app calls the "
+        "Python function in its own process. No MCP client or server. Compare with beijing-mcp: the model sees almost "
+        "the same request; what differs is where the tools come from and how they run.",
+        options={"mode": "direct"},
+    ),
+    Sample(
+        "beijing-mcp",
+        "北京天气 · MCP",
+        "Beijing weather · MCP",
+        "同一个问题走 MCP：客户端先握手（initialize），再用 tools/list 取得工具，应用把 inputSchema 翻译成 OpenAI 的 parameters（正向翻译），"
+        "模型决定调用 get_weather，应用把 JSON 字符串参数解析后交给 MCP 客户端（反向翻译），服务器执行函数并返回 CallToolResult。",
+        "The same question through MCP: the client shakes hands (initialize), lists tools with tools/list, the app "
+        "translates inputSchema into OpenAI parameters (forward), the model decides to call get_weather, the app parses "
+        "the JSON-string arguments for the MCP client (reverse), and the server runs the function and returns a "
+        "CallToolResult.",
+    ),
+    Sample(
+        "two-cities-parallel",
+        "两个城市 · 并行工具调用",
+        "Two cities · parallel tool calls",
+        "一次模型响应里有两个 tool_calls（北京、上海），应用同时执行，并用各自的 tool_call_id 把两个结果回填给模型。",
+        "One model response carries two tool_calls (Beijing and Shanghai); the app runs them concurrently and sends both "
+        "results back, each with its own tool_call_id.",
+        question="北京和上海今天天气怎么样？",
+    ),
+    Sample(
+        "tool-error",
+        "工具执行失败 · isError",
+        "A tool that fails · isError",
+        "天气工具没有火星的数据而抛出异常。MCP 服务器不把它当成协议错误，而是返回 isError: true 的结果，模型读到错误文字后据此回答。",
+        "The weather tool has no data for Mars and raises. The MCP server does not treat this as a protocol error: it "
+        "returns a result with isError: true, and the model reads the error text and answers from it.",
+        question="火星今天天气怎么样？",
+    ),
+    Sample(
+        "unknown-tool",
+        "调用不存在的工具 · 协议错误",
+        "Calling a tool that does not exist · protocol error",
+        "模型编造了一个工具名 get_current_weather。服务器用 JSON-RPC 错误 -32602 回答（协议错误，不是工具结果），"
+        "应用把错误作为 tool 消息交回模型，模型改用正确的名字重试。",
+        "The model invents a tool name, get_current_weather. The server answers with JSON-RPC error -32602 (a protocol "
+        "error, not a tool result); the app hands the error back as the tool message and the model retries with the "
+        "right name.",
+        model="mock-wrong-tool",
+    ),
+    Sample(
+        "bad-json-arguments",
+        "参数不是合法 JSON",
+        "Arguments that are not valid JSON",
+        "tool_calls 里的 arguments 是一个 JSON 字符串，模型可能写坏它。应用解析失败，不调用工具，而是把错误说明作为 tool 消息回填，模型下一轮给出正确参数。",
+        "The arguments in tool_calls are a JSON string, and a model can get it wrong. Parsing fails, the app calls "
+        "nothing, sends the error back as the tool message, and the model sends valid arguments in the next round.",
+        model="mock-bad-json",
+    ),
+    Sample(
+        "streaming",
+        "流式输出 · 参数分片",
+        "Streaming · arguments in pieces",
+        "stream=true 时模型的回答被拆成很多 chunk：tool_call 的名字先到，arguments 被切成几段陆续到达，应用把它们拼接成完整的 tool_calls。",
+        "With stream=true the response arrives as many chunks: the tool call's name first, then the arguments in "
+        "several pieces, which the app assembles into complete tool_calls.",
+        options={"stream": True},
+    ),
+    Sample(
+        "tool-choice-none",
+        "tool_choice = none",
+        "tool_choice = none",
+        "工具仍然随请求发送，但 tool_choice 为 none 时模型不得调用任何工具，只能直接回答。",
+        "The tools are still sent, but with tool_choice none the model may not call any and must answer directly.",
+        options={"tool_choice": "none"},
+    ),
+    Sample(
+        "tool-choice-required",
+        "tool_choice = required",
+        "tool_choice = required",
+        "required 强制模型至少调用一个工具，即使问题不需要。应用只在第一轮发送 required，之后改回 auto，否则会无限循环。",
+        "required forces the model to call at least one tool, even for a question that needs none. The app sends it on "
+        "the first request only and auto afterwards; otherwise the loop would never end.",
+        question="你好，请介绍一下你自己。",
+        options={"tool_choice": "required"},
+    ),
+    Sample(
+        "tool-choice-named",
+        "tool_choice = 指定函数",
+        "tool_choice = a named function",
+        "tool_choice 指定 calc_work_hours，模型只能调用这个函数，并从问题里取出开始和结束时间。",
+        "tool_choice names calc_work_hours, so the model must call that function; it takes the start and end times from "
+        "the question.",
+        question="我今天 9:00 上班，18:30 下班，工作了多久？",
+        options={"tool_choice": "calc_work_hours"},
+    ),
+    Sample(
+        "two-rounds",
+        "两轮工具调用",
+        "Two rounds of tools",
+        "第二次调用依赖第一次的结果：先查天气，读到“晴”之后再调用 best_practice(topic=sunny) 取建议，共三次模型请求。",
+        "The second call depends on the first result: weather first, then, having read 'sunny', best_practice("
+        "topic=sunny) for advice: three model requests in all.",
+        question="北京今天天气怎么样？给我一个出行建议",
+    ),
+    Sample(
+        "era-handshake",
+        "握手时代 · initialize",
+        "The handshake era · initialize",
+        "2025-11-25 及更早的协议：会话以 initialize 请求、InitializeResult 和 notifications/initialized 通知开始，之后才能 tools/list。",
+        "Protocol 2025-11-25 and earlier: a session starts with the initialize request, the InitializeResult and the "
+        "notifications/initialized notification, and only then tools/list.",
+        options={"era": "handshake"},
+    ),
+    Sample(
+        "era-modern",
+        "无状态时代 · server/discover",
+        "The stateless era · server/discover",
+        "2026-07-28 协议没有 initialize：客户端用 server/discover 询问服务器支持的版本和能力，每个请求的 _meta 里都带上协议版本和客户端信息。",
+        "Protocol 2026-07-28 has no initialize: the client asks server/discover for the versions and capabilities, and "
+        "every request carries the protocol version and client info in its _meta.",
+        options={"era": "modern"},
+    ),
+    Sample(
+        "resource-read",
+        "读取 MCP 资源",
+        "Reading an MCP resource",
+        "应用在提问前用 resources/list 和 resources/read 读取 weather://cities，把内容作为上下文放进系统消息。资源由应用决定读取，工具由模型决定调用。",
+        "Before asking, the app lists resources and reads weather://cities, and puts its text into the system message "
+        "as context. The app decides to read resources; the model decides to call tools.",
+        options={"resources": ("weather://cities",)},
+    ),
+    Sample(
+        "prompt-fetched",
+        "获取 MCP 提示词模板",
+        "Fetching an MCP prompt",
+        "用户选了服务器提供的提示词 weather_report(city=北京)，应用用 prompts/get 取回消息，代替手打的问题发给模型。",
+        "The user picks the server's prompt weather_report(city=北京); the app fetches its messages with prompts/get and "
+        "sends them to the model instead of a typed question.",
+        options={"prompt": "weather_report", "prompt_args": (("city", "北京"),)},
+    ),
+]
+
+
+def generate(sample: Sample) -> Trace:
+    options = RunOptions(**{"transport": "memory", **sample.options})
+    result = run(sample.question, options=options, model=ModelConfig(model=sample.model))
+    trace = result.trace
+    trace.meta.title = {"zh": sample.title_zh, "en": sample.title_en}
+    trace.meta.note = {"zh": sample.note_zh, "en": sample.note_en}
+    trace.meta.sample = sample.name
+    return trace
+
+
+def write_samples(out: Path, *, names: list[str] | None = None) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for sample in SAMPLES:
+        if names and sample.name not in names:
+            continue
+        written.append(save_trace(generate(sample), out / f"{sample.name}.json"))
+    return written
+
+
+_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?")
+_VOLATILE_KEYS = {"t_start_ms", "t_end_ms", "started_at", "elapsed_ms", "headers", "created", "server_stderr"}
+
+
+def normalise(value: Any) -> Any:
+    """Drop what changes from run to run (times, headers) so two runs of the same flow compare equal."""
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in value.items() if k not in _VOLATILE_KEYS}
+    if isinstance(value, list):
+        return [normalise(v) for v in value]
+    if isinstance(value, str):
+        return _ISO_TIME.sub("<time>", value)
+    return value

@@ -1,0 +1,118 @@
+"""The sample library never drifts from the engine, and every trace re-runs offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_cli import flow_cli, mock_server  # noqa: F401  (a fixture)
+
+from flow import ModelConfig, RunOptions, run
+from flow.replay import Cursor, replay, same_steps
+from flow.samples import SAMPLES, normalise, write_samples
+from flow.trace import TraceError, load_trace
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DIR = ROOT / "sample_traces"
+
+
+def test_the_committed_samples_are_exactly_the_library():
+    assert sorted(p.stem for p in SAMPLE_DIR.glob("*.json")) == sorted(s.name for s in SAMPLES)
+
+
+def test_regenerated_samples_match_the_committed_ones(tmp_path):
+    write_samples(tmp_path)
+    for sample in SAMPLES:
+        fresh = json.loads((tmp_path / f"{sample.name}.json").read_text(encoding="utf-8"))
+        committed = json.loads((SAMPLE_DIR / f"{sample.name}.json").read_text(encoding="utf-8"))
+        assert normalise(fresh) == normalise(committed), f"{sample.name} drifted: run python -m flow samples"
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
+def test_each_sample_has_a_title_and_a_note_in_both_languages(sample):
+    meta = load_trace(SAMPLE_DIR / f"{sample.name}.json").meta
+    assert meta.outcome == "ok"
+    for text in (meta.title, meta.note):
+        assert set(text) == {"zh", "en"} and all(text.values())
+    assert any("\u4e00" <= c <= "\u9fff" for c in meta.note["zh"])
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
+def test_replaying_each_sample_offline_reproduces_its_steps(sample):
+    recorded = load_trace(SAMPLE_DIR / f"{sample.name}.json")
+    result = replay(recorded, source=sample.name)
+    assert result.trace.meta.replay["diverged"] is False, result.trace.meta.replay["divergences"]
+    assert result.answer == recorded.meta.answer
+    assert same_steps(recorded, result.trace)
+    assert result.trace.meta.replay["served"] == sum(h.kind == "llm.request" for h in recorded.hops)
+
+
+def test_a_replay_that_departs_says_so_and_records_where():
+    recorded = load_trace(SAMPLE_DIR / "beijing-mcp.json")
+    recorded.meta.question = "上海今天天气怎么样？"  # the app now asks something else
+    result = replay(recorded)
+    info = result.trace.meta.replay
+    assert info["diverged"] is True
+    assert "messages[1].content" in info["divergences"][0]
+    divergence = next(h for h in result.trace.hops if h.kind == "replay.divergence")
+    assert divergence.step == 3  # found at the first model request
+
+
+def test_a_changed_tool_result_is_a_divergence():
+    recorded = load_trace(SAMPLE_DIR / "beijing-direct.json")
+    hop = next(h for h in recorded.hops if h.kind == "tool.result")
+    hop.payload["tool_message_content"] = hop.payload["tool_message_content"].replace("-3", "-30")
+    result = replay(recorded)
+    assert any("tool result for" in d for d in result.trace.meta.replay["divergences"])
+
+
+def test_a_recording_of_an_http_provider_replays_with_no_network(mock_server):
+    # Recorded against an OpenAI-compatible server over a real socket, streamed...
+    recorded = run("北京和上海今天天气怎么样？", options=RunOptions(transport="memory", stream=True),
+                   model=ModelConfig(backend="openai", model="mock", base_url=mock_server, api_key="sk-local")).trace
+    assert recorded.meta.model["backend"] == "openai"
+    # ...then replayed with the endpoint gone: only the recording answers.
+    recorded.meta.model["base_url"] = "http://127.0.0.1:1/v1"
+    result = replay(recorded)
+    assert result.ok and result.trace.meta.replay["diverged"] is False
+    assert result.answer == recorded.meta.answer
+    assert sum(h.kind == "llm.chunk" for h in result.trace.hops) == sum(h.kind == "llm.chunk" for h in recorded.hops)
+
+
+def test_replay_cli_reports_match_and_divergence(tmp_path):
+    out = tmp_path / "r.json"
+    proc = flow_cli("replay", str(SAMPLE_DIR / "two-cities-parallel.json"), "--out", str(out))
+    assert proc.returncode == 0 and "replay matched the recording: 2 model exchanges" in proc.stdout
+    assert load_trace(out).meta.replay["diverged"] is False
+    tampered = tmp_path / "t.json"
+    data = json.loads((SAMPLE_DIR / "beijing-direct.json").read_text(encoding="utf-8"))
+    data["meta"]["settings"]["tool_choice"] = "none"
+    tampered.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    proc = flow_cli("replay", str(tampered), "--out", str(out))
+    assert proc.returncode == 1 and "replay diverged from the recording: model request #1" in proc.stderr
+
+
+def test_cursor_steps_forward_and_back_and_jumps():
+    trace = load_trace(SAMPLE_DIR / "beijing-mcp.json")
+    cursor = Cursor(trace)
+    assert cursor.at_start and cursor.current.step == 0
+    assert cursor.prev().seq == 1  # clamps at the start
+    assert cursor.next().step == 1 and len(cursor.so_far) == 2
+    hop = cursor.goto_step(6)
+    assert hop.kind == "mcp.request" and hop.payload["method"] == "tools/call"
+    assert cursor.so_far[-1] is hop and cursor.prev().step == 5
+    cursor.goto(10_000)
+    assert cursor.at_end and cursor.current.kind == "app.answer"
+    assert cursor.goto_phase("decision").step == 4
+    with pytest.raises(TraceError, match="step 11 does not occur"):
+        cursor.goto_step(11)
+
+
+def test_show_step_prints_the_hops_of_that_step_with_payloads():
+    proc = flow_cli("show", str(SAMPLE_DIR / "beijing-mcp.json"), "--step", "4")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("#11 step 4 (decision) · Model API → App · llm.response · tool_calls: get_weather")
+    assert '"finish_reason": "tool_calls"' in proc.stdout
+    proc = flow_cli("show", str(SAMPLE_DIR / "beijing-mcp.json"), "--step", "11")
+    assert proc.returncode == 2 and "step 11 does not occur" in proc.stderr

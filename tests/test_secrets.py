@@ -1,0 +1,64 @@
+"""No API key, token, cookie or secret-named environment value is ever written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_cli import flow_cli, mock_server  # noqa: F401  (a fixture)
+
+from flow.redact import REDACTED, SecretLeakError, assert_no_secrets, redact, redact_headers
+
+FAKE_KEY = "sk-FAKE-key-for-leak-test-3141592653"
+FAKE_TOKEN = "tok-FAKE-bearer-2718281828"
+FAKE_SECRET = "FAKE-secret-value-1618033988"
+
+
+def _every_byte(tmp_path, proc) -> bytes:
+    written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    return written + proc.stdout.encode() + proc.stderr.encode()
+
+
+def test_a_run_against_an_http_provider_writes_no_secret(tmp_path, mock_server):
+    env = {"OPENAI_API_KEY": FAKE_KEY, "GITHUB_TOKEN": FAKE_TOKEN, "MY_APP_SECRET": FAKE_SECRET}
+    out = tmp_path / "trace.json"
+    # The question itself carries the key, as a careless user might paste it.
+    proc = flow_cli("run", "--transport", "memory", "--base-url", mock_server, "--model", "mock", "--stream",
+                    "--question", f"北京今天天气怎么样？ my key is {FAKE_KEY}", "--out", str(out), env=env)
+    assert proc.returncode == 0, proc.stderr
+    replayed = tmp_path / "replayed.json"
+    flow_cli("replay", str(out), "--out", str(replayed), env=env)
+    data = _every_byte(tmp_path, proc)
+    for secret in (FAKE_KEY, FAKE_TOKEN, FAKE_SECRET):
+        assert secret.encode() not in data
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    request = next(h for h in trace["hops"] if h["kind"] == "llm.request")
+    assert request["payload"]["headers"]["authorization"] == REDACTED
+    assert REDACTED in trace["meta"]["question"]
+    assert trace["meta"]["model"]["key_status"] == "set"
+
+
+def test_headers_and_fields_named_like_secrets_are_redacted():
+    headers = redact_headers([("Authorization", "Bearer x"), ("Cookie", "a=b"), ("X-Api-Key", "k"), ("Accept", "*/*")])
+    assert headers == {"Authorization": REDACTED, "Cookie": REDACTED, "X-Api-Key": REDACTED, "Accept": "*/*"}
+    value = {"api_key": "abc", "nested": [{"access_token": "t", "progressToken": "p1"}], "usage": {"total_tokens": 3}}
+    assert redact(value, []) == {"api_key": REDACTED, "nested": [{"access_token": REDACTED, "progressToken": "p1"}],
+                                 "usage": {"total_tokens": 3}}
+
+
+def test_saving_refuses_text_that_still_holds_a_secret(monkeypatch):
+    monkeypatch.setenv("SOME_API_KEY", FAKE_KEY)
+    with pytest.raises(SecretLeakError):
+        assert_no_secrets(f"... {FAKE_KEY} ...")
+    assert_no_secrets("nothing secret here")
+
+
+def test_save_trace_redacts_what_the_recorder_could_not_know(tmp_path, monkeypatch):
+    from flow.trace import load_trace, save_trace
+
+    trace = load_trace("sample_traces/beijing-mcp.json")
+    monkeypatch.setenv("LATE_TOKEN", FAKE_TOKEN)  # appeared after the recording
+    trace.hops[0].payload = {"note": f"token {FAKE_TOKEN}"}
+    save_trace(trace, tmp_path / "t.json")
+    assert FAKE_TOKEN not in (tmp_path / "t.json").read_text(encoding="utf-8")
