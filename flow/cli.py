@@ -11,6 +11,7 @@ from pathlib import Path
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, run
 from flow.redact import SecretLeakError
+from flow.render_diagram import RenderError
 from flow.render_text import ACTOR_LABEL, hop_table, summary_line
 from flow.replay import Cursor
 from flow.trace import Hop, TraceError, json_schema, load_trace, save_trace
@@ -60,6 +61,15 @@ def _parser() -> argparse.ArgumentParser:
     sm = sub.add_parser("samples", help="regenerate the sample library")
     sm.add_argument("--out", default="sample_traces")
     sm.add_argument("names", nargs="*", help="only these samples (default: all)")
+
+    rd = sub.add_parser("render", help="draw a trace: sequence diagram (dot, svg, png), mermaid, or one HTML file")
+    rd.add_argument("file")
+    rd.add_argument("--format", "-f", choices=["dot", "svg", "png", "mermaid", "html"], default="svg")
+    rd.add_argument("--out", "-o", help="output file (default: the trace's name with the format's extension)")
+    rd.add_argument("--hop", type=int, metavar="SEQ", help="highlight this hop: earlier ones normal, later ones faded")
+    rd.add_argument("--step", type=int, help="highlight the first hop of this step")
+    rd.add_argument("--window", type=int, default=0, help="draw only this many arrows around the highlight (0: all)")
+    rd.add_argument("--lang", choices=["zh", "en"], default="en")
 
     sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
     sc.add_argument("--out", default="schema/trace.schema.json")
@@ -158,6 +168,34 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 1 if info.get("diverged") or not result.ok else 0
 
 
+_EXT = {"dot": "dot", "svg": "svg", "png": "png", "mermaid": "mmd", "html": "html"}
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from flow.render_diagram import render, to_dot, to_mermaid
+    from flow.render_html import to_html
+
+    trace = load_trace(args.file)
+    current = None
+    if args.hop is not None:
+        current = Cursor(trace).goto_seq(args.hop).seq
+    elif args.step is not None:
+        current = Cursor(trace).goto_step(args.step).seq
+    out = Path(args.out) if args.out else Path(args.file).with_suffix("." + _EXT[args.format])
+    if args.format == "mermaid":
+        out.write_text(to_mermaid(trace, lang=args.lang), encoding="utf-8")
+    elif args.format == "html":
+        out.write_text(to_html(trace, lang=args.lang), encoding="utf-8")
+    else:
+        dot = to_dot(trace, current=current, window=args.window or None, lang=args.lang)
+        if args.format == "dot":
+            out.write_text(dot, encoding="utf-8")
+        else:
+            out.write_bytes(render(dot, args.format))
+    print(out)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -175,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
             for path in write_samples(Path(args.out), names=args.names or None):
                 print(path)
             return 0
+        if args.command == "render":
+            return _cmd_render(args)
         if args.command == "schema":
             out = Path(args.out)
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -186,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
 
             serve(args.port, args.host)
             return 0
-    except (TraceError, SecretLeakError, OSError) as exc:
+    except (TraceError, SecretLeakError, RenderError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

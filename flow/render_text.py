@@ -1,52 +1,70 @@
-"""A hop table for the terminal: pure function of a trace, aware of wide (CJK) characters."""
+"""Tables of hops (terminal text, rows, a pandas DataFrame) and a JSON view of one hop that puts what matters first."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
+from typing import TYPE_CHECKING, Any
 
-from flow.trace import Trace
+from flow.labels import ACTOR_NAMES, Lang, display_width
+from flow.trace import Hop, Trace
 
-ACTOR_LABEL = {"user": "User", "app": "App", "mcp_client": "MCP Client", "mcp_server": "MCP Server", "tool": "Tool",
-               "model": "Model API"}
+if TYPE_CHECKING:
+    import pandas as pd
 
-
-def _width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+ACTOR_LABEL = {actor: names["en"] for actor, names in ACTOR_NAMES.items()}
+TABLE_COLUMNS = ["seq", "step", "phase", "from", "to", "kind", "summary", "ms", "bytes", "tokens"]
 
 
 def _fit(text: str, width: int) -> str:
     text = re.sub(r"\s+", " ", text)
     out, used = "", 0
     for c in text:
-        w = _width(c)
-        if used + w > width - (1 if _width(text) > width else 0):
+        w = display_width(c)
+        if used + w > width - (1 if display_width(text) > width else 0):
             return out + "…" + " " * (width - used - 1)
         out, used = out + c, used + w
     return out + " " * (width - used)
 
 
-def hop_rows(trace: Trace) -> list[dict[str, object]]:
+def _tokens(hop: Hop) -> int | None:
+    if not hop.usage:
+        return None
+    total = hop.usage.get("total_tokens")
+    return int(total) if isinstance(total, int) else None
+
+
+def hop_rows(trace: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
     """One row per hop, the columns a person scans first."""
     return [
         {
             "seq": h.seq,
             "step": "" if h.step is None else str(h.step),
             "phase": h.phase or "",
-            "from → to": f"{ACTOR_LABEL[h.source]} → {ACTOR_LABEL[h.target]}",
+            "from": ACTOR_NAMES[h.source][lang],
+            "to": ACTOR_NAMES[h.target][lang],
             "kind": h.kind,
             "summary": re.sub(r"\s+", " ", h.summary),
             "ms": round(h.t_end_ms - h.t_start_ms, 1),
             "bytes": h.bytes,
+            "tokens": _tokens(h),
         }
         for h in trace.hops
     ]
+
+
+def hop_dataframe(trace: Trace, *, lang: Lang = "en") -> pd.DataFrame:
+    import pandas as pd  # only here: the CLI and the engine start faster without it
+
+    frame = pd.DataFrame(hop_rows(trace, lang=lang), columns=TABLE_COLUMNS)
+    frame["tokens"] = frame["tokens"].astype("Int64")
+    return frame
 
 
 def hop_table(trace: Trace, *, summary_width: int = 60) -> str:
     widths = {"seq": 4, "step": 4, "phase": 9, "from → to": 26, "kind": 18, "summary": summary_width, "ms": 8, "bytes": 7}
     lines = [" ".join(_fit(name, w) for name, w in widths.items()).rstrip(), " ".join("-" * w for w in widths.values())]
     for row in hop_rows(trace):
+        row["from → to"] = f"{row['from']} → {row['to']}"
         lines.append(" ".join(_fit(str(row[name]), w) for name, w in widths.items()).rstrip())
     return "\n".join(lines)
 
@@ -58,3 +76,52 @@ def summary_line(trace: Trace) -> str:
     if s.get("prompt_tokens"):
         parts.append(f"tokens {s['prompt_tokens']}+{s.get('completion_tokens', 0)}")
     return " · ".join(parts)
+
+
+def _message_facts(msg: Any) -> Any:
+    if not isinstance(msg, dict):
+        return msg
+    facts = {k: msg[k] for k in ("role", "tool_call_id", "tool_calls", "content") if k in msg}
+    return facts
+
+
+def focus_view(hop: Hop) -> dict[str, Any]:
+    """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload."""
+    p = hop.payload if isinstance(hop.payload, dict) else {}
+    facts: dict[str, Any] = {}
+    if hop.kind.startswith("llm."):
+        body = p.get("body") if isinstance(p.get("body"), dict) else p.get("data")
+        if isinstance(body, dict):
+            choices = body.get("choices") or []
+            choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+            message = choice.get("message") or choice.get("delta") or {}
+            if message.get("tool_calls"):
+                facts["tool_calls"] = message["tool_calls"]
+            if "role" in message:
+                facts["role"] = message["role"]
+            if choice.get("finish_reason") is not None:
+                facts["finish_reason"] = choice["finish_reason"]
+            if "messages" in body:
+                facts["messages"] = [_message_facts(m) for m in body["messages"]]
+                ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
+                if ids:
+                    facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
+            for key in ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"):
+                if key in body:
+                    facts[key] = body[key]
+        if "status" in p:
+            facts["status"] = p["status"]
+    elif hop.kind.startswith("mcp."):
+        for key in ("method", "id", "params", "result", "error"):
+            if key in p:
+                facts[key] = p[key]
+        result = p.get("result")
+        if isinstance(result, dict) and "isError" in result:
+            facts["isError"] = result["isError"]
+    else:
+        for key in ("tool_call", "call_request", "tool_message_content", "isError", "error", "content"):
+            if key in p:
+                facts[key] = p[key]
+    if hop.tool_call_id and "tool_call_id" not in facts:
+        facts["tool_call_id"] = hop.tool_call_id
+    return {**facts, "payload": hop.payload}

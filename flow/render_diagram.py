@@ -1,0 +1,282 @@
+"""The sequence diagram: pure functions from a trace to DOT (and Mermaid).
+
+The DOT uses neato with every node pinned, so the picture is a textbook sequence diagram:
+lifelines in fixed columns, time flowing down, one horizontal arrow per hop, phases as bands.
+Each arrow's `id` names the hops it stands for (`hop-12`, or `hop-12-20` for collapsed
+stream chunks), which the HTML export and the tests rely on.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import graphviz
+
+from flow.labels import (
+    ACTOR_NAMES,
+    PHASE_COLORS,
+    PHASE_NAMES,
+    Lang,
+    arrow_style,
+    display_width,
+    short_label,
+    step_numbers,
+    trace_lifelines,
+)
+from flow.trace import Hop, Phase, Trace
+
+COL_W = 2.9  # inches between lifelines
+ROW_H = 0.52
+LABEL_DY = 0.17
+FONT = "sans-serif"
+LABEL_SIZE = 13
+HEAD_SIZE = 15
+CURRENT = "#1565c0"
+NORMAL = "#303030"
+ERROR = "#c62828"
+FADED = "#c4c4c4"
+FADED_TEXT = "#a8a8a8"
+FADED_ERROR = "#eab0b0"
+
+
+@dataclass
+class Row:
+    """One arrow: a hop, or a run of stream chunks drawn as one."""
+
+    hops: list[Hop]
+    number: str
+    label: str
+
+    @property
+    def first(self) -> Hop:
+        return self.hops[0]
+
+    @property
+    def arrow_id(self) -> str:
+        first, last = self.hops[0].seq, self.hops[-1].seq
+        return f"hop-{first}" if first == last else f"hop-{first}-{last}"
+
+    def holds(self, seq: int) -> bool:
+        return self.hops[0].seq <= seq <= self.hops[-1].seq
+
+
+def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
+    numbers = step_numbers(trace)
+    out: list[Row] = []
+    for hop in trace.hops:
+        prev = out[-1] if out else None
+        if (
+            collapse_chunks
+            and hop.kind == "llm.chunk"
+            and prev is not None
+            and prev.first.kind == "llm.chunk"
+            and prev.first.step == hop.step
+        ):
+            prev.hops.append(hop)
+            continue
+        out.append(Row([hop], numbers[hop.seq], short_label(hop)))
+    for row in out:
+        if len(row.hops) > 1:
+            last = numbers[row.hops[-1].seq]
+            row.number = f"{row.number}–{last}"
+            row.label = f"stream: {len(row.hops)} chunks"
+    return out
+
+
+def _window(all_rows: list[Row], current: int | None, window: int | None) -> tuple[int, int]:
+    if window is None or len(all_rows) <= window:
+        return 0, len(all_rows)
+    idx = next((i for i, r in enumerate(all_rows) if current is not None and r.holds(current)), 0)
+    start = max(0, min(idx - window // 3, len(all_rows) - window))
+    return start, start + window
+
+
+def _html_label(number: str, text: str, *, bold: bool) -> str:
+    body = f"<B>{html.escape(number)}</B>  {html.escape(text)}"
+    return f"<{'<B>' + body + '</B>' if bold else body}>"
+
+
+def _pos(x: float, y: float) -> str:
+    return f"{x:.3f},{y:.3f}!"
+
+
+def to_dot(
+    trace: Trace,
+    *,
+    current: int | None = None,
+    window: int | None = 40,
+    lang: Lang = "en",
+    collapse_chunks: bool = True,
+) -> str:
+    """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
+    earlier hops drawn normally, later ones faded."""
+    cols = trace_lifelines(trace)
+    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    all_rows = rows(trace, collapse_chunks=collapse_chunks)
+    start, end = _window(all_rows, current, window)
+    shown = all_rows[start:end]
+    extra_top = 1 if start > 0 else 0
+    n_lines = len(shown) + extra_top + (1 if end < len(all_rows) else 0)
+    bottom = -(n_lines + 1) * ROW_H
+
+    g = graphviz.Digraph("sequence", engine="neato")
+    g.attr(layout="neato", outputorder="nodesfirst", splines="false", bgcolor="white", pad="0.3",
+           fontname=FONT, margin="0")
+    g.attr("node", fontname=FONT, fontsize=str(LABEL_SIZE), label="")
+    g.attr("edge", fontname=FONT, arrowsize="0.9")
+
+    # Phase bands behind everything, labelled at the left.
+    left, right = -1.5, (len(cols) - 1) * COL_W + 1.2
+    band: list[tuple[Phase | None, int, int]] = []
+    phase: Phase | None = None
+    for i, row in enumerate(shown):
+        phase = row.first.phase or phase
+        if band and band[-1][0] == phase:
+            band[-1] = (phase, band[-1][1], i)
+        else:
+            band.append((phase, i, i))
+    for b, (ph, i0, i1) in enumerate(band):
+        if ph is None:
+            continue
+        top_y = -(i0 + extra_top + 0.5) * ROW_H
+        bot_y = -(i1 + extra_top + 1.5) * ROW_H
+        g.node(f"band{b}", shape="box", style="filled", color=PHASE_COLORS[ph], fillcolor=PHASE_COLORS[ph],
+               width=f"{right - left:.3f}", height=f"{top_y - bot_y:.3f}", fixedsize="true",
+               pos=_pos((left + right) / 2, (top_y + bot_y) / 2))
+        g.node(f"bandlabel{b}", label=PHASE_NAMES[ph][lang], shape="plaintext", fontsize="12", fontcolor="#707070",
+               pos=_pos(left + 0.55, top_y - 0.16))
+
+    # Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it).
+    for actor in cols:
+        x = x_of[actor]
+        name = ACTOR_NAMES[actor][lang]
+        g.node(f"line_{actor}", shape="box", style="dashed", color="#9e9e9e", width="0.001",
+               height=f"{-bottom:.3f}", fixedsize="true", pos=_pos(x, bottom / 2))
+        for end_name, y in (("head", 0.0), ("foot", bottom)):
+            g.node(f"{end_name}_{actor}", label=f"<<B>{html.escape(name)}</B>>", shape="box", style="rounded,filled",
+                   fillcolor="white", color="#505050", penwidth="1.6", fontsize=str(HEAD_SIZE), margin="0.15,0.06",
+                   pos=_pos(x, y))
+
+    if extra_top:
+        g.node("more_above", label=f"⋮ {sum(len(r.hops) for r in all_rows[:start])} earlier hops", shape="plaintext",
+               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -ROW_H))
+    if end < len(all_rows):
+        g.node("more_below", label=f"⋮ {sum(len(r.hops) for r in all_rows[end:])} later hops", shape="plaintext",
+               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -(len(shown) + extra_top + 1) * ROW_H))
+
+    for i, row in enumerate(shown):
+        _draw_row(g, row, i, y=-(i + extra_top + 1) * ROW_H, x_of=x_of, current=current)
+    return g.source
+
+
+def _draw_row(g: graphviz.Digraph, row: Row, i: int, *, y: float, x_of: dict[str, float], current: int | None) -> None:
+    hop = row.first
+    style = arrow_style(hop)
+    is_current = current is not None and row.holds(current)
+    later = current is not None and hop.seq > current
+    if is_current:
+        color, text_color, width = CURRENT, CURRENT, "3.5"
+    elif later:
+        color = FADED_ERROR if style == "error" else FADED
+        text_color, width = FADED_TEXT, "1.2"
+    else:
+        color = ERROR if style == "error" else NORMAL
+        text_color, width = color, "1.6"
+    line = {"request": "solid", "self": "solid", "error": "solid", "response": "dashed", "notification": "dotted"}[style]
+    head = "vee" if style in ("response", "notification") else "normal"
+    edge = {"color": color, "penwidth": width, "style": line, "arrowhead": head, "id": row.arrow_id,
+            "class": f"hop {style}" + (" current" if is_current else "")}
+    label = _html_label(row.number, row.label, bold=is_current)
+    fill = "#fff8c4" if is_current else "white"
+    xs, xt = x_of[hop.source], x_of[hop.target]
+    if hop.source == hop.target:
+        loop = 0.42
+        pts = [(xs, y + 0.09), (xs + loop, y + 0.09), (xs + loop, y - 0.09), (xs, y - 0.09)]
+        for k, (px, py) in enumerate(pts):
+            g.node(f"r{i}p{k}", shape="point", width="0.01", style="invis", pos=_pos(px, py))
+        g.edge(f"r{i}p0", f"r{i}p1", color=color, penwidth=width, arrowhead="none")
+        g.edge(f"r{i}p1", f"r{i}p2", color=color, penwidth=width, arrowhead="none")
+        g.edge(f"r{i}p2", f"r{i}p3", **edge)
+        est = (display_width(row.number + "  " + row.label) * LABEL_SIZE * 0.55) / 72 + 0.2
+        # Beside the loop, on whichever side has room: right of the left columns, left of the right ones.
+        on_right = xs < max(x_of.values()) / 2 + 0.01
+        lx = xs + loop + 0.12 + est / 2 if on_right else xs - 0.12 - est / 2
+        g.node(f"r{i}l", label=label, shape="box", style="filled", color=fill, fillcolor=fill, fontcolor=text_color,
+               margin="0.04,0.01", height="0.1", pos=_pos(lx, y), id=f"label-{row.arrow_id}")
+        return
+    g.node(f"r{i}a", shape="point", width="0.01", style="invis", pos=_pos(xs, y))
+    g.node(f"r{i}b", shape="point", width="0.01", style="invis", pos=_pos(xt, y))
+    g.edge(f"r{i}a", f"r{i}b", **edge)
+    g.node(f"r{i}l", label=label, shape="box", style="filled", color=fill, fillcolor=fill, fontcolor=text_color,
+           margin="0.04,0.01", height="0.1", pos=_pos((xs + xt) / 2, y + LABEL_DY), id=f"label-{row.arrow_id}")
+
+
+def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en") -> str:
+    """A compact strip of the whole run: one box per phase segment, sized by its hops, the current one marked."""
+    segments: list[tuple[Phase | None, list[Hop]]] = []
+    for hop in trace.hops:
+        ph = hop.phase or (segments[-1][0] if segments else None)
+        if segments and segments[-1][0] == ph:
+            segments[-1][1].append(hop)
+        else:
+            segments.append((ph, [hop]))
+    g = graphviz.Digraph("overview")
+    g.attr(rankdir="LR", nodesep="0.02", ranksep="0.02", bgcolor="white", pad="0.1")
+    g.attr("node", shape="box", style="filled", fontname=FONT, fontsize="11", height="0.35")
+    g.attr("edge", style="invis")
+    for i, (ph, hops) in enumerate(segments):
+        here = current is not None and hops[0].seq <= current <= hops[-1].seq
+        name = PHASE_NAMES[ph][lang] if ph else "wire"
+        g.node(f"s{i}", label=f"{name} {len(hops)}", fillcolor=PHASE_COLORS.get(ph, "#eeeeee") if ph else "#eeeeee",
+               color=CURRENT if here else "#bdbdbd", penwidth="3" if here else "1",
+               width=f"{min(3.0, 0.45 + 0.04 * len(hops)):.2f}", fixedsize="true")
+        if i:
+            g.edge(f"s{i - 1}", f"s{i}")
+    return g.source
+
+
+class RenderError(Exception):
+    """The picture cannot be made here; the message says why in one line."""
+
+
+def render(dot: str, fmt: str) -> bytes:
+    """Lay out and draw DOT with the graphviz binary (installed by ./dev.sh)."""
+    try:
+        return graphviz.Source(dot, engine="neato" if "layout=neato" in dot else "dot").pipe(format=fmt)
+    except graphviz.ExecutableNotFound:
+        raise RenderError("the graphviz program is not installed (./dev.sh setup installs it)") from None
+    except graphviz.CalledProcessError as exc:
+        raise RenderError(f"graphviz could not draw this: {exc.stderr.decode(errors='replace').strip()[:200]}") from None
+
+
+def _mermaid_text(text: str) -> str:
+    return text.replace("#", "#35;").replace(";", "#59;").replace("\n", " ")
+
+
+_MERMAID_ARROW = {"request": "->>", "self": "->>", "response": "-->>", "notification": "--)", "error": "-x"}
+_MERMAID_RGB = {ph: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5))) for ph, c in PHASE_COLORS.items()}
+
+
+def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True) -> str:
+    """A Mermaid sequenceDiagram: renders on GitHub and in many docs tools."""
+    cols = trace_lifelines(trace)
+    alias = {actor: actor.replace("mcp_", "").upper()[:1] + str(i) for i, actor in enumerate(cols)}
+    lines = ["sequenceDiagram"]
+    lines += [f"    participant {alias[a]} as {_mermaid_text(ACTOR_NAMES[a][lang])}" for a in cols]
+    phase: Phase | None = None
+    open_rect = False
+    for row in rows(trace, collapse_chunks=collapse_chunks):
+        hop = row.first
+        if hop.phase and hop.phase != phase:
+            if open_rect:
+                lines.append("    end")
+            phase = hop.phase
+            lines.append(f"    rect {_MERMAID_RGB[phase]}")
+            lines.append(f"    Note over {alias[cols[0]]},{alias[cols[-1]]}: {_mermaid_text(PHASE_NAMES[phase][lang])}")
+            open_rect = True
+        arrow = _MERMAID_ARROW[arrow_style(hop)]
+        lines.append(f"    {alias[hop.source]}{arrow}{alias[hop.target]}: {_mermaid_text(row.number + ' ' + row.label)}")
+    if open_rect:
+        lines.append("    end")
+    return "\n".join(lines) + "\n"
