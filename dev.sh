@@ -9,7 +9,35 @@ cd "$(dirname "$0")"
 PY=${PYTHON:-$(command -v python3.11 || command -v python3)}
 VENV=.venv
 
+# System packages from Debian: graphviz draws the diagrams, a CJK font lets them hold Chinese,
+# chromium drives the browser tests. Installed only when missing.
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null; then sudo=sudo; else
+      echo "please install these Debian packages: $*" >&2; return 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -q "$@" >/dev/null || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "$@" >/dev/null; }
+}
+
+system_packages() {
+  local need=()
+  command -v dot >/dev/null || need+=(graphviz)
+  { command -v fc-list >/dev/null && fc-list :lang=zh | grep -q .; } || need+=(fonts-wqy-zenhei)
+  if [ "${1:-}" = test ]; then
+    command -v chromium >/dev/null || need+=(chromium)
+  fi
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "installing ${need[*]} ..." >&2
+    apt_install "${need[@]}"
+  fi
+}
+
 setup() {
+  system_packages "${1:-}"
   if [ ! -x "$VENV/bin/python" ]; then
     "$PY" -m venv "$VENV"
   fi
@@ -26,13 +54,13 @@ setup() {
 cmd=${1:-app}
 shift || true
 case "$cmd" in
-  setup) setup ;;
+  setup) setup test ;;
   app)
     setup
     exec "$VENV/bin/python" -m streamlit run app.py --server.headless true --browser.gatherUsageStats false "$@"
     ;;
   test)
-    setup
+    setup test
     exec "$VENV/bin/python" -m pytest -q "$@"
     ;;
   *) echo "usage: ./dev.sh [app|test|setup]" >&2; exit 2 ;;

@@ -167,5 +167,14 @@ def arrow_style(hop: Hop) -> Literal["request", "response", "notification", "err
     return "request"
 
 
+_UPSTREAM = {"mcp_server": "mcp_client", "model": "app", "tool": "app", "mcp_client": "app"}
+
+
+def is_reply(hop: Hop) -> bool:
+    """Does this hop travel back toward the one who asked?"""
+    return hop.direction == "response" or hop.kind in ("mcp.response", "mcp.error", "llm.response", "llm.error",
+                                                        "llm.chunk", "tool.result") or _UPSTREAM.get(hop.source) == hop.target
+
+
 def pretty(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)

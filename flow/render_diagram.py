@@ -20,6 +20,7 @@ from flow.labels import (
     Lang,
     arrow_style,
     display_width,
+    is_reply,
     short_label,
     step_numbers,
     trace_lifelines,
@@ -46,7 +47,14 @@ class Row:
 
     hops: list[Hop]
     number: str
-    label: str
+    _label: str | None = None
+
+    @property
+    def label(self) -> str:
+        """Made on first use: a window over a long trace labels only the rows it shows."""
+        if self._label is None:
+            self._label = f"stream: {len(self.hops)} chunks" if len(self.hops) > 1 else short_label(self.hops[0])
+        return self._label
 
     @property
     def first(self) -> Hop:
@@ -75,12 +83,10 @@ def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
         ):
             prev.hops.append(hop)
             continue
-        out.append(Row([hop], numbers[hop.seq], short_label(hop)))
+        out.append(Row([hop], numbers[hop.seq]))
     for row in out:
         if len(row.hops) > 1:
-            last = numbers[row.hops[-1].seq]
-            row.number = f"{row.number}–{last}"
-            row.label = f"stream: {len(row.hops)} chunks"
+            row.number = f"{row.number}–{numbers[row.hops[-1].seq]}"
     return out
 
 
@@ -165,12 +171,33 @@ def to_dot(
         g.node("more_below", label=f"⋮ {sum(len(r.hops) for r in all_rows[end:])} later hops", shape="plaintext",
                fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -(len(shown) + extra_top + 1) * ROW_H))
 
+    out = _Statements([], [], [])
     for i, row in enumerate(shown):
-        _draw_row(g, row, i, y=-(i + extra_top + 1) * ROW_H, x_of=x_of, current=current)
+        _draw_row(out, row, i, y=-(i + extra_top + 1) * ROW_H, x_of=x_of, current=current)
+    # Defaults hold what every anchor point, label and arrow shares, so each statement stays short.
+    g.attr("node", shape="point", width="0.01", style="invis")
+    for name, pos in out.points:
+        g.node(name, pos=pos)
+    g.attr("node", shape="box", style="filled", color="white", fillcolor="white", fontcolor=NORMAL,
+           margin="0.04,0.01", height="0.1", width="0")
+    for name, attrs in out.labels:
+        g.node(name, **attrs)
+    g.attr("edge", color=NORMAL, penwidth="1.6")
+    for tail, head, attrs in out.edges:
+        g.edge(tail, head, **attrs)
     return g.source
 
 
-def _draw_row(g: graphviz.Digraph, row: Row, i: int, *, y: float, x_of: dict[str, float], current: int | None) -> None:
+@dataclass
+class _Statements:
+    """The rows' statements, grouped so that shared attributes can be defaults (a 1,000-hop DOT stays fast)."""
+
+    points: list[tuple[str, str]]
+    edges: list[tuple[str, str, dict[str, str]]]
+    labels: list[tuple[str, dict[str, str]]]
+
+
+def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, float], current: int | None) -> None:
     hop = row.first
     style = arrow_style(hop)
     is_current = current is not None and row.holds(current)
@@ -183,33 +210,41 @@ def _draw_row(g: graphviz.Digraph, row: Row, i: int, *, y: float, x_of: dict[str
     else:
         color = ERROR if style == "error" else NORMAL
         text_color, width = color, "1.6"
+    looks: dict[str, str] = {}
+    if color != NORMAL:
+        looks["color"] = color
+    if width != "1.6":
+        looks["penwidth"] = width
+    edge = {**looks, "id": row.arrow_id, "class": f"hop {style}" + (" current" if is_current else "")}
     line = {"request": "solid", "self": "solid", "error": "solid", "response": "dashed", "notification": "dotted"}[style]
-    head = "vee" if style in ("response", "notification") else "normal"
-    edge = {"color": color, "penwidth": width, "style": line, "arrowhead": head, "id": row.arrow_id,
-            "class": f"hop {style}" + (" current" if is_current else "")}
-    label = _html_label(row.number, row.label, bold=is_current)
-    fill = "#fff8c4" if is_current else "white"
+    if style == "error" and is_reply(hop):
+        line = "dashed"  # an error that answers something is drawn like the answer it replaces
+    if line != "solid":
+        edge["style"] = line
+    if style in ("response", "notification"):
+        edge["arrowhead"] = "vee"
+    label = {"label": _html_label(row.number, row.label, bold=is_current), "id": f"label-{row.arrow_id}"}
+    if is_current:
+        label["color"] = label["fillcolor"] = "#fff8c4"
+    if text_color != NORMAL:
+        label["fontcolor"] = text_color
     xs, xt = x_of[hop.source], x_of[hop.target]
     if hop.source == hop.target:
         loop = 0.42
         pts = [(xs, y + 0.09), (xs + loop, y + 0.09), (xs + loop, y - 0.09), (xs, y - 0.09)]
-        for k, (px, py) in enumerate(pts):
-            g.node(f"r{i}p{k}", shape="point", width="0.01", style="invis", pos=_pos(px, py))
-        g.edge(f"r{i}p0", f"r{i}p1", color=color, penwidth=width, arrowhead="none")
-        g.edge(f"r{i}p1", f"r{i}p2", color=color, penwidth=width, arrowhead="none")
-        g.edge(f"r{i}p2", f"r{i}p3", **edge)
+        out.points += [(f"r{i}p{k}", _pos(px, py)) for k, (px, py) in enumerate(pts)]
+        out.edges.append((f"r{i}p0", f"r{i}p1", {**looks, "arrowhead": "none"}))
+        out.edges.append((f"r{i}p1", f"r{i}p2", {**looks, "arrowhead": "none"}))
+        out.edges.append((f"r{i}p2", f"r{i}p3", edge))
         est = (display_width(row.number + "  " + row.label) * LABEL_SIZE * 0.55) / 72 + 0.2
         # Beside the loop, on whichever side has room: right of the left columns, left of the right ones.
         on_right = xs < max(x_of.values()) / 2 + 0.01
         lx = xs + loop + 0.12 + est / 2 if on_right else xs - 0.12 - est / 2
-        g.node(f"r{i}l", label=label, shape="box", style="filled", color=fill, fillcolor=fill, fontcolor=text_color,
-               margin="0.04,0.01", height="0.1", pos=_pos(lx, y), id=f"label-{row.arrow_id}")
+        out.labels.append((f"r{i}l", {**label, "pos": _pos(lx, y)}))
         return
-    g.node(f"r{i}a", shape="point", width="0.01", style="invis", pos=_pos(xs, y))
-    g.node(f"r{i}b", shape="point", width="0.01", style="invis", pos=_pos(xt, y))
-    g.edge(f"r{i}a", f"r{i}b", **edge)
-    g.node(f"r{i}l", label=label, shape="box", style="filled", color=fill, fillcolor=fill, fontcolor=text_color,
-           margin="0.04,0.01", height="0.1", pos=_pos((xs + xt) / 2, y + LABEL_DY), id=f"label-{row.arrow_id}")
+    out.points += [(f"r{i}a", _pos(xs, y)), (f"r{i}b", _pos(xt, y))]
+    out.edges.append((f"r{i}a", f"r{i}b", edge))
+    out.labels.append((f"r{i}l", {**label, "pos": _pos((xs + xt) / 2, y + LABEL_DY)}))
 
 
 def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en") -> str:

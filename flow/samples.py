@@ -209,3 +209,21 @@ def normalise(value: Any) -> Any:
     if isinstance(value, str):
         return _ISO_TIME.sub("<time>", value)
     return value
+
+
+def synthetic_trace(n_hops: int, *, base: Trace | None = None) -> Trace:
+    """A valid trace of any length, made by repeating the tool rounds of a real one (for scale tests)."""
+    if base is None:
+        base = generate(SAMPLES[2])  # two cities: set-up, then a round with parallel calls
+    head = [h for h in base.hops if h.step is not None and h.step <= 3]
+    loop = [h for h in base.hops if h not in head]
+    hops = []
+    n = 0
+    while len(hops) < n_hops:
+        source = head if not hops else loop
+        for h in source:
+            if len(hops) >= n_hops:
+                break
+            hops.append(h.model_copy(update={"seq": len(hops) + 1, "round": h.round + (n if source is loop else 0)}))
+        n += 1
+    return Trace(meta=base.meta.model_copy(update={"question": f"synthetic trace of {n_hops} hops"}), hops=hops)
