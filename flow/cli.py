@@ -99,15 +99,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
         prompt=args.prompt,
         prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
     )
+    if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt):
+        print("error: --server-fault, --resource and --prompt need an MCP server: use --mode mcp", file=sys.stderr)
+        return 2
     model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
     result = run(args.question, options=options, model=model)
+    if result.ok:
+        print(result.answer, flush=True)
+    else:
+        print(f"error: {result.error}", file=sys.stderr, flush=True)
     out = Path(args.out) if args.out else Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     save_trace(result.trace, out)
-    if result.ok:
-        print(result.answer)
-    else:
-        print(f"error: {result.error}", file=sys.stderr)
     print(f"{summary_line(result.trace)} → {out}")
     return 0 if result.ok else 1
 

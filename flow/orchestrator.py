@@ -102,7 +102,7 @@ def _content_text(result: dict[str, Any]) -> str:
     for block in result.get("content") or []:
         parts.append(block.get("text", "") if block.get("type") == "text" else json.dumps(block, ensure_ascii=False))
     text = "\n".join(parts)
-    return f"Error: {text}" if result.get("isError") else text
+    return f"Error: {text}" if result.get("isError") and not text.startswith("Error") else text
 
 
 @dataclass
@@ -170,7 +170,7 @@ class _McpTools:
                 fn["name"], fn["arguments"], self.schemas.get(fn["name"]), check_schema=self.options.strict
             )
         except ArgumentError as exc:
-            return _argument_error(rec, tool_call, exc, target="mcp_client")
+            return _argument_error(rec, tool_call, exc)
         rec.record(
             kind="translate.reverse",
             source="app",
@@ -264,7 +264,7 @@ class _DirectTools:
                 fn["name"], fn["arguments"], self.schemas.get(fn["name"]), check_schema=self.options.strict
             )
         except ArgumentError as exc:
-            return _argument_error(rec, tool_call, exc, target="tool")
+            return _argument_error(rec, tool_call, exc)
         rec.record(
             kind="translate.reverse",
             source="app",
@@ -284,7 +284,7 @@ class _DirectTools:
             step=6,
             direction="request",
             tool_call_id=tool_call["id"],
-            summary=f"{request.name}(**{_kv(request.arguments)})",
+            summary=f"{request.name}({_kv(request.arguments)})",
         )
         is_error = False
         try:
@@ -314,11 +314,12 @@ def _kv(args: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in args.items())
 
 
-def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError, *, target: Any) -> str:
+def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError) -> str:
+    # Nothing leaves the app: the arrow loops back to it, and the error goes to the model in step 8.
     rec.record(
         kind="error",
         source="app",
-        target=target,
+        target="app",
         payload={"tool_call": tool_call, "error": str(exc), "sent_back_to_model": True},
         step=5,
         direction="error",
@@ -508,7 +509,8 @@ async def _loop(
         *(setup.prompt_messages or [{"role": "user", "content": question}]),
     ]
     async with client:
-        for round_no in range(1, options.max_rounds + 1):
+        # max_rounds tool rounds, then one more request for the answer that uses their results.
+        for round_no in range(1, options.max_rounds + 2):
             rec.round = round_no
             rec.step = 3 if round_no == 1 else 8
             kwargs: dict[str, Any] = {"model": model.model, "messages": list(messages), "tools": openai_tools}
@@ -524,6 +526,11 @@ async def _loop(
                 rec.step = 10
                 rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=10, summary=answer[:80])
                 return answer
+            if round_no > options.max_rounds:
+                raise FlowAbort(
+                    f"stopped: the model still asked for tools after {options.max_rounds} tool "
+                    f"round{'s' if options.max_rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)"
+                )
             messages.append(message)
             rec.step = 6
             results: list[str] = [""] * len(calls)
@@ -536,9 +543,8 @@ async def _loop(
                     tg.start_soon(run_one, i, call)
             for call, content in zip(calls, results, strict=True):
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-    raise FlowAbort(
-        f"stopped after {options.max_rounds} rounds: the model still asked for tools (raise --max-rounds, or check the tools' answers)"
-    )
+    raise AssertionError("unreachable: the loop returns an answer or stops")
+
 
 
 def _stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:

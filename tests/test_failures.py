@@ -119,6 +119,13 @@ def test_a_server_that_hangs_times_out():
 
 def test_hitting_the_round_limit_is_recorded():
     result = run_flow_sync(question="北京今天天气怎么样？给我一个出行建议", max_rounds=1)
-    assert not result.ok and "stopped after 1 rounds" in result.error
+    assert not result.ok and "still asked for tools after 1 tool round " in result.error
     assert result.trace.hops[-1].kind == "error"
-    assert result.trace.meta.stats["model_calls"] == 1
+    assert result.trace.meta.stats["model_calls"] == 2
+
+
+def test_max_rounds_counts_tool_rounds_and_still_gets_the_answer():
+    one = run_flow_sync(max_rounds=1)
+    assert one.ok and one.trace.meta.stats["model_calls"] == 2
+    two = run_flow_sync(question="北京今天天气怎么样？给我一个出行建议", max_rounds=2)
+    assert two.ok and two.trace.meta.stats["model_calls"] == 3
