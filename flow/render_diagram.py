@@ -133,7 +133,7 @@ def to_dot(
     g.attr("edge", fontname=FONT, arrowsize="0.9")
 
     # Phase bands behind everything, labelled at the left.
-    left, right = -1.5, (len(cols) - 1) * COL_W + 1.2
+    left, right = -2.1, (len(cols) - 1) * COL_W + 1.2
     band: list[tuple[Phase | None, int, int]] = []
     phase: Phase | None = None
     for i, row in enumerate(shown):
@@ -151,7 +151,7 @@ def to_dot(
                width=f"{right - left:.3f}", height=f"{top_y - bot_y:.3f}", fixedsize="true",
                pos=_pos((left + right) / 2, (top_y + bot_y) / 2))
         g.node(f"bandlabel{b}", label=PHASE_NAMES[ph][lang], shape="plaintext", fontsize="12", fontcolor="#707070",
-               pos=_pos(left + 0.55, top_y - 0.16))
+               pos=_pos(left + 0.45, top_y - 0.16))
 
     # Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it).
     for actor in cols:
@@ -239,7 +239,7 @@ def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, f
         est = (display_width(row.number + "  " + row.label) * LABEL_SIZE * 0.55) / 72 + 0.2
         # Beside the loop, on whichever side has room: right of the left columns, left of the right ones.
         on_right = xs < max(x_of.values()) / 2 + 0.01
-        lx = xs + loop + 0.12 + est / 2 if on_right else xs - 0.12 - est / 2
+        lx = xs + loop + 0.22 + est / 2 if on_right else xs - 0.2 - est / 2
         out.labels.append((f"r{i}l", {**label, "pos": _pos(lx, y)}))
         return
     out.points += [(f"r{i}a", _pos(xs, y)), (f"r{i}b", _pos(xt, y))]
@@ -247,25 +247,30 @@ def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, f
     out.labels.append((f"r{i}l", {**label, "pos": _pos((xs + xt) / 2, y + LABEL_DY)}))
 
 
-def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en") -> str:
-    """A compact strip of the whole run: one box per phase segment, sized by its hops, the current one marked."""
-    segments: list[tuple[Phase | None, list[Hop]]] = []
-    for hop in trace.hops:
-        ph = hop.phase or (segments[-1][0] if segments else None)
-        if segments and segments[-1][0] == ph:
-            segments[-1][1].append(hop)
-        else:
-            segments.append((ph, [hop]))
+def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en", slices: int = 40) -> str:
+    """A compact strip of the whole run, whatever its length: up to `slices` equal slices of hops, each
+    coloured by its phase, the one holding the current hop marked."""
+    hops = trace.hops
+    n = max(1, min(slices, len(hops)))
     g = graphviz.Digraph("overview")
-    g.attr(rankdir="LR", nodesep="0.02", ranksep="0.02", bgcolor="white", pad="0.1")
-    g.attr("node", shape="box", style="filled", fontname=FONT, fontsize="11", height="0.35")
-    g.attr("edge", style="invis")
-    for i, (ph, hops) in enumerate(segments):
-        here = current is not None and hops[0].seq <= current <= hops[-1].seq
-        name = PHASE_NAMES[ph][lang] if ph else "wire"
-        g.node(f"s{i}", label=f"{name} {len(hops)}", fillcolor=PHASE_COLORS.get(ph, "#eeeeee") if ph else "#eeeeee",
-               color=CURRENT if here else "#bdbdbd", penwidth="3" if here else "1",
-               width=f"{min(3.0, 0.45 + 0.04 * len(hops)):.2f}", fixedsize="true")
+    g.attr(rankdir="LR", nodesep="0", ranksep="0", bgcolor="white", pad="0.05")
+    g.attr("node", shape="box", style="filled", fontname=FONT, fontsize="10", height="0.3", fixedsize="true",
+           width=f"{10.0 / n:.3f}", label="", penwidth="0.5", color="white")
+    g.attr("edge", style="invis", arrowhead="none")
+    phase: Phase | None = None
+    for i in range(n):
+        part = hops[i * len(hops) // n : (i + 1) * len(hops) // n] or hops[-1:]
+        counts: dict[Phase | None, int] = {}
+        for h in part:
+            phase = h.phase or phase
+            counts[phase] = counts.get(phase, 0) + 1
+        major = max(counts, key=lambda p: counts[p])
+        here = current is not None and part[0].seq <= current <= part[-1].seq
+        attrs = {"fillcolor": PHASE_COLORS[major] if major else "#eeeeee",
+                 "tooltip": f"{part[0].seq}-{part[-1].seq} {PHASE_NAMES[major][lang] if major else ''}"}
+        if here:
+            attrs.update(label="●", fontcolor=CURRENT, color=CURRENT, penwidth="2.5")
+        g.node(f"s{i}", **attrs)
         if i:
             g.edge(f"s{i - 1}", f"s{i}")
     return g.source

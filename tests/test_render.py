@@ -11,7 +11,7 @@ import pytest
 from test_cli import flow_cli
 
 from flow.labels import clip, display_width, short_label, step_numbers
-from flow.render_diagram import render, rows, to_dot, to_mermaid
+from flow.render_diagram import overview_dot, render, rows, to_dot, to_mermaid
 from flow.render_html import to_html
 from flow.render_text import TABLE_COLUMNS, focus_view, hop_dataframe
 from flow.samples import SAMPLES, synthetic_trace
@@ -184,3 +184,13 @@ def test_json_view_puts_what_matters_first():
     assert list(focus_view(call))[:4] == ["id", "result", "isError", "payload"]
     request = next(h for h in trace.hops if h.kind == "mcp.request" and h.step == 6)
     assert list(focus_view(request))[:3] == ["method", "id", "params"]
+
+
+def test_the_overview_stays_compact_and_marks_where_we_are():
+    trace = synthetic_trace(1000)
+    dot = overview_dot(trace, current=600)
+    assert dot.count("fillcolor=") == 40
+    marked = re.findall(r"(s\d+) \[[^\]]*label=\"●\"", dot)
+    assert marked == ["s23"]  # hop 600 of 1000 lies in slice 24 of 40
+    small = overview_dot(load_trace(ROOT / "sample_traces" / "beijing-mcp.json"), current=1)
+    assert small.count("fillcolor=") == 18 and re.findall(r"(s\d+) \[[^\]]*label=\"●\"", small) == ["s0"]
