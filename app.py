@@ -1,7 +1,24 @@
-"""Streamlit entry point: navigation only; each page lives in pages/."""
+"""Streamlit entry point: language, then navigation; each page lives in pages/."""
 
 import streamlit as st
 
+from ui.i18n import t
+from ui.state import state
+
 st.set_page_config(page_title="MCP Flow · 工具调用全流程", page_icon="🔎", layout="wide")
-page = st.navigation([st.Page("pages/run.py", title="Run · 运行", icon="▶️", default=True)])
-page.run()
+app = state()
+# Less empty space above each page: a projector has few pixels to spare.
+st.html("<style>.block-container { padding-top: 2.2rem; padding-bottom: 1rem; }</style>")
+with st.sidebar:
+    st.session_state.setdefault("lang_choice", app.lang)
+    app.lang = st.radio(t("language", app.lang), ["zh", "en"], key="lang_choice", horizontal=True,
+                        format_func=lambda code: {"zh": "中文", "en": "English"}[code])
+    st.caption(t("offline_note", app.lang))
+
+pages = [
+    st.Page("app_pages/run.py", title=t("page_run", app.lang), icon="▶️", url_path="run"),
+    st.Page("app_pages/step.py", title=t("page_step", app.lang), icon="👣", default=True),
+    st.Page("app_pages/compare.py", title=t("page_compare", app.lang), icon="⚖️", url_path="compare"),
+    st.Page("app_pages/hops.py", title=t("page_hops", app.lang), icon="📋", url_path="hops"),
+]
+st.navigation(pages).run()

@@ -118,7 +118,7 @@ def _tool_ids(body: dict[str, Any]) -> list[str]:
     return ids
 
 
-def short_label(hop: Hop, width: int = 44) -> str:
+def short_label(hop: Hop, width: int = 32) -> str:
     """What the arrow says: the one fact a class should read off it."""
     p = _payload(hop)
     kind = hop.kind

@@ -27,12 +27,13 @@ from flow.labels import (
 )
 from flow.trace import Hop, Phase, Trace
 
-COL_W = 2.9  # inches between lifelines
-ROW_H = 0.52
-LABEL_DY = 0.17
+COL_W = 2.2  # inches between lifelines
+ROW_H = 0.66
+LABEL_DY = 0.23
 FONT = "sans-serif"
-LABEL_SIZE = 13
-HEAD_SIZE = 15
+LABEL_SIZE = 20
+HEAD_SIZE = 20
+SMALL_SIZE = 14  # phase names; elements of class "small" (a page's CSS may need to know)
 CURRENT = "#1565c0"
 NORMAL = "#303030"
 ERROR = "#c62828"
@@ -133,7 +134,7 @@ def to_dot(
     g.attr("edge", fontname=FONT, arrowsize="0.9")
 
     # Phase bands behind everything, labelled at the left.
-    left, right = -2.1, (len(cols) - 1) * COL_W + 1.2
+    left, right = -1.6, (len(cols) - 1) * COL_W + 1.0
     band: list[tuple[Phase | None, int, int]] = []
     phase: Phase | None = None
     for i, row in enumerate(shown):
@@ -150,8 +151,8 @@ def to_dot(
         g.node(f"band{b}", shape="box", style="filled", color=PHASE_COLORS[ph], fillcolor=PHASE_COLORS[ph],
                width=f"{right - left:.3f}", height=f"{top_y - bot_y:.3f}", fixedsize="true",
                pos=_pos((left + right) / 2, (top_y + bot_y) / 2))
-        g.node(f"bandlabel{b}", label=PHASE_NAMES[ph][lang], shape="plaintext", fontsize="12", fontcolor="#707070",
-               pos=_pos(left + 0.45, top_y - 0.16))
+        g.node(f"bandlabel{b}", label=PHASE_NAMES[ph][lang], shape="plaintext", fontsize=str(SMALL_SIZE),
+               fontcolor="#707070", pos=_pos(left + 0.42, top_y - 0.16), **{"class": "small"})
 
     # Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it).
     for actor in cols:
@@ -197,6 +198,11 @@ class _Statements:
     labels: list[tuple[str, dict[str, str]]]
 
 
+def _label_width(span_in: float) -> int:
+    """How many display columns a label may take: about what fits over its arrow, never fewer than 30."""
+    return max(30, min(64, int(span_in * 72 / (LABEL_SIZE * 0.52))))
+
+
 def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, float], current: int | None) -> None:
     hop = row.first
     style = arrow_style(hop)
@@ -223,12 +229,13 @@ def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, f
         edge["style"] = line
     if style in ("response", "notification"):
         edge["arrowhead"] = "vee"
-    label = {"label": _html_label(row.number, row.label, bold=is_current), "id": f"label-{row.arrow_id}"}
+    xs, xt = x_of[hop.source], x_of[hop.target]
+    text = row.label if len(row.hops) > 1 else short_label(hop, _label_width(abs(xt - xs)))
+    label = {"label": _html_label(row.number, text, bold=is_current), "id": f"label-{row.arrow_id}"}
     if is_current:
         label["color"] = label["fillcolor"] = "#fff8c4"
     if text_color != NORMAL:
         label["fontcolor"] = text_color
-    xs, xt = x_of[hop.source], x_of[hop.target]
     if hop.source == hop.target:
         loop = 0.42
         pts = [(xs, y + 0.09), (xs + loop, y + 0.09), (xs + loop, y - 0.09), (xs, y - 0.09)]
@@ -236,7 +243,7 @@ def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, f
         out.edges.append((f"r{i}p0", f"r{i}p1", {**looks, "arrowhead": "none"}))
         out.edges.append((f"r{i}p1", f"r{i}p2", {**looks, "arrowhead": "none"}))
         out.edges.append((f"r{i}p2", f"r{i}p3", edge))
-        est = (display_width(row.number + "  " + row.label) * LABEL_SIZE * 0.55) / 72 + 0.2
+        est = (display_width(row.number + "  " + text) * LABEL_SIZE * 0.55) / 72 + 0.2
         # Beside the loop, on whichever side has room: right of the left columns, left of the right ones.
         on_right = xs < max(x_of.values()) / 2 + 0.01
         lx = xs + loop + 0.22 + est / 2 if on_right else xs - 0.2 - est / 2
@@ -316,7 +323,8 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
             lines.append(f"    Note over {alias[cols[0]]},{alias[cols[-1]]}: {_mermaid_text(PHASE_NAMES[phase][lang])}")
             open_rect = True
         arrow = _MERMAID_ARROW[arrow_style(hop)]
-        lines.append(f"    {alias[hop.source]}{arrow}{alias[hop.target]}: {_mermaid_text(row.number + ' ' + row.label)}")
+        text = row.label if len(row.hops) > 1 else short_label(hop, 56)
+        lines.append(f"    {alias[hop.source]}{arrow}{alias[hop.target]}: {_mermaid_text(row.number + ' ' + text)}")
     if open_rect:
         lines.append("    end")
     return "\n".join(lines) + "\n"

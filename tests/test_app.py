@@ -1,22 +1,153 @@
-"""The app's first page, through Streamlit's own test harness."""
+"""Every page through Streamlit's own test harness: loads, steps, runs, compares, filters, rejects bad files."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
+PAGES = ["app_pages/run.py", "app_pages/step.py", "app_pages/compare.py", "app_pages/hops.py"]
 
 
-def test_run_page_runs_the_flow_and_shows_the_hops():
+def app(lang: str = "en") -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.radio(key="lang_choice").set_value(lang).run()
     assert not at.exception
+    return at
+
+
+def header(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("#### "))
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_page_loads_in_both_languages(page, lang):
+    at = app(lang)
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    assert not at.error
+    text = " ".join(str(getattr(e, "value", "")) for e in at.main)
+    assert any("\u4e00" <= c <= "\u9fff" for c in text) if lang == "zh" else "Step" in text or "Run" in text or text
+
+
+def test_a_sample_steps_forward_and_back():
+    at = app()
+    assert "hop 1 of 18" in header(at)
+    at.button(key="next").click().run()
+    at.button(key="next").click().run()
+    assert "hop 3 of 18" in header(at) and "Step 2a" in header(at)
+    at.button(key="prev").click().run()
+    assert "hop 2 of 18" in header(at)
+    at.slider(key="step_slider").set_value(18).run()
+    assert "Step 10" in header(at) and at.button(key="next").disabled
+    at.pills(key="phase_jump").set_value("decision").run()
+    assert "Step 4" in header(at)
+    assert "does not run anything" in at.info[0].value
+
+
+def test_choosing_another_sample_starts_at_its_first_hop():
+    at = app()
+    at.slider(key="step_slider").set_value(5).run()
+    at.selectbox(key="step_sample").set_value("sample:two-rounds").run()
+    assert "hop 1 of 24" in header(at)
+
+
+@pytest.mark.parametrize("mode", ["direct", "mcp"])
+def test_the_run_page_completes_a_mock_run_and_opens_it(mode):
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="mode").set_value(mode).run()
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    state = at.session_state["app"]
+    run = state.loaded[state.last_run]
+    assert run.trace.meta.mode == mode and run.trace.meta.outcome == "ok"
+    assert state.step_key == state.last_run
+    # The step page now shows the run.
+    at.switch_page("app_pages/step.py").run()
+    assert f"hop 1 of {len(run.trace.hops)}" in header(at)
+
+
+def test_a_failing_run_shows_one_line_and_keeps_earlier_results():
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.button(key="run").click().run()
+    first = at.session_state["app"].last_run
+    at.switch_page("app_pages/run.py").run()
+    at.selectbox(key="mock_model").set_value("mock-error-401").run()
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert "HTTP 401" in at.error[0].value and "\n" not in at.error[0].value
+    state = at.session_state["app"]
+    assert first in state.loaded and state.loaded[first].trace.meta.outcome == "ok"
+
+
+def test_compare_shows_both_traces_and_the_figures():
+    at = app()
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    figures = at.dataframe[0].value
+    calls = figures[figures["figure"] == "model calls"].iloc[0]
+    assert (calls["A"], calls["B"]) == ("2", "2")
+    frames = figures[figures["figure"] == "wire frames (JSON-RPC + HTTP)"].iloc[0]
+    assert int(frames["A"]) < int(frames["B"])
+    by_step = at.dataframe[1].value
+    assert list(by_step["step"]) == list(range(11))
+    assert "mcp.request" in by_step.loc[by_step["step"] == 2, "only in B"].iloc[0]
+    assert len(at.get("graphviz_chart")) == 2
+
+
+def test_compare_runs_both_modes_live():
+    at = app()
+    at.switch_page("app_pages/compare.py").run()
+    at.text_input(key="compare_question").set_value("北京和上海今天天气怎么样？")
     at.button[0].click().run()
     assert not at.exception
-    assert "北京今天晴" in at.success[0].value
-    table = at.dataframe[0].value
-    assert len(table) == 18 and "tools/call get_weather(city=北京)" in set(table["summary"])
-    at.radio[0].set_value("direct").run()
-    at.button[0].click().run()
-    assert len(at.dataframe[0].value) == 11
+    state = at.session_state["app"]
+    a, b = state.loaded[state.compare_a].trace, state.loaded[state.compare_b].trace
+    assert (a.meta.mode, b.meta.mode) == ("direct", "mcp") and a.meta.question == "北京和上海今天天气怎么样？"
+
+
+def test_the_hop_table_filters_and_searches():
+    at = app()
+    at.switch_page("app_pages/hops.py").run()
+    assert len(at.dataframe[0].value) == 18
+    at.multiselect(key="f_kind").set_value(["mcp.request"]).run()
+    assert set(at.dataframe[0].value["kind"]) == {"mcp.request"}
+    at.multiselect(key="f_kind").set_value([]).run()
+    at.text_input(key="f_search").set_value("notifications/initialized").run()
+    assert list(at.dataframe[0].value["kind"]) == ["mcp.notification"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"{ not json", "not valid JSON"), (b"", "the file is empty"), (b"[]", "a trace is a JSON object"),
+     (json.dumps({"format_version": 99}).encode(), "newer version")],
+)
+def test_a_broken_upload_shows_the_error_and_keeps_the_app_working(content, message):
+    at = app()
+    at.radio(key="step_source").set_value("upload").run()
+    at.file_uploader(key="step_upload").set_value(("broken.json", content, "application/json")).run()
+    assert not at.exception
+    assert message in at.error[0].value
+    assert "hop 1 of 18" in header(at)  # the sample it showed before is still there
+
+
+def test_a_good_upload_is_stepped_through():
+    at = app()
+    at.radio(key="step_source").set_value("upload").run()
+    data = (ROOT / "sample_traces" / "two-cities-parallel.json").read_bytes()
+    at.file_uploader(key="step_upload").set_value(("mine.json", data, "application/json")).run()
+    assert not at.error and "hop 1 of 22" in header(at)
+
+
+def test_presenter_mode_hides_everything_but_previous_and_next():
+    at = app()
+    at.toggle(key="presenter").set_value(True).run()
+    assert not at.exception
+    assert [b.key for b in at.main.button] == ["prev", "next"]
+    assert not at.main.slider and not at.download_button

@@ -1,0 +1,46 @@
+"""Every hop of a trace in a table: filter by actor, kind and phase, search the payloads, open one."""
+
+import json
+
+import streamlit as st
+
+from flow.labels import ACTOR_NAMES
+from flow.render_text import focus_view, hop_dataframe
+from ui.i18n import t
+from ui.state import all_traces, state
+from ui.view import picker
+
+app = state()
+lang = app.lang
+st.title(t("hops_title", lang))
+
+app.hops_key = picker(app, t("trace", lang), app.hops_key, key="hops_trace")
+trace = all_traces(app)[app.hops_key].trace
+frame = hop_dataframe(trace, lang=lang)
+
+c1, c2, c3, c4 = st.columns([2, 2, 2, 3])
+actors = c1.multiselect(t("filter_actor", lang), sorted({*frame["from"], *frame["to"]}), key="f_actor")
+kinds = c2.multiselect(t("filter_kind", lang), sorted(set(frame["kind"])), key="f_kind")
+phases = c3.multiselect(t("filter_phase", lang), [p for p in dict.fromkeys(frame["phase"]) if p], key="f_phase")
+needle = c4.text_input(t("search", lang), key="f_search").strip().lower()
+
+keep = frame.index == frame.index
+if actors:
+    keep &= frame["from"].isin(actors) | frame["to"].isin(actors)
+if kinds:
+    keep &= frame["kind"].isin(kinds)
+if phases:
+    keep &= frame["phase"].isin(phases)
+if needle:
+    texts = [json.dumps(h.payload, ensure_ascii=False).lower() + h.summary.lower() for h in trace.hops]
+    keep &= [needle in text for text in texts]
+shown = frame[keep]
+st.caption(t("shown", lang, k=len(shown), n=len(frame)) + " · " + t("select_hint", lang))
+event = st.dataframe(shown, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                     key="hops_table", column_config={"summary": st.column_config.TextColumn(width="large")})
+rows = event.selection.rows if event and event.selection else []
+if rows:
+    seq = int(shown.iloc[rows[0]]["seq"])
+    hop = trace.hops[seq - 1]
+    st.markdown(f"#### #{hop.seq} · `{hop.kind}` · {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}")
+    st.json(focus_view(hop), expanded=3)

@@ -1,0 +1,94 @@
+"""Run one question live, watch each hop arrive, then open it in the step-through view."""
+
+import os
+
+import streamlit as st
+
+import flow
+from flow.labels import short_label
+from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
+from ui.i18n import t
+from ui.state import add_run, state
+
+app = state()
+lang = app.lang
+st.title(t("run_title", lang))
+
+
+def use_example() -> None:
+    example = st.session_state.get("example")
+    if example:
+        st.session_state["question"] = example
+    st.session_state["example"] = None
+
+
+st.session_state.setdefault("question", EXAMPLE_QUESTIONS[0])
+st.pills(t("examples", lang), EXAMPLE_QUESTIONS, key="example", on_change=use_example)
+question = st.text_input(t("question", lang), key="question")
+
+left, right = st.columns(2, gap="large")
+with left:
+    mode = st.radio(t("mode", lang), ["mcp", "direct"], horizontal=True, key="mode",
+                    format_func=lambda m: t(f"mode_{m}", lang))
+    backend = st.radio(t("model", lang), ["mock", "provider"], horizontal=True, key="backend",
+                       format_func=lambda b: t(f"backend_{b}", lang))
+    key_value = ""
+    preset = None
+    if backend == "mock":
+        model_name = st.selectbox(t("mock_behaviour", lang), MOCK_MODELS, key="mock_model")
+        base_url = None
+    else:
+        preset = st.selectbox(t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
+        base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}")
+        model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
+        env_names = [preset.key_env, "OPENAI_API_KEY"]
+        env_key = next((os.environ[e] for e in env_names if os.environ.get(e)), "")
+        # No session key: the typed key lives only in this widget, never in the app's state or a trace.
+        key_value = st.text_input(t("api_key", lang), type="password",
+                                  placeholder=t("key_from_env", lang, env=preset.key_env)) or env_key
+with right:
+    with st.expander(t("options", lang), expanded=True):
+        choice = st.selectbox(t("tool_choice", lang), ["auto", "none", "required", "named"], key="tool_choice")
+        if choice == "named":
+            choice = st.selectbox(t("named_function", lang), ["get_weather", "calc_work_hours", "best_practice"],
+                                  key="named")
+        c1, c2, c3 = st.columns(3)
+        parallel = c1.checkbox(t("parallel", lang), value=True, key="parallel")
+        strict = c2.checkbox(t("strict", lang), key="strict")
+        stream = c3.checkbox(t("stream", lang), key="stream")
+        era = st.radio(t("era", lang), ["handshake", "modern"], horizontal=True, key="era",
+                       format_func=lambda e: t(f"era_{e}", lang), disabled=mode == "direct")
+        transport = st.radio(t("transport", lang), ["memory", "stdio"], horizontal=True, key="transport",
+                             disabled=mode == "direct")
+        max_rounds = st.number_input(t("max_rounds", lang), 1, 10, 5, key="max_rounds")
+
+missing_key = backend == "provider" and preset is not None and preset.needs_key and not key_value
+if missing_key:
+    st.warning(t("no_key", lang, env=preset.key_env if preset else "OPENAI_API_KEY"))
+
+if st.button(t("run_button", lang), type="primary", disabled=missing_key or not question.strip(), key="run"):
+    options = flow.RunOptions(mode=mode, tool_choice=choice, parallel=parallel, strict=strict, stream=stream,
+                              max_rounds=int(max_rounds), era=era, transport=transport)
+    model = (flow.ModelConfig(model=model_name) if backend == "mock" else
+             flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key_value or None))
+    with st.status(t("running", lang), expanded=True) as status:
+        def show(hop: flow.Hop) -> None:
+            step = "·" if hop.step is None else hop.step
+            status.write(f"`{hop.seq:>3}` **{step}** {hop.source} → {hop.target} · {short_label(hop, 70)}")
+
+        result = flow.run(question, options=options, model=model, on_hop=show)
+        status.update(label=t("run_done" if result.ok else "run_failed", lang), state="complete" if result.ok else "error",
+                      expanded=not result.ok)
+    item = add_run(app, result.trace)
+    app.run_error = result.error
+    if result.ok:
+        app.step_key, app.index = item.key, 0
+        st.session_state["step_source"] = "run"
+        st.switch_page("app_pages/step.py")
+
+if app.run_error and app.last_run:
+    st.error(app.run_error, icon="⚠️")
+    if st.button(t("open_step", lang), key="open_failed"):
+        app.step_key, app.index = app.last_run, 0
+        st.session_state["step_source"] = "run"
+        st.switch_page("app_pages/step.py")

@@ -1,0 +1,90 @@
+"""The one typed state object the pages share, kept in `st.session_state["app"]`."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+import flow
+from flow.labels import Lang
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_traces"
+
+
+@dataclass
+class Loaded:
+    """A trace the app holds, with the key that names it in caches."""
+
+    key: str
+    label: str
+    trace: flow.Trace
+
+
+@dataclass
+class AppState:
+    lang: Lang = "zh"
+    loaded: dict[str, Loaded] = field(default_factory=dict)  # uploads and runs; samples come from the cache
+    step_key: str = "sample:beijing-mcp"
+    index: int = 0  # the cursor's position on the step page
+    last_run: str | None = None
+    runs: int = 0
+    compare_a: str = "sample:beijing-direct"
+    compare_b: str = "sample:beijing-mcp"
+    hops_key: str = "sample:beijing-mcp"
+    presenter: bool = False
+    autoplay: bool = False
+    seconds_per_step: float = 2.0
+    upload_error: str | None = None
+    run_error: str | None = None
+
+
+def state() -> AppState:
+    if "app" not in st.session_state:
+        locale = (st.context.locale or "") if hasattr(st, "context") else ""
+        st.session_state["app"] = AppState(lang="en" if locale.lower().startswith("en") else "zh")
+    app: AppState = st.session_state["app"]
+    return app
+
+
+@st.cache_resource
+def sample_library() -> dict[str, Loaded]:
+    """The committed samples, parsed once per server: immutable, so shared by every session."""
+    out: dict[str, Loaded] = {}
+    for sample in flow.SAMPLES:
+        trace = flow.load_trace(SAMPLE_DIR / f"{sample.name}.json")
+        out[f"sample:{sample.name}"] = Loaded(f"sample:{sample.name}", sample.name, trace)
+    return out
+
+
+def all_traces(app: AppState) -> dict[str, Loaded]:
+    return {**sample_library(), **app.loaded}
+
+
+def trace_title(item: Loaded, lang: Lang) -> str:
+    meta = item.trace.meta
+    if meta.title:
+        return meta.title.get(lang) or item.label
+    return item.label
+
+
+def add_upload(app: AppState, name: str, data: bytes) -> Loaded:
+    """Parse an upload; raises `flow.TraceError` with one line for the page to show."""
+    trace = flow.read_trace_bytes(data, name=name)
+    key = "upload:" + hashlib.sha256(data).hexdigest()[:12]
+    item = Loaded(key, f"{name}", trace)
+    app.loaded[key] = item
+    return item
+
+
+def add_run(app: AppState, trace: flow.Trace) -> Loaded:
+    app.runs += 1
+    key = f"run:{uuid.uuid4().hex[:12]}"  # unique across sessions: caches shared by all sessions use it
+    mode = "MCP" if trace.meta.mode == "mcp" else "direct"
+    item = Loaded(key, f"#{app.runs} {mode} · {trace.meta.question}", trace)
+    app.loaded[key] = item
+    app.last_run = key
+    return item

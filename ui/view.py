@@ -1,0 +1,115 @@
+"""Widgets the pages share: the diagram, the hop panel, pickers and downloads. No flow logic here."""
+
+from __future__ import annotations
+
+import graphviz
+import streamlit as st
+
+import flow
+from flow.labels import ACTOR_NAMES, Lang, short_label, step_numbers
+from flow.render_diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
+from flow.render_html import to_html
+from flow.render_text import focus_view
+from flow.teaching import teaching_text
+from ui.i18n import t
+from ui.state import AppState, Loaded, all_traces, trace_title
+
+WINDOW = 36  # arrows drawn around the current hop; a long trace gets the overview strip too
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _dot(key: str, current: int | None, lang: Lang, window: int | None, _trace: flow.Trace) -> str:
+    return to_dot(_trace, current=current, window=window, lang=lang)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _overview(key: str, current: int | None, lang: Lang, _trace: flow.Trace) -> str:
+    return overview_dot(_trace, current=current, lang=lang)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _numbers(key: str, _trace: flow.Trace) -> dict[int, str]:
+    return step_numbers(_trace)
+
+
+def numbers(item: Loaded) -> dict[int, str]:
+    return _numbers(item.key, item.trace)
+
+
+# Streamlit sets every text in a graphviz chart to one small size; give the diagram its own sizes back.
+DIAGRAM_CSS = f"""<style>
+[data-testid="stGraphVizChart"] svg text {{ font-size: {LABEL_SIZE}px !important; }}
+[data-testid="stGraphVizChart"] svg g.small text {{ font-size: {SMALL_SIZE}px !important; }}
+</style>"""
+
+
+def diagram(item: Loaded, current: int | None, lang: Lang, *, window: int | None = WINDOW) -> None:
+    st.html(DIAGRAM_CSS)
+    dot = _dot(item.key, current, lang, window, item.trace)
+    st.graphviz_chart(graphviz.Source(dot, engine="neato"), width="stretch")
+    if window is not None and len(item.trace.hops) > window:
+        st.caption(t("overview", lang))
+        st.graphviz_chart(graphviz.Source(_overview(item.key, current, lang, item.trace)), width="stretch")
+
+
+def hop_header(item: Loaded, hop: flow.Hop, lang: Lang) -> str:
+    number = numbers(item)[hop.seq]
+    where = t("step_of", lang, number=number, i=hop.seq, n=len(item.trace.hops))
+    return f"{where} · {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
+
+
+def hop_panel(item: Loaded, hop: flow.Hop, lang: Lang) -> None:
+    st.markdown(f"#### {hop_header(item, hop, lang)}")
+    st.markdown(f"**`{hop.kind}`** · {short_label(hop, 80)}")
+    st.info(teaching_text(hop, lang), icon="💡")
+
+
+def hop_json(hop: flow.Hop, lang: Lang, *, height: int = 300) -> None:
+    st.caption(t("hop_json", lang))
+    with st.container(height=height, border=True):
+        st.json(focus_view(hop), expanded=2)
+
+
+def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
+    """Choose among samples, uploads and runs; returns the chosen key."""
+    items = all_traces(app)
+    keys = list(items)
+    if st.session_state.get(key) not in keys:
+        st.session_state[key] = selected if selected in keys else keys[0]
+    return st.selectbox(label, keys, key=key,
+                        format_func=lambda k: f"{trace_title(items[k], app.lang)}  ·  {items[k].trace.meta.mode.upper()}")
+
+
+def downloads(item: Loaded, lang: Lang) -> None:
+    base = item.label.replace("/", "_").replace(" ", "_")[:40] or "trace"
+
+    def html() -> str:
+        try:
+            return to_html(item.trace, lang=lang)
+        except RenderError as exc:
+            return f"<!DOCTYPE html><p>{exc}</p>"
+
+    def svg() -> bytes:
+        try:
+            return render(to_dot(item.trace, window=None, lang=lang), "svg")
+        except RenderError as exc:
+            return f"<svg xmlns='http://www.w3.org/2000/svg'><text y='20'>{exc}</text></svg>".encode()
+
+    cols = st.columns(3)
+    cols[0].download_button(t("download_trace", lang), item.trace.to_json, file_name=f"{base}.json",
+                            mime="application/json", on_click="ignore", width="stretch")
+    cols[1].download_button(t("download_html", lang), html, file_name=f"{base}.html", mime="text/html",
+                            on_click="ignore", width="stretch")
+    cols[2].download_button(t("download_svg", lang), svg, file_name=f"{base}.svg", mime="image/svg+xml",
+                            on_click="ignore", width="stretch")
+
+
+PRESENTER_CSS = """
+<style>
+html, body, [class*="st-"] { font-size: 22px; }
+.stMarkdown p, .stMarkdown li, .stAlert p { font-size: 1.35rem !important; line-height: 1.5; }
+.stMarkdown h4 { font-size: 1.8rem !important; }
+button p { font-size: 1.4rem !important; }
+section[data-testid="stSidebar"] { display: none; }
+</style>
+"""
