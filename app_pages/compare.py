@@ -5,6 +5,8 @@ import streamlit as st
 
 import flow
 from flow.compare import figures, per_phase_ms, per_step, summary_rows
+from flow.labels import PHASE_NAMES
+from flow.trace import PHASES
 from flow.providers import EXAMPLE_QUESTIONS
 from ui.i18n import t
 from ui.state import add_run, all_traces, state, trace_title
@@ -38,12 +40,13 @@ a, b = items[app.compare_a], items[app.compare_b]
 st.subheader(t("figures", lang))
 fig_col, chart_col = st.columns([3, 2])
 with fig_col:
-    st.dataframe(pd.DataFrame(summary_rows(a.trace, b.trace)).astype({"A": str, "B": str}), hide_index=True,
+    st.dataframe(pd.DataFrame(summary_rows(a.trace, b.trace, lang=lang)).astype({"A": str, "B": str}), hide_index=True,
                  width="stretch")
 with chart_col:
     st.caption(t("chart_phase", lang))
-    phases = pd.DataFrame({"A": per_phase_ms(a.trace), "B": per_phase_ms(b.trace)})
-    st.bar_chart(phases, stack=False, height=220)
+    names = [PHASE_NAMES[p][lang] for p in PHASES]
+    phases = pd.DataFrame({"A": per_phase_ms(a.trace).values(), "B": per_phase_ms(b.trace).values()}, index=names)
+    st.bar_chart(phases, stack=False, height=220, sort=False)
     st.caption(t("chart_bytes", lang))
     fa, fb = figures(a.trace), figures(b.trace)
     sizes = pd.DataFrame({"tool definitions": [fa.tool_definition_bytes, fb.tool_definition_bytes],
@@ -52,7 +55,7 @@ with chart_col:
     st.bar_chart(sizes, height=200, horizontal=True)
 
 st.subheader(t("by_step", lang))
-st.dataframe(pd.DataFrame(per_step(a.trace, b.trace)), hide_index=True, width="stretch")
+st.dataframe(pd.DataFrame(per_step(a.trace, b.trace, lang=lang)), hide_index=True, width="stretch")
 
 col_a, col_b = st.columns(2)
 for col, item, name in ((col_a, a, "A"), (col_b, b, "B")):

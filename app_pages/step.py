@@ -97,7 +97,7 @@ if not app.presenter and n > 1:
     phase_col.pills(t("jump_phase", lang), phases, key="phase_jump", on_change=on_phase,
                     format_func=lambda p: PHASE_NAMES[p][lang], label_visibility="collapsed")
 
-picture, panel = st.columns([5, 2] if not app.presenter else [3, 1], gap="medium")
+picture, panel = st.columns([5, 2] if not app.presenter else [5, 3], gap="medium")
 with picture:
     diagram(item, hop.seq, lang, window=12 if app.presenter else 16)
 with panel:

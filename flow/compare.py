@@ -7,20 +7,34 @@ from dataclasses import dataclass
 from typing import Any
 
 from flow.mock_model import estimate_tokens
+from flow.labels import PHASE_NAMES, Lang
 from flow.trace import PHASES, STEP_PHASE, Hop, Trace
 
-STEP_NAMES = {
-    0: "tools exist",
-    1: "question",
-    2: "list tools",
-    3: "ask the model",
-    4: "model decides",
-    5: "reverse translation",
-    6: "call the tool",
-    7: "tool result",
-    8: "send results back",
-    9: "final answer",
-    10: "answer shown",
+STEP_NAMES: dict[int, dict[Lang, str]] = {
+    0: {"en": "tools exist", "zh": "工具已定义"},
+    1: {"en": "question", "zh": "提问"},
+    2: {"en": "list tools", "zh": "获取工具清单"},
+    3: {"en": "ask the model", "zh": "询问模型"},
+    4: {"en": "model decides", "zh": "模型决策"},
+    5: {"en": "reverse translation", "zh": "反向翻译"},
+    6: {"en": "call the tool", "zh": "调用工具"},
+    7: {"en": "tool result", "zh": "工具结果"},
+    8: {"en": "send results back", "zh": "回填结果"},
+    9: {"en": "final answer", "zh": "最终回答"},
+    10: {"en": "answer shown", "zh": "展示回答"},
+}
+FIGURE_NAMES: dict[str, dict[Lang, str]] = {
+    "hops": {"en": "hops", "zh": "跳数"},
+    "wire": {"en": "wire frames (JSON-RPC + HTTP)", "zh": "线路帧（JSON-RPC + HTTP）"},
+    "model_calls": {"en": "model calls", "zh": "模型调用次数"},
+    "tool_calls": {"en": "tool calls", "zh": "工具调用次数"},
+    "bytes": {"en": "bytes sent to the model", "zh": "发给模型的字节数"},
+    "tool_bytes": {"en": "… of which tool definitions", "zh": "……其中工具定义"},
+    "share": {"en": "tool definitions' share of the bytes", "zh": "工具定义所占比例"},
+    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "提示词 token（模型报告）"},
+    "tool_tokens": {"en": "tool definition tokens (estimated)", "zh": "工具定义 token（估算）"},
+    "elapsed": {"en": "elapsed ms", "zh": "总耗时（毫秒）"},
+    "phase_ms": {"en": "ms in {phase}", "zh": "{phase}阶段耗时（毫秒）"},
 }
 
 
@@ -68,7 +82,7 @@ def _span(hops: list[Hop]) -> float:
     return round(max(h.t_end_ms for h in hops) - min(h.t_start_ms for h in hops), 1) if hops else 0.0
 
 
-def per_step(a: Trace, b: Trace) -> list[dict[str, Any]]:
+def per_step(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
     """One row per step of the flow: hops and wire frames in each run, and what exists in only one."""
     out = []
     for step, name in STEP_NAMES.items():
@@ -78,7 +92,7 @@ def per_step(a: Trace, b: Trace) -> list[dict[str, Any]]:
         out.append(
             {
                 "step": step,
-                "what": name,
+                "what": name[lang],
                 "phase": STEP_PHASE[step],
                 "hops A": len(ha),
                 "hops B": len(hb),
@@ -97,19 +111,22 @@ def per_phase_ms(trace: Trace) -> dict[str, float]:
     return {phase: _span([h for h in trace.hops if h.phase == phase]) for phase in PHASES}
 
 
-def summary_rows(a: Trace, b: Trace) -> list[dict[str, Any]]:
+def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
     fa, fb = figures(a), figures(b)
     rows = [
         ("hops", fa.hops, fb.hops),
-        ("wire frames (JSON-RPC + HTTP)", fa.wire_frames, fb.wire_frames),
-        ("model calls", fa.model_calls, fb.model_calls),
-        ("tool calls", fa.tool_calls, fb.tool_calls),
-        ("bytes sent to the model", fa.bytes_to_model, fb.bytes_to_model),
-        ("… of which tool definitions", fa.tool_definition_bytes, fb.tool_definition_bytes),
-        ("tool definitions' share of the bytes", f"{fa.tool_share:.0%}", f"{fb.tool_share:.0%}"),
-        ("prompt tokens (reported)", fa.prompt_tokens, fb.prompt_tokens),
-        ("tool definition tokens (estimated)", fa.tool_definition_tokens, fb.tool_definition_tokens),
-        ("elapsed ms", round(fa.elapsed_ms), round(fb.elapsed_ms)),
+        ("wire", fa.wire_frames, fb.wire_frames),
+        ("model_calls", fa.model_calls, fb.model_calls),
+        ("tool_calls", fa.tool_calls, fb.tool_calls),
+        ("bytes", fa.bytes_to_model, fb.bytes_to_model),
+        ("tool_bytes", fa.tool_definition_bytes, fb.tool_definition_bytes),
+        ("share", f"{fa.tool_share:.0%}", f"{fb.tool_share:.0%}"),
+        ("prompt_tokens", fa.prompt_tokens, fb.prompt_tokens),
+        ("tool_tokens", fa.tool_definition_tokens, fb.tool_definition_tokens),
+        ("elapsed", round(fa.elapsed_ms), round(fb.elapsed_ms)),
     ]
-    rows += [(f"ms in {phase}", ma, mb) for (phase, ma), mb in zip(per_phase_ms(a).items(), per_phase_ms(b).values())]
-    return [{"figure": name, "A": va, "B": vb} for name, va, vb in rows]
+    out = [{"figure": FIGURE_NAMES[key][lang], "A": va, "B": vb} for key, va, vb in rows]
+    for (phase, ma), mb in zip(per_phase_ms(a).items(), per_phase_ms(b).values()):
+        name = FIGURE_NAMES["phase_ms"][lang].format(phase=PHASE_NAMES[phase][lang])  # type: ignore[index]
+        out.append({"figure": name, "A": ma, "B": mb})
+    return out

@@ -166,10 +166,12 @@ def to_dot(
                    pos=_pos(x, y))
 
     if extra_top:
-        g.node("more_above", label=f"⋮ {sum(len(r.hops) for r in all_rows[:start])} earlier hops", shape="plaintext",
+        earlier = sum(len(r.hops) for r in all_rows[:start])
+        g.node("more_above", label=f"⋮ {earlier} earlier hops" if lang == "en" else f"⋮ 前面还有 {earlier} 跳", shape="plaintext",
                fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -ROW_H))
     if end < len(all_rows):
-        g.node("more_below", label=f"⋮ {sum(len(r.hops) for r in all_rows[end:])} later hops", shape="plaintext",
+        later = sum(len(r.hops) for r in all_rows[end:])
+        g.node("more_below", label=f"⋮ {later} later hops" if lang == "en" else f"⋮ 后面还有 {later} 跳", shape="plaintext",
                fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -(len(shown) + extra_top + 1) * ROW_H))
 
     out = _Statements([], [], [])

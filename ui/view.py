@@ -107,7 +107,7 @@ def downloads(item: Loaded, lang: Lang) -> None:
 PRESENTER_CSS = """
 <style>
 html, body, [class*="st-"] { font-size: 22px; }
-.stMarkdown p, .stMarkdown li, .stAlert p { font-size: 1.35rem !important; line-height: 1.5; }
+.stMarkdown p, .stMarkdown li, .stAlert p { font-size: 1.25rem !important; line-height: 1.45; }
 .stMarkdown h4 { font-size: 1.8rem !important; }
 button p { font-size: 1.4rem !important; }
 section[data-testid="stSidebar"] { display: none; }
