@@ -21,6 +21,11 @@ def go(index: int) -> None:
     st.session_state[SLIDER] = app.index + 1
 
 
+def step_by(delta: int) -> None:
+    """Relative, read when clicked: two quick clicks move two hops even if the page has not redrawn."""
+    go(app.index + delta)
+
+
 def choose(key: str) -> None:
     if key != app.step_key:
         app.step_key = key
@@ -84,9 +89,9 @@ else:
         st.caption(meta.note.get(lang, ""))
 
 controls = st.columns([1, 1, 2, 1.3], vertical_alignment="center")
-controls[0].button("◀ " + t("prev", lang), on_click=go, args=(app.index - 1,), shortcut="Left", width="stretch",
+controls[0].button("◀ " + t("prev", lang), on_click=step_by, args=(-1,), shortcut="Left", width="stretch",
                    disabled=app.index == 0, key="prev")
-controls[1].button(t("next", lang) + " ▶", on_click=go, args=(app.index + 1,), shortcut="Right", type="primary",
+controls[1].button(t("next", lang) + " ▶", on_click=step_by, args=(1,), shortcut="Right", type="primary",
                    width="stretch", disabled=app.index == n - 1, key="next")
 with controls[3]:
     app.presenter = st.toggle(t("presenter", lang), key="presenter")

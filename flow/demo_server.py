@@ -7,6 +7,7 @@ kill the process or never answer, so a class can watch a server fail.
 from __future__ import annotations
 
 import argparse
+import functools
 import datetime as dt
 import os
 from typing import Annotated, Any, Literal
@@ -111,6 +112,12 @@ def build_server(*, fault: Fault = "none") -> MCPServer:
         return f"Look up today's weather in {city} and write a two-sentence report with one piece of advice."
 
     return server
+
+
+@functools.cache
+def shared_server(fault: Fault = "none") -> MCPServer:
+    """One server per process for in-memory connections: building one costs more than a whole run."""
+    return build_server(fault=fault)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,6 +22,7 @@ from mcp.client._memory import InMemoryTransport
 from mcp.client.stdio import stdio_client
 from mcp.shared.message import SessionMessage
 from mcp_types import Implementation
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from flow.recorder import Recorder
 from flow.trace import Kind
@@ -70,8 +71,10 @@ class FrameTap:
         self._pending: dict[Any, tuple[str, float, int | None]] = {}
 
     def outgoing(self, message: SessionMessage) -> None:
-        frame = frame_dict(message)
         rec = self.recorder
+        if not rec.enabled:
+            return
+        frame = frame_dict(message)
         step = 6 if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
             self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
@@ -89,6 +92,8 @@ class FrameTap:
 
     def incoming(self, item: SessionMessage | Exception) -> None:
         rec = self.recorder
+        if not rec.enabled:
+            return
         if isinstance(item, Exception):
             rec.record(
                 kind="error",
@@ -216,9 +221,9 @@ async def connect(
     tap = FrameTap(recorder)
     async with _stderr_file() as errlog:
         if spec.transport == "memory":
-            from flow.demo_server import build_server
+            from flow.demo_server import shared_server
 
-            inner: Transport = InMemoryTransport(build_server(fault=spec.fault))
+            inner: Transport = InMemoryTransport(shared_server(spec.fault))
             err: IO[str] | None = None
         else:
             params = StdioServerParameters(
@@ -238,6 +243,33 @@ async def connect(
         )
         async with client:
             yield client, tap, err
+
+
+@dataclass
+class McpSession:
+    """A connected, recorded MCP client; `open_session` keeps one open across runs."""
+
+    client: Client
+    tap: FrameTap
+    spec: ServerSpec
+
+    def describe(self) -> dict[str, Any]:
+        version = self.client.protocol_version
+        info = self.client.server_info
+        return {
+            **self.spec.describe(),
+            "protocol_version": version,
+            "era": "modern" if version in MODERN_PROTOCOL_VERSIONS else "handshake",
+            "server_info": info.model_dump(mode="json", exclude_none=True) if info else None,
+        }
+
+
+@asynccontextmanager
+async def open_session(spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float = 10.0) -> AsyncIterator[McpSession]:
+    """Connect once and run many flows on the same session (pass it to `run_flow(session=...)`)."""
+    recorder.step = 2
+    async with connect(spec, era=era, recorder=recorder, timeout_s=timeout_s) as (client, tap, _err):
+        yield McpSession(client, tap, spec)
 
 
 def server_stderr_tail(err: IO[str] | None, limit: int = 2000) -> str:

@@ -130,6 +130,8 @@ class HttpTap(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         rec = self._rec
+        if not rec.enabled:
+            return await self._inner.handle_async_request(request)
         raw = await request.aread()
         body = _json_or_text(raw)
         step = rec.step if rec.step in (3, 8) else None

@@ -19,10 +19,9 @@ import httpx2
 import openai
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from flow import demo_tools
-from flow.mcp_side import Era, FrameTap, ServerSpec, TransportName, connect, server_stderr_tail
+from flow.mcp_side import Era, FrameTap, McpSession, ServerSpec, TransportName, connect, server_stderr_tail
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
 from flow.trace import Hop, Mode, Trace, TraceMeta
@@ -171,7 +170,7 @@ class _McpTools:
             )
         except ArgumentError as exc:
             return _argument_error(rec, tool_call, exc)
-        rec.record(
+        reverse_hop = rec.record(
             kind="translate.reverse",
             source="app",
             target="mcp_client",
@@ -181,7 +180,6 @@ class _McpTools:
             tool_call_id=tool_call["id"],
             summary=f"call {request.name}({_kv(request.arguments)})",
         )
-        reverse_hop = self.rec.hops[-1]
         try:
             result = await self.client.call_tool(request.name, request.arguments)
         except MCPError as exc:
@@ -416,6 +414,7 @@ async def run_flow(
     on_hop: Callable[[Hop], None] | None = None,
     model_transport: httpx2.AsyncBaseTransport | None = None,
     recorder: Recorder | None = None,
+    session: McpSession | None = None,
 ) -> RunResult:
     """Run one question end to end and return the trace; failures end the run as hops, never raise.
 
@@ -441,20 +440,23 @@ async def run_flow(
                 user_payload["prompt"] = {"name": options.prompt, "arguments": dict(options.prompt_args)}
             rec.record(kind="user.message", source="user", target="app", payload=user_payload, step=1, summary=question)
             rec.step = 2
-            async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (client, tap, err):
-                version = client.protocol_version
-                info = client.server_info
-                assert meta.server is not None
-                meta.server.update(
-                    protocol_version=version,
-                    era="modern" if version in MODERN_PROTOCOL_VERSIONS else "handshake",
-                    server_info=info.model_dump(mode="json", exclude_none=True) if info else None,
-                )
-                try:
-                    answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model, model_transport)
-                except BaseException:
-                    stderr_tail = server_stderr_tail(err)
-                    raise
+            if session is not None:
+                # A connection kept open across runs: its set-up frames belong to the run that opened it.
+                session.tap.recorder = rec
+                meta.server = {**session.describe(), "reused_session": True}
+                answer = await _loop(question, _McpTools(session.client, session.tap, rec, options), rec, options, model,
+                                     model_transport)
+            else:
+                async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (
+                    client, tap, err
+                ):
+                    meta.server = {**(meta.server or {}), **McpSession(client, tap, spec).describe()}
+                    try:
+                        answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model,
+                                             model_transport)
+                    except BaseException:
+                        stderr_tail = server_stderr_tail(err)
+                        raise
         else:
             rec.record(
                 kind="prepare.tools",
@@ -484,9 +486,9 @@ async def run_flow(
 
 async def _record_server_tools(rec: Recorder) -> None:
     """Step 0: what the demo server's decorators built, read from the same code the server runs."""
-    from flow.demo_server import build_server
+    from flow.demo_server import shared_server
 
-    tools = await build_server().list_tools()
+    tools = await shared_server().list_tools()
     listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
     rec.record(
         kind="prepare.tools",

@@ -22,6 +22,8 @@ def json_size(payload: Any) -> int:
 class Recorder:
     """Collects hops for one run."""
 
+    enabled = True
+
     def __init__(self, *, secrets: Iterable[str] = (), on_hop: Callable[[Hop], None] | None = None) -> None:
         self.hops: list[Hop] = []
         self.round = 0
@@ -81,3 +83,15 @@ class Recorder:
         hop.step = step
         hop.phase = STEP_PHASE[step]
         hop.explain = f"step{step}.{hop.kind}"
+
+
+class NullRecorder(Recorder):
+    """Records nothing: the baseline that measures what recording costs."""
+
+    enabled = False
+
+    def record(self, **kwargs: Any) -> Hop:  # type: ignore[override]
+        return _NO_HOP
+
+
+_NO_HOP = Hop(seq=0, step=None, phase=None, source="app", target="app", kind="error")
