@@ -104,7 +104,7 @@ if not app.presenter and n > 1:
 
 picture, panel = st.columns([5, 2] if not app.presenter else [5, 3], gap="medium")
 with picture:
-    diagram(item, hop.seq, lang, window=12 if app.presenter else 16)
+    diagram(item, hop.seq, lang, window=12 if app.presenter else 14)
 with panel:
     hop_panel(item, hop, lang)
     hop_json(hop, lang, height=340 if not app.presenter else 240)

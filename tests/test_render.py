@@ -128,6 +128,9 @@ def test_svg_holds_the_lifeline_names_and_step_numbers(lang):
     for number in ["1", "2a", "3b", "4", "5", "6", "7a", "8", "9", "10"]:
         assert re.search(rf"<text[^>]*>{number}</text>", svg), number
     assert "北京今天天气怎么样" in texts
+    # The lifelines stand in columns across the picture, in the design's order.
+    xs = [float(re.search(rf'<text[^>]*x="([\d.]+)"[^>]*>{name}</text>', svg).group(1)) for name in names]
+    assert xs == sorted(xs) and xs[-1] - xs[0] > 500
 
 
 def test_direct_mode_has_four_lifelines():
