@@ -6,6 +6,7 @@ subprocess), so what is recorded is exactly what the transport carried.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import tempfile
@@ -208,32 +209,27 @@ class ServerSpec:
 
 
 @asynccontextmanager
-async def _stderr_file() -> AsyncIterator[IO[str]]:
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as f:
-        yield f
-
-
-@asynccontextmanager
 async def connect(
     spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
     """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only)."""
     tap = FrameTap(recorder)
-    async with _stderr_file() as errlog:
+    with contextlib.ExitStack() as files:
+        err: IO[str] | None = None
         if spec.transport == "memory":
             from flow.demo_server import shared_server
 
             inner: Transport = InMemoryTransport(shared_server(spec.fault))
-            err: IO[str] | None = None
         else:
+            # The server's stderr goes to a file, so a crash can be reported with its last words.
+            err = files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
             params = StdioServerParameters(
                 command=sys.executable,
                 args=["-m", "flow.demo_server", *spec._fault_args()],
                 env={"PYTHONPATH": str(PROJECT_ROOT)},
                 cwd=str(PROJECT_ROOT),
             )
-            inner = stdio_client(params, errlog=errlog)
-            err = errlog
+            inner = stdio_client(params, errlog=err)
         client = Client(
             TappedTransport(inner, tap),
             mode="legacy" if era == "handshake" else "auto",

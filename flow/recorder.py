@@ -11,12 +11,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flow.redact import redact, secret_values
+from flow.redact import needs_redaction, redact, secret_values
 from flow.trace import STEP_PHASE, Actor, Direction, Hop, Kind, Phase
 
 
-def json_size(payload: Any) -> int:
-    return len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
+def _compact(payload: Any) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 class Recorder:
@@ -53,7 +53,10 @@ class Recorder:
         summary: str = "",
     ) -> Hop:
         now = self.now_ms()
-        payload = redact(payload, self._secrets)
+        text = _compact(payload)
+        if needs_redaction(text, self._secrets):  # the walk is the costly part of recording; most hops skip it
+            payload = redact(payload, self._secrets)
+            text = _compact(payload)
         hop = Hop(
             seq=len(self.hops) + 1,
             step=step,
@@ -66,7 +69,7 @@ class Recorder:
             payload=payload,
             t_start_ms=now if t_start_ms is None else t_start_ms,
             t_end_ms=now,
-            bytes=json_size(payload) if size is None else size,
+            bytes=len(text.encode()) if size is None else size,
             jsonrpc_id=jsonrpc_id,
             tool_call_id=tool_call_id,
             usage=usage,

@@ -14,6 +14,12 @@ _SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 _SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET", re.IGNORECASE)
+# The same field names as they appear in JSON text with a string value not yet redacted.
+_SECRET_FIELD_IN_JSON = re.compile(
+    r'"(api[_-]?key|authorization|password|secret|client[_-]secret|(access|refresh|id|bearer)[_-]?token|cookie)"'
+    r'\s*:\s*"(?!\[redacted\])',
+    re.IGNORECASE,
+)
 _MIN_SECRET_LEN = 6  # shorter env values ("1", "yes") would match everywhere and say nothing
 
 
@@ -30,6 +36,11 @@ def secret_values(extra: Iterable[str] = ()) -> list[str]:
 
 def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers}
+
+
+def needs_redaction(json_text: str, secrets: list[str]) -> bool:
+    """A cheap look at a value's JSON text: does the walk in `redact` have anything to do?"""
+    return any(s in json_text for s in secrets) or _SECRET_FIELD_IN_JSON.search(json_text) is not None
 
 
 def redact(value: Any, secrets: list[str]) -> Any:

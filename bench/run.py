@@ -1,0 +1,265 @@
+"""The benchmark: every figure as a ratio against a baseline measured in the same run.
+
+    python -m bench            # full sizes; prints a table and writes bench/results.json
+    python -m bench --quick    # tiny sizes, a few repeats: checks that every figure is produced
+
+These machines are noisy, so the targets are judged on ratios and medians, never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+import urllib.request
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import flow  # noqa: E402
+from flow.demo_server import shared_server  # noqa: E402
+from flow.mcp_side import ServerSpec, open_session  # noqa: E402
+from flow.orchestrator import RunOptions, run_flow  # noqa: E402
+from flow.recorder import NullRecorder, Recorder  # noqa: E402
+from flow.render_diagram import to_dot, to_mermaid  # noqa: E402
+from flow.render_html import to_html  # noqa: E402
+from flow.render_text import hop_dataframe  # noqa: E402
+from flow.samples import synthetic_trace  # noqa: E402
+
+QUESTIONS = ["北京今天天气怎么样？", "北京和上海今天天气怎么样？"]  # one tool round, then a parallel round
+
+
+def median_ms(fn: Callable[[], Any], repeats: int, warmup: int = 2) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+async def amedian_ms(fn: Callable[[], Awaitable[Any]], repeats: int, warmup: int = 2) -> float:
+    for _ in range(warmup):
+        await fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        await fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+async def _flow(recorder_cls: type[Recorder], transport: str = "memory") -> None:
+    for question in QUESTIONS:
+        result = await run_flow(question, options=RunOptions(transport=transport), recorder=recorder_cls())
+        assert result.ok, result.error
+
+
+async def _bare_sdk() -> None:
+    """The floor: the same SDK calls with no orchestrator and no recording."""
+    import httpx2
+    import openai
+    from mcp import Client
+    from mcp.client._memory import InMemoryTransport
+
+    from flow.mock_model import MockModelTransport
+
+    model = openai.AsyncOpenAI(api_key="x", base_url="http://mock.local/v1", max_retries=0,
+                               http_client=httpx2.AsyncClient(transport=MockModelTransport()))
+    async with Client(InMemoryTransport(shared_server()), mode="legacy", cache=None) as client, model:
+        for question, cities in zip(QUESTIONS, (["北京"], ["北京", "上海"]), strict=True):
+            tools = (await client.list_tools()).tools
+            schema = [{"type": "function", "function": {"name": t.name, "description": t.description or "",
+                                                         "parameters": t.input_schema}} for t in tools]
+            messages: list[Any] = [{"role": "user", "content": question}]
+            first = await model.chat.completions.create(model="mock", messages=messages, tools=schema)
+            messages.append(first.choices[0].message.model_dump(exclude_none=True))
+            for call, city in zip(first.choices[0].message.tool_calls or [], cities, strict=False):
+                result = await client.call_tool("get_weather", {"city": city})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content[0].text})
+            await model.chat.completions.create(model="mock", messages=messages, tools=schema)
+
+
+def recording_overhead(repeats: int) -> dict[str, float]:
+    async def main() -> dict[str, float]:
+        on = await amedian_ms(lambda: _flow(Recorder), repeats)
+        off = await amedian_ms(lambda: _flow(NullRecorder), repeats)
+        bare = await amedian_ms(_bare_sdk, repeats)
+        return {"recorded_ms": on, "unrecorded_ms": off, "bare_sdk_ms": bare,
+                "recorded_over_unrecorded": on / off, "recorded_over_bare": on / bare}
+
+    return anyio.run(main)
+
+
+def stdio_cold_warm(repeats: int) -> dict[str, float]:
+    async def main() -> dict[str, float]:
+        memory = await amedian_ms(lambda: _flow(Recorder, "memory"), repeats)
+        cold = await amedian_ms(lambda: _flow(Recorder, "stdio"), max(2, repeats // 4), warmup=1)
+        async with open_session(ServerSpec(transport="stdio"), era="handshake", recorder=Recorder()) as session:
+            async def warm_flow() -> None:
+                for question in QUESTIONS:
+                    result = await run_flow(question, options=RunOptions(transport="stdio"), session=session)
+                    assert result.ok, result.error
+
+            warm = await amedian_ms(warm_flow, repeats)
+        return {"memory_ms": memory, "stdio_cold_ms": cold, "stdio_warm_ms": warm,
+                "warm_over_memory": warm / memory, "cold_over_warm": cold / warm}
+
+    return anyio.run(main)
+
+
+def scaling(sizes: list[int], repeats: int) -> list[dict[str, float]]:
+    rows = []
+    for n in sizes:
+        trace = synthetic_trace(n)
+        text = trace.to_json().encode()
+        middle = trace.hops[n // 2].seq
+        r = max(1, repeats if n <= 1000 else repeats // 3)
+        figures = {
+            "load_validate": median_ms(lambda: flow.read_trace_bytes(text), r, 1),
+            "dot_frame": median_ms(lambda: to_dot(trace, current=middle, window=36), r, 1),
+            "hop_table": median_ms(lambda: hop_dataframe(trace), r, 1),
+            "mermaid": median_ms(lambda: to_mermaid(trace), r, 1),
+            "html": median_ms(lambda: to_html(trace), max(1, r // 3), 0),
+        }
+        row: dict[str, float] = {"hops": n, "file_kb": len(text) / 1024}
+        for name, ms in figures.items():
+            row[f"{name}_ms"] = ms
+            row[f"{name}_us_per_hop"] = ms * 1000 / n
+        rows.append(row)
+    return rows
+
+
+def app_step_change(n_hops: int, repeats: int) -> dict[str, float]:
+    """Server-side time of one click on Next in the step page, measured through AppTest."""
+    from streamlit.testing.v1 import AppTest
+
+    def per_click(trace: flow.Trace) -> float:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+        at.radio(key="step_source").set_value("upload").run()
+        at.file_uploader(key="step_upload").set_value(("t.json", trace.to_json().encode(), "application/json")).run()
+        assert not at.exception and not at.error, at.error
+        at.slider(key="step_slider").set_value(max(1, len(trace.hops) // 2)).run()
+        clicks = iter(["next", "prev"] * (repeats + 2))  # back and forth around the middle, never off an end
+        return median_ms(lambda: at.button(key=next(clicks)).click().run(), repeats, warmup=1)
+
+    small = per_click(flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json"))
+    large = per_click(synthetic_trace(n_hops))
+    return {"small_trace_step_ms": small, "large_trace_step_ms": large, "large_over_small": large / small,
+            "large_trace_hops": n_hops}
+
+
+def app_startup() -> dict[str, float]:
+    """Seconds from `streamlit run` to the health endpoint answering, against bare Python starting."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import streamlit"], check=True)
+    import_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).read() == b"ok":
+                    break
+            except OSError:
+                if time.perf_counter() - t0 > 120:
+                    raise RuntimeError("the app did not start within 120 s") from None
+                time.sleep(0.05)
+        startup_s = time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    return {"startup_s": startup_s, "import_streamlit_s": import_s, "startup_over_import": startup_s / import_s}
+
+
+def memory(n_hops: int) -> dict[str, float]:
+    text = synthetic_trace(n_hops).to_json().encode()
+    tracemalloc.start()
+    flow.read_trace_bytes(text)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"hops": n_hops, "file_mb": len(text) / 2**20, "peak_mb": peak / 2**20, "peak_over_file": peak / len(text)}
+
+
+TARGETS = {
+    "recorded_over_unrecorded": ("<=", 1.10),
+    "recorded_ms": ("<", 20.0),
+    "warm_over_memory": ("<=", 1.5),
+    "large_trace_step_ms": ("<", 150.0),
+}
+
+
+def _verdict(key: str, value: float) -> str:
+    if key not in TARGETS:
+        return ""
+    op, limit = TARGETS[key]
+    ok = value <= limit if op == "<=" else value < limit
+    return f"  (target {op} {limit:g}: {'met' if ok else 'MISSED'})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (for the test suite)")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    args = parser.parse_args(argv)
+    quick = args.quick
+    repeats = 3 if quick else 25
+    sizes = [10, 100] if quick else [10, 100, 1000, 10000]
+
+    print(f"machine: {os.cpu_count()} CPUs · Python {platform.python_version()} · {platform.machine()}"
+          + (" · quick mode" if quick else ""))
+    results: dict[str, Any] = {"cpus": os.cpu_count(), "python": platform.python_version(), "quick": quick}
+    sections: list[tuple[str, Callable[[], Any]]] = [
+        ("recording", lambda: recording_overhead(repeats)),
+        ("stdio", lambda: stdio_cold_warm(max(3, repeats // 2))),
+        ("scaling", lambda: scaling(sizes, repeats)),
+        ("app_step", lambda: app_step_change(100 if quick else 1000, 3 if quick else 10)),
+        ("app_startup", app_startup),
+        ("memory", lambda: memory(100 if quick else 10000)),
+    ]
+    for name, fn in sections:
+        value = fn()
+        results[name] = value
+        print(f"\n[{name}]")
+        if isinstance(value, list):
+            keys = [k for k in value[0] if k.endswith("_us_per_hop")]
+            print(f"{'hops':>7} {'file KB':>9} " + " ".join(f"{k.removesuffix('_us_per_hop'):>14}" for k in keys)
+                  + "   (µs per hop)")
+            for row in value:
+                print(f"{row['hops']:>7} {row['file_kb']:>9.0f} " + " ".join(f"{row[k]:>14.1f}" for k in keys))
+            growth = {k: value[-1][k] / value[-2][k] for k in keys}
+            results["scaling_growth"] = growth
+            print("growth of µs/hop over the last size step (≈1 is linear): "
+                  + ", ".join(f"{k.removesuffix('_us_per_hop')} {g:.2f}" for k, g in growth.items()))
+            for row in value:
+                if row["hops"] == 1000:
+                    print(f"1,000-hop frame: {row['dot_frame_ms']:.1f} ms (target < 100: "
+                          f"{'met' if row['dot_frame_ms'] < 100 else 'MISSED'})")
+                if row["hops"] == 10000:
+                    print(f"10,000-hop load: {row['load_validate_ms']:.0f} ms (target < 1000: "
+                          f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})")
+        else:
+            for key, v in value.items():
+                print(f"  {key:28} {v:10.3f}{_verdict(key, v)}")
+    Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwritten: {args.out}")
+    return 0

@@ -1,0 +1,26 @@
+"""The benchmark script runs on tiny sizes and prints every figure (its numbers are not judged here)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_bench_quick_prints_every_figure(tmp_path):
+    out = tmp_path / "results.json"
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = proc.stdout
+    assert text.startswith("machine: ") and " CPUs · Python " in text
+    for figure in ["recorded_over_unrecorded", "recorded_over_bare", "warm_over_memory", "cold_over_warm",
+                   "load_validate", "dot_frame", "hop_table", "mermaid", "html", "growth of µs/hop",
+                   "large_trace_step_ms", "startup_s", "peak_over_file"]:
+        assert figure in text, figure
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert results["recording"]["recorded_ms"] > 0 and len(results["scaling"]) == 2
+    assert all(v > 0 for v in results["memory"].values())
