@@ -34,9 +34,9 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
 
 
-def frame_dict(message: SessionMessage) -> dict[str, Any]:
+def frame_text(message: SessionMessage) -> str:
     """The frame as the stdio transport serialises it."""
-    return json.loads(message.message.model_dump_json(by_alias=True, exclude_unset=True))
+    return message.message.model_dump_json(by_alias=True, exclude_unset=True)
 
 
 def _frame_kind(frame: dict[str, Any]) -> Kind:
@@ -75,7 +75,8 @@ class FrameTap:
         rec = self.recorder
         if not rec.enabled:
             return
-        frame = frame_dict(message)
+        text = frame_text(message)
+        frame = json.loads(text)
         step = 6 if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
             self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
@@ -87,6 +88,7 @@ class FrameTap:
             payload=frame,
             step=step,
             direction="request" if kind == "mcp.request" else "notification",
+            wire_text=text,
             jsonrpc_id=frame.get("id"),
             summary=_summary(frame, None),
         )
@@ -106,7 +108,8 @@ class FrameTap:
                 summary=f"unreadable frame: {type(item).__name__}",
             )
             return
-        frame = frame_dict(item)
+        text = frame_text(item)
+        frame = json.loads(text)
         kind = _frame_kind(frame)
         method, t_start, step = None, None, None
         if kind in ("mcp.response", "mcp.error") and frame.get("id") in self._pending:
@@ -122,6 +125,7 @@ class FrameTap:
                 kind, "response"
             ),
             t_start_ms=t_start,
+            wire_text=text,
             jsonrpc_id=frame.get("id"),
             summary=_summary(frame, method),
         )

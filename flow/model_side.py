@@ -150,6 +150,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             step=step,
             direction="request",
             size=len(raw),
+            wire_text=raw.decode("utf-8", errors="replace") + str(request.url),
             summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
             + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
         )
@@ -197,6 +198,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             direction="response" if ok else "error",
             t_start_ms=request_hop.t_start_ms,
             size=len(raw_body),
+            wire_text=decoded.decode("utf-8", errors="replace"),
             usage=usage if isinstance(usage, dict) else None,
             summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
         )
