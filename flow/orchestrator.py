@@ -24,8 +24,8 @@ from flow import demo_tools
 from flow.mcp_side import Era, FrameTap, McpSession, ServerSpec, TransportName, connect, server_stderr_tail
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
-from flow.trace import Hop, Mode, Trace, TraceMeta
-from flow.translate import ArgumentError, parse_arguments, to_openai_tool, with_strict
+from flow.trace import Actor, Hop, Mode, Trace, TraceMeta
+from flow.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
 
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
 
@@ -163,23 +163,10 @@ class _McpTools:
 
     async def call(self, tool_call: dict[str, Any]) -> str:
         rec = self.rec
-        fn = tool_call["function"]
-        try:
-            request = parse_arguments(
-                fn["name"], fn["arguments"], self.schemas.get(fn["name"]), check_schema=self.options.strict
-            )
-        except ArgumentError as exc:
-            return _argument_error(rec, tool_call, exc)
-        reverse_hop = rec.record(
-            kind="translate.reverse",
-            source="app",
-            target="mcp_client",
-            payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
-            step=5,
-            direction="request",
-            tool_call_id=tool_call["id"],
-            summary=f"call {request.name}({_kv(request.arguments)})",
-        )
+        translated = _reverse_translate(rec, tool_call, self.schemas, strict=self.options.strict, target="mcp_client")
+        if isinstance(translated, str):
+            return translated
+        request, reverse_hop = translated
         try:
             result = await self.client.call_tool(request.name, request.arguments)
         except MCPError as exc:
@@ -256,23 +243,10 @@ class _DirectTools:
 
     async def call(self, tool_call: dict[str, Any]) -> str:
         rec = self.rec
-        fn = tool_call["function"]
-        try:
-            request = parse_arguments(
-                fn["name"], fn["arguments"], self.schemas.get(fn["name"]), check_schema=self.options.strict
-            )
-        except ArgumentError as exc:
-            return _argument_error(rec, tool_call, exc)
-        rec.record(
-            kind="translate.reverse",
-            source="app",
-            target="tool",
-            payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
-            step=5,
-            direction="request",
-            tool_call_id=tool_call["id"],
-            summary=f"call {request.name}({_kv(request.arguments)})",
-        )
+        translated = _reverse_translate(rec, tool_call, self.schemas, strict=self.options.strict, target="tool")
+        if isinstance(translated, str):
+            return translated
+        request, _ = translated
         function = demo_tools.DIRECT_FUNCTIONS.get(request.name)
         invoke = rec.record(
             kind="tool.invoke",
@@ -310,6 +284,28 @@ class _DirectTools:
 
 def _kv(args: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in args.items())
+
+
+def _reverse_translate(
+    rec: Recorder, tool_call: dict[str, Any], schemas: dict[str, dict[str, Any]], *, strict: bool, target: Actor
+) -> tuple[CallRequest, Hop] | str:
+    """Step 5: the tool_call's JSON string becomes a call request; or the error text that goes back to the model."""
+    fn = tool_call["function"]
+    try:
+        request = parse_arguments(fn["name"], fn["arguments"], schemas.get(fn["name"]), check_schema=strict)
+    except ArgumentError as exc:
+        return _argument_error(rec, tool_call, exc)
+    hop = rec.record(
+        kind="translate.reverse",
+        source="app",
+        target=target,
+        payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
+        step=5,
+        direction="request",
+        tool_call_id=tool_call["id"],
+        summary=f"call {request.name}({_kv(request.arguments)})",
+    )
+    return request, hop
 
 
 def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError) -> str:
