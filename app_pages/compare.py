@@ -8,7 +8,7 @@ from flow.compare import figures, per_phase_ms, per_step, summary_rows
 from flow.labels import PHASE_NAMES
 from flow.trace import PHASES
 from flow.providers import EXAMPLE_QUESTIONS
-from ui.i18n import t
+from ui.i18n import column_names, t
 from ui.state import add_run, all_traces, state, trace_title
 from ui.view import diagram, picker
 
@@ -27,7 +27,7 @@ with st.form("run_both"):
                 setattr(app, side, item.key)
                 st.session_state[side] = item.key  # the picker below shows the new run
                 if not result.ok:
-                    st.error(f"{mode}: {result.error}", icon="⚠️")
+                    st.error(f"{mode}: {result.error}", icon=":material/error:")
 
 pick_a, pick_b = st.columns(2)
 with pick_a:
@@ -40,8 +40,9 @@ a, b = items[app.compare_a], items[app.compare_b]
 st.subheader(t("figures", lang))
 fig_col, chart_col = st.columns([3, 2])
 with fig_col:
-    st.dataframe(pd.DataFrame(summary_rows(a.trace, b.trace, lang=lang)).astype({"A": str, "B": str}), hide_index=True,
-                 width="stretch")
+    figures_table = pd.DataFrame(summary_rows(a.trace, b.trace, lang=lang)).astype({"A": str, "B": str})
+    st.dataframe(figures_table.rename(columns=column_names(lang)), hide_index=True, width="stretch",
+                 height=38 + 35 * len(figures_table))
 with chart_col:
     st.caption(t("chart_phase", lang))
     names = [PHASE_NAMES[p][lang] for p in PHASES]
@@ -52,10 +53,14 @@ with chart_col:
     sizes = pd.DataFrame({"tool definitions": [fa.tool_definition_bytes, fb.tool_definition_bytes],
                           "rest of the prompt": [fa.bytes_to_model - fa.tool_definition_bytes,
                                                  fb.bytes_to_model - fb.tool_definition_bytes]}, index=["A", "B"])
+    sizes = sizes.rename(columns=column_names(lang))
     st.bar_chart(sizes, height=200, horizontal=True)
 
 st.subheader(t("by_step", lang))
-st.dataframe(pd.DataFrame(per_step(a.trace, b.trace, lang=lang)), hide_index=True, width="stretch")
+steps_table = pd.DataFrame(per_step(a.trace, b.trace, lang=lang))
+steps_table["phase"] = [PHASE_NAMES[p][lang] for p in steps_table["phase"]]
+st.dataframe(steps_table.rename(columns=column_names(lang)), hide_index=True, width="stretch",
+             height=38 + 35 * len(steps_table))
 
 col_a, col_b = st.columns(2)
 for col, item, name in ((col_a, a, "A"), (col_b, b, "B")):

@@ -6,7 +6,7 @@ import streamlit as st
 
 from flow.labels import ACTOR_NAMES
 from flow.render_text import focus_view, hop_dataframe
-from ui.i18n import t
+from ui.i18n import column_names, t
 from ui.state import all_traces, state
 from ui.view import picker
 
@@ -36,9 +36,12 @@ if needle:
     keep &= [needle in text for text in texts]
 shown = frame[keep]
 st.caption(t("shown", lang, k=len(shown), n=len(frame)) + " · " + t("select_hint", lang))
-event = st.dataframe(shown, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                     key="hops_table", column_config={"summary": st.column_config.TextColumn(width="large")})
-rows = event.selection.rows if event and event.selection else []
+# The table's key follows the filters: a selection names a row position, which a new filter would change.
+filters = json.dumps([app.hops_key, actors, kinds, phases, needle], ensure_ascii=False)
+table = shown.assign(tokens=shown["tokens"].astype("string").fillna("")).rename(columns=column_names(lang))
+event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                     key=f"hops_table_{hash(filters)}", height=min(700, 38 + 35 * len(table)))
+rows = [r for r in (event.selection.rows if event and event.selection else []) if r < len(shown)]
 if rows:
     seq = int(shown.iloc[rows[0]]["seq"])
     hop = trace.hops[seq - 1]

@@ -5,10 +5,11 @@ import os
 import streamlit as st
 
 import flow
-from flow.labels import short_label
+from flow.labels import ACTOR_NAMES, short_label
 from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
 from ui.i18n import t
 from ui.state import add_run, state
+from ui.view import remembered, remembered_value
 
 app = state()
 lang = app.lang
@@ -28,17 +29,18 @@ question = st.text_input(t("question", lang), key="question")
 
 left, right = st.columns(2, gap="large")
 with left:
-    mode = st.radio(t("mode", lang), ["mcp", "direct"], horizontal=True, key="mode",
-                    format_func=lambda m: t(f"mode_{m}", lang))
-    backend = st.radio(t("model", lang), ["mock", "provider"], horizontal=True, key="backend",
-                       format_func=lambda b: t(f"backend_{b}", lang))
+    mode = remembered(st.radio, t("mode", lang), ["mcp", "direct"], horizontal=True, key="mode",
+                      format_func=lambda m: t(f"mode_{m}", lang))
+    backend = remembered(st.radio, t("model", lang), ["mock", "provider"], horizontal=True, key="backend",
+                         format_func=lambda b: t(f"backend_{b}", lang))
     key_value = ""
     preset = None
     if backend == "mock":
-        model_name = st.selectbox(t("mock_behaviour", lang), MOCK_MODELS, key="mock_model")
+        model_name = remembered(st.selectbox, t("mock_behaviour", lang), MOCK_MODELS, key="mock_model",
+                                help=t("mock_help", lang))
         base_url = None
     else:
-        preset = st.selectbox(t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
+        preset = remembered(st.selectbox, t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
         base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}")
         model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
         env_names = [preset.key_env, "OPENAI_API_KEY"]
@@ -48,19 +50,20 @@ with left:
                                   placeholder=t("key_from_env", lang, env=preset.key_env)) or env_key
 with right:
     with st.expander(t("options", lang), expanded=True):
-        choice = st.selectbox(t("tool_choice", lang), ["auto", "none", "required", "named"], key="tool_choice")
+        choice = remembered(st.selectbox, t("tool_choice", lang), ["auto", "none", "required", "named"],
+                            key="tool_choice")
         if choice == "named":
-            choice = st.selectbox(t("named_function", lang), ["get_weather", "calc_work_hours", "best_practice"],
-                                  key="named")
-        c1, c2, c3 = st.columns(3)
-        parallel = c1.checkbox(t("parallel", lang), value=True, key="parallel")
-        strict = c2.checkbox(t("strict", lang), key="strict")
-        stream = c3.checkbox(t("stream", lang), key="stream")
-        era = st.radio(t("era", lang), ["handshake", "modern"], horizontal=True, key="era",
-                       format_func=lambda e: t(f"era_{e}", lang), disabled=mode == "direct")
-        transport = st.radio(t("transport", lang), ["memory", "stdio"], horizontal=True, key="transport",
-                             disabled=mode == "direct")
-        max_rounds = st.number_input(t("max_rounds", lang), 1, 10, 5, key="max_rounds")
+            choice = remembered(st.selectbox, t("named_function", lang),
+                                ["get_weather", "calc_work_hours", "best_practice"], key="named")
+        parallel = remembered_value(st.checkbox, t("parallel", lang), key="parallel", default=True)
+        strict = remembered_value(st.checkbox, t("strict", lang), key="strict", default=False)
+        stream = remembered_value(st.checkbox, t("stream", lang), key="stream", default=False)
+        era = remembered(st.radio, t("era", lang), ["handshake", "modern"], horizontal=True, key="era",
+                         format_func=lambda e: t(f"era_{e}", lang), disabled=mode == "direct")
+        transport = remembered(st.radio, t("transport", lang), ["memory", "stdio"], horizontal=True, key="transport",
+                               disabled=mode == "direct", help=t("transport_help", lang))
+        max_rounds = remembered_value(st.number_input, t("max_rounds", lang), key="max_rounds", default=5,
+                                      min_value=1, max_value=10)
 
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key_value
 if missing_key:
@@ -74,7 +77,8 @@ if st.button(t("run_button", lang), type="primary", disabled=missing_key or not 
     with st.status(t("running", lang), expanded=True) as status:
         def show(hop: flow.Hop) -> None:
             step = "·" if hop.step is None else hop.step
-            status.write(f"`{hop.seq:>3}` **{step}** {hop.source} → {hop.target} · {short_label(hop, 70)}")
+            status.write(f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
+                         f" · {short_label(hop, 70)}")
 
         result = flow.run(question, options=options, model=model, on_hop=show)
         status.update(label=t("run_done" if result.ok else "run_failed", lang), state="complete" if result.ok else "error",
@@ -83,12 +87,16 @@ if st.button(t("run_button", lang), type="primary", disabled=missing_key or not 
     app.run_error = result.error
     if result.ok:
         app.step_key, app.index = item.key, 0
-        st.session_state["step_source"] = "run"
+        app.choices["step_source"] = "run"
+        for code in ("zh", "en"):  # the step page's source radio starts again, from "run"
+            st.session_state.pop(f"step_source_{code}", None)
         st.switch_page("app_pages/step.py")
 
 if app.run_error and app.last_run:
-    st.error(app.run_error, icon="⚠️")
+    st.error(app.run_error, icon=":material/error:")
     if st.button(t("open_step", lang), key="open_failed"):
         app.step_key, app.index = app.last_run, 0
-        st.session_state["step_source"] = "run"
+        app.choices["step_source"] = "run"
+        for code in ("zh", "en"):  # the step page's source radio starts again, from "run"
+            st.session_state.pop(f"step_source_{code}", None)
         st.switch_page("app_pages/step.py")

@@ -8,11 +8,14 @@ import flow
 from flow.labels import PHASE_NAMES
 from ui.i18n import t
 from ui.state import add_upload, all_traces, state
-from ui.view import PRESENTER_CSS, diagram, downloads, hop_panel, hop_json, picker
+from ui.view import PRESENTER_CSS, remembered, diagram, downloads, hop_panel, hop_json, picker
 
 app = state()
 lang = app.lang
 SLIDER = "step_slider"
+# Read the toggles first: the page is laid out for presenter mode (or not) before the toggle is drawn.
+app.presenter = bool(st.session_state.get("presenter", False))
+app.autoplay = bool(st.session_state.get("autoplay", False))
 
 
 def go(index: int) -> None:
@@ -46,8 +49,8 @@ def on_phase() -> None:
 # Where the trace comes from, and the slower controls, live in the sidebar; the page keeps the lesson.
 with st.sidebar:
     st.divider()
-    source = st.radio(t("source", lang), ["sample", "upload", "run"], key="step_source",
-                      format_func=lambda s: t(f"source_{s}", lang))
+    source = remembered(st.radio, t("source", lang), ["sample", "upload", "run"], key="step_source",
+                        format_func=lambda s: t(f"source_{s}", lang))
     if source == "sample":
         samples = [k for k in all_traces(app) if k.startswith("sample:")]
         current = app.step_key if app.step_key in samples else samples[0]
@@ -62,12 +65,11 @@ with st.sidebar:
             except flow.TraceError as exc:
                 app.upload_error = str(exc)
         if app.upload_error:
-            st.error(app.upload_error, icon="⚠️")
+            st.error(app.upload_error, icon=":material/error:")
     elif app.last_run is None:
         st.info(t("no_run_yet", lang))
     else:
         choose(app.last_run)
-    app.autoplay = st.toggle(t("autoplay", lang), key="autoplay")
     app.seconds_per_step = st.select_slider(t("speed", lang), [0.5, 1.0, 1.5, 2.0, 3.0, 5.0],
                                             value=app.seconds_per_step, key="speed")
 
@@ -93,8 +95,10 @@ controls[0].button("◀ " + t("prev", lang), on_click=step_by, args=(-1,), short
                    disabled=app.index == 0, key="prev")
 controls[1].button(t("next", lang) + " ▶", on_click=step_by, args=(1,), shortcut="Right", type="primary",
                    width="stretch", disabled=app.index == n - 1, key="next")
+with controls[2]:
+    st.toggle(t("autoplay", lang), key="autoplay")
 with controls[3]:
-    app.presenter = st.toggle(t("presenter", lang), key="presenter")
+    st.toggle(t("presenter", lang), key="presenter")
 if not app.presenter and n > 1:
     slider_col, phase_col = st.columns([1, 1], vertical_alignment="center")
     slider_col.slider(t("position", lang), 1, n, key=SLIDER, on_change=on_slider, label_visibility="collapsed")
@@ -102,12 +106,16 @@ if not app.presenter and n > 1:
     phase_col.pills(t("jump_phase", lang), phases, key="phase_jump", on_change=on_phase,
                     format_func=lambda p: PHASE_NAMES[p][lang], label_visibility="collapsed")
 
-picture, panel = st.columns([5, 2] if not app.presenter else [5, 3], gap="medium")
+picture, panel = st.columns([5, 2] if not app.presenter else [3, 1], gap="medium")
 with picture:
-    diagram(item, hop.seq, lang, window=12 if app.presenter else 14)
+    diagram(item, hop.seq, lang, window=10 if app.presenter else 14)
 with panel:
     hop_panel(item, hop, lang)
-    hop_json(hop, lang, height=340 if not app.presenter else 240)
+    if app.presenter:
+        with st.expander(t("hop_json", lang)):
+            hop_json(hop, lang, height=300)
+    else:
+        hop_json(hop, lang, height=340)
 if not app.presenter:
     downloads(item, lang)
 

@@ -157,7 +157,7 @@ def app_step_change(n_hops: int, repeats: int) -> dict[str, float]:
 
     def per_click(trace: flow.Trace) -> float:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-        at.radio(key="step_source").set_value("upload").run()
+        at.radio(key="step_source_zh").set_value("upload").run()
         at.file_uploader(key="step_upload").set_value(("t.json", trace.to_json().encode(), "application/json")).run()
         assert not at.exception and not at.error, at.error
         at.slider(key="step_slider").set_value(max(1, len(trace.hops) // 2)).run()

@@ -165,9 +165,11 @@ def to_dot(
         g.node(f"line_{actor}", shape="box", style="dashed", color="#9e9e9e", width="0.001",
                height=f"{-bottom:.3f}", fixedsize="true", pos=_pos(x, bottom / 2))
         for end_name, y in (("head", 0.0), ("foot", bottom)):
+            # Wide enough for the name whatever the renderer thinks a CJK character measures.
+            width = max(1.0, display_width(name) * HEAD_SIZE * 0.6 / 72 + 0.3)
             g.node(f"{end_name}_{actor}", label=f"<<B>{html.escape(name)}</B>>", shape="box", style="rounded,filled",
                    fillcolor="white", color="#505050", penwidth="1.6", fontsize=str(HEAD_SIZE), margin="0.15,0.06",
-                   pos=_pos(x, y))
+                   width=f"{width:.2f}", pos=_pos(x, y))
 
     if extra_top:
         earlier = sum(len(r.hops) for r in all_rows[:start])

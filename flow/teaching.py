@@ -106,8 +106,9 @@ TEXTS: _T = {
         "zh": "看到工具结果后，模型写出最终回答：content 文本，finish_reason 为 \"stop\"。",
     },
     "step10": {
-        "en": "The app shows the answer to the user. Two model calls were needed for one round of tools.",
-        "zh": "应用把回答展示给用户。一轮工具调用需要两次模型请求。",
+        "en": "The app shows the answer to the user. Count the model calls in this trace: every round of tools "
+        "costs one request to decide, and one more request writes the answer.",
+        "zh": "应用把回答展示给用户。数一数这次运行的模型请求：每一轮工具调用都要一次请求来做决定，最后还要一次请求来写回答。",
     },
     "step10.error": {
         "en": "The run could not finish. The app tells the user in one line instead of an answer; the trace keeps "

@@ -60,7 +60,7 @@ def test_choosing_another_sample_starts_at_its_first_hop():
 def test_the_run_page_completes_a_mock_run_and_opens_it(mode):
     at = app()
     at.switch_page("app_pages/run.py").run()
-    at.radio(key="mode").set_value(mode).run()
+    at.radio(key="mode_en").set_value(mode).run()
     at.button(key="run").click().run()
     assert not at.exception, at.exception
     state = at.session_state["app"]
@@ -78,7 +78,7 @@ def test_a_failing_run_shows_one_line_and_keeps_earlier_results():
     at.button(key="run").click().run()
     first = at.session_state["app"].last_run
     at.switch_page("app_pages/run.py").run()
-    at.selectbox(key="mock_model").set_value("mock-error-401").run()
+    at.selectbox(key="mock_model_en").set_value("mock-error-401").run()
     at.button(key="run").click().run()
     assert not at.exception
     assert "HTTP 401" in at.error[0].value and "\n" not in at.error[0].value
@@ -91,7 +91,7 @@ def test_compare_shows_both_traces_and_the_figures():
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
     figures = at.dataframe[0].value
-    calls = figures[figures["figure"] == "model calls"].iloc[0]
+    calls = figures[figures["figure"] == "model calls"].iloc[0]  # English headers: app() chose en
     assert (calls["A"], calls["B"]) == ("2", "2")
     frames = figures[figures["figure"] == "wire frames (JSON-RPC + HTTP)"].iloc[0]
     assert int(frames["A"]) < int(frames["B"])
@@ -130,7 +130,7 @@ def test_the_hop_table_filters_and_searches():
 )
 def test_a_broken_upload_shows_the_error_and_keeps_the_app_working(content, message):
     at = app()
-    at.radio(key="step_source").set_value("upload").run()
+    at.radio(key="step_source_en").set_value("upload").run()
     at.file_uploader(key="step_upload").set_value(("broken.json", content, "application/json")).run()
     assert not at.exception
     assert message in at.error[0].value
@@ -139,7 +139,7 @@ def test_a_broken_upload_shows_the_error_and_keeps_the_app_working(content, mess
 
 def test_a_good_upload_is_stepped_through():
     at = app()
-    at.radio(key="step_source").set_value("upload").run()
+    at.radio(key="step_source_en").set_value("upload").run()
     data = (ROOT / "sample_traces" / "two-cities-parallel.json").read_bytes()
     at.file_uploader(key="step_upload").set_value(("mine.json", data, "application/json")).run()
     assert not at.error and "hop 1 of 22" in header(at)
@@ -151,3 +151,42 @@ def test_presenter_mode_hides_everything_but_previous_and_next():
     assert not at.exception
     assert [b.key for b in at.main.button] == ["prev", "next"]
     assert not at.main.slider and not at.download_button
+
+
+def test_selecting_a_hop_then_filtering_never_shows_a_stale_row():
+    at = app()
+    at.switch_page("app_pages/hops.py").run()
+    at.text_input(key="f_search").set_value("initialize").run()
+    assert not at.exception and len(at.dataframe[0].value) == 3
+
+
+def test_switching_language_keeps_the_run_choices():
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="mode_en").set_value("direct").run()
+    at.radio(key="lang_choice").set_value("zh").run()
+    assert at.radio(key="mode_zh").value == "direct"
+    at.button(key="run").click().run()
+    state = at.session_state["app"]
+    assert state.loaded[state.last_run].trace.meta.mode == "direct"
+
+
+def test_presenter_mode_on_and_off_keeps_the_place():
+    at = app()
+    for _ in range(3):
+        at.button(key="next").click().run()
+    at.toggle(key="presenter").set_value(True).run()
+    at.button(key="next").click().run()
+    assert "hop 5 of 18" in header(at)
+    at.toggle(key="presenter").set_value(False).run()
+    assert "hop 5 of 18" in header(at) and at.slider(key="step_slider").value == 5
+    at.button(key="next").click().run()
+    assert "hop 6 of 18" in header(at)
+
+
+def test_chinese_tables_have_chinese_headers():
+    at = app("zh")
+    at.switch_page("app_pages/compare.py").run()
+    assert list(at.dataframe[0].value.columns) == ["指标", "A", "B"]
+    at.switch_page("app_pages/hops.py").run()
+    assert list(at.dataframe[0].value.columns)[:3] == ["序号", "步骤", "阶段"]

@@ -136,3 +136,16 @@ def test_presenter_mode_at_projector_size(browser, app_url):
         page.locator(".st-key-next button").click()
         expect(_header(page)).to_contain_text(f"第 {i}/18 跳")
     _shot(page, "presenter-zh-1280x720.png")
+
+
+def test_switching_language_keeps_what_was_chosen_on_the_run_page(browser, app_url):
+    context = browser.new_context(locale="en-US", viewport={"width": 1600, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(f"{app_url}/run")
+    page.locator(".st-key-mode_en").get_by_text("Direct function calling").click()
+    page.locator(".st-key-lang_choice").get_by_text("中文").click()
+    expect(page.locator(".st-key-mode_zh")).to_contain_text("直接函数调用")
+    expect(page.locator(".st-key-mode_zh input[type='radio']").nth(1)).to_be_checked()
+    page.locator(".st-key-run button").click()
+    expect(_header(page)).to_contain_text("第 1/11 跳")  # a direct-mode run has 11 hops; MCP has 18

@@ -35,8 +35,8 @@ TEXT: dict[str, dict[Lang, str]] = {
     "strict": {"zh": "strict 模式（严格 Schema）", "en": "strict schemas"},
     "stream": {"zh": "流式输出", "en": "Stream"},
     "era": {"zh": "MCP 协议时代", "en": "MCP protocol era"},
-    "era_handshake": {"zh": "握手（initialize）", "en": "handshake (initialize)"},
-    "era_modern": {"zh": "无状态（server/discover，2026-07-28）", "en": "stateless (server/discover, 2026-07-28)"},
+    "era_handshake": {"zh": "handshake（initialize 握手）", "en": "handshake (initialize)"},
+    "era_modern": {"zh": "modern（server/discover，2026-07-28）", "en": "modern (server/discover, 2026-07-28)"},
     "transport": {"zh": "传输方式", "en": "Transport"},
     "max_rounds": {"zh": "最多工具轮数", "en": "Max tool rounds"},
     "run_button": {"zh": "运行", "en": "Run"},
@@ -60,6 +60,8 @@ TEXT: dict[str, dict[Lang, str]] = {
     "autoplay": {"zh": "自动播放", "en": "Autoplay"},
     "speed": {"zh": "每步秒数", "en": "Seconds per step"},
     "presenter": {"zh": "演示模式", "en": "Presenter mode"},
+    "transport_help": {"zh": "memory：服务器在本进程内；stdio：服务器是子进程，通过标准输入输出通信", "en": "memory: the server runs in this process; stdio: the server is a subprocess talking over stdin/stdout"},
+    "mock_help": {"zh": "mock 正常；mock-bad-json 参数不是 JSON；mock-bad-args 缺少必填参数；mock-wrong-tool 调用不存在的工具；mock-error-* 返回该 HTTP 错误；mock-slow 5 秒后才回答", "en": "mock behaves; mock-bad-json sends arguments that are not JSON; mock-bad-args misses a required field; mock-wrong-tool calls a tool that does not exist; mock-error-* answers with that HTTP error; mock-slow answers after 5 s"},
     "step_of": {"zh": "步骤 {number} · 第 {i}/{n} 跳", "en": "Step {number} · hop {i} of {n}"},
     "why": {"zh": "发生了什么", "en": "What happens"},
     "hop_json": {"zh": "这一跳的 JSON", "en": "This hop's JSON"},
@@ -87,6 +89,19 @@ TEXT: dict[str, dict[Lang, str]] = {
     "shown": {"zh": "显示 {k} / {n} 跳", "en": "{k} of {n} hops shown"},
     "trace": {"zh": "Trace", "en": "Trace"},
 }
+
+
+COLUMNS: dict[str, str] = {
+    "seq": "序号", "step": "步骤", "phase": "阶段", "from": "从", "to": "到", "kind": "类型", "summary": "摘要",
+    "ms": "毫秒", "bytes": "字节", "tokens": "token", "figure": "指标", "what": "内容", "hops A": "A 跳数",
+    "hops B": "B 跳数", "wire frames A": "A 线路帧", "wire frames B": "B 线路帧", "ms A": "A 毫秒", "ms B": "B 毫秒",
+    "only in A": "仅 A 有", "only in B": "仅 B 有", "tool definitions": "工具定义", "rest of the prompt": "其余提示词",
+}
+
+
+def column_names(lang: Lang) -> dict[str, str]:
+    """Table headers in the interface language (the data keeps its English keys)."""
+    return COLUMNS if lang == "zh" else {}
 
 
 def t(key: str, lang: Lang, **values: object) -> str:

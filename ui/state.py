@@ -40,6 +40,7 @@ class AppState:
     seconds_per_step: float = 2.0
     upload_error: str | None = None
     run_error: str | None = None
+    choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
 
 
 def state() -> AppState:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import graphviz
 import streamlit as st
 
@@ -12,7 +15,7 @@ from flow.render_html import to_html
 from flow.render_text import focus_view
 from flow.teaching import teaching_text
 from ui.i18n import t
-from ui.state import AppState, Loaded, all_traces, trace_title
+from ui.state import AppState, Loaded, all_traces, state, trace_title
 
 WINDOW = 36  # arrows drawn around the current hop; a long trace gets the overview strip too
 
@@ -61,7 +64,7 @@ def hop_header(item: Loaded, hop: flow.Hop, lang: Lang) -> str:
 def hop_panel(item: Loaded, hop: flow.Hop, lang: Lang) -> None:
     st.markdown(f"#### {hop_header(item, hop, lang)}")
     st.markdown(f"**`{hop.kind}`** · {short_label(hop, 80)}")
-    st.info(teaching_text(hop, lang), icon="💡")
+    st.info(teaching_text(hop, lang), icon=":material/lightbulb:")
 
 
 def hop_json(hop: flow.Hop, lang: Lang, *, height: int = 300) -> None:
@@ -70,14 +73,41 @@ def hop_json(hop: flow.Hop, lang: Lang, *, height: int = 300) -> None:
         st.json(focus_view(hop), expanded=2)
 
 
+def remembered(widget: Any, label: str, options: Sequence[Any], *, key: str, default: Any = None, **kwargs: Any) -> Any:
+    """A radio or selectbox whose choice survives a language switch.
+
+    Its labels change with the language, and a browser shows a widget whose options changed under
+    the same key with nothing selected; so each language gets its own widget (`{key}_{lang}`), and
+    the choice itself lives in the app state, under `key`."""
+    app = state()
+    value = app.choices.get(key, default)
+    index = list(options).index(value) if value in options else 0
+    widget_key = f"{key}_{app.lang}"
+
+    def remember() -> None:
+        app.choices[key] = st.session_state[widget_key]
+
+    return widget(label, options, index=index, key=widget_key, on_change=remember, **kwargs)
+
+
+def remembered_value(widget: Any, label: str, *, key: str, default: Any, **kwargs: Any) -> Any:
+    """The same for widgets with a `value` (checkbox, toggle, number input)."""
+    app = state()
+    widget_key = f"{key}_{app.lang}"
+
+    def remember() -> None:
+        app.choices[key] = st.session_state[widget_key]
+
+    return widget(label, value=app.choices.get(key, default), key=widget_key, on_change=remember, **kwargs)
+
+
 def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
     """Choose among samples, uploads and runs; returns the chosen key."""
     items = all_traces(app)
     keys = list(items)
     if st.session_state.get(key) not in keys:
         st.session_state[key] = selected if selected in keys else keys[0]
-    return st.selectbox(label, keys, key=key,
-                        format_func=lambda k: f"{trace_title(items[k], app.lang)}  ·  {items[k].trace.meta.mode.upper()}")
+    return st.selectbox(label, keys, key=key, format_func=lambda k: trace_title(items[k], app.lang))
 
 
 def downloads(item: Loaded, lang: Lang) -> None:
@@ -108,7 +138,7 @@ PRESENTER_CSS = """
 <style>
 html, body, [class*="st-"] { font-size: 22px; }
 .stMarkdown p, .stMarkdown li, .stAlert p { font-size: 1.25rem !important; line-height: 1.45; }
-.stMarkdown h4 { font-size: 1.8rem !important; }
+.stMarkdown h4 { font-size: 1.6rem !important; }
 button p { font-size: 1.4rem !important; }
 section[data-testid="stSidebar"] { display: none; }
 </style>
