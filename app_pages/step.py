@@ -106,15 +106,18 @@ if not app.presenter and n > 1:
     phase_col.pills(t("jump_phase", lang), phases, key="phase_jump", on_change=on_phase,
                     format_func=lambda p: PHASE_NAMES[p][lang], label_visibility="collapsed")
 
-picture, panel = st.columns([5, 2] if not app.presenter else [3, 1], gap="medium")
-with picture:
-    diagram(item, hop.seq, lang, window=10 if app.presenter else 14)
-with panel:
-    hop_panel(item, hop, lang)
-    if app.presenter:
-        with st.expander(t("hop_json", lang)):
-            hop_json(hop, lang, height=300)
-    else:
+if app.presenter:
+    # The back of the room reads the sentence first, then a wide picture: both span the page.
+    hop_panel(item, hop, lang, compact=True)
+    diagram(item, hop.seq, lang, window=8, lead=1)
+    with st.expander(t("hop_json", lang)):
+        hop_json(hop, lang, height=300)
+else:
+    picture, panel = st.columns([5, 2], gap="medium")
+    with picture:
+        diagram(item, hop.seq, lang, window=14)
+    with panel:
+        hop_panel(item, hop, lang)
         hop_json(hop, lang, height=340)
 if not app.presenter:
     downloads(item, lang)

@@ -92,11 +92,11 @@ def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
     return out
 
 
-def _window(all_rows: list[Row], current: int | None, window: int | None) -> tuple[int, int]:
+def _window(all_rows: list[Row], current: int | None, window: int | None, lead: int | None) -> tuple[int, int]:
     if window is None or len(all_rows) <= window:
         return 0, len(all_rows)
     idx = next((i for i, r in enumerate(all_rows) if current is not None and r.holds(current)), 0)
-    start = max(0, min(idx - window // 3, len(all_rows) - window))
+    start = max(0, min(idx - (window // 3 if lead is None else lead), len(all_rows) - window))
     return start, start + window
 
 
@@ -117,13 +117,15 @@ def to_dot(
     window: int | None = 40,
     lang: Lang = "en",
     collapse_chunks: bool = True,
+    lead: int | None = None,
 ) -> str:
     """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
-    earlier hops drawn normally, later ones faded."""
+    earlier hops drawn normally, later ones faded. `lead` arrows come before the current one
+    in a window (default: a third of it)."""
     cols = trace_lifelines(trace)
     x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
     all_rows = rows(trace, collapse_chunks=collapse_chunks)
-    start, end = _window(all_rows, current, window)
+    start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]
     extra_top = 1 if start > 0 else 0
     n_lines = len(shown) + extra_top + (1 if end < len(all_rows) else 0)

@@ -21,8 +21,8 @@ WINDOW = 36  # arrows drawn around the current hop; a long trace gets the overvi
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _dot(key: str, current: int | None, lang: Lang, window: int | None, _trace: flow.Trace) -> str:
-    return to_dot(_trace, current=current, window=window, lang=lang)
+def _dot(key: str, current: int | None, lang: Lang, window: int | None, lead: int | None, _trace: flow.Trace) -> str:
+    return to_dot(_trace, current=current, window=window, lang=lang, lead=lead)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -46,9 +46,9 @@ DIAGRAM_CSS = f"""<style>
 </style>"""
 
 
-def diagram(item: Loaded, current: int | None, lang: Lang, *, window: int | None = WINDOW) -> None:
+def diagram(item: Loaded, current: int | None, lang: Lang, *, window: int | None = WINDOW, lead: int | None = None) -> None:
     st.html(DIAGRAM_CSS)
-    dot = _dot(item.key, current, lang, window, item.trace)
+    dot = _dot(item.key, current, lang, window, lead, item.trace)
     st.graphviz_chart(graphviz.Source(dot, engine="neato"), width="stretch")
     if window is not None and len(item.trace.hops) > window:
         st.caption(t("overview", lang))
@@ -61,9 +61,10 @@ def hop_header(item: Loaded, hop: flow.Hop, lang: Lang) -> str:
     return f"{where} · {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
 
 
-def hop_panel(item: Loaded, hop: flow.Hop, lang: Lang) -> None:
+def hop_panel(item: Loaded, hop: flow.Hop, lang: Lang, *, compact: bool = False) -> None:
     st.markdown(f"#### {hop_header(item, hop, lang)}")
-    st.markdown(f"**`{hop.kind}`** · {short_label(hop, 80)}")
+    if not compact:  # the presenter's diagram already says it, in larger letters
+        st.markdown(f"**`{hop.kind}`** · {short_label(hop, 80)}")
     st.info(teaching_text(hop, lang), icon=":material/lightbulb:")
 
 
