@@ -64,6 +64,8 @@ with right:
                                disabled=mode == "direct", help=t("transport_help", lang))
         max_rounds = remembered_value(st.number_input, t("max_rounds", lang), key="max_rounds", default=5,
                                       min_value=1, max_value=10)
+        fault = remembered(st.radio, t("server_fault", lang), ["none", "die", "hang"], horizontal=True,
+                           key="server_fault", format_func=lambda f: t(f"fault_{f}", lang), disabled=mode == "direct")
 
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key_value
 if missing_key:
@@ -71,7 +73,8 @@ if missing_key:
 
 if st.button(t("run_button", lang), type="primary", disabled=missing_key or not question.strip(), key="run"):
     options = flow.RunOptions(mode=mode, tool_choice=choice, parallel=parallel, strict=strict, stream=stream,
-                              max_rounds=int(max_rounds), era=era, transport=transport)
+                              max_rounds=int(max_rounds), era=era, transport=transport,
+                              server_fault=fault if mode == "mcp" else "none", mcp_timeout_s=5.0)
     model = (flow.ModelConfig(model=model_name) if backend == "mock" else
              flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key_value or None))
     with st.status(t("running", lang), expanded=True) as status:

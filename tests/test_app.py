@@ -190,3 +190,13 @@ def test_chinese_tables_have_chinese_headers():
     assert list(at.dataframe[0].value.columns) == ["指标", "A", "B"]
     at.switch_page("app_pages/hops.py").run()
     assert list(at.dataframe[0].value.columns)[:3] == ["序号", "步骤", "阶段"]
+
+
+def test_a_dead_mcp_server_is_one_line_on_the_run_page():
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="transport_en").set_value("stdio").run()
+    at.radio(key="server_fault_en").set_value("die").run()
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert "closed the connection during tools/call get_weather" in at.error[0].value
