@@ -1,6 +1,7 @@
 """Run one question live, watch each hop arrive, then open it in the step-through view."""
 
 import os
+import queue
 
 import streamlit as st
 
@@ -8,7 +9,7 @@ import flow
 from flow.labels import ACTOR_NAMES, short_label
 from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
 from ui.i18n import t
-from ui.state import add_run, state
+from ui.state import add_run, state, warm_session
 from ui.view import remembered, remembered_value
 
 app = state()
@@ -66,6 +67,9 @@ with right:
                                       min_value=1, max_value=10)
         fault = remembered(st.radio, t("server_fault", lang), ["none", "die", "hang"], horizontal=True,
                            key="server_fault", format_func=lambda f: t(f"fault_{f}", lang), disabled=mode == "direct")
+        keep_warm = remembered_value(st.checkbox, t("keep_warm", lang), key="keep_warm", default=False,
+                                     help=t("keep_warm_help", lang),
+                                     disabled=mode == "direct" or transport != "stdio" or fault != "none")
 
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key_value
 if missing_key:
@@ -83,7 +87,18 @@ if st.button(t("run_button", lang), type="primary", disabled=missing_key or not 
             status.write(f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
                          f" · {short_label(hop, 70)}")
 
-        result = flow.run(question, options=options, model=model, on_hop=show)
+        if keep_warm and mode == "mcp" and transport == "stdio" and fault == "none":
+            # The warm session runs on its own thread; its hops come back through a queue to this one.
+            arrived: queue.Queue[flow.Hop] = queue.Queue()
+            pending = warm_session(app, era).submit(question, options=options, model=model, on_hop=arrived.put)
+            while not pending.done() or not arrived.empty():
+                try:
+                    show(arrived.get(timeout=0.05))
+                except queue.Empty:
+                    pass
+            result = pending.result()
+        else:
+            result = flow.run(question, options=options, model=model, on_hop=show)
         status.update(label=t("run_done" if result.ok else "run_failed", lang), state="complete" if result.ok else "error",
                       expanded=not result.ok)
     item = add_run(app, result.trace)

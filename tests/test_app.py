@@ -200,3 +200,18 @@ def test_a_dead_mcp_server_is_one_line_on_the_run_page():
     at.button(key="run").click().run()
     assert not at.exception
     assert "closed the connection during tools/call get_weather" in at.error[0].value
+
+
+def test_the_run_page_can_keep_the_stdio_server_warm():
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="transport_en").set_value("stdio").run()
+    at.checkbox(key="keep_warm_en").check().run()
+    for _ in range(2):
+        at.switch_page("app_pages/run.py").run()
+        at.button(key="run").click().run()
+        assert not at.exception
+    state = at.session_state["app"]
+    runs = [item.trace for key, item in state.loaded.items() if key.startswith("run:")]
+    assert len(runs) == 2 and all(r.meta.outcome == "ok" and r.meta.server["reused_session"] for r in runs)
+    state.warm["handshake"].close()

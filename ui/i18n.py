@@ -39,6 +39,8 @@ TEXT: dict[str, dict[Lang, str]] = {
     "era_modern": {"zh": "modern（server/discover，2026-07-28）", "en": "modern (server/discover, 2026-07-28)"},
     "transport": {"zh": "传输方式", "en": "Transport"},
     "max_rounds": {"zh": "最多工具轮数", "en": "Max tool rounds"},
+    "keep_warm": {"zh": "保持 stdio 服务器运行（更快）", "en": "Keep the stdio server running (faster)"},
+    "keep_warm_help": {"zh": "之后的运行复用同一个 MCP 会话，因此不再显示握手", "en": "Later runs reuse one MCP session, so they show no handshake"},
     "server_fault": {"zh": "让演示服务器出故障", "en": "Make the demo server fail"},
     "fault_none": {"zh": "不", "en": "no"},
     "fault_die": {"zh": "调用时崩溃", "en": "die on tools/call"},

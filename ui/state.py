@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import weakref
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,8 @@ import streamlit as st
 
 import flow
 from flow.labels import Lang
+from flow.mcp_side import Era, ServerSpec
+from flow.warm import WarmSession
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_traces"
 
@@ -41,6 +44,16 @@ class AppState:
     upload_error: str | None = None
     run_error: str | None = None
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
+    warm: dict[str, WarmSession] = field(default_factory=dict)  # open stdio sessions, by era
+
+
+def warm_session(app: AppState, era: Era) -> WarmSession:
+    """This browser session's kept-open stdio server for an era; closed when the session goes away."""
+    if era not in app.warm:
+        warm = WarmSession(ServerSpec(transport="stdio"), era=era)
+        app.warm[era] = warm
+        weakref.finalize(app, warm.close)
+    return app.warm[era]
 
 
 def state() -> AppState:

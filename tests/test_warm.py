@@ -1,0 +1,43 @@
+"""A stdio session kept open across runs: the same server process answers, and closing reaps it."""
+
+from __future__ import annotations
+
+import subprocess
+
+from flow import ModelConfig, RunOptions
+from flow.mcp_side import ServerSpec
+from flow.warm import WarmSession
+
+
+def _demo_servers() -> int:
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return sum("flow.demo_server" in line for line in out.splitlines())
+
+
+def test_runs_share_one_server_process_and_close_reaps_it():
+    before = _demo_servers()
+    warm = WarmSession(ServerSpec(transport="stdio"), era="handshake")
+    try:
+        first = warm.run("北京今天天气怎么样？", options=RunOptions(transport="stdio"), model=ModelConfig())
+        second = warm.run("北京和上海今天天气怎么样？", options=RunOptions(transport="stdio"), model=ModelConfig())
+        assert first.ok and second.ok, (first.error, second.error)
+        assert _demo_servers() == before + 1
+        for result in (first, second):
+            assert result.trace.meta.server["reused_session"] is True
+            methods = [h.payload.get("method") for h in result.trace.hops if h.kind == "mcp.request"]
+            assert "initialize" not in methods and methods[0] == "tools/list"
+        ids = [h.jsonrpc_id for r in (first, second) for h in r.trace.hops if h.kind == "mcp.request"]
+        assert ids == sorted(ids) and len(set(ids)) == len(ids)  # one session: its ids keep counting up
+    finally:
+        warm.close()
+    assert _demo_servers() == before
+
+
+def test_a_dead_server_is_reported_and_the_next_run_gets_a_new_one():
+    warm = WarmSession(ServerSpec(transport="stdio", fault="die"), era="handshake")
+    try:
+        result = warm.run("北京今天天气怎么样？", options=RunOptions(transport="stdio"), model=ModelConfig())
+        assert not result.ok and "closed the connection" in result.error
+        assert not warm.open
+    finally:
+        warm.close()
