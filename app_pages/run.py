@@ -26,7 +26,10 @@ def use_example() -> None:
 
 st.session_state.setdefault("question", EXAMPLE_QUESTIONS[0])
 st.pills(t("examples", lang), EXAMPLE_QUESTIONS, key="example", on_change=use_example)
-question = st.text_input(t("question", lang), key="question")
+ask, go = st.columns([6, 1], vertical_alignment="bottom")
+question = ask.text_input(t("question", lang), key="question")
+run_slot = go.empty()  # the Run button sits beside the question, drawn once its options are known
+progress = st.container()  # and the hops, as they happen, right under it
 
 left, right = st.columns(2, gap="large")
 with left:
@@ -75,13 +78,14 @@ missing_key = backend == "provider" and preset is not None and preset.needs_key 
 if missing_key:
     st.warning(t("no_key", lang, env=preset.key_env if preset else "OPENAI_API_KEY"))
 
-if st.button(t("run_button", lang), type="primary", disabled=missing_key or not question.strip(), key="run"):
+if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or not question.strip(), key="run",
+                   width="stretch"):
     options = flow.RunOptions(mode=mode, tool_choice=choice, parallel=parallel, strict=strict, stream=stream,
                               max_rounds=int(max_rounds), era=era, transport=transport,
                               server_fault=fault if mode == "mcp" else "none", mcp_timeout_s=5.0)
     model = (flow.ModelConfig(model=model_name) if backend == "mock" else
              flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key_value or None))
-    with st.status(t("running", lang), expanded=True) as status:
+    with progress.status(t("running", lang), expanded=True) as status:
         def show(hop: flow.Hop) -> None:
             step = "·" if hop.step is None else hop.step
             status.write(f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
