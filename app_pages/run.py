@@ -115,8 +115,8 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
         st.switch_page("app_pages/step.py")
 
 if app.run_error and app.last_run:
-    st.error(app.run_error, icon=":material/error:")
-    if st.button(t("open_step", lang), key="open_failed"):
+    progress.error(app.run_error, icon=":material/error:")
+    if progress.button(t("open_step", lang), key="open_failed"):
         app.step_key, app.index = app.last_run, 0
         app.choices["step_source"] = "run"
         for code in ("zh", "en"):  # the step page's source radio starts again, from "run"
