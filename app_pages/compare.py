@@ -27,7 +27,7 @@ with st.form("run_both"):
                 setattr(app, side, item.key)
                 st.session_state[side] = item.key  # the picker below shows the new run
                 if not result.ok:
-                    st.error(f"{mode}: {result.error}", icon=":material/error:")
+                    st.error(f"{mode}: {result.error_in(lang)}", icon=":material/error:")
 
 pick_a, pick_b = st.columns(2)
 with pick_a:

@@ -106,7 +106,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
         status.update(label=t("run_done" if result.ok else "run_failed", lang), state="complete" if result.ok else "error",
                       expanded=not result.ok)
     item = add_run(app, result.trace)
-    app.run_error = result.error
+    app.run_error = None if result.ok else {"en": result.error_in("en") or "", "zh": result.error_in("zh") or ""}
     if result.ok:
         app.step_key, app.index = item.key, 0
         app.choices["step_source"] = "run"
@@ -115,7 +115,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
         st.switch_page("app_pages/step.py")
 
 if app.run_error and app.last_run:
-    progress.error(app.run_error, icon=":material/error:")
+    progress.error(app.run_error[lang], icon=":material/error:")
     if progress.button(t("open_step", lang), key="open_failed"):
         app.step_key, app.index = app.last_run, 0
         app.choices["step_source"] = "run"

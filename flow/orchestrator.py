@@ -24,6 +24,7 @@ from flow import demo_tools
 from flow.mcp_side import Era, FrameTap, McpSession, ServerSpec, TransportName, connect, server_stderr_tail
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
+from flow.labels import Lang
 from flow.trace import Actor, Hop, Mode, Trace, TraceMeta
 from flow.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
 
@@ -71,9 +72,17 @@ class RunResult:
     def ok(self) -> bool:
         return self.error is None
 
+    def error_in(self, lang: Lang) -> str | None:
+        """The failure line in the interface's language."""
+        return (self.trace.meta.error_zh or self.error) if lang == "zh" else self.error
+
 
 class FlowAbort(Exception):
-    """Ends a run early; the message is the one line the user sees."""
+    """Ends a run early; the message is the one line the user sees (`zh` the same in Chinese)."""
+
+    def __init__(self, message: str, zh: str | None = None) -> None:
+        super().__init__(message)
+        self.zh = zh or message
 
 
 @dataclass
@@ -172,10 +181,16 @@ class _McpTools:
         except MCPError as exc:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
+                hung = exc.code == REQUEST_TIMEOUT
                 line = (
                     f"the MCP server did not answer tools/call {request.name} within {self.options.mcp_timeout_s:g} s"
-                    if exc.code == REQUEST_TIMEOUT
+                    if hung
                     else f"the MCP server closed the connection during tools/call {request.name} (its process ended)"
+                )
+                line_zh = (
+                    f"MCP 服务器在 {self.options.mcp_timeout_s:g} 秒内没有回答 tools/call {request.name}"
+                    if hung
+                    else f"MCP 服务器在 tools/call {request.name} 期间关闭了连接（进程已退出）"
                 )
                 rec.record(
                     kind="error",
@@ -189,7 +204,7 @@ class _McpTools:
                     tool_call_id=tool_call["id"],
                     summary=line,
                 )
-                raise FlowAbort(line) from None
+                raise FlowAbort(line, line_zh) from None
             error = {"code": exc.code, "message": exc.message}
             rec.record(
                 kind="tool.result",
@@ -225,7 +240,8 @@ class _DirectTools:
 
     async def list(self) -> _Setup:
         if self.options.resources or self.options.prompt:
-            raise FlowAbort("resources and prompts are MCP features; use --mode mcp to read or fetch them")
+            raise FlowAbort("resources and prompts are MCP features; use --mode mcp to read or fetch them",
+                            "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们")
         tools = demo_tools.DIRECT_TOOL_SCHEMAS
         if self.options.strict:
             tools = [with_strict(t) for t in tools]
@@ -371,35 +387,50 @@ def _leaf(exc: BaseException) -> BaseException:
 
 def explain(exc: BaseException, options: RunOptions, model: ModelConfig) -> str:
     """One line a user can act on, for anything that stopped a run."""
+    return explain_both(exc, options, model)["en"]
+
+
+def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) -> dict[Lang, str]:
+    """The same line in English and in Chinese."""
     exc = _leaf(exc)
     if isinstance(exc, FlowAbort):
-        return str(exc)
+        return {"en": str(exc), "zh": exc.zh}
     if isinstance(exc, openai.APIStatusError):
         detail = ""
         body = exc.body if isinstance(exc.body, dict) else {}
         err = body.get("error", body) if isinstance(body, dict) else {}
         if isinstance(err, dict):
-            detail = str(err.get("message") or "")
-        hint = {401: "check the API key", 403: "check the key's permissions", 404: "check the model name and base URL",
-                429: "rate limited: wait and retry, or lower the request rate"}.get(exc.status_code, "")
-        return f"the model endpoint answered HTTP {exc.status_code}: {detail or exc.message}" + (f" ({hint})" if hint else "")
+            detail = str(err.get("message") or "") or exc.message
+        hint_en, hint_zh = {
+            401: ("check the API key", "请检查 API Key"),
+            403: ("check the key's permissions", "请检查这个 Key 的权限"),
+            404: ("check the model name and base URL", "请检查模型名称和 Base URL"),
+            429: ("rate limited: wait and retry, or lower the request rate", "触发限流：稍后重试，或降低请求频率"),
+        }.get(exc.status_code, ("", ""))
+        return {
+            "en": f"the model endpoint answered HTTP {exc.status_code}: {detail}" + (f" ({hint_en})" if hint_en else ""),
+            "zh": f"模型接口返回 HTTP {exc.status_code}：{detail}" + (f"（{hint_zh}）" if hint_zh else ""),
+        }
     if isinstance(exc, openai.APITimeoutError):
-        return f"the model endpoint did not answer within {model.timeout_s:g} s"
+        return {"en": f"the model endpoint did not answer within {model.timeout_s:g} s",
+                "zh": f"模型接口在 {model.timeout_s:g} 秒内没有回答"}
     if isinstance(exc, openai.APIConnectionError):
-        return f"cannot reach the model endpoint at {model.describe()['base_url']}: {exc.__cause__ or exc}"
-    if isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT:
-        return f"the MCP server did not answer within {options.mcp_timeout_s:g} s ({exc.message})"
-    if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
-        return "the MCP server closed the connection (its process may have ended)"
+        url, cause = model.describe()["base_url"], exc.__cause__ or exc
+        return {"en": f"cannot reach the model endpoint at {url}: {cause}", "zh": f"无法连接模型接口 {url}：{cause}"}
+    if isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT or isinstance(exc, TimeoutError):
+        return {"en": f"the MCP server did not answer within {options.mcp_timeout_s:g} s ({exc})",
+                "zh": f"MCP 服务器在 {options.mcp_timeout_s:g} 秒内没有回答（{exc}）"}
+    if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED or isinstance(
+        exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)
+    ):
+        return {"en": "the MCP server closed the connection (its process may have ended)",
+                "zh": "MCP 服务器关闭了连接（进程可能已退出）"}
     if isinstance(exc, MCPError):
-        return f"the MCP server answered with error {exc.code}: {exc.message}"
-    if isinstance(exc, TimeoutError):
-        return f"the MCP server did not answer within {options.mcp_timeout_s:g} s"
-    if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)):
-        return "the MCP server closed the connection (its process may have died)"
+        return {"en": f"the MCP server answered with error {exc.code}: {exc.message}",
+                "zh": f"MCP 服务器返回错误 {exc.code}：{exc.message}"}
     if isinstance(exc, OSError):
-        return f"cannot start the MCP server: {exc}"
-    return f"{type(exc).__name__}: {exc}"
+        return {"en": f"cannot start the MCP server: {exc}", "zh": f"无法启动 MCP 服务器：{exc}"}
+    return {"en": f"{type(exc).__name__}: {exc}", "zh": f"{type(exc).__name__}：{exc}"}
 
 
 async def run_flow(
@@ -427,6 +458,7 @@ async def run_flow(
     )
     answer: str | None = None
     error: str | None = None
+    error_zh: str | None = None
     stderr_tail = ""
     try:
         if options.mode == "mcp":
@@ -468,7 +500,8 @@ async def run_flow(
         if os.environ.get("FLOW_DEBUG"):
             traceback.print_exc()
         cause = _leaf(exc)
-        error = explain(cause, options, model)
+        lines = explain_both(cause, options, model)
+        error, error_zh = lines["en"], lines["zh"]
         payload: dict[str, Any] = {"error": type(cause).__name__, "message": error}
         if stderr_tail:
             payload["server_stderr"] = stderr_tail
@@ -476,6 +509,7 @@ async def run_flow(
         rec.record(kind="error", source="app", target="user", payload=payload, step=10, direction="error", summary=error)
     meta.outcome = "ok" if error is None else "error"
     meta.answer, meta.error = answer, error
+    meta.error_zh = error_zh if error else None
     meta.stats = _stats(rec.hops, rec.now_ms())
     return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
 
@@ -527,7 +561,8 @@ async def _loop(
             if round_no > options.max_rounds:
                 raise FlowAbort(
                     f"stopped: the model still asked for tools after {options.max_rounds} tool "
-                    f"round{'s' if options.max_rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)"
+                    f"round{'s' if options.max_rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)",
+                    f"已停止：经过 {options.max_rounds} 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）",
                 )
             messages.append(message)
             rec.step = 6

@@ -102,6 +102,7 @@ class TraceMeta(BaseModel):
     outcome: Literal["ok", "error"] = "ok"
     answer: str | None = None
     error: str | None = None
+    error_zh: str | None = None  # the same line in Chinese, for the app
     stats: dict[str, Any] = Field(default_factory=dict)
     title: dict[str, str] | None = None  # samples: {"zh": ..., "en": ...}
     note: dict[str, str] | None = None  # samples: a teaching paragraph in both languages

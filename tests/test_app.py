@@ -215,3 +215,11 @@ def test_the_run_page_can_keep_the_stdio_server_warm():
     runs = [item.trace for key, item in state.loaded.items() if key.startswith("run:")]
     assert len(runs) == 2 and all(r.meta.outcome == "ok" and r.meta.server["reused_session"] for r in runs)
     state.warm["handshake"].close()
+
+
+def test_a_failing_run_speaks_chinese_in_the_chinese_interface():
+    at = app("zh")
+    at.switch_page("app_pages/run.py").run()
+    at.selectbox(key="mock_model_zh").set_value("mock-error-429").run()
+    at.button(key="run").click().run()
+    assert at.error[0].value.startswith("模型接口返回 HTTP 429") and "限流" in at.error[0].value

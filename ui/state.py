@@ -42,7 +42,7 @@ class AppState:
     autoplay: bool = False
     seconds_per_step: float = 2.0
     upload_error: str | None = None
-    run_error: str | None = None
+    run_error: dict[str, str] | None = None  # the last run's failure line, in both languages
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
     warm: dict[str, WarmSession] = field(default_factory=dict)  # open stdio sessions, by era
 
