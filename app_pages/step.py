@@ -65,7 +65,8 @@ with st.sidebar:
             except flow.TraceError as exc:
                 app.upload_error = str(exc)
         if app.upload_error:
-            st.error(app.upload_error, icon=":material/error:")
+            st.error(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error,
+                     icon=":material/error:")
     elif app.last_run is None:
         st.info(t("no_run_yet", lang))
     else:

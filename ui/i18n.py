@@ -58,6 +58,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "source_upload": {"zh": "上传文件", "en": "Upload a file"},
     "source_run": {"zh": "最近一次运行", "en": "Last run"},
     "no_run_yet": {"zh": "还没有运行过。请到“运行”页运行一个问题。", "en": "Nothing has run yet. Run a question on the Run page."},
+    "upload_failed": {"zh": "无法打开这个 trace 文件", "en": "Cannot open this trace file"},
     "upload": {"zh": "上传 trace 文件（JSON）", "en": "Upload a trace file (JSON)"},
     "prev": {"zh": "上一步", "en": "Previous"},
     "next": {"zh": "下一步", "en": "Next"},
