@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--era", choices=["handshake", "modern"], default="handshake",
                    help="MCP protocol era: initialize handshake, or 2026-07-28 server/discover")
     r.add_argument("--transport", choices=["stdio", "memory"], default="stdio")
+    r.add_argument("--server", metavar="COMMAND", help='another stdio MCP server, as one command line, e.g. '
+                   '"python -m flow.demo_server" (default: the demo server)')
     r.add_argument("--server-fault", choices=["none", "die", "hang"], default="none",
                    help="make the demo server die or hang on tools/call")
     r.add_argument("--mcp-timeout", type=float, default=10.0, help="seconds to wait for an MCP answer")
@@ -44,6 +47,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="read an MCP resource (e.g. weather://cities) and give it to the model as context; repeatable")
     r.add_argument("--prompt", metavar="NAME", help="fetch an MCP prompt (e.g. weather_report) and send its messages")
     r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
+
+    tl = sub.add_parser("tools", help="connect to an MCP server and list its tools, resources and prompts")
+    tl.add_argument("--server", metavar="COMMAND", help="a stdio MCP server's command line (default: the demo server)")
+    tl.add_argument("--era", choices=["handshake", "modern"], default="handshake")
+    tl.add_argument("--timeout", type=float, default=10.0)
+    tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace")
 
     s = sub.add_parser("show", help="print a trace as a hop table, or one step's hops with their payloads")
     s.add_argument("file")
@@ -96,6 +105,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         server_fault=args.server_fault,
         mcp_timeout_s=args.mcp_timeout,
         resources=tuple(args.resource),
+        server_command=tuple(shlex.split(args.server)) if args.server else (),
         prompt=args.prompt,
         prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
     )
@@ -113,6 +123,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
     save_trace(result.trace, out)
     print(f"{summary_line(result.trace)} → {out}")
     return 0 if result.ok else 1
+
+
+def _cmd_tools(args: argparse.Namespace) -> int:
+    import anyio
+
+    from flow.mcp_side import ServerSpec
+    from flow.orchestrator import inspect_server
+
+    spec = ServerSpec(command=tuple(shlex.split(args.server)) if args.server else ())
+    result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
+    if args.out:
+        save_trace(result.trace, args.out)
+    if not result.ok:
+        print(f"error: {result.error}", file=sys.stderr)
+        return 1
+    server = result.trace.meta.server or {}
+    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era)")
+    for tool in listing["tools"]:
+        params = ", ".join((tool.get("inputSchema") or {}).get("properties") or {})
+        print(f"  tool     {tool['name']}({params}) — {' '.join((tool.get('description') or '').split())[:70]}")
+    for resource in listing["resources"]:
+        print(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}")
+    for prompt in listing["prompts"]:
+        print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}")
+    print(summary_line(result.trace) + (f" → {args.out}" if args.out else ""))
+    return 0
 
 
 def _print_hop(hop: Hop) -> None:
@@ -206,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "show":
             return _cmd_show(args)
+        if args.command == "tools":
+            return _cmd_tools(args)
         if args.command == "validate":
             return _cmd_validate(args.files)
         if args.command == "replay":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -197,12 +198,20 @@ class TappedTransport:
 
 @dataclass(frozen=True, kw_only=True)
 class ServerSpec:
-    """Which server to reach and how. Only the demo server for now."""
+    """Which server to reach and how: the demo server (in memory or over stdio), or any stdio command."""
 
     transport: TransportName = "stdio"
     fault: Literal["none", "die", "hang"] = "none"
+    command: tuple[str, ...] = ()  # another server's command line; empty means the demo server
+
+    @property
+    def is_demo(self) -> bool:
+        return not self.command
 
     def describe(self) -> dict[str, Any]:
+        if not self.is_demo:
+            return {"name": Path(self.command[0]).name, "transport": "stdio", "command": shlex.join(self.command),
+                    "fault": "none"}
         command = None
         if self.transport == "stdio":
             command = " ".join(["python", "-m", "flow.demo_server", *self._fault_args()])
@@ -210,6 +219,17 @@ class ServerSpec:
 
     def _fault_args(self) -> list[str]:
         return ["--fault", self.fault] if self.fault != "none" else []
+
+    def stdio_parameters(self) -> StdioServerParameters:
+        if not self.is_demo:
+            # Run exactly as configured by whoever started this program: no shell, the environment the SDK passes.
+            return StdioServerParameters(command=self.command[0], args=list(self.command[1:]))
+        return StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "flow.demo_server", *self._fault_args()],
+            env={"PYTHONPATH": str(PROJECT_ROOT)},
+            cwd=str(PROJECT_ROOT),
+        )
 
 
 @asynccontextmanager
@@ -220,20 +240,14 @@ async def connect(
     tap = FrameTap(recorder)
     with contextlib.ExitStack() as files:
         err: IO[str] | None = None
-        if spec.transport == "memory":
+        if spec.transport == "memory" and spec.is_demo:
             from flow.demo_server import shared_server
 
             inner: Transport = InMemoryTransport(shared_server(spec.fault))
         else:
             # The server's stderr goes to a file, so a crash can be reported with its last words.
             err = files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
-            params = StdioServerParameters(
-                command=sys.executable,
-                args=["-m", "flow.demo_server", *spec._fault_args()],
-                env={"PYTHONPATH": str(PROJECT_ROOT)},
-                cwd=str(PROJECT_ROOT),
-            )
-            inner = stdio_client(params, errlog=err)
+            inner = stdio_client(spec.stdio_parameters(), errlog=err)
         client = Client(
             TappedTransport(inner, tap),
             mode="legacy" if era == "handshake" else "auto",
@@ -241,8 +255,21 @@ async def connect(
             client_info=CLIENT_INFO,
             cache=None,  # every list must really cross the wire, or the lesson has a hole in it
         )
-        async with client:
-            yield client, tap, err
+        entered = False
+        try:
+            async with client:
+                entered = True
+                yield client, tap, err
+        except Exception as exc:
+            if entered or err is None:
+                raise
+            # It never got as far as answering: its own last words say why better than "connection closed".
+            last = server_stderr_tail(err).splitlines()
+            raise ServerStartError(last[-1] if last else f"{type(exc).__name__}: {exc}") from exc
+
+
+class ServerStartError(Exception):
+    """The server process failed before the session was set up; the message is its last line of stderr."""
 
 
 @dataclass
@@ -256,8 +283,10 @@ class McpSession:
     def describe(self) -> dict[str, Any]:
         version = self.client.protocol_version
         info = self.client.server_info
+        described = self.spec.describe()
         return {
-            **self.spec.describe(),
+            **described,
+            "name": info.name if info and info.name else described["name"],
             "protocol_version": version,
             "era": "modern" if version in MODERN_PROTOCOL_VERSIONS else "handshake",
             "server_info": info.model_dump(mode="json", exclude_none=True) if info else None,

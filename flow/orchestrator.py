@@ -21,7 +21,16 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow import demo_tools
-from flow.mcp_side import Era, FrameTap, McpSession, ServerSpec, TransportName, connect, server_stderr_tail
+from flow.mcp_side import (
+    Era,
+    FrameTap,
+    McpSession,
+    ServerSpec,
+    ServerStartError,
+    TransportName,
+    connect,
+    server_stderr_tail,
+)
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
 from flow.labels import Lang
@@ -46,6 +55,7 @@ class RunOptions:
     transport: TransportName = "stdio"
     server_fault: Literal["none", "die", "hang"] = "none"
     mcp_timeout_s: float = 10.0
+    server_command: tuple[str, ...] = ()  # any stdio MCP server's command line instead of the demo server
     resources: tuple[str, ...] = ()  # MCP resources to read and give the model as context
     prompt: str | None = None  # an MCP prompt to fetch; its messages replace the typed question
     prompt_args: tuple[tuple[str, str], ...] = ()
@@ -57,6 +67,8 @@ class RunOptions:
         values = {k: v for k, v in settings.items() if k in known}
         if "resources" in values:
             values["resources"] = tuple(values["resources"])
+        if "server_command" in values:
+            values["server_command"] = tuple(values["server_command"])
         if "prompt_args" in values:
             values["prompt_args"] = tuple(tuple(p) for p in values["prompt_args"])
         return cls(**values)
@@ -395,6 +407,8 @@ def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) ->
     exc = _leaf(exc)
     if isinstance(exc, FlowAbort):
         return {"en": str(exc), "zh": exc.zh}
+    if isinstance(exc, ServerStartError):
+        return {"en": f"the MCP server did not start: {exc}", "zh": f"MCP 服务器没有启动成功：{exc}"}
     if isinstance(exc, openai.APIStatusError):
         detail = ""
         body = exc.body if isinstance(exc.body, dict) else {}
@@ -447,7 +461,7 @@ async def run_flow(
 
     `model_transport` replaces the model's transport (the replay model); it is still recorded."""
     rec = recorder or Recorder(secrets=[model.api_key or ""], on_hop=on_hop)
-    spec = ServerSpec(transport=options.transport, fault=options.server_fault)
+    spec = ServerSpec(transport=options.transport, fault=options.server_fault, command=options.server_command)
     meta = TraceMeta(
         mode=options.mode,
         question=question,
@@ -462,7 +476,8 @@ async def run_flow(
     stderr_tail = ""
     try:
         if options.mode == "mcp":
-            await _record_server_tools(rec)
+            if spec.is_demo:  # step 0 is read from the demo server's code; another server's is not ours to read
+                await _record_server_tools(rec)
             user_payload: dict[str, Any] = {"content": question}
             if options.prompt:
                 user_payload["prompt"] = {"name": options.prompt, "arguments": dict(options.prompt_args)}
@@ -597,3 +612,40 @@ def _stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:
 def run(question: str, **kwargs: Any) -> RunResult:
     """Synchronous entry point for scripts and the CLI."""
     return anyio.run(lambda: run_flow(question, **kwargs))
+
+
+async def inspect_server(
+    spec: ServerSpec, *, era: Era = "handshake", timeout_s: float = 10.0
+) -> tuple[RunResult, dict[str, list[dict[str, Any]]]]:
+    """Connect, list what the server offers (tools, resources, prompts), and record it all as a trace."""
+    rec = Recorder()
+    meta = TraceMeta(mode="mcp", question="(list the server's tools, resources and prompts)", server=spec.describe(),
+                     settings={"era": era, "transport": spec.transport, "server_command": list(spec.command)},
+                     started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    listing: dict[str, list[dict[str, Any]]] = {"tools": [], "resources": [], "prompts": []}
+    error: str | None = None
+    rec.step = 2
+    try:
+        async with connect(spec, era=era, recorder=rec, timeout_s=timeout_s) as (client, _tap, _err):
+            meta.server = {**(meta.server or {}), **McpSession(client, _tap, spec).describe()}
+            caps = client.server_capabilities
+            if caps.tools is not None:
+                listing["tools"] = [t.model_dump(by_alias=True, exclude_none=True, mode="json")
+                                    for t in (await client.list_tools()).tools]
+            if caps.resources is not None:
+                listing["resources"] = [r.model_dump(by_alias=True, exclude_none=True, mode="json")
+                                        for r in (await client.list_resources()).resources]
+            if caps.prompts is not None:
+                listing["prompts"] = [p.model_dump(by_alias=True, exclude_none=True, mode="json")
+                                      for p in (await client.list_prompts()).prompts]
+            rec.record(kind="client.result", source="mcp_client", target="app", payload=listing, step=2,
+                       direction="response", summary=", ".join(f"{len(v)} {k}" for k, v in listing.items()))
+    except Exception as exc:  # boundary: one line and a hop, as for a run
+        lines = explain_both(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
+        error = lines["en"]
+        meta.error_zh = lines["zh"]
+        rec.record(kind="error", source="app", target="user", payload={"error": type(_leaf(exc)).__name__,
+                   "message": error}, step=None, direction="error", summary=error)
+    meta.outcome, meta.error = ("ok", None) if error is None else ("error", error)
+    meta.stats = _stats(rec.hops, rec.now_ms())
+    return RunResult(Trace(meta=meta, hops=rec.hops), None, error), listing
