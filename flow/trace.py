@@ -149,6 +149,10 @@ _NEEDS_JSONRPC_ID = {"mcp.request", "mcp.response"}
 class TraceError(Exception):
     """A trace file that cannot be used; the message is one line for the user."""
 
+    def __init__(self, message: str) -> None:
+        # Paths and values come from the file: a key holding a line break must not break the line.
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
+
 
 def save_trace(trace: Trace, path: str | Path) -> Path:
     """Write atomically, redacted (see `Trace.to_json`)."""

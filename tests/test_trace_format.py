@@ -83,6 +83,7 @@ def _mutate(path_to_value, value):
         (_mutate(["hops", 4, "kind"], "telepathy"), "hops[4].kind: unknown kind 'telepathy'"),
         (_mutate(["meta", "question"], KeyError), "meta.question: missing"),
         (_mutate(["hops"], {"a": 1}), "hops: Input should be a valid list"),
+        (_mutate(["meta", "note"], {"\n": None}), "meta.note.\\n: Input should be a valid string"),
     ],
 )
 def test_bad_input_is_one_clear_line(raw, message):
