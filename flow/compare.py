@@ -8,7 +8,8 @@ from typing import Any
 
 from flow.mock_model import estimate_tokens
 from flow.labels import PHASE_NAMES, Lang
-from flow.trace import PHASES, STEP_PHASE, Hop, Trace
+from flow.recorder import compact_json
+from flow.trace import PHASES, STEP_PHASE, Hop, Trace, model_calls, tool_calls
 
 STEP_NAMES: dict[int, dict[Lang, str]] = {
     0: {"en": "tools exist", "zh": "工具已定义"},
@@ -57,10 +58,6 @@ class Figures:
         return self.tool_definition_bytes / self.bytes_to_model if self.bytes_to_model else 0.0
 
 
-def _compact(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
-
-
 def figures(trace: Trace) -> Figures:
     requests = [h for h in trace.hops if h.kind == "llm.request"]
     bodies = [h.payload.get("body") for h in requests if isinstance(h.payload, dict)]
@@ -68,10 +65,10 @@ def figures(trace: Trace) -> Figures:
     return Figures(
         hops=len(trace.hops),
         wire_frames=sum(h.kind.startswith("mcp.") or h.kind in ("llm.request", "llm.response", "llm.chunk") for h in trace.hops),
-        model_calls=len(requests),
-        tool_calls=sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == 5) for h in trace.hops),
+        model_calls=model_calls(trace.hops),
+        tool_calls=tool_calls(trace.hops),
         bytes_to_model=sum(h.bytes for h in requests),
-        tool_definition_bytes=sum(_compact(t) for t in tools),
+        tool_definition_bytes=sum(len(compact_json(t).encode()) for t in tools),
         prompt_tokens=sum(int((h.usage or {}).get("prompt_tokens") or 0) for h in trace.hops),
         tool_definition_tokens=sum(estimate_tokens(json.dumps(t, ensure_ascii=False)) for t in tools),
         elapsed_ms=float(trace.meta.stats.get("elapsed_ms") or (trace.hops[-1].t_end_ms if trace.hops else 0.0)),

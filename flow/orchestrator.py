@@ -34,7 +34,7 @@ from flow.mcp_side import (
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
 from flow.labels import Lang
-from flow.trace import Actor, Hop, Mode, Trace, TraceMeta
+from flow.trace import Actor, Hop, Mode, Trace, TraceMeta, model_calls, tool_calls
 from flow.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
 
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
@@ -111,6 +111,12 @@ class _Tools(Protocol):
     async def call(self, tool_call: dict[str, Any]) -> str: ...
 
 
+def _dump(model: Any) -> dict[str, Any]:
+    """An SDK object as the JSON the wire carries (aliases, no empty fields)."""
+    result: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return result
+
+
 def _tool_choice_param(choice: str) -> Any:
     if choice in ("auto", "none", "required"):
         return choice
@@ -137,7 +143,7 @@ class _McpTools:
         rec = self.rec
         rec.step = 2
         listed = await self.client.list_tools()
-        mcp_tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed.tools]
+        mcp_tools = [_dump(t) for t in listed.tools]
         rec.record(
             kind="client.result",
             source="mcp_client",
@@ -152,7 +158,7 @@ class _McpTools:
             await self.client.list_resources()
             for uri in self.options.resources:
                 read = await self.client.read_resource(uri)
-                data = read.model_dump(by_alias=True, exclude_none=True, mode="json")
+                data = _dump(read)
                 text = "\n".join(c.get("text", "") for c in data.get("contents") or [])
                 setup.context.append(f"Context from the MCP resource {uri}:\n{text}")
                 rec.record(kind="client.result", source="mcp_client", target="app", payload={"uri": uri, "result": data},
@@ -160,7 +166,7 @@ class _McpTools:
         if self.options.prompt:
             await self.client.list_prompts()
             got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
-            data = got.model_dump(by_alias=True, exclude_none=True, mode="json")
+            data = _dump(got)
             setup.prompt_messages = [
                 {"role": m["role"], "content": m["content"].get("text", "") if isinstance(m["content"], dict) else str(m["content"])}
                 for m in data.get("messages") or []
@@ -229,7 +235,7 @@ class _McpTools:
                 summary=f"protocol error {exc.code}: {exc.message}",
             )
             return f"Error: {exc.message} (JSON-RPC error {exc.code})"
-        data = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        data = _dump(result)
         content = _content_text(data)
         rec.record(
             kind="tool.result",
@@ -397,13 +403,8 @@ def _leaf(exc: BaseException) -> BaseException:
     return exc
 
 
-def explain(exc: BaseException, options: RunOptions, model: ModelConfig) -> str:
-    """One line a user can act on, for anything that stopped a run."""
-    return explain_both(exc, options, model)["en"]
-
-
 def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) -> dict[Lang, str]:
-    """The same line in English and in Chinese."""
+    """One line a user can act on, for anything that stopped a run, in English and in Chinese."""
     exc = _leaf(exc)
     if isinstance(exc, FlowAbort):
         return {"en": str(exc), "zh": exc.zh}
@@ -493,7 +494,7 @@ async def run_flow(
                 async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (
                     client, tap, err
                 ):
-                    meta.server = {**(meta.server or {}), **McpSession(client, tap, spec).describe()}
+                    meta.server = McpSession(client, tap, spec).describe()
                     try:
                         answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model,
                                              model_transport)
@@ -529,12 +530,16 @@ async def run_flow(
     return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
 
 
+_demo_tools: list[dict[str, Any]] = []  # the demo server's tools never change within a process
+
+
 async def _record_server_tools(rec: Recorder) -> None:
     """Step 0: what the demo server's decorators built, read from the same code the server runs."""
     from flow.demo_server import shared_server
 
-    tools = await shared_server().list_tools()
-    listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    if not _demo_tools:
+        _demo_tools.extend(_dump(t) for t in await shared_server().list_tools())
+    listed = _demo_tools
     rec.record(
         kind="prepare.tools",
         source="mcp_server",
@@ -570,7 +575,6 @@ async def _loop(
             calls = message.get("tool_calls") or []
             if not calls:
                 answer = message.get("content") or ""
-                rec.step = 10
                 rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=10, summary=answer[:80])
                 return answer
             if round_no > options.max_rounds:
@@ -594,14 +598,12 @@ async def _loop(
     raise AssertionError("unreachable: the loop returns an answer or stops")
 
 
-
 def _stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:
     usage = [h.usage for h in hops if h.usage]
     return {
         "hops": len(hops),
-        "model_calls": sum(h.kind == "llm.request" for h in hops),
-        "tool_calls": sum(h.kind in ("translate.reverse",) for h in hops)
-        + sum(h.kind == "error" and h.step == 5 for h in hops),
+        "model_calls": model_calls(hops),
+        "tool_calls": tool_calls(hops),
         "wire_frames": sum(h.kind.startswith("mcp.") for h in hops),
         "elapsed_ms": round(elapsed_ms, 1),
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
@@ -627,17 +629,14 @@ async def inspect_server(
     rec.step = 2
     try:
         async with connect(spec, era=era, recorder=rec, timeout_s=timeout_s) as (client, _tap, _err):
-            meta.server = {**(meta.server or {}), **McpSession(client, _tap, spec).describe()}
+            meta.server = McpSession(client, _tap, spec).describe()
             caps = client.server_capabilities
             if caps.tools is not None:
-                listing["tools"] = [t.model_dump(by_alias=True, exclude_none=True, mode="json")
-                                    for t in (await client.list_tools()).tools]
+                listing["tools"] = [_dump(t) for t in (await client.list_tools()).tools]
             if caps.resources is not None:
-                listing["resources"] = [r.model_dump(by_alias=True, exclude_none=True, mode="json")
-                                        for r in (await client.list_resources()).resources]
+                listing["resources"] = [_dump(r) for r in (await client.list_resources()).resources]
             if caps.prompts is not None:
-                listing["prompts"] = [p.model_dump(by_alias=True, exclude_none=True, mode="json")
-                                      for p in (await client.list_prompts()).prompts]
+                listing["prompts"] = [_dump(p) for p in (await client.list_prompts()).prompts]
             rec.record(kind="client.result", source="mcp_client", target="app", payload=listing, step=2,
                        direction="response", summary=", ".join(f"{len(v)} {k}" for k, v in listing.items()))
     except Exception as exc:  # boundary: one line and a hop, as for a run

@@ -17,7 +17,7 @@ from flow.redact import needs_redaction, redact, secret_values
 from flow.trace import STEP_PHASE, Actor, Direction, Hop, Kind, Phase
 
 
-def _compact(payload: Any) -> str:
+def compact_json(payload: Any) -> str:
     """Compact JSON text; pydantic-core's encoder is several times faster than the json module's."""
     try:
         return pydantic_core.to_json(payload).decode()
@@ -62,10 +62,10 @@ class Recorder:
         """`wire_text`, when the caller has it, is everything in the payload as text (what crossed the wire,
         plus any URL): it is searched for secrets instead of serialising the payload again."""
         now = self.now_ms()
-        text = _compact(payload) if wire_text is None else wire_text
+        text = compact_json(payload) if wire_text is None else wire_text
         if needs_redaction(text, self._secrets):  # the walk is the costly part of recording; most hops skip it
             payload = redact(payload, self._secrets)
-            text = _compact(payload)
+            text = compact_json(payload)
         # Built from typed arguments, so validation would only check what the type checker already did.
         hop = Hop.model_construct(
             seq=len(self.hops) + 1,

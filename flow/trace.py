@@ -88,6 +88,15 @@ class Hop(BaseModel):
     explain: str = ""
 
 
+def model_calls(hops: list[Hop]) -> int:
+    return sum(h.kind == "llm.request" for h in hops)
+
+
+def tool_calls(hops: list[Hop]) -> int:
+    """The calls the model asked for, including those the app rejected before sending (step 5 errors)."""
+    return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == 5) for h in hops)
+
+
 class TraceMeta(BaseModel):
     """What the run was: mode, question, model, server, settings, and how it ended."""
 

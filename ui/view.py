@@ -74,32 +74,33 @@ def hop_json(hop: flow.Hop, lang: Lang, *, height: int = 300) -> None:
         st.json(focus_view(hop), expanded=2)
 
 
+def _memory(key: str) -> tuple[str, Any]:
+    """The widget key for the current language, and the callback that keeps its value under `key`."""
+    app = state()
+    widget_key = f"{key}_{app.lang}"
+
+    def remember() -> None:
+        app.choices[key] = st.session_state[widget_key]
+
+    return widget_key, remember
+
+
 def remembered(widget: Any, label: str, options: Sequence[Any], *, key: str, default: Any = None, **kwargs: Any) -> Any:
     """A radio or selectbox whose choice survives a language switch.
 
     Its labels change with the language, and a browser shows a widget whose options changed under
     the same key with nothing selected; so each language gets its own widget (`{key}_{lang}`), and
     the choice itself lives in the app state, under `key`."""
-    app = state()
-    value = app.choices.get(key, default)
+    value = state().choices.get(key, default)
     index = list(options).index(value) if value in options else 0
-    widget_key = f"{key}_{app.lang}"
-
-    def remember() -> None:
-        app.choices[key] = st.session_state[widget_key]
-
+    widget_key, remember = _memory(key)
     return widget(label, options, index=index, key=widget_key, on_change=remember, **kwargs)
 
 
 def remembered_value(widget: Any, label: str, *, key: str, default: Any, **kwargs: Any) -> Any:
     """The same for widgets with a `value` (checkbox, toggle, number input)."""
-    app = state()
-    widget_key = f"{key}_{app.lang}"
-
-    def remember() -> None:
-        app.choices[key] = st.session_state[widget_key]
-
-    return widget(label, value=app.choices.get(key, default), key=widget_key, on_change=remember, **kwargs)
+    widget_key, remember = _memory(key)
+    return widget(label, value=state().choices.get(key, default), key=widget_key, on_change=remember, **kwargs)
 
 
 def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
