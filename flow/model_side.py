@@ -17,7 +17,7 @@ import httpx2
 import openai
 
 from flow.mock_model import MOCK_BASE_URL, MockModelTransport
-from flow.recorder import Recorder
+from flow.recorder import Recorder, compact_json
 from flow.redact import redact_headers
 from flow.trace import Hop
 
@@ -134,6 +134,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             return await self._inner.handle_async_request(request)
         raw = await request.aread()
         body = _json_or_text(raw)
+        request_headers = redact_headers(request.headers.multi_items())
         step = rec.step if rec.step in (3, 8) else None
         n_msgs = len(body.get("messages") or []) if isinstance(body, dict) else 0
         n_tools = len(body.get("tools") or []) if isinstance(body, dict) else 0
@@ -144,13 +145,14 @@ class HttpTap(httpx2.AsyncBaseTransport):
             payload={
                 "method": request.method,
                 "url": str(request.url),
-                "headers": redact_headers(request.headers.multi_items()),
+                "headers": request_headers,
                 "body": body,
             },
             step=step,
             direction="request",
             size=len(raw),
-            wire_text=raw.decode("utf-8", errors="replace") + str(request.url),
+            # Everything in the payload, as text: the body as sent, the URL, the headers.
+            wire_text=raw.decode("utf-8", errors="replace") + str(request.url) + compact_json(request_headers),
             summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
             + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
         )
@@ -198,7 +200,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             direction="response" if ok else "error",
             t_start_ms=request_hop.t_start_ms,
             size=len(raw_body),
-            wire_text=decoded.decode("utf-8", errors="replace"),
+            wire_text=decoded.decode("utf-8", errors="replace") + compact_json(headers),
             usage=usage if isinstance(usage, dict) else None,
             summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
         )

@@ -62,3 +62,27 @@ def test_save_trace_redacts_what_the_recorder_could_not_know(tmp_path, monkeypat
     trace.hops[0].payload = {"note": f"token {FAKE_TOKEN}"}
     save_trace(trace, tmp_path / "t.json")
     assert FAKE_TOKEN not in (tmp_path / "t.json").read_text(encoding="utf-8")
+
+
+def test_a_secret_in_any_header_is_redacted_when_recorded(monkeypatch):
+    import anyio
+    import httpx2
+
+    from flow.model_side import HttpTap
+    from flow.recorder import Recorder
+
+    monkeypatch.setenv("CUSTOM_GATEWAY_TOKEN", FAKE_TOKEN)
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={"ok": True}, headers={"x-echo": FAKE_TOKEN})
+
+    async def main() -> Recorder:
+        rec = Recorder()
+        async with httpx2.AsyncClient(transport=HttpTap(httpx2.MockTransport(answer), rec)) as client:
+            await client.post("http://model.local/v1/chat/completions", json={"messages": []},
+                              headers={"x-gateway": FAKE_TOKEN})
+        return rec
+
+    rec = anyio.run(main)
+    text = json.dumps([h.payload for h in rec.hops])
+    assert FAKE_TOKEN not in text and REDACTED in text
