@@ -194,26 +194,25 @@ def replay(trace: Trace, *, source: str = "", transport: str | None = None) -> R
     model = ModelConfig(backend="replay", model=str(meta.model.get("name") or "replay"),
                         base_url=meta.model.get("base_url"), timeout_s=float(meta.model.get("timeout_s") or 60))
     recorded_results = {h.tool_call_id: h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id}
-    holder: dict[str, ReplayModelTransport] = {}
 
     def check_tool_result(hop: Hop) -> None:
         if hop.kind != "tool.result" or not hop.tool_call_id:
             return
         before = recorded_results.get(hop.tool_call_id)
         if before is None:
-            holder["t"]._diverge(f"tool result for {hop.tool_call_id} has no counterpart in the recording",
+            transport._diverge(f"tool result for {hop.tool_call_id} has no counterpart in the recording",
                                  tool_call_id=hop.tool_call_id)
             return
         diff = first_difference(normalise(before.payload), normalise(hop.payload))
         if diff:
-            holder["t"]._diverge(f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
+            transport._diverge(f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
                                  tool_call_id=hop.tool_call_id)
 
-    recorder = Recorder(on_hop=check_tool_result)
-    holder["t"] = ReplayModelTransport(recorded_exchanges(trace), recorder)
+    recorder = Recorder(on_hop=check_tool_result)  # the check runs only once `transport` below exists
+    transport = ReplayModelTransport(recorded_exchanges(trace), recorder)
     result = anyio.run(lambda: run_flow(meta.question, options=options, model=model, recorder=recorder,
-                                        model_transport=holder["t"]))
-    t = holder["t"]
+                                        model_transport=transport))
+    t = transport
     if t.served < len(t.exchanges) and not t.divergences:
         t._diverge(f"the re-run made {t.served} model requests; the recording has {len(t.exchanges)}")
     result.trace.meta.replay = {
