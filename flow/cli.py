@@ -109,8 +109,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         prompt=args.prompt,
         prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
     )
-    if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt):
-        print("error: --server-fault, --resource and --prompt need an MCP server: use --mode mcp", file=sys.stderr)
+    if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
+        print("error: --server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp",
+              file=sys.stderr)
         return 2
     model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
     result = run(args.question, options=options, model=model)
