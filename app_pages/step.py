@@ -14,8 +14,8 @@ app = state()
 lang = app.lang
 SLIDER = "step_slider"
 # Read the toggles first: the page is laid out for presenter mode (or not) before the toggle is drawn.
-app.presenter = bool(st.session_state.get("presenter", False))
-app.autoplay = bool(st.session_state.get("autoplay", False))
+presenter = bool(st.session_state.get("presenter", False))
+autoplay = bool(st.session_state.get("autoplay", False))
 
 
 def go(index: int) -> None:
@@ -83,7 +83,7 @@ if st.session_state.get(SLIDER) != app.index + 1:
     st.session_state[SLIDER] = app.index + 1
 hop = trace.hops[app.index]
 
-if app.presenter:
+if presenter:
     st.html(PRESENTER_CSS)
 else:
     meta = trace.meta
@@ -100,14 +100,14 @@ with controls[2]:
     st.toggle(t("autoplay", lang), key="autoplay")
 with controls[3]:
     st.toggle(t("presenter", lang), key="presenter")
-if not app.presenter and n > 1:
+if not presenter and n > 1:
     slider_col, phase_col = st.columns([1, 1], vertical_alignment="center")
     slider_col.slider(t("position", lang), 1, n, key=SLIDER, on_change=on_slider, label_visibility="collapsed")
     phases = [p for p in flow.trace.PHASES if any(h.phase == p for h in trace.hops)]
     phase_col.pills(t("jump_phase", lang), phases, key="phase_jump", on_change=on_phase,
                     format_func=lambda p: PHASE_NAMES[p][lang], label_visibility="collapsed")
 
-if app.presenter:
+if presenter:
     # The back of the room reads the sentence first, then a wide picture: both span the page.
     hop_panel(item, hop, lang, compact=True)
     diagram(item, hop.seq, lang, window=8, lead=1)
@@ -120,10 +120,10 @@ else:
     with panel:
         hop_panel(item, hop, lang)
         hop_json(hop, lang, height=340)
-if not app.presenter:
+if not presenter:
     downloads(item, lang)
 
-if app.autoplay:
+if autoplay:
     armed = time.monotonic()
 
     @st.fragment(run_every=app.seconds_per_step)
@@ -132,7 +132,7 @@ if app.autoplay:
         if time.monotonic() - armed < app.seconds_per_step * 0.8:
             return
         if app.index >= n - 1:
-            app.autoplay = st.session_state["autoplay"] = False
+            st.session_state["autoplay"] = False
         else:
             go(app.index + 1)
         st.rerun()

@@ -38,8 +38,6 @@ class AppState:
     compare_a: str = "sample:beijing-direct"
     compare_b: str = "sample:beijing-mcp"
     hops_key: str = "sample:beijing-mcp"
-    presenter: bool = False
-    autoplay: bool = False
     seconds_per_step: float = 2.0
     upload_error: str | None = None
     run_error: dict[str, str] | None = None  # the last run's failure line, in both languages
