@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -86,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("mock-server", help="serve the offline mock model over HTTP (OpenAI-compatible)")
     m.add_argument("--port", type=int, default=8765)
     m.add_argument("--host", default="127.0.0.1")
+    m.add_argument("--api-key-env", metavar="NAME", help="require the key held in this environment variable, "
+                   "so a wrong key gets 401 as from a real provider")
     return p
 
 
@@ -266,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "mock-server":
             from flow.mock_server import serve
 
-            serve(args.port, args.host)
+            serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None)
             return 0
     except (TraceError, SecretLeakError, RenderError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -12,6 +12,11 @@ The model name picks a behaviour, the way a provider's model names pick a model:
   mock-wrong-tool   the first tool call names a tool that does not exist
   mock-error-401 / mock-error-429 / mock-error-500   the endpoint answers with that HTTP error
   mock-slow         answers after 5 s (longer than a short client timeout)
+  mock-quirky       answers the way some providers do: content "" beside tool_calls, short ids without
+                    "call_", arguments with newlines, finish_reason "stop", no usage, a whole tool call
+                    in one streamed delta
+  mock-no-strict / mock-no-parallel   reject a request that carries `strict` / `parallel_tool_calls` (HTTP 400)
+Any other name is answered with 404 model_not_found, as a provider does.
 """
 
 from __future__ import annotations
@@ -43,6 +48,13 @@ _TOPICS = {
     "security": ("security", "安全"),
 }
 _ADVICE_WORDS = ("建议", "穿", "带伞", "advice", "should i", "wear", "recommend")
+MODEL_NAMES = ["mock", "mock-bad-json", "mock-bad-args", "mock-wrong-tool", "mock-quirky", "mock-no-strict",
+               "mock-no-parallel", "mock-error-401", "mock-error-429", "mock-error-500", "mock-slow"]
+# Request options some providers refuse, and how to tell a request carries them.
+_REJECTS = {
+    "mock-no-strict": ("strict", lambda body: any("strict" in (t.get("function") or {}) for t in body.get("tools") or [])),
+    "mock-no-parallel": ("parallel_tool_calls", lambda body: "parallel_tool_calls" in body),
+}
 _ERRORS = {
     "401": ("invalid_api_key", "Incorrect API key provided.", "authentication_error"),
     "429": ("rate_limit_exceeded", "Rate limit reached for requests. Please try again later.", "rate_limit_error"),
@@ -61,7 +73,7 @@ def is_chinese(text: str) -> bool:
 
 
 @dataclass
-class _Call:
+class Call:
     name: str
     arguments: str  # the JSON string a model emits
 
@@ -174,7 +186,7 @@ def _condition(result: str) -> str | None:
     return cond.split()[-1] if isinstance(cond, str) else None  # "light rain" -> "rain"
 
 
-def _decide(conv: _Conversation, body: dict[str, Any], behaviour: str) -> list[_Call] | str:
+def _decide(conv: _Conversation, body: dict[str, Any], behaviour: str) -> list[Call] | str:
     """Tool calls to make now, or the final answer text."""
     choice = body.get("tool_choice", "auto")
     if not conv.tools or choice == "none":
@@ -190,7 +202,7 @@ def _decide(conv: _Conversation, body: dict[str, Any], behaviour: str) -> list[_
         return _answer(conv, tools_allowed=True)
     if body.get("parallel_tool_calls") is False:
         pending = pending[:1]
-    calls = [_Call(n, json.dumps(a, ensure_ascii=False)) for n, a in pending]
+    calls = [Call(n, json.dumps(a, ensure_ascii=False)) for n, a in pending]
     if conv.rounds == 0:  # the misbehaviours happen once; the model recovers after reading the error
         if behaviour == "mock-bad-json":
             calls[0].arguments = calls[0].arguments[:-1]  # the closing brace is lost
@@ -281,10 +293,23 @@ def complete(body: dict[str, Any]) -> MockReply:
         code = model.rsplit("-", 1)[-1]
         err_code, message, err_type = _ERRORS.get(code, _ERRORS["500"])
         return MockReply(int(code) if code in _ERRORS else 500, {"error": {"message": message, "type": err_type, "code": err_code}})
+    if model not in MODEL_NAMES:
+        return MockReply(404, {"error": {"message": f"The model `{model}` does not exist or you do not have access to it.",
+                                         "type": "invalid_request_error", "code": "model_not_found"}})
+    option, carries = _REJECTS.get(model, (None, None))
+    if carries is not None and carries(body):
+        return MockReply(400, {"error": {"message": f"Unrecognized request argument supplied: {option}",
+                                         "type": "invalid_request_error", "param": option, "code": None}})
     if not isinstance(body.get("messages"), list) or not body["messages"]:
         return MockReply(400, {"error": {"message": "'messages' must be a non-empty array", "type": "invalid_request_error"}})
     conv = _Conversation.read(body)
     decision = _decide(conv, body, model)
+    return reply(body, decision, quirky=model == "mock-quirky", delay_s=SLOW_SECONDS if model == "mock-slow" else 0.0)
+
+
+def reply(body: dict[str, Any], decision: list[Call] | str, *, quirky: bool = False, delay_s: float = 0.0) -> MockReply:
+    """The decision (tool calls, or the answer text) as a chat completion, or as the events of a stream."""
+    model = str(body.get("model") or "mock")
     completion_id, digest = _ids(body)
     created = int(time.time())
     if isinstance(decision, str):
@@ -293,33 +318,42 @@ def complete(body: dict[str, Any]) -> MockReply:
         out_text = decision
     else:
         tool_calls = [
-            {"id": f"call_{digest[20 + 8 * i : 28 + 8 * i]}{i}", "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            {
+                "id": digest[20 + 9 * i : 29 + 9 * i] if quirky else f"call_{digest[20 + 8 * i : 28 + 8 * i]}{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": _pretty(c.arguments) if quirky else c.arguments},
+            }
             for i, c in enumerate(decision)
         ]
-        message = {"role": "assistant", "content": None, "tool_calls": tool_calls}
-        finish = "tool_calls"
+        message = {"role": "assistant", "content": "" if quirky else None, "tool_calls": tool_calls}
+        finish = "stop" if quirky else "tool_calls"
         out_text = json.dumps(tool_calls, ensure_ascii=False)
     prompt = json.dumps([body.get("messages"), body.get("tools")], ensure_ascii=False)
     usage = {"prompt_tokens": estimate_tokens(prompt), "completion_tokens": estimate_tokens(out_text)}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-    delay = SLOW_SECONDS if model == "mock-slow" else 0.0
     if body.get("stream"):
-        chunks = list(_chunks(completion_id, created, model, message, finish))
-        if (body.get("stream_options") or {}).get("include_usage"):
+        chunks = list(_chunks(completion_id, created, model, message, finish, whole_calls=quirky))
+        if (body.get("stream_options") or {}).get("include_usage") and not quirky:
             chunks.append(_chunk(completion_id, created, model, None, None, usage=usage))
-        return MockReply(200, chunks=chunks, delay_s=delay)
-    return MockReply(
-        200,
-        {
-            "id": completion_id,
-            "object": "chat.completion",
-            "created": created,
-            "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": usage,
-        },
-        delay_s=delay,
-    )
+        return MockReply(200, chunks=chunks, delay_s=delay_s)
+    completion = {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+    }
+    if not quirky:
+        completion["usage"] = usage
+    return MockReply(200, completion, delay_s=delay_s)
+
+
+def _pretty(arguments: str) -> str:
+    """Arguments laid out over several lines, as some models write them."""
+    try:
+        return json.dumps(json.loads(arguments), ensure_ascii=False, indent=2)
+    except json.JSONDecodeError:
+        return arguments
 
 
 def _chunk(cid: str, created: int, model: str, delta: dict[str, Any] | None, finish: str | None, **extra: Any) -> dict[str, Any]:
@@ -332,12 +366,17 @@ def _pieces(text: str, n: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
-def _chunks(cid: str, created: int, model: str, message: dict[str, Any], finish: str) -> Iterator[dict[str, Any]]:
+def _chunks(
+    cid: str, created: int, model: str, message: dict[str, Any], finish: str, *, whole_calls: bool = False
+) -> Iterator[dict[str, Any]]:
     yield _chunk(cid, created, model, {"role": "assistant", "content": "" if message.get("tool_calls") else None}, None)
     if message.get("content"):
         for piece in _pieces(message["content"], max(2, len(message["content"]) // 8)):
             yield _chunk(cid, created, model, {"content": piece}, None)
     for i, tc in enumerate(message.get("tool_calls") or []):
+        if whole_calls:
+            yield _chunk(cid, created, model, {"tool_calls": [{"index": i, **tc}]}, None)
+            continue
         head = {"index": i, "id": tc["id"], "type": "function", "function": {"name": tc["function"]["name"], "arguments": ""}}
         yield _chunk(cid, created, model, {"tool_calls": [head]}, None)
         for piece in _pieces(tc["function"]["arguments"], 3):

@@ -7,10 +7,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from flow.mock_model import complete, sse_events
-
-MODEL_NAMES = ["mock", "mock-bad-json", "mock-bad-args", "mock-wrong-tool", "mock-error-401", "mock-error-429",
-               "mock-error-500", "mock-slow"]
+from flow.mock_model import MODEL_NAMES, complete, sse_events
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -37,6 +34,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
+        key = getattr(self.server, "api_key", None)
+        if key and self.headers.get("authorization") != f"Bearer {key}":
+            self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",
+                                            "code": "invalid_api_key"}})
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"message": f"No route {self.path}", "type": "not_found"}})
             return
@@ -62,15 +64,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-def make_server(port: int, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+def make_server(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> ThreadingHTTPServer:
+    """`api_key`: when set, requests must carry it as a bearer token, or get 401 as from a real provider."""
     server = ThreadingHTTPServer((host, port), _Handler)
     server.daemon_threads = True
+    server.api_key = api_key  # type: ignore[attr-defined]
     return server
 
 
-def serve(port: int, host: str = "127.0.0.1") -> None:
-    server = make_server(port, host)
-    print(f"mock model listening on http://{host}:{server.server_address[1]}/v1 (models: {', '.join(MODEL_NAMES)})", flush=True)
+def serve(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> None:
+    server = make_server(port, host, api_key)
+    print(f"mock model listening on http://{host}:{server.server_address[1]}/v1 (models: {', '.join(MODEL_NAMES)})"
+          + (" · API key required" if api_key else ""), flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

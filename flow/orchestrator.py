@@ -403,6 +403,27 @@ def _leaf(exc: BaseException) -> BaseException:
     return exc
 
 
+# Request options the app sends only when asked, and how a user turns each off (CLI; app).
+_OPTIONS = {
+    "parallel_tool_calls": ("leave out --no-parallel; in the app, allow parallel calls",
+                            "命令行去掉 --no-parallel；应用中允许并行调用"),
+    "strict": ("leave out --strict; in the app, turn off strict schemas", "命令行去掉 --strict；应用中关闭严格模式"),
+    "stream_options": ("leave out --stream; in the app, turn off streaming", "命令行去掉 --stream；应用中关闭流式"),
+    "tool_choice": ("--tool-choice auto", "tool_choice 选 auto"),
+}
+
+
+def _rejected_option(status: int, err: dict[str, Any], detail: str) -> str | None:
+    """The request option a 400/422 names, when it is one the app could leave out."""
+    if status not in (400, 422):
+        return None
+    named = str(err.get("param") or "")
+    for option in _OPTIONS:
+        if option == named.rsplit(".", 1)[-1] or option in detail or option.replace("_", " ") in detail:
+            return option
+    return None
+
+
 def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) -> dict[Lang, str]:
     """One line a user can act on, for anything that stopped a run, in English and in Chinese."""
     exc = _leaf(exc)
@@ -422,6 +443,11 @@ def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) ->
             404: ("check the model name and base URL", "请检查模型名称和 Base URL"),
             429: ("rate limited: wait and retry, or lower the request rate", "触发限流：稍后重试，或降低请求频率"),
         }.get(exc.status_code, ("", ""))
+        option = _rejected_option(exc.status_code, err if isinstance(err, dict) else {}, detail)
+        if option:
+            how_en, how_zh = _OPTIONS[option]
+            hint_en = f"this provider does not accept the request option `{option}`: drop it ({how_en}) and run again"
+            hint_zh = f"这个服务商不接受请求参数 `{option}`：请去掉它（{how_zh}）后重试"
         return {
             "en": f"the model endpoint answered HTTP {exc.status_code}: {detail}" + (f" ({hint_en})" if hint_en else ""),
             "zh": f"模型接口返回 HTTP {exc.status_code}：{detail}" + (f"（{hint_zh}）" if hint_zh else ""),

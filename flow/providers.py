@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flow.mock_server import MODEL_NAMES as MOCK_MODELS
+from flow.mock_model import MODEL_NAMES as MOCK_MODELS
 
 
 @dataclass(frozen=True)

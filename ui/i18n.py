@@ -68,7 +68,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "speed": {"zh": "每步秒数", "en": "Seconds per step"},
     "presenter": {"zh": "演示模式", "en": "Presenter mode"},
     "transport_help": {"zh": "memory：服务器在本进程内；stdio：服务器是子进程，通过标准输入输出通信", "en": "memory: the server runs in this process; stdio: the server is a subprocess talking over stdin/stdout"},
-    "mock_help": {"zh": "mock 正常；mock-bad-json 参数不是 JSON；mock-bad-args 缺少必填参数；mock-wrong-tool 调用不存在的工具；mock-error-* 返回该 HTTP 错误；mock-slow 5 秒后才回答", "en": "mock behaves; mock-bad-json sends arguments that are not JSON; mock-bad-args misses a required field; mock-wrong-tool calls a tool that does not exist; mock-error-* answers with that HTTP error; mock-slow answers after 5 s"},
+    "mock_help": {"zh": "mock 正常；mock-bad-json 参数不是 JSON；mock-bad-args 缺少必填参数；mock-wrong-tool 调用不存在的工具；mock-quirky 像部分服务商那样回答（content 为空串、短 id、多行参数、无 usage）；mock-no-strict / mock-no-parallel 拒绝 strict / parallel_tool_calls；mock-error-* 返回该 HTTP 错误；mock-slow 5 秒后才回答", "en": "mock behaves; mock-bad-json sends arguments that are not JSON; mock-bad-args misses a required field; mock-wrong-tool calls a tool that does not exist; mock-quirky answers like some providers (content \"\", short ids, arguments over lines, no usage); mock-no-strict / mock-no-parallel reject strict / parallel_tool_calls; mock-error-* answers with that HTTP error; mock-slow answers after 5 s"},
     "step_of": {"zh": "步骤 {number} · 第 {i}/{n} 跳", "en": "Step {number} · hop {i} of {n}"},
     "why": {"zh": "发生了什么", "en": "What happens"},
     "hop_json": {"zh": "这一跳的 JSON", "en": "This hop's JSON"},

@@ -1,0 +1,115 @@
+"""An OpenAI-compatible endpoint over a real socket: the mock model served by `flow.mock_server`.
+
+Every provider quirk and error status the app must survive is exercised through the real
+openai SDK talking HTTP, the same path a real provider takes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from flow import ModelConfig, RunOptions, run
+from flow.mock_server import make_server
+
+KEY = "sk-local-test-key-7f3a9c"
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    server = make_server(0, api_key=KEY)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def over_http(endpoint: str, question: str = "北京和上海今天天气怎么样？", *, model: str = "mock", key: str = KEY,
+              timeout_s: float = 20.0, **options):
+    options.setdefault("transport", "memory")
+    config = ModelConfig(backend="openai", model=model, base_url=endpoint, api_key=key, timeout_s=timeout_s)
+    return run(question, options=RunOptions(**options), model=config)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_run_over_http_answers_and_keeps_the_key_out_of_the_trace(endpoint, stream):
+    result = over_http(endpoint, stream=stream)
+    assert result.ok, result.error
+    assert "北京" in result.answer and "上海" in result.answer
+    text = result.trace.to_json()
+    assert KEY not in text
+    request = next(h for h in result.trace.hops if h.kind == "llm.request")
+    assert request.payload["url"] == endpoint + "/chat/completions"
+    assert request.payload["headers"]["authorization"] != f"Bearer {KEY}"
+    if stream:
+        chunks = [h for h in result.trace.hops if h.kind == "llm.chunk"]
+        assembled = [h for h in result.trace.hops if h.kind == "llm.assembled"]
+        assert len(chunks) > 10 and len(assembled) == 2
+        first_calls = assembled[0].payload["message"]["tool_calls"]
+        assert [json.loads(c["function"]["arguments"]) for c in first_calls] == [{"city": "北京"}, {"city": "上海"}]
+
+
+def test_a_quirky_provider_is_recorded_as_it_answered_and_still_works(endpoint):
+    result = over_http(endpoint, model="mock-quirky")
+    assert result.ok, result.error
+    decision = next(h for h in result.trace.hops if h.kind == "llm.response" and h.step == 4)
+    choice = decision.payload["body"]["choices"][0]
+    # What came back, kept as it came: "" not null, finish_reason "stop" beside tool_calls, no usage.
+    assert choice["message"]["content"] == "" and choice["finish_reason"] == "stop"
+    assert "usage" not in decision.payload["body"] and decision.usage is None
+    calls = choice["message"]["tool_calls"]
+    assert all(not c["id"].startswith("call_") for c in calls)
+    assert all("\n" in c["function"]["arguments"] for c in calls)
+    # The short ids still tie each tool message to its call.
+    tool_messages = [m for m in result.trace.hops if m.kind == "llm.request"][-1].payload["body"]["messages"]
+    assert {m["tool_call_id"] for m in tool_messages if m["role"] == "tool"} == {c["id"] for c in calls}
+    assert result.trace.meta.stats["prompt_tokens"] == 0
+
+
+def test_a_quirky_stream_with_whole_tool_calls_in_one_delta_is_assembled(endpoint):
+    result = over_http(endpoint, model="mock-quirky", stream=True)
+    assert result.ok, result.error
+    assembled = next(h for h in result.trace.hops if h.kind == "llm.assembled")
+    calls = assembled.payload["message"]["tool_calls"]
+    assert [json.loads(c["function"]["arguments"]) for c in calls] == [{"city": "北京"}, {"city": "上海"}]
+    assert assembled.payload["finish_reason"] == "stop" and assembled.step == 4
+
+
+@pytest.mark.parametrize(
+    ("model", "options", "option", "flag"),
+    [("mock-no-parallel", {"parallel": False}, "parallel_tool_calls", "--no-parallel"),
+     ("mock-no-strict", {"strict": True}, "strict", "--strict")],
+)
+def test_a_rejected_option_says_which_option_to_drop(endpoint, model, options, option, flag):
+    result = over_http(endpoint, model=model, **options)
+    assert not result.ok
+    assert f"`{option}`" in result.error and flag in result.error and "HTTP 400" in result.error
+    assert f"`{option}`" in result.trace.meta.error_zh
+    err = next(h for h in result.trace.hops if h.kind == "llm.error")
+    assert err.payload["status"] == 400 and err.payload["body"]["error"]["param"] == option
+    # Without the option the same provider answers.
+    assert over_http(endpoint, model=model).ok
+
+
+@pytest.mark.parametrize(
+    ("model", "key", "status", "words"),
+    [("mock", "sk-wrong-key-000000", 401, "check the API key"),
+     ("gpt-unknown", KEY, 404, "check the model name"),
+     ("mock-error-429", KEY, 429, "rate limited")],
+)
+def test_error_statuses_from_a_real_socket_are_one_line_and_a_hop(endpoint, model, key, status, words):
+    result = over_http(endpoint, model=model, key=key)
+    assert not result.ok and words in result.error and f"HTTP {status}" in result.error and "\n" not in result.error
+    err = next(h for h in result.trace.hops if h.kind == "llm.error")
+    assert err.payload["status"] == status and err.step == 3
+    assert "sk-wrong-key-000000" not in result.trace.to_json()
+
+
+def test_a_slow_endpoint_times_out_over_http(endpoint):
+    result = over_http(endpoint, model="mock-slow", timeout_s=0.5)
+    assert not result.ok and "did not answer within 0.5 s" in result.error
+    assert next(h for h in result.trace.hops if h.kind == "llm.error").payload["error"] == "ReadTimeout"
