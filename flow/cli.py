@@ -16,6 +16,7 @@ from flow.redact import SecretLeakError
 from flow.render_diagram import RenderError
 from flow.render_text import ACTOR_LABEL, hop_table, summary_line
 from flow.replay import Cursor
+from flow.scripted import ScriptError, load_script
 from flow.trace import Hop, TraceError, json_schema, load_trace, save_trace
 
 
@@ -30,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--model", help="model name; mock, mock-bad-json, ... for the offline mock (default: mock, "
                    "or $OPENAI_MODEL when a provider is configured)")
     r.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; unset: the offline mock)")
+    r.add_argument("--script", metavar="FILE|TEXT", help="a scripted model: the decisions it makes, as a JSON or "
+                   "YAML list of turns (call/arguments, calls, answer); offline, for any MCP server")
     r.add_argument("--tool-choice", default="auto", help="auto | none | required | the name of one function")
     r.add_argument("--no-parallel", action="store_true", help="send parallel_tool_calls: false")
     r.add_argument("--strict", action="store_true", help="send strict schemas and check the arguments against them")
@@ -116,7 +119,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("error: --server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp",
               file=sys.stderr)
         return 2
-    model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+    if args.script:
+        if args.model or args.base_url:
+            print("error: --script is the model; leave out --model and --base-url", file=sys.stderr)
+            return 2
+        model = ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
+    else:
+        model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
     result = run(args.question, options=options, model=model)
     if result.ok:
         print(result.answer, flush=True)
@@ -271,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
 
             serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None)
             return 0
-    except (TraceError, SecretLeakError, RenderError, OSError) as exc:
+    except (TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -87,14 +87,14 @@ class _Attempt:
 
 
 @dataclass
-class _Conversation:
+class Conversation:
     question: str
     tools: dict[str, dict[str, Any]]  # name -> function schema
     attempts: list[_Attempt] = field(default_factory=list)
     rounds: int = 0  # assistant messages with tool_calls so far
 
     @classmethod
-    def read(cls, body: dict[str, Any]) -> _Conversation:
+    def read(cls, body: dict[str, Any]) -> Conversation:
         messages = body.get("messages") or []
         question = ""
         for m in messages:
@@ -146,7 +146,7 @@ def _first_string_param(fn: dict[str, Any]) -> str | None:
     return None
 
 
-def _intents(conv: _Conversation) -> list[tuple[str, dict[str, Any]]]:
+def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
     """Every call this question asks for, given the tools offered and the results so far."""
     q, ql = conv.question, conv.question.lower()
     out: list[tuple[str, dict[str, Any]]] = []
@@ -186,11 +186,11 @@ def _condition(result: str) -> str | None:
     return cond.split()[-1] if isinstance(cond, str) else None  # "light rain" -> "rain"
 
 
-def _decide(conv: _Conversation, body: dict[str, Any], behaviour: str) -> list[Call] | str:
+def _decide(conv: Conversation, body: dict[str, Any], behaviour: str) -> list[Call] | str:
     """Tool calls to make now, or the final answer text."""
     choice = body.get("tool_choice", "auto")
     if not conv.tools or choice == "none":
-        return _answer(conv, tools_allowed=bool(conv.tools) and choice != "none")
+        return answer_from_results(conv, tools_allowed=bool(conv.tools) and choice != "none")
     pending = [(n, a) for n, a in _intents(conv) if not conv.tried(n, a)]
     if isinstance(choice, dict):
         wanted = (choice.get("function") or {}).get("name")
@@ -199,7 +199,7 @@ def _decide(conv: _Conversation, body: dict[str, Any], behaviour: str) -> list[C
         first = next(iter(conv.tools))
         pending = [(first, _guess(conv, first))]
     if not pending:
-        return _answer(conv, tools_allowed=True)
+        return answer_from_results(conv, tools_allowed=True)
     if body.get("parallel_tool_calls") is False:
         pending = pending[:1]
     calls = [Call(n, json.dumps(a, ensure_ascii=False)) for n, a in pending]
@@ -214,12 +214,12 @@ def _decide(conv: _Conversation, body: dict[str, Any], behaviour: str) -> list[C
     return calls
 
 
-def _guess(conv: _Conversation, name: str) -> dict[str, Any]:
+def _guess(conv: Conversation, name: str) -> dict[str, Any]:
     param = _first_string_param(conv.tools.get(name, {}))
     return {param: conv.question} if param else {}
 
 
-def _answer(conv: _Conversation, *, tools_allowed: bool) -> str:
+def answer_from_results(conv: Conversation, *, tools_allowed: bool) -> str:
     zh = is_chinese(conv.question)
     parts = [_describe(a, zh) for i, a in enumerate(conv.attempts) if a.result is not None and not _superseded(i, conv)]
     if parts:
@@ -238,7 +238,7 @@ def _answer(conv: _Conversation, *, tools_allowed: bool) -> str:
     )
 
 
-def _superseded(i: int, conv: _Conversation) -> bool:
+def _superseded(i: int, conv: Conversation) -> bool:
     """A failed call that a later call retried successfully is not worth mentioning in the answer."""
     a = conv.attempts[i]
     if a.ok:
@@ -302,7 +302,7 @@ def complete(body: dict[str, Any]) -> MockReply:
                                          "type": "invalid_request_error", "param": option, "code": None}})
     if not isinstance(body.get("messages"), list) or not body["messages"]:
         return MockReply(400, {"error": {"message": "'messages' must be a non-empty array", "type": "invalid_request_error"}})
-    conv = _Conversation.read(body)
+    conv = Conversation.read(body)
     decision = _decide(conv, body, model)
     return reply(body, decision, quirky=model == "mock-quirky", delay_s=SLOW_SECONDS if model == "mock-slow" else 0.0)
 
@@ -390,7 +390,7 @@ def sse_events(chunks: list[dict[str, Any]]) -> Iterator[bytes]:
     yield b"data: [DONE]\n\n"
 
 
-class _AsyncEvents(httpx2.AsyncByteStream):
+class EventStream(httpx2.AsyncByteStream):
     def __init__(self, chunks: list[dict[str, Any]]) -> None:
         self._chunks = chunks
 
@@ -419,5 +419,5 @@ class MockModelTransport(httpx2.AsyncBaseTransport):
                 raise httpx2.ReadTimeout("mock model did not answer in time", request=request)
             await anyio.sleep(reply.delay_s)
         if reply.chunks is not None:
-            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=_AsyncEvents(reply.chunks))
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=EventStream(reply.chunks))
         return httpx2.Response(reply.status, json=reply.body)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,10 +18,11 @@ import openai
 
 from flow.mock_model import MOCK_BASE_URL, MockModelTransport
 from flow.recorder import Recorder, compact_json
+from flow.scripted import SCRIPTED_BASE_URL, ScriptedModelTransport, Turn
 from flow.redact import redact_headers
 from flow.trace import Hop
 
-Backend = Literal["mock", "openai", "replay"]
+Backend = Literal["mock", "openai", "replay", "scripted"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,6 +35,11 @@ class ModelConfig:
     api_key: str | None = None
     timeout_s: float = 60.0
     max_retries: int = 0  # every retry would be a real exchange on the wire; off unless asked for
+    script: tuple[Turn, ...] = ()  # the scripted model's turns
+
+    @classmethod
+    def scripted(cls, script: tuple[Turn, ...], **overrides: Any) -> ModelConfig:
+        return cls(backend="scripted", model="scripted", script=script, **overrides)
 
     @classmethod
     def from_env(cls, *, backend: Backend | None = None, model: str | None = None, **overrides: Any) -> ModelConfig:
@@ -52,6 +58,10 @@ class ModelConfig:
         )
 
     def describe(self) -> dict[str, Any]:
+        if self.backend == "scripted":
+            return {"backend": "scripted", "name": "scripted", "base_url": SCRIPTED_BASE_URL, "key_status": "none needed",
+                    "timeout_s": self.timeout_s, "max_retries": self.max_retries,
+                    "script": [turn.as_json() for turn in self.script]}
         return {
             "backend": self.backend,
             "name": self.model,
@@ -65,13 +75,20 @@ class ModelConfig:
 def make_client(
     config: ModelConfig, recorder: Recorder, *, transport: httpx2.AsyncBaseTransport | None = None
 ) -> openai.AsyncOpenAI:
-    inner = transport or (MockModelTransport() if config.backend == "mock" else httpx2.AsyncHTTPTransport())
+    scripted = config.backend == "scripted"
+    if transport is not None:
+        inner = transport
+    elif scripted:
+        inner = ScriptedModelTransport(config.script)
+    else:
+        inner = MockModelTransport() if config.backend == "mock" else httpx2.AsyncHTTPTransport()
+    base_url = config.base_url if config.backend == "openai" else (config.base_url or MOCK_BASE_URL)
     return openai.AsyncOpenAI(
         api_key=config.api_key or "no-key",
-        base_url=config.base_url if config.backend == "openai" else (config.base_url or MOCK_BASE_URL),
+        base_url=SCRIPTED_BASE_URL if scripted else base_url,
         timeout=config.timeout_s,
         max_retries=config.max_retries,
-        http_client=httpx2.AsyncClient(transport=HttpTap(inner, recorder)),
+        http_client=httpx2.AsyncClient(transport=HttpTap(inner, recorder, scripted=scripted and transport is None)),
     )
 
 
@@ -125,8 +142,15 @@ def _call_text(call: dict[str, Any]) -> str:
 class HttpTap(httpx2.AsyncBaseTransport):
     """Records the request and response bodies the SDK sent and received, headers minus secrets."""
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, recorder: Recorder) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport, recorder: Recorder, *, scripted: bool = False) -> None:
         self._inner, self._rec = inner, recorder
+        self._scripted = scripted  # the answers come from the user's script: every model hop says so
+
+    def _mark(self, hop: Hop) -> Hop:
+        if self._scripted:
+            hop.scripted = True  # type: ignore[attr-defined]  # an extra field, present only where true
+            hop.summary = f"scripted · {hop.summary}"
+        return hop
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         rec = self._rec
@@ -138,7 +162,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
         step = rec.step if rec.step in (3, 8) else None
         n_msgs = len(body.get("messages") or []) if isinstance(body, dict) else 0
         n_tools = len(body.get("tools") or []) if isinstance(body, dict) else 0
-        request_hop = rec.record(
+        request_hop = self._mark(rec.record(
             kind="llm.request",
             source="app",
             target="model",
@@ -155,11 +179,11 @@ class HttpTap(httpx2.AsyncBaseTransport):
             wire_text=raw.decode("utf-8", errors="replace") + str(request.url) + compact_json(request_headers),
             summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
             + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
-        )
+        ))
         try:
             response = await self._inner.handle_async_request(request)
         except httpx2.TransportError as exc:
-            rec.record(
+            self._mark(rec.record(
                 kind="llm.error",
                 source="model",
                 target="app",
@@ -168,11 +192,11 @@ class HttpTap(httpx2.AsyncBaseTransport):
                 direction="error",
                 t_start_ms=request_hop.t_start_ms,
                 summary=f"{type(exc).__name__}: {exc}",
-            )
+            ))
             raise
         headers = redact_headers(response.headers.multi_items())
         if "text/event-stream" in response.headers.get("content-type", "") and response.status_code < 400:
-            tapped = _StreamTap(response, rec, request_hop, headers)
+            tapped = _StreamTap(response, rec, request_hop, headers, self._mark)
             return httpx2.Response(
                 response.status_code, headers=response.headers, stream=tapped, extensions=response.extensions
             )
@@ -191,7 +215,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
         resp_body = _json_or_text(decoded)
         ok = response.status_code < 400
         usage = resp_body.get("usage") if ok and isinstance(resp_body, dict) else None
-        rec.record(
+        self._mark(rec.record(
             kind="llm.response" if ok else "llm.error",
             source="model",
             target="app",
@@ -203,7 +227,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             wire_text=decoded.decode("utf-8", errors="replace") + compact_json(headers),
             usage=usage if isinstance(usage, dict) else None,
             summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
-        )
+        ))
         return httpx2.Response(
             response.status_code,
             headers=response.headers,
@@ -218,8 +242,10 @@ class HttpTap(httpx2.AsyncBaseTransport):
 class _StreamTap(httpx2.AsyncByteStream):
     """Passes a server-sent event stream through, recording each event as a chunk hop as it arrives."""
 
-    def __init__(self, response: httpx2.Response, rec: Recorder, request_hop: Hop, headers: dict[str, str]) -> None:
-        self._response, self._rec, self._request_hop, self._headers = response, rec, request_hop, headers
+    def __init__(
+        self, response: httpx2.Response, rec: Recorder, request_hop: Hop, headers: dict[str, str], mark: Callable[[Hop], Hop]
+    ) -> None:
+        self._response, self._rec, self._request_hop, self._headers, self._mark = response, rec, request_hop, headers, mark
         self._decoder = _decoder(response.headers.get("content-encoding", ""))
         self._hops: list[Hop] = []
         self._step = 9
@@ -255,7 +281,7 @@ class _StreamTap(httpx2.AsyncByteStream):
             for hop in self._hops:
                 self._rec.restep(hop, 4)
         self._hops.append(
-            self._rec.record(
+            self._mark(self._rec.record(
                 kind="llm.chunk",
                 source="model",
                 target="app",
@@ -266,7 +292,7 @@ class _StreamTap(httpx2.AsyncByteStream):
                 size=len(event) + 2,
                 usage=usage if isinstance(usage, dict) else None,
                 summary=_chunk_summary(data, len(self._hops) + 1),
-            )
+            ))
         )
 
     async def aclose(self) -> None:
