@@ -10,12 +10,13 @@ import argparse
 import functools
 import datetime as dt
 import os
+import warnings
 from typing import Annotated, Any, Literal
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import Field
 
@@ -79,6 +80,25 @@ def build_server(*, fault: Fault = "none") -> MCPServer:
             return demo_tools.get_weather(city)
         except ValueError as exc:
             raise ToolError(str(exc)) from None  # ToolError's text reaches the model; other errors are hidden
+
+    @server.tool(description=demo_tools.FORECAST_DESCRIPTION)
+    async def get_forecast(
+        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+        ctx: Context,
+        days: Annotated[int, Field(description="How many days, 1 to 7")] = 3,
+    ) -> dict[str, Any]:
+        # A slower tool that says how far it has got: progress notifications, tied to the call by
+        # the client's progress token, and a log message.
+        try:
+            forecast = demo_tools.get_forecast(city, days)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # logging is deprecated from 2026-07-28 on
+            await ctx.log("info", f"forecast for {forecast['city_en']}: {days} days")
+        for day in range(days):
+            await ctx.report_progress(day + 1, days, f"day {day + 1} of {days}")
+        return forecast
 
     @server.tool(description="Compute the hours worked between a start and an end clock time, minus the lunch break.")
     def calc_work_hours(

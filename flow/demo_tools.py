@@ -67,6 +67,22 @@ def get_weather(city: str) -> dict[str, Any]:
     }
 
 
+def forecast_day(city: str, day: int) -> dict[str, Any]:
+    """One day of a (fake) forecast: today's weather, a degree warmer or colder each day."""
+    today = get_weather(city)
+    shift = (-1, 1, 2, 0, -2, 1, 0)[day % 7]
+    return {"day": day + 1, "condition": today["condition"], "condition_en": today["condition_en"],
+            "temp_low_c": today["temp_low_c"] + shift, "temp_high_c": today["temp_high_c"] + shift}
+
+
+def get_forecast(city: str, days: int = 3) -> dict[str, Any]:
+    """The next days' weather for a city (fake, fixed data); 1 to 7 days."""
+    if not 1 <= days <= 7:
+        raise ValueError(f"days must be between 1 and 7, not {days}")
+    today = get_weather(city)
+    return {"city": today["city"], "city_en": today["city_en"], "days": [forecast_day(city, d) for d in range(days)]}
+
+
 def calc_work_hours(start: str, end: str) -> dict[str, Any]:
     """Hours between two clock times (HH:MM), minus a one-hour lunch break when the span covers noon."""
 
@@ -93,7 +109,9 @@ def best_practice(topic: str) -> str:
     return f"No stored advice for {topic!r}. Topics: " + ", ".join(_PRACTICES)
 
 
-DIRECT_FUNCTIONS = {"get_weather": get_weather, "calc_work_hours": calc_work_hours, "best_practice": best_practice}
+FORECAST_DESCRIPTION = "Get the weather forecast for one city for the next days (1 to 7, default 3)."
+DIRECT_FUNCTIONS = {"get_weather": get_weather, "get_forecast": get_forecast, "calc_work_hours": calc_work_hours,
+                    "best_practice": best_practice}
 
 # Direct mode: the schemas a developer writes by hand in OpenAI function-calling format.
 DIRECT_TOOL_SCHEMAS: list[dict[str, Any]] = [
@@ -107,6 +125,21 @@ DIRECT_TOOL_SCHEMAS: list[dict[str, Any]] = [
                 "type": "object",
                 "properties": {
                     "city": {"type": "string", "description": "City name in Chinese or English, e.g. 北京 or Beijing"}
+                },
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_forecast",
+            "description": FORECAST_DESCRIPTION,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": "City name in Chinese or English, e.g. 北京 or Beijing"},
+                    "days": {"type": "integer", "description": "How many days, 1 to 7", "default": 3},
                 },
                 "required": ["city"],
             },

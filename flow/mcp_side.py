@@ -49,6 +49,8 @@ def _frame_kind(frame: dict[str, Any]) -> Kind:
 def _summary(frame: dict[str, Any], method: str | None) -> str:
     if "method" in frame:
         params = frame.get("params") or {}
+        if frame["method"] == "notifications/message":
+            return f"log {params.get('level')}: {params.get('data')}"
         if frame["method"] == "tools/call":
             args = ", ".join(f"{k}={v}" for k, v in (params.get("arguments") or {}).items())
             return f"tools/call {params.get('name')}({args})"
@@ -71,6 +73,7 @@ class FrameTap:
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
         self._pending: dict[Any, tuple[str, float, int | None]] = {}
+        self._progress: dict[Any, tuple[Any, int | None, str]] = {}  # progress token -> (request id, step, what)
 
     def outgoing(self, message: SessionMessage) -> None:
         rec = self.recorder
@@ -81,6 +84,9 @@ class FrameTap:
         step = 6 if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
             self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
+            token = ((frame.get("params") or {}).get("_meta") or {}).get("progressToken")
+            if token is not None:
+                self._progress[token] = (frame["id"], step, _summary(frame, None).split("(")[0])
         kind = _frame_kind(frame)
         rec.record(
             kind=kind,
@@ -113,10 +119,21 @@ class FrameTap:
         frame = json.loads(text)
         kind = _frame_kind(frame)
         method, t_start, step = None, None, None
+        progress_of = None
+        summary = None
         if kind in ("mcp.response", "mcp.error") and frame.get("id") in self._pending:
             method, t_start, req_step = self._pending.pop(frame["id"])
             step = 7 if req_step == 6 else req_step
-        rec.record(
+        elif kind == "mcp.notification":
+            step = rec.step  # what the server says while the app is in a step belongs to that step
+            params = frame.get("params") or {}
+            if frame.get("method") == "notifications/progress" and params.get("progressToken") in self._progress:
+                # Grouped with the request that asked for progress, by its token.
+                progress_of, step, what = self._progress[params["progressToken"]]
+                total = params.get("total")
+                summary = (f"progress {params.get('progress'):g}{f'/{total:g}' if total is not None else ''} of {what}"
+                           + (f": {params['message']}" if params.get("message") else ""))
+        hop = rec.record(
             kind=kind,
             source="mcp_server",
             target="mcp_client",
@@ -128,8 +145,10 @@ class FrameTap:
             t_start_ms=t_start,
             wire_text=text,
             jsonrpc_id=frame.get("id"),
-            summary=_summary(frame, method),
+            summary=summary or _summary(frame, method),
         )
+        if progress_of is not None:
+            hop.progress_of = progress_of  # type: ignore[attr-defined]  # the id of the request it reports on
 
     @property
     def unanswered(self) -> list[str]:

@@ -47,6 +47,8 @@ _TOPICS = {
     "error handling": ("error handling", "错误处理", "报错"),
     "security": ("security", "安全"),
 }
+_FORECAST_WORDS = ("预报", "未来", "这周", "forecast", "next days", "this week")
+_DAYS = re.compile(r"([1-7]|[一二两三四五六七])\s*(?:天|日|days?)", re.IGNORECASE)
 _ADVICE_WORDS = ("建议", "穿", "带伞", "advice", "should i", "wear", "recommend")
 MODEL_NAMES = ["mock", "mock-bad-json", "mock-bad-args", "mock-wrong-tool", "mock-quirky", "mock-no-strict",
                "mock-no-parallel", "mock-error-401", "mock-error-429", "mock-error-500", "mock-slow"]
@@ -158,7 +160,10 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
             pos = [p for p in (q.find(zh), ql.find(en.lower())) if p >= 0]
             if pos:
                 found.append((min(pos), zh if is_chinese(q) else en))
-        out += [(weather_tool, {param: name}) for _, name in sorted(found)]
+        forecast = "get_forecast" in conv.tools and any(w in ql for w in _FORECAST_WORDS)
+        days = _days(q)
+        out += [("get_forecast", {"city": name, "days": days}) if forecast else (weather_tool, {param: name})
+                for _, name in sorted(found)]
     if "calc_work_hours" in conv.tools:
         times = [f"{int(h):02d}:{'30' if half else (m or '00')}" for h, m, half in _TIME.findall(q)]
         if len(times) >= 2:
@@ -175,6 +180,15 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
                     if condition:
                         out.append(("best_practice", {"topic": condition}))
     return out
+
+
+def _days(question: str) -> int:
+    """How many days a forecast question asks for: "3 days", "三天", "next 5 days"; 3 when it does not say."""
+    match = _DAYS.search(question)
+    if not match:
+        return 3
+    n = match.group(1)
+    return max(1, min(7, int(n) if n.isdigit() else "一二三四五六七".index(n.replace("两", "二")) + 1))
 
 
 def _condition(result: str) -> str | None:
@@ -265,6 +279,13 @@ def _describe(a: _Attempt, zh: bool) -> str:
             f"{data['city_en']} today: {data['condition_en']}, {data['temp_low_c']} to {data['temp_high_c']} °C, "
             f"humidity {data['humidity_pct']}%."
         )
+    if isinstance(data, dict) and isinstance(data.get("days"), list):
+        days = data["days"]
+        if zh:
+            return f"{data['city']}未来 {len(days)} 天：" + "；".join(
+                f"第{d['day']}天{d['condition']} {d['temp_low_c']}~{d['temp_high_c']}°C" for d in days) + "。"
+        return f"{data['city_en']}, next {len(days)} days: " + "; ".join(
+            f"day {d['day']} {d['condition_en']} {d['temp_low_c']} to {d['temp_high_c']} °C" for d in days) + "."
     if isinstance(data, dict) and "hours" in data:
         if zh:
             return f"从 {data['start']} 到 {data['end']} 共工作 {data['hours']} 小时（已扣除午休 {data['lunch_break_min']} 分钟）。"

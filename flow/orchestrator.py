@@ -195,7 +195,8 @@ class _McpTools:
             return translated
         request, reverse_hop = translated
         try:
-            result = await self.client.call_tool(request.name, request.arguments)
+            # A progress callback makes the SDK send a progress token, so a server may report how far it got.
+            result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
         except MCPError as exc:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
@@ -248,6 +249,10 @@ class _McpTools:
             summary=("isError: " if data.get("isError") else "") + " ".join(content.split())[:60],
         )
         return content
+
+
+async def _progress_seen(progress: float, total: float | None, message: str | None) -> None:
+    """The notifications are recorded by the frame tap; the app has nothing more to do with them."""
 
 
 @dataclass

@@ -45,7 +45,7 @@ FADED_ERROR = "#eab0b0"
 
 @dataclass
 class Row:
-    """One arrow: a hop, or a run of stream chunks drawn as one."""
+    """One arrow: a hop, or a run of stream chunks (or of one request's progress notifications) drawn as one."""
 
     hops: list[Hop]
     number: str
@@ -55,7 +55,12 @@ class Row:
     def label(self) -> str:
         """Made on first use: a window over a long trace labels only the rows it shows."""
         if self._label is None:
-            self._label = f"stream: {len(self.hops)} chunks" if len(self.hops) > 1 else short_label(self.hops[0])
+            if len(self.hops) == 1:
+                self._label = short_label(self.hops[0])
+            elif self.hops[0].kind == "llm.chunk":
+                self._label = f"stream: {len(self.hops)} chunks"
+            else:
+                self._label = f"progress ×{len(self.hops)}: {self.hops[-1].summary.split(' of ', 1)[-1]}"
         return self._label
 
     @property
@@ -71,18 +76,20 @@ class Row:
         return self.hops[0].seq <= seq <= self.hops[-1].seq
 
 
+def _same_run(first: Hop, hop: Hop) -> bool:
+    """Does `hop` continue the run `first` began: the chunks of one stream, or one request's progress?"""
+    if hop.kind == "llm.chunk":
+        return first.kind == "llm.chunk" and first.step == hop.step
+    progress_of = getattr(hop, "progress_of", None)
+    return progress_of is not None and getattr(first, "progress_of", None) == progress_of
+
+
 def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
     numbers = step_numbers(trace)
     out: list[Row] = []
     for hop in trace.hops:
         prev = out[-1] if out else None
-        if (
-            collapse_chunks
-            and hop.kind == "llm.chunk"
-            and prev is not None
-            and prev.first.kind == "llm.chunk"
-            and prev.first.step == hop.step
-        ):
+        if collapse_chunks and prev is not None and _same_run(prev.first, hop):
             prev.hops.append(hop)
             continue
         out.append(Row([hop], numbers[hop.seq]))

@@ -13,6 +13,7 @@ from typing import Any
 
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, run
+from flow.scripted import load_script
 from flow.trace import Trace, save_trace
 
 BEIJING = "北京今天天气怎么样？"
@@ -28,6 +29,7 @@ class Sample:
     question: str = BEIJING
     model: str = "mock"
     options: dict[str, Any] = field(default_factory=dict)
+    script: str | None = None  # a scripted model's turns, instead of the mock
 
 
 SAMPLES: list[Sample] = [
@@ -173,12 +175,48 @@ SAMPLES: list[Sample] = [
         "sends them to the model instead of a typed question.",
         options={"prompt": "weather_report", "prompt_args": (("city", "北京"),)},
     ),
+    Sample(
+        "progress-notifications",
+        "进度通知 · 服务器在执行中说话",
+        "Progress notifications · the server speaks while it works",
+        "客户端在 tools/call 的 _meta 里带上 progressToken，get_forecast 每算完一天就发一条 notifications/progress（带同一个 token），"
+        "还发了一条日志 notifications/message。这些通知都没有 id，靠 token 归到它们所属的请求下，图中合并成一个箭头。",
+        "The client puts a progressToken in the _meta of tools/call; get_forecast sends notifications/progress with the "
+        "same token after each day, and a log message (notifications/message). The notifications carry no id: the token "
+        "ties them to their request, and the diagram draws them as one arrow.",
+        question="上海未来三天天气预报",
+    ),
+    Sample(
+        "quirky-provider",
+        "服务商的差异 · 照原样记录",
+        "Provider quirks · recorded as they came",
+        "有的服务商和 OpenAI 不完全一样：tool_calls 旁边的 content 是空字符串而不是 null，id 不以 call_ 开头，参数里有换行，"
+        "finish_reason 是 stop，没有 usage。应用照原样记录，并且只看 tool_calls 本身来决定下一步。",
+        "Some providers differ from OpenAI: content is \"\" rather than null beside tool_calls, ids do not start with "
+        "call_, arguments contain newlines, finish_reason is stop, and there is no usage. The app records it as it came "
+        "and goes by the tool_calls themselves.",
+        question="北京和上海今天天气怎么样？",
+        model="mock-quirky",
+    ),
+    Sample(
+        "scripted-model",
+        "脚本模型 · 由你替模型做决定",
+        "Scripted model · you make the model's decisions",
+        "没有模型也没有 Key 时，可以写一个小脚本说明模型每一步做什么（调用哪个工具、什么参数，或直接回答）。"
+        "请求和响应仍经过真实的 openai SDK 和 MCP 会话，模型一侧的每一跳都标为 scripted。",
+        "With no model and no key, a small script says what the model does at each turn (which tool, which arguments, "
+        "or answer directly). Requests and responses still go through the real openai SDK and MCP session; every hop on "
+        "the model's side is marked scripted.",
+        question="杭州明天适合出门吗？",
+        script="- call: get_forecast\n  arguments: {city: 杭州, days: 2}\n- answer: 杭州明天小雨，出门记得带伞。\n",
+    ),
 ]
 
 
 def generate(sample: Sample) -> Trace:
     options = RunOptions(**{"transport": "memory", **sample.options})
-    result = run(sample.question, options=options, model=ModelConfig(model=sample.model))
+    model = ModelConfig.scripted(load_script(sample.script)) if sample.script else ModelConfig(model=sample.model)
+    result = run(sample.question, options=options, model=model)
     trace = result.trace
     trace.meta.title = {"zh": sample.title_zh, "en": sample.title_en}
     trace.meta.note = {"zh": sample.note_zh, "en": sample.note_en}
