@@ -1,20 +1,71 @@
 """Run one question live, watch each hop arrive, then open it in the step-through view."""
 
+import json
 import os
 import queue
+from typing import Any
 
 import streamlit as st
 
 import flow
-from flow.labels import ACTOR_NAMES, short_label
+from flow.demo_tools import DIRECT_TOOL_SCHEMAS
+from flow.labels import ACTOR_NAMES, Lang, short_label
+from flow.mcp_side import ServerSpec
 from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
 from ui.i18n import t
-from ui.state import add_run, state, warm_session
-from ui.view import remembered, remembered_value
+from flow.scripted import Turn, parse_script
+from ui.state import add_run, server_listing, state, warm_session
+from ui.view import remembered, remembered_multiselect, remembered_value
 
 app = state()
 lang = app.lang
 st.title(t("run_title", lang))
+server_spec = ServerSpec(transport="memory")  # the demo server: what the scripted model and the context offer
+
+
+def offered_tools(mode: str, spec: ServerSpec) -> list[dict[str, Any]] | None:
+    """The tools the model will be offered, in MCP's shape; None when the server cannot be asked."""
+    if mode == "direct":
+        return [{"name": f["function"]["name"], "inputSchema": f["function"]["parameters"]} for f in DIRECT_TOOL_SCHEMAS]
+    listing, error = server_listing(spec, "handshake")
+    if error:
+        st.error(t("server_unreachable", lang, error=error), icon=":material/error:")
+        return None
+    return listing["tools"]
+
+
+def skeleton(schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments to start from: each required or defaulted property, with its default or an empty value."""
+    empty = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
+    required = set(schema.get("required") or [])
+    return {name: prop.get("default", empty.get(prop.get("type"), ""))
+            for name, prop in (schema.get("properties") or {}).items() if name in required or "default" in prop}
+
+
+def scripted_turns(tools: list[dict[str, Any]] | None, lang: Lang) -> tuple[Turn, ...] | None:
+    """The scripted model's decision as turns: one tool call (or none), then the answer. None: not ready."""
+    if tools is None:
+        return None
+    by_name = {tool["name"]: tool for tool in tools}
+    decision = remembered(st.selectbox, t("scripted_decision", lang), ["", *by_name], key="scripted_decision",
+                          help=t("scripted_help", lang),
+                          format_func=lambda n: t("call_tool", lang, name=n) if n else t("answer_directly", lang))
+    turns: list[dict[str, Any]] = []
+    if decision:
+        start = json.dumps(skeleton(by_name[decision].get("inputSchema") or {}), ensure_ascii=False)
+        raw = st.text_area(t("scripted_arguments", lang), value=start, key=f"scripted_args_{decision}", height=80)
+        try:
+            arguments = json.loads(raw or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError(f"got {type(arguments).__name__}")
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
+            st.error(t("scripted_bad_args", lang, error=exc), icon=":material/error:")
+            return None
+        turns.append({"call": decision, "arguments": arguments})
+    answer = st.text_input(t("scripted_answer", lang), key="scripted_answer")
+    turns.append({"answer": answer.strip() or None})
+    return parse_script(turns)
+
 
 
 def use_example() -> None:
@@ -35,11 +86,15 @@ left, right = st.columns(2, gap="large")
 with left:
     mode = remembered(st.radio, t("mode", lang), ["mcp", "direct"], horizontal=True, key="mode",
                       format_func=lambda m: t(f"mode_{m}", lang))
-    backend = remembered(st.radio, t("model", lang), ["mock", "provider"], horizontal=True, key="backend",
+    backend = remembered(st.radio, t("model", lang), ["mock", "scripted", "provider"], horizontal=True, key="backend",
                          format_func=lambda b: t(f"backend_{b}", lang))
     key_value = ""
     preset = None
-    if backend == "mock":
+    script: tuple[Turn, ...] | None = ()
+    if backend == "scripted":
+        script = scripted_turns(offered_tools(mode, server_spec), lang)
+        model_name, base_url = "scripted", None
+    elif backend == "mock":
         model_name = remembered(st.selectbox, t("mock_behaviour", lang), MOCK_MODELS, key="mock_model",
                                 help=t("mock_help", lang))
         base_url = None
@@ -74,17 +129,36 @@ with right:
                                      help=t("keep_warm_help", lang),
                                      disabled=mode == "direct" or transport != "stdio" or fault != "none")
 
+resources: list[str] = []
+prompt, prompt_args = None, {}
+if mode == "mcp":
+    listing, _ = server_listing(server_spec, "handshake")
+    with left.expander(t("context", lang)):
+        resources = remembered_multiselect(t("resources", lang), [r["uri"] for r in listing["resources"]], key="resources")
+        prompts = {p["name"]: p for p in listing["prompts"]}
+        prompt = remembered(st.selectbox, t("prompt", lang), ["", *prompts], key="prompt",
+                            format_func=lambda n: n or t("no_prompt", lang)) or None
+        for arg in (prompts[prompt].get("arguments") or []) if prompt else []:
+            prompt_args[arg["name"]] = st.text_input(t("prompt_arg", lang, name=arg["name"]), key=f"prompt_{prompt}_{arg['name']}",
+                                                     help=arg.get("description"))
+
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key_value
 if missing_key:
     st.warning(t("no_key", lang, env=preset.key_env if preset else "OPENAI_API_KEY"))
 
-if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or not question.strip(), key="run",
-                   width="stretch"):
+if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or not question.strip(),
+                   key="run", width="stretch"):
     options = flow.RunOptions(mode=mode, tool_choice=choice, parallel=parallel, strict=strict, stream=stream,
                               max_rounds=int(max_rounds), era=era, transport=transport,
-                              server_fault=fault if mode == "mcp" else "none", mcp_timeout_s=5.0)
-    model = (flow.ModelConfig(model=model_name) if backend == "mock" else
-             flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key_value or None))
+                              server_fault=fault if mode == "mcp" else "none", mcp_timeout_s=5.0,
+                              resources=tuple(resources), prompt=prompt,
+                              prompt_args=tuple((k, v) for k, v in prompt_args.items() if v))
+    if backend == "scripted":
+        model = flow.ModelConfig.scripted(script or ())
+    elif backend == "mock":
+        model = flow.ModelConfig(model=model_name)
+    else:
+        model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key_value or None)
     with progress.status(t("running", lang), expanded=True) as status:
         def show(hop: flow.Hop) -> None:
             step = "·" if hop.step is None else hop.step

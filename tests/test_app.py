@@ -223,3 +223,49 @@ def test_a_failing_run_speaks_chinese_in_the_chinese_interface():
     at.selectbox(key="mock_model_zh").set_value("mock-error-429").run()
     at.button(key="run").click().run()
     assert at.error[0].value.startswith("模型接口返回 HTTP 429") and "限流" in at.error[0].value
+
+
+@pytest.mark.parametrize("mode", ["mcp", "direct"])
+def test_a_scripted_run_calls_the_tool_the_user_chose(mode):
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="mode_en").set_value(mode).run()
+    at.radio(key="backend_en").set_value("scripted").run()
+    at.selectbox(key="scripted_decision_en").set_value("get_forecast").run()
+    assert json.loads(at.text_area(key="scripted_args_get_forecast").value) == {"city": "", "days": 3}
+    at.text_area(key="scripted_args_get_forecast").set_value('{"city": "杭州", "days": 2}').run()
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    state = at.session_state["app"]
+    trace = state.loaded[state.last_run].trace
+    assert trace.meta.model["backend"] == "scripted" and trace.meta.outcome == "ok"
+    call = next(h for h in trace.hops if h.kind == "translate.reverse")
+    assert call.payload["call_request"] == {"name": "get_forecast", "arguments": {"city": "杭州", "days": 2}}
+    assert "杭州未来 2 天" in trace.meta.answer
+
+
+def test_scripted_arguments_that_are_not_json_block_the_run_with_one_line():
+    at = app("zh")
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="backend_zh").set_value("scripted").run()
+    at.selectbox(key="scripted_decision_zh").set_value("get_weather").run()
+    at.text_area(key="scripted_args_get_weather").set_value('{"city": ').run()
+    assert not at.exception
+    assert "参数不是 JSON 对象" in at.error[0].value and at.button(key="run").disabled
+
+
+def test_the_run_page_reads_a_resource_and_fetches_a_prompt():
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.multiselect(key="resources_en").set_value(["weather://cities"]).run()
+    at.selectbox(key="prompt_en").set_value("weather_report").run()
+    at.text_input(key="prompt_weather_report_city").set_value("上海").run()
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    state = at.session_state["app"]
+    trace = state.loaded[state.last_run].trace
+    methods = [h.payload.get("method") for h in trace.hops if h.kind == "mcp.request"]
+    assert {"resources/list", "resources/read", "prompts/list", "prompts/get"} <= set(methods)
+    get = next(h for h in trace.hops if h.kind == "mcp.request" and h.payload.get("method") == "prompts/get")
+    assert get.payload["params"]["arguments"] == {"city": "上海"}
+    assert "上海" in trace.meta.answer

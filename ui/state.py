@@ -8,6 +8,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 import streamlit as st
 
 import flow
@@ -52,6 +53,16 @@ def warm_session(app: AppState, era: Era) -> WarmSession:
         app.warm[era] = warm
         weakref.finalize(app, warm.close)
     return app.warm[era]
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def server_listing(spec: ServerSpec, era: Era) -> tuple[dict[str, list[dict[str, object]]], str | None]:
+    """What a server offers (tools, resources, prompts), asked once per server and era per app process;
+    with the error line when it could not be asked."""
+    from flow.orchestrator import inspect_server
+
+    result, listing = anyio.run(lambda: inspect_server(spec, era=era, timeout_s=10.0))
+    return listing, result.error
 
 
 def state() -> AppState:

@@ -103,6 +103,13 @@ def remembered_value(widget: Any, label: str, *, key: str, default: Any, **kwarg
     return widget(label, value=state().choices.get(key, default), key=widget_key, on_change=remember, **kwargs)
 
 
+def remembered_multiselect(label: str, options: Sequence[Any], *, key: str, **kwargs: Any) -> list[Any]:
+    """The same for a multiselect; choices no longer offered are dropped."""
+    widget_key, remember = _memory(key)
+    chosen = [o for o in state().choices.get(key, []) if o in options]  # type: ignore[attr-defined]
+    return st.multiselect(label, options, default=chosen, key=widget_key, on_change=remember, **kwargs)
+
+
 def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
     """Choose among samples, uploads and runs; returns the chosen key."""
     items = all_traces(app)
