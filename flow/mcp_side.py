@@ -40,13 +40,14 @@ def frame_text(message: SessionMessage) -> str:
     return message.message.model_dump_json(by_alias=True, exclude_unset=True)
 
 
-def _frame_kind(frame: dict[str, Any]) -> Kind:
+def frame_kind(frame: dict[str, Any]) -> Kind:
     if "method" in frame:
         return "mcp.request" if "id" in frame else "mcp.notification"
     return "mcp.error" if "error" in frame else "mcp.response"
 
 
-def _summary(frame: dict[str, Any], method: str | None) -> str:
+def frame_summary(frame: dict[str, Any], method: str | None) -> str:
+    """The one line a frame's arrow says; `method` is the request's, for a response."""
     if "method" in frame:
         params = frame.get("params") or {}
         if frame["method"] == "notifications/message":
@@ -86,8 +87,8 @@ class FrameTap:
             self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
             token = ((frame.get("params") or {}).get("_meta") or {}).get("progressToken")
             if token is not None:
-                self._progress[token] = (frame["id"], step, _summary(frame, None).split("(")[0])
-        kind = _frame_kind(frame)
+                self._progress[token] = (frame["id"], step, frame_summary(frame, None).split("(")[0])
+        kind = frame_kind(frame)
         rec.record(
             kind=kind,
             source="mcp_client",
@@ -97,7 +98,7 @@ class FrameTap:
             direction="request" if kind == "mcp.request" else "notification",
             wire_text=text,
             jsonrpc_id=frame.get("id"),
-            summary=_summary(frame, None),
+            summary=frame_summary(frame, None),
         )
 
     def incoming(self, item: SessionMessage | Exception) -> None:
@@ -117,7 +118,7 @@ class FrameTap:
             return
         text = frame_text(item)
         frame = json.loads(text)
-        kind = _frame_kind(frame)
+        kind = frame_kind(frame)
         method, t_start, step = None, None, None
         progress_of = None
         summary = None
@@ -145,7 +146,7 @@ class FrameTap:
             t_start_ms=t_start,
             wire_text=text,
             jsonrpc_id=frame.get("id"),
-            summary=summary or _summary(frame, method),
+            summary=summary or frame_summary(frame, method),
         )
         if progress_of is not None:
             hop.progress_of = progress_of  # type: ignore[attr-defined]  # the id of the request it reports on

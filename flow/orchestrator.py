@@ -34,7 +34,7 @@ from flow.mcp_side import (
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
 from flow.labels import Lang
-from flow.trace import Actor, Hop, Mode, Trace, TraceMeta, model_calls, tool_calls
+from flow.trace import Actor, Hop, Mode, Trace, TraceMeta, hop_stats
 from flow.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
 
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
@@ -557,7 +557,7 @@ async def run_flow(
     meta.outcome = "ok" if error is None else "error"
     meta.answer, meta.error = answer, error
     meta.error_zh = error_zh if error else None
-    meta.stats = _stats(rec.hops, rec.now_ms())
+    meta.stats = hop_stats(rec.hops, rec.now_ms())
     return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
 
 
@@ -629,19 +629,6 @@ async def _loop(
     raise AssertionError("unreachable: the loop returns an answer or stops")
 
 
-def _stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:
-    usage = [h.usage for h in hops if h.usage]
-    return {
-        "hops": len(hops),
-        "model_calls": model_calls(hops),
-        "tool_calls": tool_calls(hops),
-        "wire_frames": sum(h.kind.startswith("mcp.") for h in hops),
-        "elapsed_ms": round(elapsed_ms, 1),
-        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
-        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
-    }
-
-
 def run(question: str, **kwargs: Any) -> RunResult:
     """Synchronous entry point for scripts and the CLI."""
     return anyio.run(lambda: run_flow(question, **kwargs))
@@ -677,5 +664,5 @@ async def inspect_server(
         rec.record(kind="error", source="app", target="user", payload={"error": type(_leaf(exc)).__name__,
                    "message": error}, step=None, direction="error", summary=error)
     meta.outcome, meta.error = ("ok", None) if error is None else ("error", error)
-    meta.stats = _stats(rec.hops, rec.now_ms())
+    meta.stats = hop_stats(rec.hops, rec.now_ms())
     return RunResult(Trace(meta=meta, hops=rec.hops), None, error), listing

@@ -97,6 +97,31 @@ def tool_calls(hops: list[Hop]) -> int:
     return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == 5) for h in hops)
 
 
+def hop_stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:
+    """The figures `TraceMeta.stats` holds: counts of hops, calls and frames, time and tokens."""
+    usage = [h.usage for h in hops if h.usage]
+    return {
+        "hops": len(hops),
+        "model_calls": model_calls(hops),
+        "tool_calls": tool_calls(hops),
+        "wire_frames": sum(h.kind.startswith("mcp.") for h in hops),
+        "elapsed_ms": round(elapsed_ms, 1),
+        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
+        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
+    }
+
+
+ImportFormat = Literal["jsonrpc-jsonl", "otlp-json"]
+
+
+class ImportInfo(BaseModel):
+    """Where an imported trace came from, and what of the recording could not become hops."""
+
+    format: ImportFormat
+    file: str
+    unmapped: list[str] = Field(default_factory=list)
+
+
 class TraceMeta(BaseModel):
     """What the run was: mode, question, model, server, settings, and how it ended."""
 
@@ -117,6 +142,7 @@ class TraceMeta(BaseModel):
     note: dict[str, str] | None = None  # samples: a teaching paragraph in both languages
     sample: str | None = None  # samples: the name it is generated under
     replay: dict[str, Any] | None = None  # set on a re-run: what was replayed and where it diverged
+    imported: ImportInfo | None = None  # set by `python -m flow import`: recorded by another tool
 
 
 class Trace(BaseModel):
