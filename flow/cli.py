@@ -1,4 +1,5 @@
-"""The command line: `python -m flow run | show | validate | replay | samples | schema | mock-server`."""
+"""The command line: `python -m flow run | tools | show | validate | replay | samples | render | export | import |
+schema | mock-server`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import get_args
 
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, run
@@ -17,7 +19,7 @@ from flow.render_diagram import RenderError
 from flow.render_text import ACTOR_LABEL, hop_table, summary_line
 from flow.replay import Cursor
 from flow.scripted import ScriptError, load_script
-from flow.trace import Hop, TraceError, json_schema, load_trace, save_trace
+from flow.trace import Hop, ImportFormat, TraceError, json_schema, load_trace, save_trace
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,6 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     rd.add_argument("--step", type=int, help="highlight the first hop of this step")
     rd.add_argument("--window", type=int, default=0, help="draw only this many arrows around the highlight (0: all)")
     rd.add_argument("--lang", choices=["zh", "en"], default="en")
+
+    ex = sub.add_parser("export", help="write a trace as OpenTelemetry spans (OTLP/JSON), or send them to a collector")
+    ex.add_argument("file")
+    ex.add_argument("--otlp-json", metavar="OUT", help="write OTLP/JSON (resourceSpans) to this file")
+    ex.add_argument("--otlp-endpoint", metavar="URL", help="send over OTLP/HTTP to a collector, e.g. http://localhost:4318")
+    ex.add_argument("--timeout", type=float, default=10.0, help="seconds to keep trying the collector")
+
+    im = sub.add_parser("import", help="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
+    im.add_argument("file")
+    im.add_argument("--out", "-o", help="trace file to write (default: the input's name + .trace.json)")
+    im.add_argument("--format", choices=["auto", *get_args(ImportFormat)], default="auto",
+                    help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)")
 
     sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
     sc.add_argument("--out", default="schema/trace.schema.json")
@@ -220,6 +234,40 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 1 if info.get("diverged") or not result.ok else 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from flow.otel import OtlpExportError, send_otlp, to_otlp_json
+
+    if not args.otlp_json and not args.otlp_endpoint:
+        print("error: say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL", file=sys.stderr)
+        return 2
+    trace = load_trace(args.file)
+    if args.otlp_json:
+        Path(args.otlp_json).write_text(to_otlp_json(trace), encoding="utf-8")
+        print(args.otlp_json)
+    if args.otlp_endpoint:
+        try:
+            sent = send_otlp(trace, args.otlp_endpoint, timeout_s=args.timeout)
+        except OtlpExportError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"{sent} spans sent to {args.otlp_endpoint}")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from flow.importers import import_file
+
+    trace = import_file(args.file, fmt=args.format)
+    out = Path(args.out) if args.out else Path(args.file).with_suffix(".trace.json")
+    save_trace(trace, out)
+    info = trace.meta.imported
+    if info is not None:
+        for line in info.unmapped:
+            print(f"not mapped: {line}")
+    print(f"{summary_line(trace)} → {out}")
+    return 0
+
+
 _EXT = {"dot": "dot", "svg": "svg", "png": "png", "mermaid": "mmd", "html": "html"}
 
 
@@ -269,6 +317,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "render":
             return _cmd_render(args)
+        if args.command == "export":
+            return _cmd_export(args)
+        if args.command == "import":
+            return _cmd_import(args)
         if args.command == "schema":
             out = Path(args.out)
             out.parent.mkdir(parents=True, exist_ok=True)
