@@ -56,7 +56,7 @@ with st.sidebar:
         current = app.step_key if app.step_key in samples else samples[0]
         choose(picker(app, t("source_sample", lang), current, key="step_sample"))
     elif source == "upload":
-        uploaded = st.file_uploader(t("upload", lang), type=["json"], key="step_upload")
+        uploaded = st.file_uploader(t("upload", lang), type=["json", "jsonl"], key="step_upload")
         if uploaded is not None:
             try:
                 item = add_upload(app, uploaded.name, uploaded.getvalue())

@@ -145,6 +145,22 @@ def test_a_good_upload_is_stepped_through():
     assert not at.error and "hop 1 of 22" in header(at)
 
 
+def test_the_step_page_offers_the_trace_as_opentelemetry_spans():
+    at = app()
+    [otlp] = [b for b in at.download_button if b.key == "download_otlp"]
+    assert otlp.proto.label == "Download OpenTelemetry spans (OTLP JSON)"
+
+
+def test_an_uploaded_jsonrpc_log_is_imported_and_stepped_through():
+    at = app()
+    at.radio(key="step_source_en").set_value("upload").run()
+    frames = [h["payload"] for h in json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text())["hops"]
+              if h["kind"].startswith("mcp.")]
+    data = "\n".join(json.dumps(f) for f in frames).encode()
+    at.file_uploader(key="step_upload").set_value(("session.jsonl", data, "application/jsonl")).run()
+    assert not at.error and f"hop 1 of {len(frames)}" in header(at)
+
+
 def test_presenter_mode_hides_everything_but_previous_and_next():
     at = app()
     at.toggle(key="presenter").set_value(True).run()

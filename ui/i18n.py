@@ -73,7 +73,8 @@ TEXT: dict[str, dict[Lang, str]] = {
     "source_run": {"zh": "最近一次运行", "en": "Last run"},
     "no_run_yet": {"zh": "还没有运行过。请到“运行”页运行一个问题。", "en": "Nothing has run yet. Run a question on the Run page."},
     "upload_failed": {"zh": "无法打开这个 trace 文件", "en": "Cannot open this trace file"},
-    "upload": {"zh": "上传 trace 文件（JSON）", "en": "Upload a trace file (JSON)"},
+    "upload": {"zh": "上传 trace 文件（JSON），或导入 JSON-RPC 日志（JSONL）、OTLP JSON",
+               "en": "Upload a trace file (JSON), or import a JSON-RPC log (JSONL) or OTLP JSON"},
     "prev": {"zh": "上一步", "en": "Previous"},
     "next": {"zh": "下一步", "en": "Next"},
     "position": {"zh": "位置", "en": "Position"},
@@ -89,6 +90,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "download_trace": {"zh": "下载 trace（JSON）", "en": "Download trace (JSON)"},
     "download_html": {"zh": "下载网页（HTML）", "en": "Download page (HTML)"},
     "download_svg": {"zh": "下载时序图（SVG）", "en": "Download diagram (SVG)"},
+    "download_otlp": {"zh": "下载 OpenTelemetry 追踪（OTLP JSON）", "en": "Download OpenTelemetry spans (OTLP JSON)"},
     "overview": {"zh": "全程概览", "en": "Overview"},
     "whole_trace": {"zh": "显示全部（不截取窗口）", "en": "Show all hops (no window)"},
     # compare

@@ -12,6 +12,7 @@ import anyio
 import streamlit as st
 
 import flow
+from flow.importers import import_bytes
 from flow.labels import Lang
 from flow.mcp_side import Era, ServerSpec
 from flow.warm import WarmSession
@@ -95,8 +96,8 @@ def trace_title(item: Loaded, lang: Lang) -> str:
 
 
 def add_upload(app: AppState, name: str, data: bytes) -> Loaded:
-    """Parse an upload; raises `flow.TraceError` with one line for the page to show."""
-    trace = flow.read_trace_bytes(data, name=name)
+    """Parse an upload, or import another tool's recording; raises `flow.TraceError` with one line for the page."""
+    trace = import_bytes(data, name=name)
     key = "upload:" + hashlib.sha256(data).hexdigest()[:12]
     item = Loaded(key, f"{name}", trace)
     app.loaded[key] = item

@@ -11,6 +11,7 @@ import streamlit as st
 import flow
 from flow.labels import ACTOR_NAMES, Lang, short_label, step_numbers
 from flow.render_diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
+from flow.otel import to_otlp_json
 from flow.render_html import to_html
 from flow.render_text import focus_view
 from flow.teaching import teaching_text
@@ -134,13 +135,15 @@ def downloads(item: Loaded, lang: Lang) -> None:
         except RenderError as exc:
             return f"<svg xmlns='http://www.w3.org/2000/svg'><text y='20'>{exc}</text></svg>".encode()
 
-    cols = st.columns(3)
+    cols = st.columns(4)
     cols[0].download_button(t("download_trace", lang), item.trace.to_json, file_name=f"{base}.json",
                             mime="application/json", on_click="ignore", width="stretch")
     cols[1].download_button(t("download_html", lang), html, file_name=f"{base}.html", mime="text/html",
                             on_click="ignore", width="stretch")
     cols[2].download_button(t("download_svg", lang), svg, file_name=f"{base}.svg", mime="image/svg+xml",
                             on_click="ignore", width="stretch")
+    cols[3].download_button(t("download_otlp", lang), lambda: to_otlp_json(item.trace), file_name=f"{base}.otlp.json",
+                            mime="application/json", on_click="ignore", width="stretch", key="download_otlp")
 
 
 PRESENTER_CSS = """
