@@ -692,13 +692,21 @@ def _text(data: bytes, name: str) -> str:
 
 
 def detect_format(text: str) -> ImportFormat | Literal["trace"]:
-    """By the first line's content: a trace of this app, OTLP/JSON, or else a JSON-RPC log."""
-    head = text.lstrip()[:4096]
-    if '"resourceSpans"' in head:
+    """By content: OTLP/JSON, a JSON-RPC log, or else a trace of this app (whose loader explains any problem)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if '"resourceSpans"' in first[:4096] or '"resourceSpans"' in text[:4096]:
         return "otlp-json"
-    if '"format_version"' in head and '"hops"' in text:
+    if '"format_version"' in text[:4096]:
         return "trace"
-    return "jsonrpc-jsonl"
+    try:
+        entry = json.loads(first)
+    except json.JSONDecodeError:
+        return "trace"  # not one JSON value a line: a (broken) trace file, told as such
+    if isinstance(entry, list) and entry:  # a JSON-RPC batch
+        entry = entry[0]
+    if isinstance(entry, dict) and any(k in entry for k in ("direction", "message", "jsonrpc", "method", "result")):
+        return "jsonrpc-jsonl"
+    return "trace"
 
 
 def import_bytes(data: bytes, *, name: str, fmt: str = "auto") -> Trace:
