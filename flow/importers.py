@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from flow.mcp_side import frame_kind, frame_summary
+from flow.mcp_side import frame_kind, frame_summary, progress_summary
 from flow.model_side import response_summary
 from flow.otel import INVALID_ARGUMENTS, NO_RESPONSE
 from flow.recorder import compact_json
@@ -77,13 +77,16 @@ class _Hops:
 
     def add(self, kind: Kind, source: Actor, target: Actor, payload: Any, *, step: int | None, t_start_ms: float,
             t_end_ms: float, direction: Direction = "event", rnd: int = 0, jsonrpc_id: int | str | None = None,
-            tool_call_id: str | None = None, usage: dict[str, Any] | None = None, summary: str = "") -> None:
+            tool_call_id: str | None = None, usage: dict[str, Any] | None = None, summary: str = "",
+            progress_of: int | str | None = None) -> None:
+        # progress_of (the request a progress notification reports on) is an extra field the tap sets only when known
+        known = {"progress_of": progress_of} if progress_of is not None else {}
         self.hops.append(Hop(
             seq=len(self.hops) + 1, step=step, phase=None if step is None else STEP_PHASE[step], source=source,
             target=target, kind=kind, direction=direction, round=rnd, payload=payload,
             t_start_ms=round(t_start_ms, 3), t_end_ms=round(max(t_start_ms, t_end_ms), 3),
             bytes=len(compact_json(payload).encode()), jsonrpc_id=jsonrpc_id, tool_call_id=tool_call_id,
-            usage=usage, summary=summary, explain=kind if step is None else f"step{step}.{kind}",
+            usage=usage, summary=summary, explain=kind if step is None else f"step{step}.{kind}", **known,
         ))
 
 
@@ -177,6 +180,7 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     unmapped: list[str] = []
     pending: dict[tuple[str, Any], tuple[str, float, int | None, int, int]] = {}  # method, ms, step, round, line
     server: dict[str, Any] = {"name": "mcp-server", "transport": None, "protocol_version": None, "era": "handshake"}
+    progress: dict[Any, tuple[Any, int | None, int, str]] = {}  # token -> request id, step, round, what it is
     tool_round, t_ms = 0, 0.0
     for line in lines:
         frame = line.frame
@@ -198,8 +202,19 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             if method == "tools/call" and not any(p[0] == "tools/call" for p in pending.values()):
                 tool_round += 1  # calls sent while others are still open belong to the same round
             rnd = tool_round if method == "tools/call" else 0
+            params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
+            summary, progress_of = frame_summary(frame, None), None
             if kind == "mcp.request":
                 pending[(sender, frame["id"])] = (str(method), t_ms, step, rnd, line.lineno)
+                token = (params.get("_meta") or {}).get("progressToken")
+                if token is not None:
+                    progress[token] = (frame["id"], step, rnd, summary.split("(")[0])
+            elif sender == "server" and params.get("progressToken") in progress:  # tied to its request by token
+                progress_of, step, rnd, what = progress[params["progressToken"]]
+                summary = progress_summary(params, what)
+            elif sender == "server":  # a log line or the like, said while the server handles the latest request
+                handling = [p for (side, _), p in pending.items() if side == "client"]
+                step, rnd = (_method_step(handling[-1][0]), handling[-1][3]) if handling else (step, rnd)
             if method == "server/discover":
                 server["era"] = "modern"
             # The 2026 protocol states its version on every request instead of agreeing on it once.
@@ -207,7 +222,7 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             server["protocol_version"] = server["protocol_version"] or meta.get("io.modelcontextprotocol/protocolVersion")
             out.add(kind, source, target, frame, step=step, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd,
                     direction="request" if kind == "mcp.request" else "notification", jsonrpc_id=frame.get("id"),
-                    summary=frame_summary(frame, None))
+                    summary=summary, progress_of=progress_of)
             continue
         asked = pending.pop(("client" if sender == "server" else "server", frame.get("id")), None)
         if asked is None:  # the log may start after the request was sent
@@ -350,6 +365,11 @@ def _read_otlp(text: str, name: str) -> list[_Span]:
                 raise TraceError(f"{name} line {lineno}: not JSON ({exc.msg} at column {exc.colno})") from None
             spans += _otlp_spans(data, f"{name} line {lineno}")
     return spans
+
+
+def _rpc_id(value: Any) -> int | str | None:
+    """jsonrpc.request.id is a string; the frame's id was a number when it looks like one."""
+    return int(value) if isinstance(value, str) and value.lstrip("-").isdigit() else value
 
 
 def _json_value(value: Any) -> Any:
@@ -594,8 +614,7 @@ class _OtlpImport:
         for child in span.children:
             if child.kind == 2 and child.method:
                 server.setdefault("name", child.service)
-        raw_id = a.get("jsonrpc.request.id")
-        rpc_id: int | str | None = int(raw_id) if isinstance(raw_id, str) and raw_id.lstrip("-").isdigit() else raw_id
+        rpc_id = _rpc_id(a.get("jsonrpc.request.id"))
         params: dict[str, Any] = {}
         if method == "tools/call":
             params = {"name": a.get("gen_ai.tool.name"), "arguments": _json_value(a.get("gen_ai.tool.call.arguments")) or {}}
@@ -611,10 +630,17 @@ class _OtlpImport:
         target: Actor = "mcp_server" if sender_is_client else "mcp_client"
         step = _method_step(method)
         rnd = self.round_at(span.start_ns) if method == "tools/call" else 0
+        extra: dict[str, Any] = {}
+        if parent is not None and parent.method and parent.kind == 2:  # sent while the server handled a request
+            step = _method_step(parent.method)
+            rnd = self.round_at(parent.start_ns) if parent.method == "tools/call" else 0
+            if method == "notifications/progress":
+                extra["progress_of"] = _rpc_id(parent.attrs.get("jsonrpc.request.id"))
+            self.unmapped.add("parameters of notifications (progress, log text): the conventions do not record them")
         kind: Kind = "mcp.request" if rpc_id is not None else "mcp.notification"
         self.hop(span.start_ns, kind, source, target, frame, step=step, start_ns=span.start_ns, rnd=rnd,
                  direction="request" if rpc_id is not None else "notification", jsonrpc_id=rpc_id,
-                 summary=frame_summary(frame, None))
+                 summary=frame_summary(frame, None) if params else method, **extra)
         if rpc_id is None:
             return
         error = span.error

@@ -68,6 +68,13 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
     return f"result of {method}" if method else "result"
 
 
+def progress_summary(params: dict[str, Any], what: str) -> str:
+    """A progress notification's line, naming the request it reports on (`what`, e.g. "tools/call get_forecast")."""
+    total = params.get("total")
+    return (f"progress {params.get('progress'):g}{f'/{total:g}' if total is not None else ''} of {what}"
+            + (f": {params['message']}" if params.get("message") else ""))
+
+
 class FrameTap:
     """Records frames in both directions and pairs responses with their requests by id."""
 
@@ -131,9 +138,7 @@ class FrameTap:
             if frame.get("method") == "notifications/progress" and params.get("progressToken") in self._progress:
                 # Grouped with the request that asked for progress, by its token.
                 progress_of, step, what = self._progress[params["progressToken"]]
-                total = params.get("total")
-                summary = (f"progress {params.get('progress'):g}{f'/{total:g}' if total is not None else ''} of {what}"
-                           + (f": {params['message']}" if params.get("message") else ""))
+                summary = progress_summary(params, what)
         hop = rec.record(
             kind=kind,
             source="mcp_server",

@@ -118,6 +118,8 @@ class _Exchange:
     request: Hop  # an mcp.request or mcp.notification
     reply: Hop | None = None  # mcp.response, mcp.error, or the error hop when no frame came back
     tool_call_id: str | None = None
+    within: _Exchange | None = None  # the request the server was handling when it sent this (progress, logs)
+    server_span: otel_trace.Span | None = None  # the receiver's span, once built
 
 
 def _model_calls(hops: list[Hop]) -> list[_ModelCall]:
@@ -154,6 +156,10 @@ def _exchanges(hops: list[Hop]) -> list[_Exchange]:
             awaiting.append((str((frame.get("call_request") or {}).get("name")), hop.tool_call_id))
         elif hop.kind in ("mcp.request", "mcp.notification"):
             ex = _Exchange(hop)
+            if hop.source == "mcp_server":  # said while handling a request: the one it names, or the latest open
+                handling = [e for (side, _), e in pending.items() if side == "mcp_client"]
+                named = getattr(hop, "progress_of", None)
+                ex.within = pending.get(("mcp_client", named)) or (handling[-1] if handling else None)
             if frame.get("method") == "tools/call" and awaiting:
                 name = (frame.get("params") or {}).get("name")
                 i = next((i for i, (n, _) in enumerate(awaiting) if n == name), 0)
@@ -341,6 +347,7 @@ class _SpanBuilder:
                          attrs, error)
 
     def mcp(self, ex: _Exchange, parent: otel_trace.Span) -> None:
+        """The sender's CLIENT span and the receiver's SERVER span under it, kept on the exchange."""
         frame = ex.request.payload if isinstance(ex.request.payload, dict) else {}
         method = str(frame.get("method"))
         params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
@@ -382,7 +389,7 @@ class _SpanBuilder:
             end = ex.request.t_end_ms
         client = self.span(sender, name, parent, SpanKind.CLIENT, ex.request.t_start_ms, end, attrs, error)
         # The server saw the frame when it arrived and answered just before the client read the answer.
-        self.span(receiver, name, client, SpanKind.SERVER, ex.request.t_end_ms, end, attrs, error)
+        ex.server_span = self.span(receiver, name, client, SpanKind.SERVER, ex.request.t_end_ms, end, attrs, error)
 
 
 def to_spans(trace: Trace) -> list[ReadableSpan]:
@@ -394,7 +401,8 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
     tool_spans = {call_id: builder.execute_tool(call_id, call, root)
                   for call_id, call in _tool_calls(trace.hops).items()}
     for ex in _exchanges(trace.hops):
-        builder.mcp(ex, tool_spans.get(ex.tool_call_id or "", root))
+        within = ex.within.server_span if ex.within is not None else None
+        builder.mcp(ex, within or tool_spans.get(ex.tool_call_id or "", root))
     return sorted(builder.sink.get_finished_spans(), key=lambda s: s.start_time or 0)
 
 
