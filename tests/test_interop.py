@@ -165,6 +165,16 @@ def test_tool_errors_and_protocol_errors_set_error_type_and_status():
     assert [s["name"] for s in refused] == ["execute_tool get_weather"]
 
 
+def test_no_header_or_secret_reaches_an_export(monkeypatch):
+    trace = sample("beijing-mcp")
+    text = to_otlp_json(trace)
+    assert "authorization" not in text.lower() and "x-stainless" not in text  # headers are not exported at all
+    monkeypatch.setenv("DEMO_API_KEY", "sk-live-0123456789")
+    question = trace.meta.model_copy(update={"question": "my key is sk-live-0123456789"})
+    text = to_otlp_json(trace.model_copy(update={"meta": question}))  # redacted as a saved trace would be
+    assert "sk-live-0123456789" not in text and "my key is [redacted]" in text
+
+
 def test_span_times_are_the_hops_times():
     trace = sample("beijing-mcp")
     spans = export(trace)
