@@ -190,11 +190,11 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             kind = "mcp.notification"  # "id": null is discouraged and answered by no one
         method = frame.get("method")
         sender = line.sender
-        request = pending.get(("client", frame.get("id"))) or pending.get(("server", frame.get("id")))
         if sender is None and method is not None:
             sender = "server" if method in _SERVER_METHODS else "client"
-        elif sender is None:
-            sender = "server" if request is None or ("client", frame.get("id")) in pending else "client"
+        elif sender is None:  # an answer goes back to whoever asked; the server answers unless only it asked
+            asked_by_server = ("server", frame.get("id")) in pending and ("client", frame.get("id")) not in pending
+            sender = "client" if asked_by_server else "server"
         source: Actor = "mcp_client" if sender == "client" else "mcp_server"
         target: Actor = "mcp_server" if sender == "client" else "mcp_client"
         if method is not None:
@@ -218,8 +218,8 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             if method == "server/discover":
                 server["era"] = "modern"
             # The 2026 protocol states its version on every request instead of agreeing on it once.
-            meta = (frame.get("params") or {}).get("_meta") or {}
-            server["protocol_version"] = server["protocol_version"] or meta.get("io.modelcontextprotocol/protocolVersion")
+            stated = (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
+            server["protocol_version"] = server["protocol_version"] or stated
             out.add(kind, source, target, frame, step=step, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd,
                     direction="request" if kind == "mcp.request" else "notification", jsonrpc_id=frame.get("id"),
                     summary=summary, progress_of=progress_of)
@@ -320,33 +320,43 @@ def _otlp_spans(data: Any, where: str) -> list[_Span]:
         raise TraceError(f"{where}: not OTLP/JSON (no resourceSpans array at the top level)")
     spans: list[_Span] = []
     for i, resource_spans in enumerate(data["resourceSpans"]):
-        resource = _attributes(((resource_spans or {}).get("resource") or {}).get("attributes"))
-        service = str(resource.get("service.name") or "")
-        for j, scope in enumerate(resource_spans.get("scopeSpans") or resource_spans.get("instrumentationLibrarySpans") or []):
-            for k, raw in enumerate((scope or {}).get("spans") or []):
+        if not isinstance(resource_spans, dict):
+            raise TraceError(f"{where}: resourceSpans[{i}]: not a JSON object")
+        resource = _attributes((resource_spans.get("resource") or {}).get("attributes"))
+        scopes = resource_spans.get("scopeSpans") or resource_spans.get("instrumentationLibrarySpans") or []
+        for j, scope in enumerate(scopes):
+            for k, raw in enumerate((scope or {}).get("spans") or [] if isinstance(scope, dict) else [scope]):
                 at = f"{where}: resourceSpans[{i}].scopeSpans[{j}].spans[{k}]"
-                missing = [key for key in ("traceId", "spanId", "name", "startTimeUnixNano") if not raw.get(key)]
-                if missing:
-                    raise TraceError(f"{at}: missing {missing[0]}")
-                attrs = _attributes(raw.get("attributes"))
-                status = raw.get("status") or {}
-                failed = status.get("code") in (2, "STATUS_CODE_ERROR") or "error.type" in attrs
                 try:
-                    start, end = int(raw["startTimeUnixNano"]), int(raw.get("endTimeUnixNano") or raw["startTimeUnixNano"])
-                except (TypeError, ValueError):
-                    raise TraceError(f"{at}: startTimeUnixNano/endTimeUnixNano are not integers") from None
-                spans.append(_Span(
-                    trace_id=_span_id(raw["traceId"], 16, f"{at}.traceId"),
-                    span_id=_span_id(raw["spanId"], 8, f"{at}.spanId"),
-                    parent_id=_span_id(raw.get("parentSpanId"), 8, f"{at}.parentSpanId"),
-                    name=str(raw["name"]), kind=kind if isinstance(kind := raw.get("kind", 1), int) else _KINDS.get(kind, 1),
-                    start_ns=start, end_ns=max(start, end), attrs=attrs,
-                    error=(str(attrs.get("error.type") or "_OTHER"), str(status.get("message") or "")) if failed else None,
-                    service=service,
-                ))
+                    spans.append(_span(raw, str(resource.get("service.name") or ""), at))
+                except (TypeError, ValueError, AttributeError) as exc:  # a value of the wrong type somewhere inside
+                    raise TraceError(f"{at}: not a valid OTLP span ({exc})") from None
     if not spans:
         raise TraceError(f"{where}: the OTLP/JSON holds no spans")
     return spans
+
+
+def _span(raw: dict[str, Any], service: str, at: str) -> _Span:
+    missing = [key for key in ("traceId", "spanId", "name", "startTimeUnixNano") if not raw.get(key)]
+    if missing:
+        raise TraceError(f"{at}: missing {missing[0]}")
+    attrs = _attributes(raw.get("attributes"))
+    status = raw.get("status") or {}
+    failed = status.get("code") in (2, "STATUS_CODE_ERROR") or "error.type" in attrs
+    start = int(raw["startTimeUnixNano"])
+    kind = raw.get("kind", 1)
+    return _Span(
+        trace_id=_span_id(raw["traceId"], 16, f"{at}.traceId"),
+        span_id=_span_id(raw["spanId"], 8, f"{at}.spanId"),
+        parent_id=_span_id(raw.get("parentSpanId"), 8, f"{at}.parentSpanId"),
+        name=str(raw["name"]),
+        kind=kind if isinstance(kind, int) else _KINDS.get(kind, 1),
+        start_ns=start,
+        end_ns=max(start, int(raw.get("endTimeUnixNano") or start)),
+        attrs=attrs,
+        error=(str(attrs.get("error.type") or "_OTHER"), str(status.get("message") or "")) if failed else None,
+        service=service,
+    )
 
 
 def _read_otlp(text: str, name: str) -> list[_Span]:
@@ -432,17 +442,31 @@ def _last_text(messages: list[dict[str, Any]], role: str) -> str | None:
     return None
 
 
+def _loops(span: _Span, by_id: dict[str, _Span]) -> bool:
+    seen: set[str] = set()
+    while span.parent_id in by_id:
+        if span.span_id in seen:
+            return True
+        seen.add(span.span_id)
+        span = by_id[span.parent_id]
+    return False
+
+
 class _OtlpImport:
     """Walks one trace's span tree; each span it knows becomes the hops the orchestrator would have recorded."""
 
     def __init__(self, spans: list[_Span], name: str) -> None:
         self.name = name
         self.unmapped: set[str] = set()
+        self.other_spans: Counter[str] = Counter()  # spans neither GenAI nor MCP, by name
         self.t0 = min(s.start_ns for s in spans)
         by_id = {s.span_id: s for s in spans}
         self.roots = []
         for span in sorted(spans, key=lambda s: (s.start_ns, -s.end_ns)):
             parent = by_id.get(span.parent_id)
+            if parent is not None and _loops(span, by_id):
+                parent = None
+                self.unmapped.add(f"span {span.name!r}: its parents form a loop, so it is taken as a root")
             (parent.children if parent else self.roots).append(span)
         self.has_mcp = any(s.method for s in spans)
         chats = sorted((s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method), key=lambda s: s.start_ns)
@@ -477,7 +501,7 @@ class _OtlpImport:
         elif span.operation == "execute_tool":
             self.tool(span)
         else:
-            self.unmapped.add(f"span {span.name!r}: neither a GenAI nor an MCP span")
+            self.other_spans[span.name] += 1
         for child in span.children:
             self.walk(child, span)
         if span.operation in ("invoke_agent", "invoke_workflow") and not span.method:
@@ -676,6 +700,12 @@ class _OtlpImport:
         hops = _Hops()
         for _, _, spec in sorted(self.events, key=lambda e: (e[0], e[1])):
             hops.add(**spec)
+        if not hops.hops:
+            raise TraceError(f"{self.name}: none of its spans is a GenAI or MCP span, so there is nothing to step through")
+        if self.other_spans:
+            names = ", ".join(f"{n!r}" + (f" ×{k}" if k > 1 else "") for n, k in self.other_spans.most_common(10))
+            more = len(self.other_spans) - 10
+            self.unmapped.add(f"spans neither GenAI nor MCP: {names}" + (f" and {more} other names" if more > 0 else ""))
         m = self.meta
         server = {k: v for k, v in m["server"].items() if v is not None}
         meta = TraceMeta(
@@ -700,7 +730,10 @@ def import_otlp_json(text: str, *, name: str) -> Trace:
     if len(traces) > 1:
         job.unmapped.add(f"{len(traces) - 1} more trace(s) in the file left out: one trace is imported, the earliest")
     started = dt.datetime.fromtimestamp(job.t0 // 10**9, dt.timezone.utc).replace(microsecond=job.t0 % 10**9 // 1000)
-    return job.trace(started.isoformat())
+    try:
+        return job.trace(started.isoformat())
+    except RecursionError:
+        raise TraceError(f"{name}: spans nested too deeply to import") from None
 
 
 # --- entry points --------------------------------------------------------------------------------

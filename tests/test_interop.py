@@ -338,7 +338,7 @@ def test_spans_from_another_recorder_import_leniently():
                                                           {"role": "user", "content": "Hi"}]
     assert trace.hops[1].usage == {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
     assert (trace.meta.mode, trace.meta.question, trace.meta.started_at) == ("direct", "Hi", "2023-11-14T22:13:20+00:00")
-    assert "span 'POST': neither a GenAI nor an MCP span" in trace.meta.imported.unmapped
+    assert "spans neither GenAI nor MCP: 'POST'" in trace.meta.imported.unmapped
 
 
 def _jsonrpc_log(trace: Trace, *, bare: bool = False) -> bytes:
@@ -400,6 +400,9 @@ def test_a_partial_log_is_imported_with_what_is_missing_listed():
     ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "00", "name": "x"}]}]}]}',
      "log.jsonl: resourceSpans[0].scopeSpans[0].spans[0]: missing spanId"),
     ('{"resourceSpans": []}', "log.jsonl: the OTLP/JSON holds no spans"),
+    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "%s", "spanId": "%s", "name": "GET /", '
+     '"startTimeUnixNano": "1"}]}]}]}' % ("ab" * 16, "cd" * 8),
+     "log.jsonl: none of its spans is a GenAI or MCP span, so there is nothing to step through"),
 ])
 def test_bad_input_is_one_line_naming_the_line(text, error):
     from flow.trace import TraceError
