@@ -730,10 +730,7 @@ def import_otlp_json(text: str, *, name: str) -> Trace:
     if len(traces) > 1:
         job.unmapped.add(f"{len(traces) - 1} more trace(s) in the file left out: one trace is imported, the earliest")
     started = dt.datetime.fromtimestamp(job.t0 // 10**9, dt.timezone.utc).replace(microsecond=job.t0 % 10**9 // 1000)
-    try:
-        return job.trace(started.isoformat())
-    except RecursionError:
-        raise TraceError(f"{name}: spans nested too deeply to import") from None
+    return job.trace(started.isoformat())  # a RecursionError on deep nesting becomes import_bytes' one line
 
 
 # --- entry points --------------------------------------------------------------------------------
@@ -771,13 +768,16 @@ def detect_format(text: str) -> ImportFormat | Literal["trace"]:
 def import_bytes(data: bytes, *, name: str, fmt: str = "auto") -> Trace:
     """A recording in one of `FORMATS` (or, with "auto", a trace of this app too) as a trace."""
     text = _text(data, name)
-    chosen = detect_format(text) if fmt == "auto" else fmt
-    if chosen == "trace":
-        return read_trace_bytes(data, name=name)
-    if chosen == "otlp-json":
-        return import_otlp_json(text, name=name)
-    if chosen == "jsonrpc-jsonl":
-        return import_jsonrpc_log(text, name=name)
+    try:
+        chosen = detect_format(text) if fmt == "auto" else fmt
+        if chosen == "trace":
+            return read_trace_bytes(data, name=name)
+        if chosen == "otlp-json":
+            return import_otlp_json(text, name=name)
+        if chosen == "jsonrpc-jsonl":
+            return import_jsonrpc_log(text, name=name)
+    except RecursionError:
+        raise TraceError(f"{name}: nested too deeply to import") from None
     raise TraceError(f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
 
 
