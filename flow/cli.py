@@ -94,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
 
     im = sub.add_parser("import", help="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
     im.add_argument("file")
-    im.add_argument("--out", "-o", help="trace file to write (default: the input's name + .trace.json)")
+    im.add_argument("--out", "-o",
+                    help="trace file to write (default: beside the input, its extension replaced by .trace.json)")
     im.add_argument("--format", choices=["auto", *get_args(ImportFormat)], default="auto",
                     help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)")
 
