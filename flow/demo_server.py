@@ -1,7 +1,9 @@
 """The demo MCP server: the demo tools, a resource and a prompt, on the real MCPServer.
 
-Run over stdio with `python -m flow.demo_server`; `--fault die|hang` makes every tools/call
-kill the process or never answer, so a class can watch a server fail.
+Run over stdio with `python -m flow.demo_server`, or over Streamable HTTP with
+`python -m flow demo-server --http` (bearer token required unless `--no-auth`);
+`--fault die|hang` makes every tools/call kill the process or never answer, so a class can
+watch a server fail.
 """
 
 from __future__ import annotations
@@ -9,11 +11,18 @@ from __future__ import annotations
 import argparse
 import functools
 import datetime as dt
+import hmac
 import os
+import secrets
+import socket
+import sys
 import warnings
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import anyio
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -58,12 +67,31 @@ class _Fault:
         return await call_next(ctx)
 
 
-def build_server(*, fault: Fault = "none") -> MCPServer:
+class StaticBearerToken:
+    """The SDK's `TokenVerifier` for one shared secret: a bearer token is valid when it equals it."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode(), self._token.encode()):
+            return AccessToken(token=token, client_id="bearer", scopes=[])
+        return None
+
+
+def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> MCPServer:
+    """`bearer_token` (HTTP only) makes the SDK's bearer middleware refuse requests without it (401)."""
+    auth: dict[str, Any] = {}
+    if bearer_token:
+        # The SDK's resource-server hooks; with no OAuth server behind them the issuer is only a required name.
+        auth = {"token_verifier": StaticBearerToken(bearer_token),
+                "auth": AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None)}
     server = MCPServer(
         SERVER_NAME,
         version="1.0.0",
         instructions="Demo tools for a class on tool use: fake weather, work hours, best practices.",
         log_level="WARNING",
+        **auth,
     )
     server.middleware.append(_UnknownToolIsProtocolError(server))
     if fault != "none":
@@ -140,11 +168,44 @@ def shared_server(fault: Fault = "none") -> MCPServer:
     return build_server(fault=fault)
 
 
+TOKEN_ENV = "MCP_BEARER_TOKEN"
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def serve_http(*, host: str = "127.0.0.1", port: int = 0, token: str | None, fault: Fault = "none",
+               path: str = "/mcp", on_listening: Callable[[str], None] | None = None) -> None:
+    """Serve the demo server over Streamable HTTP until interrupted.
+
+    The socket is listening before `on_listening` gets the URL (by default printed to stderr), so a
+    caller that waits for that line can connect at once; port 0 picks a free port."""
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    shown_host = f"[{host}]" if ":" in host else host
+    url = f"http://{shown_host}:{bound}{path}"
+    app = build_server(fault=fault, bearer_token=token).streamable_http_app(streamable_http_path=path, host=host)
+    if on_listening is None:
+        print(f"weather-demo MCP server listening on {url}", file=sys.stderr, flush=True)
+    else:
+        on_listening(url)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m flow.demo_server", description=__doc__)
     parser.add_argument("--fault", choices=["none", "die", "hang"], default="none")
     args = parser.parse_args(argv)
     anyio.run(build_server(fault=args.fault).run_stdio_async)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
 
 
 if __name__ == "__main__":
