@@ -1,17 +1,19 @@
 """The command line: `python -m flow run | tools | show | validate | replay | samples | render | export | import |
-schema | mock-server`."""
+schema | mock-server | demo-server`."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
 import json
+import logging
 import os
 import shlex
 import sys
 from pathlib import Path
 from typing import get_args
 
+from flow.mcp_side import TOKEN_ENV, ServerSpec
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, run
 from flow.redact import SecretLeakError
@@ -43,8 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--era", choices=["handshake", "modern"], default="handshake",
                    help="MCP protocol era: initialize handshake, or 2026-07-28 server/discover")
     r.add_argument("--transport", choices=["stdio", "memory"], default="stdio")
-    r.add_argument("--server", metavar="COMMAND", help='another stdio MCP server, as one command line, e.g. '
-                   '"python -m flow.demo_server" (default: the demo server)')
+    r.add_argument("--server", metavar="COMMAND|URL", help='another MCP server: a stdio command line, e.g. '
+                   '"python -m flow.demo_server", or a Streamable HTTP URL, e.g. http://127.0.0.1:8000/mcp '
+                   "(default: the demo server)")
+    _server_access_options(r)
     r.add_argument("--server-fault", choices=["none", "die", "hang"], default="none",
                    help="make the demo server die or hang on tools/call")
     r.add_argument("--mcp-timeout", type=float, default=10.0, help="seconds to wait for an MCP answer")
@@ -55,7 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
 
     tl = sub.add_parser("tools", help="connect to an MCP server and list its tools, resources and prompts")
-    tl.add_argument("--server", metavar="COMMAND", help="a stdio MCP server's command line (default: the demo server)")
+    tl.add_argument("--server", metavar="COMMAND|URL",
+                    help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)")
+    _server_access_options(tl)
     tl.add_argument("--era", choices=["handshake", "modern"], default="handshake")
     tl.add_argument("--timeout", type=float, default=10.0)
     tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace")
@@ -107,13 +113,57 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--host", default="127.0.0.1")
     m.add_argument("--api-key-env", metavar="NAME", help="require the key held in this environment variable, "
                    "so a wrong key gets 401 as from a real provider")
+
+    ds = sub.add_parser("demo-server", help="run the demo MCP server: over stdio, or over Streamable HTTP with --http")
+    ds.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    ds.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    ds.add_argument("--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)")
+    ds.add_argument("--token", help=f"the bearer token clients must send (default: ${TOKEN_ENV}, else a new one "
+                    "printed once)")
+    ds.add_argument("--no-auth", action="store_true", help="accept requests without a bearer token")
+    ds.add_argument("--fault", choices=["none", "die", "hang"], default="none",
+                    help="make every tools/call kill the server or never answer")
     return p
+
+
+def _server_access_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                        help="extra environment for a --server command; repeatable")
+    parser.add_argument("--bearer-token-env", default=TOKEN_ENV, metavar="NAME",
+                        help=f"for a --server URL: the environment variable holding its bearer token "
+                        f"(default: {TOKEN_ENV}; unset: no token is sent)")
+
+
+class _UsageError(Exception):
+    """Bad command-line input: one line, exit 2."""
+
+
+def _server_spec(args: argparse.Namespace) -> ServerSpec:
+    """--server as a URL (Streamable HTTP) or a command line (stdio), with its environment or token source."""
+    env = []
+    for pair in args.server_env:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise _UsageError(f"--server-env wants KEY=VALUE, got {pair!r}")
+        env.append((key, value))
+    server = (args.server or "").strip()
+    if server.startswith(("http://", "https://")):
+        if env:
+            raise _UsageError("--server-env is for a server started from a command; an HTTP server runs on its own")
+        return ServerSpec(transport="http", url=server, bearer_token_env=args.bearer_token_env)
+    if server.split(":", 1)[0].lower() in ("ws", "wss", "sse", "tcp"):
+        raise _UsageError(f"--server {server!r}: only http:// and https:// URLs (Streamable HTTP) are supported")
+    command = tuple(shlex.split(server)) if server else ()
+    if env and not command:
+        raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
+    return ServerSpec(command=command, env=tuple(env), bearer_token_env=args.bearer_token_env)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.max_rounds < 1:
         print("error: --max-rounds must be at least 1", file=sys.stderr)
         return 2
+    spec = _server_spec(args)
     options = RunOptions(
         mode=args.mode,
         tool_choice=args.tool_choice,
@@ -126,7 +176,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         server_fault=args.server_fault,
         mcp_timeout_s=args.mcp_timeout,
         resources=tuple(args.resource),
-        server_command=tuple(shlex.split(args.server)) if args.server else (),
+        server_command=spec.command,
+        server_env=spec.env,
+        server_url=spec.url,
+        bearer_token_env=spec.bearer_token_env,
         prompt=args.prompt,
         prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
     )
@@ -156,10 +209,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_tools(args: argparse.Namespace) -> int:
     import anyio
 
-    from flow.mcp_side import ServerSpec
     from flow.orchestrator import inspect_server
 
-    spec = ServerSpec(command=tuple(shlex.split(args.server)) if args.server else ())
+    spec = _server_spec(args)
     result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
     if args.out:
         save_trace(result.trace, args.out)
@@ -176,6 +228,40 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     for prompt in listing["prompts"]:
         print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}")
     print(summary_line(result.trace) + (f" → {args.out}" if args.out else ""))
+    return 0
+
+
+def _cmd_demo_server(args: argparse.Namespace) -> int:
+    from flow.demo_server import LOCAL_HOSTS, main as serve_stdio, new_token, serve_http
+
+    if not args.http:
+        if args.token or args.no_auth or args.port != 8000 or args.host != "127.0.0.1":
+            raise _UsageError("--token, --no-auth, --host and --port are for --http")
+        serve_stdio(["--fault", args.fault])
+        return 0
+    if args.no_auth and args.token:
+        raise _UsageError("--no-auth and --token contradict each other")
+    token = None if args.no_auth else (args.token or os.environ.get(TOKEN_ENV) or None)
+    generated = token is None and not args.no_auth
+    if generated:
+        token = new_token()
+    if args.no_auth and args.host not in LOCAL_HOSTS:
+        print(f"warning: anyone who can reach {args.host}:{args.port} can call these tools (--no-auth)", file=sys.stderr)
+
+    def listening(url: str) -> None:
+        how = "bearer token required" if token else "no auth"
+        print(f"weather-demo MCP server listening on {url} ({how})", file=sys.stderr, flush=True)
+        if generated:
+            # Shown once, here, so a class can connect; it is never written anywhere else.
+            print(f"bearer token (shown only now): {token}\nconnect with:  {TOKEN_ENV}={token} "
+                  f"python -m flow tools --server {url}", file=sys.stderr, flush=True)
+        elif token:
+            print(f"connect with:  {TOKEN_ENV}=<the token> python -m flow tools --server {url}", file=sys.stderr,
+                  flush=True)
+        else:
+            print(f"connect with:  python -m flow tools --server {url}", file=sys.stderr, flush=True)
+
+    serve_http(host=args.host, port=args.port, token=token, fault=args.fault, on_listening=listening)
     return 0
 
 
@@ -299,6 +385,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
+    logging.getLogger("mcp").addHandler(logging.NullHandler())
     try:
         if args.command == "run":
             return _cmd_run(args)
@@ -333,6 +421,11 @@ def main(argv: list[str] | None = None) -> int:
 
             serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None)
             return 0
+        if args.command == "demo-server":
+            return _cmd_demo_server(args)
+    except _UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except (TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

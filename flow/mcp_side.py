@@ -1,36 +1,45 @@
 """The MCP side: a transport wrapper that records every JSON-RPC frame, and the ways to reach a server.
 
-The wrapper sits between `mcp.Client` and the real transport (in-memory or a stdio
-subprocess), so what is recorded is exactly what the transport carried.
+The wrapper sits between `mcp.Client` and the real transport (in-memory, a stdio subprocess,
+or Streamable HTTP), so what is recorded is exactly what the transport carried. Over HTTP a
+second tap on the HTTP client notes what only HTTP says: the session id, failed statuses, and
+which JSON-RPC answers really arrived (the SDK makes up an error frame when none did).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
 import sys
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
+import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client import Transport
 from mcp.client._memory import InMemoryTransport
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import Implementation
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from flow.recorder import Recorder
+from flow.redact import redact_headers
 from flow.trace import Kind
 
 Era = Literal["handshake", "modern"]
-TransportName = Literal["memory", "stdio"]
+TransportName = Literal["memory", "stdio", "http"]
+TOKEN_ENV = "MCP_BEARER_TOKEN"  # where an HTTP server's bearer token is read from unless told otherwise
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
 
@@ -82,12 +91,25 @@ class FrameTap:
         self.recorder = recorder
         self._pending: dict[Any, tuple[str, float, int | None]] = {}
         self._progress: dict[Any, tuple[Any, int | None, str]] = {}  # progress token -> (request id, step, what)
+        self.http: HttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
+
+    def awaited(self, jsonrpc_id: Any) -> tuple[int | None, float] | None:
+        """For a request still waiting: the step its answer belongs to, and when it was sent."""
+        entry = self._pending.get(jsonrpc_id)
+        if entry is None:
+            return None
+        return (7 if entry[2] == 6 else entry[2]), entry[1]
 
     def outgoing(self, message: SessionMessage) -> None:
+        if self.http is not None:
+            return  # over HTTP a frame is recorded as it is POSTed: the transport does not send every one
+        self.sent(frame_text(message))
+
+    def sent(self, text: str) -> None:
+        """Record one frame the client sent, as the transport serialised it."""
         rec = self.recorder
         if not rec.enabled:
             return
-        text = frame_text(message)
         frame = json.loads(text)
         step = 6 if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
@@ -126,6 +148,10 @@ class FrameTap:
         text = frame_text(item)
         frame = json.loads(text)
         kind = frame_kind(frame)
+        if kind == "mcp.error" and self.http is not None and not self.http.carried(frame.get("id")):
+            # The SDK's HTTP transport makes up an error frame when an exchange fails; the HTTP tap has
+            # recorded the failure itself, and the request stays unanswered, as it is.
+            return
         method, t_start, step = None, None, None
         progress_of = None
         summary = None
@@ -221,22 +247,178 @@ class TappedTransport:
         return await self._inner.__aexit__(*exc)
 
 
+def _answer_ids(text: str) -> list[Any]:
+    """Ids of the JSON-RPC answers in an HTTP body: one JSON message, or the data lines of an event stream."""
+    ids = []
+    for chunk in [text] if text.lstrip().startswith("{") else [
+        line[5:] for line in text.splitlines() if line.startswith("data:")
+    ]:
+        try:
+            message = json.loads(chunk)
+        except json.JSONDecodeError:
+            continue
+        for m in message if isinstance(message, list) else [message]:
+            if isinstance(m, dict) and "id" in m and ("result" in m or "error" in m):
+                ids.append(m["id"])
+    return ids
+
+
+class _BodyTap(httpx2.AsyncByteStream):
+    """Passes a response body through unchanged, noting the answers in it and how it ended."""
+
+    def __init__(self, inner: Any, http: HttpTap, exchange: dict[str, Any]) -> None:
+        self._inner, self._http, self._exchange = inner, http, exchange
+        self._buffer = ""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                self._buffer += chunk.decode("utf-8", errors="replace")
+                *lines, self._buffer = self._buffer.split("\n")
+                self._http.saw_answers(_answer_ids("\n".join(lines)) if lines else [])
+                yield chunk
+        except Exception as exc:
+            self._http.failed(self._exchange, exc)
+            raise
+        self._http.saw_answers(_answer_ids(self._buffer))
+        self._buffer = ""
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class HttpTap(httpx2.AsyncBaseTransport):
+    """Wraps the HTTP transport the MCP client is given (composition, as the model side does).
+
+    The JSON-RPC frames themselves are recorded by `FrameTap`; this records what only HTTP
+    says: a failed status or a broken connection, as an error hop where it happened, and the
+    session id the server assigned. Request headers are never recorded: one holds the token."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, frames: FrameTap) -> None:
+        # The frame tap's recorder is the one to use: a session kept open across runs hands it each run's.
+        self._inner, self.frames = inner, frames
+        self.session_id: str | None = None
+        self.failure: dict[str, Any] | None = None  # the first failed exchange: status or exception
+        self.reached = False  # whether the server ever answered over HTTP
+        self._get_failed = False
+        self._answered: set[str] = set()
+        self._blind = False  # a compressed body cannot be read here: then every frame is taken as sent
+
+    def carried(self, jsonrpc_id: Any) -> bool:
+        return self._blind or json.dumps(jsonrpc_id) in self._answered
+
+    def saw_answers(self, ids: list[Any]) -> None:
+        self._answered.update(json.dumps(i) for i in ids)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        sent: Any = None
+        if request.method == "POST":
+            text = request.content.decode("utf-8", errors="replace")
+            with contextlib.suppress(ValueError):
+                sent = json.loads(text)
+            if isinstance(sent, dict):
+                # The POST body is the frame exactly as it went out. Recording here, not where the client
+                # wrote it, leaves out what the transport never sends (at 2026-07-28 a cancel is a closed stream).
+                self.frames.sent(text)
+        exchange: dict[str, Any] = {"method": request.method, "url": _strip_userinfo(str(request.url))}
+        if isinstance(sent, dict):
+            exchange["jsonrpc"] = {k: sent[k] for k in ("id", "method") if k in sent}
+        try:
+            response = await self._inner.handle_async_request(request)
+        except Exception as exc:
+            self.failed(exchange, exc)
+            raise
+        self.reached = True
+        self.session_id = response.headers.get("mcp-session-id") or self.session_id
+        self._blind = self._blind or response.headers.get("content-encoding", "identity").lower() != "identity"
+        if response.status_code >= 400:
+            body = (await response.aread()).decode("utf-8", errors="replace")
+            self.saw_answers(_answer_ids(body))  # a JSON-RPC error in an error status's body did arrive
+            with contextlib.suppress(json.JSONDecodeError):
+                body = json.loads(body)
+            self.failed({**exchange, "status": response.status_code, "response_headers": redact_headers(
+                response.headers.multi_items()), "response_body": body}, None)
+            return httpx2.Response(response.status_code, headers=response.headers, content=response.content,
+                                   request=request, extensions=response.extensions)
+        return httpx2.Response(response.status_code, headers=response.headers,
+                               stream=_BodyTap(response.stream, self, exchange), request=request,
+                               extensions=response.extensions)
+
+    def failed(self, exchange: dict[str, Any], exc: BaseException | None) -> None:
+        if exc is not None:
+            exchange = {**exchange, "exception": type(exc).__name__, "message": str(exc)}
+        if exchange["method"] == "DELETE" or (exchange["method"] == "GET" and self._get_failed):
+            return  # ending the session, or the SDK retrying its event stream: nothing new to learn
+        self._get_failed = self._get_failed or exchange["method"] == "GET"
+        self.failure = self.failure or exchange
+        rec = self.frames.recorder
+        if not rec.enabled:
+            return
+        call = exchange.get("jsonrpc") or {}
+        what = f"{exchange['method']} {call.get('method') or ''}".strip()
+        status = exchange.get("status")
+        if exchange["method"] == "GET":
+            what = "GET (the server's event stream)"
+        summary = f"HTTP {status} for {what}" if status else f"HTTP {what}: {type(exc).__name__}: {exc}"
+        awaited = self.frames.awaited(call["id"]) if "id" in call else None
+        step, t_start = awaited if awaited is not None else (rec.step, None)
+        rec.record(kind="error", source="mcp_server", target="mcp_client", payload={"http": exchange}, step=step,
+                   direction="error", t_start_ms=t_start, jsonrpc_id=call.get("id"), summary=summary)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _strip_userinfo(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    return urlunsplit(parts._replace(netloc=netloc + (f":{parts.port}" if parts.port else "")))
+
+
 @dataclass(frozen=True, kw_only=True)
 class ServerSpec:
-    """Which server to reach and how: the demo server (in memory or over stdio), or any stdio command."""
+    """Which server to reach and how: the demo server (in memory or over stdio), any stdio command
+    (with extra environment), or a Streamable HTTP endpoint with an optional bearer token.
+
+    The token is read when connecting, from `bearer_token` or else the `bearer_token_env`
+    variable, and is never described or recorded."""
 
     transport: TransportName = "stdio"
     fault: Literal["none", "die", "hang"] = "none"
     command: tuple[str, ...] = ()  # another server's command line; empty means the demo server
+    env: tuple[tuple[str, str], ...] = ()  # extra environment for a stdio command, over the SDK's default one
+    url: str = ""  # a Streamable HTTP endpoint instead of a command
+    bearer_token_env: str = TOKEN_ENV
+    bearer_token: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_demo(self) -> bool:
-        return not self.command
+        return not self.command and not self.url
+
+    @property
+    def is_http(self) -> bool:
+        return bool(self.url)
+
+    def token(self) -> str | None:
+        return self.bearer_token or (os.environ.get(self.bearer_token_env) if self.bearer_token_env else None) or None
 
     def describe(self) -> dict[str, Any]:
+        if self.is_http:
+            url = _strip_userinfo(self.url)
+            described: dict[str, Any] = {"name": urlsplit(url).netloc or url, "transport": "http", "url": url,
+                                         "command": None, "fault": "none", "auth": "bearer" if self.token() else "none"}
+            if self.token() and not self.bearer_token:
+                described["bearer_token_env"] = self.bearer_token_env  # where it came from; never its value
+            return described
         if not self.is_demo:
-            return {"name": Path(self.command[0]).name, "transport": "stdio", "command": shlex.join(self.command),
-                    "fault": "none"}
+            described = {"name": Path(self.command[0]).name, "transport": "stdio", "command": shlex.join(self.command),
+                         "fault": "none"}
+            if self.env:
+                described["env"] = [k for k, _ in self.env]  # names only: values are often keys
+            return described
         command = None
         if self.transport == "stdio":
             command = " ".join(["python", "-m", "flow.demo_server", *self._fault_args()])
@@ -247,8 +429,10 @@ class ServerSpec:
 
     def stdio_parameters(self) -> StdioServerParameters:
         if not self.is_demo:
-            # Run exactly as configured by whoever started this program: no shell, the environment the SDK passes.
-            return StdioServerParameters(command=self.command[0], args=list(self.command[1:]))
+            # Run exactly as configured by whoever started this program: no shell, the environment the SDK
+            # passes plus what was asked for.
+            return StdioServerParameters(command=self.command[0], args=list(self.command[1:]),
+                                         env=dict(self.env) or None)
         return StdioServerParameters(
             command=sys.executable,
             args=["-m", "flow.demo_server", *self._fault_args()],
@@ -262,6 +446,10 @@ async def connect(
     spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
     """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only)."""
+    if spec.is_http:
+        async with _connect_http(spec, era=era, recorder=recorder, timeout_s=timeout_s) as opened:
+            yield opened
+        return
     tap = FrameTap(recorder)
     with contextlib.ExitStack() as files:
         err: IO[str] | None = None
@@ -297,6 +485,76 @@ class ServerStartError(Exception):
     """The server process failed before the session was set up; the message is its last line of stderr."""
 
 
+class ServerHttpError(Exception):
+    """An MCP server over HTTP refused or dropped the connection; the message is the line the user sees."""
+
+    def __init__(self, message: str, zh: str) -> None:
+        super().__init__(message)
+        self.zh = zh
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _http_failure_line(spec: ServerSpec, http: HttpTap, unanswered: list[str]) -> ServerHttpError:
+    failure = http.failure or {}
+    status, url = failure.get("status"), _strip_userinfo(spec.url)
+    body = failure.get("response_body")
+    detail = ""
+    if isinstance(body, dict):
+        detail = str(body.get("error_description") or body.get("error") or body.get("message") or "")
+    if status == 401 and spec.token():
+        return ServerHttpError("the MCP server refused the bearer token (HTTP 401)",
+                               "MCP 服务器拒绝了这个 bearer token（HTTP 401）")
+    if status == 401:
+        return ServerHttpError(f"the MCP server requires a bearer token (HTTP 401): set {spec.bearer_token_env}",
+                               f"MCP 服务器需要 bearer token（HTTP 401）：请设置 {spec.bearer_token_env}")
+    if status == 404:
+        return ServerHttpError(f"no MCP endpoint at {url} (HTTP 404)", f"{url} 没有 MCP 端点（HTTP 404）")
+    if status is not None:
+        return ServerHttpError(f"the MCP server answered HTTP {status}" + (f": {detail}" if detail else ""),
+                               f"MCP 服务器返回 HTTP {status}" + (f"：{detail}" if detail else ""))
+    cause = f"{failure.get('exception')}: {failure.get('message')}"
+    if not http.reached:
+        return ServerHttpError(f"cannot reach the MCP server at {url} ({cause})", f"无法连接 MCP 服务器 {url}（{cause}）")
+    during = unanswered[-1] if unanswered else ""
+    return ServerHttpError(
+        f"the MCP server's HTTP connection broke{' during ' + during if during else ''} ({cause})",
+        f"MCP 服务器的 HTTP 连接中断{'（' + during + ' 期间）' if during else ''}（{cause}）",
+    )
+
+
+@asynccontextmanager
+async def _connect_http(
+    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float
+) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
+    token = spec.token()
+    tap = FrameTap(recorder)
+    http = HttpTap(httpx2.AsyncHTTPTransport(), tap)
+    tap.http = http
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    # The SDK's own timeouts, but connecting fails as fast as an answer may take.
+    timeout = httpx2.Timeout(30.0, connect=timeout_s, read=300.0)
+    async with httpx2.AsyncClient(transport=http, headers=headers, timeout=timeout) as http_client:
+        client = Client(
+            TappedTransport(streamable_http_client(spec.url, http_client=http_client), tap),
+            mode="legacy" if era == "handshake" else "auto",
+            read_timeout_seconds=timeout_s,
+            client_info=CLIENT_INFO,
+            cache=None,
+        )
+        try:
+            async with client:
+                yield client, tap, None
+        except Exception as exc:
+            if http.failure is None or not isinstance(_leaf(exc), (MCPError, httpx2.HTTPError)):
+                raise  # the run's own reason (a FlowAbort, a model error) says more than the connection
+            raise _http_failure_line(spec, http, tap.unanswered) from exc
+
+
 @dataclass
 class McpSession:
     """A connected, recorded MCP client; `open_session` keeps one open across runs."""
@@ -315,6 +573,8 @@ class McpSession:
             "protocol_version": version,
             "era": "modern" if version in MODERN_PROTOCOL_VERSIONS else "handshake",
             "server_info": info.model_dump(mode="json", exclude_none=True) if info else None,
+            # Streamable HTTP: the session the server assigned (handshake era), from the Mcp-Session-Id header.
+            **({"http_session_id": self.tap.http.session_id} if self.tap.http is not None else {}),
         }
 
 

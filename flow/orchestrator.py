@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -22,9 +23,11 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow import demo_tools
 from flow.mcp_side import (
+    TOKEN_ENV,
     Era,
     FrameTap,
     McpSession,
+    ServerHttpError,
     ServerSpec,
     ServerStartError,
     TransportName,
@@ -33,6 +36,7 @@ from flow.mcp_side import (
 )
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
+from flow.redact import REDACTED, secret_named
 from flow.labels import Lang
 from flow.trace import Actor, Hop, Mode, Trace, TraceMeta, hop_stats
 from flow.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
@@ -56,9 +60,28 @@ class RunOptions:
     server_fault: Literal["none", "die", "hang"] = "none"
     mcp_timeout_s: float = 10.0
     server_command: tuple[str, ...] = ()  # any stdio MCP server's command line instead of the demo server
+    server_env: tuple[tuple[str, str], ...] = ()  # extra environment for that command
+    server_url: str = ""  # a Streamable HTTP MCP server instead (transport is then "http")
+    bearer_token_env: str = TOKEN_ENV  # the variable its bearer token is read from; the token is never an option
     resources: tuple[str, ...] = ()  # MCP resources to read and give the model as context
     prompt: str | None = None  # an MCP prompt to fetch; its messages replace the typed question
     prompt_args: tuple[tuple[str, str], ...] = ()
+
+    def server_spec(self) -> ServerSpec:
+        return ServerSpec(transport="http" if self.server_url else self.transport, fault=self.server_fault,
+                          command=self.server_command, env=self.server_env, url=self.server_url,
+                          bearer_token_env=self.bearer_token_env)
+
+    def settings(self) -> dict[str, Any]:
+        """The options as a trace records them: environment values whose names say secret are left out, and
+        how to reach another server only when there is one (traces of the demo server stay as they were)."""
+        settings = asdict(self)
+        settings["server_env"] = [[k, REDACTED if secret_named(k) else v] for k, v in self.server_env]
+        settings["server_url"] = self.server_spec().describe()["url"] if self.server_url else ""  # no user:password
+        for name in ("server_env", "server_url", "bearer_token_env"):
+            if getattr(self, name) == self.__dataclass_fields__[name].default:
+                del settings[name]
+        return settings
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> RunOptions:
@@ -69,6 +92,8 @@ class RunOptions:
             values["resources"] = tuple(values["resources"])
         if "server_command" in values:
             values["server_command"] = tuple(values["server_command"])
+        if "server_env" in values:
+            values["server_env"] = tuple(tuple(p) for p in values["server_env"])
         if "prompt_args" in values:
             values["prompt_args"] = tuple(tuple(p) for p in values["prompt_args"])
         return cls(**values)
@@ -204,12 +229,14 @@ class _McpTools:
                 line = (
                     f"the MCP server did not answer tools/call {request.name} within {self.options.mcp_timeout_s:g} s"
                     if hung
-                    else f"the MCP server closed the connection during tools/call {request.name} (its process ended)"
+                    else f"the MCP server closed the connection during tools/call {request.name} "
+                    + ("(the HTTP response ended without an answer)" if self.tap.http else "(its process ended)")
                 )
                 line_zh = (
                     f"MCP 服务器在 {self.options.mcp_timeout_s:g} 秒内没有回答 tools/call {request.name}"
                     if hung
-                    else f"MCP 服务器在 tools/call {request.name} 期间关闭了连接（进程已退出）"
+                    else f"MCP 服务器在 tools/call {request.name} 期间关闭了连接"
+                    + ("（HTTP 响应没有带回答就结束了）" if self.tap.http else "（进程已退出）")
                 )
                 rec.record(
                     kind="error",
@@ -434,6 +461,8 @@ def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) ->
     exc = _leaf(exc)
     if isinstance(exc, FlowAbort):
         return {"en": str(exc), "zh": exc.zh}
+    if isinstance(exc, ServerHttpError):
+        return {"en": str(exc), "zh": exc.zh}
     if isinstance(exc, ServerStartError):
         return {"en": f"the MCP server did not start: {exc}", "zh": f"MCP 服务器没有启动成功：{exc}"}
     if isinstance(exc, openai.APIStatusError):
@@ -492,14 +521,14 @@ async def run_flow(
     """Run one question end to end and return the trace; failures end the run as hops, never raise.
 
     `model_transport` replaces the model's transport (the replay model); it is still recorded."""
-    rec = recorder or Recorder(secrets=[model.api_key or ""], on_hop=on_hop)
-    spec = ServerSpec(transport=options.transport, fault=options.server_fault, command=options.server_command)
+    spec = options.server_spec()
+    rec = recorder or Recorder(secrets=[model.api_key or "", *_server_secrets(spec)], on_hop=on_hop)
     meta = TraceMeta(
         mode=options.mode,
         question=question,
         model=model.describe(),
         server=spec.describe() if options.mode == "mcp" else None,
-        settings=asdict(options),
+        settings=options.settings(),
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
     answer: str | None = None
@@ -559,6 +588,11 @@ async def run_flow(
     meta.error_zh = error_zh if error else None
     meta.stats = hop_stats(rec.hops, rec.now_ms())
     return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
+
+
+def _server_secrets(spec: ServerSpec) -> list[str]:
+    """What the recorder must scrub if a server echoes it: its bearer token, secret-named environment values."""
+    return [spec.token() or "", urlsplit(spec.url).password or "", *(v for k, v in spec.env if secret_named(k))]
 
 
 _demo_tools: list[dict[str, Any]] = []  # the demo server's tools never change within a process
@@ -638,9 +672,12 @@ async def inspect_server(
     spec: ServerSpec, *, era: Era = "handshake", timeout_s: float = 10.0
 ) -> tuple[RunResult, dict[str, list[dict[str, Any]]]]:
     """Connect, list what the server offers (tools, resources, prompts), and record it all as a trace."""
-    rec = Recorder()
+    rec = Recorder(secrets=_server_secrets(spec))
+    settings = RunOptions(era=era, transport=spec.transport, server_command=spec.command, server_env=spec.env,
+                          server_url=spec.url, bearer_token_env=spec.bearer_token_env).settings()
     meta = TraceMeta(mode="mcp", question="(list the server's tools, resources and prompts)", server=spec.describe(),
-                     settings={"era": era, "transport": spec.transport, "server_command": list(spec.command)},
+                     settings={k: v for k, v in settings.items() if k in (
+                         "era", "transport", "server_command", "server_env", "server_url", "bearer_token_env")},
                      started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     listing: dict[str, list[dict[str, Any]]] = {"tools": [], "resources": [], "prompts": []}
     error: str | None = None

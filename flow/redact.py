@@ -30,6 +30,11 @@ def secret_values(extra: Iterable[str] = ()) -> list[str]:
     return sorted(set(values), key=len, reverse=True)
 
 
+def secret_named(name: str) -> bool:
+    """An environment variable whose name says it holds a secret (API_KEY, *_TOKEN, ...)."""
+    return _SECRET_ENV.search(name) is not None
+
+
 def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers}
 
