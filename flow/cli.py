@@ -219,7 +219,10 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         print(f"error: {result.error}", file=sys.stderr)
         return 1
     server = result.trace.meta.server or {}
-    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era)")
+    over = ""
+    if server.get("transport") == "http":
+        over = f" · {server.get('url')} ({'bearer token' if server.get('auth') == 'bearer' else 'no token'})"
+    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}")
     for tool in listing["tools"]:
         params = ", ".join((tool.get("inputSchema") or {}).get("properties") or {})
         print(f"  tool     {tool['name']}({params}) — {' '.join((tool.get('description') or '').split())[:70]}")

@@ -144,7 +144,8 @@ def test_tools_over_http_lists_the_server_and_records_the_set_up(demo, cli, tmp_
     out = tmp_path / "tools.json"
     proc = cli("tools", "--server", demo.url, "--era", era, "--out", str(out), own_process=era == "handshake")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("weather-demo · protocol ") and f"({era} era)" in proc.stdout
+    assert proc.stdout.splitlines()[0].startswith("weather-demo · protocol ")
+    assert proc.stdout.splitlines()[0].endswith(f"({era} era) · {demo.url} (bearer token)")
     assert "tool     get_weather(city)" in proc.stdout and "prompt   weather_report" in proc.stdout
     trace, data = saved(out)
     methods = [h["payload"].get("method") for h in trace["hops"] if h["kind"] == "mcp.request"]
