@@ -301,6 +301,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
         self.failure: dict[str, Any] | None = None  # the first failed exchange: status or exception
         self.reached = False  # whether the server ever answered over HTTP
         self._get_failed = False
+        self._closing = False  # the client ended the session: its event stream closing is no failure
         self._answered: set[str] = set()
         self._blind = False  # a compressed body cannot be read here: then every frame is taken as sent
 
@@ -321,6 +322,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
                 # wrote it, leaves out what the transport never sends (at 2026-07-28 a cancel is a closed stream).
                 self.frames.sent(text)
         exchange: dict[str, Any] = {"method": request.method, "url": _strip_userinfo(str(request.url))}
+        self._closing = self._closing or request.method == "DELETE"
         if isinstance(sent, dict):
             exchange["jsonrpc"] = {k: sent[k] for k in ("id", "method") if k in sent}
         try:
@@ -347,7 +349,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
     def failed(self, exchange: dict[str, Any], exc: BaseException | None) -> None:
         if exc is not None:
             exchange = {**exchange, "exception": type(exc).__name__, "message": str(exc)}
-        if exchange["method"] == "DELETE" or (exchange["method"] == "GET" and self._get_failed):
+        if self._closing or (exchange["method"] == "GET" and self._get_failed):
             return  # ending the session, or the SDK retrying its event stream: nothing new to learn
         self._get_failed = self._get_failed or exchange["method"] == "GET"
         self.failure = self.failure or exchange
