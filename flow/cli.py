@@ -389,7 +389,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
-    logging.getLogger("mcp").addHandler(logging.NullHandler())
+    sdk_log = logging.getLogger("mcp")
+    if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
+        sdk_log.addHandler(logging.NullHandler())
     try:
         if args.command == "run":
             return _cmd_run(args)

@@ -222,6 +222,20 @@ def test_a_server_that_dies_mid_run_ends_the_run_cleanly(start_server, cli, tmp_
     assert server.proc.wait(timeout=10) == 3  # it really died, as --fault die does
 
 
+def test_a_hanging_server_and_the_cancel_that_crossed_the_wire_or_not(start_server, cli, tmp_path):
+    """A cancel is a POSTed notification in the handshake era; at 2026-07-28 the client closes the
+    request's stream instead, so no cancel frame crosses the wire and none is recorded."""
+    server = start_server("--token", TOKEN, "--fault", "hang")
+    for era, cancels in (("handshake", 1), ("modern", 0)):
+        out = tmp_path / f"hang-{era}.json"
+        proc = cli("run", "--server", server.url, "--era", era, "--mcp-timeout", "1", "--out", str(out))
+        assert proc.returncode == 1
+        assert proc.stderr.strip() == "error: the MCP server did not answer tools/call get_weather within 1 s"
+        trace = load_trace(out)
+        sent = [h.payload["method"] for h in trace.hops if h.kind == "mcp.notification" and h.source == "mcp_client"]
+        assert sent.count("notifications/cancelled") == cancels, sent
+
+
 def test_a_server_that_is_not_there(cli, tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
