@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from flow import ModelConfig, RunOptions
@@ -10,8 +11,24 @@ from flow.warm import WarmSession
 
 
 def _demo_servers() -> int:
-    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    return sum("flow.demo_server" in line for line in out.splitlines())
+    """Demo server processes started by this test process (others on the machine are not ours to count)."""
+    out = subprocess.run(["ps", "-eo", "pid=,ppid=,args="], capture_output=True, text=True).stdout
+    parent: dict[int, int] = {}
+    servers = []
+    for line in out.splitlines():
+        pid, ppid, *args = line.split(None, 2)
+        parent[int(pid)] = int(ppid)
+        if "flow.demo_server" in " ".join(args):
+            servers.append(int(pid))
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parent.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return sum(ours(pid) for pid in servers)
 
 
 def test_runs_share_one_server_process_and_close_reaps_it():
