@@ -1,4 +1,4 @@
-"""The command line: `python -m flow run | tools | show | validate | replay | samples | render | export | import |
+"""The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | export | import |
 schema | mock-server | demo-server`."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import get_args
 
 from flow.mcp_side import TOKEN_ENV, ServerSpec
 from flow.model_side import ModelConfig
-from flow.orchestrator import RunOptions, run
+from flow.orchestrator import RunOptions, RunResult, run
 from flow.redact import SecretLeakError
 from flow.render_diagram import RenderError
 from flow.render_text import ACTOR_LABEL, hop_table, summary_line
@@ -65,6 +65,17 @@ def _parser() -> argparse.ArgumentParser:
     tl.add_argument("--era", choices=["handshake", "modern"], default="handshake")
     tl.add_argument("--timeout", type=float, default=10.0)
     tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace")
+
+    c = sub.add_parser("call", help="connect to an MCP server and call one tool directly (no model), and write the "
+                       "trace; exit code 0 only for a result without isError")
+    c.add_argument("tool", help="the tool's name, as `tools` lists it")
+    c.add_argument("--args", "-a", default="{}", metavar="JSON", help='the arguments as a JSON object, e.g. \'{"city": "北京"}\'')
+    c.add_argument("--server", metavar="COMMAND|URL",
+                   help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)")
+    _server_access_options(c)
+    c.add_argument("--era", choices=["handshake", "modern"], default="handshake")
+    c.add_argument("--timeout", type=float, default=10.0)
+    c.add_argument("--out", "-o", help="trace file to write (default: traces/<time>-call.json)")
 
     s = sub.add_parser("show", help="print a trace as a hop table, or one step's hops with their payloads")
     s.add_argument("file")
@@ -215,6 +226,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
     if args.out:
         save_trace(result.trace, args.out)
+    _stderr_note(result)
     if not result.ok:
         print(f"error: {result.error}", file=sys.stderr)
         return 1
@@ -232,6 +244,40 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}")
     print(summary_line(result.trace) + (f" → {args.out}" if args.out else ""))
     return 0
+
+
+def _stderr_note(result: RunResult) -> None:
+    written = (result.trace.meta.server or {}).get("stderr_bytes") or 0
+    if written > 1 << 20:
+        print(f"note: the MCP server wrote {written / (1 << 20):.1f} MB to stderr", file=sys.stderr)
+
+
+def _cmd_call(args: argparse.Namespace) -> int:
+    import anyio
+
+    from flow.orchestrator import call_server_tool
+
+    try:
+        arguments = json.loads(args.args)
+    except json.JSONDecodeError as exc:
+        arguments, problem = None, f"not valid JSON ({exc})"
+    else:
+        problem = "not a JSON object"
+    if not isinstance(arguments, dict):
+        raise _UsageError(f"--args is {problem}: {args.args}")
+    spec = _server_spec(args)
+    result, called = anyio.run(lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout))
+    out = Path(args.out) if args.out else Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-call.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_trace(result.trace, out)
+    _stderr_note(result)
+    if not result.ok or called is None:
+        print(f"error: {result.error}", file=sys.stderr)
+        return 1
+    tool_result = next(h for h in reversed(result.trace.hops) if h.kind == "tool.result")
+    print(("isError: " if called.get("isError") else "") + tool_result.payload["tool_message_content"])
+    print(f"{summary_line(result.trace)} → {out}")
+    return 1 if called.get("isError") else 0
 
 
 def _cmd_demo_server(args: argparse.Namespace) -> int:
@@ -399,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_show(args)
         if args.command == "tools":
             return _cmd_tools(args)
+        if args.command == "call":
+            return _cmd_call(args)
         if args.command == "validate":
             return _cmd_validate(args.files)
         if args.command == "replay":

@@ -12,8 +12,10 @@ import contextlib
 import json
 import os
 import shlex
+import signal
 import sys
 import tempfile
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -30,8 +32,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp_types import Implementation
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, Implementation
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from flow.recorder import Recorder
 from flow.redact import redact_headers
@@ -42,6 +45,9 @@ TransportName = Literal["memory", "stdio", "http"]
 TOKEN_ENV = "MCP_BEARER_TOKEN"  # where an HTTP server's bearer token is read from unless told otherwise
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
+EXCERPT_CHARS = 200  # how much of a line that is not JSON-RPC a hop keeps: a flood is not copied into the trace
+STDERR_TAIL_BYTES = 2048  # how much of a server's stderr is read back; the rest stays in its file
+SERVER_TOKEN_ENV = "MCP_FLOW_SERVER_TOKEN"  # marks a stdio server's processes, so leftovers can be found and reaped
 
 
 def frame_text(message: SessionMessage) -> str:
@@ -92,6 +98,21 @@ class FrameTap:
         self._pending: dict[Any, tuple[str, float, int | None]] = {}
         self._progress: dict[Any, tuple[Any, int | None, str]] = {}  # progress token -> (request id, step, what)
         self.http: HttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
+        self.fault: ServerFault | None = None  # the first thing a stdio server did that ends the session
+        self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
+
+    def _pending_step(self) -> int | None:
+        """The step of the oldest unanswered request: where a failure to answer it belongs."""
+        for _, _, step in self._pending.values():
+            return 7 if step == 6 else step
+        return self.recorder.step
+
+    def record_fault(self, fault: ServerFault, payload: dict[str, Any]) -> None:
+        """Remember what the server did and record it where it happened, as the server's hop."""
+        self.fault = self.fault or fault
+        if self.recorder.enabled:
+            self.recorder.record(kind="error", source="mcp_server", target="mcp_client", payload=payload,
+                                 step=self._pending_step(), direction="error", summary=str(fault))
 
     def awaited(self, jsonrpc_id: Any) -> tuple[int | None, float] | None:
         """For a request still waiting: the step its answer belongs to, and when it was sent."""
@@ -132,6 +153,9 @@ class FrameTap:
 
     def incoming(self, item: SessionMessage | Exception) -> None:
         rec = self.recorder
+        if isinstance(item, Exception) and self.http is None:
+            self.record_fault(*_unreadable(item, self.unanswered))
+            return
         if not rec.enabled:
             return
         if isinstance(item, Exception):
@@ -187,6 +211,24 @@ class FrameTap:
         return [method for method, _, _ in self._pending.values()]
 
 
+def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, dict[str, Any]]:
+    """A line the transport could not read as JSON-RPC: what the user is told, and what the hop keeps."""
+    line: Any = None
+    reason = f"{type(exc).__name__}: {exc}"
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if errors:
+        line = errors[0].get("input")
+        reason = errors[0]["msg"] if errors[0].get("type") == "json_invalid" else "valid JSON, but not a JSON-RPC message"
+    text = line if isinstance(line, str) else json.dumps(line, ensure_ascii=False, default=str) if line is not None else ""
+    excerpt = text[:EXCERPT_CHARS] + ("…" if len(text) > EXCERPT_CHARS else "")
+    shown = " ".join(excerpt.split())[:80]
+    during = f" during {unanswered[0]}" if unanswered else ""
+    fault = ServerFault(f"the MCP server sent a line that is not JSON-RPC{during}: {shown!r} ({reason})",
+                        f"MCP 服务器发来一行不是 JSON-RPC 的内容{'（' + unanswered[0] + ' 期间）' if unanswered else ''}："
+                        f"{shown!r}（{reason}）")
+    return fault, {"error": "not JSON-RPC", "reason": reason, "line_start": excerpt, "line_chars": len(text)}
+
+
 class _TapRead:
     def __init__(self, inner: Any, tap: FrameTap) -> None:
         self._inner, self._tap = inner, tap
@@ -194,6 +236,10 @@ class _TapRead:
     async def receive(self) -> SessionMessage | Exception:
         item = await self._inner.receive()
         self._tap.incoming(item)
+        if isinstance(item, Exception) and self._tap.fault is not None:
+            # Only JSON-RPC may come out of a stdio server: end the session now, not at the timeout, and
+            # read no more of a flood.
+            raise anyio.EndOfStream
         return item
 
     async def aclose(self) -> None:
@@ -447,12 +493,16 @@ class ServerSpec:
 async def connect(
     spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
-    """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only)."""
+    """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only).
+
+    A stdio server that breaks the protocol, goes silent or exits raises `ServerFault` naming what it
+    did; when the session ends, any process the server left behind is killed."""
     if spec.is_http:
         async with _connect_http(spec, era=era, recorder=recorder, timeout_s=timeout_s) as opened:
             yield opened
         return
     tap = FrameTap(recorder)
+    token = uuid.uuid4().hex
     with contextlib.ExitStack() as files:
         err: IO[str] | None = None
         if spec.transport == "memory" and spec.is_demo:
@@ -460,9 +510,13 @@ async def connect(
 
             inner: Transport = InMemoryTransport(shared_server(spec.fault))
         else:
-            # The server's stderr goes to a file, so a crash can be reported with its last words.
+            # The server's stderr goes to a file, so a crash can be reported with its last words
+            # and a flood of it costs disk, not memory.
             err = files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
-            inner = stdio_client(spec.stdio_parameters(), errlog=err)
+            params = spec.stdio_parameters()
+            params = params.model_copy(update={"env": {**(params.env or {}), SERVER_TOKEN_ENV: token}})
+            inner = stdio_client(params, errlog=err)
+            files.callback(reap_leftovers, token)
         client = Client(
             TappedTransport(inner, tap),
             mode="legacy" if era == "handshake" else "auto",
@@ -476,11 +530,48 @@ async def connect(
                 entered = True
                 yield client, tap, err
         except Exception as exc:
-            if entered or err is None:
-                raise
-            # It never got as far as answering: its own last words say why better than "connection closed".
-            last = server_stderr_tail(err).splitlines()
-            raise ServerStartError(last[-1] if last else f"{type(exc).__name__}: {exc}") from exc
+            leaf = _leaf(exc)
+            if tap.fault is None and not entered and err is not None and not _timed_out(leaf):
+                # It never got as far as answering: its own last words say why better than "connection closed".
+                last = server_stderr_tail(err).splitlines()
+                if isinstance(leaf, FileNotFoundError) and not last:
+                    raise ServerStartError(f"no such command: {leaf.filename or spec.command[:1]} (not a file, "
+                                           "and not found on PATH)") from exc
+                raise ServerStartError((last[-1] if last else f"{type(leaf).__name__}: {leaf}") + _flood_note(err)) from exc
+            fault = tap.fault or _silence(leaf, tap, err, timeout_s)
+            if fault is not None:
+                note = _flood_note(err)
+                raise ServerFault(str(fault) + note, fault.zh + note) from exc
+            raise
+        finally:
+            tap.stderr_bytes = server_stderr_bytes(err)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
+
+
+def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: float) -> ServerFault | None:
+    """A request the server never answered, because it went quiet or its connection closed; recorded as its hop."""
+    if not tap.unanswered:
+        return None
+    method = tap.unanswered[0]
+    if _timed_out(exc):
+        fault = ServerFault(f"the MCP server did not answer {method} within {timeout_s:g} s",
+                            f"MCP 服务器在 {timeout_s:g} 秒内没有回答 {method}")
+        payload: dict[str, Any] = {"error": "timeout", "method": method, "timeout_s": timeout_s}
+    elif isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+        lines = server_stderr_tail(err).splitlines()
+        last = f": {lines[-1][:200]}" if lines else ""
+        fault = ServerFault(f"the MCP server closed the connection during {method} (its process ended){last}",
+                            f"MCP 服务器在 {method} 期间关闭了连接（进程已退出）{last.replace(': ', '：', 1)}")
+        payload = {"error": "connection closed", "method": method}
+    else:
+        return None
+    if err is not None:
+        payload["server_stderr"] = server_stderr_tail(err)
+    tap.record_fault(fault, payload)
+    return fault
 
 
 class ServerStartError(Exception):
@@ -493,6 +584,45 @@ class ServerHttpError(Exception):
     def __init__(self, message: str, zh: str) -> None:
         super().__init__(message)
         self.zh = zh
+
+
+class ServerFault(Exception):
+    """The server broke the protocol, went silent or exited mid-request: the line says what it did (`zh` too)."""
+
+    def __init__(self, message: str, zh: str) -> None:
+        super().__init__(message)
+        self.zh = zh
+
+
+def _pids_marked(token: str) -> list[int]:
+    """Processes whose environment carries this token: a stdio server and whatever it started."""
+    marker = f"{SERVER_TOKEN_ENV}={token}".encode()
+    found = []
+    with contextlib.suppress(FileNotFoundError):  # no /proc: nothing to scan (not Linux)
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as f:
+                    if marker in f.read().split(b"\0"):
+                        found.append(int(entry.name))
+            except OSError:  # gone already, or not ours to read
+                continue
+    return found
+
+
+def reap_leftovers(token: str) -> list[int]:
+    """Kill what a stdio server left running after its session closed.
+
+    The SDK closes the server's stdin and kills its process group only if the server itself does not
+    exit; a child the server started and did not stop outlives it. Those carry the token we put in
+    the server's environment. Returns the pids it killed."""
+    killed = []
+    for pid in _pids_marked(token):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    return killed
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -588,9 +718,29 @@ async def open_session(spec: ServerSpec, *, era: Era, recorder: Recorder, timeou
         yield McpSession(client, tap, spec)
 
 
-def server_stderr_tail(err: IO[str] | None, limit: int = 2000) -> str:
+def server_stderr_tail(err: IO[str] | None, limit: int = STDERR_TAIL_BYTES) -> str:
+    """The last `limit` bytes the server wrote to stderr, read without loading the rest."""
     if err is None:
         return ""
     err.flush()
-    err.seek(0)
-    return err.read()[-limit:].strip()
+    size = os.fstat(err.fileno()).st_size
+    data = os.pread(err.fileno(), limit, max(0, size - limit))
+    return data.decode("utf-8", errors="replace").strip()
+
+
+STDERR_FLOOD_BYTES = 1 << 20  # more stderr than this is worth a mention in the error line
+
+
+def _flood_note(err: IO[str] | None) -> str:
+    size = server_stderr_bytes(err)
+    if size <= STDERR_FLOOD_BYTES:
+        return ""
+    return f" (it wrote {size / (1 << 20):.1f} MB to stderr; the trace keeps the last {STDERR_TAIL_BYTES // 1024} KB)"
+
+
+def server_stderr_bytes(err: IO[str] | None) -> int:
+    """How much the server wrote to stderr in all."""
+    if err is None:
+        return 0
+    err.flush()
+    return os.fstat(err.fileno()).st_size

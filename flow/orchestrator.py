@@ -27,6 +27,7 @@ from flow.mcp_side import (
     Era,
     FrameTap,
     McpSession,
+    ServerFault,
     ServerHttpError,
     ServerSpec,
     ServerStartError,
@@ -223,6 +224,8 @@ class _McpTools:
             # A progress callback makes the SDK send a progress token, so a server may report how far it got.
             result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
         except MCPError as exc:
+            if self.tap.fault is not None:
+                raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
                 hung = exc.code == REQUEST_TIMEOUT
@@ -461,7 +464,7 @@ def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) ->
     exc = _leaf(exc)
     if isinstance(exc, FlowAbort):
         return {"en": str(exc), "zh": exc.zh}
-    if isinstance(exc, ServerHttpError):
+    if isinstance(exc, (ServerHttpError, ServerFault)):
         return {"en": str(exc), "zh": exc.zh}
     if isinstance(exc, ServerStartError):
         return {"en": f"the MCP server did not start: {exc}", "zh": f"MCP 服务器没有启动成功：{exc}"}
@@ -668,38 +671,91 @@ def run(question: str, **kwargs: Any) -> RunResult:
     return anyio.run(lambda: run_flow(question, **kwargs))
 
 
-async def inspect_server(
-    spec: ServerSpec, *, era: Era = "handshake", timeout_s: float = 10.0
-) -> tuple[RunResult, dict[str, list[dict[str, Any]]]]:
-    """Connect, list what the server offers (tools, resources, prompts), and record it all as a trace."""
+async def _probe(
+    spec: ServerSpec, *, era: Era, timeout_s: float, question: str, extra: dict[str, Any],
+    work: Callable[[Any, Recorder], Any],
+) -> tuple[RunResult, Any]:
+    """Connect, do `work(client, recorder)` with no model involved, and record it all as a trace."""
     rec = Recorder(secrets=_server_secrets(spec))
     settings = RunOptions(era=era, transport=spec.transport, server_command=spec.command, server_env=spec.env,
                           server_url=spec.url, bearer_token_env=spec.bearer_token_env).settings()
-    meta = TraceMeta(mode="mcp", question="(list the server's tools, resources and prompts)", server=spec.describe(),
-                     settings={k: v for k, v in settings.items() if k in (
+    meta = TraceMeta(mode="mcp", question=question, server=spec.describe(),
+                     settings={**{k: v for k, v in settings.items() if k in (
                          "era", "transport", "server_command", "server_env", "server_url", "bearer_token_env")},
+                         **extra},
                      started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
-    listing: dict[str, list[dict[str, Any]]] = {"tools": [], "resources": [], "prompts": []}
     error: str | None = None
+    value: Any = None
+    tap: FrameTap | None = None
     rec.step = 2
     try:
-        async with connect(spec, era=era, recorder=rec, timeout_s=timeout_s) as (client, _tap, _err):
-            meta.server = McpSession(client, _tap, spec).describe()
-            caps = client.server_capabilities
-            if caps.tools is not None:
-                listing["tools"] = [_dump(t) for t in (await client.list_tools()).tools]
-            if caps.resources is not None:
-                listing["resources"] = [_dump(r) for r in (await client.list_resources()).resources]
-            if caps.prompts is not None:
-                listing["prompts"] = [_dump(p) for p in (await client.list_prompts()).prompts]
-            rec.record(kind="client.result", source="mcp_client", target="app", payload=listing, step=2,
-                       direction="response", summary=", ".join(f"{len(v)} {k}" for k, v in listing.items()))
+        async with connect(spec, era=era, recorder=rec, timeout_s=timeout_s) as (client, tap, _err):
+            meta.server = McpSession(client, tap, spec).describe()
+            value = await work(client, rec)
     except Exception as exc:  # boundary: one line and a hop, as for a run
         lines = explain_both(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
         error = lines["en"]
         meta.error_zh = lines["zh"]
         rec.record(kind="error", source="app", target="user", payload={"error": type(_leaf(exc)).__name__,
                    "message": error}, step=None, direction="error", summary=error)
+    if tap is not None and spec.transport == "stdio" and not spec.is_http and meta.server is not None:
+        meta.server["stderr_bytes"] = tap.stderr_bytes
     meta.outcome, meta.error = ("ok", None) if error is None else ("error", error)
     meta.stats = hop_stats(rec.hops, rec.now_ms())
-    return RunResult(Trace(meta=meta, hops=rec.hops), None, error), listing
+    return RunResult(Trace(meta=meta, hops=rec.hops), None, error), value
+
+
+async def inspect_server(
+    spec: ServerSpec, *, era: Era = "handshake", timeout_s: float = 10.0
+) -> tuple[RunResult, dict[str, list[dict[str, Any]]]]:
+    """Connect, list what the server offers (tools, resources, prompts), and record it all as a trace."""
+
+    async def listing(client: Any, rec: Recorder) -> dict[str, list[dict[str, Any]]]:
+        listed: dict[str, list[dict[str, Any]]] = {"tools": [], "resources": [], "prompts": []}
+        caps = client.server_capabilities
+        if caps.tools is not None:
+            listed["tools"] = [_dump(t) for t in (await client.list_tools()).tools]
+        if caps.resources is not None:
+            listed["resources"] = [_dump(r) for r in (await client.list_resources()).resources]
+        if caps.prompts is not None:
+            listed["prompts"] = [_dump(p) for p in (await client.list_prompts()).prompts]
+        rec.record(kind="client.result", source="mcp_client", target="app", payload=listed, step=2,
+                   direction="response", summary=", ".join(f"{len(v)} {k}" for k, v in listed.items()))
+        return listed
+
+    result, listed = await _probe(spec, era=era, timeout_s=timeout_s, extra={}, work=listing,
+                                  question="(list the server's tools, resources and prompts)")
+    return result, listed or {"tools": [], "resources": [], "prompts": []}
+
+
+async def call_server_tool(
+    spec: ServerSpec, name: str, arguments: dict[str, Any], *, era: Era = "handshake", timeout_s: float = 10.0
+) -> tuple[RunResult, dict[str, Any] | None]:
+    """Connect and call one tool directly, no model involved: the engineer's view of a server, recorded.
+
+    The call carries a progress token, so a server that reports progress sends its
+    notifications/progress frames and they are in the trace."""
+
+    async def call(client: Any, rec: Recorder) -> dict[str, Any]:
+        rec.step = 6
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            pass  # the frames themselves are recorded by the tap; asking for them is what matters
+
+        try:
+            result = _dump(await client.call_tool(name, arguments, progress_callback=on_progress))
+        except MCPError as exc:
+            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+                raise  # the server went away or quiet: connect() says which
+            raise FlowAbort(f"the MCP server answered tools/call {name} with error {exc.code}: {exc.message}",
+                            f"MCP 服务器对 tools/call {name} 返回错误 {exc.code}：{exc.message}") from None
+        content = _content_text(result)
+        rec.record(kind="tool.result", source="mcp_client", target="app",
+                   payload={"result": result, "tool_message_content": content}, step=7,
+                   direction="error" if result.get("isError") else "response",
+                   summary=("isError: " if result.get("isError") else "") + " ".join(content.split())[:60])
+        return result
+
+    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return await _probe(spec, era=era, timeout_s=timeout_s, extra={"tool": name, "arguments": arguments},
+                        work=call, question=f"(call the tool {name}({shown}) directly)")
