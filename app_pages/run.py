@@ -3,6 +3,7 @@
 import json
 import os
 import queue
+import shlex
 from typing import Any
 
 import streamlit as st
@@ -12,6 +13,7 @@ from flow.demo_tools import DIRECT_TOOL_SCHEMAS
 from flow.labels import ACTOR_NAMES, Lang, short_label
 from flow.mcp_side import ServerSpec
 from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
+from flow.servers import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
 from ui.i18n import t
 from flow.scripted import Turn, parse_script
 from ui.state import add_run, server_listing, state, warm_session
@@ -20,7 +22,7 @@ from ui.view import remembered, remembered_multiselect, remembered_value
 app = state()
 lang = app.lang
 st.title(t("run_title", lang))
-server_spec = ServerSpec(transport="memory")  # the demo server: what the scripted model and the context offer
+TYPED = "(typed)"  # the choice that lets a command be typed, offered only when the app was started allowing it
 
 
 def offered_tools(mode: str, spec: ServerSpec) -> list[dict[str, Any]] | None:
@@ -82,17 +84,39 @@ question = ask.text_input(t("question", lang), key="question")
 run_slot = go.empty()  # the Run button sits beside the question, drawn once its options are known
 progress = st.container()  # and the hops, as they happen, right under it
 
+try:
+    servers = configured_servers()
+except ServerConfigError as exc:
+    st.error(t("server_config_bad", lang, error=exc), icon=":material/error:")
+    servers = built_in_servers()
+
 left, right = st.columns(2, gap="large")
 with left:
     mode = remembered(st.radio, t("mode", lang), ["mcp", "direct"], horizontal=True, key="mode",
                       format_func=lambda m: t(f"mode_{m}", lang))
+    server_name = remembered(st.selectbox, t("mcp_server", lang), [*servers, *([TYPED] if allow_typed_commands() else [])],
+                             key="server", disabled=mode == "direct", help=t("mcp_server_help", lang),
+                             format_func=lambda n: t("server_typed", lang) if n == TYPED else n)
+    # What the scripted model and the context offer: the demo server (listed in memory), or the chosen one.
+    server_spec = ServerSpec(transport="memory")
+    bad_command = False
+    if mode == "mcp" and server_name == TYPED:
+        try:
+            server_spec = ServerSpec(command=tuple(shlex.split(st.text_input(t("server_command", lang),
+                                                                             key="server_command"))))
+        except ValueError as exc:
+            st.error(t("server_command_bad", lang, error=exc))
+        bad_command = server_spec.is_demo
+    elif mode == "mcp" and server_name != DEMO:
+        server_spec = servers[server_name].spec
+    demo = server_spec.is_demo  # transport, faults and the warm session are the demo server's
     backend = remembered(st.radio, t("model", lang), ["mock", "scripted", "provider"], horizontal=True, key="backend",
                          format_func=lambda b: t(f"backend_{b}", lang))
     key_value = ""
     preset = None
     script: tuple[Turn, ...] | None = ()
     if backend == "scripted":
-        script = scripted_turns(offered_tools(mode, server_spec), lang)
+        script = scripted_turns(None if bad_command else offered_tools(mode, server_spec), lang)
         model_name, base_url = "scripted", None
     elif backend == "mock":
         model_name = remembered(st.selectbox, t("mock_behaviour", lang), MOCK_MODELS, key="mock_model",
@@ -120,18 +144,19 @@ with right:
         era = remembered(st.radio, t("era", lang), ["handshake", "modern"], horizontal=True, key="era",
                          format_func=lambda e: t(f"era_{e}", lang), disabled=mode == "direct")
         transport = remembered(st.radio, t("transport", lang), ["memory", "stdio"], horizontal=True, key="transport",
-                               disabled=mode == "direct", help=t("transport_help", lang))
+                               disabled=mode == "direct" or not demo, help=t("transport_help", lang))
         max_rounds = remembered_value(st.number_input, t("max_rounds", lang), key="max_rounds", default=5,
                                       min_value=1, max_value=10)
         fault = remembered(st.radio, t("server_fault", lang), ["none", "die", "hang"], horizontal=True,
-                           key="server_fault", format_func=lambda f: t(f"fault_{f}", lang), disabled=mode == "direct")
+                           key="server_fault", format_func=lambda f: t(f"fault_{f}", lang),
+                           disabled=mode == "direct" or not demo)
         keep_warm = remembered_value(st.checkbox, t("keep_warm", lang), key="keep_warm", default=False,
                                      help=t("keep_warm_help", lang),
-                                     disabled=mode == "direct" or transport != "stdio" or fault != "none")
+                                     disabled=mode == "direct" or transport != "stdio" or fault != "none" or not demo)
 
 resources: list[str] = []
 prompt, prompt_args = None, {}
-if mode == "mcp":
+if mode == "mcp" and not bad_command:
     listing, _ = server_listing(server_spec, "handshake")
     with left.expander(t("context", lang)):
         resources = remembered_multiselect(t("resources", lang), [r["uri"] for r in listing["resources"]], key="resources")
@@ -146,11 +171,12 @@ missing_key = backend == "provider" and preset is not None and preset.needs_key 
 if missing_key:
     st.warning(t("no_key", lang, env=preset.key_env if preset else "OPENAI_API_KEY"))
 
-if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or not question.strip(),
+if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or bad_command or not question.strip(),
                    key="run", width="stretch"):
     options = flow.RunOptions(mode=mode, tool_choice=choice, parallel=parallel, strict=strict, stream=stream,
-                              max_rounds=int(max_rounds), era=era, transport=transport,
-                              server_fault=fault if mode == "mcp" else "none", mcp_timeout_s=5.0,
+                              max_rounds=int(max_rounds), era=era, transport=transport if demo else "stdio",
+                              server_fault=fault if mode == "mcp" and demo else "none", mcp_timeout_s=5.0,
+                              server_command=server_spec.command, server_env=server_spec.env,
                               resources=tuple(resources), prompt=prompt,
                               prompt_args=tuple((k, v) for k, v in prompt_args.items() if v))
     if backend == "scripted":
@@ -165,7 +191,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
             status.write(f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
                          f" · {short_label(hop, 70)}")
 
-        if keep_warm and mode == "mcp" and transport == "stdio" and fault == "none":
+        if keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none":
             # The warm session runs on its own thread; its hops come back through a queue to this one.
             arrived: queue.Queue[flow.Hop] = queue.Queue()
             pending = warm_session(app, era).submit(question, options=options, model=model, on_hop=arrived.put)
