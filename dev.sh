@@ -29,6 +29,9 @@ system_packages() {
   { command -v fc-list >/dev/null && fc-list :lang=zh | grep -q .; } || need+=(fonts-wqy-zenhei)
   if [ "${1:-}" = test ]; then
     command -v chromium >/dev/null || need+=(chromium)
+    # Node runs the third-party MCP servers from npm that the tests start over stdio.
+    command -v node >/dev/null || need+=(nodejs)
+    command -v npm >/dev/null || need+=(npm)
   fi
   if [ ${#need[@]} -gt 0 ]; then
     echo "installing ${need[*]} ..." >&2
@@ -47,6 +50,20 @@ setup() {
   want=$(sha256sum requirements.txt | cut -d' ' -f1)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
+    echo "$want" > "$stamp"
+  fi
+  if [ "${1:-}" = test ]; then third_party; fi
+}
+
+# MCP servers from npm, at the versions in third_party/package-lock.json, into third_party/node_modules.
+# Reinstalled only when the lock file changed since the last install.
+third_party() {
+  local stamp=third_party/node_modules/.lock.sha256
+  local want
+  want=$(sha256sum third_party/package-lock.json | cut -d' ' -f1)
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "installing the third-party MCP servers from npm ..." >&2
+    npm ci --prefix third_party --no-audit --no-fund --loglevel=error >/dev/null
     echo "$want" > "$stamp"
   fi
 }
