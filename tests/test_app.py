@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -285,3 +287,70 @@ def test_the_run_page_reads_a_resource_and_fetches_a_prompt():
     get = next(h for h in trace.hops if h.kind == "mcp.request" and h.payload.get("method") == "prompts/get")
     assert get.payload["params"]["arguments"] == {"city": "上海"}
     assert "上海" in trace.meta.answer
+
+
+def test_the_run_page_offers_only_configured_servers_and_runs_one(tmp_path, monkeypatch):
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"demo-over-stdio": {
+        "command": sys.executable, "args": ["-m", "flow.demo_server"], "env": {"PYTHONPATH": str(ROOT)}}}}),
+        encoding="utf-8")
+    monkeypatch.setenv("MCP_FLOW_SERVERS", str(config))
+    monkeypatch.delenv("MCP_FLOW_ALLOW_COMMANDS", raising=False)
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    server = at.selectbox(key="server_en")
+    assert server.options[:3] == ["weather-demo", "mcp-server-time", "server-everything"]
+    assert server.options[-1] == "demo-over-stdio" and "Type a command…" not in server.options
+    assert not [w for w in at.text_input if w.key == "server_command"]  # no way to type one
+    server.set_value("demo-over-stdio").run()
+    assert at.radio(key="transport_en").disabled and at.radio(key="server_fault_en").disabled
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    state = at.session_state["app"]
+    meta = state.loaded[state.last_run].trace.meta
+    assert meta.outcome == "ok" and meta.server["command"].endswith("-m flow.demo_server")
+
+
+def test_a_typed_server_command_needs_the_flag_and_fails_as_one_line(monkeypatch):
+    monkeypatch.setenv("MCP_FLOW_ALLOW_COMMANDS", "1")
+    monkeypatch.delenv("MCP_FLOW_SERVERS", raising=False)
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.selectbox(key="server_en").set_value("(typed)").run()
+    assert at.button(key="run").disabled  # nothing typed yet
+    failing = shlex.join([sys.executable, "-c", "import sys; sys.stderr.write('no config file\\n'); sys.exit(2)"])
+    at.text_input(key="server_command").set_value(failing).run()
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert at.error[0].value == "the MCP server did not start: no config file"
+
+
+def test_a_broken_servers_file_is_one_line_and_the_built_in_servers_stay(tmp_path, monkeypatch):
+    config = tmp_path / "servers.json"
+    config.write_text('{"mcpServers": {"x": {"args": []}}}', encoding="utf-8")
+    monkeypatch.setenv("MCP_FLOW_SERVERS", str(config))
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    assert not at.exception
+    assert at.error[0].value == (f"The servers file cannot be used: {config}: mcpServers.x: `command` must be a "
+                                 "non-empty string (only stdio servers are supported)")
+    assert at.selectbox(key="server_en").options[0] == "weather-demo"
+
+
+def test_a_scripted_run_against_a_third_party_server_from_the_app(monkeypatch):
+    monkeypatch.delenv("MCP_FLOW_SERVERS", raising=False)
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.selectbox(key="server_en").set_value("mcp-server-time").run()
+    at.radio(key="backend_en").set_value("scripted").run()
+    at.selectbox(key="scripted_decision_en").set_value("get_current_time").run()  # its tools, listed from it
+    at.text_area(key="scripted_args_get_current_time").set_value('{"timezone": "Asia/Shanghai"}').run()
+    at.radio(key="era_en").set_value("modern").run()
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    state = at.session_state["app"]
+    trace = state.loaded[state.last_run].trace
+    assert trace.meta.outcome == "ok", trace.meta.error
+    assert trace.meta.server["name"] == "mcp-time" and trace.meta.server["era"] == "modern"
+    result = next(h for h in trace.hops if h.kind == "tool.result")
+    assert json.loads(result.payload["tool_message_content"])["timezone"] == "Asia/Shanghai"
