@@ -177,6 +177,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
                               max_rounds=int(max_rounds), era=era, transport=transport if demo else "stdio",
                               server_fault=fault if mode == "mcp" and demo else "none", mcp_timeout_s=5.0,
                               server_command=server_spec.command, server_env=server_spec.env,
+                              server_url=server_spec.url, bearer_token_env=server_spec.bearer_token_env,
                               resources=tuple(resources), prompt=prompt,
                               prompt_args=tuple((k, v) for k, v in prompt_args.items() if v))
     if backend == "scripted":

@@ -3,7 +3,9 @@
 A stdio server is a command run on this machine with the user's rights, so the app offers a
 fixed list: the demo server, the third-party examples that are installed, and the servers in the
 JSON file named by `$MCP_FLOW_SERVERS` (Claude Desktop's shape:
-`{"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}}}}`). Typing a new
+`{"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}}}}`, or for Streamable
+HTTP `{"url": "http...", "bearer_token_env": "NAME"}`: a token is read from the environment, never
+written in the file). Typing a new
 command in the app is allowed only when the app was started with `--allow-server-commands`
 (`streamlit run app.py -- --allow-server-commands`) or `MCP_FLOW_ALLOW_COMMANDS=1`.
 """
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from flow.mcp_side import PROJECT_ROOT, ServerSpec
+from flow.mcp_side import PROJECT_ROOT, TOKEN_ENV, ServerSpec
 
 CONFIG_ENV = "MCP_FLOW_SERVERS"
 ALLOW_ENV = "MCP_FLOW_ALLOW_COMMANDS"
@@ -78,15 +80,25 @@ def load_servers_file(path: str | Path) -> dict[str, ConfiguredServer]:
         where = f"{path}: mcpServers.{name}"
         if not isinstance(entry, dict):
             raise ServerConfigError(f"{where}: must be an object")
+        description = str(entry.get("description") or "")
+        if "url" in entry:
+            url, token_env = entry["url"], entry.get("bearer_token_env", TOKEN_ENV)
+            if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+                raise ServerConfigError(f"{where}: `url` must be an http:// or https:// URL (Streamable HTTP)")
+            if not isinstance(token_env, str):
+                raise ServerConfigError(f"{where}: `bearer_token_env` must name an environment variable")
+            spec = ServerSpec(transport="http", url=url, bearer_token_env=token_env)
+            servers[name] = ConfiguredServer(name=name, spec=spec, source="config", description=description)
+            continue
         command, args, env = entry.get("command"), entry.get("args", []), entry.get("env", {})
         if not isinstance(command, str) or not command.strip():
-            raise ServerConfigError(f"{where}: `command` must be a non-empty string (only stdio servers are supported)")
+            raise ServerConfigError(f"{where}: needs a `command` (a non-empty string), or a `url`")
         if not _strings(args):
             raise ServerConfigError(f"{where}: `args` must be a list of strings")
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise ServerConfigError(f"{where}: `env` must map names to strings")
         servers[name] = ConfiguredServer(name=name, spec=ServerSpec(command=(command, *args), env=tuple(env.items())),
-                                         source="config", description=str(entry.get("description") or ""))
+                                         source="config", description=description)
     return servers
 
 

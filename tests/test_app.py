@@ -332,8 +332,8 @@ def test_a_broken_servers_file_is_one_line_and_the_built_in_servers_stay(tmp_pat
     at = app()
     at.switch_page("app_pages/run.py").run()
     assert not at.exception
-    assert at.error[0].value == (f"The servers file cannot be used: {config}: mcpServers.x: `command` must be a "
-                                 "non-empty string (only stdio servers are supported)")
+    assert at.error[0].value == (f"The servers file cannot be used: {config}: mcpServers.x: needs a `command` "
+                                 "(a non-empty string), or a `url`")
     assert at.selectbox(key="server_en").options[0] == "weather-demo"
 
 

@@ -235,7 +235,8 @@ def test_a_servers_file_in_claude_desktops_shape_adds_servers_with_their_environ
 @pytest.mark.parametrize(("text", "words"), [
     ("{not json", "not JSON"),
     ('{"servers": {}}', 'expected {"mcpServers": {"name": {"command": ..., "args": [...]}}}'),
-    ('{"mcpServers": {"a": {"url": "http://x"}}}', "mcpServers.a: `command` must be a non-empty string"),
+    ('{"mcpServers": {"a": {"args": []}}}', "mcpServers.a: needs a `command` (a non-empty string), or a `url`"),
+    ('{"mcpServers": {"a": {"url": "ws://x"}}}', "mcpServers.a: `url` must be an http:// or https:// URL"),
     ('{"mcpServers": {"a": {"command": "x", "args": "y"}}}', "mcpServers.a: `args` must be a list of strings"),
     ('{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}', "mcpServers.a: `env` must map names to strings"),
 ])
@@ -259,3 +260,24 @@ def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
     assert result.trace.meta.server["env"] == ["PYTHONPATH", "WEATHER_API_TOKEN"]
     assert "tok-1234567890" not in result.trace.model_dump_json()
     assert RunOptions.from_settings(result.trace.meta.settings).server_env[0][0] == "PYTHONPATH"
+
+
+def test_a_servers_file_may_name_a_streamable_http_server_whose_token_stays_in_the_environment(tmp_path, monkeypatch):
+    from test_http_mcp import TOKEN, _start, _stop
+
+    from flow.servers import configured_servers
+
+    server = _start("--token", TOKEN)
+    try:
+        config = tmp_path / "servers.json"
+        config.write_text(json.dumps({"mcpServers": {"class-server": {
+            "url": server.url, "bearer_token_env": "CLASS_MCP_TOKEN"}}}), encoding="utf-8")
+        monkeypatch.setenv("CLASS_MCP_TOKEN", TOKEN)
+        spec = configured_servers({"MCP_FLOW_SERVERS": str(config)})["class-server"].spec
+        assert spec.is_http and TOKEN not in config.read_text(encoding="utf-8")
+        result, listing = anyio.run(lambda: inspect_server(spec))
+        assert result.ok, result.error
+        assert "get_weather" in {t["name"] for t in listing["tools"]}
+        assert result.trace.meta.server["auth"] == "bearer" and TOKEN not in result.trace.model_dump_json()
+    finally:
+        _stop(server)
