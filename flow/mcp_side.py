@@ -15,6 +15,7 @@ import shlex
 import signal
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -617,11 +618,16 @@ def reap_leftovers(token: str) -> list[int]:
     The SDK closes the server's stdin and kills its process group only if the server itself does not
     exit; a child the server started and did not stop outlives it. Those carry the token we put in
     the server's environment. Returns the pids it killed."""
-    killed = []
-    for pid in _pids_marked(token):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
+    killed: list[int] = []
+    for _ in range(5):  # again, until none is left: one may have been forking while we looked
+        marked = [pid for pid in _pids_marked(token) if pid not in killed]
+        if not marked:
+            break
+        for pid in marked:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+        time.sleep(0.02)
     return killed
 
 
