@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 import httpx2
 import openai
+import pydantic_core
 
 from flow.mock_model import MOCK_BASE_URL, MockModelTransport
-from flow.recorder import Recorder, compact_json
+from flow.recorder import Recorder, json_bytes
 from flow.scripted import SCRIPTED_BASE_URL, ScriptedModelTransport, Turn
 from flow.redact import redact_headers
 from flow.trace import Hop
@@ -93,6 +94,10 @@ def make_client(
 
 
 def _json_or_text(data: bytes) -> Any:
+    try:
+        return pydantic_core.from_json(data)  # the same values as json.loads, in a third of the time
+    except ValueError:
+        pass
     text = data.decode("utf-8", errors="replace")
     try:
         return json.loads(text)
@@ -176,7 +181,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             direction="request",
             size=len(raw),
             # Everything in the payload, as text: the body as sent, the URL, the headers.
-            wire_text=raw.decode("utf-8", errors="replace") + str(request.url) + compact_json(request_headers),
+            wire_text=raw + str(request.url).encode() + json_bytes(request_headers),
             summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
             + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
         ))
@@ -200,12 +205,13 @@ class HttpTap(httpx2.AsyncBaseTransport):
             return httpx2.Response(
                 response.status_code, headers=response.headers, stream=tapped, extensions=response.extensions
             )
-        if response.is_stream_consumed:  # a transport that built its response from bytes already read it
+        built_from_bytes = response.is_stream_consumed  # a transport that built its response from bytes read it
+        if built_from_bytes:
             raw_body, dec = response.content, None
         else:
             raw_body = b"".join([chunk async for chunk in response.aiter_raw()])
             dec = _decoder(response.headers.get("content-encoding", ""))
-        await response.aclose()
+            await response.aclose()
         decoded = raw_body
         if dec is not None:
             try:
@@ -224,10 +230,12 @@ class HttpTap(httpx2.AsyncBaseTransport):
             direction="response" if ok else "error",
             t_start_ms=request_hop.t_start_ms,
             size=len(raw_body),
-            wire_text=decoded.decode("utf-8", errors="replace") + compact_json(headers),
+            wire_text=decoded + json_bytes(headers),
             usage=usage if isinstance(usage, dict) else None,
             summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
         ))
+        if built_from_bytes:
+            return response  # handed on as the transport built it, just as when nothing is recorded
         return httpx2.Response(
             response.status_code,
             headers=response.headers,

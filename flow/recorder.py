@@ -17,12 +17,33 @@ from flow.redact import needs_redaction, redact, secret_values
 from flow.trace import STEP_PHASE, Actor, Direction, Hop, Kind, Phase
 
 
-def compact_json(payload: Any) -> str:
-    """Compact JSON text; pydantic-core's encoder is several times faster than the json module's."""
+def json_bytes(payload: Any) -> bytes:
+    """Compact JSON as UTF-8; pydantic-core's encoder is several times faster than the json module's."""
     try:
-        return pydantic_core.to_json(payload).decode()
+        return pydantic_core.to_json(payload)
     except pydantic_core.PydanticSerializationError:
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+
+
+def compact_json(payload: Any) -> str:
+    """Compact JSON text."""
+    return json_bytes(payload).decode()
+
+
+_HOP_FIELDS = tuple(Hop.model_fields)
+
+
+def _trusted_hop(values: dict[str, Any]) -> Hop:
+    """A hop from every field's value, typed by `Recorder.record`'s signature: what `Hop.model_construct` does
+    (the same four attributes), without its loop over aliases and defaults, or a validator's pass. Run
+    amid the SDKs' work, either of those costs recording a third of its time per hop."""
+    hop = Hop.__new__(Hop)
+    _set = object.__setattr__
+    _set(hop, "__dict__", values)
+    _set(hop, "__pydantic_fields_set__", set(_HOP_FIELDS))
+    _set(hop, "__pydantic_extra__", {})
+    _set(hop, "__pydantic_private__", None)
+    return hop
 
 
 class Recorder:
@@ -34,7 +55,8 @@ class Recorder:
         self.hops: list[Hop] = []
         self.round = 0
         self.step: int | None = None  # the numbered step the app is in; wire frames default to it
-        self._secrets = secret_values(secrets)
+        self._secrets = secret_values(secrets) if self.enabled else []  # the baseline leaves recording's work undone
+        self._secrets_utf8 = [v.encode() for v in self._secrets]
         self._on_hop = on_hop
         self._t0 = time.perf_counter()
 
@@ -53,38 +75,41 @@ class Recorder:
         direction: Direction = "event",
         t_start_ms: float | None = None,
         size: int | None = None,
-        wire_text: str | None = None,
+        wire_text: str | bytes | None = None,
         jsonrpc_id: int | str | None = None,
         tool_call_id: str | None = None,
         usage: dict[str, Any] | None = None,
         summary: str = "",
     ) -> Hop:
-        """`wire_text`, when the caller has it, is everything in the payload as text (what crossed the wire,
-        plus any URL): it is searched for secrets instead of serialising the payload again."""
+        """`wire_text`, when the caller has it, is everything in the payload as text or as UTF-8 (what crossed
+        the wire, plus any URL): it is searched for secrets instead of serialising the payload again."""
         now = self.now_ms()
-        text = compact_json(payload) if wire_text is None else wire_text
-        if needs_redaction(text, self._secrets):  # the walk is the costly part of recording; most hops skip it
+        wire = json_bytes(payload) if wire_text is None else wire_text
+        if isinstance(wire, str):
+            wire = wire.encode()
+        if needs_redaction(wire, self._secrets_utf8):  # the walk is the costly part of recording; most hops skip it
             payload = redact(payload, self._secrets)
-            text = compact_json(payload)
-        # Built from typed arguments, so validation would only check what the type checker already did.
-        hop = Hop.model_construct(
-            seq=len(self.hops) + 1,
-            step=step,
-            phase=phase or (STEP_PHASE[step] if step is not None else None),
-            source=source,
-            target=target,
-            kind=kind,
-            direction=direction,
-            round=self.round,
-            payload=payload,
-            t_start_ms=now if t_start_ms is None else t_start_ms,
-            t_end_ms=now,
-            bytes=len(text.encode()) if size is None else size,
-            jsonrpc_id=jsonrpc_id,
-            tool_call_id=tool_call_id,
-            usage=usage,
-            summary=summary,
-            explain=f"{kind}" if step is None else f"step{step}.{kind}",
+            wire = json_bytes(payload)
+        hop = _trusted_hop(
+            {
+                "seq": len(self.hops) + 1,
+                "step": step,
+                "phase": phase or (STEP_PHASE[step] if step is not None else None),
+                "source": source,
+                "target": target,
+                "kind": kind,
+                "direction": direction,
+                "round": self.round,
+                "payload": payload,
+                "t_start_ms": now if t_start_ms is None else t_start_ms,
+                "t_end_ms": now,
+                "bytes": len(wire) if size is None else size,
+                "jsonrpc_id": jsonrpc_id,
+                "tool_call_id": tool_call_id,
+                "usage": usage,
+                "summary": summary,
+                "explain": kind if step is None else f"step{step}.{kind}",
+            }
         )
         self.hops.append(hop)
         if self._on_hop is not None:

@@ -13,9 +13,18 @@ SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie"
 _SECRET_FIELDS = r"api[_-]?key|authorization|password|secret|client[_-]secret|(?:access|refresh|id|bearer)[_-]?token|cookie"
 _SECRET_NAME = re.compile(rf"^(?:{_SECRET_FIELDS})$", re.IGNORECASE)
 _SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET", re.IGNORECASE)
-# The same names as they appear in JSON text with a string value not yet redacted. Matched
-# against lower-cased text: a plain pattern on lowered text is twice as fast as IGNORECASE.
-_SECRET_FIELD_IN_JSON = re.compile(rf'"(?:{_SECRET_FIELDS})"\s*:\s*"(?!\[redacted\])')
+# The same names as they appear in JSON text with a string value not yet redacted, matched against
+# UTF-8 bytes with the ASCII letters lowered: bytes.lower() is a table lookup, where str.lower() on
+# text holding Chinese is ten times slower, and a plain pattern is twice as fast as IGNORECASE.
+# IGNORECASE, as `_SECRET_NAME` uses it, also takes K (Kelvin) for k, ſ for s, and ı and İ for i;
+# bytes.lower() leaves them be, so the pattern names their UTF-8 bytes beside the ASCII letter.
+_LOOKALIKE_UTF8 = {"k": r"(?:k|\xe2\x84\xaa)", "s": r"(?:s|\xc5\xbf)", "i": r"(?:i|\xc4[\xb0\xb1])"}
+_SECRET_FIELD_IN_JSON = re.compile(
+    # Every name starts with one of these; the look-ahead rejects most quotes before trying the names.
+    rb'"(?=[apscrib\xc4\xc5])(?:'
+    + "".join(_LOOKALIKE_UTF8.get(c, c) for c in _SECRET_FIELDS).encode()
+    + rb')"\s*:\s*"(?!\[redacted\])'
+)
 _MIN_SECRET_LEN = 6  # shorter env values ("1", "yes") would match everywhere and say nothing
 
 
@@ -25,7 +34,8 @@ class SecretLeakError(Exception):
 
 def secret_values(extra: Iterable[str] = ()) -> list[str]:
     """Values that must never be written: env vars named like secrets, plus any given."""
-    values = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= _MIN_SECRET_LEN]
+    env = os.environ  # only the values of matching names are decoded: a recorder reads this for every run
+    values = [v for k in env if _SECRET_ENV.search(k) and len(v := env[k]) >= _MIN_SECRET_LEN]
     values += [v for v in extra if v and len(v) >= _MIN_SECRET_LEN]
     return sorted(set(values), key=len, reverse=True)
 
@@ -39,9 +49,11 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers}
 
 
-def needs_redaction(json_text: str, secrets: list[str]) -> bool:
-    """A cheap look at a value's JSON text: does the walk in `redact` have anything to do?"""
-    return any(s in json_text for s in secrets) or _SECRET_FIELD_IN_JSON.search(json_text.lower()) is not None
+def needs_redaction(wire: bytes, secrets: Iterable[bytes]) -> bool:
+    """A cheap look at a value's JSON text in UTF-8: does the walk in `redact` have anything to do?
+
+    `secrets` are `secret_values()` in UTF-8, where a value is found exactly when it is in the text."""
+    return any(s in wire for s in secrets) or _SECRET_FIELD_IN_JSON.search(wire.lower()) is not None
 
 
 def redact(value: Any, secrets: list[str]) -> Any:
