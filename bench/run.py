@@ -9,6 +9,7 @@ These machines are noisy, so the targets are judged on ratios and medians, never
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -95,19 +96,38 @@ async def _bare_sdk() -> None:
 
 
 def recording_overhead(repeats: int) -> dict[str, float]:
+    """Recording on, off (the null recorder) and the bare SDK calls, timed in rounds of one run each.
+
+    The order alternates from round to round (on, off, bare; then bare, off, on), so that drift in the
+    machine's speed, and whatever one run leaves behind for the next, fall on all three alike; every
+    timed run starts from a collected heap, so none pays for the garbage of the run before it. The
+    overhead is the median over rounds of on / off within a round: the two runs of a pair are
+    milliseconds apart, where other work on a shared machine can slow a whole stretch of rounds.
+    Process CPU time is taken beside the wall clock: time spent waiting for a core is not in it."""
+
     async def main() -> dict[str, float]:
-        # Interleaved, so that drift in the machine's speed falls on all three alike.
-        times: dict[str, list[float]] = {"on": [], "off": [], "bare": []}
         runs = {"on": lambda: _flow(Recorder), "off": lambda: _flow(NullRecorder), "bare": _bare_sdk}
+        wall: dict[str, list[float]] = {k: [] for k in runs}
+        cpu: dict[str, list[float]] = {k: [] for k in runs}
+        names = list(runs)
         for i in range(repeats + 2):
-            for name, fn in runs.items():
-                t0 = time.perf_counter()
-                await fn()
+            for name in names if i % 2 == 0 else names[::-1]:
+                gc.collect()
+                t0, c0 = time.perf_counter(), time.process_time()
+                await runs[name]()
+                t1, c1 = time.perf_counter(), time.process_time()
                 if i >= 2:  # the first rounds warm up
-                    times[name].append((time.perf_counter() - t0) * 1000)
-        on, off, bare = (statistics.median(times[k]) for k in ("on", "off", "bare"))
-        return {"recorded_ms": on, "recorded_ms_per_question": on / len(QUESTIONS), "unrecorded_ms": off, "bare_sdk_ms": bare,
-                "recorded_over_unrecorded": on / off, "recorded_over_bare": on / bare}
+                    wall[name].append((t1 - t0) * 1000)
+                    cpu[name].append((c1 - c0) * 1000)
+        on, off, bare = (statistics.median(wall[k]) for k in ("on", "off", "bare"))
+
+        def paired(a: list[float], b: list[float]) -> float:
+            return statistics.median(x / y for x, y in zip(a, b, strict=True))
+
+        return {"recorded_ms": on, "recorded_ms_per_question": on / len(QUESTIONS), "unrecorded_ms": off,
+                "bare_sdk_ms": bare, "recorded_over_unrecorded": paired(wall["on"], wall["off"]),
+                "recorded_over_unrecorded_cpu": paired(cpu["on"], cpu["off"]),
+                "ratio_of_medians": on / off, "recorded_over_bare": paired(wall["on"], wall["bare"])}
 
     return anyio.run(main)
 
@@ -236,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
           + (" · quick mode" if quick else ""))
     results: dict[str, Any] = {"cpus": os.cpu_count(), "python": platform.python_version(), "quick": quick}
     sections: list[tuple[str, Callable[[], Any]]] = [
-        ("recording", lambda: recording_overhead(repeats)),
+        ("recording", lambda: recording_overhead(3 if quick else 50)),  # the closest target: more rounds
         ("stdio", lambda: stdio_cold_warm(max(3, repeats // 2))),
         ("scaling", lambda: scaling(sizes, repeats)),
         ("app_step", lambda: app_step_change(100 if quick else 1000, 3 if quick else 10)),
