@@ -86,3 +86,41 @@ def test_a_secret_in_any_header_is_redacted_when_recorded(monkeypatch):
     rec = anyio.run(main)
     text = json.dumps([h.payload for h in rec.hops])
     assert FAKE_TOKEN not in text and REDACTED in text
+
+
+@pytest.mark.parametrize("name", ["api_key", "API-KEY", "Authorization", "password", "client_secret", "refresh_token",
+                                  "idToken", "Cookie", "api_\u212aey", "pa\u017fsword", "authorızation"])
+def test_a_field_named_like_a_secret_is_redacted_when_recorded(name):
+    from flow.recorder import Recorder
+
+    rec = Recorder()
+    payload = {"jsonrpc": "2.0", "id": 1, "params": {"城市": "北京", name: FAKE_SECRET, "other": "kept"}}
+    hop = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload=payload, step=6)
+    assert hop.payload["params"] == {"城市": "北京", name: REDACTED, "other": "kept"}
+    assert hop.bytes == len(json.dumps(hop.payload, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def test_a_secret_value_in_wire_bytes_is_redacted_when_recorded(monkeypatch):
+    from flow.recorder import Recorder
+
+    monkeypatch.setenv("SOME_API_KEY", FAKE_KEY)
+    rec = Recorder()
+    body = {"messages": [{"role": "user", "content": f"北京 {FAKE_KEY}"}]}
+    wire = json.dumps(body, ensure_ascii=False).encode()
+    hop = rec.record(kind="llm.request", source="app", target="model", payload={"body": body}, wire_text=wire, size=len(wire))
+    assert FAKE_KEY not in json.dumps(hop.payload) and REDACTED in hop.payload["body"]["messages"][0]["content"]
+    assert hop.bytes == len(wire)
+
+
+def test_the_check_before_the_walk_says_no_only_when_the_walk_changes_nothing():
+    from flow.redact import needs_redaction
+
+    secrets = [FAKE_KEY.encode()]
+    for value in [{"a": "b"}, {"tokens": "3", "progressToken": "p", "key": "v", "api_key": REDACTED},
+                  {"api_key": 3}, {"说明": "北京 api_key 天气"}, [1, 2.5, None, True]]:
+        assert not needs_redaction(json.dumps(value, ensure_ascii=False).encode(), secrets)
+        assert redact(value, [FAKE_KEY]) == value
+    for value in [{"API_KEY": "x"}, {"n": [{"Access-Token": "t"}]}, {"c": f"... {FAKE_KEY} ..."}, {"\u212aey": 1, "ap\u0130_key": "v"},
+                  {"Password" : "p"}]:
+        assert needs_redaction(json.dumps(value, ensure_ascii=False).encode(), secrets)
+        assert redact(value, [FAKE_KEY]) != value

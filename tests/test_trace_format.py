@@ -153,3 +153,17 @@ def test_mutated_samples_only_ever_raise_trace_error(path, value, cut):
             assert isinstance(read_trace_bytes(candidate), Trace)
         except TraceError as exc:
             assert "\n" not in str(exc)
+
+
+def test_a_recorded_hop_is_the_hop_validation_would_build():
+    from flow.recorder import Recorder
+    from flow.trace import Hop
+
+    rec = Recorder()
+    hop = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload={"id": 1}, step=6,
+                     direction="request", jsonrpc_id=1, summary="tools/call")
+    again = Hop.model_validate(hop.model_dump())
+    assert hop == again and hop.model_fields_set == again.model_fields_set and hop.model_extra == again.model_extra == {}
+    assert list(hop.model_dump()) == list(Hop.model_fields)
+    rec.restep(hop, 7)
+    assert (hop.step, hop.phase, hop.explain) == (7, "execute", "step7.mcp.request")
