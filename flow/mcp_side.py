@@ -51,9 +51,11 @@ STDERR_TAIL_BYTES = 2048  # how much of a server's stderr is read back; the rest
 SERVER_TOKEN_ENV = "MCP_FLOW_SERVER_TOKEN"  # marks a stdio server's processes, so leftovers can be found and reaped
 
 
-def frame_text(message: SessionMessage) -> str:
-    """The frame as the stdio transport serialises it."""
-    return message.message.model_dump_json(by_alias=True, exclude_unset=True)
+def frame_json(message: SessionMessage) -> dict[str, Any]:
+    """The frame as JSON values, as the stdio transport serialises it (the recorder's compact JSON of this is
+    that text, byte for byte): one pass, where the text and a parse of it took two."""
+    frame: dict[str, Any] = message.message.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    return frame
 
 
 def frame_kind(frame: dict[str, Any]) -> Kind:
@@ -125,14 +127,14 @@ class FrameTap:
     def outgoing(self, message: SessionMessage) -> None:
         if self.http is not None:
             return  # over HTTP a frame is recorded as it is POSTed: the transport does not send every one
-        self.sent(frame_text(message))
+        if self.recorder.enabled:
+            self.sent(frame_json(message))
 
-    def sent(self, text: str) -> None:
-        """Record one frame the client sent, as the transport serialised it."""
+    def sent(self, frame: dict[str, Any], text: str | None = None) -> None:
+        """Record one frame the client sent: its JSON values, and its text where the transport wrote one."""
         rec = self.recorder
         if not rec.enabled:
             return
-        frame = json.loads(text)
         step = 6 if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
             self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
@@ -170,8 +172,7 @@ class FrameTap:
                 summary=f"unreadable frame: {type(item).__name__}",
             )
             return
-        text = frame_text(item)
-        frame = json.loads(text)
+        frame = frame_json(item)
         kind = frame_kind(frame)
         if kind == "mcp.error" and self.http is not None and not self.http.carried(frame.get("id")):
             # The SDK's HTTP transport makes up an error frame when an exchange fails; the HTTP tap has
@@ -200,7 +201,6 @@ class FrameTap:
                 kind, "response"
             ),
             t_start_ms=t_start,
-            wire_text=text,
             jsonrpc_id=frame.get("id"),
             summary=summary or frame_summary(frame, method),
         )
@@ -367,7 +367,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             if isinstance(sent, dict):
                 # The POST body is the frame exactly as it went out. Recording here, not where the client
                 # wrote it, leaves out what the transport never sends (at 2026-07-28 a cancel is a closed stream).
-                self.frames.sent(text)
+                self.frames.sent(sent, text)
         exchange: dict[str, Any] = {"method": request.method, "url": _strip_userinfo(str(request.url))}
         self._closing = self._closing or request.method == "DELETE"
         if isinstance(sent, dict):

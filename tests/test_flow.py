@@ -193,3 +193,22 @@ def test_model_hops_carry_usage_and_http_headers_without_authorization():
     assert request.payload["headers"]["authorization"] == "[redacted]"
     assert request.payload["url"].endswith("/chat/completions")
     assert request.bytes > 500  # the raw body the SDK sent, tool schemas included
+
+
+def test_a_recorded_frame_is_the_text_the_stdio_transport_writes():
+    from mcp.shared.message import SessionMessage
+    from mcp_types.jsonrpc import JSONRPCRequest, JSONRPCResponse
+
+    from flow.mcp_side import FrameTap
+    from flow.recorder import Recorder, json_bytes
+
+    tap = FrameTap(Recorder())
+    request = JSONRPCRequest(jsonrpc="2.0", id=7, method="tools/call", params={"name": "get_weather", "arguments": {"city": "北京"}})
+    response = JSONRPCResponse(jsonrpc="2.0", id=7, result={"content": [{"type": "text", "text": "晴 25°C"}],
+                                                            "odd": [float("inf"), 1e300, 10**30, None]})
+    tap.outgoing(SessionMessage(request))
+    tap.incoming(SessionMessage(response))
+    for hop, frame in zip(tap.recorder.hops, [request, response], strict=True):
+        wire = frame.model_dump_json(by_alias=True, exclude_unset=True)
+        assert json_bytes(hop.payload).decode() == wire and hop.bytes == len(wire.encode())
+        assert hop.payload == json.loads(wire)
