@@ -59,22 +59,14 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
 
     tl = sub.add_parser("tools", help="connect to an MCP server and list its tools, resources and prompts")
-    tl.add_argument("--server", metavar="COMMAND|URL",
-                    help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)")
-    _server_access_options(tl)
-    tl.add_argument("--era", choices=["handshake", "modern"], default="handshake")
-    tl.add_argument("--timeout", type=float, default=10.0)
+    _probe_options(tl)
     tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace")
 
     c = sub.add_parser("call", help="connect to an MCP server and call one tool directly (no model), and write the "
                        "trace; exit code 0 only for a result without isError")
     c.add_argument("tool", help="the tool's name, as `tools` lists it")
     c.add_argument("--args", "-a", default="{}", metavar="JSON", help='the arguments as a JSON object, e.g. \'{"city": "北京"}\'')
-    c.add_argument("--server", metavar="COMMAND|URL",
-                   help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)")
-    _server_access_options(c)
-    c.add_argument("--era", choices=["handshake", "modern"], default="handshake")
-    c.add_argument("--timeout", type=float, default=10.0)
+    _probe_options(c)
     c.add_argument("--out", "-o", help="trace file to write (default: traces/<time>-call.json)")
 
     s = sub.add_parser("show", help="print a trace as a hop table, or one step's hops with their payloads")
@@ -143,6 +135,15 @@ def _server_access_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bearer-token-env", default=TOKEN_ENV, metavar="NAME",
                         help=f"for a --server URL: the environment variable holding its bearer token "
                         f"(default: {TOKEN_ENV}; unset: no token is sent)")
+
+
+def _probe_options(parser: argparse.ArgumentParser) -> None:
+    """What `tools` and `call` need to reach a server."""
+    parser.add_argument("--server", metavar="COMMAND|URL",
+                        help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)")
+    _server_access_options(parser)
+    parser.add_argument("--era", choices=["handshake", "modern"], default="handshake")
+    parser.add_argument("--timeout", type=float, default=10.0)
 
 
 class _UsageError(Exception):
