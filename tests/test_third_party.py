@@ -135,6 +135,15 @@ def test_server_everything_progress_notifications_are_recorded_frames():
     assert hops.index(progress[-1]) < hops.index(reply)  # in the order the wire carried them
 
 
+def test_list_changed_notifications_from_server_everything_are_recorded_in_the_call_step():
+    # Its gzip tool registers a new resource for the session, and says the lists changed.
+    trace, _ = _engine_call(EVERYTHING, "gzip-file-as-resource",
+                            {"name": "a.txt", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resource"})
+    changed = [h for h in trace["hops"] if h["kind"] == "mcp.notification" and h["source"] == "mcp_server"]
+    assert {h["payload"]["method"] for h in changed} >= {"notifications/resources/list_changed"}
+    assert all(h["step"] == 6 and h["summary"] == h["payload"]["method"] for h in changed)
+
+
 def test_a_scripted_run_against_server_everything_works_from_the_cli(tmp_path):
     out = tmp_path / "run.json"
     script = '{"call": "get-sum", "arguments": {"a": 19, "b": 23}}'
