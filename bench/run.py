@@ -1,7 +1,7 @@
 """The benchmark: every figure as a ratio against a baseline measured in the same run.
 
     python -m bench            # full sizes; prints a table and writes bench/results.json
-    python -m bench --quick    # tiny sizes, a few repeats: checks that every figure is produced
+    python -m bench --quick    # tiny sizes, a few repeats: checks that every figure is produced (writes no file)
 
 These machines are noisy, so the targets are judged on ratios and medians, never asserted in tests.
 """
@@ -246,7 +246,8 @@ def _verdict(key: str, value: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (for the test suite)")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    parser.add_argument("--out", help="where to write the figures as JSON (default: bench/results.json for a full "
+                        "run; a quick run writes nothing unless told, so it never replaces the committed figures)")
     args = parser.parse_args(argv)
     quick = args.quick
     repeats = 3 if quick else 25
@@ -287,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             for key, v in value.items():
                 print(f"  {key:28} {v:10.3f}{_verdict(key, v)}")
-    Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwritten: {args.out}")
+    out = args.out or (None if quick else str(ROOT / "bench" / "results.json"))
+    if out:
+        Path(out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwritten: {out}")
     return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import get_args
 
 from flow.mcp_side import TOKEN_ENV, ServerSpec
+from flow.labels import clip
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run
 from flow.redact import SecretLeakError
@@ -165,7 +166,12 @@ def _server_spec(args: argparse.Namespace) -> ServerSpec:
         return ServerSpec(transport="http", url=server, bearer_token_env=args.bearer_token_env)
     if server.split(":", 1)[0].lower() in ("ws", "wss", "sse", "tcp"):
         raise _UsageError(f"--server {server!r}: only http:// and https:// URLs (Streamable HTTP) are supported")
-    command = tuple(shlex.split(server)) if server else ()
+    if args.server is not None and not server:
+        raise _UsageError("--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server")
+    try:
+        command = tuple(shlex.split(server)) if server else ()
+    except ValueError as exc:  # shlex: "No closing quotation", "No escaped character"
+        raise _UsageError(f"--server {server!r}: {exc}") from None
     if env and not command:
         raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
     return ServerSpec(command=command, env=tuple(env), bearer_token_env=args.bearer_token_env)
@@ -238,7 +244,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}")
     for tool in listing["tools"]:
         params = ", ".join((tool.get("inputSchema") or {}).get("properties") or {})
-        print(f"  tool     {tool['name']}({params}) — {' '.join((tool.get('description') or '').split())[:70]}")
+        print(f"  tool     {tool['name']}({params}) — {clip(tool.get('description') or '', 70)}")
     for resource in listing["resources"]:
         print(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}")
     for prompt in listing["prompts"]:
@@ -333,7 +339,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
             _print_hop(hop)
         return 0
     m = trace.meta
-    print(f"{m.mode} · {m.model.get('name')} · {json.dumps(m.question, ensure_ascii=False)}")
+    print(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(m.question, ensure_ascii=False)}")
     print(hop_table(trace))
     print(summary_line(trace) + (f" · error: {m.error}" if m.error else ""))
     return 0
@@ -419,6 +425,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     elif args.step is not None:
         current = Cursor(trace).goto_step(args.step).seq
     out = Path(args.out) if args.out else Path(args.file).with_suffix("." + _EXT[args.format])
+    out.parent.mkdir(parents=True, exist_ok=True)
     if args.format == "mermaid":
         out.write_text(to_mermaid(trace, lang=args.lang), encoding="utf-8")
     elif args.format == "html":

@@ -196,7 +196,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
                 step=step,
                 direction="error",
                 t_start_ms=request_hop.t_start_ms,
-                summary=f"{type(exc).__name__}: {exc}",
+                summary=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
             ))
             raise
         headers = redact_headers(response.headers.multi_items())

@@ -95,7 +95,9 @@ def load_script(source: str) -> tuple[Turn, ...]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ScriptError(f"{source if is_file else 'the script'} is not JSON or YAML{where}") from None
+        problem = getattr(exc, "problem", None)
+        raise ScriptError(f"{source if is_file else 'the script'} is not JSON or YAML{where}"
+                          + (f": {problem}" if problem else "")) from None
     if not is_file and (data is None or isinstance(data, str)):
         raise ScriptError(f"{source!r} is neither a script file nor a script")
     if data is None:

@@ -114,3 +114,10 @@ def test_public_surface_is_what_all_says():
 
     public = {n for n, v in vars(flow).items() if not n.startswith("_") and not inspect.ismodule(v)}
     assert sorted(flow.__all__) == sorted(public)
+
+
+@pytest.mark.parametrize(("server", "words"), [("'unterminated", "No closing quotation"), ("", "--server is empty")])
+def test_a_server_option_that_cannot_be_read_is_one_line(server, words):
+    proc = flow_cli("tools", "--server", server)
+    assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
