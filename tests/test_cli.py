@@ -108,12 +108,19 @@ def test_importing_flow_does_not_import_streamlit():
 
 
 def test_public_surface_is_what_all_says():
-    import inspect
-
     import flow
 
-    public = {n for n, v in vars(flow).items() if not n.startswith("_") and not inspect.ismodule(v)}
-    assert sorted(flow.__all__) == sorted(public)
+    # The names are imported on first use; each one named in __all__ must resolve, and only those do.
+    assert sorted(flow.__all__) == sorted(flow._HOME)
+    assert all(getattr(flow, name).__module__ == flow._HOME[name] for name in flow.__all__
+               if hasattr(getattr(flow, name), "__module__") and not isinstance(getattr(flow, name), (int, list)))
+    assert not hasattr(flow, "no_such_name")
+
+
+def test_a_stdio_demo_server_does_not_import_the_model_side():
+    code = "import sys, flow.demo_server; print('openai' in sys.modules, 'flow.orchestrator' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "False False", proc.stderr
 
 
 @pytest.mark.parametrize(("server", "words"), [("'unterminated", "No closing quotation"), ("", "--server is empty")])
