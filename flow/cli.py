@@ -10,6 +10,7 @@ import logging
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import get_args
 
@@ -345,9 +346,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_validate(files: list[str]) -> int:
+def _cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
-    for name in files:
+    for name in args.files:
         try:
             trace = load_trace(name)
         except TraceError as exc:
@@ -440,6 +441,36 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_samples(args: argparse.Namespace) -> int:
+    from flow.samples import write_samples
+
+    for path in write_samples(Path(args.out), names=args.names or None):
+        print(path)
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(out)
+    return 0
+
+
+def _cmd_mock_server(args: argparse.Namespace) -> int:
+    from flow.mock_server import serve
+
+    serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None)
+    return 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "run": _cmd_run, "show": _cmd_show, "tools": _cmd_tools, "call": _cmd_call, "validate": _cmd_validate,
+    "replay": _cmd_replay, "samples": _cmd_samples, "render": _cmd_render, "export": _cmd_export,
+    "import": _cmd_import, "schema": _cmd_schema, "mock-server": _cmd_mock_server, "demo-server": _cmd_demo_server,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
@@ -447,52 +478,12 @@ def main(argv: list[str] | None = None) -> int:
     if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
         sdk_log.addHandler(logging.NullHandler())
     try:
-        if args.command == "run":
-            return _cmd_run(args)
-        if args.command == "show":
-            return _cmd_show(args)
-        if args.command == "tools":
-            return _cmd_tools(args)
-        if args.command == "call":
-            return _cmd_call(args)
-        if args.command == "validate":
-            return _cmd_validate(args.files)
-        if args.command == "replay":
-            return _cmd_replay(args)
-        if args.command == "samples":
-            from flow.samples import write_samples
-
-            for path in write_samples(Path(args.out), names=args.names or None):
-                print(path)
-            return 0
-        if args.command == "render":
-            return _cmd_render(args)
-        if args.command == "export":
-            return _cmd_export(args)
-        if args.command == "import":
-            return _cmd_import(args)
-        if args.command == "schema":
-            out = Path(args.out)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-            print(out)
-            return 0
-        if args.command == "mock-server":
-            from flow.mock_server import serve
-
-            serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None)
-            return 0
-        if args.command == "demo-server":
-            return _cmd_demo_server(args)
-    except _UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except (TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
+        return _COMMANDS[args.command](args)
+    except (_UsageError, TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
-    return 2
 
 
 if __name__ == "__main__":
