@@ -1,12 +1,22 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from flow import ModelConfig, RunOptions, RunResult, run
 from flow.trace import Hop
+
+
+@dataclass
+class Ran:
+    """What a command-line call gave: its exit code and what it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
 
 
 def run_flow_sync(question: str = "北京今天天气怎么样？", *, model: str = "mock", timeout_s: float = 30.0,

@@ -21,6 +21,12 @@ def app(lang: str = "en") -> AppTest:
     return at
 
 
+def last_trace(at: AppTest):
+    """The trace of the app's last run."""
+    state = at.session_state["app"]
+    return state.loaded[state.last_run].trace
+
+
 def header(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("#### "))
 
@@ -185,8 +191,7 @@ def test_switching_language_keeps_the_run_choices():
     at.radio(key="lang_choice").set_value("zh").run()
     assert at.radio(key="mode_zh").value == "direct"
     at.button(key="run").click().run()
-    state = at.session_state["app"]
-    assert state.loaded[state.last_run].trace.meta.mode == "direct"
+    assert last_trace(at).meta.mode == "direct"
 
 
 def test_presenter_mode_on_and_off_keeps_the_place():
@@ -254,8 +259,7 @@ def test_a_scripted_run_calls_the_tool_the_user_chose(mode):
     at.text_area(key="scripted_args_get_forecast").set_value('{"city": "杭州", "days": 2}').run()
     at.button(key="run").click().run()
     assert not at.exception, at.exception
-    state = at.session_state["app"]
-    trace = state.loaded[state.last_run].trace
+    trace = last_trace(at)
     assert trace.meta.model["backend"] == "scripted" and trace.meta.outcome == "ok"
     call = next(h for h in trace.hops if h.kind == "translate.reverse")
     assert call.payload["call_request"] == {"name": "get_forecast", "arguments": {"city": "杭州", "days": 2}}
@@ -280,8 +284,7 @@ def test_the_run_page_reads_a_resource_and_fetches_a_prompt():
     at.text_input(key="prompt_weather_report_city").set_value("上海").run()
     at.button(key="run").click().run()
     assert not at.exception, at.exception
-    state = at.session_state["app"]
-    trace = state.loaded[state.last_run].trace
+    trace = last_trace(at)
     methods = [h.payload.get("method") for h in trace.hops if h.kind == "mcp.request"]
     assert {"resources/list", "resources/read", "prompts/list", "prompts/get"} <= set(methods)
     get = next(h for h in trace.hops if h.kind == "mcp.request" and h.payload.get("method") == "prompts/get")
@@ -306,8 +309,7 @@ def test_the_run_page_offers_only_configured_servers_and_runs_one(tmp_path, monk
     assert at.radio(key="transport_en").disabled and at.radio(key="server_fault_en").disabled
     at.button(key="run").click().run()
     assert not at.exception, at.exception
-    state = at.session_state["app"]
-    meta = state.loaded[state.last_run].trace.meta
+    meta = last_trace(at).meta
     assert meta.outcome == "ok" and meta.server["command"].endswith("-m flow.demo_server")
 
 
@@ -348,8 +350,7 @@ def test_a_scripted_run_against_a_third_party_server_from_the_app(monkeypatch):
     at.radio(key="era_en").set_value("modern").run()
     at.button(key="run").click().run()
     assert not at.exception, at.exception
-    state = at.session_state["app"]
-    trace = state.loaded[state.last_run].trace
+    trace = last_trace(at)
     assert trace.meta.outcome == "ok", trace.meta.error
     assert trace.meta.server["name"] == "mcp-time" and trace.meta.server["era"] == "modern"
     result = next(h for h in trace.hops if h.kind == "tool.result")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import numbered_steps
+from conftest import Ran, numbered_steps
 from test_cli import ROOT
 
 from flow import RunOptions, run
@@ -101,13 +101,6 @@ def start_server() -> Iterator:
     yield start
     for server in started:
         _stop(server)
-
-
-@dataclass
-class Ran:
-    returncode: int
-    stdout: str
-    stderr: str
 
 
 @pytest.fixture

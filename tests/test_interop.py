@@ -8,7 +8,6 @@ import http.server
 import json
 import socket
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 from google.protobuf.json_format import ParseDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from conftest import Ran
 from flow.cli import main
 from flow.importers import import_bytes
 from flow.otel import send_otlp, to_otlp_json
@@ -53,13 +53,6 @@ def spans_of(otlp: dict[str, Any]) -> list[dict[str, Any]]:
 
 def export(trace: Trace) -> list[dict[str, Any]]:
     return spans_of(json.loads(to_otlp_json(trace)))
-
-
-@dataclass
-class Ran:
-    returncode: int
-    stdout: str
-    stderr: str
 
 
 @pytest.fixture
