@@ -34,6 +34,7 @@ from flow.trace import (
     Trace,
     TraceError,
     TraceMeta,
+    answer_step,
     hop_stats,
     parse_trace,
     read_trace_bytes,
@@ -63,10 +64,6 @@ _CHAT_OPERATIONS = {"chat", "text_completion", "generate_content"}
 
 def _method_step(method: str) -> int | None:
     return 6 if method == "tools/call" else 2 if method in _STEP2_METHODS else None
-
-
-def _reply_step(request_step: int | None) -> int | None:
-    return 7 if request_step == 6 else request_step
 
 
 @dataclass
@@ -233,7 +230,7 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             info = result.get("serverInfo") or (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {}
             server.update(name=info.get("name") or server["name"], server_info=info or None,
                           protocol_version=result.get("protocolVersion") or server["protocol_version"])
-        out.add(kind, source, target, frame, step=_reply_step(req_step), t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd,
+        out.add(kind, source, target, frame, step=answer_step(req_step), t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd,
                 direction="error" if kind == "mcp.error" else "response", jsonrpc_id=frame.get("id"),
                 summary=frame_summary(frame, asked_method))
     for method, _, _, _, lineno in pending.values():
@@ -674,7 +671,7 @@ class _OtlpImport:
             reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": int(error[0]), "message": error[1]}}
         elif error and error[0] != "tool_error":
             self.hop(span.end_ns, "error", target, source, {"error": error[0], "message": error[1]},
-                     step=_reply_step(step), start_ns=span.start_ns, direction="error", rnd=rnd,
+                     step=answer_step(step), start_ns=span.start_ns, direction="error", rnd=rnd,
                      summary=error[1] or error[0])
             return
         else:
@@ -690,7 +687,7 @@ class _OtlpImport:
                                   "them, so their result frames are empty")
             reply = {"jsonrpc": "2.0", "id": rpc_id, "result": result}
         reply_kind = frame_kind(reply)
-        self.hop(span.end_ns, reply_kind, target, source, reply, step=_reply_step(step), start_ns=span.start_ns,
+        self.hop(span.end_ns, reply_kind, target, source, reply, step=answer_step(step), start_ns=span.start_ns,
                  direction="error" if reply_kind == "mcp.error" else "response", rnd=rnd, jsonrpc_id=rpc_id,
                  summary=frame_summary(reply, method))
 

@@ -39,7 +39,7 @@ from pydantic import ValidationError
 
 from flow.recorder import Recorder
 from flow.redact import redact_headers
-from flow.trace import Kind
+from flow.trace import Kind, answer_step
 
 Era = Literal["handshake", "modern"]
 TransportName = Literal["memory", "stdio", "http"]
@@ -107,7 +107,7 @@ class FrameTap:
     def _pending_step(self) -> int | None:
         """The step of the oldest unanswered request: where a failure to answer it belongs."""
         for _, _, step in self._pending.values():
-            return 7 if step == 6 else step
+            return answer_step(step)
         return self.recorder.step
 
     def record_fault(self, fault: ServerFault, payload: dict[str, Any]) -> None:
@@ -122,7 +122,7 @@ class FrameTap:
         entry = self._pending.get(jsonrpc_id)
         if entry is None:
             return None
-        return (7 if entry[2] == 6 else entry[2]), entry[1]
+        return answer_step(entry[2]), entry[1]
 
     def outgoing(self, message: SessionMessage) -> None:
         if self.http is not None:
@@ -183,7 +183,7 @@ class FrameTap:
         summary = None
         if kind in ("mcp.response", "mcp.error") and frame.get("id") in self._pending:
             method, t_start, req_step = self._pending.pop(frame["id"])
-            step = 7 if req_step == 6 else req_step
+            step = answer_step(req_step)
         elif kind == "mcp.notification":
             step = rec.step  # what the server says while the app is in a step belongs to that step
             params = frame.get("params") or {}
@@ -531,7 +531,7 @@ async def connect(
                 entered = True
                 yield client, tap, err
         except Exception as exc:
-            leaf = _leaf(exc)
+            leaf = leaf_exception(exc)
             if tap.fault is None and not entered and err is not None and not _timed_out(leaf):
                 # It never got as far as answering: its own last words say why better than "connection closed".
                 last = server_stderr_tail(err).splitlines()
@@ -579,20 +579,20 @@ class ServerStartError(Exception):
     """The server process failed before the session was set up; the message is its last line of stderr."""
 
 
-class ServerHttpError(Exception):
-    """An MCP server over HTTP refused or dropped the connection; the message is the line the user sees."""
+class Explained(Exception):
+    """A failure whose message is already the one line the user sees; `zh` is the same line in Chinese."""
 
-    def __init__(self, message: str, zh: str) -> None:
+    def __init__(self, message: str, zh: str | None = None) -> None:
         super().__init__(message)
-        self.zh = zh
+        self.zh = zh or message
 
 
-class ServerFault(Exception):
-    """The server broke the protocol, went silent or exited mid-request: the line says what it did (`zh` too)."""
+class ServerHttpError(Explained):
+    """An MCP server over HTTP refused or dropped the connection."""
 
-    def __init__(self, message: str, zh: str) -> None:
-        super().__init__(message)
-        self.zh = zh
+
+class ServerFault(Explained):
+    """The server broke the protocol, went silent or exited mid-request: the line says what it did."""
 
 
 def _pids_marked(token: str) -> list[int]:
@@ -631,7 +631,8 @@ def reap_leftovers(token: str) -> list[int]:
     return killed
 
 
-def _leaf(exc: BaseException) -> BaseException:
+def leaf_exception(exc: BaseException) -> BaseException:
+    """The failure that matters inside the exception groups task groups wrap it in."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
@@ -688,7 +689,7 @@ async def _connect_http(
             async with client:
                 yield client, tap, None
         except Exception as exc:
-            if http.failure is None or not isinstance(_leaf(exc), (MCPError, httpx2.HTTPError)):
+            if http.failure is None or not isinstance(leaf_exception(exc), (MCPError, httpx2.HTTPError)):
                 raise  # the run's own reason (a FlowAbort, a model error) says more than the connection
             raise _http_failure_line(spec, http, tap.unanswered) from exc
 

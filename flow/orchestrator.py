@@ -25,14 +25,14 @@ from flow import demo_tools
 from flow.mcp_side import (
     TOKEN_ENV,
     Era,
+    Explained,
     FrameTap,
     McpSession,
-    ServerFault,
-    ServerHttpError,
     ServerSpec,
     ServerStartError,
     TransportName,
     connect,
+    leaf_exception,
     server_stderr_tail,
 )
 from flow.model_side import ModelConfig, make_client, response_summary
@@ -115,12 +115,8 @@ class RunResult:
         return (self.trace.meta.error_zh or self.error) if lang == "zh" else self.error
 
 
-class FlowAbort(Exception):
+class FlowAbort(Explained):
     """Ends a run early; the message is the one line the user sees (`zh` the same in Chinese)."""
-
-    def __init__(self, message: str, zh: str | None = None) -> None:
-        super().__init__(message)
-        self.zh = zh or message
 
 
 @dataclass
@@ -432,12 +428,6 @@ async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str
     return message
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]  # task groups wrap the failure that matters
-    return exc
-
-
 # Request options the app sends only when asked, and how a user turns each off (CLI; app).
 _OPTIONS = {
     "parallel_tool_calls": ("leave out --no-parallel; in the app, allow parallel calls",
@@ -461,10 +451,8 @@ def _rejected_option(status: int, err: dict[str, Any], detail: str) -> str | Non
 
 def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) -> dict[Lang, str]:
     """One line a user can act on, for anything that stopped a run, in English and in Chinese."""
-    exc = _leaf(exc)
-    if isinstance(exc, FlowAbort):
-        return {"en": str(exc), "zh": exc.zh}
-    if isinstance(exc, (ServerHttpError, ServerFault)):
+    exc = leaf_exception(exc)
+    if isinstance(exc, Explained):  # a FlowAbort, or a server that broke, refused or went quiet
         return {"en": str(exc), "zh": exc.zh}
     if isinstance(exc, ServerStartError):
         return {"en": f"the MCP server did not start: {exc}", "zh": f"MCP 服务器没有启动成功：{exc}"}
@@ -578,7 +566,7 @@ async def run_flow(
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
         if os.environ.get("FLOW_DEBUG"):
             traceback.print_exc()
-        cause = _leaf(exc)
+        cause = leaf_exception(exc)
         lines = explain_both(cause, options, model)
         error, error_zh = lines["en"], lines["zh"]
         payload: dict[str, Any] = {"error": type(cause).__name__, "message": error}
@@ -696,7 +684,7 @@ async def _probe(
         lines = explain_both(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
         error = lines["en"]
         meta.error_zh = lines["zh"]
-        rec.record(kind="error", source="app", target="user", payload={"error": type(_leaf(exc)).__name__,
+        rec.record(kind="error", source="app", target="user", payload={"error": type(leaf_exception(exc)).__name__,
                    "message": error}, step=None, direction="error", summary=error)
     if tap is not None and spec.transport == "stdio" and not spec.is_http and meta.server is not None:
         meta.server["stderr_bytes"] = tap.stderr_bytes

@@ -64,6 +64,12 @@ STEP_PHASE: dict[int, Phase] = {
 }
 
 
+def answer_step(request_step: int | None) -> int | None:
+    """The step an answer belongs to: a tools/call is step 6 and its result step 7; other answers share their
+    request's step."""
+    return 7 if request_step == 6 else request_step
+
+
 class Hop(BaseModel):
     """One event in a trace: a message crossing from one actor to another."""
 
