@@ -168,7 +168,6 @@ def shared_server(fault: Fault = "none") -> MCPServer:
     return build_server(fault=fault)
 
 
-TOKEN_ENV = "MCP_BEARER_TOKEN"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 

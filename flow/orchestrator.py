@@ -726,12 +726,8 @@ async def call_server_tool(
 
     async def call(client: Any, rec: Recorder) -> dict[str, Any]:
         rec.step = 6
-
-        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-            pass  # the frames themselves are recorded by the tap; asking for them is what matters
-
         try:
-            result = _dump(await client.call_tool(name, arguments, progress_callback=on_progress))
+            result = _dump(await client.call_tool(name, arguments, progress_callback=_progress_seen))
         except MCPError as exc:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 raise  # the server went away or quiet: connect() says which
