@@ -15,7 +15,7 @@ from flow.mcp_side import ServerSpec
 from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
 from flow.servers import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
 from ui.i18n import t
-from flow.scripted import Turn, parse_script
+from flow.scripted import ScriptError, Turn, parse_script
 from ui.state import add_run, server_listing, state, warm_session
 from ui.view import remembered, remembered_multiselect, remembered_value
 
@@ -56,18 +56,14 @@ def scripted_turns(tools: list[dict[str, Any]] | None, lang: Lang) -> tuple[Turn
     if decision:
         start = json.dumps(skeleton(by_name[decision].get("inputSchema") or {}), ensure_ascii=False)
         raw = st.text_area(t("scripted_arguments", lang), value=start, key=f"scripted_args_{decision}", height=80)
-        try:
-            arguments = json.loads(raw or "{}")
-            if not isinstance(arguments, dict):
-                raise ValueError(f"got {type(arguments).__name__}")
-        except ValueError as exc:  # json.JSONDecodeError is a ValueError
-            st.error(t("scripted_bad_args", lang, error=exc), icon=":material/error:")
-            return None
-        turns.append({"call": decision, "arguments": arguments})
+        turns.append({"call": decision, "arguments": raw})  # the script's reader parses and checks it
     answer = st.text_input(t("scripted_answer", lang), key="scripted_answer")
     turns.append({"answer": answer.strip() or None})
-    return parse_script(turns)
-
+    try:
+        return parse_script(turns)
+    except ScriptError as exc:
+        st.error(t("scripted_bad_args", lang, error=exc), icon=":material/error:")
+        return None
 
 
 def use_example() -> None:
