@@ -20,8 +20,8 @@ from typing import Any, Literal, get_args
 
 from flow.mcp_side import frame_kind, frame_summary, progress_summary
 from flow.model_side import response_summary
-from flow.otel import INVALID_ARGUMENTS, NO_RESPONSE
-from flow.recorder import compact_json
+from flow.otel import INVALID_ARGUMENTS, NO_RESPONSE, json_or_text
+from flow.recorder import json_bytes
 from flow.trace import (
     MAX_TRACE_BYTES,
     STEP_PHASE,
@@ -82,7 +82,7 @@ class _Hops:
             seq=len(self.hops) + 1, step=step, phase=None if step is None else STEP_PHASE[step], source=source,
             target=target, kind=kind, direction=direction, round=rnd, payload=payload,
             t_start_ms=round(t_start_ms, 3), t_end_ms=round(max(t_start_ms, t_end_ms), 3),
-            bytes=len(compact_json(payload).encode()), jsonrpc_id=jsonrpc_id, tool_call_id=tool_call_id,
+            bytes=len(json_bytes(payload)), jsonrpc_id=jsonrpc_id, tool_call_id=tool_call_id,
             usage=usage, summary=summary, explain=kind if step is None else f"step{step}.{kind}", **known,
         ))
 
@@ -379,17 +379,8 @@ def _rpc_id(value: Any) -> int | str | None:
     return int(value) if isinstance(value, str) and value.lstrip("-").isdigit() else value
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-    return value
-
-
 def _messages_attr(span: _Span, key: str, unmapped: set[str]) -> list[dict[str, Any]]:
-    value = _json_value(span.attrs.get(key))
+    value = json_or_text(span.attrs.get(key))
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(m, dict) for m in value):
@@ -532,10 +523,10 @@ class _OtlpImport:
         self.meta["model"] = self.meta["model"] or a.get("gen_ai.request.model")
         self.meta["provider"] = self.meta["provider"] or a.get("gen_ai.provider.name")
         messages = [{"role": "system", "content": p.get("content")} for p in
-                    _json_value(a.get("gen_ai.system_instructions")) or [] if isinstance(p, dict)]
+                    json_or_text(a.get("gen_ai.system_instructions")) or [] if isinstance(p, dict)]
         messages += _openai_messages(_messages_attr(span, "gen_ai.input.messages", self.unmapped), self.unmapped)
         body: dict[str, Any] = {"model": a.get("gen_ai.request.model"), "messages": messages}
-        tools = _json_value(a.get("gen_ai.tool.definitions"))
+        tools = json_or_text(a.get("gen_ai.tool.definitions"))
         if isinstance(tools, list) and tools:
             body["tools"] = [{"type": t.get("type", "function"), "function": {k: v for k, v in t.items() if k != "type"}}
                              for t in tools if isinstance(t, dict)]
@@ -575,7 +566,7 @@ class _OtlpImport:
             call_id = f"call_{span.span_id[:8]}"
             self.unmapped.add("execute_tool spans without gen_ai.tool.call.id: ids made up from the span id")
         call_id = str(call_id)
-        args = _json_value(a.get("gen_ai.tool.call.arguments"))
+        args = json_or_text(a.get("gen_ai.tool.call.arguments"))
         tool_call = {"id": call_id, "type": "function", "function": {
             "name": name, "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False)}}
         rnd = self.round_at(span.start_ns)
@@ -610,7 +601,7 @@ class _OtlpImport:
                          start_ns=span.start_ns, direction="error", rnd=rnd, tool_call_id=call_id,
                          summary=error[1] or error[0])
             return
-        value = _json_value(span.attrs.get("gen_ai.tool.call.result"))
+        value = json_or_text(span.attrs.get("gen_ai.tool.call.result"))
         text = error[1] if error else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         payload: dict[str, Any] = {"isError": bool(error), "tool_message_content": text}
         if over_mcp:
@@ -638,7 +629,7 @@ class _OtlpImport:
         rpc_id = _rpc_id(a.get("jsonrpc.request.id"))
         params: dict[str, Any] = {}
         if method == "tools/call":
-            params = {"name": a.get("gen_ai.tool.name"), "arguments": _json_value(a.get("gen_ai.tool.call.arguments")) or {}}
+            params = {"name": a.get("gen_ai.tool.name"), "arguments": json_or_text(a.get("gen_ai.tool.call.arguments")) or {}}
         elif a.get("gen_ai.prompt.name"):
             params = {"name": a["gen_ai.prompt.name"]}
         elif a.get("mcp.resource.uri"):
@@ -677,7 +668,7 @@ class _OtlpImport:
         else:
             result: dict[str, Any] = {}
             if method == "tools/call":
-                value = _json_value(a.get("gen_ai.tool.call.result"))
+                value = json_or_text(a.get("gen_ai.tool.call.result"))
                 text = error[1] if error else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
                 result = {"content": [{"type": "text", "text": text}], "isError": bool(error)}
                 if isinstance(value, dict):

@@ -54,7 +54,8 @@ class OtlpExportError(Exception):
 # --- GenAI message format -------------------------------------------------------------------------
 
 
-def _json_or_text(text: Any) -> Any:
+def json_or_text(text: Any) -> Any:
+    """A string holding JSON as its values; anything else, or a string that is not JSON, as it is."""
     if not isinstance(text, str):
         return text
     try:
@@ -84,7 +85,7 @@ def semconv_message(message: dict[str, Any]) -> dict[str, Any]:
     for call in message.get("tool_calls") or []:
         fn = call.get("function") or {}
         parts.append({"type": "tool_call", "id": call.get("id"), "name": fn.get("name"),
-                      "arguments": _json_or_text(fn.get("arguments"))})
+                      "arguments": json_or_text(fn.get("arguments"))})
     return {"role": role, "parts": parts}
 
 
