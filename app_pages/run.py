@@ -1,7 +1,6 @@
 """Run one question live, watch each hop arrive, then open it in the step-through view."""
 
 import json
-import os
 import queue
 import shlex
 from typing import Any
@@ -12,7 +11,7 @@ import flow
 from flow.demo_tools import DIRECT_TOOL_SCHEMAS
 from flow.labels import ACTOR_NAMES, Lang, short_label
 from flow.mcp_side import ServerSpec
-from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
+from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, KeyChoice, key_for
 from flow.servers import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
 from ui.i18n import t
 from flow.scripted import ScriptError, Turn, parse_script
@@ -108,7 +107,7 @@ with left:
     demo = server_spec.is_demo  # transport, faults and the warm session are the demo server's
     backend = remembered(st.radio, t("model", lang), ["mock", "scripted", "provider"], horizontal=True, key="backend",
                          format_func=lambda b: t(f"backend_{b}", lang))
-    key_value = ""
+    key = KeyChoice(None)
     preset = None
     script: tuple[Turn, ...] | None = ()
     if backend == "scripted":
@@ -120,13 +119,15 @@ with left:
         base_url = None
     else:
         preset = remembered(st.selectbox, t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
-        base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}")
+        base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
         model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
-        env_names = [preset.key_env, "OPENAI_API_KEY"]
-        env_key = next((os.environ[e] for e in env_names if os.environ.get(e)), "")
         # No session key: the typed key lives only in this widget, never in the app's state or a trace.
-        key_value = st.text_input(t("api_key", lang), type="password",
-                                  placeholder=t("key_from_env", lang, env=preset.key_env)) or env_key
+        typed_key = st.text_input(t("api_key", lang), type="password",
+                                  placeholder=t("key_from_env", lang, env=preset.key_env))
+        # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
+        key = key_for(preset, base_url, typed_key)
+        if key.withheld:
+            st.warning(t("key_withheld", lang, env=key.withheld), icon=":material/key_off:")
 with right:
     with st.expander(t("options", lang), expanded=True):
         choice = remembered(st.selectbox, t("tool_choice", lang), ["auto", "none", "required", "named"],
@@ -163,8 +164,8 @@ if mode == "mcp" and not bad_command:
             prompt_args[arg["name"]] = st.text_input(t("prompt_arg", lang, name=arg["name"]), key=f"prompt_{prompt}_{arg['name']}",
                                                      help=arg.get("description"))
 
-missing_key = backend == "provider" and preset is not None and preset.needs_key and not key_value
-if missing_key:
+missing_key = backend == "provider" and preset is not None and preset.needs_key and not key.key
+if missing_key and not key.withheld:  # a withheld key has said why already
     st.warning(t("no_key", lang, env=preset.key_env if preset else "OPENAI_API_KEY"))
 
 if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or bad_command or not question.strip(),
@@ -181,7 +182,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
     elif backend == "mock":
         model = flow.ModelConfig(model=model_name)
     else:
-        model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key_value or None)
+        model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key.key)
     with progress.status(t("running", lang), expanded=True) as status:
         def show(hop: flow.Hop) -> None:
             step = "·" if hop.step is None else hop.step
