@@ -16,6 +16,7 @@ from flow.servers import DEMO, ServerConfigError, allow_typed_commands, built_in
 from ui.i18n import t
 from flow.scripted import ScriptError, Turn, parse_script
 from ui.state import add_run, server_listing, state, warm_session
+from ui.text import plain
 from ui.view import remembered, remembered_multiselect, remembered_value
 
 app = state()
@@ -30,7 +31,7 @@ def offered_tools(mode: str, spec: ServerSpec) -> list[dict[str, Any]] | None:
         return [{"name": f["function"]["name"], "inputSchema": f["function"]["parameters"]} for f in DIRECT_TOOL_SCHEMAS]
     listing, error = server_listing(spec, "handshake")
     if error:
-        st.error(t("server_unreachable", lang, error=error), icon=":material/error:")
+        st.error(t("server_unreachable", lang, error=plain(error)), icon=":material/error:")
         return None
     return listing["tools"]
 
@@ -61,7 +62,7 @@ def scripted_turns(tools: list[dict[str, Any]] | None, lang: Lang) -> tuple[Turn
     try:
         return parse_script(turns)
     except ScriptError as exc:
-        st.error(t("scripted_bad_args", lang, error=exc), icon=":material/error:")
+        st.error(t("scripted_bad_args", lang, error=plain(exc)), icon=":material/error:")
         return None
 
 
@@ -100,7 +101,7 @@ with left:
             server_spec = ServerSpec(command=tuple(shlex.split(st.text_input(t("server_command", lang),
                                                                              key="server_command"))))
         except ValueError as exc:
-            st.error(t("server_command_bad", lang, error=exc))
+            st.error(t("server_command_bad", lang, error=plain(exc)))
         bad_command = server_spec.is_demo
     elif mode == "mcp" and server_name != DEMO:
         server_spec = servers[server_name].spec
@@ -161,8 +162,9 @@ if mode == "mcp" and not bad_command:
         prompt = remembered(st.selectbox, t("prompt", lang), ["", *prompts], key="prompt",
                             format_func=lambda n: n or t("no_prompt", lang)) or None
         for arg in (prompts[prompt].get("arguments") or []) if prompt else []:
-            prompt_args[arg["name"]] = st.text_input(t("prompt_arg", lang, name=arg["name"]), key=f"prompt_{prompt}_{arg['name']}",
-                                                     help=arg.get("description"))
+            prompt_args[arg["name"]] = st.text_input(t("prompt_arg", lang, name=plain(arg["name"])),
+                                                     key=f"prompt_{prompt}_{arg['name']}",
+                                                     help=plain(arg["description"]) if arg.get("description") else None)
 
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key.key
 if missing_key and not key.withheld:  # a withheld key has said why already
@@ -187,7 +189,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
         def show(hop: flow.Hop) -> None:
             step = "·" if hop.step is None else hop.step
             status.write(f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
-                         f" · {short_label(hop, 70)}")
+                         f" · {plain(short_label(hop, 70))}")
 
         if keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none":
             # The warm session runs on its own thread; its hops come back through a queue to this one.
@@ -213,7 +215,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
         st.switch_page("app_pages/step.py")
 
 if app.run_error and app.last_run:
-    progress.error(app.run_error[lang], icon=":material/error:")
+    progress.error(plain(app.run_error[lang]), icon=":material/error:")
     if progress.button(t("open_step", lang), key="open_failed"):
         app.step_key, app.index = app.last_run, 0
         app.choices["step_source"] = "run"
