@@ -119,6 +119,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "select_hint": {"zh": "点选一行查看完整 JSON。", "en": "Select a row to see its full JSON."},
     "shown": {"zh": "显示 {k} / {n} 跳", "en": "{k} of {n} hops shown"},
     "trace": {"zh": "Trace", "en": "Trace"},
+    "download_table": {"zh": "下载此表（CSV）", "en": "Download this table (CSV)"},
 }
 
 
