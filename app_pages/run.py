@@ -122,10 +122,11 @@ with left:
         preset = remembered(st.selectbox, t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
         base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
         model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
-        # No session key: the typed key lives only in this widget, never in the app's state or a trace.
-        typed_key = st.text_input(t("api_key", lang), type="password",
-                                  placeholder=t("key_from_env", lang, env=preset.key_env))
         # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
+        from_env = key_for(preset, base_url, "")
+        # No session key: the typed key lives only in this widget, never in the app's state or a trace.
+        typed_key = st.text_input(t("api_key", lang), type="password", placeholder=None if from_env.withheld else
+                                  t("key_from_env", lang, env=from_env.env or preset.key_env))
         key = key_for(preset, base_url, typed_key)
         if key.withheld:
             st.warning(t("key_withheld", lang, env=key.withheld), icon=":material/key_off:")
