@@ -11,7 +11,7 @@ import flow
 from flow.demo_tools import DIRECT_TOOL_SCHEMAS
 from flow.labels import ACTOR_NAMES, Lang, short_label
 from flow.mcp_side import ServerSpec
-from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, KeyChoice, key_for
+from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, KeyChoice, key_env_for, key_for
 from flow.servers import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
 from ui.i18n import t
 from flow.scripted import ScriptError, Turn, parse_script
@@ -109,6 +109,7 @@ with left:
     backend = remembered(st.radio, t("model", lang), ["mock", "scripted", "provider"], horizontal=True, key="backend",
                          format_func=lambda b: t(f"backend_{b}", lang))
     key = KeyChoice(None)
+    key_env = None  # the variable whose key this base URL would get
     preset = None
     script: tuple[Turn, ...] | None = ()
     if backend == "scripted":
@@ -123,10 +124,10 @@ with left:
         base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
         model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
         # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
-        from_env = key_for(preset, base_url, "")
+        key_env = key_env_for(preset, base_url)
         # No session key: the typed key lives only in this widget, never in the app's state or a trace.
-        typed_key = st.text_input(t("api_key", lang), type="password", placeholder=None if from_env.withheld else
-                                  t("key_from_env", lang, env=from_env.env or preset.key_env))
+        typed_key = st.text_input(t("api_key", lang), type="password",
+                                  placeholder=t("key_from_env", lang, env=key_env) if key_env else None)
         key = key_for(preset, base_url, typed_key)
         if key.withheld:
             st.warning(t("key_withheld", lang, env=key.withheld), icon=":material/key_off:")
@@ -169,7 +170,7 @@ if mode == "mcp" and not bad_command:
 
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key.key
 if missing_key and not key.withheld:  # a withheld key has said why already
-    st.warning(t("no_key", lang, env=preset.key_env if preset else "OPENAI_API_KEY"))
+    st.warning(t("no_key", lang, env=key_env) if key_env else t("no_key_typed", lang))
 
 if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or bad_command or not question.strip(),
                    key="run", width="stretch"):

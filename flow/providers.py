@@ -73,6 +73,11 @@ def key_homes(preset: Preset, environ: Mapping[str, str] = os.environ) -> list[t
     return [*homes, ("OPENAI_API_KEY", environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE_URL)]
 
 
+def key_env_for(preset: Preset, base_url: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """The environment variable whose key would be sent to `base_url`, set or not; None for a URL no key is for."""
+    return next((env for env, home in key_homes(preset, environ) if same_endpoint(base_url, home)), None)
+
+
 def key_for(preset: Preset, base_url: str, typed_key: str, environ: Mapping[str, str] = os.environ) -> KeyChoice:
     """Which key a run from the app sends to `base_url`: a typed key goes where its typist says; a key
     from the operator's environment only to the base URL configured for it, never to a typed one."""
@@ -101,4 +106,4 @@ EXAMPLE_QUESTIONS: list[str] = [
 ]
 
 __all__ = ["EXAMPLE_QUESTIONS", "MOCK_MODELS", "OPENAI_DEFAULT_BASE_URL", "PRESETS", "KeyChoice", "Preset", "key_for",
-           "key_homes", "same_endpoint"]
+           "key_env_for", "key_homes", "same_endpoint"]

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flow.providers import PRESETS, KeyChoice, Preset, key_for, same_endpoint
+from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, same_endpoint
 from flow.render_text import hop_dataframe
 from flow.trace import MAX_TRACE_BYTES, read_trace_bytes
 from ui.text import plain, spreadsheet_safe, table_csv
@@ -81,6 +81,15 @@ def test_an_environment_key_goes_to_its_own_base_url_only():
     assert key_for(DEEPSEEK, "https://api.deepseek.com/v1", "", {"OPENAI_API_KEY": OPERATOR_KEY}) == \
         KeyChoice(None, withheld="OPENAI_API_KEY")
     assert key_for(DEEPSEEK, "http://127.0.0.1:1/v1", "", env).key is None
+
+
+def test_the_page_names_a_variable_only_for_a_url_its_key_would_go_to():
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+    assert key_env_for(DEEPSEEK, "https://api.deepseek.com/v1/", env) == "DEEPSEEK_API_KEY"
+    assert key_env_for(DEEPSEEK, "http://127.0.0.1:1/v1", env) == "OPENAI_API_KEY"
+    assert key_env_for(OPENAI, "https://api.openai.com/v1", env) is None
+    assert key_env_for(OPENAI, "https://api.openai.com/v1", {}) == "OPENAI_API_KEY"
+    assert key_env_for(DEEPSEEK, "https://evil.example/v1", {}) is None
 
 
 def test_openai_base_url_says_where_openai_api_key_goes():
@@ -192,6 +201,16 @@ def test_a_typed_url_without_a_typed_key_gets_no_operator_key(recorder, monkeypa
     run.click().run()
     assert not at.exception
     assert all(OPERATOR_KEY not in a for a in recorder.authorizations), recorder.authorizations
+
+
+def test_with_no_key_anywhere_a_typed_url_asks_for_a_typed_key(recorder, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    at = provider_page(DEEPSEEK, recorder.url)
+    assert [w.value for w in at.warning] == ["This provider needs an API key: type it."]
+    assert at.button(key="run").disabled
+    at = provider_page(DEEPSEEK, DEEPSEEK.base_url)
+    assert [w.value for w in at.warning] == ["This provider needs an API key: type it, or set $DEEPSEEK_API_KEY."]
 
 
 def test_the_withheld_key_line_speaks_chinese(recorder, monkeypatch):
