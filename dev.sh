@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # One entry point: set everything up, then start the app or run the tests.
-#   ./dev.sh app    install what is missing and start the app on the offline mock model
+#   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
+#   ./dev.sh app --lan   the same, served to the local network (a classroom)
 #   ./dev.sh test   install what is missing and run the test suite
 #   ./dev.sh setup  only install
 set -euo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "${BASH_SOURCE[0]}")"
 
 PY=${PYTHON:-$(command -v python3.11 || command -v python3)}
 VENV=.venv
@@ -68,17 +69,53 @@ third_party() {
   fi
 }
 
-cmd=${1:-app}
-shift || true
-case "$cmd" in
-  setup) setup test ;;
-  app)
-    setup
-    exec "$VENV/bin/python" -m streamlit run app.py --server.headless true --browser.gatherUsageStats false "$@"
-    ;;
-  test)
-    setup test
-    exec "$VENV/bin/python" -m pytest -q "$@"
-    ;;
-  *) echo "usage: ./dev.sh [app|test|setup]" >&2; exit 2 ;;
-esac
+LAN_NOTE="serving the local network: anyone who can reach this machine can open the app, run the offline mock, \
+the scripted model and the configured MCP servers, and a provider with a key they type; \
+keys in this environment go only to the base URLs they were set up for"
+
+# The command `./dev.sh app [--lan] [streamlit options] [-- app options]` runs, into APP_CMD (LAN=1 with --lan).
+# .streamlit/config.toml binds 127.0.0.1; --lan binds every interface, and never with typed server commands.
+app_command() {
+  LAN=0
+  local rest=() arg
+  for arg in "$@"; do
+    if [ "$arg" = --lan ]; then LAN=1; else rest+=("$arg"); fi
+  done
+  APP_CMD=("$VENV/bin/python" -m streamlit run app.py --server.headless true --browser.gatherUsageStats false)
+  if [ "$LAN" = 1 ]; then
+    for arg in "${rest[@]}"; do
+      if [ "$arg" = --allow-server-commands ]; then
+        echo "error: --lan with --allow-server-commands would let anyone on the network run commands here" >&2
+        return 2
+      fi
+    done
+    if [ "${MCP_FLOW_ALLOW_COMMANDS:-}" = 1 ]; then
+      echo "error: --lan with MCP_FLOW_ALLOW_COMMANDS=1 would let anyone on the network run commands here" >&2
+      return 2
+    fi
+    APP_CMD+=(--server.address 0.0.0.0)
+  fi
+  APP_CMD+=("${rest[@]}")
+}
+
+main() {
+  local cmd=${1:-app}
+  shift || true
+  case "$cmd" in
+    setup) setup test ;;
+    app)
+      app_command "$@" || exit $?
+      setup
+      if [ "$LAN" = 1 ]; then echo "$LAN_NOTE" >&2; fi
+      exec "${APP_CMD[@]}"
+      ;;
+    test)
+      setup test
+      exec "$VENV/bin/python" -m pytest -q "$@"
+      ;;
+    *) echo "usage: ./dev.sh [app [--lan]|test|setup]" >&2; exit 2 ;;
+  esac
+}
+
+# Sourced (the tests read app_command), it only defines; run, it does what it was asked.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

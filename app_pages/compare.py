@@ -10,6 +10,7 @@ from flow.trace import PHASES
 from flow.providers import EXAMPLE_QUESTIONS
 from ui.i18n import column_names, t
 from ui.state import add_run, all_traces, state, trace_title
+from ui.text import plain
 from ui.view import diagram, picker
 
 app = state()
@@ -27,7 +28,7 @@ with st.form("run_both"):
                 setattr(app, side, item.key)
                 st.session_state[side] = item.key  # the picker below shows the new run
                 if not result.ok:
-                    st.error(f"{mode}: {result.error_in(lang)}", icon=":material/error:")
+                    st.error(f"{mode}: {plain(result.error_in(lang))}", icon=":material/error:")
 
 pick_a, pick_b = st.columns(2)
 with pick_a:
@@ -65,5 +66,5 @@ st.dataframe(steps_table.rename(columns=column_names(lang)), hide_index=True, wi
 col_a, col_b = st.columns(2)
 for col, item, name in ((col_a, a, "A"), (col_b, b, "B")):
     with col:
-        st.markdown(f"**{name} · {trace_title(item, lang)}**")
+        st.markdown(f"**{name} · {plain(trace_title(item, lang))}**")
         diagram(item, None, lang, window=None)

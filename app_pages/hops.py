@@ -8,6 +8,7 @@ from flow.labels import ACTOR_NAMES
 from flow.render_text import focus_view, hop_dataframe
 from ui.i18n import column_names, t
 from ui.state import all_traces, state
+from ui.text import table_csv
 from ui.view import picker
 
 app = state()
@@ -41,6 +42,9 @@ filters = json.dumps([app.hops_key, actors, kinds, phases, needle], ensure_ascii
 table = shown.assign(tokens=shown["tokens"].astype("string").fillna("")).rename(columns=column_names(lang))
 event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                      key=f"hops_table_{hash(filters)}", height=min(700, 38 + 35 * len(table)))
+# Our own CSV (the table's built-in export is off in .streamlit/config.toml): no cell opens as a formula.
+st.download_button(t("download_table", lang), lambda: table_csv(table), file_name=f"hops-{app.hops_key.replace(':', '-')}.csv",
+                   mime="text/csv", on_click="ignore", key="hops_csv", icon=":material/download:")
 rows = [r for r in (event.selection.rows if event and event.selection else []) if r < len(shown)]
 if rows:
     seq = int(shown.iloc[rows[0]]["seq"])

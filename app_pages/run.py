@@ -1,7 +1,6 @@
 """Run one question live, watch each hop arrive, then open it in the step-through view."""
 
 import json
-import os
 import queue
 import shlex
 from typing import Any
@@ -12,11 +11,12 @@ import flow
 from flow.demo_tools import DIRECT_TOOL_SCHEMAS
 from flow.labels import ACTOR_NAMES, Lang, short_label
 from flow.mcp_side import ServerSpec
-from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS
+from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, KeyChoice, key_env_for, key_for
 from flow.servers import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
 from ui.i18n import t
 from flow.scripted import ScriptError, Turn, parse_script
 from ui.state import add_run, server_listing, state, warm_session
+from ui.text import plain
 from ui.view import remembered, remembered_multiselect, remembered_value
 
 app = state()
@@ -31,7 +31,7 @@ def offered_tools(mode: str, spec: ServerSpec) -> list[dict[str, Any]] | None:
         return [{"name": f["function"]["name"], "inputSchema": f["function"]["parameters"]} for f in DIRECT_TOOL_SCHEMAS]
     listing, error = server_listing(spec, "handshake")
     if error:
-        st.error(t("server_unreachable", lang, error=error), icon=":material/error:")
+        st.error(t("server_unreachable", lang, error=plain(error)), icon=":material/error:")
         return None
     return listing["tools"]
 
@@ -62,7 +62,7 @@ def scripted_turns(tools: list[dict[str, Any]] | None, lang: Lang) -> tuple[Turn
     try:
         return parse_script(turns)
     except ScriptError as exc:
-        st.error(t("scripted_bad_args", lang, error=exc), icon=":material/error:")
+        st.error(t("scripted_bad_args", lang, error=plain(exc)), icon=":material/error:")
         return None
 
 
@@ -101,14 +101,15 @@ with left:
             server_spec = ServerSpec(command=tuple(shlex.split(st.text_input(t("server_command", lang),
                                                                              key="server_command"))))
         except ValueError as exc:
-            st.error(t("server_command_bad", lang, error=exc))
+            st.error(t("server_command_bad", lang, error=plain(exc)))
         bad_command = server_spec.is_demo
     elif mode == "mcp" and server_name != DEMO:
         server_spec = servers[server_name].spec
     demo = server_spec.is_demo  # transport, faults and the warm session are the demo server's
     backend = remembered(st.radio, t("model", lang), ["mock", "scripted", "provider"], horizontal=True, key="backend",
                          format_func=lambda b: t(f"backend_{b}", lang))
-    key_value = ""
+    key = KeyChoice(None)
+    key_env = None  # the variable whose key this base URL would get
     preset = None
     script: tuple[Turn, ...] | None = ()
     if backend == "scripted":
@@ -120,13 +121,16 @@ with left:
         base_url = None
     else:
         preset = remembered(st.selectbox, t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
-        base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}")
+        base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
         model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
-        env_names = [preset.key_env, "OPENAI_API_KEY"]
-        env_key = next((os.environ[e] for e in env_names if os.environ.get(e)), "")
+        # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
+        key_env = key_env_for(preset, base_url)
         # No session key: the typed key lives only in this widget, never in the app's state or a trace.
-        key_value = st.text_input(t("api_key", lang), type="password",
-                                  placeholder=t("key_from_env", lang, env=preset.key_env)) or env_key
+        typed_key = st.text_input(t("api_key", lang), type="password",
+                                  placeholder=t("key_from_env", lang, env=key_env) if key_env else None)
+        key = key_for(preset, base_url, typed_key)
+        if key.withheld:
+            st.warning(t("key_withheld", lang, env=key.withheld), icon=":material/key_off:")
 with right:
     with st.expander(t("options", lang), expanded=True):
         choice = remembered(st.selectbox, t("tool_choice", lang), ["auto", "none", "required", "named"],
@@ -160,12 +164,13 @@ if mode == "mcp" and not bad_command:
         prompt = remembered(st.selectbox, t("prompt", lang), ["", *prompts], key="prompt",
                             format_func=lambda n: n or t("no_prompt", lang)) or None
         for arg in (prompts[prompt].get("arguments") or []) if prompt else []:
-            prompt_args[arg["name"]] = st.text_input(t("prompt_arg", lang, name=arg["name"]), key=f"prompt_{prompt}_{arg['name']}",
-                                                     help=arg.get("description"))
+            prompt_args[arg["name"]] = st.text_input(t("prompt_arg", lang, name=plain(arg["name"])),
+                                                     key=f"prompt_{prompt}_{arg['name']}",
+                                                     help=plain(arg["description"]) if arg.get("description") else None)
 
-missing_key = backend == "provider" and preset is not None and preset.needs_key and not key_value
-if missing_key:
-    st.warning(t("no_key", lang, env=preset.key_env if preset else "OPENAI_API_KEY"))
+missing_key = backend == "provider" and preset is not None and preset.needs_key and not key.key
+if missing_key and not key.withheld:  # a withheld key has said why already
+    st.warning(t("no_key", lang, env=key_env) if key_env else t("no_key_typed", lang))
 
 if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or bad_command or not question.strip(),
                    key="run", width="stretch"):
@@ -181,12 +186,12 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
     elif backend == "mock":
         model = flow.ModelConfig(model=model_name)
     else:
-        model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key_value or None)
+        model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key.key)
     with progress.status(t("running", lang), expanded=True) as status:
         def show(hop: flow.Hop) -> None:
             step = "·" if hop.step is None else hop.step
             status.write(f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
-                         f" · {short_label(hop, 70)}")
+                         f" · {plain(short_label(hop, 70))}")
 
         if keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none":
             # The warm session runs on its own thread; its hops come back through a queue to this one.
@@ -212,7 +217,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
         st.switch_page("app_pages/step.py")
 
 if app.run_error and app.last_run:
-    progress.error(app.run_error[lang], icon=":material/error:")
+    progress.error(plain(app.run_error[lang]), icon=":material/error:")
     if progress.button(t("open_step", lang), key="open_failed"):
         app.step_key, app.index = app.last_run, 0
         app.choices["step_source"] = "run"

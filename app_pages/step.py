@@ -8,6 +8,7 @@ import flow
 from flow.labels import PHASE_NAMES
 from ui.i18n import t
 from ui.state import add_upload, all_traces, state
+from ui.text import plain
 from ui.view import PRESENTER_CSS, remembered, diagram, downloads, hop_panel, hop_json, picker
 
 app = state()
@@ -65,7 +66,7 @@ with st.sidebar:
             except flow.TraceError as exc:
                 app.upload_error = str(exc)
         if app.upload_error:
-            st.error(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error,
+            st.error(f"{t('upload_failed', lang)}：{plain(app.upload_error)}" if lang == "zh" else plain(app.upload_error),
                      icon=":material/error:")
     elif app.last_run is None:
         st.info(t("no_run_yet", lang))
@@ -87,9 +88,9 @@ if presenter:
     st.html(PRESENTER_CSS)
 else:
     meta = trace.meta
-    st.markdown(f"### {(meta.title or {}).get(lang) or meta.question}")
+    st.markdown(f"### {plain((meta.title or {}).get(lang) or meta.question)}")
     if meta.note:
-        st.caption(meta.note.get(lang, ""))
+        st.caption(plain(meta.note.get(lang, "")))
 
 controls = st.columns([1, 1, 2, 1.3], vertical_alignment="center")
 controls[0].button("◀ " + t("prev", lang), on_click=step_by, args=(-1,), shortcut="Left", width="stretch",

@@ -1,8 +1,11 @@
-"""Presets for OpenAI-compatible providers, and example questions to offer."""
+"""Presets for OpenAI-compatible providers, which key a run may send where, and example questions to offer."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from flow.mock_model import MODEL_NAMES as MOCK_MODELS
 
@@ -12,7 +15,7 @@ class Preset:
     name: str
     base_url: str
     model: str
-    key_env: str  # where the key usually lives; OPENAI_API_KEY is always tried too
+    key_env: str  # where the operator keeps this provider's key; it is sent only to `base_url`
     needs_key: bool = True
 
 
@@ -25,6 +28,72 @@ PRESETS: list[Preset] = [
     Preset("llama.cpp server (local)", "http://localhost:8080/v1", "local-model", "LLAMACPP_API_KEY", needs_key=False),
 ]
 
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"  # where the openai SDK sends OPENAI_API_KEY by default
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _endpoint(url: str) -> tuple[object, ...] | None:
+    """The parts of a base URL that decide where a request goes; None for anything unusual
+    (not http(s), no host, a bad port, spaces, control or non-ASCII characters, backslashes)."""
+    if not url or any(not "!" <= c <= "~" or c == "\\" for c in url):
+        return None
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    try:
+        port = parts.port or _DEFAULT_PORTS[scheme]
+    except ValueError:
+        return None
+    return (scheme, parts.username, parts.password, parts.hostname, port, parts.path.rstrip("/"), parts.query,
+            parts.fragment)
+
+
+def same_endpoint(url: str, home: str) -> bool:
+    """True only when `url` names exactly the endpoint `home` does: scheme, user-info, host, port and
+    path (a trailing slash and the default port aside). Anything else counts as another endpoint."""
+    mine = _endpoint(url)
+    return mine is not None and mine == _endpoint(home.strip())
+
+
+@dataclass(frozen=True)
+class KeyChoice:
+    """The key a run sends to a base URL, and where it came from."""
+
+    key: str | None  # None: the run sends no key of anyone's
+    env: str | None = None  # the environment variable it came from, when it did
+    withheld: str | None = None  # a variable holding a key that is not sent to this URL
+
+
+def key_homes(preset: Preset, environ: Mapping[str, str] = os.environ) -> list[tuple[str, str]]:
+    """Each environment variable that may hold the operator's key, with the one base URL it is for:
+    the preset's own variable for the preset's URL, and OPENAI_API_KEY for OPENAI_BASE_URL (unset: the
+    openai SDK's default), as the SDK and `python -m flow run` pair them."""
+    homes = [(preset.key_env, preset.base_url)] if preset.key_env != "OPENAI_API_KEY" else []
+    return [*homes, ("OPENAI_API_KEY", environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE_URL)]
+
+
+def key_env_for(preset: Preset, base_url: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """The environment variable whose key would be sent to `base_url`, set or not; None for a URL no key is for."""
+    return next((env for env, home in key_homes(preset, environ) if same_endpoint(base_url, home)), None)
+
+
+def key_for(preset: Preset, base_url: str, typed_key: str, environ: Mapping[str, str] = os.environ) -> KeyChoice:
+    """Which key a run from the app sends to `base_url`: a typed key goes where its typist says; a key
+    from the operator's environment only to the base URL configured for it, never to a typed one."""
+    if typed_key.strip():
+        return KeyChoice(typed_key.strip())
+    withheld = None
+    for env, home in key_homes(preset, environ):
+        value = environ.get(env, "").strip()
+        if not value:
+            continue
+        if same_endpoint(base_url, home):
+            return KeyChoice(value, env=env)
+        withheld = withheld or env
+    return KeyChoice(None, withheld=withheld)
+
+
 EXAMPLE_QUESTIONS: list[str] = [
     "北京今天天气怎么样？",
     "北京和上海今天天气怎么样？",
@@ -36,4 +105,5 @@ EXAMPLE_QUESTIONS: list[str] = [
     "你好，请介绍一下你自己。",
 ]
 
-__all__ = ["EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "Preset"]
+__all__ = ["EXAMPLE_QUESTIONS", "MOCK_MODELS", "OPENAI_DEFAULT_BASE_URL", "PRESETS", "KeyChoice", "Preset", "key_for",
+           "key_env_for", "key_homes", "same_endpoint"]

@@ -65,6 +65,9 @@ TEXT: dict[str, dict[Lang, str]] = {
     "run_failed": {"zh": "运行未完成", "en": "The run did not complete"},
     "open_step": {"zh": "在“逐步讲解”中打开", "en": "Open in Step through"},
     "no_key": {"zh": "这个服务需要 API Key：请输入，或设置环境变量 {env}。", "en": "This provider needs an API key: type it, or set ${env}."},
+    "no_key_typed": {"zh": "这个服务需要 API Key：请输入。", "en": "This provider needs an API key: type it."},
+    "key_withheld": {"zh": "环境变量 {env} 中的 Key 不会发给这个 Base URL：环境中的 Key 只发给为它配置的地址。要发送 Key，请在上面输入。",
+                     "en": "${env} is not sent to this base URL: a key from the environment goes only to the URL it was set up for. Type a key to send one."},
     # step page
     "step_title": {"zh": "逐步讲解", "en": "Step through"},
     "source": {"zh": "来源", "en": "Source"},
@@ -117,6 +120,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "select_hint": {"zh": "点选一行查看完整 JSON。", "en": "Select a row to see its full JSON."},
     "shown": {"zh": "显示 {k} / {n} 跳", "en": "{k} of {n} hops shown"},
     "trace": {"zh": "Trace", "en": "Trace"},
+    "download_table": {"zh": "下载此表（CSV）", "en": "Download this table (CSV)"},
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_text
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ from flow.render_text import focus_view
 from flow.teaching import teaching_text
 from ui.i18n import t
 from ui.state import AppState, Loaded, all_traces, state, trace_title
+from ui.text import plain
 
 WINDOW = 36  # arrows drawn around the current hop; a long trace gets the overview strip too
 
@@ -65,8 +67,8 @@ def hop_header(item: Loaded, hop: flow.Hop, lang: Lang) -> str:
 def hop_panel(item: Loaded, hop: flow.Hop, lang: Lang, *, compact: bool = False) -> None:
     st.markdown(f"#### {hop_header(item, hop, lang)}")
     if not compact:  # the presenter's diagram already says it, in larger letters
-        st.markdown(f"**`{hop.kind}`** · {short_label(hop, 80)}")
-    st.info(teaching_text(hop, lang), icon=":material/lightbulb:")
+        st.markdown(f"**`{hop.kind}`** · {plain(short_label(hop, 80))}")
+    st.info(plain(teaching_text(hop, lang)), icon=":material/lightbulb:")
 
 
 def hop_json(hop: flow.Hop, lang: Lang, *, height: int = 300) -> None:
@@ -127,13 +129,13 @@ def downloads(item: Loaded, lang: Lang) -> None:
         try:
             return to_html(item.trace, lang=lang)
         except RenderError as exc:
-            return f"<!DOCTYPE html><p>{exc}</p>"
+            return f"<!DOCTYPE html><p>{html_text.escape(str(exc))}</p>"
 
     def svg() -> bytes:
         try:
             return render(to_dot(item.trace, window=None, lang=lang), "svg")
         except RenderError as exc:
-            return f"<svg xmlns='http://www.w3.org/2000/svg'><text y='20'>{exc}</text></svg>".encode()
+            return f"<svg xmlns='http://www.w3.org/2000/svg'><text y='20'>{html_text.escape(str(exc))}</text></svg>".encode()
 
     cols = st.columns(4)
     cols[0].download_button(t("download_trace", lang), item.trace.to_json, file_name=f"{base}.json",

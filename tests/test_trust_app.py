@@ -1,0 +1,379 @@
+"""Trust boundaries of the app: the operator's keys go only where the operator set them up for, the
+app listens on loopback unless asked, uploads are capped at the trace limit, trace and server text
+shows as text (never a Markdown image a viewer's browser would fetch), and the hop table's CSV holds
+no formula."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import subprocess
+import threading
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, same_endpoint
+from flow.render_text import hop_dataframe
+from flow.trace import MAX_TRACE_BYTES, read_trace_bytes
+from ui.text import plain, spreadsheet_safe, table_csv
+
+ROOT = Path(__file__).resolve().parent.parent
+OPERATOR_KEY = "sk-operator-secret-9c41d2"
+VISITOR_KEY = "sk-visitor-own-key-55e0"
+IMAGE = "![pixel](http://127.0.0.1:9/pixel.png)"
+OPENAI = next(p for p in PRESETS if p.name == "OpenAI")
+DEEPSEEK = next(p for p in PRESETS if p.name == "DeepSeek")
+OLLAMA = next(p for p in PRESETS if p.name.startswith("Ollama"))
+
+
+# --- which key goes where: the pure decision -------------------------------------------------------
+
+@pytest.mark.parametrize("url", [
+    "https://api.openai.com/v1", "https://api.openai.com/v1/", "HTTPS://API.OPENAI.COM/v1",
+    "https://api.openai.com:443/v1",
+])
+def test_the_same_endpoint_written_another_way_is_the_same(url):
+    assert same_endpoint(url, "https://api.openai.com/v1")
+
+
+@pytest.mark.parametrize("url", [
+    "https://api.openai.com.evil.example/v1",  # a longer host
+    "https://api.openai.com@evil.example/v1",  # user-info before the real host
+    "https://user:pw@api.openai.com/v1",  # user-info the operator did not set
+    "https://evil.example/v1#@api.openai.com/v1",
+    "https://evil.example\\@api.openai.com/v1",
+    "https://api.openai.com\t.evil.example/v1",
+    "https://api.openai.com%2eevil.example/v1",
+    "https://api.openai.com./v1",
+    "http://api.openai.com/v1",  # another scheme
+    "https://api.openai.com:8443/v1",  # another port
+    "https://api.openai.com:99999/v1",
+    "https://api.openai.com/v2",  # another path
+    "https://api.openai.com/v1/../../x",
+    "https://api.openai.com/v1?next=https://evil.example",
+    "api.openai.com/v1", "ftp://api.openai.com/v1", "", " https://api.openai.com/v1",
+    "https://api.openai.com/v1\n",
+])
+def test_anything_else_is_another_endpoint(url):
+    assert not same_endpoint(url, "https://api.openai.com/v1")
+
+
+def test_a_typed_key_goes_where_its_typist_says():
+    env = {"OPENAI_API_KEY": OPERATOR_KEY}
+    assert key_for(OPENAI, "https://evil.example/v1", f" {VISITOR_KEY} ", env) == KeyChoice(VISITOR_KEY)
+
+
+def test_an_environment_key_goes_to_its_own_base_url_only():
+    env = {"OPENAI_API_KEY": OPERATOR_KEY, "DEEPSEEK_API_KEY": "sk-deepseek"}
+    assert key_for(OPENAI, "https://api.openai.com/v1", "", env) == KeyChoice(OPERATOR_KEY, env="OPENAI_API_KEY")
+    assert key_for(OPENAI, "https://api.openai.com.evil.example/v1", "", env) == KeyChoice(None, withheld="OPENAI_API_KEY")
+    assert key_for(DEEPSEEK, "https://api.deepseek.com/v1", "", env) == KeyChoice("sk-deepseek", env="DEEPSEEK_API_KEY")
+    # The OpenAI key is not another provider's key, even at that provider's own URL.
+    assert key_for(DEEPSEEK, "https://api.deepseek.com/v1", "", {"OPENAI_API_KEY": OPERATOR_KEY}) == \
+        KeyChoice(None, withheld="OPENAI_API_KEY")
+    assert key_for(DEEPSEEK, "http://127.0.0.1:1/v1", "", env).key is None
+
+
+def test_the_page_names_a_variable_only_for_a_url_its_key_would_go_to():
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+    assert key_env_for(DEEPSEEK, "https://api.deepseek.com/v1/", env) == "DEEPSEEK_API_KEY"
+    assert key_env_for(DEEPSEEK, "http://127.0.0.1:1/v1", env) == "OPENAI_API_KEY"
+    assert key_env_for(OPENAI, "https://api.openai.com/v1", env) is None
+    assert key_env_for(OPENAI, "https://api.openai.com/v1", {}) == "OPENAI_API_KEY"
+    assert key_env_for(DEEPSEEK, "https://evil.example/v1", {}) is None
+
+
+def test_openai_base_url_says_where_openai_api_key_goes():
+    env = {"OPENAI_API_KEY": OPERATOR_KEY, "OPENAI_BASE_URL": "https://api.siliconflow.cn/v1"}
+    sf = next(p for p in PRESETS if p.name == "SiliconFlow")
+    assert key_for(sf, "https://api.siliconflow.cn/v1/", "", env).key == OPERATOR_KEY
+    # Set up for another provider, the key is not handed to OpenAI either.
+    assert key_for(OPENAI, "https://api.openai.com/v1", "", env) == KeyChoice(None, withheld="OPENAI_API_KEY")
+
+
+def test_a_keyless_local_preset_sends_no_key_to_a_typed_url():
+    env = {"OPENAI_API_KEY": OPERATOR_KEY, "OLLAMA_API_KEY": "local-key"}
+    assert key_for(OLLAMA, OLLAMA.base_url, "", env) == KeyChoice("local-key", env="OLLAMA_API_KEY")
+    choice = key_for(OLLAMA, "http://127.0.0.1:1/v1", "", env)
+    assert choice.key is None and choice.withheld == "OLLAMA_API_KEY"
+    assert key_for(Preset("x", "http://h/v1", "m", "X_KEY", needs_key=False), "http://h/v1", "", {}) == KeyChoice(None)
+
+
+# --- which key goes where: the Run page against a recording endpoint -------------------------------
+
+@dataclass
+class Recorder:
+    """A local OpenAI-compatible endpoint that keeps the Authorization header of every request."""
+
+    url: str
+    authorizations: list[str] = field(default_factory=list)
+    reply: tuple[int, dict[str, Any]] = (200, {})
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    box: dict[str, Recorder] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            box["r"].authorizations.append(self.headers.get("authorization") or "")
+            status, body = box["r"].reply
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    box["r"] = Recorder(f"http://127.0.0.1:{server.server_address[1]}/v1", reply=(200, completion("done")))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield box["r"]
+    server.shutdown()
+    server.server_close()
+
+
+def completion(content: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
+
+
+def app(lang: str = "en") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.radio(key="lang_choice").set_value(lang).run()
+    assert not at.exception
+    return at
+
+
+def provider_page(preset: Preset, base_url: str, *, lang: str = "en", typed_key: str = "") -> AppTest:
+    """The Run page set to a provider preset, direct mode, with a base URL (and a key) typed."""
+    at = app(lang)
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key=f"mode_{lang}").set_value("direct").run()
+    at.radio(key=f"backend_{lang}").set_value("provider").run()
+    at.selectbox(key=f"preset_{lang}").set_value(preset).run()
+    at.text_input(key=f"base_url_{preset.name}").set_value(base_url).run()
+    if typed_key:
+        next(w for w in at.text_input if w.proto.type == w.proto.PASSWORD).set_value(typed_key).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def every_text(at: AppTest) -> list[str]:
+    """Every string the page hands Streamlit to render as Markdown: bodies, captions, alerts, labels."""
+    texts = [e.value for kind in ("markdown", "caption", "info", "error", "warning", "success", "title",
+                                  "header", "subheader") for e in getattr(at, kind)]
+    widgets = ("text_input", "text_area", "selectbox", "multiselect", "radio", "checkbox", "toggle", "button")
+    return texts + [w.label for kind in widgets for w in getattr(at, kind)]
+
+
+def unescaped(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def test_a_typed_url_without_a_typed_key_gets_no_operator_key(recorder, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", OPERATOR_KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    at = provider_page(OPENAI, recorder.url)
+    assert at.button(key="run").disabled
+    assert [w.value for w in at.warning] == ["$OPENAI_API_KEY is not sent to this base URL: a key from the environment "
+                                             "goes only to the URL it was set up for. Type a key to send one."]
+    # A crafted client can press a disabled button (the server does not check): the key is still not sent.
+    run = at.button(key="run")
+    run.proto.disabled = False
+    run.click().run()
+    assert not at.exception
+    assert all(OPERATOR_KEY not in a for a in recorder.authorizations), recorder.authorizations
+
+
+def test_with_no_key_anywhere_a_typed_url_asks_for_a_typed_key(recorder, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    at = provider_page(DEEPSEEK, recorder.url)
+    assert [w.value for w in at.warning] == ["This provider needs an API key: type it."]
+    assert at.button(key="run").disabled
+    at = provider_page(DEEPSEEK, DEEPSEEK.base_url)
+    assert [w.value for w in at.warning] == ["This provider needs an API key: type it, or set $DEEPSEEK_API_KEY."]
+
+
+def test_the_withheld_key_line_speaks_chinese(recorder, monkeypatch):
+    monkeypatch.setenv("DEEPSEEK_API_KEY", OPERATOR_KEY)
+    at = provider_page(DEEPSEEK, recorder.url, lang="zh")
+    assert len(at.warning) == 1 and at.warning[0].value.startswith("环境变量 DEEPSEEK_API_KEY 中的 Key 不会发给这个 Base URL")
+
+
+def test_a_keyless_preset_at_a_typed_url_runs_without_the_operators_keys(recorder, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", OPERATOR_KEY)
+    monkeypatch.setenv("OLLAMA_API_KEY", OPERATOR_KEY + "-ollama")
+    at = provider_page(OLLAMA, recorder.url)
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    assert recorder.authorizations and all(OPERATOR_KEY not in a for a in recorder.authorizations)
+    state = at.session_state["app"]
+    assert state.loaded[state.last_run].trace.meta.outcome == "ok"
+
+
+def test_the_operators_key_still_goes_to_the_url_it_was_set_up_for(recorder, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", OPERATOR_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", recorder.url)
+    at = provider_page(OPENAI, recorder.url + "/")
+    assert not at.warning and not at.button(key="run").disabled
+    at.button(key="run").click().run()
+    assert recorder.authorizations == [f"Bearer {OPERATOR_KEY}"]
+    state = at.session_state["app"]
+    assert OPERATOR_KEY not in state.loaded[state.last_run].trace.to_json()
+
+
+def test_a_visitors_typed_key_goes_to_their_url(recorder, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", OPERATOR_KEY)
+    at = provider_page(OPENAI, recorder.url, typed_key=VISITOR_KEY)
+    assert not at.warning
+    at.button(key="run").click().run()
+    assert recorder.authorizations == [f"Bearer {VISITOR_KEY}"]
+
+
+def test_a_servers_error_with_a_markdown_image_shows_as_text_on_the_run_page(recorder, monkeypatch):
+    recorder.reply = (400, {"error": {"message": f"bad request {IMAGE}", "type": "invalid_request_error"}})
+    at = provider_page(OPENAI, recorder.url, typed_key=VISITOR_KEY)
+    at.button(key="run").click().run()
+    assert not at.exception
+    texts = every_text(at)
+    assert not [t for t in texts if "![" in t]
+    assert any(IMAGE in unescaped(e.value) for e in at.error)  # the line is there, as text
+    # The live hop lines in the status box carry the server's words too.
+    assert any("bad request ![pixel]" in unescaped(m.value) and "→" in m.value for m in at.markdown)
+
+
+# --- trace text on the Step, Hops and Compare pages -----------------------------------------------
+
+def hostile_trace() -> bytes:
+    """The Beijing sample with a Markdown image in its question, title, note, summaries and first message."""
+    data = json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
+    data["meta"]["question"] = f"question {IMAGE}"
+    data["meta"]["title"] = {"en": f"title {IMAGE}", "zh": f"标题 {IMAGE}"}
+    data["meta"]["note"] = {"en": f"note {IMAGE}", "zh": f"说明 {IMAGE}"}
+    for hop in data["hops"]:
+        hop["summary"] = f"=HYPERLINK(\"http://evil.example\",\"x\") {IMAGE}"
+    next(h for h in data["hops"] if h["kind"] == "user.message")["payload"]["content"] = f"# heading {IMAGE}"
+    return json.dumps(data, ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_trace_text_with_a_markdown_image_shows_as_text_on_every_page(lang):
+    at = app(lang)
+    at.radio(key=f"step_source_{lang}").set_value("upload").run()
+    at.file_uploader(key="step_upload").set_value(("hostile.json", hostile_trace(), "application/json")).run()
+    assert not at.exception and not at.error
+    texts = every_text(at)
+    assert not [t for t in texts if "![" in t], [t for t in texts if "![" in t]
+    shown = [unescaped(t) for t in texts]
+    assert any(t.endswith(("title " if lang == "en" else "标题 ") + IMAGE) for t in shown)
+    assert any(t.endswith(IMAGE) and ("note" in t or "说明" in t) for t in shown)
+    at.button(key="next").click().run()  # the question, as the user typed it: not a heading either
+    texts = every_text(at)
+    assert not [t for t in texts if "![" in t or t.startswith("# ")]
+    assert any(unescaped(t).endswith("# heading " + IMAGE) for t in texts)
+
+    upload = at.session_state["app"].step_key
+    at.switch_page("app_pages/hops.py").run()
+    at.selectbox(key="hops_trace").set_value(upload).run()
+    assert not at.exception
+    assert not [t for t in every_text(at) if "![" in t]
+
+    at.switch_page("app_pages/compare.py").run()
+    at.selectbox(key="compare_a").set_value(upload).run()
+    assert not at.exception
+    texts = every_text(at)
+    assert not [t for t in texts if "![" in t]
+    assert any(IMAGE in unescaped(t) for t in texts)
+
+
+@pytest.mark.parametrize("text", [
+    IMAGE, "[link](http://x)", "<img src=http://x/p.png>", "*a* _b_ `c` ~d~ $e$ | f &amp;", "# h\n- i\n+ j\n1. k\n2) l\n===",
+    ":red[x] ![a][1]\n\n[1]: http://x", "get_weather · tools/call · 北京", "\\![x](y)",
+])
+def test_plain_escapes_every_markdown_construct_and_keeps_the_characters(text):
+    escaped = plain(text)
+    assert unescaped(escaped) == text
+    assert "![" not in escaped and not re.search(r"(?<!\\)[\[<`*$|~&]", escaped)
+    assert not re.search(r"^\s*([#+=-]|\d+[.)])", escaped, re.MULTILINE)
+
+
+# --- the hop table's CSV -------------------------------------------------------------------------
+
+def test_the_hop_table_csv_holds_no_formula_and_the_table_keeps_its_text():
+    frame = hop_dataframe(read_trace_bytes(hostile_trace(), name="hostile.json"), lang="en")
+    frame.loc[0, "summary"] = '=HYPERLINK("http://evil.example","x")'
+    frame.loc[1, "summary"] = "+1+2"
+    frame.loc[2, "summary"] = "-1"
+    frame.loc[3, "summary"] = "@SUM(A1)"
+    frame.loc[4, "summary"] = "\tTAB"
+    frame.loc[5, "summary"] = "\rCR"
+    rows = list(csv.reader(io.StringIO(table_csv(frame).decode("utf-8-sig"))))
+    assert rows[0] == list(frame.columns)
+    cells = [cell for row in rows[1:] for cell in row]
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
+    assert rows[1][list(frame.columns).index("summary")] == "'" + '=HYPERLINK("http://evil.example","x")'
+    assert frame.loc[0, "summary"].startswith("=HYPERLINK")  # what the table shows is untouched
+    assert spreadsheet_safe(-5) == -5 and spreadsheet_safe("北京") == "北京"
+
+
+def test_the_hops_page_exports_its_own_csv_and_the_built_in_export_is_off():
+    at = app()
+    at.switch_page("app_pages/hops.py").run()
+    assert not at.exception
+    button = next(e for e in at.get("download_button") if "hops_csv" in e.proto.id)
+    assert button.proto.label == "Download this table (CSV)"
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["disableDataExport"] is True
+
+
+# --- what the app exposes on a network ----------------------------------------------------------
+
+def test_the_app_binds_loopback_and_caps_uploads_at_the_trace_limit():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["address"] == "127.0.0.1"
+    assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_TRACE_BYTES  # Streamlit counts MiB
+
+
+def dev_app_command(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """What `./dev.sh app ARGS` would start, read from its own argument logic (nothing is started)."""
+    script = 'source ./dev.sh && app_command "$@" && echo "LAN=$LAN" && printf "%s\\n" "${APP_CMD[@]}"'
+    return subprocess.run(["bash", "-c", script, "dev.sh", *args], cwd=ROOT, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", **(env or {})}, timeout=20)
+
+
+def test_dev_sh_app_keeps_loopback_and_lan_binds_every_interface():
+    plain_run = dev_app_command("--server.port", "8600")
+    assert plain_run.returncode == 0, plain_run.stderr
+    assert "LAN=0" in plain_run.stdout and "--server.address" not in plain_run.stdout
+    assert plain_run.stdout.split("\n")[1:4] == [".venv/bin/python", "-m", "streamlit"]
+    lan = dev_app_command("--lan", "--server.port", "8600")
+    argv = lan.stdout.split()
+    assert lan.returncode == 0 and "LAN=1" in argv and "--lan" not in argv
+    assert argv[argv.index("--server.address") + 1] == "0.0.0.0" and argv[-2:] == ["--server.port", "8600"]
+
+
+@pytest.mark.parametrize(("args", "env"), [(("--lan", "--", "--allow-server-commands"), {}),
+                                           (("--lan",), {"MCP_FLOW_ALLOW_COMMANDS": "1"})])
+def test_dev_sh_lan_refuses_typed_server_commands(args, env):
+    refused = dev_app_command(*args, env=env)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert len(refused.stderr.splitlines()) == 1 and "anyone on the network" in refused.stderr
