@@ -78,6 +78,9 @@ with st.sidebar:
 item = all_traces(app).get(app.step_key) or all_traces(app)["sample:beijing-mcp"]
 app.step_key = item.key
 trace = item.trace
+if not trace.hops:  # a file may hold none (a listing that failed at once): nothing to step through
+    st.info(t("no_hops", lang))
+    st.stop()
 n = len(trace.hops)
 app.index = max(0, min(app.index, n - 1))
 if st.session_state.get(SLIDER) != app.index + 1:

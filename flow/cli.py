@@ -20,7 +20,7 @@ from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run
 from flow.redact import SecretLeakError
 from flow.render_diagram import RenderError
-from flow.render_text import ACTOR_LABEL, hop_table, summary_line
+from flow.render_text import ACTOR_LABEL, hop_table, summary_line, terminal_safe
 from flow.replay import Cursor
 from flow.scripted import ScriptError, load_script
 from flow.trace import Hop, ImportFormat, TraceError, json_schema, load_trace, save_trace
@@ -324,9 +324,9 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
 
 def _print_hop(hop: Hop) -> None:
     step = "-" if hop.step is None else hop.step
-    print(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → {ACTOR_LABEL[hop.target]} · "
-          f"{hop.kind} · {hop.summary}")
-    print(json.dumps(hop.payload, ensure_ascii=False, indent=2))
+    print(terminal_safe(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → "
+                        f"{ACTOR_LABEL[hop.target]} · {hop.kind} · {hop.summary}"))
+    print(terminal_safe(json.dumps(hop.payload, ensure_ascii=False, indent=2)))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -340,9 +340,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
             _print_hop(hop)
         return 0
     m = trace.meta
-    print(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(m.question, ensure_ascii=False)}")
+    print(terminal_safe(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(m.question, ensure_ascii=False)}"))
     print(hop_table(trace))
-    print(summary_line(trace) + (f" · error: {m.error}" if m.error else ""))
+    print(summary_line(trace) + terminal_safe(f" · error: {m.error}" if m.error else ""))
     return 0
 
 
@@ -407,7 +407,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     info = trace.meta.imported
     if info is not None:
         for line in info.unmapped:
-            print(f"not mapped: {line}")
+            print(terminal_safe(f"not mapped: {line}"))
     print(f"{summary_line(trace)} → {out}")
     return 0
 

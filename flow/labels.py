@@ -7,7 +7,7 @@ import re
 import unicodedata
 from typing import Any, Literal, assert_never
 
-from flow.trace import Actor, Hop, Mode, Phase, Trace
+from flow.trace import Actor, Hop, Mode, Phase, Trace, as_dict, as_list
 
 Lang = Literal["zh", "en"]
 
@@ -104,14 +104,10 @@ def step_numbers(trace: Trace) -> dict[int, str]:
     return out
 
 
-def _payload(hop: Hop) -> dict[str, Any]:
-    return hop.payload if isinstance(hop.payload, dict) else {}
-
-
 def _tool_ids(body: dict[str, Any]) -> list[str]:
     """The tool_call_ids of the role "tool" messages at the end of a request."""
     ids: list[str] = []
-    for msg in reversed(body.get("messages") or []):
+    for msg in reversed(as_list(body.get("messages"))):
         if not isinstance(msg, dict) or msg.get("role") != "tool":
             break
         ids.insert(0, str(msg.get("tool_call_id")))
@@ -120,27 +116,28 @@ def _tool_ids(body: dict[str, Any]) -> list[str]:
 
 def short_label(hop: Hop, width: int = 32) -> str:
     """What the arrow says: the one fact a class should read off it."""
-    p = _payload(hop)
+    p = as_dict(hop.payload)
     kind = hop.kind
     match kind:
         case "prepare.tools":
-            names = [t.get("name") or (t.get("function") or {}).get("name") for t in p.get("tools") or []]
+            tools = [as_dict(t) for t in as_list(p.get("tools"))]
+            names = [t.get("name") or as_dict(t.get("function")).get("name") for t in tools]
             text = "tools: " + ", ".join(str(n) for n in names)
         case "user.message" | "app.answer":
             text = str(p.get("content") or hop.summary)
         case "llm.request":
-            body = p.get("body") if isinstance(p.get("body"), dict) else {}
+            body = as_dict(p.get("body"))
             ids = _tool_ids(body)
             if ids:
                 text = f"role: tool ({ids[0]})" if len(ids) == 1 else f"role: tool ×{len(ids)} ({', '.join(ids)})"
             else:
-                text = f"messages + tools ({len(body.get('messages') or [])} msgs, {len(body.get('tools') or [])} tools)"
+                text = f"messages + tools ({len(as_list(body.get('messages')))} msgs, {len(as_list(body.get('tools')))} tools)"
         case "llm.response":
             text = hop.summary
         case "llm.error":
             text = hop.summary or "error"
         case "translate.forward":
-            text = f"inputSchema → parameters ({len(p.get('openai') or [])} tools)"
+            text = f"inputSchema → parameters ({len(as_list(p.get('openai')))} tools)"
         case "mcp.response":
             text = hop.summary.replace("result of ", "result: ")
         case "tool.result" if hop.summary and not hop.summary.startswith(("isError", "protocol error")):

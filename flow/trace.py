@@ -9,11 +9,14 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from pathlib import Path
+import re
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, get_args
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, with_config
+from typing_extensions import TypedDict
 
 FORMAT_VERSION = 1
 
@@ -70,6 +73,52 @@ def answer_step(request_step: int | None) -> int | None:
     return 7 if request_step == 6 else request_step
 
 
+MAX_MS = 1e12
+"""Hop times are milliseconds from the run's start: a bound far beyond any run (31 years) keeps every sum finite."""
+MAX_COUNT = 10**12
+"""Counters (bytes, tokens, rounds, hops) above this are not a recording's."""
+MAX_DEPTH = 200
+"""JSON nested deeper than this is refused: no recording nests so deep, and every reader recurses over payloads."""
+
+Millis = Annotated[float, Field(ge=-MAX_MS, le=MAX_MS, allow_inf_nan=False)]
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
+
+
+@with_config(ConfigDict(extra="allow"))
+class Usage(TypedDict, total=False):
+    """Token counts a model reported (OpenAI's `usage`); other fields the provider sent are kept as they came."""
+
+    prompt_tokens: Count | None
+    completion_tokens: Count | None
+    total_tokens: Count | None
+
+
+@with_config(ConfigDict(extra="allow"))
+class Stats(TypedDict, total=False):
+    """The figures `hop_stats` computes for `TraceMeta.stats`."""
+
+    hops: Count
+    model_calls: Count
+    tool_calls: Count
+    wire_frames: Count
+    elapsed_ms: Annotated[float, Field(ge=0, le=2 * MAX_MS, allow_inf_nan=False)]
+    prompt_tokens: Count
+    completion_tokens: Count
+
+
+def usage_counts(usage: Any) -> Usage | None:
+    """A model's `usage` object as a hop keeps it: the token counts that are counts, the rest dropped (the
+    payload keeps the body as it came). What a provider sends must never make a trace its loader refuses."""
+    if not isinstance(usage, dict):
+        return None
+    out: Usage = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = usage.get(key)
+        if type(value) is int and 0 <= value <= MAX_COUNT:
+            out[key] = value  # type: ignore[literal-required]
+    return out or None
+
+
 class Hop(BaseModel):
     """One event in a trace: a message crossing from one actor to another."""
 
@@ -82,16 +131,27 @@ class Hop(BaseModel):
     target: Actor
     kind: Kind
     direction: Direction = "event"
-    round: int = 0
+    round: Count = 0
     payload: Any = None
-    t_start_ms: float = 0.0
-    t_end_ms: float = 0.0
-    bytes: int = 0
+    t_start_ms: Millis = 0.0
+    t_end_ms: Millis = 0.0
+    bytes: Count = 0
     jsonrpc_id: int | str | None = None
     tool_call_id: str | None = None
-    usage: dict[str, Any] | None = None
+    usage: Usage | None = None
     summary: str = ""
     explain: str = ""
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """A payload part that should be an object, or {}: a payload is whatever was recorded (or written by hand),
+    so every reader takes its parts through these two instead of trusting their shape."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """A payload part that should be an array, or []."""
+    return value if isinstance(value, list) else []
 
 
 def model_calls(hops: list[Hop]) -> int:
@@ -103,7 +163,7 @@ def tool_calls(hops: list[Hop]) -> int:
     return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == 5) for h in hops)
 
 
-def hop_stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:
+def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
     """The figures `TraceMeta.stats` holds: counts of hops, calls and frames, time and tokens."""
     usage = [h.usage for h in hops if h.usage]
     return {
@@ -143,7 +203,7 @@ class TraceMeta(BaseModel):
     answer: str | None = None
     error: str | None = None
     error_zh: str | None = None  # the same line in Chinese, for the app
-    stats: dict[str, Any] = Field(default_factory=dict)
+    stats: Stats = Field(default_factory=lambda: Stats())
     title: dict[str, str] | None = None  # samples: {"zh": ..., "en": ...}
     note: dict[str, str] | None = None  # samples: a teaching paragraph in both languages
     sample: str | None = None  # samples: the name it is generated under
@@ -164,7 +224,8 @@ class Trace(BaseModel):
         """The file text: one more redaction pass catches any secret the recorder could not know."""
         from flow.redact import assert_no_secrets, redact, secret_values
 
-        text = json.dumps(redact(self.model_dump(mode="json"), secret_values()), ensure_ascii=False, indent=1)
+        data = without_lone_surrogates(self.model_dump(mode="json"))  # a hop built in code may hold one
+        text = json.dumps(redact(data, secret_values()), ensure_ascii=False, indent=1)
         assert_no_secrets(text)
         return text
 
@@ -187,12 +248,16 @@ _NEEDS_TOOL_CALL_ID = {"translate.reverse", "tool.invoke"}
 _NEEDS_JSONRPC_ID = {"mcp.request", "mcp.response"}
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0 and C1 controls, DEL, Unicode line breaks
+
+
 class TraceError(Exception):
     """A trace file that cannot be used; the message is one line for the user."""
 
     def __init__(self, message: str) -> None:
-        # Paths and values come from the file: a key holding a line break must not break the line.
-        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
+        # Paths and values come from the file: a key holding a line break must not break the line, nor an
+        # escape sequence command the terminal that shows it.
+        super().__init__(_CONTROL.sub(lambda m: repr(m[0])[1:-1], message))
 
 
 def save_trace(trace: Trace, path: str | Path) -> Path:
@@ -287,8 +352,14 @@ def _pydantic_problem(exc: ValidationError) -> str:
     if err["type"] == "literal_error":
         field = str(err["loc"][-1]) if err["loc"] else ""
         what = "actor" if field in ("source", "target") else field
-        return f"{where}: unknown {what} {err['input']!r}"
+        return f"{where}: unknown {what} {_clipped(err['input'])}"
     return f"{where}: {err['msg']}"
+
+
+def _clipped(value: Any, width: int = 60) -> str:
+    """A value from the file, quoted for a message: never a whole megabyte on one line."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def trace_problems(data: Any) -> list[str]:
@@ -307,6 +378,9 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
                 f"{FORMAT_VERSION}); update to open it"], None
     if version < 1:
         return [f"format_version: {version} is not a version this tool ever wrote"], None
+    bad = json_value_problem(data)
+    if bad:
+        return [bad], None
     try:
         trace = Trace.model_validate(_migrate(data))
     except ValidationError as exc:
@@ -326,6 +400,50 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
         if hop.t_end_ms < hop.t_start_ms:
             problems.append(f"hops[{i}].t_end_ms: before t_start_ms")
     return problems, trace
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, a pair is one code point: any surrogate is alone
+
+
+def json_value_problem(data: Any) -> str | None:
+    """`json.path: what is wrong` for the first value no reader can take, or None: text with a lone surrogate
+    (half of a UTF-16 pair: it cannot be written as UTF-8, so no page or terminal can show it) or nesting over
+    `MAX_DEPTH`. Clean data passes pydantic-core's encoder, which refuses both, in one fast pass; only a refusal
+    walks the data to name the place."""
+    try:
+        pydantic_core.to_json(data, inf_nan_mode="constants")
+        return None
+    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+        pass
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, loc = stack.pop()
+        if isinstance(value, str):
+            if _LONE_SURROGATE.search(value):
+                return f"{_path(loc)}: text with a lone surrogate (\\u{ord(_LONE_SURROGATE.search(value)[0]):04x}), not a character"
+            continue
+        if not isinstance(value, (dict, list)):
+            continue
+        if len(loc) >= MAX_DEPTH:
+            return f"{_path(loc)}: nested more than {MAX_DEPTH} levels deep"
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, inner in reversed(list(items)):
+            if isinstance(key, str) and _LONE_SURROGATE.search(key):
+                return f"{_path(loc)}: a key with a lone surrogate, not a character"
+            stack.append((inner, (*loc, key)))
+    return "(top level): not JSON data"
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """The value with every lone surrogate replaced by U+FFFD, so it can be written as UTF-8; the same
+    object when there is none."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(without_lone_surrogates(v) for v in value)
+    return value
 
 
 def _json_type(value: Any) -> str:
