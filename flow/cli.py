@@ -23,7 +23,7 @@ from flow.render_diagram import RenderError
 from flow.render_text import ACTOR_LABEL, hop_table, summary_line, terminal_safe
 from flow.replay import Cursor
 from flow.scripted import ScriptError, load_script
-from flow.trace import Hop, ImportFormat, TraceError, json_schema, load_trace, save_trace
+from flow.trace import Hop, ImportFormat, TraceError, json_schema, json_value_problem, load_trace, save_trace
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -270,8 +270,9 @@ def _cmd_call(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         arguments, problem = None, f"not valid JSON ({exc})"
     else:
-        problem = "not a JSON object"
-    if not isinstance(arguments, dict):
+        bad = json_value_problem(arguments)
+        problem = f"not usable ({bad})" if bad else "not a JSON object"
+    if not isinstance(arguments, dict) or json_value_problem(arguments):
         raise _UsageError(f"--args is {problem}: {args.args}")
     spec = _server_spec(args)
     result, called = anyio.run(lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout))
@@ -472,6 +473,13 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # Bytes that are not UTF-8 reach Python as lone surrogates, which no trace, terminal or page can hold.
+    for i, arg in enumerate(argv, 1):
+        if json_value_problem(arg):
+            print(f"error: argument {i} is not UTF-8 text: {arg.encode('utf-8', 'backslashreplace').decode()[:80]}",
+                  file=sys.stderr)
+            return 2
     args = _parser().parse_args(argv)
     # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
     sdk_log = logging.getLogger("mcp")

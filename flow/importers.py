@@ -182,7 +182,7 @@ def _log_lines(text: str, name: str) -> list[_Line]:
             if direction is not None:
                 sender = _DIRECTIONS.get(str(direction).strip().lower().replace("-", "_").replace(" ", "_"))
                 if sender is None:
-                    raise TraceError(f"{where}: unknown direction {direction!r} (expected outgoing or incoming, "
+                    raise TraceError(f"{where}: unknown direction {_quoted(direction)} (expected outgoing or incoming, "
                                      "client_to_server or server_to_client, send or recv)")
             time_s = _timestamp(entry.get("timestamp", entry.get("time", entry.get("ts"))), where)
         for frame in message if isinstance(message, list) else [message]:  # a JSON-RPC batch is several frames
@@ -271,7 +271,7 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             continue
         asked = pending.pop(("client" if sender == "server" else "server", frame.get("id")), None)
         if asked is None:  # the log may start after the request was sent
-            unmapped.append(f"line {line.lineno}: an answer to id {frame.get('id')!r}, whose request is not in the log")
+            unmapped.append(f"line {line.lineno}: an answer to id {_quoted(frame.get('id'))}, whose request is not in the log")
         asked_method, t_start, req_step, rnd, _ = asked or (None, t_ms, None, 0, 0)
         result = frame.get("result")
         if asked_method in ("initialize", "server/discover") and isinstance(result, dict):
@@ -369,7 +369,7 @@ def _span_id(value: Any, size: int, where: str) -> str:
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != size:
-        raise TraceError(f"{where}: {text!r} is not a {size}-byte id in hex or base64")
+        raise TraceError(f"{where}: {_quoted(text)} is not a {size}-byte id in hex or base64")
     return raw.hex()
 
 
@@ -455,7 +455,7 @@ def _messages_attr(span: _Span, key: str, unmapped: set[str]) -> list[dict[str, 
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(m, dict) for m in value):
-        unmapped.add(f"{key} of span {span.name!r}: not a list of messages")
+        unmapped.add(f"{key} of span {_quoted(span.name)}: not a list of messages")
         return []
     return value
 
@@ -481,7 +481,7 @@ def _openai_messages(messages: list[dict[str, Any]], unmapped: set[str]) -> list
                 out.append({"role": "tool", "tool_call_id": part.get("id"),
                             "content": response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)})
             else:
-                unmapped.add(f"message parts of type {kind!r}")
+                unmapped.add(f"message parts of type {_quoted(kind)}")
         if role == "tool":
             continue
         converted: dict[str, Any] = {"role": role, "content": "".join(texts) if texts else None}
@@ -525,7 +525,7 @@ class _OtlpImport:
             parent = by_id.get(span.parent_id)
             if parent is not None and _loops(span, by_id):
                 parent = None
-                self.unmapped.add(f"span {span.name!r}: its parents form a loop, so it is taken as a root")
+                self.unmapped.add(f"span {_quoted(span.name)}: its parents form a loop, so it is taken as a root")
             (parent.children if parent else self.roots).append(span)
         self.has_mcp = any(s.method for s in spans)
         chats = sorted((s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method), key=lambda s: s.start_ns)
@@ -762,7 +762,7 @@ class _OtlpImport:
         if not hops.hops:
             raise TraceError(f"{self.name}: none of its spans is a GenAI or MCP span, so there is nothing to step through")
         if self.other_spans:
-            names = ", ".join(f"{n!r}" + (f" ×{k}" if k > 1 else "") for n, k in self.other_spans.most_common(10))
+            names = ", ".join(_quoted(n) + (f" ×{k}" if k > 1 else "") for n, k in self.other_spans.most_common(10))
             more = len(self.other_spans) - 10
             self.unmapped.add(f"spans neither GenAI nor MCP: {names}" + (f" and {more} other names" if more > 0 else ""))
         m = self.meta
