@@ -488,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _COMMANDS[args.command](args)
     except (_UsageError, TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr)  # one line, whatever a tool said
         return 2
     except KeyboardInterrupt:
         return 130

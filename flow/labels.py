@@ -7,7 +7,7 @@ import re
 import unicodedata
 from typing import Any, Literal, assert_never
 
-from flow.trace import Actor, Hop, Mode, Phase, Trace, as_dict, as_list
+from flow.trace import Actor, Hop, Mode, Phase, Trace, as_dict, as_list, escape_controls
 
 Lang = Literal["zh", "en"]
 
@@ -56,8 +56,8 @@ def display_width(text: str) -> int:
 
 
 def clip(text: str, width: int) -> str:
-    """One line, at most `width` display columns (a CJK character counts two)."""
-    text = re.sub(r"\s+", " ", text).strip()
+    """One line, at most `width` display columns (a CJK character counts two), control characters escaped."""
+    text = escape_controls(re.sub(r"\s+", " ", text).strip())
     if display_width(text) <= width:
         return text
     out, used = "", 0

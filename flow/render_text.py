@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from flow.labels import ACTOR_NAMES, Lang, display_width
-from flow.trace import Hop, Trace, as_dict, as_list
+from flow.trace import Hop, Trace, as_dict, as_list, escape_controls
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -15,15 +15,10 @@ ACTOR_LABEL = {actor: names["en"] for actor, names in ACTOR_NAMES.items()}
 TABLE_COLUMNS = ["seq", "step", "phase", "from", "to", "kind", "summary", "ms", "bytes", "tokens"]
 
 
-# C0 and C1 controls (ESC starts a terminal command, BEL rings, CSI is ESC's one-byte form), DEL, and the
-# bidirectional overrides that make text read in another order than it is stored.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
 def terminal_safe(text: str) -> str:
     """Text from a trace, fit for a terminal: control characters shown as escapes (`\\x1b`), never sent raw.
     Line breaks and tabs stay."""
-    return _UNSAFE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+    return escape_controls(text, keep="\n\t")
 
 
 def _fit(text: str, width: int) -> str:

@@ -248,7 +248,23 @@ _NEEDS_TOOL_CALL_ID = {"translate.reverse", "tool.invoke"}
 _NEEDS_JSONRPC_ID = {"mcp.request", "mcp.response"}
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0 and C1 controls, DEL, Unicode line breaks
+# C0 and C1 controls (ESC starts a terminal command, BEL rings, CSI is ESC's one-byte form), DEL, Unicode line
+# breaks, the bidirectional marks and overrides that make text read in another order than it is stored, and the
+# two noncharacters XML (so graphviz's labels) refuses.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
+
+
+def escape_controls(text: str, *, keep: str = "") -> str:
+    """Text from a file with every control character shown as its escape (`\\x1b`, `\\u202e`), except those
+    in `keep`: what a terminal, a diagram or an error line shows is then exactly the characters it holds."""
+    def escaped(m: re.Match[str]) -> str:
+        c = m[0]
+        if c in keep or c in "\n\r\t":
+            return c if c in keep else repr(c)[1:-1]
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+    return _CONTROL.sub(escaped, text)
+
 
 
 class TraceError(Exception):
@@ -257,7 +273,7 @@ class TraceError(Exception):
     def __init__(self, message: str) -> None:
         # Paths and values come from the file: a key holding a line break must not break the line, nor an
         # escape sequence command the terminal that shows it.
-        super().__init__(_CONTROL.sub(lambda m: repr(m[0])[1:-1], message))
+        super().__init__(escape_controls(message))
 
 
 def save_trace(trace: Trace, path: str | Path) -> Path:

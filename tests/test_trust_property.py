@@ -31,6 +31,7 @@ from flow.teaching import teaching_text
 from flow.importers import import_bytes
 from flow.trace import Trace, TraceError, read_trace_bytes
 from ui.state import AppState, add_upload
+from ui.text import plain, table_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 # A few samples that between them hold every hop kind the readers branch on.
@@ -155,12 +156,13 @@ def run_every_reader(path: Path, tmp: Path) -> None:
     trace_lifelines(trace)
     for hop in trace.hops:
         assert hop.seq in numbers
-        short_label(hop, 80)
-        teaching_text(hop, "zh")
+        plain(short_label(hop, 80))
+        plain(teaching_text(hop, "zh"))
         json.dumps(focus_view(hop), ensure_ascii=False)
     hop_table(trace)
     summary_line(trace)
-    hop_dataframe(trace, lang="zh")
+    table_csv(hop_dataframe(trace, lang="zh"))
+    plain(trace.meta.question)
     for other in (trace, Trace.model_validate(SAMPLES["beijing-direct"])):
         figures(trace), per_step(trace, other), per_phase_ms(trace), summary_rows(other, trace, lang="zh")
     to_otlp_json(trace)
@@ -173,7 +175,7 @@ def run_every_reader(path: Path, tmp: Path) -> None:
         pass  # a one-line refusal the pages show as such
 
 
-@settings(max_examples=100, derandomize=True, deadline=timedelta(seconds=10),
+@settings(max_examples=75, derandomize=True, deadline=timedelta(seconds=10),
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 @given(raw=mutated_traces())
 def test_any_value_in_any_field_is_a_result_or_one_line(raw: bytes, tmp_path: Path) -> None:
@@ -215,7 +217,7 @@ def mutated_recordings(draw: st.DrawFn) -> tuple[str, bytes]:
     return fmt, json.dumps(data).encode()
 
 
-@settings(max_examples=150, derandomize=True, deadline=timedelta(seconds=5),
+@settings(max_examples=100, derandomize=True, deadline=timedelta(seconds=5),
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=mutated_recordings())
 def test_any_value_in_an_imported_recording_is_a_trace_or_one_line(case: tuple[str, bytes]) -> None:
