@@ -45,6 +45,7 @@ from flow.trace import (
     json_value_problem,
     parse_trace,
     read_trace_bytes,
+    usage_counts,
 )
 
 FORMATS: tuple[str, ...] = ("auto", *get_args(ImportFormat))
@@ -106,7 +107,7 @@ def _finish(meta: TraceMeta, hops: list[Hop], name: str) -> Trace:
     start = min((h.t_start_ms for h in hops), default=0.0)
     end = max((h.t_end_ms for h in hops), default=0.0)
     meta.stats = hop_stats(hops, end - start)
-    return parse_trace(Trace(meta=meta, hops=hops).model_dump(mode="json"), name=name)
+    return parse_trace(Trace(meta=meta, hops=hops).file_data(), name=name)
 
 
 # --- JSON-RPC message log (JSON Lines) ------------------------------------------------------------
@@ -619,9 +620,9 @@ class _OtlpImport:
         choices = [{"index": i, "message": {k: v for k, v in m.items() if k != "finish_reason"},
                     "finish_reason": m.get("finish_reason")} for i, m in enumerate(outputs)]
         tokens = {"prompt_tokens": a.get("gen_ai.usage.input_tokens"), "completion_tokens": a.get("gen_ai.usage.output_tokens")}
-        usage = {k: v for k, v in tokens.items() if isinstance(v, int)} or None
+        usage = usage_counts(tokens)  # the counts that are counts, as the recorder keeps them
         if usage:
-            usage["total_tokens"] = sum(usage.values())
+            usage["total_tokens"] = sum(v or 0 for v in usage.values())
         response = {"id": a.get("gen_ai.response.id"), "model": a.get("gen_ai.response.model"), "choices": choices,
                     "usage": usage}
         asks = any(c["message"].get("tool_calls") or c["finish_reason"] == "tool_calls" for c in choices)

@@ -37,7 +37,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from flow.mcp_side import CLIENT_INFO
 from flow.redact import assert_no_secrets, redact, secret_values
-from flow.trace import Hop, Trace, as_dict, as_list
+from flow.trace import Hop, Trace, as_dict, as_list, writable_json
 
 APP_NAME = CLIENT_INFO.name
 PROVIDER = "openai"  # every model is reached through the openai SDK's chat.completions API
@@ -432,7 +432,7 @@ class _SpanBuilder:
 def to_spans(trace: Trace) -> list[ReadableSpan]:
     """The trace as finished SDK spans, ordered by start time; built from the trace as a file would hold it,
     redacted, since a run still in memory may hold a secret the recorder could not know."""
-    trace = Trace.model_validate(redact(trace.model_dump(mode="json"), secret_values()))
+    trace = Trace.model_validate(redact(writable_json(trace.file_data()), secret_values()))
     builder = _SpanBuilder(trace)
     root = builder.root()
     for model_call in _model_calls(trace.hops):

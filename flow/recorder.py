@@ -15,7 +15,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flow.redact import needs_redaction, redact, secret_values
-from flow.trace import STEP_PHASE, Actor, Direction, Hop, Kind, Phase, usage_counts, without_lone_surrogates
+from flow.trace import (
+    MAX_DEPTH,
+    PAYLOAD_DEPTH,
+    STEP_PHASE,
+    Actor,
+    Direction,
+    Hop,
+    Kind,
+    Phase,
+    usage_counts,
+    writable_json,
+)
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -93,8 +104,9 @@ class Recorder:
         if isinstance(wire, str):
             wire = wire.encode("utf-8", "backslashreplace")
         if _SURROGATE_ESCAPE.search(wire):  # JSON text escaped half a UTF-16 pair, which no file can hold
-            payload, summary, jsonrpc_id, tool_call_id = without_lone_surrogates((payload, summary, jsonrpc_id,
-                                                                                  tool_call_id))
+            payload, summary, jsonrpc_id, tool_call_id = writable_json((payload, summary, jsonrpc_id, tool_call_id))
+        if wire.count(b"[") + wire.count(b"{") >= MAX_DEPTH - PAYLOAD_DEPTH:  # it might nest too deeply to load
+            payload = writable_json(payload, depth=PAYLOAD_DEPTH)
         if needs_redaction(wire, self._secrets_utf8):  # the walk is the costly part of recording; most hops skip it
             payload = redact(payload, self._secrets)
             wire = json_bytes(payload)

@@ -77,8 +77,9 @@ MAX_MS = 1e12
 """Hop times are milliseconds from the run's start: a bound far beyond any run (31 years) keeps every sum finite."""
 MAX_COUNT = 10**12
 """Counters (bytes, tokens, rounds, hops) above this are not a recording's."""
-MAX_DEPTH = 200
-"""JSON nested deeper than this is refused: no recording nests so deep, and every reader recurses over payloads."""
+MAX_DEPTH = 254
+"""JSON nested deeper than this is refused: no recording nests so deep, every reader recurses over payloads, and
+it is where pydantic-core's encoder (which `json_value_problem` runs first) stops."""
 
 Millis = Annotated[float, Field(ge=-MAX_MS, le=MAX_MS, allow_inf_nan=False)]
 Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
@@ -220,11 +221,20 @@ class Trace(BaseModel):
     meta: TraceMeta
     hops: list[Hop] = Field(default_factory=list)
 
+    def file_data(self) -> dict[str, Any]:
+        """The trace as JSON values; a payload nested too deeply for the encoder (built in code, or parsed from
+        a string inside a recording) is cut where the loader would refuse it."""
+        try:
+            return self.model_dump(mode="json")
+        except ValueError:  # pydantic-core: "Maximum serialization depth exceeded"
+            hops = [h.model_copy(update={"payload": writable_json(h.payload, depth=PAYLOAD_DEPTH)}) for h in self.hops]
+            return self.model_copy(update={"hops": hops}).model_dump(mode="json")
+
     def to_json(self) -> str:
         """The file text: one more redaction pass catches any secret the recorder could not know."""
         from flow.redact import assert_no_secrets, redact, secret_values
 
-        data = without_lone_surrogates(self.model_dump(mode="json"))  # a hop built in code may hold one
+        data = writable_json(self.file_data())  # so what is written always loads
         text = json.dumps(redact(data, secret_values()), ensure_ascii=False, indent=1)
         assert_no_secrets(text)
         return text
@@ -441,7 +451,7 @@ def json_value_problem(data: Any) -> str | None:
         if not isinstance(value, (dict, list)):
             continue
         if len(loc) >= MAX_DEPTH:
-            return f"{_path(loc)}: nested more than {MAX_DEPTH} levels deep"
+            return f"{_path(loc[:4])}…: nested more than {MAX_DEPTH} levels deep"
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for key, inner in reversed(list(items)):
             if isinstance(key, str) and _LONE_SURROGATE.search(key):
@@ -450,16 +460,34 @@ def json_value_problem(data: Any) -> str | None:
     return "(top level): not JSON data"
 
 
-def without_lone_surrogates(value: Any) -> Any:
-    """The value with every lone surrogate replaced by U+FFFD, so it can be written as UTF-8; the same
-    object when there is none."""
+PAYLOAD_DEPTH = 3
+"""How deep a hop's payload sits in a trace file (`hops[i].payload`)."""
+
+
+def writable_json(value: Any, *, depth: int = 0) -> Any:
+    """The value as a file can hold it and `json_value_problem` lets back in: every lone surrogate replaced by
+    U+FFFD, every part nested deeper than `MAX_DEPTH` (counted from the file's top, the value sitting `depth`
+    levels down) replaced by a note saying so. For a whole file, one fast encoder pass tells when nothing
+    needs to change, and the same object comes back."""
+    if depth == 0:
+        try:
+            pydantic_core.to_json(value, inf_nan_mode="constants")
+            return value
+        except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+            pass
+    return _writable(value, depth)
+
+
+def _writable(value: Any, depth: int) -> Any:
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    if depth >= MAX_DEPTH:
+        return f"(nested more than {MAX_DEPTH} levels deep: left out)"
     if isinstance(value, dict):
-        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(without_lone_surrogates(v) for v in value)
-    return value
+        return {_writable(k, depth): _writable(v, depth + 1) for k, v in value.items()}
+    return type(value)(_writable(v, depth + 1) for v in value)
 
 
 def _json_type(value: Any) -> str:

@@ -280,3 +280,55 @@ def test_a_control_character_in_a_refused_file_is_escaped_in_the_error(tmp_path)
     file = write(tmp_path, mutated(("meta", "title"), {"\x1b[2J": 5}))
     code, out, _ = cli("validate", file)
     assert code == 1 and "\x1b" not in out and "\\x1b[2J" in out
+
+
+def test_the_step_page_steps_through_a_trace_whose_payloads_have_every_wrong_shape():
+    data = mutated(("hops", 10, "payload", "body", "choices"), {"0": {"message": 5}})
+    data["hops"][9]["payload"]["body"]["messages"] = 5
+    data["hops"][9]["payload"]["url"] = "http://[::1/v1"
+    data["hops"][0]["payload"]["tools"] = [None, 3, {"function": "x"}]
+    data["hops"][3]["summary"] = "\x1b[2J\x07 ![x](http://example.invalid/a.png)"
+    data["hops"][12]["payload"]["params"] = "not an object"
+    data["hops"][13]["progress_of"] = [1]
+    data["hops"][16]["usage"]["completion_tokens_details"] = {"reasoning_tokens": "many"}
+    data["hops"][8]["payload"] = json.loads("[" * 150 + "]" * 150)
+    data["meta"]["started_at"] = "9999-12-31T23:59:59+00:00"
+    to_otlp_json(parse_trace(data))  # the page's OTLP download
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.radio(key="lang_choice").set_value("en").run()
+    at.radio(key="step_source_en").set_value("upload").run()
+    at.file_uploader(key="step_upload").set_value(("odd.json", json.dumps(data).encode(), "application/json")).run()
+    for position in range(1, len(data["hops"]) + 1):
+        at.slider(key="step_slider").set_value(position).run()
+        assert not at.exception and not at.error, (position, at.exception)
+        assert f"hop {position} of {len(data['hops'])}" in next(m.value for m in at.markdown if m.value.startswith("#### "))
+
+
+# --- nesting ------------------------------------------------------------------------------------------------
+
+
+def test_a_file_nested_too_deeply_is_refused_with_where_it_starts(tmp_path):
+    file = write(tmp_path, mutated(("hops", 2, "payload", "params"), json.loads("[" * 300 + "]" * 300)))
+    code, out, _ = cli("validate", file)
+    assert code == 1 and "hops[2].payload.params…: nested more than 254 levels deep" in out and len(out) < 250
+
+
+def test_what_the_recorder_or_an_import_holds_nested_too_deeply_is_cut_so_the_file_loads(tmp_path):
+    deep = json.loads("[" * 400 + "]" * 400)
+    rec = Recorder()
+    rec.record(kind="user.message", source="user", target="app", payload={"content": "q"}, step=1)
+    rec.record(kind="app.answer", source="app", target="user", payload={"content": deep}, step=10,
+               wire_text=json.dumps(deep))
+    trace = parse_trace({**SAMPLE, "hops": []}).model_copy(update={"hops": rec.hops})
+    loaded = read_trace_bytes(save_trace(trace, tmp_path / "deep.json").read_bytes())
+    assert "left out" in json.dumps(loaded.hops[1].payload)
+    built = parse_trace({**SAMPLE, "hops": []}).model_copy(update={"hops": [
+        rec.hops[0].model_copy(update={"payload": deep})]})  # a hop built in code, past the recorder
+    to_otlp_json(built)
+    assert "left out" in json.dumps(read_trace_bytes(built.to_json().encode()).hops[0].payload)
+    spans = json.loads(to_otlp_json(parse_trace(SAMPLE)))
+    for span in spans["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.tool.call.arguments":
+                attribute["value"] = {"stringValue": "[" * 400 + "]" * 400}
+    assert import_bytes(json.dumps(spans).encode(), name="spans.json").hops
