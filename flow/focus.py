@@ -52,8 +52,8 @@ class _Builder:
 
     def __init__(self, view: dict[str, Any]) -> None:
         self.view = view
-        self.opened: list[Path] = []
-        self.marked: list[Path] = []
+        self.opened: dict[Path, None] = {}  # ordered sets
+        self.marked: dict[Path, None] = {}
         self.painted: list[tuple[Path, int]] = []
         self.pairs: dict[str, int] = {}
 
@@ -64,16 +64,15 @@ class _Builder:
         return resolve(self.view, path)[0]
 
     def open(self, *path: str | int) -> bool:
-        if self.has(*path) and isinstance(self.at(*path), (dict, list)) and path not in self.opened:
-            self.opened.append(path)
+        if path not in self.opened and isinstance(self.at(*path), (dict, list)):
+            self.opened[path] = None
             return True
-        return False
+        return path in self.opened
 
     def mark(self, *path: str | int, open_it: bool = False) -> bool:
         if not self.has(*path):
             return False
-        if path not in self.marked:
-            self.marked.append(path)
+        self.marked[path] = None
         if open_it:
             self.open(*path)
         return True
@@ -99,6 +98,11 @@ class _Builder:
 
     def build(self) -> Focus:
         return Focus(tuple(self.opened), tuple(self.marked), tuple(self.painted), tuple(self.pairs.items()))
+
+
+def _first(items: Any) -> list[tuple[int, Any]]:
+    """(index, item) of the first MAX_PAIRS items of a list: what one hop's focus can show and colour apart."""
+    return list(enumerate(items[:MAX_PAIRS])) if isinstance(items, list) else []
 
 
 def _schemas(b: _Builder) -> None:
@@ -132,7 +136,7 @@ def _tool_calls(b: _Builder) -> None:
     calls = b.at("tool_calls")
     b.mark("content")
     b.open("tool_calls")
-    for k, call in enumerate(calls if isinstance(calls, list) else []):
+    for k, call in _first(calls):
         b.open("tool_calls", k)
         b.open("tool_calls", k, "function")
         b.mark("tool_calls", k, "function", "arguments")
@@ -150,10 +154,10 @@ def _backfill(b: _Builder, tool_at: list[int]) -> None:
         b.mark("messages", assistant, open_it=True)
         calls = b.at("messages", assistant, "tool_calls")
         b.open("messages", assistant, "tool_calls")
-        for k, call in enumerate(calls if isinstance(calls, list) else []):
+        for k, call in _first(calls):
             b.open("messages", assistant, "tool_calls", k)
             b.colour(call.get("id") if isinstance(call, dict) else None, "messages", assistant, "tool_calls", k, "id")
-    for i in tool_at:
+    for i in tool_at[:MAX_PAIRS]:
         b.mark("messages", i, open_it=True)
         b.colour(messages[i].get("tool_call_id"), "messages", i, "tool_call_id")
 
@@ -164,8 +168,8 @@ def _trailing_tool_messages(messages: Any) -> list[int]:
     for i in range(len(messages) - 1, -1, -1) if isinstance(messages, list) else ():
         if not isinstance(messages[i], dict) or messages[i].get("role") != "tool":
             break
-        out.insert(0, i)
-    return out
+        out.append(i)
+    return out[::-1]
 
 
 def _error(b: _Builder) -> None:

@@ -119,8 +119,8 @@ def _tool_ids(body: dict[str, Any]) -> list[str]:
     for msg in reversed(messages if isinstance(messages, list) else []):
         if not isinstance(msg, dict) or msg.get("role") != "tool":
             break
-        ids.insert(0, str(msg.get("tool_call_id")))
-    return ids
+        ids.append(str(msg.get("tool_call_id")))
+    return ids[::-1]
 
 
 def parse_arguments_text(text: Any) -> tuple[bool, Any]:
@@ -185,9 +185,12 @@ def _joined(items: list[list[str]]) -> list[str]:
 
 def _lay_out(atoms: list[str], tail: str, width: int) -> list[str]:
     """Greedy lines of at most `width` columns, breaking only between atoms (an atom wider than `width`
-    keeps a line of its own, up to twice the width); the free `tail` fills what is left of the last line."""
+    keeps a line of its own, up to twice the width); the free `tail` fills what is left of the last line.
+    Stops a line after MAX_LINES: the caller only asks whether they fit."""
     lines: list[str] = []
     for atom in atoms:
+        if len(lines) > MAX_LINES:
+            break
         atom = clip(atom, 2 * width)
         if lines and display_width(lines[-1]) + 1 + display_width(atom) <= width:
             lines[-1] += " " + atom
@@ -205,7 +208,8 @@ def _lay_out(atoms: list[str], tail: str, width: int) -> list[str]:
 def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int) -> list[str]:
     """Every call whole, in as few lines as fit: long argument values shortened first, then the arguments left out,
     then repeated names counted (`get_weather(…) ×3`); only beyond that are calls left out, and counted."""
-    tries: list[list[list[str]]] = [[_call_atoms(n, a, w) for n, a in calls] for w in (None, *VALUE_WIDTHS, 0)]
+    fits = len(calls) <= MAX_LINES * width // 2  # a call takes at least two columns: beyond this, only counts can fit
+    tries = [[_call_atoms(n, a, w) for n, a in calls] for w in (None, *VALUE_WIDTHS, 0)] if fits else []
     counts: dict[str, int] = {}
     for n, _ in calls:
         counts[str(n)] = counts.get(str(n), 0) + 1
@@ -214,17 +218,18 @@ def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int) -> list[st
     for lines in laid:
         if len(lines) <= MAX_LINES and all(display_width(line) <= width for line in lines):
             return lines
-    for lines in laid[len(VALUE_WIDTHS):]:  # a name or a key alone may be wider than the room: it stays whole
+    for lines in laid[len(VALUE_WIDTHS) if fits else 0:]:  # a name or a key alone may be wider than the room
         if len(lines) <= MAX_LINES:
             return lines
     return _some(head, tries[-1], width)
 
 
-def _some(head: str, items: list[list[str]], width: int, tail: str = "", max_lines: int = MAX_LINES) -> list[str]:
+def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LINES) -> list[str]:
     """As many whole items as fit in `max_lines`, then how many more there are."""
-    for keep in range(len(items), -1, -1):
+    most = min(len(items), max_lines * width // 2)  # an item takes at least two columns: no more can fit
+    for keep in range(most, -1, -1):
         more = [[f"+{len(items) - keep} more"]] if keep < len(items) else []
-        lines = _lay_out([head][:bool(head)] + _joined(items[:keep] + more), tail, width)
+        lines = _lay_out([head][:bool(head)] + _joined(items[:keep] + more), "", width)
         if len(lines) <= max_lines:
             return lines
     return [clip(head, width)]
@@ -234,6 +239,10 @@ def label_lines(hop: Hop, width: int = 32) -> list[str]:
     """What the arrow says, as lines of at most `width` columns: the one fact a class should read off it.
     A key value (a call with its arguments, every parallel call, an isError flag, a tool_call_id) is never cut;
     free text (a question, a result, an error message) is clipped to one line."""
+    return [line for line in _label_lines(hop, width) if line] or [clip(hop.kind, width)]
+
+
+def _label_lines(hop: Hop, width: int) -> list[str]:
     p = _payload(hop)
     kind = hop.kind
     scripted = "scripted · " if hop.summary.startswith("scripted · ") else ""
