@@ -9,7 +9,7 @@ is drawn as a colour: paths that share a colour index belong together.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from flow.render_text import PARSED_ARGUMENTS, focus_view
 from flow.trace import Hop
@@ -111,7 +111,7 @@ def _schemas(b: _Builder) -> None:
     if not isinstance(mcp, list) or not isinstance(openai, list):
         b.mark("payload", open_it=True)
         return
-    where = {}
+    where: dict[str, int] = {}
     for j, tool in enumerate(openai):
         fn = tool.get("function") if isinstance(tool, dict) else None
         if isinstance(fn, dict) and isinstance(fn.get("name"), str):
@@ -185,71 +185,79 @@ def _error(b: _Builder) -> None:
     b.open("tool_call", "function")
 
 
+def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
+    """7: the result's `content` and its `isError`; a protocol error handed on as the result, as an error; other
+    results (a tool list, a resource) opened."""
+    if isinstance(b.at("error"), dict):
+        _error(b)
+    if b.mark(*result, "content"):
+        b.open_items(*result, "content")
+        if not b.mark("isError"):
+            b.mark(*result, "isError")
+    elif app_side:  # a direct-mode result: the text for the model and the flag
+        b.mark("tool_message_content")
+        b.mark("isError")
+    elif not b.mark(*result, "tools", open_it=True):
+        b.mark(*result, open_it=True)
+
+
 def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
     """The hop's focus in `view` (by default its `focus_view`): what the step is about, per hop kind."""
     b = _Builder(focus_view(hop) if view is None else view)
     kind = hop.kind
-    if kind in ("error", "mcp.error", "llm.error", "replay.divergence"):
-        _error(b)
-    elif kind in ("prepare.tools", "tool.list", "client.result"):
-        for key in ("tools", "result", "prompt"):
-            if b.mark("payload", key, open_it=True):
-                b.open("payload", key, 0)
-                break
-    elif kind in ("user.message", "app.answer"):
-        b.mark("content")
-    elif kind == "translate.forward":
-        _schemas(b)
-    elif kind == "llm.request":
-        tool_at = _trailing_tool_messages(b.at("messages"))
-        if tool_at:
-            _backfill(b, tool_at)
-        else:
-            b.mark("messages")
-            b.open_items("messages", last=True)
-            if b.mark("payload", "body", "tools", open_it=True):
-                b.open("payload", "body", "tools", 0)
-                b.open("payload", "body", "tools", 0, "function")
-    elif kind in ("llm.response", "llm.assembled"):
-        if isinstance(b.at("tool_calls"), list):
-            _tool_calls(b)
-        else:
-            b.mark("content")
-            b.mark("finish_reason")
-        b.mark("error", open_it=True)
-    elif kind == "llm.chunk":
-        if not b.mark("payload", "data", "choices", 0, "delta", open_it=True):
-            if not b.mark("payload", "data", "usage", open_it=True):
-                b.mark("payload", "data")
-    elif kind == "translate.reverse":
-        b.open("call_request")
-        b.mark("call_request", "name")
-        b.mark("call_request", "arguments", open_it=True)
-        b.open("tool_call")
-        b.open("tool_call", "function")
-    elif kind == "tool.invoke":
-        b.mark("payload", "function")
-        b.mark("payload", "kwargs", open_it=True)
-    elif kind == "mcp.request" and b.has("params", "name"):
-        b.open("params")
-        b.mark("params", "name")
-        b.mark("params", "arguments", open_it=True)
-    elif kind in ("mcp.request", "mcp.notification"):
-        b.mark("method")
-        b.open("params")
-    elif kind in ("mcp.response", "tool.result"):
-        if isinstance(b.at("error"), dict):  # a protocol error handed on as the result
+    match kind:
+        case "error" | "mcp.error" | "llm.error" | "replay.divergence":
             _error(b)
-        result = ("result",) if kind == "mcp.response" else ("payload", "result")
-        if b.mark(*result, "content"):
-            b.open_items(*result, "content")
-            if not b.mark("isError"):
-                b.mark(*result, "isError")
-        elif kind == "tool.result":
-            b.mark("tool_message_content")
-            b.mark("isError")
-        elif not b.mark(*result, "tools", open_it=True):
-            b.mark(*result, open_it=True)
+        case "prepare.tools" | "tool.list" | "client.result":
+            for key in ("tools", "result", "prompt"):
+                if b.mark("payload", key, open_it=True):
+                    b.open("payload", key, 0)
+                    break
+        case "user.message" | "app.answer":
+            b.mark("content")
+        case "translate.forward":
+            _schemas(b)
+        case "llm.request":
+            tool_at = _trailing_tool_messages(b.at("messages"))
+            if tool_at:
+                _backfill(b, tool_at)
+            else:
+                b.mark("messages")
+                b.open_items("messages", last=True)
+                if b.mark("payload", "body", "tools", open_it=True):
+                    b.open("payload", "body", "tools", 0)
+                    b.open("payload", "body", "tools", 0, "function")
+        case "llm.response" | "llm.assembled":
+            if isinstance(b.at("tool_calls"), list):
+                _tool_calls(b)
+            else:
+                b.mark("content")
+                b.mark("finish_reason")
+            b.mark("error", open_it=True)
+        case "llm.chunk":
+            if not b.mark("payload", "data", "choices", 0, "delta", open_it=True):
+                if not b.mark("payload", "data", "usage", open_it=True):
+                    b.mark("payload", "data")
+        case "translate.reverse":
+            b.open("call_request")
+            b.mark("call_request", "name")
+            b.mark("call_request", "arguments", open_it=True)
+            b.open("tool_call")
+            b.open("tool_call", "function")
+        case "tool.invoke":
+            b.mark("payload", "function")
+            b.mark("payload", "kwargs", open_it=True)
+        case "mcp.request" | "mcp.notification" if b.has("params", "name"):  # tools/call, prompts/get
+            b.open("params")
+            b.mark("params", "name")
+            b.mark("params", "arguments", open_it=True)
+        case "mcp.request" | "mcp.notification":
+            b.mark("method")
+            b.open("params")
+        case "mcp.response" | "tool.result":
+            _result(b, ("result",) if kind == "mcp.response" else ("payload", "result"), app_side=kind == "tool.result")
+        case _:
+            assert_never(kind)
     return b.build()
 
 
