@@ -31,9 +31,9 @@ from flow.trace import Hop, Phase, Trace
 COL_W = 2.2  # inches between lifelines
 ROW_H = 0.66
 LABEL_DY = 0.23
-LINE_H = 0.28  # each further line of a label (LABEL_SIZE points) lowers its arrow this much
 FONT = "sans-serif"
 LABEL_SIZE = 20
+LINE_H = LABEL_SIZE / 72  # inches: each further line of a label lowers its arrow this much (graphviz: 1 em a line)
 HEAD_SIZE = 20
 SMALL_SIZE = 14  # phase names; elements of class "small" (a page's CSS may need to know)
 CURRENT = "#1565c0"
