@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from flow.labels import ACTOR_NAMES, Lang, display_width
+from flow.labels import ACTOR_NAMES, Lang, display_width, parse_arguments_text
 from flow.trace import Hop, Trace
 
 if TYPE_CHECKING:
@@ -85,18 +85,48 @@ def _message_facts(msg: Any) -> Any:
     return facts
 
 
+PARSED_ARGUMENTS = "arguments (parsed)"
+"""The key `focus_view` puts beside a tool call's `arguments` string: what that string reads as (not a wire field)."""
+
+
+def _with_parsed_arguments(calls: Any) -> Any:
+    """Tool calls with their arguments string read as JSON beside it, as the app reads it at step 5."""
+    if not isinstance(calls, list):
+        return calls
+    out: list[Any] = []
+    for call in calls:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or "arguments" not in fn:
+            out.append(call)
+            continue
+        ok, parsed = parse_arguments_text(fn["arguments"])
+        shown: dict[str, Any] = {}
+        for key, value in fn.items():
+            shown[key] = value
+            if key == "arguments":
+                shown[PARSED_ARGUMENTS] = parsed if ok else f"not JSON: {parsed}"
+        out.append({**call, "function": shown})
+    return out
+
+
 def focus_view(hop: Hop) -> dict[str, Any]:
     """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload."""
     p = hop.payload if isinstance(hop.payload, dict) else {}
     facts: dict[str, Any] = {}
     if hop.kind.startswith("llm."):
         body = p.get("body") if isinstance(p.get("body"), dict) else p.get("data")
+        if hop.kind == "llm.assembled":
+            body = {"choices": [p]}  # the message assembled from a stream stands where a response's choice does
         if isinstance(body, dict):
             choices = body.get("choices") or []
             choice = choices[0] if choices and isinstance(choices[0], dict) else {}
             message = choice.get("message") or choice.get("delta") or {}
+            message = message if isinstance(message, dict) else {}
+            whole = "message" in choice  # a whole message, not one chunk's delta
             if message.get("tool_calls"):
-                facts["tool_calls"] = message["tool_calls"]
+                facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
+            if whole and "content" in message:
+                facts["content"] = message["content"]
             if "role" in message:
                 facts["role"] = message["role"]
             if choice.get("finish_reason") is not None:
