@@ -260,14 +260,22 @@ def read_limited(path: str | Path, *, limit: int = MAX_TRACE_BYTES, what: str = 
         raise TraceError(f"{path}: not readable (permission denied)") from None
     except OSError as exc:
         raise TraceError(f"{path}: cannot be opened ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as f:
+    with os.fdopen(fd, "rb", buffering=0) as f:
         size = _regular(path, os.fstat(f.fileno()), what).st_size
         if size > limit:
             raise _too_big(path, size, limit, what)
+        parts: list[bytes] = []
+        got, ask = 0, size + 1  # the whole file in one read; then on, should it have grown, to the limit
         try:
-            data = f.read(limit + 1)
+            while got <= limit:
+                chunk = f.read(min(ask, limit + 1 - got))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                got, ask = got + len(chunk), 1 << 20
         except OSError as exc:
             raise TraceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    data = parts[0] if len(parts) == 1 else b"".join(parts)
     if len(data) > limit:
         raise _too_big(path, len(data), limit, what)
     return data
