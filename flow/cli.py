@@ -20,7 +20,7 @@ from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run
 from flow.redact import SecretLeakError
 from flow.render_diagram import RenderError
-from flow.render_text import ACTOR_LABEL, hop_table, summary_line
+from flow.render_text import ACTOR_LABEL, bounded_view, hop_table, summary_line
 from flow.replay import Cursor
 from flow.scripted import ScriptError, load_script
 from flow.trace import Hop, ImportFormat, TraceError, json_schema, load_trace, save_trace
@@ -323,10 +323,14 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
 
 
 def _print_hop(hop: Hop) -> None:
+    """The hop's line and its payload, bounded however much the hop holds (see `bounded_view`)."""
     step = "-" if hop.step is None else hop.step
     print(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → {ACTOR_LABEL[hop.target]} · "
-          f"{hop.kind} · {hop.summary}")
-    print(json.dumps(hop.payload, ensure_ascii=False, indent=2))
+          f"{hop.kind} · {clip(hop.summary, 200)}")
+    clipped = getattr(hop, "clipped", None)
+    if clipped:
+        print(f"(clipped when recorded: {clipped})")
+    print(json.dumps(bounded_view(hop.payload), ensure_ascii=False, indent=2))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -340,9 +344,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
             _print_hop(hop)
         return 0
     m = trace.meta
-    print(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(m.question, ensure_ascii=False)}")
+    print(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(clip(m.question, 200), ensure_ascii=False)}")
     print(hop_table(trace))
-    print(summary_line(trace) + (f" · error: {m.error}" if m.error else ""))
+    print(summary_line(trace) + (f" · error: {clip(m.error, 200)}" if m.error else ""))
     return 0
 
 
@@ -416,10 +420,15 @@ _EXT = {"dot": "dot", "svg": "svg", "png": "png", "mermaid": "mmd", "html": "htm
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from flow.render_diagram import render, to_dot, to_mermaid
+    from flow.render_diagram import MAX_ARROWS, render, to_dot, to_mermaid, too_many_arrows
     from flow.render_html import to_html
 
     trace = load_trace(args.file)
+    if args.format in ("dot", "svg", "png"):
+        problem = too_many_arrows(trace, window=args.window or None)
+        if problem:
+            raise RenderError(f"{args.file}: {problem}: draw part of it with --window N (up to {MAX_ARROWS:,}) "
+                              "and --hop SEQ or --step N")
     current = None
     if args.hop is not None:
         current = Cursor(trace).goto_seq(args.hop).seq

@@ -42,6 +42,9 @@ ERROR = "#c62828"
 FADED = "#c4c4c4"
 FADED_TEXT = "#a8a8a8"
 FADED_ERROR = "#eab0b0"
+MAX_ARROWS = 1_000
+"""The most arrows one picture draws: about 47,000 pixels tall, past what a PNG holds unscaled (32,767) and about
+what a browser lays out in a few seconds. A longer trace is drawn a window at a time; a real run is 20 to 200."""
 
 
 @dataclass
@@ -100,6 +103,16 @@ def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
     return out
 
 
+def too_many_arrows(trace: Trace, *, window: int | None = None, collapse_chunks: bool = True) -> str | None:
+    """Why a picture of the trace (or of a `window` of arrows) cannot be drawn whole, in one line, or None.
+    `to_dot` draws such a trace a window at a time; a caller that promised the whole picture refuses with this."""
+    total = len(rows(trace, collapse_chunks=collapse_chunks))
+    if min(total, window or total) <= MAX_ARROWS:
+        return None
+    drawn = f"a window of {window:,} arrows" if window else f"{total:,} arrows"
+    return f"{drawn} are more than one picture draws ({MAX_ARROWS:,})"
+
+
 def _window(all_rows: list[Row], current: int | None, window: int | None, lead: int | None) -> tuple[int, int]:
     if window is None or len(all_rows) <= window:
         return 0, len(all_rows)
@@ -129,7 +142,10 @@ def to_dot(
 ) -> str:
     """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
     earlier hops drawn normally, later ones faded. `lead` arrows come before the current one
-    in a window (default: a third of it)."""
+    in a window (default: a third of it). Never more than `MAX_ARROWS`: a longer trace, or a wider
+    window, is drawn as a window of that many, marked above and below with the hops left out."""
+    if window is None or window > MAX_ARROWS:
+        window = MAX_ARROWS
     cols = trace_lifelines(trace)
     x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
     all_rows = rows(trace, collapse_chunks=collapse_chunks)
