@@ -47,7 +47,7 @@ def secret_named(name: str) -> bool:
 
 
 def redact_url(url: str) -> str:
-    """A URL as a trace may hold it: user-info and every query and fragment value replaced.
+    """A URL as a trace may hold it: user-info left out, every query and fragment value replaced.
 
     A password in a base URL, `?api-key=` in a model URL or `?access_token=` in an MCP URL are
     secrets whatever their names, so no value is kept; names, host, port and path stay readable."""
@@ -58,8 +58,8 @@ def redact_url(url: str) -> str:
     except ValueError:  # not a URL at all ("http://[::1"): nothing of it can be trusted to be harmless
         return REDACTED
     netloc = parts.netloc
-    if "@" in netloc:
-        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
+    if "@" in netloc:  # dropped, not marked: brackets in a netloc would read as an IPv6 host
+        netloc = netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=netloc, query=_redact_pairs(parts.query),
                                      fragment=_redact_pairs(parts.fragment)))
 
