@@ -36,7 +36,7 @@ from flow.mcp_side import (
 )
 from flow.model_side import ModelConfig, make_client, response_summary
 from flow.recorder import Recorder
-from flow.redact import redact_url
+from flow.redact import redact_url, url_secrets
 from flow.labels import Lang
 from flow.trace import Actor, Hop, Mode, Trace, TraceError, TraceMeta, hop_stats
 from flow.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
@@ -584,7 +584,8 @@ async def run_flow(
 
     `model_transport` replaces the model's transport (the replay model); it is still recorded."""
     spec = options.server_spec()
-    rec = recorder or Recorder(secrets=[model.api_key or "", *_server_secrets(spec)], on_hop=on_hop)
+    rec = recorder or Recorder(secrets=[model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(spec)],
+                               on_hop=on_hop)
     meta = TraceMeta(
         mode=options.mode,
         question=question,
