@@ -175,9 +175,9 @@ _SMALL_FILE = 1 << 16  # an env or token file is a few lines; anything bigger is
 def _read_small_file(path: str, option: str) -> str:
     """A short text file named on the command line, or one line saying why not (never a FIFO or a device)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: opening a FIFO waits for a writer
+            raise _UsageError(f"{option} {path}: not a regular file")
         with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise _UsageError(f"{option} {path}: not a regular file")
             data = f.read(_SMALL_FILE + 1)
     except OSError as exc:
         raise _UsageError(f"{option} {path}: cannot read it ({exc.strerror or exc})") from None
