@@ -99,11 +99,11 @@ class RunOptions:
         if not isinstance(settings, dict):
             raise TraceError(f"{where}: expected an object, got {type(settings).__name__}")
         values: dict[str, Any] = {}
-        for name, check in _SETTING_CHECKS.items():
+        for name, (check, wanted) in _SETTINGS.items():
             if name in settings:
                 value = check(settings[name])
                 if value is _BAD:
-                    raise TraceError(f"{where}.{name}: {_shown(settings[name])} is not {_SETTING_WANTS[name]}")
+                    raise TraceError(f"{where}.{name}: {_shown(settings[name])} is not {wanted}")
                 values[name] = value
         return cls(**values)
 
@@ -153,21 +153,21 @@ def _pairs(v: Any) -> Any:
 
 MAX_REPLAY_ROUNDS = 50  # a re-run asks the model at most this many tool rounds, whatever a file says
 MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
-_SETTING_CHECKS: dict[str, Callable[[Any], Any]] = {
-    "mode": _choice("mcp", "direct"), "tool_choice": _text, "parallel": _flag, "strict": _flag, "stream": _flag,
-    "max_rounds": _rounds, "era": _choice("handshake", "modern"), "transport": _choice("stdio", "memory", "http"),
-    "server_fault": _choice("none", "die", "hang"), "mcp_timeout_s": _seconds, "resources": _texts,
-    "prompt": lambda v: None if v is None else _text(v), "prompt_args": _pairs,
-}
-_SETTING_WANTS = {
-    "mode": '"mcp" or "direct"', "tool_choice": f"a non-empty string of at most {_MAX_TEXT} characters",
-    "parallel": "true or false", "strict": "true or false", "stream": "true or false",
-    "max_rounds": f"a whole number from 1 to {MAX_REPLAY_ROUNDS}", "era": '"handshake" or "modern"',
-    "transport": '"stdio", "memory" or "http"', "server_fault": '"none", "die" or "hang"',
-    "mcp_timeout_s": f"a number of seconds above 0 and at most {MAX_REPLAY_TIMEOUT_S:g}",
-    "resources": f"a list of at most {_MAX_ITEMS} non-empty strings",
-    "prompt": f"null or a non-empty string of at most {_MAX_TEXT} characters",
-    "prompt_args": f"a list of at most {_MAX_ITEMS} [name, value] string pairs",
+# What a re-run takes from a trace's settings: each name's check (the value, or _BAD) and what it must be.
+_SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "mode": (_choice("mcp", "direct"), '"mcp" or "direct"'),
+    "tool_choice": (_text, f"a non-empty string of at most {_MAX_TEXT} characters"),
+    "parallel": (_flag, "true or false"),
+    "strict": (_flag, "true or false"),
+    "stream": (_flag, "true or false"),
+    "max_rounds": (_rounds, f"a whole number from 1 to {MAX_REPLAY_ROUNDS}"),
+    "era": (_choice("handshake", "modern"), '"handshake" or "modern"'),
+    "transport": (_choice("stdio", "memory", "http"), '"stdio", "memory" or "http"'),
+    "server_fault": (_choice("none", "die", "hang"), '"none", "die" or "hang"'),
+    "mcp_timeout_s": (_seconds, f"a number of seconds above 0 and at most {MAX_REPLAY_TIMEOUT_S:g}"),
+    "resources": (_texts, f"a list of at most {_MAX_ITEMS} non-empty strings"),
+    "prompt": (lambda v: None if v is None else _text(v), f"null or a non-empty string of at most {_MAX_TEXT} characters"),
+    "prompt_args": (_pairs, f"a list of at most {_MAX_ITEMS} [name, value] string pairs"),
 }
 
 
