@@ -26,7 +26,6 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from flow.demo_server import SERVER_NAME as DEMO_SERVER_NAME
 from flow.mcp_side import ServerSpec, open_session
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run_flow
@@ -38,6 +37,7 @@ from flow.trace import Hop, Phase, Trace, TraceError, TraceMeta
 # nothing of a recording's own base URL reaches the client.
 REPLAY_BASE_URL = "http://replay.invalid/v1"
 ToolsSource = Literal["demo", "server", "recorded"]  # where a re-run's tool results come from
+DEMO_SERVER_NAME = ServerSpec().describe()["name"]  # as a recording of the demo server names it
 
 
 class Cursor:
