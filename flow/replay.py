@@ -251,6 +251,9 @@ def replay(trace: Trace, *, source: str = "", transport: Literal["stdio", "memor
     other = recorded_server(meta)
     tools: ToolsSource
     if server is not None:
+        if options.mode == "direct":
+            raise ReplayError("the recording is in direct mode: its tools are this program's own functions, "
+                              "so --server does not apply")
         if transport is not None:
             raise ReplayError("--transport is for the demo server: a --server command runs over stdio, a URL over HTTP")
         tools, options = "server", replace(options, transport="stdio", server_fault="none").with_server(server)

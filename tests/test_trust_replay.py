@@ -207,6 +207,7 @@ def test_replay_option_mistakes_are_one_line(tmp_path):
     for args, words in [
         ([str(SAMPLE), "--server", shlex.join(DEMO_COMMAND), "--transport", "memory"], "--transport is for the demo"),
         ([str(SAMPLE), "--server-env", "A=1"], "--server-env needs --server COMMAND"),
+        ([str(SAMPLE.with_name("beijing-direct.json")), "--server", "true"], "--server does not apply"),
         ([str(other), "--transport", "stdio"], "--transport does not apply"),
         ([str(_tampered(tmp_path, "dies", settings={"server_fault": "die", "transport": "memory"})), "--transport", "memory"],
          "replay it with --transport stdio"),
