@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -38,7 +38,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from flow.recorder import Recorder
-from flow.redact import redact_headers
+from flow.redact import REDACTED, redact_headers, redact_url, url_secrets
 from flow.trace import Kind, answer_step
 
 Era = Literal["handshake", "modern"]
@@ -368,7 +368,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
                 # The POST body is the frame exactly as it went out. Recording here, not where the client
                 # wrote it, leaves out what the transport never sends (at 2026-07-28 a cancel is a closed stream).
                 self.frames.sent(sent, text)
-        exchange: dict[str, Any] = {"method": request.method, "url": _strip_userinfo(str(request.url))}
+        exchange: dict[str, Any] = {"method": request.method, "url": redact_url(str(request.url))}
         self._closing = self._closing or request.method == "DELETE"
         if isinstance(sent, dict):
             exchange["jsonrpc"] = {k: sent[k] for k in ("id", "method") if k in sent}
@@ -418,34 +418,29 @@ class HttpTap(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _strip_userinfo(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    return urlunsplit(parts._replace(netloc=netloc + (f":{parts.port}" if parts.port else "")))
-
-
 @dataclass(frozen=True, kw_only=True)
 class ServerSpec:
     """Which server to reach and how: the demo server (in memory or over stdio), any stdio command
-    (with extra environment), or a Streamable HTTP endpoint with an optional bearer token.
+    (with extra environment), a Streamable HTTP endpoint with an optional bearer token, or an
+    MCP server object served in this process (`server`, over memory).
 
     The token is read when connecting, from `bearer_token` or else the `bearer_token_env`
-    variable, and is never described or recorded."""
+    variable, and is never described or recorded. Environment values are secrets unless their
+    names are in `env_public`."""
 
     transport: TransportName = "stdio"
     fault: Literal["none", "die", "hang"] = "none"
     command: tuple[str, ...] = ()  # another server's command line; empty means the demo server
     env: tuple[tuple[str, str], ...] = ()  # extra environment for a stdio command, over the SDK's default one
+    env_public: tuple[str, ...] = ()  # names in `env` whose values may be written into a trace
     url: str = ""  # a Streamable HTTP endpoint instead of a command
     bearer_token_env: str = TOKEN_ENV
     bearer_token: str | None = field(default=None, repr=False, compare=False)
+    server: Any = field(default=None, repr=False, compare=False)  # an mcp Server/MCPServer run in this process
 
     @property
     def is_demo(self) -> bool:
-        return not self.command and not self.url
+        return not self.command and not self.url and self.server is None
 
     @property
     def is_http(self) -> bool:
@@ -454,14 +449,29 @@ class ServerSpec:
     def token(self) -> str | None:
         return self.bearer_token or (os.environ.get(self.bearer_token_env) if self.bearer_token_env else None) or None
 
+    def recorded_env(self) -> list[list[str]]:
+        """The environment as a trace holds it: every value redacted unless its name was marked public."""
+        public = set(self.env_public)
+        return [[k, v if k in public else REDACTED] for k, v in self.env]
+
+    def secret_values(self) -> list[str]:
+        """What a recorder must scrub if the server echoes it: the bearer token, what the URL hides,
+        and every environment value not marked public."""
+        public = set(self.env_public)
+        return [self.token() or "", *url_secrets(self.url), *(v for k, v in self.env if k not in public)]
+
     def describe(self) -> dict[str, Any]:
         if self.is_http:
-            url = _strip_userinfo(self.url)
-            described: dict[str, Any] = {"name": urlsplit(url).netloc or url, "transport": "http", "url": url,
+            url = redact_url(self.url)
+            host = urlsplit(url).netloc.rpartition("@")[2]
+            described: dict[str, Any] = {"name": host or url, "transport": "http", "url": url,
                                          "command": None, "fault": "none", "auth": "bearer" if self.token() else "none"}
             if self.token() and not self.bearer_token:
                 described["bearer_token_env"] = self.bearer_token_env  # where it came from; never its value
             return described
+        if self.server is not None:
+            return {"name": str(getattr(self.server, "name", "") or "in-process"), "transport": "memory",
+                    "command": None, "fault": "none", "in_process": True}
         if not self.is_demo:
             described = {"name": Path(self.command[0]).name, "transport": "stdio", "command": shlex.join(self.command),
                          "fault": "none"}
@@ -506,10 +516,12 @@ async def connect(
     token = uuid.uuid4().hex
     with contextlib.ExitStack() as files:
         err: IO[str] | None = None
-        if spec.transport == "memory" and spec.is_demo:
+        if spec.transport == "memory" and spec.server is not None:
+            inner: Transport = InMemoryTransport(spec.server)
+        elif spec.transport == "memory" and spec.is_demo:
             from flow.demo_server import shared_server
 
-            inner: Transport = InMemoryTransport(shared_server(spec.fault))
+            inner = InMemoryTransport(shared_server(spec.fault))
         else:
             # The server's stderr goes to a file, so a crash can be reported with its last words
             # and a flood of it costs disk, not memory.
@@ -640,7 +652,7 @@ def leaf_exception(exc: BaseException) -> BaseException:
 
 def _http_failure_line(spec: ServerSpec, http: HttpTap, unanswered: list[str]) -> ServerHttpError:
     failure = http.failure or {}
-    status, url = failure.get("status"), _strip_userinfo(spec.url)
+    status, url = failure.get("status"), redact_url(spec.url)
     body = failure.get("response_body")
     detail = ""
     if isinstance(body, dict):

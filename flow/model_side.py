@@ -20,7 +20,7 @@ import pydantic_core
 from flow.mock_model import MOCK_BASE_URL, MockModelTransport
 from flow.recorder import Recorder, json_bytes
 from flow.scripted import SCRIPTED_BASE_URL, ScriptedModelTransport, Turn
-from flow.redact import redact_headers
+from flow.redact import redact_headers, redact_url
 from flow.trace import Hop
 
 Backend = Literal["mock", "openai", "replay", "scripted"]
@@ -63,10 +63,11 @@ class ModelConfig:
             return {"backend": "scripted", "name": "scripted", "base_url": SCRIPTED_BASE_URL, "key_status": "none needed",
                     "timeout_s": self.timeout_s, "max_retries": self.max_retries,
                     "script": [turn.as_json() for turn in self.script]}
+        base_url = (self.base_url or "https://api.openai.com/v1") if self.backend == "openai" else (self.base_url or MOCK_BASE_URL)
         return {
             "backend": self.backend,
             "name": self.model,
-            "base_url": (self.base_url or "https://api.openai.com/v1") if self.backend == "openai" else (self.base_url or MOCK_BASE_URL),
+            "base_url": redact_url(base_url),  # a password or `?api-key=` in it stays out of the trace
             "key_status": ("set" if self.api_key else "missing") if self.backend == "openai" else "none needed",
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,
@@ -164,6 +165,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
         raw = await request.aread()
         body = _json_or_text(raw)
         request_headers = redact_headers(request.headers.multi_items())
+        url = redact_url(str(request.url))  # no user-info or query values: `?api-key=` is a key
         step = rec.step if rec.step in (3, 8) else None
         n_msgs = len(body.get("messages") or []) if isinstance(body, dict) else 0
         n_tools = len(body.get("tools") or []) if isinstance(body, dict) else 0
@@ -173,7 +175,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             target="model",
             payload={
                 "method": request.method,
-                "url": str(request.url),
+                "url": url,
                 "headers": request_headers,
                 "body": body,
             },
@@ -181,7 +183,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
             direction="request",
             size=len(raw),
             # Everything in the payload, as text: the body as sent, the URL, the headers.
-            wire_text=raw + str(request.url).encode() + json_bytes(request_headers),
+            wire_text=raw + url.encode() + json_bytes(request_headers),
             summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
             + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
         ))
