@@ -1,0 +1,322 @@
+"""The network sides are untrusted: a model endpoint or an MCP server that floods, trickles, stalls or answers in a
+shape the app cannot read ends the run with one line and an error hop where it happened, in bounded time and memory.
+
+The model endpoints here are real HTTP servers on a loopback socket, one behaviour per model name (the mock
+model's pattern), reached by the real openai SDK through the app's tap.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from test_cli import flow_cli
+
+from flow import ModelConfig, RunOptions, run
+from flow.mcp_side import ServerSpec, connect
+from flow.model_side import MAX_RESPONSE_BYTES
+from flow.orchestrator import call_server_tool
+from flow.recorder import Recorder
+
+QUESTION = "北京今天天气怎么样？"
+BOMB_BYTES = 64 << 20  # what the gzip bomb expands to: four times the cap
+
+
+def _gzip_bomb() -> bytes:
+    """A chat completion whose one string is BOMB_BYTES long, gzip-compressed to well under a megabyte."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [packer.compress(b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "')]
+    block = b"A" * (1 << 20)
+    parts += [packer.compress(block) for _ in range(BOMB_BYTES >> 20)]
+    parts += [packer.compress(b'"}, "finish_reason": "stop"}]}'), packer.flush()]
+    return b"".join(parts)
+
+
+def _completion(message: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "chatcmpl-hostile", "object": "chat.completion", "created": 0, "model": "hostile",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    data = {"id": "chatcmpl-hostile", "object": "chat.completion.chunk", "created": 0, "model": "hostile",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(data)}\n\n".encode()
+
+
+# Whole JSON bodies (status 200) that are not chat completions the app can read.
+MALFORMED = {
+    "no-choices": {"id": "x", "object": "chat.completion", "choices": []},
+    "no-message": {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop"}]},
+    "choices-not-a-list": {"id": "x", "choices": 5},
+    "empty-message": {"id": "x", "choices": [{"index": 0, "message": {"role": "assistant"}, "finish_reason": "stop"}]},
+    "call-without-function": _completion({"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]}),
+    "call-without-name": _completion({"role": "assistant", "content": None,
+                                      "tool_calls": [{"id": "c1", "type": "function", "function": {"arguments": "{}"}}]}),
+    "call-not-an-object": _completion({"role": "assistant", "content": None, "tool_calls": ["get_weather"]}),
+    "body-a-list": [1, 2, 3],
+}
+
+
+class _Hostile(BaseHTTPRequestHandler):
+    """Answers POST /v1/chat/completions the way the request's model name says."""
+
+    protocol_version = "HTTP/1.1"
+    bomb = b""
+    connections = 0
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _head(self, content_type: str, length: int | None = None, **headers: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", content_type)
+        if length is not None:
+            self.send_header("content-length", str(length))
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.end_headers()
+        self.wfile.flush()
+
+    def _json(self, body: Any, content_type: str = "application/json") -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self._head(content_type, len(data))
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        type(self).connections += 1
+        request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+        behaviour = request.get("model", "")
+        self.close_connection = True
+        try:
+            self._answer(behaviour)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up, as it should
+
+    def _answer(self, behaviour: str) -> None:
+        if behaviour in MALFORMED:
+            self._json(MALFORMED[behaviour])
+        elif behaviour == "gzip-bomb":
+            self._head("application/json", len(self.bomb), content_encoding="gzip")
+            self.wfile.write(self.bomb)
+        elif behaviour == "not-json":
+            self._json(b"<html><body>502 Bad Gateway</body></html>")
+        elif behaviour == "text-body":
+            self._json(b"upstream said: try again later", content_type="text/plain")
+        elif behaviour == "trickle":  # a good answer, one byte a second
+            data = json.dumps(_completion({"role": "assistant", "content": "sunny"})).encode()
+            self._head("application/json", len(data))
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+                time.sleep(1)
+        elif behaviour == "stall":  # headers, then nothing at all
+            self._head("application/json", 100)
+            time.sleep(60)
+        elif behaviour in ("keep-alive", "keep-alive-then-close"):
+            self._head("text/event-stream")
+            for _ in range(10 if behaviour == "keep-alive-then-close" else 600):
+                self.wfile.write(b": ping\n\n")
+                self.wfile.flush()
+                time.sleep(0.1)
+        elif behaviour == "truncated":  # a stream that stops mid-answer: no finish_reason, no [DONE]
+            self._head("text/event-stream")
+            self.wfile.write(_chunk({"role": "assistant", "content": ""}))
+            for piece in ("Beijing is ", "sunny and "):
+                self.wfile.write(_chunk({"content": piece}))
+        elif behaviour == "stream-not-json":
+            self._head("text/event-stream")
+            self.wfile.write(_chunk({"role": "assistant", "content": ""}) + b"data: {oops, not json\n\n")
+        elif behaviour == "stream-flood":  # one endless event: data with no blank line after it
+            self._head("text/event-stream")
+            self.wfile.write(b'data: {"choices": [{"delta": {"content": "')
+            block = b"x" * (1 << 16)
+            for _ in range(1 << 12):
+                self.wfile.write(block)
+        elif behaviour == "retry-after":
+            data = json.dumps({"error": {"message": "slow down", "type": "rate_limit_error"}}).encode()
+            self.send_response(429)
+            self.send_header("content-type", "application/json")
+            self.send_header("retry-after", "30")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        else:
+            self._json({"error": {"message": f"no behaviour {behaviour}"}})
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    _Hostile.bomb = _gzip_bomb()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def _run(endpoint: str, behaviour: str, *, timeout_s: float = 10.0, stream: bool = False, **model: Any):
+    return run(QUESTION, options=RunOptions(mode="direct", stream=stream),
+               model=ModelConfig(backend="openai", model=behaviour, base_url=endpoint, api_key="sk-test",
+                                 timeout_s=timeout_s, **model))
+
+
+def _one_line(proc) -> str:
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    return lines[0]
+
+
+def _model_error(trace: dict[str, Any]) -> dict[str, Any]:
+    """The llm.error hop where the model side failed (there is one), followed by the user's line."""
+    errors = [h for h in trace["hops"] if h["kind"] == "llm.error"]
+    assert len(errors) == 1, [(h["kind"], h["summary"]) for h in trace["hops"]]
+    last = trace["hops"][-1]
+    assert last["kind"] == "error" and last["step"] == 10 and trace["meta"]["outcome"] == "error"
+    return errors[0]
+
+
+def _waited_ms(err: dict[str, Any]) -> float:
+    """How long the call ran before its error hop: from the request's start to the error."""
+    return err["t_end_ms"] - err["t_start_ms"]
+
+
+def _cli_run(endpoint: str, behaviour: str, out: Path, *extra: str):
+    return flow_cli("run", "--mode", "direct", "--question", QUESTION, "--base-url", endpoint, "--model", behaviour,
+                    "--out", str(out), *extra, timeout=60)
+
+
+# ---------------------------------------------------------------- the model side: limits
+
+
+def test_a_gzip_bomb_is_cut_off_at_the_cap_and_none_of_it_is_kept(tmp_path, endpoint):
+    assert len(_Hostile.bomb) < 1 << 20 < MAX_RESPONSE_BYTES < BOMB_BYTES  # small on the wire, huge decoded
+    out = tmp_path / "bomb.json"
+    line = _one_line(_cli_run(endpoint, "gzip-bomb", out))
+    assert line.startswith("error: the model endpoint's answer is larger than 16 MB, the limit for one model response: "
+                           "reading stopped there (it came compressed, ")
+    err = _model_error(json.loads(out.read_text(encoding="utf-8")))
+    assert err["payload"]["error"] == "too large" and err["payload"]["decoded_bytes"] <= MAX_RESPONSE_BYTES + 1
+    assert err["payload"]["wire_bytes"] < 1 << 20
+    assert out.stat().st_size < 100_000  # no part of the answer went into the trace
+
+
+def test_a_small_cap_stops_a_plain_answer_too(endpoint):
+    result = _run(endpoint, "no-choices", max_response_bytes=10)
+    assert result.error == "the model endpoint's answer is larger than 10 bytes, the limit for one model response: " \
+                           "reading stopped there"
+    assert result.trace.meta.error_zh.startswith("模型接口的回答超过了 10 bytes")
+
+
+def test_a_stream_that_floods_one_event_is_cut_off_at_the_cap(endpoint):
+    result = _run(endpoint, "stream-flood", stream=True, max_response_bytes=1 << 20)
+    assert result.error.startswith("the model endpoint's answer is larger than 1 MB")
+    err = _model_error(json.loads(result.trace.model_dump_json()))
+    assert err["payload"]["stream"] is True and err["payload"]["wire_bytes"] <= (1 << 20) + (1 << 16)
+
+
+def test_a_one_byte_a_second_answer_fails_at_the_deadline_not_at_the_last_byte(tmp_path, endpoint):
+    out = tmp_path / "trickle.json"
+    started = time.monotonic()
+    line = _one_line(_cli_run(endpoint, "trickle", out, "--model-timeout", "2"))
+    assert time.monotonic() - started < 30  # starting Python included; the answer alone would take 200 s
+    assert line.startswith("error: the model endpoint did not finish its answer within 2 s, the time allowed for a "
+                           "whole model call (")
+    err = _model_error(json.loads(out.read_text(encoding="utf-8")))
+    assert err["payload"]["error"] == "deadline" and err["payload"]["limit_s"] == 2
+    assert 1900 < _waited_ms(err) < 3000  # a per-read timeout never fires: a byte comes every second
+    assert 0 < err["payload"]["received_bytes"] < 10
+
+
+def test_a_stall_after_the_headers_fails_at_the_deadline(endpoint):
+    result = _run(endpoint, "stall", timeout_s=1)
+    assert 900 < _waited_ms(_model_error(json.loads(result.trace.model_dump_json()))) < 2000
+    assert result.error == ("the model endpoint did not finish its answer within 1 s, the time allowed for a whole "
+                            "model call (0 bytes had arrived)")
+
+
+def test_a_stream_of_keep_alive_comments_fails_at_the_deadline_and_is_not_an_answer(tmp_path, endpoint):
+    out = tmp_path / "ping.json"
+    started = time.monotonic()
+    line = _one_line(_cli_run(endpoint, "keep-alive", out, "--stream", "--model-timeout", "2"))
+    assert time.monotonic() - started < 30  # starting Python included; the pings alone would go on for 60 s
+    assert line.startswith("error: the model endpoint did not finish its answer within 2 s, the time allowed for a "
+                           "whole model call (") and line.endswith("of keep-alive comments and no data had arrived)")
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    err = _model_error(trace)
+    assert err["payload"]["error"] == "deadline" and 1900 < _waited_ms(err) < 3000 and trace["meta"]["answer"] is None
+
+
+def test_a_stream_of_keep_alive_comments_that_ends_is_no_answer(endpoint):
+    result = _run(endpoint, "keep-alive-then-close", stream=True)
+    assert result.error == "the model's stream ended without any data (only keep-alive comments, or nothing at all)"
+    assert result.answer is None
+    assert _model_error(json.loads(result.trace.model_dump_json()))["payload"]["error"] == "malformed response"
+
+
+def test_the_deadline_is_total_even_when_the_sdk_would_wait_to_retry(endpoint):
+    # 429 with retry-after: 30 and three retries allowed: the SDK would sleep 30 s before each retry.
+    started = time.monotonic()
+    result = _run(endpoint, "retry-after", timeout_s=1, max_retries=3)
+    assert time.monotonic() - started < 5
+    assert result.error == "the model call did not finish within 1 s (the SDK was still waiting to retry)"
+    kinds = [(h.kind, h.payload.get("error") if isinstance(h.payload, dict) else None) for h in result.trace.hops]
+    assert ("llm.error", "deadline") in kinds and _Hostile.connections > 0
+
+
+# ---------------------------------------------------------------- the model side: answers the app cannot read
+
+
+@pytest.mark.parametrize(("behaviour", "says"), [
+    ("no-choices", "it has no choices (choices: '[]')"),
+    ("choices-not-a-list", "it has no choices (choices: '5')"),
+    ("no-message", "choices[0] has no message"),
+    ("empty-message", "choices[0].message has no content and no tool_calls (finish_reason: stop)"),
+    ("call-without-function", "choices[0].message.tool_calls[0] has no function name"),
+    ("call-without-name", "choices[0].message.tool_calls[0] has no function name"),
+    ("call-not-an-object", "choices[0].message.tool_calls[0] has no function name"),
+    ("body-a-list", "the body is JSON but not an object: '[1, 2, 3]'"),
+    ("not-json", "the body is not JSON: '<html><body>502 Bad Gateway</body></html>'"),
+    ("text-body", "the body is not JSON: 'upstream said: try again later'"),
+])
+def test_an_answer_that_is_not_a_chat_completion_is_one_line_and_a_hop(endpoint, behaviour, says):
+    result = _run(endpoint, behaviour)
+    assert result.error == f"the model endpoint's answer cannot be read: {says}"
+    assert result.trace.meta.error_zh.startswith("模型接口的回答无法读取：")
+    err = _model_error(json.loads(result.trace.model_dump_json()))
+    assert err["payload"] == {"error": "malformed response", "reason": result.error} and err["step"] == 3
+
+
+def test_choices_empty_on_the_command_line_is_one_line(tmp_path, endpoint):
+    out = tmp_path / "empty.json"
+    line = _one_line(_cli_run(endpoint, "no-choices", out))
+    assert line == "error: the model endpoint's answer cannot be read: it has no choices (choices: '[]')"
+
+
+def test_a_truncated_stream_is_reported_as_truncated(tmp_path, endpoint):
+    out = tmp_path / "truncated.json"
+    line = _one_line(_cli_run(endpoint, "truncated", out, "--stream"))
+    assert line == ("error: the model's stream ended before it finished: no finish_reason after 3 chunks "
+                    "(a truncated stream; 21 characters of answer so far)")
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    err = _model_error(trace)
+    assert err["payload"]["error"] == "malformed response"
+    assert [h["kind"] for h in trace["hops"]].count("llm.chunk") == 3  # what did arrive is kept
+    assert trace["meta"]["answer"] is None and "llm.assembled" not in [h["kind"] for h in trace["hops"]]
+
+
+def test_a_streamed_event_that_is_not_json_is_one_line(endpoint):
+    result = _run(endpoint, "stream-not-json", stream=True)
+    assert result.error == "the model endpoint's answer cannot be read: a streamed event is not JSON: '{oops, not json'"
