@@ -20,7 +20,7 @@ import openai
 import pydantic
 import pydantic_core
 
-from flow.mcp_side import Explained
+from flow.mcp_side import Explained, amount_text
 from flow.mock_model import MOCK_BASE_URL, MockModelTransport
 from flow.recorder import Recorder, json_bytes
 from flow.scripted import SCRIPTED_BASE_URL, ScriptedModelTransport, Turn
@@ -174,15 +174,6 @@ def _call_text(call: Any) -> str:
     except json.JSONDecodeError:
         shown = text[:40] + " (not JSON)"
     return f"{fn.get('name')}({shown})"
-
-
-def _amount(n: int) -> str:
-    """A byte count as a person reads it."""
-    if n < 10 * 1024:
-        return f"{n} bytes"
-    if n < 1 << 20:
-        return f"{n / 1024:.0f} KB"
-    return f"{round(n / (1 << 20), 1):g} MB"
 
 
 class _Meter:
@@ -396,10 +387,10 @@ class HttpTap(httpx2.AsyncBaseTransport):
         if meter is None:
             return ModelLimitError(f"the model endpoint did not answer within {t} s", f"模型接口在 {t} 秒内没有回答")
         if exchange.stream and not meter.data_seen:
-            got, got_zh = f"{_amount(received)} of keep-alive comments and no data had arrived", \
-                f"只收到 {_amount(received)} 的保活注释，没有数据"
+            got, got_zh = f"{amount_text(received)} of keep-alive comments and no data had arrived", \
+                f"只收到 {amount_text(received)} 的保活注释，没有数据"
         else:
-            got, got_zh = f"{_amount(received)} had arrived", f"已收到 {_amount(received)}"
+            got, got_zh = f"{amount_text(received)} had arrived", f"已收到 {amount_text(received)}"
         return ModelLimitError(
             f"the model endpoint did not finish its answer within {t} s, the time allowed for a whole model call ({got})",
             f"模型接口没有在 {t} 秒内答完（这是一次模型调用的总时限；{got_zh}）",
@@ -408,16 +399,16 @@ class HttpTap(httpx2.AsyncBaseTransport):
     def size_crossed(self, exchange: _Exchange, step: int | None) -> ModelLimitError:
         """The answer grew past the cap: reading stopped there, and nothing of it goes into the hop."""
         assert exchange.meter is not None
-        meter, limit = exchange.meter, _amount(self.max_bytes)
+        meter, limit = exchange.meter, amount_text(self.max_bytes)
         self._limit_hop(exchange, step, {"error": "too large", "limit_bytes": self.max_bytes, "wire_bytes": meter.wire,
                                          "decoded_bytes": meter.decoded, "stream": exchange.stream},
                         f"answer over {limit}: reading stopped")
         packed = meter.decoded > meter.wire  # a small compressed body that expands: a "zip bomb"
         return ModelLimitError(
             f"the model endpoint's answer is larger than {limit}, the limit for one model response: reading stopped there"
-            + (f" (it came compressed, {_amount(meter.wire)} on the wire)" if packed else ""),
+            + (f" (it came compressed, {amount_text(meter.wire)} on the wire)" if packed else ""),
             f"模型接口的回答超过了 {limit}（单次模型回答的上限），已停止读取"
-            + (f"（以压缩形式传来，线上只有 {_amount(meter.wire)}）" if packed else ""),
+            + (f"（以压缩形式传来，线上只有 {amount_text(meter.wire)}）" if packed else ""),
         )
 
     async def aclose(self) -> None:
