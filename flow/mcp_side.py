@@ -231,12 +231,12 @@ class FrameTap:
     def _too_large(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
         during = self.unanswered[0] if self.unanswered else ""
-        amount, limit = ("more than " if at_least else "") + amount_text(size), amount_text(self.max_frame_bytes)
+        amount, limit = amount_text(size), amount_text(self.max_frame_bytes)
         fault = ServerFault(
-            f"the MCP server sent a message of {amount}{' during ' + during if during else ''}, over the {limit} "
-            "limit for one message: the session was ended",
-            f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}发来一条 {amount} 的消息，超过单条消息 {limit} 的上限，"
-            "会话已结束",
+            f"the MCP server sent a message of {'more than ' if at_least else ''}{amount}"
+            f"{' during ' + during if during else ''}, over the {limit} limit for one message: the session was ended",
+            f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}发来一条{'至少 ' if at_least else ' '}{amount} 的消息，"
+            f"超过单条消息 {limit} 的上限，会话已结束",
         )
         excerpt = start[:EXCERPT_CHARS] + ("…" if size > EXCERPT_CHARS else "")
         return fault, {"error": "message too large", "bytes": size, "at_least": at_least,

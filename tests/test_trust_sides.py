@@ -25,10 +25,11 @@ from test_cli import flow_cli
 from flow import ModelConfig, RunOptions, run
 from flow.mcp_side import ServerSpec, connect
 from flow.model_side import MAX_RESPONSE_BYTES
-from flow.orchestrator import call_server_tool
+from flow.orchestrator import call_server_tool, inspect_server
 from flow.recorder import Recorder
 
 QUESTION = "北京今天天气怎么样？"
+SIDES_SERVER = Path(__file__).parent / "data" / "hostile_sides_server.py"
 BOMB_BYTES = 64 << 20  # what the gzip bomb expands to: four times the cap
 
 
@@ -299,12 +300,6 @@ def test_an_answer_that_is_not_a_chat_completion_is_one_line_and_a_hop(endpoint,
     assert err["payload"] == {"error": "malformed response", "reason": result.error} and err["step"] == 3
 
 
-def test_choices_empty_on_the_command_line_is_one_line(tmp_path, endpoint):
-    out = tmp_path / "empty.json"
-    line = _one_line(_cli_run(endpoint, "no-choices", out))
-    assert line == "error: the model endpoint's answer cannot be read: it has no choices (choices: '[]')"
-
-
 def test_a_truncated_stream_is_reported_as_truncated(tmp_path, endpoint):
     out = tmp_path / "truncated.json"
     line = _one_line(_cli_run(endpoint, "truncated", out, "--stream"))
@@ -320,3 +315,109 @@ def test_a_truncated_stream_is_reported_as_truncated(tmp_path, endpoint):
 def test_a_streamed_event_that_is_not_json_is_one_line(endpoint):
     result = _run(endpoint, "stream-not-json", stream=True)
     assert result.error == "the model endpoint's answer cannot be read: a streamed event is not JSON: '{oops, not json'"
+
+
+# ---------------------------------------------------------------- the MCP side
+
+
+def _stdio(behaviour: str, on: str = "tools/call") -> ServerSpec:
+    return ServerSpec(command=(sys.executable, str(SIDES_SERVER), "--behaviour", behaviour, "--on", on))
+
+
+def _server_error(trace: dict[str, Any]) -> dict[str, Any]:
+    errors = [h for h in trace["hops"] if h["kind"] == "error" and h["source"] == "mcp_server"]
+    assert len(errors) == 1, [h["summary"] for h in trace["hops"]]
+    return errors[0]
+
+
+def test_a_huge_message_on_stdio_ends_the_call_with_one_line_and_is_not_kept(tmp_path):
+    out = tmp_path / "call.json"
+    server = shlex.join(_stdio("huge=17000000").command)
+    proc = flow_cli("call", "echo", "--args", '{"message": "hi"}', "--server", server, "--timeout", "30", "--out", str(out))
+    assert _one_line(proc) == ("error: the MCP server sent a message of 16.2 MB during tools/call, over the 16 MB limit "
+                               "for one message: the session was ended")
+    err = _server_error(json.loads(out.read_text(encoding="utf-8")))
+    assert err["step"] == 7 and err["payload"]["bytes"] > 17_000_000 and err["payload"]["limit_bytes"] == 16 << 20
+    assert err["payload"]["line_start"].startswith('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text"')
+    assert out.stat().st_size < 50_000  # the message itself is not in the trace
+
+
+def test_the_message_cap_is_the_taps_and_ends_a_run_against_that_server():
+    async def call() -> tuple[str, list[str]]:
+        rec = Recorder()
+        with pytest.raises(Exception) as caught:
+            async with connect(_stdio("huge=5000"), era="handshake", recorder=rec, timeout_s=10,
+                               max_frame_bytes=4096) as (client, _tap, _err):
+                await client.call_tool("echo", {"message": "hi"})
+        return str(caught.value), [h.kind for h in rec.hops]
+
+    line, kinds = anyio.run(call)
+    assert line == ("the MCP server sent a message of 5089 bytes during tools/call, over the 4096 bytes limit for "
+                    "one message: the session was ended")
+    assert kinds[-1] == "error" and "mcp.response" not in kinds[-2:]
+
+
+def test_a_server_that_trickles_its_answer_is_held_to_the_request_timeout():
+    # The SDK's clock for a request runs from sending it to its answer: bytes arriving do not reset it.
+    started = time.monotonic()
+    result, _ = anyio.run(lambda: inspect_server(_stdio("trickle", on="tools/list"), timeout_s=1))
+    assert time.monotonic() - started < 8  # the answer alone would take 10 s
+    assert result.error == "the MCP server did not answer tools/list within 1 s"
+    assert _server_error(json.loads(result.trace.model_dump_json()))["payload"]["error"] == "timeout"
+
+
+class _HugeMcp(BaseHTTPRequestHandler):
+    """A Streamable HTTP MCP server (no session id) whose answer to tools/list is one huge message."""
+
+    protocol_version = "HTTP/1.1"
+    size = 17_000_000
+    sse = False
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+        self.close_connection = True
+        if "id" not in request:
+            self.send_response(202)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
+        if request["method"] == "initialize":
+            result: Any = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "huge-http", "version": "0.0.1"}}
+        else:
+            result = {"tools": [{"name": "x" * self.size, "inputSchema": {"type": "object"}}]}
+        data = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+        if self.sse and request["method"] != "initialize":
+            data = b"event: message\ndata: " + data + b"\n\n"
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream" if self.sse and request["method"] != "initialize"
+                         else "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading at the cap
+
+
+@pytest.mark.parametrize("sse", [False, True], ids=["json-body", "event-stream"])
+def test_a_huge_message_over_streamable_http_is_cut_off_at_the_cap(sse):
+    handler = type("Handler", (_HugeMcp,), {"sse": sse})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
+        result, _ = anyio.run(lambda: inspect_server(ServerSpec(transport="http", url=url), timeout_s=10))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.error == ("the MCP server sent a message of more than 16 MB during tools/list, over the 16 MB limit "
+                            "for one message: the session was ended")
+    assert result.trace.meta.error_zh.startswith("MCP 服务器在 tools/list 期间发来一条至少 16 MB 的消息，超过单条消息 16 MB 的上限")
+    err = _server_error(json.loads(result.trace.model_dump_json()))
+    assert err["payload"]["at_least"] is True and err["payload"]["line_start"].startswith('{"jsonrpc": "2.0"')
+    assert len(result.trace.model_dump_json()) < 50_000
