@@ -187,7 +187,7 @@ class FrameTap:
         frame = frame_json(item)
         wire = json_bytes(frame)  # what the recorder would make of it: measured here, and handed to it
         if len(wire) > self.max_frame_bytes:
-            self.record_fault(*self._too_large(len(wire), wire[:EXCERPT_CHARS].decode("utf-8", errors="replace")))
+            self.record_fault(*self.oversized(len(wire), wire[:EXCERPT_CHARS].decode("utf-8", errors="replace")))
             return
         kind = frame_kind(frame)
         if kind == "mcp.error" and self.http is not None and not self.http.carried(frame.get("id")):
@@ -228,7 +228,7 @@ class FrameTap:
     def unanswered(self) -> list[str]:
         return [method for method, _, _ in self._pending.values()]
 
-    def _too_large(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
+    def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
         during = self.unanswered[0] if self.unanswered else ""
         amount, limit = amount_text(size), amount_text(self.max_frame_bytes)
@@ -390,7 +390,7 @@ class _BodyTap(httpx2.AsyncByteStream):
     def _too_large(self, size: int, start: bytes, *, at_least: bool = False) -> None:
         frames = self._http.frames
         text = start[: EXCERPT_CHARS + 8].decode("utf-8", errors="replace")
-        frames.record_fault(*frames._too_large(size, text.removeprefix("data:").strip(), at_least=at_least))
+        frames.record_fault(*frames.oversized(size, text.removeprefix("data:").strip(), at_least=at_least))
         raise FrameTooLarge(str(frames.fault))
 
     async def aclose(self) -> None:
