@@ -134,6 +134,10 @@ class _Hostile(BaseHTTPRequestHandler):
             self.wfile.write(_chunk({"role": "assistant", "content": ""}))
             for piece in ("Beijing is ", "sunny and "):
                 self.wfile.write(_chunk({"content": piece}))
+        elif behaviour == "stream-error":  # a provider's error event inside a stream that began well
+            self._head("text/event-stream")
+            self.wfile.write(_chunk({"role": "assistant", "content": ""})
+                             + b'data: {"error": {"message": "the model is overloaded", "type": "server_error"}}\n\n')
         elif behaviour == "stream-not-json":
             self._head("text/event-stream")
             self.wfile.write(_chunk({"role": "assistant", "content": ""}) + b"data: {oops, not json\n\n")
@@ -317,6 +321,12 @@ def test_a_streamed_event_that_is_not_json_is_one_line(endpoint):
     assert result.error == "the model endpoint's answer cannot be read: a streamed event is not JSON: '{oops, not json'"
 
 
+def test_an_error_event_inside_a_stream_is_one_line(endpoint):
+    result = _run(endpoint, "stream-error", stream=True)
+    assert result.error == "the model endpoint reported an error in its answer: the model is overloaded"
+    assert result.trace.meta.error_zh == "模型接口在回答中报告了错误：the model is overloaded"
+
+
 # ---------------------------------------------------------------- the MCP side
 
 
@@ -342,7 +352,7 @@ def test_a_huge_message_on_stdio_ends_the_call_with_one_line_and_is_not_kept(tmp
     assert out.stat().st_size < 50_000  # the message itself is not in the trace
 
 
-def test_the_message_cap_is_the_taps_and_ends_a_run_against_that_server():
+def test_the_message_cap_is_kept_by_the_frame_tap_whatever_its_size():
     async def call() -> tuple[str, list[str]]:
         rec = Recorder()
         with pytest.raises(Exception) as caught:
