@@ -34,7 +34,16 @@ from flow.mcp_side import (
     leaf_exception,
     server_stderr_tail,
 )
-from flow.model_side import ModelConfig, make_client, response_summary
+from flow.model_side import (
+    MalformedResponse,
+    ModelConfig,
+    ModelLimitError,
+    StreamAssembler,
+    make_client,
+    not_json,
+    read_completion,
+    response_summary,
+)
 from flow.recorder import Recorder
 from flow.redact import redact_url, url_secrets
 from flow.labels import Lang
@@ -459,41 +468,48 @@ def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError
     return f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
 
 
-async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """One chat completion; returns the assistant message as the app will send it back."""
-    if not kwargs.get("stream"):
-        completion = await client.chat.completions.create(**kwargs)
-        msg = completion.choices[0].message
-        message: dict[str, Any] = {"role": "assistant", "content": msg.content}
-        if msg.tool_calls:
-            message["tool_calls"] = [tc.model_dump(mode="json", exclude_none=True) for tc in msg.tool_calls]
-        return message
-    content: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    finish = None
-    stream = await client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
-    async for chunk in stream:
-        for choice in chunk.choices:
-            delta = choice.delta
-            finish = choice.finish_reason or finish
-            if delta.content:
-                content.append(delta.content)
-            for tc in delta.tool_calls or []:
-                slot = calls.setdefault(tc.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
-                slot["id"] = tc.id or slot["id"]
-                if tc.function is not None:
-                    slot["function"]["name"] += tc.function.name or ""
-                    slot["function"]["arguments"] += tc.function.arguments or ""
-    message = {"role": "assistant", "content": "".join(content) or None}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    step = 4 if calls else 9
+DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
+
+
+async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
+    """One chat completion within the call's total time; returns the assistant message as the app will send it back.
+
+    An answer the app cannot read (no choices, a tool call without a name, a body that is not JSON, a stream cut
+    off before its finish_reason) ends the run with one line and an llm.error hop, never a KeyError. The model
+    tap holds each attempt to the deadline; this scope also bounds what the SDK does between attempts (its retries
+    sleep, up to a minute when a server asks), so that the time is total for the user."""
+    with anyio.CancelScope(deadline=anyio.current_time() + timeout_s + DEADLINE_GRACE_S):
+        try:
+            return await _completion(client, rec, kwargs)
+        except MalformedResponse as exc:
+            rec.record(kind="llm.error", source="model", target="app",
+                       payload={"error": "malformed response", "reason": str(exc)},
+                       step=rec.step, direction="error", summary=str(exc))
+            raise
+    line = f"the model call did not finish within {timeout_s:g} s (the SDK was still waiting to retry)"
+    rec.record(kind="llm.error", source="model", target="app", payload={"error": "deadline", "limit_s": timeout_s},
+               step=rec.step, direction="error", summary=line)
+    raise ModelLimitError(line, f"模型调用没有在 {timeout_s:g} 秒内完成（SDK 还在等待重试）")
+
+
+async def _completion(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
+    stream = bool(kwargs.get("stream"))
+    assembler = StreamAssembler()
+    try:
+        if not stream:
+            return read_completion(await client.chat.completions.create(**kwargs))
+        chunks = await client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
+        async for chunk in chunks:
+            assembler.add(chunk)
+    except json.JSONDecodeError as exc:  # the SDK parses what the server said is JSON, and it was not
+        raise not_json(exc.doc, stream=stream) from None
+    message, finish = assembler.message()
     rec.record(
         kind="llm.assembled",
         source="app",
         target="app",
         payload={"message": message, "finish_reason": finish},
-        step=step,
+        step=4 if message.get("tool_calls") else 9,
         summary="assembled " + response_summary({"choices": [{"message": message, "finish_reason": finish}]}),
     )
     return message
@@ -554,6 +570,9 @@ def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) ->
     if isinstance(exc, openai.APIConnectionError):
         url, cause = model.describe()["base_url"], exc.__cause__ or exc
         return {"en": f"cannot reach the model endpoint at {url}: {cause}", "zh": f"无法连接模型接口 {url}：{cause}"}
+    if isinstance(exc, openai.APIError):  # an error event inside a stream that began well
+        return {"en": f"the model endpoint reported an error in its answer: {exc.message}",
+                "zh": f"模型接口在回答中报告了错误：{exc.message}"}
     if isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT or isinstance(exc, TimeoutError):
         return {"en": f"the MCP server did not answer within {options.mcp_timeout_s:g} s ({exc})",
                 "zh": f"MCP 服务器在 {options.mcp_timeout_s:g} 秒内没有回答（{exc}）"}
@@ -699,7 +718,7 @@ async def _loop(
                 kwargs["parallel_tool_calls"] = False
             if options.stream:
                 kwargs["stream"] = True
-            message = await _ask_model(client, rec, kwargs)
+            message = await _ask_model(client, rec, kwargs, timeout_s=model.timeout_s)
             calls = message.get("tool_calls") or []
             if not calls:
                 answer = message.get("content") or ""
