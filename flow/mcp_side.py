@@ -231,7 +231,8 @@ class FrameTap:
     def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
         during = self.unanswered[0] if self.unanswered else ""
-        amount, limit = amount_text(size), amount_text(self.max_frame_bytes)
+        limit = amount_text(self.max_frame_bytes)
+        amount = limit if at_least else amount_text(size)  # cut off while arriving: how far it got depends on chunking
         fault = ServerFault(
             f"the MCP server sent a message of {'more than ' if at_least else ''}{amount}"
             f"{' during ' + during if during else ''}, over the {limit} limit for one message: the session was ended",
