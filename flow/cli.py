@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import shlex
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +21,10 @@ from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run
 from flow.redact import SecretLeakError
 from flow.render_diagram import RenderError
-from flow.render_text import ACTOR_LABEL, hop_table, summary_line, terminal_safe
+from flow.render_text import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
 from flow.replay import Cursor
 from flow.scripted import ScriptError, load_script
-from flow.trace import Hop, ImportFormat, TraceError, json_schema, json_value_problem, load_trace, save_trace
+from flow.trace import Hop, ImportFormat, Trace, TraceError, json_schema, json_value_problem, load_trace, save_trace
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,10 +80,16 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check trace files: OK, or the first problem with its JSON path")
     v.add_argument("files", nargs="+")
 
-    rp = sub.add_parser("replay", help="re-run a trace offline: recorded model answers, tools run again")
+    rp = sub.add_parser("replay", help="re-run a trace offline: recorded model answers, tools run again on the demo "
+                        "server or on --server (never on a server the file names)")
     rp.add_argument("file")
     rp.add_argument("--out", "-o", required=True)
-    rp.add_argument("--transport", choices=["stdio", "memory"], help="override the recorded MCP transport")
+    rp.add_argument("--transport", choices=["stdio", "memory"],
+                    help="run the demo server over stdio or in this process (default: in this process)")
+    rp.add_argument("--server", metavar="COMMAND|URL", help="run the recorded tool calls on this MCP server instead: "
+                    "a stdio command line or a Streamable HTTP URL. It gets every call the recording's model made. "
+                    "Without it, a recording of another server replays the model side only (recorded results)")
+    _server_access_options(rp)
 
     sm = sub.add_parser("samples", help="regenerate the sample library")
     sm.add_argument("--out", default="sample_traces")
@@ -123,17 +130,27 @@ def _parser() -> argparse.ArgumentParser:
     ds.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     ds.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     ds.add_argument("--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)")
-    ds.add_argument("--token", help=f"the bearer token clients must send (default: ${TOKEN_ENV}, else a new one "
-                    "printed once)")
+    ds.add_argument("--token", help=f"the bearer token clients must send (visible to other users in `ps`: prefer "
+                    f"--token-file or ${TOKEN_ENV}; default: ${TOKEN_ENV}, else a new one printed once)")
+    ds.add_argument("--token-file", metavar="FILE", help="read the bearer token from the first line of this file")
     ds.add_argument("--no-auth", action="store_true", help="accept requests without a bearer token")
+    ds.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="a host name or address clients may use in the Host header, beside this machine's own "
+                    "names and addresses and localhost; repeatable; '*' turns the DNS-rebinding check off")
     ds.add_argument("--fault", choices=["none", "die", "hang"], default="none",
                     help="make every tools/call kill the server or never answer")
     return p
 
 
 def _server_access_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
-                        help="extra environment for a --server command; repeatable")
+    parser.add_argument("--server-env", action="append", default=[], metavar="NAME[=VALUE]",
+                        help="extra environment for a --server command; NAME alone copies NAME's value from this "
+                        "environment (NAME=VALUE shows the value to other users in `ps`); the value is redacted in "
+                        "the trace; repeatable")
+    parser.add_argument("--server-env-file", action="append", default=[], metavar="FILE",
+                        help="more --server-env, as NAME=VALUE lines (# comments); values redacted in the trace")
+    parser.add_argument("--server-env-public", action="append", default=[], metavar="NAME=VALUE",
+                        help="like --server-env, but the value is no secret and the trace shows it; repeatable")
     parser.add_argument("--bearer-token-env", default=TOKEN_ENV, metavar="NAME",
                         help=f"for a --server URL: the environment variable holding its bearer token "
                         f"(default: {TOKEN_ENV}; unset: no token is sent)")
@@ -152,14 +169,58 @@ class _UsageError(Exception):
     """Bad command-line input: one line, exit 2."""
 
 
+_SMALL_FILE = 1 << 16  # an env or token file is a few lines; anything bigger is a mistake
+
+
+def _read_small_file(path: str, option: str) -> str:
+    """A short text file named on the command line, or one line saying why not (never a FIFO or a device)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: opening a FIFO waits for a writer
+            raise _UsageError(f"{option} {path}: not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(_SMALL_FILE + 1)
+    except OSError as exc:
+        raise _UsageError(f"{option} {path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > _SMALL_FILE:
+        raise _UsageError(f"{option} {path}: larger than {_SMALL_FILE // 1024} KiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _UsageError(f"{option} {path}: not UTF-8 text") from None
+
+
+def _env_pair(text: str, option: str, *, from_environment: bool) -> tuple[str, str]:
+    """NAME=VALUE, or (when allowed) NAME alone, whose value is copied from this process's environment."""
+    name, eq, value = text.partition("=")
+    if not name or "\0" in text or (not eq and not from_environment):
+        raise _UsageError(f"{option} wants NAME=VALUE" + (" or NAME" if from_environment else "") + f", got {text!r}")
+    if not eq:
+        if name not in os.environ:
+            raise _UsageError(f"{option} {name}: {name} is not set in this environment")
+        value = os.environ[name]
+    return name, value
+
+
+def _server_env(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
+    """The environment for a --server command, and the names whose values the trace may show."""
+    env = [_env_pair(pair, "--server-env", from_environment=True) for pair in args.server_env]
+    for path in args.server_env_file:
+        for n, line in enumerate(_read_small_file(path, "--server-env-file").splitlines(), 1):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, value = _env_pair(line.removeprefix("export "), f"--server-env-file {path}:{n}:",
+                                        from_environment=False)
+                if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                    value = value[1:-1]
+                env.append((name, value))
+    public = [_env_pair(pair, "--server-env-public", from_environment=False) for pair in args.server_env_public]
+    secret_names = {name for name, _ in env}
+    return env + public, [name for name, _ in public if name not in secret_names]
+
+
 def _server_spec(args: argparse.Namespace) -> ServerSpec:
     """--server as a URL (Streamable HTTP) or a command line (stdio), with its environment or token source."""
-    env = []
-    for pair in args.server_env:
-        key, eq, value = pair.partition("=")
-        if not eq or not key:
-            raise _UsageError(f"--server-env wants KEY=VALUE, got {pair!r}")
-        env.append((key, value))
+    env, public = _server_env(args)
     server = (args.server or "").strip()
     if server.startswith(("http://", "https://")):
         if env:
@@ -175,7 +236,7 @@ def _server_spec(args: argparse.Namespace) -> ServerSpec:
         raise _UsageError(f"--server {server!r}: {exc}") from None
     if env and not command:
         raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
-    return ServerSpec(command=command, env=tuple(env), bearer_token_env=args.bearer_token_env)
+    return ServerSpec(command=command, env=tuple(env), env_public=tuple(public), bearer_token_env=args.bearer_token_env)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -195,13 +256,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         server_fault=args.server_fault,
         mcp_timeout_s=args.mcp_timeout,
         resources=tuple(args.resource),
-        server_command=spec.command,
-        server_env=spec.env,
-        server_url=spec.url,
-        bearer_token_env=spec.bearer_token_env,
         prompt=args.prompt,
         prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
-    )
+    ).with_server(spec)
     if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
         print("error: --server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp",
               file=sys.stderr)
@@ -290,21 +347,36 @@ def _cmd_call(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo_server(args: argparse.Namespace) -> int:
-    from flow.demo_server import LOCAL_HOSTS, main as serve_stdio, new_token, serve_http
+    from flow.demo_server import LOCAL_HOSTS, allowed_hosts, main as serve_stdio, new_token, serve_http
 
     if not args.http:
-        if args.token or args.no_auth or args.port != 8000 or args.host != "127.0.0.1":
-            raise _UsageError("--token, --no-auth, --host and --port are for --http")
+        if args.token or args.token_file or args.no_auth or args.allow_host or args.port != 8000 or args.host != "127.0.0.1":
+            raise _UsageError("--token, --token-file, --no-auth, --allow-host, --host and --port are for --http")
         serve_stdio(["--fault", args.fault])
         return 0
-    if args.no_auth and args.token:
-        raise _UsageError("--no-auth and --token contradict each other")
-    token = None if args.no_auth else (args.token or os.environ.get(TOKEN_ENV) or None)
+    if args.token and args.token_file:
+        raise _UsageError("--token and --token-file: give one")
+    if args.no_auth and (args.token or args.token_file):
+        raise _UsageError("--no-auth and a token contradict each other")
+    token = args.token
+    if args.token_file:
+        token = next((line.strip() for line in _read_small_file(args.token_file, "--token-file").splitlines()
+                      if line.strip()), "")
+        if not token:
+            raise _UsageError(f"--token-file {args.token_file}: the file is empty")
+    token = None if args.no_auth else (token or os.environ.get(TOKEN_ENV) or None)
     generated = token is None and not args.no_auth
     if generated:
         token = new_token()
     if args.no_auth and args.host not in LOCAL_HOSTS:
         print(f"warning: anyone who can reach {args.host}:{args.port} can call these tools (--no-auth)", file=sys.stderr)
+    hosts = allowed_hosts(args.host, args.allow_host)
+    if hosts is None:
+        print("warning: DNS-rebinding protection is OFF (--allow-host '*'): any web page a visitor opens can send "
+              "requests to this server under any host name", file=sys.stderr)
+    elif args.host not in LOCAL_HOSTS:
+        print(f"Host/Origin checked: clients must reach it as {', '.join(hosts)} (add names with --allow-host)",
+              file=sys.stderr)
 
     def listening(url: str) -> None:
         how = "bearer token required" if token else "no auth"
@@ -319,15 +391,20 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
         else:
             print(f"connect with:  python -m flow tools --server {url}", file=sys.stderr, flush=True)
 
-    serve_http(host=args.host, port=args.port, token=token, fault=args.fault, on_listening=listening)
+    serve_http(host=args.host, port=args.port, token=token, fault=args.fault, on_listening=listening,
+               allowed=hosts)
     return 0
 
 
 def _print_hop(hop: Hop) -> None:
+    """The hop's line and its payload, bounded however much the hop holds (see `bounded_view`)."""
     step = "-" if hop.step is None else hop.step
     print(terminal_safe(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → "
-                        f"{ACTOR_LABEL[hop.target]} · {hop.kind} · {hop.summary}"))
-    print(terminal_safe(json.dumps(hop.payload, ensure_ascii=False, indent=2)))
+                        f"{ACTOR_LABEL[hop.target]} · {hop.kind} · {clip(hop.summary, 200)}"))
+    clipped = getattr(hop, "clipped", None)
+    if clipped:
+        print(terminal_safe(f"(clipped when recorded: {clipped})"))
+    print(terminal_safe(json.dumps(bounded_view(hop.payload), ensure_ascii=False, indent=2)))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -341,10 +418,23 @@ def _cmd_show(args: argparse.Namespace) -> int:
             _print_hop(hop)
         return 0
     m = trace.meta
-    print(terminal_safe(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(m.question, ensure_ascii=False)}"))
+    print(terminal_safe(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(clip(m.question, 200), ensure_ascii=False)}"))
+    if isinstance(m.replay, dict):
+        tools = {"recorded": "model side only: tool results served from the recording",
+                 "server": "tools re-run on a server named on the command line",
+                 "demo": "tools re-run on the demo server"}.get(str(m.replay.get("tools")), "tools re-run")
+        print(f"replay · {tools} · {'diverged' if m.replay.get('diverged') else 'matched the recording'}")
     print(hop_table(trace))
-    print(summary_line(trace) + terminal_safe(f" · error: {m.error}" if m.error else ""))
+    print(summary_line(trace) + terminal_safe(f" · error: {clip(m.error, 200)}" if m.error else ""))
     return 0
+
+
+def _names_a_server(trace: Trace) -> str:
+    """What a trace's settings name as a way to reach a server (a command, a URL), for a note; "" for none."""
+    settings = trace.meta.settings if isinstance(trace.meta.settings, dict) else {}
+    named = [what for key, what in (("server_command", "a server command"), ("server_url", "a server URL"),
+                                     ("server_env", "server environment")) if settings.get(key)]
+    return " and ".join(named)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -356,15 +446,27 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             bad += 1
             print(f"{name}: {str(exc).removeprefix(name + ': ')}")
         else:
-            print(f"{name}: OK ({len(trace.hops)} hops, format {trace.format_version})")
+            named = _names_a_server(trace)
+            print(f"{name}: OK ({len(trace.hops)} hops, format {trace.format_version})"
+                  + (f"; it names {named}, which replay never runs or contacts" if named else ""))
     return 1 if bad else 0
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from flow.replay import replay
+    from flow.replay import ReplayError, recorded_server, replay
 
     trace = load_trace(args.file)
-    result = replay(trace, source=args.file, transport=args.transport)
+    server = _server_spec(args) if args.server is not None else None
+    if server is None and (args.server_env or args.server_env_file or args.server_env_public):
+        raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
+    other = recorded_server(trace.meta)
+    if server is None and other is not None:
+        print(f"note: the recording came from {other}, not the demo server: replaying the model side only "
+              "(recorded tool results served back, no server contacted; name one with --server)", file=sys.stderr)
+    try:
+        result = replay(trace, source=args.file, transport=args.transport, server=server)
+    except ReplayError as exc:
+        raise _UsageError(str(exc)) from None
     save_trace(result.trace, args.out)
     info = result.trace.meta.replay or {}
     if result.ok:
@@ -374,7 +476,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if info.get("diverged"):
         print(f"replay diverged from the recording: {info['divergences'][0]}", file=sys.stderr)
     else:
-        print(f"replay matched the recording: {info.get('served')} model exchanges served, tool results identical")
+        results = "tool results served from the recording" if info.get("tools") == "recorded" else "tool results identical"
+        print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}")
     print(f"{summary_line(result.trace)} → {args.out}")
     return 1 if info.get("diverged") or not result.ok else 0
 
@@ -417,10 +520,15 @@ _EXT = {"dot": "dot", "svg": "svg", "png": "png", "mermaid": "mmd", "html": "htm
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from flow.render_diagram import render, to_dot, to_mermaid
+    from flow.render_diagram import MAX_ARROWS, render, to_dot, to_mermaid, too_many_arrows
     from flow.render_html import to_html
 
     trace = load_trace(args.file)
+    if args.format in ("dot", "svg", "png"):
+        problem = too_many_arrows(trace, window=args.window or None)
+        if problem:
+            raise RenderError(f"{args.file}: {problem}: draw part of it with --window N (up to {MAX_ARROWS:,}) "
+                              "and --hop SEQ or --step N")
     current = None
     if args.hop is not None:
         current = Cursor(trace).goto_seq(args.hop).seq

@@ -9,6 +9,7 @@ watch a server fail.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import datetime as dt
 import hmac
@@ -17,7 +18,7 @@ import secrets
 import socket
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -25,6 +26,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import Field
@@ -169,14 +171,57 @@ def shared_server(fault: Fault = "none") -> MCPServer:
 
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def _own_names(host: str) -> list[str]:
+    """The names and addresses by which clients reach this machine when it listens on every interface."""
+    names = [socket.gethostname(), socket.getfqdn()]
+    family = socket.AF_INET6 if host == "::" else socket.AF_INET
+    with contextlib.suppress(OSError):
+        names += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, family)]
+    with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as probe:
+        # Connecting a UDP socket sends nothing; it only makes the kernel pick the outgoing address.
+        probe.connect(("2001:db8::1" if family == socket.AF_INET6 else "192.0.2.1", 9))
+        names.append(probe.getsockname()[0])
+    return names
+
+
+def allowed_hosts(host: str, extra: Sequence[str] = ()) -> list[str] | None:
+    """The host names a request's Host (and Origin) header may carry: localhost, the address bound (or, bound to
+    every interface, this machine's own names and addresses) and `extra`; None when `extra` holds "*" (no check).
+
+    The MCP SDK checks Host/Origin against DNS rebinding only when bound to a loopback name; bound to 0.0.0.0
+    it checks nothing unless told what to allow, so this list is always given to it."""
+    if "*" in extra:
+        return None
+    names = ["127.0.0.1", "localhost", "::1"]
+    names += _own_names(host) if host in ANY_ADDRESS else [host]
+    names += list(extra)
+    shown = [f"[{n}]" if ":" in n and not n.startswith("[") else n for n in (n.strip().lower() for n in names) if n]
+    return list(dict.fromkeys(shown))
+
+
+def transport_security(hosts: list[str] | None) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding check for these host names, on any port; off only for None."""
+    if hosts is None:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[h for name in hosts for h in (name, f"{name}:*")],
+        allowed_origins=[o for name in hosts for scheme in ("http", "https") for o in (f"{scheme}://{name}",
+                                                                                        f"{scheme}://{name}:*")],
+    )
 
 
 def serve_http(*, host: str = "127.0.0.1", port: int = 0, token: str | None, fault: Fault = "none",
-               path: str = "/mcp", on_listening: Callable[[str], None] | None = None) -> None:
+               path: str = "/mcp", on_listening: Callable[[str], None] | None = None,
+               allowed: list[str] | None | Literal["default"] = "default") -> None:
     """Serve the demo server over Streamable HTTP until interrupted.
 
     The socket is listening before `on_listening` gets the URL (by default printed to stderr), so a
-    caller that waits for that line can connect at once; port 0 picks a free port."""
+    caller that waits for that line can connect at once; port 0 picks a free port. `allowed` is the
+    Host/Origin names accepted (default: `allowed_hosts(host)`; None turns the check off)."""
     import uvicorn
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -187,7 +232,9 @@ def serve_http(*, host: str = "127.0.0.1", port: int = 0, token: str | None, fau
     bound = sock.getsockname()[1]
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}{path}"
-    app = build_server(fault=fault, bearer_token=token).streamable_http_app(streamable_http_path=path, host=host)
+    security = transport_security(allowed_hosts(host) if allowed == "default" else allowed)
+    app = build_server(fault=fault, bearer_token=token).streamable_http_app(streamable_http_path=path, host=host,
+                                                                            transport_security=security)
     if on_listening is None:
         print(f"weather-demo MCP server listening on {url}", file=sys.stderr, flush=True)
     else:

@@ -27,6 +27,7 @@ from flow.model_side import response_summary
 from flow.otel import INVALID_ARGUMENTS, NO_RESPONSE, json_or_text
 from flow.recorder import json_bytes
 from flow.trace import (
+    MAX_HOPS,
     MAX_TRACE_BYTES,
     STEP_PHASE,
     Actor,
@@ -44,6 +45,7 @@ from flow.trace import (
     hop_stats,
     json_value_problem,
     parse_trace,
+    read_limited,
     read_trace_bytes,
     usage_counts,
 )
@@ -835,6 +837,10 @@ def import_bytes(data: bytes, *, name: str, fmt: str = "auto") -> Trace:
         if chosen == "otlp-json":
             return import_otlp_json(text, name=name)
         if chosen == "jsonrpc-jsonl":
+            # Every message becomes a hop: count the lines before parsing any, so a huge log is refused at once.
+            messages = sum(1 for line in text.splitlines() if line.strip())
+            if messages > MAX_HOPS:
+                raise TraceError(f"{name}: {messages:,} messages is over the limit of {MAX_HOPS:,} hops for a trace")
             return import_jsonrpc_log(text, name=name)
     except RecursionError:
         raise TraceError(f"{name}: nested too deeply to import") from None
@@ -842,11 +848,5 @@ def import_bytes(data: bytes, *, name: str, fmt: str = "auto") -> Trace:
 
 
 def import_file(path: str | Path, *, fmt: str = "auto") -> Trace:
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TraceError(f"{path}: is a folder, not a file") from None
-    return import_bytes(data, name=str(path), fmt=fmt)
+    """A recording from a file, read as a trace file is: a regular file within the size limit (`read_limited`)."""
+    return import_bytes(read_limited(path, what="file"), name=str(path), fmt=fmt)

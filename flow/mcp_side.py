@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -37,8 +37,8 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, Implementation
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from flow.recorder import Recorder
-from flow.redact import redact_headers
+from flow.recorder import Recorder, json_bytes
+from flow.redact import REDACTED, redact_headers, redact_url, url_secrets
 from flow.trace import Kind, answer_step, as_dict
 
 Era = Literal["handshake", "modern"]
@@ -49,6 +49,16 @@ CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
 EXCERPT_CHARS = 200  # how much of a line that is not JSON-RPC a hop keeps: a flood is not copied into the trace
 STDERR_TAIL_BYTES = 2048  # how much of a server's stderr is read back; the rest stays in its file
 SERVER_TOKEN_ENV = "MCP_FLOW_SERVER_TOKEN"  # marks a stdio server's processes, so leftovers can be found and reaped
+MAX_FRAME_BYTES = 16 << 20  # one JSON-RPC message from a server; a larger one ends the session
+
+
+def amount_text(n: int) -> str:
+    """A byte count as a person reads it."""
+    if n < 10 * 1024:
+        return f"{n} bytes"
+    if n < 1 << 20:
+        return f"{n / 1024:.0f} KB"
+    return f"{round(n / (1 << 20), 1):g} MB"
 
 
 def frame_json(message: SessionMessage) -> dict[str, Any]:
@@ -100,10 +110,12 @@ def progress_summary(params: dict[str, Any], what: str) -> str:
 
 
 class FrameTap:
-    """Records frames in both directions and pairs responses with their requests by id."""
+    """Records frames in both directions and pairs responses with their requests by id; a frame from the server
+    larger than `max_frame_bytes` is not recorded or handed on: it ends the session as a fault."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, *, max_frame_bytes: int = MAX_FRAME_BYTES) -> None:
         self.recorder = recorder
+        self.max_frame_bytes = max_frame_bytes
         self._pending: dict[Any, tuple[str, float, int | None]] = {}
         self._progress: dict[Any, tuple[Any, int | None, str]] = {}  # progress token -> (request id, step, what)
         self.http: HttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
@@ -179,6 +191,10 @@ class FrameTap:
             )
             return
         frame = frame_json(item)
+        wire = json_bytes(frame)  # what the recorder would make of it: measured here, and handed to it
+        if len(wire) > self.max_frame_bytes:
+            self.record_fault(*self.oversized(len(wire), wire[:EXCERPT_CHARS].decode("utf-8", errors="replace")))
+            return
         kind = frame_kind(frame)
         if kind == "mcp.error" and self.http is not None and not self.http.carried(frame.get("id")):
             # The SDK's HTTP transport makes up an error frame when an exchange fails; the HTTP tap has
@@ -207,6 +223,7 @@ class FrameTap:
                 kind, "response"
             ),
             t_start_ms=t_start,
+            wire_text=wire,
             jsonrpc_id=frame.get("id"),
             summary=summary or frame_summary(frame, method),
         )
@@ -216,6 +233,21 @@ class FrameTap:
     @property
     def unanswered(self) -> list[str]:
         return [method for method, _, _ in self._pending.values()]
+
+    def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
+        """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
+        during = self.unanswered[0] if self.unanswered else ""
+        limit = amount_text(self.max_frame_bytes)
+        amount = limit if at_least else amount_text(size)  # cut off while arriving: how far it got depends on chunking
+        fault = ServerFault(
+            f"the MCP server sent a message of {'more than ' if at_least else ''}{amount}"
+            f"{' during ' + during if during else ''}, over the {limit} limit for one message: the session was ended",
+            f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}发来一条{'至少 ' if at_least else ' '}{amount} 的消息，"
+            f"超过单条消息 {limit} 的上限，会话已结束",
+        )
+        excerpt = start[:EXCERPT_CHARS] + ("…" if size > EXCERPT_CHARS else "")
+        return fault, {"error": "message too large", "bytes": size, "at_least": at_least,
+                       "limit_bytes": self.max_frame_bytes, "line_start": excerpt}
 
 
 def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, dict[str, Any]]:
@@ -243,9 +275,9 @@ class _TapRead:
     async def receive(self) -> SessionMessage | Exception:
         item = await self._inner.receive()
         self._tap.incoming(item)
-        if isinstance(item, Exception) and self._tap.fault is not None:
-            # Only JSON-RPC may come out of a stdio server: end the session now, not at the timeout, and
-            # read no more of a flood.
+        if self._tap.fault is not None:
+            # Only JSON-RPC may come out of a server, each message within the cap: end the session now, not at
+            # the timeout, and read no more of a flood.
             raise anyio.EndOfStream
         return item
 
@@ -316,25 +348,57 @@ def _answer_ids(text: str) -> list[Any]:
     return ids
 
 
+class FrameTooLarge(httpx2.StreamError):
+    """A line of a server's HTTP body grew past the message cap: the body is read no further. A `StreamError`,
+    because that is what the SDK's transport takes as a body it could not read (it then fails the request)."""
+
+
 class _BodyTap(httpx2.AsyncByteStream):
-    """Passes a response body through unchanged, noting the answers in it and how it ended."""
+    """Passes a response body through unchanged, noting the answers in it and how it ended; a line (a JSON body,
+    or an event's data) longer than the message cap is not passed on: the tap records it and stops reading."""
 
     def __init__(self, inner: Any, http: HttpTap, exchange: dict[str, Any]) -> None:
         self._inner, self._http, self._exchange = inner, http, exchange
-        self._buffer = ""
+        self._pending: list[bytes] = []  # the line not yet ended
+        self._pending_bytes = 0
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for chunk in self._inner:
-                self._buffer += chunk.decode("utf-8", errors="replace")
-                *lines, self._buffer = self._buffer.split("\n")
-                self._http.saw_answers(_answer_ids("\n".join(lines)) if lines else [])
+                self._take(chunk)
                 yield chunk
+        except FrameTooLarge:
+            raise
         except Exception as exc:
             self._http.failed(self._exchange, exc)
             raise
-        self._http.saw_answers(_answer_ids(self._buffer))
-        self._buffer = ""
+        self._http.saw_answers(_answer_ids(b"".join(self._pending).decode("utf-8", errors="replace")))
+        self._pending, self._pending_bytes = [], 0
+
+    def _take(self, chunk: bytes) -> None:
+        """Whole lines are read for answers; a line is joined from its pieces once, when it ends."""
+        limit = self._http.frames.max_frame_bytes
+        if b"\n" not in chunk:
+            self._pending.append(chunk)
+            self._pending_bytes += len(chunk)
+            if self._pending_bytes > limit:
+                self._too_large(self._pending_bytes, b"".join(self._pending[:1]), at_least=True)
+            return
+        head, _, rest = chunk.rpartition(b"\n")
+        text = b"".join([*self._pending, head])
+        longest = max(text.split(b"\n"), key=len)
+        if len(longest) > limit:
+            self._too_large(len(longest), longest)
+        self._http.saw_answers(_answer_ids(text.decode("utf-8", errors="replace")))
+        self._pending, self._pending_bytes = ([rest] if rest else []), len(rest)
+        if self._pending_bytes > limit:
+            self._too_large(self._pending_bytes, rest, at_least=True)
+
+    def _too_large(self, size: int, start: bytes, *, at_least: bool = False) -> None:
+        frames = self._http.frames
+        text = start[: EXCERPT_CHARS + 8].decode("utf-8", errors="replace")
+        frames.record_fault(*frames.oversized(size, text.removeprefix("data:").strip(), at_least=at_least))
+        raise FrameTooLarge(str(frames.fault))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -374,7 +438,7 @@ class HttpTap(httpx2.AsyncBaseTransport):
                 # The POST body is the frame exactly as it went out. Recording here, not where the client
                 # wrote it, leaves out what the transport never sends (at 2026-07-28 a cancel is a closed stream).
                 self.frames.sent(sent, text)
-        exchange: dict[str, Any] = {"method": request.method, "url": _strip_userinfo(str(request.url))}
+        exchange: dict[str, Any] = {"method": request.method, "url": redact_url(str(request.url))}
         self._closing = self._closing or request.method == "DELETE"
         if isinstance(sent, dict):
             exchange["jsonrpc"] = {k: sent[k] for k in ("id", "method") if k in sent}
@@ -387,13 +451,17 @@ class HttpTap(httpx2.AsyncBaseTransport):
         self.session_id = response.headers.get("mcp-session-id") or self.session_id
         self._blind = self._blind or response.headers.get("content-encoding", "identity").lower() != "identity"
         if response.status_code >= 400:
-            body = (await response.aread()).decode("utf-8", errors="replace")
+            content = await _read_at_most(response, self.frames.max_frame_bytes)
+            body = content.decode("utf-8", errors="replace")
             self.saw_answers(_answer_ids(body))  # a JSON-RPC error in an error status's body did arrive
             with contextlib.suppress(json.JSONDecodeError):
                 body = json.loads(body)
             self.failed({**exchange, "status": response.status_code, "response_headers": redact_headers(
                 response.headers.multi_items()), "response_body": body}, None)
-            return httpx2.Response(response.status_code, headers=response.headers, content=response.content,
+            # Handed on decoded, as read: without the headers that described the bytes on the wire.
+            headers = [(k, v) for k, v in response.headers.multi_items()
+                       if k.lower() not in ("content-length", "content-encoding")]
+            return httpx2.Response(response.status_code, headers=headers, content=content,
                                    request=request, extensions=response.extensions)
         return httpx2.Response(response.status_code, headers=response.headers,
                                stream=_BodyTap(response.stream, self, exchange), request=request,
@@ -424,34 +492,44 @@ class HttpTap(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _strip_userinfo(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    return urlunsplit(parts._replace(netloc=netloc + (f":{parts.port}" if parts.port else "")))
+async def _read_at_most(response: httpx2.Response, limit: int) -> bytes:
+    """An error status's body (decoded), up to `limit` bytes: it is shown, not followed; the rest is not read."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                break
+    finally:
+        await response.aclose()
+    return b"".join(parts)[:limit]
 
 
 @dataclass(frozen=True, kw_only=True)
 class ServerSpec:
     """Which server to reach and how: the demo server (in memory or over stdio), any stdio command
-    (with extra environment), or a Streamable HTTP endpoint with an optional bearer token.
+    (with extra environment), a Streamable HTTP endpoint with an optional bearer token, or an
+    MCP server object served in this process (`server`, over memory).
 
     The token is read when connecting, from `bearer_token` or else the `bearer_token_env`
-    variable, and is never described or recorded."""
+    variable, and is never described or recorded. Environment values are secrets unless their
+    names are in `env_public`."""
 
     transport: TransportName = "stdio"
     fault: Literal["none", "die", "hang"] = "none"
     command: tuple[str, ...] = ()  # another server's command line; empty means the demo server
     env: tuple[tuple[str, str], ...] = ()  # extra environment for a stdio command, over the SDK's default one
+    env_public: tuple[str, ...] = ()  # names in `env` whose values may be written into a trace
     url: str = ""  # a Streamable HTTP endpoint instead of a command
     bearer_token_env: str = TOKEN_ENV
     bearer_token: str | None = field(default=None, repr=False, compare=False)
+    server: Any = field(default=None, repr=False, compare=False)  # an mcp Server/MCPServer run in this process
 
     @property
     def is_demo(self) -> bool:
-        return not self.command and not self.url
+        return not self.command and not self.url and self.server is None
 
     @property
     def is_http(self) -> bool:
@@ -460,14 +538,29 @@ class ServerSpec:
     def token(self) -> str | None:
         return self.bearer_token or (os.environ.get(self.bearer_token_env) if self.bearer_token_env else None) or None
 
+    def recorded_env(self) -> list[list[str]]:
+        """The environment as a trace holds it: every value redacted unless its name was marked public."""
+        public = set(self.env_public)
+        return [[k, v if k in public else REDACTED] for k, v in self.env]
+
+    def secret_values(self) -> list[str]:
+        """What a recorder must scrub if the server echoes it: the bearer token, what the URL hides,
+        and every environment value not marked public."""
+        public = set(self.env_public)
+        return [self.token() or "", *url_secrets(self.url), *(v for k, v in self.env if k not in public)]
+
     def describe(self) -> dict[str, Any]:
         if self.is_http:
-            url = _strip_userinfo(self.url)
-            described: dict[str, Any] = {"name": urlsplit(url).netloc or url, "transport": "http", "url": url,
+            url = redact_url(self.url)
+            host = urlsplit(url).netloc.rpartition("@")[2]
+            described: dict[str, Any] = {"name": host or url, "transport": "http", "url": url,
                                          "command": None, "fault": "none", "auth": "bearer" if self.token() else "none"}
             if self.token() and not self.bearer_token:
                 described["bearer_token_env"] = self.bearer_token_env  # where it came from; never its value
             return described
+        if self.server is not None:
+            return {"name": str(getattr(self.server, "name", "") or "in-process"), "transport": "memory",
+                    "command": None, "fault": "none", "in_process": True}
         if not self.is_demo:
             described = {"name": Path(self.command[0]).name, "transport": "stdio", "command": shlex.join(self.command),
                          "fault": "none"}
@@ -498,24 +591,29 @@ class ServerSpec:
 
 @asynccontextmanager
 async def connect(
-    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float
+    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float, max_frame_bytes: int = MAX_FRAME_BYTES
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
     """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only).
 
     A stdio server that breaks the protocol, goes silent or exits raises `ServerFault` naming what it
-    did; when the session ends, any process the server left behind is killed."""
+    did; when the session ends, any process the server left behind is killed. Every request has
+    `timeout_s` in all (the SDK's clock runs from sending it to its answer; bytes trickling in do not
+    reset it), and a message from the server over `max_frame_bytes` ends the session."""
     if spec.is_http:
-        async with _connect_http(spec, era=era, recorder=recorder, timeout_s=timeout_s) as opened:
+        async with _connect_http(spec, era=era, recorder=recorder, timeout_s=timeout_s,
+                                 max_frame_bytes=max_frame_bytes) as opened:
             yield opened
         return
-    tap = FrameTap(recorder)
+    tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
     token = uuid.uuid4().hex
     with contextlib.ExitStack() as files:
         err: IO[str] | None = None
-        if spec.transport == "memory" and spec.is_demo:
+        if spec.transport == "memory" and spec.server is not None:
+            inner: Transport = InMemoryTransport(spec.server)
+        elif spec.transport == "memory" and spec.is_demo:
             from flow.demo_server import shared_server
 
-            inner: Transport = InMemoryTransport(shared_server(spec.fault))
+            inner = InMemoryTransport(shared_server(spec.fault))
         else:
             # The server's stderr goes to a file, so a crash can be reported with its last words
             # and a flood of it costs disk, not memory.
@@ -646,7 +744,7 @@ def leaf_exception(exc: BaseException) -> BaseException:
 
 def _http_failure_line(spec: ServerSpec, http: HttpTap, unanswered: list[str]) -> ServerHttpError:
     failure = http.failure or {}
-    status, url = failure.get("status"), _strip_userinfo(spec.url)
+    status, url = failure.get("status"), redact_url(spec.url)
     body = failure.get("response_body")
     detail = ""
     if isinstance(body, dict):
@@ -674,10 +772,10 @@ def _http_failure_line(spec: ServerSpec, http: HttpTap, unanswered: list[str]) -
 
 @asynccontextmanager
 async def _connect_http(
-    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float
+    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float, max_frame_bytes: int = MAX_FRAME_BYTES
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
     token = spec.token()
-    tap = FrameTap(recorder)
+    tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
     http = HttpTap(httpx2.AsyncHTTPTransport(), tap)
     tap.http = http
     headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -685,7 +783,9 @@ async def _connect_http(
     timeout = httpx2.Timeout(30.0, connect=timeout_s, read=300.0)
     async with httpx2.AsyncClient(transport=http, headers=headers, timeout=timeout) as http_client:
         client = Client(
-            TappedTransport(streamable_http_client(spec.url, http_client=http_client), tap),
+            # The SDK's own cap on an event (1 MB unless told) is the tap's: one limit for a message, on every transport.
+            TappedTransport(streamable_http_client(spec.url, http_client=http_client,
+                                                   max_sse_event_size=max_frame_bytes), tap),
             mode="legacy" if era == "handshake" else "auto",
             read_timeout_seconds=timeout_s,
             client_info=CLIENT_INFO,
@@ -695,6 +795,8 @@ async def _connect_http(
             async with client:
                 yield client, tap, None
         except Exception as exc:
+            if tap.fault is not None and isinstance(leaf_exception(exc), (MCPError, anyio.EndOfStream, httpx2.HTTPError)):
+                raise tap.fault from exc  # the server broke a rule the tap keeps (a message over the cap)
             if http.failure is None or not isinstance(leaf_exception(exc), (MCPError, httpx2.HTTPError)):
                 raise  # the run's own reason (a FlowAbort, a model error) says more than the connection
             raise _http_failure_line(spec, http, tap.unanswered) from exc

@@ -11,9 +11,8 @@ import json
 import os
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, Protocol
-from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -35,11 +34,20 @@ from flow.mcp_side import (
     leaf_exception,
     server_stderr_tail,
 )
-from flow.model_side import ModelConfig, make_client, response_summary
+from flow.model_side import (
+    MalformedResponse,
+    ModelConfig,
+    ModelLimitError,
+    StreamAssembler,
+    make_client,
+    not_json,
+    read_completion,
+    response_summary,
+)
 from flow.recorder import Recorder
-from flow.redact import REDACTED, secret_named
+from flow.redact import redact_url, url_secrets
 from flow.labels import Lang
-from flow.trace import Actor, Hop, Mode, Trace, TraceMeta, hop_stats
+from flow.trace import Actor, Hop, Mode, Trace, TraceError, TraceMeta, hop_stats
 from flow.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
 
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
@@ -62,6 +70,7 @@ class RunOptions:
     mcp_timeout_s: float = 10.0
     server_command: tuple[str, ...] = ()  # any stdio MCP server's command line instead of the demo server
     server_env: tuple[tuple[str, str], ...] = ()  # extra environment for that command
+    server_env_public: tuple[str, ...] = ()  # names in server_env whose values a trace may show
     server_url: str = ""  # a Streamable HTTP MCP server instead (transport is then "http")
     bearer_token_env: str = TOKEN_ENV  # the variable its bearer token is read from; the token is never an option
     resources: tuple[str, ...] = ()  # MCP resources to read and give the model as context
@@ -70,34 +79,105 @@ class RunOptions:
 
     def server_spec(self) -> ServerSpec:
         return ServerSpec(transport="http" if self.server_url else self.transport, fault=self.server_fault,
-                          command=self.server_command, env=self.server_env, url=self.server_url,
-                          bearer_token_env=self.bearer_token_env)
+                          command=self.server_command, env=self.server_env, env_public=self.server_env_public,
+                          url=self.server_url, bearer_token_env=self.bearer_token_env)
+
+    def with_server(self, spec: ServerSpec) -> RunOptions:
+        """These options, reaching the server `spec` names (the demo server when it names none)."""
+        return replace(self, server_command=spec.command, server_env=spec.env, server_env_public=spec.env_public,
+                       server_url=spec.url, bearer_token_env=spec.bearer_token_env,
+                       transport=spec.transport if not spec.is_demo else self.transport)
 
     def settings(self) -> dict[str, Any]:
-        """The options as a trace records them: environment values whose names say secret are left out, and
-        how to reach another server only when there is one (traces of the demo server stay as they were)."""
+        """The options as a trace records them: environment values only where marked public, URLs without
+        user-info or query values, and how to reach another server only when there is one (traces of the
+        demo server stay as they were)."""
         settings = asdict(self)
-        settings["server_env"] = [[k, REDACTED if secret_named(k) else v] for k, v in self.server_env]
-        settings["server_url"] = self.server_spec().describe()["url"] if self.server_url else ""  # no user:password
-        for name in ("server_env", "server_url", "bearer_token_env"):
+        settings["server_env"] = self.server_spec().recorded_env()
+        settings["server_url"] = redact_url(self.server_url)
+        for name in ("server_env", "server_env_public", "server_url", "bearer_token_env"):
             if getattr(self, name) == self.__dataclass_fields__[name].default:
                 del settings[name]
         return settings
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any]) -> RunOptions:
-        """Rebuild the options a trace was recorded with (JSON turned tuples into lists)."""
-        known = {f for f in cls.__dataclass_fields__}
-        values = {k: v for k, v in settings.items() if k in known}
-        if "resources" in values:
-            values["resources"] = tuple(values["resources"])
-        if "server_command" in values:
-            values["server_command"] = tuple(values["server_command"])
-        if "server_env" in values:
-            values["server_env"] = tuple(tuple(p) for p in values["server_env"])
-        if "prompt_args" in values:
-            values["prompt_args"] = tuple(tuple(p) for p in values["prompt_args"])
+    def from_settings(cls, settings: Any, *, where: str = "meta.settings") -> RunOptions:
+        """The shape of a recorded run, read from a trace's settings for a re-run: every value type-checked and
+        bounded, or a one-line `TraceError` naming it. How to reach a server (`server_command`, `server_env`,
+        `server_url`, `bearer_token_env`) is never taken from a file: a trace is data, not instructions."""
+        if not isinstance(settings, dict):
+            raise TraceError(f"{where}: expected an object, got {type(settings).__name__}")
+        values: dict[str, Any] = {}
+        for name, (check, wanted) in _SETTINGS.items():
+            if name in settings:
+                value = check(settings[name])
+                if value is _BAD:
+                    raise TraceError(f"{where}.{name}: {_shown(settings[name])} is not {wanted}")
+                values[name] = value
         return cls(**values)
+
+
+_BAD: Any = object()
+_MAX_TEXT = 2000  # longest tool choice, resource URI, prompt name or argument a re-run accepts
+_MAX_ITEMS = 50  # most resources or prompt arguments a re-run accepts
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, float) else repr(value)  # escapes ESC, surrogates
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _choice(*allowed: str) -> Callable[[Any], Any]:
+    return lambda v: v if isinstance(v, str) and v in allowed else _BAD
+
+
+def _text(v: Any) -> Any:
+    return v if isinstance(v, str) and 0 < len(v) <= _MAX_TEXT else _BAD
+
+
+def _flag(v: Any) -> Any:
+    return v if isinstance(v, bool) else _BAD
+
+
+def _rounds(v: Any) -> Any:
+    return v if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_REPLAY_ROUNDS else _BAD
+
+
+def _seconds(v: Any) -> Any:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= MAX_REPLAY_TIMEOUT_S
+    return float(v) if ok else _BAD  # NaN fails both comparisons
+
+
+def _texts(v: Any) -> Any:
+    ok = isinstance(v, (list, tuple)) and len(v) <= _MAX_ITEMS and all(_text(x) is not _BAD for x in v)
+    return tuple(v) if ok else _BAD
+
+
+def _pairs(v: Any) -> Any:
+    ok = isinstance(v, (list, tuple)) and len(v) <= _MAX_ITEMS and all(  # tuples: settings not yet saved
+        isinstance(p, (list, tuple)) and len(p) == 2 and _text(p[0]) is not _BAD and isinstance(p[1], str)
+        and len(p[1]) <= _MAX_TEXT for p in v)
+    return tuple((k, x) for k, x in v) if ok else _BAD
+
+
+MAX_REPLAY_ROUNDS = 50  # a re-run asks the model at most this many tool rounds, whatever a file says
+MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
+# What a re-run takes from a trace's settings: each name's check (the value, or _BAD) and what it must be.
+_SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "mode": (_choice("mcp", "direct"), '"mcp" or "direct"'),
+    "tool_choice": (_text, f"a non-empty string of at most {_MAX_TEXT} characters"),
+    "parallel": (_flag, "true or false"),
+    "strict": (_flag, "true or false"),
+    "stream": (_flag, "true or false"),
+    "max_rounds": (_rounds, f"a whole number from 1 to {MAX_REPLAY_ROUNDS}"),
+    "era": (_choice("handshake", "modern"), '"handshake" or "modern"'),
+    "transport": (_choice("stdio", "memory", "http"), '"stdio", "memory" or "http"'),
+    "server_fault": (_choice("none", "die", "hang"), '"none", "die" or "hang"'),
+    "mcp_timeout_s": (_seconds, f"a number of seconds above 0 and at most {MAX_REPLAY_TIMEOUT_S:g}"),
+    "resources": (_texts, f"a list of at most {_MAX_ITEMS} non-empty strings"),
+    "prompt": (lambda v: None if v is None else _text(v), f"null or a non-empty string of at most {_MAX_TEXT} characters"),
+    "prompt_args": (_pairs, f"a list of at most {_MAX_ITEMS} [name, value] string pairs"),
+}
 
 
 @dataclass
@@ -388,41 +468,48 @@ def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError
     return f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
 
 
-async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """One chat completion; returns the assistant message as the app will send it back."""
-    if not kwargs.get("stream"):
-        completion = await client.chat.completions.create(**kwargs)
-        msg = completion.choices[0].message
-        message: dict[str, Any] = {"role": "assistant", "content": msg.content}
-        if msg.tool_calls:
-            message["tool_calls"] = [tc.model_dump(mode="json", exclude_none=True) for tc in msg.tool_calls]
-        return message
-    content: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    finish = None
-    stream = await client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
-    async for chunk in stream:
-        for choice in chunk.choices:
-            delta = choice.delta
-            finish = choice.finish_reason or finish
-            if delta.content:
-                content.append(delta.content)
-            for tc in delta.tool_calls or []:
-                slot = calls.setdefault(tc.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
-                slot["id"] = tc.id or slot["id"]
-                if tc.function is not None:
-                    slot["function"]["name"] += tc.function.name or ""
-                    slot["function"]["arguments"] += tc.function.arguments or ""
-    message = {"role": "assistant", "content": "".join(content) or None}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    step = 4 if calls else 9
+DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
+
+
+async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
+    """One chat completion within the call's total time; returns the assistant message as the app will send it back.
+
+    An answer the app cannot read (no choices, a tool call without a name, a body that is not JSON, a stream cut
+    off before its finish_reason) ends the run with one line and an llm.error hop, never a KeyError. The model
+    tap holds each attempt to the deadline; this scope also bounds what the SDK does between attempts (its retries
+    sleep, up to a minute when a server asks), so that the time is total for the user."""
+    with anyio.CancelScope(deadline=anyio.current_time() + timeout_s + DEADLINE_GRACE_S):
+        try:
+            return await _completion(client, rec, kwargs)
+        except MalformedResponse as exc:
+            rec.record(kind="llm.error", source="model", target="app",
+                       payload={"error": "malformed response", "reason": str(exc)},
+                       step=rec.step, direction="error", summary=str(exc))
+            raise
+    line = f"the model call did not finish within {timeout_s:g} s (the SDK was still waiting to retry)"
+    rec.record(kind="llm.error", source="model", target="app", payload={"error": "deadline", "limit_s": timeout_s},
+               step=rec.step, direction="error", summary=line)
+    raise ModelLimitError(line, f"模型调用没有在 {timeout_s:g} 秒内完成（SDK 还在等待重试）")
+
+
+async def _completion(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
+    stream = bool(kwargs.get("stream"))
+    assembler = StreamAssembler()
+    try:
+        if not stream:
+            return read_completion(await client.chat.completions.create(**kwargs))
+        chunks = await client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
+        async for chunk in chunks:
+            assembler.add(chunk)
+    except json.JSONDecodeError as exc:  # the SDK parses what the server said is JSON, and it was not
+        raise not_json(exc.doc, stream=stream) from None
+    message, finish = assembler.message()
     rec.record(
         kind="llm.assembled",
         source="app",
         target="app",
         payload={"message": message, "finish_reason": finish},
-        step=step,
+        step=4 if message.get("tool_calls") else 9,
         summary="assembled " + response_summary({"choices": [{"message": message, "finish_reason": finish}]}),
     )
     return message
@@ -483,6 +570,9 @@ def explain_both(exc: BaseException, options: RunOptions, model: ModelConfig) ->
     if isinstance(exc, openai.APIConnectionError):
         url, cause = model.describe()["base_url"], exc.__cause__ or exc
         return {"en": f"cannot reach the model endpoint at {url}: {cause}", "zh": f"无法连接模型接口 {url}：{cause}"}
+    if isinstance(exc, openai.APIError):  # an error event inside a stream that began well
+        return {"en": f"the model endpoint reported an error in its answer: {exc.message}",
+                "zh": f"模型接口在回答中报告了错误：{exc.message}"}
     if isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT or isinstance(exc, TimeoutError):
         return {"en": f"the MCP server did not answer within {options.mcp_timeout_s:g} s ({exc})",
                 "zh": f"MCP 服务器在 {options.mcp_timeout_s:g} 秒内没有回答（{exc}）"}
@@ -513,7 +603,8 @@ async def run_flow(
 
     `model_transport` replaces the model's transport (the replay model); it is still recorded."""
     spec = options.server_spec()
-    rec = recorder or Recorder(secrets=[model.api_key or "", *_server_secrets(spec)], on_hop=on_hop)
+    rec = recorder or Recorder(secrets=[model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(spec)],
+                               on_hop=on_hop)
     meta = TraceMeta(
         mode=options.mode,
         question=question,
@@ -528,7 +619,7 @@ async def run_flow(
     stderr_tail = ""
     try:
         if options.mode == "mcp":
-            if spec.is_demo:  # step 0 is read from the demo server's code; another server's is not ours to read
+            if (session.spec if session else spec).is_demo:  # step 0 is the demo server's code; another's is not ours
                 await _record_server_tools(rec)
             user_payload: dict[str, Any] = {"content": question}
             if options.prompt:
@@ -583,7 +674,7 @@ async def run_flow(
 
 def _server_secrets(spec: ServerSpec) -> list[str]:
     """What the recorder must scrub if a server echoes it: its bearer token, secret-named environment values."""
-    return [spec.token() or "", urlsplit(spec.url).password or "", *(v for k, v in spec.env if secret_named(k))]
+    return spec.secret_values()
 
 
 _demo_tools: list[dict[str, Any]] = []  # the demo server's tools never change within a process
@@ -627,7 +718,7 @@ async def _loop(
                 kwargs["parallel_tool_calls"] = False
             if options.stream:
                 kwargs["stream"] = True
-            message = await _ask_model(client, rec, kwargs)
+            message = await _ask_model(client, rec, kwargs, timeout_s=model.timeout_s)
             calls = message.get("tool_calls") or []
             if not calls:
                 answer = message.get("content") or ""
@@ -665,11 +756,11 @@ async def _probe(
 ) -> tuple[RunResult, Any]:
     """Connect, do `work(client, recorder)` with no model involved, and record it all as a trace."""
     rec = Recorder(secrets=_server_secrets(spec))
-    settings = RunOptions(era=era, transport=spec.transport, server_command=spec.command, server_env=spec.env,
-                          server_url=spec.url, bearer_token_env=spec.bearer_token_env).settings()
+    settings = RunOptions(era=era, transport=spec.transport).with_server(spec).settings()
     meta = TraceMeta(mode="mcp", question=question, server=spec.describe(),
                      settings={**{k: v for k, v in settings.items() if k in (
-                         "era", "transport", "server_command", "server_env", "server_url", "bearer_token_env")},
+                         "era", "transport", "server_command", "server_env", "server_env_public", "server_url",
+                         "bearer_token_env")},
                          **extra},
                      started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     error: str | None = None

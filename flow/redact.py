@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"}
@@ -43,6 +44,50 @@ def secret_values(extra: Iterable[str] = ()) -> list[str]:
 def secret_named(name: str) -> bool:
     """An environment variable whose name says it holds a secret (API_KEY, *_TOKEN, ...)."""
     return _SECRET_ENV.search(name) is not None
+
+
+def redact_url(url: str) -> str:
+    """A URL as a trace may hold it: user-info left out, every query and fragment value replaced.
+
+    A password in a base URL, `?api-key=` in a model URL or `?access_token=` in an MCP URL are
+    secrets whatever their names, so no value is kept; names, host, port and path stay readable."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL at all ("http://[::1"): nothing of it can be trusted to be harmless
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:  # dropped, not marked: brackets in a netloc would read as an IPv6 host
+        netloc = netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=netloc, query=_redact_pairs(parts.query),
+                                     fragment=_redact_pairs(parts.fragment)))
+
+
+def _redact_pairs(text: str) -> str:
+    """`a=1&b` becomes `a=[redacted]&[redacted]`: a piece without `=` may be a bare key."""
+    if not text:
+        return text
+    pieces = []
+    for piece in text.split("&"):
+        name, eq, value = piece.partition("=")
+        pieces.append(f"{name}={REDACTED}" if eq and value else piece if eq else REDACTED)
+    return "&".join(pieces)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The parts of a URL `redact_url` hides, for a recorder to scrub wherever a server echoes them."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return [url]
+    found = [parts.netloc.rpartition("@")[0]] if "@" in parts.netloc else []
+    found += [parts.password or "", parts.username or ""]
+    for text in (parts.query, parts.fragment):
+        for piece in text.split("&") if text else ():
+            name, eq, value = piece.partition("=")
+            found.append(value if eq else name)
+    return sorted({v for raw in found for v in (raw, unquote(raw)) if v})  # as sent, and as a server decodes it
 
 
 def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:

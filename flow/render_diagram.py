@@ -33,6 +33,7 @@ ROW_H = 0.66
 LABEL_DY = 0.23
 FONT = "sans-serif"
 LABEL_SIZE = 20
+LINE_H = LABEL_SIZE / 72  # inches: each further line of a label lowers its arrow this much (graphviz: 1 em a line)
 HEAD_SIZE = 20
 SMALL_SIZE = 14  # phase names; elements of class "small" (a page's CSS may need to know)
 CURRENT = "#1565c0"
@@ -41,6 +42,9 @@ ERROR = "#c62828"
 FADED = "#c4c4c4"
 FADED_TEXT = "#a8a8a8"
 FADED_ERROR = "#eab0b0"
+MAX_ARROWS = 1_000
+"""The most arrows one picture draws: about 47,000 pixels tall, past what a PNG holds unscaled (32,767) and about
+what a browser lays out in a few seconds. A longer trace is drawn a window at a time; a real run is 20 to 200."""
 
 
 @dataclass
@@ -99,6 +103,16 @@ def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
     return out
 
 
+def too_many_arrows(trace: Trace, *, window: int | None = None, collapse_chunks: bool = True) -> str | None:
+    """Why a picture of the trace (or of a `window` of arrows) cannot be drawn whole, in one line, or None.
+    `to_dot` draws such a trace a window at a time; a caller that promised the whole picture refuses with this."""
+    total = len(rows(trace, collapse_chunks=collapse_chunks))
+    if min(total, window or total) <= MAX_ARROWS:
+        return None
+    drawn = f"a window of {window:,} arrows" if window else f"{total:,} arrows"
+    return f"{drawn} are more than one picture draws ({MAX_ARROWS:,})"
+
+
 def _window(all_rows: list[Row], current: int | None, window: int | None, lead: int | None) -> tuple[int, int]:
     if window is None or len(all_rows) <= window:
         return 0, len(all_rows)
@@ -108,7 +122,7 @@ def _window(all_rows: list[Row], current: int | None, window: int | None, lead: 
 
 
 def _html_label(number: str, text: str, *, bold: bool) -> str:
-    body = f"<B>{html.escape(number)}</B>  {html.escape(text)}"
+    body = f"<B>{html.escape(number)}</B>  " + "<BR/>".join(html.escape(line) for line in text.split("\n"))
     return f"<{'<B>' + body + '</B>' if bold else body}>"
 
 
@@ -128,15 +142,23 @@ def to_dot(
 ) -> str:
     """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
     earlier hops drawn normally, later ones faded. `lead` arrows come before the current one
-    in a window (default: a third of it)."""
+    in a window (default: a third of it). Never more than `MAX_ARROWS`: a longer trace, or a wider
+    window, is drawn as a window of that many, marked above and below with the hops left out."""
+    if window is None or window > MAX_ARROWS:
+        window = MAX_ARROWS
     cols = trace_lifelines(trace)
     x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
     all_rows = rows(trace, collapse_chunks=collapse_chunks)
     start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]
     extra_top = 1 if start > 0 else 0
-    n_lines = len(shown) + extra_top + (1 if end < len(all_rows) else 0)
-    bottom = -(n_lines + 1) * ROW_H
+    texts = [_row_text(row, x_of) for row in shown]
+    # Each arrow's y: a row is ROW_H tall, plus LINE_H for every further line of its label (which grows upwards).
+    ys: list[float] = []
+    for text in texts:
+        ys.append((ys[-1] if ys else -extra_top * ROW_H) - ROW_H - text.count("\n") * LINE_H)
+    last_y = ys[-1] if ys else -extra_top * ROW_H
+    bottom = last_y - (2 if end < len(all_rows) else 1) * ROW_H
 
     g = graphviz.Digraph("sequence", engine="neato")
     # Positions are written in points with inputscale=72, which both a full neato run (the browser's)
@@ -159,8 +181,8 @@ def to_dot(
     for b, (ph, i0, i1) in enumerate(band):
         if ph is None:
             continue
-        top_y = -(i0 + extra_top + 0.5) * ROW_H
-        bot_y = -(i1 + extra_top + 1.5) * ROW_H
+        top_y = (ys[i0 - 1] if i0 else -extra_top * ROW_H) - ROW_H / 2
+        bot_y = ys[i1] - ROW_H / 2
         g.node(f"band{b}", shape="box", style="filled", color=PHASE_COLORS[ph], fillcolor=PHASE_COLORS[ph],
                width=f"{right - left:.3f}", height=f"{top_y - bot_y:.3f}", fixedsize="true",
                pos=_pos((left + right) / 2, (top_y + bot_y) / 2))
@@ -187,11 +209,11 @@ def to_dot(
     if end < len(all_rows):
         later = sum(len(r.hops) for r in all_rows[end:])
         g.node("more_below", label=f"⋮ {later} later hops" if lang == "en" else f"⋮ 后面还有 {later} 跳", shape="plaintext",
-               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -(len(shown) + extra_top + 1) * ROW_H))
+               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, last_y - ROW_H))
 
     out = _Statements([], [], [])
     for i, row in enumerate(shown):
-        _draw_row(out, row, i, y=-(i + extra_top + 1) * ROW_H, x_of=x_of, current=current)
+        _draw_row(out, row, i, texts[i], y=ys[i], x_of=x_of, current=current)
     # Defaults hold what every anchor point, label and arrow shares, so each statement stays short.
     g.attr("node", shape="point", width="0.01", style="invis")
     for name, pos in out.points:
@@ -220,7 +242,15 @@ def _label_width(span_in: float) -> int:
     return max(30, min(64, int(span_in * 72 / (LABEL_SIZE * 0.52))))
 
 
-def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, float], current: int | None) -> None:
+def _row_text(row: Row, x_of: dict[str, float]) -> str:
+    """The words on a row's arrow: its hop's label in the room its span gives, or the row's own for a run of hops."""
+    hop = row.first
+    return row.label if len(row.hops) > 1 else short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])))
+
+
+def _draw_row(
+    out: _Statements, row: Row, i: int, text: str, *, y: float, x_of: dict[str, float], current: int | None
+) -> None:
     hop = row.first
     style = arrow_style(hop)
     is_current = current is not None and row.holds(current)
@@ -247,7 +277,7 @@ def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, f
     if style in ("response", "notification"):
         edge["arrowhead"] = "vee"
     xs, xt = x_of[hop.source], x_of[hop.target]
-    text = row.label if len(row.hops) > 1 else short_label(hop, _label_width(abs(xt - xs)))
+    raise_by = text.count("\n") * LINE_H / 2  # a taller label keeps its bottom edge where a one-line label has it
     label = {"label": _html_label(row.number, text, bold=is_current), "id": f"label-{row.arrow_id}"}
     if is_current:
         label["color"] = label["fillcolor"] = "#fff8c4"
@@ -260,15 +290,15 @@ def _draw_row(out: _Statements, row: Row, i: int, *, y: float, x_of: dict[str, f
         out.edges.append((f"r{i}p0", f"r{i}p1", {**looks, "arrowhead": "none"}))
         out.edges.append((f"r{i}p1", f"r{i}p2", {**looks, "arrowhead": "none"}))
         out.edges.append((f"r{i}p2", f"r{i}p3", edge))
-        est = (display_width(row.number + "  " + text) * LABEL_SIZE * 0.55) / 72 + 0.2
+        est = (max(display_width(line) for line in (row.number + "  " + text).split("\n")) * LABEL_SIZE * 0.55) / 72 + 0.2
         # Beside the loop, on whichever side has room: right of the left columns, left of the right ones.
         on_right = xs < max(x_of.values()) / 2 + 0.01
         lx = xs + loop + 0.22 + est / 2 if on_right else xs - 0.2 - est / 2
-        out.labels.append((f"r{i}l", {**label, "pos": _pos(lx, y)}))
+        out.labels.append((f"r{i}l", {**label, "pos": _pos(lx, y + raise_by)}))
         return
     out.points += [(f"r{i}a", _pos(xs, y)), (f"r{i}b", _pos(xt, y))]
     out.edges.append((f"r{i}a", f"r{i}b", edge))
-    out.labels.append((f"r{i}l", {**label, "pos": _pos((xs + xt) / 2, y + LABEL_DY)}))
+    out.labels.append((f"r{i}l", {**label, "pos": _pos((xs + xt) / 2, y + LABEL_DY + raise_by)}))
 
 
 def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en", slices: int = 40) -> str:

@@ -11,7 +11,7 @@ import json
 import re
 
 from flow.labels import ACTOR_NAMES, PHASE_NAMES, Lang
-from flow.render_diagram import render, rows, to_dot
+from flow.render_diagram import RenderError, render, rows, to_dot, too_many_arrows
 from flow.render_text import focus_view
 from flow.teaching import teaching_text
 from flow.trace import Trace
@@ -93,7 +93,12 @@ def _script_json(value: object) -> str:
 
 
 def to_html(trace: Trace, *, lang: Lang = "zh") -> str:
-    """The whole trace as one HTML page with previous/next stepping (needs the graphviz program)."""
+    """The whole trace as one HTML page with previous/next stepping (needs the graphviz program). A trace
+    with more arrows than one picture draws is refused (`RenderError`): the page steps through the whole picture."""
+    problem = too_many_arrows(trace)
+    if problem:
+        raise RenderError(f"too long for one HTML page: {problem}; draw part of it as SVG "
+                          "(render --format svg --window N --hop SEQ)")
     svg = _inline_svg(render(to_dot(trace, window=None, lang=lang), "svg"))
     per_hop = {r.first.seq: r for r in rows(trace, collapse_chunks=False)}
     hops = [
@@ -105,7 +110,7 @@ def to_html(trace: Trace, *, lang: Lang = "zh") -> str:
             "to": ACTOR_NAMES[h.target],
             "phase": PHASE_NAMES[h.phase] if h.phase else None,
             "teach": {"zh": teaching_text(h, "zh"), "en": teaching_text(h, "en")},
-            "view": focus_view(h),
+            "view": focus_view(h),  # bounded: one huge hop cannot swell the page
         }
         for h in trace.hops
     ]

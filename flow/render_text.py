@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from flow.labels import ACTOR_NAMES, Lang, display_width
-from flow.trace import Hop, Trace, as_dict, as_list, escape_controls
+from flow.labels import ACTOR_NAMES, Lang, display_width, parse_arguments_text
+from flow.trace import Hop, Trace, as_dict, as_list, clip_strings, clip_text, escape_controls
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,11 +23,13 @@ def terminal_safe(text: str) -> str:
 
 
 def _fit(text: str, width: int) -> str:
-    text = re.sub(r"\s+", " ", text)
+    """Exactly `width` display columns: padded, or cut with "…". Only the start of a long text is looked at."""
+    text = re.sub(r"\s+", " ", text[: 2 * width + 2])  # the rest cannot show; a cell never walks a megabyte
+    over = len(text) > width or display_width(text) > width  # a character is at least one column
     out, used = "", 0
     for c in text:
         w = display_width(c)
-        if used + w > width - (1 if display_width(text) > width else 0):
+        if used + w > width - (1 if over else 0):
             return out + "…" + " " * (width - used - 1)
         out, used = out + c, used + w
     return out + " " * (width - used)
@@ -91,18 +94,74 @@ def _message_facts(msg: Any) -> Any:
     return facts
 
 
+PARSED_ARGUMENTS = "arguments (parsed)"
+"""The key `focus_view` puts beside a tool call's `arguments` string: what that string reads as (not a wire field)."""
+
+
+def _with_parsed_arguments(calls: Any) -> Any:
+    """Tool calls with their arguments string read as JSON beside it, as the app reads it at step 5."""
+    if not isinstance(calls, list):
+        return calls
+    out: list[Any] = []
+    for call in calls:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or "arguments" not in fn:
+            out.append(call)
+            continue
+        ok, parsed = parse_arguments_text(fn["arguments"])
+        shown: dict[str, Any] = {}
+        for key, value in fn.items():
+            shown[key] = value
+            if key == "arguments":
+                shown[PARSED_ARGUMENTS] = parsed if ok else f"not JSON: {parsed}"
+        out.append({**call, "function": shown})
+    return out
+
+
+VIEW_TEXT_CHARS = 20_000
+"""A text value longer than this is shown cut short in a hop's JSON view (a page, `show --hop`, the HTML file)."""
+VIEW_BYTES = 512 * 1024
+"""A hop's JSON view larger than this (after cutting long texts) is shown as the start of its JSON text: a page
+or a terminal shows a bounded amount whatever one hop holds."""
+
+
+def bounded_view(value: Any) -> Any:
+    """`value` as a viewer shows it: long texts cut (`VIEW_TEXT_CHARS`); if its JSON is still over `VIEW_BYTES`,
+    the start of that JSON as text, saying so. The same object when it is small."""
+    try:
+        value, _ = clip_strings(value, VIEW_TEXT_CHARS)
+        text = json_text(value)
+    except RecursionError:
+        return "(nested too deeply to show)"
+    if len(text) <= VIEW_BYTES:
+        return value
+    return clip_text(text, VIEW_BYTES)
+
+
 def focus_view(hop: Hop) -> dict[str, Any]:
-    """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload."""
+    """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload; bounded in
+    size (`bounded_view`), so one huge hop cannot stall the page that shows it."""
+    view = _focus_view(hop)
+    bounded = bounded_view(view)
+    return bounded if isinstance(bounded, dict) else {"clipped": "shown cut short", "json": bounded}
+
+
+def _focus_view(hop: Hop) -> dict[str, Any]:
     p = as_dict(hop.payload)
     facts: dict[str, Any] = {}
     if hop.kind.startswith("llm."):
         body = p.get("body") if isinstance(p.get("body"), dict) else p.get("data")
+        if hop.kind == "llm.assembled":
+            body = {"choices": [p]}  # the message assembled from a stream stands where a response's choice does
         if isinstance(body, dict):
             choices = as_list(body.get("choices"))
             choice = as_dict(choices[0]) if choices else {}
             message = as_dict(choice.get("message") or choice.get("delta"))
+            whole = "message" in choice  # a whole message, not one chunk's delta
             if message.get("tool_calls"):
-                facts["tool_calls"] = message["tool_calls"]
+                facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
+            if whole and "content" in message:
+                facts["content"] = message["content"]
             if "role" in message:
                 facts["role"] = message["role"]
             if choice.get("finish_reason") is not None:
@@ -130,4 +189,12 @@ def focus_view(hop: Hop) -> dict[str, Any]:
                 facts[key] = p[key]
     if hop.tool_call_id and "tool_call_id" not in facts:
         facts["tool_call_id"] = hop.tool_call_id
+    clipped = getattr(hop, "clipped", None)
+    if clipped:
+        facts["clipped"] = clipped
     return {**facts, "payload": hop.payload}
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON text of a decoded value, as a viewer measures it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

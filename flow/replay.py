@@ -2,25 +2,42 @@
 
 The replay model is one more transport behind the openai SDK: it serves the model responses
 recorded in a trace, in order, and checks each request against the recorded one. The tools
-really run again. Wherever the re-run departs from the recording, a `replay.divergence` hop
-says so.
+really run again, on the demo server or on a server the user names; a recording of any other
+server has its tool results served back by an in-process MCP server built from the recording.
+Wherever the re-run departs from the recording, a `replay.divergence` hop says so.
+
+A trace is data, never instructions: nothing in it chooses a program to run, an environment
+variable to read or a URL to contact. The settings a re-run takes from it are checked and bounded
+by `RunOptions.from_settings`.
 """
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict, deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 import anyio
 import httpx2
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
+from flow.mcp_side import ServerSpec, open_session
 from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run_flow
 from flow.recorder import Recorder
 from flow.samples import normalise
-from flow.trace import Hop, Phase, Trace, TraceError
+from flow.trace import Hop, Phase, Trace, TraceError, TraceMeta
+
+# The replay model's address: never resolved or contacted (the replay transport answers every request), and
+# nothing of a recording's own base URL reaches the client.
+REPLAY_BASE_URL = "http://replay.invalid/v1"
+ToolsSource = Literal["demo", "server", "recorded"]  # where a re-run's tool results come from
+DEMO_SERVER_NAME = ServerSpec().describe()["name"]  # as a recording of the demo server names it
 
 
 class Cursor:
@@ -184,15 +201,73 @@ class ReplayModelTransport(httpx2.AsyncBaseTransport):
         return httpx2.Response(recorded.status or 200, json=recorded.body)
 
 
-def replay(trace: Trace, *, source: str = "", transport: str | None = None) -> RunResult:
-    """Re-run a recorded flow offline: the recorded model answers, the tools run again."""
+class ReplayError(Exception):
+    """A re-run that cannot be done as asked; the message is one line."""
+
+
+def _plain(text: Any, limit: int = 60) -> str:
+    """A recorded name made safe for one terminal line: printable characters only, clipped."""
+    shown = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else "?" for c in str(text)[:limit + 1])
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def recorded_server(meta: TraceMeta) -> str | None:
+    """The MCP server a recording says it came from, when that is not the demo server; None for the demo
+    server and for direct mode (whose tools are this program's own functions). Only used to describe it."""
+    if meta.mode == "direct":
+        return None
+    settings = meta.settings if isinstance(meta.settings, dict) else {}
+    server = meta.server if isinstance(meta.server, dict) else {}
+    name = server.get("name", DEMO_SERVER_NAME)
+    if settings.get("server_url") or server.get("transport") == "http":
+        return f"{_plain(name)} (a Streamable HTTP server)"
+    if settings.get("server_command"):
+        return f"{_plain(name)} (a stdio command)"
+    if name != DEMO_SERVER_NAME or meta.imported is not None:
+        return _plain(name) if name else "an unnamed server"
+    return None
+
+
+def replay_model(meta: TraceMeta) -> ModelConfig:
+    """The model side of a re-run: the recorded model name (requests carry it), nothing else from the file."""
+    name = meta.model.get("name") if isinstance(meta.model, dict) else None
+    if name is None:
+        name = "replay"
+    if not isinstance(name, str) or not 0 < len(name) <= 256:
+        raise TraceError(f"meta.model.name: {_plain(json.dumps(name))} is not a model name of 1 to 256 characters")
+    return ModelConfig(backend="replay", model=name, base_url=REPLAY_BASE_URL, timeout_s=60.0)
+
+
+def replay(trace: Trace, *, source: str = "", transport: Literal["stdio", "memory"] | None = None,
+           server: ServerSpec | None = None) -> RunResult:
+    """Re-run a recorded flow offline: the recorded model answers; the tools run again on the demo server
+    (in process, or over stdio when `transport` says so) or on `server`, which only a user names. A recording
+    of another server with no `server` given replays the model side only: its tool results are served back.
+
+    Raises `TraceError` for settings a re-run cannot take, `ReplayError` for a choice that cannot work."""
     meta = trace.meta
-    settings = dict(meta.settings)
-    if transport:
-        settings["transport"] = transport
-    options = RunOptions.from_settings({**settings, "mode": meta.mode})
-    model = ModelConfig(backend="replay", model=str(meta.model.get("name") or "replay"),
-                        base_url=meta.model.get("base_url"), timeout_s=float(meta.model.get("timeout_s") or 60))
+    options = RunOptions.from_settings({**meta.settings, "mode": meta.mode})
+    model = replay_model(meta)
+    other = recorded_server(meta)
+    tools: ToolsSource
+    if server is not None:
+        if options.mode == "direct":
+            raise ReplayError("the recording is in direct mode: its tools are this program's own functions, "
+                              "so --server does not apply")
+        if transport is not None:
+            raise ReplayError("--transport is for the demo server: a --server command runs over stdio, a URL over HTTP")
+        tools, options = "server", replace(options, transport="stdio", server_fault="none").with_server(server)
+    elif other is None:
+        chosen = transport or ("stdio" if options.server_fault != "none" else "memory")
+        if chosen == "memory" and options.server_fault == "die":
+            raise ReplayError("the recording made the demo server die (server_fault die), which in process would end "
+                              "this program: replay it with --transport stdio")
+        tools, options = "demo", replace(options, transport=chosen)
+    else:
+        if transport is not None:
+            raise ReplayError(f"the recording came from {other}, not the demo server: --transport does not apply "
+                              "(name a server with --server, or leave both out to replay the model side only)")
+        tools, options = "recorded", replace(options, transport="memory", server_fault="none")
     recorded_results = {h.tool_call_id: h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id}
 
     def check_tool_result(hop: Hop) -> None:
@@ -200,23 +275,37 @@ def replay(trace: Trace, *, source: str = "", transport: str | None = None) -> R
             return
         before = recorded_results.get(hop.tool_call_id)
         if before is None:
-            transport._diverge(f"tool result for {hop.tool_call_id} has no counterpart in the recording",
-                                 tool_call_id=hop.tool_call_id)
+            transport_._diverge(f"tool result for {hop.tool_call_id} has no counterpart in the recording",
+                                tool_call_id=hop.tool_call_id)
             return
         diff = first_difference(normalise(before.payload), normalise(hop.payload))
         if diff:
-            transport._diverge(f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
-                                 tool_call_id=hop.tool_call_id)
+            transport_._diverge(f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
+                                tool_call_id=hop.tool_call_id)
 
-    recorder = Recorder(on_hop=check_tool_result)  # the check runs only once `transport` below exists
-    transport = ReplayModelTransport(recorded_exchanges(trace), recorder)
-    result = anyio.run(lambda: run_flow(meta.question, options=options, model=model, recorder=recorder,
-                                        model_transport=transport))
-    t = transport
+    # The check runs only once `transport_` below exists; the user-named server's secrets are scrubbed as in a run.
+    recorder = Recorder(secrets=server.secret_values() if server is not None else (), on_hop=check_tool_result)
+    transport_ = ReplayModelTransport(recorded_exchanges(trace), recorder)
+
+    async def rerun() -> RunResult:
+        if tools != "recorded":
+            return await run_flow(meta.question, options=options, model=model, recorder=recorder,
+                                  model_transport=transport_)
+        spec = ServerSpec(transport="memory", server=recorded_mcp_server(trace, name=other or "recorded"))
+        async with open_session(spec, era=options.era, recorder=recorder, timeout_s=options.mcp_timeout_s) as session:
+            return await run_flow(meta.question, options=options, model=model, recorder=recorder,
+                                  model_transport=transport_, session=session)
+
+    result = anyio.run(rerun)
+    t = transport_
     if t.served < len(t.exchanges) and not t.divergences:
         t._diverge(f"the re-run made {t.served} model requests; the recording has {len(t.exchanges)}")
+    if tools == "recorded" and result.trace.meta.server is not None:
+        result.trace.meta.server.pop("reused_session", None)
+        result.trace.meta.server["replayed_from"] = other
     result.trace.meta.replay = {
         "source": source,
+        "tools": tools,  # demo: the demo server ran them; server: one the user named; recorded: served back
         "recorded_model_exchanges": len(t.exchanges),
         "served": t.served,
         "diverged": bool(t.divergences),
@@ -225,6 +314,77 @@ def replay(trace: Trace, *, source: str = "", transport: str | None = None) -> R
     for key in ("title", "note", "sample"):
         setattr(result.trace.meta, key, getattr(meta, key))
     return result
+
+
+def _arguments_key(arguments: Any) -> str:
+    return json.dumps(arguments or {}, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _checked(model: Any, data: Any, what: str) -> Any:
+    """A recorded value as the SDK type the server answers with, or an MCP error saying it is not one."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise MCPError(types.INTERNAL_ERROR, f"the recording's {what} is not valid MCP "
+                       f"({exc.error_count()} problems)") from None
+
+
+def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
+    """An MCP server that answers from a recording: its tool list, and each tools/call with the result recorded
+    for the same tool and arguments (in recorded order), its resource reads and its prompt. It runs nothing."""
+    tools: Any = None
+    results: dict[tuple[str, str], deque[dict[str, Any]]] = defaultdict(deque)
+    resources: dict[str, Any] = {}
+    prompts: dict[str, Any] = {}
+    calls: dict[str, Any] = {}
+    for hop in trace.hops:
+        payload = hop.payload if isinstance(hop.payload, dict) else {}
+        if hop.kind == "translate.reverse" and hop.tool_call_id:
+            calls[hop.tool_call_id] = payload.get("call_request")
+        elif hop.kind == "client.result":
+            if "tools" in payload and tools is None:
+                tools = payload["tools"]
+            elif isinstance(payload.get("uri"), str):
+                resources.setdefault(payload["uri"], payload.get("result"))
+            elif isinstance(payload.get("prompt"), str):
+                prompts.setdefault(payload["prompt"], payload.get("result"))
+        elif hop.kind == "tool.result" and isinstance(request := calls.get(hop.tool_call_id or ""), dict):
+            if isinstance(request.get("name"), str):
+                results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return _checked(types.ListToolsResult, {"tools": tools or []}, "tool list")
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        queue = results.get((params.name, _arguments_key(params.arguments)))
+        if not queue:
+            raise MCPError(types.INVALID_PARAMS, f"the recording has no result for {params.name} with these arguments")
+        recorded = queue.popleft()
+        if "result" in recorded:
+            return _checked(types.CallToolResult, recorded["result"], "tool result")
+        error = recorded.get("error") if isinstance(recorded.get("error"), dict) else {}
+        code = error.get("code") if isinstance(error.get("code"), int) else types.INTERNAL_ERROR
+        raise MCPError(code, str(error.get("message") or "the recording holds no result for this call"))
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[types.Resource(uri=uri, name=uri) for uri in resources])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if str(params.uri) not in resources:
+            raise MCPError(types.INVALID_PARAMS, f"the recording did not read the resource {params.uri}")
+        return _checked(types.ReadResourceResult, resources[str(params.uri)], "resource")
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[types.Prompt(name=prompt) for prompt in prompts])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name not in prompts:
+            raise MCPError(types.INVALID_PARAMS, f"the recording did not fetch the prompt {params.name}")
+        return _checked(types.GetPromptResult, prompts[params.name], "prompt")
+
+    return Server(name, version="recorded", on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_read_resource=read_resource, on_list_prompts=list_prompts,
+                  on_get_prompt=get_prompt)
 
 
 def same_steps(a: Trace, b: Trace) -> bool:

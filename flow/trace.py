@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -249,6 +251,15 @@ message saying so. Unknown extra fields are kept and ignored."""
 
 MAX_TRACE_BYTES = 50 * 1024 * 1024
 """Files above this are refused before they are read: a 1,000-hop run is about 1 MB."""
+MAX_HOPS = 20_000
+"""Traces with more hops are refused: a 1,000-hop run is about 1.3 MB, so the limit holds every run of ten
+model rounds of a hundred tool calls with room to spare, while every view of a trace at the limit (the table, each
+diagram format, the HTML page) still finishes in seconds and a few hundred MB. A 600,000-hop file under the byte
+limit took `render` to 3.5 GB; the recorder stops at this limit, so every run it writes loads."""
+MAX_STRING_CHARS = 1 << 20
+"""Longer text anywhere in a trace (a value or a key) is refused: the recorder clips payloads to this, and a
+viewer that must show one value whole (a hop's JSON, a table cell) stays quick. A megabyte of text is far more
+than a person reads in one hop; a 49 MiB string made `show` hang."""
 
 # version -> function turning a trace of that version into the next version's shape
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
@@ -287,8 +298,8 @@ class TraceError(Exception):
 
 
 def save_trace(trace: Trace, path: str | Path) -> Path:
-    """Write atomically, redacted (see `Trace.to_json`)."""
-    text = trace.to_json()
+    """Write atomically, redacted (see `Trace.to_json`), and within the bounds `load_trace` holds it to."""
+    text = _loadable(trace.to_json(), hops=len(trace.hops))
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -296,26 +307,88 @@ def save_trace(trace: Trace, path: str | Path) -> Path:
     return path
 
 
+def _loadable(text: str, *, hops: int) -> str:
+    """The file text within the loader's bounds. The recorder clips payloads as it goes; what it never saw (a
+    model's long answer in `meta`) is clipped here, and text over the byte limit is written without indentation.
+    Small text is taken as it is: it cannot hold a string longer than itself."""
+    if hops > MAX_HOPS:
+        raise TraceError(f"the trace has {hops:,} hops, over the limit of {MAX_HOPS:,}: not written")
+    if len(text) <= MAX_STRING_CHARS:
+        return text
+    data = json.loads(text)
+    if _long_string(data, MAX_STRING_CHARS) is not None:
+        data, _ = clip_strings(data, MAX_STRING_CHARS)
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+    if len(text.encode()) > MAX_TRACE_BYTES:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        size = len(text.encode())
+        if size > MAX_TRACE_BYTES:
+            raise TraceError(f"the trace would be {size / 1e6:.0f} MB, over the {MAX_TRACE_BYTES // 2**20} MB "
+                             "limit for a trace file: not written")
+    return text
+
+
 def load_trace(path: str | Path) -> Trace:
+    """Read and check a trace file; every problem is a one-line `TraceError` naming the path."""
+    return read_trace_bytes(read_limited(path), name=str(path))
+
+
+def read_limited(path: str | Path, *, limit: int = MAX_TRACE_BYTES, what: str = "trace file") -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, read in bounded time and memory.
+
+    A pipe, a device or a socket is refused before it is read (`validate /dev/zero` or a FIFO would read
+    forever, or wait for a writer); it is opened non-blocking and checked again on the open file, so a path
+    swapped in between changes nothing. At most `limit` + 1 bytes are read: a file growing under us is still refused."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_TRACE_BYTES:
-            raise TraceError(f"{path}: {size / 1e6:.0f} MB is over the {MAX_TRACE_BYTES // 2**20} MB limit for a trace file")
-        data = path.read_bytes()
+        _regular(path, os.stat(path), what)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise TraceError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TraceError(f"{path}: is a folder, not a trace file") from None
+    except (IsADirectoryError, NotADirectoryError):
+        raise TraceError(f"{path}: is a folder, not a {what}") from None
     except PermissionError:
         raise TraceError(f"{path}: not readable (permission denied)") from None
-    return read_trace_bytes(data, name=str(path))
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot be opened ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb", buffering=0) as f:
+        size = _regular(path, os.fstat(f.fileno()), what).st_size
+        if size > limit:
+            raise _too_big(path, size, limit, what)
+        parts: list[bytes] = []
+        got, ask = 0, size + 1  # the whole file in one read; then on, should it have grown, to the limit
+        try:
+            while got <= limit:
+                chunk = f.read(min(ask, limit + 1 - got))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                got, ask = got + len(chunk), 1 << 20
+        except OSError as exc:
+            raise TraceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    data = parts[0] if len(parts) == 1 else b"".join(parts)
+    if len(data) > limit:
+        raise _too_big(path, len(data), limit, what)
+    return data
+
+
+def _regular(path: Path, info: os.stat_result, what: str) -> os.stat_result:
+    if stat.S_ISDIR(info.st_mode):
+        raise TraceError(f"{path}: is a folder, not a {what}")
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a pipe" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a device"
+        raise TraceError(f"{path}: is {kind}, not a file; save what it holds to a file first")
+    return info
+
+
+def _too_big(name: str | Path, size: int, limit: int, what: str = "trace file") -> TraceError:
+    return TraceError(f"{name}: {size / 1e6:.0f} MB is over the {limit // 2**20} MB limit for a {what}")
 
 
 def read_trace_bytes(data: bytes, *, name: str = "trace") -> Trace:
     """Parse a trace from bytes (a file or an upload); every problem is a one-line `TraceError`."""
     if len(data) > MAX_TRACE_BYTES:
-        raise TraceError(f"{name}: {len(data) / 1e6:.0f} MB is over the {MAX_TRACE_BYTES // 2**20} MB limit for a trace file")
+        raise _too_big(name, len(data), MAX_TRACE_BYTES)
     if not data.strip():
         raise TraceError(f"{name}: the file is empty")
     try:
@@ -330,11 +403,15 @@ def read_trace_bytes(data: bytes, *, name: str = "trace") -> Trace:
         raise TraceError(f"{name}: not valid JSON: {exc.msg}, {where}") from None
     except RecursionError:
         raise TraceError(f"{name}: nested too deeply to be a trace") from None
-    return parse_trace(parsed, name=name)
+    return parse_trace(parsed, name=name, size=len(data))
 
 
-def parse_trace(data: Any, *, name: str = "trace") -> Trace:
-    """Validate a decoded JSON value as a trace: shape, version, then the rules between hops."""
+def parse_trace(data: Any, *, name: str = "trace", size: int | None = None) -> Trace:
+    """Validate a decoded JSON value as a trace: its bounds, shape, version, then the rules between hops.
+    `size`, the length of the JSON text when known, lets a small file skip the walk for long strings."""
+    bound = bounds_problem(data, size=size)
+    if bound:
+        raise TraceError(f"{name}: {bound}")
     with _no_gc():
         problems, trace = _check(data)
     if problems or trace is None:
@@ -353,6 +430,80 @@ def _no_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def bounds_problem(data: Any, *, size: int | None = None) -> str | None:
+    """What makes decoded trace data too large to work with (`MAX_HOPS`, `MAX_STRING_CHARS`), or None.
+    Text no longer than the limit cannot hold a longer string, so a small file (`size`) is not walked."""
+    hops = data.get("hops") if isinstance(data, dict) else None
+    if isinstance(hops, list) and len(hops) > MAX_HOPS:
+        return f"hops: {len(hops):,} hops is over the limit of {MAX_HOPS:,} for a trace"
+    if size is not None and size <= MAX_STRING_CHARS:
+        return None
+    where = _long_string(data, MAX_STRING_CHARS)
+    if where is None:
+        return None
+    loc, length = where
+    return f"{_path(loc)}: {length:,} characters of text is over the limit of {MAX_STRING_CHARS:,} for one value"
+
+
+def _long_string(data: Any, limit: int) -> tuple[tuple[Any, ...], int] | None:
+    """The place and length of the first string (or key) longer than `limit`. One quick pass without paths
+    (a 20,000-hop trace takes a fifth of a second); only a find walks again to name the place."""
+    stack = [data]
+    pop, extend = stack.pop, stack.extend
+    found = False
+    while stack and not found:
+        value = pop()
+        kind = type(value)
+        if kind is str:
+            found = len(value) > limit
+        elif kind is dict:
+            found = any(len(k) > limit for k in value)
+            extend(value.values())
+        elif kind is list:
+            extend(value)
+    if not found:
+        return None
+    paths: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while paths:
+        value, loc = paths.pop()
+        if isinstance(value, str) and len(value) > limit:
+            return loc, len(value)
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, inner in reversed(list(items)):
+            if isinstance(key, str) and len(key) > limit:
+                return (*loc, "(a key)"), len(key)
+            paths.append((inner, (*loc, key)))
+    return None
+
+
+def clip_text(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, ending with a note of how long it was."""
+    if len(text) <= limit:
+        return text
+    note = f"… [clipped: {len(text):,} characters in all]"
+    return text[: max(0, limit - len(note))] + note
+
+
+def clip_strings(value: Any, limit: int) -> tuple[Any, int]:
+    """`value` with every string and key longer than `limit` clipped (`clip_text`), and how many were; parts
+    with nothing to clip are the same objects. Raises RecursionError on data nested too deeply to walk."""
+    if isinstance(value, str):
+        return (value, 0) if len(value) <= limit else (clip_text(value, limit), 1)
+    if isinstance(value, dict):
+        out, count = {}, 0
+        for key, inner in value.items():
+            new, n = clip_strings(inner, limit)
+            if isinstance(key, str) and len(key) > limit:
+                key, n = clip_text(key, limit), n + 1
+            out[key], count = new, count + n
+        return (out, count) if count else (value, 0)
+    if isinstance(value, (list, tuple)):
+        parts = [clip_strings(inner, limit) for inner in value]
+        count = sum(n for _, n in parts)
+        return ([new for new, _ in parts], count) if count else (value, 0)
+    return value, 0
 
 
 def _migrate(data: dict[str, Any]) -> dict[str, Any]:

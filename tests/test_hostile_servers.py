@@ -256,10 +256,10 @@ def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
                                      ("WEATHER_API_TOKEN", "tok-1234567890")))
     result = run("北京今天天气怎么样？", options=options, model=ModelConfig())
     assert result.ok, result.error  # the server started: PYTHONPATH reached it
-    assert result.trace.meta.settings["server_env"][1] == ["WEATHER_API_TOKEN", "[redacted]"]
+    assert result.trace.meta.settings["server_env"] == [["PYTHONPATH", "[redacted]"], ["WEATHER_API_TOKEN", "[redacted]"]]
     assert result.trace.meta.server["env"] == ["PYTHONPATH", "WEATHER_API_TOKEN"]
     assert "tok-1234567890" not in result.trace.model_dump_json()
-    assert RunOptions.from_settings(result.trace.meta.settings).server_env[0][0] == "PYTHONPATH"
+    assert RunOptions.from_settings(result.trace.meta.settings).server_env == ()  # a trace never chooses a server
 
 
 def test_a_servers_file_may_name_a_streamable_http_server_whose_token_stays_in_the_environment(tmp_path, monkeypatch):

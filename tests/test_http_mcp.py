@@ -285,19 +285,21 @@ def test_server_env_reaches_a_stdio_server_and_secret_values_stay_out(cli, tmp_p
                             "sys.exit('DEMO_FLAG is not set') if os.environ.get('DEMO_FLAG') != 'on' else main([])"])
     out = tmp_path / "env.json"
     secret = "sk-not-a-real-key-123456"
-    proc = cli("tools", "--server", needs_env, "--server-env", "DEMO_FLAG=on", "--server-env",
+    proc = cli("tools", "--server", needs_env, "--server-env-public", "DEMO_FLAG=on", "--server-env",
                     f"DEMO_API_KEY={secret}", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     trace, data = saved(out)
-    assert trace["meta"]["server"]["env"] == ["DEMO_FLAG", "DEMO_API_KEY"]
-    assert trace["meta"]["settings"]["server_env"] == [["DEMO_FLAG", "on"], ["DEMO_API_KEY", "[redacted]"]]
+    assert trace["meta"]["server"]["env"] == ["DEMO_API_KEY", "DEMO_FLAG"]
+    assert trace["meta"]["settings"]["server_env"] == [["DEMO_API_KEY", "[redacted]"], ["DEMO_FLAG", "on"]]
     assert secret.encode() not in data
     proc = cli("tools", "--server", needs_env, "--out", str(tmp_path / "no-env.json"))
     assert proc.returncode == 1 and "DEMO_FLAG is not set" in proc.stderr
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--server-env", "NOVALUE"], "--server-env wants KEY=VALUE"),
+    (["--server-env", "=x"], "--server-env wants NAME=VALUE or NAME"),
+    (["--server-env", "MCP_FLOW_SURELY_UNSET"], "MCP_FLOW_SURELY_UNSET is not set in this environment"),
+    (["--server-env-public", "NOVALUE"], "--server-env-public wants NAME=VALUE"),
     (["--server", "http://127.0.0.1:1/mcp", "--server-env", "A=1"], "--server-env is for a server started from"),
     (["--server", "ws://127.0.0.1:1/mcp"], "only http:// and https:// URLs"),
 ])

@@ -112,4 +112,4 @@ def test_error_statuses_from_a_real_socket_are_one_line_and_a_hop(endpoint, mode
 def test_a_slow_endpoint_times_out_over_http(endpoint):
     result = over_http(endpoint, model="mock-slow", timeout_s=0.5)
     assert not result.ok and "did not answer within 0.5 s" in result.error
-    assert next(h for h in result.trace.hops if h.kind == "llm.error").payload["error"] == "ReadTimeout"
+    assert next(h for h in result.trace.hops if h.kind == "llm.error").payload["error"] == "deadline"  # the total time ran out first

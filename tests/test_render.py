@@ -180,7 +180,9 @@ def test_json_view_puts_what_matters_first():
     trace = sample("beijing-mcp")
     decision = next(h for h in trace.hops if h.kind == "llm.response" and h.step == 4)
     view = focus_view(decision)
-    assert list(view)[:4] == ["tool_calls", "role", "finish_reason", "usage"] and list(view)[-1] == "payload"
+    # The decision: the calls, then the `content: null` beside them (issue 13), then the rest.
+    assert list(view)[:5] == ["tool_calls", "content", "role", "finish_reason", "usage"] and list(view)[-1] == "payload"
+    assert view["content"] is None
     backfill = next(h for h in trace.hops if h.kind == "llm.request" and h.step == 8)
     assert backfill.payload["body"]["messages"][-1]["tool_call_id"] == focus_view(backfill)["tool_call_id"]
     call = next(h for h in trace.hops if h.kind == "mcp.response" and h.step == 7)

@@ -1,0 +1,160 @@
+"""Arrow labels never cut a key value: `isError: true`, every parallel call, each call's arguments, each tool_call_id."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from flow.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
+from flow.render_diagram import COL_W, _label_width, render, rows, to_dot
+from flow.samples import SAMPLES
+from flow.trace import KINDS, Hop, Trace, load_trace
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = [s.name for s in SAMPLES]
+WIDTHS = [30, 45, 56, 80]  # the diagram's narrowest and widest arrows, Mermaid, the lists
+
+
+def sample(name: str) -> Trace:
+    return load_trace(ROOT / "sample_traces" / f"{name}.json")
+
+
+def diagram_width(trace: Trace, hop: Hop) -> int:
+    x = {a: i * COL_W for i, a in enumerate(trace_lifelines(trace))}
+    return _label_width(abs(x[hop.target] - x[hop.source]))
+
+
+def widths(trace: Trace, hop: Hop) -> list[int]:
+    return [diagram_width(trace, hop), *WIDTHS]
+
+
+def is_error(hop: Hop) -> bool | None:
+    holder = hop.payload.get("result", hop.payload) if isinstance(hop.payload, dict) else {}
+    return holder.get("isError") if isinstance(holder, dict) else None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_is_error_true_is_always_readable(name):
+    trace = sample(name)
+    for hop in trace.hops:
+        if hop.kind in ("tool.result", "mcp.response") and is_error(hop) is True:
+            for width in widths(trace, hop):
+                assert any("isError: true" in line for line in label_lines(hop, width)), (hop.seq, width)
+        if hop.kind == "mcp.response" and is_error(hop) is False:
+            assert label_lines(hop, diagram_width(trace, hop)) == ["result (isError: false)"]
+
+
+def test_the_samples_hold_an_error_result():
+    assert any(is_error(h) is True for h in sample("tool-error").hops if h.kind == "tool.result")
+
+
+def _calls(hop: Hop) -> list[tuple[str, dict]]:
+    body = hop.payload["body"] if hop.kind == "llm.response" else {"choices": [hop.payload]}
+    return [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+            for c in body["choices"][0]["message"].get("tool_calls") or []]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_call_of_a_decision_is_in_its_label_whole(name):
+    trace = sample(name)
+    for hop in trace.hops:
+        if hop.kind not in ("llm.response", "llm.assembled") or hop.step != 4 or "not JSON" in hop.summary:
+            continue
+        for width in widths(trace, hop):
+            text = " ".join(label_lines(hop, width))
+            for fn, args in _calls(hop):
+                whole = fn + "(" + ", ".join(f"{k}={v}" for k, v in args.items()) + ")"
+                if max(display_width(str(v)) for v in args.values()) <= 16:  # short values are never shortened
+                    assert whole in text, (hop.seq, width, text)
+                else:
+                    assert fn + "(" + next(iter(args)) + "=" in text
+            assert text.count("(") >= len(_calls(hop))
+
+
+def test_parallel_calls_and_their_answers_are_all_named():
+    for name in ("two-cities-parallel", "quirky-provider"):
+        trace = sample(name)
+        decision = next(h for h in trace.hops if h.kind == "llm.response" and h.step == 4)
+        assert len(_calls(decision)) == 2
+        backfill = next(h for h in trace.hops if h.kind == "llm.request" and h.step == 8)
+        ids = [m["tool_call_id"] for m in backfill.payload["body"]["messages"] if m.get("role") == "tool"]
+        for width in widths(trace, decision):
+            text = " ".join(label_lines(decision, width))
+            assert "get_weather(city=北京)" in text and "get_weather(city=上海)" in text
+            ids_text = " ".join(label_lines(backfill, width))
+            assert all(i in ids_text for i in ids) and "×2" in ids_text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lines_keep_to_the_width_and_the_line_limit(name):
+    trace = sample(name)
+    for hop in trace.hops:
+        for width in widths(trace, hop):
+            lines = label_lines(hop, width)
+            assert 1 <= len(lines) <= MAX_LINES and all(lines)
+            assert all(display_width(line) <= width for line in lines), (hop.seq, width, lines)
+            assert short_label(hop, width) == "\n".join(lines)
+
+
+def _decision(calls: list[tuple[str, dict]]) -> Hop:
+    tool_calls = [{"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a, ensure_ascii=False)}}
+                  for i, (n, a) in enumerate(calls)]
+    return Hop(seq=1, step=4, phase="decision", source="model", target="app", kind="llm.response",
+               payload={"body": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": tool_calls}}]}})
+
+
+def test_a_long_value_is_shortened_but_the_call_stays_readable():
+    hop = _decision([("get_weather", {"city": "你好，请介绍一下你自己。" * 5, "unit": "c"})])
+    text = " ".join(label_lines(hop, 30))
+    assert "get_weather(city=你好" in text and "…" in text and "unit=c)" in text
+
+
+def test_many_parallel_calls_keep_every_name():
+    calls = [(f"tool_{i}", {"city": "北京"}) for i in range(6)] + [("get_weather", {"city": "上海"})] * 5
+    lines = label_lines(_decision(calls), 45)
+    assert len(lines) <= MAX_LINES
+    text = " ".join(lines)
+    assert all(f"tool_{i}(" in text for i in range(6)) and "get_weather(…) ×5" in text
+
+
+def test_beyond_the_room_calls_are_counted_not_cut():
+    lines = label_lines(_decision([(f"tool_{i}", {}) for i in range(60)]), 30)
+    assert len(lines) <= MAX_LINES and re.search(r"\+\d+ more$", lines[-1])
+    assert all(re.fullmatch(r"(tool_calls:|tool_\d+\(…\),?|\+\d+ more)", atom)
+               for line in lines for atom in re.split(r" (?=tool_|\+)", line))
+
+
+@pytest.mark.parametrize("payload", [None, "text", [], {}, {"tools": [1, None, {"function": 2}]},
+                                     {"body": {"choices": [{"message": {"tool_calls": [1, {"function": "f"}]}}]}},
+                                     {"body": {"choices": [{"message": {"tool_calls": [{"function": {
+                                         "name": "n" * 500, "arguments": "[" * 100000}}]}}]}},
+                                     {"body": {"messages": [{"role": "tool"}, {"role": "tool", "tool_call_id": 7}]}},
+                                     {"call_request": {"name": None, "arguments": [1]}}, {"function": "f", "kwargs": 3},
+                                     {"method": "tools/call", "params": {"arguments": "x"}}, {"result": {"isError": "yes"}},
+                                     {"isError": True, "tool_message_content": 5}, {"openai": 3}])
+def test_a_label_of_an_odd_payload_is_text_never_an_error(payload):
+    for kind in KINDS:
+        hop = Hop(seq=1, step=8, phase=None, source="app", target="model", kind=kind, payload=payload, summary="s")
+        lines = label_lines(hop, 30)
+        assert lines and all(isinstance(line, str) and display_width(line) <= 60 for line in lines)
+
+
+def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():
+    trace = sample("two-cities-parallel")
+    decision = next(h for h in trace.hops if h.kind == "llm.response" and h.step == 4)
+    assert "\n" in short_label(decision, diagram_width(trace, decision))
+    dot = to_dot(trace, window=None)
+    assert re.search(rf'label=<[^\n]*get_weather\(city=北京\),<BR/>get_weather\(city=上海\)> id="label-hop-{decision.seq}"', dot)
+    # Arrows step down the page, one row apart, and a row whose label has more lines is taller.
+    found = re.findall(r'r\d+(a|p0) \[pos="[\d.-]+,([\d.-]+)!"', dot)  # a self-loop starts 0.09 in above its row
+    ys = [float(y) - (0.09 * 72 if point == "p0" else 0) for point, y in found]
+    gaps = [round(a - b, 1) for a, b in zip(ys, ys[1:])]
+    lines = [short_label(r.first, diagram_width(trace, r.first)).count("\n") for r in rows(trace)][1:]
+    assert all(g > 0 for g in gaps) and len(gaps) == len(lines)
+    assert all((g > min(gaps) + 1) == (n > 0) for g, n in zip(gaps, lines))
+    svg = render(dot, "svg").decode()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert any("get_weather(city=北京)" in t for t in texts) and any("get_weather(city=上海)" in t for t in texts)

@@ -1,0 +1,324 @@
+"""Bounded work for bounded input (issue 12): what a reader takes, what a view draws, what the recorder keeps.
+
+A file that is not a file (a pipe, a device), a trace with too many hops or one huge string is refused in one
+line; the largest trace that loads is drawn, or refused, with bounded output in every format; and a run whose tool
+returns 10 MB writes a trace that loads and says what was cut.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from flow import ModelConfig, RunOptions, run
+from flow.cli import main
+from flow.importers import import_bytes
+from flow.recorder import CLIPPED_TEXT_CHARS, HOP_PAYLOAD_BYTES, RUN_PAYLOAD_BYTES, Recorder
+from flow.render_diagram import MAX_ARROWS, RenderError, rows, to_dot
+from flow.render_html import to_html
+from flow.render_text import VIEW_BYTES, focus_view
+from flow.samples import synthetic_trace
+from flow.scripted import parse_script
+from flow.trace import (
+    MAX_HOPS,
+    MAX_STRING_CHARS,
+    MAX_TRACE_BYTES,
+    Trace,
+    TraceError,
+    load_trace,
+    read_trace_bytes,
+    save_trace,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The command line in this process: exit code, stdout, stderr."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(text: str) -> str:
+    assert text.strip() and "\n" not in text.strip() and "Traceback" not in text, text[:500]
+    return text.strip()
+
+
+# --- files that are not files ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    """A named pipe no one writes to. Should a reader ever block on it, a writer comes after 20 s and closes it
+    at once: the reader then sees an empty file, and the test fails instead of hanging."""
+    path = tmp_path / "trace.json"
+    os.mkfifo(path)
+    done = threading.Event()
+
+    def unblock() -> None:
+        if not done.wait(20):
+            with open(path, "wb"):
+                pass
+
+    watchdog = threading.Thread(target=unblock, daemon=True)
+    watchdog.start()
+    yield path
+    done.set()
+    watchdog.join()
+
+
+@pytest.mark.parametrize("command", ["validate", "show", "render", "import"])
+def test_a_named_pipe_is_refused_in_one_line_without_waiting_for_a_writer(capsys, fifo, command):
+    out = fifo.with_suffix(".out")
+    code, stdout, stderr = cli(capsys, command, str(fifo), *(["--out", str(out)] if command in ("render", "import") else []))
+    assert code != 0
+    assert f"{fifo}: is a pipe, not a file" in one_line(stdout + stderr)
+    assert not out.exists()  # nothing half-written
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_dev_zero_is_refused_at_once_not_read_forever(tmp_path):
+    # In a subprocess with a timeout: a reader that regressed would read zeros until memory ran out.
+    out = tmp_path / "out"
+    script = f"""
+from flow.cli import main
+for command in (["validate"], ["show"], ["render", "--out", {str(out)!r}], ["import", "--out", {str(out)!r}]):
+    print(command[0], main([command[0], "/dev/zero", *command[1:]]), flush=True)
+"""
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["/dev/zero:", "is", "a", "device,", "not", "a", "file;", "save", "what", "it",
+                                   "holds", "to", "a", "file", "first", "validate", "1", "show", "2", "render", "2",
+                                   "import", "2"], proc.stdout + proc.stderr
+    assert proc.stderr.count("error: /dev/zero: is a device, not a file") == 3 and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_the_reader_refuses_devices_and_folders_but_reads_a_file(tmp_path):
+    with pytest.raises(TraceError, match="is a folder"):
+        load_trace(tmp_path)
+    assert load_trace(SAMPLE).hops
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
+def test_a_file_is_read_to_the_limit_and_no_further():
+    # /proc files say they are empty and are not: like a file still being written, only what is read counts.
+    from flow.trace import read_limited
+
+    assert os.stat("/proc/self/status").st_size == 0
+    assert read_limited("/proc/self/status", limit=100_000)
+    with pytest.raises(TraceError, match="/proc/self/status: .* over the"):
+        read_limited("/proc/self/status", limit=100)
+
+
+# --- too many hops, too long a string -----------------------------------------------------------------
+
+
+def trace_data(n_hops: int) -> dict:
+    """A valid trace of `n_hops` small hops, made as data (fast at any size)."""
+    base = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    hop = {k: v for k, v in base["hops"][1].items()}
+    base["hops"] = [{**hop, "seq": i + 1} for i in range(n_hops)]
+    return base
+
+
+def test_a_trace_over_the_hop_limit_is_refused_in_one_line(tmp_path, capsys):
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(trace_data(MAX_HOPS + 1)), encoding="utf-8")
+    code, out, err = cli(capsys, "validate", str(path))
+    assert code == 1
+    assert one_line(out + err) == f"{path}: hops: {MAX_HOPS + 1:,} hops is over the limit of {MAX_HOPS:,} for a trace"
+    for command in (["show"], ["render", "--format", "mermaid", "--out", str(tmp_path / "m.mmd")]):
+        code, out, err = cli(capsys, *command, str(path))
+        assert code == 2 and "over the limit" in one_line(err)
+    assert not (tmp_path / "m.mmd").exists()
+    with pytest.raises(TraceError, match="over the limit"):
+        import_bytes(path.read_bytes(), name="upload.json")  # the app's upload reader
+
+
+def test_a_trace_at_the_hop_limit_loads():
+    assert len(read_trace_bytes(json.dumps(trace_data(MAX_HOPS)).encode()).hops) == MAX_HOPS
+
+
+def test_a_json_rpc_log_with_more_messages_than_hops_allowed_is_refused_before_it_is_parsed():
+    line = json.dumps({"direction": "incoming", "message": {"jsonrpc": "2.0", "method": "notifications/message",
+                                                             "params": {"level": "info", "data": "x"}}})
+    with pytest.raises(TraceError) as caught:
+        import_bytes(("\n".join([line] * (MAX_HOPS + 1)) + "\n").encode(), name="log.jsonl")
+    assert str(caught.value) == f"log.jsonl: {MAX_HOPS + 1:,} messages is over the limit of {MAX_HOPS:,} hops for a trace"
+
+
+def test_one_huge_string_is_refused_naming_its_place(tmp_path, capsys):
+    data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    data["hops"][3]["summary"] = "x" * (MAX_STRING_CHARS + 1)
+    path = tmp_path / "huge-string.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for command in ("validate", "show"):
+        code, out, err = cli(capsys, command, str(path))
+        assert code != 0
+        assert one_line(out + err).endswith(f"{path}: hops[3].summary: {MAX_STRING_CHARS + 1:,} characters of text is "
+                                            f"over the limit of {MAX_STRING_CHARS:,} for one value")
+    with pytest.raises(TraceError, match=r"upload.json: hops\[3\].summary: .* over the limit"):
+        import_bytes(path.read_bytes(), name="upload.json")
+    data["hops"][3]["summary"] = "x"
+    data["hops"][4]["payload"] = {"x" * (MAX_STRING_CHARS + 1): 1}  # a key is text too
+    with pytest.raises(TraceError, match=r"hops\[4\]\.payload\.\(a key\): .* over the limit"):
+        read_trace_bytes(json.dumps(data).encode(), name="t")
+
+
+def test_show_of_strings_at_the_limit_prints_a_bounded_amount(tmp_path, capsys):
+    data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    for hop in data["hops"][:5]:
+        hop["summary"] = "北" * MAX_STRING_CHARS  # wide characters: the table cell measures display columns
+    data["hops"][4]["payload"] = {"text": "y" * MAX_STRING_CHARS, "more": ["z" * MAX_STRING_CHARS] * 3}
+    path = tmp_path / "at-limit.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    code, out, _ = cli(capsys, "show", str(path))
+    assert code == 0 and len(out) < 300 * len(data["hops"])  # one table line a hop, each cut with "…"
+    assert "北北北…" in out
+    code, out, _ = cli(capsys, "show", str(path), "--hop", "5")
+    assert code == 0 and len(out) < VIEW_BYTES // 4
+    assert "[clipped: 1,048,576 characters in all]" in out
+
+
+# --- every view draws a bounded amount -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def largest(tmp_path_factory) -> Path:
+    """The largest trace the loader takes: MAX_HOPS hops of real tool rounds, one arrow each."""
+    path = tmp_path_factory.mktemp("largest") / "largest.json"
+    save_trace(synthetic_trace(MAX_HOPS), path)
+    assert path.stat().st_size < MAX_TRACE_BYTES
+    return path
+
+
+@pytest.fixture(scope="module")
+def undrawable(tmp_path_factory) -> Path:
+    """One arrow more than a picture draws."""
+    path = tmp_path_factory.mktemp("undrawable") / "undrawable.json"
+    save_trace(synthetic_trace(MAX_ARROWS + 1), path)
+    return path
+
+
+def test_the_largest_trace_is_refused_whole_drawn_in_a_window_and_written_as_mermaid(tmp_path, capsys, largest):
+    code, _, err = cli(capsys, "render", str(largest), "--format", "svg", "--out", str(tmp_path / "whole.svg"))
+    line = one_line(err)
+    assert code == 2 and f"{MAX_HOPS:,} arrows are more than one picture draws ({MAX_ARROWS:,})" in line
+    assert "--window" in line and not (tmp_path / "whole.svg").exists()
+    out = tmp_path / "window.svg"
+    code, _, err = cli(capsys, "render", str(largest), "--format", "svg", "--window", str(MAX_ARROWS),
+                       "--hop", str(MAX_HOPS - 10), "--out", str(out))
+    assert code == 0, err
+    svg = out.read_text(encoding="utf-8")
+    assert svg.count('class="edge hop ') == MAX_ARROWS and f'id="hop&#45;{MAX_HOPS - 10}"' in svg
+    assert "earlier hops" in svg
+    # Mermaid is text, one line an arrow: the whole trace, bounded by the hop limit.
+    code, _, err = cli(capsys, "render", str(largest), "--format", "mermaid", "--out", str(tmp_path / "all.mmd"))
+    assert code == 0 and (tmp_path / "all.mmd").stat().st_size < 200 * MAX_HOPS
+
+
+def test_every_picture_format_refuses_more_arrows_than_it_draws_in_one_line(tmp_path, capsys, undrawable):
+    for fmt in ("dot", "svg", "png", "html"):
+        out = tmp_path / f"whole.{fmt}"
+        code, _, err = cli(capsys, "render", str(undrawable), "--format", fmt, "--out", str(out))
+        line = one_line(err)
+        assert code == 2 and f"{MAX_ARROWS + 1:,} arrows are more than one picture draws ({MAX_ARROWS:,})" in line, fmt
+        assert "--window" in line and not out.exists()
+    code, _, err = cli(capsys, "render", str(undrawable), "--format", "svg", "--window", str(MAX_ARROWS + 1))
+    assert code == 2 and f"a window of {MAX_ARROWS + 1:,} arrows are more than one picture draws" in one_line(err)
+
+
+def test_the_widest_window_as_png_fits_one_image(tmp_path, capsys, undrawable):
+    out = tmp_path / "window.png"
+    code, _, err = cli(capsys, "render", str(undrawable), "--format", "png", "--window", str(MAX_ARROWS),
+                       "--out", str(out))
+    assert code == 0, err
+    head = out.read_bytes()[:24]
+    width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    assert head.startswith(b"\x89PNG") and 0 < width < 4000 and 0 < height <= 32767
+
+
+def test_pages_that_ask_for_the_whole_picture_get_a_bounded_window(largest):
+    """The app's pages call to_dot (the Step page with a window, Compare and the SVG download without): no call
+    draws more than MAX_ARROWS arrows, and the picture says how many hops it leaves out."""
+    trace = load_trace(largest)
+    for current, window in ((None, None), (MAX_HOPS - 1, 10**6)):
+        dot = to_dot(trace, current=current, window=window)
+        assert dot.count('[class="hop ') <= MAX_ARROWS
+        assert "later hops" in dot or "earlier hops" in dot
+    with pytest.raises(RenderError, match="too long for one HTML page"):
+        to_html(trace)
+    assert len(rows(trace)) == MAX_HOPS
+
+
+def test_a_hops_json_view_is_bounded_whatever_the_hop_holds():
+    trace = load_trace(SAMPLE)
+    hop = trace.hops[4].model_copy(update={"payload": {"text": "y" * MAX_STRING_CHARS,
+                                                         "many": ["z" * 1000] * 5000}})
+    view = focus_view(hop)
+    assert set(view) == {"clipped", "json"} and len(view["json"]) <= VIEW_BYTES
+    small = trace.hops[4]
+    assert focus_view(small)["payload"] == small.payload  # a small hop is shown whole
+
+
+# --- what the recorder writes always loads -------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["direct", "mcp"])
+def test_a_run_whose_tool_returns_10_mb_writes_a_trace_that_loads_and_says_it_was_clipped(tmp_path, mode):
+    # best_practice echoes an unknown topic back: a scripted model asks it about 10 MB of text.
+    topic = "z" * 10_000_000
+    script = parse_script([{"call": "best_practice", "arguments": {"topic": topic}}, {"answer": "done"}])
+    result = run("what is good practice?", options=RunOptions(mode=mode, transport="memory"),
+                 model=ModelConfig.scripted(script))
+    assert result.ok, result.error
+    path = save_trace(result.trace, tmp_path / "big-result.json")
+    assert path.stat().st_size < 4 * HOP_PAYLOAD_BYTES  # the 10 MB appears in six hops and the script
+    loaded = load_trace(path)
+    tool_result = next(h for h in loaded.hops if h.kind == "tool.result")
+    assert tool_result.bytes > 10_000_000  # the size that crossed stays on the hop
+    assert "cut short" in tool_result.clipped
+    text = tool_result.payload["tool_message_content"]
+    assert text.startswith("No stored advice for 'zzz") and len(text) <= CLIPPED_TEXT_CHARS
+    assert text.endswith("characters in all]")
+    assert loaded.meta.answer == "done"
+
+
+def test_the_recorder_stops_at_the_hop_limit_with_a_last_hop_saying_so(tmp_path):
+    rec = Recorder()
+    for _ in range(MAX_HOPS + 5):
+        hop = rec.record(kind="mcp.notification", source="mcp_server", target="mcp_client",
+                         payload={"jsonrpc": "2.0", "method": "notifications/message"}, step=6)
+    assert len(rec.hops) == MAX_HOPS and rec.dropped == 6
+    assert rec.hops[-1].kind == "error" and "limit of 20,000 hops" in rec.hops[-1].summary
+    assert hop.seq == 0 and hop not in rec.hops  # handed back for the caller to use, not kept
+    trace = Trace(meta=load_trace(SAMPLE).meta, hops=rec.hops)
+    assert len(load_trace(save_trace(trace, tmp_path / "t.json")).hops) == MAX_HOPS
+
+
+def test_the_recorder_keeps_payloads_to_a_budget_for_the_run(tmp_path):
+    rec = Recorder()
+    chunk = "p" * (HOP_PAYLOAD_BYTES - 100)  # just under the hop budget: kept whole, until the run's runs out
+    for _ in range(RUN_PAYLOAD_BYTES // HOP_PAYLOAD_BYTES + 3):
+        rec.record(kind="tool.result", source="tool", target="app", payload={"text": chunk}, step=7)
+    kept = [h for h in rec.hops if h.payload is not None]
+    dropped = [h for h in rec.hops if h.payload is None]
+    assert kept and dropped and all("not kept" in h.clipped for h in dropped)
+    assert not hasattr(kept[0], "clipped") or kept[0].clipped is None
+    assert sum(len(json.dumps(h.payload)) for h in kept) <= RUN_PAYLOAD_BYTES
+    assert all(h.bytes > len(chunk) for h in rec.hops)
+
+
+def test_save_clips_a_long_answer_it_never_recorded_and_the_file_loads(tmp_path):
+    trace = load_trace(SAMPLE)
+    trace.meta.answer = "a" * (3 * MAX_STRING_CHARS)
+    loaded = load_trace(save_trace(trace, tmp_path / "long-answer.json"))
+    assert len(loaded.meta.answer) <= MAX_STRING_CHARS and loaded.meta.answer.endswith("characters in all]")
