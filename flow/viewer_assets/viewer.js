@@ -344,8 +344,9 @@ class Viewer {
   texts() {
     const ui = this.ui;
     const L = this.lang;
-    this.titleEl.textContent = this.bundle.title[L] || '';
-    this.titleEl.title = this.bundle.note[L] || '';
+    const note = this.bundle.note[L] || '';
+    this.titleEl.replaceChildren(h('b', { text: this.bundle.title[L] || '' }), note ? h('span', { text: ' — ' + note }) : null);
+    this.titleEl.title = note;
     this.prevBtn.textContent = '◀ ' + ui.prev[L];
     this.nextBtn.textContent = ui.next[L] + ' ▶';
     this.prevBtn.title = this.prevBtn.textContent + ' (←)';
@@ -478,6 +479,7 @@ class Viewer {
     const i = this.index;
     if (!this.hops || (!force && i === this.painted)) return;
     const hop = this.hops[i];
+    if (!hop) return;
     const L = this.lang;
     const ui = this.ui;
     // Arrows: only the rows between the old and the new position change.
