@@ -37,7 +37,7 @@ def url_index() -> int | None:
 
 def on_hop() -> None:
     """The viewer moved: remember where, for the other pages and the URL."""
-    hop = reported_hop()
+    hop = reported_hop(all_traces(app)[app.step_key])
     if hop is not None:
         go(hop - 1)
         st.query_params["hop"] = str(app.index + 1)
@@ -72,6 +72,9 @@ with st.sidebar:
         st.info(t("no_run_yet", lang))
     else:
         choose(app.last_run)
+
+# The viewer fills the window below it; narrower margins give the diagram room at 1280 × 720.
+st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
 
 item = all_traces(app).get(app.step_key) or all_traces(app)["sample:beijing-mcp"]
 app.step_key = item.key

@@ -30,8 +30,8 @@ def last_trace(at: AppTest):
 def viewer(at: AppTest) -> dict:
     """What the Step through page handed its viewer: {"bundle": ..., "start": index}."""
     [element] = at.get("bidi_component")
-    proto = element.proto
-    return json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+    data = json.loads(element.proto.json)
+    return json.loads(data) if isinstance(data, str) else data  # sent as JSON text
 
 
 def header(at: AppTest) -> str:
@@ -49,7 +49,7 @@ def report_hop(at: AppTest, hop: int) -> AppTest:
     states = at._tree.get_widget_states()
     widget = states.widgets.add()
     widget.id = at.get("bidi_component")[0].proto.id
-    widget.json_value = json.dumps({"hop": hop})
+    widget.json_value = json.dumps({"hop": {"trace": viewer(at)["bundle"]["trace"], "hop": hop}})
     return at._run(states)
 
 
@@ -94,8 +94,16 @@ def test_a_link_opens_at_the_hop_it_names():
 def test_choosing_another_sample_starts_at_its_first_hop():
     at = app()
     report_hop(at, 5)
+    beijing = viewer(at)["bundle"]["trace"]
     at.selectbox(key="step_sample").set_value("sample:two-rounds").run()
     assert "hop 1 of 24" in header(at) and at.query_params["hop"] == "1"
+    # A late report about the trace shown before moves nothing.
+    states = at._tree.get_widget_states()
+    widget = states.widgets.add()
+    widget.id = at.get("bidi_component")[0].proto.id
+    widget.json_value = json.dumps({"hop": {"trace": beijing, "hop": 9}})
+    at._run(states)
+    assert "hop 1 of 24" in header(at)
 
 
 @pytest.mark.parametrize("mode", ["direct", "mcp"])

@@ -16,7 +16,7 @@
 
 const SPEEDS = [0.5, 1, 1.5, 2, 3, 5];
 const LIST_BEFORE = 2;
-const LIST_AFTER = 5;
+const LIST_AFTER = 3;
 const OVERVIEW_SLICES = 60;
 const FAST_MS = 350; // presses closer than this scroll instantly
 
@@ -99,12 +99,16 @@ class JsonTree {
     // A focused container shows its own contents too.
     for (const p of paths) this.open.add(JSON.stringify(p));
     this.container.replaceChildren(this.node(null, value, [], 0));
+    this.container.scrollTop = 0;
     const first = this.container.querySelector('.fv-mark');
     if (first) {
-      const top = first.getBoundingClientRect().top - this.container.getBoundingClientRect().top;
-      this.container.scrollTop += top - 8;
-    } else {
-      this.container.scrollTop = 0;
+      // After the frame that shows the step: measuring now would hold that frame back.
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => {
+        if (!first.isConnected) return;
+        const top = first.getBoundingClientRect().top - this.container.getBoundingClientRect().top;
+        this.container.scrollTop += top - 8;
+      }, 30);
     }
   }
 
@@ -193,6 +197,7 @@ class Viewer {
     document.removeEventListener('keydown', this.onKey);
     window.removeEventListener('resize', this.onResize);
     document.removeEventListener('fullscreenchange', this.onFullscreen);
+    this.resizer.disconnect();
     this.stop();
     cancelAnimationFrame(this.frame);
     clearTimeout(this.reportTimer);
@@ -222,6 +227,21 @@ class Viewer {
     this.phasesEl = h('div', { class: 'fv-phases' });
     this.svgBox = h('div', { class: 'fv-svg' });
     this.diagram = h('div', { class: 'fv-diagram' }, this.svgBox);
+    // The scroll position as the user (or a smooth scroll) leaves it, without reading layout on each step.
+    this.diagram.addEventListener('scroll', () => {
+      if (this.scrollTimer) return;
+      this.scrollTimer = setTimeout(() => { this.scrollTimer = 0; this.scrollY = this.diagram.scrollTop; this.scrollX = this.diagram.scrollLeft; }, 120);
+    }, { passive: true });
+    // The box changes size when the header wraps, the mode changes or the window does: follow again.
+    this.resizer = new ResizeObserver(() => {
+      const h = this.diagram.clientHeight;
+      const w = this.diagram.clientWidth;
+      if (h === this.viewH && w === this.viewW) return;
+      this.viewH = h;
+      this.viewW = w;
+      this.follow(true);
+    });
+    this.resizer.observe(this.diagram);
     this.labelEl = h('div', { class: 'fv-label' });
     this.teachEl = h('div', { class: 'fv-teach' });
     this.listEl = h('ol', { class: 'fv-list' });
@@ -269,6 +289,7 @@ class Viewer {
       return;
     }
     this.svgBox.innerHTML = b.svg;
+    this.measured = false;
     this.svg = this.svgBox.querySelector('svg');
     const vb = this.svg.viewBox.baseVal;
     this.naturalW = vb && vb.width ? vb.width : 800;
@@ -473,6 +494,12 @@ class Viewer {
     this.svg.style.width = `${Math.round(this.naturalW * scale)}px`;
     this.svg.style.height = `${Math.round(this.naturalH * scale)}px`;
     this.scale = scale;
+    // What follow() needs, read here (a resize or a mode change) rather than on every step.
+    this.viewH = this.diagram.clientHeight;
+    this.viewW = this.diagram.clientWidth;
+    this.offsetX = Math.max(0, (this.svgBox.clientWidth - this.naturalW * scale) / 2);
+    this.scrollY = this.diagram.scrollTop;
+    this.scrollX = this.diagram.scrollLeft;
   }
 
   paint(force) {
@@ -534,47 +561,71 @@ class Viewer {
     this.listEl.replaceChildren(...items);
   }
 
-  follow(instant) {
-    // Keep the current arrow and its label fully in view, with the arrow before it above for context.
-    if (!this.svg || this.shownRow < 0) return;
-    const row = this.rowEls[this.shownRow];
-    if (!row || !row.parts.length) return;
-    const box = this.diagram.getBoundingClientRect();
-    const cur = this.union([...row.parts, row.label]);
-    const prevRow = this.rowEls[this.shownRow - 1];
-    const prev = prevRow ? this.union([...prevRow.parts, prevRow.label]) : null;
-    const margin = 12;
-    const head = prev ? Math.min(prev.top, cur.top) : cur.top;
-    let dy = 0;
-    if (head < box.top + margin || cur.bottom > box.bottom - margin) {
-      dy = head - box.top - margin;
-      if (cur.bottom - dy > box.bottom - margin) dy = cur.top - box.top - margin;
+  measure() {
+    // Each row's box in drawing units, read once per drawing (getBBox ignores CSS scale and scrolling),
+    // so following the current hop never forces a layout of the whole diagram.
+    const graph = this.svg.querySelector('g.graph');
+    const m = graph && graph.transform.baseVal.numberOfItems ? graph.transform.baseVal.consolidate().matrix : { e: 0, f: 0 };
+    const vb = this.svg.viewBox.baseVal;
+    for (const row of this.rowEls) {
+      let top = Infinity; let bottom = -Infinity; let left = Infinity; let right = -Infinity;
+      for (const g of row.label ? [...row.parts, row.label] : row.parts) {
+        const b = g.getBBox();
+        top = Math.min(top, b.y); bottom = Math.max(bottom, b.y + b.height);
+        left = Math.min(left, b.x); right = Math.max(right, b.x + b.width);
+      }
+      row.box = { top: top + m.f - vb.y, bottom: bottom + m.f - vb.y, left: left + m.e - vb.x, right: right + m.e - vb.x };
     }
-    let dx = 0;
-    if (cur.left < box.left + margin) dx = cur.left - box.left - margin;
-    else if (cur.right > box.right - margin) dx = Math.min(cur.right - box.right + margin, cur.left - box.left - margin);
-    if (!dy && !dx) return;
-    const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
-    this.diagram.scrollTo({ top: this.diagram.scrollTop + dy, left: this.diagram.scrollLeft + dx,
-      behavior: instant || reduce ? 'instant' : 'smooth' });
+    this.measured = true;
   }
 
-  union(els) {
-    let top = Infinity; let bottom = -Infinity; let left = Infinity; let right = -Infinity;
-    for (const e of els) {
-      if (!e) continue;
-      const r = e.getBoundingClientRect();
-      top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
-      left = Math.min(left, r.left); right = Math.max(right, r.right);
+  follow(instant) {
+    // Keep the current arrow and its label fully in view, with the arrow before it above for context.
+    if (!this.svg || this.shownRow < 0 || !this.scale) return;
+    if (!this.measured) this.measure();
+    const row = this.rowEls[this.shownRow];
+    if (!row || !row.box || !Number.isFinite(row.box.top)) return;
+    const s = this.scale;
+    const prev = this.rowEls[this.shownRow - 1];
+    const margin = 12;
+    const top = this.scrollY;
+    const height = this.viewH;
+    const curTop = row.box.top * s;
+    const curBottom = row.box.bottom * s;
+    const head = prev && prev.box && Number.isFinite(prev.box.top) ? Math.min(prev.box.top * s, curTop) : curTop;
+    let y = top;
+    if (head < top + margin || curBottom > top + height - margin) {
+      y = head - margin;
+      if (curBottom - y > height - margin) y = curTop - margin;
     }
-    return { top, bottom, left, right };
+    const left = this.scrollX;
+    const width = this.viewW;
+    const curLeft = row.box.left * s + this.offsetX;
+    const curRight = row.box.right * s + this.offsetX;
+    let x = left;
+    if (curLeft < left + margin) x = curLeft - margin;
+    else if (curRight > left + width - margin) x = Math.min(curRight - width + margin, curLeft - margin);
+    // Where the browser can actually scroll to, so the remembered position stays true.
+    y = Math.max(0, Math.min(y, this.naturalH * s - height));
+    x = Math.max(0, Math.min(x, this.naturalW * s + this.offsetX - width));
+    if (y === top && x === left) return;
+    const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.scrollY = y;
+    this.scrollX = x;
+    this.diagram.scrollTo({ top: y, left: x, behavior: instant || reduce ? 'instant' : 'smooth' });
   }
 
   report(i) {
     if (!this.host.report) return;
     clearTimeout(this.reportTimer);
-    // Tell the host once the presses settle: one message per pause, not one per key.
-    this.reportTimer = setTimeout(() => this.host.report(i + 1), this.playing ? 0 : 300);
+    // Tell the host once the presses settle: one message per pause, not one per key; and only news.
+    const trace = this.bundle.trace;
+    this.reportTimer = setTimeout(() => {
+      const news = `${trace}:${i + 1}`;
+      if (this.reported === news) return;
+      this.reported = news;
+      this.host.report({ trace, hop: i + 1 });
+    }, this.playing ? 0 : 300);
   }
 }
 
@@ -590,11 +641,14 @@ export function mountViewer(root, bundle, host = {}) {
   return viewer;
 }
 
-// The Streamlit host (st.components.v2): data = {bundle, start}. The position goes back as state "hop" (1-based).
+// The Streamlit host (st.components.v2): data = {bundle, start}, as an object or as its JSON text.
+// The position goes back as state "hop": {trace: the bundle's trace digest, hop: 1-based position},
+// so a late report about a trace the page no longer shows can be told apart.
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
+  const { parentElement, setStateValue } = component;
+  const data = typeof component.data === 'string' ? JSON.parse(component.data) : component.data;
   if (!data || !data.bundle) return undefined;
-  const viewer = mountViewer(parentElement, data.bundle, { start: data.start || 0, report: (pos) => setStateValue('hop', pos) });
+  const viewer = mountViewer(parentElement, data.bundle, { start: data.start || 0, report: (value) => setStateValue('hop', value) });
   return () => {
     viewer.destroy();
     delete parentElement.__flowViewer;
