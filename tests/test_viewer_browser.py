@@ -5,6 +5,8 @@ mode is big enough for a projector. Screenshots go to test-artifacts/ for a pers
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from playwright.sync_api import Page, expect
 
 from flow.render_html import to_html
 from flow.trace import load_trace
+from flow.viewer import script_json
 
 SIZES = [(1280, 720), (1920, 1080)]
 HTML_SAMPLES = ["beijing-mcp", "two-cities-parallel", "tool-error"]
@@ -162,6 +165,45 @@ def test_presenter_mode_is_readable_from_the_back_row(browser, html_files):
         for hidden in (".fv-list", ".fv-slider", ".fv-phases", ".fv-label"):
             expect(page.locator(hidden)).to_be_hidden()
         page.context.close()
+
+
+def test_autoplay_keeps_its_pace(browser, html_files):
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
+    page.locator(".fv-speed").select_option("0.5")
+    times = page.evaluate("""() => new Promise((done) => {
+      const root = window.__viewer.root; const seen = [];
+      const watch = new MutationObserver(() => {
+        seen.push(performance.now());
+        if (seen.length === 7) { watch.disconnect(); done(seen); }
+      });
+      watch.observe(root, {attributes: true, attributeFilter: ['data-current']});
+      root.querySelector('.fv-play').click();
+    })""")
+    # Six periods of 0.5 s, timed from the first move to the last: within 10 %.
+    assert abs((times[-1] - times[0]) / 6 - 500) <= 50, times
+    expect(page.locator(".fv-where")).to_contain_text("hop 8 of 18")
+
+
+def test_the_inspector_opens_at_the_hops_focus(browser, tmp_path):
+    """A hop's `focus` (JSON paths, from flow.focus) opens and marks those fields; the rest stays one click away."""
+    page_text = to_html(load_trace(ROOT / "sample_traces" / "beijing-mcp.json"), lang="en")
+    found = re.search(r'(<script type="application/json" id="flow-bundle">)(.*?)(</script>)', page_text, re.S)
+    bundle = json.loads(found.group(2))
+    request = next(i for i, h in enumerate(bundle["hops"]) if h["kind"] == "llm.request")
+    bundle["hops"][request]["focus"] = [["body", "tools"], {"path": "body.messages[1].content", "color": "#f472b6"}]
+    path = tmp_path / "focus.html"
+    path.write_text(page_text[: found.start(2)] + script_json(bundle) + page_text[found.end(2) :], encoding="utf-8")
+    page = _open(browser, path.as_uri(), (1280, 720))
+    _goto(page, request)
+    marks = page.locator(".fv-json .fv-mark")
+    expect(marks).to_have_count(2)
+    tools = marks.filter(has_text='"tools"')
+    expect(tools).to_contain_text('"get_weather"')  # opened, not just named
+    expect(marks.filter(has_text="北京今天天气怎么样")).to_have_count(1)
+    expect(marks.first).to_be_in_viewport()
+    # Without a focus, three levels are open.
+    _goto(page, request - 1)
+    expect(page.locator(".fv-json .fv-mark")).to_have_count(0)
 
 
 def test_later_hops_are_faded_but_legible(browser, html_files):

@@ -117,9 +117,11 @@ class JsonTree {
     return h('span', { class: typeof key === 'number' ? 'fv-idx' : 'fv-key', text: typeof key === 'number' ? `${key}` : JSON.stringify(key) });
   }
 
-  node(key, value, path, depth) {
+  node(key, value, path, depth, below = null) {
+    // `below`: how many levels under a focused field this node sits (null outside any focus).
     const id = JSON.stringify(path);
     const mark = this.marks.get(id);
+    const rel = mark !== undefined ? 0 : below;
     const kind = typeOf(value);
     let row;
     if (kind === 'object' || kind === 'array') {
@@ -133,10 +135,11 @@ class JsonTree {
         if (row.dataset.filled) return;
         row.dataset.filled = '1';
         const box = h('div', { class: 'fv-children' });
-        for (const [k, v] of entries) box.append(this.node(k, v, [...path, k], depth + 1));
+        for (const [k, v] of entries) box.append(this.node(k, v, [...path, k], depth + 1, rel === null ? null : rel + 1));
         row.append(box);
       };
-      if (depth < this.depth || this.open.has(id)) {
+      // Open: the first levels, the way to each focused field, and three levels inside it.
+      if (depth < this.depth || this.open.has(id) || (rel !== null && rel < 3)) {
         fill();
         row.open = true;
       }
