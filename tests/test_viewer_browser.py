@@ -249,6 +249,10 @@ def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
     _presses(page, 20)
     expect(page.locator(".fv-where")).to_contain_text("hop 21 of 24")
     expect(page).to_have_url(f"{app_url}/?hop=21")
+    # The language switch redraws the page and keeps the place.
+    page.locator(".st-key-lang_choice").get_by_text("中文").click()
+    expect(page.locator(".fv-where")).to_contain_text("第 21/24 跳")
+    expect(page.locator(".fv-svg svg text", has_text="MCP 服务器").first).to_be_visible()
     # A link opens where it says (a new session starts with the default sample).
     page.goto(f"{app_url}/?hop=7")
     _wait_for(page, 7)

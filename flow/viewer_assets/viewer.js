@@ -429,6 +429,8 @@ class Viewer {
     else if (/^[0-9]$/.test(k)) { this.typed = (this.typed + k).slice(-6); this.typedEl.textContent = this.typed; }
     else if (k === 'Backspace' && this.typed) { this.typed = this.typed.slice(0, -1); this.typedEl.textContent = this.typed; }
     else if (k === 'Enter' && this.typed) { this.goto(+this.typed - 1); this.typed = ''; this.typedEl.textContent = ''; }
+    else if (k === 'p' || k === 'P') this.setPresenter(!this.presenter);
+    else if (k === 'f' || k === 'F') this.fullscreen();
     else if (k === 'Escape') {
       if (this.typed) { this.typed = ''; this.typedEl.textContent = ''; } else if (this.presenter && !document.fullscreenElement) this.setPresenter(false);
       else handled = false;
