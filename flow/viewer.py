@@ -34,6 +34,7 @@ UI_TEXT: dict[str, dict[Lang, str]] = {
     "presenter": {"zh": "演示模式", "en": "Presenter"},
     "leave_presenter": {"zh": "退出演示", "en": "Leave presenter"},
     "fullscreen": {"zh": "全屏", "en": "Full screen"},
+    "leave_fullscreen": {"zh": "退出全屏", "en": "Leave full screen"},
     "step": {"zh": "步骤", "en": "Step"},
     "hop_of": {"zh": "第 {i}/{n} 跳", "en": "hop {i} of {n}"},
     "json": {"zh": "这一跳的 JSON", "en": "This hop's JSON"},

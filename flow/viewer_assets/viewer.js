@@ -177,7 +177,7 @@ class Viewer {
     this.build();
     this.onKey = (e) => this.key(e);
     this.onResize = () => { this.fit(); this.follow(true); };
-    this.onFullscreen = () => this.fit();
+    this.onFullscreen = () => { this.fit(); this.texts(); };
     document.addEventListener('keydown', this.onKey);
     window.addEventListener('resize', this.onResize);
     document.addEventListener('fullscreenchange', this.onFullscreen);
@@ -378,9 +378,9 @@ class Viewer {
     this.playBtn.textContent = this.playing ? '⏸ ' + ui.pause[L] : '▶ ' + ui.play[L];
     this.speedSel.title = ui.speed[L];
     this.presenterBtn.textContent = this.presenter ? ui.leave_presenter[L] : ui.presenter[L];
-    this.fullBtn.textContent = ui.fullscreen[L];
-    this.fullBtn.title = ui.fullscreen[L];
-    this.fullBtn.setAttribute('aria-label', ui.fullscreen[L]);
+    const full = document.fullscreenElement ? ui.leave_fullscreen[L] : ui.fullscreen[L];
+    this.fullBtn.textContent = full;
+    this.fullBtn.title = full + ' (F)';
     if (this.langBtn) this.langBtn.textContent = ui.language[L];
     this.typedEl.title = ui.jump[L];
     this.jsonTitle.textContent = ui.json[L];
