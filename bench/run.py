@@ -173,20 +173,35 @@ def scaling(sizes: list[int], repeats: int) -> list[dict[str, float]]:
 
 
 def app_step_change(n_hops: int, repeats: int) -> dict[str, float]:
-    """Server-side time of one click on Next in the step page, measured through AppTest."""
+    """Server-side time of the run that follows a step on the step page, measured through AppTest.
+
+    The browser steps by itself; once the presses settle, the viewer reports the hop it shows and the
+    page's fragment reruns. AppTest reruns the whole page for that report, so this is an upper bound."""
     from streamlit.testing.v1 import AppTest
 
-    def per_click(trace: flow.Trace) -> float:
+    from flow.viewer import trace_digest
+
+    def per_report(trace: flow.Trace) -> float:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
         at.radio(key="step_source_zh").set_value("upload").run()
         at.file_uploader(key="step_upload").set_value(("t.json", trace.to_json().encode(), "application/json")).run()
         assert not at.exception and not at.error, at.error
-        at.slider(key="step_slider").set_value(max(1, len(trace.hops) // 2)).run()
-        clicks = iter(["next", "prev"] * (repeats + 2))  # back and forth around the middle, never off an end
-        return median_ms(lambda: at.button(key=next(clicks)).click().run(), repeats, warmup=1)
+        digest = trace_digest(trace)
+        middle = max(1, len(trace.hops) // 2)
+        hops = iter([middle + 1, middle] * (repeats + 2))  # back and forth around the middle, never off an end
 
-    small = per_click(flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json"))
-    large = per_click(synthetic_trace(n_hops))
+        def report() -> None:
+            # What the viewer's setStateValue("hop", ...) sends, beside the other widgets' values.
+            states = at._tree.get_widget_states()
+            widget = states.widgets.add()
+            widget.id = at.get("bidi_component")[0].proto.id
+            widget.json_value = json.dumps({"hop": {"trace": digest, "hop": next(hops)}})
+            at._run(states)
+
+        return median_ms(report, repeats, warmup=1)
+
+    small = per_report(flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json"))
+    large = per_report(synthetic_trace(n_hops))
     return {"small_trace_step_ms": small, "large_trace_step_ms": large, "large_over_small": large / small,
             "large_trace_hops": n_hops}
 
