@@ -191,6 +191,7 @@ def test_the_inspector_opens_at_the_hops_focus(browser, tmp_path):
     bundle = json.loads(found.group(2))
     request = next(i for i, h in enumerate(bundle["hops"]) if h["kind"] == "llm.request")
     bundle["hops"][request]["focus"] = [["body", "tools"], {"path": "body.messages[1].content", "color": "#f472b6"}]
+    bundle["hops"][request - 1].pop("focus", None)
     path = tmp_path / "focus.html"
     path.write_text(page_text[: found.start(2)] + script_json(bundle) + page_text[found.end(2) :], encoding="utf-8")
     page = _open(browser, path.as_uri(), (1280, 720))
@@ -201,9 +202,21 @@ def test_the_inspector_opens_at_the_hops_focus(browser, tmp_path):
     expect(tools).to_contain_text('"get_weather"')  # opened, not just named
     expect(marks.filter(has_text="北京今天天气怎么样")).to_have_count(1)
     expect(marks.first).to_be_in_viewport()
-    # Without a focus, three levels are open.
+    # Without a focus, three levels are open and nothing is marked.
     _goto(page, request - 1)
     expect(page.locator(".fv-json .fv-mark")).to_have_count(0)
+
+
+def test_the_inspector_shows_each_steps_focus_from_flow_focus(browser, html_files):
+    """The export carries flow.focus: at step 4 the null content and the raw arguments string are marked."""
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
+    hops = json.loads(re.search(r'id="flow-bundle">(.*?)</script>', html_files["beijing-mcp"].read_text(encoding="utf-8"),
+                                re.S).group(1))["hops"]
+    decision = next(i for i, h in enumerate(hops) if h["kind"] == "llm.response" and h["number"].startswith("4"))
+    _goto(page, decision)
+    marks = page.locator(".fv-json .fv-mark")
+    expect(marks.filter(has_text='"content"')).to_contain_text("null")
+    expect(marks.filter(has_text='"arguments"').first).to_contain_text('\\"city\\"')
 
 
 def test_later_hops_are_faded_but_legible(browser, html_files):
