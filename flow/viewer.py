@@ -46,7 +46,9 @@ UI_TEXT: dict[str, dict[Lang, str]] = {
     "no_diagram": {"zh": "无法在这里绘制时序图：{error}", "en": "The diagram cannot be drawn here: {error}"},
     "language": {"zh": "English", "en": "中文"},
     "items": {"zh": "{n} 项", "en": "{n} items"},
+    "item": {"zh": "1 项", "en": "1 item"},
     "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
+    "key_count": {"zh": "1 个键", "en": "1 key"},
 }
 
 

@@ -132,7 +132,7 @@ class JsonTree {
       const entries = kind === 'array' ? value.map((v, i) => [i, v]) : Object.entries(value);
       const summary = h('summary', {}, this.keyLabel(key), key === null ? null : h('span', { class: 'fv-punct', text: ': ' }),
         h('span', { class: 'fv-punct', text: kind === 'array' ? '[' : '{' }),
-        h('span', { class: 'fv-count', text: ' ' + fmt(this.ui[kind === 'array' ? 'items' : 'keys_count'][this.lang], { n: entries.length }) + ' ' }),
+        h('span', { class: 'fv-count', text: ' ' + fmt(this.ui[(kind === 'array' ? ['item', 'items'] : ['key_count', 'keys_count'])[entries.length === 1 ? 0 : 1]][this.lang], { n: entries.length }) + ' ' }),
         h('span', { class: 'fv-punct', text: kind === 'array' ? ']' : '}' }));
       row = h('details', { class: 'fv-branch' }, summary);
       const fill = () => {
