@@ -1,33 +1,24 @@
-"""Step through a trace: the diagram with the current hop highlighted, its JSON, and what it means."""
+"""Step through a trace: flow's client-side viewer (the diagram, what happens and why, the hop's JSON), then downloads.
 
-import time
+Stepping happens in the browser; the viewer reports where it is (component state `hop`), which this
+page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows.
+"""
 
 import streamlit as st
 
 import flow
-from flow.labels import PHASE_NAMES
 from ui.i18n import t
 from ui.state import add_upload, all_traces, state
-from ui.text import plain
-from ui.view import PRESENTER_CSS, remembered, diagram, downloads, hop_panel, hop_json, picker
+from ui.trace_viewer import reported_hop, trace_viewer
+from ui.view import downloads, picker, remembered
 
 app = state()
 lang = app.lang
-SLIDER = "step_slider"
-# Read the toggles first: the page is laid out for presenter mode (or not) before the toggle is drawn.
-presenter = bool(st.session_state.get("presenter", False))
-autoplay = bool(st.session_state.get("autoplay", False))
 
 
 def go(index: int) -> None:
     item = all_traces(app)[app.step_key]
     app.index = max(0, min(index, len(item.trace.hops) - 1))
-    st.session_state[SLIDER] = app.index + 1
-
-
-def step_by(delta: int) -> None:
-    """Relative, read when clicked: two quick clicks move two hops even if the page has not redrawn."""
-    go(app.index + delta)
 
 
 def choose(key: str) -> None:
@@ -36,18 +27,27 @@ def choose(key: str) -> None:
         go(0)
 
 
-def on_slider() -> None:
-    go(int(st.session_state[SLIDER]) - 1)
+def url_index() -> int | None:
+    """The hop the URL names (`?hop=N`, 1-based), as an index; None when absent or not a number."""
+    raw = st.query_params.get("hop")
+    if raw is None or not raw.strip().isdigit():
+        return None
+    return int(raw) - 1
 
 
-def on_phase() -> None:
-    phase = st.session_state.get("phase_jump")
-    if phase:
-        go(flow.Cursor(all_traces(app)[app.step_key].trace).goto_phase(phase).seq - 1)
-    st.session_state["phase_jump"] = None
+def on_hop() -> None:
+    """The viewer moved: remember where, for the other pages and the URL."""
+    hop = reported_hop(all_traces(app)[app.step_key])
+    if hop is not None:
+        go(hop - 1)
+        st.query_params["hop"] = str(app.index + 1)
 
 
-# Where the trace comes from, and the slower controls, live in the sidebar; the page keeps the lesson.
+# A link or a reload opens at the hop its URL names; choosing another trace below starts it at its first hop.
+if (named := url_index()) is not None:
+    app.index = max(0, named)
+
+# Where the trace comes from lives in the sidebar; the page keeps the lesson.
 with st.sidebar:
     st.divider()
     source = remembered(st.radio, t("source", lang), ["sample", "upload", "run"], key="step_source",
@@ -66,79 +66,30 @@ with st.sidebar:
             except flow.TraceError as exc:
                 app.upload_error = str(exc)
         if app.upload_error:
-            st.error(f"{t('upload_failed', lang)}：{plain(app.upload_error)}" if lang == "zh" else plain(app.upload_error),
+            st.error(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error,
                      icon=":material/error:")
     elif app.last_run is None:
         st.info(t("no_run_yet", lang))
     else:
         choose(app.last_run)
-    app.seconds_per_step = st.select_slider(t("speed", lang), [0.5, 1.0, 1.5, 2.0, 3.0, 5.0],
-                                            value=app.seconds_per_step, key="speed")
+
+# The viewer fills the window below it; narrower margins give the diagram room at 1280 × 720.
+st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
 
 item = all_traces(app).get(app.step_key) or all_traces(app)["sample:beijing-mcp"]
 app.step_key = item.key
-trace = item.trace
-if not trace.hops:  # a file may hold none (a listing that failed at once): nothing to step through
+if not item.trace.hops:  # a file may hold none (a listing that failed at once): nothing to step through
     st.info(t("no_hops", lang))
     st.stop()
-n = len(trace.hops)
-app.index = max(0, min(app.index, n - 1))
-if st.session_state.get(SLIDER) != app.index + 1:
-    st.session_state[SLIDER] = app.index + 1
-hop = trace.hops[app.index]
+app.index = max(0, min(app.index, len(item.trace.hops) - 1))
 
-if presenter:
-    st.html(PRESENTER_CSS)
-else:
-    meta = trace.meta
-    st.markdown(f"### {plain((meta.title or {}).get(lang) or meta.question)}")
-    if meta.note:
-        st.caption(plain(meta.note.get(lang, "")))
 
-controls = st.columns([1, 1, 2, 1.3], vertical_alignment="center")
-controls[0].button("◀ " + t("prev", lang), on_click=step_by, args=(-1,), shortcut="Left", width="stretch",
-                   disabled=app.index == 0, key="prev")
-controls[1].button(t("next", lang) + " ▶", on_click=step_by, args=(1,), shortcut="Right", type="primary",
-                   width="stretch", disabled=app.index == n - 1, key="next")
-with controls[2]:
-    st.toggle(t("autoplay", lang), key="autoplay")
-with controls[3]:
-    st.toggle(t("presenter", lang), key="presenter")
-if not presenter and n > 1:
-    slider_col, phase_col = st.columns([1, 1], vertical_alignment="center")
-    slider_col.slider(t("position", lang), 1, n, key=SLIDER, on_change=on_slider, label_visibility="collapsed")
-    phases = [p for p in flow.trace.PHASES if any(h.phase == p for h in trace.hops)]
-    phase_col.pills(t("jump_phase", lang), phases, key="phase_jump", on_change=on_phase,
-                    format_func=lambda p: PHASE_NAMES[p][lang], label_visibility="collapsed")
+@st.fragment
+def stepper(start: int) -> None:
+    # The viewer's reports rerun only this fragment: a step never redraws the page.
+    trace_viewer(item, lang, start=start, on_hop=on_hop)
 
-if presenter:
-    # The back of the room reads the sentence first, then a wide picture: both span the page.
-    hop_panel(item, hop, lang, compact=True)
-    diagram(item, hop.seq, lang, window=8, lead=1)
-    with st.expander(t("hop_json", lang)):
-        hop_json(hop, lang, height=300)
-else:
-    picture, panel = st.columns([5, 2], gap="medium")
-    with picture:
-        diagram(item, hop.seq, lang, window=14)
-    with panel:
-        hop_panel(item, hop, lang)
-        hop_json(hop, lang, height=340)
-if not presenter:
-    downloads(item, lang)
 
-if autoplay:
-    armed = time.monotonic()
-
-    @st.fragment(run_every=app.seconds_per_step)
-    def _tick() -> None:
-        # The first call comes with the page itself; only the timed calls after it advance.
-        if time.monotonic() - armed < app.seconds_per_step * 0.8:
-            return
-        if app.index >= n - 1:
-            st.session_state["autoplay"] = False
-        else:
-            go(app.index + 1)
-        st.rerun()
-
-    _tick()
+stepper(app.index)
+st.query_params["hop"] = str(app.index + 1)
+downloads(item, lang)

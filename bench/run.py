@@ -2,6 +2,8 @@
 
     python -m bench            # full sizes; prints a table and writes bench/results.json
     python -m bench --quick    # tiny sizes, a few repeats: checks that every figure is produced (writes no file)
+    python -m bench --browser  # only the viewer in headless Chromium (bench/browser.py); --quick and --out as above
+    python -m bench --no-browser  # everything else (the test suite's quick run: the browser part takes minutes)
 
 These machines are noisy, so the targets are judged on ratios and medians, never asserted in tests.
 """
@@ -38,6 +40,8 @@ from flow.render_diagram import MAX_ARROWS, to_dot, to_mermaid  # noqa: E402
 from flow.render_html import to_html  # noqa: E402
 from flow.render_text import hop_dataframe  # noqa: E402
 from flow.samples import synthetic_trace  # noqa: E402
+
+from bench.browser import browser_figures  # noqa: E402
 
 QUESTIONS = ["北京今天天气怎么样？", "北京和上海今天天气怎么样？"]  # one tool round, then a parallel round
 
@@ -173,20 +177,35 @@ def scaling(sizes: list[int], repeats: int) -> list[dict[str, float]]:
 
 
 def app_step_change(n_hops: int, repeats: int) -> dict[str, float]:
-    """Server-side time of one click on Next in the step page, measured through AppTest."""
+    """Server-side time of the run that follows a step on the step page, measured through AppTest.
+
+    The browser steps by itself; once the presses settle, the viewer reports the hop it shows and the
+    page's fragment reruns. AppTest reruns the whole page for that report, so this is an upper bound."""
     from streamlit.testing.v1 import AppTest
 
-    def per_click(trace: flow.Trace) -> float:
+    from flow.viewer import trace_digest
+
+    def per_report(trace: flow.Trace) -> float:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
         at.radio(key="step_source_zh").set_value("upload").run()
         at.file_uploader(key="step_upload").set_value(("t.json", trace.to_json().encode(), "application/json")).run()
         assert not at.exception and not at.error, at.error
-        at.slider(key="step_slider").set_value(max(1, len(trace.hops) // 2)).run()
-        clicks = iter(["next", "prev"] * (repeats + 2))  # back and forth around the middle, never off an end
-        return median_ms(lambda: at.button(key=next(clicks)).click().run(), repeats, warmup=1)
+        digest = trace_digest(trace)
+        middle = max(1, len(trace.hops) // 2)
+        hops = iter([middle + 1, middle] * (repeats + 2))  # back and forth around the middle, never off an end
 
-    small = per_click(flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json"))
-    large = per_click(synthetic_trace(n_hops))
+        def report() -> None:
+            # What the viewer's setStateValue("hop", ...) sends, beside the other widgets' values.
+            states = at._tree.get_widget_states()
+            widget = states.widgets.add()
+            widget.id = at.get("bidi_component")[0].proto.id
+            widget.json_value = json.dumps({"hop": {"trace": digest, "hop": next(hops)}})
+            at._run(states)
+
+        return median_ms(report, repeats, warmup=1)
+
+    small = per_report(flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json"))
+    large = per_report(synthetic_trace(n_hops))
     return {"small_trace_step_ms": small, "large_trace_step_ms": large, "large_over_small": large / small,
             "large_trace_hops": n_hops}
 
@@ -233,6 +252,19 @@ TARGETS = {
     "recorded_ms_per_question": ("<", 20.0),
     "warm_over_memory": ("<=", 1.5),
     "large_trace_step_ms": ("<", 150.0),
+    # issue 13: the viewer in the browser
+    "step_p50_ms": ("<=", 50.0),
+    "step_p95_ms": ("<=", 100.0),
+    "large_step_p50_ms": ("<=", 50.0),
+    "large_step_p95_ms": ("<=", 100.0),
+    "html_step_p50_ms": ("<=", 50.0),
+    "html_step_p95_ms": ("<=", 100.0),
+    "html_large_step_p50_ms": ("<=", 50.0),
+    "html_large_step_p95_ms": ("<=", 100.0),
+    "presses_moved": ("==", 20),
+    "autoplay_error_pct": ("±", 10.0),
+    "first_render_s": ("<=", 1.5),
+    "out_of_view": ("==", 0),
 }
 
 
@@ -240,8 +272,8 @@ def _verdict(key: str, value: float) -> str:
     if key not in TARGETS:
         return ""
     op, limit = TARGETS[key]
-    ok = value <= limit if op == "<=" else value < limit
-    return f"  (target {op} {limit:g}: {'met' if ok else 'MISSED'})"
+    checks = {"<=": value <= limit, "<": value < limit, "==": value == limit, "±": abs(value) <= limit}
+    return f"  (target {op} {limit:g}: {'met' if checks[op] else 'MISSED'})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (for the test suite)")
     parser.add_argument("--out", help="where to write the figures as JSON (default: bench/results.json for a full "
                         "run; a quick run writes nothing unless told, so it never replaces the committed figures)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--browser", action="store_true", help="only the trace viewer in headless Chromium")
+    which.add_argument("--no-browser", action="store_true", help="everything but the browser (no Chromium needed)")
     args = parser.parse_args(argv)
     quick = args.quick
     repeats = 3 if quick else 25
@@ -264,7 +299,10 @@ def main(argv: list[str] | None = None) -> int:
         ("app_step", lambda: app_step_change(100 if quick else 1000, 3 if quick else 10)),
         ("app_startup", app_startup),
         ("memory", lambda: memory(100 if quick else 10000)),
+        ("browser", lambda: browser_figures(quick)),
     ]
+    if args.browser or args.no_browser:
+        sections = [s for s in sections if (s[0] == "browser") == args.browser]
     for name, fn in sections:
         value = fn()
         results[name] = value
@@ -290,7 +328,10 @@ def main(argv: list[str] | None = None) -> int:
                           f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})")
         else:
             for key, v in value.items():
-                print(f"  {key:28} {v:10.3f}{_verdict(key, v)}")
+                if isinstance(v, list):  # the browser's cases out of view, one a line
+                    print(f"  {key:28} {len(v):10d}" + "".join(f"\n    {case}" for case in v))
+                else:
+                    print(f"  {key:28} {v:10.3f}{_verdict(key, v)}")
     out = args.out or (None if quick else str(ROOT / "bench" / "results.json"))
     if out:
         Path(out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

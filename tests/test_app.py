@@ -27,8 +27,30 @@ def last_trace(at: AppTest):
     return state.loaded[state.last_run].trace
 
 
+def viewer(at: AppTest) -> dict:
+    """What the Step through page handed its viewer: {"bundle": ..., "start": index}."""
+    [element] = at.get("bidi_component")
+    data = json.loads(element.proto.json)
+    return json.loads(data) if isinstance(data, str) else data  # sent as JSON text
+
+
 def header(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("#### "))
+    """Where the viewer opens, as its header says it: "Step 2a · hop 3 of 18"."""
+    data = viewer(at)
+    hops = data["bundle"]["hops"]
+    return f"Step {hops[data['start']]['number']} · hop {data['start'] + 1} of {len(hops)}"
+
+
+def report_hop(at: AppTest, hop: int) -> AppTest:
+    """Run the page as the browser does after the viewer's `setStateValue("hop", N)`.
+
+    AppTest has no handle on a custom component's state, so the test sends the component's JSON
+    state beside the other widgets' values, as the browser's widget manager would."""
+    states = at._tree.get_widget_states()
+    widget = states.widgets.add()
+    widget.id = at.get("bidi_component")[0].proto.id
+    widget.json_value = json.dumps({"hop": {"trace": viewer(at)["bundle"]["trace"], "hop": hop}})
+    return at._run(states)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -38,29 +60,49 @@ def test_every_page_loads_in_both_languages(page, lang):
     at.switch_page(page).run()
     assert not at.exception, at.exception
     assert not at.error
-    text = " ".join(str(getattr(e, "value", "")) for e in at.main)
+    text = " ".join(v if isinstance(v := getattr(e, "value", ""), str) and v else str(getattr(e, "label", v))
+                    for e in at.main)
     assert any("\u4e00" <= c <= "\u9fff" for c in text) if lang == "zh" else "Step" in text or "Run" in text or text
 
 
 def test_a_sample_steps_forward_and_back():
     at = app()
-    assert "hop 1 of 18" in header(at)
-    at.button(key="next").click().run()
-    at.button(key="next").click().run()
-    assert "hop 3 of 18" in header(at) and "Step 2a" in header(at)
-    at.button(key="prev").click().run()
-    assert "hop 2 of 18" in header(at)
-    at.slider(key="step_slider").set_value(18).run()
-    assert "Step 10" in header(at) and at.button(key="next").disabled
-    at.pills(key="phase_jump").set_value("decision").run()
-    assert "Step 4" in header(at)
-    assert "does not run anything" in at.info[0].value
+    assert "hop 1 of 18" in header(at) and at.query_params["hop"] == "1"
+    bundle = viewer(at)["bundle"]
+    assert bundle["svg"].startswith("<svg") and len(bundle["rows"]) == 18
+    assert "does not run anything" in next(h for h in bundle["hops"] if h["number"] == "4")["teach"]["en"]
+    # The browser steps; the page hears where it went, keeps it, and puts it in the URL.
+    report_hop(at, 3)
+    assert not at.exception and "hop 3 of 18" in header(at) and "Step 2a" in header(at)
+    assert at.session_state["app"].index == 2 and at.query_params["hop"] == "3"
+    report_hop(at, 2)
+    assert "hop 2 of 18" in header(at) and at.query_params["hop"] == "2"
+    report_hop(at, 99)  # never past the end, whatever arrives
+    assert "Step 10" in header(at) and "hop 18 of 18" in header(at)
+
+
+def test_a_link_opens_at_the_hop_it_names():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["hop"] = "7"
+    at.run()
+    assert not at.exception and "hop 7 of 18" in header(at)
+    at.query_params["hop"] = "not a number"
+    at.run()
+    assert not at.exception and at.query_params["hop"] == "7"
 
 
 def test_choosing_another_sample_starts_at_its_first_hop():
     at = app()
-    at.slider(key="step_slider").set_value(5).run()
+    report_hop(at, 5)
+    beijing = viewer(at)["bundle"]["trace"]
     at.selectbox(key="step_sample").set_value("sample:two-rounds").run()
+    assert "hop 1 of 24" in header(at) and at.query_params["hop"] == "1"
+    # A late report about the trace shown before moves nothing.
+    states = at._tree.get_widget_states()
+    widget = states.widgets.add()
+    widget.id = at.get("bidi_component")[0].proto.id
+    widget.json_value = json.dumps({"hop": {"trace": beijing, "hop": 9}})
+    at._run(states)
     assert "hop 1 of 24" in header(at)
 
 
@@ -169,12 +211,12 @@ def test_an_uploaded_jsonrpc_log_is_imported_and_stepped_through():
     assert not at.error and f"hop 1 of {len(frames)}" in header(at)
 
 
-def test_presenter_mode_hides_everything_but_previous_and_next():
+def test_a_step_redraws_nothing_but_the_viewer():
     at = app()
-    at.toggle(key="presenter").set_value(True).run()
-    assert not at.exception
-    assert [b.key for b in at.main.button] == ["prev", "next"]
-    assert not at.main.slider and not at.download_button
+    assert not at.get("graphviz_chart") and not at.main.button and not at.main.slider
+    bundle = viewer(at)["bundle"]
+    report_hop(at, 6)
+    assert viewer(at)["bundle"] == bundle  # the same bundle: the browser already has it
 
 
 def test_selecting_a_hop_then_filtering_never_shows_a_stale_row():
@@ -194,16 +236,14 @@ def test_switching_language_keeps_the_run_choices():
     assert last_trace(at).meta.mode == "direct"
 
 
-def test_presenter_mode_on_and_off_keeps_the_place():
+def test_switching_language_keeps_the_place():
     at = app()
-    for _ in range(3):
-        at.button(key="next").click().run()
-    at.toggle(key="presenter").set_value(True).run()
-    at.button(key="next").click().run()
-    assert "hop 5 of 18" in header(at)
-    at.toggle(key="presenter").set_value(False).run()
-    assert "hop 5 of 18" in header(at) and at.slider(key="step_slider").value == 5
-    at.button(key="next").click().run()
+    report_hop(at, 5)
+    at.radio(key="lang_choice").set_value("zh").run()
+    data = viewer(at)
+    assert data["start"] == 4 and data["bundle"]["lang"] == "zh" and "MCP 服务器" in data["bundle"]["svg"]
+    at.radio(key="lang_choice").set_value("en").run()
+    report_hop(at, 6)
     assert "hop 6 of 18" in header(at)
 
 

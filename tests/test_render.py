@@ -16,6 +16,7 @@ from flow.render_html import to_html
 from flow.render_text import TABLE_COLUMNS, focus_view, hop_dataframe
 from flow.samples import SAMPLES, synthetic_trace
 from flow.trace import KINDS, Hop, load_trace
+from flow.viewer import viewer_js
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -142,13 +143,17 @@ def test_html_export_holds_every_hop_and_references_nothing_outside():
     trace = sample("two-cities-parallel")
     page = to_html(trace)
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
-    assert "<script src" not in page and "<link" not in page
-    data = json.loads(re.search(r'<script type="application/json" id="hops">(.*?)</script>', page, re.S).group(1))
-    assert [h["seq"] for h in data] == [h.seq for h in trace.hops]
-    for hop in trace.hops:
-        assert f'id="step-{hop.seq}"' in page
-    assert data[0]["teach"]["zh"] and data[0]["teach"]["en"]
-    assert "<svg" in page and 'id="prev"' in page and 'id="next"' in page
+    assert "<script src" not in page and "<link" not in page and "import(" not in page
+    bundle = json.loads(re.search(r'<script type="application/json" id="flow-bundle">(.*?)</script>', page, re.S).group(1))
+    assert [h["seq"] for h in bundle["hops"]] == [h.seq for h in trace.hops]
+    assert bundle["hops"][0]["teach"]["zh"] and bundle["hops"][0]["teach"]["en"]
+    # Every hop names an arrow of the one drawing the page carries.
+    svg = bundle["svg"]
+    assert svg.startswith("<svg")
+    for hop in bundle["hops"]:
+        assert f'id="{bundle["rows"][hop["row"]]}"'.replace("-", "&#45;") in svg
+    # The viewer's own script and styles, inlined: the same files the Step through page mounts.
+    assert viewer_js().splitlines()[0] in page and "function mountViewer" in page and ".fv-diagram" in page
 
 
 @pytest.mark.parametrize(("fmt", "magic"), [("svg", b"<"), ("png", b"\x89PNG"), ("dot", b"digraph"),

@@ -28,6 +28,7 @@ from flow.render_diagram import RenderError, overview_dot, to_dot, to_mermaid
 from flow.render_text import focus_view, hop_dataframe, hop_table, summary_line
 from flow.replay import Cursor
 from flow.teaching import teaching_text
+from flow.viewer import viewer_bundle
 from flow.importers import import_bytes
 from flow.trace import Trace, TraceError, read_trace_bytes
 from ui.state import AppState, add_upload
@@ -166,6 +167,7 @@ def run_every_reader(path: Path, tmp: Path) -> None:
     for other in (trace, Trace.model_validate(SAMPLES["beijing-direct"])):
         figures(trace), per_step(trace, other), per_phase_ms(trace), summary_rows(other, trace, lang="zh")
     to_otlp_json(trace)
+    viewer_bundle(trace, lang="zh")  # the Step page's client-side viewer
     try:
         current = trace.hops[0].seq if trace.hops else None
         to_dot(trace, current=current, window=14, lang="en", lead=1)

@@ -21,6 +21,7 @@ from flow.importers import import_bytes
 from flow.otel import to_otlp_json
 from flow.recorder import Recorder
 from flow.render_text import hop_table, terminal_safe
+from flow.viewer import viewer_bundle
 from flow.trace import Trace, TraceError, parse_trace, read_trace_bytes, save_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,10 +299,10 @@ def test_the_step_page_steps_through_a_trace_whose_payloads_have_every_wrong_sha
     at.radio(key="lang_choice").set_value("en").run()
     at.radio(key="step_source_en").set_value("upload").run()
     at.file_uploader(key="step_upload").set_value(("odd.json", json.dumps(data).encode(), "application/json")).run()
-    for position in range(1, len(data["hops"]) + 1):
-        at.slider(key="step_slider").set_value(position).run()
-        assert not at.exception and not at.error, (position, at.exception)
-        assert f"hop {position} of {len(data['hops'])}" in next(m.value for m in at.markdown if m.value.startswith("#### "))
+    assert not at.exception and not at.error, at.exception
+    for lang in ("en", "zh"):  # what the page's client-side viewer is given: every hop, drawn and explained
+        bundle = viewer_bundle(parse_trace(data), lang=lang)
+        json.loads(json.dumps(bundle, allow_nan=False))
 
 
 # --- nesting ------------------------------------------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""Widgets the pages share: the diagram, the hop panel, pickers and downloads. No flow logic here."""
+"""Widgets the pages share: the diagram (Compare), pickers and downloads. No flow logic here.
+
+The Step through page steps with the client-side viewer (ui/trace_viewer.py) instead."""
 
 from __future__ import annotations
 
@@ -10,15 +12,12 @@ import graphviz
 import streamlit as st
 
 import flow
-from flow.labels import ACTOR_NAMES, Lang, short_label, step_numbers
+from flow.labels import Lang
 from flow.render_diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
 from flow.otel import to_otlp_json
 from flow.render_html import to_html
-from flow.render_text import focus_view
-from flow.teaching import teaching_text
 from ui.i18n import t
 from ui.state import AppState, Loaded, all_traces, state, trace_title
-from ui.text import plain
 
 WINDOW = 36  # arrows drawn around the current hop; a long trace gets the overview strip too
 
@@ -31,15 +30,6 @@ def _dot(key: str, current: int | None, lang: Lang, window: int | None, lead: in
 @st.cache_data(max_entries=64, show_spinner=False)
 def _overview(key: str, current: int | None, lang: Lang, _trace: flow.Trace) -> str:
     return overview_dot(_trace, current=current, lang=lang)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _numbers(key: str, _trace: flow.Trace) -> dict[int, str]:
-    return step_numbers(_trace)
-
-
-def numbers(item: Loaded) -> dict[int, str]:
-    return _numbers(item.key, item.trace)
 
 
 # Streamlit sets every text in a graphviz chart to one small size; give the diagram its own sizes back.
@@ -56,25 +46,6 @@ def diagram(item: Loaded, current: int | None, lang: Lang, *, window: int | None
     if window is not None and len(item.trace.hops) > window:
         st.caption(t("overview", lang))
         st.graphviz_chart(graphviz.Source(_overview(item.key, current, lang, item.trace)), width="stretch")
-
-
-def hop_header(item: Loaded, hop: flow.Hop, lang: Lang) -> str:
-    number = numbers(item)[hop.seq]
-    where = t("step_of", lang, number=number, i=hop.seq, n=len(item.trace.hops))
-    return f"{where} · {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
-
-
-def hop_panel(item: Loaded, hop: flow.Hop, lang: Lang, *, compact: bool = False) -> None:
-    st.markdown(f"#### {hop_header(item, hop, lang)}")
-    if not compact:  # the presenter's diagram already says it, in larger letters
-        st.markdown(f"**`{hop.kind}`** · {plain(short_label(hop, 80))}")
-    st.info(plain(teaching_text(hop, lang)), icon=":material/lightbulb:")
-
-
-def hop_json(hop: flow.Hop, lang: Lang, *, height: int = 300) -> None:
-    st.caption(t("hop_json", lang))
-    with st.container(height=height, border=True):
-        st.json(focus_view(hop), expanded=2)
 
 
 def _memory(key: str) -> tuple[str, Any]:
@@ -146,14 +117,3 @@ def downloads(item: Loaded, lang: Lang) -> None:
                             on_click="ignore", width="stretch")
     cols[3].download_button(t("download_otlp", lang), lambda: to_otlp_json(item.trace), file_name=f"{base}.otlp.json",
                             mime="application/json", on_click="ignore", width="stretch", key="download_otlp")
-
-
-PRESENTER_CSS = """
-<style>
-html, body, [class*="st-"] { font-size: 22px; }
-.stMarkdown p, .stMarkdown li, .stAlert p { font-size: 1.25rem !important; line-height: 1.45; }
-.stMarkdown h4 { font-size: 1.6rem !important; }
-button p { font-size: 1.4rem !important; }
-section[data-testid="stSidebar"] { display: none; }
-</style>
-"""

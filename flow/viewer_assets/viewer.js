@@ -1,0 +1,665 @@
+// MCP Flow trace viewer: one trace, stepped in the browser, no server round trip and no network.
+//
+// Hosts: the Streamlit custom component (the default export below) and the self-contained HTML
+// export, which inlines this file and calls mountViewer(root, bundle, {standalone: true}).
+// The bundle comes from flow/viewer.py (viewer_bundle): the diagram SVG drawn once, the hops with
+// their teaching texts and JSON views, and the interface wording in Chinese and English.
+//
+// Stepping changes a number synchronously and paints on the next animation frame, so N key
+// presses always move N hops, whatever the speed. Each paint touches only what changed: the
+// arrows between the old and the new position, the panel texts, a window of the hop list.
+//
+// For benchmarks and tests:
+//   window.__viewer = {index, count, next(), prev(), goto(n)}   (index 0-based; goto takes 0-based)
+//   the root element [data-flow-viewer] gets data-current="<1-based position>" once the frame
+//   showing that position has been painted (a timer after the animation frame that drew it).
+
+const SPEEDS = [0.5, 1, 1.5, 2, 3, 5];
+const LIST_BEFORE = 2;
+const LIST_AFTER = 3;
+const OVERVIEW_SLICES = 60;
+const FAST_MS = 350; // presses closer than this scroll instantly
+
+function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) node.append(c);
+  return node;
+}
+
+function fmt(template, values) {
+  return template.replace(/\{(\w+)\}/g, (_, k) => (k in values ? String(values[k]) : `{${k}}`));
+}
+
+function typeOf(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+// ---- the JSON inspector: a collapsible tree, opened at the hop's focus ----
+
+function parsePath(path) {
+  if (Array.isArray(path)) return path;
+  if (typeof path !== 'string') return null;
+  const out = [];
+  for (const part of path.split('.')) {
+    const m = part.match(/^([^[\]]*)((?:\[\d+\])*)$/);
+    if (!m) return null;
+    if (m[1]) out.push(m[1]);
+    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(idx[1]));
+  }
+  return out;
+}
+
+function resolvePath(root, path) {
+  // A focus path may be written against the view, or against the payload inside it.
+  for (const prefix of [[], ['payload'], ['payload', 'body']]) {
+    let node = root;
+    let ok = true;
+    const full = [...prefix, ...path];
+    for (const key of full) {
+      if (node !== null && typeof node === 'object' && Object.prototype.hasOwnProperty.call(node, key)) node = node[key];
+      else if (Array.isArray(node) && typeof key === 'string' && /^\d+$/.test(key) && +key < node.length) node = node[+key];
+      else { ok = false; break; }
+    }
+    if (ok) return full.map((k) => (Array.isArray(k) ? k : k));
+  }
+  return null;
+}
+
+class JsonTree {
+  constructor(container, ui) {
+    this.container = container;
+    this.ui = ui;
+  }
+
+  show(value, focus, lang) {
+    this.lang = lang;
+    this.open = new Set();
+    this.marks = new Map();
+    const paths = [];
+    for (const item of focus || []) {
+      const raw = item && typeof item === 'object' && !Array.isArray(item) ? item.path : item;
+      const color = item && typeof item === 'object' && !Array.isArray(item) ? item.color : null;
+      const path = parsePath(raw);
+      const found = path && resolvePath(value, path);
+      if (!found) continue;
+      if (item && item.open === true) {  // a container shown expanded, not marked
+        for (let i = 0; i <= found.length; i++) this.open.add(JSON.stringify(found.slice(0, i)));
+        continue;
+      }
+      paths.push(found);
+      this.marks.set(JSON.stringify(found), color || '');
+      for (let i = 0; i <= found.length; i++) this.open.add(JSON.stringify(found.slice(0, i)));
+    }
+    // With no focus, open three levels; with one, open the focus and keep the rest one click away.
+    this.depth = paths.length ? 1 : 3;
+    // A focused container shows its own contents too.
+    for (const p of paths) this.open.add(JSON.stringify(p));
+    this.container.replaceChildren(this.node(null, value, [], 0));
+    this.container.scrollTop = 0;
+    const first = this.container.querySelector('.fv-mark');
+    if (first) {
+      // After the frame that shows the step: measuring now would hold that frame back.
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => {
+        if (!first.isConnected) return;
+        const top = first.getBoundingClientRect().top - this.container.getBoundingClientRect().top;
+        this.container.scrollTop += top - 8;
+      }, 30);
+    }
+  }
+
+  keyLabel(key) {
+    if (key === null) return null;
+    return h('span', { class: typeof key === 'number' ? 'fv-idx' : 'fv-key', text: typeof key === 'number' ? `${key}` : JSON.stringify(key) });
+  }
+
+  node(key, value, path, depth, below = null) {
+    // `below`: how many levels under a focused field this node sits (null outside any focus).
+    const id = JSON.stringify(path);
+    const mark = this.marks.get(id);
+    const rel = mark !== undefined ? 0 : below;
+    const kind = typeOf(value);
+    let row;
+    if (kind === 'object' || kind === 'array') {
+      const entries = kind === 'array' ? value.map((v, i) => [i, v]) : Object.entries(value);
+      const summary = h('summary', {}, this.keyLabel(key), key === null ? null : h('span', { class: 'fv-punct', text: ': ' }),
+        h('span', { class: 'fv-punct', text: kind === 'array' ? '[' : '{' }),
+        h('span', { class: 'fv-count', text: ' ' + fmt(this.ui[(kind === 'array' ? ['item', 'items'] : ['key_count', 'keys_count'])[entries.length === 1 ? 0 : 1]][this.lang], { n: entries.length }) + ' ' }),
+        h('span', { class: 'fv-punct', text: kind === 'array' ? ']' : '}' }));
+      row = h('details', { class: 'fv-branch' }, summary);
+      const fill = () => {
+        if (row.dataset.filled) return;
+        row.dataset.filled = '1';
+        const box = h('div', { class: 'fv-children' });
+        for (const [k, v] of entries) box.append(this.node(k, v, [...path, k], depth + 1, rel === null ? null : rel + 1));
+        row.append(box);
+      };
+      // Open: the first levels, the way to each focused field, and three levels inside it.
+      if (depth < this.depth || this.open.has(id) || (rel !== null && rel < 3)) {
+        fill();
+        row.open = true;
+      }
+      row.addEventListener('toggle', () => { if (row.open) fill(); });
+    } else {
+      const text = kind === 'string' ? JSON.stringify(value) : String(value);
+      row = h('div', { class: 'fv-leaf' }, this.keyLabel(key), key === null ? null : h('span', { class: 'fv-punct', text: ': ' }),
+        h('span', { class: `fv-${kind}`, text }));
+    }
+    if (mark !== undefined) {
+      row.classList.add('fv-mark');
+      if (mark) row.style.setProperty('--fv-mark', mark);
+    }
+    return row;
+  }
+}
+
+// ---- the viewer ----
+
+class Viewer {
+  constructor(root, host) {
+    this.root = root;
+    this.host = host;
+    this.index = 0;
+    this.painted = -1;
+    this.shownRow = -1;
+    this.rowEls = [];
+    this.presenter = false;
+    this.playing = null;
+    this.typed = '';
+    this.lastMove = 0;
+    this.fast = false;
+    this.frame = 0;
+    this.reportTimer = 0;
+    this.build();
+    this.onKey = (e) => this.key(e);
+    this.onResize = () => { this.fit(); this.follow(true); };
+    this.onFullscreen = () => { this.fit(); this.texts(); };
+    document.addEventListener('keydown', this.onKey);
+    window.addEventListener('resize', this.onResize);
+    document.addEventListener('fullscreenchange', this.onFullscreen);
+    window.__viewer = this.api();
+  }
+
+  api() {
+    const v = this;
+    return {
+      get index() { return v.index; },
+      get count() { return v.hops ? v.hops.length : 0; },
+      next: () => v.move(1),
+      prev: () => v.move(-1),
+      goto: (n) => v.goto(n),
+      root: v.el,
+    };
+  }
+
+  destroy() {
+    document.removeEventListener('keydown', this.onKey);
+    window.removeEventListener('resize', this.onResize);
+    document.removeEventListener('fullscreenchange', this.onFullscreen);
+    this.resizer.disconnect();
+    this.stop();
+    cancelAnimationFrame(this.frame);
+    clearTimeout(this.reportTimer);
+    if (window.__viewer && window.__viewer.root === this.el) delete window.__viewer;
+    this.el.remove();
+  }
+
+  build() {
+    const b = (cls, onclick) => h('button', { class: cls, type: 'button', onclick });
+    this.titleEl = h('div', { class: 'fv-title' });
+    this.whereEl = h('div', { class: 'fv-where', 'aria-live': 'polite' });
+    this.prevBtn = b('fv-prev', () => this.move(-1));
+    this.nextBtn = b('fv-next fv-primary', () => this.move(1));
+    this.slider = h('input', { class: 'fv-slider', type: 'range', min: '1', max: '1', value: '1' });
+    this.slider.addEventListener('input', () => this.goto(+this.slider.value - 1));
+    this.playBtn = b('fv-play', () => (this.playing ? this.stop() : this.play()));
+    this.speedSel = h('select', { class: 'fv-speed' });
+    for (const s of SPEEDS) this.speedSel.append(h('option', { value: String(s), text: `${s} s` }));
+    this.speedSel.value = '2';
+    this.speedSel.addEventListener('change', () => { if (this.playing) this.play(); });
+    this.presenterBtn = b('fv-presenter', () => this.setPresenter(!this.presenter));
+    this.fullBtn = b('fv-full', () => this.fullscreen());
+    this.langBtn = this.host.standalone ? b('fv-lang', () => this.setLang(this.lang === 'zh' ? 'en' : 'zh')) : null;
+    this.typedEl = h('span', { class: 'fv-typed' });
+    this.controls = h('div', { class: 'fv-controls' }, this.prevBtn, this.nextBtn, this.slider, this.typedEl,
+      this.playBtn, this.speedSel, this.presenterBtn, this.fullBtn, this.langBtn);
+    this.phasesEl = h('div', { class: 'fv-phases' });
+    this.svgBox = h('div', { class: 'fv-svg' });
+    this.diagram = h('div', { class: 'fv-diagram' }, this.svgBox);
+    // The scroll position as the user (or a smooth scroll) leaves it, without reading layout on each step.
+    this.diagram.addEventListener('scroll', () => {
+      if (this.scrollTimer) return;
+      this.scrollTimer = setTimeout(() => { this.scrollTimer = 0; this.scrollY = this.diagram.scrollTop; this.scrollX = this.diagram.scrollLeft; }, 120);
+    }, { passive: true });
+    // The box changes size when the header wraps, the mode changes or the window does: follow again.
+    this.resizer = new ResizeObserver(() => {
+      const h = this.diagram.clientHeight;
+      const w = this.diagram.clientWidth;
+      if (h === this.viewH && w === this.viewW) return;
+      this.viewH = h;
+      this.viewW = w;
+      this.follow(true);
+    });
+    this.resizer.observe(this.diagram);
+    this.labelEl = h('div', { class: 'fv-label' });
+    this.teachEl = h('div', { class: 'fv-teach' });
+    this.listEl = h('ol', { class: 'fv-list' });
+    this.jsonTitle = h('div', { class: 'fv-json-title' });
+    this.jsonEl = h('div', { class: 'fv-json' });
+    this.tree = null;
+    this.side = h('div', { class: 'fv-side' }, this.labelEl, this.teachEl, this.listEl, this.jsonTitle, this.jsonEl);
+    this.overviewEl = h('div', { class: 'fv-overview' });
+    this.overviewCaption = h('div', { class: 'fv-overview-caption' });
+    this.keysEl = h('div', { class: 'fv-keys' });
+    this.el = h('div', { class: 'fv', 'data-flow-viewer': '', 'data-mode': 'normal', tabindex: '-1' },
+      h('div', { class: 'fv-top' }, this.titleEl, h('div', { class: 'fv-bar' }, this.whereEl, this.controls), this.phasesEl),
+      h('div', { class: 'fv-body' }, this.diagram, this.side),
+      h('div', { class: 'fv-foot' }, this.overviewCaption, this.overviewEl, this.keysEl));
+    this.root.append(this.el);
+  }
+
+  load(bundle, start) {
+    const same = this.bundle && this.bundle.trace === bundle.trace;
+    const sameDrawing = same && this.bundle.lang === bundle.lang && this.bundle.svg === bundle.svg;
+    this.bundle = bundle;
+    this.hops = bundle.hops;
+    if (!this.host.standalone || !this.lang) this.lang = bundle.lang;
+    this.ui = bundle.ui;
+    this.tree = new JsonTree(this.jsonEl, this.ui);
+    if (!sameDrawing) this.drawSvg();
+    this.drawPhases();
+    this.drawOverview();
+    this.slider.max = String(this.hops.length);
+    const index = same ? this.index : Math.max(0, Math.min(this.hops.length - 1, start | 0));
+    this.index = index;
+    this.painted = -1;
+    this.texts();
+    this.fit();
+    this.paint(true);
+  }
+
+  drawSvg() {
+    const b = this.bundle;
+    this.rowEls = [];
+    this.shownRow = -1;
+    if (!b.svg) {
+      this.svgBox.replaceChildren(h('p', { class: 'fv-error', text: fmt(b.ui.no_diagram[this.lang], { error: b.svg_error || '' }) }));
+      this.svg = null;
+      return;
+    }
+    this.svgBox.innerHTML = b.svg;
+    this.measured = false;
+    this.svg = this.svgBox.querySelector('svg');
+    const vb = this.svg.viewBox.baseVal;
+    this.naturalW = vb && vb.width ? vb.width : 800;
+    this.naturalH = vb && vb.height ? vb.height : 600;
+    this.svg.removeAttribute('width');
+    this.svg.removeAttribute('height');
+    const byId = new Map(b.rows.map((id, r) => [id, r]));
+    for (let r = 0; r < b.rows.length; r++) this.rowEls.push({ parts: [], label: null });
+    let pending = [];
+    // A self-call is drawn as three edges; only the last carries the id, so the first two join it.
+    for (const g of this.svg.querySelectorAll('g.edge')) {
+      const r = byId.get(g.id);
+      if (r === undefined) { pending.push(g); continue; }
+      this.rowEls[r].parts.push(...pending, g);
+      this.rowEls[r].style = ['error', 'response', 'notification', 'self', 'request'].find((s) => g.classList.contains(s)) || '';
+      pending = [];
+    }
+    for (const g of this.svg.querySelectorAll('g.node')) {
+      if (!g.id.startsWith('label-')) continue;
+      const r = byId.get(g.id.slice(6));
+      if (r === undefined) continue;
+      this.rowEls[r].label = g;
+      g.classList.add('fv-label-node');
+      if (this.rowEls[r].style === 'error') g.classList.add('error');
+    }
+    // Everything starts as "later"; painting the first position walks forward from there once.
+    for (const row of this.rowEls) this.setRow(row, 'later');
+    this.shownRow = -1;
+  }
+
+  setRow(row, state) {
+    const els = row.label ? [...row.parts, row.label] : row.parts;
+    for (const g of els) {
+      g.classList.toggle('fv-later', state === 'later');
+      g.classList.toggle('fv-current', state === 'current');
+    }
+  }
+
+  drawPhases() {
+    const seen = [];
+    for (const [i, hop] of this.hops.entries()) if (hop.phase && !seen.some((s) => s.phase === hop.phase)) seen.push({ phase: hop.phase, i });
+    this.phaseBtns = seen.map(({ phase, i }) => {
+      const btn = h('button', { class: 'fv-phase', type: 'button', 'data-phase': phase, onclick: () => this.goto(i) });
+      btn.style.setProperty('--fv-phase', this.bundle.phases[phase].color);
+      return btn;
+    });
+    this.phasesEl.replaceChildren(...this.phaseBtns);
+  }
+
+  drawOverview() {
+    const n = this.hops.length;
+    const long = this.bundle.rows.length > 40;
+    this.el.classList.toggle('fv-long', long);
+    this.overviewEl.replaceChildren();
+    this.slices = [];
+    if (!long) return;
+    const k = Math.min(OVERVIEW_SLICES, n);
+    let phase = null;
+    for (let s = 0; s < k; s++) {
+      const from = Math.floor((s * n) / k);
+      const to = Math.max(from, Math.floor(((s + 1) * n) / k) - 1);
+      const counts = new Map();
+      for (let i = from; i <= to; i++) { phase = this.hops[i].phase || phase; counts.set(phase, (counts.get(phase) || 0) + 1); }
+      let major = null;
+      for (const [p, c] of counts) if (major === null || c > counts.get(major)) major = p;
+      const cell = h('button', { class: 'fv-slice', type: 'button', title: `${from + 1}–${to + 1}`, onclick: () => this.goto(from) });
+      cell.style.background = major ? this.bundle.phases[major].color : '#eeeeee';
+      this.slices.push({ from, to, cell });
+      this.overviewEl.append(cell);
+    }
+  }
+
+  texts() {
+    const ui = this.ui;
+    const L = this.lang;
+    const note = this.bundle.note[L] || '';
+    this.titleEl.replaceChildren(h('b', { text: this.bundle.title[L] || '' }), note ? h('span', { text: ' — ' + note }) : null);
+    this.titleEl.title = note;
+    this.prevBtn.textContent = '◀ ' + ui.prev[L];
+    this.nextBtn.textContent = ui.next[L] + ' ▶';
+    this.prevBtn.title = this.prevBtn.textContent + ' (←)';
+    this.nextBtn.title = this.nextBtn.textContent + ' (→)';
+    this.playBtn.textContent = this.playing ? '⏸ ' + ui.pause[L] : '▶ ' + ui.play[L];
+    this.speedSel.title = ui.speed[L];
+    this.presenterBtn.textContent = this.presenter ? ui.leave_presenter[L] : ui.presenter[L];
+    const full = document.fullscreenElement ? ui.leave_fullscreen[L] : ui.fullscreen[L];
+    this.fullBtn.textContent = full;
+    this.fullBtn.title = full + ' (F)';
+    if (this.langBtn) this.langBtn.textContent = ui.language[L];
+    this.typedEl.title = ui.jump[L];
+    this.jsonTitle.textContent = ui.json[L];
+    this.overviewCaption.textContent = ui.overview[L];
+    this.keysEl.textContent = ui.keys[L];
+    for (const btn of this.phaseBtns || []) btn.textContent = this.bundle.phases[btn.dataset.phase].name[L];
+  }
+
+  setLang(lang) {
+    this.lang = lang;
+    this.texts();
+    this.painted = -1;
+    this.paint(true);
+  }
+
+  // ---- moving ----
+
+  move(delta) {
+    this.goto(this.index + delta);
+  }
+
+  goto(index) {
+    if (!this.hops || !this.hops.length) return;
+    const next = Math.max(0, Math.min(this.hops.length - 1, index | 0));
+    const now = performance.now();
+    this.fast = now - this.lastMove < FAST_MS;
+    this.lastMove = now;
+    this.index = next;
+    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.paint(false); });
+  }
+
+  key(e) {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+    const target = e.composedPath ? e.composedPath()[0] : e.target;
+    const tag = target && target.tagName ? target.tagName.toLowerCase() : '';
+    if (tag === 'input' || tag === 'textarea' || tag === 'select' || (target && target.isContentEditable)) {
+      if (!(target === this.slider)) return;
+    }
+    if (!this.el.isConnected || !this.hops) return;
+    const k = e.key;
+    let handled = true;
+    if (k === 'ArrowRight' || k === 'ArrowDown' || k === 'PageDown' || k === ' ') this.move(1);
+    else if (k === 'ArrowLeft' || k === 'ArrowUp' || k === 'PageUp') this.move(-1);
+    else if (k === 'Home') this.goto(0);
+    else if (k === 'End') this.goto(this.hops.length - 1);
+    else if (/^[0-9]$/.test(k)) { this.typed = (this.typed + k).slice(-6); this.typedEl.textContent = this.typed; }
+    else if (k === 'Backspace' && this.typed) { this.typed = this.typed.slice(0, -1); this.typedEl.textContent = this.typed; }
+    else if (k === 'Enter' && this.typed) { this.goto(+this.typed - 1); this.typed = ''; this.typedEl.textContent = ''; }
+    else if (k === 'p' || k === 'P') this.setPresenter(!this.presenter);
+    else if (k === 'f' || k === 'F') this.fullscreen();
+    else if (k === 'Escape') {
+      if (this.typed) { this.typed = ''; this.typedEl.textContent = ''; } else if (this.presenter && !document.fullscreenElement) this.setPresenter(false);
+      else handled = false;
+    } else handled = false;
+    if (handled) e.preventDefault();
+  }
+
+  play() {
+    this.stop();
+    if (this.index >= this.hops.length - 1) this.goto(0);
+    const period = +this.speedSel.value * 1000;
+    const t0 = performance.now();
+    let k = 0;
+    // Each tick is timed from the start, not from the previous tick, so the pace does not drift.
+    const tick = () => {
+      k += 1;
+      this.fast = true;
+      this.goto(this.index + 1);
+      if (this.index >= this.hops.length - 1) { this.stop(); return; }
+      this.playing = setTimeout(tick, Math.max(0, t0 + (k + 1) * period - performance.now()));
+    };
+    this.playing = setTimeout(tick, period);
+    this.el.classList.add('fv-playing');
+    this.texts();
+  }
+
+  stop() {
+    if (this.playing) clearTimeout(this.playing);
+    this.playing = null;
+    if (this.el) this.el.classList.remove('fv-playing');
+    if (this.ui) this.texts();
+  }
+
+  setPresenter(on) {
+    this.presenter = on;
+    this.el.dataset.mode = on ? 'presenter' : 'normal';
+    this.texts();
+    this.fit();
+    this.painted = -1;
+    this.paint(true);
+    this.el.focus({ preventScroll: true });
+  }
+
+  fullscreen() {
+    if (document.fullscreenElement) { document.exitFullscreen(); return; }
+    if (!this.presenter) this.setPresenter(true);
+    if (this.el.requestFullscreen) this.el.requestFullscreen().catch(() => {});
+  }
+
+  // ---- painting ----
+
+  fit() {
+    if (!this.el.isConnected) return;
+    if (!this.host.standalone && !this.presenter) {
+      // Fill the window below where the viewer starts, so the diagram, the text and the JSON are all above the fold.
+      const top = this.el.getBoundingClientRect().top + window.scrollY;
+      this.el.style.height = `${Math.max(420, window.innerHeight - top - 12)}px`;
+    } else {
+      this.el.style.height = '';
+    }
+    if (!this.svg) return;
+    const width = this.diagram.clientWidth - 4;
+    // Labels are 20 units high in the drawing; a projector needs 18 px, so presenter mode never shrinks below 0.9.
+    const least = this.presenter ? 0.9 : 0.45;
+    const scale = Math.max(least, Math.min(this.presenter ? 1.5 : 1.25, width / this.naturalW));
+    this.svg.style.width = `${Math.round(this.naturalW * scale)}px`;
+    this.svg.style.height = `${Math.round(this.naturalH * scale)}px`;
+    this.scale = scale;
+    // What follow() needs, read here (a resize or a mode change) rather than on every step.
+    this.viewH = this.diagram.clientHeight;
+    this.viewW = this.diagram.clientWidth;
+    this.offsetX = Math.max(0, (this.svgBox.clientWidth - this.naturalW * scale) / 2);
+    this.scrollY = this.diagram.scrollTop;
+    this.scrollX = this.diagram.scrollLeft;
+  }
+
+  paint(force) {
+    const i = this.index;
+    if (!this.hops || (!force && i === this.painted)) return;
+    const hop = this.hops[i];
+    if (!hop) return;
+    const L = this.lang;
+    const ui = this.ui;
+    // Arrows: only the rows between the old and the new position change.
+    if (this.rowEls.length) {
+      const to = hop.row;
+      const from = this.shownRow;
+      if (from < 0) {
+        for (let r = 0; r < to; r++) this.setRow(this.rowEls[r], 'earlier');
+      } else if (to > from) {
+        for (let r = from; r < to; r++) this.setRow(this.rowEls[r], 'earlier');
+      } else if (to < from) {
+        for (let r = to + 1; r <= from; r++) this.setRow(this.rowEls[r], 'later');
+      }
+      this.setRow(this.rowEls[to], 'current');
+      this.shownRow = to;
+    }
+    const phase = hop.phase ? this.bundle.phases[hop.phase] : null;
+    this.whereEl.replaceChildren(
+      h('span', { class: 'fv-num', text: `${ui.step[L]} ${hop.number}` }),
+      h('span', { class: 'fv-route', text: `${hop.from[L]} → ${hop.to[L]}` }),
+      h('span', { class: 'fv-pos', text: fmt(ui.hop_of[L], { i: i + 1, n: this.hops.length }) }),
+      phase ? h('span', { class: 'fv-pill', text: phase.name[L] }) : null);
+    if (phase) this.whereEl.lastChild.style.setProperty('--fv-phase', phase.color);
+    this.labelEl.replaceChildren(h('code', { text: hop.kind }), ' · ', hop.label);
+    this.teachEl.textContent = hop.teach[L];
+    this.tree.show(hop.view, hop.focus, L);
+    this.prevBtn.disabled = i === 0;
+    this.nextBtn.disabled = i === this.hops.length - 1;
+    this.slider.value = String(i + 1);
+    for (const btn of this.phaseBtns || []) btn.classList.toggle('fv-on', btn.dataset.phase === hop.phase);
+    this.drawList(i);
+    if (this.slices && this.slices.length) {
+      for (const s of this.slices) s.cell.classList.toggle('fv-here', s.from <= i && i <= s.to);
+    }
+    this.painted = i;
+    this.follow(this.fast || !!this.playing || force);
+    this.report(i);
+    const mark = i + 1;
+    requestAnimationFrame(() => setTimeout(() => { this.el.dataset.current = String(mark); }, 0));
+  }
+
+  drawList(i) {
+    // A window around the current hop: the list never grows with the trace.
+    const from = Math.max(0, i - LIST_BEFORE);
+    const to = Math.min(this.hops.length - 1, i + LIST_AFTER);
+    const items = [];
+    for (let k = from; k <= to; k++) {
+      const hp = this.hops[k];
+      items.push(h('li', { class: k === i ? 'fv-on' : k > i ? 'fv-after' : '', onclick: () => this.goto(k) },
+        h('b', { text: hp.number }), ' ', hp.label));
+    }
+    this.listEl.replaceChildren(...items);
+  }
+
+  measure() {
+    // Each row's box in drawing units, read once per drawing (getBBox ignores CSS scale and scrolling),
+    // so following the current hop never forces a layout of the whole diagram.
+    const graph = this.svg.querySelector('g.graph');
+    const m = graph && graph.transform.baseVal.numberOfItems ? graph.transform.baseVal.consolidate().matrix : { e: 0, f: 0 };
+    const vb = this.svg.viewBox.baseVal;
+    for (const row of this.rowEls) {
+      let top = Infinity; let bottom = -Infinity; let left = Infinity; let right = -Infinity;
+      for (const g of row.label ? [...row.parts, row.label] : row.parts) {
+        const b = g.getBBox();
+        top = Math.min(top, b.y); bottom = Math.max(bottom, b.y + b.height);
+        left = Math.min(left, b.x); right = Math.max(right, b.x + b.width);
+      }
+      row.box = { top: top + m.f - vb.y, bottom: bottom + m.f - vb.y, left: left + m.e - vb.x, right: right + m.e - vb.x };
+    }
+    this.measured = true;
+  }
+
+  follow(instant) {
+    // Keep the current arrow and its label fully in view, with the arrow before it above for context.
+    if (!this.svg || this.shownRow < 0 || !this.scale) return;
+    if (!this.measured) this.measure();
+    const row = this.rowEls[this.shownRow];
+    if (!row || !row.box || !Number.isFinite(row.box.top)) return;
+    const s = this.scale;
+    const prev = this.rowEls[this.shownRow - 1];
+    const margin = 12;
+    const top = this.scrollY;
+    const height = this.viewH;
+    const curTop = row.box.top * s;
+    const curBottom = row.box.bottom * s;
+    const head = prev && prev.box && Number.isFinite(prev.box.top) ? Math.min(prev.box.top * s, curTop) : curTop;
+    let y = top;
+    if (head < top + margin || curBottom > top + height - margin) {
+      y = head - margin;
+      if (curBottom - y > height - margin) y = curTop - margin;
+    }
+    const left = this.scrollX;
+    const width = this.viewW;
+    const curLeft = row.box.left * s + this.offsetX;
+    const curRight = row.box.right * s + this.offsetX;
+    let x = left;
+    if (curLeft < left + margin) x = curLeft - margin;
+    else if (curRight > left + width - margin) x = Math.min(curRight - width + margin, curLeft - margin);
+    // Where the browser can actually scroll to, so the remembered position stays true.
+    y = Math.max(0, Math.min(y, this.naturalH * s - height));
+    x = Math.max(0, Math.min(x, this.naturalW * s + this.offsetX - width));
+    if (y === top && x === left) return;
+    const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.scrollY = y;
+    this.scrollX = x;
+    this.diagram.scrollTo({ top: y, left: x, behavior: instant || reduce ? 'instant' : 'smooth' });
+  }
+
+  report(i) {
+    if (!this.host.report) return;
+    clearTimeout(this.reportTimer);
+    // Tell the host once the presses settle: one message per pause, not one per key; and only news.
+    const trace = this.bundle.trace;
+    this.reportTimer = setTimeout(() => {
+      const news = `${trace}:${i + 1}`;
+      if (this.reported === news) return;
+      this.reported = news;
+      this.host.report({ trace, hop: i + 1 });
+    }, this.playing ? 0 : 300);
+  }
+}
+
+export function mountViewer(root, bundle, host = {}) {
+  let viewer = root.__flowViewer;
+  if (!viewer) {
+    viewer = new Viewer(root, host);
+    root.__flowViewer = viewer;
+  } else {
+    viewer.host = { ...viewer.host, ...host };
+  }
+  viewer.load(bundle, host.start || 0);
+  return viewer;
+}
+
+// The Streamlit host (st.components.v2): data = {bundle, start}, as an object or as its JSON text.
+// The position goes back as state "hop": {trace: the bundle's trace digest, hop: 1-based position},
+// so a late report about a trace the page no longer shows can be told apart.
+export default function (component) {
+  const { parentElement, setStateValue } = component;
+  const data = typeof component.data === 'string' ? JSON.parse(component.data) : component.data;
+  if (!data || !data.bundle) return undefined;
+  const viewer = mountViewer(parentElement, data.bundle, { start: data.start || 0, report: (value) => setStateValue('hop', value) });
+  return () => {
+    viewer.destroy();
+    delete parentElement.__flowViewer;
+  };
+}

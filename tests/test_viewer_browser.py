@@ -1,0 +1,294 @@
+"""The trace viewer in headless Chromium, in both hosts: the HTML export (a file) and the app's Step through page.
+
+Every press moves one hop, the current arrow and its label are always fully in view, and presenter
+mode is big enough for a projector. Screenshots go to test-artifacts/ for a person to look at."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ARTIFACTS, ROOT
+from playwright.sync_api import Page, expect
+
+from flow.render_html import to_html
+from flow.trace import load_trace
+from flow.viewer import script_json
+
+SIZES = [(1280, 720), (1920, 1080)]
+HTML_SAMPLES = ["beijing-mcp", "two-cities-parallel", "tool-error"]
+
+# The current row (arrow, its label, the parts of a self-call) against the viewport and the diagram's scroll box.
+_IN_VIEW = """() => {
+  const root = window.__viewer.root;
+  const box = root.querySelector('.fv-diagram').getBoundingClientRect();
+  const parts = [...root.querySelectorAll('.fv-svg g.fv-current')];
+  if (!parts.length) return {ok: false, why: 'nothing highlighted'};
+  let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
+  for (const p of parts) {
+    const r = p.getBoundingClientRect();
+    top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
+    left = Math.min(left, r.left); right = Math.max(right, r.right);
+  }
+  const inside = (t, b, l, r) => top >= t - 0.5 && bottom <= b + 0.5 && left >= l - 0.5 && right <= r + 0.5;
+  const ok = inside(0, innerHeight, 0, innerWidth) && inside(box.top, box.bottom, box.left, box.right);
+  return {ok, arrow: [left, top, right, bottom], box: [box.left, box.top, box.right, box.bottom]};
+}"""
+
+# Displayed sizes in CSS px: SVG text is scaled with the drawing, so its size is font-size times the scale on screen.
+_SIZES = """() => {
+  const root = window.__viewer.root;
+  const px = (el) => parseFloat(getComputedStyle(el).fontSize);
+  const svg = root.querySelector('.fv-svg svg');
+  const label = root.querySelector('.fv-svg g.fv-label-node text');
+  return {
+    header: px(root.querySelector('.fv-where')),
+    teach: px(root.querySelector('.fv-teach')),
+    json: px(root.querySelector('.fv-json')),
+    label: parseFloat(label.getAttribute('font-size')) * svg.getScreenCTM().a,
+  };
+}"""
+
+
+def _wait_for(page: Page, position: int) -> None:
+    page.locator(f"[data-flow-viewer][data-current='{position}']").wait_for()
+
+
+def _goto(page: Page, index: int) -> None:
+    page.evaluate("i => window.__viewer.goto(i)", index)
+    _wait_for(page, index + 1)
+
+
+def _every_hop_in_view(page: Page, n: int, where: str) -> list[str]:
+    out = []
+    for i in range(n):
+        _goto(page, i)
+        seen = page.evaluate(_IN_VIEW)
+        if not seen["ok"]:
+            out.append(f"{where} hop {i + 1}: {seen}")
+    return out
+
+
+def _presenter(page: Page, on: bool) -> None:
+    root = page.locator("[data-flow-viewer]")
+    if (root.get_attribute("data-mode") == "presenter") != on:
+        page.locator(".fv-presenter").click()
+    expect(root).to_have_attribute("data-mode", "presenter" if on else "normal")
+
+
+def _shot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path))
+    return path
+
+
+def _presses(page: Page, count: int) -> None:
+    """`count` presses of → 50 ms apart must move exactly `count` hops."""
+    start = page.evaluate("() => window.__viewer.index")
+    for _ in range(count):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(50)
+    _wait_for(page, start + count + 1)
+    assert page.evaluate("() => window.__viewer.index") == start + count
+
+
+@pytest.fixture(scope="module")
+def html_files(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("html")
+    out = {}
+    for name in HTML_SAMPLES:
+        path = folder / f"{name}.html"
+        path.write_text(to_html(load_trace(ROOT / "sample_traces" / f"{name}.json"), lang="en"), encoding="utf-8")
+        out[name] = path
+    return out
+
+
+def _open(browser, url: str, size: tuple[int, int], *, locale: str = "en-US") -> Page:
+    # Reduced motion scrolls at once, so a check right after a step sees where the scroll ends.
+    context = browser.new_context(locale=locale, viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(url)
+    page.locator("[data-flow-viewer][data-current]").wait_for()
+    return page
+
+
+def test_the_html_export_keeps_every_current_arrow_in_view(browser, html_files):
+    problems: list[str] = []
+    for name, path in html_files.items():
+        n = len(load_trace(ROOT / "sample_traces" / f"{name}.json").hops)
+        for size in SIZES:
+            page = _open(browser, path.as_uri(), size)
+            for presenter in (False, True):
+                _presenter(page, presenter)
+                problems += _every_hop_in_view(page, n, f"{name} {size} {'presenter' if presenter else 'normal'}")
+            assert not page.errors, page.errors
+            page.context.close()
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_the_html_export_steps_once_per_press_and_works_from_a_file(browser, html_files):
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 18")
+    _presses(page, 17)
+    expect(page.locator(".fv-where")).to_contain_text("Step 10")
+    expect(page.locator(".fv-next")).to_be_disabled()
+    page.keyboard.press("Home")
+    _wait_for(page, 1)
+    page.keyboard.type("12")
+    page.keyboard.press("Enter")
+    _wait_for(page, 12)
+    page.keyboard.press("End")
+    _wait_for(page, 18)
+    page.keyboard.press("PageUp")
+    _wait_for(page, 17)
+    page.keyboard.press("PageDown")
+    _wait_for(page, 18)
+    assert not page.errors, page.errors
+
+
+def test_presenter_mode_is_readable_from_the_back_row(browser, html_files):
+    for size in SIZES:
+        page = _open(browser, html_files["beijing-mcp"].as_uri(), size)
+        _presenter(page, True)
+        _goto(page, 8)
+        sizes = page.evaluate(_SIZES)
+        assert sizes["header"] >= 32 and sizes["teach"] >= 24 and sizes["json"] >= 18, sizes
+        assert sizes["label"] >= 18, sizes
+        # Nothing but the diagram, the sentence and the JSON card (and the buttons that step).
+        for hidden in (".fv-list", ".fv-slider", ".fv-phases", ".fv-label"):
+            expect(page.locator(hidden)).to_be_hidden()
+        page.context.close()
+
+
+def test_autoplay_keeps_its_pace(browser, html_files):
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
+    page.locator(".fv-speed").select_option("0.5")
+    times = page.evaluate("""() => new Promise((done) => {
+      const root = window.__viewer.root; const seen = [];
+      const watch = new MutationObserver(() => {
+        seen.push(performance.now());
+        if (seen.length === 7) { watch.disconnect(); done(seen); }
+      });
+      watch.observe(root, {attributes: true, attributeFilter: ['data-current']});
+      root.querySelector('.fv-play').click();
+    })""")
+    # Six periods of 0.5 s, timed from the first move to the last: within 10 %.
+    assert abs((times[-1] - times[0]) / 6 - 500) <= 50, times
+    expect(page.locator(".fv-where")).to_contain_text("hop 8 of 18")
+
+
+def test_the_inspector_opens_at_the_hops_focus(browser, tmp_path):
+    """A hop's `focus` (JSON paths, from flow.focus) opens and marks those fields; the rest stays one click away."""
+    page_text = to_html(load_trace(ROOT / "sample_traces" / "beijing-mcp.json"), lang="en")
+    found = re.search(r'(<script type="application/json" id="flow-bundle">)(.*?)(</script>)', page_text, re.S)
+    bundle = json.loads(found.group(2))
+    request = next(i for i, h in enumerate(bundle["hops"]) if h["kind"] == "llm.request")
+    bundle["hops"][request]["focus"] = [["body", "tools"], {"path": "body.messages[1].content", "color": "#f472b6"}]
+    bundle["hops"][request - 1].pop("focus", None)
+    path = tmp_path / "focus.html"
+    path.write_text(page_text[: found.start(2)] + script_json(bundle) + page_text[found.end(2) :], encoding="utf-8")
+    page = _open(browser, path.as_uri(), (1280, 720))
+    _goto(page, request)
+    marks = page.locator(".fv-json .fv-mark")
+    expect(marks).to_have_count(2)
+    tools = marks.filter(has_text='"tools"')
+    expect(tools).to_contain_text('"get_weather"')  # opened, not just named
+    expect(marks.filter(has_text="北京今天天气怎么样")).to_have_count(1)
+    expect(marks.first).to_be_in_viewport()
+    # Without a focus, three levels are open and nothing is marked.
+    _goto(page, request - 1)
+    expect(page.locator(".fv-json .fv-mark")).to_have_count(0)
+
+
+def test_the_inspector_shows_each_steps_focus_from_flow_focus(browser, html_files):
+    """The export carries flow.focus: at step 4 the null content and the raw arguments string are marked."""
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
+    hops = json.loads(re.search(r'id="flow-bundle">(.*?)</script>', html_files["beijing-mcp"].read_text(encoding="utf-8"),
+                                re.S).group(1))["hops"]
+    decision = next(i for i, h in enumerate(hops) if h["kind"] == "llm.response" and h["number"].startswith("4"))
+    _goto(page, decision)
+    marks = page.locator(".fv-json .fv-mark")
+    expect(marks.filter(has_text='"content"')).to_contain_text("null")
+    expect(marks.filter(has_text='"arguments"').first).to_contain_text('\\"city\\"')
+
+
+def test_later_hops_are_faded_but_legible(browser, html_files):
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
+    _goto(page, 3)
+    color = page.evaluate("""() => getComputedStyle(window.__viewer.root.querySelector('.fv-svg g.fv-later text')).fill""")
+    rgb = [int(c) for c in color[color.index("(") + 1 : color.index(")")].split(",")[:3]]
+
+    def luminance(channels: list[int]) -> float:
+        lin = [c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    # Against white and against the palest phase band the labels sit near.
+    for background in ([255, 255, 255], [0xE8, 0xF1, 0xFB]):
+        assert (luminance(background) + 0.05) / (luminance(rgb) + 0.05) >= 3.0, (color, background)
+
+
+def test_the_step_page_steps_in_the_browser_and_keeps_the_current_arrow_in_view(browser, app_url):
+    page = _open(browser, app_url, (1280, 720))
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 18")
+    assert not page.locator("[data-testid='stGraphVizChart']").count()
+    _presses(page, 17)
+    expect(page.locator(".fv-where")).to_contain_text("hop 18 of 18")
+    expect(page).to_have_url(f"{app_url}/?hop=18")
+    problems: list[str] = []
+    for size in SIZES:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        for presenter in (False, True):
+            _presenter(page, presenter)
+            problems += _every_hop_in_view(page, 18, f"app {size} {'presenter' if presenter else 'normal'}")
+    assert not problems, "\n".join(problems[:10])
+    assert not page.errors, page.errors
+
+
+def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
+    page = _open(browser, app_url, (1280, 720))
+    # Two rounds of tools has 24 hops, so 20 presses from the first never reach the end.
+    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").click()
+    page.get_by_role("option", name="Two rounds of tools").click()
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 24")
+    _wait_for(page, 1)
+    page.locator(".fv-title").click()  # the keys go to the page again, not to the sample list
+    _presses(page, 20)
+    expect(page.locator(".fv-where")).to_contain_text("hop 21 of 24")
+    expect(page).to_have_url(f"{app_url}/?hop=21")
+    # The language switch redraws the page and keeps the place.
+    page.locator(".st-key-lang_choice").get_by_text("中文").click()
+    expect(page.locator(".fv-where")).to_contain_text("第 21/24 跳")
+    expect(page.locator(".fv-svg svg text", has_text="MCP 服务器").first).to_be_visible()
+    # A link opens where it says (a new session starts with the default sample).
+    page.goto(f"{app_url}/?hop=7")
+    _wait_for(page, 7)
+    expect(page.locator(".fv-where")).to_contain_text("hop 7 of 18")
+    assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_screenshots_of_both_hosts(browser, app_url, html_files, lang):
+    """For a person to look at: both sizes, normal and presenter, mid-trace."""
+    locale = "zh-CN" if lang == "zh" else "en-US"
+    for size in SIZES:
+        page = _open(browser, f"{app_url}/?hop=16", size, locale=locale)
+        for presenter in (False, True):
+            _presenter(page, presenter)
+            _goto(page, 15)
+            assert page.evaluate(_IN_VIEW)["ok"]
+            mode = "presenter" if presenter else "normal"
+            assert _shot(page, f"viewer-app-{lang}-{mode}-{size[0]}x{size[1]}.png").stat().st_size > 10_000
+        page.context.close()
+    page = _open(browser, html_files["two-cities-parallel"].as_uri(), (1280, 720), locale=locale)
+    if lang == "zh":
+        page.locator(".fv-lang").click()
+    _goto(page, 14)
+    _shot(page, f"viewer-html-{lang}-normal-1280x720.png")
+    page.context.close()
