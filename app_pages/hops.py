@@ -17,6 +17,9 @@ st.title(t("hops_title", lang))
 
 app.hops_key = picker(app, t("trace", lang), app.hops_key, key="hops_trace")
 trace = all_traces(app)[app.hops_key].trace
+if not trace.hops:
+    st.info(t("no_hops", lang))
+    st.stop()
 frame = hop_dataframe(trace, lang=lang)
 
 c1, c2, c3, c4 = st.columns([2, 2, 2, 3])

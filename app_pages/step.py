@@ -78,6 +78,9 @@ st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; 
 
 item = all_traces(app).get(app.step_key) or all_traces(app)["sample:beijing-mcp"]
 app.step_key = item.key
+if not item.trace.hops:  # a file may hold none (a listing that failed at once): nothing to step through
+    st.info(t("no_hops", lang))
+    st.stop()
 app.index = max(0, min(app.index, len(item.trace.hops) - 1))
 
 

@@ -21,10 +21,10 @@ from flow.model_side import ModelConfig
 from flow.orchestrator import RunOptions, RunResult, run
 from flow.redact import SecretLeakError
 from flow.render_diagram import RenderError
-from flow.render_text import ACTOR_LABEL, bounded_view, hop_table, summary_line
+from flow.render_text import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
 from flow.replay import Cursor
 from flow.scripted import ScriptError, load_script
-from flow.trace import Hop, ImportFormat, Trace, TraceError, json_schema, load_trace, save_trace
+from flow.trace import Hop, ImportFormat, Trace, TraceError, json_schema, json_value_problem, load_trace, save_trace
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -327,8 +327,9 @@ def _cmd_call(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         arguments, problem = None, f"not valid JSON ({exc})"
     else:
-        problem = "not a JSON object"
-    if not isinstance(arguments, dict):
+        bad = json_value_problem(arguments)
+        problem = f"not usable ({bad})" if bad else "not a JSON object"
+    if not isinstance(arguments, dict) or json_value_problem(arguments):
         raise _UsageError(f"--args is {problem}: {args.args}")
     spec = _server_spec(args)
     result, called = anyio.run(lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout))
@@ -398,12 +399,12 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
 def _print_hop(hop: Hop) -> None:
     """The hop's line and its payload, bounded however much the hop holds (see `bounded_view`)."""
     step = "-" if hop.step is None else hop.step
-    print(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → {ACTOR_LABEL[hop.target]} · "
-          f"{hop.kind} · {clip(hop.summary, 200)}")
+    print(terminal_safe(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → "
+                        f"{ACTOR_LABEL[hop.target]} · {hop.kind} · {clip(hop.summary, 200)}"))
     clipped = getattr(hop, "clipped", None)
     if clipped:
-        print(f"(clipped when recorded: {clipped})")
-    print(json.dumps(bounded_view(hop.payload), ensure_ascii=False, indent=2))
+        print(terminal_safe(f"(clipped when recorded: {clipped})"))
+    print(terminal_safe(json.dumps(bounded_view(hop.payload), ensure_ascii=False, indent=2)))
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -417,14 +418,14 @@ def _cmd_show(args: argparse.Namespace) -> int:
             _print_hop(hop)
         return 0
     m = trace.meta
-    print(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(clip(m.question, 200), ensure_ascii=False)}")
+    print(terminal_safe(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(clip(m.question, 200), ensure_ascii=False)}"))
     if isinstance(m.replay, dict):
         tools = {"recorded": "model side only: tool results served from the recording",
                  "server": "tools re-run on a server named on the command line",
-                 "demo": "tools re-run on the demo server"}.get(m.replay.get("tools"), "tools re-run")
+                 "demo": "tools re-run on the demo server"}.get(str(m.replay.get("tools")), "tools re-run")
         print(f"replay · {tools} · {'diverged' if m.replay.get('diverged') else 'matched the recording'}")
     print(hop_table(trace))
-    print(summary_line(trace) + (f" · error: {clip(m.error, 200)}" if m.error else ""))
+    print(summary_line(trace) + terminal_safe(f" · error: {clip(m.error, 200)}" if m.error else ""))
     return 0
 
 
@@ -510,7 +511,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     info = trace.meta.imported
     if info is not None:
         for line in info.unmapped:
-            print(f"not mapped: {line}")
+            print(terminal_safe(f"not mapped: {line}"))
     print(f"{summary_line(trace)} → {out}")
     return 0
 
@@ -580,6 +581,13 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # Bytes that are not UTF-8 reach Python as lone surrogates, which no trace, terminal or page can hold.
+    for i, arg in enumerate(argv, 1):
+        if json_value_problem(arg):
+            print(f"error: argument {i} is not UTF-8 text: {arg.encode('utf-8', 'backslashreplace').decode()[:80]}",
+                  file=sys.stderr)
+            return 2
     args = _parser().parse_args(argv)
     # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
     sdk_log = logging.getLogger("mcp")
@@ -588,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _COMMANDS[args.command](args)
     except (_UsageError, TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr)  # one line, whatever a tool said
         return 2
     except KeyboardInterrupt:
         return 130

@@ -13,10 +13,14 @@ import base64
 import binascii
 import datetime as dt
 import json
+import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
+
+from pydantic import ValidationError
 
 from flow.mcp_side import frame_kind, frame_summary, progress_summary
 from flow.model_side import response_summary
@@ -36,10 +40,14 @@ from flow.trace import (
     TraceError,
     TraceMeta,
     answer_step,
+    as_dict,
+    as_list,
     hop_stats,
+    json_value_problem,
     parse_trace,
     read_limited,
     read_trace_bytes,
+    usage_counts,
 )
 
 FORMATS: tuple[str, ...] = ("auto", *get_args(ImportFormat))
@@ -72,6 +80,7 @@ def _method_step(method: str) -> int | None:
 class _Hops:
     """Hops numbered in the order they are added; times in ms from the recording's start."""
 
+    name: str
     hops: list[Hop] = field(default_factory=list)
 
     def add(self, kind: Kind, source: Actor, target: Actor, payload: Any, *, step: int | None, t_start_ms: float,
@@ -80,13 +89,19 @@ class _Hops:
             progress_of: int | str | None = None) -> None:
         # progress_of (the request a progress notification reports on) is an extra field the tap sets only when known
         known = {"progress_of": progress_of} if progress_of is not None else {}
-        self.hops.append(Hop(
-            seq=len(self.hops) + 1, step=step, phase=None if step is None else STEP_PHASE[step], source=source,
-            target=target, kind=kind, direction=direction, round=rnd, payload=payload,
-            t_start_ms=round(t_start_ms, 3), t_end_ms=round(max(t_start_ms, t_end_ms), 3),
-            bytes=len(json_bytes(payload)), jsonrpc_id=jsonrpc_id, tool_call_id=tool_call_id,
-            usage=usage, summary=summary, explain=kind if step is None else f"step{step}.{kind}", **known,
-        ))
+        seq = len(self.hops) + 1
+        try:
+            self.hops.append(Hop(
+                seq=seq, step=step, phase=None if step is None else STEP_PHASE[step], source=source,
+                target=target, kind=kind, direction=direction, round=rnd, payload=payload,
+                t_start_ms=round(t_start_ms, 3), t_end_ms=round(max(t_start_ms, t_end_ms), 3),
+                bytes=len(json_bytes(payload)), jsonrpc_id=jsonrpc_id, tool_call_id=tool_call_id,
+                usage=usage, summary=summary, explain=kind if step is None else f"step{step}.{kind}", **known,
+            ))
+        except ValidationError as exc:  # a value of the recording no trace can hold (a time beyond range, ...)
+            err = exc.errors()[0]
+            where = ".".join(str(part) for part in err["loc"])
+            raise TraceError(f"{self.name}: hop {seq} ({kind}) would have {where}: {err['msg']}") from None
 
 
 def _finish(meta: TraceMeta, hops: list[Hop], name: str) -> Trace:
@@ -94,7 +109,7 @@ def _finish(meta: TraceMeta, hops: list[Hop], name: str) -> Trace:
     start = min((h.t_start_ms for h in hops), default=0.0)
     end = max((h.t_end_ms for h in hops), default=0.0)
     meta.stats = hop_stats(hops, end - start)
-    return parse_trace(Trace(meta=meta, hops=hops).model_dump(mode="json"), name=name)
+    return parse_trace(Trace(meta=meta, hops=hops).file_data(), name=name)
 
 
 # --- JSON-RPC message log (JSON Lines) ------------------------------------------------------------
@@ -104,19 +119,41 @@ def _timestamp(value: Any, where: str) -> float | None:
     """Seconds since the epoch, from an ISO 8601 time or an epoch number (s, ms, µs or ns by size)."""
     if value is None:
         return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    seconds: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        seconds = float(value)
         for scale in (1e18, 1e15, 1e12):
             if abs(value) >= scale / 1e1:
-                return value / (scale / 1e9)
-        return float(value)
-    if isinstance(value, str):
+                seconds = value / (scale / 1e9)
+                break
+    elif isinstance(value, str):
         try:
             moment = dt.datetime.fromisoformat(value.strip())
-        except ValueError:
+            seconds = (moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)).timestamp()
+        except (ValueError, OverflowError):
             pass
-        else:
-            return (moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)).timestamp()
-    raise TraceError(f"{where}: timestamp {value!r} is neither an ISO 8601 time nor an epoch number")
+    if seconds is None:
+        raise TraceError(f"{where}: timestamp {_quoted(value)} is neither an ISO 8601 time nor an epoch number")
+    if not _EPOCH_RANGE[0] <= seconds <= _EPOCH_RANGE[1]:
+        raise TraceError(f"{where}: timestamp {_quoted(value)} is not between the years 1970 and 9999")
+    return seconds
+
+
+_EPOCH_RANGE = (0.0, 253402300799.0)  # 1970-01-01 to 9999-12-31, what a datetime can show
+
+
+def _quoted(value: Any, width: int = 60) -> str:
+    """A value from the input, for a message: quoted, and clipped."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _rpc_key(value: Any, what: str, where: str) -> Any:
+    """A JSON-RPC id or method as the log holds it, refused when it is not one (an object, an array, a fraction)."""
+    if value is None or isinstance(value, str) or (what == "id" and type(value) is int):
+        return value
+    raise TraceError(f"{where}: a JSON-RPC {what} is a string{' or an integer' if what == 'id' else ''}, "
+                     f"not {_quoted(value)}")
 
 
 @dataclass
@@ -133,10 +170,7 @@ def _log_lines(text: str, name: str) -> list[_Line]:
         if not raw.strip():
             continue
         where = f"{name} line {lineno}"
-        try:
-            entry = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise TraceError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
+        entry = _json_line(raw, where)
         if isinstance(entry, list) or (isinstance(entry, dict) and "message" not in entry and
                                        any(k in entry for k in ("jsonrpc", "method", "result", "error"))):
             message, sender, time_s = entry, None, None  # a bare frame, or a bare batch
@@ -145,25 +179,38 @@ def _log_lines(text: str, name: str) -> list[_Line]:
         else:
             message = entry.get("message", entry.get("frame"))
             if isinstance(message, str):  # some loggers keep the frame as the text that crossed the wire
-                try:
-                    message = json.loads(message)
-                except json.JSONDecodeError as exc:
-                    raise TraceError(f"{where}: message is not JSON ({exc.msg})") from None
+                message = _json_line(message, f"{where}: message")
             direction = entry.get("direction")
             sender = None
             if direction is not None:
                 sender = _DIRECTIONS.get(str(direction).strip().lower().replace("-", "_").replace(" ", "_"))
                 if sender is None:
-                    raise TraceError(f"{where}: unknown direction {direction!r} (expected outgoing or incoming, "
+                    raise TraceError(f"{where}: unknown direction {_quoted(direction)} (expected outgoing or incoming, "
                                      "client_to_server or server_to_client, send or recv)")
             time_s = _timestamp(entry.get("timestamp", entry.get("time", entry.get("ts"))), where)
         for frame in message if isinstance(message, list) else [message]:  # a JSON-RPC batch is several frames
             if not isinstance(frame, dict) or not any(k in frame for k in ("method", "result", "error")):
                 raise TraceError(f"{where}: not a JSON-RPC message (no method, result or error)")
+            _rpc_key(frame.get("id"), "id", where)
+            _rpc_key(frame.get("method"), "method", where)
             lines.append(_Line(lineno, sender, time_s, frame))
     if not lines:
         raise TraceError(f"{name}: no JSON-RPC messages in the file")
     return lines
+
+
+def _json_line(raw: str, where: str) -> Any:
+    """One JSON value, refused in one line when it is not JSON or holds what no trace can (see `json_value_problem`)."""
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise TraceError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # a number too long to convert
+        raise TraceError(f"{where}: not JSON ({exc})") from None
+    problem = json_value_problem(value)
+    if problem:
+        raise TraceError(f"{where}: {problem}")
+    return value
 
 
 def import_jsonrpc_log(text: str, *, name: str) -> Trace:
@@ -175,7 +222,7 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     lines = _log_lines(text, name)
     times = [line.time_s for line in lines if line.time_s is not None]
     t0 = times[0] if times else 0.0
-    out = _Hops()
+    out = _Hops(name)
     unmapped: list[str] = []
     pending: dict[tuple[str, Any], tuple[str, float, int | None, int, int]] = {}  # method, ms, step, round, line
     server: dict[str, Any] = {"name": "mcp-server", "transport": None, "protocol_version": None, "era": "handshake"}
@@ -201,15 +248,17 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             if method == "tools/call" and not any(p[0] == "tools/call" for p in pending.values()):
                 tool_round += 1  # calls sent while others are still open belong to the same round
             rnd = tool_round if method == "tools/call" else 0
-            params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
+            params = as_dict(frame.get("params"))
             summary, progress_of = frame_summary(frame, None), None
+            token = params.get("progressToken")
+            token = token if isinstance(token, (str, int)) else None  # anything else names no request
             if kind == "mcp.request":
                 pending[(sender, frame["id"])] = (str(method), t_ms, step, rnd, line.lineno)
-                token = (params.get("_meta") or {}).get("progressToken")
-                if token is not None:
-                    progress[token] = (frame["id"], step, rnd, summary.split("(")[0])
-            elif sender == "server" and params.get("progressToken") in progress:  # tied to its request by token
-                progress_of, step, rnd, what = progress[params["progressToken"]]
+                sent = as_dict(params.get("_meta")).get("progressToken")
+                if isinstance(sent, (str, int)):
+                    progress[sent] = (frame["id"], step, rnd, summary.split("(")[0])
+            elif sender == "server" and token is not None and token in progress:  # tied to its request by token
+                progress_of, step, rnd, what = progress[token]
                 summary = progress_summary(params, what)
             elif sender == "server":  # a log line or the like, said while the server handles the latest request
                 handling = [p for (side, _), p in pending.items() if side == "client"]
@@ -217,7 +266,7 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             if method == "server/discover":
                 server["era"] = "modern"
             # The 2026 protocol states its version on every request instead of agreeing on it once.
-            stated = (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
+            stated = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
             server["protocol_version"] = server["protocol_version"] or stated
             out.add(kind, source, target, frame, step=step, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd,
                     direction="request" if kind == "mcp.request" else "notification", jsonrpc_id=frame.get("id"),
@@ -225,12 +274,12 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             continue
         asked = pending.pop(("client" if sender == "server" else "server", frame.get("id")), None)
         if asked is None:  # the log may start after the request was sent
-            unmapped.append(f"line {line.lineno}: an answer to id {frame.get('id')!r}, whose request is not in the log")
+            unmapped.append(f"line {line.lineno}: an answer to id {_quoted(frame.get('id'))}, whose request is not in the log")
         asked_method, t_start, req_step, rnd, _ = asked or (None, t_ms, None, 0, 0)
         result = frame.get("result")
         if asked_method in ("initialize", "server/discover") and isinstance(result, dict):
-            info = result.get("serverInfo") or (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {}
-            server.update(name=info.get("name") or server["name"], server_info=info or None,
+            info = as_dict(result.get("serverInfo") or as_dict(result.get("_meta")).get("io.modelcontextprotocol/serverInfo"))
+            server.update(name=str(info.get("name") or server["name"]), server_info=info or None,
                           protocol_version=result.get("protocolVersion") or server["protocol_version"])
         out.add(kind, source, target, frame, step=answer_step(req_step), t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd,
                 direction="error" if kind == "mcp.error" else "response", jsonrpc_id=frame.get("id"),
@@ -277,8 +326,8 @@ def _any_value(value: Any) -> Any:
     if not isinstance(value, dict) or not value:
         return None
     key, inner = next(iter(value.items()))
-    if key == "intValue":
-        return int(inner)
+    if key == "intValue":  # a JSON number or, as protobuf's JSON mapping writes 64-bit integers, a string
+        return _int(inner)
     if key == "arrayValue":
         return [_any_value(v) for v in (inner or {}).get("values", [])]
     if key == "kvlistValue":
@@ -287,7 +336,24 @@ def _any_value(value: Any) -> Any:
 
 
 def _attributes(items: Any) -> dict[str, Any]:
-    return {a["key"]: _any_value(a.get("value")) for a in items or [] if isinstance(a, dict) and "key" in a}
+    return {str(a["key"]): _any_value(a.get("value")) for a in as_list(items) if isinstance(a, dict) and "key" in a}
+
+
+_INTEGER = re.compile(r"-?[0-9]{1,20}")
+
+
+def _int(value: Any) -> int:
+    """An integer written as a number or as decimal digits; anything else is a ValueError the span reader reports."""
+    if type(value) is int or (isinstance(value, str) and _INTEGER.fullmatch(value.strip())):
+        return int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**64:
+        return int(value)
+    raise ValueError(f"{_quoted(value)} is not an integer")
+
+
+def _code(text: str) -> int | None:
+    """error.type as a number, when it is one (an HTTP status, a JSON-RPC error code)."""
+    return int(text) if _INTEGER.fullmatch(text) else None
 
 
 def _span_id(value: Any, size: int, where: str) -> str:
@@ -306,7 +372,7 @@ def _span_id(value: Any, size: int, where: str) -> str:
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != size:
-        raise TraceError(f"{where}: {text!r} is not a {size}-byte id in hex or base64")
+        raise TraceError(f"{where}: {_quoted(text)} is not a {size}-byte id in hex or base64")
     return raw.hex()
 
 
@@ -317,18 +383,21 @@ _KINDS = {"SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2, "SPAN_KIND_CLIENT": 3,
 def _otlp_spans(data: Any, where: str) -> list[_Span]:
     if not isinstance(data, dict) or not isinstance(data.get("resourceSpans"), list):
         raise TraceError(f"{where}: not OTLP/JSON (no resourceSpans array at the top level)")
+    problem = json_value_problem(data)
+    if problem:
+        raise TraceError(f"{where}: {problem}")
     spans: list[_Span] = []
     for i, resource_spans in enumerate(data["resourceSpans"]):
         if not isinstance(resource_spans, dict):
             raise TraceError(f"{where}: resourceSpans[{i}]: not a JSON object")
-        resource = _attributes((resource_spans.get("resource") or {}).get("attributes"))
-        scopes = resource_spans.get("scopeSpans") or resource_spans.get("instrumentationLibrarySpans") or []
+        resource = _attributes(as_dict(resource_spans.get("resource")).get("attributes"))
+        scopes = as_list(resource_spans.get("scopeSpans") or resource_spans.get("instrumentationLibrarySpans"))
         for j, scope in enumerate(scopes):
-            for k, raw in enumerate((scope or {}).get("spans") or [] if isinstance(scope, dict) else [scope]):
+            for k, raw in enumerate(as_list(scope.get("spans")) if isinstance(scope, dict) else [scope]):
                 at = f"{where}: resourceSpans[{i}].scopeSpans[{j}].spans[{k}]"
                 try:
                     spans.append(_span(raw, str(resource.get("service.name") or ""), at))
-                except (TypeError, ValueError, AttributeError) as exc:  # a value of the wrong type somewhere inside
+                except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # a wrong type somewhere inside
                     raise TraceError(f"{at}: not a valid OTLP span ({exc})") from None
     if not spans:
         raise TraceError(f"{where}: the OTLP/JSON holds no spans")
@@ -340,18 +409,21 @@ def _span(raw: dict[str, Any], service: str, at: str) -> _Span:
     if missing:
         raise TraceError(f"{at}: missing {missing[0]}")
     attrs = _attributes(raw.get("attributes"))
-    status = raw.get("status") or {}
+    status = as_dict(raw.get("status"))
     failed = status.get("code") in (2, "STATUS_CODE_ERROR") or "error.type" in attrs
-    start = int(raw["startTimeUnixNano"])
+    start = _int(raw["startTimeUnixNano"])
+    end = _int(raw.get("endTimeUnixNano") or start)
+    if not (0 <= start < 2**64 and 0 <= end < 2**64):
+        raise ValueError("a time outside OTLP's unsigned 64-bit nanoseconds")
     kind = raw.get("kind", 1)
     return _Span(
         trace_id=_span_id(raw["traceId"], 16, f"{at}.traceId"),
         span_id=_span_id(raw["spanId"], 8, f"{at}.spanId"),
         parent_id=_span_id(raw.get("parentSpanId"), 8, f"{at}.parentSpanId"),
         name=str(raw["name"]),
-        kind=kind if isinstance(kind, int) else _KINDS.get(kind, 1),
+        kind=kind if isinstance(kind, int) else _KINDS.get(str(kind), 1),
         start_ns=start,
-        end_ns=max(start, int(raw.get("endTimeUnixNano") or start)),
+        end_ns=max(start, end),
         attrs=attrs,
         error=(str(attrs.get("error.type") or "_OTHER"), str(status.get("message") or "")) if failed else None,
         service=service,
@@ -365,20 +437,20 @@ def _read_otlp(text: str, name: str) -> list[_Span]:
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise TraceError(f"{name} line {exc.lineno}: not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # a number too long to convert
+        raise TraceError(f"{name}: not JSON ({exc})") from None
     spans: list[_Span] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TraceError(f"{name} line {lineno}: not JSON ({exc.msg} at column {exc.colno})") from None
-            spans += _otlp_spans(data, f"{name} line {lineno}")
+            spans += _otlp_spans(_json_line(line, f"{name} line {lineno}"), f"{name} line {lineno}")
     return spans
 
 
 def _rpc_id(value: Any) -> int | str | None:
     """jsonrpc.request.id is a string; the frame's id was a number when it looks like one."""
-    return int(value) if isinstance(value, str) and value.lstrip("-").isdigit() else value
+    if isinstance(value, str) and _INTEGER.fullmatch(value):
+        return int(value)
+    return value if value is None or isinstance(value, str) or type(value) is int else str(value)
 
 
 def _messages_attr(span: _Span, key: str, unmapped: set[str]) -> list[dict[str, Any]]:
@@ -386,7 +458,7 @@ def _messages_attr(span: _Span, key: str, unmapped: set[str]) -> list[dict[str, 
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(m, dict) for m in value):
-        unmapped.add(f"{key} of span {span.name!r}: not a list of messages")
+        unmapped.add(f"{key} of span {_quoted(span.name)}: not a list of messages")
         return []
     return value
 
@@ -395,8 +467,8 @@ def _openai_messages(messages: list[dict[str, Any]], unmapped: set[str]) -> list
     """GenAI convention messages back into OpenAI chat messages (what the app sent and received)."""
     out: list[dict[str, Any]] = []
     for message in messages:
-        role = message.get("role") or "user"
-        parts = [p for p in message.get("parts") or [] if isinstance(p, dict)]
+        role = str(message.get("role") or "user")
+        parts = [p for p in as_list(message.get("parts")) if isinstance(p, dict)]
         texts, calls = [], []
         for part in parts:
             kind = part.get("type")
@@ -412,7 +484,7 @@ def _openai_messages(messages: list[dict[str, Any]], unmapped: set[str]) -> list
                 out.append({"role": "tool", "tool_call_id": part.get("id"),
                             "content": response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)})
             else:
-                unmapped.add(f"message parts of type {kind!r}")
+                unmapped.add(f"message parts of type {_quoted(kind)}")
         if role == "tool":
             continue
         converted: dict[str, Any] = {"role": role, "content": "".join(texts) if texts else None}
@@ -456,7 +528,7 @@ class _OtlpImport:
             parent = by_id.get(span.parent_id)
             if parent is not None and _loops(span, by_id):
                 parent = None
-                self.unmapped.add(f"span {span.name!r}: its parents form a loop, so it is taken as a root")
+                self.unmapped.add(f"span {_quoted(span.name)}: its parents form a loop, so it is taken as a root")
             (parent.children if parent else self.roots).append(span)
         self.has_mcp = any(s.method for s in spans)
         chats = sorted((s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method), key=lambda s: s.start_ns)
@@ -525,7 +597,7 @@ class _OtlpImport:
         self.meta["model"] = self.meta["model"] or a.get("gen_ai.request.model")
         self.meta["provider"] = self.meta["provider"] or a.get("gen_ai.provider.name")
         messages = [{"role": "system", "content": p.get("content")} for p in
-                    json_or_text(a.get("gen_ai.system_instructions")) or [] if isinstance(p, dict)]
+                    as_list(json_or_text(a.get("gen_ai.system_instructions"))) if isinstance(p, dict)]
         messages += _openai_messages(_messages_attr(span, "gen_ai.input.messages", self.unmapped), self.unmapped)
         body: dict[str, Any] = {"model": a.get("gen_ai.request.model"), "messages": messages}
         tools = json_or_text(a.get("gen_ai.tool.definitions"))
@@ -541,7 +613,7 @@ class _OtlpImport:
                  start_ns=span.start_ns, direction="request", rnd=rnd,
                  summary=f"chat {body['model']}: {len(messages)} messages, {len(body.get('tools') or [])} tools")
         if span.error:
-            status = int(span.error[0]) if span.error[0].isdigit() else None
+            status = _code(span.error[0])
             self.hop(span.end_ns, "llm.error", "model", "app", {"status": status, "error": span.error[0],
                      "message": span.error[1]}, step=3 if rnd == 1 else 8, start_ns=span.start_ns, direction="error",
                      rnd=rnd, summary=f"{span.error[0]}: {span.error[1]}".strip(": "))
@@ -550,9 +622,9 @@ class _OtlpImport:
         choices = [{"index": i, "message": {k: v for k, v in m.items() if k != "finish_reason"},
                     "finish_reason": m.get("finish_reason")} for i, m in enumerate(outputs)]
         tokens = {"prompt_tokens": a.get("gen_ai.usage.input_tokens"), "completion_tokens": a.get("gen_ai.usage.output_tokens")}
-        usage = {k: v for k, v in tokens.items() if isinstance(v, int)} or None
+        usage = usage_counts(tokens)  # the counts that are counts, as the recorder keeps them
         if usage:
-            usage["total_tokens"] = sum(usage.values())
+            usage["total_tokens"] = sum(v or 0 for v in usage.values())
         response = {"id": a.get("gen_ai.response.id"), "model": a.get("gen_ai.response.model"), "choices": choices,
                     "usage": usage}
         asks = any(c["message"].get("tool_calls") or c["finish_reason"] == "tool_calls" for c in choices)
@@ -592,8 +664,8 @@ class _OtlpImport:
     def tool_result(self, span: _Span, call_id: str, rnd: int, over_mcp: bool) -> None:
         source: Actor = "mcp_client" if over_mcp else "tool"
         error = span.error
-        if error and error[0].lstrip("-").isdigit():  # a JSON-RPC error code: no result came back
-            self.hop(span.end_ns, "tool.result", source, "app", {"error": {"code": int(error[0]), "message": error[1]}},
+        if error and _code(error[0]) is not None:  # a JSON-RPC error code: no result came back
+            self.hop(span.end_ns, "tool.result", source, "app", {"error": {"code": _code(error[0]), "message": error[1]}},
                      step=7, start_ns=span.start_ns, direction="error", rnd=rnd, tool_call_id=call_id,
                      summary=f"protocol error {error[0]}: {error[1]}")
             return
@@ -660,8 +732,8 @@ class _OtlpImport:
         error = span.error
         if error and error[0] == NO_RESPONSE:
             return
-        if error and error[0].lstrip("-").isdigit():
-            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": int(error[0]), "message": error[1]}}
+        if error and _code(error[0]) is not None:
+            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": _code(error[0]), "message": error[1]}}
         elif error and error[0] != "tool_error":
             self.hop(span.end_ns, "error", target, source, {"error": error[0], "message": error[1]},
                      step=answer_step(step), start_ns=span.start_ns, direction="error", rnd=rnd,
@@ -687,13 +759,13 @@ class _OtlpImport:
     def trace(self, started_at: str) -> Trace:
         for root in self.roots:
             self.walk(root, None)
-        hops = _Hops()
+        hops = _Hops(self.name)
         for _, _, spec in sorted(self.events, key=lambda e: (e[0], e[1])):
             hops.add(**spec)
         if not hops.hops:
             raise TraceError(f"{self.name}: none of its spans is a GenAI or MCP span, so there is nothing to step through")
         if self.other_spans:
-            names = ", ".join(f"{n!r}" + (f" ×{k}" if k > 1 else "") for n, k in self.other_spans.most_common(10))
+            names = ", ".join(_quoted(n) + (f" ×{k}" if k > 1 else "") for n, k in self.other_spans.most_common(10))
             more = len(self.other_spans) - 10
             self.unmapped.add(f"spans neither GenAI nor MCP: {names}" + (f" and {more} other names" if more > 0 else ""))
         m = self.meta

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from typing import Any, Literal, assert_never
 
-from flow.trace import Actor, Hop, Mode, Phase, Trace
+from flow.trace import Actor, Hop, Mode, Phase, Trace, escape_controls
 
 Lang = Literal["zh", "en"]
 
@@ -56,8 +56,8 @@ def display_width(text: str) -> int:
 
 
 def clip(text: str, width: int) -> str:
-    """One line, at most `width` display columns (a CJK character counts two)."""
-    text = re.sub(r"\s+", " ", text).strip()
+    """One line, at most `width` display columns (a CJK character counts two), control characters escaped."""
+    text = escape_controls(re.sub(r"\s+", " ", text).strip())
     if display_width(text) <= width:
         return text
     out, used = "", 0
@@ -239,7 +239,8 @@ def label_lines(hop: Hop, width: int = 32) -> list[str]:
     """What the arrow says, as lines of at most `width` columns: the one fact a class should read off it.
     A key value (a call with its arguments, every parallel call, an isError flag, a tool_call_id) is never cut;
     free text (a question, a result, an error message) is clipped to one line."""
-    return [line for line in _label_lines(hop, width) if line] or [clip(hop.kind, width)]
+    # escaped: a terminal must not run them, and graphviz refuses a label that holds one
+    return [escape_controls(line) for line in _label_lines(hop, width) if line] or [clip(hop.kind, width)]
 
 
 def _label_lines(hop: Hop, width: int) -> list[str]:

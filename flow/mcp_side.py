@@ -39,7 +39,7 @@ from pydantic import ValidationError
 
 from flow.recorder import Recorder, json_bytes
 from flow.redact import REDACTED, redact_headers, redact_url, url_secrets
-from flow.trace import Kind, answer_step
+from flow.trace import Kind, answer_step, as_dict
 
 Era = Literal["handshake", "modern"]
 TransportName = Literal["memory", "stdio", "http"]
@@ -77,11 +77,11 @@ def frame_kind(frame: dict[str, Any]) -> Kind:
 def frame_summary(frame: dict[str, Any], method: str | None) -> str:
     """The one line a frame's arrow says; `method` is the request's, for a response."""
     if "method" in frame:
-        params = frame.get("params") or {}
+        params = as_dict(frame.get("params"))  # a frame is whatever crossed the wire, or a log file holds
         if frame["method"] == "notifications/message":
             return f"log {params.get('level')}: {params.get('data')}"
         if frame["method"] == "tools/call":
-            args = ", ".join(f"{k}={v}" for k, v in (params.get("arguments") or {}).items())
+            args = ", ".join(f"{k}={v}" for k, v in as_dict(params.get("arguments")).items())
             return f"tools/call {params.get('name')}({args})"
         if frame["method"] == "resources/read":
             return f"resources/read {params.get('uri')}"
@@ -89,8 +89,9 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
             return f"prompts/get {params.get('name')}"
         return str(frame["method"])
     if "error" in frame:
-        return f"error {frame['error'].get('code')}: {frame['error'].get('message')}"
-    result = frame.get("result") or {}
+        error = as_dict(frame["error"])
+        return f"error {error.get('code')}: {error.get('message')}"
+    result = as_dict(frame.get("result"))
     if method == "tools/call":
         return f"result of tools/call (isError: {str(result.get('isError', False)).lower()})"
     return f"result of {method}" if method else "result"
@@ -98,8 +99,13 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
 
 def progress_summary(params: dict[str, Any], what: str) -> str:
     """A progress notification's line, naming the request it reports on (`what`, e.g. "tools/call get_forecast")."""
+    def number(value: Any) -> str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) < 1e300:
+            return f"{value:g}"
+        return repr(value)  # the spec says a number; a hostile frame may say anything
+
     total = params.get("total")
-    return (f"progress {params.get('progress'):g}{f'/{total:g}' if total is not None else ''} of {what}"
+    return (f"progress {number(params.get('progress'))}{f'/{number(total)}' if total is not None else ''} of {what}"
             + (f": {params['message']}" if params.get("message") else ""))
 
 

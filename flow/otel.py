@@ -37,7 +37,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from flow.mcp_side import CLIENT_INFO
 from flow.redact import assert_no_secrets, redact, secret_values
-from flow.trace import Hop, Trace
+from flow.trace import Hop, Trace, as_dict, as_list, writable_json
 
 APP_NAME = CLIENT_INFO.name
 PROVIDER = "openai"  # every model is reached through the openai SDK's chat.completions API
@@ -60,7 +60,7 @@ def json_or_text(text: Any) -> Any:
         return text
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, a number too long to convert, or nested too deeply
         return text  # arguments a model got wrong stay as it wrote them
 
 
@@ -70,7 +70,7 @@ def _text_parts(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "content": content}]
     if isinstance(content, list):  # OpenAI content parts
-        return [{"type": "text", "content": p["text"]} if isinstance(p, dict) and p.get("type") == "text"
+        return [{"type": "text", "content": p.get("text")} if isinstance(p, dict) and p.get("type") == "text"
                 else {"type": str(p.get("type") if isinstance(p, dict) else "unknown"), "value": p} for p in content]
     return [{"type": "unknown", "value": content}]
 
@@ -82,8 +82,8 @@ def semconv_message(message: dict[str, Any]) -> dict[str, Any]:
         return {"role": "tool", "parts": [{"type": "tool_call_response", "id": message.get("tool_call_id"),
                                            "response": message.get("content")}]}
     parts = _text_parts(message.get("content"))
-    for call in message.get("tool_calls") or []:
-        fn = call.get("function") or {}
+    for call in map(as_dict, as_list(message.get("tool_calls"))):
+        fn = as_dict(call.get("function"))
         parts.append({"type": "tool_call", "id": call.get("id"), "name": fn.get("name"),
                       "arguments": json_or_text(fn.get("arguments"))})
     return {"role": role, "parts": parts}
@@ -97,6 +97,31 @@ def _output_message(message: dict[str, Any], finish_reason: Any) -> dict[str, An
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+def _attribute(value: Any) -> Any:
+    """A value OpenTelemetry takes as an attribute: str, bool, a 64-bit int, a float, or a list of one of these;
+    anything else a trace holds (an object, a mixed list, a huge number) as its JSON text."""
+    if isinstance(value, (str, bool, float)):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**63 else str(value)
+    if isinstance(value, (list, tuple)) and value:
+        kinds = {type(v) for v in value}
+        if len(kinds) == 1 and kinds <= {str, bool, float} or kinds == {int} and all(-(2**63) <= v < 2**63 for v in value):
+            return list(value)
+    return _dumps(value)
+
+
+def _host_port(url: Any) -> tuple[str | None, int | None]:
+    """server.address and server.port of a recorded model URL; nothing for one that does not parse."""
+    try:
+        parts = urlsplit(str(url or ""))
+        port = parts.port
+    except ValueError:  # a bracket left open, a port out of range
+        return None, None
+    host = parts.hostname
+    return host, port or ({"https": 443, "http": 80}.get(parts.scheme) if host else None)
 
 
 # --- grouping hops into operations -----------------------------------------------------------------
@@ -154,15 +179,16 @@ def _exchanges(hops: list[Hop]) -> list[_Exchange]:
     for hop in hops:
         frame = hop.payload if isinstance(hop.payload, dict) else {}
         if hop.kind == "translate.reverse" and hop.target == "mcp_client" and hop.tool_call_id:
-            awaiting.append((str((frame.get("call_request") or {}).get("name")), hop.tool_call_id))
+            awaiting.append((str(as_dict(frame.get("call_request")).get("name")), hop.tool_call_id))
         elif hop.kind in ("mcp.request", "mcp.notification"):
             ex = _Exchange(hop)
             if hop.source == "mcp_server":  # said while handling a request: the one it names, or the latest open
                 handling = [e for (side, _), e in pending.items() if side == "mcp_client"]
                 named = getattr(hop, "progress_of", None)
+                named = named if isinstance(named, (int, str)) else None  # an extra field: any JSON value
                 ex.within = pending.get(("mcp_client", named)) or (handling[-1] if handling else None)
             if frame.get("method") == "tools/call" and awaiting:
-                name = (frame.get("params") or {}).get("name")
+                name = as_dict(frame.get("params")).get("name")
                 i = next((i for i, (n, _) in enumerate(awaiting) if n == name), 0)
                 ex.tool_call_id = awaiting.pop(i)[1]
             out.append(ex)
@@ -202,14 +228,20 @@ class _SeededIds(IdGenerator):
         return int.from_bytes(self._digest(self._n)[:8], "big") or 1
 
 
+_MAX_NS = 2**64 - 1
+
+
 def _epoch_ns(started_at: str) -> int:
+    """Nanoseconds since the epoch at `started_at`; 0 (1970) when it is no ISO time OTLP can hold, so the spans
+    keep their spacing."""
     try:
         start = dt.datetime.fromisoformat(started_at)
-    except ValueError:
-        start = dt.datetime(1970, 1, 1)  # an old trace without a start time: its spans keep their spacing
-    if start.tzinfo is None:
-        start = start.replace(tzinfo=dt.timezone.utc)
-    return int(start.timestamp()) * 10**9 + start.microsecond * 1000
+        if start.tzinfo is None:
+            start = start.replace(tzinfo=dt.timezone.utc)
+        ns = int(start.timestamp()) * 10**9 + start.microsecond * 1000
+    except (ValueError, OverflowError):  # not ISO 8601, or an offset that moves it past year 1 or 9999
+        return 0
+    return ns if 0 <= ns <= _MAX_NS else 0
 
 
 class _SpanBuilder:
@@ -234,11 +266,12 @@ class _SpanBuilder:
         return provider.get_tracer(SCOPE)
 
     def ns(self, ms: float) -> int:
-        return self.base_ns + round(ms * 1_000_000)
+        # OTLP times are unsigned 64-bit nanoseconds: a start time or offset beyond them is clamped, not a crash
+        return min(max(self.base_ns + round(ms * 1_000_000), 0), _MAX_NS)
 
     def span(self, side: str, name: str, parent: otel_trace.Span | None, kind: SpanKind, start_ms: float,
              end_ms: float, attributes: Attributes, error: tuple[str, str] | None = None) -> otel_trace.Span:
-        attrs = {k: v for k, v in attributes.items() if v is not None}
+        attrs = {k: _attribute(v) for k, v in attributes.items() if v is not None}
         if error:
             attrs["error.type"] = error[0]
         context = otel_trace.set_span_in_context(parent) if parent is not None else None
@@ -270,19 +303,21 @@ class _SpanBuilder:
 
     def chat(self, call: _ModelCall, parent: otel_trace.Span) -> None:
         payload = call.request.payload if isinstance(call.request.payload, dict) else {}
-        body = payload.get("body") if isinstance(payload.get("body"), dict) else {}
+        body = as_dict(payload.get("body"))
         model = body.get("model") or self.trace.meta.model.get("name")
-        url = urlsplit(str(payload.get("url") or ""))
+        host, port = _host_port(payload.get("url"))
         attrs: Attributes = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": PROVIDER,
             "gen_ai.request.model": model,
             "gen_ai.request.stream": True if body.get("stream") else None,
-            "server.address": url.hostname,
-            "server.port": url.port or ({"https": 443, "http": 80}.get(url.scheme) if url.hostname else None),
-            "gen_ai.input.messages": _dumps([semconv_message(m) for m in body.get("messages") or []]),
-            "gen_ai.tool.definitions": _dumps([{"type": t.get("type", "function"), **(t.get("function") or {})}
-                                               for t in body.get("tools") or []]) if body.get("tools") else None,
+            "server.address": host,
+            "server.port": port,
+            "gen_ai.input.messages": _dumps([semconv_message(m) for m in as_list(body.get("messages"))
+                                             if isinstance(m, dict)]),
+            "gen_ai.tool.definitions": _dumps([{"type": t.get("type", "function"), **as_dict(t.get("function"))}
+                                               for t in map(as_dict, as_list(body.get("tools")))])
+            if body.get("tools") else None,
         }
         error = None
         messages: list[tuple[dict[str, Any], Any]] = []  # (assistant message, finish_reason) per choice
@@ -293,9 +328,10 @@ class _SpanBuilder:
             p = hop.payload if isinstance(hop.payload, dict) else {}
             if hop.kind == "llm.response" and isinstance(p.get("body"), dict):
                 response = p["body"]
-                messages = [(c.get("message") or {}, c.get("finish_reason")) for c in response.get("choices") or []]
+                messages = [(as_dict(c.get("message")), c.get("finish_reason"))
+                            for c in map(as_dict, as_list(response.get("choices")))]
             elif hop.kind == "llm.assembled":
-                messages = [(p.get("message") or {}, p.get("finish_reason"))]
+                messages = [(as_dict(p.get("message")), p.get("finish_reason"))]
             elif hop.kind == "llm.chunk" and isinstance(p.get("data"), dict) and not response:
                 response = p["data"]
             elif hop.kind == "llm.error":
@@ -316,11 +352,11 @@ class _SpanBuilder:
         self.span("app", f"chat {model}", parent, SpanKind.CLIENT, call.request.t_start_ms, end, attrs, error)
 
     def execute_tool(self, call_id: str, call: _ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
-        first = call.first.payload if isinstance(call.first.payload, dict) else {}
-        tool_call = first.get("tool_call") or {}
-        request = first.get("call_request") or {}
-        name = request.get("name") or (tool_call.get("function") or {}).get("name") or "unknown"
-        arguments = request.get("arguments", (tool_call.get("function") or {}).get("arguments"))
+        first = as_dict(call.first.payload)
+        tool_call = as_dict(first.get("tool_call"))
+        request = as_dict(first.get("call_request"))
+        name = request.get("name") or as_dict(tool_call.get("function")).get("name") or "unknown"
+        arguments = request.get("arguments", as_dict(tool_call.get("function")).get("arguments"))
         attrs: Attributes = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
@@ -367,7 +403,7 @@ class _SpanBuilder:
         error = None
         reply = ex.reply.payload if ex.reply is not None and isinstance(ex.reply.payload, dict) else {}
         if ex.reply is not None and ex.reply.kind == "mcp.error":
-            err = reply.get("error") or {}
+            err = as_dict(reply.get("error"))
             error = (str(err.get("code")), str(err.get("message")))
             attrs["rpc.response.status_code"] = str(err.get("code"))
         elif ex.reply is not None and ex.reply.kind == "error":
@@ -379,7 +415,7 @@ class _SpanBuilder:
             value = result.get("structuredContent", result.get("content"))
             attrs["gen_ai.tool.call.result"] = _dumps(value)
             if result.get("isError"):
-                text = " ".join(c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict))
+                text = " ".join(str(c.get("text", "")) for c in as_list(result.get("content")) if isinstance(c, dict))
                 error = ("tool_error", text)
         name = f"{method} {target}" if target else method
         sender = "app" if ex.request.source == "mcp_client" else "mcp_server"
@@ -396,7 +432,7 @@ class _SpanBuilder:
 def to_spans(trace: Trace) -> list[ReadableSpan]:
     """The trace as finished SDK spans, ordered by start time; built from the trace as a file would hold it,
     redacted, since a run still in memory may hold a secret the recorder could not know."""
-    trace = Trace.model_validate(redact(trace.model_dump(mode="json"), secret_values()))
+    trace = Trace.model_validate(redact(writable_json(trace.file_data()), secret_values()))
     builder = _SpanBuilder(trace)
     root = builder.root()
     for model_call in _model_calls(trace.hops):

@@ -7,6 +7,7 @@ The orchestrator sets the context (round, the step the app is in); the wire taps
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pydantic_core
@@ -14,7 +15,24 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flow.redact import needs_redaction, redact, secret_values
-from flow.trace import MAX_HOPS, MAX_STRING_CHARS, STEP_PHASE, Actor, Direction, Hop, Kind, Phase, clip_strings, clip_text
+from flow.trace import (
+    MAX_DEPTH,
+    MAX_HOPS,
+    MAX_STRING_CHARS,
+    PAYLOAD_DEPTH,
+    STEP_PHASE,
+    Actor,
+    Direction,
+    Hop,
+    Kind,
+    Phase,
+    clip_strings,
+    clip_text,
+    usage_counts,
+    writable_json,
+)
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 HOP_PAYLOAD_BYTES = 1 << 20
 """A hop's payload over this (as compact JSON) is clipped: its long text values are cut (`CLIPPED_TEXT_CHARS`),
@@ -36,7 +54,9 @@ def json_bytes(payload: Any) -> bytes:
     try:
         return pydantic_core.to_json(payload)
     except pydantic_core.PydanticSerializationError:
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+        # backslashreplace: a lone surrogate (pydantic-core refuses it) becomes its escape, which `record` spots
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+        return text.encode("utf-8", "backslashreplace")
 
 
 def compact_json(payload: Any) -> str:
@@ -106,7 +126,11 @@ class Recorder:
                                     direction=direction, t_start_ms=now if t_start_ms is None else t_start_ms)
         wire = json_bytes(payload) if wire_text is None else wire_text
         if isinstance(wire, str):
-            wire = wire.encode()
+            wire = wire.encode("utf-8", "backslashreplace")
+        if _SURROGATE_ESCAPE.search(wire):  # JSON text escaped half a UTF-16 pair, which no file can hold
+            payload, summary, jsonrpc_id, tool_call_id = writable_json((payload, summary, jsonrpc_id, tool_call_id))
+        if wire.count(b"[") + wire.count(b"{") >= MAX_DEPTH - PAYLOAD_DEPTH:  # it might nest too deeply to load
+            payload = writable_json(payload, depth=PAYLOAD_DEPTH)
         if needs_redaction(wire, self._secrets_utf8):  # the walk is the costly part of recording; most hops skip it
             payload = redact(payload, self._secrets)
             wire = json_bytes(payload)
@@ -136,7 +160,7 @@ class Recorder:
                 "bytes": wire_bytes if size is None else size,
                 "jsonrpc_id": jsonrpc_id,
                 "tool_call_id": tool_call_id,
-                "usage": usage,
+                "usage": usage_counts(usage),
                 "summary": summary,
                 "explain": kind if step is None else f"step{step}.{kind}",
             },

@@ -312,7 +312,7 @@ def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en",
            width=f"{10.0 / n:.3f}", label="", penwidth="0.5", color="white")
     g.attr("edge", style="invis", arrowhead="none")
     phase: Phase | None = None
-    for i in range(n):
+    for i in range(n if hops else 0):  # a trace without hops is an empty strip
         part = hops[i * len(hops) // n : (i + 1) * len(hops) // n] or hops[-1:]
         counts: dict[Phase | None, int] = {}
         for h in part:

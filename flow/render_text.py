@@ -7,13 +7,19 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from flow.labels import ACTOR_NAMES, Lang, display_width, parse_arguments_text
-from flow.trace import Hop, Trace, clip_strings, clip_text
+from flow.trace import Hop, Trace, as_dict, as_list, clip_strings, clip_text, escape_controls
 
 if TYPE_CHECKING:
     import pandas as pd
 
 ACTOR_LABEL = {actor: names["en"] for actor, names in ACTOR_NAMES.items()}
 TABLE_COLUMNS = ["seq", "step", "phase", "from", "to", "kind", "summary", "ms", "bytes", "tokens"]
+
+
+def terminal_safe(text: str) -> str:
+    """Text from a trace, fit for a terminal: control characters shown as escapes (`\\x1b`), never sent raw.
+    Line breaks and tabs stay."""
+    return escape_controls(text, keep="\n\t")
 
 
 def _fit(text: str, width: int) -> str:
@@ -68,7 +74,7 @@ def hop_table(trace: Trace, *, summary_width: int = 60) -> str:
     lines = [" ".join(_fit(name, w) for name, w in widths.items()).rstrip(), " ".join("-" * w for w in widths.values())]
     for row in hop_rows(trace):
         row["from → to"] = f"{row['from']} → {row['to']}"
-        lines.append(" ".join(_fit(str(row[name]), w) for name, w in widths.items()).rstrip())
+        lines.append(" ".join(_fit(terminal_safe(str(row[name])), w) for name, w in widths.items()).rstrip())
     return "\n".join(lines)
 
 
@@ -78,7 +84,7 @@ def summary_line(trace: Trace) -> str:
              f"tool calls {s.get('tool_calls', 0)}", f"elapsed {s.get('elapsed_ms', 0):.0f} ms"]
     if s.get("prompt_tokens"):
         parts.append(f"tokens {s['prompt_tokens']}+{s.get('completion_tokens', 0)}")
-    return " · ".join(parts)
+    return terminal_safe(" · ".join(parts))
 
 
 def _message_facts(msg: Any) -> Any:
@@ -141,17 +147,16 @@ def focus_view(hop: Hop) -> dict[str, Any]:
 
 
 def _focus_view(hop: Hop) -> dict[str, Any]:
-    p = hop.payload if isinstance(hop.payload, dict) else {}
+    p = as_dict(hop.payload)
     facts: dict[str, Any] = {}
     if hop.kind.startswith("llm."):
         body = p.get("body") if isinstance(p.get("body"), dict) else p.get("data")
         if hop.kind == "llm.assembled":
             body = {"choices": [p]}  # the message assembled from a stream stands where a response's choice does
         if isinstance(body, dict):
-            choices = body.get("choices") or []
-            choice = choices[0] if choices and isinstance(choices[0], dict) else {}
-            message = choice.get("message") or choice.get("delta") or {}
-            message = message if isinstance(message, dict) else {}
+            choices = as_list(body.get("choices"))
+            choice = as_dict(choices[0]) if choices else {}
+            message = as_dict(choice.get("message") or choice.get("delta"))
             whole = "message" in choice  # a whole message, not one chunk's delta
             if message.get("tool_calls"):
                 facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
@@ -161,7 +166,7 @@ def _focus_view(hop: Hop) -> dict[str, Any]:
                 facts["role"] = message["role"]
             if choice.get("finish_reason") is not None:
                 facts["finish_reason"] = choice["finish_reason"]
-            if "messages" in body:
+            if isinstance(body.get("messages"), list):
                 facts["messages"] = [_message_facts(m) for m in body["messages"]]
                 ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
                 if ids:

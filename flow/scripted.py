@@ -25,6 +25,7 @@ import httpx2
 import yaml
 
 from flow.mock_model import Call, MockReply, EventStream, answer_from_results, Conversation, reply
+from flow.trace import json_value_problem
 
 SCRIPTED_BASE_URL = "http://scripted.local/v1"
 
@@ -60,6 +61,9 @@ def _call(item: Any, where: str) -> tuple[str, dict[str, Any]]:
 
 def parse_script(data: Any) -> tuple[Turn, ...]:
     """Turns from parsed JSON/YAML: a list of turns, or one turn on its own."""
+    problem = json_value_problem(data)  # a lone surrogate from an escape: no request or trace could carry it
+    if problem:
+        raise ScriptError(f"the script: {problem}")
     items = data if isinstance(data, list) else [data]
     if not items:
         raise ScriptError("the script has no turns")

@@ -10,12 +10,15 @@ import contextlib
 import gc
 import json
 import os
+import re
 import stat
-from pathlib import Path
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, get_args
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, with_config
+from typing_extensions import TypedDict
 
 FORMAT_VERSION = 1
 
@@ -72,6 +75,53 @@ def answer_step(request_step: int | None) -> int | None:
     return 7 if request_step == 6 else request_step
 
 
+MAX_MS = 1e12
+"""Hop times are milliseconds from the run's start: a bound far beyond any run (31 years) keeps every sum finite."""
+MAX_COUNT = 10**12
+"""Counters (bytes, tokens, rounds, hops) above this are not a recording's."""
+MAX_DEPTH = 254
+"""JSON nested deeper than this is refused: no recording nests so deep, every reader recurses over payloads, and
+it is where pydantic-core's encoder (which `json_value_problem` runs first) stops."""
+
+Millis = Annotated[float, Field(ge=-MAX_MS, le=MAX_MS, allow_inf_nan=False)]
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNT)]
+
+
+@with_config(ConfigDict(extra="allow"))
+class Usage(TypedDict, total=False):
+    """Token counts a model reported (OpenAI's `usage`); other fields the provider sent are kept as they came."""
+
+    prompt_tokens: Count | None
+    completion_tokens: Count | None
+    total_tokens: Count | None
+
+
+@with_config(ConfigDict(extra="allow"))
+class Stats(TypedDict, total=False):
+    """The figures `hop_stats` computes for `TraceMeta.stats`."""
+
+    hops: Count
+    model_calls: Count
+    tool_calls: Count
+    wire_frames: Count
+    elapsed_ms: Annotated[float, Field(ge=0, le=2 * MAX_MS, allow_inf_nan=False)]
+    prompt_tokens: Count
+    completion_tokens: Count
+
+
+def usage_counts(usage: Any) -> Usage | None:
+    """A model's `usage` object as a hop keeps it: the token counts that are counts, the rest dropped (the
+    payload keeps the body as it came). What a provider sends must never make a trace its loader refuses."""
+    if not isinstance(usage, dict):
+        return None
+    out: Usage = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = usage.get(key)
+        if type(value) is int and 0 <= value <= MAX_COUNT:
+            out[key] = value  # type: ignore[literal-required]
+    return out or None
+
+
 class Hop(BaseModel):
     """One event in a trace: a message crossing from one actor to another."""
 
@@ -84,16 +134,27 @@ class Hop(BaseModel):
     target: Actor
     kind: Kind
     direction: Direction = "event"
-    round: int = 0
+    round: Count = 0
     payload: Any = None
-    t_start_ms: float = 0.0
-    t_end_ms: float = 0.0
-    bytes: int = 0
+    t_start_ms: Millis = 0.0
+    t_end_ms: Millis = 0.0
+    bytes: Count = 0
     jsonrpc_id: int | str | None = None
     tool_call_id: str | None = None
-    usage: dict[str, Any] | None = None
+    usage: Usage | None = None
     summary: str = ""
     explain: str = ""
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """A payload part that should be an object, or {}: a payload is whatever was recorded (or written by hand),
+    so every reader takes its parts through these two instead of trusting their shape."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """A payload part that should be an array, or []."""
+    return value if isinstance(value, list) else []
 
 
 def model_calls(hops: list[Hop]) -> int:
@@ -105,7 +166,7 @@ def tool_calls(hops: list[Hop]) -> int:
     return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == 5) for h in hops)
 
 
-def hop_stats(hops: list[Hop], elapsed_ms: float) -> dict[str, Any]:
+def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
     """The figures `TraceMeta.stats` holds: counts of hops, calls and frames, time and tokens."""
     usage = [h.usage for h in hops if h.usage]
     return {
@@ -145,7 +206,7 @@ class TraceMeta(BaseModel):
     answer: str | None = None
     error: str | None = None
     error_zh: str | None = None  # the same line in Chinese, for the app
-    stats: dict[str, Any] = Field(default_factory=dict)
+    stats: Stats = Field(default_factory=lambda: Stats())
     title: dict[str, str] | None = None  # samples: {"zh": ..., "en": ...}
     note: dict[str, str] | None = None  # samples: a teaching paragraph in both languages
     sample: str | None = None  # samples: the name it is generated under
@@ -162,11 +223,21 @@ class Trace(BaseModel):
     meta: TraceMeta
     hops: list[Hop] = Field(default_factory=list)
 
+    def file_data(self) -> dict[str, Any]:
+        """The trace as JSON values; a payload nested too deeply for the encoder (built in code, or parsed from
+        a string inside a recording) is cut where the loader would refuse it."""
+        try:
+            return self.model_dump(mode="json")
+        except ValueError:  # pydantic-core: "Maximum serialization depth exceeded"
+            hops = [h.model_copy(update={"payload": writable_json(h.payload, depth=PAYLOAD_DEPTH)}) for h in self.hops]
+            return self.model_copy(update={"hops": hops}).model_dump(mode="json")
+
     def to_json(self) -> str:
         """The file text: one more redaction pass catches any secret the recorder could not know."""
         from flow.redact import assert_no_secrets, redact, secret_values
 
-        text = json.dumps(redact(self.model_dump(mode="json"), secret_values()), ensure_ascii=False, indent=1)
+        data = writable_json(self.file_data())  # so what is written always loads
+        text = json.dumps(redact(data, secret_values()), ensure_ascii=False, indent=1)
         assert_no_secrets(text)
         return text
 
@@ -198,12 +269,32 @@ _NEEDS_TOOL_CALL_ID = {"translate.reverse", "tool.invoke"}
 _NEEDS_JSONRPC_ID = {"mcp.request", "mcp.response"}
 
 
+# C0 and C1 controls (ESC starts a terminal command, BEL rings, CSI is ESC's one-byte form), DEL, Unicode line
+# breaks, the bidirectional marks and overrides that make text read in another order than it is stored, and the
+# two noncharacters XML (so graphviz's labels) refuses.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufffe\uffff]")
+
+
+def escape_controls(text: str, *, keep: str = "") -> str:
+    """Text from a file with every control character shown as its escape (`\\x1b`, `\\u202e`), except those
+    in `keep`: what a terminal, a diagram or an error line shows is then exactly the characters it holds."""
+    def escaped(m: re.Match[str]) -> str:
+        c = m[0]
+        if c in keep or c in "\n\r\t":
+            return c if c in keep else repr(c)[1:-1]
+        return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+    return _CONTROL.sub(escaped, text)
+
+
+
 class TraceError(Exception):
     """A trace file that cannot be used; the message is one line for the user."""
 
     def __init__(self, message: str) -> None:
-        # Paths and values come from the file: a key holding a line break must not break the line.
-        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
+        # Paths and values come from the file: a key holding a line break must not break the line, nor an
+        # escape sequence command the terminal that shows it.
+        super().__init__(escape_controls(message))
 
 
 def save_trace(trace: Trace, path: str | Path) -> Path:
@@ -438,8 +529,14 @@ def _pydantic_problem(exc: ValidationError) -> str:
     if err["type"] == "literal_error":
         field = str(err["loc"][-1]) if err["loc"] else ""
         what = "actor" if field in ("source", "target") else field
-        return f"{where}: unknown {what} {err['input']!r}"
+        return f"{where}: unknown {what} {_clipped(err['input'])}"
     return f"{where}: {err['msg']}"
+
+
+def _clipped(value: Any, width: int = 60) -> str:
+    """A value from the file, quoted for a message: never a whole megabyte on one line."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def trace_problems(data: Any) -> list[str]:
@@ -458,6 +555,9 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
                 f"{FORMAT_VERSION}); update to open it"], None
     if version < 1:
         return [f"format_version: {version} is not a version this tool ever wrote"], None
+    bad = json_value_problem(data)
+    if bad:
+        return [bad], None
     try:
         trace = Trace.model_validate(_migrate(data))
     except ValidationError as exc:
@@ -477,6 +577,68 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
         if hop.t_end_ms < hop.t_start_ms:
             problems.append(f"hops[{i}].t_end_ms: before t_start_ms")
     return problems, trace
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, a pair is one code point: any surrogate is alone
+
+
+def json_value_problem(data: Any) -> str | None:
+    """`json.path: what is wrong` for the first value no reader can take, or None: text with a lone surrogate
+    (half of a UTF-16 pair: it cannot be written as UTF-8, so no page or terminal can show it) or nesting over
+    `MAX_DEPTH`. Clean data passes pydantic-core's encoder, which refuses both, in one fast pass; only a refusal
+    walks the data to name the place."""
+    try:
+        pydantic_core.to_json(data, inf_nan_mode="constants")
+        return None
+    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+        pass
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, loc = stack.pop()
+        if isinstance(value, str):
+            if _LONE_SURROGATE.search(value):
+                return f"{_path(loc)}: text with a lone surrogate (\\u{ord(_LONE_SURROGATE.search(value)[0]):04x}), not a character"
+            continue
+        if not isinstance(value, (dict, list)):
+            continue
+        if len(loc) >= MAX_DEPTH:
+            return f"{_path(loc[:4])}…: nested more than {MAX_DEPTH} levels deep"
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, inner in reversed(list(items)):
+            if isinstance(key, str) and _LONE_SURROGATE.search(key):
+                return f"{_path(loc)}: a key with a lone surrogate, not a character"
+            stack.append((inner, (*loc, key)))
+    return "(top level): not JSON data"
+
+
+PAYLOAD_DEPTH = 3
+"""How deep a hop's payload sits in a trace file (`hops[i].payload`)."""
+
+
+def writable_json(value: Any, *, depth: int = 0) -> Any:
+    """The value as a file can hold it and `json_value_problem` lets back in: every lone surrogate replaced by
+    U+FFFD, every part nested deeper than `MAX_DEPTH` (counted from the file's top, the value sitting `depth`
+    levels down) replaced by a note saying so. For a whole file, one fast encoder pass tells when nothing
+    needs to change, and the same object comes back."""
+    if depth == 0:
+        try:
+            pydantic_core.to_json(value, inf_nan_mode="constants")
+            return value
+        except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+            pass
+    return _writable(value, depth)
+
+
+def _writable(value: Any, depth: int) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    if depth >= MAX_DEPTH:
+        return f"(nested more than {MAX_DEPTH} levels deep: left out)"
+    if isinstance(value, dict):
+        return {_writable(k, depth): _writable(v, depth + 1) for k, v in value.items()}
+    return type(value)(_writable(v, depth + 1) for v in value)
 
 
 def _json_type(value: Any) -> str:

@@ -75,6 +75,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "source_upload": {"zh": "上传文件", "en": "Upload a file"},
     "source_run": {"zh": "最近一次运行", "en": "Last run"},
     "no_run_yet": {"zh": "还没有运行过。请到“运行”页运行一个问题。", "en": "Nothing has run yet. Run a question on the Run page."},
+    "no_hops": {"zh": "这个 trace 里没有任何一跳，没有可展示的内容。", "en": "This trace has no hops: there is nothing to show."},
     "upload_failed": {"zh": "无法打开这个 trace 文件", "en": "Cannot open this trace file"},
     "upload": {"zh": "上传 trace 文件（JSON），或导入 JSON-RPC 日志（JSONL）、OTLP JSON",
                "en": "Upload a trace file (JSON), or import a JSON-RPC log (JSONL) or OTLP JSON"},
