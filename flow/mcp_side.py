@@ -49,7 +49,9 @@ CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
 EXCERPT_CHARS = 200  # how much of a line that is not JSON-RPC a hop keeps: a flood is not copied into the trace
 STDERR_TAIL_BYTES = 2048  # how much of a server's stderr is read back; the rest stays in its file
 SERVER_TOKEN_ENV = "MCP_FLOW_SERVER_TOKEN"  # marks a stdio server's processes, so leftovers can be found and reaped
-MAX_FRAME_BYTES = 16 << 20  # one JSON-RPC message from a server; a larger one ends the session
+MAX_FRAME_BYTES = 32 << 20
+"""One JSON-RPC message from a server; a larger one ends the session. A tool result travels twice in one message
+(`content` text and `structuredContent`), so a 10 MB result is a 20 MB frame: it is recorded clipped, not refused."""
 
 
 def amount_text(n: int) -> str:

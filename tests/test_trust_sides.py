@@ -342,12 +342,12 @@ def _server_error(trace: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_huge_message_on_stdio_ends_the_call_with_one_line_and_is_not_kept(tmp_path):
     out = tmp_path / "call.json"
-    server = shlex.join(_stdio("huge=17000000").command)
+    server = shlex.join(_stdio("huge=34000000").command)
     proc = flow_cli("call", "echo", "--args", '{"message": "hi"}', "--server", server, "--timeout", "30", "--out", str(out))
-    assert _one_line(proc) == ("error: the MCP server sent a message of 16.2 MB during tools/call, over the 16 MB limit "
+    assert _one_line(proc) == ("error: the MCP server sent a message of 32.4 MB during tools/call, over the 32 MB limit "
                                "for one message: the session was ended")
     err = _server_error(json.loads(out.read_text(encoding="utf-8")))
-    assert err["step"] == 7 and err["payload"]["bytes"] > 17_000_000 and err["payload"]["limit_bytes"] == 16 << 20
+    assert err["step"] == 7 and err["payload"]["bytes"] > 34_000_000 and err["payload"]["limit_bytes"] == 32 << 20
     assert err["payload"]["line_start"].startswith('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text"')
     assert out.stat().st_size < 50_000  # the message itself is not in the trace
 
@@ -380,7 +380,7 @@ class _HugeMcp(BaseHTTPRequestHandler):
     """A Streamable HTTP MCP server (no session id) whose answer to tools/list is one huge message."""
 
     protocol_version = "HTTP/1.1"
-    size = 17_000_000
+    size = 34_000_000
     sse = False
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -425,9 +425,9 @@ def test_a_huge_message_over_streamable_http_is_cut_off_at_the_cap(sse):
     finally:
         server.shutdown()
         server.server_close()
-    assert result.error == ("the MCP server sent a message of more than 16 MB during tools/list, over the 16 MB limit "
+    assert result.error == ("the MCP server sent a message of more than 32 MB during tools/list, over the 32 MB limit "
                             "for one message: the session was ended")
-    assert result.trace.meta.error_zh.startswith("MCP 服务器在 tools/list 期间发来一条至少 16 MB 的消息，超过单条消息 16 MB 的上限")
+    assert result.trace.meta.error_zh.startswith("MCP 服务器在 tools/list 期间发来一条至少 32 MB 的消息，超过单条消息 32 MB 的上限")
     err = _server_error(json.loads(result.trace.model_dump_json()))
     assert err["payload"]["at_least"] is True and err["payload"]["line_start"].startswith('{"jsonrpc": "2.0"')
     assert len(result.trace.model_dump_json()) < 50_000
