@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from functools import cache
 from pathlib import Path
@@ -139,6 +140,25 @@ def viewer_css() -> str:
     return (ASSETS / "viewer.css").read_text(encoding="utf-8")
 
 
+def bundle_json(value: object) -> str:
+    """JSON text a browser's JSON.parse reads: a payload may hold NaN or Infinity (Python's JSON reads them),
+    which JSON has no word for, so those are written as the strings "NaN", "Infinity", "-Infinity"."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
 def script_json(value: object) -> str:
     """JSON that cannot end the <script> element it sits in."""
-    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    return bundle_json(value).replace("</", "<\\/").replace("<!--", "<\\!--")

@@ -14,7 +14,7 @@ from conftest import ARTIFACTS, ROOT
 from playwright.sync_api import Page, expect
 
 from flow.render_html import to_html
-from flow.trace import load_trace
+from flow.trace import load_trace, parse_trace
 from flow.viewer import script_json
 
 SIZES = [(1280, 720), (1920, 1080)]
@@ -292,3 +292,22 @@ def test_screenshots_of_both_hosts(browser, app_url, html_files, lang):
     _goto(page, 14)
     _shot(page, f"viewer-html-{lang}-normal-1280x720.png")
     page.context.close()
+
+
+def test_a_payload_holding_nan_or_infinity_still_opens_in_the_viewer(browser, tmp_path):
+    """Python's JSON reads NaN and Infinity into a payload; the browser's JSON.parse has no word for them, so the
+    viewer's data carries them as strings and the page still steps."""
+    data = json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
+    data["hops"][1]["payload"] = {"content": float("nan"), "ratio": float("inf")}
+    trace = parse_trace(data)
+    path = tmp_path / "nan.html"
+    path.write_text(to_html(trace, lang="en"), encoding="utf-8")
+    text = re.search(r'id="flow-bundle">(.*?)</script>', path.read_text(encoding="utf-8"), re.S).group(1)
+
+    def refuse(word: str) -> None:
+        raise AssertionError(f"{word} is not JSON")
+
+    json.loads(text, parse_constant=refuse)  # strict JSON, as JSON.parse reads it
+    page = _open(browser, path.as_uri(), (1280, 720))
+    _goto(page, 1)
+    expect(page.locator(".fv-json")).to_contain_text('"content": "NaN"')

@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from flow.labels import Lang
-from flow.viewer import trace_digest, viewer_bundle, viewer_css, viewer_js
+from flow.viewer import bundle_json, trace_digest, viewer_bundle, viewer_css, viewer_js
 from ui.state import Loaded
 
 VIEWER_KEY = "trace_viewer"
@@ -29,7 +29,7 @@ def _bundle_json(key: str, lang: Lang, _trace: Any) -> str:
     Text, not a dict: each report from the viewer reruns the page's fragment, and Streamlit serialises
     and hashes the component's data on every run; a string of a 1,000-hop trace costs a few ms, the
     same data as nested dicts over a hundred."""
-    return json.dumps(viewer_bundle(_trace, lang=lang), ensure_ascii=False)
+    return bundle_json(viewer_bundle(_trace, lang=lang))
 
 
 def bundle(item: Loaded, lang: Lang) -> dict[str, Any]:
