@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
 SIZES = [(1280, 720), (1920, 1080)]
 PAINTED = "[data-flow-viewer][data-current]"
 

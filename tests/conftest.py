@@ -1,12 +1,6 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +9,8 @@ import pytest
 
 from flow import ModelConfig, RunOptions, RunResult, run
 from flow.trace import Hop
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve_app
 
 
 @dataclass
@@ -61,41 +57,14 @@ def dumps(value: Any) -> str:
 # The app in a real browser: Debian's Chromium, headless, driven by Playwright, against `streamlit run`.
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def app_url():
-    """The app served by `streamlit run` on a free loopback port, for the tests of one module."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the app did not start") from None
-                time.sleep(0.3)
+    """The app served by `streamlit run` on a free loopback port, for the tests of one module (as the benchmark
+    serves it)."""
+    with serve_app() as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 @pytest.fixture(scope="module")
