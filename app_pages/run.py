@@ -177,10 +177,8 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
     options = flow.RunOptions(mode=mode, tool_choice=choice, parallel=parallel, strict=strict, stream=stream,
                               max_rounds=int(max_rounds), era=era, transport=transport if demo else "stdio",
                               server_fault=fault if mode == "mcp" and demo else "none", mcp_timeout_s=5.0,
-                              server_command=server_spec.command, server_env=server_spec.env,
-                              server_url=server_spec.url, bearer_token_env=server_spec.bearer_token_env,
                               resources=tuple(resources), prompt=prompt,
-                              prompt_args=tuple((k, v) for k, v in prompt_args.items() if v))
+                              prompt_args=tuple((k, v) for k, v in prompt_args.items() if v)).with_server(server_spec)
     if backend == "scripted":
         model = flow.ModelConfig.scripted(script or ())
     elif backend == "mock":
