@@ -666,6 +666,8 @@ async def run_flow(
         # The user gets this line where the answer would have been: step 10.
         rec.record(kind="error", source="app", target="user", payload=payload, step=10, direction="error", summary=error)
     meta.outcome = "ok" if error is None else "error"
+    # A server or model may echo a secret back: what the run keeps and prints is scrubbed as its hops are.
+    answer, error, error_zh = rec.scrub(answer), rec.scrub(error), rec.scrub(error_zh)
     meta.answer, meta.error = answer, error
     meta.error_zh = error_zh if error else None
     meta.stats = hop_stats(rec.hops, rec.now_ms())
@@ -779,6 +781,7 @@ async def _probe(
                    "message": error}, step=None, direction="error", summary=error)
     if tap is not None and spec.transport == "stdio" and not spec.is_http and meta.server is not None:
         meta.server["stderr_bytes"] = tap.stderr_bytes
+    error, meta.error_zh = rec.scrub(error), rec.scrub(meta.error_zh)
     meta.outcome, meta.error = ("ok", None) if error is None else ("error", error)
     meta.stats = hop_stats(rec.hops, rec.now_ms())
     return RunResult(Trace(meta=meta, hops=rec.hops), None, error), value

@@ -142,6 +142,8 @@ class Recorder:
             self._payload_bytes += kept
         else:
             self._payload_bytes += wire_bytes
+        if self._secrets and summary and any(s in summary for s in self._secrets):
+            summary = redact(summary, self._secrets)
         if len(summary) > SUMMARY_CHARS:
             summary = clip_text(summary, SUMMARY_CHARS)
         hop = _trusted_hop(
@@ -171,6 +173,11 @@ class Recorder:
         if self._on_hop is not None:
             self._on_hop(hop)
         return hop
+
+    def scrub(self, value: Any) -> Any:
+        """`value` with the run's secrets (those this recorder was given, and the environment's) replaced: for
+        what a run keeps beside its hops, such as the answer and the error line."""
+        return redact(value, self._secrets) if self._secrets and value is not None else value
 
     def _clip(self, payload: Any, wire_bytes: int) -> tuple[Any, int, str]:
         """The payload as the trace keeps it, its size, and what was cut: long text values cut short; if that is

@@ -14,6 +14,7 @@ import sys
 import pytest
 from test_http_mcp import TOKEN, _start, _stop, demo  # noqa: F401  (a fixture)
 
+from conftest import ROOT
 from flow import ModelConfig, RunOptions, run
 from flow.demo_server import allowed_hosts
 from flow.mcp_side import ServerSpec
@@ -150,3 +151,31 @@ def test_demo_server_token_options_are_checked_in_one_line(tmp_path):
                         (["--token-file", str(empty)], "are for --http")]:
         proc = flow_cli("demo-server", *args, timeout=30)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+ENV_ECHO = ROOT / "tests" / "data" / "env_echo_server.py"
+
+
+@pytest.mark.parametrize("how", ["call", "run", "run-stream"])
+def test_a_server_env_value_echoed_back_by_the_server_is_in_no_byte_written_or_printed(tmp_path, how):
+    """The server hands the secret it was given back as its tool result: the trace (payloads, summaries, the
+    answer), the OTLP export and what the command prints keep `[redacted]` in its place."""
+    secret = "hunter2secret-value"
+    out, otlp = tmp_path / "trace.json", tmp_path / "otlp.json"
+    server = shlex.join([sys.executable, str(ENV_ECHO)])
+    if how == "call":
+        args = ["call", "getenv", "--args", '{"name": "MY_DB_PASSWORD"}']
+    else:
+        args = ["run", "--script", '{"call": "getenv", "arguments": {"name": "MY_DB_PASSWORD"}}',
+                *(["--stream"] if how == "run-stream" else [])]
+    proc = flow_cli(*args, "--server", server, "--server-env", "MY_DB_PASSWORD", "--out", str(out),
+                    env={"MY_DB_PASSWORD": secret})
+    assert proc.returncode == 0, proc.stderr
+    assert REDACTED in proc.stdout and secret not in proc.stdout + proc.stderr
+    text = out.read_text(encoding="utf-8")
+    assert REDACTED in text and secret not in text
+    assert all(secret not in h["summary"] for h in json.loads(text)["hops"])
+    assert flow_cli("export", str(out), "--otlp-json", str(otlp)).returncode == 0
+    assert secret not in otlp.read_text(encoding="utf-8")
+    shown = flow_cli("show", str(out))
+    assert shown.returncode == 0 and secret not in shown.stdout
