@@ -11,6 +11,7 @@ import os
 import shlex
 import stat
 import sys
+from urllib.parse import urlsplit, urlunsplit
 from collections.abc import Callable
 from pathlib import Path
 from typing import get_args
@@ -347,7 +348,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo_server(args: argparse.Namespace) -> int:
-    from flow.demo_server import LOCAL_HOSTS, allowed_hosts, main as serve_stdio, new_token, serve_http
+    from flow.demo_server import ANY_ADDRESS, LOCAL_HOSTS, allowed_hosts, main as serve_stdio, new_token, serve_http
 
     if not args.http:
         if args.token or args.token_file or args.no_auth or args.allow_host or args.port != 8000 or args.host != "127.0.0.1":
@@ -381,6 +382,9 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
     def listening(url: str) -> None:
         how = "bearer token required" if token else "no auth"
         print(f"weather-demo MCP server listening on {url} ({how})", file=sys.stderr, flush=True)
+        if args.host in ANY_ADDRESS:  # no client reaches "0.0.0.0": name it as this machine does, an allowed host
+            parts = urlsplit(url)
+            url = urlunsplit(parts._replace(netloc=f"127.0.0.1:{parts.port}"))
         if generated:
             # Shown once, here, so a class can connect; it is never written anywhere else.
             print(f"bearer token (shown only now): {token}\nconnect with:  {TOKEN_ENV}={token} "

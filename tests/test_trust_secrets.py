@@ -122,6 +122,9 @@ def test_the_demo_server_on_every_interface_keeps_its_host_and_origin_checks(tmp
         assert _post(port, f"class.example:{port}", origin=f"http://class.example:{port}", token=TOKEN) == 200
         assert _post(port, f"127.0.0.1:{port}") == 401
         assert TOKEN not in " ".join(server.lines)
+        # The command it suggests names an address a client can reach and the Host check allows, not 0.0.0.0.
+        [connect] = [line for line in server.lines if line.startswith("connect with:")]
+        assert connect.endswith(f"--server http://127.0.0.1:{port}/mcp"), connect
     finally:
         _stop(server)
 
