@@ -219,10 +219,12 @@ def recorded_server(meta: TraceMeta) -> str | None:
     settings = meta.settings if isinstance(meta.settings, dict) else {}
     server = meta.server if isinstance(meta.server, dict) else {}
     name = server.get("name", DEMO_SERVER_NAME)
+    # The name is the server's own word for itself (any server may call itself the demo's name); how it was
+    # reached is what tells a recording of another server.
     if settings.get("server_url") or server.get("transport") == "http":
-        return f"{_plain(name)} (a Streamable HTTP server)"
+        return f"a Streamable HTTP server calling itself {_plain(name)}"
     if settings.get("server_command"):
-        return f"{_plain(name)} (a stdio command)"
+        return f"a stdio command whose server calls itself {_plain(name)}"
     if name != DEMO_SERVER_NAME or meta.imported is not None:
         return _plain(name) if name else "an unnamed server"
     return None

@@ -93,7 +93,7 @@ def test_replay_never_runs_the_command_a_trace_names(tmp_path):
     proc = flow_cli("replay", str(trace), "--out", str(out))
     assert not marker.exists(), "replay ran the command the trace named"
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.startswith("note: the recording came from weather-demo (a stdio command), not the demo server")
+    assert proc.stderr.startswith("note: the recording came from a stdio command whose server calls itself weather-demo, not the demo server")
     assert "replaying the model side only" in proc.stderr and len(proc.stderr.splitlines()) == 1
     replayed = load_trace(out)
     assert replayed.meta.replay["tools"] == "recorded" and replayed.meta.replay["diverged"] is False
