@@ -1,4 +1,4 @@
-"""Streamlit entry point: language, then navigation; each page lives in pages/."""
+"""Streamlit entry point: language, then navigation; each page lives in app_pages/."""
 
 import streamlit as st
 
