@@ -62,10 +62,29 @@ _STEPS = """async ({count, gaps}) => {
   return {times, lost};
 }"""
 
-# Every hop of the loaded trace: go there, let the scroll settle, then compare the current row (arrow, label,
-# the parts of a self-call) with the viewport and with the diagram's scroll box.
+# The current row (arrow, its label, the parts of a self-call) against the viewport and the diagram's scroll box:
+# {ok, arrow, box}. The browser tests call it for one hop; _OUT_OF_VIEW for every hop.
+CURRENT_IN_VIEW = """() => {
+  const root = window.__viewer.root;
+  const box = root.querySelector('.fv-diagram').getBoundingClientRect();
+  const parts = [...root.querySelectorAll('.fv-svg g.fv-current')];
+  if (!parts.length) return {ok: false, why: 'nothing highlighted'};
+  let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
+  for (const p of parts) {
+    const r = p.getBoundingClientRect();
+    top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
+    left = Math.min(left, r.left); right = Math.max(right, r.right);
+  }
+  const inside = (t, b, l, r) => top >= t - 0.5 && bottom <= b + 0.5 && left >= l - 0.5 && right <= r + 0.5;
+  const ok = inside(0, innerHeight, 0, innerWidth) && inside(box.top, box.bottom, box.left, box.right);
+  return {ok, arrow: [left, top, right, bottom].map(Math.round), viewport: [innerWidth, innerHeight],
+          box: [box.left, box.top, box.right, box.bottom].map(Math.round)};
+}"""
+
+# Every hop of the loaded trace: go there, let the scroll settle, then check the current row (CURRENT_IN_VIEW).
 _OUT_OF_VIEW = """async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const inView = """ + CURRENT_IN_VIEW + """;
   const v = window.__viewer;
   const bad = [];
   for (let i = 0; i < v.count; i++) {
@@ -79,19 +98,8 @@ _OUT_OF_VIEW = """async () => {
       const now = diagram.scrollTop + ',' + diagram.scrollLeft;
       same = now === last ? same + 1 : 0; last = now;
     }
-    const box = diagram.getBoundingClientRect();
-    const parts = [...v.root.querySelectorAll('.fv-svg g.fv-current')];
-    if (!parts.length) { bad.push({hop: i + 1, why: 'nothing highlighted'}); continue; }
-    let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
-    for (const p of parts) {
-      const r = p.getBoundingClientRect();
-      top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
-      left = Math.min(left, r.left); right = Math.max(right, r.right);
-    }
-    const inside = (t, b, l, r) => top >= t - 0.5 && bottom <= b + 0.5 && left >= l - 0.5 && right <= r + 0.5;
-    if (!(inside(0, innerHeight, 0, innerWidth) && inside(box.top, box.bottom, box.left, box.right)))
-      bad.push({hop: i + 1, arrow: [left, top, right, bottom].map(Math.round), viewport: [innerWidth, innerHeight],
-                box: [box.left, box.top, box.right, box.bottom].map(Math.round)});
+    const seen = inView();
+    if (!seen.ok) bad.push({hop: i + 1, ...seen});
   }
   return bad;
 }"""

@@ -17,25 +17,10 @@ from flow.render_html import to_html
 from flow.trace import load_trace, parse_trace
 from flow.viewer import script_json
 
+from bench.browser import CURRENT_IN_VIEW
+
 SIZES = [(1280, 720), (1920, 1080)]
 HTML_SAMPLES = ["beijing-mcp", "two-cities-parallel", "tool-error"]
-
-# The current row (arrow, its label, the parts of a self-call) against the viewport and the diagram's scroll box.
-_IN_VIEW = """() => {
-  const root = window.__viewer.root;
-  const box = root.querySelector('.fv-diagram').getBoundingClientRect();
-  const parts = [...root.querySelectorAll('.fv-svg g.fv-current')];
-  if (!parts.length) return {ok: false, why: 'nothing highlighted'};
-  let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
-  for (const p of parts) {
-    const r = p.getBoundingClientRect();
-    top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
-    left = Math.min(left, r.left); right = Math.max(right, r.right);
-  }
-  const inside = (t, b, l, r) => top >= t - 0.5 && bottom <= b + 0.5 && left >= l - 0.5 && right <= r + 0.5;
-  const ok = inside(0, innerHeight, 0, innerWidth) && inside(box.top, box.bottom, box.left, box.right);
-  return {ok, arrow: [left, top, right, bottom], box: [box.left, box.top, box.right, box.bottom]};
-}"""
 
 # Displayed sizes in CSS px: SVG text is scaled with the drawing, so its size is font-size times the scale on screen.
 _SIZES = """() => {
@@ -65,7 +50,7 @@ def _every_hop_in_view(page: Page, n: int, where: str) -> list[str]:
     out = []
     for i in range(n):
         _goto(page, i)
-        seen = page.evaluate(_IN_VIEW)
+        seen = page.evaluate(CURRENT_IN_VIEW)
         if not seen["ok"]:
             out.append(f"{where} hop {i + 1}: {seen}")
     return out
@@ -282,7 +267,7 @@ def test_screenshots_of_both_hosts(browser, app_url, html_files, lang):
         for presenter in (False, True):
             _presenter(page, presenter)
             _goto(page, 15)
-            assert page.evaluate(_IN_VIEW)["ok"]
+            assert page.evaluate(CURRENT_IN_VIEW)["ok"]
             mode = "presenter" if presenter else "normal"
             assert _shot(page, f"viewer-app-{lang}-{mode}-{size[0]}x{size[1]}.png").stat().st_size > 10_000
         page.context.close()
