@@ -40,7 +40,6 @@ class AppState:
     compare_a: str = "sample:beijing-direct"
     compare_b: str = "sample:beijing-mcp"
     hops_key: str = "sample:beijing-mcp"
-    seconds_per_step: float = 2.0
     upload_error: str | None = None
     run_error: dict[str, str] | None = None  # the last run's failure line, in both languages
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
