@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import shlex
-import stat
 import sys
 from urllib.parse import urlsplit, urlunsplit
 from collections.abc import Callable
@@ -25,7 +24,7 @@ from flow.render_diagram import RenderError
 from flow.render_text import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
 from flow.replay import Cursor
 from flow.scripted import ScriptError, load_script
-from flow.trace import Hop, ImportFormat, Trace, TraceError, json_schema, json_value_problem, load_trace, save_trace
+from flow.trace import Hop, ImportFormat, Trace, TraceError, json_schema, json_value_problem, load_trace, read_limited, save_trace
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -174,16 +173,12 @@ _SMALL_FILE = 1 << 16  # an env or token file is a few lines; anything bigger is
 
 
 def _read_small_file(path: str, option: str) -> str:
-    """A short text file named on the command line, or one line saying why not (never a FIFO or a device)."""
+    """A short text file named on the command line, read as trace files are (`read_limited`: never a FIFO or
+    a device, bounded), or one line saying why not."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: opening a FIFO waits for a writer
-            raise _UsageError(f"{option} {path}: not a regular file")
-        with open(path, "rb") as f:
-            data = f.read(_SMALL_FILE + 1)
-    except OSError as exc:
-        raise _UsageError(f"{option} {path}: cannot read it ({exc.strerror or exc})") from None
-    if len(data) > _SMALL_FILE:
-        raise _UsageError(f"{option} {path}: larger than {_SMALL_FILE // 1024} KiB")
+        data = read_limited(path, limit=_SMALL_FILE, what="file for " + option)
+    except TraceError as exc:
+        raise _UsageError(f"{option} {exc}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -382,6 +382,9 @@ def _regular(path: Path, info: os.stat_result, what: str) -> os.stat_result:
 
 
 def _too_big(name: str | Path, size: int, limit: int, what: str = "trace file") -> TraceError:
+    if limit < 2**20:  # a small file's limit (an env or token file) reads in KiB or bytes
+        shown = f"{limit // 1024} KiB" if limit >= 1024 else f"{limit} bytes"
+        return TraceError(f"{name}: {size:,} bytes is over the {shown} limit for a {what}")
     return TraceError(f"{name}: {size / 1e6:.0f} MB is over the {limit // 2**20} MB limit for a {what}")
 
 

@@ -85,8 +85,10 @@ def test_every_server_env_value_is_redacted_unless_marked_public(tmp_path):
 def test_a_bad_server_env_file_is_one_line(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for path, words in [("/dev/zero", "not a regular file"), (str(fifo), "not a regular file"),
-                        ("/no/such/file", "cannot read it")]:
+    big = tmp_path / "big.env"
+    big.write_text("A=" + "x" * 70_000, encoding="utf-8")
+    for path, words in [("/dev/zero", "is a device, not a file"), (str(fifo), "is a pipe, not a file"),
+                        ("/no/such/file", "no such file"), (str(big), "70,002 bytes is over the 64 KiB limit")]:
         proc = flow_cli("tools", "--server", "true", "--server-env-file", path, timeout=30)
         assert proc.returncode == 2 and proc.stderr.startswith(f"error: --server-env-file {path}: {words}")
         assert len(proc.stderr.splitlines()) == 1
