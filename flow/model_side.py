@@ -10,7 +10,7 @@ import json
 import math
 import os
 import zlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
