@@ -25,7 +25,7 @@ from test_cli import flow_cli
 from flow import ModelConfig, RunOptions, run
 from flow.mcp_side import ServerSpec, connect
 from flow.model_side import MAX_RESPONSE_BYTES
-from flow.orchestrator import call_server_tool, inspect_server
+from flow.orchestrator import inspect_server
 from flow.recorder import Recorder
 
 QUESTION = "北京今天天气怎么样？"
