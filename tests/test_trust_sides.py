@@ -391,6 +391,7 @@ class _HugeMcp(BaseHTTPRequestHandler):
         self.close_connection = True
         if "id" not in request:
             self.send_response(202)
+            self.send_header("connection", "close")  # said, so the client never reuses a connection closed here
             self.send_header("content-length", "0")
             self.end_headers()
             return
@@ -403,6 +404,7 @@ class _HugeMcp(BaseHTTPRequestHandler):
         if self.sse and request["method"] != "initialize":
             data = b"event: message\ndata: " + data + b"\n\n"
         self.send_response(200)
+        self.send_header("connection", "close")
         self.send_header("content-type", "text/event-stream" if self.sse and request["method"] != "initialize"
                          else "application/json")
         self.send_header("content-length", str(len(data)))
