@@ -54,6 +54,9 @@ MAX_FRAME_BYTES = 32 << 20
 (`content` text and `structuredContent`), so a 10 MB result is a 20 MB frame: it is recorded clipped, not refused."""
 
 
+SSE_EVENT_SLACK = 64 << 10  # room for an event's own lines beside its data, in the SDK's count of its size
+
+
 def amount_text(n: int) -> str:
     """A byte count as a person reads it."""
     if n < 10 * 1024:
@@ -785,9 +788,10 @@ async def _connect_http(
     timeout = httpx2.Timeout(30.0, connect=timeout_s, read=300.0)
     async with httpx2.AsyncClient(transport=http, headers=headers, timeout=timeout) as http_client:
         client = Client(
-            # The SDK's own cap on an event (1 MB unless told) is the tap's: one limit for a message, on every transport.
+            # The SDK's own cap on an event (1 MB unless told) follows the tap's, a little above it: it counts the
+            # event's other lines (`event:`, `id:`) too, and must not fire before the tap names the oversized message.
             TappedTransport(streamable_http_client(spec.url, http_client=http_client,
-                                                   max_sse_event_size=max_frame_bytes), tap),
+                                                   max_sse_event_size=max_frame_bytes + SSE_EVENT_SLACK), tap),
             mode="legacy" if era == "handshake" else "auto",
             read_timeout_seconds=timeout_s,
             client_info=CLIENT_INFO,
