@@ -103,9 +103,11 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
         description="Get today's weather for one city: condition, temperature range (°C), humidity and wind. "
         "Call once per city; for several cities, call it several times."
     )
-    def get_weather(
+    async def get_weather(
         city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
     ) -> dict[str, Any]:
+        # async, though it never waits: the SDK runs a plain def in a worker thread, and threads would let
+        # parallel calls answer in a different order from run to run (the samples must regenerate alike)
         try:
             return demo_tools.get_weather(city)
         except ValueError as exc:
