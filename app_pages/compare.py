@@ -4,10 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import flow
-from flow.compare import figures, per_phase_ms, per_step, summary_rows
-from flow.labels import PHASE_NAMES
-from flow.trace import PHASES
-from flow.providers import EXAMPLE_QUESTIONS
+from flow import EXAMPLE_QUESTIONS, PHASE_NAMES, PHASES, figures, per_phase_ms, per_step, summary_rows
 from ui.i18n import column_names, t
 from ui.state import add_run, all_traces, state, trace_title
 from ui.text import plain

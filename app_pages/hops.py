@@ -4,8 +4,7 @@ import json
 
 import streamlit as st
 
-from flow.labels import ACTOR_NAMES
-from flow.render_text import focus_view, hop_dataframe
+from flow import ACTOR_NAMES, focus_view, hop_dataframe
 from ui.i18n import column_names, t
 from ui.state import all_traces, state
 from ui.text import table_csv

@@ -8,16 +8,31 @@ from typing import Any
 import streamlit as st
 
 import flow
-from flow.demo_tools import DIRECT_TOOL_SCHEMAS
-from flow.labels import ACTOR_NAMES, Lang, short_label
-from flow.mcp_side import ServerSpec
-from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, KeyChoice, key_env_for, key_for
-from flow.servers import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
+from flow import (
+    ACTOR_NAMES,
+    DEMO,
+    EXAMPLE_QUESTIONS,
+    MOCK_MODELS,
+    PRESETS,
+    KeyChoice,
+    Lang,
+    ScriptError,
+    ServerConfigError,
+    ServerSpec,
+    Turn,
+    allow_typed_commands,
+    built_in_servers,
+    configured_servers,
+    key_env_for,
+    key_for,
+    parse_script,
+    short_label,
+)
 from ui.i18n import t
-from flow.scripted import ScriptError, Turn, parse_script
 from ui.state import add_run, server_listing, state, warm_session
 from ui.text import plain
 from ui.view import remembered, remembered_multiselect, remembered_value
+from weather_demo.tools import DIRECT_TOOL_SCHEMAS
 
 app = state()
 lang = app.lang

@@ -293,9 +293,9 @@ def _render_html(trace_file: Path, out: Path) -> None:
 
 def browser_figures(quick: bool) -> dict[str, Any]:
     """Every browser figure of issue 13, for the app and the HTML file."""
-    from flow.render_html import to_html
     from flow.samples import synthetic_trace
-    from flow.trace import load_trace
+    from flow.trace.files import load_trace
+    from flow.views.html import to_html
 
     large_n = 100 if quick else 1000
     # The app opens on the Beijing MCP sample: it comes first, and the others are uploaded.

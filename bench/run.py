@@ -32,16 +32,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import flow  # noqa: E402
-from flow.demo_server import shared_server  # noqa: E402
-from flow.mcp_side import ServerSpec, open_session  # noqa: E402
-from flow.orchestrator import RunOptions, run_flow  # noqa: E402
-from flow.recorder import NullRecorder, Recorder  # noqa: E402
-from flow.render_diagram import MAX_ARROWS, to_dot, to_mermaid  # noqa: E402
-from flow.render_html import to_html  # noqa: E402
-from flow.render_text import hop_dataframe  # noqa: E402
-from flow.samples import synthetic_trace  # noqa: E402
-
 from bench.browser import browser_figures  # noqa: E402
+from flow.capture.recorder import NullRecorder, Recorder  # noqa: E402
+from flow.runs import run_flow  # noqa: E402
+from flow.engine.options import RunOptions
+from flow.samples import synthetic_trace  # noqa: E402
+from flow.servers.connect import open_session  # noqa: E402
+from flow.servers.spec import ServerSpec
+from flow.views.diagram import MAX_ARROWS, to_dot, to_mermaid  # noqa: E402
+from flow.views.html import to_html  # noqa: E402
+from flow.views.table import hop_dataframe  # noqa: E402
+from weather_demo.server import shared_server  # noqa: E402
 
 QUESTIONS = ["北京今天天气怎么样？", "北京和上海今天天气怎么样？"]  # one tool round, then a parallel round
 
@@ -81,7 +82,7 @@ async def _bare_sdk() -> None:
     from mcp import Client
     from mcp.client._memory import InMemoryTransport
 
-    from flow.mock_model import MockModelTransport
+    from flow.backends.mock import MockModelTransport
 
     model = openai.AsyncOpenAI(api_key="x", base_url="http://mock.local/v1", max_retries=0,
                                http_client=httpx2.AsyncClient(transport=MockModelTransport()))
@@ -183,7 +184,7 @@ def app_step_change(n_hops: int, repeats: int) -> dict[str, float]:
     page's fragment reruns. AppTest reruns the whole page for that report, so this is an upper bound."""
     from streamlit.testing.v1 import AppTest
 
-    from flow.viewer import trace_digest
+    from flow.views.viewer import trace_digest
 
     def per_report(trace: flow.Trace) -> float:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()

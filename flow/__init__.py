@@ -1,9 +1,8 @@
 """See how a language model uses tools: run a question, record every hop, show the trace.
 
-Nothing in this package imports Streamlit; the app's pages call what is exported here.
-
-The names are imported on first use: a stdio MCP server started as `python -m flow.demo_server`
-imports this package first, and should not pay for the openai SDK and the orchestrator it never uses.
+This is the public surface: the app's pages import only these names (a test checks it), and nothing
+under `flow` imports Streamlit. The names are imported on first use, so a page or a command pays only
+for what it uses.
 """
 
 from __future__ import annotations
@@ -12,32 +11,52 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flow.model_side import ModelConfig
-    from flow.orchestrator import RunOptions, RunResult, run, run_flow
-    from flow.render_text import hop_rows, hop_table, summary_line
-    from flow.replay import Cursor, replay
+    from flow.backends.replay import Cursor, replay
+    from flow.backends.scripted import ScriptError, Turn, parse_script
+    from flow.engine.loop import inspect_server
+    from flow.engine.model import ModelConfig
+    from flow.engine.options import RunOptions, RunResult
+    from flow.interop.importers import import_bytes
+    from flow.interop.otlp import to_otlp_json
+    from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, KeyChoice, key_env_for, key_for
+    from flow.runs import run, run_flow
     from flow.samples import SAMPLES
-    from flow.trace import (
-        FORMAT_VERSION,
-        MAX_TRACE_BYTES,
-        Hop,
-        Trace,
-        TraceError,
-        TraceMeta,
-        load_trace,
-        parse_trace,
-        read_trace_bytes,
-        save_trace,
-    )
+    from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
+    from flow.servers.spec import Era, ServerSpec
+    from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+    from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace, read_trace_bytes, save_trace
+    from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
+    from flow.views.compare import figures, per_phase_ms, per_step, summary_rows
+    from flow.views.diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
+    from flow.views.html import to_html
+    from flow.views.labels import short_label
+    from flow.views.table import focus_view, hop_dataframe, hop_rows, hop_table, summary_line
+    from flow.views.viewer import bundle_json, trace_digest, viewer_bundle, viewer_css, viewer_js
+    from flow.warm import WarmSession
 
 _HOME = {
-    "ModelConfig": "flow.model_side",
-    **dict.fromkeys(("RunOptions", "RunResult", "run", "run_flow"), "flow.orchestrator"),
-    **dict.fromkeys(("hop_rows", "hop_table", "summary_line"), "flow.render_text"),
-    **dict.fromkeys(("Cursor", "replay"), "flow.replay"),
+    **dict.fromkeys(("Cursor", "replay"), "flow.backends.replay"),
+    **dict.fromkeys(("ScriptError", "Turn", "parse_script"), "flow.backends.scripted"),
+    "inspect_server": "flow.engine.loop",
+    "ModelConfig": "flow.engine.model",
+    **dict.fromkeys(("RunOptions", "RunResult"), "flow.engine.options"),
+    "import_bytes": "flow.interop.importers",
+    "to_otlp_json": "flow.interop.otlp",
+    **dict.fromkeys(("EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "KeyChoice", "key_env_for", "key_for"), "flow.providers"),
+    **dict.fromkeys(("run", "run_flow"), "flow.runs"),
     "SAMPLES": "flow.samples",
-    **dict.fromkeys(("FORMAT_VERSION", "MAX_TRACE_BYTES", "Hop", "Trace", "TraceError", "TraceMeta", "load_trace",
-                     "parse_trace", "read_trace_bytes", "save_trace"), "flow.trace"),
+    **dict.fromkeys(("DEMO", "ServerConfigError", "allow_typed_commands", "built_in_servers", "configured_servers"), "flow.servers.config"),
+    **dict.fromkeys(("Era", "ServerSpec"), "flow.servers.spec"),
+    **dict.fromkeys(("ACTOR_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
+    **dict.fromkeys(("MAX_TRACE_BYTES", "TraceError", "load_trace", "parse_trace", "read_trace_bytes", "save_trace"), "flow.trace.files"),
+    **dict.fromkeys(("FORMAT_VERSION", "PHASES", "Hop", "Trace", "TraceMeta"), "flow.trace.model"),
+    **dict.fromkeys(("figures", "per_phase_ms", "per_step", "summary_rows"), "flow.views.compare"),
+    **dict.fromkeys(("LABEL_SIZE", "SMALL_SIZE", "RenderError", "overview_dot", "render", "to_dot"), "flow.views.diagram"),
+    "to_html": "flow.views.html",
+    "short_label": "flow.views.labels",
+    **dict.fromkeys(("focus_view", "hop_dataframe", "hop_rows", "hop_table", "summary_line"), "flow.views.table"),
+    **dict.fromkeys(("bundle_json", "trace_digest", "viewer_bundle", "viewer_css", "viewer_js"), "flow.views.viewer"),
+    "WarmSession": "flow.warm",
 }
 
 
@@ -50,25 +69,68 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ACTOR_NAMES",
     "Cursor",
+    "DEMO",
+    "EXAMPLE_QUESTIONS",
+    "Era",
     "FORMAT_VERSION",
-    "MAX_TRACE_BYTES",
-    "SAMPLES",
     "Hop",
+    "KeyChoice",
+    "LABEL_SIZE",
+    "Lang",
+    "MAX_TRACE_BYTES",
+    "MOCK_MODELS",
     "ModelConfig",
+    "PHASES",
+    "PHASE_NAMES",
+    "PRESETS",
+    "RenderError",
     "RunOptions",
     "RunResult",
+    "SAMPLES",
+    "SMALL_SIZE",
+    "ScriptError",
+    "ServerConfigError",
+    "ServerSpec",
     "Trace",
     "TraceError",
     "TraceMeta",
+    "Turn",
+    "WarmSession",
+    "allow_typed_commands",
+    "built_in_servers",
+    "bundle_json",
+    "configured_servers",
+    "figures",
+    "focus_view",
+    "hop_dataframe",
     "hop_rows",
     "hop_table",
+    "import_bytes",
+    "inspect_server",
+    "key_env_for",
+    "key_for",
     "load_trace",
+    "overview_dot",
+    "parse_script",
     "parse_trace",
+    "per_phase_ms",
+    "per_step",
     "read_trace_bytes",
+    "render",
     "replay",
     "run",
     "run_flow",
     "save_trace",
+    "short_label",
     "summary_line",
+    "summary_rows",
+    "to_dot",
+    "to_html",
+    "to_otlp_json",
+    "trace_digest",
+    "viewer_bundle",
+    "viewer_css",
+    "viewer_js",
 ]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from flow.mock_model import MODEL_NAMES as MOCK_MODELS
+from flow.backends.mock import MODEL_NAMES as MOCK_MODELS
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,10 @@ PRESETS: list[Preset] = [
     Preset("llama.cpp server (local)", "http://localhost:8080/v1", "local-model", "LLAMACPP_API_KEY", needs_key=False),
 ]
 
+
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"  # where the openai SDK sends OPENAI_API_KEY by default
+
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -104,6 +107,7 @@ EXAMPLE_QUESTIONS: list[str] = [
     "Compare the weather in Tokyo and Paris today.",
     "你好，请介绍一下你自己。",
 ]
+
 
 __all__ = ["EXAMPLE_QUESTIONS", "MOCK_MODELS", "OPENAI_DEFAULT_BASE_URL", "PRESETS", "KeyChoice", "Preset", "key_for",
            "key_env_for", "key_homes", "same_endpoint"]

@@ -6,15 +6,16 @@ a temporary folder and compares after `normalise`, so the committed files never 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flow.model_side import ModelConfig
-from flow.orchestrator import RunOptions, run
-from flow.scripted import load_script
-from flow.trace import Trace, save_trace
+from flow.backends.scripted import load_script
+from flow.engine.model import ModelConfig
+from flow.engine.options import RunOptions
+from flow.runs import run
+from flow.trace.files import save_trace
+from flow.trace.model import Trace
 
 BEIJING = "北京今天天气怎么样？"
 
@@ -232,21 +233,6 @@ def write_samples(out: Path, *, names: list[str] | None = None) -> list[Path]:
             continue
         written.append(save_trace(generate(sample), out / f"{sample.name}.json"))
     return written
-
-
-_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?")
-_VOLATILE_KEYS = {"t_start_ms", "t_end_ms", "started_at", "elapsed_ms", "headers", "created", "server_stderr"}
-
-
-def normalise(value: Any) -> Any:
-    """Drop what changes from run to run (times, headers) so two runs of the same flow compare equal."""
-    if isinstance(value, dict):
-        return {k: normalise(v) for k, v in value.items() if k not in _VOLATILE_KEYS}
-    if isinstance(value, list):
-        return [normalise(v) for v in value]
-    if isinstance(value, str):
-        return _ISO_TIME.sub("<time>", value)
-    return value
 
 
 def synthetic_trace(n_hops: int, *, base: Trace | None = None) -> Trace:

@@ -14,11 +14,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from flow.mcp_side import Era, McpSession, ServerSpec, open_session
-from flow.model_side import ModelConfig
-from flow.orchestrator import RunOptions, RunResult, run_flow
-from flow.recorder import NullRecorder
-from flow.trace import Hop
+from flow.capture.recorder import NullRecorder
+from flow.engine.model import ModelConfig
+from flow.engine.options import RunOptions, RunResult
+from flow.runs import run_flow
+from flow.servers.connect import McpSession, open_session
+from flow.servers.spec import Era, ServerSpec
+from flow.trace.model import Hop
 
 
 class WarmSession:

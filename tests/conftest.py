@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 
-from flow import ModelConfig, RunOptions, RunResult, run
-from flow.trace import Hop
-
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve_app
+from flow import ModelConfig, RunOptions, RunResult, run
+from flow.trace.model import Hop
 
 
 @dataclass

@@ -9,7 +9,7 @@ import sys
 import pytest
 from test_cli import flow_cli
 
-SERVER = shlex.join([sys.executable, "-m", "flow.demo_server"])  # a server started the way any other is
+SERVER = shlex.join([sys.executable, "-m", "weather_demo"])  # a server started the way any other is
 
 
 @pytest.mark.parametrize(("era", "setup"), [("handshake", "initialize"), ("modern", "server/discover")])
@@ -17,7 +17,7 @@ def test_tools_lists_what_a_server_offers_and_records_the_frames(tmp_path, era, 
     out = tmp_path / "tools.json"
     proc = flow_cli("tools", "--server", SERVER, "--era", era, "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(f"weather-demo · protocol ")
+    assert proc.stdout.startswith("weather-demo · protocol ")
     assert "tool     get_weather(city)" in proc.stdout and "resource weather://cities" in proc.stdout
     assert "prompt   weather_report" in proc.stdout
     trace = json.loads(out.read_text(encoding="utf-8"))

@@ -335,7 +335,7 @@ def test_the_run_page_reads_a_resource_and_fetches_a_prompt():
 def test_the_run_page_offers_only_configured_servers_and_runs_one(tmp_path, monkeypatch):
     config = tmp_path / "servers.json"
     config.write_text(json.dumps({"mcpServers": {"demo-over-stdio": {
-        "command": sys.executable, "args": ["-m", "flow.demo_server"], "env": {"PYTHONPATH": str(ROOT)}}}}),
+        "command": sys.executable, "args": ["-m", "weather_demo"], "env": {"PYTHONPATH": str(ROOT)}}}}),
         encoding="utf-8")
     monkeypatch.setenv("MCP_FLOW_SERVERS", str(config))
     monkeypatch.delenv("MCP_FLOW_ALLOW_COMMANDS", raising=False)
@@ -350,7 +350,7 @@ def test_the_run_page_offers_only_configured_servers_and_runs_one(tmp_path, monk
     at.button(key="run").click().run()
     assert not at.exception, at.exception
     meta = last_trace(at).meta
-    assert meta.outcome == "ok" and meta.server["command"].endswith("-m flow.demo_server")
+    assert meta.outcome == "ok" and meta.server["command"].endswith("-m weather_demo")
 
 
 def test_a_typed_server_command_needs_the_flag_and_fails_as_one_line(monkeypatch):

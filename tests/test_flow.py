@@ -199,8 +199,8 @@ def test_a_recorded_frame_is_the_text_the_stdio_transport_writes():
     from mcp.shared.message import SessionMessage
     from mcp_types.jsonrpc import JSONRPCRequest, JSONRPCResponse
 
-    from flow.mcp_side import FrameTap
-    from flow.recorder import Recorder, json_bytes
+    from flow.capture.mcp import FrameTap
+    from flow.capture.recorder import Recorder, json_bytes
 
     tap = FrameTap(Recorder())
     request = JSONRPCRequest(jsonrpc="2.0", id=7, method="tools/call", params={"name": "get_weather", "arguments": {"city": "北京"}})

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from flow.focus import PAIR_PALETTE, focus, focus_json, view_and_focus
-from flow.render_text import PARSED_ARGUMENTS, focus_view
 from flow.samples import SAMPLES
-from flow.trace import KINDS, Hop, Trace, load_trace
+from flow.trace.files import load_trace
+from flow.trace.model import KINDS, Hop, Trace
+from flow.views.focus import PAIR_PALETTE, focus, focus_json, view_and_focus
+from flow.views.table import PARSED_ARGUMENTS, focus_view
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = [s.name for s in SAMPLES]

@@ -19,10 +19,11 @@ import pytest
 from test_cli import flow_cli
 
 from flow import RunOptions, run
-from flow.mcp_side import STDERR_TAIL_BYTES, ServerSpec
-from flow.model_side import ModelConfig
-from flow.orchestrator import call_server_tool, inspect_server
-from flow.scripted import load_script
+from flow.backends.scripted import load_script
+from flow.engine.loop import call_server_tool, inspect_server
+from flow.engine.model import ModelConfig
+from flow.servers.connect import STDERR_TAIL_BYTES
+from flow.servers.spec import ServerSpec
 
 HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
 
@@ -203,7 +204,7 @@ def test_a_child_the_server_left_running_is_reaped(hostile, behaviour):
 # Which servers may be started at all: only those configured by whoever started the program.
 
 def test_typed_commands_are_off_unless_the_app_was_started_allowing_them():
-    from flow.servers import allow_typed_commands
+    from flow.servers.config import allow_typed_commands
 
     assert not allow_typed_commands(["app.py"], {})
     assert not allow_typed_commands(["app.py"], {"MCP_FLOW_ALLOW_COMMANDS": "yes"})  # only an explicit 1
@@ -213,7 +214,7 @@ def test_typed_commands_are_off_unless_the_app_was_started_allowing_them():
 
 
 def test_a_servers_file_in_claude_desktops_shape_adds_servers_with_their_environment(tmp_path, monkeypatch):
-    from flow.servers import EVERYTHING_SERVER, configured_servers
+    from flow.servers.config import EVERYTHING_SERVER, configured_servers
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-servers")
 
@@ -241,7 +242,7 @@ def test_a_servers_file_in_claude_desktops_shape_adds_servers_with_their_environ
     ('{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}', "mcpServers.a: `env` must map names to strings"),
 ])
 def test_a_bad_servers_file_is_one_line_naming_the_entry(tmp_path, text, words):
-    from flow.servers import ServerConfigError, load_servers_file
+    from flow.servers.config import ServerConfigError, load_servers_file
 
     config = tmp_path / "servers.json"
     config.write_text(text, encoding="utf-8")
@@ -251,7 +252,7 @@ def test_a_bad_servers_file_is_one_line_naming_the_entry(tmp_path, text, words):
 
 
 def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
-    options = RunOptions(server_command=(sys.executable, "-m", "flow.demo_server"),
+    options = RunOptions(server_command=(sys.executable, "-m", "weather_demo"),
                          server_env=(("PYTHONPATH", str(Path(__file__).resolve().parent.parent)),
                                      ("WEATHER_API_TOKEN", "tok-1234567890")))
     result = run("北京今天天气怎么样？", options=options, model=ModelConfig())
@@ -265,7 +266,7 @@ def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
 def test_a_servers_file_may_name_a_streamable_http_server_whose_token_stays_in_the_environment(tmp_path, monkeypatch):
     from test_http_mcp import TOKEN, _start, _stop
 
-    from flow.servers import configured_servers
+    from flow.servers.config import configured_servers
 
     server = _start("--token", TOKEN)
     try:

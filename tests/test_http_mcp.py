@@ -22,9 +22,9 @@ from test_cli import ROOT
 
 from flow import RunOptions, run
 from flow.cli import main
-from flow.mcp_side import ServerSpec
-from flow.model_side import ModelConfig
-from flow.trace import load_trace
+from flow.engine.model import ModelConfig
+from flow.servers.spec import ServerSpec
+from flow.trace.files import load_trace
 
 TOKEN = "test-token-9f8e7d6c5b4a"
 WRONG = "wrong-token-0a1b2c3d"
@@ -281,7 +281,7 @@ def test_the_token_can_come_from_another_variable_and_is_scrubbed_if_echoed(demo
 
 
 def test_server_env_reaches_a_stdio_server_and_secret_values_stay_out(cli, tmp_path):
-    needs_env = shlex.join([sys.executable, "-c", "import os, sys; from flow.demo_server import main; "
+    needs_env = shlex.join([sys.executable, "-c", "import os, sys; from weather_demo.server import main; "
                             "sys.exit('DEMO_FLAG is not set') if os.environ.get('DEMO_FLAG') != 'on' else main([])"])
     out = tmp_path / "env.json"
     secret = "sk-not-a-real-key-123456"

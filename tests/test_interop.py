@@ -12,17 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Ran
 from google.protobuf.json_format import ParseDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from conftest import Ran
 from flow.cli import main
-from flow.importers import import_bytes
-from flow.otel import send_otlp, to_otlp_json
-from flow.render_diagram import to_dot, to_mermaid
-from flow.render_html import to_html
-from flow.render_text import summary_line
-from flow.trace import Trace, load_trace, model_calls, parse_trace, tool_calls
+from flow.interop.importers import import_bytes
+from flow.interop.otlp import send_otlp, to_otlp_json
+from flow.trace.files import load_trace, parse_trace
+from flow.trace.model import Trace
+from flow.trace.stats import model_calls, tool_calls
+from flow.views.diagram import to_dot, to_mermaid
+from flow.views.html import to_html
+from flow.views.table import summary_line
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.json"))
@@ -398,7 +400,7 @@ def test_a_partial_log_is_imported_with_what_is_missing_listed():
      "log.jsonl: none of its spans is a GenAI or MCP span, so there is nothing to step through"),
 ])
 def test_bad_input_is_one_line_naming_the_line(text, error):
-    from flow.trace import TraceError
+    from flow.trace.files import TraceError
 
     with pytest.raises(TraceError) as caught:
         import_bytes(text.encode(), name="log.jsonl")

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from flow.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
-from flow.render_diagram import COL_W, _label_width, render, rows, to_dot
 from flow.samples import SAMPLES
-from flow.trace import KINDS, Hop, Trace, load_trace
+from flow.trace.files import load_trace
+from flow.trace.model import KINDS, Hop, Trace
+from flow.views.diagram import COL_W, _label_width, render, rows, to_dot
+from flow.views.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = [s.name for s in SAMPLES]

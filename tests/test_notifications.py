@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flow.render_diagram import rows, to_dot
-from flow.render_text import hop_rows
+from flow.views.diagram import rows, to_dot
+from flow.views.table import hop_rows
 from tests.conftest import run_flow_sync
 
 FORECAST = "上海未来三天天气预报"

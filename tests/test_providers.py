@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from flow import ModelConfig, RunOptions, run
-from flow.mock_server import make_server
+from flow.backends.mock_http import make_server
 
 KEY = "sk-local-test-key-7f3a9c"
 

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from test_cli import flow_cli
 
-from flow.labels import clip, display_width, short_label, step_numbers
-from flow.render_diagram import overview_dot, render, rows, to_dot, to_mermaid
-from flow.render_html import to_html
-from flow.render_text import TABLE_COLUMNS, focus_view, hop_dataframe
 from flow.samples import SAMPLES, synthetic_trace
-from flow.trace import KINDS, Hop, load_trace
-from flow.viewer import viewer_js
+from flow.trace.files import load_trace
+from flow.trace.model import KINDS, Hop
+from flow.views.diagram import overview_dot, render, rows, to_dot, to_mermaid
+from flow.views.html import to_html
+from flow.views.labels import clip, display_width, short_label, step_numbers
+from flow.views.table import TABLE_COLUMNS, focus_view, hop_dataframe
+from flow.views.viewer import viewer_js
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"

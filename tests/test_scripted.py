@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from flow import RunOptions, run
-from flow.model_side import ModelConfig
-from flow.scripted import ScriptError, load_script
-from flow.trace import load_trace, save_trace
+from flow.backends.scripted import ScriptError, load_script
+from flow.engine.model import ModelConfig
+from flow.trace.files import load_trace, save_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_SERVER = f"{shlex.quote(str(Path(sys.executable).parent / 'mcp-server-time'))} --local-timezone UTC"

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_cli import flow_cli, mock_server  # noqa: F401  (a fixture)
 
-from flow.redact import REDACTED, SecretLeakError, assert_no_secrets, redact, redact_headers
+from flow.trace.redact import REDACTED, SecretLeakError, assert_no_secrets, redact, redact_headers
 
 FAKE_KEY = "sk-FAKE-key-for-leak-test-3141592653"
 FAKE_TOKEN = "tok-FAKE-bearer-2718281828"
@@ -55,7 +54,7 @@ def test_saving_refuses_text_that_still_holds_a_secret(monkeypatch):
 
 
 def test_save_trace_redacts_what_the_recorder_could_not_know(tmp_path, monkeypatch):
-    from flow.trace import load_trace, save_trace
+    from flow.trace.files import load_trace, save_trace
 
     trace = load_trace("sample_traces/beijing-mcp.json")
     monkeypatch.setenv("LATE_TOKEN", FAKE_TOKEN)  # appeared after the recording
@@ -68,8 +67,8 @@ def test_a_secret_in_any_header_is_redacted_when_recorded(monkeypatch):
     import anyio
     import httpx2
 
-    from flow.model_side import HttpTap
-    from flow.recorder import Recorder
+    from flow.capture.http import ModelHttpTap
+    from flow.capture.recorder import Recorder
 
     monkeypatch.setenv("CUSTOM_GATEWAY_TOKEN", FAKE_TOKEN)
 
@@ -78,7 +77,7 @@ def test_a_secret_in_any_header_is_redacted_when_recorded(monkeypatch):
 
     async def main() -> Recorder:
         rec = Recorder()
-        async with httpx2.AsyncClient(transport=HttpTap(httpx2.MockTransport(answer), rec)) as client:
+        async with httpx2.AsyncClient(transport=ModelHttpTap(httpx2.MockTransport(answer), rec)) as client:
             await client.post("http://model.local/v1/chat/completions", json={"messages": []},
                               headers={"x-gateway": FAKE_TOKEN})
         return rec
@@ -91,7 +90,7 @@ def test_a_secret_in_any_header_is_redacted_when_recorded(monkeypatch):
 @pytest.mark.parametrize("name", ["api_key", "API-KEY", "Authorization", "password", "client_secret", "refresh_token",
                                   "idToken", "Cookie", "api_\u212aey", "pa\u017fsword", "authorızation"])
 def test_a_field_named_like_a_secret_is_redacted_when_recorded(name):
-    from flow.recorder import Recorder
+    from flow.capture.recorder import Recorder
 
     rec = Recorder()
     payload = {"jsonrpc": "2.0", "id": 1, "params": {"城市": "北京", name: FAKE_SECRET, "other": "kept"}}
@@ -101,7 +100,7 @@ def test_a_field_named_like_a_secret_is_redacted_when_recorded(name):
 
 
 def test_a_secret_value_in_wire_bytes_is_redacted_when_recorded(monkeypatch):
-    from flow.recorder import Recorder
+    from flow.capture.recorder import Recorder
 
     monkeypatch.setenv("SOME_API_KEY", FAKE_KEY)
     rec = Recorder()
@@ -113,7 +112,7 @@ def test_a_secret_value_in_wire_bytes_is_redacted_when_recorded(monkeypatch):
 
 
 def test_the_check_before_the_walk_says_no_only_when_the_walk_changes_nothing():
-    from flow.redact import needs_redaction
+    from flow.trace.redact import needs_redaction
 
     secrets = [FAKE_KEY.encode()]
     for value in [{"a": "b"}, {"tokens": "3", "progressToken": "p", "key": "v", "api_key": REDACTED},

@@ -14,9 +14,9 @@ import anyio
 import pytest
 from test_cli import flow_cli
 
-from flow.mcp_side import ServerSpec
-from flow.orchestrator import call_server_tool, inspect_server
-from flow.servers import EVERYTHING_SERVER, TIME_SERVER, built_in_servers
+from flow.engine.loop import call_server_tool, inspect_server
+from flow.servers.config import EVERYTHING_SERVER, TIME_SERVER, built_in_servers
+from flow.servers.spec import ServerSpec
 
 TIME = shlex.join([str(TIME_SERVER), "--local-timezone", "UTC"])
 EVERYTHING = shlex.join([str(EVERYTHING_SERVER), "stdio"])

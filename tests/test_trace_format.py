@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_cli import flow_cli
 
-from flow.trace import FORMAT_VERSION, MAX_TRACE_BYTES, Trace, TraceError, json_schema, load_trace, read_trace_bytes
+from flow.trace.files import MAX_TRACE_BYTES, TraceError, json_schema, load_trace, read_trace_bytes
+from flow.trace.model import FORMAT_VERSION, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.json"))
@@ -156,8 +157,8 @@ def test_mutated_samples_only_ever_raise_trace_error(path, value, cut):
 
 
 def test_a_recorded_hop_is_the_hop_validation_would_build():
-    from flow.recorder import Recorder
-    from flow.trace import Hop
+    from flow.capture.recorder import Recorder
+    from flow.trace.model import Hop
 
     rec = Recorder()
     hop = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload={"id": 1}, step=6,

@@ -22,8 +22,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, same_endpoint
-from flow.render_text import hop_dataframe
-from flow.trace import MAX_TRACE_BYTES, read_trace_bytes
+from flow.trace.files import MAX_TRACE_BYTES, read_trace_bytes
+from flow.views.table import hop_dataframe
 from ui.text import plain, spreadsheet_safe, table_csv
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,24 +17,24 @@ from pathlib import Path
 import pytest
 
 from flow import ModelConfig, RunOptions, run
+from flow.backends.scripted import parse_script
+from flow.capture.recorder import CLIPPED_TEXT_CHARS, HOP_PAYLOAD_BYTES, RUN_PAYLOAD_BYTES, Recorder
 from flow.cli import main
-from flow.importers import import_bytes
-from flow.recorder import CLIPPED_TEXT_CHARS, HOP_PAYLOAD_BYTES, RUN_PAYLOAD_BYTES, Recorder
-from flow.render_diagram import MAX_ARROWS, RenderError, rows, to_dot
-from flow.render_html import to_html
-from flow.render_text import VIEW_BYTES, focus_view
+from flow.interop.importers import import_bytes
 from flow.samples import synthetic_trace
-from flow.scripted import parse_script
-from flow.trace import (
+from flow.trace.files import (
     MAX_HOPS,
     MAX_STRING_CHARS,
     MAX_TRACE_BYTES,
-    Trace,
     TraceError,
     load_trace,
     read_trace_bytes,
     save_trace,
 )
+from flow.trace.model import Trace
+from flow.views.diagram import MAX_ARROWS, RenderError, rows, to_dot
+from flow.views.html import to_html
+from flow.views.table import VIEW_BYTES, focus_view
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
@@ -110,7 +110,7 @@ def test_the_reader_refuses_devices_and_folders_but_reads_a_file(tmp_path):
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 def test_a_file_is_read_to_the_limit_and_no_further():
     # /proc files say they are empty and are not: like a file still being written, only what is read counts.
-    from flow.trace import read_limited
+    from flow.trace.files import read_limited
 
     assert os.stat("/proc/self/status").st_size == 0
     assert read_limited("/proc/self/status", limit=100_000)

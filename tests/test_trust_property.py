@@ -21,16 +21,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import flow.cli
-from flow.compare import figures, per_phase_ms, per_step, summary_rows
-from flow.labels import short_label, step_numbers, trace_lifelines
-from flow.otel import to_otlp_json
-from flow.render_diagram import RenderError, overview_dot, to_dot, to_mermaid
-from flow.render_text import focus_view, hop_dataframe, hop_table, summary_line
-from flow.replay import Cursor
-from flow.teaching import teaching_text
-from flow.viewer import viewer_bundle
-from flow.importers import import_bytes
-from flow.trace import Trace, TraceError, read_trace_bytes
+from flow.backends.replay import Cursor
+from flow.interop.importers import import_bytes
+from flow.interop.otlp import to_otlp_json
+from flow.text.teaching import teaching_text
+from flow.trace.files import TraceError, read_trace_bytes
+from flow.trace.model import Trace
+from flow.views.compare import figures, per_phase_ms, per_step, summary_rows
+from flow.views.diagram import RenderError, overview_dot, to_dot, to_mermaid
+from flow.views.labels import short_label, step_numbers, trace_lifelines
+from flow.views.table import focus_view, hop_dataframe, hop_table, summary_line
+from flow.views.viewer import viewer_bundle
 from ui.state import AppState, add_upload
 from ui.text import plain, table_csv
 

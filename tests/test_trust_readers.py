@@ -16,13 +16,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import flow.cli
-from flow.compare import summary_rows
-from flow.importers import import_bytes
-from flow.otel import to_otlp_json
-from flow.recorder import Recorder
-from flow.render_text import hop_table, terminal_safe
-from flow.viewer import viewer_bundle
-from flow.trace import Trace, TraceError, parse_trace, read_trace_bytes, save_trace
+from flow.capture.recorder import Recorder
+from flow.interop.importers import import_bytes
+from flow.interop.otlp import to_otlp_json
+from flow.trace.files import TraceError, parse_trace, read_trace_bytes, save_trace
+from flow.trace.model import Trace
+from flow.views.compare import summary_rows
+from flow.views.table import hop_table, terminal_safe
+from flow.views.viewer import viewer_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))

@@ -17,12 +17,12 @@ import pytest
 from test_cli import ROOT, flow_cli
 
 from flow import ModelConfig, RunOptions, run
-from flow.orchestrator import MAX_REPLAY_ROUNDS
-from flow.replay import REPLAY_BASE_URL, replay
-from flow.trace import TraceError, load_trace
+from flow.backends.replay import REPLAY_BASE_URL, replay
+from flow.engine.options import MAX_REPLAY_ROUNDS
+from flow.trace.files import TraceError, load_trace
 
 SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
-DEMO_COMMAND = [sys.executable, "-m", "flow.demo_server"]
+DEMO_COMMAND = [sys.executable, "-m", "weather_demo"]
 OPENAI_KEY = "sk-operator-key-never-leaves-0123456789"
 
 
@@ -128,7 +128,7 @@ def test_replay_with_server_runs_the_recorded_calls_on_the_server_named_on_the_c
     assert "replay matched the recording: 2 model exchanges served, tool results identical" in proc.stdout
     replayed = load_trace(out)
     assert replayed.meta.replay["tools"] == "server"
-    assert replayed.meta.server["transport"] == "stdio" and "flow.demo_server" in replayed.meta.server["command"]
+    assert replayed.meta.server["transport"] == "stdio" and "weather_demo" in replayed.meta.server["command"]
     assert replayed.meta.settings["server_env"] == [["DEMO_NOTE", "shown"]]
     shown = flow_cli("show", str(out))
     assert "replay · tools re-run on a server named on the command line · matched the recording" in shown.stdout

@@ -12,14 +12,14 @@ import shlex
 import sys
 
 import pytest
+from conftest import ROOT
+from test_cli import flow_cli
 from test_http_mcp import TOKEN, _start, _stop, demo  # noqa: F401  (a fixture)
 
-from conftest import ROOT
 from flow import ModelConfig, RunOptions, run
-from flow.demo_server import allowed_hosts
-from flow.mcp_side import ServerSpec
-from flow.redact import REDACTED, redact_url, url_secrets
-from test_cli import flow_cli
+from flow.servers.spec import ServerSpec
+from flow.trace.redact import REDACTED, redact_url, url_secrets
+from weather_demo.server import allowed_hosts
 
 
 @pytest.mark.parametrize(("url", "recorded"), [
@@ -62,7 +62,7 @@ def test_every_server_env_value_is_redacted_unless_marked_public(tmp_path):
     checks = " and ".join(f"h(os.environ.get({k!r}, '')) == {hashlib.sha256(v.encode()).hexdigest()!r}" for k, v in [
         ("DB_PASSWORD", "hunter2-db-pass"), ("GITHUB_PAT", "ghp_fromenvironment42"), ("AUTH", "basic-auth-value"),
         ("DSN", "postgres://u:p@h/db-dsn"), ("LOG_LEVEL", "debug")])
-    needs_env = shlex.join([sys.executable, "-c", "import hashlib, os, sys; from flow.demo_server import main; "
+    needs_env = shlex.join([sys.executable, "-c", "import hashlib, os, sys; from weather_demo.server import main; "
                             "h = lambda v: hashlib.sha256(v.encode()).hexdigest(); "
                             f"sys.exit('environment missing') if not ({checks}) else main([])"])
     env_file = tmp_path / "server.env"

@@ -23,10 +23,11 @@ import pytest
 from test_cli import flow_cli
 
 from flow import ModelConfig, RunOptions, run
-from flow.mcp_side import ServerSpec, connect
-from flow.model_side import MAX_RESPONSE_BYTES
-from flow.orchestrator import inspect_server
-from flow.recorder import Recorder
+from flow.capture.http import MAX_RESPONSE_BYTES
+from flow.capture.recorder import Recorder
+from flow.engine.loop import inspect_server
+from flow.servers.connect import connect
+from flow.servers.spec import ServerSpec
 
 QUESTION = "北京今天天气怎么样？"
 SIDES_SERVER = Path(__file__).parent / "data" / "hostile_sides_server.py"

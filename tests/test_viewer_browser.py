@@ -13,11 +13,10 @@ import pytest
 from conftest import ARTIFACTS, ROOT
 from playwright.sync_api import Page, expect
 
-from flow.render_html import to_html
-from flow.trace import load_trace, parse_trace
-from flow.viewer import script_json
-
 from bench.browser import CURRENT_IN_VIEW
+from flow.trace.files import load_trace, parse_trace
+from flow.views.html import to_html
+from flow.views.viewer import script_json
 
 SIZES = [(1280, 720), (1920, 1080)]
 HTML_SAMPLES = ["beijing-mcp", "two-cities-parallel", "tool-error"]

@@ -6,7 +6,7 @@ import os
 import subprocess
 
 from flow import ModelConfig, RunOptions
-from flow.mcp_side import ServerSpec
+from flow.servers.spec import ServerSpec
 from flow.warm import WarmSession
 
 
@@ -18,7 +18,7 @@ def _demo_servers() -> int:
     for line in out.splitlines():
         pid, ppid, *args = line.split(None, 2)
         parent[int(pid)] = int(ppid)
-        if "flow.demo_server" in " ".join(args):
+        if "weather_demo" in " ".join(args):
             servers.append(int(pid))
 
     def ours(pid: int) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flow.labels import Lang
+from flow import Lang
 
 TEXT: dict[str, dict[Lang, str]] = {
     "app_title": {"zh": "大模型如何调用工具 · MCP 全流程", "en": "How a model uses tools · the MCP flow"},

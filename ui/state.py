@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import weakref
 import uuid
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,10 +12,7 @@ import anyio
 import streamlit as st
 
 import flow
-from flow.importers import import_bytes
-from flow.labels import Lang
-from flow.mcp_side import Era, ServerSpec
-from flow.warm import WarmSession
+from flow import Era, Lang, ServerSpec, WarmSession, import_bytes
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_traces"
 
@@ -59,7 +56,7 @@ def warm_session(app: AppState, era: Era) -> WarmSession:
 def server_listing(spec: ServerSpec, era: Era) -> tuple[dict[str, list[dict[str, object]]], str | None]:
     """What a server offers (tools, resources, prompts), asked once per server and era per app process;
     with the error line when it could not be asked."""
-    from flow.orchestrator import inspect_server
+    from flow import inspect_server
 
     result, listing = anyio.run(lambda: inspect_server(spec, era=era, timeout_s=10.0))
     return listing, result.error

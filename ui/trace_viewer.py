@@ -13,8 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from flow.labels import Lang
-from flow.viewer import bundle_json, trace_digest, viewer_bundle, viewer_css, viewer_js
+from flow import Lang, bundle_json, trace_digest, viewer_bundle, viewer_css, viewer_js
 from ui.state import Loaded
 
 VIEWER_KEY = "trace_viewer"

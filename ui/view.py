@@ -12,10 +12,7 @@ import graphviz
 import streamlit as st
 
 import flow
-from flow.labels import Lang
-from flow.render_diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
-from flow.otel import to_otlp_json
-from flow.render_html import to_html
+from flow import LABEL_SIZE, SMALL_SIZE, Lang, RenderError, overview_dot, render, to_dot, to_html, to_otlp_json
 from ui.i18n import t
 from ui.state import AppState, Loaded, all_traces, state, trace_title
 

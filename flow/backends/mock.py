@@ -1,0 +1,457 @@
+"""The offline mock model: a deterministic OpenAI-compatible Chat Completions endpoint.
+
+It reads a request the way a model would: from the tool schemas and the conversation it
+decides which tools to call and with what arguments, or answers. It is reached by the real
+openai SDK through `MockModelTransport` (an httpx2 transport) or over HTTP with
+`python -m flow mock-server`.
+
+The model name picks a behaviour, the way a provider's model names pick a model:
+  mock              a well-behaved model
+  mock-bad-json     the first tool call's arguments are not valid JSON
+  mock-bad-args     the first tool call's arguments are JSON but miss the required field
+  mock-wrong-tool   the first tool call names a tool that does not exist
+  mock-error-401 / mock-error-429 / mock-error-500   the endpoint answers with that HTTP error
+  mock-slow         answers after 5 s (longer than a short client timeout)
+  mock-quirky       answers the way some providers do: content "" beside tool_calls, short ids without
+                    "call_", arguments with newlines, finish_reason "stop", no usage, a whole tool call
+                    in one streamed delta
+  mock-no-strict / mock-no-parallel   reject a request that carries `strict` / `parallel_tool_calls` (HTTP 400)
+Any other name is answered with 404 model_not_found, as a provider does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import httpx2
+
+from flow.servers.builtin import CITY_NAMES
+from flow.trace.stats import estimate_tokens
+
+SLOW_SECONDS = 5.0
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+# Places the mock recognises in a question; Mars is here so a class can watch a tool fail.
+_PLACES: list[tuple[str, str]] = [*CITY_NAMES, ("火星", "Mars")]
+
+
+_TIME = re.compile(r"(\d{1,2})\s*(?:[:：](\d{2})|点(半)?)")
+
+
+_TOPICS = {
+    "tool description": ("tool description", "工具描述", "描述"),
+    "error handling": ("error handling", "错误处理", "报错"),
+    "security": ("security", "安全"),
+}
+
+
+_FORECAST_WORDS = ("预报", "未来", "这周", "forecast", "next days", "this week")
+
+
+_DAYS = re.compile(r"([1-7]|[一二两三四五六七])\s*(?:天|日|days?)", re.IGNORECASE)
+
+
+_ADVICE_WORDS = ("建议", "穿", "带伞", "advice", "should i", "wear", "recommend")
+
+
+MODEL_NAMES = ["mock", "mock-bad-json", "mock-bad-args", "mock-wrong-tool", "mock-quirky", "mock-no-strict",
+               "mock-no-parallel", "mock-error-401", "mock-error-429", "mock-error-500", "mock-slow"]
+
+
+# Request options some providers refuse, and how to tell a request carries them.
+_REJECTS = {
+    "mock-no-strict": ("strict", lambda body: any("strict" in (t.get("function") or {}) for t in body.get("tools") or [])),
+    "mock-no-parallel": ("parallel_tool_calls", lambda body: "parallel_tool_calls" in body),
+}
+
+
+_ERRORS = {
+    "401": ("invalid_api_key", "Incorrect API key provided.", "authentication_error"),
+    "429": ("rate_limit_exceeded", "Rate limit reached for requests. Please try again later.", "rate_limit_error"),
+    "500": ("server_error", "The server had an error while processing your request.", "server_error"),
+}
+
+
+def is_chinese(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+@dataclass
+class Call:
+    name: str
+    arguments: str  # the JSON string a model emits
+
+
+@dataclass
+class _Attempt:
+    name: str
+    args: dict[str, Any] | None  # None: the arguments could not be parsed
+    result: str | None = None
+    ok: bool = False
+
+
+@dataclass
+class Conversation:
+    question: str
+    tools: dict[str, dict[str, Any]]  # name -> function schema
+    attempts: list[_Attempt] = field(default_factory=list)
+    rounds: int = 0  # assistant messages with tool_calls so far
+
+    @classmethod
+    def read(cls, body: dict[str, Any]) -> Conversation:
+        messages = body.get("messages") or []
+        question = ""
+        for m in messages:
+            if m.get("role") == "user":
+                question = _text(m.get("content"))
+        tools = {}
+        for t in body.get("tools") or []:
+            fn = t.get("function") or {}
+            if fn.get("name"):
+                tools[fn["name"]] = fn
+        conv = cls(question=question, tools=tools)
+        by_id: dict[str, _Attempt] = {}
+        for m in messages:
+            if m.get("role") == "assistant" and m.get("tool_calls"):
+                conv.rounds += 1
+                for tc in m["tool_calls"]:
+                    fn = tc.get("function") or {}
+                    try:
+                        args = json.loads(fn.get("arguments") or "{}")
+                    except json.JSONDecodeError:
+                        args = None
+                    attempt = _Attempt(fn.get("name", ""), args if isinstance(args, dict) else None)
+                    conv.attempts.append(attempt)
+                    by_id[tc.get("id", "")] = attempt
+            elif m.get("role") == "tool" and m.get("tool_call_id") in by_id:
+                attempt = by_id[m["tool_call_id"]]
+                attempt.result = _text(m.get("content"))
+                attempt.ok = not attempt.result.lstrip().lower().startswith("error")
+        return conv
+
+    def tried(self, name: str, args: dict[str, Any]) -> bool:
+        return any(a.name == name and a.args == args for a in self.attempts)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def _first_string_param(fn: dict[str, Any]) -> str | None:
+    params = fn.get("parameters") or {}
+    props = params.get("properties") or {}
+    for name in params.get("required") or list(props):
+        if (props.get(name) or {}).get("type", "string") == "string":
+            return name
+    return None
+
+
+def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
+    """Every call this question asks for, given the tools offered and the results so far."""
+    q, ql = conv.question, conv.question.lower()
+    out: list[tuple[str, dict[str, Any]]] = []
+    weather_tool = next((n for n in conv.tools if "weather" in n.lower()), None)
+    if weather_tool:
+        param = _first_string_param(conv.tools[weather_tool]) or "city"
+        found = []
+        for zh, en in _PLACES:
+            pos = [p for p in (q.find(zh), ql.find(en.lower())) if p >= 0]
+            if pos:
+                found.append((min(pos), zh if is_chinese(q) else en))
+        forecast = "get_forecast" in conv.tools and any(w in ql for w in _FORECAST_WORDS)
+        days = _days(q)
+        out += [("get_forecast", {"city": name, "days": days}) if forecast else (weather_tool, {param: name})
+                for _, name in sorted(found)]
+    if "calc_work_hours" in conv.tools:
+        times = [f"{int(h):02d}:{'30' if half else (m or '00')}" for h, m, half in _TIME.findall(q)]
+        if len(times) >= 2:
+            out.append(("calc_work_hours", {"start": times[0], "end": times[1]}))
+    if "best_practice" in conv.tools:
+        for topic, words in _TOPICS.items():
+            if any(w in ql for w in words):
+                out.append(("best_practice", {"topic": topic}))
+        if weather_tool and any(w in ql for w in _ADVICE_WORDS):
+            # The second round: which advice depends on what the weather tool said.
+            for a in conv.attempts:
+                if a.name == weather_tool and a.ok and a.result:
+                    condition = _condition(a.result)
+                    if condition:
+                        out.append(("best_practice", {"topic": condition}))
+    return out
+
+
+def _days(question: str) -> int:
+    """How many days a forecast question asks for: "3 days", "三天", "next 5 days"; 3 when it does not say."""
+    match = _DAYS.search(question)
+    if not match:
+        return 3
+    n = match.group(1)
+    return max(1, min(7, int(n) if n.isdigit() else "一二三四五六七".index(n.replace("两", "二")) + 1))
+
+
+def _condition(result: str) -> str | None:
+    try:
+        data = json.loads(result)
+    except json.JSONDecodeError:
+        return None
+    cond = data.get("condition_en") if isinstance(data, dict) else None
+    return cond.split()[-1] if isinstance(cond, str) else None  # "light rain" -> "rain"
+
+
+def _decide(conv: Conversation, body: dict[str, Any], behaviour: str) -> list[Call] | str:
+    """Tool calls to make now, or the final answer text."""
+    choice = body.get("tool_choice", "auto")
+    if not conv.tools or choice == "none":
+        return answer_from_results(conv, tools_allowed=bool(conv.tools) and choice != "none")
+    pending = [(n, a) for n, a in _intents(conv) if not conv.tried(n, a)]
+    if isinstance(choice, dict):
+        wanted = (choice.get("function") or {}).get("name")
+        pending = [(n, a) for n, a in pending if n == wanted] or ([(wanted, _guess(conv, wanted))] if wanted else [])
+    elif choice == "required" and not pending:
+        first = next(iter(conv.tools))
+        pending = [(first, _guess(conv, first))]
+    if not pending:
+        return answer_from_results(conv, tools_allowed=True)
+    if body.get("parallel_tool_calls") is False:
+        pending = pending[:1]
+    calls = [Call(n, json.dumps(a, ensure_ascii=False)) for n, a in pending]
+    if conv.rounds == 0:  # the misbehaviours happen once; the model recovers after reading the error
+        if behaviour == "mock-bad-json":
+            calls[0].arguments = calls[0].arguments[:-1]  # the closing brace is lost
+        elif behaviour == "mock-bad-args":
+            args = dict(pending[0][1])
+            calls[0].arguments = json.dumps({f"{k}_name": v for k, v in args.items()}, ensure_ascii=False)
+        elif behaviour == "mock-wrong-tool":
+            calls[0].name = "get_current_weather" if "weather" in calls[0].name else calls[0].name + "_v2"
+    return calls
+
+
+def _guess(conv: Conversation, name: str) -> dict[str, Any]:
+    param = _first_string_param(conv.tools.get(name, {}))
+    return {param: conv.question} if param else {}
+
+
+def answer_from_results(conv: Conversation, *, tools_allowed: bool) -> str:
+    zh = is_chinese(conv.question)
+    parts = [_describe(a, zh) for i, a in enumerate(conv.attempts) if a.result is not None and not _superseded(i, conv)]
+    if parts:
+        return "\n".join(parts)
+    if not tools_allowed and conv.tools:
+        return (
+            "这次请求不允许我调用工具（tool_choice 为 none），所以我无法查询实时数据；我只能说：请查看当地的天气预报。"
+            if zh
+            else "I was not allowed to call a tool this time (tool_choice is none), so I cannot look anything up; "
+            "please check a local forecast."
+        )
+    return (
+        f"（离线模拟模型）没有适合这个问题的工具，我直接回答：你问的是“{conv.question}”。"
+        if zh
+        else f"(offline mock model) No tool fits this question, so I answer directly: you asked “{conv.question}”."
+    )
+
+
+def _superseded(i: int, conv: Conversation) -> bool:
+    """A failed call that a later call retried successfully is not worth mentioning in the answer."""
+    a = conv.attempts[i]
+    if a.ok:
+        return False
+    values = sorted(map(str, (a.args or {}).values()))
+    return any(b.ok and (a.args is None or sorted(map(str, (b.args or {}).values())) == values) for b in conv.attempts[i + 1 :])
+
+
+def _describe(a: _Attempt, zh: bool) -> str:
+    result = a.result or ""
+    if not a.ok:
+        return f"调用 {a.name} 失败：{result}" if zh else f"Calling {a.name} failed: {result}"
+    try:
+        data = json.loads(result)
+    except json.JSONDecodeError:
+        data = result
+    if isinstance(data, dict) and "temp_high_c" in data:
+        if zh:
+            return (
+                f"{data['city']}今天{data['condition']}，气温 {data['temp_low_c']}~{data['temp_high_c']}°C，"
+                f"湿度 {data['humidity_pct']}%，{data['wind']}。"
+            )
+        return (
+            f"{data['city_en']} today: {data['condition_en']}, {data['temp_low_c']} to {data['temp_high_c']} °C, "
+            f"humidity {data['humidity_pct']}%."
+        )
+    if isinstance(data, dict) and isinstance(data.get("days"), list):
+        days = data["days"]
+        if zh:
+            return f"{data['city']}未来 {len(days)} 天：" + "；".join(
+                f"第{d['day']}天{d['condition']} {d['temp_low_c']}~{d['temp_high_c']}°C" for d in days) + "。"
+        return f"{data['city_en']}, next {len(days)} days: " + "; ".join(
+            f"day {d['day']} {d['condition_en']} {d['temp_low_c']} to {d['temp_high_c']} °C" for d in days) + "."
+    if isinstance(data, dict) and "hours" in data:
+        if zh:
+            return f"从 {data['start']} 到 {data['end']} 共工作 {data['hours']} 小时（已扣除午休 {data['lunch_break_min']} 分钟）。"
+        return f"From {data['start']} to {data['end']} you worked {data['hours']} hours ({data['lunch_break_min']} min lunch deducted)."
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return f"建议：{text}" if zh and a.name == "best_practice" else (f"{a.name}: {text}" if not zh else f"{a.name} 返回：{text}")
+
+
+def _ids(body: dict[str, Any]) -> tuple[str, str]:
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return f"chatcmpl-mock{digest[:20]}", digest
+
+
+@dataclass(frozen=True)
+class MockReply:
+    status: int
+    body: dict[str, Any] | None = None  # a whole JSON response
+    chunks: list[dict[str, Any]] | None = None  # or the events of a stream
+    delay_s: float = 0.0
+
+
+def complete(body: dict[str, Any]) -> MockReply:
+    """Answer one chat.completions request body."""
+    model = str(body.get("model") or "mock")
+    if model.startswith("mock-error-"):
+        code = model.rsplit("-", 1)[-1]
+        err_code, message, err_type = _ERRORS.get(code, _ERRORS["500"])
+        return MockReply(int(code) if code in _ERRORS else 500, {"error": {"message": message, "type": err_type, "code": err_code}})
+    if model not in MODEL_NAMES:
+        return MockReply(404, {"error": {"message": f"The model `{model}` does not exist or you do not have access to it.",
+                                         "type": "invalid_request_error", "code": "model_not_found"}})
+    option, carries = _REJECTS.get(model, (None, None))
+    if carries is not None and carries(body):
+        return MockReply(400, {"error": {"message": f"Unrecognized request argument supplied: {option}",
+                                         "type": "invalid_request_error", "param": option, "code": None}})
+    if not isinstance(body.get("messages"), list) or not body["messages"]:
+        return MockReply(400, {"error": {"message": "'messages' must be a non-empty array", "type": "invalid_request_error"}})
+    conv = Conversation.read(body)
+    decision = _decide(conv, body, model)
+    return reply(body, decision, quirky=model == "mock-quirky", delay_s=SLOW_SECONDS if model == "mock-slow" else 0.0)
+
+
+def reply(body: dict[str, Any], decision: list[Call] | str, *, quirky: bool = False, delay_s: float = 0.0) -> MockReply:
+    """The decision (tool calls, or the answer text) as a chat completion, or as the events of a stream."""
+    model = str(body.get("model") or "mock")
+    completion_id, digest = _ids(body)
+    created = int(time.time())
+    if isinstance(decision, str):
+        message: dict[str, Any] = {"role": "assistant", "content": decision}
+        finish = "stop"
+        out_text = decision
+    else:
+        tool_calls = [
+            {
+                "id": digest[20 + 9 * i : 29 + 9 * i] if quirky else f"call_{digest[20 + 8 * i : 28 + 8 * i]}{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": _pretty(c.arguments) if quirky else c.arguments},
+            }
+            for i, c in enumerate(decision)
+        ]
+        message = {"role": "assistant", "content": "" if quirky else None, "tool_calls": tool_calls}
+        finish = "stop" if quirky else "tool_calls"
+        out_text = json.dumps(tool_calls, ensure_ascii=False)
+    prompt = json.dumps([body.get("messages"), body.get("tools")], ensure_ascii=False)
+    usage = {"prompt_tokens": estimate_tokens(prompt), "completion_tokens": estimate_tokens(out_text)}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    if body.get("stream"):
+        chunks = list(_chunks(completion_id, created, model, message, finish, whole_calls=quirky))
+        if (body.get("stream_options") or {}).get("include_usage") and not quirky:
+            chunks.append(_chunk(completion_id, created, model, None, None, usage=usage))
+        return MockReply(200, chunks=chunks, delay_s=delay_s)
+    completion = {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+    }
+    if not quirky:
+        completion["usage"] = usage
+    return MockReply(200, completion, delay_s=delay_s)
+
+
+def _pretty(arguments: str) -> str:
+    """Arguments laid out over several lines, as some models write them."""
+    try:
+        return json.dumps(json.loads(arguments), ensure_ascii=False, indent=2)
+    except json.JSONDecodeError:
+        return arguments
+
+
+def _chunk(cid: str, created: int, model: str, delta: dict[str, Any] | None, finish: str | None, **extra: Any) -> dict[str, Any]:
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
+    return {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model, "choices": choices, **extra}
+
+
+def _pieces(text: str, n: int) -> list[str]:
+    size = max(1, math.ceil(len(text) / n))
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _chunks(
+    cid: str, created: int, model: str, message: dict[str, Any], finish: str, *, whole_calls: bool = False
+) -> Iterator[dict[str, Any]]:
+    yield _chunk(cid, created, model, {"role": "assistant", "content": "" if message.get("tool_calls") else None}, None)
+    if message.get("content"):
+        for piece in _pieces(message["content"], max(2, len(message["content"]) // 8)):
+            yield _chunk(cid, created, model, {"content": piece}, None)
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        if whole_calls:
+            yield _chunk(cid, created, model, {"tool_calls": [{"index": i, **tc}]}, None)
+            continue
+        head = {"index": i, "id": tc["id"], "type": "function", "function": {"name": tc["function"]["name"], "arguments": ""}}
+        yield _chunk(cid, created, model, {"tool_calls": [head]}, None)
+        for piece in _pieces(tc["function"]["arguments"], 3):
+            yield _chunk(cid, created, model, {"tool_calls": [{"index": i, "function": {"arguments": piece}}]}, None)
+    yield _chunk(cid, created, model, {}, finish)
+
+
+def sse_events(chunks: list[dict[str, Any]]) -> Iterator[bytes]:
+    for c in chunks:
+        yield f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode()
+    yield b"data: [DONE]\n\n"
+
+
+class EventStream(httpx2.AsyncByteStream):
+    def __init__(self, chunks: list[dict[str, Any]]) -> None:
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for event in sse_events(self._chunks):
+            await anyio.sleep(0)  # let the reader see each event as it comes, as over a socket
+            yield event
+
+
+class MockModelTransport(httpx2.AsyncBaseTransport):
+    """The mock model behind the httpx2 transport interface the openai SDK is given."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        raw = await request.aread()
+        if not request.url.path.endswith("/chat/completions"):
+            return httpx2.Response(404, json={"error": {"message": f"No route {request.url.path}", "type": "not_found"}})
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            return httpx2.Response(400, json={"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+        reply = complete(body)
+        if reply.delay_s:
+            read_timeout = (request.extensions.get("timeout") or {}).get("read")
+            if read_timeout is not None and read_timeout < reply.delay_s:
+                await anyio.sleep(read_timeout)
+                raise httpx2.ReadTimeout("mock model did not answer in time", request=request)
+            await anyio.sleep(reply.delay_s)
+        if reply.chunks is not None:
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=EventStream(reply.chunks))
+        return httpx2.Response(reply.status, json=reply.body)

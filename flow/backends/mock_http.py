@@ -1,0 +1,84 @@
+"""The mock model served over HTTP, so any OpenAI-compatible client can talk to it."""
+
+from __future__ import annotations
+
+import json
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from flow.backends.mock import MODEL_NAMES, complete, sse_events
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "flow-mock-model/1"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the trace is the log
+        pass
+
+    def _send_json(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "flow"} for m in MODEL_NAMES]})
+        else:
+            self._send_json(404, {"error": {"message": f"No route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        key = getattr(self.server, "api_key", None)
+        if key and self.headers.get("authorization") != f"Bearer {key}":
+            self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",
+                                            "code": "invalid_api_key"}})
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_json(404, {"error": {"message": f"No route {self.path}", "type": "not_found"}})
+            return
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            self._send_json(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            return
+        reply = complete(body if isinstance(body, dict) else {})
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        if reply.chunks is None:
+            self._send_json(reply.status, reply.body or {})
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        for event in sse_events(reply.chunks):
+            self.wfile.write(event)
+            self.wfile.flush()
+        self.close_connection = True
+
+
+def make_server(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> ThreadingHTTPServer:
+    """`api_key`: when set, requests must carry it as a bearer token, or get 401 as from a real provider."""
+    server = ThreadingHTTPServer((host, port), _Handler)
+    server.daemon_threads = True
+    server.api_key = api_key  # type: ignore[attr-defined]
+    return server
+
+
+def serve(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> None:
+    server = make_server(port, host, api_key)
+    print(f"mock model listening on http://{host}:{server.server_address[1]}/v1 (models: {', '.join(MODEL_NAMES)})"
+          + (" · API key required" if api_key else ""), flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

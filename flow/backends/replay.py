@@ -1,0 +1,401 @@
+"""Replaying a trace: a cursor to step through it, and an offline re-run against a replay model.
+
+The replay model is one more transport behind the openai SDK: it serves the model responses
+recorded in a trace, in order, and checks each request against the recorded one. The tools
+really run again, on the demo server or on a server the user names; a recording of any other
+server has its tool results served back by an in-process MCP server built from the recording.
+Wherever the re-run departs from the recording, a `replay.divergence` hop says so.
+
+A trace is data, never instructions: nothing in it chooses a program to run, an environment
+variable to read or a URL to contact. The settings a re-run takes from it are checked and bounded
+by `RunOptions.from_settings`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
+
+from flow.capture.recorder import Recorder
+from flow.engine.loop import run_flow
+from flow.engine.model import ModelConfig
+from flow.engine.options import RunOptions, RunResult
+from flow.servers.connect import open_session
+from flow.servers.spec import ServerSpec
+from flow.trace.files import TraceError
+from flow.trace.model import Hop, Phase, Trace, TraceMeta
+from flow.trace.normalise import normalise
+
+# The replay model's address: never resolved or contacted (the replay transport answers every request), and
+# nothing of a recording's own base URL reaches the client.
+REPLAY_BASE_URL = "http://replay.invalid/v1"
+
+
+ToolsSource = Literal["demo", "server", "recorded"]  # where a re-run's tool results come from
+
+
+DEMO_SERVER_NAME = ServerSpec().describe()["name"]  # as a recording of the demo server names it
+
+
+class Cursor:
+    """A position in a trace, shared by the app and the CLI. Moves clamp at both ends."""
+
+    def __init__(self, trace: Trace, index: int = 0) -> None:
+        if not trace.hops:
+            raise TraceError("the trace has no hops to step through")
+        self.trace = trace
+        self.index = 0
+        self.goto(index)
+
+    @property
+    def current(self) -> Hop:
+        return self.trace.hops[self.index]
+
+    @property
+    def so_far(self) -> list[Hop]:
+        return self.trace.hops[: self.index + 1]
+
+    @property
+    def at_start(self) -> bool:
+        return self.index == 0
+
+    @property
+    def at_end(self) -> bool:
+        return self.index == len(self.trace.hops) - 1
+
+    def goto(self, index: int) -> Hop:
+        self.index = max(0, min(index, len(self.trace.hops) - 1))
+        return self.current
+
+    def next(self) -> Hop:
+        return self.goto(self.index + 1)
+
+    def prev(self) -> Hop:
+        return self.goto(self.index - 1)
+
+    def goto_seq(self, seq: int) -> Hop:
+        for i, hop in enumerate(self.trace.hops):
+            if hop.seq == seq:
+                return self.goto(i)
+        raise TraceError(f"no hop with seq {seq} (the trace has 1-{len(self.trace.hops)})")
+
+    def goto_step(self, step: int) -> Hop:
+        """The first hop of a numbered step."""
+        for i, hop in enumerate(self.trace.hops):
+            if hop.step == step:
+                return self.goto(i)
+        raise TraceError(f"step {step} does not occur in this trace (it has {', '.join(map(str, self.steps()))})")
+
+    def goto_phase(self, phase: Phase) -> Hop:
+        for i, hop in enumerate(self.trace.hops):
+            if hop.phase == phase:
+                return self.goto(i)
+        raise TraceError(f"phase {phase} does not occur in this trace")
+
+    def steps(self) -> list[int]:
+        return sorted({h.step for h in self.trace.hops if h.step is not None})
+
+    def hops_of_step(self, step: int) -> list[Hop]:
+        return [h for h in self.trace.hops if h.step == step]
+
+
+@dataclass
+class Exchange:
+    """One recorded model HTTP exchange."""
+
+    request: Any
+    status: int | None = None
+    body: Any = None
+    events: list[Any] | None = None
+    transport_error: str | None = None
+
+
+def recorded_exchanges(trace: Trace) -> list[Exchange]:
+    out: list[Exchange] = []
+    for hop in trace.hops:
+        payload = hop.payload if isinstance(hop.payload, dict) else {}
+        if hop.kind == "llm.request":
+            out.append(Exchange(request=payload.get("body")))
+        elif not out:
+            continue
+        elif hop.kind == "llm.response" or (hop.kind == "llm.error" and "status" in payload):
+            out[-1].status, out[-1].body = payload.get("status", 200), payload.get("body")
+        elif hop.kind == "llm.error":
+            out[-1].transport_error = str(payload.get("error") or "ConnectError")
+        elif hop.kind == "llm.chunk":
+            if out[-1].events is None:
+                out[-1].events, out[-1].status = [], payload.get("status", 200)
+            out[-1].events.append(payload.get("data"))
+    return out
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The JSON path of the first place two values differ, or None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a or key not in b:
+                return f"{path}.{key}".lstrip(".") + (": only in the recording" if key in a else ": only in the re-run")
+            found = first_difference(a[key], b[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        if len(a) != len(b):
+            return f"{path.lstrip('.')}: {len(a)} items recorded, {len(b)} now"
+        return None
+    if a != b:
+        return f"{path.lstrip('.') or '(body)'}: recorded {json.dumps(a, ensure_ascii=False)[:60]}, now {json.dumps(b, ensure_ascii=False)[:60]}"
+    return None
+
+
+class _Events(httpx2.AsyncByteStream):
+    def __init__(self, events: list[Any]) -> None:
+        self._events = events
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for data in self._events:
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            await anyio.sleep(0)
+            yield f"data: {text}\n\n".encode()
+
+
+@dataclass
+class ReplayModelTransport(httpx2.AsyncBaseTransport):
+    """Serves recorded responses by position; a request unlike the recorded one is a divergence."""
+
+    exchanges: list[Exchange]
+    recorder: Recorder
+    served: int = 0
+    divergences: list[str] = field(default_factory=list)
+
+    def _diverge(self, text: str, **extra: Any) -> None:
+        self.divergences.append(text)
+        self.recorder.record(kind="replay.divergence", source="model", target="app", payload={"divergence": text, **extra},
+                             step=self.recorder.step, direction="event", summary=text)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(await request.aread())
+        n = self.served
+        self.served += 1
+        if n >= len(self.exchanges):
+            message = f"the recording has no response for model request #{n + 1} (it holds {len(self.exchanges)})"
+            self._diverge(message, request_number=n + 1)
+            return httpx2.Response(500, json={"error": {"message": message, "type": "replay_exhausted"}})
+        recorded = self.exchanges[n]
+        diff = first_difference(normalise(recorded.request), normalise(body))
+        if diff:
+            self._diverge(f"model request #{n + 1} differs from the recording at {diff}", request_number=n + 1)
+        if recorded.transport_error:
+            error_type = getattr(httpx2, recorded.transport_error, httpx2.ConnectError)
+            raise error_type(f"replayed {recorded.transport_error}", request=request)
+        if recorded.events is not None:
+            return httpx2.Response(recorded.status or 200, headers={"content-type": "text/event-stream"},
+                                   stream=_Events(recorded.events))
+        return httpx2.Response(recorded.status or 200, json=recorded.body)
+
+
+class ReplayError(Exception):
+    """A re-run that cannot be done as asked; the message is one line."""
+
+
+def _plain(text: Any, limit: int = 60) -> str:
+    """A recorded name made safe for one terminal line: printable characters only, clipped."""
+    shown = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else "?" for c in str(text)[:limit + 1])
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def recorded_server(meta: TraceMeta) -> str | None:
+    """The MCP server a recording says it came from, when that is not the demo server; None for the demo
+    server and for direct mode (whose tools are this program's own functions). Only used to describe it."""
+    if meta.mode == "direct":
+        return None
+    settings = meta.settings if isinstance(meta.settings, dict) else {}
+    server = meta.server if isinstance(meta.server, dict) else {}
+    name = server.get("name", DEMO_SERVER_NAME)
+    # The name is the server's own word for itself (any server may call itself the demo's name); how it was
+    # reached is what tells a recording of another server.
+    if settings.get("server_url") or server.get("transport") == "http":
+        return f"a Streamable HTTP server calling itself {_plain(name)}"
+    if settings.get("server_command"):
+        return f"a stdio command whose server calls itself {_plain(name)}"
+    if name != DEMO_SERVER_NAME or meta.imported is not None:
+        return _plain(name) if name else "an unnamed server"
+    return None
+
+
+def replay_model(meta: TraceMeta) -> ModelConfig:
+    """The model side of a re-run: the recorded model name (requests carry it), nothing else from the file."""
+    name = meta.model.get("name") if isinstance(meta.model, dict) else None
+    if name is None:
+        name = "replay"
+    if not isinstance(name, str) or not 0 < len(name) <= 256:
+        raise TraceError(f"meta.model.name: {_plain(json.dumps(name))} is not a model name of 1 to 256 characters")
+    return ModelConfig(backend="replay", model=name, base_url=REPLAY_BASE_URL, timeout_s=60.0)
+
+
+def replay(trace: Trace, *, source: str = "", transport: Literal["stdio", "memory"] | None = None,
+           server: ServerSpec | None = None) -> RunResult:
+    """Re-run a recorded flow offline: the recorded model answers; the tools run again on the demo server
+    (in process, or over stdio when `transport` says so) or on `server`, which only a user names. A recording
+    of another server with no `server` given replays the model side only: its tool results are served back.
+
+    Raises `TraceError` for settings a re-run cannot take, `ReplayError` for a choice that cannot work."""
+    meta = trace.meta
+    options = RunOptions.from_settings({**meta.settings, "mode": meta.mode})
+    model = replay_model(meta)
+    other = recorded_server(meta)
+    tools: ToolsSource
+    if server is not None:
+        if options.mode == "direct":
+            raise ReplayError("the recording is in direct mode: its tools are this program's own functions, "
+                              "so --server does not apply")
+        if transport is not None:
+            raise ReplayError("--transport is for the demo server: a --server command runs over stdio, a URL over HTTP")
+        tools, options = "server", replace(options, transport="stdio", server_fault="none").with_server(server)
+    elif other is None:
+        chosen = transport or ("stdio" if options.server_fault != "none" else "memory")
+        if chosen == "memory" and options.server_fault == "die":
+            raise ReplayError("the recording made the demo server die (server_fault die), which in process would end "
+                              "this program: replay it with --transport stdio")
+        tools, options = "demo", replace(options, transport=chosen)
+    else:
+        if transport is not None:
+            raise ReplayError(f"the recording came from {other}, not the demo server: --transport does not apply "
+                              "(name a server with --server, or leave both out to replay the model side only)")
+        tools, options = "recorded", replace(options, transport="memory", server_fault="none")
+    recorded_results = {h.tool_call_id: h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id}
+
+    def check_tool_result(hop: Hop) -> None:
+        if hop.kind != "tool.result" or not hop.tool_call_id:
+            return
+        before = recorded_results.get(hop.tool_call_id)
+        if before is None:
+            transport_._diverge(f"tool result for {hop.tool_call_id} has no counterpart in the recording",
+                                tool_call_id=hop.tool_call_id)
+            return
+        diff = first_difference(normalise(before.payload), normalise(hop.payload))
+        if diff:
+            transport_._diverge(f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
+                                tool_call_id=hop.tool_call_id)
+
+    # The check runs only once `transport_` below exists; the user-named server's secrets are scrubbed as in a run.
+    recorder = Recorder(secrets=server.secret_values() if server is not None else (), on_hop=check_tool_result)
+    transport_ = ReplayModelTransport(recorded_exchanges(trace), recorder)
+
+    async def rerun() -> RunResult:
+        if tools != "recorded":
+            return await run_flow(meta.question, options=options, model=model, recorder=recorder,
+                                  model_transport=transport_)
+        spec = ServerSpec(transport="memory", server=recorded_mcp_server(trace, name=other or "recorded"))
+        async with open_session(spec, era=options.era, recorder=recorder, timeout_s=options.mcp_timeout_s) as session:
+            return await run_flow(meta.question, options=options, model=model, recorder=recorder,
+                                  model_transport=transport_, session=session)
+
+    result = anyio.run(rerun)
+    t = transport_
+    if t.served < len(t.exchanges) and not t.divergences:
+        t._diverge(f"the re-run made {t.served} model requests; the recording has {len(t.exchanges)}")
+    if tools == "recorded" and result.trace.meta.server is not None:
+        result.trace.meta.server.pop("reused_session", None)
+        result.trace.meta.server["replayed_from"] = other
+    result.trace.meta.replay = {
+        "source": source,
+        "tools": tools,  # demo: the demo server ran them; server: one the user named; recorded: served back
+        "recorded_model_exchanges": len(t.exchanges),
+        "served": t.served,
+        "diverged": bool(t.divergences),
+        "divergences": t.divergences,
+    }
+    for key in ("title", "note", "sample"):
+        setattr(result.trace.meta, key, getattr(meta, key))
+    return result
+
+
+def _arguments_key(arguments: Any) -> str:
+    return json.dumps(arguments or {}, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _checked(model: Any, data: Any, what: str) -> Any:
+    """A recorded value as the SDK type the server answers with, or an MCP error saying it is not one."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise MCPError(types.INTERNAL_ERROR, f"the recording's {what} is not valid MCP "
+                       f"({exc.error_count()} problems)") from None
+
+
+def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
+    """An MCP server that answers from a recording: its tool list, and each tools/call with the result recorded
+    for the same tool and arguments (in recorded order), its resource reads and its prompt. It runs nothing."""
+    tools: Any = None
+    results: dict[tuple[str, str], deque[dict[str, Any]]] = defaultdict(deque)
+    resources: dict[str, Any] = {}
+    prompts: dict[str, Any] = {}
+    calls: dict[str, Any] = {}
+    for hop in trace.hops:
+        payload = hop.payload if isinstance(hop.payload, dict) else {}
+        if hop.kind == "translate.reverse" and hop.tool_call_id:
+            calls[hop.tool_call_id] = payload.get("call_request")
+        elif hop.kind == "client.result":
+            if "tools" in payload and tools is None:
+                tools = payload["tools"]
+            elif isinstance(payload.get("uri"), str):
+                resources.setdefault(payload["uri"], payload.get("result"))
+            elif isinstance(payload.get("prompt"), str):
+                prompts.setdefault(payload["prompt"], payload.get("result"))
+        elif hop.kind == "tool.result" and isinstance(request := calls.get(hop.tool_call_id or ""), dict):
+            if isinstance(request.get("name"), str):
+                results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return _checked(types.ListToolsResult, {"tools": tools or []}, "tool list")
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        queue = results.get((params.name, _arguments_key(params.arguments)))
+        if not queue:
+            raise MCPError(types.INVALID_PARAMS, f"the recording has no result for {params.name} with these arguments")
+        recorded = queue.popleft()
+        if "result" in recorded:
+            return _checked(types.CallToolResult, recorded["result"], "tool result")
+        error = recorded.get("error") if isinstance(recorded.get("error"), dict) else {}
+        code = error.get("code") if isinstance(error.get("code"), int) else types.INTERNAL_ERROR
+        raise MCPError(code, str(error.get("message") or "the recording holds no result for this call"))
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[types.Resource(uri=uri, name=uri) for uri in resources])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if str(params.uri) not in resources:
+            raise MCPError(types.INVALID_PARAMS, f"the recording did not read the resource {params.uri}")
+        return _checked(types.ReadResourceResult, resources[str(params.uri)], "resource")
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[types.Prompt(name=prompt) for prompt in prompts])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name not in prompts:
+            raise MCPError(types.INVALID_PARAMS, f"the recording did not fetch the prompt {params.name}")
+        return _checked(types.GetPromptResult, prompts[params.name], "prompt")
+
+    return Server(name, version="recorded", on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_read_resource=read_resource, on_list_prompts=list_prompts,
+                  on_get_prompt=get_prompt)
+
+
+def same_steps(a: Trace, b: Trace) -> bool:
+    """Do two traces go through the same steps and kinds in the same order?"""
+    return [(h.step, h.kind) for h in a.hops] == [(h.step, h.kind) for h in b.hops if h.kind != "replay.divergence"]

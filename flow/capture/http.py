@@ -1,0 +1,396 @@
+"""The model-side tap: an httpx2 transport, given to the real openai SDK, that records every exchange.
+
+The inner transport is either a stand-in model or a real network transport; the tap never asks which.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpx2
+import pydantic_core
+
+from flow.capture.recorder import Recorder, json_bytes
+from flow.text.errors import ModelLimitError
+from flow.trace.model import Hop
+from flow.trace.redact import redact_headers, redact_url
+from flow.trace.summaries import _dict, _first_choice, _response_step, amount_text, response_summary
+
+MAX_RESPONSE_BYTES = 16 << 20  # one model response, or one whole stream, decoded: far above any real answer
+
+
+RETRY_HEADER = "x-stainless-retry-count"  # the openai SDK numbers the attempts of one call: 0, 1, ...
+
+
+def _json_or_text(data: bytes) -> Any:
+    try:
+        return pydantic_core.from_json(data)  # the same values as json.loads, in a third of the time
+    except ValueError:
+        pass
+    text = data.decode("utf-8", errors="replace")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _decoder(encoding: str) -> Any:
+    encoding = encoding.strip().lower()
+    if encoding == "gzip":
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    return None
+
+
+class _Meter:
+    """Counts one response's bytes as they arrive, and decodes gzip/deflate a piece at a time so that a small
+    compressed body never expands past the cap: at most one byte more than the cap is ever produced."""
+
+    def __init__(self, encoding: str, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.wire = 0  # bytes as they crossed the wire
+        self.decoded = 0
+        self.data_seen = False  # a stream of only keep-alive comments has no "data:" line
+        self._dec = _decoder(encoding)
+
+    @property
+    def plain(self) -> bool:
+        """Whether the bytes on the wire are the body (no encoding, or one that turned out not to decode)."""
+        return self._dec is None
+
+    @property
+    def over(self) -> bool:
+        return self.decoded > self.max_bytes or self.wire > self.max_bytes
+
+    def feed(self, raw: bytes) -> bytes:
+        self.wire += len(raw)
+        out = raw
+        if self._dec is not None:
+            try:
+                out = self._dec.decompress(raw, self.max_bytes - self.decoded + 1)
+            except zlib.error:
+                self._dec = None  # not what the header said: counted as it came
+        self.decoded += len(out)
+        return out
+
+    def finish(self) -> bytes:
+        if self._dec is None or self.over:
+            return b""
+        try:
+            out: bytes = self._dec.flush()
+        except zlib.error:
+            return b""
+        self.decoded += len(out)
+        return out
+
+
+@dataclass
+class _Exchange:
+    """One attempt of a model call as its limits see it: its deadline, and what has arrived so far."""
+
+    request_hop: Hop | None
+    step: int | None
+    deadline: float
+    meter: _Meter | None = None  # set when the response's headers arrive
+    stream: bool = False
+
+
+class ModelHttpTap(httpx2.AsyncBaseTransport):
+    """Records the request and response bodies the SDK sent and received, headers minus secrets, and holds each
+    model call to its limits: one deadline for the whole call (connecting, waiting, every byte, any retry) and a
+    cap on the decoded response. Crossing either is an llm.error hop where it happened and a `ModelLimitError`."""
+
+    def __init__(
+        self, inner: httpx2.AsyncBaseTransport, recorder: Recorder, *, scripted: bool = False,
+        timeout_s: float = math.inf, max_bytes: int = MAX_RESPONSE_BYTES,
+    ) -> None:
+        self._inner, self._rec = inner, recorder
+        self._scripted = scripted  # the answers come from the user's script: every model hop says so
+        self.timeout_s, self.max_bytes = timeout_s, max_bytes
+        self._deadline = math.inf
+
+    def _mark(self, hop: Hop) -> Hop:
+        if self._scripted:
+            hop.scripted = True  # type: ignore[attr-defined]  # an extra field, present only where true
+            hop.summary = f"scripted · {hop.summary}"
+        return hop
+
+    def _call_deadline(self, request: httpx2.Request) -> float:
+        """A call's deadline starts with its first attempt; the SDK's retries of it (numbered in a header) share it."""
+        if request.headers.get(RETRY_HEADER, "0") == "0" or self._deadline == math.inf:
+            self._deadline = anyio.current_time() + self.timeout_s
+        return self._deadline
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        deadline = self._call_deadline(request)
+        rec = self._rec
+        step = rec.step if rec.step in (3, 8) else None
+        exchange = _Exchange(await self._record_request(request, step) if rec.enabled else None, step, deadline)
+        if anyio.current_time() < deadline:  # a retry that comes after its call's time is up is not sent
+            with anyio.CancelScope(deadline=deadline):
+                return await self._exchange(request, exchange)
+        raise self.deadline_crossed(exchange, step)
+
+    async def _record_request(self, request: httpx2.Request, step: int | None) -> Hop:
+        rec = self._rec
+        raw = await request.aread()
+        body = _json_or_text(raw)
+        request_headers = redact_headers(request.headers.multi_items())
+        url = redact_url(str(request.url))  # no user-info or query values: `?api-key=` is a key
+        n_msgs = len(body.get("messages") or []) if isinstance(body, dict) else 0
+        n_tools = len(body.get("tools") or []) if isinstance(body, dict) else 0
+        return self._mark(rec.record(
+            kind="llm.request",
+            source="app",
+            target="model",
+            payload={
+                "method": request.method,
+                "url": url,
+                "headers": request_headers,
+                "body": body,
+            },
+            step=step,
+            direction="request",
+            size=len(raw),
+            # Everything in the payload, as text: the body as sent, the URL, the headers.
+            wire_text=raw + url.encode() + json_bytes(request_headers),
+            summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
+            + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
+        ))
+
+    async def _exchange(self, request: httpx2.Request, exchange: _Exchange) -> httpx2.Response:
+        rec, request_hop, step = self._rec, exchange.request_hop, exchange.step
+        try:
+            response = await self._inner.handle_async_request(request)
+        except httpx2.TransportError as exc:
+            if request_hop is not None:
+                self._mark(rec.record(
+                    kind="llm.error",
+                    source="model",
+                    target="app",
+                    payload={"error": type(exc).__name__, "message": str(exc) or type(exc).__name__},
+                    step=step,
+                    direction="error",
+                    t_start_ms=request_hop.t_start_ms,
+                    summary=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
+                ))
+            raise
+        meter = exchange.meter = _Meter(response.headers.get("content-encoding", ""), self.max_bytes)
+        headers = redact_headers(response.headers.multi_items()) if request_hop is not None else {}
+        if "text/event-stream" in response.headers.get("content-type", "") and response.status_code < 400:
+            exchange.stream = True
+            tapped = _StreamTap(response, self, exchange, headers)
+            return httpx2.Response(
+                response.status_code, headers=response.headers, stream=tapped, extensions=response.extensions
+            )
+        built_from_bytes = response.is_stream_consumed  # a transport that built its response from bytes read it
+        if built_from_bytes:
+            raw_body = decoded = response.content
+            meter.wire = meter.decoded = len(raw_body)
+        else:
+            raw_body, decoded = await self._read_body(response, meter)
+        if meter.over:
+            raise self.size_crossed(exchange, step)
+        if request_hop is not None:
+            resp_body = _json_or_text(decoded)
+            ok = response.status_code < 400
+            usage = resp_body.get("usage") if ok and isinstance(resp_body, dict) else None
+            self._mark(rec.record(
+                kind="llm.response" if ok else "llm.error",
+                source="model",
+                target="app",
+                payload={"status": response.status_code, "headers": headers, "body": resp_body},
+                step=_response_step(resp_body) if ok else step,
+                direction="response" if ok else "error",
+                t_start_ms=request_hop.t_start_ms,
+                size=len(raw_body),
+                wire_text=decoded + json_bytes(headers),
+                usage=usage if isinstance(usage, dict) else None,
+                summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
+            ))
+        if built_from_bytes:
+            return response  # handed on as the transport built it, just as when nothing is recorded
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=httpx2.ByteStream(raw_body),
+            extensions=response.extensions,
+        )
+
+    @staticmethod
+    async def _read_body(response: httpx2.Response, meter: _Meter) -> tuple[bytes, bytes]:
+        """The body as it came and decoded, read no further than the cap (the SDK decodes it again, as it would)."""
+        raw_parts: list[bytes] = []
+        decoded_parts: list[bytes] = []
+        try:
+            async for chunk in response.aiter_raw():
+                raw_parts.append(chunk)
+                decoded_parts.append(meter.feed(chunk))
+                if meter.over:
+                    break
+            else:
+                decoded_parts.append(meter.finish())
+        finally:
+            await response.aclose()
+        raw_body = b"".join(raw_parts)
+        return raw_body, raw_body if meter.plain else b"".join(decoded_parts)
+
+    def _limit_hop(self, exchange: _Exchange, step: int | None, payload: dict[str, Any], summary: str) -> None:
+        if exchange.request_hop is None:
+            return
+        self._mark(self._rec.record(
+            kind="llm.error", source="model", target="app", payload=payload, step=step, direction="error",
+            t_start_ms=exchange.request_hop.t_start_ms, summary=summary,
+        ))
+
+    def deadline_crossed(self, exchange: _Exchange, step: int | None) -> ModelLimitError:
+        """The call's time ran out: the hop says so where it happened, the error is the user's line."""
+        t = f"{self.timeout_s:g}"
+        meter = exchange.meter
+        received = meter.wire if meter is not None else 0
+        self._limit_hop(exchange, step, {"error": "deadline", "limit_s": self.timeout_s, "received_bytes": received,
+                                         "answered": meter is not None},
+                        f"no complete answer within {t} s (the limit for a whole model call)")
+        if meter is None:
+            return ModelLimitError(f"the model endpoint did not answer within {t} s", f"模型接口在 {t} 秒内没有回答")
+        if exchange.stream and not meter.data_seen:
+            got, got_zh = f"{amount_text(received)} of keep-alive comments and no data had arrived", \
+                f"只收到 {amount_text(received)} 的保活注释，没有数据"
+        else:
+            got, got_zh = f"{amount_text(received)} had arrived", f"已收到 {amount_text(received)}"
+        return ModelLimitError(
+            f"the model endpoint did not finish its answer within {t} s, the time allowed for a whole model call ({got})",
+            f"模型接口没有在 {t} 秒内答完（这是一次模型调用的总时限；{got_zh}）",
+        )
+
+    def size_crossed(self, exchange: _Exchange, step: int | None) -> ModelLimitError:
+        """The answer grew past the cap: reading stopped there, and nothing of it goes into the hop."""
+        assert exchange.meter is not None
+        meter, limit = exchange.meter, amount_text(self.max_bytes)
+        self._limit_hop(exchange, step, {"error": "too large", "limit_bytes": self.max_bytes, "wire_bytes": meter.wire,
+                                         "decoded_bytes": meter.decoded, "stream": exchange.stream},
+                        f"answer over {limit}: reading stopped")
+        packed = meter.decoded > meter.wire  # a small compressed body that expands: a "zip bomb"
+        return ModelLimitError(
+            f"the model endpoint's answer is larger than {limit}, the limit for one model response: reading stopped there"
+            + (f" (it came compressed, {amount_text(meter.wire)} on the wire)" if packed else ""),
+            f"模型接口的回答超过了 {limit}（单次模型回答的上限），已停止读取"
+            + (f"（以压缩形式传来，线上只有 {amount_text(meter.wire)}）" if packed else ""),
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _StreamTap(httpx2.AsyncByteStream):
+    """Passes a server-sent event stream through, recording each event as a chunk hop as it arrives, and holds it
+    to its call's deadline and size cap: a byte counter per chunk, and the wait for each chunk under the deadline,
+    so a stall is caught when the time is up, not at the next byte."""
+
+    def __init__(self, response: httpx2.Response, tap: ModelHttpTap, exchange: _Exchange, headers: dict[str, str]) -> None:
+        self._response, self._tap, self._exchange, self._headers = response, tap, exchange, headers
+        self._rec = tap._rec
+        self._hops: list[Hop] = []
+        self._step = 9
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        meter, deadline = self._exchange.meter, self._exchange.deadline
+        assert meter is not None
+        recording = self._exchange.request_hop is not None
+        buffer = bytearray()
+        chunks = self._response.aiter_raw()
+        try:
+            while True:
+                with anyio.CancelScope(deadline=deadline) as waited:
+                    try:
+                        raw = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        break
+                if waited.cancelled_caught:
+                    raise self._tap.deadline_crossed(self._exchange, self._step)
+                out = meter.feed(raw)
+                if meter.over:
+                    raise self._tap.size_crossed(self._exchange, self._step)
+                if not meter.data_seen and b"data:" in out:
+                    meter.data_seen = True
+                if recording:
+                    # Record before handing the bytes on: the SDK may stop reading at [DONE].
+                    self._split(buffer, out)
+                yield raw
+        finally:
+            if recording and buffer.strip():
+                self._record(bytes(buffer))
+            await chunks.aclose()
+            await self._response.aclose()
+
+    def _split(self, buffer: bytearray, out: bytes) -> None:
+        """Add what arrived and record each complete event ("\r\n" line ends read as "\n")."""
+        if buffer.endswith(b"\r") and out.startswith(b"\n"):
+            del buffer[-1]
+        start = max(0, len(buffer) - 1)  # only the new bytes (and the one before) can complete an event
+        buffer += out.replace(b"\r\n", b"\n") if b"\r" in out else out
+        while (end := buffer.find(b"\n\n", start)) >= 0:
+            self._record(bytes(buffer[:end]))
+            del buffer[: end + 2]
+            start = 0
+
+    def _record(self, event: bytes) -> None:
+        data_lines = [line[5:].strip() for line in event.split(b"\n") if line.startswith(b"data:")]
+        if not data_lines:
+            return
+        data = _json_or_text(b"\n".join(data_lines))
+        usage = data.get("usage") if isinstance(data, dict) else None
+        payload: dict[str, Any] = {"data": data}
+        if not self._hops:
+            payload = {"status": self._response.status_code, "headers": self._headers, **payload}
+        # A stream is the answer (step 9) until a tool_calls delta shows it is the decision (step 4).
+        if self._step == 9 and isinstance(data, dict) and _response_step(data) == 4:
+            self._step = 4
+            for hop in self._hops:
+                self._rec.restep(hop, 4)
+        request_hop = self._exchange.request_hop
+        assert request_hop is not None
+        self._hops.append(
+            self._tap._mark(self._rec.record(
+                kind="llm.chunk",
+                source="model",
+                target="app",
+                payload=payload,
+                step=self._step,
+                direction="response",
+                t_start_ms=request_hop.t_start_ms,
+                size=len(event) + 2,
+                usage=usage if isinstance(usage, dict) else None,
+                summary=_chunk_summary(data, len(self._hops) + 1),
+            ))
+        )
+
+    async def aclose(self) -> None:
+        await self._response.aclose()
+
+
+def _chunk_summary(data: Any, n: int) -> str:
+    if not isinstance(data, dict):
+        return f"chunk {n}: {str(data)[:30]}"
+    choice = _first_choice(data)
+    if not choice:
+        return f"chunk {n}: usage" if data.get("usage") else f"chunk {n}"
+    delta = _dict(choice.get("delta"))
+    if choice.get("finish_reason"):
+        return f"chunk {n}: finish_reason: {choice['finish_reason']}"
+    calls = delta.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        fn = _dict(_dict(calls[0]).get("function"))
+        if fn.get("name"):
+            return f"chunk {n}: tool_call {fn['name']} starts"
+        return f"chunk {n}: arguments += {fn.get('arguments', '')!r}"
+    if delta.get("content"):
+        return f"chunk {n}: content += {delta['content']!r}"
+    return f"chunk {n}: role {delta.get('role', '')}".strip()

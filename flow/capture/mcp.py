@@ -1,0 +1,440 @@
+"""The MCP taps: a transport wrapper that records every JSON-RPC frame, and over HTTP a second tap
+on the HTTP client that notes what only HTTP says: the session id, failed statuses, and which JSON-RPC
+answers really arrived (the SDK makes up an error frame when none did).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx2
+from mcp.client import Transport
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from flow.capture.recorder import Recorder, json_bytes
+from flow.text.errors import ServerFault
+from flow.trace.model import answer_step
+from flow.trace.redact import redact_headers, redact_url
+from flow.trace.summaries import amount_text, frame_kind, frame_summary, progress_summary
+
+EXCERPT_CHARS = 200  # how much of a line that is not JSON-RPC a hop keeps: a flood is not copied into the trace
+
+
+MAX_FRAME_BYTES = 32 << 20
+
+
+"""One JSON-RPC message from a server; a larger one ends the session. A tool result travels twice in one message
+(`content` text and `structuredContent`), so a 10 MB result is a 20 MB frame: it is recorded clipped, not refused."""
+
+
+SSE_EVENT_SLACK = 64 << 10  # room for an event's own lines beside its data, in the SDK's count of its size
+
+
+def frame_json(message: SessionMessage) -> dict[str, Any]:
+    """The frame as JSON values, as the stdio transport serialises it (the recorder's compact JSON of this is
+    that text, byte for byte): one pass, where the text and a parse of it took two."""
+    frame: dict[str, Any] = message.message.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    return frame
+
+
+class FrameTap:
+    """Records frames in both directions and pairs responses with their requests by id; a frame from the server
+    larger than `max_frame_bytes` is not recorded or handed on: it ends the session as a fault."""
+
+    def __init__(self, recorder: Recorder, *, max_frame_bytes: int = MAX_FRAME_BYTES) -> None:
+        self.recorder = recorder
+        self.max_frame_bytes = max_frame_bytes
+        self._pending: dict[Any, tuple[str, float, int | None]] = {}
+        self._progress: dict[Any, tuple[Any, int | None, str]] = {}  # progress token -> (request id, step, what)
+        self.http: McpHttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
+        self.fault: ServerFault | None = None  # the first thing a stdio server did that ends the session
+        self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
+
+    def _pending_step(self) -> int | None:
+        """The step of the oldest unanswered request: where a failure to answer it belongs."""
+        for _, _, step in self._pending.values():
+            return answer_step(step)
+        return self.recorder.step
+
+    def record_fault(self, fault: ServerFault, payload: dict[str, Any]) -> None:
+        """Remember what the server did and record it where it happened, as the server's hop."""
+        self.fault = self.fault or fault
+        if self.recorder.enabled:
+            self.recorder.record(kind="error", source="mcp_server", target="mcp_client", payload=payload,
+                                 step=self._pending_step(), direction="error", summary=str(fault))
+
+    def awaited(self, jsonrpc_id: Any) -> tuple[int | None, float] | None:
+        """For a request still waiting: the step its answer belongs to, and when it was sent."""
+        entry = self._pending.get(jsonrpc_id)
+        if entry is None:
+            return None
+        return answer_step(entry[2]), entry[1]
+
+    def outgoing(self, message: SessionMessage) -> None:
+        if self.http is not None:
+            return  # over HTTP a frame is recorded as it is POSTed: the transport does not send every one
+        if self.recorder.enabled:
+            self.sent(frame_json(message))
+
+    def sent(self, frame: dict[str, Any], text: str | None = None) -> None:
+        """Record one frame the client sent: its JSON values, and its text where the transport wrote one."""
+        rec = self.recorder
+        if not rec.enabled:
+            return
+        step = 6 if frame.get("method") == "tools/call" else rec.step
+        if "id" in frame and "method" in frame:
+            self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
+            token = ((frame.get("params") or {}).get("_meta") or {}).get("progressToken")
+            if token is not None:
+                self._progress[token] = (frame["id"], step, frame_summary(frame, None).split("(")[0])
+        kind = frame_kind(frame)
+        rec.record(
+            kind=kind,
+            source="mcp_client",
+            target="mcp_server",
+            payload=frame,
+            step=step,
+            direction="request" if kind == "mcp.request" else "notification",
+            wire_text=text,
+            jsonrpc_id=frame.get("id"),
+            summary=frame_summary(frame, None),
+        )
+
+    def incoming(self, item: SessionMessage | Exception) -> None:
+        rec = self.recorder
+        if isinstance(item, Exception) and self.http is None:
+            self.record_fault(*_unreadable(item, self.unanswered))
+            return
+        if not rec.enabled:
+            return
+        if isinstance(item, Exception):
+            rec.record(
+                kind="error",
+                source="mcp_server",
+                target="mcp_client",
+                payload={"error": type(item).__name__, "message": str(item)},
+                step=None,
+                direction="error",
+                summary=f"unreadable frame: {type(item).__name__}",
+            )
+            return
+        frame = frame_json(item)
+        wire = json_bytes(frame)  # what the recorder would make of it: measured here, and handed to it
+        if len(wire) > self.max_frame_bytes:
+            self.record_fault(*self.oversized(len(wire), wire[:EXCERPT_CHARS].decode("utf-8", errors="replace")))
+            return
+        kind = frame_kind(frame)
+        if kind == "mcp.error" and self.http is not None and not self.http.carried(frame.get("id")):
+            # The SDK's HTTP transport makes up an error frame when an exchange fails; the HTTP tap has
+            # recorded the failure itself, and the request stays unanswered, as it is.
+            return
+        method, t_start, step = None, None, None
+        progress_of = None
+        summary = None
+        if kind in ("mcp.response", "mcp.error") and frame.get("id") in self._pending:
+            method, t_start, req_step = self._pending.pop(frame["id"])
+            step = answer_step(req_step)
+        elif kind == "mcp.notification":
+            step = rec.step  # what the server says while the app is in a step belongs to that step
+            params = frame.get("params") or {}
+            if frame.get("method") == "notifications/progress" and params.get("progressToken") in self._progress:
+                # Grouped with the request that asked for progress, by its token.
+                progress_of, step, what = self._progress[params["progressToken"]]
+                summary = progress_summary(params, what)
+        hop = rec.record(
+            kind=kind,
+            source="mcp_server",
+            target="mcp_client",
+            payload=frame,
+            step=step,
+            direction={"mcp.request": "request", "mcp.notification": "notification", "mcp.error": "error"}.get(
+                kind, "response"
+            ),
+            t_start_ms=t_start,
+            wire_text=wire,
+            jsonrpc_id=frame.get("id"),
+            summary=summary or frame_summary(frame, method),
+        )
+        if progress_of is not None:
+            hop.progress_of = progress_of  # type: ignore[attr-defined]  # the id of the request it reports on
+
+    @property
+    def unanswered(self) -> list[str]:
+        return [method for method, _, _ in self._pending.values()]
+
+    def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
+        """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
+        during = self.unanswered[0] if self.unanswered else ""
+        limit = amount_text(self.max_frame_bytes)
+        amount = limit if at_least else amount_text(size)  # cut off while arriving: how far it got depends on chunking
+        fault = ServerFault(
+            f"the MCP server sent a message of {'more than ' if at_least else ''}{amount}"
+            f"{' during ' + during if during else ''}, over the {limit} limit for one message: the session was ended",
+            f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}发来一条{'至少 ' if at_least else ' '}{amount} 的消息，"
+            f"超过单条消息 {limit} 的上限，会话已结束",
+        )
+        excerpt = start[:EXCERPT_CHARS] + ("…" if size > EXCERPT_CHARS else "")
+        return fault, {"error": "message too large", "bytes": size, "at_least": at_least,
+                       "limit_bytes": self.max_frame_bytes, "line_start": excerpt}
+
+
+def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, dict[str, Any]]:
+    """A line the transport could not read as JSON-RPC: what the user is told, and what the hop keeps."""
+    line: Any = None
+    reason = f"{type(exc).__name__}: {exc}"
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if errors:
+        line = errors[0].get("input")
+        reason = errors[0]["msg"] if errors[0].get("type") == "json_invalid" else "valid JSON, but not a JSON-RPC message"
+    text = line if isinstance(line, str) else json.dumps(line, ensure_ascii=False, default=str) if line is not None else ""
+    excerpt = text[:EXCERPT_CHARS] + ("…" if len(text) > EXCERPT_CHARS else "")
+    shown = " ".join(excerpt.split())[:80]
+    during = f" during {unanswered[0]}" if unanswered else ""
+    fault = ServerFault(f"the MCP server sent a line that is not JSON-RPC{during}: {shown!r} ({reason})",
+                        f"MCP 服务器发来一行不是 JSON-RPC 的内容{'（' + unanswered[0] + ' 期间）' if unanswered else ''}："
+                        f"{shown!r}（{reason}）")
+    return fault, {"error": "not JSON-RPC", "reason": reason, "line_start": excerpt, "line_chars": len(text)}
+
+
+class _TapRead:
+    def __init__(self, inner: Any, tap: FrameTap) -> None:
+        self._inner, self._tap = inner, tap
+
+    async def receive(self) -> SessionMessage | Exception:
+        item = await self._inner.receive()
+        self._tap.incoming(item)
+        if self._tap.fault is not None:
+            # Only JSON-RPC may come out of a server, each message within the cap: end the session now, not at
+            # the timeout, and read no more of a flood.
+            raise anyio.EndOfStream
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _TapRead:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _TapRead:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _TapWrite:
+    def __init__(self, inner: Any, tap: FrameTap) -> None:
+        self._inner, self._tap = inner, tap
+
+    async def send(self, item: SessionMessage, /) -> None:
+        self._tap.outgoing(item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _TapWrite:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class TappedTransport:
+    """A `Transport` that hands `mcp.Client` the inner transport's streams, wrapped by a tap."""
+
+    def __init__(self, inner: Transport, tap: FrameTap) -> None:
+        self._inner, self.tap = inner, tap
+
+    async def __aenter__(self) -> tuple[_TapRead, _TapWrite]:
+        read, write = await self._inner.__aenter__()
+        return _TapRead(read, self.tap), _TapWrite(write, self.tap)
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc)
+
+
+def _answer_ids(text: str) -> list[Any]:
+    """Ids of the JSON-RPC answers in an HTTP body: one JSON message, or the data lines of an event stream."""
+    ids = []
+    for chunk in [text] if text.lstrip().startswith("{") else [
+        line[5:] for line in text.splitlines() if line.startswith("data:")
+    ]:
+        try:
+            message = json.loads(chunk)
+        except json.JSONDecodeError:
+            continue
+        for m in message if isinstance(message, list) else [message]:
+            if isinstance(m, dict) and "id" in m and ("result" in m or "error" in m):
+                ids.append(m["id"])
+    return ids
+
+
+class FrameTooLarge(httpx2.StreamError):
+    """A line of a server's HTTP body grew past the message cap: the body is read no further. A `StreamError`,
+    because that is what the SDK's transport takes as a body it could not read (it then fails the request)."""
+
+
+class _BodyTap(httpx2.AsyncByteStream):
+    """Passes a response body through unchanged, noting the answers in it and how it ended; a line (a JSON body,
+    or an event's data) longer than the message cap is not passed on: the tap records it and stops reading."""
+
+    def __init__(self, inner: Any, http: McpHttpTap, exchange: dict[str, Any]) -> None:
+        self._inner, self._http, self._exchange = inner, http, exchange
+        self._pending: list[bytes] = []  # the line not yet ended
+        self._pending_bytes = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                self._take(chunk)
+                yield chunk
+        except FrameTooLarge:
+            raise
+        except Exception as exc:
+            self._http.failed(self._exchange, exc)
+            raise
+        self._http.saw_answers(_answer_ids(b"".join(self._pending).decode("utf-8", errors="replace")))
+        self._pending, self._pending_bytes = [], 0
+
+    def _take(self, chunk: bytes) -> None:
+        """Whole lines are read for answers; a line is joined from its pieces once, when it ends."""
+        limit = self._http.frames.max_frame_bytes
+        if b"\n" not in chunk:
+            self._pending.append(chunk)
+            self._pending_bytes += len(chunk)
+            if self._pending_bytes > limit:
+                self._too_large(self._pending_bytes, b"".join(self._pending[:1]), at_least=True)
+            return
+        head, _, rest = chunk.rpartition(b"\n")
+        text = b"".join([*self._pending, head])
+        longest = max(text.split(b"\n"), key=len)
+        if len(longest) > limit:
+            self._too_large(len(longest), longest)
+        self._http.saw_answers(_answer_ids(text.decode("utf-8", errors="replace")))
+        self._pending, self._pending_bytes = ([rest] if rest else []), len(rest)
+        if self._pending_bytes > limit:
+            self._too_large(self._pending_bytes, rest, at_least=True)
+
+    def _too_large(self, size: int, start: bytes, *, at_least: bool = False) -> None:
+        frames = self._http.frames
+        text = start[: EXCERPT_CHARS + 8].decode("utf-8", errors="replace")
+        frames.record_fault(*frames.oversized(size, text.removeprefix("data:").strip(), at_least=at_least))
+        raise FrameTooLarge(str(frames.fault))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class McpHttpTap(httpx2.AsyncBaseTransport):
+    """Wraps the HTTP transport the MCP client is given (composition, as the model side does).
+
+    The JSON-RPC frames themselves are recorded by `FrameTap`; this records what only HTTP
+    says: a failed status or a broken connection, as an error hop where it happened, and the
+    session id the server assigned. Request headers are never recorded: one holds the token."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, frames: FrameTap) -> None:
+        # The frame tap's recorder is the one to use: a session kept open across runs hands it each run's.
+        self._inner, self.frames = inner, frames
+        self.session_id: str | None = None
+        self.failure: dict[str, Any] | None = None  # the first failed exchange: status or exception
+        self.reached = False  # whether the server ever answered over HTTP
+        self._get_failed = False
+        self._closing = False  # the client ended the session: its event stream closing is no failure
+        self._answered: set[str] = set()
+        self._blind = False  # a compressed body cannot be read here: then every frame is taken as sent
+
+    def carried(self, jsonrpc_id: Any) -> bool:
+        return self._blind or json.dumps(jsonrpc_id) in self._answered
+
+    def saw_answers(self, ids: list[Any]) -> None:
+        self._answered.update(json.dumps(i) for i in ids)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        sent: Any = None
+        if request.method == "POST":
+            text = request.content.decode("utf-8", errors="replace")
+            with contextlib.suppress(ValueError):
+                sent = json.loads(text)
+            if isinstance(sent, dict):
+                # The POST body is the frame exactly as it went out. Recording here, not where the client
+                # wrote it, leaves out what the transport never sends (at 2026-07-28 a cancel is a closed stream).
+                self.frames.sent(sent, text)
+        exchange: dict[str, Any] = {"method": request.method, "url": redact_url(str(request.url))}
+        self._closing = self._closing or request.method == "DELETE"
+        if isinstance(sent, dict):
+            exchange["jsonrpc"] = {k: sent[k] for k in ("id", "method") if k in sent}
+        try:
+            response = await self._inner.handle_async_request(request)
+        except Exception as exc:
+            self.failed(exchange, exc)
+            raise
+        self.reached = True
+        self.session_id = response.headers.get("mcp-session-id") or self.session_id
+        self._blind = self._blind or response.headers.get("content-encoding", "identity").lower() != "identity"
+        if response.status_code >= 400:
+            content = await _read_at_most(response, self.frames.max_frame_bytes)
+            body = content.decode("utf-8", errors="replace")
+            self.saw_answers(_answer_ids(body))  # a JSON-RPC error in an error status's body did arrive
+            with contextlib.suppress(json.JSONDecodeError):
+                body = json.loads(body)
+            self.failed({**exchange, "status": response.status_code, "response_headers": redact_headers(
+                response.headers.multi_items()), "response_body": body}, None)
+            # Handed on decoded, as read: without the headers that described the bytes on the wire.
+            headers = [(k, v) for k, v in response.headers.multi_items()
+                       if k.lower() not in ("content-length", "content-encoding")]
+            return httpx2.Response(response.status_code, headers=headers, content=content,
+                                   request=request, extensions=response.extensions)
+        return httpx2.Response(response.status_code, headers=response.headers,
+                               stream=_BodyTap(response.stream, self, exchange), request=request,
+                               extensions=response.extensions)
+
+    def failed(self, exchange: dict[str, Any], exc: BaseException | None) -> None:
+        if exc is not None:
+            exchange = {**exchange, "exception": type(exc).__name__, "message": str(exc)}
+        if self._closing or (exchange["method"] == "GET" and self._get_failed):
+            return  # ending the session, or the SDK retrying its event stream: nothing new to learn
+        self._get_failed = self._get_failed or exchange["method"] == "GET"
+        self.failure = self.failure or exchange
+        rec = self.frames.recorder
+        if not rec.enabled:
+            return
+        call = exchange.get("jsonrpc") or {}
+        what = f"{exchange['method']} {call.get('method') or ''}".strip()
+        status = exchange.get("status")
+        if exchange["method"] == "GET":
+            what = "GET (the server's event stream)"
+        summary = f"HTTP {status} for {what}" if status else f"HTTP {what}: {type(exc).__name__}: {exc}"
+        awaited = self.frames.awaited(call["id"]) if "id" in call else None
+        step, t_start = awaited if awaited is not None else (rec.step, None)
+        rec.record(kind="error", source="mcp_server", target="mcp_client", payload={"http": exchange}, step=step,
+                   direction="error", t_start_ms=t_start, jsonrpc_id=call.get("id"), summary=summary)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+async def _read_at_most(response: httpx2.Response, limit: int) -> bytes:
+    """An error status's body (decoded), up to `limit` bytes: it is shown, not followed; the rest is not read."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                break
+    finally:
+        await response.aclose()
+    return b"".join(parts)[:limit]

@@ -1,0 +1,247 @@
+"""The recorder: numbers hops from its own counter and stamps them with the run's clock.
+
+The orchestrator sets the context (round, the step the app is in); the wire taps call
+`record` with what they saw. Order comes from `seq`, never from the timestamps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pydantic_core
+
+from flow.trace.files import MAX_HOPS, MAX_STRING_CHARS, clip_strings, clip_text
+from flow.trace.model import (
+    MAX_DEPTH,
+    PAYLOAD_DEPTH,
+    STEP_PHASE,
+    Actor,
+    Direction,
+    Hop,
+    Kind,
+    Phase,
+    usage_counts,
+    writable_json,
+)
+from flow.trace.redact import needs_redaction, redact, secret_values
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+HOP_PAYLOAD_BYTES = 1 << 20
+
+
+"""A hop's payload over this (as compact JSON) is clipped: its long text values are cut (`CLIPPED_TEXT_CHARS`),
+or, if that is not enough, only the start of its JSON is kept. A 10 MB tool result is copied into the frame, the
+tool message and every later model request; unclipped, one run wrote a 73 MB trace its own loader refused."""
+
+
+CLIPPED_TEXT_CHARS = 64 * 1024
+
+
+"""What a clipped hop keeps of each long text value, or of its whole JSON: enough to read, far under the limits."""
+
+
+RUN_PAYLOAD_BYTES = 20 << 20
+
+
+"""Payloads kept for one run: past this, hops are recorded without their payload. `MAX_HOPS` hops without their
+payloads take under 20 MB (about 400 bytes each, plus a summary), so the file stays under `MAX_TRACE_BYTES`
+with room for `meta` (`save_trace` drops the indentation if it must)."""
+
+
+SUMMARY_CHARS = 200
+
+
+"""A summary is one line for a table cell or an arrow; callers build it from the payload, so it is clipped too."""
+
+
+assert HOP_PAYLOAD_BYTES <= MAX_STRING_CHARS  # a payload within budget cannot hold a string over the limit
+
+
+def json_bytes(payload: Any) -> bytes:
+    """Compact JSON as UTF-8; pydantic-core's encoder is several times faster than the json module's."""
+    try:
+        return pydantic_core.to_json(payload)
+    except pydantic_core.PydanticSerializationError:
+        # backslashreplace: a lone surrogate (pydantic-core refuses it) becomes its escape, which `record` spots
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+        return text.encode("utf-8", "backslashreplace")
+
+
+def compact_json(payload: Any) -> str:
+    """Compact JSON text."""
+    return json_bytes(payload).decode()
+
+
+_HOP_FIELDS = frozenset(Hop.model_fields)  # copied per hop: a set copies a frozenset faster than a tuple
+
+
+def _trusted_hop(values: dict[str, Any], extra: dict[str, Any] | None = None) -> Hop:
+    """A hop from every field's value, typed by `Recorder.record`'s signature: what `Hop.model_construct` does
+    (the same four attributes), without its loop over aliases and defaults, or a validator's pass. Run
+    amid the SDKs' work, either of those costs recording a third of its time per hop."""
+    hop = Hop.__new__(Hop)
+    _set = object.__setattr__
+    _set(hop, "__dict__", values)
+    _set(hop, "__pydantic_fields_set__", set(_HOP_FIELDS))
+    _set(hop, "__pydantic_extra__", extra or {})
+    _set(hop, "__pydantic_private__", None)
+    return hop
+
+
+class Recorder:
+    """Collects hops for one run."""
+
+    enabled = True
+
+    def __init__(self, *, secrets: Iterable[str] = (), on_hop: Callable[[Hop], None] | None = None) -> None:
+        self.hops: list[Hop] = []
+        self.round = 0
+        self.step: int | None = None  # the numbered step the app is in; wire frames default to it
+        self._secrets = secret_values(secrets) if self.enabled else []  # the baseline leaves recording's work undone
+        self._secrets_utf8 = [v.encode() for v in self._secrets]
+        self._on_hop = on_hop
+        self._t0 = time.perf_counter()
+        self._payload_bytes = 0  # payload bytes kept so far, held to RUN_PAYLOAD_BYTES
+        self.dropped = 0  # hops past MAX_HOPS, handed back to their callers but not kept
+
+    def now_ms(self) -> float:
+        return round((time.perf_counter() - self._t0) * 1000, 3)
+
+    def record(
+        self,
+        *,
+        kind: Kind,
+        source: Actor,
+        target: Actor,
+        payload: Any,
+        step: int | None = None,
+        phase: Phase | None = None,
+        direction: Direction = "event",
+        t_start_ms: float | None = None,
+        size: int | None = None,
+        wire_text: str | bytes | None = None,
+        jsonrpc_id: int | str | None = None,
+        tool_call_id: str | None = None,
+        usage: dict[str, Any] | None = None,
+        summary: str = "",
+    ) -> Hop:
+        """`wire_text`, when the caller has it, is everything in the payload as text or as UTF-8 (what crossed
+        the wire, plus any URL): it is searched for secrets instead of serialising the payload again."""
+        now = self.now_ms()
+        seq = len(self.hops) + 1
+        if seq >= MAX_HOPS:
+            return self._past_limit(kind=kind, source=source, target=target, step=step, phase=phase,
+                                    direction=direction, t_start_ms=now if t_start_ms is None else t_start_ms)
+        wire = json_bytes(payload) if wire_text is None else wire_text
+        if isinstance(wire, str):
+            wire = wire.encode("utf-8", "backslashreplace")
+        if _SURROGATE_ESCAPE.search(wire):  # JSON text escaped half a UTF-16 pair, which no file can hold
+            payload, summary, jsonrpc_id, tool_call_id = writable_json((payload, summary, jsonrpc_id, tool_call_id))
+        if wire.count(b"[") + wire.count(b"{") >= MAX_DEPTH - PAYLOAD_DEPTH:  # it might nest too deeply to load
+            payload = writable_json(payload, depth=PAYLOAD_DEPTH)
+        if needs_redaction(wire, self._secrets_utf8):  # the walk is the costly part of recording; most hops skip it
+            payload = redact(payload, self._secrets)
+            wire = json_bytes(payload)
+        wire_bytes = len(wire)
+        clipped = None
+        # Two comparisons a hop: only an oversized payload, or one past the run's budget, costs more.
+        if wire_bytes > HOP_PAYLOAD_BYTES or self._payload_bytes + wire_bytes > RUN_PAYLOAD_BYTES:
+            payload, kept, clipped = self._clip(payload, wire_bytes)
+            self._payload_bytes += kept
+        else:
+            self._payload_bytes += wire_bytes
+        if self._secrets and summary and any(s in summary for s in self._secrets):
+            summary = redact(summary, self._secrets)
+        if len(summary) > SUMMARY_CHARS:
+            summary = clip_text(summary, SUMMARY_CHARS)
+        hop = _trusted_hop(
+            {
+                "seq": seq,
+                "step": step,
+                "phase": phase or (STEP_PHASE[step] if step is not None else None),
+                "source": source,
+                "target": target,
+                "kind": kind,
+                "direction": direction,
+                "round": self.round,
+                "payload": payload,
+                "t_start_ms": now if t_start_ms is None else t_start_ms,
+                "t_end_ms": now,
+                "bytes": wire_bytes if size is None else size,
+                "jsonrpc_id": jsonrpc_id,
+                "tool_call_id": tool_call_id,
+                "usage": usage_counts(usage),
+                "summary": summary,
+                "explain": kind if step is None else f"step{step}.{kind}",
+            },
+            # An extra field, present only where something was cut (as `scripted` and `progress_of` are).
+            {"clipped": clipped} if clipped else None,
+        )
+        self.hops.append(hop)
+        if self._on_hop is not None:
+            self._on_hop(hop)
+        return hop
+
+    def scrub(self, value: Any) -> Any:
+        """`value` with the run's secrets (those this recorder was given, and the environment's) replaced: for
+        what a run keeps beside its hops, such as the answer and the error line."""
+        return redact(value, self._secrets) if self._secrets and value is not None else value
+
+    def _clip(self, payload: Any, wire_bytes: int) -> tuple[Any, int, str]:
+        """The payload as the trace keeps it, its size, and what was cut: long text values cut short; if that is
+        not enough, the start of its JSON as text; past the run's budget, nothing."""
+        if self._payload_bytes + min(wire_bytes, HOP_PAYLOAD_BYTES) > RUN_PAYLOAD_BYTES:
+            return None, 0, (f"payload of {wire_bytes:,} bytes not kept: this run's payloads reached the "
+                             f"{RUN_PAYLOAD_BYTES // 2**20} MB a trace keeps")
+        try:
+            cut, count = clip_strings(payload, CLIPPED_TEXT_CHARS)
+            kept = json_bytes(cut)
+        except RecursionError:
+            cut, count, kept = None, 0, b""
+        if count and len(kept) <= HOP_PAYLOAD_BYTES:
+            return cut, len(kept), (f"payload of {wire_bytes:,} bytes: {count} text value(s) over "
+                                    f"{CLIPPED_TEXT_CHARS:,} characters cut short")
+        start = json_bytes(payload)[:CLIPPED_TEXT_CHARS].decode(errors="ignore")
+        return start, len(start), (f"payload of {wire_bytes:,} bytes: only the first {CLIPPED_TEXT_CHARS:,} "
+                                   "bytes of its JSON kept, as text")
+
+    def _past_limit(self, **fields: Any) -> Hop:
+        """A hop past `MAX_HOPS` is handed back but not kept; the trace's last hop says where recording stopped."""
+        self.dropped += 1
+        if len(self.hops) == MAX_HOPS - 1:
+            note = f"the trace reached its limit of {MAX_HOPS:,} hops: the hops after this one were not recorded"
+            self.hops.append(_trusted_hop({
+                "seq": MAX_HOPS, "step": None, "phase": None, "source": "app", "target": "app", "kind": "error",
+                "direction": "event", "round": self.round, "payload": {"error": note}, "t_start_ms": self.now_ms(),
+                "t_end_ms": self.now_ms(), "bytes": 0, "jsonrpc_id": None, "tool_call_id": None, "usage": None,
+                "summary": note, "explain": "error",
+            }))
+            if self._on_hop is not None:
+                self._on_hop(self.hops[-1])
+        step = fields["step"]
+        return Hop(seq=0, **{**fields, "phase": fields["phase"] or (STEP_PHASE[step] if step is not None else None)},
+                   t_end_ms=self.now_ms(), summary="not recorded: past the trace's hop limit")
+
+    def restep(self, hop: Hop, step: int) -> None:
+        """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""
+        hop.step = step
+        hop.phase = STEP_PHASE[step]
+        hop.explain = f"step{step}.{hop.kind}"
+
+
+class NullRecorder(Recorder):
+    """Records nothing: the baseline that measures what recording costs."""
+
+    enabled = False
+
+    def record(self, **kwargs: Any) -> Hop:  # type: ignore[override]
+        return _NO_HOP
+
+
+_NO_HOP = Hop(seq=0, step=None, phase=None, source="app", target="app", kind="error")

@@ -1,0 +1,608 @@
+"""The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | export | import |
+schema | mock-server | demo-server`."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import get_args
+from urllib.parse import urlsplit, urlunsplit
+
+from flow.backends.replay import Cursor
+from flow.backends.scripted import ScriptError, load_script
+from flow.engine.model import ModelConfig
+from flow.engine.options import RunOptions, RunResult
+from flow.runs import run
+from flow.servers.spec import TOKEN_ENV, ServerSpec
+from flow.trace.files import TraceError, json_schema, json_value_problem, load_trace, read_limited, save_trace
+from flow.trace.model import Hop, ImportFormat, Trace
+from flow.trace.redact import SecretLeakError
+from flow.views.diagram import RenderError
+from flow.views.labels import clip
+from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m flow", description="See how a language model uses tools, hop by hop.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run one question through the model and the tools, and write the trace")
+    r.add_argument("--question", "-q", default="北京今天天气怎么样？")
+    r.add_argument("--mode", choices=["mcp", "direct"], default="mcp")
+    r.add_argument("--out", "-o", help="trace file to write (default: traces/<time>-<mode>.json)")
+    r.add_argument("--model", help="model name; mock, mock-bad-json, ... for the offline mock (default: mock, "
+                   "or $OPENAI_MODEL when a provider is configured)")
+    r.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; unset: the offline mock)")
+    r.add_argument("--script", metavar="FILE|TEXT", help="a scripted model: the decisions it makes, as a JSON or "
+                   "YAML list of turns (call/arguments, calls, answer); offline, for any MCP server")
+    r.add_argument("--tool-choice", default="auto", help="auto | none | required | the name of one function")
+    r.add_argument("--no-parallel", action="store_true", help="send parallel_tool_calls: false")
+    r.add_argument("--strict", action="store_true", help="send strict schemas and check the arguments against them")
+    r.add_argument("--stream", action="store_true", help="stream the model's responses")
+    r.add_argument("--max-rounds", type=int, default=5)
+    r.add_argument("--era", choices=["handshake", "modern"], default="handshake",
+                   help="MCP protocol era: initialize handshake, or 2026-07-28 server/discover")
+    r.add_argument("--transport", choices=["stdio", "memory"], default="stdio")
+    r.add_argument("--server", metavar="COMMAND|URL", help='another MCP server: a stdio command line, e.g. '
+                   '"python -m weather_demo", or a Streamable HTTP URL, e.g. http://127.0.0.1:8000/mcp '
+                   "(default: the demo server)")
+    _server_access_options(r)
+    r.add_argument("--server-fault", choices=["none", "die", "hang"], default="none",
+                   help="make the demo server die or hang on tools/call")
+    r.add_argument("--mcp-timeout", type=float, default=10.0, help="seconds to wait for an MCP answer")
+    r.add_argument("--model-timeout", type=float, default=60.0, help="seconds to wait for the model")
+    r.add_argument("--resource", action="append", default=[], metavar="URI",
+                   help="read an MCP resource (e.g. weather://cities) and give it to the model as context; repeatable")
+    r.add_argument("--prompt", metavar="NAME", help="fetch an MCP prompt (e.g. weather_report) and send its messages")
+    r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
+
+    tl = sub.add_parser("tools", help="connect to an MCP server and list its tools, resources and prompts")
+    _probe_options(tl)
+    tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace")
+
+    c = sub.add_parser("call", help="connect to an MCP server and call one tool directly (no model), and write the "
+                       "trace; exit code 0 only for a result without isError")
+    c.add_argument("tool", help="the tool's name, as `tools` lists it")
+    c.add_argument("--args", "-a", default="{}", metavar="JSON", help='the arguments as a JSON object, e.g. \'{"city": "北京"}\'')
+    _probe_options(c)
+    c.add_argument("--out", "-o", help="trace file to write (default: traces/<time>-call.json)")
+
+    s = sub.add_parser("show", help="print a trace as a hop table, or one step's hops with their payloads")
+    s.add_argument("file")
+    s.add_argument("--step", type=int, help="print the hops of this step (0-10) and their payloads")
+    s.add_argument("--hop", type=int, metavar="SEQ", help="print one hop and its payload")
+
+    v = sub.add_parser("validate", help="check trace files: OK, or the first problem with its JSON path")
+    v.add_argument("files", nargs="+")
+
+    rp = sub.add_parser("replay", help="re-run a trace offline: recorded model answers, tools run again on the demo "
+                        "server or on --server (never on a server the file names)")
+    rp.add_argument("file")
+    rp.add_argument("--out", "-o", required=True)
+    rp.add_argument("--transport", choices=["stdio", "memory"],
+                    help="run the demo server over stdio or in this process (default: in this process)")
+    rp.add_argument("--server", metavar="COMMAND|URL", help="run the recorded tool calls on this MCP server instead: "
+                    "a stdio command line or a Streamable HTTP URL. It gets every call the recording's model made. "
+                    "Without it, a recording of another server replays the model side only (recorded results)")
+    _server_access_options(rp)
+
+    sm = sub.add_parser("samples", help="regenerate the sample library")
+    sm.add_argument("--out", default="sample_traces")
+    sm.add_argument("names", nargs="*", help="only these samples (default: all)")
+
+    rd = sub.add_parser("render", help="draw a trace: sequence diagram (dot, svg, png), mermaid, or one HTML file")
+    rd.add_argument("file")
+    rd.add_argument("--format", "-f", choices=["dot", "svg", "png", "mermaid", "html"], default="svg")
+    rd.add_argument("--out", "-o", help="output file (default: the trace's name with the format's extension)")
+    rd.add_argument("--hop", type=int, metavar="SEQ", help="highlight this hop: earlier ones normal, later ones faded")
+    rd.add_argument("--step", type=int, help="highlight the first hop of this step")
+    rd.add_argument("--window", type=int, default=0, help="draw only this many arrows around the highlight (0: all)")
+    rd.add_argument("--lang", choices=["zh", "en"], default="en")
+
+    ex = sub.add_parser("export", help="write a trace as OpenTelemetry spans (OTLP/JSON), or send them to a collector")
+    ex.add_argument("file")
+    ex.add_argument("--otlp-json", metavar="OUT", help="write OTLP/JSON (resourceSpans) to this file")
+    ex.add_argument("--otlp-endpoint", metavar="URL", help="send over OTLP/HTTP to a collector, e.g. http://localhost:4318")
+    ex.add_argument("--timeout", type=float, default=10.0, help="seconds to keep trying the collector")
+
+    im = sub.add_parser("import", help="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
+    im.add_argument("file")
+    im.add_argument("--out", "-o",
+                    help="trace file to write (default: beside the input, its extension replaced by .trace.json)")
+    im.add_argument("--format", choices=["auto", *get_args(ImportFormat)], default="auto",
+                    help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)")
+
+    sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
+    sc.add_argument("--out", default="schema/trace.schema.json")
+
+    m = sub.add_parser("mock-server", help="serve the offline mock model over HTTP (OpenAI-compatible)")
+    m.add_argument("--port", type=int, default=8765)
+    m.add_argument("--host", default="127.0.0.1")
+    m.add_argument("--api-key-env", metavar="NAME", help="require the key held in this environment variable, "
+                   "so a wrong key gets 401 as from a real provider")
+
+    ds = sub.add_parser("demo-server", help="run the demo MCP server: over stdio, or over Streamable HTTP with --http")
+    ds.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    ds.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    ds.add_argument("--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)")
+    ds.add_argument("--token", help=f"the bearer token clients must send (visible to other users in `ps`: prefer "
+                    f"--token-file or ${TOKEN_ENV}; default: ${TOKEN_ENV}, else a new one printed once)")
+    ds.add_argument("--token-file", metavar="FILE", help="read the bearer token from the first line of this file")
+    ds.add_argument("--no-auth", action="store_true", help="accept requests without a bearer token")
+    ds.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="a host name or address clients may use in the Host header, beside this machine's own "
+                    "names and addresses and localhost; repeatable; '*' turns the DNS-rebinding check off")
+    ds.add_argument("--fault", choices=["none", "die", "hang"], default="none",
+                    help="make every tools/call kill the server or never answer")
+    return p
+
+
+def _server_access_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server-env", action="append", default=[], metavar="NAME[=VALUE]",
+                        help="extra environment for a --server command; NAME alone copies NAME's value from this "
+                        "environment (NAME=VALUE shows the value to other users in `ps`); the value is redacted in "
+                        "the trace; repeatable")
+    parser.add_argument("--server-env-file", action="append", default=[], metavar="FILE",
+                        help="more --server-env, as NAME=VALUE lines (# comments); values redacted in the trace")
+    parser.add_argument("--server-env-public", action="append", default=[], metavar="NAME=VALUE",
+                        help="like --server-env, but the value is no secret and the trace shows it; repeatable")
+    parser.add_argument("--bearer-token-env", default=TOKEN_ENV, metavar="NAME",
+                        help=f"for a --server URL: the environment variable holding its bearer token "
+                        f"(default: {TOKEN_ENV}; unset: no token is sent)")
+
+
+def _probe_options(parser: argparse.ArgumentParser) -> None:
+    """What `tools` and `call` need to reach a server."""
+    parser.add_argument("--server", metavar="COMMAND|URL",
+                        help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)")
+    _server_access_options(parser)
+    parser.add_argument("--era", choices=["handshake", "modern"], default="handshake")
+    parser.add_argument("--timeout", type=float, default=10.0)
+
+
+class _UsageError(Exception):
+    """Bad command-line input: one line, exit 2."""
+
+
+_SMALL_FILE = 1 << 16  # an env or token file is a few lines; anything bigger is a mistake
+
+
+def _read_small_file(path: str, option: str) -> str:
+    """A short text file named on the command line, read as trace files are (`read_limited`: never a FIFO or
+    a device, bounded), or one line saying why not."""
+    try:
+        data = read_limited(path, limit=_SMALL_FILE, what="file for " + option)
+    except TraceError as exc:
+        raise _UsageError(f"{option} {exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _UsageError(f"{option} {path}: not UTF-8 text") from None
+
+
+def _env_pair(text: str, option: str, *, from_environment: bool) -> tuple[str, str]:
+    """NAME=VALUE, or (when allowed) NAME alone, whose value is copied from this process's environment."""
+    name, eq, value = text.partition("=")
+    if not name or "\0" in text or (not eq and not from_environment):
+        raise _UsageError(f"{option} wants NAME=VALUE" + (" or NAME" if from_environment else "") + f", got {text!r}")
+    if not eq:
+        if name not in os.environ:
+            raise _UsageError(f"{option} {name}: {name} is not set in this environment")
+        value = os.environ[name]
+    return name, value
+
+
+def _server_env(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[str]]:
+    """The environment for a --server command, and the names whose values the trace may show."""
+    env = [_env_pair(pair, "--server-env", from_environment=True) for pair in args.server_env]
+    for path in args.server_env_file:
+        for n, line in enumerate(_read_small_file(path, "--server-env-file").splitlines(), 1):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, value = _env_pair(line.removeprefix("export "), f"--server-env-file {path}:{n}:",
+                                        from_environment=False)
+                if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                    value = value[1:-1]
+                env.append((name, value))
+    public = [_env_pair(pair, "--server-env-public", from_environment=False) for pair in args.server_env_public]
+    secret_names = {name for name, _ in env}
+    return env + public, [name for name, _ in public if name not in secret_names]
+
+
+def _server_spec(args: argparse.Namespace) -> ServerSpec:
+    """--server as a URL (Streamable HTTP) or a command line (stdio), with its environment or token source."""
+    env, public = _server_env(args)
+    server = (args.server or "").strip()
+    if server.startswith(("http://", "https://")):
+        if env:
+            raise _UsageError("--server-env is for a server started from a command; an HTTP server runs on its own")
+        return ServerSpec(transport="http", url=server, bearer_token_env=args.bearer_token_env)
+    if server.split(":", 1)[0].lower() in ("ws", "wss", "sse", "tcp"):
+        raise _UsageError(f"--server {server!r}: only http:// and https:// URLs (Streamable HTTP) are supported")
+    if args.server is not None and not server:
+        raise _UsageError("--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server")
+    try:
+        command = tuple(shlex.split(server)) if server else ()
+    except ValueError as exc:  # shlex: "No closing quotation", "No escaped character"
+        raise _UsageError(f"--server {server!r}: {exc}") from None
+    if env and not command:
+        raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
+    return ServerSpec(command=command, env=tuple(env), env_public=tuple(public), bearer_token_env=args.bearer_token_env)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    if args.max_rounds < 1:
+        print("error: --max-rounds must be at least 1", file=sys.stderr)
+        return 2
+    spec = _server_spec(args)
+    options = RunOptions(
+        mode=args.mode,
+        tool_choice=args.tool_choice,
+        parallel=not args.no_parallel,
+        strict=args.strict,
+        stream=args.stream,
+        max_rounds=args.max_rounds,
+        era=args.era,
+        transport=args.transport,
+        server_fault=args.server_fault,
+        mcp_timeout_s=args.mcp_timeout,
+        resources=tuple(args.resource),
+        prompt=args.prompt,
+        prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
+    ).with_server(spec)
+    if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
+        print("error: --server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp",
+              file=sys.stderr)
+        return 2
+    if args.script:
+        if args.model or args.base_url:
+            print("error: --script is the model; leave out --model and --base-url", file=sys.stderr)
+            return 2
+        model = ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
+    else:
+        model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+    result = run(args.question, options=options, model=model)
+    if result.ok:
+        print(result.answer, flush=True)
+    else:
+        print(f"error: {result.error}", file=sys.stderr, flush=True)
+    out = Path(args.out) if args.out else Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_trace(result.trace, out)
+    print(f"{summary_line(result.trace)} → {out}")
+    return 0 if result.ok else 1
+
+
+def _cmd_tools(args: argparse.Namespace) -> int:
+    import anyio
+
+    from flow.engine.loop import inspect_server
+
+    spec = _server_spec(args)
+    result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
+    if args.out:
+        save_trace(result.trace, args.out)
+    _stderr_note(result)
+    if not result.ok:
+        print(f"error: {result.error}", file=sys.stderr)
+        return 1
+    server = result.trace.meta.server or {}
+    over = ""
+    if server.get("transport") == "http":
+        over = f" · {server.get('url')} ({'bearer token' if server.get('auth') == 'bearer' else 'no token'})"
+    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}")
+    for tool in listing["tools"]:
+        params = ", ".join((tool.get("inputSchema") or {}).get("properties") or {})
+        print(f"  tool     {tool['name']}({params}) — {clip(tool.get('description') or '', 70)}")
+    for resource in listing["resources"]:
+        print(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}")
+    for prompt in listing["prompts"]:
+        print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}")
+    print(summary_line(result.trace) + (f" → {args.out}" if args.out else ""))
+    return 0
+
+
+def _stderr_note(result: RunResult) -> None:
+    written = (result.trace.meta.server or {}).get("stderr_bytes") or 0
+    if written > 1 << 20:
+        print(f"note: the MCP server wrote {written / (1 << 20):.1f} MB to stderr", file=sys.stderr)
+
+
+def _cmd_call(args: argparse.Namespace) -> int:
+    import anyio
+
+    from flow.engine.loop import call_server_tool
+
+    try:
+        arguments = json.loads(args.args)
+    except json.JSONDecodeError as exc:
+        arguments, problem = None, f"not valid JSON ({exc})"
+    else:
+        bad = json_value_problem(arguments)
+        problem = f"not usable ({bad})" if bad else "not a JSON object"
+    if not isinstance(arguments, dict) or json_value_problem(arguments):
+        raise _UsageError(f"--args is {problem}: {args.args}")
+    spec = _server_spec(args)
+    result, called = anyio.run(lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout))
+    out = Path(args.out) if args.out else Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-call.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_trace(result.trace, out)
+    _stderr_note(result)
+    if not result.ok or called is None:
+        print(f"error: {result.error}", file=sys.stderr)
+        return 1
+    tool_result = next(h for h in reversed(result.trace.hops) if h.kind == "tool.result")
+    print(("isError: " if called.get("isError") else "") + tool_result.payload["tool_message_content"])
+    print(f"{summary_line(result.trace)} → {out}")
+    return 1 if called.get("isError") else 0
+
+
+def _cmd_demo_server(args: argparse.Namespace) -> int:
+    from weather_demo.server import ANY_ADDRESS, LOCAL_HOSTS, allowed_hosts, new_token, serve_http
+    from weather_demo.server import main as serve_stdio
+
+    if not args.http:
+        if args.token or args.token_file or args.no_auth or args.allow_host or args.port != 8000 or args.host != "127.0.0.1":
+            raise _UsageError("--token, --token-file, --no-auth, --allow-host, --host and --port are for --http")
+        serve_stdio(["--fault", args.fault])
+        return 0
+    if args.token and args.token_file:
+        raise _UsageError("--token and --token-file: give one")
+    if args.no_auth and (args.token or args.token_file):
+        raise _UsageError("--no-auth and a token contradict each other")
+    token = args.token
+    if args.token_file:
+        token = next((line.strip() for line in _read_small_file(args.token_file, "--token-file").splitlines()
+                      if line.strip()), "")
+        if not token:
+            raise _UsageError(f"--token-file {args.token_file}: the file is empty")
+    token = None if args.no_auth else (token or os.environ.get(TOKEN_ENV) or None)
+    generated = token is None and not args.no_auth
+    if generated:
+        token = new_token()
+    if args.no_auth and args.host not in LOCAL_HOSTS:
+        print(f"warning: anyone who can reach {args.host}:{args.port} can call these tools (--no-auth)", file=sys.stderr)
+    hosts = allowed_hosts(args.host, args.allow_host)
+    if hosts is None:
+        print("warning: DNS-rebinding protection is OFF (--allow-host '*'): any web page a visitor opens can send "
+              "requests to this server under any host name", file=sys.stderr)
+    elif args.host not in LOCAL_HOSTS:
+        print(f"Host/Origin checked: clients must reach it as {', '.join(hosts)} (add names with --allow-host)",
+              file=sys.stderr)
+
+    def listening(url: str) -> None:
+        how = "bearer token required" if token else "no auth"
+        print(f"weather-demo MCP server listening on {url} ({how})", file=sys.stderr, flush=True)
+        if args.host in ANY_ADDRESS:  # no client reaches "0.0.0.0": name it as this machine does, an allowed host
+            parts = urlsplit(url)
+            url = urlunsplit(parts._replace(netloc=f"127.0.0.1:{parts.port}"))
+        if generated:
+            # Shown once, here, so a class can connect; it is never written anywhere else.
+            print(f"bearer token (shown only now): {token}\nconnect with:  {TOKEN_ENV}={token} "
+                  f"python -m flow tools --server {url}", file=sys.stderr, flush=True)
+        elif token:
+            print(f"connect with:  {TOKEN_ENV}=<the token> python -m flow tools --server {url}", file=sys.stderr,
+                  flush=True)
+        else:
+            print(f"connect with:  python -m flow tools --server {url}", file=sys.stderr, flush=True)
+
+    serve_http(host=args.host, port=args.port, token=token, fault=args.fault, on_listening=listening,
+               allowed=hosts)
+    return 0
+
+
+def _print_hop(hop: Hop) -> None:
+    """The hop's line and its payload, bounded however much the hop holds (see `bounded_view`)."""
+    step = "-" if hop.step is None else hop.step
+    print(terminal_safe(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → "
+                        f"{ACTOR_LABEL[hop.target]} · {hop.kind} · {clip(hop.summary, 200)}"))
+    clipped = getattr(hop, "clipped", None)
+    if clipped:
+        print(terminal_safe(f"(clipped when recorded: {clipped})"))
+    print(terminal_safe(json.dumps(bounded_view(hop.payload), ensure_ascii=False, indent=2)))
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    trace = load_trace(args.file)
+    if args.step is not None or args.hop is not None:
+        cursor = Cursor(trace)
+        hops = [cursor.goto_seq(args.hop)] if args.hop is not None else cursor.hops_of_step(args.step)
+        if not hops:
+            cursor.goto_step(args.step)  # raises with the steps the trace does have
+        for hop in hops:
+            _print_hop(hop)
+        return 0
+    m = trace.meta
+    print(terminal_safe(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(clip(m.question, 200), ensure_ascii=False)}"))
+    if isinstance(m.replay, dict):
+        tools = {"recorded": "model side only: tool results served from the recording",
+                 "server": "tools re-run on a server named on the command line",
+                 "demo": "tools re-run on the demo server"}.get(str(m.replay.get("tools")), "tools re-run")
+        print(f"replay · {tools} · {'diverged' if m.replay.get('diverged') else 'matched the recording'}")
+    print(hop_table(trace))
+    print(summary_line(trace) + terminal_safe(f" · error: {clip(m.error, 200)}" if m.error else ""))
+    return 0
+
+
+def _names_a_server(trace: Trace) -> str:
+    """What a trace's settings name as a way to reach a server (a command, a URL), for a note; "" for none."""
+    settings = trace.meta.settings if isinstance(trace.meta.settings, dict) else {}
+    named = [what for key, what in (("server_command", "a server command"), ("server_url", "a server URL"),
+                                     ("server_env", "server environment")) if settings.get(key)]
+    return " and ".join(named)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    bad = 0
+    for name in args.files:
+        try:
+            trace = load_trace(name)
+        except TraceError as exc:
+            bad += 1
+            print(f"{name}: {str(exc).removeprefix(name + ': ')}")
+        else:
+            named = _names_a_server(trace)
+            print(f"{name}: OK ({len(trace.hops)} hops, format {trace.format_version})"
+                  + (f"; it names {named}, which replay never runs or contacts" if named else ""))
+    return 1 if bad else 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from flow.backends.replay import ReplayError, recorded_server, replay
+
+    trace = load_trace(args.file)
+    server = _server_spec(args) if args.server is not None else None
+    if server is None and (args.server_env or args.server_env_file or args.server_env_public):
+        raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
+    other = recorded_server(trace.meta)
+    if server is None and other is not None:
+        print(f"note: the recording came from {other}, not the demo server: replaying the model side only "
+              "(recorded tool results served back, no server contacted; name one with --server)", file=sys.stderr)
+    try:
+        result = replay(trace, source=args.file, transport=args.transport, server=server)
+    except ReplayError as exc:
+        raise _UsageError(str(exc)) from None
+    save_trace(result.trace, args.out)
+    info = result.trace.meta.replay or {}
+    if result.ok:
+        print(result.answer)
+    else:
+        print(f"error: {result.error}", file=sys.stderr)
+    if info.get("diverged"):
+        print(f"replay diverged from the recording: {info['divergences'][0]}", file=sys.stderr)
+    else:
+        results = "tool results served from the recording" if info.get("tools") == "recorded" else "tool results identical"
+        print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}")
+    print(f"{summary_line(result.trace)} → {args.out}")
+    return 1 if info.get("diverged") or not result.ok else 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from flow.interop.otlp import OtlpExportError, send_otlp, to_otlp_json
+
+    if not args.otlp_json and not args.otlp_endpoint:
+        print("error: say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL", file=sys.stderr)
+        return 2
+    trace = load_trace(args.file)
+    if args.otlp_json:
+        Path(args.otlp_json).write_text(to_otlp_json(trace), encoding="utf-8")
+        print(args.otlp_json)
+    if args.otlp_endpoint:
+        try:
+            sent = send_otlp(trace, args.otlp_endpoint, timeout_s=args.timeout)
+        except OtlpExportError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"{sent} spans sent to {args.otlp_endpoint}")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from flow.interop.importers import import_file
+
+    trace = import_file(args.file, fmt=args.format)
+    out = Path(args.out) if args.out else Path(args.file).with_suffix(".trace.json")
+    save_trace(trace, out)
+    info = trace.meta.imported
+    if info is not None:
+        for line in info.unmapped:
+            print(terminal_safe(f"not mapped: {line}"))
+    print(f"{summary_line(trace)} → {out}")
+    return 0
+
+
+_EXT = {"dot": "dot", "svg": "svg", "png": "png", "mermaid": "mmd", "html": "html"}
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from flow.views.diagram import MAX_ARROWS, render, to_dot, to_mermaid, too_many_arrows
+    from flow.views.html import to_html
+
+    trace = load_trace(args.file)
+    if args.format in ("dot", "svg", "png"):
+        problem = too_many_arrows(trace, window=args.window or None)
+        if problem:
+            raise RenderError(f"{args.file}: {problem}: draw part of it with --window N (up to {MAX_ARROWS:,}) "
+                              "and --hop SEQ or --step N")
+    current = None
+    if args.hop is not None:
+        current = Cursor(trace).goto_seq(args.hop).seq
+    elif args.step is not None:
+        current = Cursor(trace).goto_step(args.step).seq
+    out = Path(args.out) if args.out else Path(args.file).with_suffix("." + _EXT[args.format])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if args.format == "mermaid":
+        out.write_text(to_mermaid(trace, lang=args.lang), encoding="utf-8")
+    elif args.format == "html":
+        out.write_text(to_html(trace, lang=args.lang), encoding="utf-8")
+    else:
+        dot = to_dot(trace, current=current, window=args.window or None, lang=args.lang)
+        if args.format == "dot":
+            out.write_text(dot, encoding="utf-8")
+        else:
+            out.write_bytes(render(dot, args.format))
+    print(out)
+    return 0
+
+
+def _cmd_samples(args: argparse.Namespace) -> int:
+    from flow.samples import write_samples
+
+    for path in write_samples(Path(args.out), names=args.names or None):
+        print(path)
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(out)
+    return 0
+
+
+def _cmd_mock_server(args: argparse.Namespace) -> int:
+    from flow.backends.mock_http import serve
+
+    serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None)
+    return 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "run": _cmd_run, "show": _cmd_show, "tools": _cmd_tools, "call": _cmd_call, "validate": _cmd_validate,
+    "replay": _cmd_replay, "samples": _cmd_samples, "render": _cmd_render, "export": _cmd_export,
+    "import": _cmd_import, "schema": _cmd_schema, "mock-server": _cmd_mock_server, "demo-server": _cmd_demo_server,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # Bytes that are not UTF-8 reach Python as lone surrogates, which no trace, terminal or page can hold.
+    for i, arg in enumerate(argv, 1):
+        if json_value_problem(arg):
+            print(f"error: argument {i} is not UTF-8 text: {arg.encode('utf-8', 'backslashreplace').decode()[:80]}",
+                  file=sys.stderr)
+            return 2
+    args = _parser().parse_args(argv)
+    # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
+    sdk_log = logging.getLogger("mcp")
+    if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
+        sdk_log.addHandler(logging.NullHandler())
+    try:
+        return _COMMANDS[args.command](args)
+    except (_UsageError, TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
+        print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr)  # one line, whatever a tool said
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,590 @@
+"""The tool loop: one question through the model and the tools, every hop recorded.
+
+The same loop serves both modes; only how tools are listed and executed differs
+(`_McpTools` over a real MCP session, `_DirectTools` calling local functions).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+import httpx2
+import openai
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+from flow.capture.mcp import FrameTap
+from flow.capture.recorder import Recorder
+from flow.engine.errors import FlowAbort, explain_both
+from flow.engine.model import ModelConfig, StreamAssembler, make_client, not_json, read_completion
+from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
+from flow.engine.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
+from flow.servers import builtin
+from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail
+from flow.servers.spec import Era, ServerSpec
+from flow.text.errors import MalformedResponse, ModelLimitError
+from flow.trace.model import Actor, Hop, Trace, TraceMeta
+from flow.trace.redact import url_secrets
+from flow.trace.stats import hop_stats
+from flow.trace.summaries import response_summary
+
+
+@dataclass
+class _Setup:
+    """What the app has before it first asks the model."""
+
+    tools: list[dict[str, Any]]
+    context: list[str] = field(default_factory=list)  # resource texts for the system message
+    prompt_messages: list[dict[str, Any]] | None = None
+
+
+class _Tools(Protocol):
+    async def list(self) -> _Setup: ...
+    async def call(self, tool_call: dict[str, Any]) -> str: ...
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    """An SDK object as the JSON the wire carries (aliases, no empty fields)."""
+    result: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return result
+
+
+def _tool_choice_param(choice: str) -> Any:
+    if choice in ("auto", "none", "required"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _content_text(result: dict[str, Any]) -> str:
+    parts = []
+    for block in result.get("content") or []:
+        parts.append(block.get("text", "") if block.get("type") == "text" else json.dumps(block, ensure_ascii=False))
+    text = "\n".join(parts)
+    return f"Error: {text}" if result.get("isError") and not text.startswith("Error") else text
+
+
+@dataclass
+class _McpTools:
+    client: Any
+    tap: FrameTap
+    rec: Recorder
+    options: RunOptions
+    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    async def list(self) -> _Setup:
+        rec = self.rec
+        rec.step = 2
+        listed = await self.client.list_tools()
+        mcp_tools = [_dump(t) for t in listed.tools]
+        rec.record(
+            kind="client.result",
+            source="mcp_client",
+            target="app",
+            payload={"tools": mcp_tools},
+            step=2,
+            direction="response",
+            summary=f"{len(mcp_tools)} tools: " + ", ".join(t["name"] for t in mcp_tools),
+        )
+        setup = _Setup(tools=[])
+        if self.options.resources:
+            await self.client.list_resources()
+            for uri in self.options.resources:
+                read = await self.client.read_resource(uri)
+                data = _dump(read)
+                text = "\n".join(c.get("text", "") for c in data.get("contents") or [])
+                setup.context.append(f"Context from the MCP resource {uri}:\n{text}")
+                rec.record(kind="client.result", source="mcp_client", target="app", payload={"uri": uri, "result": data},
+                           step=2, direction="response", summary=f"resource {uri}: {' '.join(text.split())[:50]}")
+        if self.options.prompt:
+            await self.client.list_prompts()
+            got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
+            data = _dump(got)
+            setup.prompt_messages = [
+                {"role": m["role"], "content": m["content"].get("text", "") if isinstance(m["content"], dict) else str(m["content"])}
+                for m in data.get("messages") or []
+            ]
+            rec.record(kind="client.result", source="mcp_client", target="app",
+                       payload={"prompt": self.options.prompt, "result": data, "as_chat_messages": setup.prompt_messages},
+                       step=2, direction="response", summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages")
+        rec.step = 3
+        openai_tools = [to_openai_tool(t, strict=self.options.strict) for t in mcp_tools]
+        self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools}
+        rec.record(
+            kind="translate.forward",
+            source="app",
+            target="app",
+            payload={"mcp": mcp_tools, "openai": openai_tools},
+            step=3,
+            summary="inputSchema → parameters for " + ", ".join(t["name"] for t in mcp_tools),
+        )
+        setup.tools = openai_tools
+        return setup
+
+    async def call(self, tool_call: dict[str, Any]) -> str:
+        rec = self.rec
+        translated = _reverse_translate(rec, tool_call, self.schemas, strict=self.options.strict, target="mcp_client")
+        if isinstance(translated, str):
+            return translated
+        request, reverse_hop = translated
+        try:
+            # A progress callback makes the SDK send a progress token, so a server may report how far it got.
+            result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
+        except MCPError as exc:
+            if self.tap.fault is not None:
+                raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
+            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
+                # No frame came back: the client gave up on its own, so this is no protocol error.
+                hung = exc.code == REQUEST_TIMEOUT
+                line = (
+                    f"the MCP server did not answer tools/call {request.name} within {self.options.mcp_timeout_s:g} s"
+                    if hung
+                    else f"the MCP server closed the connection during tools/call {request.name} "
+                    + ("(the HTTP response ended without an answer)" if self.tap.http else "(its process ended)")
+                )
+                line_zh = (
+                    f"MCP 服务器在 {self.options.mcp_timeout_s:g} 秒内没有回答 tools/call {request.name}"
+                    if hung
+                    else f"MCP 服务器在 tools/call {request.name} 期间关闭了连接"
+                    + ("（HTTP 响应没有带回答就结束了）" if self.tap.http else "（进程已退出）")
+                )
+                rec.record(
+                    kind="error",
+                    source="mcp_server",
+                    target="mcp_client",
+                    payload={"error": "timeout" if exc.code == REQUEST_TIMEOUT else "connection closed",
+                             "sdk_error": {"code": exc.code, "message": exc.message}},
+                    step=7,
+                    direction="error",
+                    t_start_ms=reverse_hop.t_start_ms,
+                    tool_call_id=tool_call["id"],
+                    summary=line,
+                )
+                raise FlowAbort(line, line_zh) from None
+            error = {"code": exc.code, "message": exc.message}
+            rec.record(
+                kind="tool.result",
+                source="mcp_client",
+                target="app",
+                payload={"error": error},
+                step=7,
+                direction="error",
+                tool_call_id=tool_call["id"],
+                summary=f"protocol error {exc.code}: {exc.message}",
+            )
+            return f"Error: {exc.message} (JSON-RPC error {exc.code})"
+        data = _dump(result)
+        content = _content_text(data)
+        rec.record(
+            kind="tool.result",
+            source="mcp_client",
+            target="app",
+            payload={"result": data, "tool_message_content": content},
+            step=7,
+            direction="response",
+            tool_call_id=tool_call["id"],
+            summary=("isError: " if data.get("isError") else "") + " ".join(content.split())[:60],
+        )
+        return content
+
+
+async def _progress_seen(progress: float, total: float | None, message: str | None) -> None:
+    """The notifications are recorded by the frame tap; the app has nothing more to do with them."""
+
+
+@dataclass
+class _DirectTools:
+    rec: Recorder
+    options: RunOptions
+    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    async def list(self) -> _Setup:
+        if self.options.resources or self.options.prompt:
+            raise FlowAbort("resources and prompts are MCP features; use --mode mcp to read or fetch them",
+                            "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们")
+        tools = builtin.DIRECT_TOOL_SCHEMAS
+        if self.options.strict:
+            tools = [with_strict(t) for t in tools]
+        self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+        self.rec.record(
+            kind="tool.list",
+            source="tool",
+            target="app",
+            payload={"tools": tools},
+            step=2,
+            direction="response",
+            summary=f"{len(tools)} local functions: " + ", ".join(self.schemas),
+        )
+        return _Setup(tools=tools)
+
+    async def call(self, tool_call: dict[str, Any]) -> str:
+        rec = self.rec
+        translated = _reverse_translate(rec, tool_call, self.schemas, strict=self.options.strict, target="tool")
+        if isinstance(translated, str):
+            return translated
+        request, _ = translated
+        function = builtin.DIRECT_FUNCTIONS.get(request.name)
+        invoke = rec.record(
+            kind="tool.invoke",
+            source="app",
+            target="tool",
+            payload={"function": request.name, "kwargs": request.arguments},
+            step=6,
+            direction="request",
+            tool_call_id=tool_call["id"],
+            summary=f"{request.name}({_kv(request.arguments)})",
+        )
+        is_error = False
+        try:
+            if function is None:
+                raise LookupError(f"Unknown tool: {request.name}")
+            value: Any = await anyio.to_thread.run_sync(lambda: function(**request.arguments))
+            content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        except Exception as exc:  # boundary: whatever the tool raises goes back to the model as text
+            is_error = True
+            value = None
+            content = f"Error: {type(exc).__name__}: {exc}"
+        rec.record(
+            kind="tool.result",
+            source="tool",
+            target="app",
+            payload={"return": value, "isError": is_error, "tool_message_content": content},
+            step=7,
+            direction="error" if is_error else "response",
+            t_start_ms=invoke.t_start_ms,
+            tool_call_id=tool_call["id"],
+            summary=("isError: " if is_error else "") + content[:60],
+        )
+        return content
+
+
+def _kv(args: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in args.items())
+
+
+def _reverse_translate(
+    rec: Recorder, tool_call: dict[str, Any], schemas: dict[str, dict[str, Any]], *, strict: bool, target: Actor
+) -> tuple[CallRequest, Hop] | str:
+    """Step 5: the tool_call's JSON string becomes a call request; or the error text that goes back to the model."""
+    fn = tool_call["function"]
+    try:
+        request = parse_arguments(fn["name"], fn["arguments"], schemas.get(fn["name"]), check_schema=strict)
+    except ArgumentError as exc:
+        return _argument_error(rec, tool_call, exc)
+    hop = rec.record(
+        kind="translate.reverse",
+        source="app",
+        target=target,
+        payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
+        step=5,
+        direction="request",
+        tool_call_id=tool_call["id"],
+        summary=f"call {request.name}({_kv(request.arguments)})",
+    )
+    return request, hop
+
+
+def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError) -> str:
+    # Nothing leaves the app: the arrow loops back to it, and the error goes to the model in step 8.
+    rec.record(
+        kind="error",
+        source="app",
+        target="app",
+        payload={"tool_call": tool_call, "error": str(exc), "sent_back_to_model": True},
+        step=5,
+        direction="error",
+        tool_call_id=tool_call["id"],
+        summary=f"bad arguments: {exc}",
+    )
+    return f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
+
+
+DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
+
+
+async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
+    """One chat completion within the call's total time; returns the assistant message as the app will send it back.
+
+    An answer the app cannot read (no choices, a tool call without a name, a body that is not JSON, a stream cut
+    off before its finish_reason) ends the run with one line and an llm.error hop, never a KeyError. The model
+    tap holds each attempt to the deadline; this scope also bounds what the SDK does between attempts (its retries
+    sleep, up to a minute when a server asks), so that the time is total for the user."""
+    with anyio.CancelScope(deadline=anyio.current_time() + timeout_s + DEADLINE_GRACE_S):
+        try:
+            return await _completion(client, rec, kwargs)
+        except MalformedResponse as exc:
+            rec.record(kind="llm.error", source="model", target="app",
+                       payload={"error": "malformed response", "reason": str(exc)},
+                       step=rec.step, direction="error", summary=str(exc))
+            raise
+    line = f"the model call did not finish within {timeout_s:g} s (the SDK was still waiting to retry)"
+    rec.record(kind="llm.error", source="model", target="app", payload={"error": "deadline", "limit_s": timeout_s},
+               step=rec.step, direction="error", summary=line)
+    raise ModelLimitError(line, f"模型调用没有在 {timeout_s:g} 秒内完成（SDK 还在等待重试）")
+
+
+async def _completion(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
+    stream = bool(kwargs.get("stream"))
+    assembler = StreamAssembler()
+    try:
+        if not stream:
+            return read_completion(await client.chat.completions.create(**kwargs))
+        chunks = await client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
+        async for chunk in chunks:
+            assembler.add(chunk)
+    except json.JSONDecodeError as exc:  # the SDK parses what the server said is JSON, and it was not
+        raise not_json(exc.doc, stream=stream) from None
+    message, finish = assembler.message()
+    rec.record(
+        kind="llm.assembled",
+        source="app",
+        target="app",
+        payload={"message": message, "finish_reason": finish},
+        step=4 if message.get("tool_calls") else 9,
+        summary="assembled " + response_summary({"choices": [{"message": message, "finish_reason": finish}]}),
+    )
+    return message
+
+
+async def run_flow(
+    question: str,
+    *,
+    options: RunOptions = RunOptions(),
+    model: ModelConfig = ModelConfig(),
+    on_hop: Callable[[Hop], None] | None = None,
+    model_transport: httpx2.AsyncBaseTransport | None = None,
+    recorder: Recorder | None = None,
+    session: McpSession | None = None,
+) -> RunResult:
+    """Run one question end to end and return the trace; failures end the run as hops, never raise.
+
+    `model_transport` replaces the model's transport (the replay model); it is still recorded."""
+    spec = options.server_spec()
+    rec = recorder or Recorder(secrets=[model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(spec)],
+                               on_hop=on_hop)
+    meta = TraceMeta(
+        mode=options.mode,
+        question=question,
+        model=model.describe(),
+        server=spec.describe() if options.mode == "mcp" else None,
+        settings=options.settings(),
+        started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+    answer: str | None = None
+    error: str | None = None
+    error_zh: str | None = None
+    stderr_tail = ""
+    try:
+        if options.mode == "mcp":
+            if (session.spec if session else spec).is_demo:  # step 0 is the demo server's code; another's is not ours
+                await _record_server_tools(rec)
+            user_payload: dict[str, Any] = {"content": question}
+            if options.prompt:
+                user_payload["prompt"] = {"name": options.prompt, "arguments": dict(options.prompt_args)}
+            rec.record(kind="user.message", source="user", target="app", payload=user_payload, step=1, summary=question)
+            rec.step = 2
+            if session is not None:
+                # A connection kept open across runs: its set-up frames belong to the run that opened it.
+                session.tap.recorder = rec
+                meta.server = {**session.describe(), "reused_session": True}
+                answer = await _loop(question, _McpTools(session.client, session.tap, rec, options), rec, options, model,
+                                     model_transport)
+            else:
+                async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (
+                    client, tap, err
+                ):
+                    meta.server = McpSession(client, tap, spec).describe()
+                    try:
+                        answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model,
+                                             model_transport)
+                    except BaseException:
+                        stderr_tail = server_stderr_tail(err)
+                        raise
+        else:
+            rec.record(
+                kind="prepare.tools",
+                source="app",
+                target="app",
+                payload={"written_by": builtin.DIRECT_WRITTEN_BY, "tools": builtin.DIRECT_TOOL_SCHEMAS},
+                step=0,
+                summary="hand-written schemas: " + ", ".join(builtin.DIRECT_FUNCTIONS),
+            )
+            rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=1, summary=question)
+            answer = await _loop(question, _DirectTools(rec, options), rec, options, model, model_transport)
+    except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
+        if os.environ.get("FLOW_DEBUG"):
+            traceback.print_exc()
+        cause = leaf_exception(exc)
+        lines = explain_both(cause, options, model)
+        error, error_zh = lines["en"], lines["zh"]
+        payload: dict[str, Any] = {"error": type(cause).__name__, "message": error}
+        if stderr_tail:
+            payload["server_stderr"] = stderr_tail
+        # The user gets this line where the answer would have been: step 10.
+        rec.record(kind="error", source="app", target="user", payload=payload, step=10, direction="error", summary=error)
+    meta.outcome = "ok" if error is None else "error"
+    # A server or model may echo a secret back: what the run keeps and prints is scrubbed as its hops are.
+    answer, error, error_zh = rec.scrub(answer), rec.scrub(error), rec.scrub(error_zh)
+    meta.answer, meta.error = answer, error
+    meta.error_zh = error_zh if error else None
+    meta.stats = hop_stats(rec.hops, rec.now_ms())
+    return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
+
+
+def _server_secrets(spec: ServerSpec) -> list[str]:
+    """What the recorder must scrub if a server echoes it: its bearer token, secret-named environment values."""
+    return spec.secret_values()
+
+
+async def _record_server_tools(rec: Recorder) -> None:
+    """Step 0: what the demo server's decorators built, read from the same code the server runs."""
+    listed = await builtin.demo_tool_listing()
+    rec.record(
+        kind="prepare.tools",
+        source="mcp_server",
+        target="mcp_server",
+        payload={"built_from": builtin.SERVER_BUILT_FROM, "tools": listed},
+        step=0,
+        summary="tools built from decorated functions: " + ", ".join(t["name"] for t in listed),
+    )
+
+
+async def _loop(
+    question: str, tools: _Tools, rec: Recorder, options: RunOptions, model: ModelConfig, model_transport: Any
+) -> str:
+    setup = await tools.list()
+    openai_tools = setup.tools
+    client = make_client(model, rec, transport=model_transport)
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "\n\n".join([SYSTEM_PROMPT, *setup.context])},
+        *(setup.prompt_messages or [{"role": "user", "content": question}]),
+    ]
+    async with client:
+        # max_rounds tool rounds, then one more request for the answer that uses their results.
+        for round_no in range(1, options.max_rounds + 2):
+            rec.round = round_no
+            rec.step = 3 if round_no == 1 else 8
+            kwargs: dict[str, Any] = {"model": model.model, "messages": list(messages), "tools": openai_tools}
+            kwargs["tool_choice"] = _tool_choice_param(options.tool_choice) if round_no == 1 else "auto"
+            if not options.parallel:
+                kwargs["parallel_tool_calls"] = False
+            if options.stream:
+                kwargs["stream"] = True
+            message = await _ask_model(client, rec, kwargs, timeout_s=model.timeout_s)
+            calls = message.get("tool_calls") or []
+            if not calls:
+                answer = message.get("content") or ""
+                rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=10, summary=answer[:80])
+                return answer
+            if round_no > options.max_rounds:
+                raise FlowAbort(
+                    f"stopped: the model still asked for tools after {options.max_rounds} tool "
+                    f"round{'s' if options.max_rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)",
+                    f"已停止：经过 {options.max_rounds} 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）",
+                )
+            messages.append(message)
+            rec.step = 6
+            results: list[str] = [""] * len(calls)
+
+            async def run_one(i: int, call: dict[str, Any]) -> None:
+                results[i] = await tools.call(call)
+
+            async with anyio.create_task_group() as tg:
+                for i, call in enumerate(calls):
+                    tg.start_soon(run_one, i, call)
+            for call, content in zip(calls, results, strict=True):
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+    raise AssertionError("unreachable: the loop returns an answer or stops")
+
+
+async def _probe(
+    spec: ServerSpec, *, era: Era, timeout_s: float, question: str, extra: dict[str, Any],
+    work: Callable[[Any, Recorder], Any],
+) -> tuple[RunResult, Any]:
+    """Connect, do `work(client, recorder)` with no model involved, and record it all as a trace."""
+    rec = Recorder(secrets=_server_secrets(spec))
+    settings = RunOptions(era=era, transport=spec.transport).with_server(spec).settings()
+    meta = TraceMeta(mode="mcp", question=question, server=spec.describe(),
+                     settings={**{k: v for k, v in settings.items() if k in (
+                         "era", "transport", "server_command", "server_env", "server_env_public", "server_url",
+                         "bearer_token_env")},
+                         **extra},
+                     started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    error: str | None = None
+    value: Any = None
+    tap: FrameTap | None = None
+    rec.step = 2
+    try:
+        async with connect(spec, era=era, recorder=rec, timeout_s=timeout_s) as (client, tap, _err):
+            meta.server = McpSession(client, tap, spec).describe()
+            value = await work(client, rec)
+    except Exception as exc:  # boundary: one line and a hop, as for a run
+        lines = explain_both(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
+        error = lines["en"]
+        meta.error_zh = lines["zh"]
+        rec.record(kind="error", source="app", target="user", payload={"error": type(leaf_exception(exc)).__name__,
+                   "message": error}, step=None, direction="error", summary=error)
+    if tap is not None and spec.transport == "stdio" and not spec.is_http and meta.server is not None:
+        meta.server["stderr_bytes"] = tap.stderr_bytes
+    error, meta.error_zh = rec.scrub(error), rec.scrub(meta.error_zh)
+    meta.outcome, meta.error = ("ok", None) if error is None else ("error", error)
+    meta.stats = hop_stats(rec.hops, rec.now_ms())
+    return RunResult(Trace(meta=meta, hops=rec.hops), None, error), value
+
+
+async def inspect_server(
+    spec: ServerSpec, *, era: Era = "handshake", timeout_s: float = 10.0
+) -> tuple[RunResult, dict[str, list[dict[str, Any]]]]:
+    """Connect, list what the server offers (tools, resources, prompts), and record it all as a trace."""
+
+    async def listing(client: Any, rec: Recorder) -> dict[str, list[dict[str, Any]]]:
+        listed: dict[str, list[dict[str, Any]]] = {"tools": [], "resources": [], "prompts": []}
+        caps = client.server_capabilities
+        if caps.tools is not None:
+            listed["tools"] = [_dump(t) for t in (await client.list_tools()).tools]
+        if caps.resources is not None:
+            listed["resources"] = [_dump(r) for r in (await client.list_resources()).resources]
+        if caps.prompts is not None:
+            listed["prompts"] = [_dump(p) for p in (await client.list_prompts()).prompts]
+        rec.record(kind="client.result", source="mcp_client", target="app", payload=listed, step=2,
+                   direction="response", summary=", ".join(f"{len(v)} {k}" for k, v in listed.items()))
+        return listed
+
+    result, listed = await _probe(spec, era=era, timeout_s=timeout_s, extra={}, work=listing,
+                                  question="(list the server's tools, resources and prompts)")
+    return result, listed or {"tools": [], "resources": [], "prompts": []}
+
+
+async def call_server_tool(
+    spec: ServerSpec, name: str, arguments: dict[str, Any], *, era: Era = "handshake", timeout_s: float = 10.0
+) -> tuple[RunResult, dict[str, Any] | None]:
+    """Connect and call one tool directly, no model involved: the engineer's view of a server, recorded.
+
+    The call carries a progress token, so a server that reports progress sends its
+    notifications/progress frames and they are in the trace."""
+
+    async def call(client: Any, rec: Recorder) -> dict[str, Any]:
+        rec.step = 6
+        try:
+            result = _dump(await client.call_tool(name, arguments, progress_callback=_progress_seen))
+        except MCPError as exc:
+            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+                raise  # the server went away or quiet: connect() says which
+            raise FlowAbort(f"the MCP server answered tools/call {name} with error {exc.code}: {exc.message}",
+                            f"MCP 服务器对 tools/call {name} 返回错误 {exc.code}：{exc.message}") from None
+        content = _content_text(result)
+        rec.record(kind="tool.result", source="mcp_client", target="app",
+                   payload={"result": result, "tool_message_content": content}, step=7,
+                   direction="error" if result.get("isError") else "response",
+                   summary=("isError: " if result.get("isError") else "") + " ".join(content.split())[:60])
+        return result
+
+    shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return await _probe(spec, era=era, timeout_s=timeout_s, extra={"tool": name, "arguments": arguments},
+                        work=call, question=f"(call the tool {name}({shown}) directly)")

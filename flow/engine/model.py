@@ -1,0 +1,260 @@
+"""The model side: the real openai SDK, given an httpx2 transport that records every exchange.
+
+The inner transport is either the offline mock model or a real network transport; the
+orchestrator never asks which.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import httpx2
+import openai
+import pydantic
+
+from flow.capture.http import MAX_RESPONSE_BYTES, ModelHttpTap
+from flow.capture.recorder import Recorder
+from flow.text.errors import MalformedResponse
+from flow.trace.redact import redact_url
+from flow.trace.summaries import _dict
+
+if TYPE_CHECKING:
+    from flow.backends.scripted import Turn  # a type only: the engine never builds a stand-in model
+
+MOCK_BASE_URL = "http://mock.local/v1"  # where the stand-in models answer; never a real host
+SCRIPTED_BASE_URL = "http://scripted.local/v1"
+
+Backend = Literal["mock", "openai", "replay", "scripted"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelConfig:
+    """Which model to talk to. The key is used for the call and never recorded."""
+
+    backend: Backend = "mock"
+    model: str = "mock"
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 60.0  # the whole of one model call: connecting, waiting, every byte, any retries
+    max_retries: int = 0  # every retry would be a real exchange on the wire; off unless asked for
+    max_response_bytes: int = MAX_RESPONSE_BYTES  # decoded bytes of one response (or stream) before it is cut off
+    script: tuple[Turn, ...] = ()  # the scripted model's turns
+
+    @classmethod
+    def scripted(cls, script: tuple[Turn, ...], **overrides: Any) -> ModelConfig:
+        return cls(backend="scripted", model="scripted", script=script, **overrides)
+
+    @classmethod
+    def from_env(cls, *, backend: Backend | None = None, model: str | None = None, **overrides: Any) -> ModelConfig:
+        """OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL pick a real provider; otherwise the mock."""
+        base_url = overrides.pop("base_url", None) or os.environ.get("OPENAI_BASE_URL")
+        if backend is None:
+            backend = "openai" if base_url or (model and not model.startswith("mock")) else "mock"
+        if backend == "mock":
+            return cls(backend="mock", model=model or "mock", **overrides)
+        return cls(
+            backend="openai",
+            model=model or os.environ.get("OPENAI_MODEL") or "gpt-4o-mini",
+            base_url=base_url,
+            api_key=overrides.pop("api_key", None) or os.environ.get("OPENAI_API_KEY"),
+            **overrides,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        if self.backend == "scripted":
+            return {"backend": "scripted", "name": "scripted", "base_url": SCRIPTED_BASE_URL, "key_status": "none needed",
+                    "timeout_s": self.timeout_s, "max_retries": self.max_retries,
+                    "script": [turn.as_json() for turn in self.script]}
+        base_url = (self.base_url or "https://api.openai.com/v1") if self.backend == "openai" else (self.base_url or MOCK_BASE_URL)
+        return {
+            "backend": self.backend,
+            "name": self.model,
+            "base_url": redact_url(base_url),  # a password or `?api-key=` in it stays out of the trace
+            "key_status": ("set" if self.api_key else "missing") if self.backend == "openai" else "none needed",
+            "timeout_s": self.timeout_s,
+            "max_retries": self.max_retries,
+        }
+
+
+def make_client(
+    config: ModelConfig, recorder: Recorder, *, transport: httpx2.AsyncBaseTransport | None = None
+) -> openai.AsyncOpenAI:
+    """The openai SDK, its HTTP recorded by the tap. A stand-in model (mock, scripted, replay) is the `transport`
+    the caller gives; the engine never picks one, and without one it talks to the network."""
+    scripted = config.backend == "scripted"
+    if transport is None and config.backend != "openai":
+        raise ValueError(f"the {config.backend} model needs its transport (flow.backends.model_transport)")
+    inner = transport or httpx2.AsyncHTTPTransport()
+    base_url = config.base_url if config.backend == "openai" else (config.base_url or MOCK_BASE_URL)
+    return openai.AsyncOpenAI(
+        api_key=config.api_key or "no-key",
+        base_url=SCRIPTED_BASE_URL if scripted else base_url,
+        timeout=config.timeout_s,
+        max_retries=config.max_retries,
+        http_client=httpx2.AsyncClient(transport=ModelHttpTap(
+            inner, recorder, scripted=scripted, timeout_s=config.timeout_s,
+            max_bytes=config.max_response_bytes,
+        )),
+    )
+
+
+def _get(obj: Any, name: str) -> Any:
+    """A field of an SDK object or of a plain dict, None when absent: the SDK builds responses without checking
+    them, so any field may be missing or of another type."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    if isinstance(obj, pydantic.BaseModel):
+        return getattr(obj, name, None)
+    return None
+
+
+def _excerpt(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return repr(text[:60] + ("…" if len(text) > 60 else ""))
+
+
+def _malformed(en: str, zh: str) -> MalformedResponse:
+    return MalformedResponse(f"the model endpoint's answer cannot be read: {en}", f"模型接口的回答无法读取：{zh}")
+
+
+def not_json(text: str, *, stream: bool) -> MalformedResponse:
+    """A body (or a streamed event) that was meant to be JSON and is not."""
+    if stream:
+        return _malformed(f"a streamed event is not JSON: {_excerpt(text)}", f"流式事件不是 JSON：{_excerpt(text)}")
+    return _malformed(f"the body is not JSON: {_excerpt(text)}", f"正文不是 JSON：{_excerpt(text)}")
+
+
+def _tool_calls(value: Any, where: str) -> list[dict[str, Any]]:
+    """Tool calls as the app sends them back, each with an id, a function name and its arguments as a string."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _malformed(f"{where} is not a list", f"{where} 不是列表")
+    calls = []
+    for i, call in enumerate(value):
+        fn = _get(call, "function")
+        name, call_id, arguments = _get(fn, "name"), _get(call, "id"), _get(fn, "arguments")
+        if not isinstance(name, str) or not name:
+            raise _malformed(f"{where}[{i}] has no function name", f"{where}[{i}] 没有函数名")
+        if not isinstance(call_id, str) or not call_id:
+            raise _malformed(f"{where}[{i}] ({name}) has no id", f"{where}[{i}]（{name}）没有 id")
+        if isinstance(arguments, dict):
+            arguments = json.dumps(arguments, ensure_ascii=False)  # an object where a JSON string belongs: some providers
+        elif arguments is None:
+            arguments = ""
+        elif not isinstance(arguments, str):
+            raise _malformed(f"{where}[{i}] ({name}) has arguments that are not a string",
+                             f"{where}[{i}]（{name}）的 arguments 不是字符串")
+        dumped = (call.model_dump(mode="json", exclude_none=True, warnings=False) if isinstance(call, pydantic.BaseModel)
+                  else dict(call))
+        dumped.setdefault("type", "function")
+        dumped["id"] = call_id
+        dumped["function"] = {**_dict(dumped.get("function")), "name": name, "arguments": arguments}
+        calls.append(dumped)
+    return calls
+
+
+def read_completion(completion: Any) -> dict[str, Any]:
+    """The assistant message of a chat completion, as the app sends it back; `MalformedResponse` says what is wrong."""
+    if isinstance(completion, str):  # the SDK hands over a body that is not JSON as text
+        raise not_json(completion, stream=False)
+    if not isinstance(completion, (pydantic.BaseModel, dict)):
+        raise _malformed(f"the body is JSON but not an object: {_excerpt(completion)}",
+                         f"正文是 JSON 但不是对象：{_excerpt(completion)}")
+    choices = _get(completion, "choices")
+    if not isinstance(choices, list) or not choices:
+        raise _malformed(f"it has no choices (choices: {_excerpt(choices)})", f"没有 choices（choices: {_excerpt(choices)}）")
+    message = _get(choices[0], "message")
+    if not isinstance(message, (pydantic.BaseModel, dict)):
+        raise _malformed("choices[0] has no message", "choices[0] 没有 message")
+    content = _get(message, "content")
+    if content is not None and not isinstance(content, str):
+        raise _malformed("choices[0].message.content is not text", "choices[0].message.content 不是文本")
+    calls = _tool_calls(_get(message, "tool_calls"), "choices[0].message.tool_calls")
+    if content is None and not calls and _get(message, "refusal") is None:
+        finish = _get(choices[0], "finish_reason")
+        raise _malformed(f"choices[0].message has no content and no tool_calls (finish_reason: {finish})",
+                         f"choices[0].message 既没有 content 也没有 tool_calls（finish_reason: {finish}）")
+    out: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+class StreamAssembler:
+    """Builds the assistant message from a stream's chunks as the SDK hands them over, reading each defensively;
+    a stream that never says it finished is reported as truncated, never taken for an (empty) answer."""
+
+    def __init__(self) -> None:
+        self.chunks = 0
+        self.content: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish: str | None = None
+
+    def add(self, chunk: Any) -> None:
+        self.chunks += 1
+        choices = _get(chunk, "choices")
+        if choices is None:
+            return
+        if not isinstance(choices, list):
+            raise _malformed(f"streamed chunk {self.chunks} has choices that are not a list",
+                             f"第 {self.chunks} 个流式数据块的 choices 不是列表")
+        for choice in choices:
+            finish = _get(choice, "finish_reason")
+            if finish is not None:
+                self.finish = str(finish)
+            delta = _get(choice, "delta")
+            content = _get(delta, "content")
+            if isinstance(content, str):
+                self.content.append(content)
+            elif content is not None:
+                raise _malformed(f"streamed chunk {self.chunks} has delta.content that is not text",
+                                 f"第 {self.chunks} 个流式数据块的 delta.content 不是文本")
+            calls = _get(delta, "tool_calls")
+            if calls is None:
+                continue
+            if not isinstance(calls, list):
+                raise _malformed(f"streamed chunk {self.chunks} has delta.tool_calls that is not a list",
+                                 f"第 {self.chunks} 个流式数据块的 delta.tool_calls 不是列表")
+            for tc in calls:
+                self._add_call(tc)
+
+    def _add_call(self, tc: Any) -> None:
+        index = _get(tc, "index")
+        if not isinstance(index, int):  # no index: a delta with an id starts a call, one without continues the last
+            index = len(self.calls) if _get(tc, "id") or not self.calls else max(self.calls)
+        slot = self.calls.setdefault(index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+        call_id = _get(tc, "id")
+        if isinstance(call_id, str) and call_id:
+            slot["id"] = call_id
+        fn = _get(tc, "function")
+        name, arguments = _get(fn, "name"), _get(fn, "arguments")
+        if isinstance(name, str):
+            slot["function"]["name"] += name
+        if isinstance(arguments, str):
+            slot["function"]["arguments"] += arguments
+        elif isinstance(arguments, dict):
+            slot["function"]["arguments"] += json.dumps(arguments, ensure_ascii=False)
+
+    def message(self) -> tuple[dict[str, Any], str]:
+        """The assembled message and its finish_reason."""
+        if self.finish is None:
+            if not self.chunks:
+                raise MalformedResponse(
+                    "the model's stream ended without any data (only keep-alive comments, or nothing at all)",
+                    "模型的流式回答没有任何数据就结束了（只有保活注释，或者什么都没有）")
+            text = "".join(self.content)
+            so_far = f"; {len(text)} characters of answer so far" if text else ""
+            raise MalformedResponse(
+                f"the model's stream ended before it finished: no finish_reason after {self.chunks} chunks "
+                f"(a truncated stream{so_far})",
+                f"模型的流式回答没有结束就断了：收到 {self.chunks} 个数据块后仍没有 finish_reason（流被截断）")
+        calls = _tool_calls([self.calls[i] for i in sorted(self.calls)], "the streamed tool_calls")
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content) or None}
+        if calls:
+            message["tool_calls"] = calls
+        return message, self.finish

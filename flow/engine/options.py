@@ -1,0 +1,166 @@
+"""What a run is asked to do: the options, checked once, and what it gives back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from flow.servers.spec import TOKEN_ENV, Era, ServerSpec, TransportName
+from flow.text.names import Lang
+from flow.trace.files import TraceError
+from flow.trace.model import Mode, Trace
+from flow.trace.redact import redact_url
+
+SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """How to run the flow. `tool_choice` applies to the first model request only (later ones use
+    "auto"), so that "required" cannot loop forever; the Agents SDK resets it the same way."""
+
+    mode: Mode = "mcp"
+    tool_choice: str = "auto"  # auto | none | required | the name of one function
+    parallel: bool = True
+    strict: bool = False
+    stream: bool = False
+    max_rounds: int = 5
+    era: Era = "handshake"
+    transport: TransportName = "stdio"
+    server_fault: Literal["none", "die", "hang"] = "none"
+    mcp_timeout_s: float = 10.0
+    server_command: tuple[str, ...] = ()  # any stdio MCP server's command line instead of the demo server
+    server_env: tuple[tuple[str, str], ...] = ()  # extra environment for that command
+    server_env_public: tuple[str, ...] = ()  # names in server_env whose values a trace may show
+    server_url: str = ""  # a Streamable HTTP MCP server instead (transport is then "http")
+    bearer_token_env: str = TOKEN_ENV  # the variable its bearer token is read from; the token is never an option
+    resources: tuple[str, ...] = ()  # MCP resources to read and give the model as context
+    prompt: str | None = None  # an MCP prompt to fetch; its messages replace the typed question
+    prompt_args: tuple[tuple[str, str], ...] = ()
+
+    def server_spec(self) -> ServerSpec:
+        return ServerSpec(transport="http" if self.server_url else self.transport, fault=self.server_fault,
+                          command=self.server_command, env=self.server_env, env_public=self.server_env_public,
+                          url=self.server_url, bearer_token_env=self.bearer_token_env)
+
+    def with_server(self, spec: ServerSpec) -> RunOptions:
+        """These options, reaching the server `spec` names (the demo server when it names none)."""
+        return replace(self, server_command=spec.command, server_env=spec.env, server_env_public=spec.env_public,
+                       server_url=spec.url, bearer_token_env=spec.bearer_token_env,
+                       transport=spec.transport if not spec.is_demo else self.transport)
+
+    def settings(self) -> dict[str, Any]:
+        """The options as a trace records them: environment values only where marked public, URLs without
+        user-info or query values, and how to reach another server only when there is one (traces of the
+        demo server stay as they were)."""
+        settings = asdict(self)
+        settings["server_env"] = self.server_spec().recorded_env()
+        settings["server_url"] = redact_url(self.server_url)
+        for name in ("server_env", "server_env_public", "server_url", "bearer_token_env"):
+            if getattr(self, name) == self.__dataclass_fields__[name].default:
+                del settings[name]
+        return settings
+
+    @classmethod
+    def from_settings(cls, settings: Any, *, where: str = "meta.settings") -> RunOptions:
+        """The shape of a recorded run, read from a trace's settings for a re-run: every value type-checked and
+        bounded, or a one-line `TraceError` naming it. How to reach a server (`server_command`, `server_env`,
+        `server_url`, `bearer_token_env`) is never taken from a file: a trace is data, not instructions."""
+        if not isinstance(settings, dict):
+            raise TraceError(f"{where}: expected an object, got {type(settings).__name__}")
+        values: dict[str, Any] = {}
+        for name, (check, wanted) in _SETTINGS.items():
+            if name in settings:
+                value = check(settings[name])
+                if value is _BAD:
+                    raise TraceError(f"{where}.{name}: {_shown(settings[name])} is not {wanted}")
+                values[name] = value
+        return cls(**values)
+
+
+_BAD: Any = object()
+
+
+_MAX_TEXT = 2000  # longest tool choice, resource URI, prompt name or argument a re-run accepts
+
+
+_MAX_ITEMS = 50  # most resources or prompt arguments a re-run accepts
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, float) else repr(value)  # escapes ESC, surrogates
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _choice(*allowed: str) -> Callable[[Any], Any]:
+    return lambda v: v if isinstance(v, str) and v in allowed else _BAD
+
+
+def _text(v: Any) -> Any:
+    return v if isinstance(v, str) and 0 < len(v) <= _MAX_TEXT else _BAD
+
+
+def _flag(v: Any) -> Any:
+    return v if isinstance(v, bool) else _BAD
+
+
+def _rounds(v: Any) -> Any:
+    return v if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_REPLAY_ROUNDS else _BAD
+
+
+def _seconds(v: Any) -> Any:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= MAX_REPLAY_TIMEOUT_S
+    return float(v) if ok else _BAD  # NaN fails both comparisons
+
+
+def _texts(v: Any) -> Any:
+    ok = isinstance(v, (list, tuple)) and len(v) <= _MAX_ITEMS and all(_text(x) is not _BAD for x in v)
+    return tuple(v) if ok else _BAD
+
+
+def _pairs(v: Any) -> Any:
+    ok = isinstance(v, (list, tuple)) and len(v) <= _MAX_ITEMS and all(  # tuples: settings not yet saved
+        isinstance(p, (list, tuple)) and len(p) == 2 and _text(p[0]) is not _BAD and isinstance(p[1], str)
+        and len(p[1]) <= _MAX_TEXT for p in v)
+    return tuple((k, x) for k, x in v) if ok else _BAD
+
+
+MAX_REPLAY_ROUNDS = 50  # a re-run asks the model at most this many tool rounds, whatever a file says
+
+
+MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
+
+
+# What a re-run takes from a trace's settings: each name's check (the value, or _BAD) and what it must be.
+_SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "mode": (_choice("mcp", "direct"), '"mcp" or "direct"'),
+    "tool_choice": (_text, f"a non-empty string of at most {_MAX_TEXT} characters"),
+    "parallel": (_flag, "true or false"),
+    "strict": (_flag, "true or false"),
+    "stream": (_flag, "true or false"),
+    "max_rounds": (_rounds, f"a whole number from 1 to {MAX_REPLAY_ROUNDS}"),
+    "era": (_choice("handshake", "modern"), '"handshake" or "modern"'),
+    "transport": (_choice("stdio", "memory", "http"), '"stdio", "memory" or "http"'),
+    "server_fault": (_choice("none", "die", "hang"), '"none", "die" or "hang"'),
+    "mcp_timeout_s": (_seconds, f"a number of seconds above 0 and at most {MAX_REPLAY_TIMEOUT_S:g}"),
+    "resources": (_texts, f"a list of at most {_MAX_ITEMS} non-empty strings"),
+    "prompt": (lambda v: None if v is None else _text(v), f"null or a non-empty string of at most {_MAX_TEXT} characters"),
+    "prompt_args": (_pairs, f"a list of at most {_MAX_ITEMS} [name, value] string pairs"),
+}
+
+
+@dataclass
+class RunResult:
+    trace: Trace
+    answer: str | None
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def error_in(self, lang: Lang) -> str | None:
+        """The failure line in the interface's language."""
+        return (self.trace.meta.error_zh or self.error) if lang == "zh" else self.error

@@ -1,0 +1,516 @@
+"""A trace as OpenTelemetry spans, following the GenAI and MCP semantic conventions.
+
+The spans are built with the OpenTelemetry SDK from the hops (times from `meta.started_at` plus each
+hop's offset), then written as OTLP/JSON or sent to a collector over OTLP/HTTP, so a run recorded
+here opens in Jaeger, Phoenix, Langfuse or Logfire with the same shape as the diagram:
+
+    invoke_agent mcp-flow-app                 the run (INTERNAL)
+      initialize, tools/list, ...             MCP set-up and listing (CLIENT, each with its SERVER child)
+      chat {model}                            one per model call (CLIENT)
+      execute_tool {tool}                     one per tool call the model asked for (INTERNAL)
+        tools/call {tool}                     MCP mode: the client's request (CLIENT)
+          tools/call {tool}                   the server's handling of it (SERVER, in the server's service)
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from google.protobuf.json_format import MessageToDict
+from opentelemetry import trace as otel_trace
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from flow.servers.connect import CLIENT_INFO
+from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
+from flow.trace.redact import assert_no_secrets, redact, secret_values
+
+APP_NAME = CLIENT_INFO.name
+
+
+PROVIDER = "openai"  # every model is reached through the openai SDK's chat.completions API
+
+
+SCOPE = "mcp-flow"
+
+
+INVALID_ARGUMENTS = "invalid_arguments"  # error.type of a tool call the app refused before running it (step 5)
+
+
+NO_RESPONSE = "no_response"  # error.type of an MCP request no frame answered before the run ended
+
+
+Attributes = dict[str, Any]
+
+
+class OtlpExportError(Exception):
+    """The spans could not be delivered; the message is one line for the user."""
+
+
+def json_or_text(text: Any) -> Any:
+    """A string holding JSON as its values; anything else, or a string that is not JSON, as it is."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, a number too long to convert, or nested too deeply
+        return text  # arguments a model got wrong stay as it wrote them
+
+
+def _text_parts(content: Any) -> list[dict[str, Any]]:
+    if content is None or content == "":
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "content": content}]
+    if isinstance(content, list):  # OpenAI content parts
+        return [{"type": "text", "content": p.get("text")} if isinstance(p, dict) and p.get("type") == "text"
+                else {"type": str(p.get("type") if isinstance(p, dict) else "unknown"), "value": p} for p in content]
+    return [{"type": "unknown", "value": content}]
+
+
+def semconv_message(message: dict[str, Any]) -> dict[str, Any]:
+    """One OpenAI chat message in the GenAI conventions' shape: a role and typed parts."""
+    role = message.get("role", "user")
+    if role == "tool":
+        return {"role": "tool", "parts": [{"type": "tool_call_response", "id": message.get("tool_call_id"),
+                                           "response": message.get("content")}]}
+    parts = _text_parts(message.get("content"))
+    for call in map(as_dict, as_list(message.get("tool_calls"))):
+        fn = as_dict(call.get("function"))
+        parts.append({"type": "tool_call", "id": call.get("id"), "name": fn.get("name"),
+                      "arguments": json_or_text(fn.get("arguments"))})
+    return {"role": role, "parts": parts}
+
+
+def _output_message(message: dict[str, Any], finish_reason: Any) -> dict[str, Any]:
+    # The conventions' value for OpenAI's "tool_calls"; gen_ai.response.finish_reasons keeps the provider's own.
+    finish = "tool_call" if finish_reason in ("tool_calls", "function_call") else finish_reason or "stop"
+    return {**semconv_message({**message, "role": "assistant"}), "finish_reason": finish}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _attribute(value: Any) -> Any:
+    """A value OpenTelemetry takes as an attribute: str, bool, a 64-bit int, a float, or a list of one of these;
+    anything else a trace holds (an object, a mixed list, a huge number) as its JSON text."""
+    if isinstance(value, (str, bool, float)):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**63 else str(value)
+    if isinstance(value, (list, tuple)) and value:
+        kinds = {type(v) for v in value}
+        if len(kinds) == 1 and kinds <= {str, bool, float} or kinds == {int} and all(-(2**63) <= v < 2**63 for v in value):
+            return list(value)
+    return _dumps(value)
+
+
+def _host_port(url: Any) -> tuple[str | None, int | None]:
+    """server.address and server.port of a recorded model URL; nothing for one that does not parse."""
+    try:
+        parts = urlsplit(str(url or ""))
+        port = parts.port
+    except ValueError:  # a bracket left open, a port out of range
+        return None, None
+    host = parts.hostname
+    return host, port or ({"https": 443, "http": 80}.get(parts.scheme) if host else None)
+
+
+@dataclass
+class _ModelCall:
+    request: Hop
+    replies: list[Hop] = field(default_factory=list)  # llm.response, llm.chunk, llm.assembled, llm.error
+
+
+@dataclass
+class _ToolCall:
+    first: Hop  # translate.reverse, or the step-5 error when the arguments were refused
+    hops: list[Hop] = field(default_factory=list)
+
+
+@dataclass
+class _Exchange:
+    request: Hop  # an mcp.request or mcp.notification
+    reply: Hop | None = None  # mcp.response, mcp.error, or the error hop when no frame came back
+    tool_call_id: str | None = None
+    within: _Exchange | None = None  # the request the server was handling when it sent this (progress, logs)
+    server_span: otel_trace.Span | None = None  # the receiver's span, once built
+
+
+def _model_calls(hops: list[Hop]) -> list[_ModelCall]:
+    calls: list[_ModelCall] = []
+    for hop in hops:
+        if hop.kind == "llm.request":
+            calls.append(_ModelCall(hop))
+        elif hop.kind in ("llm.response", "llm.chunk", "llm.assembled", "llm.error") and calls:
+            calls[-1].replies.append(hop)
+    return calls
+
+
+def _tool_calls(hops: list[Hop]) -> dict[str, _ToolCall]:
+    calls: dict[str, _ToolCall] = {}
+    for hop in hops:
+        if not hop.tool_call_id:
+            continue
+        if hop.tool_call_id not in calls:
+            if hop.kind != "translate.reverse" and not (hop.kind == "error" and hop.step == 5):
+                continue
+            calls[hop.tool_call_id] = _ToolCall(hop)
+        calls[hop.tool_call_id].hops.append(hop)
+    return calls
+
+
+def _exchanges(hops: list[Hop]) -> list[_Exchange]:
+    """MCP frames paired by JSON-RPC id (per sending side); tools/call requests tied to their tool_call_id."""
+    out: list[_Exchange] = []
+    pending: dict[tuple[str, Any], _Exchange] = {}
+    awaiting: list[tuple[str, str]] = []  # (tool name, tool_call_id) translated but not yet sent
+    for hop in hops:
+        frame = hop.payload if isinstance(hop.payload, dict) else {}
+        if hop.kind == "translate.reverse" and hop.target == "mcp_client" and hop.tool_call_id:
+            awaiting.append((str(as_dict(frame.get("call_request")).get("name")), hop.tool_call_id))
+        elif hop.kind in ("mcp.request", "mcp.notification"):
+            ex = _Exchange(hop)
+            if hop.source == "mcp_server":  # said while handling a request: the one it names, or the latest open
+                handling = [e for (side, _), e in pending.items() if side == "mcp_client"]
+                named = getattr(hop, "progress_of", None)
+                named = named if isinstance(named, (int, str)) else None  # an extra field: any JSON value
+                ex.within = pending.get(("mcp_client", named)) or (handling[-1] if handling else None)
+            if frame.get("method") == "tools/call" and awaiting:
+                name = as_dict(frame.get("params")).get("name")
+                i = next((i for i, (n, _) in enumerate(awaiting) if n == name), 0)
+                ex.tool_call_id = awaiting.pop(i)[1]
+            out.append(ex)
+            if hop.kind == "mcp.request":
+                pending[(hop.source, hop.jsonrpc_id)] = ex
+        elif hop.kind in ("mcp.response", "mcp.error"):
+            ex = pending.pop((hop.target, hop.jsonrpc_id), None)
+            if ex is not None:
+                ex.reply = hop
+        elif hop.kind == "error" and hop.step == 7 and hop.tool_call_id:  # the server never answered
+            for key, ex in list(pending.items()):
+                if ex.tool_call_id == hop.tool_call_id:
+                    ex.reply = hop
+                    del pending[key]
+    return out
+
+
+class _SeededIds(IdGenerator):
+    """Trace and span ids derived from the trace itself: exporting the same file twice gives the same ids,
+    so a collector sees one trace, not two copies."""
+
+    def __init__(self, seed: str) -> None:
+        self._seed = seed.encode()
+        self._n = 0
+
+    def _digest(self, n: int) -> bytes:
+        return hashlib.sha256(self._seed + n.to_bytes(4, "big")).digest()
+
+    def generate_trace_id(self) -> int:
+        return int.from_bytes(self._digest(0)[:16], "big") or 1
+
+    def generate_span_id(self) -> int:
+        self._n += 1
+        return int.from_bytes(self._digest(self._n)[:8], "big") or 1
+
+
+_MAX_NS = 2**64 - 1
+
+
+def _epoch_ns(started_at: str) -> int:
+    """Nanoseconds since the epoch at `started_at`; 0 (1970) when it is no ISO time OTLP can hold, so the spans
+    keep their spacing."""
+    try:
+        start = dt.datetime.fromisoformat(started_at)
+        if start.tzinfo is None:
+            start = start.replace(tzinfo=dt.timezone.utc)
+        ns = int(start.timestamp()) * 10**9 + start.microsecond * 1000
+    except (ValueError, OverflowError):  # not ISO 8601, or an offset that moves it past year 1 or 9999
+        return 0
+    return ns if 0 <= ns <= _MAX_NS else 0
+
+
+class _SpanBuilder:
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.base_ns = _epoch_ns(trace.meta.started_at)
+        last = trace.hops[-1].t_end_ms if trace.hops else 0
+        ids = _SeededIds(f"{trace.meta.started_at}|{trace.meta.question}|{len(trace.hops)}|{last}")
+        self.sink = InMemorySpanExporter()
+        server = trace.meta.server or {}
+        self.tracers = {side: self._tracer(name, ids) for side, name in
+                        (("app", APP_NAME), ("mcp_server", str(server.get("name") or "mcp-server")))}
+        transport = server.get("transport")
+        # The MCP conventions name stdio "pipe"; the in-memory transport is no network, so it gets none.
+        self.mcp_common: Attributes = {"mcp.protocol.version": server.get("protocol_version"),
+                                       "network.transport": "pipe" if transport == "stdio" else None}
+
+    def _tracer(self, service: str, ids: IdGenerator) -> otel_trace.Tracer:
+        provider = TracerProvider(resource=Resource.create({SERVICE_NAME: service}), id_generator=ids,
+                                  shutdown_on_exit=False)
+        provider.add_span_processor(SimpleSpanProcessor(self.sink))
+        return provider.get_tracer(SCOPE)
+
+    def ns(self, ms: float) -> int:
+        # OTLP times are unsigned 64-bit nanoseconds: a start time or offset beyond them is clamped, not a crash
+        return min(max(self.base_ns + round(ms * 1_000_000), 0), _MAX_NS)
+
+    def span(self, side: str, name: str, parent: otel_trace.Span | None, kind: SpanKind, start_ms: float,
+             end_ms: float, attributes: Attributes, error: tuple[str, str] | None = None) -> otel_trace.Span:
+        attrs = {k: _attribute(v) for k, v in attributes.items() if v is not None}
+        if error:
+            attrs["error.type"] = error[0]
+        context = otel_trace.set_span_in_context(parent) if parent is not None else None
+        span = self.tracers[side].start_span(name, context, kind, attrs, start_time=self.ns(start_ms))
+        if error:
+            span.set_status(Status(StatusCode.ERROR, error[1]))
+        span.end(end_time=self.ns(max(start_ms, end_ms)))
+        return span
+
+    def root(self) -> otel_trace.Span:
+        meta, hops = self.trace.meta, self.trace.hops
+        failure = next((h for h in reversed(hops) if h.kind == "error" and h.target == "user"), None)
+        error = None
+        if meta.outcome == "error":
+            kind = (failure.payload or {}).get("error") if failure and isinstance(failure.payload, dict) else None
+            error = (str(kind or "_OTHER"), meta.error or "")
+        attrs: Attributes = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": APP_NAME,
+            "gen_ai.provider.name": PROVIDER,
+            "gen_ai.request.model": meta.model.get("name"),
+            "gen_ai.input.messages": _dumps([semconv_message({"role": "user", "content": meta.question})]),
+            "gen_ai.output.messages": _dumps([_output_message({"content": meta.answer}, "stop")])
+            if meta.answer is not None else None,
+        }
+        start = min((h.t_start_ms for h in hops), default=0.0)
+        end = max((h.t_end_ms for h in hops), default=0.0)
+        return self.span("app", f"invoke_agent {APP_NAME}", None, SpanKind.INTERNAL, start, end, attrs, error)
+
+    def chat(self, call: _ModelCall, parent: otel_trace.Span) -> None:
+        payload = call.request.payload if isinstance(call.request.payload, dict) else {}
+        body = as_dict(payload.get("body"))
+        model = body.get("model") or self.trace.meta.model.get("name")
+        host, port = _host_port(payload.get("url"))
+        attrs: Attributes = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": PROVIDER,
+            "gen_ai.request.model": model,
+            "gen_ai.request.stream": True if body.get("stream") else None,
+            "server.address": host,
+            "server.port": port,
+            "gen_ai.input.messages": _dumps([semconv_message(m) for m in as_list(body.get("messages"))
+                                             if isinstance(m, dict)]),
+            "gen_ai.tool.definitions": _dumps([{"type": t.get("type", "function"), **as_dict(t.get("function"))}
+                                               for t in map(as_dict, as_list(body.get("tools")))])
+            if body.get("tools") else None,
+        }
+        error = None
+        messages: list[tuple[dict[str, Any], Any]] = []  # (assistant message, finish_reason) per choice
+        response: dict[str, Any] = {}
+        usage: dict[str, Any] = {}
+        chunks = [h for h in call.replies if h.kind == "llm.chunk"]
+        for hop in call.replies:
+            p = hop.payload if isinstance(hop.payload, dict) else {}
+            if hop.kind == "llm.response" and isinstance(p.get("body"), dict):
+                response = p["body"]
+                messages = [(as_dict(c.get("message")), c.get("finish_reason"))
+                            for c in map(as_dict, as_list(response.get("choices")))]
+            elif hop.kind == "llm.assembled":
+                messages = [(as_dict(p.get("message")), p.get("finish_reason"))]
+            elif hop.kind == "llm.chunk" and isinstance(p.get("data"), dict) and not response:
+                response = p["data"]
+            elif hop.kind == "llm.error":
+                detail = p.get("body", {}).get("error", {}) if isinstance(p.get("body"), dict) else {}
+                message = detail.get("message") if isinstance(detail, dict) else None
+                error = (str(p.get("status") or p.get("error") or "_OTHER"), str(message or p.get("message") or hop.summary))
+            usage = hop.usage or usage
+        if messages:
+            attrs["gen_ai.output.messages"] = _dumps([_output_message(m, f) for m, f in messages])
+            attrs["gen_ai.response.finish_reasons"] = [str(f or "stop") for _, f in messages]
+        attrs["gen_ai.response.id"] = response.get("id")
+        attrs["gen_ai.response.model"] = response.get("model")
+        attrs["gen_ai.usage.input_tokens"] = usage.get("prompt_tokens")
+        attrs["gen_ai.usage.output_tokens"] = usage.get("completion_tokens")
+        if chunks:
+            attrs["gen_ai.response.time_to_first_chunk"] = (chunks[0].t_end_ms - call.request.t_start_ms) / 1000
+        end = max((h.t_end_ms for h in call.replies), default=call.request.t_end_ms)
+        self.span("app", f"chat {model}", parent, SpanKind.CLIENT, call.request.t_start_ms, end, attrs, error)
+
+    def execute_tool(self, call_id: str, call: _ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
+        first = as_dict(call.first.payload)
+        tool_call = as_dict(first.get("tool_call"))
+        request = as_dict(first.get("call_request"))
+        name = request.get("name") or as_dict(tool_call.get("function")).get("name") or "unknown"
+        arguments = request.get("arguments", as_dict(tool_call.get("function")).get("arguments"))
+        attrs: Attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.type": "function",
+            "gen_ai.tool.call.arguments": _dumps(arguments),
+        }
+        error = None
+        if call.first.kind == "error":
+            error = (INVALID_ARGUMENTS, str(first.get("error") or call.first.summary))
+        for hop in call.hops:
+            p = hop.payload if isinstance(hop.payload, dict) else {}
+            if hop.kind == "tool.result" and isinstance(p.get("error"), dict):  # a JSON-RPC error instead of a result
+                error = (str(p["error"].get("code")), str(p["error"].get("message")))
+            elif hop.kind == "tool.result":
+                result = p.get("result") if isinstance(p.get("result"), dict) else {}
+                value = result.get("structuredContent", p.get("return"))
+                attrs["gen_ai.tool.call.result"] = _dumps(value if value is not None else p.get("tool_message_content"))
+                if result.get("isError") or p.get("isError"):
+                    error = ("tool_error", str(p.get("tool_message_content") or hop.summary))
+            elif hop.kind == "error" and hop.step == 7:
+                error = (str(p.get("error") or "_OTHER").replace(" ", "_"), hop.summary)
+        end = max(h.t_end_ms for h in call.hops)
+        return self.span("app", f"execute_tool {name}", parent, SpanKind.INTERNAL, call.first.t_start_ms, end,
+                         attrs, error)
+
+    def mcp(self, ex: _Exchange, parent: otel_trace.Span) -> None:
+        """The sender's CLIENT span and the receiver's SERVER span under it, kept on the exchange."""
+        frame = ex.request.payload if isinstance(ex.request.payload, dict) else {}
+        method = str(frame.get("method"))
+        params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
+        attrs: Attributes = {"mcp.method.name": method, **self.mcp_common}
+        if ex.request.jsonrpc_id is not None:
+            attrs["jsonrpc.request.id"] = str(ex.request.jsonrpc_id)
+        target = None
+        if method == "tools/call":
+            target = params.get("name")
+            attrs.update({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": target,
+                          "gen_ai.tool.call.arguments": _dumps(params.get("arguments") or {})})
+        elif method == "prompts/get":
+            target = attrs["gen_ai.prompt.name"] = params.get("name")
+        elif method.startswith("resources/") and params.get("uri"):
+            attrs["mcp.resource.uri"] = params["uri"]
+        error = None
+        reply = ex.reply.payload if ex.reply is not None and isinstance(ex.reply.payload, dict) else {}
+        if ex.reply is not None and ex.reply.kind == "mcp.error":
+            err = as_dict(reply.get("error"))
+            error = (str(err.get("code")), str(err.get("message")))
+            attrs["rpc.response.status_code"] = str(err.get("code"))
+        elif ex.reply is not None and ex.reply.kind == "error":
+            error = (str(reply.get("error") or "_OTHER").replace(" ", "_"), ex.reply.summary)
+        elif ex.reply is None and ex.request.kind == "mcp.request":
+            error = (NO_RESPONSE, "no answer was recorded before the run ended")
+        elif method == "tools/call" and isinstance(reply.get("result"), dict):
+            result = reply["result"]
+            value = result.get("structuredContent", result.get("content"))
+            attrs["gen_ai.tool.call.result"] = _dumps(value)
+            if result.get("isError"):
+                text = " ".join(str(c.get("text", "")) for c in as_list(result.get("content")) if isinstance(c, dict))
+                error = ("tool_error", text)
+        name = f"{method} {target}" if target else method
+        sender = "app" if ex.request.source == "mcp_client" else "mcp_server"
+        receiver = "mcp_server" if sender == "app" else "app"
+        # An unanswered request lasts until the run gave up on it.
+        end = ex.reply.t_end_ms if ex.reply is not None else self.trace.hops[-1].t_end_ms
+        if ex.request.kind == "mcp.notification":
+            end = ex.request.t_end_ms
+        client = self.span(sender, name, parent, SpanKind.CLIENT, ex.request.t_start_ms, end, attrs, error)
+        # The server saw the frame when it arrived and answered just before the client read the answer.
+        ex.server_span = self.span(receiver, name, client, SpanKind.SERVER, ex.request.t_end_ms, end, attrs, error)
+
+
+def to_spans(trace: Trace) -> list[ReadableSpan]:
+    """The trace as finished SDK spans, ordered by start time; built from the trace as a file would hold it,
+    redacted, since a run still in memory may hold a secret the recorder could not know."""
+    trace = Trace.model_validate(redact(writable_json(trace.file_data()), secret_values()))
+    builder = _SpanBuilder(trace)
+    root = builder.root()
+    for model_call in _model_calls(trace.hops):
+        builder.chat(model_call, root)
+    tool_spans = {call_id: builder.execute_tool(call_id, call, root)
+                  for call_id, call in _tool_calls(trace.hops).items()}
+    for ex in _exchanges(trace.hops):
+        within = ex.within.server_span if ex.within is not None else None
+        builder.mcp(ex, within or tool_spans.get(ex.tool_call_id or "", root))
+    return sorted(builder.sink.get_finished_spans(), key=lambda s: s.start_time or 0)
+
+
+def _hex(value: str) -> str:
+    return base64.b64decode(value).hex()
+
+
+def to_otlp_json(trace: Trace) -> str:
+    """OTLP/JSON (an ExportTraceServiceRequest), as a collector's OTLP/HTTP JSON endpoint or file exporter takes it."""
+    return _otlp_json(to_spans(trace))
+
+
+def _otlp_json(spans: list[ReadableSpan]) -> str:
+    data = MessageToDict(encode_spans(spans), use_integers_for_enums=True)
+    # The protobuf JSON mapping writes bytes as base64, but OTLP/JSON wants trace and span ids as hex.
+    for resource_spans in data.get("resourceSpans", []):
+        for scope_spans in resource_spans.get("scopeSpans", []):
+            for span in scope_spans.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = _hex(span[key])
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    assert_no_secrets(text)
+    return text
+
+
+def traces_url(endpoint: str) -> str:
+    """A collector's base URL (http://localhost:4318) gets the traces path; a full URL is kept."""
+    url = urlsplit(endpoint)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise OtlpExportError(f"{endpoint!r} is not an http:// or https:// URL (e.g. http://localhost:4318)")
+    return endpoint.rstrip("/") + "/v1/traces" if url.path in ("", "/") else endpoint
+
+
+@contextlib.contextmanager
+def _exporter_log() -> Iterator[list[str]]:
+    """What the exporter logs while it tries (it reports failures only there), kept off the console."""
+    lines: list[str] = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    logger = logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    handler, propagate = _Keep(logging.WARNING), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def send_otlp(trace: Trace, endpoint: str, *, timeout_s: float = 10.0) -> int:
+    """Send the spans to a collector over OTLP/HTTP (protobuf); returns how many were sent."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    url = traces_url(endpoint)
+    spans = to_spans(trace)
+    _otlp_json(spans)  # refuses spans that hold a secret
+    exporter = OTLPSpanExporter(endpoint=url, timeout=timeout_s)
+    try:
+        with _exporter_log() as lines:
+            result = exporter.export(spans)
+    finally:
+        exporter.shutdown()
+    if result is not SpanExportResult.SUCCESS:
+        reason = lines[-1] if lines else "no reason given"
+        raise OtlpExportError(f"the OTLP endpoint {url} did not take the spans: {' '.join(reason.split())[:300]}")
+    return len(spans)

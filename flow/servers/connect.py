@@ -1,0 +1,261 @@
+"""The MCP side: a transport wrapper that records every JSON-RPC frame, and the ways to reach a server.
+
+The wrapper sits between `mcp.Client` and the real transport (in-memory, a stdio subprocess,
+or Streamable HTTP), so what is recorded is exactly what the transport carried. Over HTTP a
+second tap on the HTTP client notes what only HTTP says: the session id, failed statuses, and
+which JSON-RPC answers really arrived (the SDK makes up an error frame when none did).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import IO, Any
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client import Transport
+from mcp.client._memory import InMemoryTransport
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, Implementation
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from flow.capture.mcp import MAX_FRAME_BYTES, SSE_EVENT_SLACK, FrameTap, McpHttpTap, TappedTransport
+from flow.capture.recorder import Recorder
+from flow.servers.spec import SERVER_TOKEN_ENV, Era, ServerSpec, reap_leftovers
+from flow.text.errors import ServerFault, ServerHttpError
+from flow.trace.redact import redact_url
+
+CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
+
+
+STDERR_TAIL_BYTES = 2048  # how much of a server's stderr is read back; the rest stays in its file
+
+
+@asynccontextmanager
+async def connect(
+    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float, max_frame_bytes: int = MAX_FRAME_BYTES
+) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
+    """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only).
+
+    A stdio server that breaks the protocol, goes silent or exits raises `ServerFault` naming what it
+    did; when the session ends, any process the server left behind is killed. Every request has
+    `timeout_s` in all (the SDK's clock runs from sending it to its answer; bytes trickling in do not
+    reset it), and a message from the server over `max_frame_bytes` ends the session."""
+    if spec.is_http:
+        async with _connect_http(spec, era=era, recorder=recorder, timeout_s=timeout_s,
+                                 max_frame_bytes=max_frame_bytes) as opened:
+            yield opened
+        return
+    tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
+    token = uuid.uuid4().hex
+    with contextlib.ExitStack() as files:
+        err: IO[str] | None = None
+        if spec.transport == "memory" and spec.server is not None:
+            inner: Transport = InMemoryTransport(spec.server)
+        elif spec.transport == "memory" and spec.is_demo:
+            from flow.servers.builtin import demo_server
+
+            inner = InMemoryTransport(demo_server(spec.fault))
+        else:
+            # The server's stderr goes to a file, so a crash can be reported with its last words
+            # and a flood of it costs disk, not memory.
+            err = files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+            params = spec.stdio_parameters()
+            params = params.model_copy(update={"env": {**(params.env or {}), SERVER_TOKEN_ENV: token}})
+            inner = stdio_client(params, errlog=err)
+            files.callback(reap_leftovers, token)
+        client = Client(
+            TappedTransport(inner, tap),
+            mode="legacy" if era == "handshake" else "auto",
+            read_timeout_seconds=timeout_s,
+            client_info=CLIENT_INFO,
+            cache=None,  # every list must really cross the wire, or the lesson has a hole in it
+        )
+        entered = False
+        try:
+            async with client:
+                entered = True
+                yield client, tap, err
+        except Exception as exc:
+            leaf = leaf_exception(exc)
+            if tap.fault is None and not entered and err is not None and not _timed_out(leaf):
+                # It never got as far as answering: its own last words say why better than "connection closed".
+                last = server_stderr_tail(err).splitlines()
+                if isinstance(leaf, FileNotFoundError) and not last:
+                    raise ServerStartError(f"no such command: {leaf.filename or spec.command[:1]} (not a file, "
+                                           "and not found on PATH)") from exc
+                raise ServerStartError((last[-1] if last else f"{type(leaf).__name__}: {leaf}") + _flood_note(err)) from exc
+            fault = tap.fault or _silence(leaf, tap, err, timeout_s)
+            if fault is not None:
+                note = _flood_note(err)
+                raise ServerFault(str(fault) + note, fault.zh + note) from exc
+            raise
+        finally:
+            tap.stderr_bytes = server_stderr_bytes(err)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
+
+
+def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: float) -> ServerFault | None:
+    """A request the server never answered, because it went quiet or its connection closed; recorded as its hop."""
+    if not tap.unanswered:
+        return None
+    method = tap.unanswered[0]
+    if _timed_out(exc):
+        fault = ServerFault(f"the MCP server did not answer {method} within {timeout_s:g} s",
+                            f"MCP 服务器在 {timeout_s:g} 秒内没有回答 {method}")
+        payload: dict[str, Any] = {"error": "timeout", "method": method, "timeout_s": timeout_s}
+    elif isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+        lines = server_stderr_tail(err).splitlines()
+        last = f": {lines[-1][:200]}" if lines else ""
+        fault = ServerFault(f"the MCP server closed the connection during {method} (its process ended){last}",
+                            f"MCP 服务器在 {method} 期间关闭了连接（进程已退出）{last.replace(': ', '：', 1)}")
+        payload = {"error": "connection closed", "method": method}
+    else:
+        return None
+    if err is not None:
+        payload["server_stderr"] = server_stderr_tail(err)
+    tap.record_fault(fault, payload)
+    return fault
+
+
+class ServerStartError(Exception):
+    """The server process failed before the session was set up; the message is its last line of stderr."""
+
+
+def leaf_exception(exc: BaseException) -> BaseException:
+    """The failure that matters inside the exception groups task groups wrap it in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _http_failure_line(spec: ServerSpec, http: McpHttpTap, unanswered: list[str]) -> ServerHttpError:
+    failure = http.failure or {}
+    status, url = failure.get("status"), redact_url(spec.url)
+    body = failure.get("response_body")
+    detail = ""
+    if isinstance(body, dict):
+        detail = str(body.get("error_description") or body.get("error") or body.get("message") or "")
+    if status == 401 and spec.token():
+        return ServerHttpError("the MCP server refused the bearer token (HTTP 401)",
+                               "MCP 服务器拒绝了这个 bearer token（HTTP 401）")
+    if status == 401:
+        return ServerHttpError(f"the MCP server requires a bearer token (HTTP 401): set {spec.bearer_token_env}",
+                               f"MCP 服务器需要 bearer token（HTTP 401）：请设置 {spec.bearer_token_env}")
+    if status == 404:
+        return ServerHttpError(f"no MCP endpoint at {url} (HTTP 404)", f"{url} 没有 MCP 端点（HTTP 404）")
+    if status is not None:
+        return ServerHttpError(f"the MCP server answered HTTP {status}" + (f": {detail}" if detail else ""),
+                               f"MCP 服务器返回 HTTP {status}" + (f"：{detail}" if detail else ""))
+    cause = f"{failure.get('exception')}: {failure.get('message')}"
+    if not http.reached:
+        return ServerHttpError(f"cannot reach the MCP server at {url} ({cause})", f"无法连接 MCP 服务器 {url}（{cause}）")
+    during = unanswered[-1] if unanswered else ""
+    return ServerHttpError(
+        f"the MCP server's HTTP connection broke{' during ' + during if during else ''} ({cause})",
+        f"MCP 服务器的 HTTP 连接中断{'（' + during + ' 期间）' if during else ''}（{cause}）",
+    )
+
+
+@asynccontextmanager
+async def _connect_http(
+    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float, max_frame_bytes: int = MAX_FRAME_BYTES
+) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
+    token = spec.token()
+    tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
+    http = McpHttpTap(httpx2.AsyncHTTPTransport(), tap)
+    tap.http = http
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    # The SDK's own timeouts, but connecting fails as fast as an answer may take.
+    timeout = httpx2.Timeout(30.0, connect=timeout_s, read=300.0)
+    async with httpx2.AsyncClient(transport=http, headers=headers, timeout=timeout) as http_client:
+        client = Client(
+            # The SDK's own cap on an event (1 MB unless told) follows the tap's, a little above it: it counts the
+            # event's other lines (`event:`, `id:`) too, and must not fire before the tap names the oversized message.
+            TappedTransport(streamable_http_client(spec.url, http_client=http_client,
+                                                   max_sse_event_size=max_frame_bytes + SSE_EVENT_SLACK), tap),
+            mode="legacy" if era == "handshake" else "auto",
+            read_timeout_seconds=timeout_s,
+            client_info=CLIENT_INFO,
+            cache=None,
+        )
+        try:
+            async with client:
+                yield client, tap, None
+        except Exception as exc:
+            if tap.fault is not None and isinstance(leaf_exception(exc), (MCPError, anyio.EndOfStream, httpx2.HTTPError)):
+                raise tap.fault from exc  # the server broke a rule the tap keeps (a message over the cap)
+            if http.failure is None or not isinstance(leaf_exception(exc), (MCPError, httpx2.HTTPError)):
+                raise  # the run's own reason (a FlowAbort, a model error) says more than the connection
+            raise _http_failure_line(spec, http, tap.unanswered) from exc
+
+
+@dataclass
+class McpSession:
+    """A connected, recorded MCP client; `open_session` keeps one open across runs."""
+
+    client: Client
+    tap: FrameTap
+    spec: ServerSpec
+
+    def describe(self) -> dict[str, Any]:
+        version = self.client.protocol_version
+        info = self.client.server_info
+        described = self.spec.describe()
+        return {
+            **described,
+            "name": info.name if info and info.name else described["name"],
+            "protocol_version": version,
+            "era": "modern" if version in MODERN_PROTOCOL_VERSIONS else "handshake",
+            "server_info": info.model_dump(mode="json", exclude_none=True) if info else None,
+            # Streamable HTTP: the session the server assigned (handshake era), from the Mcp-Session-Id header.
+            **({"http_session_id": self.tap.http.session_id} if self.tap.http is not None else {}),
+        }
+
+
+@asynccontextmanager
+async def open_session(spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float = 10.0) -> AsyncIterator[McpSession]:
+    """Connect once and run many flows on the same session (pass it to `run_flow(session=...)`)."""
+    recorder.step = 2
+    async with connect(spec, era=era, recorder=recorder, timeout_s=timeout_s) as (client, tap, _err):
+        yield McpSession(client, tap, spec)
+
+
+def server_stderr_tail(err: IO[str] | None, limit: int = STDERR_TAIL_BYTES) -> str:
+    """The last `limit` bytes the server wrote to stderr, read without loading the rest."""
+    if err is None:
+        return ""
+    err.flush()
+    size = os.fstat(err.fileno()).st_size
+    data = os.pread(err.fileno(), limit, max(0, size - limit))
+    return data.decode("utf-8", errors="replace").strip()
+
+
+STDERR_FLOOD_BYTES = 1 << 20  # more stderr than this is worth a mention in the error line
+
+
+def _flood_note(err: IO[str] | None) -> str:
+    size = server_stderr_bytes(err)
+    if size <= STDERR_FLOOD_BYTES:
+        return ""
+    return f" (it wrote {size / (1 << 20):.1f} MB to stderr; the trace keeps the last {STDERR_TAIL_BYTES // 1024} KB)"
+
+
+def server_stderr_bytes(err: IO[str] | None) -> int:
+    """How much the server wrote to stderr in all."""
+    if err is None:
+        return 0
+    err.flush()
+    return os.fstat(err.fileno()).st_size

@@ -1,0 +1,40 @@
+"""Counts over a trace's hops: model calls, tool calls, bytes and time."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from flow.trace.model import Hop, Stats
+
+
+def model_calls(hops: list[Hop]) -> int:
+    return sum(h.kind == "llm.request" for h in hops)
+
+
+def tool_calls(hops: list[Hop]) -> int:
+    """The calls the model asked for, including those the app rejected before sending (step 5 errors)."""
+    return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == 5) for h in hops)
+
+
+def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
+    """The figures `TraceMeta.stats` holds: counts of hops, calls and frames, time and tokens."""
+    usage = [h.usage for h in hops if h.usage]
+    return {
+        "hops": len(hops),
+        "model_calls": model_calls(hops),
+        "tool_calls": tool_calls(hops),
+        "wire_frames": sum(h.kind.startswith("mcp.") for h in hops),
+        "elapsed_ms": round(elapsed_ms, 1),
+        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
+        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
+    }
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def estimate_tokens(text: str) -> int:
+    """A stable stand-in for a tokenizer: one token per CJK character, one per four other characters."""
+    cjk = len(_CJK.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / 4)

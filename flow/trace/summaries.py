@@ -1,0 +1,100 @@
+"""The one line each hop's arrow says, worked out from the message alone (no SDK types)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flow.trace.model import Kind, as_dict
+
+
+def amount_text(n: int) -> str:
+    """A byte count as a person reads it."""
+    if n < 10 * 1024:
+        return f"{n} bytes"
+    if n < 1 << 20:
+        return f"{n / 1024:.0f} KB"
+    return f"{round(n / (1 << 20), 1):g} MB"
+
+
+def frame_kind(frame: dict[str, Any]) -> Kind:
+    if "method" in frame:
+        return "mcp.request" if "id" in frame else "mcp.notification"
+    return "mcp.error" if "error" in frame else "mcp.response"
+
+
+def frame_summary(frame: dict[str, Any], method: str | None) -> str:
+    """The one line a frame's arrow says; `method` is the request's, for a response."""
+    if "method" in frame:
+        params = as_dict(frame.get("params"))  # a frame is whatever crossed the wire, or a log file holds
+        if frame["method"] == "notifications/message":
+            return f"log {params.get('level')}: {params.get('data')}"
+        if frame["method"] == "tools/call":
+            args = ", ".join(f"{k}={v}" for k, v in as_dict(params.get("arguments")).items())
+            return f"tools/call {params.get('name')}({args})"
+        if frame["method"] == "resources/read":
+            return f"resources/read {params.get('uri')}"
+        if frame["method"] == "prompts/get":
+            return f"prompts/get {params.get('name')}"
+        return str(frame["method"])
+    if "error" in frame:
+        error = as_dict(frame["error"])
+        return f"error {error.get('code')}: {error.get('message')}"
+    result = as_dict(frame.get("result"))
+    if method == "tools/call":
+        return f"result of tools/call (isError: {str(result.get('isError', False)).lower()})"
+    return f"result of {method}" if method else "result"
+
+
+def progress_summary(params: dict[str, Any], what: str) -> str:
+    """A progress notification's line, naming the request it reports on (`what`, e.g. "tools/call get_forecast")."""
+    def number(value: Any) -> str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) < 1e300:
+            return f"{value:g}"
+        return repr(value)  # the spec says a number; a hostile frame may say anything
+
+    total = params.get("total")
+    return (f"progress {number(params.get('progress'))}{f'/{number(total)}' if total is not None else ''} of {what}"
+            + (f": {params['message']}" if params.get("message") else ""))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _first_choice(body: Any) -> dict[str, Any]:
+    """The first choice of a completion or a chunk, or {} when it has none a reader can use: the tap records
+    whatever came, so everything it reads of a body is read this way."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    return _dict(choices[0]) if isinstance(choices, list) and choices else {}
+
+
+def _response_step(body: Any) -> int:
+    """A response that asks for tools is the decision (step 4); one that answers is step 9."""
+    choice = _first_choice(body)
+    message = _dict(choice.get("message")) or _dict(choice.get("delta"))
+    if message.get("tool_calls") or choice.get("finish_reason") == "tool_calls":
+        return 4
+    return 9
+
+
+def response_summary(body: Any) -> str:
+    choice = _first_choice(body)
+    if not choice:
+        return "response"
+    calls = _dict(choice.get("message")).get("tool_calls")
+    if isinstance(calls, list) and calls:
+        return "tool_calls: " + ", ".join(_call_text(c) for c in calls)
+    return f"finish_reason: {choice.get('finish_reason')}"
+
+
+def _call_text(call: Any) -> str:
+    fn = _dict(_dict(call).get("function"))
+    raw = fn.get("arguments")
+    text = raw if isinstance(raw, str) else "" if raw is None else json.dumps(raw, ensure_ascii=False, default=str)
+    try:
+        args = json.loads(text or "{}")
+        shown = ", ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else str(args)
+    except json.JSONDecodeError:
+        shown = text[:40] + " (not JSON)"
+    return f"{fn.get('name')}({shown})"

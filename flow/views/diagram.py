@@ -1,0 +1,414 @@
+"""The sequence diagram: pure functions from a trace to DOT (and Mermaid).
+
+The DOT uses neato with every node pinned, so the picture is a textbook sequence diagram:
+lifelines in fixed columns, time flowing down, one horizontal arrow per hop, phases as bands.
+Each arrow's `id` names the hops it stands for (`hop-12`, or `hop-12-20` for collapsed
+stream chunks), which the HTML export and the tests rely on.
+"""
+
+from __future__ import annotations
+
+import html
+import subprocess
+from dataclasses import dataclass
+
+import graphviz
+
+from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+from flow.trace.model import Hop, Phase, Trace
+from flow.views.labels import (
+    PHASE_COLORS,
+    arrow_style,
+    display_width,
+    is_reply,
+    short_label,
+    step_numbers,
+    trace_lifelines,
+)
+
+COL_W = 2.2  # inches between lifelines
+
+
+ROW_H = 0.66
+
+
+LABEL_DY = 0.23
+
+
+FONT = "sans-serif"
+
+
+LABEL_SIZE = 20
+
+
+LINE_H = LABEL_SIZE / 72  # inches: each further line of a label lowers its arrow this much (graphviz: 1 em a line)
+
+
+HEAD_SIZE = 20
+
+
+SMALL_SIZE = 14  # phase names; elements of class "small" (a page's CSS may need to know)
+
+
+CURRENT = "#1565c0"
+
+
+NORMAL = "#303030"
+
+
+ERROR = "#c62828"
+
+
+FADED = "#c4c4c4"
+
+
+FADED_TEXT = "#a8a8a8"
+
+
+FADED_ERROR = "#eab0b0"
+
+
+MAX_ARROWS = 1_000
+
+
+"""The most arrows one picture draws: about 47,000 pixels tall, past what a PNG holds unscaled (32,767) and about
+what a browser lays out in a few seconds. A longer trace is drawn a window at a time; a real run is 20 to 200."""
+
+
+@dataclass
+class Row:
+    """One arrow: a hop, or a run of stream chunks (or of one request's progress notifications) drawn as one."""
+
+    hops: list[Hop]
+    number: str
+    _label: str | None = None
+
+    @property
+    def label(self) -> str:
+        """Made on first use: a window over a long trace labels only the rows it shows."""
+        if self._label is None:
+            if len(self.hops) == 1:
+                self._label = short_label(self.hops[0])
+            elif self.hops[0].kind == "llm.chunk":
+                self._label = f"stream: {len(self.hops)} chunks"
+            else:
+                self._label = f"progress ×{len(self.hops)}: {self.hops[-1].summary.split(' of ', 1)[-1]}"
+        return self._label
+
+    @property
+    def first(self) -> Hop:
+        return self.hops[0]
+
+    @property
+    def arrow_id(self) -> str:
+        first, last = self.hops[0].seq, self.hops[-1].seq
+        return f"hop-{first}" if first == last else f"hop-{first}-{last}"
+
+    def holds(self, seq: int) -> bool:
+        return self.hops[0].seq <= seq <= self.hops[-1].seq
+
+
+def _same_run(first: Hop, hop: Hop) -> bool:
+    """Does `hop` continue the run `first` began: the chunks of one stream, or one request's progress?"""
+    if hop.kind == "llm.chunk":
+        return first.kind == "llm.chunk" and first.step == hop.step
+    progress_of = getattr(hop, "progress_of", None)
+    return progress_of is not None and getattr(first, "progress_of", None) == progress_of
+
+
+def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
+    numbers = step_numbers(trace)
+    out: list[Row] = []
+    for hop in trace.hops:
+        prev = out[-1] if out else None
+        if collapse_chunks and prev is not None and _same_run(prev.first, hop):
+            prev.hops.append(hop)
+            continue
+        out.append(Row([hop], numbers[hop.seq]))
+    for row in out:
+        if len(row.hops) > 1:
+            row.number = f"{row.number}–{numbers[row.hops[-1].seq]}"
+    return out
+
+
+def too_many_arrows(trace: Trace, *, window: int | None = None, collapse_chunks: bool = True) -> str | None:
+    """Why a picture of the trace (or of a `window` of arrows) cannot be drawn whole, in one line, or None.
+    `to_dot` draws such a trace a window at a time; a caller that promised the whole picture refuses with this."""
+    total = len(rows(trace, collapse_chunks=collapse_chunks))
+    if min(total, window or total) <= MAX_ARROWS:
+        return None
+    drawn = f"a window of {window:,} arrows" if window else f"{total:,} arrows"
+    return f"{drawn} are more than one picture draws ({MAX_ARROWS:,})"
+
+
+def _window(all_rows: list[Row], current: int | None, window: int | None, lead: int | None) -> tuple[int, int]:
+    if window is None or len(all_rows) <= window:
+        return 0, len(all_rows)
+    idx = next((i for i, r in enumerate(all_rows) if current is not None and r.holds(current)), 0)
+    start = max(0, min(idx - (window // 3 if lead is None else lead), len(all_rows) - window))
+    return start, start + window
+
+
+def _html_label(number: str, text: str, *, bold: bool) -> str:
+    body = f"<B>{html.escape(number)}</B>  " + "<BR/>".join(html.escape(line) for line in text.split("\n"))
+    return f"<{'<B>' + body + '</B>' if bold else body}>"
+
+
+def _pos(x: float, y: float) -> str:
+    """A pinned position, given in inches, written in points (see `inputscale` in `to_dot`)."""
+    return f"{x * 72:.1f},{y * 72:.1f}!"
+
+
+def to_dot(
+    trace: Trace,
+    *,
+    current: int | None = None,
+    window: int | None = 40,
+    lang: Lang = "en",
+    collapse_chunks: bool = True,
+    lead: int | None = None,
+) -> str:
+    """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
+    earlier hops drawn normally, later ones faded. `lead` arrows come before the current one
+    in a window (default: a third of it). Never more than `MAX_ARROWS`: a longer trace, or a wider
+    window, is drawn as a window of that many, marked above and below with the hops left out."""
+    if window is None or window > MAX_ARROWS:
+        window = MAX_ARROWS
+    cols = trace_lifelines(trace)
+    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    all_rows = rows(trace, collapse_chunks=collapse_chunks)
+    start, end = _window(all_rows, current, window, lead)
+    shown = all_rows[start:end]
+    extra_top = 1 if start > 0 else 0
+    texts = [_row_text(row, x_of) for row in shown]
+    # Each arrow's y: a row is ROW_H tall, plus LINE_H for every further line of its label (which grows upwards).
+    ys: list[float] = []
+    for text in texts:
+        ys.append((ys[-1] if ys else -extra_top * ROW_H) - ROW_H - text.count("\n") * LINE_H)
+    last_y = ys[-1] if ys else -extra_top * ROW_H
+    bottom = last_y - (2 if end < len(all_rows) else 1) * ROW_H
+
+    g = graphviz.Digraph("sequence", engine="neato")
+    # Positions are written in points with inputscale=72, which both a full neato run (the browser's)
+    # and `neato -n` (no layout pass: linear in the hops, used by `render`) read the same way.
+    g.attr(layout="neato", inputscale="72", outputorder="nodesfirst", splines="false", bgcolor="white", pad="0.3",
+           fontname=FONT, margin="0")
+    g.attr("node", fontname=FONT, fontsize=str(LABEL_SIZE), label="")
+    g.attr("edge", fontname=FONT, arrowsize="0.9")
+
+    # Phase bands behind everything, labelled at the left.
+    left, right = -1.6, (len(cols) - 1) * COL_W + 1.0
+    band: list[tuple[Phase | None, int, int]] = []
+    phase: Phase | None = None
+    for i, row in enumerate(shown):
+        phase = row.first.phase or phase
+        if band and band[-1][0] == phase:
+            band[-1] = (phase, band[-1][1], i)
+        else:
+            band.append((phase, i, i))
+    for b, (ph, i0, i1) in enumerate(band):
+        if ph is None:
+            continue
+        top_y = (ys[i0 - 1] if i0 else -extra_top * ROW_H) - ROW_H / 2
+        bot_y = ys[i1] - ROW_H / 2
+        g.node(f"band{b}", shape="box", style="filled", color=PHASE_COLORS[ph], fillcolor=PHASE_COLORS[ph],
+               width=f"{right - left:.3f}", height=f"{top_y - bot_y:.3f}", fixedsize="true",
+               pos=_pos((left + right) / 2, (top_y + bot_y) / 2))
+        g.node(f"bandlabel{b}", label=PHASE_NAMES[ph][lang], shape="plaintext", fontsize=str(SMALL_SIZE),
+               fontcolor="#707070", pos=_pos(left + 0.42, top_y - 0.16), **{"class": "small"})
+
+    # Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it).
+    for actor in cols:
+        x = x_of[actor]
+        name = ACTOR_NAMES[actor][lang]
+        g.node(f"line_{actor}", shape="box", style="dashed", color="#9e9e9e", width="0.001",
+               height=f"{-bottom:.3f}", fixedsize="true", pos=_pos(x, bottom / 2))
+        for end_name, y in (("head", 0.0), ("foot", bottom)):
+            # Wide enough for the name whatever the renderer thinks a CJK character measures.
+            width = max(1.0, display_width(name) * HEAD_SIZE * 0.6 / 72 + 0.3)
+            g.node(f"{end_name}_{actor}", label=f"<<B>{html.escape(name)}</B>>", shape="box", style="rounded,filled",
+                   fillcolor="white", color="#505050", penwidth="1.6", fontsize=str(HEAD_SIZE), margin="0.15,0.06",
+                   width=f"{width:.2f}", pos=_pos(x, y))
+
+    if extra_top:
+        earlier = sum(len(r.hops) for r in all_rows[:start])
+        g.node("more_above", label=f"⋮ {earlier} earlier hops" if lang == "en" else f"⋮ 前面还有 {earlier} 跳", shape="plaintext",
+               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -ROW_H))
+    if end < len(all_rows):
+        later = sum(len(r.hops) for r in all_rows[end:])
+        g.node("more_below", label=f"⋮ {later} later hops" if lang == "en" else f"⋮ 后面还有 {later} 跳", shape="plaintext",
+               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, last_y - ROW_H))
+
+    out = _Statements([], [], [])
+    for i, row in enumerate(shown):
+        _draw_row(out, row, i, texts[i], y=ys[i], x_of=x_of, current=current)
+    # Defaults hold what every anchor point, label and arrow shares, so each statement stays short.
+    g.attr("node", shape="point", width="0.01", style="invis")
+    for name, pos in out.points:
+        g.node(name, pos=pos)
+    g.attr("node", shape="box", style="filled", color="white", fillcolor="white", fontcolor=NORMAL,
+           margin="0.04,0.01", height="0.1", width="0")
+    for name, attrs in out.labels:
+        g.node(name, **attrs)
+    g.attr("edge", color=NORMAL, penwidth="1.6")
+    for tail, head, attrs in out.edges:
+        g.edge(tail, head, **attrs)
+    return g.source
+
+
+@dataclass
+class _Statements:
+    """The rows' statements, grouped so that shared attributes can be defaults (a 1,000-hop DOT stays fast)."""
+
+    points: list[tuple[str, str]]
+    edges: list[tuple[str, str, dict[str, str]]]
+    labels: list[tuple[str, dict[str, str]]]
+
+
+def _label_width(span_in: float) -> int:
+    """How many display columns a label may take: about what fits over its arrow, never fewer than 30."""
+    return max(30, min(64, int(span_in * 72 / (LABEL_SIZE * 0.52))))
+
+
+def _row_text(row: Row, x_of: dict[str, float]) -> str:
+    """The words on a row's arrow: its hop's label in the room its span gives, or the row's own for a run of hops."""
+    hop = row.first
+    return row.label if len(row.hops) > 1 else short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])))
+
+
+def _draw_row(
+    out: _Statements, row: Row, i: int, text: str, *, y: float, x_of: dict[str, float], current: int | None
+) -> None:
+    hop = row.first
+    style = arrow_style(hop)
+    is_current = current is not None and row.holds(current)
+    later = current is not None and hop.seq > current
+    if is_current:
+        color, text_color, width = CURRENT, CURRENT, "3.5"
+    elif later:
+        color = FADED_ERROR if style == "error" else FADED
+        text_color, width = FADED_TEXT, "1.2"
+    else:
+        color = ERROR if style == "error" else NORMAL
+        text_color, width = color, "1.6"
+    looks: dict[str, str] = {}
+    if color != NORMAL:
+        looks["color"] = color
+    if width != "1.6":
+        looks["penwidth"] = width
+    edge = {**looks, "id": row.arrow_id, "class": f"hop {style}" + (" current" if is_current else "")}
+    line = {"request": "solid", "self": "solid", "error": "solid", "response": "dashed", "notification": "dotted"}[style]
+    if style == "error" and is_reply(hop):
+        line = "dashed"  # an error that answers something is drawn like the answer it replaces
+    if line != "solid":
+        edge["style"] = line
+    if style in ("response", "notification"):
+        edge["arrowhead"] = "vee"
+    xs, xt = x_of[hop.source], x_of[hop.target]
+    raise_by = text.count("\n") * LINE_H / 2  # a taller label keeps its bottom edge where a one-line label has it
+    label = {"label": _html_label(row.number, text, bold=is_current), "id": f"label-{row.arrow_id}"}
+    if is_current:
+        label["color"] = label["fillcolor"] = "#fff8c4"
+    if text_color != NORMAL:
+        label["fontcolor"] = text_color
+    if hop.source == hop.target:
+        loop = 0.42
+        pts = [(xs, y + 0.09), (xs + loop, y + 0.09), (xs + loop, y - 0.09), (xs, y - 0.09)]
+        out.points += [(f"r{i}p{k}", _pos(px, py)) for k, (px, py) in enumerate(pts)]
+        out.edges.append((f"r{i}p0", f"r{i}p1", {**looks, "arrowhead": "none"}))
+        out.edges.append((f"r{i}p1", f"r{i}p2", {**looks, "arrowhead": "none"}))
+        out.edges.append((f"r{i}p2", f"r{i}p3", edge))
+        est = (max(display_width(line) for line in (row.number + "  " + text).split("\n")) * LABEL_SIZE * 0.55) / 72 + 0.2
+        # Beside the loop, on whichever side has room: right of the left columns, left of the right ones.
+        on_right = xs < max(x_of.values()) / 2 + 0.01
+        lx = xs + loop + 0.22 + est / 2 if on_right else xs - 0.2 - est / 2
+        out.labels.append((f"r{i}l", {**label, "pos": _pos(lx, y + raise_by)}))
+        return
+    out.points += [(f"r{i}a", _pos(xs, y)), (f"r{i}b", _pos(xt, y))]
+    out.edges.append((f"r{i}a", f"r{i}b", edge))
+    out.labels.append((f"r{i}l", {**label, "pos": _pos((xs + xt) / 2, y + LABEL_DY + raise_by)}))
+
+
+def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en", slices: int = 40) -> str:
+    """A compact strip of the whole run, whatever its length: up to `slices` equal slices of hops, each
+    coloured by its phase, the one holding the current hop marked."""
+    hops = trace.hops
+    n = max(1, min(slices, len(hops)))
+    g = graphviz.Digraph("overview")
+    g.attr(rankdir="LR", nodesep="0", ranksep="0", bgcolor="white", pad="0.05")
+    g.attr("node", shape="box", style="filled", fontname=FONT, fontsize="10", height="0.3", fixedsize="true",
+           width=f"{10.0 / n:.3f}", label="", penwidth="0.5", color="white")
+    g.attr("edge", style="invis", arrowhead="none")
+    phase: Phase | None = None
+    for i in range(n if hops else 0):  # a trace without hops is an empty strip
+        part = hops[i * len(hops) // n : (i + 1) * len(hops) // n] or hops[-1:]
+        counts: dict[Phase | None, int] = {}
+        for h in part:
+            phase = h.phase or phase
+            counts[phase] = counts.get(phase, 0) + 1
+        major = max(counts, key=lambda p: counts[p])
+        here = current is not None and part[0].seq <= current <= part[-1].seq
+        attrs = {"fillcolor": PHASE_COLORS[major] if major else "#eeeeee",
+                 "tooltip": f"{part[0].seq}-{part[-1].seq} {PHASE_NAMES[major][lang] if major else ''}"}
+        if here:
+            attrs.update(label="●", fontcolor=CURRENT, color=CURRENT, penwidth="2.5")
+        g.node(f"s{i}", **attrs)
+        if i:
+            g.edge(f"s{i - 1}", f"s{i}")
+    return g.source
+
+
+class RenderError(Exception):
+    """The picture cannot be made here; the message says why in one line."""
+
+
+def render(dot: str, fmt: str) -> bytes:
+    """Lay out and draw DOT with the graphviz program (installed by ./dev.sh)."""
+    pinned = "layout=neato" in dot
+    # Every node of the sequence diagram is pinned, so skip neato's layout pass (-n), which grows
+    # quadratically with the hops.
+    command = ["neato", "-n"] if pinned else ["dot"]
+    try:
+        done = subprocess.run([*command, f"-T{fmt}"], input=dot.encode(), capture_output=True, timeout=300)
+    except FileNotFoundError:
+        raise RenderError("the graphviz program is not installed (./dev.sh setup installs it)") from None
+    except subprocess.TimeoutExpired:
+        raise RenderError("graphviz took more than 5 minutes to draw this") from None
+    if done.returncode != 0:
+        raise RenderError(f"graphviz could not draw this: {done.stderr.decode(errors='replace').strip()[:200]}")
+    return done.stdout
+
+
+def _mermaid_text(text: str) -> str:
+    return text.replace("#", "#35;").replace(";", "#59;").replace("\n", " ")
+
+
+_MERMAID_ARROW = {"request": "->>", "self": "->>", "response": "-->>", "notification": "--)", "error": "-x"}
+
+
+_MERMAID_RGB = {ph: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5))) for ph, c in PHASE_COLORS.items()}
+
+
+def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True) -> str:
+    """A Mermaid sequenceDiagram: renders on GitHub and in many docs tools."""
+    cols = trace_lifelines(trace)
+    alias = {actor: actor.replace("mcp_", "").upper()[:1] + str(i) for i, actor in enumerate(cols)}
+    lines = ["sequenceDiagram"]
+    lines += [f"    participant {alias[a]} as {_mermaid_text(ACTOR_NAMES[a][lang])}" for a in cols]
+    phase: Phase | None = None
+    open_rect = False
+    for row in rows(trace, collapse_chunks=collapse_chunks):
+        hop = row.first
+        if hop.phase and hop.phase != phase:
+            if open_rect:
+                lines.append("    end")
+            phase = hop.phase
+            lines.append(f"    rect {_MERMAID_RGB[phase]}")
+            lines.append(f"    Note over {alias[cols[0]]},{alias[cols[-1]]}: {_mermaid_text(PHASE_NAMES[phase][lang])}")
+            open_rect = True
+        arrow = _MERMAID_ARROW[arrow_style(hop)]
+        text = row.label if len(row.hops) > 1 else short_label(hop, 56)
+        lines.append(f"    {alias[hop.source]}{arrow}{alias[hop.target]}: {_mermaid_text(row.number + ' ' + text)}")
+    if open_rect:
+        lines.append("    end")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,286 @@
+"""The step's focus: which parts of a hop's JSON view the inspector opens and highlights.
+
+Every path is a list of keys and indices into the view `render_text.focus_view` builds (the JSON the inspector
+shows), and is only ever one that exists there: a foreign or odd trace gets a smaller focus, never a path to
+nothing. A pairing (a tool call and the answer that names its id; an MCP schema and the OpenAI one it became)
+is drawn as a colour: paths that share a colour index belong together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, assert_never
+
+from flow.trace.model import Hop
+from flow.views.table import PARSED_ARGUMENTS, focus_view
+
+Path = tuple[str | int, ...]
+
+
+MAX_OPEN_ITEMS = 8  # items of one list opened at once (content blocks, messages); the rest stay one click away
+
+
+MAX_PAIRS = 24  # pairings coloured in one hop
+
+
+PAIR_PALETTE = ("#0072b2", "#d55e00", "#007a5a", "#aa3377", "#7a5c00", "#5a4fcf")
+
+
+"""Colour k is PAIR_PALETTE[k % len(PAIR_PALETTE)]: distinguishable with common colour blindness, ≥ 4.5:1 on white."""
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What the inspector does on arriving at a hop. `open`: containers shown expanded (with their ancestors);
+    `highlight`: values marked, the first one scrolled into view (their ancestors are expanded too); `colours`:
+    (path, k) drawn in pair colour k; `pairs`: the tool_call_id (or tool name) each colour index stands for."""
+
+    open: tuple[Path, ...] = ()
+    highlight: tuple[Path, ...] = ()
+    colours: tuple[tuple[Path, int], ...] = ()
+    pairs: tuple[tuple[str, int], ...] = ()
+
+
+def resolve(view: Any, path: Path) -> tuple[bool, Any]:
+    """(True, the value) at `path` in `view`, or (False, None) if the path points at nothing."""
+    node = view
+    for key in path:
+        if isinstance(node, dict) and isinstance(key, str) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(node):
+            node = node[key]
+        else:
+            return False, None
+    return True, node
+
+
+class _Builder:
+    """Collects paths, keeping only those that exist in the view, each once, in order."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self.view = view
+        self.opened: dict[Path, None] = {}  # ordered sets
+        self.marked: dict[Path, None] = {}
+        self.painted: list[tuple[Path, int]] = []
+        self.pairs: dict[str, int] = {}
+
+    def at(self, *path: str | int) -> Any:
+        return resolve(self.view, path)[1]
+
+    def has(self, *path: str | int) -> bool:
+        return resolve(self.view, path)[0]
+
+    def open(self, *path: str | int) -> bool:
+        if path not in self.opened and isinstance(self.at(*path), (dict, list)):
+            self.opened[path] = None
+            return True
+        return path in self.opened
+
+    def mark(self, *path: str | int, open_it: bool = False) -> bool:
+        if not self.has(*path):
+            return False
+        self.marked[path] = None
+        if open_it:
+            self.open(*path)
+        return True
+
+    def open_items(self, *path: str | int, last: bool = False) -> None:
+        """Open a list and its first (or last) few items."""
+        items = self.at(*path)
+        if not self.open(*path) or not isinstance(items, list):
+            return
+        indices = range(len(items))
+        for i in list(indices)[-MAX_OPEN_ITEMS:] if last else list(indices)[:MAX_OPEN_ITEMS]:
+            self.open(*path, i)
+
+    def colour(self, key: Any, *path: str | int) -> None:
+        """Paint `path` in the colour of `key` (a new colour for a key not seen before)."""
+        if not isinstance(key, str) or not self.has(*path):
+            return
+        if key not in self.pairs:
+            if len(self.pairs) >= MAX_PAIRS:
+                return
+            self.pairs[key] = len(self.pairs)
+        self.painted.append((path, self.pairs[key]))
+
+    def build(self) -> Focus:
+        return Focus(tuple(self.opened), tuple(self.marked), tuple(self.painted), tuple(self.pairs.items()))
+
+
+def _first(items: Any) -> list[tuple[int, Any]]:
+    """(index, item) of the first MAX_PAIRS items of a list: what one hop's focus can show and colour apart."""
+    return list(enumerate(items[:MAX_PAIRS])) if isinstance(items, list) else []
+
+
+def _schemas(b: _Builder) -> None:
+    """3a: each MCP inputSchema and the OpenAI parameters it became, one colour per tool; the first pair open."""
+    mcp, openai = b.at("payload", "mcp"), b.at("payload", "openai")
+    if not isinstance(mcp, list) or not isinstance(openai, list):
+        b.mark("payload", open_it=True)
+        return
+    where: dict[str, int] = {}
+    for j, tool in enumerate(openai):
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            where.setdefault(fn["name"], j)
+    first = True
+    for i, tool in enumerate(mcp):
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if not isinstance(name, str) or name not in where:
+            continue
+        j = where[name]
+        for path in (("payload", "mcp", i, "inputSchema"), ("payload", "openai", j, "function", "parameters")):
+            b.colour(name, *path)
+            if first:
+                b.mark(*path, open_it=True)
+        first = False
+    b.open("payload", "mcp")
+    b.open("payload", "openai")
+
+
+def _tool_calls(b: _Builder) -> None:
+    """4: `content: null` and each call's raw arguments string beside its parsed object, a colour per call id."""
+    calls = b.at("tool_calls")
+    b.mark("content")
+    b.open("tool_calls")
+    for k, call in _first(calls):
+        b.open("tool_calls", k)
+        b.open("tool_calls", k, "function")
+        b.mark("tool_calls", k, "function", "arguments")
+        b.mark("tool_calls", k, "function", PARSED_ARGUMENTS, open_it=True)
+        b.colour(call.get("id") if isinstance(call, dict) else None, "tool_calls", k, "id")
+
+
+def _backfill(b: _Builder, tool_at: list[int]) -> None:
+    """8: the assistant message with its tool_calls and each role "tool" message answering one, paired by colour."""
+    messages = b.at("messages")
+    assistant = next((i for i in range(tool_at[0] - 1, -1, -1) if isinstance(messages[i], dict)
+                      and messages[i].get("role") == "assistant"), None)
+    b.open("messages")
+    if assistant is not None:
+        b.mark("messages", assistant, open_it=True)
+        calls = b.at("messages", assistant, "tool_calls")
+        b.open("messages", assistant, "tool_calls")
+        for k, call in _first(calls):
+            b.open("messages", assistant, "tool_calls", k)
+            b.colour(call.get("id") if isinstance(call, dict) else None, "messages", assistant, "tool_calls", k, "id")
+    for i in tool_at[:MAX_PAIRS]:
+        b.mark("messages", i, open_it=True)
+        b.colour(messages[i].get("tool_call_id"), "messages", i, "tool_call_id")
+
+
+def _trailing_tool_messages(messages: Any) -> list[int]:
+    """Indices of the role "tool" messages that end a request: the answers this backfill sends."""
+    out: list[int] = []
+    for i in range(len(messages) - 1, -1, -1) if isinstance(messages, list) else ():
+        if not isinstance(messages[i], dict) or messages[i].get("role") != "tool":
+            break
+        out.append(i)
+    return out[::-1]
+
+
+def _error(b: _Builder) -> None:
+    """An error hop: the error object (and the message beside a bare error name); for refused arguments, the string."""
+    found = False
+    for path in (("error",), ("payload", "error"), ("payload", "message"), ("payload", "http"), ("payload", "divergence")):
+        if path == ("payload", "error") and found:
+            continue
+        found = b.mark(*path, open_it=True) or found
+    b.mark("status")
+    b.mark("tool_call", "function", "arguments")
+    b.open("tool_call")
+    b.open("tool_call", "function")
+
+
+def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
+    """7: the result's `content` and its `isError`; a protocol error handed on as the result, as an error; other
+    results (a tool list, a resource) opened."""
+    if isinstance(b.at("error"), dict):
+        _error(b)
+    if b.mark(*result, "content"):
+        b.open_items(*result, "content")
+        if not b.mark("isError"):
+            b.mark(*result, "isError")
+    elif app_side:  # a direct-mode result: the text for the model and the flag
+        b.mark("tool_message_content")
+        b.mark("isError")
+    elif not b.mark(*result, "tools", open_it=True):
+        b.mark(*result, open_it=True)
+
+
+def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
+    """The hop's focus in `view` (by default its `focus_view`): what the step is about, per hop kind."""
+    b = _Builder(focus_view(hop) if view is None else view)
+    kind = hop.kind
+    match kind:
+        case "error" | "mcp.error" | "llm.error" | "replay.divergence":
+            _error(b)
+        case "prepare.tools" | "tool.list" | "client.result":
+            for key in ("tools", "result", "prompt"):
+                if b.mark("payload", key, open_it=True):
+                    b.open("payload", key, 0)
+                    break
+        case "user.message" | "app.answer":
+            b.mark("content")
+        case "translate.forward":
+            _schemas(b)
+        case "llm.request":
+            tool_at = _trailing_tool_messages(b.at("messages"))
+            if tool_at:
+                _backfill(b, tool_at)
+            else:
+                b.mark("messages")
+                b.open_items("messages", last=True)
+                if b.mark("payload", "body", "tools", open_it=True):
+                    b.open("payload", "body", "tools", 0)
+                    b.open("payload", "body", "tools", 0, "function")
+        case "llm.response" | "llm.assembled":
+            if isinstance(b.at("tool_calls"), list):
+                _tool_calls(b)
+            else:
+                b.mark("content")
+                b.mark("finish_reason")
+            b.mark("error", open_it=True)
+        case "llm.chunk":
+            if not b.mark("payload", "data", "choices", 0, "delta", open_it=True):
+                if not b.mark("payload", "data", "usage", open_it=True):
+                    b.mark("payload", "data")
+        case "translate.reverse":
+            b.open("call_request")
+            b.mark("call_request", "name")
+            b.mark("call_request", "arguments", open_it=True)
+            b.open("tool_call")
+            b.open("tool_call", "function")
+        case "tool.invoke":
+            b.mark("payload", "function")
+            b.mark("payload", "kwargs", open_it=True)
+        case "mcp.request" | "mcp.notification" if b.has("params", "name"):  # tools/call, prompts/get
+            b.open("params")
+            b.mark("params", "name")
+            b.mark("params", "arguments", open_it=True)
+        case "mcp.request" | "mcp.notification":
+            b.mark("method")
+            b.open("params")
+        case "mcp.response" | "tool.result":
+            _result(b, ("result",) if kind == "mcp.response" else ("payload", "result"), app_side=kind == "tool.result")
+        case _:
+            assert_never(kind)
+    return b.build()
+
+
+def focus_json(hop: Hop, view: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The focus as plain JSON for the client-side viewer: paths as lists of keys (strings) and indices (numbers).
+    Pass the view actually shown, if it is not `focus_view(hop)`."""
+    f = focus(hop, view)
+    return {
+        "open": [list(p) for p in f.open],
+        "highlight": [list(p) for p in f.highlight],
+        "colours": [{"path": list(p), "colour": k} for p, k in f.colours],
+        "pairs": dict(f.pairs),
+    }
+
+
+def view_and_focus(hop: Hop) -> dict[str, Any]:
+    """What the viewer needs for a hop's inspector: the JSON view and its focus, made from the same view."""
+    view = focus_view(hop)
+    return {"view": view, "focus": focus_json(hop, view)}

@@ -1,0 +1,331 @@
+"""Names, numbers and short labels shared by every picture of a trace."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any, Literal, assert_never
+
+from flow.trace.files import escape_controls
+from flow.trace.model import Actor, Hop, Mode, Phase, Trace
+
+PHASE_COLORS: dict[Phase, str] = {
+    "prepare": "#f2f2f2",
+    "request": "#e8f1fb",
+    "decision": "#fdf3e1",
+    "execute": "#e9f6ec",
+    "backfill": "#f3ecfa",
+    "answer": "#fbeaea",
+}
+
+
+def lifelines(mode: Mode) -> list[Actor]:
+    """The design's fixed column order."""
+    if mode == "direct":
+        return ["user", "app", "tool", "model"]
+    return ["user", "app", "mcp_client", "mcp_server", "model"]
+
+
+def trace_lifelines(trace: Trace) -> list[Actor]:
+    """The mode's lifelines, plus any actor a foreign trace uses that the mode does not have."""
+    cols = lifelines(trace.meta.mode)
+    extra = [a for a in ("tool", "mcp_client", "mcp_server") if a not in cols and any(a in (h.source, h.target) for h in trace.hops)]
+    return cols[:-1] + extra + cols[-1:]
+
+
+def display_width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def clip(text: str, width: int) -> str:
+    """One line, at most `width` display columns (a CJK character counts two), control characters escaped."""
+    text = escape_controls(re.sub(r"\s+", " ", text).strip())
+    if display_width(text) <= width:
+        return text
+    out, used = "", 0
+    for c in text:
+        w = display_width(c)
+        if used + w > width - 1:
+            break
+        out, used = out + c, used + w
+    return out + "…"
+
+
+def _letters(n: int) -> str:
+    """0 -> a, 25 -> z, 26 -> aa: sub-numbers for the hops of one step."""
+    out = ""
+    n += 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        out = chr(97 + r) + out
+    return out
+
+
+def step_numbers(trace: Trace) -> dict[int, str]:
+    """A number per hop: its step, sub-lettered when the step has several hops (2a, 2b);
+    later tool rounds are prefixed (r2·4). Wire frames outside a step get "·"."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    def tool_round(h: Hop) -> int:
+        # `round` counts model requests; a backfill (8) belongs to the tool round it answers.
+        assert h.step is not None
+        if not 4 <= h.step <= 8:
+            return 0
+        return h.round - 1 if h.step == 8 else h.round
+
+    for h in trace.hops:
+        if h.step is not None:
+            groups.setdefault((tool_round(h), h.step), []).append(h.seq)
+    rounds = {r for r, _ in groups if r}
+    out: dict[int, str] = {}
+    for (rnd, step), seqs in groups.items():
+        prefix = f"r{rnd}·" if len(rounds) > 1 and rnd > 1 else ""
+        for i, seq in enumerate(seqs):
+            out[seq] = f"{prefix}{step}{_letters(i) if len(seqs) > 1 else ''}"
+    for h in trace.hops:
+        out.setdefault(h.seq, "·")
+    return out
+
+
+def _payload(hop: Hop) -> dict[str, Any]:
+    return hop.payload if isinstance(hop.payload, dict) else {}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _tool_ids(body: dict[str, Any]) -> list[str]:
+    """The tool_call_ids of the role "tool" messages at the end of a request."""
+    ids: list[str] = []
+    messages = body.get("messages")
+    for msg in reversed(messages if isinstance(messages, list) else []):
+        if not isinstance(msg, dict) or msg.get("role") != "tool":
+            break
+        ids.append(str(msg.get("tool_call_id")))
+    return ids[::-1]
+
+
+def parse_arguments_text(text: Any) -> tuple[bool, Any]:
+    """A tool_call's `arguments` string read as JSON: (True, the value), or (False, why it is not JSON).
+    Total, for any value a trace file holds."""
+    if not isinstance(text, str):
+        return False, f"not a string but {type(text).__name__}"
+    try:
+        return True, json.loads(text or "{}")
+    except json.JSONDecodeError as exc:
+        return False, f"{exc.msg} at position {exc.pos}"
+    except RecursionError:
+        return False, "nested too deeply"
+
+
+# A label is atoms joined by spaces; a line may break between two atoms, never inside one.
+VALUE_WIDTHS = (16, 8)  # argument values are shortened to these widths, in turn, only while a label has too many lines
+
+
+MAX_LINES = 3
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _call_atoms(name: Any, arguments: Any, value_width: int | None) -> list[str]:
+    """One call as atoms: `name(key=value,` … `key=value)`; values are shortened to `value_width` columns (0: all
+    left out), never a key or the name. `arguments` is the parsed object or the JSON string the model sent."""
+    if value_width == 0:
+        return [f"{name}(…)"]
+    args = arguments
+    if isinstance(arguments, str):
+        ok, args = parse_arguments_text(arguments)
+        if not ok:
+            return [f"{name}({clip(arguments, value_width or 24)} (not JSON))"]
+    if not isinstance(args, dict):
+        return [f"{name}({clip(_value_text(args), value_width or 24)})"]
+    if not args:
+        return [f"{name}()"]
+    parts = [f"{k}={_value_text(v) if value_width is None else clip(_value_text(v), value_width)}" for k, v in args.items()]
+    parts = [p + "," for p in parts[:-1]] + [parts[-1] + ")"]
+    parts[0] = f"{name}({parts[0]}"
+    return parts
+
+
+def _calls_of(message: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(name, arguments string) of each tool call an assistant message holds."""
+    calls = message.get("tool_calls")
+    out = []
+    for call in calls if isinstance(calls, list) else []:
+        fn = _dict(_dict(call).get("function"))
+        out.append((fn.get("name"), fn.get("arguments")))
+    return out
+
+
+def _joined(items: list[list[str]]) -> list[str]:
+    """Items (each a list of atoms) as one run of atoms, a comma after every item but the last."""
+    atoms: list[str] = []
+    for i, item in enumerate(items):
+        atoms += item[:-1] + [item[-1] + ("," if i < len(items) - 1 else "")]
+    return atoms
+
+
+def _lay_out(atoms: list[str], tail: str, width: int) -> list[str]:
+    """Greedy lines of at most `width` columns, breaking only between atoms (an atom wider than `width`
+    keeps a line of its own, up to twice the width); the free `tail` fills what is left of the last line.
+    Stops a line after MAX_LINES: the caller only asks whether they fit."""
+    lines: list[str] = []
+    for atom in atoms:
+        if len(lines) > MAX_LINES:
+            break
+        atom = clip(atom, 2 * width)
+        if lines and display_width(lines[-1]) + 1 + display_width(atom) <= width:
+            lines[-1] += " " + atom
+        else:
+            lines.append(atom)
+    if tail:
+        room = width - display_width(lines[-1]) - 3 if lines else width
+        if lines and room >= min(12, display_width(re.sub(r"\s+", " ", tail).strip())):
+            lines[-1] += " · " + clip(tail, room)
+        else:
+            lines.append(clip(tail, width))
+    return lines
+
+
+def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int) -> list[str]:
+    """Every call whole, in as few lines as fit: long argument values shortened first, then the arguments left out,
+    then repeated names counted (`get_weather(…) ×3`); only beyond that are calls left out, and counted."""
+    fits = len(calls) <= MAX_LINES * width // 2  # a call takes at least two columns: beyond this, only counts can fit
+    tries = [[_call_atoms(n, a, w) for n, a in calls] for w in (None, *VALUE_WIDTHS, 0)] if fits else []
+    counts: dict[str, int] = {}
+    for n, _ in calls:
+        counts[str(n)] = counts.get(str(n), 0) + 1
+    tries.append([[f"{n}(…)" + (f" ×{k}" if k > 1 else "")] for n, k in counts.items()])
+    laid = [_lay_out([head][:bool(head)] + _joined(items), "", width) for items in tries]
+    for lines in laid:
+        if len(lines) <= MAX_LINES and all(display_width(line) <= width for line in lines):
+            return lines
+    for lines in laid[len(VALUE_WIDTHS) if fits else 0:]:  # a name or a key alone may be wider than the room
+        if len(lines) <= MAX_LINES:
+            return lines
+    return _some(head, tries[-1], width)
+
+
+def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LINES) -> list[str]:
+    """As many whole items as fit in `max_lines`, then how many more there are."""
+    most = min(len(items), max_lines * width // 2)  # an item takes at least two columns: no more can fit
+    for keep in range(most, -1, -1):
+        more = [[f"+{len(items) - keep} more"]] if keep < len(items) else []
+        lines = _lay_out([head][:bool(head)] + _joined(items[:keep] + more), "", width)
+        if len(lines) <= max_lines:
+            return lines
+    return [clip(head, width)]
+
+
+def label_lines(hop: Hop, width: int = 32) -> list[str]:
+    """What the arrow says, as lines of at most `width` columns: the one fact a class should read off it.
+    A key value (a call with its arguments, every parallel call, an isError flag, a tool_call_id) is never cut;
+    free text (a question, a result, an error message) is clipped to one line."""
+    # escaped: a terminal must not run them, and graphviz refuses a label that holds one
+    return [escape_controls(line) for line in _label_lines(hop, width) if line] or [clip(hop.kind, width)]
+
+
+def _label_lines(hop: Hop, width: int) -> list[str]:
+    p = _payload(hop)
+    kind = hop.kind
+    scripted = "scripted · " if hop.summary.startswith("scripted · ") else ""
+    match kind:
+        case "prepare.tools" | "tool.list" | "client.result" if isinstance(p.get("tools"), list):
+            names = [_dict(t).get("name") or _dict(_dict(t).get("function")).get("name") for t in p["tools"]]
+            what = {"prepare.tools": "tools:", "tool.list": "local functions:", "client.result": "tools:"}[kind]
+            head = f"{len(names)} {what}" if kind != "prepare.tools" else what
+            return _some(head, [[str(n)] for n in names], width, max_lines=2)
+        case "user.message" | "app.answer":
+            text = str(p.get("content") or hop.summary)
+        case "llm.request":
+            body = _dict(p.get("body"))
+            ids = _tool_ids(body)
+            if ids:
+                head = "role: tool" if len(ids) == 1 else f"role: tool ×{len(ids)}"
+                items = [[("(" if k == 0 else "") + i + (")" if k == len(ids) - 1 else "")] for k, i in enumerate(ids)]
+                return _some(scripted + head, items, width)
+            if body:
+                n_msgs, n_tools = (len(v) if isinstance(v := body.get(k), list) else 0 for k in ("messages", "tools"))
+                text = f"{scripted}{n_msgs} messages + {n_tools} tools" + (" (stream)" if body.get("stream") else "")
+            else:
+                text = hop.summary
+        case "llm.response" | "llm.assembled":
+            body = _dict(p.get("body")) if kind == "llm.response" else {"choices": [p]}
+            choices = body.get("choices")
+            choice = _dict(choices[0]) if isinstance(choices, list) and choices else {}
+            calls = _calls_of(_dict(choice.get("message")))
+            if calls:
+                head = scripted + ("assembled tool_calls:" if kind == "llm.assembled" else "tool_calls:")
+                return _calls_label(head, calls, width)
+            text = hop.summary
+        case "translate.reverse":
+            request = _dict(p.get("call_request"))
+            if "name" in request:
+                return _calls_label("call", [(request["name"], request.get("arguments"))], width)
+            text = hop.summary
+        case "tool.invoke" if "function" in p:
+            return _calls_label("", [(p["function"], p.get("kwargs"))], width)
+        case "mcp.request" if p.get("method") == "tools/call" and isinstance(p.get("params"), dict):
+            params = p["params"]
+            return _calls_label("tools/call", [(params.get("name"), params.get("arguments"))], width)
+        case "mcp.response" if "isError" in _dict(p.get("result")):
+            return [f"result (isError: {_value_text(p['result']['isError'])})"]
+        case "mcp.response":
+            text = hop.summary.replace("result of ", "result: ")
+        case "tool.result":
+            result = _dict(p.get("result")) if "result" in p else p
+            if "isError" in result and not isinstance(p.get("error"), dict):
+                content = p.get("tool_message_content")
+                tail = content if isinstance(content, str) else hop.summary.removeprefix("isError: ")
+                if result["isError"] is True:
+                    return _lay_out(["isError: true"], tail, width)
+                text = "result: " + tail
+            elif hop.summary and not hop.summary.startswith(("isError", "protocol error")):
+                text = "result: " + hop.summary
+            else:
+                text = hop.summary
+        case "llm.error":
+            text = hop.summary or "error"
+        case "translate.forward":
+            text = f"inputSchema → parameters ×{len(v) if isinstance(v := p.get('openai'), list) else 0}"
+        case (
+            "prepare.tools" | "tool.list" | "client.result" | "mcp.request" | "mcp.error" | "mcp.notification"
+            | "llm.chunk" | "tool.invoke" | "error" | "replay.divergence"
+        ):
+            text = hop.summary
+        case _:
+            assert_never(kind)
+    return [clip(text or kind, width)]
+
+
+def short_label(hop: Hop, width: int = 32) -> str:
+    """The arrow's label as text, its lines (see `label_lines`) joined by newlines."""
+    return "\n".join(label_lines(hop, width))
+
+
+def arrow_style(hop: Hop) -> Literal["request", "response", "notification", "error", "self"]:
+    if hop.kind in ("error", "mcp.error", "llm.error", "replay.divergence") or hop.direction == "error":
+        return "error"
+    if hop.source == hop.target:
+        return "self"
+    if hop.direction == "notification":
+        return "notification"
+    if hop.direction == "response" or hop.kind in ("llm.chunk", "tool.list", "client.result", "app.answer"):
+        return "response"
+    return "request"
+
+
+_UPSTREAM = {"mcp_server": "mcp_client", "model": "app", "tool": "app", "mcp_client": "app"}
+
+
+def is_reply(hop: Hop) -> bool:
+    """Does this hop travel back toward the one who asked?"""
+    return hop.direction == "response" or hop.kind in ("mcp.response", "mcp.error", "llm.response", "llm.error",
+                                                        "llm.chunk", "tool.result") or _UPSTREAM.get(hop.source) == hop.target
+
+
+def pretty(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)

@@ -1,0 +1,213 @@
+"""Tables of hops (terminal text, rows, a pandas DataFrame) and a JSON view of one hop that puts what matters first."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from flow.text.names import ACTOR_NAMES, Lang
+from flow.trace.files import clip_strings, clip_text, escape_controls
+from flow.trace.model import Hop, Trace, as_dict, as_list
+from flow.views.labels import display_width, parse_arguments_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+ACTOR_LABEL = {actor: names["en"] for actor, names in ACTOR_NAMES.items()}
+
+
+TABLE_COLUMNS = ["seq", "step", "phase", "from", "to", "kind", "summary", "ms", "bytes", "tokens"]
+
+
+def terminal_safe(text: str) -> str:
+    """Text from a trace, fit for a terminal: control characters shown as escapes (`\\x1b`), never sent raw.
+    Line breaks and tabs stay."""
+    return escape_controls(text, keep="\n\t")
+
+
+def _fit(text: str, width: int) -> str:
+    """Exactly `width` display columns: padded, or cut with "…". Only the start of a long text is looked at."""
+    text = re.sub(r"\s+", " ", text[: 2 * width + 2])  # the rest cannot show; a cell never walks a megabyte
+    over = len(text) > width or display_width(text) > width  # a character is at least one column
+    out, used = "", 0
+    for c in text:
+        w = display_width(c)
+        if used + w > width - (1 if over else 0):
+            return out + "…" + " " * (width - used - 1)
+        out, used = out + c, used + w
+    return out + " " * (width - used)
+
+
+def _tokens(hop: Hop) -> int | None:
+    if not hop.usage:
+        return None
+    total = hop.usage.get("total_tokens")
+    return int(total) if isinstance(total, int) else None
+
+
+def hop_rows(trace: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
+    """One row per hop, the columns a person scans first."""
+    return [
+        {
+            "seq": h.seq,
+            "step": "" if h.step is None else str(h.step),
+            "phase": h.phase or "",
+            "from": ACTOR_NAMES[h.source][lang],
+            "to": ACTOR_NAMES[h.target][lang],
+            "kind": h.kind,
+            "summary": re.sub(r"\s+", " ", h.summary),
+            "ms": round(h.t_end_ms - h.t_start_ms, 1),
+            "bytes": h.bytes,
+            "tokens": _tokens(h),
+        }
+        for h in trace.hops
+    ]
+
+
+def hop_dataframe(trace: Trace, *, lang: Lang = "en") -> pd.DataFrame:
+    import pandas as pd  # only here: the CLI and the engine start faster without it
+
+    frame = pd.DataFrame(hop_rows(trace, lang=lang), columns=TABLE_COLUMNS)
+    frame["tokens"] = frame["tokens"].astype("Int64")
+    return frame
+
+
+def hop_table(trace: Trace, *, summary_width: int = 60) -> str:
+    widths = {"seq": 4, "step": 4, "phase": 9, "from → to": 26, "kind": 18, "summary": summary_width, "ms": 8, "bytes": 7}
+    lines = [" ".join(_fit(name, w) for name, w in widths.items()).rstrip(), " ".join("-" * w for w in widths.values())]
+    for row in hop_rows(trace):
+        row["from → to"] = f"{row['from']} → {row['to']}"
+        lines.append(" ".join(_fit(terminal_safe(str(row[name])), w) for name, w in widths.items()).rstrip())
+    return "\n".join(lines)
+
+
+def summary_line(trace: Trace) -> str:
+    s = trace.meta.stats
+    parts = [f"hops {s.get('hops', len(trace.hops))}", f"model calls {s.get('model_calls', 0)}",
+             f"tool calls {s.get('tool_calls', 0)}", f"elapsed {s.get('elapsed_ms', 0):.0f} ms"]
+    if s.get("prompt_tokens"):
+        parts.append(f"tokens {s['prompt_tokens']}+{s.get('completion_tokens', 0)}")
+    return terminal_safe(" · ".join(parts))
+
+
+def _message_facts(msg: Any) -> Any:
+    if not isinstance(msg, dict):
+        return msg
+    facts = {k: msg[k] for k in ("role", "tool_call_id", "tool_calls", "content") if k in msg}
+    return facts
+
+
+PARSED_ARGUMENTS = "arguments (parsed)"
+
+
+"""The key `focus_view` puts beside a tool call's `arguments` string: what that string reads as (not a wire field)."""
+
+
+def _with_parsed_arguments(calls: Any) -> Any:
+    """Tool calls with their arguments string read as JSON beside it, as the app reads it at step 5."""
+    if not isinstance(calls, list):
+        return calls
+    out: list[Any] = []
+    for call in calls:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or "arguments" not in fn:
+            out.append(call)
+            continue
+        ok, parsed = parse_arguments_text(fn["arguments"])
+        shown: dict[str, Any] = {}
+        for key, value in fn.items():
+            shown[key] = value
+            if key == "arguments":
+                shown[PARSED_ARGUMENTS] = parsed if ok else f"not JSON: {parsed}"
+        out.append({**call, "function": shown})
+    return out
+
+
+VIEW_TEXT_CHARS = 20_000
+
+
+"""A text value longer than this is shown cut short in a hop's JSON view (a page, `show --hop`, the HTML file)."""
+
+
+VIEW_BYTES = 512 * 1024
+
+
+"""A hop's JSON view larger than this (after cutting long texts) is shown as the start of its JSON text: a page
+or a terminal shows a bounded amount whatever one hop holds."""
+
+
+def bounded_view(value: Any) -> Any:
+    """`value` as a viewer shows it: long texts cut (`VIEW_TEXT_CHARS`); if its JSON is still over `VIEW_BYTES`,
+    the start of that JSON as text, saying so. The same object when it is small."""
+    try:
+        value, _ = clip_strings(value, VIEW_TEXT_CHARS)
+        text = json_text(value)
+    except RecursionError:
+        return "(nested too deeply to show)"
+    if len(text) <= VIEW_BYTES:
+        return value
+    return clip_text(text, VIEW_BYTES)
+
+
+def focus_view(hop: Hop) -> dict[str, Any]:
+    """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload; bounded in
+    size (`bounded_view`), so one huge hop cannot stall the page that shows it."""
+    view = _focus_view(hop)
+    bounded = bounded_view(view)
+    return bounded if isinstance(bounded, dict) else {"clipped": "shown cut short", "json": bounded}
+
+
+def _focus_view(hop: Hop) -> dict[str, Any]:
+    p = as_dict(hop.payload)
+    facts: dict[str, Any] = {}
+    if hop.kind.startswith("llm."):
+        body = p.get("body") if isinstance(p.get("body"), dict) else p.get("data")
+        if hop.kind == "llm.assembled":
+            body = {"choices": [p]}  # the message assembled from a stream stands where a response's choice does
+        if isinstance(body, dict):
+            choices = as_list(body.get("choices"))
+            choice = as_dict(choices[0]) if choices else {}
+            message = as_dict(choice.get("message") or choice.get("delta"))
+            whole = "message" in choice  # a whole message, not one chunk's delta
+            if message.get("tool_calls"):
+                facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
+            if whole and "content" in message:
+                facts["content"] = message["content"]
+            if "role" in message:
+                facts["role"] = message["role"]
+            if choice.get("finish_reason") is not None:
+                facts["finish_reason"] = choice["finish_reason"]
+            if isinstance(body.get("messages"), list):
+                facts["messages"] = [_message_facts(m) for m in body["messages"]]
+                ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
+                if ids:
+                    facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
+            for key in ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"):
+                if key in body:
+                    facts[key] = body[key]
+        if "status" in p:
+            facts["status"] = p["status"]
+    elif hop.kind.startswith("mcp."):
+        for key in ("method", "id", "params", "result", "error"):
+            if key in p:
+                facts[key] = p[key]
+        result = p.get("result")
+        if isinstance(result, dict) and "isError" in result:
+            facts["isError"] = result["isError"]
+    else:
+        for key in ("tool_call", "call_request", "tool_message_content", "isError", "error", "content"):
+            if key in p:
+                facts[key] = p[key]
+    if hop.tool_call_id and "tool_call_id" not in facts:
+        facts["tool_call_id"] = hop.tool_call_id
+    clipped = getattr(hop, "clipped", None)
+    if clipped:
+        facts["clipped"] = clipped
+    return {**facts, "payload": hop.payload}
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON text of a decoded value, as a viewer measures it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -1,0 +1,168 @@
+"""The client-side trace viewer's data: one bundle per trace and language, and its assets.
+
+The viewer (flow/viewer_assets/viewer.js + viewer.css, our own code, no network) receives the
+bundle once and steps in the browser: highlighting, fading, scrolling and the panels are DOM
+updates. Two hosts mount the same files: the Step through page (a Streamlit custom component)
+and the self-contained HTML export (`flow.render_html.to_html`). Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+from flow.text.teaching import teaching_text
+from flow.trace.model import Hop, Trace
+from flow.views.diagram import RenderError, render, rows, to_dot
+from flow.views.focus import PAIR_PALETTE, focus
+from flow.views.labels import PHASE_COLORS, short_label
+from flow.views.table import focus_view
+
+ASSETS = Path(__file__).resolve().parent / "viewer_assets"
+
+
+BUNDLE_VERSION = 1
+
+
+# The viewer's own wording. Page wording lives in ui/i18n.py; the viewer also runs without the app.
+UI_TEXT: dict[str, dict[Lang, str]] = {
+    "prev": {"zh": "上一步", "en": "Previous"},
+    "next": {"zh": "下一步", "en": "Next"},
+    "play": {"zh": "自动播放", "en": "Play"},
+    "pause": {"zh": "暂停", "en": "Pause"},
+    "speed": {"zh": "每步秒数", "en": "Seconds per step"},
+    "presenter": {"zh": "演示模式", "en": "Presenter"},
+    "leave_presenter": {"zh": "退出演示", "en": "Leave presenter"},
+    "fullscreen": {"zh": "全屏", "en": "Full screen"},
+    "leave_fullscreen": {"zh": "退出全屏", "en": "Leave full screen"},
+    "step": {"zh": "步骤", "en": "Step"},
+    "hop_of": {"zh": "第 {i}/{n} 跳", "en": "hop {i} of {n}"},
+    "json": {"zh": "这一跳的 JSON", "en": "This hop's JSON"},
+    "jump": {"zh": "跳到第几跳：输入数字，按回车", "en": "Go to hop: type a number, press Enter"},
+    "keys": {"zh": "← → / PageUp PageDown 翻页 · Home End · 数字+回车跳转 · P 演示模式 · F 全屏",
+             "en": "← → / PageUp PageDown · Home End · number + Enter jumps · P presenter · F full screen"},
+    "overview": {"zh": "全程概览（点击跳转）", "en": "The whole run (click to jump)"},
+    "no_diagram": {"zh": "无法在这里绘制时序图：{error}", "en": "The diagram cannot be drawn here: {error}"},
+    "language": {"zh": "English", "en": "中文"},
+    "items": {"zh": "{n} 项", "en": "{n} items"},
+    "item": {"zh": "1 项", "en": "1 item"},
+    "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
+    "key_count": {"zh": "1 个键", "en": "1 key"},
+}
+
+
+def _focus_for(hop: Hop, view: dict[str, Any]) -> list[Any] | None:
+    """The inspector's focus for the viewer: highlighted paths, pairings as `{path, color}`, and containers only
+    opened as `{path, open: true}` (see flow.focus); None means 'open a few levels'."""
+    found = focus(hop, view)
+    colour_of = {path: PAIR_PALETTE[k % len(PAIR_PALETTE)] for path, k in found.colours}
+    items: list[Any] = [{"path": list(p), "color": colour_of[p]} if p in colour_of else list(p) for p in found.highlight]
+    items += [{"path": list(p), "color": c} for p, c in colour_of.items() if p not in found.highlight]
+    items += [{"path": list(p), "open": True} for p in found.open if p not in found.highlight]
+    return items or None
+
+
+def _svg(trace: Trace, lang: Lang) -> tuple[str | None, str | None]:
+    """The whole diagram, nothing highlighted (the viewer does that), ready to inline; or the reason it cannot be drawn."""
+    try:
+        svg = render(to_dot(trace, window=None, lang=lang), "svg").decode("utf-8")
+    except RenderError as exc:
+        return None, str(exc)
+    svg = re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->|<title>[^<]*</title>", "", svg, flags=re.S)
+    return svg.strip(), None
+
+
+def trace_digest(trace: Trace) -> str:
+    """A short name for a trace's content, so a host can tell a new trace from the same one redrawn."""
+    return hashlib.sha256(trace.to_json().encode("utf-8")).hexdigest()[:16]
+
+
+def viewer_bundle(trace: Trace, *, lang: Lang = "zh") -> dict[str, Any]:
+    """Everything the viewer needs for one trace, in one JSON-ready dict (sent once per trace and language).
+
+    `svg` is drawn once with no hop highlighted; arrows carry ids `hop-N` / `hop-A-B` and labels
+    `label-hop-…` (see flow.render_diagram). Each hop names its arrow by index into `rows`. A hop's
+    `focus` is a list of JSON paths into its `view` (or into `view.payload`) to open and highlight;
+    an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour.
+    """
+    svg, error = _svg(trace, lang)
+    all_rows = rows(trace)
+    row_of: dict[int, int] = {}
+    for r, row in enumerate(all_rows):
+        for h in row.hops:
+            row_of[h.seq] = r
+    numbers = {h.seq: row.number for row in rows(trace, collapse_chunks=False) for h in row.hops}
+    hops = []
+    for hop in trace.hops:
+        view = focus_view(hop)
+        item: dict[str, Any] = {
+            "seq": hop.seq,
+            "number": numbers[hop.seq],
+            "row": row_of[hop.seq],
+            "kind": hop.kind,
+            "phase": hop.phase,
+            "from": ACTOR_NAMES[hop.source],
+            "to": ACTOR_NAMES[hop.target],
+            "label": short_label(hop, 80),
+            "teach": {"zh": teaching_text(hop, "zh"), "en": teaching_text(hop, "en")},
+            "view": view,
+        }
+        hop_focus = _focus_for(hop, view)
+        if hop_focus is not None:
+            item["focus"] = hop_focus
+        hops.append(item)
+    meta = trace.meta
+    return {
+        "version": BUNDLE_VERSION,
+        "trace": trace_digest(trace),
+        "lang": lang,
+        "title": {code: (meta.title or {}).get(code) or meta.question for code in ("zh", "en")},
+        "note": {code: (meta.note or {}).get(code, "") for code in ("zh", "en")},
+        "svg": svg,
+        "svg_error": error,
+        "rows": [row.arrow_id for row in all_rows],
+        "hops": hops,
+        "phases": {p: {"name": PHASE_NAMES[p], "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
+        "ui": {key: dict(value) for key, value in UI_TEXT.items()},
+    }
+
+
+@cache
+def viewer_js() -> str:
+    """The viewer's script: an ES module whose default export is the Streamlit component entry."""
+    return (ASSETS / "viewer.js").read_text(encoding="utf-8")
+
+
+@cache
+def viewer_css() -> str:
+    return (ASSETS / "viewer.css").read_text(encoding="utf-8")
+
+
+def bundle_json(value: object) -> str:
+    """JSON text a browser's JSON.parse reads: a payload may hold NaN or Infinity (Python's JSON reads them),
+    which JSON has no word for, so those are written as the strings "NaN", "Infinity", "-Infinity"."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def script_json(value: object) -> str:
+    """JSON that cannot end the <script> element it sits in."""
+    return bundle_json(value).replace("</", "<\\/").replace("<!--", "<\\!--")

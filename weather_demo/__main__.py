@@ -1,0 +1,3 @@
+from weather_demo.server import main
+
+main()
