@@ -109,7 +109,7 @@ checks() {
   # TODO(issue 14): after the one formatting commit, the formatter's check goes here:
   # begin "ruff format --check"; "$VENV/bin/ruff" format --check .; finish
   begin "lint-imports (the import contracts in pyproject.toml: flow's layers)"
-  "$VENV/bin/lint-imports"
+  "$VENV/bin/lint-imports" --no-logo
   finish
   if [ "$CHECK_TYPES" = 1 ]; then
     begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop)"

@@ -89,7 +89,7 @@ def test_a_changed_requirements_file_is_installed_again_with_pip_progress_and_a_
 def test_test_runs_ruff_then_lint_imports_then_pytest_each_as_a_phase(tree):
     code, lines, calls = _dev_sh(tree, "test", "-k", "something")
     assert code == 0
-    assert calls == ["ruff check .", "lint-imports", "python -m pytest -q -k something"]
+    assert calls == ["ruff check .", "lint-imports --no-logo", "python -m pytest -q -k something"]
     phases = [line for line in lines[len(SKIPS):] if not DONE.fullmatch(line)]
     assert [p.split(" (")[0].split(":")[0] for p in phases] == ["==> ruff check", "==> lint-imports", "==> mypy",
                                                                  "==> pytest"]
@@ -97,7 +97,8 @@ def test_test_runs_ruff_then_lint_imports_then_pytest_each_as_a_phase(tree):
 
 
 def test_mypy_runs_before_pytest_when_switched_on(tree):
-    assert _dev_sh(tree, "test", CHECK_TYPES="1")[2] == ["ruff check .", "lint-imports", "mypy", "python -m pytest -q"]
+    calls = _dev_sh(tree, "test", CHECK_TYPES="1")[2]
+    assert calls == ["ruff check .", "lint-imports --no-logo", "mypy", "python -m pytest -q"]
 
 
 @pytest.mark.parametrize("failing", ["ruff", "lint-imports"])
