@@ -2,7 +2,8 @@
 # One entry point: set everything up, then start the app or run the tests.
 #   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
 #   ./dev.sh app --lan   the same, served to the local network (a classroom)
-#   ./dev.sh test   install what is missing and run the test suite
+#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports; mypy soon), then the test suite
+#   ./dev.sh check  install what is missing and run only the checks
 #   ./dev.sh setup  only install
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -10,10 +11,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 PY=${PYTHON:-$(command -v python3.11 || command -v python3)}
 VENV=.venv
 
+# Each phase says what it starts and how long it took; a phase with nothing to do says so in one line.
+begin() { PHASE_T0=$SECONDS; echo "==> $*" >&2; }
+finish() { echo "    done in $((SECONDS - PHASE_T0)) s" >&2; }
+skipped() { echo "==> $*" >&2; }
+
 # System packages from Debian: graphviz draws the diagrams, a CJK font lets them hold Chinese,
 # chromium drives the browser tests. Installed only when missing.
 apt_install() {
-  [ $# -gt 0 ] || return 0
   local sudo=""
   if [ "$(id -u)" != 0 ]; then
     if command -v sudo >/dev/null; then sudo=sudo; else
@@ -21,38 +26,59 @@ apt_install() {
     fi
   fi
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -q "$@" >/dev/null || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "$@" >/dev/null; }
+  $sudo apt-get install -y -q "$@" || { $sudo apt-get update -q && $sudo apt-get install -y -q "$@"; }
 }
 
 system_packages() {
-  local need=()
+  local want=(graphviz fonts-wqy-zenhei) need=()
   command -v dot >/dev/null || need+=(graphviz)
   { command -v fc-list >/dev/null && fc-list :lang=zh | grep -q .; } || need+=(fonts-wqy-zenhei)
   if [ "${1:-}" = test ]; then
+    want+=(chromium nodejs npm)
     command -v chromium >/dev/null || need+=(chromium)
     # Node runs the third-party MCP servers from npm that the tests start over stdio.
     command -v node >/dev/null || need+=(nodejs)
     command -v npm >/dev/null || need+=(npm)
   fi
-  if [ ${#need[@]} -gt 0 ]; then
-    echo "installing ${need[*]} ..." >&2
-    apt_install "${need[@]}"
+  if [ ${#need[@]} = 0 ]; then
+    skipped "System packages: ${want[*]} are there, skipped"
+    return
   fi
+  begin "System packages (apt-get install ${need[*]}) ..."
+  apt_install "${need[@]}"
+  finish
+}
+
+# The Python packages: requirements.txt for the app, requirements-dev.txt (test runner, checkers, type stubs)
+# too for the tests. Each file is installed again only when it changed since it was last installed.
+python_packages() {
+  local files=(requirements.txt) stale=() f
+  if [ "${1:-}" = test ]; then files+=(requirements-dev.txt); fi
+  for f in "${files[@]}"; do
+    [ "$(cat "$VENV/.${f%.txt}.sha256" 2>/dev/null)" = "$(sha256sum "$f" | cut -d' ' -f1)" ] || stale+=("$f")
+  done
+  if [ ${#stale[@]} = 0 ]; then
+    skipped "Python packages: ${files[*]} unchanged since the last install, skipped"
+    return
+  fi
+  begin "Python packages (pip install -r ${stale[*]}) ..."
+  local args=()
+  for f in "${stale[@]}"; do args+=(-r "$f"); done
+  "$VENV/bin/python" -m pip install --disable-pip-version-check "${args[@]}"
+  for f in "${stale[@]}"; do sha256sum "$f" | cut -d' ' -f1 > "$VENV/.${f%.txt}.sha256"; done
+  finish
 }
 
 setup() {
   system_packages "${1:-}"
-  if [ ! -x "$VENV/bin/python" ]; then
+  if [ -x "$VENV/bin/python" ]; then
+    skipped "Python environment: $VENV is there, skipped"
+  else
+    begin "Python environment ($PY -m venv $VENV) ..."
     "$PY" -m venv "$VENV"
+    finish
   fi
-  # Reinstall only when requirements.txt changed since the last install.
-  local stamp="$VENV/.requirements.sha256"
-  local want
-  want=$(sha256sum requirements.txt | cut -d' ' -f1)
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
-    echo "$want" > "$stamp"
-  fi
+  python_packages "${1:-}"
   if [ "${1:-}" = test ]; then third_party; fi
 }
 
@@ -62,10 +88,35 @@ third_party() {
   local stamp=third_party/node_modules/.lock.sha256
   local want
   want=$(sha256sum third_party/package-lock.json | cut -d' ' -f1)
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    echo "installing the third-party MCP servers from npm ..." >&2
-    npm ci --prefix third_party --no-audit --no-fund --loglevel=error >/dev/null
-    echo "$want" > "$stamp"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    skipped "MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped"
+    return
+  fi
+  begin "MCP servers from npm (npm ci in third_party/) ..."
+  npm ci --prefix third_party --no-audit --no-fund
+  echo "$want" > "$stamp"
+  finish
+}
+
+# The checks before the tests, each a phase; any finding stops the run.
+# TODO(issue 14): set to 1 once `mypy` is clean (the configuration is in pyproject.toml); CHECK_TYPES=1 runs it now.
+CHECK_TYPES=${CHECK_TYPES:-0}
+
+checks() {
+  begin "ruff check (lint rules in pyproject.toml)"
+  "$VENV/bin/ruff" check .
+  finish
+  # TODO(issue 14): after the one formatting commit, the formatter's check goes here:
+  # begin "ruff format --check"; "$VENV/bin/ruff" format --check .; finish
+  begin "lint-imports (the import contracts in pyproject.toml: flow's layers)"
+  "$VENV/bin/lint-imports" --no-logo
+  finish
+  if [ "$CHECK_TYPES" = 1 ]; then
+    begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop)"
+    "$VENV/bin/mypy"
+    finish
+  else
+    skipped "mypy: off until issue 14's type errors are fixed (CHECK_TYPES=1 ./dev.sh test runs it)"
   fi
 }
 
@@ -107,13 +158,17 @@ main() {
       app_command "$@" || exit $?
       setup
       if [ "$LAN" = 1 ]; then echo "$LAN_NOTE" >&2; fi
+      begin "App (streamlit run app.py; Ctrl-C stops it)"
       exec "${APP_CMD[@]}"
       ;;
     test)
       setup test
+      checks
+      begin "pytest"
       exec "$VENV/bin/python" -m pytest -q "$@"
       ;;
-    *) echo "usage: ./dev.sh [app [--lan]|test|setup]" >&2; exit 2 ;;
+    check) setup test; checks ;;
+    *) echo "usage: ./dev.sh [app [--lan]|test|check|setup]" >&2; exit 2 ;;
   esac
 }
 

@@ -10,6 +10,7 @@ round trips are not in them. Figures are printed and written, never asserted.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -268,7 +269,7 @@ def _autoplay(page: Any, steps: int) -> dict[str, float]:
     page.wait_for_function("n => window.__benchMarks.length >= n", arg=steps + 1, timeout=(steps + 10) * 1000)
     page.locator(".fv-play").click()  # pause
     marks = page.evaluate("() => window.__benchMarks")[: steps + 1]
-    gaps = [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(marks)]
     period = (marks[-1] - marks[0]) / steps
     return {"autoplay_period_ms": period, "autoplay_error_pct": (period - 1000) / 10,
             "autoplay_worst_step_ms": max(gaps, key=lambda g: abs(g - 1000))}

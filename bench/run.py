@@ -23,26 +23,26 @@ import time
 import tracemalloc
 import urllib.request
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import flow  # noqa: E402
-from bench.browser import browser_figures  # noqa: E402
-from flow.capture.recorder import NullRecorder, Recorder  # noqa: E402
-from flow.runs import run_flow  # noqa: E402
+import flow
+from bench.browser import browser_figures
+from flow.capture.recorder import NullRecorder, Recorder
 from flow.engine.options import RunOptions
-from flow.samples import synthetic_trace  # noqa: E402
-from flow.servers.connect import open_session  # noqa: E402
-from flow.servers.spec import ServerSpec
-from flow.views.diagram import MAX_ARROWS, to_dot, to_mermaid  # noqa: E402
-from flow.views.html import to_html  # noqa: E402
-from flow.views.table import hop_dataframe  # noqa: E402
-from weather_demo.server import shared_server  # noqa: E402
+from flow.runs import run_flow
+from flow.samples import synthetic_trace
+from flow.servers.connect import open_session
+from flow.servers.spec import ServerSpec, TransportName
+from flow.views.diagram import MAX_ARROWS, to_dot, to_mermaid
+from flow.views.html import to_html
+from flow.views.table import hop_dataframe
+from weather_demo.server import shared_server
+
+ROOT = Path(__file__).resolve().parent.parent
 
 QUESTIONS = ["北京今天天气怎么样？", "北京和上海今天天气怎么样？"]  # one tool round, then a parallel round
 
@@ -69,7 +69,7 @@ async def amedian_ms(fn: Callable[[], Awaitable[Any]], repeats: int, warmup: int
     return statistics.median(times)
 
 
-async def _flow(recorder_cls: type[Recorder], transport: str = "memory") -> None:
+async def _flow(recorder_cls: type[Recorder], transport: TransportName = "memory") -> None:
     for question in QUESTIONS:
         result = await run_flow(question, options=RunOptions(transport=transport), recorder=recorder_cls())
         assert result.ok, result.error
@@ -81,6 +81,7 @@ async def _bare_sdk() -> None:
     import openai
     from mcp import Client
     from mcp.client._memory import InMemoryTransport
+    from mcp_types import TextContent
 
     from flow.backends.mock import MockModelTransport
 
@@ -89,14 +90,15 @@ async def _bare_sdk() -> None:
     async with Client(InMemoryTransport(shared_server()), mode="legacy", cache=None) as client, model:
         for question, cities in zip(QUESTIONS, (["北京"], ["北京", "上海"]), strict=True):
             tools = (await client.list_tools()).tools
-            schema = [{"type": "function", "function": {"name": t.name, "description": t.description or "",
+            schema: list[Any] = [{"type": "function", "function": {"name": t.name, "description": t.description or "",
                                                          "parameters": t.input_schema}} for t in tools]
             messages: list[Any] = [{"role": "user", "content": question}]
             first = await model.chat.completions.create(model="mock", messages=messages, tools=schema)
             messages.append(first.choices[0].message.model_dump(exclude_none=True))
             for call, city in zip(first.choices[0].message.tool_calls or [], cities, strict=False):
-                result = await client.call_tool("get_weather", {"city": city})
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content[0].text})
+                block = (await client.call_tool("get_weather", {"city": city})).content[0]
+                assert isinstance(block, TextContent)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": block.text})
             await model.chat.completions.create(model="mock", messages=messages, tools=schema)
 
 
@@ -162,13 +164,13 @@ def scaling(sizes: list[int], repeats: int) -> list[dict[str, float]]:
         middle = trace.hops[n // 2].seq
         r = max(1, repeats if n <= 1000 else repeats // 3)
         figures = {
-            "load_validate": median_ms(lambda: flow.read_trace_bytes(text), r, 1),
-            "dot_frame": median_ms(lambda: to_dot(trace, current=middle, window=36), r, 1),
-            "hop_table": median_ms(lambda: hop_dataframe(trace), r, 1),
-            "mermaid": median_ms(lambda: to_mermaid(trace), r, 1),
+            "load_validate": median_ms(partial(flow.read_trace_bytes, text), r, 1),
+            "dot_frame": median_ms(partial(to_dot, trace, current=middle, window=36), r, 1),
+            "hop_table": median_ms(partial(hop_dataframe, trace), r, 1),
+            "mermaid": median_ms(partial(to_mermaid, trace), r, 1),
         }
         if n <= MAX_ARROWS:  # one HTML page draws the whole trace: a longer one is refused
-            figures["html"] = median_ms(lambda: to_html(trace), max(1, r // 3), 0)
+            figures["html"] = median_ms(partial(to_html, trace), max(1, r // 3), 0)
         row: dict[str, float] = {"hops": n, "file_kb": len(text) / 1024}
         for name, ms in figures.items():
             row[f"{name}_ms"] = ms

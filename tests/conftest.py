@@ -1,65 +1,52 @@
+"""Fixtures shared by several test modules. Plain helpers (ROOT, flow_cli, ...) are in helpers.py: a test
+module imports those, never another test module or this file."""
+
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from pathlib import Path
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve_app
-from flow import ModelConfig, RunOptions, RunResult, run
-from flow.trace.model import Hop
-
-
-@dataclass
-class Ran:
-    """What a command-line call gave: its exit code and what it printed."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def run_flow_sync(question: str = "北京今天天气怎么样？", *, model: str = "mock", timeout_s: float = 30.0,
-                  **options: Any) -> RunResult:
-    options.setdefault("transport", "memory")
-    return run(question, options=RunOptions(**options), model=ModelConfig(model=model, timeout_s=timeout_s))
-
-
-def numbered_steps(hops: list[Hop]) -> list[int]:
-    """The steps in the order they first appear."""
-    seen: list[int] = []
-    for h in hops:
-        if h.step is not None and h.step not in seen:
-            seen.append(h.step)
-    return seen
-
-
-def model_requests(hops: list[Hop]) -> list[dict[str, Any]]:
-    return [h.payload["body"] for h in hops if h.kind == "llm.request"]
-
-
-def kinds(hops: list[Hop]) -> list[str]:
-    return [h.kind for h in hops]
+from helpers import ROOT, TOKEN, DemoServer, run_flow_sync, start_demo_server, stop_demo_server
 
 
 @pytest.fixture
-def runner():
+def runner() -> Callable[..., Any]:
     return run_flow_sync
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-# The app in a real browser: Debian's Chromium, headless, driven by Playwright, against `streamlit run`.
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
+@pytest.fixture
+def mock_server() -> Iterator[str]:
+    """`python -m flow mock-server` on a free loopback port; its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "flow", "mock-server", "--port", "0"], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = line.split("listening on ", 1)[1].split()[0]
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
-def app_url():
+def demo() -> Iterator[DemoServer]:
+    """The demo server over Streamable HTTP in its own process, behind TOKEN, for the tests of one module."""
+    server = start_demo_server("--token", TOKEN)
+    try:
+        yield server
+    finally:
+        stop_demo_server(server)
+
+
+# The app in a real browser: Debian's Chromium, headless, driven by Playwright, against `streamlit run`.
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
     """The app served by `streamlit run` on a free loopback port, for the tests of one module (as the benchmark
     serves it)."""
     with serve_app() as url:
@@ -67,7 +54,7 @@ def app_url():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright  # only the browser tests need it
 
     with sync_playwright() as p:

@@ -7,7 +7,8 @@ import shlex
 import sys
 
 import pytest
-from test_cli import flow_cli
+
+from helpers import flow_cli
 
 SERVER = shlex.join([sys.executable, "-m", "weather_demo"])  # a server started the way any other is
 

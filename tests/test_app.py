@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 PAGES = ["app_pages/run.py", "app_pages/step.py", "app_pages/compare.py", "app_pages/hops.py"]
 
 

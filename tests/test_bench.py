@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 def test_bench_quick_prints_every_figure(tmp_path):

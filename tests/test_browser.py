@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import ARTIFACTS
 from playwright.sync_api import Page, expect
+
+from helpers import ARTIFACTS
 
 
 def _page(browser, url: str, *, locale: str, width: int = 1600, height: int = 1000) -> Page:

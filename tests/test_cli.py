@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def flow_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "flow", *args], cwd=ROOT, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
+from helpers import ROOT, flow_cli
 
 
 @pytest.mark.parametrize("mode", ["mcp", "direct"])
@@ -66,19 +57,6 @@ def test_show_of_a_broken_file_is_one_line(tmp_path):
     assert proc.returncode == 2 and proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
     proc = flow_cli("show", str(tmp_path / "missing.json"))
     assert proc.returncode == 2 and "no such file" in proc.stderr
-
-
-@pytest.fixture
-def mock_server():
-    proc = subprocess.Popen([sys.executable, "-m", "flow", "mock-server", "--port", "0"], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        url = line.split("listening on ", 1)[1].split()[0]
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.mark.parametrize("stream", [False, True])

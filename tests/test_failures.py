@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import kinds, model_requests, run_flow_sync
+
+from helpers import kinds, model_requests, run_flow_sync
 
 
 def _tool_messages(result):

@@ -6,7 +6,8 @@ import json
 
 import jsonschema
 import pytest
-from conftest import kinds, model_requests, numbered_steps, run_flow_sync
+
+from helpers import kinds, model_requests, numbered_steps, run_flow_sync
 
 TEN = list(range(1, 11))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +12,8 @@ from flow.trace.files import load_trace
 from flow.trace.model import KINDS, Hop, Trace
 from flow.views.focus import PAIR_PALETTE, focus, focus_json, view_and_focus
 from flow.views.table import PARSED_ARGUMENTS, focus_view
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NAMES = [s.name for s in SAMPLES]
 _MISSING = object()
 

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from test_cli import flow_cli
 
 from flow import RunOptions, run
 from flow.backends.scripted import load_script
@@ -24,6 +23,7 @@ from flow.engine.loop import call_server_tool, inspect_server
 from flow.engine.model import ModelConfig
 from flow.servers.connect import STDERR_TAIL_BYTES
 from flow.servers.spec import ServerSpec
+from helpers import TOKEN, flow_cli, start_demo_server, stop_demo_server
 
 HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
 
@@ -264,11 +264,9 @@ def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
 
 
 def test_a_servers_file_may_name_a_streamable_http_server_whose_token_stays_in_the_environment(tmp_path, monkeypatch):
-    from test_http_mcp import TOKEN, _start, _stop
-
     from flow.servers.config import configured_servers
 
-    server = _start("--token", TOKEN)
+    server = start_demo_server("--token", TOKEN)
     try:
         config = tmp_path / "servers.json"
         config.write_text(json.dumps({"mcpServers": {"class-server": {
@@ -281,4 +279,4 @@ def test_a_servers_file_may_name_a_streamable_http_server_whose_token_stays_in_t
         assert "get_weather" in {t["name"] for t in listing["tools"]}
         assert result.trace.meta.server["auth"] == "bearer" and TOKEN not in result.trace.model_dump_json()
     finally:
-        _stop(server)
+        stop_demo_server(server)

@@ -5,89 +5,25 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import shlex
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import Ran, numbered_steps
-from test_cli import ROOT
 
 from flow import RunOptions, run
 from flow.cli import main
 from flow.engine.model import ModelConfig
 from flow.servers.spec import ServerSpec
 from flow.trace.files import load_trace
+from helpers import ROOT, TOKEN, DemoServer, Ran, numbered_steps, start_demo_server, stop_demo_server
 
-TOKEN = "test-token-9f8e7d6c5b4a"
 WRONG = "wrong-token-0a1b2c3d"
 REFUSED = "error: the MCP server refused the bearer token (HTTP 401)"
-
-
-@dataclass
-class DemoServer:
-    """`python -m flow demo-server --http` as a child process, and what it has said on stderr."""
-
-    proc: subprocess.Popen[str]
-    url: str = ""
-    lines: list[str] = field(default_factory=list)
-
-
-def _start(*args: str, env: dict[str, str] | None = None) -> DemoServer:
-    full_env = {k: v for k, v in os.environ.items() if k != "MCP_BEARER_TOKEN"}
-    full_env.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "flow", "demo-server", "--http", "--port", "0", *args], cwd=ROOT,
-                            env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
-    server = DemoServer(proc)
-    said: queue.Queue[str | None] = queue.Queue()
-
-    def drain() -> None:  # keeps the pipe empty for as long as the server lives
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            server.lines.append(line.rstrip("\n"))
-            said.put(line)
-        said.put(None)
-
-    threading.Thread(target=drain, daemon=True).start()
-    while True:
-        try:
-            line = said.get(timeout=30)
-        except queue.Empty:
-            _stop(server)
-            raise AssertionError(f"the demo server did not start listening: {server.lines}") from None
-        if line is None:
-            _stop(server)
-            raise AssertionError(f"the demo server exited: {server.lines}")
-        if match := re.search(r"listening on (http://\S+)", line):
-            server.url = match.group(1)
-        if server.url and line.startswith("connect with:"):  # its last word on starting
-            return server
-
-
-def _stop(server: DemoServer) -> None:
-    server.proc.terminate()
-    try:
-        server.proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.proc.kill()
-        server.proc.wait()
-
-
-@pytest.fixture(scope="module")
-def demo() -> Iterator[DemoServer]:
-    server = _start("--token", TOKEN)
-    try:
-        yield server
-    finally:
-        _stop(server)
 
 
 @pytest.fixture
@@ -95,12 +31,12 @@ def start_server() -> Iterator:
     started: list[DemoServer] = []
 
     def start(*args: str, env: dict[str, str] | None = None) -> DemoServer:
-        started.append(_start(*args, env=env))
+        started.append(start_demo_server(*args, env=env))
         return started[-1]
 
     yield start
     for server in started:
-        _stop(server)
+        stop_demo_server(server)
 
 
 @pytest.fixture

@@ -8,11 +8,9 @@ import http.server
 import json
 import socket
 import threading
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
-from conftest import Ran
 from google.protobuf.json_format import ParseDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
@@ -25,8 +23,8 @@ from flow.trace.stats import model_calls, tool_calls
 from flow.views.diagram import to_dot, to_mermaid
 from flow.views.html import to_html
 from flow.views.table import summary_line
+from helpers import ROOT, Ran
 
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.json"))
 CLIENT, SERVER, INTERNAL = 3, 2, 1  # OTLP SpanKind numbers
 
@@ -199,9 +197,9 @@ def test_a_failed_run_marks_the_root_span(runner):
 
 
 class _Collector(http.server.BaseHTTPRequestHandler):
-    received: list[tuple[str, str, bytes]] = []
+    received: ClassVar[list[tuple[str, str, bytes]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
+    def do_POST(self) -> None:  # the name http.server calls
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.received.append((self.path, self.headers["Content-Type"], body))
         self.send_response(200)
@@ -395,8 +393,8 @@ def test_a_partial_log_is_imported_with_what_is_missing_listed():
     ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "00", "name": "x"}]}]}]}',
      "log.jsonl: resourceSpans[0].scopeSpans[0].spans[0]: missing spanId"),
     ('{"resourceSpans": []}', "log.jsonl: the OTLP/JSON holds no spans"),
-    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "%s", "spanId": "%s", "name": "GET /", '
-     '"startTimeUnixNano": "1"}]}]}]}' % ("ab" * 16, "cd" * 8),
+    (json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "GET /",
+                                                          "startTimeUnixNano": "1"}]}]}]}),
      "log.jsonl: none of its spans is a GenAI or MCP span, so there is nothing to step through"),
 ])
 def test_bad_input_is_one_line_naming_the_line(text, error):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +13,8 @@ from flow.trace.files import load_trace
 from flow.trace.model import KINDS, Hop, Trace
 from flow.views.diagram import COL_W, _label_width, render, rows, to_dot
 from flow.views.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NAMES = [s.name for s in SAMPLES]
 WIDTHS = [30, 45, 56, 80]  # the diagram's narrowest and widest arrows, Mermaid, the lists
 
@@ -152,10 +152,10 @@ def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():
     # Arrows step down the page, one row apart, and a row whose label has more lines is taller.
     found = re.findall(r'r\d+(a|p0) \[pos="[\d.-]+,([\d.-]+)!"', dot)  # a self-loop starts 0.09 in above its row
     ys = [float(y) - (0.09 * 72 if point == "p0" else 0) for point, y in found]
-    gaps = [round(a - b, 1) for a, b in zip(ys, ys[1:])]
+    gaps = [round(a - b, 1) for a, b in itertools.pairwise(ys)]
     lines = [short_label(r.first, diagram_width(trace, r.first)).count("\n") for r in rows(trace)][1:]
     assert all(g > 0 for g in gaps) and len(gaps) == len(lines)
-    assert all((g > min(gaps) + 1) == (n > 0) for g, n in zip(gaps, lines))
+    assert all((g > min(gaps) + 1) == (n > 0) for g, n in zip(gaps, lines, strict=True))
     svg = render(dot, "svg").decode()
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
     assert any("get_weather(city=北京)" in t for t in texts) and any("get_weather(city=上海)" in t for t in texts)

@@ -6,7 +6,7 @@ import pytest
 
 from flow.views.diagram import rows, to_dot
 from flow.views.table import hop_rows
-from tests.conftest import run_flow_sync
+from helpers import run_flow_sync
 
 FORECAST = "上海未来三天天气预报"
 

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-from test_cli import flow_cli
 
 from flow.samples import SAMPLES, synthetic_trace
 from flow.trace.files import load_trace
@@ -18,8 +17,8 @@ from flow.views.html import to_html
 from flow.views.labels import clip, display_width, short_label, step_numbers
 from flow.views.table import TABLE_COLUMNS, focus_view, hop_dataframe
 from flow.views.viewer import viewer_js
+from helpers import ROOT, flow_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 NAMES = [s.name for s in SAMPLES]
 
@@ -77,7 +76,9 @@ def test_stream_chunks_collapse_into_one_arrow_per_response():
 
 
 def _arrow_attrs(dot: str, arrow_id: str) -> str:
-    return re.search(rf'\[([^\]]*\bid="{arrow_id}"[^\]]*)\]', dot).group(1)
+    found = re.search(rf'\[([^\]]*\bid="{arrow_id}"[^\]]*)\]', dot)
+    assert found, arrow_id
+    return found.group(1)
 
 
 def test_the_highlight_moves_with_the_current_hop():

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from test_cli import flow_cli, mock_server  # noqa: F401  (a fixture)
 
 from flow import ModelConfig, RunOptions, run
 from flow.backends.replay import Cursor, replay, same_steps
 from flow.samples import SAMPLES, write_samples
 from flow.trace.files import TraceError, load_trace
 from flow.trace.normalise import normalise
+from helpers import ROOT, flow_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_traces"
 
 

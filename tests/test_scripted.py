@@ -14,8 +14,8 @@ from flow import RunOptions, run
 from flow.backends.scripted import ScriptError, load_script
 from flow.engine.model import ModelConfig
 from flow.trace.files import load_trace, save_trace
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TIME_SERVER = f"{shlex.quote(str(Path(sys.executable).parent / 'mcp-server-time'))} --local-timezone UTC"
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_cli import flow_cli, mock_server  # noqa: F401  (a fixture)
 
 from flow.trace.redact import REDACTED, SecretLeakError, assert_no_secrets, redact, redact_headers
+from helpers import flow_cli
 
 FAKE_KEY = "sk-FAKE-key-for-leak-test-3141592653"
 FAKE_TOKEN = "tok-FAKE-bearer-2718281828"

@@ -12,11 +12,11 @@ import shlex
 
 import anyio
 import pytest
-from test_cli import flow_cli
 
 from flow.engine.loop import call_server_tool, inspect_server
 from flow.servers.config import EVERYTHING_SERVER, TIME_SERVER, built_in_servers
 from flow.servers.spec import ServerSpec
+from helpers import flow_cli
 
 TIME = shlex.join([str(TIME_SERVER), "--local-timezone", "UTC"])
 EVERYTHING = shlex.join([str(EVERYTHING_SERVER), "stdio"])

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_cli import flow_cli
 
 from flow.trace.files import MAX_TRACE_BYTES, TraceError, json_schema, load_trace, read_trace_bytes
 from flow.trace.model import FORMAT_VERSION, Trace
+from helpers import ROOT, flow_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.json"))
 SAMPLE = json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
 

@@ -15,7 +15,6 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,9 +23,9 @@ from streamlit.testing.v1 import AppTest
 from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, same_endpoint
 from flow.trace.files import MAX_TRACE_BYTES, read_trace_bytes
 from flow.views.table import hop_dataframe
+from helpers import ROOT
 from ui.text import plain, spreadsheet_safe, table_csv
 
-ROOT = Path(__file__).resolve().parent.parent
 OPERATOR_KEY = "sk-operator-secret-9c41d2"
 VISITOR_KEY = "sk-visitor-own-key-55e0"
 IMAGE = "![pixel](http://127.0.0.1:9/pixel.png)"

@@ -35,8 +35,8 @@ from flow.trace.model import Trace
 from flow.views.diagram import MAX_ARROWS, RenderError, rows, to_dot
 from flow.views.html import to_html
 from flow.views.table import VIEW_BYTES, focus_view
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
 
 
@@ -114,7 +114,7 @@ def test_a_file_is_read_to_the_limit_and_no_further():
 
     assert os.stat("/proc/self/status").st_size == 0
     assert read_limited("/proc/self/status", limit=100_000)
-    with pytest.raises(TraceError, match="/proc/self/status: .* over the"):
+    with pytest.raises(TraceError, match=r"/proc/self/status: .* over the"):
         read_limited("/proc/self/status", limit=100)
 
 

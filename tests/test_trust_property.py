@@ -32,10 +32,10 @@ from flow.views.diagram import RenderError, overview_dot, to_dot, to_mermaid
 from flow.views.labels import short_label, step_numbers, trace_lifelines
 from flow.views.table import focus_view, hop_dataframe, hop_table, summary_line
 from flow.views.viewer import viewer_bundle
+from helpers import ROOT
 from ui.state import AppState, add_upload
 from ui.text import plain, table_csv
 
-ROOT = Path(__file__).resolve().parent.parent
 # A few samples that between them hold every hop kind the readers branch on.
 SAMPLES = {name: json.loads((ROOT / "sample_traces" / f"{name}.json").read_text(encoding="utf-8"))
            for name in ("beijing-mcp", "beijing-direct", "streaming", "unknown-tool", "progress-notifications")}

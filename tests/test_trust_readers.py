@@ -24,8 +24,8 @@ from flow.trace.model import Trace
 from flow.views.compare import summary_rows
 from flow.views.table import hop_table, terminal_safe
 from flow.views.viewer import viewer_bundle
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
 
 
@@ -76,7 +76,7 @@ def test_export_of_a_trace_that_loads_always_gives_spans_whatever_its_start_time
     data = mutated(("meta", "started_at"), started_at)
     data["hops"][-1]["t_end_ms"] = 1e12  # the furthest a hop may lie from the start
     file = write(tmp_path, data)
-    code, out, err = cli("export", file, "--otlp-json", str(tmp_path / "o.json"))
+    code, _, err = cli("export", file, "--otlp-json", str(tmp_path / "o.json"))
     assert code == 0 and err == "", err
     assert json.loads((tmp_path / "o.json").read_text())["resourceSpans"]
     to_otlp_json(read_trace_bytes(Path(file).read_bytes()))  # what the Step page's OTLP download calls

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_cli import ROOT, flow_cli
 
 from flow import ModelConfig, RunOptions, run
 from flow.backends.replay import REPLAY_BASE_URL, replay
 from flow.engine.options import MAX_REPLAY_ROUNDS
 from flow.trace.files import TraceError, load_trace
+from helpers import ROOT, flow_cli
 
 SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
 DEMO_COMMAND = [sys.executable, "-m", "weather_demo"]
@@ -198,7 +198,7 @@ def test_the_checked_settings_never_carry_a_way_to_reach_a_server():
                                         "bearer_token_env": "OPENAI_API_KEY", "max_rounds": 3, "unknown": 1})
     assert options.server_spec().is_demo and options.server_env == () and options.bearer_token_env != "OPENAI_API_KEY"
     assert options.max_rounds == 3
-    with pytest.raises(TraceError, match="meta.settings: expected an object"):
+    with pytest.raises(TraceError, match=r"meta\.settings: expected an object"):
         RunOptions.from_settings([])  # type: ignore[arg-type]
 
 

@@ -12,13 +12,11 @@ import shlex
 import sys
 
 import pytest
-from conftest import ROOT
-from test_cli import flow_cli
-from test_http_mcp import TOKEN, _start, _stop, demo  # noqa: F401  (a fixture)
 
 from flow import ModelConfig, RunOptions, run
 from flow.servers.spec import ServerSpec
 from flow.trace.redact import REDACTED, redact_url, url_secrets
+from helpers import ROOT, TOKEN, flow_cli, start_demo_server, stop_demo_server
 from weather_demo.server import allowed_hosts
 
 
@@ -44,7 +42,7 @@ def test_a_password_or_key_in_the_model_url_stays_out_of_meta_model():
     assert described["base_url"] == f"https://llm.example/v1?api-key={REDACTED}"
 
 
-def test_an_access_token_in_an_mcp_url_stays_out_of_the_trace(demo):  # noqa: F811
+def test_an_access_token_in_an_mcp_url_stays_out_of_the_trace(demo):
     url = demo.url + "?access_token=tok-in-the-query-123"
     result = run("北京今天天气怎么样？", options=RunOptions(server_url=url, bearer_token_env="NO_SUCH_VARIABLE"),
                  model=ModelConfig(model="mock"))
@@ -113,7 +111,7 @@ def _post(port: int, host: str, origin: str | None = None, token: str | None = N
 def test_the_demo_server_on_every_interface_keeps_its_host_and_origin_checks(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n", encoding="utf-8")
-    server = _start("--host", "0.0.0.0", "--token-file", str(token_file), "--allow-host", "class.example")
+    server = start_demo_server("--host", "0.0.0.0", "--token-file", str(token_file), "--allow-host", "class.example")
     try:
         port = int(server.url.rsplit(":", 1)[1].split("/")[0])
         assert any(line.startswith("Host/Origin checked: clients must reach it as 127.0.0.1, localhost")
@@ -128,17 +126,17 @@ def test_the_demo_server_on_every_interface_keeps_its_host_and_origin_checks(tmp
         [connect] = [line for line in server.lines if line.startswith("connect with:")]
         assert connect.endswith(f"--server http://127.0.0.1:{port}/mcp"), connect
     finally:
-        _stop(server)
+        stop_demo_server(server)
 
 
 def test_turning_the_host_check_off_is_said_loudly():
-    server = _start("--host", "0.0.0.0", "--no-auth", "--allow-host", "*")
+    server = start_demo_server("--host", "0.0.0.0", "--no-auth", "--allow-host", "*")
     try:
         port = int(server.url.rsplit(":", 1)[1].split("/")[0])
         assert any("DNS-rebinding protection is OFF" in line for line in server.lines)
         assert _post(port, "evil.example") == 200
     finally:
-        _stop(server)
+        stop_demo_server(server)
 
 
 def test_the_host_list_for_every_interface_names_this_machine_and_localhost():

@@ -20,7 +20,6 @@ from typing import Any
 
 import anyio
 import pytest
-from test_cli import flow_cli
 
 from flow import ModelConfig, RunOptions, run
 from flow.capture.http import MAX_RESPONSE_BYTES
@@ -28,6 +27,7 @@ from flow.capture.recorder import Recorder
 from flow.engine.loop import inspect_server
 from flow.servers.connect import connect
 from flow.servers.spec import ServerSpec
+from helpers import flow_cli
 
 QUESTION = "北京今天天气怎么样？"
 SIDES_SERVER = Path(__file__).parent / "data" / "hostile_sides_server.py"

@@ -10,13 +10,13 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ARTIFACTS, ROOT
 from playwright.sync_api import Page, expect
 
 from bench.browser import CURRENT_IN_VIEW
 from flow.trace.files import load_trace, parse_trace
 from flow.views.html import to_html
 from flow.views.viewer import script_json
+from helpers import ARTIFACTS, ROOT
 
 SIZES = [(1280, 720), (1920, 1080)]
 HTML_SAMPLES = ["beijing-mcp", "two-cities-parallel", "tool-error"]

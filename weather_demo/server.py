@@ -185,7 +185,7 @@ def _own_names(host: str) -> list[str]:
     names = [socket.gethostname(), socket.getfqdn()]
     family = socket.AF_INET6 if host == "::" else socket.AF_INET
     with contextlib.suppress(OSError):
-        names += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, family)]
+        names += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, family)]
     with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as probe:
         # Connecting a UDP socket sends nothing; it only makes the kernel pick the outgoing address.
         probe.connect(("2001:db8::1" if family == socket.AF_INET6 else "192.0.2.1", 9))

@@ -1,0 +1,114 @@
+"""What several test modules share besides fixtures (those are in conftest.py): the repository root, the
+command line in its own process, the demo HTTP server as a child process, and small readers of hops."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flow import ModelConfig, RunOptions, RunResult, run
+from flow.trace.model import Hop
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"  # screenshots from the browser tests
+
+
+@dataclass
+class Ran:
+    """What a command-line call gave: its exit code and what it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def flow_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """`python -m flow ARGS` in its own process, from the repository root, with no OPENAI_* variables."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "flow", *args], cwd=ROOT, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def run_flow_sync(question: str = "北京今天天气怎么样？", *, model: str = "mock", timeout_s: float = 30.0,
+                  **options: Any) -> RunResult:
+    options.setdefault("transport", "memory")
+    return run(question, options=RunOptions(**options), model=ModelConfig(model=model, timeout_s=timeout_s))
+
+
+def numbered_steps(hops: list[Hop]) -> list[int]:
+    """The steps in the order they first appear."""
+    seen: list[int] = []
+    for h in hops:
+        if h.step is not None and h.step not in seen:
+            seen.append(h.step)
+    return seen
+
+
+def model_requests(hops: list[Hop]) -> list[dict[str, Any]]:
+    return [h.payload["body"] for h in hops if h.kind == "llm.request"]
+
+
+def kinds(hops: list[Hop]) -> list[str]:
+    return [h.kind for h in hops]
+
+
+# The demo server over Streamable HTTP, as its own process, behind a bearer token.
+TOKEN = "test-token-9f8e7d6c5b4a"
+
+
+@dataclass
+class DemoServer:
+    """`python -m flow demo-server --http` as a child process, and what it has said on stderr."""
+
+    proc: subprocess.Popen[str]
+    url: str = ""
+    lines: list[str] = field(default_factory=list)
+
+
+def start_demo_server(*args: str, env: dict[str, str] | None = None) -> DemoServer:
+    full_env = {k: v for k, v in os.environ.items() if k != "MCP_BEARER_TOKEN"}
+    full_env.update(env or {})
+    proc = subprocess.Popen([sys.executable, "-m", "flow", "demo-server", "--http", "--port", "0", *args], cwd=ROOT,
+                            env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    server = DemoServer(proc)
+    said: queue.Queue[str | None] = queue.Queue()
+
+    def drain() -> None:  # keeps the pipe empty for as long as the server lives
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            server.lines.append(line.rstrip("\n"))
+            said.put(line)
+        said.put(None)
+
+    threading.Thread(target=drain, daemon=True).start()
+    while True:
+        try:
+            line = said.get(timeout=30)
+        except queue.Empty:
+            stop_demo_server(server)
+            raise AssertionError(f"the demo server did not start listening: {server.lines}") from None
+        if line is None:
+            stop_demo_server(server)
+            raise AssertionError(f"the demo server exited: {server.lines}")
+        if match := re.search(r"listening on (http://\S+)", line):
+            server.url = match.group(1)
+        if server.url and line.startswith("connect with:"):  # its last word on starting
+            return server
+
+
+def stop_demo_server(server: DemoServer) -> None:
+    server.proc.terminate()
+    try:
+        server.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        server.proc.wait()

@@ -1,0 +1,108 @@
+"""dev.sh's phases, offline: a copy of the script in a tree whose venv, npm servers and system programs are
+stand-ins that only write down how they were called."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT
+
+SKIPS = [
+    "==> System packages: graphviz fonts-wqy-zenhei chromium nodejs npm are there, skipped",
+    "==> Python environment: .venv is there, skipped",
+    "==> Python packages: requirements.txt requirements-dev.txt unchanged since the last install, skipped",
+    "==> MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped",
+]
+DONE = re.compile(r"    done in \d+ s")
+
+
+def _stand_in(path: Path, body: str = 'echo "$(basename "$0") $*" >> "$DEV_SH_LOG"') -> None:
+    """An executable that runs BODY (by default: logs its name and arguments to $DEV_SH_LOG) and fails only when
+    its name is $FAIL_ON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'#!/usr/bin/env bash\n{body}\n[ "$(basename "$0")" != "${{FAIL_ON:-}}" ]\n', encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A set-up tree: every stamp matches, every program is there."""
+    shutil.copy(ROOT / "dev.sh", tmp_path / "dev.sh")
+    (tmp_path / "requirements.txt").write_text("streamlit\n", encoding="utf-8")
+    (tmp_path / "requirements-dev.txt").write_text("pytest\n", encoding="utf-8")
+    (tmp_path / "third_party" / "node_modules").mkdir(parents=True)
+    (tmp_path / "third_party" / "package-lock.json").write_text("{}\n", encoding="utf-8")
+    for name in ("requirements", "requirements-dev"):
+        (tmp_path / ".venv" / f".{name}.sha256").parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / ".venv" / f".{name}.sha256").write_text(_sha256(tmp_path / f"{name}.txt") + "\n")
+    lock = _sha256(tmp_path / "third_party" / "package-lock.json")
+    (tmp_path / "third_party" / "node_modules" / ".lock.sha256").write_text(lock + "\n")
+    for name in ("python", "ruff", "lint-imports", "mypy"):
+        _stand_in(tmp_path / ".venv" / "bin" / name)
+    for name in ("dot", "chromium", "node", "npm"):  # only looked for
+        _stand_in(tmp_path / "fakebin" / name, "true")
+    _stand_in(tmp_path / "fakebin" / "fc-list", 'echo "/usr/share/fonts/wqy-zenhei.ttc: WenQuanYi Zen Hei"')
+    return tmp_path
+
+
+def _dev_sh(tree: Path, *args: str, **env: str) -> tuple[int, list[str], list[str]]:
+    """Run dev.sh ARGS in TREE: its exit code, its lines on stderr, and the stand-ins' calls in order."""
+    log = tree / "calls.log"
+    log.unlink(missing_ok=True)
+    full_env = {k: v for k, v in os.environ.items() if k not in ("CHECK_TYPES", "FAIL_ON")}
+    full_env.update(PATH=f"{tree / 'fakebin'}:{os.environ['PATH']}", DEV_SH_LOG=str(log), **env)
+    proc = subprocess.run(["bash", "dev.sh", *args], cwd=tree, env=full_env, capture_output=True, text=True,
+                          timeout=60)
+    calls = [line.rstrip() for line in log.read_text().splitlines()] if log.exists() else []
+    return proc.returncode, proc.stderr.splitlines(), calls
+
+
+def test_setup_on_a_set_up_tree_says_each_phase_was_skipped_and_runs_nothing(tree):
+    code, lines, calls = _dev_sh(tree, "setup")
+    assert code == 0
+    assert lines == SKIPS
+    assert calls == []
+
+
+def test_a_changed_requirements_file_is_installed_again_with_pip_progress_and_a_time(tree):
+    (tree / "requirements-dev.txt").write_text("pytest\nruff\n", encoding="utf-8")
+    code, lines, calls = _dev_sh(tree, "setup")
+    assert code == 0
+    assert lines[:2] == SKIPS[:2] and lines[-1] == SKIPS[-1]
+    assert lines[2] == "==> Python packages (pip install -r requirements-dev.txt) ..." and DONE.fullmatch(lines[3])
+    assert calls == ["python -m pip install --disable-pip-version-check -r requirements-dev.txt"]  # no --quiet
+    assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
+
+
+def test_test_runs_ruff_then_lint_imports_then_pytest_each_as_a_phase(tree):
+    code, lines, calls = _dev_sh(tree, "test", "-k", "something")
+    assert code == 0
+    assert calls == ["ruff check .", "lint-imports --no-logo", "python -m pytest -q -k something"]
+    phases = [line for line in lines[len(SKIPS):] if not DONE.fullmatch(line)]
+    assert [p.split(" (")[0].split(":")[0] for p in phases] == ["==> ruff check", "==> lint-imports", "==> mypy",
+                                                                 "==> pytest"]
+    assert "off until issue 14" in phases[2]
+
+
+def test_mypy_runs_before_pytest_when_switched_on(tree):
+    calls = _dev_sh(tree, "test", CHECK_TYPES="1")[2]
+    assert calls == ["ruff check .", "lint-imports --no-logo", "mypy", "python -m pytest -q"]
+
+
+@pytest.mark.parametrize("failing", ["ruff", "lint-imports"])
+def test_a_finding_stops_the_run_before_the_tests(tree, failing):
+    code, _, calls = _dev_sh(tree, "test", FAIL_ON=failing)
+    assert code == 1
+    assert calls[-1].startswith(failing) and not any(c.startswith("python -m pytest") for c in calls)

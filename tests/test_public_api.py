@@ -1,0 +1,115 @@
+"""The public surface is pinned: `flow.__all__` is the list below, and the app (app.py, ui/, app_pages/) uses only
+those names, through `flow` itself, never a submodule. A change to either is a decision, made here on purpose."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import flow
+from helpers import ROOT
+
+EXPORTED = [
+    "ACTOR_NAMES",
+    "Cursor",
+    "DEMO",
+    "EXAMPLE_QUESTIONS",
+    "Era",
+    "FORMAT_VERSION",
+    "Hop",
+    "KeyChoice",
+    "LABEL_SIZE",
+    "Lang",
+    "MAX_TRACE_BYTES",
+    "MOCK_MODELS",
+    "ModelConfig",
+    "PHASES",
+    "PHASE_NAMES",
+    "PRESETS",
+    "RenderError",
+    "RunOptions",
+    "RunResult",
+    "SAMPLES",
+    "SMALL_SIZE",
+    "ScriptError",
+    "ServerConfigError",
+    "ServerSpec",
+    "Trace",
+    "TraceError",
+    "TraceMeta",
+    "Turn",
+    "WarmSession",
+    "allow_typed_commands",
+    "built_in_servers",
+    "bundle_json",
+    "configured_servers",
+    "figures",
+    "focus_view",
+    "hop_dataframe",
+    "hop_rows",
+    "hop_table",
+    "import_bytes",
+    "inspect_server",
+    "key_env_for",
+    "key_for",
+    "load_trace",
+    "overview_dot",
+    "parse_script",
+    "parse_trace",
+    "per_phase_ms",
+    "per_step",
+    "read_trace_bytes",
+    "render",
+    "replay",
+    "run",
+    "run_flow",
+    "save_trace",
+    "short_label",
+    "summary_line",
+    "summary_rows",
+    "to_dot",
+    "to_html",
+    "to_otlp_json",
+    "trace_digest",
+    "viewer_bundle",
+    "viewer_css",
+    "viewer_js",
+]
+
+APP_FILES = sorted([ROOT / "app.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "app_pages").glob("*.py")])
+
+
+def test_all_is_the_pinned_list_and_every_name_resolves():
+    assert sorted(flow.__all__) == EXPORTED
+    namespace: dict[str, object] = {}
+    exec("from flow import *", namespace)  # each name is imported on first use: this uses every one
+    assert sorted(k for k in namespace if k != "__builtins__") == EXPORTED
+
+
+def _uses_of_flow(path: Path) -> list[tuple[int, str]]:
+    """Every import of flow or a flow submodule in PATH, and every `flow.NAME`, as (line, text)."""
+    uses: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            uses += [(node.lineno, f"import {a.name}") for a in node.names if a.name.split(".")[0] == "flow"]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "flow":
+            uses += [(node.lineno, f"from {node.module} import {a.name}") for a in node.names]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "flow":
+            uses.append((node.lineno, f"flow.{node.attr}"))
+    return sorted(uses)
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_app_uses_only_flows_public_names(path):
+    allowed = {"import flow"} | {f"from flow import {n}" for n in EXPORTED} | {f"flow.{n}" for n in EXPORTED}
+    wrong = [f"{path.relative_to(ROOT)}:{line}: {text}" for line, text in _uses_of_flow(path) if text not in allowed]
+    assert wrong == []
+
+
+def test_the_check_sees_a_submodule_import(tmp_path):
+    page = tmp_path / "page.py"
+    page.write_text("import flow\nfrom flow.trace.model import Hop\nimport flow.views\nflow._HOME\nflow.run\n")
+    assert _uses_of_flow(page) == [(1, "import flow"), (2, "from flow.trace.model import Hop"),
+                                   (3, "import flow.views"), (4, "flow._HOME"), (5, "flow.run")]
