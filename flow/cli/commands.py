@@ -191,9 +191,10 @@ def _error(line: object) -> None:
 STDOUT = "-"  # an output named "-" is standard output, as in other Unix tools
 
 
-def _lines_to(*outs: str | Path | None) -> TextIO:
-    """Where a command prints its own lines: standard output, unless its result goes there."""
-    return sys.stderr if any(str(out) == STDOUT for out in outs if out is not None) else sys.stdout
+def _lines_to(out: str | Path | None) -> TextIO:
+    """Where a command prints its own lines: standard output, unless its result goes there (a file named - is
+    written as ./-)."""
+    return sys.stderr if out is not None and str(out) == STDOUT else sys.stdout
 
 
 def _write(out: str | Path, data: str | bytes) -> None:
