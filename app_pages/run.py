@@ -189,11 +189,10 @@ if missing_key and not key.withheld:  # a withheld key has said why already
 
 if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or bad_command or not question.strip(),
                    key="run", width="stretch"):
-    options = flow.RunOptions(mode=mode, tool_choice=choice, parallel=parallel, strict=strict, stream=stream,
-                              max_rounds=int(max_rounds), era=era, transport=transport if demo else "stdio",
-                              server_fault=fault if mode == "mcp" and demo else "none", mcp_timeout_s=5.0,
-                              resources=tuple(resources), prompt=prompt,
-                              prompt_args=tuple((k, v) for k, v in prompt_args.items() if v)).with_server(server_spec)
+    options = flow.RunOptions.build(server=server_spec, mode=mode, tool_choice=choice, parallel=parallel, strict=strict,
+                                    stream=stream, max_rounds=max_rounds, era=era, transport=transport,
+                                    server_fault=fault, mcp_timeout_s=5.0, resources=resources, prompt=prompt,
+                                    prompt_args={k: v for k, v in prompt_args.items() if v})
     if backend == "scripted":
         model = flow.ModelConfig.scripted(script or ())
     elif backend == "mock":

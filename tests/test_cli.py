@@ -1,24 +1,47 @@
-"""The command line as a user runs it: separate processes, real files, real sockets."""
+"""The command line: `flow.cli.main` called in this process with real files and sockets, and a separate process
+where the process is the point (the real entry point's exit code, what importing loads, a served port)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
+from helpers import ROOT, Ran, flow_cli, run_flow_sync
 
-from helpers import ROOT, flow_cli
+from flow.cli import main
+from flow.engine.options import RunOptions
+from flow.servers.spec import ServerSpec
+from flow.trace.files import json_schema, load_trace, read_trace_bytes, save_trace
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """`python -m flow ARGS` in this process: its exit code and what it printed. No provider configured."""
+    for name in [k for k in os.environ if k.startswith("OPENAI_")]:
+        monkeypatch.delenv(name)
+
+    def call(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Ran(code, out, err)
+
+    return call
+
 
 
 @pytest.mark.parametrize("mode", ["mcp", "direct"])
-def test_run_prints_answer_and_summary_and_writes_the_trace(tmp_path, mode):
+def test_run_prints_answer_and_summary_and_writes_the_trace(tmp_path, cli, mode):
     out = tmp_path / f"beijing-{mode}.json"
-    proc = flow_cli("run", "--mode", mode, "--question", "北京今天天气怎么样？", "--out", str(out))
-    assert proc.returncode == 0, proc.stderr
-    answer, summary = proc.stdout.strip().splitlines()
+    ran = cli("run", "--mode", mode, "--question", "北京今天天气怎么样？", "--out", str(out))
+    assert ran.returncode == 0, ran.stderr
+    answer, summary = ran.stdout.strip().splitlines()
     assert answer.startswith("北京今天晴")
     assert summary.startswith("hops ") and "model calls 2" in summary and "tool calls 1" in summary and " ms" in summary
+    assert summary.endswith(f"→ {out}")
     trace = json.loads(out.read_text(encoding="utf-8"))
     assert trace["format_version"] == 1 and trace["meta"]["mode"] == mode
     assert trace["meta"]["question"] == "北京今天天气怎么样？"
@@ -26,15 +49,15 @@ def test_run_prints_answer_and_summary_and_writes_the_trace(tmp_path, mode):
         for key in ("seq", "step", "phase", "source", "target", "kind", "payload", "t_start_ms", "t_end_ms", "bytes",
                     "jsonrpc_id", "tool_call_id"):
             assert key in hop
-    assert proc.stderr == ""
+    assert ran.stderr == ""
 
 
-def test_show_prints_a_hop_table(tmp_path):
+def test_show_prints_a_hop_table(tmp_path, cli):
     out = tmp_path / "t.json"
-    assert flow_cli("run", "--transport", "memory", "--out", str(out)).returncode == 0
-    proc = flow_cli("show", str(out))
-    assert proc.returncode == 0
-    lines = proc.stdout.splitlines()
+    assert cli("run", "--transport", "memory", "--out", str(out)).returncode == 0
+    ran = cli("show", str(out))
+    assert ran.returncode == 0
+    lines = ran.stdout.splitlines()
     assert lines[1].split()[:4] == ["seq", "step", "phase", "from"]
     trace = json.loads(out.read_text(encoding="utf-8"))
     assert len([ln for ln in lines if ln[:4].strip().isdigit()]) == len(trace["hops"])
@@ -50,22 +73,134 @@ def test_a_failed_run_exits_non_zero_with_one_line_and_still_writes_the_trace(tm
     assert json.loads(out.read_text(encoding="utf-8"))["meta"]["outcome"] == "error"
 
 
-def test_show_of_a_broken_file_is_one_line(tmp_path):
+def test_a_usage_error_from_the_real_entry_point_is_one_line_and_exit_2():
+    proc = flow_cli("run", "--max-rounds", "0")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", "error: --max-rounds must be at least 1\n")
+
+
+def test_show_of_a_broken_file_is_one_line(tmp_path, cli):
     bad = tmp_path / "bad.json"
     bad.write_text('{"format_version": 1, "hops": [', encoding="utf-8")
-    proc = flow_cli("show", str(bad))
-    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
-    proc = flow_cli("show", str(tmp_path / "missing.json"))
-    assert proc.returncode == 2 and "no such file" in proc.stderr
+    ran = cli("show", str(bad))
+    assert ran.returncode == 2 and ran.stderr.startswith("error: ") and "Traceback" not in ran.stderr
+    ran = cli("show", str(tmp_path / "missing.json"))
+    assert ran.returncode == 2 and "no such file" in ran.stderr
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["run", "--max-rounds", "0"], "--max-rounds must be at least 1"),
+    (["run", "--mode", "direct", "--resource", "weather://cities"],
+     "--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp"),
+    (["run", "--script", "[{answer: hi}]", "--model", "mock"],
+     "--script is the model; leave out --model and --base-url"),
+    (["run", "--prompt", "weather_report", "--prompt-arg", "city"], "--prompt-arg wants NAME=VALUE, got 'city'"),
+    (["export", "x.json"], "say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL"),
+    (["samples", "--out", "-"],
+     "--out -: the samples are a folder of files, and standard output holds one; name a folder"),
+    (["show", "a\udcffb.json"], "argument 2 is not UTF-8 text: a\\udcffb.json"),
+    (["tools", "--server", "'unterminated"], "--server \"'unterminated\": No closing quotation"),
+    (["tools", "--server", ""], "--server is empty: give a command line or an http(s):// URL, or leave it out for the "
+     "demo server"),
+])
+def test_every_usage_error_is_one_line_through_the_one_handler(cli, args, line):
+    ran = cli(*args)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (2, "", f"error: {line}\n")
+
+
+@pytest.fixture
+def trace_file(tmp_path):
+    return save_trace(run_flow_sync().trace, tmp_path / "t.json")
+
+
+def test_run_out_dash_writes_the_trace_to_stdout_and_its_own_lines_to_stderr(tmp_path, cli):
+    ran = cli("run", "--transport", "memory", "-o", "-")
+    assert ran.returncode == 0, ran.stderr
+    trace = read_trace_bytes(ran.stdout.encode("utf-8"))  # stdout is the trace file, and nothing else
+    assert trace.meta.outcome == "ok" and trace.meta.answer.startswith("北京今天晴")
+    answer, summary = ran.stderr.splitlines()
+    assert answer == trace.meta.answer and summary.endswith("→ standard output")
+    assert not (tmp_path / "-").exists() and not (ROOT / "-").exists()
+
+
+@pytest.mark.parametrize("command", [["import", "--format", "jsonrpc-jsonl"], ["replay"]])
+def test_commands_that_write_a_trace_write_it_to_stdout_for_dash(tmp_path, cli, trace_file, command):
+    source = trace_file
+    if command[0] == "import":
+        source = tmp_path / "log.jsonl"
+        source.write_text('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n'
+                          '{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}\n', encoding="utf-8")
+    ran = cli(command[0], str(source), *command[1:], "--out", "-")
+    assert ran.returncode == 0, ran.stderr
+    assert read_trace_bytes(ran.stdout.encode("utf-8")).hops
+    assert ran.stderr.splitlines()[-1].endswith("→ standard output")
+
+
+def test_tools_and_call_write_their_trace_to_stdout_for_dash(cli):
+    ran = cli("tools", "--out", "-")
+    assert ran.returncode == 0, ran.stderr
+    assert read_trace_bytes(ran.stdout.encode("utf-8")).meta.server["name"] == "weather-demo"
+    assert "  tool     get_weather(city) — " in ran.stderr
+    ran = cli("call", "get_weather", "--args", '{"city": "北京"}', "-o", "-")
+    assert ran.returncode == 0, ran.stderr
+    assert read_trace_bytes(ran.stdout.encode("utf-8")).hops[-1].kind == "tool.result"
+    assert '"city": "北京"' in ran.stderr
+
+
+@pytest.mark.parametrize("fmt", ["dot", "mermaid", "html"])
+def test_render_to_stdout_is_the_file_it_would_write(tmp_path, cli, trace_file, fmt):
+    out = tmp_path / f"t.{fmt}"
+    assert cli("render", str(trace_file), "-f", fmt, "-o", str(out)) == Ran(0, f"{out}\n", "")
+    ran = cli("render", str(trace_file), "-f", fmt, "-o", "-")
+    assert ran == Ran(0, out.read_text(encoding="utf-8"), "")
+
+
+def test_render_png_to_stdout_is_binary(tmp_path, capsysbinary, trace_file):
+    assert main(["render", str(trace_file), "-f", "png", "-o", "-"]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out.startswith(b"\x89PNG\r\n\x1a\n") and captured.err == b""
+
+
+def test_export_and_schema_to_stdout(cli, trace_file):
+    from flow.interop.otlp import to_otlp_json
+
+    assert cli("export", str(trace_file), "--otlp-json", "-") == Ran(0, to_otlp_json(load_trace(trace_file)), "")
+    assert cli("schema", "-o", "-") == Ran(0, json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n", "")
+
+
+def test_one_builder_resolves_the_server_choice():
+    demo = ServerSpec(transport="memory")
+    other = ServerSpec(command=("python", "-m", "some_server"))
+    chosen = {"mode": "mcp", "transport": "memory", "server_fault": "die", "prompt": "", "resources": ["a://b"],
+              "prompt_args": {"city": "北京"}}
+    on_demo = RunOptions.build(server=demo, **chosen)
+    assert (on_demo.transport, on_demo.server_fault, on_demo.prompt) == ("memory", "die", None)
+    assert (on_demo.resources, on_demo.prompt_args) == (("a://b",), (("city", "北京"),))
+    on_other = RunOptions.build(server=other, **chosen)  # transport and fault are the demo server's own
+    assert (on_other.transport, on_other.server_fault, on_other.server_command) == ("stdio", "none", other.command)
+    direct = RunOptions.build(server=demo, **{**chosen, "mode": "direct"})
+    assert direct.server_fault == "none"
+
+
+def test_the_cli_records_what_the_builder_builds(tmp_path, cli):
+    out = tmp_path / "t.json"
+    args = ["run", "--transport", "memory", "--no-parallel", "--max-rounds", "2", "--tool-choice", "required",
+            "--mcp-timeout", "4", "--resource", "weather://cities", "--prompt", "weather_report", "--prompt-arg",
+            "city=上海"]
+    assert cli(*args, "--out", str(out)).returncode == 0
+    built = RunOptions.build(server=ServerSpec(), transport="memory", parallel=False, max_rounds=2,
+                             tool_choice="required", mcp_timeout_s=4, resources=["weather://cities"],
+                             prompt="weather_report", prompt_args={"city": "上海"})
+    assert load_trace(out).meta.settings == json.loads(json.dumps(built.settings()))
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_the_mock_model_served_over_http_answers_the_real_sdk(tmp_path, mock_server, stream):
+def test_the_mock_model_served_over_http_answers_the_real_sdk(tmp_path, cli, monkeypatch, mock_server, stream):
     out = tmp_path / "http.json"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-fake-0123456789")
     args = ["run", "--transport", "memory", "--base-url", mock_server, "--model", "mock", "--out", str(out),
             "--question", "北京和上海今天天气怎么样？"]
-    proc = flow_cli(*args, *(["--stream"] if stream else []), env={"OPENAI_API_KEY": "sk-test-fake-0123456789"})
-    assert proc.returncode == 0, proc.stderr
+    ran = cli(*args, *(["--stream"] if stream else []))
+    assert ran.returncode == 0, ran.stderr
     text = out.read_text(encoding="utf-8")
     assert "sk-test-fake-0123456789" not in text
     trace = json.loads(text)
@@ -76,7 +211,7 @@ def test_the_mock_model_served_over_http_answers_the_real_sdk(tmp_path, mock_ser
         chunk_steps = [h["step"] for h in trace["hops"] if h["kind"] == "llm.chunk"]
         assert chunk_steps.count(4) >= 8 and chunk_steps.count(9) >= 3  # every event of both streams, placed
         assert chunk_steps == sorted(chunk_steps)
-    assert "北京" in proc.stdout and "上海" in proc.stdout
+    assert "北京" in ran.stdout and "上海" in ran.stdout
 
 
 def test_importing_flow_does_not_import_streamlit():
@@ -100,10 +235,3 @@ def test_a_stdio_demo_server_does_not_import_the_model_side():
     code = "import sys, weather_demo.server; print('openai' in sys.modules, 'flow.orchestrator' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False False", proc.stderr
-
-
-@pytest.mark.parametrize(("server", "words"), [("'unterminated", "No closing quotation"), ("", "--server is empty")])
-def test_a_server_option_that_cannot_be_read_is_one_line(server, words):
-    proc = flow_cli("tools", "--server", server)
-    assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1

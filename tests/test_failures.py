@@ -130,3 +130,72 @@ def test_max_rounds_counts_tool_rounds_and_still_gets_the_answer():
     assert one.ok and one.trace.meta.stats["model_calls"] == 2
     two = run_flow_sync(question="北京今天天气怎么样？给我一个出行建议", max_rounds=2)
     assert two.ok and two.trace.meta.stats["model_calls"] == 3
+
+
+def test_every_error_code_is_worded_in_both_languages_in_one_table():
+    from typing import get_args
+
+    from flow.text.errors import _LINES, ErrorCode
+
+    assert set(_LINES) == set(get_args(ErrorCode))
+    assert all(len(pair) == 2 and all(pair) for pair in _LINES.values())
+
+
+@pytest.mark.parametrize(("code", "params", "en", "zh"), [
+    ("mcp_only", {}, "resources and prompts are MCP features; use --mode mcp to read or fetch them",
+     "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们"),
+    ("tool_call_error", {"name": "echo", "code": -32602, "message": "Unknown tool: echo"},
+     "the MCP server answered tools/call echo with error -32602: Unknown tool: echo",
+     "MCP 服务器对 tools/call echo 返回错误 -32602：Unknown tool: echo"),
+    ("mcp_error", {"code": -32601, "message": "Method not found"},
+     "the MCP server answered with error -32601: Method not found", "MCP 服务器返回错误 -32601：Method not found"),
+    ("max_rounds", {"rounds": 2},
+     "stopped: the model still asked for tools after 2 tool rounds (raise --max-rounds, or check the tools' answers)",
+     "已停止：经过 2 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）"),
+    ("model_http", {"status": 400, "detail": "Unknown parameter: 'stream_options'.", "option": "stream_options"},
+     "the model endpoint answered HTTP 400: Unknown parameter: 'stream_options'. (this provider does not accept the "
+     "request option `stream_options`: drop it (leave out --stream; in the app, turn off streaming) and run again)",
+     "模型接口返回 HTTP 400：Unknown parameter: 'stream_options'.（这个服务商不接受请求参数 `stream_options`：请去掉它"
+     "（命令行去掉 --stream；应用中关闭流式）后重试）"),
+    ("arguments_not_text", {"where": "choices[0].message.tool_calls", "i": 0, "name": "get_weather"},
+     "the model endpoint's answer cannot be read: choices[0].message.tool_calls[0] (get_weather) has arguments that "
+     "are not a string",
+     "模型接口的回答无法读取：choices[0].message.tool_calls[0]（get_weather）的 arguments 不是字符串"),
+])
+def test_an_error_is_a_code_and_parameters_worded_in_one_place(code, params, en, zh):
+    import pickle
+
+    from flow.text.errors import FlowError
+
+    error = FlowError(code, **params)
+    assert (str(error), error.line("en"), error.line("zh")) == (en, en, zh)
+    again = pickle.loads(pickle.dumps(error))
+    assert (type(again), again.code, again.params, again.lines) == (FlowError, code, params, error.lines)
+
+
+def test_the_cli_and_the_app_say_the_same_line_for_a_failed_run():
+    from flow.text.errors import FlowError
+
+    result = run_flow_sync(question="北京今天天气怎么样？给我一个出行建议", max_rounds=1)
+    said = FlowError("max_rounds", rounds=1)
+    assert (result.error, result.error_in("en"), result.error_in("zh")) == (str(said), said.line("en"), said.line("zh"))
+    assert result.trace.meta.error_zh == said.line("zh")
+
+
+def test_a_tool_the_server_refuses_in_a_direct_call_is_one_line_in_both_languages():
+    import anyio
+
+    from flow.engine.loop import call_server_tool
+    from flow.servers.spec import ServerSpec
+
+    result, called = anyio.run(lambda: call_server_tool(ServerSpec(transport="memory"), "no_such_tool", {}))
+    assert called is None and not result.ok
+    assert result.error.startswith("the MCP server answered tools/call no_such_tool with error -32602: ")
+    assert result.error_in("zh").startswith("MCP 服务器对 tools/call no_such_tool 返回错误 -32602：")
+    assert result.trace.hops[-1].payload == {"error": "FlowAbort", "message": result.error}
+
+
+def test_resources_in_direct_mode_end_the_run_with_one_line():
+    result = run_flow_sync(mode="direct", resources=("weather://cities",))
+    assert result.error == "resources and prompts are MCP features; use --mode mcp to read or fetch them"
+    assert result.error_in("zh") == "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们"

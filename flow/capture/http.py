@@ -259,16 +259,9 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
                                          "answered": meter is not None},
                         f"no complete answer within {t} s (the limit for a whole model call)")
         if meter is None:
-            return ModelLimitError(f"the model endpoint did not answer within {t} s", f"模型接口在 {t} 秒内没有回答")
-        if exchange.stream and not meter.data_seen:
-            got, got_zh = f"{amount_text(received)} of keep-alive comments and no data had arrived", \
-                f"只收到 {amount_text(received)} 的保活注释，没有数据"
-        else:
-            got, got_zh = f"{amount_text(received)} had arrived", f"已收到 {amount_text(received)}"
-        return ModelLimitError(
-            f"the model endpoint did not finish its answer within {t} s, the time allowed for a whole model call ({got})",
-            f"模型接口没有在 {t} 秒内答完（这是一次模型调用的总时限；{got_zh}）",
-        )
+            return ModelLimitError("model_timeout", timeout_s=self.timeout_s)
+        return ModelLimitError("model_unfinished", timeout_s=self.timeout_s, received_bytes=received,
+                               keepalive_only=exchange.stream and not meter.data_seen)
 
     def size_crossed(self, exchange: _Exchange, step: int | None) -> ModelLimitError:
         """The answer grew past the cap: reading stopped there, and nothing of it goes into the hop."""
@@ -278,12 +271,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
                                          "decoded_bytes": meter.decoded, "stream": exchange.stream},
                         f"answer over {limit}: reading stopped")
         packed = meter.decoded > meter.wire  # a small compressed body that expands: a "zip bomb"
-        return ModelLimitError(
-            f"the model endpoint's answer is larger than {limit}, the limit for one model response: reading stopped there"
-            + (f" (it came compressed, {amount_text(meter.wire)} on the wire)" if packed else ""),
-            f"模型接口的回答超过了 {limit}（单次模型回答的上限），已停止读取"
-            + (f"（以压缩形式传来，线上只有 {amount_text(meter.wire)}）" if packed else ""),
-        )
+        return ModelLimitError("model_too_large", limit_bytes=self.max_bytes, wire_bytes=meter.wire, packed=packed)
 
     async def aclose(self) -> None:
         await self._inner.aclose()

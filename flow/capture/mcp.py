@@ -20,7 +20,7 @@ from flow.capture.recorder import Recorder, json_bytes
 from flow.text.errors import ServerFault
 from flow.trace.model import answer_step
 from flow.trace.redact import redact_headers, redact_url
-from flow.trace.summaries import amount_text, frame_kind, frame_summary, progress_summary
+from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
 EXCERPT_CHARS = 200  # how much of a line that is not JSON-RPC a hop keeps: a flood is not copied into the trace
 
@@ -169,15 +169,8 @@ class FrameTap:
 
     def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
-        during = self.unanswered[0] if self.unanswered else ""
-        limit = amount_text(self.max_frame_bytes)
-        amount = limit if at_least else amount_text(size)  # cut off while arriving: how far it got depends on chunking
-        fault = ServerFault(
-            f"the MCP server sent a message of {'more than ' if at_least else ''}{amount}"
-            f"{' during ' + during if during else ''}, over the {limit} limit for one message: the session was ended",
-            f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}发来一条{'至少 ' if at_least else ' '}{amount} 的消息，"
-            f"超过单条消息 {limit} 的上限，会话已结束",
-        )
+        fault = ServerFault("message_too_large", size_bytes=size, limit_bytes=self.max_frame_bytes, at_least=at_least,
+                            during=self.unanswered[0] if self.unanswered else "")
         excerpt = start[:EXCERPT_CHARS] + ("…" if size > EXCERPT_CHARS else "")
         return fault, {"error": "message too large", "bytes": size, "at_least": at_least,
                        "limit_bytes": self.max_frame_bytes, "line_start": excerpt}
@@ -194,10 +187,7 @@ def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, dic
     text = line if isinstance(line, str) else json.dumps(line, ensure_ascii=False, default=str) if line is not None else ""
     excerpt = text[:EXCERPT_CHARS] + ("…" if len(text) > EXCERPT_CHARS else "")
     shown = " ".join(excerpt.split())[:80]
-    during = f" during {unanswered[0]}" if unanswered else ""
-    fault = ServerFault(f"the MCP server sent a line that is not JSON-RPC{during}: {shown!r} ({reason})",
-                        f"MCP 服务器发来一行不是 JSON-RPC 的内容{'（' + unanswered[0] + ' 期间）' if unanswered else ''}："
-                        f"{shown!r}（{reason}）")
+    fault = ServerFault("not_jsonrpc", shown=shown, reason=reason, during=unanswered[0] if unanswered else "")
     return fault, {"error": "not JSON-RPC", "reason": reason, "line_start": excerpt, "line_chars": len(text)}
 
 

@@ -12,7 +12,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import get_args
+from typing import TextIO, get_args
 from urllib.parse import urlsplit, urlunsplit
 
 from flow.backends.replay import Cursor
@@ -21,7 +21,15 @@ from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
 from flow.runs import run
 from flow.servers.spec import TOKEN_ENV, ServerSpec
-from flow.trace.files import TraceError, json_schema, json_value_problem, load_trace, read_limited, save_trace
+from flow.trace.files import (
+    TraceError,
+    json_schema,
+    json_value_problem,
+    load_trace,
+    read_limited,
+    save_trace,
+    trace_text,
+)
 from flow.trace.model import Hop, ImportFormat, Trace
 from flow.trace.redact import SecretLeakError
 from flow.views.diagram import RenderError
@@ -36,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one question through the model and the tools, and write the trace")
     r.add_argument("--question", "-q", default="北京今天天气怎么样？")
     r.add_argument("--mode", choices=["mcp", "direct"], default="mcp")
-    r.add_argument("--out", "-o", help="trace file to write (default: traces/<time>-<mode>.json)")
+    r.add_argument("--out", "-o",
+                   help="trace file to write, - for standard output (default: traces/<time>-<mode>.json)")
     r.add_argument("--model", help="model name; mock, mock-bad-json, ... for the offline mock (default: mock, "
                    "or $OPENAI_MODEL when a provider is configured)")
     r.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; unset: the offline mock)")
@@ -65,14 +74,14 @@ def _parser() -> argparse.ArgumentParser:
 
     tl = sub.add_parser("tools", help="connect to an MCP server and list its tools, resources and prompts")
     _probe_options(tl)
-    tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace")
+    tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace (- for standard output)")
 
     c = sub.add_parser("call", help="connect to an MCP server and call one tool directly (no model), and write the "
                        "trace; exit code 0 only for a result without isError")
     c.add_argument("tool", help="the tool's name, as `tools` lists it")
     c.add_argument("--args", "-a", default="{}", metavar="JSON", help='the arguments as a JSON object, e.g. \'{"city": "北京"}\'')
     _probe_options(c)
-    c.add_argument("--out", "-o", help="trace file to write (default: traces/<time>-call.json)")
+    c.add_argument("--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-call.json)")
 
     s = sub.add_parser("show", help="print a trace as a hop table, or one step's hops with their payloads")
     s.add_argument("file")
@@ -85,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="re-run a trace offline: recorded model answers, tools run again on the demo "
                         "server or on --server (never on a server the file names)")
     rp.add_argument("file")
-    rp.add_argument("--out", "-o", required=True)
+    rp.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
     rp.add_argument("--transport", choices=["stdio", "memory"],
                     help="run the demo server over stdio or in this process (default: in this process)")
     rp.add_argument("--server", metavar="COMMAND|URL", help="run the recorded tool calls on this MCP server instead: "
@@ -94,13 +103,14 @@ def _parser() -> argparse.ArgumentParser:
     _server_access_options(rp)
 
     sm = sub.add_parser("samples", help="regenerate the sample library")
-    sm.add_argument("--out", default="sample_traces")
+    sm.add_argument("--out", default="sample_traces", help="the directory to write them to")
     sm.add_argument("names", nargs="*", help="only these samples (default: all)")
 
     rd = sub.add_parser("render", help="draw a trace: sequence diagram (dot, svg, png), mermaid, or one HTML file")
     rd.add_argument("file")
     rd.add_argument("--format", "-f", choices=["dot", "svg", "png", "mermaid", "html"], default="svg")
-    rd.add_argument("--out", "-o", help="output file (default: the trace's name with the format's extension)")
+    rd.add_argument("--out", "-o", help="output file, - for standard output (default: the trace's name with the "
+                    "format's extension)")
     rd.add_argument("--hop", type=int, metavar="SEQ", help="highlight this hop: earlier ones normal, later ones faded")
     rd.add_argument("--step", type=int, help="highlight the first hop of this step")
     rd.add_argument("--window", type=int, default=0, help="draw only this many arrows around the highlight (0: all)")
@@ -108,19 +118,21 @@ def _parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", help="write a trace as OpenTelemetry spans (OTLP/JSON), or send them to a collector")
     ex.add_argument("file")
-    ex.add_argument("--otlp-json", metavar="OUT", help="write OTLP/JSON (resourceSpans) to this file")
+    ex.add_argument("--otlp-json", metavar="OUT", help="write OTLP/JSON (resourceSpans) to this file (- for standard "
+                    "output)")
     ex.add_argument("--otlp-endpoint", metavar="URL", help="send over OTLP/HTTP to a collector, e.g. http://localhost:4318")
     ex.add_argument("--timeout", type=float, default=10.0, help="seconds to keep trying the collector")
 
     im = sub.add_parser("import", help="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
     im.add_argument("file")
     im.add_argument("--out", "-o",
-                    help="trace file to write (default: beside the input, its extension replaced by .trace.json)")
+                    help="trace file to write, - for standard output (default: beside the input, its extension "
+                    "replaced by .trace.json)")
     im.add_argument("--format", choices=["auto", *get_args(ImportFormat)], default="auto",
                     help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)")
 
     sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
-    sc.add_argument("--out", default="schema/trace.schema.json")
+    sc.add_argument("--out", "-o", default="schema/trace.schema.json", help="file to write, - for standard output")
 
     m = sub.add_parser("mock-server", help="serve the offline mock model over HTTP (OpenAI-compatible)")
     m.add_argument("--port", type=int, default=8765)
@@ -169,6 +181,45 @@ def _probe_options(parser: argparse.ArgumentParser) -> None:
 
 class _UsageError(Exception):
     """Bad command-line input: one line, exit 2."""
+
+
+def _error(line: object) -> None:
+    """The one way the command line reports a failure: `error: ...` on one line of standard error."""
+    print(f"error: {' '.join(str(line).splitlines())}", file=sys.stderr, flush=True)  # whatever a tool said
+
+
+STDOUT = "-"  # an output named "-" is standard output, as in other Unix tools
+
+
+def _lines_to(out: str | Path | None) -> TextIO:
+    """Where a command prints its own lines: standard output, unless its result goes there (a file named - is
+    written as ./-)."""
+    return sys.stderr if out is not None and str(out) == STDOUT else sys.stdout
+
+
+def _write(out: str | Path, data: str | bytes) -> None:
+    """`data` into the file `out` (its folder made if need be), or onto standard output for "-": the same bytes."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if str(out) != STDOUT:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_bytes(raw)
+        return
+    sys.stdout.flush()  # what the command printed before comes first
+    sys.stdout.buffer.write(raw)
+    sys.stdout.buffer.flush()
+
+
+def _save(trace: Trace, out: str | Path) -> None:
+    """A trace into the file `out` (atomically, see `save_trace`), or onto standard output for "-"."""
+    if str(out) == STDOUT:
+        _write(out, trace_text(trace))
+    else:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        save_trace(trace, out)
+
+
+def _where(out: str | Path) -> str:
+    return "standard output" if str(out) == STDOUT else str(out)
 
 
 _SMALL_FILE = 1 << 16  # an env or token file is a few lines; anything bigger is a mistake
@@ -239,44 +290,30 @@ def _server_spec(args: argparse.Namespace) -> ServerSpec:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.max_rounds < 1:
-        print("error: --max-rounds must be at least 1", file=sys.stderr)
-        return 2
-    spec = _server_spec(args)
-    options = RunOptions(
-        mode=args.mode,
-        tool_choice=args.tool_choice,
-        parallel=not args.no_parallel,
-        strict=args.strict,
-        stream=args.stream,
-        max_rounds=args.max_rounds,
-        era=args.era,
-        transport=args.transport,
-        server_fault=args.server_fault,
-        mcp_timeout_s=args.mcp_timeout,
-        resources=tuple(args.resource),
-        prompt=args.prompt,
-        prompt_args=tuple(tuple(a.split("=", 1)) for a in args.prompt_arg if "=" in a),
-    ).with_server(spec)
+        raise _UsageError("--max-rounds must be at least 1")
     if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
-        print("error: --server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp",
-              file=sys.stderr)
-        return 2
+        raise _UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
+    if args.script and (args.model or args.base_url):
+        raise _UsageError("--script is the model; leave out --model and --base-url")
+    options = RunOptions.build(
+        server=_server_spec(args), mode=args.mode, tool_choice=args.tool_choice, parallel=not args.no_parallel,
+        strict=args.strict, stream=args.stream, max_rounds=args.max_rounds, era=args.era, transport=args.transport,
+        server_fault=args.server_fault, mcp_timeout_s=args.mcp_timeout, resources=args.resource, prompt=args.prompt,
+        prompt_args=[_env_pair(a, "--prompt-arg", from_environment=False) for a in args.prompt_arg],
+    )
     if args.script:
-        if args.model or args.base_url:
-            print("error: --script is the model; leave out --model and --base-url", file=sys.stderr)
-            return 2
         model = ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
     else:
         model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
     result = run(args.question, options=options, model=model)
+    say = _lines_to(args.out)
     if result.ok:
-        print(result.answer, flush=True)
+        print(result.answer, file=say, flush=True)
     else:
-        print(f"error: {result.error}", file=sys.stderr, flush=True)
-    out = Path(args.out) if args.out else Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_trace(result.trace, out)
-    print(f"{summary_line(result.trace)} → {out}")
+        _error(result.error)
+    out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
+    _save(result.trace, out)
+    print(f"{summary_line(result.trace)} → {_where(out)}", file=say)
     return 0 if result.ok else 1
 
 
@@ -288,24 +325,25 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     spec = _server_spec(args)
     result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
     if args.out:
-        save_trace(result.trace, args.out)
+        _save(result.trace, args.out)
     _stderr_note(result)
     if not result.ok:
-        print(f"error: {result.error}", file=sys.stderr)
+        _error(result.error)
         return 1
+    say = _lines_to(args.out)
     server = result.trace.meta.server or {}
     over = ""
     if server.get("transport") == "http":
         over = f" · {server.get('url')} ({'bearer token' if server.get('auth') == 'bearer' else 'no token'})"
-    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}")
+    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}", file=say)
     for tool in listing["tools"]:
         params = ", ".join((tool.get("inputSchema") or {}).get("properties") or {})
-        print(f"  tool     {tool['name']}({params}) — {clip(tool.get('description') or '', 70)}")
+        print(f"  tool     {tool['name']}({params}) — {clip(tool.get('description') or '', 70)}", file=say)
     for resource in listing["resources"]:
-        print(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}")
+        print(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}", file=say)
     for prompt in listing["prompts"]:
-        print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}")
-    print(summary_line(result.trace) + (f" → {args.out}" if args.out else ""))
+        print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}", file=say)
+    print(summary_line(result.trace) + (f" → {_where(args.out)}" if args.out else ""), file=say)
     return 0
 
 
@@ -331,16 +369,16 @@ def _cmd_call(args: argparse.Namespace) -> int:
         raise _UsageError(f"--args is {problem}: {args.args}")
     spec = _server_spec(args)
     result, called = anyio.run(lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout))
-    out = Path(args.out) if args.out else Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-call.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_trace(result.trace, out)
+    out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-call.json"
+    _save(result.trace, out)
     _stderr_note(result)
     if not result.ok or called is None:
-        print(f"error: {result.error}", file=sys.stderr)
+        _error(result.error)
         return 1
+    say = _lines_to(out)
     tool_result = next(h for h in reversed(result.trace.hops) if h.kind == "tool.result")
-    print(("isError: " if called.get("isError") else "") + tool_result.payload["tool_message_content"])
-    print(f"{summary_line(result.trace)} → {out}")
+    print(("isError: " if called.get("isError") else "") + tool_result.payload["tool_message_content"], file=say)
+    print(f"{summary_line(result.trace)} → {_where(out)}", file=say)
     return 1 if called.get("isError") else 0
 
 
@@ -469,18 +507,19 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         result = replay(trace, source=args.file, transport=args.transport, server=server)
     except ReplayError as exc:
         raise _UsageError(str(exc)) from None
-    save_trace(result.trace, args.out)
+    _save(result.trace, args.out)
     info = result.trace.meta.replay or {}
+    say = _lines_to(args.out)
     if result.ok:
-        print(result.answer)
+        print(result.answer, file=say)
     else:
-        print(f"error: {result.error}", file=sys.stderr)
+        _error(result.error)
     if info.get("diverged"):
         print(f"replay diverged from the recording: {info['divergences'][0]}", file=sys.stderr)
     else:
         results = "tool results served from the recording" if info.get("tools") == "recorded" else "tool results identical"
-        print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}")
-    print(f"{summary_line(result.trace)} → {args.out}")
+        print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}", file=say)
+    print(f"{summary_line(result.trace)} → {_where(args.out)}", file=say)
     return 1 if info.get("diverged") or not result.ok else 0
 
 
@@ -488,19 +527,20 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from flow.interop.otlp import OtlpExportError, send_otlp, to_otlp_json
 
     if not args.otlp_json and not args.otlp_endpoint:
-        print("error: say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL", file=sys.stderr)
-        return 2
+        raise _UsageError("say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL")
     trace = load_trace(args.file)
+    say = _lines_to(args.otlp_json)
     if args.otlp_json:
-        Path(args.otlp_json).write_text(to_otlp_json(trace), encoding="utf-8")
-        print(args.otlp_json)
+        _write(args.otlp_json, to_otlp_json(trace))
+        if args.otlp_json != STDOUT:
+            print(args.otlp_json)
     if args.otlp_endpoint:
         try:
             sent = send_otlp(trace, args.otlp_endpoint, timeout_s=args.timeout)
         except OtlpExportError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            _error(exc)
             return 1
-        print(f"{sent} spans sent to {args.otlp_endpoint}")
+        print(f"{sent} spans sent to {args.otlp_endpoint}", file=say)
     return 0
 
 
@@ -508,13 +548,14 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from flow.interop.importers import import_file
 
     trace = import_file(args.file, fmt=args.format)
-    out = Path(args.out) if args.out else Path(args.file).with_suffix(".trace.json")
-    save_trace(trace, out)
+    out = args.out or Path(args.file).with_suffix(".trace.json")
+    _save(trace, out)
+    say = _lines_to(out)
     info = trace.meta.imported
     if info is not None:
         for line in info.unmapped:
-            print(terminal_safe(f"not mapped: {line}"))
-    print(f"{summary_line(trace)} → {out}")
+            print(terminal_safe(f"not mapped: {line}"), file=say)
+    print(f"{summary_line(trace)} → {_where(out)}", file=say)
     return 0
 
 
@@ -536,35 +577,33 @@ def _cmd_render(args: argparse.Namespace) -> int:
         current = Cursor(trace).goto_seq(args.hop).seq
     elif args.step is not None:
         current = Cursor(trace).goto_step(args.step).seq
-    out = Path(args.out) if args.out else Path(args.file).with_suffix("." + _EXT[args.format])
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = args.out or Path(args.file).with_suffix("." + _EXT[args.format])
     if args.format == "mermaid":
-        out.write_text(to_mermaid(trace, lang=args.lang), encoding="utf-8")
+        _write(out, to_mermaid(trace, lang=args.lang))
     elif args.format == "html":
-        out.write_text(to_html(trace, lang=args.lang), encoding="utf-8")
+        _write(out, to_html(trace, lang=args.lang))
     else:
         dot = to_dot(trace, current=current, window=args.window or None, lang=args.lang)
-        if args.format == "dot":
-            out.write_text(dot, encoding="utf-8")
-        else:
-            out.write_bytes(render(dot, args.format))
-    print(out)
+        _write(out, dot if args.format == "dot" else render(dot, args.format))
+    if out != STDOUT:
+        print(out)
     return 0
 
 
 def _cmd_samples(args: argparse.Namespace) -> int:
     from flow.samples import write_samples
 
+    if args.out == STDOUT:
+        raise _UsageError("--out -: the samples are a folder of files, and standard output holds one; name a folder")
     for path in write_samples(Path(args.out), names=args.names or None):
         print(path)
     return 0
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    print(out)
+    _write(args.out, json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n")
+    if args.out != STDOUT:
+        print(args.out)
     return 0
 
 
@@ -584,25 +623,23 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # Bytes that are not UTF-8 reach Python as lone surrogates, which no trace, terminal or page can hold.
-    for i, arg in enumerate(argv, 1):
-        if json_value_problem(arg):
-            print(f"error: argument {i} is not UTF-8 text: {arg.encode('utf-8', 'backslashreplace').decode()[:80]}",
-                  file=sys.stderr)
-            return 2
-    args = _parser().parse_args(argv)
-    # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
-    sdk_log = logging.getLogger("mcp")
-    if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
-        sdk_log.addHandler(logging.NullHandler())
     try:
+        # Bytes that are not UTF-8 reach Python as lone surrogates, which no trace, terminal or page can hold.
+        for i, arg in enumerate(argv, 1):
+            if json_value_problem(arg):
+                shown = arg.encode("utf-8", "backslashreplace").decode()[:80]
+                raise _UsageError(f"argument {i} is not UTF-8 text: {shown}")
+        args = _parser().parse_args(argv)
+        # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
+        sdk_log = logging.getLogger("mcp")
+        if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
+            sdk_log.addHandler(logging.NullHandler())
         return _COMMANDS[args.command](args)
     except (_UsageError, TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
-        print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr)  # one line, whatever a tool said
+        _error(exc)
         return 2
     except KeyboardInterrupt:
         return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,7 +22,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
-from flow.engine.errors import FlowAbort, explain_both
+from flow.engine.errors import FlowAbort, as_flow_error
 from flow.engine.model import ModelConfig, StreamAssembler, make_client, not_json, read_completion
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
 from flow.engine.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
@@ -141,19 +141,10 @@ class _McpTools:
                 raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
-                hung = exc.code == REQUEST_TIMEOUT
-                line = (
-                    f"the MCP server did not answer tools/call {request.name} within {self.options.mcp_timeout_s:g} s"
-                    if hung
-                    else f"the MCP server closed the connection during tools/call {request.name} "
-                    + ("(the HTTP response ended without an answer)" if self.tap.http else "(its process ended)")
-                )
-                line_zh = (
-                    f"MCP 服务器在 {self.options.mcp_timeout_s:g} 秒内没有回答 tools/call {request.name}"
-                    if hung
-                    else f"MCP 服务器在 tools/call {request.name} 期间关闭了连接"
-                    + ("（HTTP 响应没有带回答就结束了）" if self.tap.http else "（进程已退出）")
-                )
+                method = f"tools/call {request.name}"
+                abort = (FlowAbort("server_silent", method=method, timeout_s=self.options.mcp_timeout_s)
+                         if exc.code == REQUEST_TIMEOUT
+                         else FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method))
                 rec.record(
                     kind="error",
                     source="mcp_server",
@@ -164,9 +155,9 @@ class _McpTools:
                     direction="error",
                     t_start_ms=reverse_hop.t_start_ms,
                     tool_call_id=tool_call["id"],
-                    summary=line,
+                    summary=str(abort),
                 )
-                raise FlowAbort(line, line_zh) from None
+                raise abort from None
             error = {"code": exc.code, "message": exc.message}
             rec.record(
                 kind="tool.result",
@@ -206,8 +197,7 @@ class _DirectTools:
 
     async def list(self) -> _Setup:
         if self.options.resources or self.options.prompt:
-            raise FlowAbort("resources and prompts are MCP features; use --mode mcp to read or fetch them",
-                            "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们")
+            raise FlowAbort("mcp_only")
         tools = builtin.DIRECT_TOOL_SCHEMAS
         if self.options.strict:
             tools = [with_strict(t) for t in tools]
@@ -323,10 +313,10 @@ async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str
                        payload={"error": "malformed response", "reason": str(exc)},
                        step=rec.step, direction="error", summary=str(exc))
             raise
-    line = f"the model call did not finish within {timeout_s:g} s (the SDK was still waiting to retry)"
+    late = ModelLimitError("model_deadline", timeout_s=timeout_s)
     rec.record(kind="llm.error", source="model", target="app", payload={"error": "deadline", "limit_s": timeout_s},
-               step=rec.step, direction="error", summary=line)
-    raise ModelLimitError(line, f"模型调用没有在 {timeout_s:g} 秒内完成（SDK 还在等待重试）")
+               step=rec.step, direction="error", summary=str(late))
+    raise late
 
 
 async def _completion(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -421,8 +411,8 @@ async def run_flow(
         if os.environ.get("FLOW_DEBUG"):
             traceback.print_exc()
         cause = leaf_exception(exc)
-        lines = explain_both(cause, options, model)
-        error, error_zh = lines["en"], lines["zh"]
+        failure = as_flow_error(cause, options, model)
+        error, error_zh = failure.line("en"), failure.line("zh")
         payload: dict[str, Any] = {"error": type(cause).__name__, "message": error}
         if stderr_tail:
             payload["server_stderr"] = stderr_tail
@@ -483,11 +473,7 @@ async def _loop(
                 rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=10, summary=answer[:80])
                 return answer
             if round_no > options.max_rounds:
-                raise FlowAbort(
-                    f"stopped: the model still asked for tools after {options.max_rounds} tool "
-                    f"round{'s' if options.max_rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)",
-                    f"已停止：经过 {options.max_rounds} 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）",
-                )
+                raise FlowAbort("max_rounds", rounds=options.max_rounds)
             messages.append(message)
             rec.step = 6
             results: list[str] = [""] * len(calls)
@@ -525,9 +511,8 @@ async def _probe(
             meta.server = McpSession(client, tap, spec).describe()
             value = await work(client, rec)
     except Exception as exc:  # boundary: one line and a hop, as for a run
-        lines = explain_both(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
-        error = lines["en"]
-        meta.error_zh = lines["zh"]
+        failure = as_flow_error(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
+        error, meta.error_zh = failure.line("en"), failure.line("zh")
         rec.record(kind="error", source="app", target="user", payload={"error": type(leaf_exception(exc)).__name__,
                    "message": error}, step=None, direction="error", summary=error)
     if tap is not None and spec.transport == "stdio" and not spec.is_http and meta.server is not None:
@@ -576,8 +561,7 @@ async def call_server_tool(
         except MCPError as exc:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 raise  # the server went away or quiet: connect() says which
-            raise FlowAbort(f"the MCP server answered tools/call {name} with error {exc.code}: {exc.message}",
-                            f"MCP 服务器对 tools/call {name} 返回错误 {exc.code}：{exc.message}") from None
+            raise FlowAbort("tool_call_error", name=name, code=exc.code, message=exc.message) from None
         content = _content_text(result)
         rec.record(kind="tool.result", source="mcp_client", target="app",
                    payload={"result": result, "tool_message_content": content}, step=7,

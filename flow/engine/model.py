@@ -117,15 +117,9 @@ def _excerpt(value: Any) -> str:
     return repr(text[:60] + ("…" if len(text) > 60 else ""))
 
 
-def _malformed(en: str, zh: str) -> MalformedResponse:
-    return MalformedResponse(f"the model endpoint's answer cannot be read: {en}", f"模型接口的回答无法读取：{zh}")
-
-
 def not_json(text: str, *, stream: bool) -> MalformedResponse:
     """A body (or a streamed event) that was meant to be JSON and is not."""
-    if stream:
-        return _malformed(f"a streamed event is not JSON: {_excerpt(text)}", f"流式事件不是 JSON：{_excerpt(text)}")
-    return _malformed(f"the body is not JSON: {_excerpt(text)}", f"正文不是 JSON：{_excerpt(text)}")
+    return MalformedResponse("event_not_json" if stream else "body_not_json", excerpt=_excerpt(text))
 
 
 def _tool_calls(value: Any, where: str) -> list[dict[str, Any]]:
@@ -133,22 +127,21 @@ def _tool_calls(value: Any, where: str) -> list[dict[str, Any]]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise _malformed(f"{where} is not a list", f"{where} 不是列表")
+        raise MalformedResponse("not_a_list", where=where)
     calls = []
     for i, call in enumerate(value):
         fn = _get(call, "function")
         name, call_id, arguments = _get(fn, "name"), _get(call, "id"), _get(fn, "arguments")
         if not isinstance(name, str) or not name:
-            raise _malformed(f"{where}[{i}] has no function name", f"{where}[{i}] 没有函数名")
+            raise MalformedResponse("call_without_name", where=where, i=i)
         if not isinstance(call_id, str) or not call_id:
-            raise _malformed(f"{where}[{i}] ({name}) has no id", f"{where}[{i}]（{name}）没有 id")
+            raise MalformedResponse("call_without_id", where=where, i=i, name=name)
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments, ensure_ascii=False)  # an object where a JSON string belongs: some providers
         elif arguments is None:
             arguments = ""
         elif not isinstance(arguments, str):
-            raise _malformed(f"{where}[{i}] ({name}) has arguments that are not a string",
-                             f"{where}[{i}]（{name}）的 arguments 不是字符串")
+            raise MalformedResponse("arguments_not_text", where=where, i=i, name=name)
         dumped = (call.model_dump(mode="json", exclude_none=True, warnings=False) if isinstance(call, pydantic.BaseModel)
                   else dict(call))
         dumped.setdefault("type", "function")
@@ -163,22 +156,19 @@ def read_completion(completion: Any) -> dict[str, Any]:
     if isinstance(completion, str):  # the SDK hands over a body that is not JSON as text
         raise not_json(completion, stream=False)
     if not isinstance(completion, (pydantic.BaseModel, dict)):
-        raise _malformed(f"the body is JSON but not an object: {_excerpt(completion)}",
-                         f"正文是 JSON 但不是对象：{_excerpt(completion)}")
+        raise MalformedResponse("body_not_object", excerpt=_excerpt(completion))
     choices = _get(completion, "choices")
     if not isinstance(choices, list) or not choices:
-        raise _malformed(f"it has no choices (choices: {_excerpt(choices)})", f"没有 choices（choices: {_excerpt(choices)}）")
+        raise MalformedResponse("no_choices", excerpt=_excerpt(choices))
     message = _get(choices[0], "message")
     if not isinstance(message, (pydantic.BaseModel, dict)):
-        raise _malformed("choices[0] has no message", "choices[0] 没有 message")
+        raise MalformedResponse("no_message")
     content = _get(message, "content")
     if content is not None and not isinstance(content, str):
-        raise _malformed("choices[0].message.content is not text", "choices[0].message.content 不是文本")
+        raise MalformedResponse("content_not_text")
     calls = _tool_calls(_get(message, "tool_calls"), "choices[0].message.tool_calls")
     if content is None and not calls and _get(message, "refusal") is None:
-        finish = _get(choices[0], "finish_reason")
-        raise _malformed(f"choices[0].message has no content and no tool_calls (finish_reason: {finish})",
-                         f"choices[0].message 既没有 content 也没有 tool_calls（finish_reason: {finish}）")
+        raise MalformedResponse("no_content", finish=str(_get(choices[0], "finish_reason")))
     out: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         out["tool_calls"] = calls
@@ -201,8 +191,7 @@ class StreamAssembler:
         if choices is None:
             return
         if not isinstance(choices, list):
-            raise _malformed(f"streamed chunk {self.chunks} has choices that are not a list",
-                             f"第 {self.chunks} 个流式数据块的 choices 不是列表")
+            raise MalformedResponse("chunk_choices_not_list", chunk=self.chunks)
         for choice in choices:
             finish = _get(choice, "finish_reason")
             if finish is not None:
@@ -212,14 +201,12 @@ class StreamAssembler:
             if isinstance(content, str):
                 self.content.append(content)
             elif content is not None:
-                raise _malformed(f"streamed chunk {self.chunks} has delta.content that is not text",
-                                 f"第 {self.chunks} 个流式数据块的 delta.content 不是文本")
+                raise MalformedResponse("chunk_content_not_text", chunk=self.chunks)
             calls = _get(delta, "tool_calls")
             if calls is None:
                 continue
             if not isinstance(calls, list):
-                raise _malformed(f"streamed chunk {self.chunks} has delta.tool_calls that is not a list",
-                                 f"第 {self.chunks} 个流式数据块的 delta.tool_calls 不是列表")
+                raise MalformedResponse("chunk_calls_not_list", chunk=self.chunks)
             for tc in calls:
                 self._add_call(tc)
 
@@ -244,15 +231,8 @@ class StreamAssembler:
         """The assembled message and its finish_reason."""
         if self.finish is None:
             if not self.chunks:
-                raise MalformedResponse(
-                    "the model's stream ended without any data (only keep-alive comments, or nothing at all)",
-                    "模型的流式回答没有任何数据就结束了（只有保活注释，或者什么都没有）")
-            text = "".join(self.content)
-            so_far = f"; {len(text)} characters of answer so far" if text else ""
-            raise MalformedResponse(
-                f"the model's stream ended before it finished: no finish_reason after {self.chunks} chunks "
-                f"(a truncated stream{so_far})",
-                f"模型的流式回答没有结束就断了：收到 {self.chunks} 个数据块后仍没有 finish_reason（流被截断）")
+                raise MalformedResponse("stream_empty")
+            raise MalformedResponse("stream_truncated", chunks=self.chunks, chars=len("".join(self.content)))
         calls = _tool_calls([self.calls[i] for i in sorted(self.calls)], "the streamed tool_calls")
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content) or None}
         if calls:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -39,6 +39,24 @@ class RunOptions:
     resources: tuple[str, ...] = ()  # MCP resources to read and give the model as context
     prompt: str | None = None  # an MCP prompt to fetch; its messages replace the typed question
     prompt_args: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def build(
+        cls, *, server: ServerSpec, mode: Mode = "mcp", tool_choice: str = "auto", parallel: bool = True,
+        strict: bool = False, stream: bool = False, max_rounds: int = 5, era: Era = "handshake",
+        transport: TransportName = "stdio", server_fault: Literal["none", "die", "hang"] = "none",
+        mcp_timeout_s: float = 10.0, resources: Iterable[str] = (), prompt: str | None = None,
+        prompt_args: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+    ) -> RunOptions:
+        """The options a person chose, on the command line or the Run page, for reaching `server`: the transport
+        and the fault are the demo server's (another server runs over its own transport, and never faults on
+        request), and a fault needs MCP mode."""
+        demo = server.is_demo
+        return cls(mode=mode, tool_choice=tool_choice, parallel=parallel, strict=strict, stream=stream,
+                   max_rounds=int(max_rounds), era=era, transport=transport if demo else "stdio",
+                   server_fault=server_fault if mode == "mcp" and demo else "none", mcp_timeout_s=float(mcp_timeout_s),
+                   resources=tuple(resources), prompt=prompt or None,
+                   prompt_args=tuple(dict(prompt_args).items())).with_server(server)
 
     def server_spec(self) -> ServerSpec:
         return ServerSpec(transport="http" if self.server_url else self.transport, fault=self.server_fault,

@@ -31,7 +31,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from flow.capture.mcp import MAX_FRAME_BYTES, SSE_EVENT_SLACK, FrameTap, McpHttpTap, TappedTransport
 from flow.capture.recorder import Recorder
 from flow.servers.spec import SERVER_TOKEN_ENV, Era, ServerSpec, reap_leftovers
-from flow.text.errors import ServerFault, ServerHttpError
+from flow.text.errors import FlowError, Note, ServerFault, ServerHttpError
 from flow.trace.redact import redact_url
 
 CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
@@ -91,13 +91,12 @@ async def connect(
                 # It never got as far as answering: its own last words say why better than "connection closed".
                 last = server_stderr_tail(err).splitlines()
                 if isinstance(leaf, FileNotFoundError) and not last:
-                    raise ServerStartError(f"no such command: {leaf.filename or spec.command[:1]} (not a file, "
-                                           "and not found on PATH)") from exc
-                raise ServerStartError((last[-1] if last else f"{type(leaf).__name__}: {leaf}") + _flood_note(err)) from exc
+                    raise ServerStartError("server_no_command", command=leaf.filename or spec.command[:1]) from exc
+                said = last[-1] if last else f"{type(leaf).__name__}: {leaf}"
+                raise ServerStartError("server_said", said=said, notes=_flood_notes(err)) from exc
             fault = tap.fault or _silence(leaf, tap, err, timeout_s)
             if fault is not None:
-                note = _flood_note(err)
-                raise ServerFault(str(fault) + note, fault.zh + note) from exc
+                raise fault.with_notes(*_flood_notes(err)) from exc
             raise
         finally:
             tap.stderr_bytes = server_stderr_bytes(err)
@@ -113,14 +112,11 @@ def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: 
         return None
     method = tap.unanswered[0]
     if _timed_out(exc):
-        fault = ServerFault(f"the MCP server did not answer {method} within {timeout_s:g} s",
-                            f"MCP 服务器在 {timeout_s:g} 秒内没有回答 {method}")
+        fault = ServerFault("server_silent", method=method, timeout_s=timeout_s)
         payload: dict[str, Any] = {"error": "timeout", "method": method, "timeout_s": timeout_s}
     elif isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
         lines = server_stderr_tail(err).splitlines()
-        last = f": {lines[-1][:200]}" if lines else ""
-        fault = ServerFault(f"the MCP server closed the connection during {method} (its process ended){last}",
-                            f"MCP 服务器在 {method} 期间关闭了连接（进程已退出）{last.replace(': ', '：', 1)}")
+        fault = ServerFault("server_closed", method=method, said=lines[-1][:200] if lines else "")
         payload = {"error": "connection closed", "method": method}
     else:
         return None
@@ -130,8 +126,8 @@ def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: 
     return fault
 
 
-class ServerStartError(Exception):
-    """The server process failed before the session was set up; the message is its last line of stderr."""
+class ServerStartError(FlowError):
+    """The server process failed before the session was set up; the line quotes its last line of stderr."""
 
 
 def leaf_exception(exc: BaseException) -> BaseException:
@@ -149,24 +145,17 @@ def _http_failure_line(spec: ServerSpec, http: McpHttpTap, unanswered: list[str]
     if isinstance(body, dict):
         detail = str(body.get("error_description") or body.get("error") or body.get("message") or "")
     if status == 401 and spec.token():
-        return ServerHttpError("the MCP server refused the bearer token (HTTP 401)",
-                               "MCP 服务器拒绝了这个 bearer token（HTTP 401）")
+        return ServerHttpError("http_token_refused")
     if status == 401:
-        return ServerHttpError(f"the MCP server requires a bearer token (HTTP 401): set {spec.bearer_token_env}",
-                               f"MCP 服务器需要 bearer token（HTTP 401）：请设置 {spec.bearer_token_env}")
+        return ServerHttpError("http_token_needed", env=spec.bearer_token_env)
     if status == 404:
-        return ServerHttpError(f"no MCP endpoint at {url} (HTTP 404)", f"{url} 没有 MCP 端点（HTTP 404）")
+        return ServerHttpError("http_no_endpoint", url=url)
     if status is not None:
-        return ServerHttpError(f"the MCP server answered HTTP {status}" + (f": {detail}" if detail else ""),
-                               f"MCP 服务器返回 HTTP {status}" + (f"：{detail}" if detail else ""))
+        return ServerHttpError("http_status", status=status, detail=detail)
     cause = f"{failure.get('exception')}: {failure.get('message')}"
     if not http.reached:
-        return ServerHttpError(f"cannot reach the MCP server at {url} ({cause})", f"无法连接 MCP 服务器 {url}（{cause}）")
-    during = unanswered[-1] if unanswered else ""
-    return ServerHttpError(
-        f"the MCP server's HTTP connection broke{' during ' + during if during else ''} ({cause})",
-        f"MCP 服务器的 HTTP 连接中断{'（' + during + ' 期间）' if during else ''}（{cause}）",
-    )
+        return ServerHttpError("http_unreachable", url=url, cause=cause)
+    return ServerHttpError("http_broke", during=unanswered[-1] if unanswered else "", cause=cause)
 
 
 @asynccontextmanager
@@ -246,11 +235,12 @@ def server_stderr_tail(err: IO[str] | None, limit: int = STDERR_TAIL_BYTES) -> s
 STDERR_FLOOD_BYTES = 1 << 20  # more stderr than this is worth a mention in the error line
 
 
-def _flood_note(err: IO[str] | None) -> str:
+def _flood_notes(err: IO[str] | None) -> tuple[Note, ...]:
+    """What to say after a server's failure when it flooded its stderr."""
     size = server_stderr_bytes(err)
     if size <= STDERR_FLOOD_BYTES:
-        return ""
-    return f" (it wrote {size / (1 << 20):.1f} MB to stderr; the trace keeps the last {STDERR_TAIL_BYTES // 1024} KB)"
+        return ()
+    return (("stderr_flood", {"written_bytes": size, "kept_bytes": STDERR_TAIL_BYTES}),)
 
 
 def server_stderr_bytes(err: IO[str] | None) -> int:

@@ -90,9 +90,14 @@ class TraceError(Exception):
         super().__init__(escape_controls(message))
 
 
+def trace_text(trace: Trace) -> str:
+    """The file text `save_trace` writes: redacted (see `Trace.to_json`), within the bounds `load_trace` holds it to."""
+    return _loadable(trace.to_json(), hops=len(trace.hops))
+
+
 def save_trace(trace: Trace, path: str | Path) -> Path:
-    """Write atomically, redacted (see `Trace.to_json`), and within the bounds `load_trace` holds it to."""
-    text = _loadable(trace.to_json(), hops=len(trace.hops))
+    """Write `trace_text` atomically."""
+    text = trace_text(trace)
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import graphviz
 
 from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+from flow.text.views import DIAGRAM_TEXT
 from flow.trace.model import Hop, Phase, Trace
 from flow.views.labels import (
     PHASE_COLORS,
@@ -232,11 +233,11 @@ def to_dot(
 
     if extra_top:
         earlier = sum(len(r.hops) for r in all_rows[:start])
-        g.node("more_above", label=f"⋮ {earlier} earlier hops" if lang == "en" else f"⋮ 前面还有 {earlier} 跳", shape="plaintext",
+        g.node("more_above", label=DIAGRAM_TEXT["more_above"][lang].format(n=earlier), shape="plaintext",
                fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -ROW_H))
     if end < len(all_rows):
         later = sum(len(r.hops) for r in all_rows[end:])
-        g.node("more_below", label=f"⋮ {later} later hops" if lang == "en" else f"⋮ 后面还有 {later} 跳", shape="plaintext",
+        g.node("more_below", label=DIAGRAM_TEXT["more_below"][lang].format(n=later), shape="plaintext",
                fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, last_y - ROW_H))
 
     out = _Statements([], [], [])

@@ -18,6 +18,7 @@ from typing import Any
 
 from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
 from flow.text.teaching import teaching_text
+from flow.text.views import VIEWER_TEXT
 from flow.trace.model import Hop, Trace
 from flow.views.diagram import RenderError, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
@@ -28,33 +29,6 @@ ASSETS = Path(__file__).resolve().parent / "viewer_assets"
 
 
 BUNDLE_VERSION = 1
-
-
-# The viewer's own wording. Page wording lives in ui/i18n.py; the viewer also runs without the app.
-UI_TEXT: dict[str, dict[Lang, str]] = {
-    "prev": {"zh": "上一步", "en": "Previous"},
-    "next": {"zh": "下一步", "en": "Next"},
-    "play": {"zh": "自动播放", "en": "Play"},
-    "pause": {"zh": "暂停", "en": "Pause"},
-    "speed": {"zh": "每步秒数", "en": "Seconds per step"},
-    "presenter": {"zh": "演示模式", "en": "Presenter"},
-    "leave_presenter": {"zh": "退出演示", "en": "Leave presenter"},
-    "fullscreen": {"zh": "全屏", "en": "Full screen"},
-    "leave_fullscreen": {"zh": "退出全屏", "en": "Leave full screen"},
-    "step": {"zh": "步骤", "en": "Step"},
-    "hop_of": {"zh": "第 {i}/{n} 跳", "en": "hop {i} of {n}"},
-    "json": {"zh": "这一跳的 JSON", "en": "This hop's JSON"},
-    "jump": {"zh": "跳到第几跳：输入数字，按回车", "en": "Go to hop: type a number, press Enter"},
-    "keys": {"zh": "← → / PageUp PageDown 翻页 · Home End · 数字+回车跳转 · P 演示模式 · F 全屏",
-             "en": "← → / PageUp PageDown · Home End · number + Enter jumps · P presenter · F full screen"},
-    "overview": {"zh": "全程概览（点击跳转）", "en": "The whole run (click to jump)"},
-    "no_diagram": {"zh": "无法在这里绘制时序图：{error}", "en": "The diagram cannot be drawn here: {error}"},
-    "language": {"zh": "English", "en": "中文"},
-    "items": {"zh": "{n} 项", "en": "{n} items"},
-    "item": {"zh": "1 项", "en": "1 item"},
-    "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
-    "key_count": {"zh": "1 个键", "en": "1 key"},
-}
 
 
 def _focus_for(hop: Hop, view: dict[str, Any]) -> list[Any] | None:
@@ -129,7 +103,7 @@ def viewer_bundle(trace: Trace, *, lang: Lang = "zh") -> dict[str, Any]:
         "rows": [row.arrow_id for row in all_rows],
         "hops": hops,
         "phases": {p: {"name": PHASE_NAMES[p], "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
-        "ui": {key: dict(value) for key, value in UI_TEXT.items()},
+        "ui": {key: dict(value) for key, value in VIEWER_TEXT.items()},
     }
 
 
