@@ -14,13 +14,13 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
+from flow.trace.steps import STEPS, Phase, Step
+from flow.trace.steps import answer_step as answer_step  # re-exported for the importers
+
 FORMAT_VERSION = 1
 
 
 Actor = Literal["user", "app", "mcp_client", "mcp_server", "tool", "model"]
-
-
-Phase = Literal["prepare", "request", "decision", "execute", "backfill", "answer"]
 
 
 Mode = Literal["mcp", "direct"]
@@ -62,26 +62,10 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 PHASES: tuple[Phase, ...] = get_args(Phase)
 
 
-# Which phase each numbered step of the design table belongs to.
-STEP_PHASE: dict[int, Phase] = {
-    0: "prepare",
-    1: "request",
-    2: "request",
-    3: "request",
-    4: "decision",
-    5: "execute",
-    6: "execute",
-    7: "execute",
-    8: "backfill",
-    9: "answer",
-    10: "answer",
-}
+STEP_PHASE: dict[Step, Phase] = {step: info.phase for step, info in STEPS.items()}
 
 
-def answer_step(request_step: int | None) -> int | None:
-    """The step an answer belongs to: a tools/call is step 6 and its result step 7; other answers share their
-    request's step."""
-    return 7 if request_step == 6 else request_step
+"""Each step's phase, read off `STEPS` (kept for the importers, which build hops from it)."""
 
 
 MAX_MS = 1e12
