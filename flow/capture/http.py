@@ -119,7 +119,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
 
     def _mark(self, hop: Hop) -> Hop:
         if self._scripted:
-            hop.scripted = True  # type: ignore[attr-defined]  # an extra field, present only where true
+            hop.scripted = True
             hop.summary = f"scripted · {hop.summary}"
         return hop
 

@@ -161,7 +161,7 @@ class FrameTap:
             summary=summary or frame_summary(frame, method),
         )
         if progress_of is not None:
-            hop.progress_of = progress_of  # type: ignore[attr-defined]  # the id of the request it reports on
+            hop.progress_of = progress_of
 
     @property
     def unanswered(self) -> list[str]:

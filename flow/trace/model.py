@@ -128,13 +128,18 @@ def usage_counts(usage: Any) -> Usage | None:
     return out or None
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class Hop(BaseModel):
-    """One event in a trace: a message crossing from one actor to another."""
+    """One event in a trace: a message crossing from one actor to another. `payload` holds the type its kind
+    has (`flow.trace.payloads`); the loader checks it, and readers take it through `payload_of`."""
 
     model_config = ConfigDict(extra="allow")
 
     seq: int
-    step: int | None
+    step: Step | None
     phase: Phase | None
     source: Actor
     target: Actor
@@ -149,7 +154,11 @@ class Hop(BaseModel):
     tool_call_id: str | None = None
     usage: Usage | None = None
     summary: str = ""
-    explain: str = ""
+    explain: str = ""  # the key of its teaching text: `flow.trace.steps.explain_key(step, kind)`
+    # Present only where they say something: a file holds no null for them, and files without them load as before.
+    clipped: str | None = Field(default=None, exclude_if=_absent)  # what the recorder cut from the payload
+    scripted: bool | None = Field(default=None, exclude_if=_absent)  # a model hop answered by the user's script
+    progress_of: int | str | None = Field(default=None, exclude_if=_absent)  # the request a progress notice is about
 
 
 def as_dict(value: Any) -> dict[str, Any]:
