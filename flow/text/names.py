@@ -24,7 +24,7 @@ STEP_NAMES: dict[Step, dict[Lang, str]] = {
 
 FIGURE_NAMES: dict[str, dict[Lang, str]] = {
     "hops": {"en": "hops", "zh": "跳数"},
-    "wire": {"en": "wire frames (JSON-RPC + HTTP)", "zh": "线路帧（JSON-RPC + HTTP）"},
+    "wire_messages": {"en": "wire messages (MCP frames + model HTTP)", "zh": "线路消息（MCP 帧 + 模型 HTTP）"},
     "model_calls": {"en": "model calls", "zh": "模型调用次数"},
     "tool_calls": {"en": "tool calls", "zh": "工具调用次数"},
     "bytes": {"en": "bytes sent to the model", "zh": "发给模型的字节数"},

@@ -109,7 +109,7 @@ class Stats(TypedDict, total=False):
     hops: Count
     model_calls: Count
     tool_calls: Count
-    wire_frames: Count
+    wire_frames: Count  # JSON-RPC frames on the MCP transport (the mcp.* hops); the model's HTTP is not counted
     elapsed_ms: Annotated[float, Field(ge=0, le=2 * MAX_MS, allow_inf_nan=False)]
     prompt_tokens: Count
     completion_tokens: Count

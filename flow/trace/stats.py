@@ -31,7 +31,7 @@ def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
         "hops": len(hops),
         "model_calls": model_calls(hops),
         "tool_calls": tool_calls(hops),
-        "wire_frames": sum(h.kind.startswith("mcp.") for h in hops),
+        "wire_frames": mcp_frames(hops),
         "elapsed_ms": round(elapsed_ms, 1),
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
