@@ -388,7 +388,7 @@ def payload_of(hop: Hop, kind: Literal["replay.divergence"]) -> ReplayDivergence
 def payload_of(hop: Hop, kind: Kind) -> Payload | None:
     """The hop's payload typed by its kind, when the hop is of `kind` and its payload is whole: None for another
     kind, and for a payload the recorder cut to text or left out. A loaded trace's payloads have been checked
-    (`payload_problem`); a hop built in code is typed where it is built."""
+    (`payload_problem`); what the engine records is of these types (tests run it and check)."""
     if hop.kind != kind or not isinstance(hop.payload, dict):
         return None
     return cast("Payload", hop.payload)

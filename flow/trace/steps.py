@@ -83,4 +83,7 @@ def answer_step(request_step: int | None) -> Step | None:
 def explain_key(step: int | None, kind: str) -> str:
     """The key of a hop's teaching text, as `Hop.explain` holds it: "step{n}.{kind}", or the kind alone outside a
     numbered step. The one place it is worked out."""
-    return kind if step is None else f"step{step}.{kind}"  # a Step formats as its number
+    return kind if step is None else _EXPLAIN_PREFIX[step] + kind
+
+
+_EXPLAIN_PREFIX = tuple(f"step{int(s)}." for s in Step)  # formatting an IntEnum costs the recorder twice as much

@@ -33,13 +33,16 @@ class Figures:
         return self.tool_definition_bytes / self.bytes_to_model if self.bytes_to_model else 0.0
 
 
+_MODEL_HTTP = ("llm.request", "llm.response", "llm.chunk")  # the model's HTTP messages: requests, answers, stream events
+
+
 def figures(trace: Trace) -> Figures:
     requests = [h for h in trace.hops if h.kind == "llm.request"]
     bodies = [p["body"] for h in requests if (p := payload_of(h, "llm.request")) is not None]
-    tools = [b.get("tools") or [] for b in bodies if isinstance(b, dict)]
+    tools = [b.get("tools", []) for b in bodies if isinstance(b, dict)]
     return Figures(
         hops=len(trace.hops),
-        wire_messages=mcp_frames(trace.hops) + sum(h.kind in ("llm.request", "llm.response", "llm.chunk") for h in trace.hops),
+        wire_messages=mcp_frames(trace.hops) + sum(h.kind in _MODEL_HTTP for h in trace.hops),
         model_calls=model_calls(trace.hops),
         tool_calls=tool_calls(trace.hops),
         bytes_to_model=sum(h.bytes for h in requests),
