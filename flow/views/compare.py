@@ -33,7 +33,7 @@ class Figures:
         return self.tool_definition_bytes / self.bytes_to_model if self.bytes_to_model else 0.0
 
 
-_MODEL_HTTP = ("llm.request", "llm.response", "llm.chunk")  # the model's HTTP messages: requests, answers, stream events
+_MODEL_HTTP = ("llm.request", "llm.response", "llm.chunk")  # the model's HTTP: requests, answers, stream events
 
 
 def figures(trace: Trace) -> Figures:
