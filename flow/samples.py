@@ -16,6 +16,7 @@ from flow.engine.options import RunOptions
 from flow.runs import run
 from flow.trace.files import save_trace
 from flow.trace.model import Trace
+from flow.trace.steps import Step
 
 BEIJING = "北京今天天气怎么样？"
 
@@ -239,7 +240,7 @@ def synthetic_trace(n_hops: int, *, base: Trace | None = None) -> Trace:
     """A valid trace of any length, made by repeating the tool rounds of a real one (for scale tests)."""
     if base is None:
         base = generate(SAMPLES[2])  # two cities: set-up, then a round with parallel calls
-    head = [h for h in base.hops if h.step is not None and h.step <= 3]
+    head = [h for h in base.hops if h.step is not None and h.step <= Step.ASK_MODEL]
     loop = [h for h in base.hops if h not in head]
     hops = []
     n = 0

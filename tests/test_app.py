@@ -143,7 +143,7 @@ def test_compare_shows_both_traces_and_the_figures():
     figures = at.dataframe[0].value
     calls = figures[figures["figure"] == "model calls"].iloc[0]  # English headers: app() chose en
     assert (calls["A"], calls["B"]) == ("2", "2")
-    frames = figures[figures["figure"] == "wire frames (JSON-RPC + HTTP)"].iloc[0]
+    frames = figures[figures["figure"] == "wire messages (MCP frames + model HTTP)"].iloc[0]
     assert int(frames["A"]) < int(frames["B"])
     by_step = at.dataframe[1].value
     assert list(by_step["step"]) == list(range(11))

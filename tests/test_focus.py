@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from flow.samples import SAMPLES
-from flow.trace.files import load_trace
-from flow.trace.model import KINDS, Hop, Trace
+from flow.trace.files import TraceError, load_trace, read_trace_bytes
+from flow.trace.model import Hop, Trace
 from flow.views.focus import PAIR_PALETTE, focus, focus_json, view_and_focus
 from flow.views.table import PARSED_ARGUMENTS, focus_view
 from helpers import ROOT
@@ -217,10 +217,26 @@ def test_stream_chunks_open_at_their_delta():
                                      {"body": {"messages": [{"role": "tool"}, 3, {"role": "tool", "tool_call_id": 7}]}},
                                      {"mcp": [{"name": 1}], "openai": "x"}, {"params": {"name": "n"}, "result": []},
                                      {"message": {"tool_calls": [{"function": {"arguments": "[" * 100000}}]}}])
-def test_a_focus_of_an_odd_payload_is_empty_or_valid_never_an_error(payload):
-    for kind in KINDS:
-        hop = Hop(seq=1, step=8, phase=None, source="app", target="model", kind=kind, payload=payload)
-        view = focus_view(hop)
-        f = focus(hop)
-        for path in f.open + f.highlight + tuple(p for p, _ in f.colours):
-            assert at(view, path) is not _MISSING, (kind, path)
+def test_a_focus_of_an_odd_payload_is_empty_or_valid_or_the_file_is_refused(payload):
+    """A payload not of its kind's type never loads; for any that loads, or that the recorder cut, every path of the
+    focus is in the view."""
+    for kind, (data, i) in ONE_HOP_OF_EACH_KIND.items():
+        for clipped in ([None, "cut"] if not isinstance(payload, dict) else [None]):
+            odd = json.loads(json.dumps(data))
+            odd["hops"][i].update(payload=payload, **({"clipped": clipped} if clipped else {}))
+            try:
+                hop = read_trace_bytes(json.dumps(odd).encode(), name="odd.json").hops[i]
+            except TraceError as exc:
+                assert not clipped and str(exc).startswith(f"odd.json: hops[{i}].payload") and "\n" not in str(exc)
+                continue
+            view = focus_view(hop)
+            f = focus(hop)
+            for path in f.open + f.highlight + tuple(p for p, _ in f.colours):
+                assert at(view, path) is not _MISSING, (kind, path)
+
+
+ONE_HOP_OF_EACH_KIND = {}  # kind -> (a sample's data, the index of a hop of that kind in it)
+for _path in sorted((ROOT / "sample_traces").glob("*.json")):
+    _data = json.loads(_path.read_text(encoding="utf-8"))
+    for _i, _hop in enumerate(_data["hops"]):
+        ONE_HOP_OF_EACH_KIND.setdefault(_hop["kind"], (_data, _i))

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from flow.samples import SAMPLES
-from flow.trace.files import load_trace
-from flow.trace.model import KINDS, Hop, Trace
+from flow.trace.files import TraceError, load_trace, read_trace_bytes
+from flow.trace.model import Hop, Trace
 from flow.views.diagram import COL_W, _label_width, render, rows, to_dot
 from flow.views.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
 from helpers import ROOT
@@ -136,11 +136,27 @@ def test_beyond_the_room_calls_are_counted_not_cut():
                                      {"call_request": {"name": None, "arguments": [1]}}, {"function": "f", "kwargs": 3},
                                      {"method": "tools/call", "params": {"arguments": "x"}}, {"result": {"isError": "yes"}},
                                      {"isError": True, "tool_message_content": 5}, {"openai": 3}])
-def test_a_label_of_an_odd_payload_is_text_never_an_error(payload):
-    for kind in KINDS:
-        hop = Hop(seq=1, step=8, phase=None, source="app", target="model", kind=kind, payload=payload, summary="s")
-        lines = label_lines(hop, 30)
-        assert lines and all(isinstance(line, str) and display_width(line) <= 60 for line in lines)
+def test_a_label_of_an_odd_payload_is_text_or_the_file_is_refused(payload):
+    """A payload not of its kind's type never loads; any that loads (a wire body holds what the peer sent) or that
+    the recorder cut (`clipped`) gets a label."""
+    for kind, (data, i) in ONE_HOP_OF_EACH_KIND.items():
+        for clipped in ([None, "cut"] if not isinstance(payload, dict) else [None]):
+            odd = json.loads(json.dumps(data))
+            odd["hops"][i].update(payload=payload, **({"clipped": clipped} if clipped else {}))
+            try:
+                hop = read_trace_bytes(json.dumps(odd).encode(), name="odd.json").hops[i]
+            except TraceError as exc:
+                assert not clipped and str(exc).startswith(f"odd.json: hops[{i}].payload") and "\n" not in str(exc)
+                continue
+            lines = label_lines(hop, 30)
+            assert lines and all(isinstance(line, str) and display_width(line) <= 60 for line in lines), kind
+
+
+ONE_HOP_OF_EACH_KIND = {}  # kind -> (a sample's data, the index of a hop of that kind in it)
+for _path in sorted((ROOT / "sample_traces").glob("*.json")):
+    _data = json.loads(_path.read_text(encoding="utf-8"))
+    for _i, _hop in enumerate(_data["hops"]):
+        ONE_HOP_OF_EACH_KIND.setdefault(_hop["kind"], (_data, _i))
 
 
 def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():

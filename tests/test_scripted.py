@@ -38,15 +38,15 @@ def test_every_model_hop_and_only_those_is_marked_scripted(tmp_path):
     result = scripted('[{"call": "get_weather", "arguments": {"city": "北京"}}]', stream=True)
     assert result.ok
     model_hops = [h for h in result.trace.hops if "model" in (h.source, h.target)]
-    assert model_hops and all(getattr(h, "scripted", False) for h in model_hops)
-    assert not any(getattr(h, "scripted", False) for h in result.trace.hops if h not in model_hops)
+    assert model_hops and all(h.scripted for h in model_hops)
+    assert not any(h.scripted for h in result.trace.hops if h not in model_hops)
     assert all(h.summary.startswith("scripted · ") for h in model_hops)
     meta = result.trace.meta.model
     assert meta["backend"] == "scripted" and meta["script"] == [{"calls": [{"call": "get_weather", "arguments": {"city": "北京"}}]}]
     # The mark survives saving and loading.
     save_trace(result.trace, tmp_path / "t.json")
     loaded = load_trace(tmp_path / "t.json")
-    assert sum(getattr(h, "scripted", False) for h in loaded.hops) == len(model_hops)
+    assert sum(bool(h.scripted) for h in loaded.hops) == len(model_hops)
 
 
 def test_one_turn_with_two_calls_is_one_parallel_response():

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flow.trace.files import MAX_TRACE_BYTES, TraceError, json_schema, load_trace, read_trace_bytes
-from flow.trace.model import FORMAT_VERSION, Trace
+from flow.trace.files import MAX_TRACE_BYTES, TraceError, json_schema, load_trace, parse_trace, read_trace_bytes
+from flow.trace.model import FORMAT_VERSION, KINDS, Hop, Trace
+from flow.trace.payloads import PAYLOAD_TYPES, payload_of, payload_problem
+from flow.trace.steps import STEPS, Step, answer_step
 from helpers import ROOT, flow_cli
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.json"))
@@ -156,13 +159,141 @@ def test_mutated_samples_only_ever_raise_trace_error(path, value, cut):
 
 def test_a_recorded_hop_is_the_hop_validation_would_build():
     from flow.capture.recorder import Recorder
-    from flow.trace.model import Hop
 
     rec = Recorder()
-    hop = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload={"id": 1}, step=6,
-                     direction="request", jsonrpc_id=1, summary="tools/call")
+    hop = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload={"id": 1},
+                     step=Step.CALL_TOOL, direction="request", jsonrpc_id=1, summary="tools/call")
     again = Hop.model_validate(hop.model_dump())
-    assert hop == again and hop.model_fields_set == again.model_fields_set and hop.model_extra == again.model_extra == {}
-    assert list(hop.model_dump()) == list(Hop.model_fields)
-    rec.restep(hop, 7)
+    assert hop == again and hop.model_fields_set == again.model_fields_set
+    assert hop.model_extra == again.model_extra == {}
+    assert list(hop.model_dump()) == [f for f in Hop.model_fields if f not in OPTIONAL_HOP_FIELDS]
+    rec.restep(hop, Step.TOOL_RESULT)
     assert (hop.step, hop.phase, hop.explain) == (7, "execute", "step7.mcp.request")
+    # a caller passing the number still records the member
+    six: Any = 6
+    by_number = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload={}, step=six)
+    assert by_number.step is Step.CALL_TOOL
+
+
+OPTIONAL_HOP_FIELDS = ("clipped", "scripted", "progress_of")
+
+
+# --- the Step table -------------------------------------------------------------------------------------------
+
+
+def test_the_step_table_covers_every_step_0_to_10_and_its_wording_too():
+    from flow.text.names import STEP_NAMES
+    from flow.text.teaching import STEP_TEXTS
+
+    assert [int(s) for s in Step] == list(range(11))
+    assert set(STEPS) == set(STEP_NAMES) == set(STEP_TEXTS) == set(Step)
+    assert [STEPS[s].phase for s in Step] == ["prepare", "request", "request", "request", "decision", "execute",
+                                              "execute", "execute", "backfill", "answer", "answer"]
+    assert answer_step(6) is Step.TOOL_RESULT and answer_step(Step.LIST_TOOLS) is Step.LIST_TOOLS
+    assert answer_step(None) is None
+    assert [s for s in Step if STEPS[s].asks_model] == [Step.ASK_MODEL, Step.BACKFILL]
+
+
+def test_a_step_is_a_number_in_the_file_and_a_step_in_memory(tmp_path):
+    trace = load_trace(SAMPLES[0])
+    assert all(h.step is None or type(h.step) is Step for h in trace.hops)
+    assert json.loads(trace.to_json())["hops"][1]["step"] == 1
+    with pytest.raises(TraceError, match=r"^upload.json: hops\[3\].step: 11 is not a step of the flow \(0-10\)$"):
+        read_trace_bytes(_mutate(["hops", 3, "step"], 11), name="upload.json")
+
+
+# --- typed payloads -------------------------------------------------------------------------------------------
+
+
+def test_every_kind_has_a_payload_type_and_every_hop_field_is_in_the_schema():
+    schema = json_schema()
+    hop_schema = schema["$defs"]["Hop"]
+    assert set(PAYLOAD_TYPES) == set(KINDS)
+    assert set(Hop.model_fields) <= set(hop_schema["properties"])
+    by_kind = {rule["if"]["properties"]["kind"]["const"]: rule["then"]["properties"]["payload"]["$ref"]
+               for rule in hop_schema["allOf"]}
+    assert set(by_kind) == set(KINDS)
+    for kind, ref in by_kind.items():
+        assert ref.removeprefix("#/$defs/") == PAYLOAD_TYPES[kind].__name__ in schema["$defs"]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (["hops", 9, "payload", "body", "messages"], 5,
+         "hops[9].payload.body.messages: Input should be a valid list (a payload of llm.request)"),
+        (["hops", 9, "payload", "body"], KeyError, "hops[9].payload.body: missing (a payload of llm.request)"),
+        (["hops", 10, "payload", "status"], "200",
+         "hops[10].payload.status: Input should be a valid integer (a payload of llm.response)"),
+        (["hops", 11, "payload", "tool_call", "function", "arguments"], {"city": "北京"},
+         "hops[11].payload.tool_call.function.arguments: Input should be a valid string (a payload of translate.rev"),
+        (["hops", 11, "payload", "call_request"], KeyError,
+         "hops[11].payload.call_request: missing (a payload of translate.reverse)"),
+        (["hops", 12, "payload", "params"], "not an object",
+         "hops[12].payload.params: Input should be a valid dictionary (a payload of mcp.request)"),
+        (["hops", 13, "payload", "result"], [1], "hops[13].payload.result: Input should be a valid dictionary"),
+        (["hops", 14, "payload", "tool_message_content"], None, "hops[14].payload.tool_message_content: "),
+        (["hops", 17, "payload"], "the answer", "hops[17].payload: Input should be a valid dictionary"),
+        (["hops", 17, "payload"], None, "hops[17].payload: Input should be a valid dictionary"),
+        (["hops", 13, "progress_of"], [1], "hops[13].progress_of: Input should be a valid integer"),
+        (["hops", 13, "scripted"], "maybe", "hops[13].scripted: Input should be a valid boolean"),
+    ],
+)
+def test_a_payload_of_the_wrong_shape_for_its_kind_is_refused_with_its_path(path, value, message):
+    raw = _mutate(path, value)
+    with pytest.raises(TraceError) as caught:
+        read_trace_bytes(raw, name="upload.json")
+    text = str(caught.value)
+    assert text.startswith("upload.json: " + message) and "\n" not in text, text
+    with pytest.raises(jsonschema.ValidationError):  # the committed schema says the same
+        jsonschema.Draft202012Validator(json_schema()).validate(json.loads(raw))
+
+
+def test_what_a_peer_sent_loads_as_it_came():
+    """A wire body or a frame's params hold what the provider or server chose: any JSON there loads."""
+    data = json.loads(_mutate(["hops", 10, "payload", "body"], {"choices": 5, "odd": [None, {"x": "y"}]}))
+    data["hops"][12]["payload"]["params"]["arguments"] = [1, "two"]
+    data["hops"][0]["payload"]["tools"] = [{"function": "x"}, {}]
+    data["hops"][9]["payload"]["body"]["messages"] = [{"role": 5}]
+    data["hops"][3]["payload"]["future_field"] = {"kept": True}
+    trace = read_trace_bytes(json.dumps(data).encode())
+    assert trace.hops[10].payload["body"]["choices"] == 5 and trace.hops[3].payload["future_field"] == {"kept": True}
+
+
+def test_a_payload_the_recorder_cut_to_text_or_left_out_loads_and_reads_as_none():
+    for payload in ('{"jsonrpc": "2.0", "id": 3, "res', None):
+        data = json.loads(_mutate(["hops", 13, "payload"], payload))
+        data["hops"][13]["clipped"] = "payload of 2,000,000 bytes: only the first 65,536 bytes of its JSON kept"
+        hop = read_trace_bytes(json.dumps(data).encode()).hops[13]
+        assert hop.clipped and payload_of(hop, "mcp.response") is None
+        jsonschema.Draft202012Validator(json_schema()).validate(data)
+
+
+def test_payload_of_gives_the_payload_of_its_kind_only():
+    trace = load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
+    reverse = next(h for h in trace.hops if h.kind == "translate.reverse")
+    p = payload_of(reverse, "translate.reverse")
+    assert p is not None and p["call_request"]["name"] == "get_weather" and p is reverse.payload
+    assert payload_of(reverse, "llm.request") is None
+
+
+def test_optional_hop_fields_are_absent_unless_set_so_files_hold_no_null_for_them():
+    trace = load_trace(ROOT / "sample_traces" / "progress-notifications.json")
+    hops = json.loads(trace.to_json())["hops"]
+    assert any("progress_of" in h for h in hops)
+    assert all(field not in h for h in hops for field in OPTIONAL_HOP_FIELDS if h.get(field) is None)
+    data = json.loads(json.dumps(SAMPLE))
+    data["hops"][2].update(clipped=None, scripted=None, progress_of=None)  # null, as another writer may put it
+    assert read_trace_bytes(json.dumps(data).encode()).hops[2].clipped is None
+
+
+@pytest.mark.parametrize("mode", ["mcp", "direct"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_what_a_run_records_is_of_its_kinds_types(mode, stream):
+    """Building a hop in code cannot be wrong: a run's hops pass the check a file gets, kind by kind."""
+    from flow.engine.options import RunOptions
+    from flow.runs import run
+
+    result = run("北京和上海今天天气怎么样", options=RunOptions(mode=mode, stream=stream))
+    assert result.ok and payload_problem(result.trace.hops) is None
+    assert parse_trace(result.trace.file_data()).hops == result.trace.hops

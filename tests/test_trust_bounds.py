@@ -177,7 +177,7 @@ def test_show_of_strings_at_the_limit_prints_a_bounded_amount(tmp_path, capsys):
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))
     for hop in data["hops"][:5]:
         hop["summary"] = "北" * MAX_STRING_CHARS  # wide characters: the table cell measures display columns
-    data["hops"][4]["payload"] = {"text": "y" * MAX_STRING_CHARS, "more": ["z" * MAX_STRING_CHARS] * 3}
+    data["hops"][4]["payload"]["params"] = {"text": "y" * MAX_STRING_CHARS, "more": ["z" * MAX_STRING_CHARS] * 3}
     path = tmp_path / "at-limit.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     code, out, _ = cli(capsys, "show", str(path))

@@ -118,9 +118,9 @@ def test_arguments_that_are_not_utf8_text_are_one_line(argv):
 def test_the_recorder_never_writes_a_lone_surrogate(tmp_path):
     rec = Recorder()
     # what json.loads makes of a model's "\ud800" escape: pydantic-core refuses it, the json module does not
-    hop = rec.record(kind="llm.response", source="model", target="app", payload={"content": "a\ud800b"},
-                     step=9, summary="a\ud800b", wire_text=b'{"content": "a\\ud800b"}')
-    assert hop.payload == {"content": "a\ufffdb"} and hop.summary == "a\ufffdb"
+    hop = rec.record(kind="llm.response", source="model", target="app", payload={"body": {"content": "a\ud800b"}},
+                     step=9, summary="a\ud800b", wire_text=b'{"body": {"content": "a\\ud800b"}}')
+    assert hop.payload == {"body": {"content": "a\ufffdb"}} and hop.summary == "a\ufffdb"
     hop = rec.record(kind="app.answer", source="app", target="user", payload={"content": "\udc80"}, step=10)
     assert hop.payload == {"content": "\ufffd"}
     trace = Trace.model_validate({**SAMPLE, "hops": [h.model_dump() for h in rec.hops]}, strict=False)
@@ -152,7 +152,7 @@ def test_non_numeric_usage_or_stats_are_refused_with_their_path(tmp_path, path, 
 
 def test_a_model_that_reports_odd_usage_still_records_a_trace_that_loads():
     rec = Recorder()
-    hop = rec.record(kind="llm.response", source="model", target="app", payload={}, step=9,
+    hop = rec.record(kind="llm.response", source="model", target="app", payload={"body": {}}, step=9,
                      usage={"prompt_tokens": "12", "completion_tokens": 3.5, "total_tokens": 7,
                             "prompt_tokens_details": {"cached_tokens": 0}})
     assert hop.usage == {"total_tokens": 7}
@@ -284,16 +284,17 @@ def test_a_control_character_in_a_refused_file_is_escaped_in_the_error(tmp_path)
     assert code == 1 and "\x1b" not in out and "\\x1b[2J" in out
 
 
-def test_the_step_page_steps_through_a_trace_whose_payloads_have_every_wrong_shape():
+def test_the_step_page_steps_through_a_trace_whose_wire_bodies_hold_anything():
+    """What a provider or server sent is kept as it came, whatever it is: every view of it is total."""
     data = mutated(("hops", 10, "payload", "body", "choices"), {"0": {"message": 5}})
-    data["hops"][9]["payload"]["body"]["messages"] = 5
+    data["hops"][9]["payload"]["body"]["messages"] = [{"role": 5}, {"role": "tool", "tool_call_id": [1]}]
     data["hops"][9]["payload"]["url"] = "http://[::1/v1"
-    data["hops"][0]["payload"]["tools"] = [None, 3, {"function": "x"}]
+    data["hops"][0]["payload"]["tools"] = [{}, {"function": "x"}, {"name": 3}]
     data["hops"][3]["summary"] = "\x1b[2J\x07 ![x](http://example.invalid/a.png)"
-    data["hops"][12]["payload"]["params"] = "not an object"
-    data["hops"][13]["progress_of"] = [1]
+    data["hops"][12]["payload"]["params"] = {"name": None, "arguments": "not an object"}
+    data["hops"][13]["payload"]["result"] = {"isError": "yes", "content": 5}
     data["hops"][16]["usage"]["completion_tokens_details"] = {"reasoning_tokens": "many"}
-    data["hops"][8]["payload"] = json.loads("[" * 150 + "]" * 150)
+    data["hops"][8]["payload"]["mcp"][0]["inputSchema"] = json.loads("[" * 150 + "]" * 150)
     data["meta"]["started_at"] = "9999-12-31T23:59:59+00:00"
     to_otlp_json(parse_trace(data))  # the page's OTLP download
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
@@ -304,6 +305,27 @@ def test_the_step_page_steps_through_a_trace_whose_payloads_have_every_wrong_sha
     for lang in ("en", "zh"):  # what the page's client-side viewer is given: every hop, drawn and explained
         bundle = viewer_bundle(parse_trace(data), lang=lang)
         json.loads(json.dumps(bundle, allow_nan=False))
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "where"),
+    [
+        (("hops", 9, "payload", "body", "messages"), 5, "hops[9].payload.body.messages"),
+        (("hops", 0, "payload", "tools"), [None, 3, {"function": "x"}], "hops[0].payload.tools[0]"),
+        (("hops", 12, "payload", "params"), "not an object", "hops[12].payload.params"),
+        (("hops", 13, "progress_of"), [1], "hops[13].progress_of"),
+        (("hops", 8, "payload"), json.loads("[" * 150 + "]" * 150), "hops[8].payload"),
+    ],
+)
+def test_a_payload_of_the_wrong_shape_for_its_kind_is_one_line_everywhere(tmp_path, path, value, where):
+    data = mutated(path, value)
+    one_line_error(cli("show", write(tmp_path, data)), where)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.radio(key="lang_choice").set_value("en").run()
+    at.radio(key="step_source_en").set_value("upload").run()
+    at.file_uploader(key="step_upload").set_value(("odd.json", json.dumps(data).encode(), "application/json")).run()
+    assert not at.exception
+    assert any(where in e.value and "\n" not in e.value for e in at.error), [e.value for e in at.error]
 
 
 # --- nesting ------------------------------------------------------------------------------------------------
@@ -319,13 +341,13 @@ def test_what_the_recorder_or_an_import_holds_nested_too_deeply_is_cut_so_the_fi
     deep = json.loads("[" * 400 + "]" * 400)
     rec = Recorder()
     rec.record(kind="user.message", source="user", target="app", payload={"content": "q"}, step=1)
-    rec.record(kind="app.answer", source="app", target="user", payload={"content": deep}, step=10,
+    rec.record(kind="llm.response", source="model", target="app", payload={"body": deep}, step=9,
                wire_text=json.dumps(deep))
     trace = parse_trace({**SAMPLE, "hops": []}).model_copy(update={"hops": rec.hops})
     loaded = read_trace_bytes(save_trace(trace, tmp_path / "deep.json").read_bytes())
     assert "left out" in json.dumps(loaded.hops[1].payload)
     built = parse_trace({**SAMPLE, "hops": []}).model_copy(update={"hops": [
-        rec.hops[0].model_copy(update={"payload": deep})]})  # a hop built in code, past the recorder
+        rec.hops[1].model_copy(update={"seq": 1, "payload": {"body": deep}})]})  # built in code, past the recorder
     to_otlp_json(built)
     assert "left out" in json.dumps(read_trace_bytes(built.to_json().encode()).hops[0].payload)
     spans = json.loads(to_otlp_json(parse_trace(SAMPLE)))

@@ -282,7 +282,7 @@ def test_a_payload_holding_nan_or_infinity_still_opens_in_the_viewer(browser, tm
     """Python's JSON reads NaN and Infinity into a payload; the browser's JSON.parse has no word for them, so the
     viewer's data carries them as strings and the page still steps."""
     data = json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
-    data["hops"][1]["payload"] = {"content": float("nan"), "ratio": float("inf")}
+    data["hops"][3]["payload"]["result"] = {"content": float("nan"), "ratio": float("inf")}  # as the server sent it
     trace = parse_trace(data)
     path = tmp_path / "nan.html"
     path.write_text(to_html(trace, lang="en"), encoding="utf-8")
@@ -293,5 +293,5 @@ def test_a_payload_holding_nan_or_infinity_still_opens_in_the_viewer(browser, tm
 
     json.loads(text, parse_constant=refuse)  # strict JSON, as JSON.parse reads it
     page = _open(browser, path.as_uri(), (1280, 720))
-    _goto(page, 1)
+    _goto(page, 3)
     expect(page.locator(".fv-json")).to_contain_text('"content": "NaN"')

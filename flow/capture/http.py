@@ -20,6 +20,7 @@ from flow.capture.recorder import Recorder, json_bytes
 from flow.text.errors import ModelLimitError
 from flow.trace.model import Hop
 from flow.trace.redact import redact_headers, redact_url
+from flow.trace.steps import STEPS, Step
 from flow.trace.summaries import _dict, _first_choice, _response_step, amount_text, response_summary
 
 MAX_RESPONSE_BYTES = 16 << 20  # one model response, or one whole stream, decoded: far above any real answer
@@ -96,7 +97,7 @@ class _Exchange:
     """One attempt of a model call as its limits see it: its deadline, and what has arrived so far."""
 
     request_hop: Hop | None
-    step: int | None
+    step: Step | None
     deadline: float
     meter: _Meter | None = None  # set when the response's headers arrive
     stream: bool = False
@@ -118,7 +119,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
 
     def _mark(self, hop: Hop) -> Hop:
         if self._scripted:
-            hop.scripted = True  # type: ignore[attr-defined]  # an extra field, present only where true
+            hop.scripted = True
             hop.summary = f"scripted · {hop.summary}"
         return hop
 
@@ -131,14 +132,14 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         deadline = self._call_deadline(request)
         rec = self._rec
-        step = rec.step if rec.step in (3, 8) else None
+        step = rec.step if rec.step is not None and STEPS[rec.step].asks_model else None
         exchange = _Exchange(await self._record_request(request, step) if rec.enabled else None, step, deadline)
         if anyio.current_time() < deadline:  # a retry that comes after its call's time is up is not sent
             with anyio.CancelScope(deadline=deadline):
                 return await self._exchange(request, exchange)
         raise self.deadline_crossed(exchange, step)
 
-    async def _record_request(self, request: httpx2.Request, step: int | None) -> Hop:
+    async def _record_request(self, request: httpx2.Request, step: Step | None) -> Hop:
         rec = self._rec
         raw = await request.aread()
         body = _json_or_text(raw)
@@ -242,7 +243,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         raw_body = b"".join(raw_parts)
         return raw_body, raw_body if meter.plain else b"".join(decoded_parts)
 
-    def _limit_hop(self, exchange: _Exchange, step: int | None, payload: dict[str, Any], summary: str) -> None:
+    def _limit_hop(self, exchange: _Exchange, step: Step | None, payload: dict[str, Any], summary: str) -> None:
         if exchange.request_hop is None:
             return
         self._mark(self._rec.record(
@@ -250,7 +251,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
             t_start_ms=exchange.request_hop.t_start_ms, summary=summary,
         ))
 
-    def deadline_crossed(self, exchange: _Exchange, step: int | None) -> ModelLimitError:
+    def deadline_crossed(self, exchange: _Exchange, step: Step | None) -> ModelLimitError:
         """The call's time ran out: the hop says so where it happened, the error is the user's line."""
         t = f"{self.timeout_s:g}"
         meter = exchange.meter
@@ -263,7 +264,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         return ModelLimitError("model_unfinished", timeout_s=self.timeout_s, received_bytes=received,
                                keepalive_only=exchange.stream and not meter.data_seen)
 
-    def size_crossed(self, exchange: _Exchange, step: int | None) -> ModelLimitError:
+    def size_crossed(self, exchange: _Exchange, step: Step | None) -> ModelLimitError:
         """The answer grew past the cap: reading stopped there, and nothing of it goes into the hop."""
         assert exchange.meter is not None
         meter, limit = exchange.meter, amount_text(self.max_bytes)
@@ -286,7 +287,7 @@ class _StreamTap(httpx2.AsyncByteStream):
         self._response, self._tap, self._exchange, self._headers = response, tap, exchange, headers
         self._rec = tap._rec
         self._hops: list[Hop] = []
-        self._step = 9
+        self._step = Step.MODEL_ANSWER
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         meter, deadline = self._exchange.meter, self._exchange.deadline
@@ -339,10 +340,10 @@ class _StreamTap(httpx2.AsyncByteStream):
         if not self._hops:
             payload = {"status": self._response.status_code, "headers": self._headers, **payload}
         # A stream is the answer (step 9) until a tool_calls delta shows it is the decision (step 4).
-        if self._step == 9 and isinstance(data, dict) and _response_step(data) == 4:
-            self._step = 4
+        if self._step == Step.MODEL_ANSWER and isinstance(data, dict) and _response_step(data) == Step.DECISION:
+            self._step = Step.DECISION
             for hop in self._hops:
-                self._rec.restep(hop, 4)
+                self._rec.restep(hop, Step.DECISION)
         request_hop = self._exchange.request_hop
         assert request_hop is not None
         self._hops.append(

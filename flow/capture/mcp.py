@@ -18,8 +18,8 @@ from pydantic import ValidationError
 
 from flow.capture.recorder import Recorder, json_bytes
 from flow.text.errors import ServerFault
-from flow.trace.model import answer_step
 from flow.trace.redact import redact_headers, redact_url
+from flow.trace.steps import Step, answer_step
 from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
 EXCERPT_CHARS = 200  # how much of a line that is not JSON-RPC a hop keeps: a flood is not copied into the trace
@@ -49,13 +49,13 @@ class FrameTap:
     def __init__(self, recorder: Recorder, *, max_frame_bytes: int = MAX_FRAME_BYTES) -> None:
         self.recorder = recorder
         self.max_frame_bytes = max_frame_bytes
-        self._pending: dict[Any, tuple[str, float, int | None]] = {}
-        self._progress: dict[Any, tuple[Any, int | None, str]] = {}  # progress token -> (request id, step, what)
+        self._pending: dict[Any, tuple[str, float, Step | None]] = {}
+        self._progress: dict[Any, tuple[Any, Step | None, str]] = {}  # progress token -> (request id, step, what)
         self.http: McpHttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
         self.fault: ServerFault | None = None  # the first thing a stdio server did that ends the session
         self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
 
-    def _pending_step(self) -> int | None:
+    def _pending_step(self) -> Step | None:
         """The step of the oldest unanswered request: where a failure to answer it belongs."""
         for _, _, step in self._pending.values():
             return answer_step(step)
@@ -68,7 +68,7 @@ class FrameTap:
             self.recorder.record(kind="error", source="mcp_server", target="mcp_client", payload=payload,
                                  step=self._pending_step(), direction="error", summary=str(fault))
 
-    def awaited(self, jsonrpc_id: Any) -> tuple[int | None, float] | None:
+    def awaited(self, jsonrpc_id: Any) -> tuple[Step | None, float] | None:
         """For a request still waiting: the step its answer belongs to, and when it was sent."""
         entry = self._pending.get(jsonrpc_id)
         if entry is None:
@@ -86,7 +86,7 @@ class FrameTap:
         rec = self.recorder
         if not rec.enabled:
             return
-        step = 6 if frame.get("method") == "tools/call" else rec.step
+        step = Step.CALL_TOOL if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
             self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
             token = ((frame.get("params") or {}).get("_meta") or {}).get("progressToken")
@@ -161,7 +161,7 @@ class FrameTap:
             summary=summary or frame_summary(frame, method),
         )
         if progress_of is not None:
-            hop.progress_of = progress_of  # type: ignore[attr-defined]  # the id of the request it reports on
+            hop.progress_of = progress_of
 
     @property
     def unanswered(self) -> list[str]:

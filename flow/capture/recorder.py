@@ -18,7 +18,6 @@ from flow.trace.files import MAX_HOPS, MAX_STRING_CHARS, clip_strings, clip_text
 from flow.trace.model import (
     MAX_DEPTH,
     PAYLOAD_DEPTH,
-    STEP_PHASE,
     Actor,
     Direction,
     Hop,
@@ -28,6 +27,7 @@ from flow.trace.model import (
     writable_json,
 )
 from flow.trace.redact import needs_redaction, redact, secret_values
+from flow.trace.steps import STEP_OF, STEPS, Step, explain_key
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -78,18 +78,24 @@ def compact_json(payload: Any) -> str:
     return json_bytes(payload).decode()
 
 
-_HOP_FIELDS = frozenset(Hop.model_fields)  # copied per hop: a set copies a frozenset faster than a tuple
+_OPTIONAL_FIELDS = ("clipped", "scripted", "progress_of")  # absent unless set: a file holds them only where they apply
 
 
-def _trusted_hop(values: dict[str, Any], extra: dict[str, Any] | None = None) -> Hop:
+_HOP_FIELDS = frozenset(Hop.model_fields).difference(_OPTIONAL_FIELDS)  # a set copies a frozenset faster than a tuple
+
+
+def _trusted_hop(values: dict[str, Any]) -> Hop:
     """A hop from every field's value, typed by `Recorder.record`'s signature: what `Hop.model_construct` does
     (the same four attributes), without its loop over aliases and defaults, or a validator's pass. Run
     amid the SDKs' work, either of those costs recording a third of its time per hop."""
     hop = Hop.__new__(Hop)
+    fields = set(_HOP_FIELDS)
+    if values["clipped"]:
+        fields.add("clipped")
     _set = object.__setattr__
     _set(hop, "__dict__", values)
-    _set(hop, "__pydantic_fields_set__", set(_HOP_FIELDS))
-    _set(hop, "__pydantic_extra__", extra or {})
+    _set(hop, "__pydantic_fields_set__", fields)
+    _set(hop, "__pydantic_extra__", {})
     _set(hop, "__pydantic_private__", None)
     return hop
 
@@ -102,7 +108,7 @@ class Recorder:
     def __init__(self, *, secrets: Iterable[str] = (), on_hop: Callable[[Hop], None] | None = None) -> None:
         self.hops: list[Hop] = []
         self.round = 0
-        self.step: int | None = None  # the numbered step the app is in; wire frames default to it
+        self.step: Step | None = None  # the numbered step the app is in; wire frames default to it
         self._secrets = secret_values(secrets) if self.enabled else []  # the baseline leaves recording's work undone
         self._secrets_utf8 = [v.encode() for v in self._secrets]
         self._on_hop = on_hop
@@ -120,7 +126,7 @@ class Recorder:
         source: Actor,
         target: Actor,
         payload: Any,
-        step: int | None = None,
+        step: Step | None = None,
         phase: Phase | None = None,
         direction: Direction = "event",
         t_start_ms: float | None = None,
@@ -135,6 +141,8 @@ class Recorder:
         the wire, plus any URL): it is searched for secrets instead of serialising the payload again."""
         now = self.now_ms()
         seq = len(self.hops) + 1
+        if step is not None:
+            step = STEP_OF[step]  # the member, should a caller pass the number: a file holds the number either way
         if seq >= MAX_HOPS:
             return self._past_limit(kind=kind, source=source, target=target, step=step, phase=phase,
                                     direction=direction, t_start_ms=now if t_start_ms is None else t_start_ms)
@@ -164,7 +172,7 @@ class Recorder:
             {
                 "seq": seq,
                 "step": step,
-                "phase": phase or (STEP_PHASE[step] if step is not None else None),
+                "phase": phase or (STEPS[step].phase if step is not None else None),
                 "source": source,
                 "target": target,
                 "kind": kind,
@@ -178,10 +186,11 @@ class Recorder:
                 "tool_call_id": tool_call_id,
                 "usage": usage_counts(usage),
                 "summary": summary,
-                "explain": kind if step is None else f"step{step}.{kind}",
-            },
-            # An extra field, present only where something was cut (as `scripted` and `progress_of` are).
-            {"clipped": clipped} if clipped else None,
+                "explain": explain_key(step, kind),
+                "clipped": clipped,  # the optional fields: None is absent from the file
+                "scripted": None,
+                "progress_of": None,
+            }
         )
         self.hops.append(hop)
         if self._on_hop is not None:
@@ -220,19 +229,20 @@ class Recorder:
                 "seq": MAX_HOPS, "step": None, "phase": None, "source": "app", "target": "app", "kind": "error",
                 "direction": "event", "round": self.round, "payload": {"error": note}, "t_start_ms": self.now_ms(),
                 "t_end_ms": self.now_ms(), "bytes": 0, "jsonrpc_id": None, "tool_call_id": None, "usage": None,
-                "summary": note, "explain": "error",
+                "summary": note, "explain": explain_key(None, "error"), "clipped": None, "scripted": None,
+                "progress_of": None,
             }))
             if self._on_hop is not None:
                 self._on_hop(self.hops[-1])
         step = fields["step"]
-        return Hop(seq=0, **{**fields, "phase": fields["phase"] or (STEP_PHASE[step] if step is not None else None)},
+        return Hop(seq=0, **{**fields, "phase": fields["phase"] or (STEPS[step].phase if step is not None else None)},
                    t_end_ms=self.now_ms(), summary="not recorded: past the trace's hop limit")
 
-    def restep(self, hop: Hop, step: int) -> None:
+    def restep(self, hop: Hop, step: Step) -> None:
         """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""
         hop.step = step
-        hop.phase = STEP_PHASE[step]
-        hop.explain = f"step{step}.{hop.kind}"
+        hop.phase = step.phase
+        hop.explain = explain_key(step, hop.kind)
 
 
 class NullRecorder(Recorder):

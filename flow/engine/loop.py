@@ -33,6 +33,7 @@ from flow.text.errors import MalformedResponse, ModelLimitError
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
+from flow.trace.steps import Step
 from flow.trace.summaries import response_summary
 
 
@@ -80,7 +81,7 @@ class _McpTools:
 
     async def list(self) -> _Setup:
         rec = self.rec
-        rec.step = 2
+        rec.step = Step.LIST_TOOLS
         listed = await self.client.list_tools()
         mcp_tools = [_dump(t) for t in listed.tools]
         rec.record(
@@ -88,7 +89,7 @@ class _McpTools:
             source="mcp_client",
             target="app",
             payload={"tools": mcp_tools},
-            step=2,
+            step=Step.LIST_TOOLS,
             direction="response",
             summary=f"{len(mcp_tools)} tools: " + ", ".join(t["name"] for t in mcp_tools),
         )
@@ -101,7 +102,7 @@ class _McpTools:
                 text = "\n".join(c.get("text", "") for c in data.get("contents") or [])
                 setup.context.append(f"Context from the MCP resource {uri}:\n{text}")
                 rec.record(kind="client.result", source="mcp_client", target="app", payload={"uri": uri, "result": data},
-                           step=2, direction="response", summary=f"resource {uri}: {' '.join(text.split())[:50]}")
+                           step=Step.LIST_TOOLS, direction="response", summary=f"resource {uri}: {' '.join(text.split())[:50]}")
         if self.options.prompt:
             await self.client.list_prompts()
             got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
@@ -112,8 +113,8 @@ class _McpTools:
             ]
             rec.record(kind="client.result", source="mcp_client", target="app",
                        payload={"prompt": self.options.prompt, "result": data, "as_chat_messages": setup.prompt_messages},
-                       step=2, direction="response", summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages")
-        rec.step = 3
+                       step=Step.LIST_TOOLS, direction="response", summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages")
+        rec.step = Step.ASK_MODEL
         openai_tools = [to_openai_tool(t, strict=self.options.strict) for t in mcp_tools]
         self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools}
         rec.record(
@@ -121,7 +122,7 @@ class _McpTools:
             source="app",
             target="app",
             payload={"mcp": mcp_tools, "openai": openai_tools},
-            step=3,
+            step=Step.ASK_MODEL,
             summary="inputSchema → parameters for " + ", ".join(t["name"] for t in mcp_tools),
         )
         setup.tools = openai_tools
@@ -151,7 +152,7 @@ class _McpTools:
                     target="mcp_client",
                     payload={"error": "timeout" if exc.code == REQUEST_TIMEOUT else "connection closed",
                              "sdk_error": {"code": exc.code, "message": exc.message}},
-                    step=7,
+                    step=Step.TOOL_RESULT,
                     direction="error",
                     t_start_ms=reverse_hop.t_start_ms,
                     tool_call_id=tool_call["id"],
@@ -164,7 +165,7 @@ class _McpTools:
                 source="mcp_client",
                 target="app",
                 payload={"error": error},
-                step=7,
+                step=Step.TOOL_RESULT,
                 direction="error",
                 tool_call_id=tool_call["id"],
                 summary=f"protocol error {exc.code}: {exc.message}",
@@ -177,7 +178,7 @@ class _McpTools:
             source="mcp_client",
             target="app",
             payload={"result": data, "tool_message_content": content},
-            step=7,
+            step=Step.TOOL_RESULT,
             direction="response",
             tool_call_id=tool_call["id"],
             summary=("isError: " if data.get("isError") else "") + " ".join(content.split())[:60],
@@ -207,7 +208,7 @@ class _DirectTools:
             source="tool",
             target="app",
             payload={"tools": tools},
-            step=2,
+            step=Step.LIST_TOOLS,
             direction="response",
             summary=f"{len(tools)} local functions: " + ", ".join(self.schemas),
         )
@@ -225,7 +226,7 @@ class _DirectTools:
             source="app",
             target="tool",
             payload={"function": request.name, "kwargs": request.arguments},
-            step=6,
+            step=Step.CALL_TOOL,
             direction="request",
             tool_call_id=tool_call["id"],
             summary=f"{request.name}({_kv(request.arguments)})",
@@ -245,7 +246,7 @@ class _DirectTools:
             source="tool",
             target="app",
             payload={"return": value, "isError": is_error, "tool_message_content": content},
-            step=7,
+            step=Step.TOOL_RESULT,
             direction="error" if is_error else "response",
             t_start_ms=invoke.t_start_ms,
             tool_call_id=tool_call["id"],
@@ -272,7 +273,7 @@ def _reverse_translate(
         source="app",
         target=target,
         payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
-        step=5,
+        step=Step.REVERSE_TRANSLATION,
         direction="request",
         tool_call_id=tool_call["id"],
         summary=f"call {request.name}({_kv(request.arguments)})",
@@ -287,7 +288,7 @@ def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError
         source="app",
         target="app",
         payload={"tool_call": tool_call, "error": str(exc), "sent_back_to_model": True},
-        step=5,
+        step=Step.REVERSE_TRANSLATION,
         direction="error",
         tool_call_id=tool_call["id"],
         summary=f"bad arguments: {exc}",
@@ -336,7 +337,7 @@ async def _completion(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[st
         source="app",
         target="app",
         payload={"message": message, "finish_reason": finish},
-        step=4 if message.get("tool_calls") else 9,
+        step=Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER,
         summary="assembled " + response_summary({"choices": [{"message": message, "finish_reason": finish}]}),
     )
     return message
@@ -377,8 +378,8 @@ async def run_flow(
             user_payload: dict[str, Any] = {"content": question}
             if options.prompt:
                 user_payload["prompt"] = {"name": options.prompt, "arguments": dict(options.prompt_args)}
-            rec.record(kind="user.message", source="user", target="app", payload=user_payload, step=1, summary=question)
-            rec.step = 2
+            rec.record(kind="user.message", source="user", target="app", payload=user_payload, step=Step.QUESTION, summary=question)
+            rec.step = Step.LIST_TOOLS
             if session is not None:
                 # A connection kept open across runs: its set-up frames belong to the run that opened it.
                 session.tap.recorder = rec
@@ -402,10 +403,10 @@ async def run_flow(
                 source="app",
                 target="app",
                 payload={"written_by": builtin.DIRECT_WRITTEN_BY, "tools": builtin.DIRECT_TOOL_SCHEMAS},
-                step=0,
+                step=Step.TOOLS_EXIST,
                 summary="hand-written schemas: " + ", ".join(builtin.DIRECT_FUNCTIONS),
             )
-            rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=1, summary=question)
+            rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=Step.QUESTION, summary=question)
             answer = await _loop(question, _DirectTools(rec, options), rec, options, model, model_transport)
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
         if os.environ.get("FLOW_DEBUG"):
@@ -417,7 +418,7 @@ async def run_flow(
         if stderr_tail:
             payload["server_stderr"] = stderr_tail
         # The user gets this line where the answer would have been: step 10.
-        rec.record(kind="error", source="app", target="user", payload=payload, step=10, direction="error", summary=error)
+        rec.record(kind="error", source="app", target="user", payload=payload, step=Step.SHOW_ANSWER, direction="error", summary=error)
     meta.outcome = "ok" if error is None else "error"
     # A server or model may echo a secret back: what the run keeps and prints is scrubbed as its hops are.
     answer, error, error_zh = rec.scrub(answer), rec.scrub(error), rec.scrub(error_zh)
@@ -440,7 +441,7 @@ async def _record_server_tools(rec: Recorder) -> None:
         source="mcp_server",
         target="mcp_server",
         payload={"built_from": builtin.SERVER_BUILT_FROM, "tools": listed},
-        step=0,
+        step=Step.TOOLS_EXIST,
         summary="tools built from decorated functions: " + ", ".join(t["name"] for t in listed),
     )
 
@@ -459,7 +460,7 @@ async def _loop(
         # max_rounds tool rounds, then one more request for the answer that uses their results.
         for round_no in range(1, options.max_rounds + 2):
             rec.round = round_no
-            rec.step = 3 if round_no == 1 else 8
+            rec.step = Step.ASK_MODEL if round_no == 1 else Step.BACKFILL
             kwargs: dict[str, Any] = {"model": model.model, "messages": list(messages), "tools": openai_tools}
             kwargs["tool_choice"] = _tool_choice_param(options.tool_choice) if round_no == 1 else "auto"
             if not options.parallel:
@@ -470,12 +471,12 @@ async def _loop(
             calls = message.get("tool_calls") or []
             if not calls:
                 answer = message.get("content") or ""
-                rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=10, summary=answer[:80])
+                rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=Step.SHOW_ANSWER, summary=answer[:80])
                 return answer
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
             messages.append(message)
-            rec.step = 6
+            rec.step = Step.CALL_TOOL
             results: list[str] = [""] * len(calls)
 
             async def run_one(i: int, call: dict[str, Any]) -> None:
@@ -505,7 +506,7 @@ async def _probe(
     error: str | None = None
     value: Any = None
     tap: FrameTap | None = None
-    rec.step = 2
+    rec.step = Step.LIST_TOOLS
     try:
         async with connect(spec, era=era, recorder=rec, timeout_s=timeout_s) as (client, tap, _err):
             meta.server = McpSession(client, tap, spec).describe()
@@ -537,7 +538,7 @@ async def inspect_server(
             listed["resources"] = [_dump(r) for r in (await client.list_resources()).resources]
         if caps.prompts is not None:
             listed["prompts"] = [_dump(p) for p in (await client.list_prompts()).prompts]
-        rec.record(kind="client.result", source="mcp_client", target="app", payload=listed, step=2,
+        rec.record(kind="client.result", source="mcp_client", target="app", payload=listed, step=Step.LIST_TOOLS,
                    direction="response", summary=", ".join(f"{len(v)} {k}" for k, v in listed.items()))
         return listed
 
@@ -555,7 +556,7 @@ async def call_server_tool(
     notifications/progress frames and they are in the trace."""
 
     async def call(client: Any, rec: Recorder) -> dict[str, Any]:
-        rec.step = 6
+        rec.step = Step.CALL_TOOL
         try:
             result = _dump(await client.call_tool(name, arguments, progress_callback=_progress_seen))
         except MCPError as exc:
@@ -564,7 +565,7 @@ async def call_server_tool(
             raise FlowAbort("tool_call_error", name=name, code=exc.code, message=exc.message) from None
         content = _content_text(result)
         rec.record(kind="tool.result", source="mcp_client", target="app",
-                   payload={"result": result, "tool_message_content": content}, step=7,
+                   payload={"result": result, "tool_message_content": content}, step=Step.TOOL_RESULT,
                    direction="error" if result.get("isError") else "response",
                    summary=("isError: " if result.get("isError") else "") + " ".join(content.split())[:60])
         return result

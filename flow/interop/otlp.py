@@ -20,7 +20,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,7 +37,9 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from flow.servers.connect import CLIENT_INFO
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
+from flow.trace.payloads import ToolResultPayload, payload_of
 from flow.trace.redact import assert_no_secrets, redact, secret_values
+from flow.trace.steps import Step
 
 APP_NAME = CLIENT_INFO.name
 
@@ -82,7 +84,7 @@ def _text_parts(content: Any) -> list[dict[str, Any]]:
     return [{"type": "unknown", "value": content}]
 
 
-def semconv_message(message: dict[str, Any]) -> dict[str, Any]:
+def semconv_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """One OpenAI chat message in the GenAI conventions' shape: a role and typed parts."""
     role = message.get("role", "user")
     if role == "tool":
@@ -96,7 +98,7 @@ def semconv_message(message: dict[str, Any]) -> dict[str, Any]:
     return {"role": role, "parts": parts}
 
 
-def _output_message(message: dict[str, Any], finish_reason: Any) -> dict[str, Any]:
+def _output_message(message: Mapping[str, Any], finish_reason: Any) -> dict[str, Any]:
     # The conventions' value for OpenAI's "tool_calls"; gen_ai.response.finish_reasons keeps the provider's own.
     finish = "tool_call" if finish_reason in ("tool_calls", "function_call") else finish_reason or "stop"
     return {**semconv_message({**message, "role": "assistant"}), "finish_reason": finish}
@@ -168,7 +170,7 @@ def _tool_calls(hops: list[Hop]) -> dict[str, _ToolCall]:
         if not hop.tool_call_id:
             continue
         if hop.tool_call_id not in calls:
-            if hop.kind != "translate.reverse" and not (hop.kind == "error" and hop.step == 5):
+            if hop.kind != "translate.reverse" and not (hop.kind == "error" and hop.step == Step.REVERSE_TRANSLATION):
                 continue
             calls[hop.tool_call_id] = _ToolCall(hop)
         calls[hop.tool_call_id].hops.append(hop)
@@ -181,18 +183,17 @@ def _exchanges(hops: list[Hop]) -> list[_Exchange]:
     pending: dict[tuple[str, Any], _Exchange] = {}
     awaiting: list[tuple[str, str]] = []  # (tool name, tool_call_id) translated but not yet sent
     for hop in hops:
-        frame = hop.payload if isinstance(hop.payload, dict) else {}
         if hop.kind == "translate.reverse" and hop.target == "mcp_client" and hop.tool_call_id:
-            awaiting.append((str(as_dict(frame.get("call_request")).get("name")), hop.tool_call_id))
+            reverse = payload_of(hop, "translate.reverse")
+            awaiting.append((str(reverse["call_request"]["name"] if reverse else None), hop.tool_call_id))
         elif hop.kind in ("mcp.request", "mcp.notification"):
             ex = _Exchange(hop)
             if hop.source == "mcp_server":  # said while handling a request: the one it names, or the latest open
                 handling = [e for (side, _), e in pending.items() if side == "mcp_client"]
-                named = getattr(hop, "progress_of", None)
-                named = named if isinstance(named, (int, str)) else None  # an extra field: any JSON value
-                ex.within = pending.get(("mcp_client", named)) or (handling[-1] if handling else None)
-            if frame.get("method") == "tools/call" and awaiting:
-                name = as_dict(frame.get("params")).get("name")
+                ex.within = pending.get(("mcp_client", hop.progress_of)) or (handling[-1] if handling else None)
+            frame = payload_of(hop, "mcp.request") or payload_of(hop, "mcp.notification")
+            if frame is not None and frame["method"] == "tools/call" and awaiting:
+                name = frame.get("params", {}).get("name")
                 i = next((i for i, (n, _) in enumerate(awaiting) if n == name), 0)
                 ex.tool_call_id = awaiting.pop(i)[1]
             out.append(ex)
@@ -202,7 +203,7 @@ def _exchanges(hops: list[Hop]) -> list[_Exchange]:
             ex = pending.pop((hop.target, hop.jsonrpc_id), None)
             if ex is not None:
                 ex.reply = hop
-        elif hop.kind == "error" and hop.step == 7 and hop.tool_call_id:  # the server never answered
+        elif hop.kind == "error" and hop.step == Step.TOOL_RESULT and hop.tool_call_id:  # the server never answered
             for key, ex in list(pending.items()):
                 if ex.tool_call_id == hop.tool_call_id:
                     ex.reply = hop
@@ -287,8 +288,8 @@ class _SpanBuilder:
         failure = next((h for h in reversed(hops) if h.kind == "error" and h.target == "user"), None)
         error = None
         if meta.outcome == "error":
-            kind = (failure.payload or {}).get("error") if failure and isinstance(failure.payload, dict) else None
-            error = (str(kind or "_OTHER"), meta.error or "")
+            failed = payload_of(failure, "error") if failure is not None else None
+            error = (str((failed.get("error") if failed else None) or "_OTHER"), meta.error or "")
         attrs: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": APP_NAME,
@@ -303,10 +304,10 @@ class _SpanBuilder:
         return self.span("app", f"invoke_agent {APP_NAME}", None, SpanKind.INTERNAL, start, end, attrs, error)
 
     def chat(self, call: _ModelCall, parent: otel_trace.Span) -> None:
-        payload = call.request.payload if isinstance(call.request.payload, dict) else {}
-        body = as_dict(payload.get("body"))
+        request = payload_of(call.request, "llm.request")
+        body = request["body"] if request is not None and isinstance(request["body"], dict) else {}
         model = body.get("model") or self.trace.meta.model.get("name")
-        host, port = _host_port(payload.get("url"))
+        host, port = _host_port(request.get("url") if request is not None else None)
         attrs: Attributes = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": PROVIDER,
@@ -314,31 +315,30 @@ class _SpanBuilder:
             "gen_ai.request.stream": True if body.get("stream") else None,
             "server.address": host,
             "server.port": port,
-            "gen_ai.input.messages": _dumps([semconv_message(m) for m in as_list(body.get("messages"))
-                                             if isinstance(m, dict)]),
+            "gen_ai.input.messages": _dumps([semconv_message(m) for m in body.get("messages", [])]),
             "gen_ai.tool.definitions": _dumps([{"type": t.get("type", "function"), **as_dict(t.get("function"))}
-                                               for t in map(as_dict, as_list(body.get("tools")))])
+                                               for t in body.get("tools", [])])
             if body.get("tools") else None,
         }
         error = None
-        messages: list[tuple[dict[str, Any], Any]] = []  # (assistant message, finish_reason) per choice
+        messages: list[tuple[Mapping[str, Any], Any]] = []  # (assistant message, finish_reason) per choice
         response: dict[str, Any] = {}
-        usage: dict[str, Any] = {}
+        usage: Mapping[str, Any] = {}
         chunks = [h for h in call.replies if h.kind == "llm.chunk"]
         for hop in call.replies:
-            p = hop.payload if isinstance(hop.payload, dict) else {}
-            if hop.kind == "llm.response" and isinstance(p.get("body"), dict):
-                response = p["body"]
+            # A response body or a chunk is the provider's JSON, as it came: read with care.
+            if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
+                response = answer["body"]
                 messages = [(as_dict(c.get("message")), c.get("finish_reason"))
                             for c in map(as_dict, as_list(response.get("choices")))]
-            elif hop.kind == "llm.assembled":
-                messages = [(as_dict(p.get("message")), p.get("finish_reason"))]
-            elif hop.kind == "llm.chunk" and isinstance(p.get("data"), dict) and not response:
-                response = p["data"]
-            elif hop.kind == "llm.error":
-                detail = p.get("body", {}).get("error", {}) if isinstance(p.get("body"), dict) else {}
-                message = detail.get("message") if isinstance(detail, dict) else None
-                error = (str(p.get("status") or p.get("error") or "_OTHER"), str(message or p.get("message") or hop.summary))
+            elif (assembled := payload_of(hop, "llm.assembled")) is not None:
+                messages = [(assembled["message"], assembled["finish_reason"])]
+            elif (chunk := payload_of(hop, "llm.chunk")) is not None and isinstance(chunk["data"], dict):
+                response = response or chunk["data"]
+            elif (failed := payload_of(hop, "llm.error")) is not None:
+                detail = as_dict(as_dict(failed.get("body")).get("error"))
+                error = (str(failed.get("status") or failed.get("error") or "_OTHER"),
+                         str(detail.get("message") or failed.get("message") or hop.summary))
             usage = hop.usage or usage
         if messages:
             attrs["gen_ai.output.messages"] = _dumps([_output_message(m, f) for m, f in messages])
@@ -353,11 +353,12 @@ class _SpanBuilder:
         self.span("app", f"chat {model}", parent, SpanKind.CLIENT, call.request.t_start_ms, end, attrs, error)
 
     def execute_tool(self, call_id: str, call: _ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
-        first = as_dict(call.first.payload)
-        tool_call = as_dict(first.get("tool_call"))
-        request = as_dict(first.get("call_request"))
-        name = request.get("name") or as_dict(tool_call.get("function")).get("name") or "unknown"
-        arguments = request.get("arguments", as_dict(tool_call.get("function")).get("arguments"))
+        reverse, refused = payload_of(call.first, "translate.reverse"), payload_of(call.first, "error")
+        tool_call = reverse["tool_call"] if reverse is not None else refused.get("tool_call") if refused else None
+        function = tool_call["function"] if tool_call is not None else None
+        request = reverse["call_request"] if reverse is not None else None
+        name = (request["name"] if request else None) or (function["name"] if function else None) or "unknown"
+        arguments = request["arguments"] if request else function["arguments"] if function else None
         attrs: Attributes = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
@@ -367,28 +368,30 @@ class _SpanBuilder:
         }
         error = None
         if call.first.kind == "error":
-            error = (INVALID_ARGUMENTS, str(first.get("error") or call.first.summary))
+            error = (INVALID_ARGUMENTS, str((refused.get("error") if refused else None) or call.first.summary))
         for hop in call.hops:
-            p = hop.payload if isinstance(hop.payload, dict) else {}
-            if hop.kind == "tool.result" and isinstance(p.get("error"), dict):  # a JSON-RPC error instead of a result
-                error = (str(p["error"].get("code")), str(p["error"].get("message")))
-            elif hop.kind == "tool.result":
-                result = p.get("result") if isinstance(p.get("result"), dict) else {}
+            if hop.kind == "tool.result":
+                p: ToolResultPayload = payload_of(hop, "tool.result") or {}
+                if "error" in p:  # a JSON-RPC error instead of a result
+                    error = (str(p["error"]["code"]), str(p["error"]["message"]))
+                    continue
+                result = p.get("result", {})
                 value = result.get("structuredContent", p.get("return"))
                 attrs["gen_ai.tool.call.result"] = _dumps(value if value is not None else p.get("tool_message_content"))
                 if result.get("isError") or p.get("isError"):
                     error = ("tool_error", str(p.get("tool_message_content") or hop.summary))
-            elif hop.kind == "error" and hop.step == 7:
-                error = (str(p.get("error") or "_OTHER").replace(" ", "_"), hop.summary)
+            elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
+                failed = payload_of(hop, "error")
+                error = (str((failed.get("error") if failed else None) or "_OTHER").replace(" ", "_"), hop.summary)
         end = max(h.t_end_ms for h in call.hops)
         return self.span("app", f"execute_tool {name}", parent, SpanKind.INTERNAL, call.first.t_start_ms, end,
                          attrs, error)
 
     def mcp(self, ex: _Exchange, parent: otel_trace.Span) -> None:
         """The sender's CLIENT span and the receiver's SERVER span under it, kept on the exchange."""
-        frame = ex.request.payload if isinstance(ex.request.payload, dict) else {}
-        method = str(frame.get("method"))
-        params = frame.get("params") if isinstance(frame.get("params"), dict) else {}
+        frame = payload_of(ex.request, "mcp.request") or payload_of(ex.request, "mcp.notification")
+        method = str(frame["method"] if frame is not None else None)
+        params = frame.get("params", {}) if frame is not None else {}
         attrs: Attributes = {"mcp.method.name": method, **self.mcp_common}
         if ex.request.jsonrpc_id is not None:
             attrs["jsonrpc.request.id"] = str(ex.request.jsonrpc_id)
@@ -402,16 +405,18 @@ class _SpanBuilder:
         elif method.startswith("resources/") and params.get("uri"):
             attrs["mcp.resource.uri"] = params["uri"]
         error = None
-        reply = ex.reply.payload if ex.reply is not None and isinstance(ex.reply.payload, dict) else {}
         if ex.reply is not None and ex.reply.kind == "mcp.error":
-            err = as_dict(reply.get("error"))
+            failed = payload_of(ex.reply, "mcp.error")
+            err: Mapping[str, Any] = failed["error"] if failed is not None else {}
             error = (str(err.get("code")), str(err.get("message")))
             attrs["rpc.response.status_code"] = str(err.get("code"))
         elif ex.reply is not None and ex.reply.kind == "error":
-            error = (str(reply.get("error") or "_OTHER").replace(" ", "_"), ex.reply.summary)
+            unanswered = payload_of(ex.reply, "error")
+            what = (unanswered.get("error") if unanswered else None) or "_OTHER"
+            error = (str(what).replace(" ", "_"), ex.reply.summary)
         elif ex.reply is None and ex.request.kind == "mcp.request":
             error = (NO_RESPONSE, "no answer was recorded before the run ended")
-        elif method == "tools/call" and isinstance(reply.get("result"), dict):
+        elif method == "tools/call" and ex.reply is not None and (reply := payload_of(ex.reply, "mcp.response")):
             result = reply["result"]
             value = result.get("structuredContent", result.get("content"))
             attrs["gen_ai.tool.call.result"] = _dumps(value)

@@ -33,6 +33,7 @@ from flow.capture.recorder import Recorder
 from flow.servers.spec import SERVER_TOKEN_ENV, Era, ServerSpec, reap_leftovers
 from flow.text.errors import FlowError, Note, ServerFault, ServerHttpError
 from flow.trace.redact import redact_url
+from flow.trace.steps import Step
 
 CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
 
@@ -217,7 +218,7 @@ class McpSession:
 @asynccontextmanager
 async def open_session(spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float = 10.0) -> AsyncIterator[McpSession]:
     """Connect once and run many flows on the same session (pass it to `run_flow(session=...)`)."""
-    recorder.step = 2
+    recorder.step = Step.LIST_TOOLS
     async with connect(spec, era=era, recorder=recorder, timeout_s=timeout_s) as (client, tap, _err):
         yield McpSession(client, tap, spec)
 

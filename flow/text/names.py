@@ -5,25 +5,26 @@ from __future__ import annotations
 from typing import Literal
 
 from flow.trace.model import Actor, Phase
+from flow.trace.steps import Step
 
-STEP_NAMES: dict[int, dict[Lang, str]] = {
-    0: {"en": "tools exist", "zh": "工具已定义"},
-    1: {"en": "question", "zh": "提问"},
-    2: {"en": "list tools", "zh": "获取工具清单"},
-    3: {"en": "ask the model", "zh": "询问模型"},
-    4: {"en": "model decides", "zh": "模型决策"},
-    5: {"en": "reverse translation", "zh": "反向翻译"},
-    6: {"en": "call the tool", "zh": "调用工具"},
-    7: {"en": "tool result", "zh": "工具结果"},
-    8: {"en": "send results back", "zh": "回填结果"},
-    9: {"en": "final answer", "zh": "最终回答"},
-    10: {"en": "answer shown", "zh": "展示回答"},
+STEP_NAMES: dict[Step, dict[Lang, str]] = {
+    Step.TOOLS_EXIST: {"en": "tools exist", "zh": "工具已定义"},
+    Step.QUESTION: {"en": "question", "zh": "提问"},
+    Step.LIST_TOOLS: {"en": "list tools", "zh": "获取工具清单"},
+    Step.ASK_MODEL: {"en": "ask the model", "zh": "询问模型"},
+    Step.DECISION: {"en": "model decides", "zh": "模型决策"},
+    Step.REVERSE_TRANSLATION: {"en": "reverse translation", "zh": "反向翻译"},
+    Step.CALL_TOOL: {"en": "call the tool", "zh": "调用工具"},
+    Step.TOOL_RESULT: {"en": "tool result", "zh": "工具结果"},
+    Step.BACKFILL: {"en": "send results back", "zh": "回填结果"},
+    Step.MODEL_ANSWER: {"en": "final answer", "zh": "最终回答"},
+    Step.SHOW_ANSWER: {"en": "answer shown", "zh": "展示回答"},
 }
 
 
 FIGURE_NAMES: dict[str, dict[Lang, str]] = {
     "hops": {"en": "hops", "zh": "跳数"},
-    "wire": {"en": "wire frames (JSON-RPC + HTTP)", "zh": "线路帧（JSON-RPC + HTTP）"},
+    "wire_messages": {"en": "wire messages (MCP frames + model HTTP)", "zh": "线路消息（MCP 帧 + 模型 HTTP）"},
     "model_calls": {"en": "model calls", "zh": "模型调用次数"},
     "tool_calls": {"en": "tool calls", "zh": "工具调用次数"},
     "bytes": {"en": "bytes sent to the model", "zh": "发给模型的字节数"},

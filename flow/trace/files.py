@@ -19,7 +19,8 @@ from typing import Any
 import pydantic_core
 from pydantic import ValidationError
 
-from flow.trace.model import _LONE_SURROGATE, FORMAT_VERSION, MAX_DEPTH, STEP_PHASE, Trace, _json_type
+from flow.trace.model import _LONE_SURROGATE, FORMAT_VERSION, MAX_DEPTH, Trace, _json_type
+from flow.trace.payloads import error_path, payload_problem, payload_schemas
 
 FORMAT_POLICY = """\
 format_version is an integer. Adding an optional field with a default keeps the version; any
@@ -322,15 +323,17 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _pydantic_problem(exc: ValidationError) -> str:
+def _pydantic_problem(exc: ValidationError, data: Any) -> str:
     err = exc.errors()[0]
-    where = _path(tuple(err["loc"]))
+    where = _path(error_path(data, err["loc"], missing=err["type"] == "missing"))
     if err["type"] == "missing":
         return f"{where}: missing"
     if err["type"] == "literal_error":
         field = str(err["loc"][-1]) if err["loc"] else ""
         what = "actor" if field in ("source", "target") else field
         return f"{where}: unknown {what} {_clipped(err['input'])}"
+    if err["type"] == "enum" and err["loc"][-1:] == ("step",):
+        return f"{where}: {_clipped(err['input'])} is not a step of the flow (0-10)"
     return f"{where}: {err['msg']}"
 
 
@@ -359,24 +362,27 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
     bad = json_value_problem(data)
     if bad:
         return [bad], None
+    data = _migrate(data)
     try:
-        trace = Trace.model_validate(_migrate(data))
+        trace = Trace.model_validate(data)
     except ValidationError as exc:
-        return [_pydantic_problem(exc)], None
+        return [_pydantic_problem(exc, data)], None
     except RecursionError:
         return ["(top level): nested too deeply to be a trace"], None
     problems = []
     for i, hop in enumerate(trace.hops):
         if hop.seq != i + 1:
             problems.append(f"hops[{i}].seq: out of order (expected {i + 1}, got {hop.seq})")
-        if hop.step is not None and hop.step not in STEP_PHASE:
-            problems.append(f"hops[{i}].step: {hop.step} is not a step of the flow (0-10)")
         if hop.kind in _NEEDS_TOOL_CALL_ID and not hop.tool_call_id:
             problems.append(f"hops[{i}].tool_call_id: missing")
         if hop.kind in _NEEDS_JSONRPC_ID and hop.jsonrpc_id is None:
             problems.append(f"hops[{i}].jsonrpc_id: missing")
         if hop.t_end_ms < hop.t_start_ms:
             problems.append(f"hops[{i}].t_end_ms: before t_start_ms")
+    payload = payload_problem(trace.hops)
+    if payload is not None:
+        i, loc, what = payload
+        problems.append(f"{_path(('hops', i, 'payload', *loc))}: {what} (a payload of {trace.hops[i].kind})")
     return problems, trace
 
 
@@ -410,7 +416,15 @@ def json_value_problem(data: Any) -> str | None:
 
 
 def json_schema() -> dict[str, Any]:
+    """The format as JSON Schema: the trace's models, and each kind's payload type (for a payload not clipped)."""
     schema = Trace.model_json_schema()
+    refs, defs = payload_schemas()
+    schema["$defs"].update(defs)
+    schema["$defs"]["Hop"]["allOf"] = [
+        {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"], "not": {"required": ["clipped"]}},
+         "then": {"properties": {"payload": ref}}}
+        for kind, ref in refs.items()
+    ]
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "MCP Flow trace"
     schema["description"] = FORMAT_POLICY

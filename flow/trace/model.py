@@ -14,13 +14,13 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
+from flow.trace.steps import STEPS, Phase, Step
+from flow.trace.steps import answer_step as answer_step  # re-exported for the importers
+
 FORMAT_VERSION = 1
 
 
 Actor = Literal["user", "app", "mcp_client", "mcp_server", "tool", "model"]
-
-
-Phase = Literal["prepare", "request", "decision", "execute", "backfill", "answer"]
 
 
 Mode = Literal["mcp", "direct"]
@@ -62,26 +62,10 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 PHASES: tuple[Phase, ...] = get_args(Phase)
 
 
-# Which phase each numbered step of the design table belongs to.
-STEP_PHASE: dict[int, Phase] = {
-    0: "prepare",
-    1: "request",
-    2: "request",
-    3: "request",
-    4: "decision",
-    5: "execute",
-    6: "execute",
-    7: "execute",
-    8: "backfill",
-    9: "answer",
-    10: "answer",
-}
+STEP_PHASE: dict[Step, Phase] = {step: info.phase for step, info in STEPS.items()}
 
 
-def answer_step(request_step: int | None) -> int | None:
-    """The step an answer belongs to: a tools/call is step 6 and its result step 7; other answers share their
-    request's step."""
-    return 7 if request_step == 6 else request_step
+"""Each step's phase, read off `STEPS` (kept for the importers, which build hops from it)."""
 
 
 MAX_MS = 1e12
@@ -125,7 +109,7 @@ class Stats(TypedDict, total=False):
     hops: Count
     model_calls: Count
     tool_calls: Count
-    wire_frames: Count
+    wire_frames: Count  # JSON-RPC frames on the MCP transport (the mcp.* hops); the model's HTTP is not counted
     elapsed_ms: Annotated[float, Field(ge=0, le=2 * MAX_MS, allow_inf_nan=False)]
     prompt_tokens: Count
     completion_tokens: Count
@@ -144,13 +128,18 @@ def usage_counts(usage: Any) -> Usage | None:
     return out or None
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class Hop(BaseModel):
-    """One event in a trace: a message crossing from one actor to another."""
+    """One event in a trace: a message crossing from one actor to another. `payload` holds the type its kind
+    has (`flow.trace.payloads`); the loader checks it, and readers take it through `payload_of`."""
 
     model_config = ConfigDict(extra="allow")
 
     seq: int
-    step: int | None
+    step: Step | None
     phase: Phase | None
     source: Actor
     target: Actor
@@ -165,7 +154,11 @@ class Hop(BaseModel):
     tool_call_id: str | None = None
     usage: Usage | None = None
     summary: str = ""
-    explain: str = ""
+    explain: str = ""  # the key of its teaching text: `flow.trace.steps.explain_key(step, kind)`
+    # Present only where they say something: a file holds no null for them, and files without them load as before.
+    clipped: str | None = Field(default=None, exclude_if=_absent)  # what the recorder cut from the payload
+    scripted: bool | None = Field(default=None, exclude_if=_absent)  # a model hop answered by the user's script
+    progress_of: int | str | None = Field(default=None, exclude_if=_absent)  # the request a progress notice is about
 
 
 def as_dict(value: Any) -> dict[str, Any]:

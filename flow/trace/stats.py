@@ -6,6 +6,7 @@ import math
 import re
 
 from flow.trace.model import Hop, Stats
+from flow.trace.steps import Step
 
 
 def model_calls(hops: list[Hop]) -> int:
@@ -14,7 +15,13 @@ def model_calls(hops: list[Hop]) -> int:
 
 def tool_calls(hops: list[Hop]) -> int:
     """The calls the model asked for, including those the app rejected before sending (step 5 errors)."""
-    return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == 5) for h in hops)
+    refused = Step.REVERSE_TRANSLATION
+    return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == refused) for h in hops)
+
+
+def mcp_frames(hops: list[Hop]) -> int:
+    """JSON-RPC frames on the MCP transport: what `Stats.wire_frames` counts."""
+    return sum(h.kind.startswith("mcp.") for h in hops)
 
 
 def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
@@ -24,7 +31,7 @@ def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
         "hops": len(hops),
         "model_calls": model_calls(hops),
         "tool_calls": tool_calls(hops),
-        "wire_frames": sum(h.kind.startswith("mcp.") for h in hops),
+        "wire_frames": mcp_frames(hops),
         "elapsed_ms": round(elapsed_ms, 1),
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),

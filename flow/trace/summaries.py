@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from flow.trace.model import Kind, as_dict
+from flow.trace.steps import Step
 
 
 def amount_text(n: int) -> str:
@@ -69,13 +70,13 @@ def _first_choice(body: Any) -> dict[str, Any]:
     return _dict(choices[0]) if isinstance(choices, list) and choices else {}
 
 
-def _response_step(body: Any) -> int:
+def _response_step(body: Any) -> Step:
     """A response that asks for tools is the decision (step 4); one that answers is step 9."""
     choice = _first_choice(body)
     message = _dict(choice.get("message")) or _dict(choice.get("delta"))
     if message.get("tool_calls") or choice.get("finish_reason") == "tool_calls":
-        return 4
-    return 9
+        return Step.DECISION
+    return Step.MODEL_ANSWER
 
 
 def response_summary(body: Any) -> str:

@@ -8,8 +8,10 @@ from typing import Any
 
 from flow.capture.recorder import compact_json
 from flow.text.names import FIGURE_NAMES, PHASE_NAMES, STEP_NAMES, Lang
-from flow.trace.model import PHASES, STEP_PHASE, Hop, Trace
-from flow.trace.stats import estimate_tokens, model_calls, tool_calls
+from flow.trace.model import PHASES, Hop, Trace
+from flow.trace.payloads import payload_of
+from flow.trace.stats import estimate_tokens, mcp_frames, model_calls, tool_calls
+from flow.trace.steps import Step
 
 
 @dataclass(frozen=True)
@@ -17,7 +19,7 @@ class Figures:
     """The numbers that tell two runs apart."""
 
     hops: int
-    wire_frames: int
+    wire_messages: int  # what crossed a wire: MCP frames, and the model's HTTP requests, responses and stream events
     model_calls: int
     tool_calls: int
     bytes_to_model: int
@@ -31,13 +33,16 @@ class Figures:
         return self.tool_definition_bytes / self.bytes_to_model if self.bytes_to_model else 0.0
 
 
+_MODEL_HTTP = ("llm.request", "llm.response", "llm.chunk")  # the model's HTTP: requests, answers, stream events
+
+
 def figures(trace: Trace) -> Figures:
     requests = [h for h in trace.hops if h.kind == "llm.request"]
-    bodies = [h.payload.get("body") for h in requests if isinstance(h.payload, dict)]
-    tools = [b.get("tools") or [] for b in bodies if isinstance(b, dict)]
+    bodies = [p["body"] for h in requests if (p := payload_of(h, "llm.request")) is not None]
+    tools = [b.get("tools", []) for b in bodies if isinstance(b, dict)]
     return Figures(
         hops=len(trace.hops),
-        wire_frames=sum(h.kind.startswith("mcp.") or h.kind in ("llm.request", "llm.response", "llm.chunk") for h in trace.hops),
+        wire_messages=mcp_frames(trace.hops) + sum(h.kind in _MODEL_HTTP for h in trace.hops),
         model_calls=model_calls(trace.hops),
         tool_calls=tool_calls(trace.hops),
         bytes_to_model=sum(h.bytes for h in requests),
@@ -53,21 +58,22 @@ def _span(hops: list[Hop]) -> float:
 
 
 def per_step(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
-    """One row per step of the flow: hops and wire frames in each run, and what exists in only one."""
+    """One row per step of the flow: hops and MCP frames (`Stats.wire_frames`) in each run, and what exists in
+    only one."""
     out = []
-    for step, name in STEP_NAMES.items():
+    for step in Step:
         ha = [h for h in a.hops if h.step == step]
         hb = [h for h in b.hops if h.step == step]
         kinds_a, kinds_b = {h.kind for h in ha}, {h.kind for h in hb}
         out.append(
             {
-                "step": step,
-                "what": name[lang],
-                "phase": STEP_PHASE[step],
+                "step": int(step),
+                "what": STEP_NAMES[step][lang],
+                "phase": step.phase,
                 "hops A": len(ha),
                 "hops B": len(hb),
-                "wire frames A": sum(h.kind.startswith("mcp.") for h in ha),
-                "wire frames B": sum(h.kind.startswith("mcp.") for h in hb),
+                "wire frames A": mcp_frames(ha),
+                "wire frames B": mcp_frames(hb),
                 "ms A": _span(ha),
                 "ms B": _span(hb),
                 "only in A": ", ".join(sorted(kinds_a - kinds_b)),
@@ -85,7 +91,7 @@ def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any
     fa, fb = figures(a), figures(b)
     rows = [
         ("hops", fa.hops, fb.hops),
-        ("wire", fa.wire_frames, fb.wire_frames),
+        ("wire_messages", fa.wire_messages, fb.wire_messages),
         ("model_calls", fa.model_calls, fb.model_calls),
         ("tool_calls", fa.tool_calls, fb.tool_calls),
         ("bytes", fa.bytes_to_model, fb.bytes_to_model),

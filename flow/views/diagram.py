@@ -113,8 +113,7 @@ def _same_run(first: Hop, hop: Hop) -> bool:
     """Does `hop` continue the run `first` began: the chunks of one stream, or one request's progress?"""
     if hop.kind == "llm.chunk":
         return first.kind == "llm.chunk" and first.step == hop.step
-    progress_of = getattr(hop, "progress_of", None)
-    return progress_of is not None and getattr(first, "progress_of", None) == progress_of
+    return hop.progress_of is not None and first.progress_of == hop.progress_of
 
 
 def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from flow.trace.model import Hop
+from flow.trace.model import Hop, as_dict
+from flow.trace.payloads import payload_of
 from flow.views.table import PARSED_ARGUMENTS, focus_view
 
 Path = tuple[str | int, ...]
@@ -112,20 +113,20 @@ def _first(items: Any) -> list[tuple[int, Any]]:
     return list(enumerate(items[:MAX_PAIRS])) if isinstance(items, list) else []
 
 
-def _schemas(b: _Builder) -> None:
+def _schemas(b: _Builder, hop: Hop) -> None:
     """3a: each MCP inputSchema and the OpenAI parameters it became, one colour per tool; the first pair open."""
-    mcp, openai = b.at("payload", "mcp"), b.at("payload", "openai")
-    if not isinstance(mcp, list) or not isinstance(openai, list):
+    p = payload_of(hop, "translate.forward")
+    if p is None or not b.has("payload", "mcp") or not b.has("payload", "openai"):
         b.mark("payload", open_it=True)
         return
     where: dict[str, int] = {}
-    for j, tool in enumerate(openai):
-        fn = tool.get("function") if isinstance(tool, dict) else None
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-            where.setdefault(fn["name"], j)
+    for j, tool in enumerate(p["openai"]):
+        name = as_dict(tool.get("function")).get("name")
+        if isinstance(name, str):
+            where.setdefault(name, j)
     first = True
-    for i, tool in enumerate(mcp):
-        name = tool.get("name") if isinstance(tool, dict) else None
+    for i, tool in enumerate(p["mcp"]):  # as the server listed them
+        name = tool.get("name")
         if not isinstance(name, str) or name not in where:
             continue
         j = where[name]
@@ -223,7 +224,7 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
         case "user.message" | "app.answer":
             b.mark("content")
         case "translate.forward":
-            _schemas(b)
+            _schemas(b, hop)
         case "llm.request":
             tool_at = _trailing_tool_messages(b.at("messages"))
             if tool_at:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any, Literal, assert_never
 
 from flow.trace.files import escape_controls
 from flow.trace.model import Actor, Hop, Mode, Phase, Trace
+from flow.trace.payloads import JsonObject, payload_of
+from flow.trace.steps import STEPS
 
 PHASE_COLORS: dict[Phase, str] = {
     "prepare": "#f2f2f2",
@@ -69,9 +72,8 @@ def step_numbers(trace: Trace) -> dict[int, str]:
     def tool_round(h: Hop) -> int:
         # `round` counts model requests; a backfill (8) belongs to the tool round it answers.
         assert h.step is not None
-        if not 4 <= h.step <= 8:
-            return 0
-        return h.round - 1 if h.step == 8 else h.round
+        shift = STEPS[h.step].round_shift
+        return 0 if shift is None else h.round + shift
 
     for h in trace.hops:
         if h.step is not None:
@@ -87,20 +89,15 @@ def step_numbers(trace: Trace) -> dict[int, str]:
     return out
 
 
-def _payload(hop: Hop) -> dict[str, Any]:
-    return hop.payload if isinstance(hop.payload, dict) else {}
-
-
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _tool_ids(body: dict[str, Any]) -> list[str]:
+def _tool_ids(messages: list[JsonObject]) -> list[str]:
     """The tool_call_ids of the role "tool" messages at the end of a request."""
     ids: list[str] = []
-    messages = body.get("messages")
-    for msg in reversed(messages if isinstance(messages, list) else []):
-        if not isinstance(msg, dict) or msg.get("role") != "tool":
+    for msg in reversed(messages):
+        if msg.get("role") != "tool":
             break
         ids.append(str(msg.get("tool_call_id")))
     return ids[::-1]
@@ -229,58 +226,80 @@ def label_lines(hop: Hop, width: int = 32) -> list[str]:
 
 
 def _label_lines(hop: Hop, width: int) -> list[str]:
-    p = _payload(hop)
     kind = hop.kind
-    scripted = "scripted · " if hop.summary.startswith("scripted · ") else ""
+    scripted = "scripted · " if hop.scripted else ""
+    text: str
     match kind:
-        case "prepare.tools" | "tool.list" | "client.result" if isinstance(p.get("tools"), list):
-            names = [_dict(t).get("name") or _dict(_dict(t).get("function")).get("name") for t in p["tools"]]
-            what = {"prepare.tools": "tools:", "tool.list": "local functions:", "client.result": "tools:"}[kind]
-            head = f"{len(names)} {what}" if kind != "prepare.tools" else what
-            return _some(head, [[str(n)] for n in names], width, max_lines=2)
+        case "prepare.tools" | "tool.list" | "client.result":
+            listing = payload_of(hop, kind)
+            tools = listing.get("tools") if listing is not None else None
+            if tools is None:
+                text = hop.summary
+            else:
+                names = [t.get("name") or _dict(t.get("function")).get("name") for t in tools]
+                what = {"prepare.tools": "tools:", "tool.list": "local functions:", "client.result": "tools:"}[kind]
+                head = f"{len(names)} {what}" if kind != "prepare.tools" else what
+                return _some(head, [[str(n)] for n in names], width, max_lines=2)
         case "user.message" | "app.answer":
-            text = str(p.get("content") or hop.summary)
+            said = payload_of(hop, kind)
+            text = (said["content"] if said is not None else "") or hop.summary
         case "llm.request":
-            body = _dict(p.get("body"))
-            ids = _tool_ids(body)
-            if ids:
+            request = payload_of(hop, "llm.request")
+            body = request["body"] if request is not None else None
+            if not isinstance(body, dict) or not body:  # text, or a payload cut short
+                text = hop.summary
+            elif ids := _tool_ids(body.get("messages", [])):
                 head = "role: tool" if len(ids) == 1 else f"role: tool ×{len(ids)}"
                 items = [[("(" if k == 0 else "") + i + (")" if k == len(ids) - 1 else "")] for k, i in enumerate(ids)]
                 return _some(scripted + head, items, width)
-            if body:
-                n_msgs, n_tools = (len(v) if isinstance(v := body.get(k), list) else 0 for k in ("messages", "tools"))
-                text = f"{scripted}{n_msgs} messages + {n_tools} tools" + (" (stream)" if body.get("stream") else "")
             else:
-                text = hop.summary
-        case "llm.response" | "llm.assembled":
-            body = _dict(p.get("body")) if kind == "llm.response" else {"choices": [p]}
-            choices = body.get("choices")
+                n_msgs, n_tools = len(body.get("messages", [])), len(body.get("tools", []))
+                text = f"{scripted}{n_msgs} messages + {n_tools} tools" + (" (stream)" if body.get("stream") else "")
+        case "llm.response":
+            response = payload_of(hop, "llm.response")
+            choices = _dict(response["body"]).get("choices") if response is not None else None  # JSON, as it came
             choice = _dict(choices[0]) if isinstance(choices, list) and choices else {}
             calls = _calls_of(_dict(choice.get("message")))
             if calls:
-                head = scripted + ("assembled tool_calls:" if kind == "llm.assembled" else "tool_calls:")
-                return _calls_label(head, calls, width)
+                return _calls_label(scripted + "tool_calls:", calls, width)
+            text = hop.summary
+        case "llm.assembled":
+            assembled = payload_of(hop, "llm.assembled")
+            message = assembled["message"] if assembled is not None else None
+            calls = [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])] \
+                if message is not None else []
+            if calls:
+                return _calls_label(scripted + "assembled tool_calls:", calls, width)
             text = hop.summary
         case "translate.reverse":
-            request = _dict(p.get("call_request"))
-            if "name" in request:
-                return _calls_label("call", [(request["name"], request.get("arguments"))], width)
+            if (reverse := payload_of(hop, "translate.reverse")) is not None:
+                call = reverse["call_request"]
+                return _calls_label("call", [(call["name"], call["arguments"])], width)
             text = hop.summary
-        case "tool.invoke" if "function" in p:
-            return _calls_label("", [(p["function"], p.get("kwargs"))], width)
-        case "mcp.request" if p.get("method") == "tools/call" and isinstance(p.get("params"), dict):
-            params = p["params"]
-            return _calls_label("tools/call", [(params.get("name"), params.get("arguments"))], width)
-        case "mcp.response" if "isError" in _dict(p.get("result")):
-            return [f"result (isError: {_value_text(p['result']['isError'])})"]
+        case "tool.invoke":
+            if (invoke := payload_of(hop, "tool.invoke")) is not None:
+                return _calls_label("", [(invoke["function"], invoke["kwargs"])], width)
+            text = hop.summary
+        case "mcp.request":
+            frame = payload_of(hop, "mcp.request")
+            if frame is not None and frame["method"] == "tools/call" and "params" in frame:
+                params = frame["params"]  # as it crossed the wire
+                return _calls_label("tools/call", [(params.get("name"), params.get("arguments"))], width)
+            text = hop.summary
         case "mcp.response":
+            answer = payload_of(hop, "mcp.response")
+            result = answer["result"] if answer is not None else {}
+            if "isError" in result:
+                return [f"result (isError: {_value_text(result['isError'])})"]
             text = hop.summary.replace("result of ", "result: ")
         case "tool.result":
-            result = _dict(p.get("result")) if "result" in p else p
-            if "isError" in result and not isinstance(p.get("error"), dict):
-                content = p.get("tool_message_content")
-                tail = content if isinstance(content, str) else hop.summary.removeprefix("isError: ")
-                if result["isError"] is True:
+            got = payload_of(hop, "tool.result")
+            # MCP mode: the flag is the CallToolResult's; direct mode: the payload's own. A protocol error has none.
+            flags: Mapping[str, object] = {} if got is None or "error" in got else got.get("result", got)
+            if "isError" in flags:
+                content = got.get("tool_message_content") if got is not None else None
+                tail = content if content is not None else hop.summary.removeprefix("isError: ")
+                if flags["isError"] is True:
                     return _lay_out(["isError: true"], tail, width)
                 text = "result: " + tail
             elif hop.summary and not hop.summary.startswith(("isError", "protocol error")):
@@ -290,11 +309,9 @@ def _label_lines(hop: Hop, width: int) -> list[str]:
         case "llm.error":
             text = hop.summary or "error"
         case "translate.forward":
-            text = f"inputSchema → parameters ×{len(v) if isinstance(v := p.get('openai'), list) else 0}"
-        case (
-            "prepare.tools" | "tool.list" | "client.result" | "mcp.request" | "mcp.error" | "mcp.notification"
-            | "llm.chunk" | "tool.invoke" | "error" | "replay.divergence"
-        ):
+            forward = payload_of(hop, kind)
+            text = f"inputSchema → parameters ×{len(forward['openai']) if forward is not None else 0}"
+        case "mcp.error" | "mcp.notification" | "llm.chunk" | "error" | "replay.divergence":
             text = hop.summary
         case _:
             assert_never(kind)

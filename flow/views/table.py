@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, assert_never
 
 from flow.text.names import ACTOR_NAMES, Lang
 from flow.trace.files import clip_strings, clip_text, escape_controls
 from flow.trace.model import Hop, Trace, as_dict, as_list
+from flow.trace.payloads import payload_of
 from flow.views.labels import display_width, parse_arguments_text
 
 if TYPE_CHECKING:
@@ -160,52 +162,74 @@ def focus_view(hop: Hop) -> dict[str, Any]:
 
 
 def _focus_view(hop: Hop) -> dict[str, Any]:
-    p = as_dict(hop.payload)
     facts: dict[str, Any] = {}
-    if hop.kind.startswith("llm."):
-        body = p.get("body") if isinstance(p.get("body"), dict) else p.get("data")
-        if hop.kind == "llm.assembled":
-            body = {"choices": [p]}  # the message assembled from a stream stands where a response's choice does
-        if isinstance(body, dict):
-            choices = as_list(body.get("choices"))
-            choice = as_dict(choices[0]) if choices else {}
-            message = as_dict(choice.get("message") or choice.get("delta"))
-            whole = "message" in choice  # a whole message, not one chunk's delta
-            if message.get("tool_calls"):
-                facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
-            if whole and "content" in message:
-                facts["content"] = message["content"]
-            if "role" in message:
-                facts["role"] = message["role"]
-            if choice.get("finish_reason") is not None:
-                facts["finish_reason"] = choice["finish_reason"]
-            if isinstance(body.get("messages"), list):
-                facts["messages"] = [_message_facts(m) for m in body["messages"]]
-                ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
-                if ids:
-                    facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
-            for key in ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"):
-                if key in body:
-                    facts[key] = body[key]
-        if "status" in p:
-            facts["status"] = p["status"]
-    elif hop.kind.startswith("mcp."):
-        for key in ("method", "id", "params", "result", "error"):
-            if key in p:
-                facts[key] = p[key]
-        result = p.get("result")
-        if isinstance(result, dict) and "isError" in result:
-            facts["isError"] = result["isError"]
-    else:
-        for key in ("tool_call", "call_request", "tool_message_content", "isError", "error", "content"):
-            if key in p:
-                facts[key] = p[key]
+    kind = hop.kind
+    match kind:
+        case "llm.request" | "llm.response" | "llm.chunk" | "llm.assembled" | "llm.error":
+            facts = _model_facts(hop)
+        case "mcp.request" | "mcp.response" | "mcp.error" | "mcp.notification":
+            frame: Mapping[str, Any] = payload_of(hop, kind) or {}
+            facts = {key: frame[key] for key in ("method", "id", "params", "result", "error") if key in frame}
+            result = frame.get("result")
+            if isinstance(result, dict) and "isError" in result:
+                facts["isError"] = result["isError"]
+        case (
+            "prepare.tools" | "user.message" | "tool.list" | "client.result" | "translate.forward"
+            | "translate.reverse" | "tool.invoke" | "tool.result" | "app.answer" | "error" | "replay.divergence"
+        ):
+            p: Mapping[str, Any] = payload_of(hop, kind) or {}
+            keys = ("tool_call", "call_request", "tool_message_content", "isError", "error", "content")
+            facts = {key: p[key] for key in keys if key in p}
+        case _:
+            assert_never(kind)
     if hop.tool_call_id and "tool_call_id" not in facts:
         facts["tool_call_id"] = hop.tool_call_id
-    clipped = getattr(hop, "clipped", None)
-    if clipped:
-        facts["clipped"] = clipped
+    if hop.clipped:
+        facts["clipped"] = hop.clipped
     return {**facts, "payload": hop.payload}
+
+
+def _model_facts(hop: Hop) -> dict[str, Any]:
+    """A model hop's facts: the assistant message's tool calls and content, the finish reason, the messages sent
+    and the tool_call_ids they answer, the HTTP status. The body is the provider's JSON as it came, so it is read
+    with care; what the app assembled is typed."""
+    facts: dict[str, Any] = {}
+    body: Any = None
+    holder: Mapping[str, Any] = {}  # the payload that may hold an HTTP status
+    if (request := payload_of(hop, "llm.request")) is not None:
+        body = request["body"]
+    elif (response := payload_of(hop, "llm.response")) is not None:
+        body, holder = response["body"], response
+    elif (chunk := payload_of(hop, "llm.chunk")) is not None:
+        body, holder = chunk["data"], chunk
+    elif (assembled := payload_of(hop, "llm.assembled")) is not None:
+        body = {"choices": [assembled]}  # the message assembled from a stream stands where a response's choice does
+    elif (error := payload_of(hop, "llm.error")) is not None:
+        body, holder = error.get("body"), error
+    if isinstance(body, dict):
+        choices = as_list(body.get("choices"))
+        choice = as_dict(choices[0]) if choices else {}
+        message = as_dict(choice.get("message") or choice.get("delta"))
+        whole = "message" in choice  # a whole message, not one chunk's delta
+        if message.get("tool_calls"):
+            facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
+        if whole and "content" in message:
+            facts["content"] = message["content"]
+        if "role" in message:
+            facts["role"] = message["role"]
+        if choice.get("finish_reason") is not None:
+            facts["finish_reason"] = choice["finish_reason"]
+        if isinstance(body.get("messages"), list):
+            facts["messages"] = [_message_facts(m) for m in body["messages"]]
+            ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
+            if ids:
+                facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
+        for key in ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"):
+            if key in body:
+                facts[key] = body[key]
+    if "status" in holder:
+        facts["status"] = holder["status"]
+    return facts
 
 
 def json_text(value: Any) -> str:

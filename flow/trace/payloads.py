@@ -1,0 +1,456 @@
+"""One payload type per hop kind: what each kind's `Hop.payload` holds.
+
+TypedDicts, so recording builds plain dicts and pays nothing for them; a file is checked against them once, when
+it is read (`payload_problem`), and readers take a payload through `payload_of(hop, kind)`, typed by its kind.
+
+Lenient at the wire, strict inside: what the app itself writes (a call request, the HTTP exchange's method, URL,
+status and headers, an error's facts) is declared with its type, and a file holding another type there is refused
+with the path. What a peer chose to say (an HTTP body from the model, a JSON-RPC frame's params and result, the
+tool list a server sent) stays JSON as it came (`Json`, `JsonObject`): a recording must always load, whatever a
+provider or server sent. Unknown keys are kept and ignored everywhere, as in the rest of the format.
+
+A payload the recorder cut (`Hop.clipped` says what) may be the start of its JSON as text, or null: it is not
+checked, and `payload_of` gives None for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias, cast, overload
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
+
+from flow.trace.model import KINDS, Hop, Kind
+
+Json = Any
+
+
+"""Any JSON value, kept as it came."""
+
+
+JsonObject = dict[str, Any]
+
+
+"""A JSON object whose keys are a peer's to choose."""
+
+
+_OPEN = ConfigDict(extra="allow")
+
+
+# --- shapes the app builds and the payloads share ----------------------------------------------------------------
+
+
+@with_config(_OPEN)
+class FunctionCall(TypedDict):
+    """The function a tool call names, with its arguments as the JSON *string* the model wrote."""
+
+    name: str
+    arguments: str
+
+
+@with_config(_OPEN)
+class ToolCall(TypedDict):
+    """One tool call of an assistant message, as the app reads it (and sends it back in step 8)."""
+
+    id: str
+    type: NotRequired[Json]  # "function"; a provider's own value is kept as it came
+    function: FunctionCall
+
+
+@with_config(_OPEN)
+class AssistantMessage(TypedDict):
+    """The assistant message the app assembled from a stream."""
+
+    role: str
+    content: str | None
+    tool_calls: NotRequired[list[ToolCall]]
+
+
+@with_config(_OPEN)
+class CallRequest(TypedDict):
+    """Step 5's result: the tool's name and its arguments parsed into an object."""
+
+    name: str
+    arguments: JsonObject
+
+
+@with_config(_OPEN)
+class RpcError(TypedDict):
+    """A JSON-RPC error object."""
+
+    code: int
+    message: str
+    data: NotRequired[Json]
+
+
+@with_config(_OPEN)
+class PromptRef(TypedDict):
+    name: str
+    arguments: JsonObject
+
+
+@with_config(_OPEN)
+class HttpExchange(TypedDict):
+    """One HTTP exchange with an MCP server over Streamable HTTP that failed: what was sent, and what came back."""
+
+    method: str
+    url: str
+    jsonrpc: NotRequired[JsonObject]  # the id and method of the frame the request carried
+    status: NotRequired[int]
+    response_headers: NotRequired[dict[str, str]]
+    response_body: NotRequired[Json]
+    exception: NotRequired[str]
+    message: NotRequired[str]
+
+
+@with_config(_OPEN)
+class ChatRequest(TypedDict, total=False):
+    """The chat.completions request body, as the openai SDK sent it (or an importer rebuilt it)."""
+
+    model: str | None
+    messages: list[JsonObject]
+    tools: list[JsonObject]
+    stream: bool
+    tool_choice: Json
+    parallel_tool_calls: bool
+
+
+# --- one payload type per kind -------------------------------------------------------------------------------------
+
+
+@with_config(_OPEN)
+class PrepareToolsPayload(TypedDict):
+    """Step 0: the tool list as it was built, and by what."""
+
+    tools: list[JsonObject]
+    built_from: NotRequired[str]  # MCP mode: the decorators that built them
+    written_by: NotRequired[str]  # direct mode: where the hand-written schemas are
+
+
+@with_config(_OPEN)
+class UserMessagePayload(TypedDict):
+    content: str
+    prompt: NotRequired[PromptRef]  # the MCP prompt the question is asked through
+
+
+@with_config(_OPEN)
+class ToolListPayload(TypedDict):
+    """Direct mode, step 2: the app's own function schemas, in OpenAI's format."""
+
+    tools: list[JsonObject]
+
+
+@with_config(_OPEN)
+class ClientResultPayload(TypedDict, total=False):
+    """What the MCP client hands the app: the tool list, a resource read, a prompt fetched, or a server's listing."""
+
+    tools: list[JsonObject]
+    resources: list[JsonObject]
+    prompts: list[JsonObject]
+    uri: str  # a resource read
+    prompt: str  # a prompt fetched
+    result: JsonObject  # the SDK's result object, as JSON
+    as_chat_messages: list[JsonObject]  # a prompt's messages as the chat messages the app sends
+
+
+@with_config(_OPEN)
+class McpRequestPayload(TypedDict):
+    """A JSON-RPC request frame, as the transport carried it."""
+
+    jsonrpc: NotRequired[str]
+    id: int | str
+    method: str
+    params: NotRequired[JsonObject]
+
+
+@with_config(_OPEN)
+class McpNotificationPayload(TypedDict):
+    jsonrpc: NotRequired[str]
+    id: NotRequired[None]  # a log may write "id": null, which makes a frame no one answers
+    method: str
+    params: NotRequired[JsonObject]
+
+
+@with_config(_OPEN)
+class McpResponsePayload(TypedDict):
+    jsonrpc: NotRequired[str]
+    id: NotRequired[int | str | None]
+    result: JsonObject
+
+
+@with_config(_OPEN)
+class McpErrorPayload(TypedDict):
+    jsonrpc: NotRequired[str]
+    id: NotRequired[int | str | None]
+    error: RpcError
+
+
+@with_config(_OPEN)
+class TranslateForwardPayload(TypedDict):
+    """Step 3: each MCP tool as the server listed it, and the OpenAI function it became."""
+
+    mcp: list[JsonObject]
+    openai: list[JsonObject]
+
+
+@with_config(_OPEN)
+class LlmRequestPayload(TypedDict):
+    """The HTTP request the openai SDK sent (an importer keeps only the body)."""
+
+    method: NotRequired[str]
+    url: NotRequired[str]  # without user-info or query values
+    headers: NotRequired[dict[str, str]]  # secrets redacted
+    body: ChatRequest | str  # text when it was not JSON
+
+
+@with_config(_OPEN)
+class LlmResponsePayload(TypedDict):
+    status: NotRequired[int]
+    headers: NotRequired[dict[str, str]]
+    body: Json  # the completion as the provider sent it, or its text when it was not JSON
+
+
+@with_config(_OPEN)
+class LlmChunkPayload(TypedDict):
+    """One server-sent event; the first of a stream also carries the response's status and headers."""
+
+    status: NotRequired[int]
+    headers: NotRequired[dict[str, str]]
+    data: Json
+
+
+@with_config(_OPEN)
+class LlmAssembledPayload(TypedDict):
+    message: AssistantMessage
+    finish_reason: str | None
+
+
+@with_config(_OPEN)
+class LlmErrorPayload(TypedDict, total=False):
+    """A model call that failed: an HTTP error status with its body, or what the app saw instead of an answer."""
+
+    status: int | None  # an HTTP error status (an importer may know none)
+    headers: dict[str, str]
+    body: Json
+    error: str  # what failed: an exception's name, "deadline", "too large", "malformed response"
+    message: str
+    reason: str  # why the answer could not be read
+    limit_s: float  # the deadline crossed
+    received_bytes: int
+    answered: bool  # whether the response's headers had arrived
+    limit_bytes: int  # the size cap crossed
+    wire_bytes: int
+    decoded_bytes: int
+    stream: bool
+
+
+@with_config(_OPEN)
+class TranslateReversePayload(TypedDict):
+    """Step 5: the model's tool call, and the call request it became."""
+
+    tool_call: ToolCall
+    call_request: CallRequest
+
+
+@with_config(_OPEN)
+class ToolInvokePayload(TypedDict):
+    """Direct mode, step 6: the app calls the Python function itself."""
+
+    function: str
+    kwargs: JsonObject
+
+
+# Step 7: the result as the app receives it ("return" is a keyword, so this one is written as a call).
+ToolResultPayload = TypedDict("ToolResultPayload", {
+    "result": JsonObject,  # MCP mode: the CallToolResult, as JSON
+    "error": RpcError,  # MCP mode: the JSON-RPC error that came back instead of a result
+    "return": Json,  # direct mode: what the function returned
+    "isError": bool,  # direct mode: whether it raised
+    "tool_message_content": str,  # the text the role "tool" message carries to the model
+}, total=False)
+with_config(_OPEN)(ToolResultPayload)
+
+
+@with_config(_OPEN)
+class AppAnswerPayload(TypedDict):
+    content: str
+
+
+@with_config(_OPEN)
+class ErrorPayload(TypedDict, total=False):
+    """A failure the app detected, recorded where it happened: any of these facts, as they apply."""
+
+    error: str  # what failed, in a word or two ("timeout", an exception's name), or the bad arguments' reason
+    message: str
+    method: str  # the MCP request that went unanswered
+    timeout_s: float
+    server_stderr: str  # the end of a stdio server's stderr
+    sdk_error: RpcError  # what the MCP SDK reported
+    tool_call: ToolCall  # step 5: the call whose arguments were refused
+    sent_back_to_model: bool
+    http: HttpExchange  # an MCP exchange over HTTP that failed
+    bytes: int  # a message over the size cap: its size (or at least that much), the cap, and how it began
+    at_least: bool
+    limit_bytes: int
+    line_start: str
+    line_chars: int
+    reason: str  # why a line from a server is not JSON-RPC
+
+
+@with_config(_OPEN)
+class ReplayDivergencePayload(TypedDict):
+    divergence: str
+    request_number: NotRequired[int]
+    tool_call_id: NotRequired[str]
+
+
+PAYLOAD_TYPES: dict[Kind, Any] = {
+    "prepare.tools": PrepareToolsPayload,
+    "user.message": UserMessagePayload,
+    "tool.list": ToolListPayload,
+    "client.result": ClientResultPayload,
+    "mcp.request": McpRequestPayload,
+    "mcp.response": McpResponsePayload,
+    "mcp.error": McpErrorPayload,
+    "mcp.notification": McpNotificationPayload,
+    "translate.forward": TranslateForwardPayload,
+    "llm.request": LlmRequestPayload,
+    "llm.response": LlmResponsePayload,
+    "llm.chunk": LlmChunkPayload,
+    "llm.assembled": LlmAssembledPayload,
+    "llm.error": LlmErrorPayload,
+    "translate.reverse": TranslateReversePayload,
+    "tool.invoke": ToolInvokePayload,
+    "tool.result": ToolResultPayload,
+    "app.answer": AppAnswerPayload,
+    "error": ErrorPayload,
+    "replay.divergence": ReplayDivergencePayload,
+}
+
+
+assert set(PAYLOAD_TYPES) == set(KINDS), "every kind has a payload type"
+
+
+Payload: TypeAlias = (
+    PrepareToolsPayload | UserMessagePayload | ToolListPayload | ClientResultPayload | McpRequestPayload
+    | McpResponsePayload | McpErrorPayload | McpNotificationPayload | TranslateForwardPayload | LlmRequestPayload
+    | LlmResponsePayload | LlmChunkPayload | LlmAssembledPayload | LlmErrorPayload | TranslateReversePayload
+    | ToolInvokePayload | ToolResultPayload | AppAnswerPayload | ErrorPayload | ReplayDivergencePayload
+)
+
+
+"""Any hop's payload."""
+
+
+@overload
+def payload_of(hop: Hop, kind: Literal["prepare.tools"]) -> PrepareToolsPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["user.message"]) -> UserMessagePayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["tool.list"]) -> ToolListPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["client.result"]) -> ClientResultPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["mcp.request"]) -> McpRequestPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["mcp.response"]) -> McpResponsePayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["mcp.error"]) -> McpErrorPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["mcp.notification"]) -> McpNotificationPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["translate.forward"]) -> TranslateForwardPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["llm.request"]) -> LlmRequestPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["llm.response"]) -> LlmResponsePayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["llm.chunk"]) -> LlmChunkPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["llm.assembled"]) -> LlmAssembledPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["llm.error"]) -> LlmErrorPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["translate.reverse"]) -> TranslateReversePayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["tool.invoke"]) -> ToolInvokePayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["tool.result"]) -> ToolResultPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["app.answer"]) -> AppAnswerPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["error"]) -> ErrorPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["replay.divergence"]) -> ReplayDivergencePayload | None: ...
+def payload_of(hop: Hop, kind: Kind) -> Payload | None:
+    """The hop's payload typed by its kind, when the hop is of `kind` and its payload is whole: None for another
+    kind, and for a payload the recorder cut to text or left out. A loaded trace's payloads have been checked
+    (`payload_problem`); what the engine records is of these types (tests run it and check)."""
+    if hop.kind != kind or not isinstance(hop.payload, dict):
+        return None
+    return cast("Payload", hop.payload)
+
+
+_make_typed_dict: Any = TypedDict  # called with names made at run time, which a type checker cannot follow
+
+
+def _tagged(kind: Kind) -> Any:
+    """The hop as the check sees it: its kind, which picks its payload's type, and its payload."""
+    return _make_typed_dict(f"Hop[{kind}]", {"kind": Literal[kind], "payload": PAYLOAD_TYPES[kind]})
+
+
+def _check_adapter() -> TypeAdapter[list[Any]]:
+    """Every hop's payload against its kind's type, in one call: a union of the tagged hops, discriminated by
+    `kind`."""
+    union: Any = functools.reduce(operator.or_, [_tagged(kind) for kind in KINDS])
+    hop: Any = Annotated[union, Field(discriminator="kind")]
+    return TypeAdapter(list[hop])
+
+
+_CHECK = _check_adapter()
+
+
+def payload_problem(hops: list[Hop]) -> tuple[int, tuple[Any, ...], str] | None:
+    """The first payload that is not its kind's type, as (the hop's index, the path in its payload, what is
+    wrong), or None. One pass over the whole trace; a payload the recorder cut (`Hop.clipped`) is not checked."""
+    checked = [(i, h) for i, h in enumerate(hops) if not (h.clipped and not isinstance(h.payload, dict))]
+    try:
+        _CHECK.validate_python([{"kind": h.kind, "payload": h.payload} for _, h in checked], strict=True)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        index, _, _, *loc = err["loc"]  # the list index, the kind that picked the type, "payload", then the path
+        i, hop = checked[int(index)]
+        missing = err["type"] == "missing"
+        return i, error_path(hop.payload, loc, missing=missing), "missing" if missing else err["msg"]
+    return None
+
+
+def error_path(value: Any, loc: Sequence[Any], *, missing: bool) -> tuple[Any, ...]:
+    """The parts of a validation error's location that are places in `value` (pydantic adds the names of a union's
+    members, `int` or `ChatRequest`), and the key that is missing, if one is."""
+    out: list[Any] = []
+    for n, part in enumerate(loc):
+        if (isinstance(value, dict) and part in value) or (
+            isinstance(value, list) and type(part) is int and 0 <= part < len(value)
+        ):
+            value = value[part]
+        elif not (missing and n == len(loc) - 1):
+            continue
+        out.append(part)
+    return tuple(out)
+
+
+def payload_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON Schema of each kind's payload, as (the kind -> a reference, the definitions referred to)."""
+    defs: dict[str, Any] = {}
+    refs: dict[str, Any] = {}
+    for kind, payload_type in PAYLOAD_TYPES.items():
+        schema = TypeAdapter(payload_type).json_schema(ref_template="#/$defs/{model}")
+        defs.update(schema.pop("$defs", {}))
+        name = schema.get("title") or payload_type.__name__
+        defs[name] = schema
+        refs[kind] = {"$ref": f"#/$defs/{name}"}
+    return refs, defs
