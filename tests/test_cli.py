@@ -9,12 +9,12 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, Ran, flow_cli, run_flow_sync
 
 from flow.cli import main
 from flow.engine.options import RunOptions
 from flow.servers.spec import ServerSpec
 from flow.trace.files import json_schema, load_trace, read_trace_bytes, save_trace
+from helpers import ROOT, Ran, flow_cli, run_flow_sync
 
 
 @pytest.fixture

@@ -16,10 +16,12 @@ from mcp.client import Transport
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from flow.capture.recorder import Recorder, json_bytes
+from flow.capture.recorder import Recorder
 from flow.text.errors import ServerFault
+from flow.trace.factory import json_bytes
+from flow.trace.pairing import Pairing
 from flow.trace.redact import redact_headers, redact_url
-from flow.trace.steps import Step, answer_step
+from flow.trace.steps import Step
 from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
 EXCERPT_CHARS = 200  # how much of a line that is not JSON-RPC a hop keeps: a flood is not copied into the trace
@@ -49,17 +51,15 @@ class FrameTap:
     def __init__(self, recorder: Recorder, *, max_frame_bytes: int = MAX_FRAME_BYTES) -> None:
         self.recorder = recorder
         self.max_frame_bytes = max_frame_bytes
-        self._pending: dict[Any, tuple[str, float, Step | None]] = {}
-        self._progress: dict[Any, tuple[Any, Step | None, str]] = {}  # progress token -> (request id, step, what)
+        self.pairing = Pairing()  # the client's requests, until their answers: what each answer answers
         self.http: McpHttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
         self.fault: ServerFault | None = None  # the first thing a stdio server did that ends the session
         self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
 
     def _pending_step(self) -> Step | None:
         """The step of the oldest unanswered request: where a failure to answer it belongs."""
-        for _, _, step in self._pending.values():
-            return answer_step(step)
-        return self.recorder.step
+        oldest = self.pairing.oldest()
+        return oldest.answer_step if oldest is not None else self.recorder.step
 
     def record_fault(self, fault: ServerFault, payload: dict[str, Any]) -> None:
         """Remember what the server did and record it where it happened, as the server's hop."""
@@ -70,10 +70,8 @@ class FrameTap:
 
     def awaited(self, jsonrpc_id: Any) -> tuple[Step | None, float] | None:
         """For a request still waiting: the step its answer belongs to, and when it was sent."""
-        entry = self._pending.get(jsonrpc_id)
-        if entry is None:
-            return None
-        return answer_step(entry[2]), entry[1]
+        req = self.pairing.awaited("client", jsonrpc_id)
+        return None if req is None else (req.answer_step, req.t_ms)
 
     def outgoing(self, message: SessionMessage) -> None:
         if self.http is not None:
@@ -88,10 +86,8 @@ class FrameTap:
             return
         step = Step.CALL_TOOL if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
-            self._pending[frame["id"]] = (frame["method"], rec.now_ms(), step)
-            token = ((frame.get("params") or {}).get("_meta") or {}).get("progressToken")
-            if token is not None:
-                self._progress[token] = (frame["id"], step, frame_summary(frame, None).split("(")[0])
+            self.pairing.request("client", frame["id"], frame["method"], frame.get("params"), step=step,
+                                 t_ms=rec.now_ms())
         kind = frame_kind(frame)
         rec.record(
             kind=kind,
@@ -136,17 +132,19 @@ class FrameTap:
         method, t_start, step = None, None, None
         progress_of = None
         summary = None
-        if kind in ("mcp.response", "mcp.error") and frame.get("id") in self._pending:
-            method, t_start, req_step = self._pending.pop(frame["id"])
-            step = answer_step(req_step)
+        if kind in ("mcp.response", "mcp.error"):
+            asked = self.pairing.reply("client", frame.get("id"))
+            if asked is not None:
+                method, t_start, step = asked.method, asked.t_ms, asked.answer_step
         elif kind == "mcp.notification":
             step = rec.step  # what the server says while the app is in a step belongs to that step
             params = frame.get("params") or {}
-            if frame.get("method") == "notifications/progress" and params.get("progressToken") in self._progress:
+            if frame.get("method") == "notifications/progress":
                 # Grouped with the request that asked for progress, by its token.
-                progress_of, step, what = self._progress[params["progressToken"]]
-                summary = progress_summary(params, what)
-        hop = rec.record(
+                asked = self.pairing.progress(params.get("progressToken"))
+                if asked is not None:
+                    progress_of, step, summary = asked.id, asked.step, progress_summary(params, asked.what)
+        rec.record(
             kind=kind,
             source="mcp_server",
             target="mcp_client",
@@ -159,13 +157,12 @@ class FrameTap:
             wire_text=wire,
             jsonrpc_id=frame.get("id"),
             summary=summary or frame_summary(frame, method),
+            progress_of=progress_of,
         )
-        if progress_of is not None:
-            hop.progress_of = progress_of
 
     @property
     def unanswered(self) -> list[str]:
-        return [method for method, _, _ in self._pending.values()]
+        return [req.method for req in self.pairing.unanswered]
 
     def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""

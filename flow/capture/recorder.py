@@ -6,15 +6,14 @@ The orchestrator sets the context (round, the step the app is in); the wire taps
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import pydantic_core
-
-from flow.trace.files import MAX_HOPS, MAX_STRING_CHARS, clip_strings, clip_text
+from flow.trace.factory import compact_json as compact_json  # re-exported: its callers' old home
+from flow.trace.factory import json_bytes, new_hop
+from flow.trace.files import MAX_HOPS, MAX_STRING_CHARS, clip_strings
 from flow.trace.model import (
     MAX_DEPTH,
     PAYLOAD_DEPTH,
@@ -27,7 +26,7 @@ from flow.trace.model import (
     writable_json,
 )
 from flow.trace.redact import needs_redaction, redact, secret_values
-from flow.trace.steps import STEP_OF, STEPS, Step, explain_key
+from flow.trace.steps import STEP_OF, Step, explain_key
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -54,50 +53,7 @@ payloads take under 20 MB (about 400 bytes each, plus a summary), so the file st
 with room for `meta` (`save_trace` drops the indentation if it must)."""
 
 
-SUMMARY_CHARS = 200
-
-
-"""A summary is one line for a table cell or an arrow; callers build it from the payload, so it is clipped too."""
-
-
 assert HOP_PAYLOAD_BYTES <= MAX_STRING_CHARS  # a payload within budget cannot hold a string over the limit
-
-
-def json_bytes(payload: Any) -> bytes:
-    """Compact JSON as UTF-8; pydantic-core's encoder is several times faster than the json module's."""
-    try:
-        return pydantic_core.to_json(payload)
-    except pydantic_core.PydanticSerializationError:
-        # backslashreplace: a lone surrogate (pydantic-core refuses it) becomes its escape, which `record` spots
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
-        return text.encode("utf-8", "backslashreplace")
-
-
-def compact_json(payload: Any) -> str:
-    """Compact JSON text."""
-    return json_bytes(payload).decode()
-
-
-_OPTIONAL_FIELDS = ("clipped", "scripted", "progress_of")  # absent unless set: a file holds them only where they apply
-
-
-_HOP_FIELDS = frozenset(Hop.model_fields).difference(_OPTIONAL_FIELDS)  # a set copies a frozenset faster than a tuple
-
-
-def _trusted_hop(values: dict[str, Any]) -> Hop:
-    """A hop from every field's value, typed by `Recorder.record`'s signature: what `Hop.model_construct` does
-    (the same four attributes), without its loop over aliases and defaults, or a validator's pass. Run
-    amid the SDKs' work, either of those costs recording a third of its time per hop."""
-    hop = Hop.__new__(Hop)
-    fields = set(_HOP_FIELDS)
-    if values["clipped"]:
-        fields.add("clipped")
-    _set = object.__setattr__
-    _set(hop, "__dict__", values)
-    _set(hop, "__pydantic_fields_set__", fields)
-    _set(hop, "__pydantic_extra__", {})
-    _set(hop, "__pydantic_private__", None)
-    return hop
 
 
 class Recorder:
@@ -136,9 +92,11 @@ class Recorder:
         tool_call_id: str | None = None,
         usage: dict[str, Any] | None = None,
         summary: str = "",
+        progress_of: int | str | None = None,
     ) -> Hop:
         """`wire_text`, when the caller has it, is everything in the payload as text or as UTF-8 (what crossed
-        the wire, plus any URL): it is searched for secrets instead of serialising the payload again."""
+        the wire, plus any URL): it is searched for secrets instead of serialising the payload again.
+        `progress_of`: a progress notification's request id, an extra field the hop carries only then."""
         now = self.now_ms()
         seq = len(self.hops) + 1
         if step is not None:
@@ -166,32 +124,15 @@ class Recorder:
             self._payload_bytes += wire_bytes
         if self._secrets and summary and any(s in summary for s in self._secrets):
             summary = redact(summary, self._secrets)
-        if len(summary) > SUMMARY_CHARS:
-            summary = clip_text(summary, SUMMARY_CHARS)
-        hop = _trusted_hop(
-            {
-                "seq": seq,
-                "step": step,
-                "phase": phase or (STEPS[step].phase if step is not None else None),
-                "source": source,
-                "target": target,
-                "kind": kind,
-                "direction": direction,
-                "round": self.round,
-                "payload": payload,
-                "t_start_ms": now if t_start_ms is None else t_start_ms,
-                "t_end_ms": now,
-                "bytes": wire_bytes if size is None else size,
-                "jsonrpc_id": jsonrpc_id,
-                "tool_call_id": tool_call_id,
-                "usage": usage_counts(usage),
-                "summary": summary,
-                "explain": explain_key(step, kind),
-                "clipped": clipped,  # the optional fields: None is absent from the file
-                "scripted": None,
-                "progress_of": None,
-            }
-        )
+        extra: dict[str, Any] | None = None  # fields a hop carries only sometimes: what was cut, a progress's request
+        if clipped or progress_of is not None:
+            extra = {"clipped": clipped} if clipped else {}
+            if progress_of is not None:
+                extra["progress_of"] = progress_of
+        hop = new_hop(seq=seq, kind=kind, source=source, target=target, payload=payload, step=step, phase=phase,
+                      direction=direction, rnd=self.round, t_start_ms=now if t_start_ms is None else t_start_ms,
+                      t_end_ms=now, size=wire_bytes if size is None else size, jsonrpc_id=jsonrpc_id,
+                      tool_call_id=tool_call_id, usage=usage_counts(usage), summary=summary, extra=extra)
         self.hops.append(hop)
         if self._on_hop is not None:
             self._on_hop(hop)
@@ -225,18 +166,13 @@ class Recorder:
         self.dropped += 1
         if len(self.hops) == MAX_HOPS - 1:
             note = f"the trace reached its limit of {MAX_HOPS:,} hops: the hops after this one were not recorded"
-            self.hops.append(_trusted_hop({
-                "seq": MAX_HOPS, "step": None, "phase": None, "source": "app", "target": "app", "kind": "error",
-                "direction": "event", "round": self.round, "payload": {"error": note}, "t_start_ms": self.now_ms(),
-                "t_end_ms": self.now_ms(), "bytes": 0, "jsonrpc_id": None, "tool_call_id": None, "usage": None,
-                "summary": note, "explain": explain_key(None, "error"), "clipped": None, "scripted": None,
-                "progress_of": None,
-            }))
+            now = self.now_ms()
+            self.hops.append(new_hop(seq=MAX_HOPS, kind="error", source="app", target="app", payload={"error": note},
+                                     step=None, rnd=self.round, t_start_ms=now, t_end_ms=now, size=0, summary=note))
             if self._on_hop is not None:
                 self._on_hop(self.hops[-1])
-        step = fields["step"]
-        return Hop(seq=0, **{**fields, "phase": fields["phase"] or (STEPS[step].phase if step is not None else None)},
-                   t_end_ms=self.now_ms(), summary="not recorded: past the trace's hop limit")
+        return new_hop(seq=0, payload=None, size=0, t_end_ms=self.now_ms(),
+                       summary="not recorded: past the trace's hop limit", **fields)
 
     def restep(self, hop: Hop, step: Step) -> None:
         """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""

@@ -21,7 +21,6 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,14 +34,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from flow.servers.connect import CLIENT_INFO
-from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
+from flow.interop.common import INVALID_ARGUMENTS, NO_RESPONSE, json_or_text
+from flow.trace.factory import APP_NAME
+from flow.trace.model import Trace, as_dict, as_list, writable_json
+from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
 from flow.trace.payloads import ToolResultPayload, payload_of
 from flow.trace.redact import assert_no_secrets, redact, secret_values
 from flow.trace.steps import Step
-
-APP_NAME = CLIENT_INFO.name
-
 
 PROVIDER = "openai"  # every model is reached through the openai SDK's chat.completions API
 
@@ -50,27 +48,11 @@ PROVIDER = "openai"  # every model is reached through the openai SDK's chat.comp
 SCOPE = "mcp-flow"
 
 
-INVALID_ARGUMENTS = "invalid_arguments"  # error.type of a tool call the app refused before running it (step 5)
-
-
-NO_RESPONSE = "no_response"  # error.type of an MCP request no frame answered before the run ended
-
-
 Attributes = dict[str, Any]
 
 
 class OtlpExportError(Exception):
     """The spans could not be delivered; the message is one line for the user."""
-
-
-def json_or_text(text: Any) -> Any:
-    """A string holding JSON as its values; anything else, or a string that is not JSON, as it is."""
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, a number too long to convert, or nested too deeply
-        return text  # arguments a model got wrong stay as it wrote them
 
 
 def _text_parts(content: Any) -> list[dict[str, Any]]:
@@ -131,84 +113,6 @@ def _host_port(url: Any) -> tuple[str | None, int | None]:
         return None, None
     host = parts.hostname
     return host, port or ({"https": 443, "http": 80}.get(parts.scheme) if host else None)
-
-
-@dataclass
-class _ModelCall:
-    request: Hop
-    replies: list[Hop] = field(default_factory=list)  # llm.response, llm.chunk, llm.assembled, llm.error
-
-
-@dataclass
-class _ToolCall:
-    first: Hop  # translate.reverse, or the step-5 error when the arguments were refused
-    hops: list[Hop] = field(default_factory=list)
-
-
-@dataclass
-class _Exchange:
-    request: Hop  # an mcp.request or mcp.notification
-    reply: Hop | None = None  # mcp.response, mcp.error, or the error hop when no frame came back
-    tool_call_id: str | None = None
-    within: _Exchange | None = None  # the request the server was handling when it sent this (progress, logs)
-    server_span: otel_trace.Span | None = None  # the receiver's span, once built
-
-
-def _model_calls(hops: list[Hop]) -> list[_ModelCall]:
-    calls: list[_ModelCall] = []
-    for hop in hops:
-        if hop.kind == "llm.request":
-            calls.append(_ModelCall(hop))
-        elif hop.kind in ("llm.response", "llm.chunk", "llm.assembled", "llm.error") and calls:
-            calls[-1].replies.append(hop)
-    return calls
-
-
-def _tool_calls(hops: list[Hop]) -> dict[str, _ToolCall]:
-    calls: dict[str, _ToolCall] = {}
-    for hop in hops:
-        if not hop.tool_call_id:
-            continue
-        if hop.tool_call_id not in calls:
-            if hop.kind != "translate.reverse" and not (hop.kind == "error" and hop.step == Step.REVERSE_TRANSLATION):
-                continue
-            calls[hop.tool_call_id] = _ToolCall(hop)
-        calls[hop.tool_call_id].hops.append(hop)
-    return calls
-
-
-def _exchanges(hops: list[Hop]) -> list[_Exchange]:
-    """MCP frames paired by JSON-RPC id (per sending side); tools/call requests tied to their tool_call_id."""
-    out: list[_Exchange] = []
-    pending: dict[tuple[str, Any], _Exchange] = {}
-    awaiting: list[tuple[str, str]] = []  # (tool name, tool_call_id) translated but not yet sent
-    for hop in hops:
-        if hop.kind == "translate.reverse" and hop.target == "mcp_client" and hop.tool_call_id:
-            reverse = payload_of(hop, "translate.reverse")
-            awaiting.append((str(reverse["call_request"]["name"] if reverse else None), hop.tool_call_id))
-        elif hop.kind in ("mcp.request", "mcp.notification"):
-            ex = _Exchange(hop)
-            if hop.source == "mcp_server":  # said while handling a request: the one it names, or the latest open
-                handling = [e for (side, _), e in pending.items() if side == "mcp_client"]
-                ex.within = pending.get(("mcp_client", hop.progress_of)) or (handling[-1] if handling else None)
-            frame = payload_of(hop, "mcp.request") or payload_of(hop, "mcp.notification")
-            if frame is not None and frame["method"] == "tools/call" and awaiting:
-                name = frame.get("params", {}).get("name")
-                i = next((i for i, (n, _) in enumerate(awaiting) if n == name), 0)
-                ex.tool_call_id = awaiting.pop(i)[1]
-            out.append(ex)
-            if hop.kind == "mcp.request":
-                pending[(hop.source, hop.jsonrpc_id)] = ex
-        elif hop.kind in ("mcp.response", "mcp.error"):
-            ex = pending.pop((hop.target, hop.jsonrpc_id), None)
-            if ex is not None:
-                ex.reply = hop
-        elif hop.kind == "error" and hop.step == Step.TOOL_RESULT and hop.tool_call_id:  # the server never answered
-            for key, ex in list(pending.items()):
-                if ex.tool_call_id == hop.tool_call_id:
-                    ex.reply = hop
-                    del pending[key]
-    return out
 
 
 class _SeededIds(IdGenerator):
@@ -303,7 +207,7 @@ class _SpanBuilder:
         end = max((h.t_end_ms for h in hops), default=0.0)
         return self.span("app", f"invoke_agent {APP_NAME}", None, SpanKind.INTERNAL, start, end, attrs, error)
 
-    def chat(self, call: _ModelCall, parent: otel_trace.Span) -> None:
+    def chat(self, call: ModelCall, parent: otel_trace.Span) -> None:
         request = payload_of(call.request, "llm.request")
         body = request["body"] if request is not None and isinstance(request["body"], dict) else {}
         model = body.get("model") or self.trace.meta.model.get("name")
@@ -352,7 +256,7 @@ class _SpanBuilder:
         end = max((h.t_end_ms for h in call.replies), default=call.request.t_end_ms)
         self.span("app", f"chat {model}", parent, SpanKind.CLIENT, call.request.t_start_ms, end, attrs, error)
 
-    def execute_tool(self, call_id: str, call: _ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
+    def execute_tool(self, call_id: str, call: ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
         reverse, refused = payload_of(call.first, "translate.reverse"), payload_of(call.first, "error")
         tool_call = reverse["tool_call"] if reverse is not None else refused.get("tool_call") if refused else None
         function = tool_call["function"] if tool_call is not None else None
@@ -387,8 +291,8 @@ class _SpanBuilder:
         return self.span("app", f"execute_tool {name}", parent, SpanKind.INTERNAL, call.first.t_start_ms, end,
                          attrs, error)
 
-    def mcp(self, ex: _Exchange, parent: otel_trace.Span) -> None:
-        """The sender's CLIENT span and the receiver's SERVER span under it, kept on the exchange."""
+    def mcp(self, ex: Exchange, parent: otel_trace.Span) -> otel_trace.Span:
+        """The sender's CLIENT span and the receiver's SERVER span under it; returns the SERVER span."""
         frame = payload_of(ex.request, "mcp.request") or payload_of(ex.request, "mcp.notification")
         method = str(frame["method"] if frame is not None else None)
         params = frame.get("params", {}) if frame is not None else {}
@@ -432,7 +336,7 @@ class _SpanBuilder:
             end = ex.request.t_end_ms
         client = self.span(sender, name, parent, SpanKind.CLIENT, ex.request.t_start_ms, end, attrs, error)
         # The server saw the frame when it arrived and answered just before the client read the answer.
-        ex.server_span = self.span(receiver, name, client, SpanKind.SERVER, ex.request.t_end_ms, end, attrs, error)
+        return self.span(receiver, name, client, SpanKind.SERVER, ex.request.t_end_ms, end, attrs, error)
 
 
 def to_spans(trace: Trace) -> list[ReadableSpan]:
@@ -441,13 +345,14 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
     trace = Trace.model_validate(redact(writable_json(trace.file_data()), secret_values()))
     builder = _SpanBuilder(trace)
     root = builder.root()
-    for model_call in _model_calls(trace.hops):
+    for model_call in model_calls(trace.hops):
         builder.chat(model_call, root)
     tool_spans = {call_id: builder.execute_tool(call_id, call, root)
-                  for call_id, call in _tool_calls(trace.hops).items()}
-    for ex in _exchanges(trace.hops):
-        within = ex.within.server_span if ex.within is not None else None
-        builder.mcp(ex, within or tool_spans.get(ex.tool_call_id or "", root))
+                  for call_id, call in tool_calls(trace.hops).items()}
+    server_spans: dict[Exchange, otel_trace.Span] = {}  # what the server was handling: the parent of what it says
+    for ex in exchanges(trace.hops):
+        within = server_spans.get(ex.within) if ex.within is not None else None
+        server_spans[ex] = builder.mcp(ex, within or tool_spans.get(ex.tool_call_id or "", root))
     return sorted(builder.sink.get_finished_spans(), key=lambda s: s.start_time or 0)
 
 

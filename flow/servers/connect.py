@@ -21,7 +21,6 @@ import anyio
 import httpx2
 from mcp import Client
 from mcp.client import Transport
-from mcp.client._memory import InMemoryTransport
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -30,12 +29,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from flow.capture.mcp import MAX_FRAME_BYTES, SSE_EVENT_SLACK, FrameTap, McpHttpTap, TappedTransport
 from flow.capture.recorder import Recorder
+from flow.servers.memory import MemoryTransport
 from flow.servers.spec import SERVER_TOKEN_ENV, Era, ServerSpec, reap_leftovers
 from flow.text.errors import FlowError, Note, ServerFault, ServerHttpError
+from flow.trace.factory import APP_NAME
 from flow.trace.redact import redact_url
 from flow.trace.steps import Step
 
-CLIENT_INFO = Implementation(name="mcp-flow-app", version="0.1.0")
+CLIENT_INFO = Implementation(name=APP_NAME, version="0.1.0")
 
 
 STDERR_TAIL_BYTES = 2048  # how much of a server's stderr is read back; the rest stays in its file
@@ -61,11 +62,11 @@ async def connect(
     with contextlib.ExitStack() as files:
         err: IO[str] | None = None
         if spec.transport == "memory" and spec.server is not None:
-            inner: Transport = InMemoryTransport(spec.server)
+            inner: Transport = MemoryTransport(spec.server)
         elif spec.transport == "memory" and spec.is_demo:
             from flow.servers.builtin import demo_server
 
-            inner = InMemoryTransport(demo_server(spec.fault))
+            inner = MemoryTransport(demo_server(spec.fault))
         else:
             # The server's stderr goes to a file, so a crash can be reported with its last words
             # and a flood of it costs disk, not memory.

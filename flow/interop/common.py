@@ -1,0 +1,104 @@
+"""What the two importers share, and what the OTLP exporter writes that its importer reads back: the MCP methods'
+sides and steps, hop numbering and the finished trace, how a value from the input is quoted in a message."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from flow.trace.factory import checked_hop
+from flow.trace.files import TraceError, json_value_problem, parse_trace
+from flow.trace.model import Actor, Direction, Hop, Kind, Trace, TraceMeta, Usage
+from flow.trace.stats import hop_stats
+
+INVALID_ARGUMENTS = "invalid_arguments"  # error.type of a tool call the app refused before running it (step 5)
+
+
+NO_RESPONSE = "no_response"  # error.type of an MCP request no frame answered before the run ended
+
+
+def json_or_text(text: Any) -> Any:
+    """A string holding JSON as its values; anything else, or a string that is not JSON, as it is."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, a number too long to convert, or nested too deeply
+        return text  # arguments a model got wrong stay as it wrote them
+
+
+# Requests and notifications the MCP spec has the server send; every other method goes client to server.
+SERVER_METHODS = {
+    "sampling/createMessage", "elicitation/create", "roots/list", "notifications/message", "notifications/progress",
+    "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/resources/updated",
+    "notifications/prompts/list_changed",
+}
+
+
+# Set-up and listing belong to step 2, as the orchestrator records them; tools/call is 6 and its answer 7.
+STEP2_METHODS = {
+    "initialize", "notifications/initialized", "server/discover", "tools/list", "resources/list",
+    "resources/templates/list", "resources/read", "prompts/list", "prompts/get",
+}
+
+
+def method_step(method: str) -> int | None:
+    return 6 if method == "tools/call" else 2 if method in STEP2_METHODS else None
+
+
+@dataclass
+class Hops:
+    """Hops numbered in the order they are added, built and validated by the hop factory; times in ms from the
+    recording's start."""
+
+    name: str
+    hops: list[Hop] = field(default_factory=list)
+
+    def add(self, kind: Kind, source: Actor, target: Actor, payload: Any, *, step: int | None, t_start_ms: float,
+            t_end_ms: float, direction: Direction = "event", rnd: int = 0, jsonrpc_id: int | str | None = None,
+            tool_call_id: str | None = None, usage: Usage | None = None, summary: str = "",
+            progress_of: int | str | None = None) -> None:
+        # progress_of (the request a progress notification reports on) is an extra field, set only when known
+        seq = len(self.hops) + 1
+        try:
+            self.hops.append(checked_hop(
+                seq=seq, kind=kind, source=source, target=target, payload=payload, step=step, direction=direction,
+                rnd=rnd, t_start_ms=round(t_start_ms, 3), t_end_ms=round(max(t_start_ms, t_end_ms), 3),
+                jsonrpc_id=jsonrpc_id, tool_call_id=tool_call_id, usage=usage, summary=summary,
+                extra={"progress_of": progress_of} if progress_of is not None else None,
+            ))
+        except ValidationError as exc:  # a value of the recording no trace can hold (a time beyond range, ...)
+            err = exc.errors()[0]
+            where = ".".join(str(part) for part in err["loc"])
+            raise TraceError(f"{self.name}: hop {seq} ({kind}) would have {where}: {err['msg']}") from None
+
+
+def finish(meta: TraceMeta, hops: list[Hop], name: str) -> Trace:
+    """Stats, then the same validation a saved trace gets: an imported trace is a trace like any other."""
+    start = min((h.t_start_ms for h in hops), default=0.0)
+    end = max((h.t_end_ms for h in hops), default=0.0)
+    meta.stats = hop_stats(hops, end - start)
+    return parse_trace(Trace(meta=meta, hops=hops).file_data(), name=name)
+
+
+def quoted(value: Any, width: int = 60) -> str:
+    """A value from the input, for a message: quoted, and clipped."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def json_line(raw: str, where: str) -> Any:
+    """One JSON value, refused in one line when it is not JSON or holds what no trace can (see `json_value_problem`)."""
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise TraceError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError as exc:  # a number too long to convert
+        raise TraceError(f"{where}: not JSON ({exc})") from None
+    problem = json_value_problem(value)
+    if problem:
+        raise TraceError(f"{where}: {problem}")
+    return value

@@ -1,0 +1,182 @@
+"""A JSON-RPC message log (the MCP Inspector's and MCP sniffers' shape: one message a line, in JSON Lines, with its
+direction and time) as a trace of MCP frames between the MCP client and server, paired as the live tap pairs them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flow.interop.common import SERVER_METHODS, Hops, finish, json_line, method_step, quoted
+from flow.trace.files import TraceError
+from flow.trace.model import Actor, ImportInfo, Trace, TraceMeta, answer_step, as_dict
+from flow.trace.pairing import Pairing
+from flow.trace.summaries import frame_kind, frame_summary, progress_summary
+
+# How a log names the way a message went, seen from the client (the Inspector is a client).
+_DIRECTIONS = {
+    "outgoing": "client", "send": "client", "sent": "client", "client_to_server": "client", "request": "client",
+    "incoming": "server", "recv": "server", "received": "server", "server_to_client": "server",
+    "response": "server",
+}
+
+
+def _timestamp(value: Any, where: str) -> float | None:
+    """Seconds since the epoch, from an ISO 8601 time or an epoch number (s, ms, µs or ns by size)."""
+    if value is None:
+        return None
+    seconds: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        seconds = float(value)
+        for scale in (1e18, 1e15, 1e12):
+            if abs(value) >= scale / 1e1:
+                seconds = value / (scale / 1e9)
+                break
+    elif isinstance(value, str):
+        try:
+            moment = dt.datetime.fromisoformat(value.strip())
+            seconds = (moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)).timestamp()
+        except (ValueError, OverflowError):
+            pass
+    if seconds is None:
+        raise TraceError(f"{where}: timestamp {quoted(value)} is neither an ISO 8601 time nor an epoch number")
+    if not _EPOCH_RANGE[0] <= seconds <= _EPOCH_RANGE[1]:
+        raise TraceError(f"{where}: timestamp {quoted(value)} is not between the years 1970 and 9999")
+    return seconds
+
+
+_EPOCH_RANGE = (0.0, 253402300799.0)  # 1970-01-01 to 9999-12-31, what a datetime can show
+
+
+def _rpc_key(value: Any, what: str, where: str) -> Any:
+    """A JSON-RPC id or method as the log holds it, refused when it is not one (an object, an array, a fraction)."""
+    if value is None or isinstance(value, str) or (what == "id" and type(value) is int):
+        return value
+    raise TraceError(f"{where}: a JSON-RPC {what} is a string{' or an integer' if what == 'id' else ''}, "
+                     f"not {quoted(value)}")
+
+
+@dataclass
+class _Line:
+    lineno: int
+    sender: str | None  # "client" or "server"; None when the log does not say
+    time_s: float | None
+    frame: dict[str, Any]
+
+
+def _log_lines(text: str, name: str) -> list[_Line]:
+    lines: list[_Line] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        where = f"{name} line {lineno}"
+        entry = json_line(raw, where)
+        message: Any
+        if isinstance(entry, list) or (isinstance(entry, dict) and "message" not in entry and
+                                       any(k in entry for k in ("jsonrpc", "method", "result", "error"))):
+            message, sender, time_s = entry, None, None  # a bare frame, or a bare batch
+        elif not isinstance(entry, dict):
+            raise TraceError(f"{where}: expected a JSON object, got {type(entry).__name__}")
+        else:
+            message = entry.get("message", entry.get("frame"))
+            if isinstance(message, str):  # some loggers keep the frame as the text that crossed the wire
+                message = json_line(message, f"{where}: message")
+            direction = entry.get("direction")
+            sender = None
+            if direction is not None:
+                sender = _DIRECTIONS.get(str(direction).strip().lower().replace("-", "_").replace(" ", "_"))
+                if sender is None:
+                    raise TraceError(f"{where}: unknown direction {quoted(direction)} (expected outgoing or incoming, "
+                                     "client_to_server or server_to_client, send or recv)")
+            time_s = _timestamp(entry.get("timestamp", entry.get("time", entry.get("ts"))), where)
+        for frame in message if isinstance(message, list) else [message]:  # a JSON-RPC batch is several frames
+            if not isinstance(frame, dict) or not any(k in frame for k in ("method", "result", "error")):
+                raise TraceError(f"{where}: not a JSON-RPC message (no method, result or error)")
+            _rpc_key(frame.get("id"), "id", where)
+            _rpc_key(frame.get("method"), "method", where)
+            lines.append(_Line(lineno, sender, time_s, frame))
+    if not lines:
+        raise TraceError(f"{name}: no JSON-RPC messages in the file")
+    return lines
+
+
+def import_jsonrpc_log(text: str, *, name: str) -> Trace:
+    """A JSON-RPC message log, one message a line, as MCP frames between the MCP client and server.
+
+    A line without a direction is placed by its method: requests and notifications the MCP spec has the
+    server send go server to client, every other one client to server; a response goes back to whoever
+    sent the request with its id (server to client when no such request is in the log)."""
+    lines = _log_lines(text, name)
+    times = [line.time_s for line in lines if line.time_s is not None]
+    t0 = times[0] if times else 0.0
+    out = Hops(name)
+    unmapped: list[str] = []
+    pairing = Pairing()  # requests by the side that sent them ("client" or "server") and their id
+    server: dict[str, Any] = {"name": "mcp-server", "transport": None, "protocol_version": None, "era": "handshake"}
+    tool_round, t_ms = 0, 0.0
+    for line in lines:
+        frame = line.frame
+        t_ms = (line.time_s - t0) * 1000 if line.time_s is not None else t_ms
+        kind = frame_kind(frame)
+        if kind == "mcp.request" and frame.get("id") is None:
+            kind = "mcp.notification"  # "id": null is discouraged and answered by no one
+        method = frame.get("method")
+        sender = line.sender
+        if sender is None and method is not None:
+            sender = "server" if method in SERVER_METHODS else "client"
+        elif sender is None:  # an answer goes back to whoever asked; the server answers unless only it asked
+            rid = frame.get("id")
+            asked_by_server = pairing.is_open("server", rid) and not pairing.is_open("client", rid)
+            sender = "client" if asked_by_server else "server"
+        source: Actor = "mcp_client" if sender == "client" else "mcp_server"
+        target: Actor = "mcp_server" if sender == "client" else "mcp_client"
+        if method is not None:
+            step = method_step(str(method))
+            if method == "tools/call" and not any(r.method == "tools/call" for r in pairing.unanswered):
+                tool_round += 1  # calls sent while others are still open belong to the same round
+            rnd = tool_round if method == "tools/call" else 0
+            params = as_dict(frame.get("params"))
+            summary, progress_of = frame_summary(frame, None), None
+            if kind == "mcp.request":
+                pairing.request(sender, frame["id"], str(method), params, step=step, t_ms=t_ms, seq=line.lineno,
+                                rnd=rnd)
+            elif sender == "server" and (reported := pairing.progress(params.get("progressToken"))) is not None:
+                # tied to its request by token
+                progress_of, step, rnd = reported.id, reported.step, reported.round
+                summary = progress_summary(params, reported.what)
+            elif sender == "server":  # a log line or the like, said while the server handles the latest request
+                handling = pairing.latest("client")
+                step, rnd = (method_step(handling.method), handling.round) if handling else (step, rnd)
+            if method == "server/discover":
+                server["era"] = "modern"
+            # The 2026 protocol states its version on every request instead of agreeing on it once.
+            stated = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
+            server["protocol_version"] = server["protocol_version"] or stated
+            out.add(kind, source, target, frame, step=step, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd,
+                    direction="request" if kind == "mcp.request" else "notification", jsonrpc_id=frame.get("id"),
+                    summary=summary, progress_of=progress_of)
+            continue
+        asked = pairing.reply("client" if sender == "server" else "server", frame.get("id"))
+        if asked is None:  # the log may start after the request was sent
+            unmapped.append(f"line {line.lineno}: an answer to id {quoted(frame.get('id'))}, whose request is not in the log")
+        asked_method, t_start, req_step, rnd = (asked.method, asked.t_ms, asked.step, asked.round) if asked else (
+            None, t_ms, None, 0)
+        result = frame.get("result")
+        if asked_method in ("initialize", "server/discover") and isinstance(result, dict):
+            info = as_dict(result.get("serverInfo") or as_dict(result.get("_meta")).get("io.modelcontextprotocol/serverInfo"))
+            server.update(name=str(info.get("name") or server["name"]), server_info=info or None,
+                          protocol_version=result.get("protocolVersion") or server["protocol_version"])
+        out.add(kind, source, target, frame, step=answer_step(req_step), t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd,
+                direction="error" if kind == "mcp.error" else "response", jsonrpc_id=frame.get("id"),
+                summary=frame_summary(frame, asked_method))
+    for req in pairing.unanswered:
+        unmapped.append(f"line {req.seq}: {req.method} got no response in the log")
+    if not times:
+        unmapped.append("no timestamps: every hop is placed at 0 ms")
+    unmapped.append("a JSON-RPC log holds only MCP frames: no question, model calls or answer")
+    started = dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if times else ""
+    meta = TraceMeta(mode="mcp", question=f"(imported JSON-RPC log {Path(name).name})", server=server,
+                     started_at=started, imported=ImportInfo(format="jsonrpc-jsonl", file=name, unmapped=unmapped))
+    return finish(meta, out.hops, name)
