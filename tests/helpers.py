@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,3 +113,35 @@ def stop_demo_server(server: DemoServer) -> None:
     except subprocess.TimeoutExpired:
         server.proc.kill()
         server.proc.wait()
+
+
+def odd_payload_hops(payload: Any) -> Iterator[tuple[str, Any]]:
+    """For one hop of each kind in the samples, the hop loaded with `payload` in place of its own (and, for a
+    payload that is not an object, once more marked as cut by the recorder): yields (kind, hop) for each that
+    loads; one that does not must be refused in one line naming the payload's path."""
+    import json
+
+    from flow.trace.files import TraceError, read_trace_bytes
+
+    for kind, (data, i) in _one_hop_of_each_kind().items():
+        for clipped in ([None, "cut"] if not isinstance(payload, dict) else [None]):
+            odd = json.loads(json.dumps(data))
+            odd["hops"][i].update(payload=payload, **({"clipped": clipped} if clipped else {}))
+            try:
+                hop = read_trace_bytes(json.dumps(odd).encode(), name="odd.json").hops[i]
+            except TraceError as exc:
+                assert not clipped and str(exc).startswith(f"odd.json: hops[{i}].payload") and "\n" not in str(exc)
+                continue
+            yield kind, hop
+
+
+def _one_hop_of_each_kind() -> dict[str, tuple[dict[str, Any], int]]:
+    """kind -> (a sample's data, the index of a hop of that kind in it)."""
+    import json
+
+    found: dict[str, tuple[dict[str, Any], int]] = {}
+    for path in sorted((ROOT / "sample_traces").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for i, hop in enumerate(data["hops"]):
+            found.setdefault(hop["kind"], (data, i))
+    return found

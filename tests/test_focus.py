@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from flow.samples import SAMPLES
-from flow.trace.files import TraceError, load_trace, read_trace_bytes
+from flow.trace.files import load_trace
 from flow.trace.model import Hop, Trace
 from flow.views.focus import PAIR_PALETTE, focus, focus_json, view_and_focus
 from flow.views.table import PARSED_ARGUMENTS, focus_view
-from helpers import ROOT
+from helpers import ROOT, odd_payload_hops
 
 NAMES = [s.name for s in SAMPLES]
 _MISSING = object()
@@ -220,23 +220,8 @@ def test_stream_chunks_open_at_their_delta():
 def test_a_focus_of_an_odd_payload_is_empty_or_valid_or_the_file_is_refused(payload):
     """A payload not of its kind's type never loads; for any that loads, or that the recorder cut, every path of the
     focus is in the view."""
-    for kind, (data, i) in ONE_HOP_OF_EACH_KIND.items():
-        for clipped in ([None, "cut"] if not isinstance(payload, dict) else [None]):
-            odd = json.loads(json.dumps(data))
-            odd["hops"][i].update(payload=payload, **({"clipped": clipped} if clipped else {}))
-            try:
-                hop = read_trace_bytes(json.dumps(odd).encode(), name="odd.json").hops[i]
-            except TraceError as exc:
-                assert not clipped and str(exc).startswith(f"odd.json: hops[{i}].payload") and "\n" not in str(exc)
-                continue
-            view = focus_view(hop)
-            f = focus(hop)
-            for path in f.open + f.highlight + tuple(p for p, _ in f.colours):
-                assert at(view, path) is not _MISSING, (kind, path)
-
-
-ONE_HOP_OF_EACH_KIND = {}  # kind -> (a sample's data, the index of a hop of that kind in it)
-for _path in sorted((ROOT / "sample_traces").glob("*.json")):
-    _data = json.loads(_path.read_text(encoding="utf-8"))
-    for _i, _hop in enumerate(_data["hops"]):
-        ONE_HOP_OF_EACH_KIND.setdefault(_hop["kind"], (_data, _i))
+    for kind, hop in odd_payload_hops(payload):
+        view = focus_view(hop)
+        f = focus(hop)
+        for path in f.open + f.highlight + tuple(p for p, _ in f.colours):
+            assert at(view, path) is not _MISSING, (kind, path)

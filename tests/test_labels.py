@@ -9,11 +9,11 @@ import re
 import pytest
 
 from flow.samples import SAMPLES
-from flow.trace.files import TraceError, load_trace, read_trace_bytes
+from flow.trace.files import load_trace
 from flow.trace.model import Hop, Trace
 from flow.views.diagram import COL_W, _label_width, render, rows, to_dot
 from flow.views.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
-from helpers import ROOT
+from helpers import ROOT, odd_payload_hops
 
 NAMES = [s.name for s in SAMPLES]
 WIDTHS = [30, 45, 56, 80]  # the diagram's narrowest and widest arrows, Mermaid, the lists
@@ -139,24 +139,9 @@ def test_beyond_the_room_calls_are_counted_not_cut():
 def test_a_label_of_an_odd_payload_is_text_or_the_file_is_refused(payload):
     """A payload not of its kind's type never loads; any that loads (a wire body holds what the peer sent) or that
     the recorder cut (`clipped`) gets a label."""
-    for kind, (data, i) in ONE_HOP_OF_EACH_KIND.items():
-        for clipped in ([None, "cut"] if not isinstance(payload, dict) else [None]):
-            odd = json.loads(json.dumps(data))
-            odd["hops"][i].update(payload=payload, **({"clipped": clipped} if clipped else {}))
-            try:
-                hop = read_trace_bytes(json.dumps(odd).encode(), name="odd.json").hops[i]
-            except TraceError as exc:
-                assert not clipped and str(exc).startswith(f"odd.json: hops[{i}].payload") and "\n" not in str(exc)
-                continue
-            lines = label_lines(hop, 30)
-            assert lines and all(isinstance(line, str) and display_width(line) <= 60 for line in lines), kind
-
-
-ONE_HOP_OF_EACH_KIND = {}  # kind -> (a sample's data, the index of a hop of that kind in it)
-for _path in sorted((ROOT / "sample_traces").glob("*.json")):
-    _data = json.loads(_path.read_text(encoding="utf-8"))
-    for _i, _hop in enumerate(_data["hops"]):
-        ONE_HOP_OF_EACH_KIND.setdefault(_hop["kind"], (_data, _i))
+    for kind, hop in odd_payload_hops(payload):
+        lines = label_lines(hop, 30)
+        assert lines and all(isinstance(line, str) and display_width(line) <= 60 for line in lines), kind
 
 
 def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():
