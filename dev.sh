@@ -2,7 +2,7 @@
 # One entry point: set everything up, then start the app or run the tests.
 #   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
 #   ./dev.sh app --lan   the same, served to the local network (a classroom)
-#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports; mypy soon), then the test suite
+#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports, mypy), then the test suite
 #   ./dev.sh check  install what is missing and run only the checks
 #   ./dev.sh setup  only install
 set -euo pipefail
@@ -99,9 +99,6 @@ third_party() {
 }
 
 # The checks before the tests, each a phase; any finding stops the run.
-# TODO(issue 14): set to 1 once `mypy` is clean (the configuration is in pyproject.toml); CHECK_TYPES=1 runs it now.
-CHECK_TYPES=${CHECK_TYPES:-0}
-
 checks() {
   begin "ruff check (lint rules in pyproject.toml)"
   "$VENV/bin/ruff" check .
@@ -111,13 +108,9 @@ checks() {
   begin "lint-imports (the import contracts in pyproject.toml: flow's layers)"
   "$VENV/bin/lint-imports" --no-logo
   finish
-  if [ "$CHECK_TYPES" = 1 ]; then
-    begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop)"
-    "$VENV/bin/mypy"
-    finish
-  else
-    skipped "mypy: off until issue 14's type errors are fixed (CHECK_TYPES=1 ./dev.sh test runs it)"
-  fi
+  begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop)"
+  "$VENV/bin/mypy"
+  finish
 }
 
 LAN_NOTE="serving the local network: anyone who can reach this machine can open the app, run the offline mock, \

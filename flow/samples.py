@@ -15,7 +15,7 @@ from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
 from flow.runs import run
 from flow.trace.files import save_trace
-from flow.trace.model import Trace
+from flow.trace.model import Hop, Trace
 from flow.trace.steps import Step
 
 BEIJING = "北京今天天气怎么样？"
@@ -242,7 +242,7 @@ def synthetic_trace(n_hops: int, *, base: Trace | None = None) -> Trace:
         base = generate(SAMPLES[2])  # two cities: set-up, then a round with parallel calls
     head = [h for h in base.hops if h.step is not None and h.step <= Step.ASK_MODEL]
     loop = [h for h in base.hops if h not in head]
-    hops = []
+    hops: list[Hop] = []
     n = 0
     while len(hops) < n_hops:
         source = head if not hops else loop

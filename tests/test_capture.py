@@ -22,6 +22,7 @@ from flow.servers.memory import MemoryTransport
 from flow.trace.factory import SUMMARY_CHARS, checked_hop, new_hop
 from flow.trace.model import Hop
 from flow.trace.pairing import Pairing
+from flow.trace.steps import Step
 
 # --- the pairing state machine ----------------------------------------------------------------------------------
 
@@ -201,7 +202,7 @@ Script = Callable[
 ]
 
 
-def _tapped(script: Script, *, step: int | None = 2) -> FrameTap:
+def _tapped(script: Script, *, step: Step | None = Step.LIST_TOOLS) -> FrameTap:
     """Run a transcript through a tapped transport: `client(frame)` sends a frame from the client and hands it to
     the server, `server(frame)` sends one back and reads it on the client's side (one at a time, so a stream's
     one-message buffer never blocks); returns the tap."""

@@ -7,6 +7,7 @@ import uuid
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
 import streamlit as st
@@ -53,7 +54,7 @@ def warm_session(app: AppState, era: Era) -> WarmSession:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def server_listing(spec: ServerSpec, era: Era) -> tuple[dict[str, list[dict[str, object]]], str | None]:
+def server_listing(spec: ServerSpec, era: Era) -> tuple[dict[str, list[dict[str, Any]]], str | None]:
     """What a server offers (tools, resources, prompts), asked once per server and era per app process;
     with the error line when it could not be asked."""
     from flow import inspect_server

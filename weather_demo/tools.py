@@ -5,6 +5,7 @@ Everything is deterministic and offline: the weather is fake, built from a fixed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 # (Chinese name, English name) -> (condition zh, condition en, low °C, high °C, humidity %, wind)
@@ -116,7 +117,7 @@ def best_practice(topic: str) -> str:
 FORECAST_DESCRIPTION = "Get the weather forecast for one city for the next days (1 to 7, default 3)."
 
 
-DIRECT_FUNCTIONS = {"get_weather": get_weather, "get_forecast": get_forecast, "calc_work_hours": calc_work_hours,
+DIRECT_FUNCTIONS: dict[str, Callable[..., Any]] = {"get_weather": get_weather, "get_forecast": get_forecast, "calc_work_hours": calc_work_hours,
                     "best_practice": best_practice}
 
 

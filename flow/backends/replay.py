@@ -33,8 +33,9 @@ from flow.engine.options import RunOptions, RunResult
 from flow.servers.connect import open_session
 from flow.servers.spec import ServerSpec
 from flow.trace.files import TraceError
-from flow.trace.model import Hop, Phase, Trace, TraceMeta
+from flow.trace.model import Hop, Trace, TraceMeta
 from flow.trace.normalise import normalise
+from flow.trace.steps import Phase
 
 # The replay model's address: never resolved or contacted (the replay transport answers every request), and
 # nothing of a recording's own base URL reaches the client.
@@ -150,7 +151,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
                 return found
         return None
     if isinstance(a, list) and isinstance(b, list):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):  # the shorter's end, if all else agrees, is below
             found = first_difference(x, y, f"{path}[{i}]")
             if found:
                 return found
@@ -371,8 +372,10 @@ def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
         recorded = queue.popleft()
         if "result" in recorded:
             return _checked(types.CallToolResult, recorded["result"], "tool result")
-        error = recorded.get("error") if isinstance(recorded.get("error"), dict) else {}
-        code = error.get("code") if isinstance(error.get("code"), int) else types.INTERNAL_ERROR
+        error = recorded.get("error")
+        error = error if isinstance(error, dict) else {}
+        code = error.get("code")
+        code = code if isinstance(code, int) else types.INTERNAL_ERROR
         raise MCPError(code, str(error.get("message") or "the recording holds no result for this call"))
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from flow.capture.recorder import Recorder
 from flow.text.errors import ServerFault
 from flow.trace.factory import json_bytes
+from flow.trace.model import Direction
 from flow.trace.pairing import Pairing
 from flow.trace.redact import redact_headers, redact_url
 from flow.trace.steps import Step
@@ -32,6 +33,9 @@ MAX_FRAME_BYTES = 32 << 20
 
 """One JSON-RPC message from a server; a larger one ends the session. A tool result travels twice in one message
 (`content` text and `structuredContent`), so a 10 MB result is a 20 MB frame: it is recorded clipped, not refused."""
+
+
+_DIRECTION: dict[str, Direction] = {"mcp.request": "request", "mcp.notification": "notification", "mcp.error": "error"}
 
 
 SSE_EVENT_SLACK = 64 << 10  # room for an event's own lines beside its data, in the SDK's count of its size
@@ -150,9 +154,7 @@ class FrameTap:
             target="mcp_client",
             payload=frame,
             step=step,
-            direction={"mcp.request": "request", "mcp.notification": "notification", "mcp.error": "error"}.get(
-                kind, "response"
-            ),
+            direction=_DIRECTION.get(kind, "response"),
             t_start_ms=t_start,
             wire_text=wire,
             jsonrpc_id=frame.get("id"),

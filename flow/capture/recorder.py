@@ -21,12 +21,11 @@ from flow.trace.model import (
     Direction,
     Hop,
     Kind,
-    Phase,
     usage_counts,
     writable_json,
 )
 from flow.trace.redact import needs_redaction, redact, secret_values
-from flow.trace.steps import STEP_OF, Step, explain_key
+from flow.trace.steps import STEP_OF, Phase, Step, explain_key
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -186,7 +185,7 @@ class NullRecorder(Recorder):
 
     enabled = False
 
-    def record(self, **kwargs: Any) -> Hop:  # type: ignore[override]
+    def record(self, **kwargs: Any) -> Hop:
         return _NO_HOP
 
 

@@ -49,9 +49,9 @@ def as_flow_error(exc: BaseException, options: RunOptions, model: ModelConfig) -
         return FlowError("model_unreachable", url=model.describe()["base_url"], cause=str(exc.__cause__ or exc))
     if isinstance(exc, openai.APIError):  # an error event inside a stream that began well
         return FlowError("model_stream_error", message=exc.message)
-    if isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT or isinstance(exc, TimeoutError):
+    if (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT) or isinstance(exc, TimeoutError):
         return FlowError("mcp_timeout", timeout_s=options.mcp_timeout_s, detail=str(exc))
-    if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED or isinstance(
+    if (isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED) or isinstance(
         exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)
     ):
         return FlowError("mcp_closed")

@@ -479,12 +479,12 @@ async def _loop(
             rec.step = Step.CALL_TOOL
             results: list[str] = [""] * len(calls)
 
-            async def run_one(i: int, call: dict[str, Any]) -> None:
-                results[i] = await tools.call(call)
+            async def run_one(out: list[str], i: int, call: dict[str, Any]) -> None:
+                out[i] = await tools.call(call)
 
             async with anyio.create_task_group() as tg:
                 for i, call in enumerate(calls):
-                    tg.start_soon(run_one, i, call)
+                    tg.start_soon(run_one, results, i, call)
             for call, content in zip(calls, results, strict=True):
                 messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
     raise AssertionError("unreachable: the loop returns an answer or stops")

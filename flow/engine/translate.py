@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-_JSON_TYPES = {
+_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str,
     "integer": int,
     "number": (int, float),

@@ -13,6 +13,7 @@ from flow.trace.factory import checked_hop
 from flow.trace.files import TraceError, json_value_problem, parse_trace
 from flow.trace.model import Actor, Direction, Hop, Kind, Trace, TraceMeta, Usage
 from flow.trace.stats import hop_stats
+from flow.trace.steps import Step
 
 INVALID_ARGUMENTS = "invalid_arguments"  # error.type of a tool call the app refused before running it (step 5)
 
@@ -45,8 +46,8 @@ STEP2_METHODS = {
 }
 
 
-def method_step(method: str) -> int | None:
-    return 6 if method == "tools/call" else 2 if method in STEP2_METHODS else None
+def method_step(method: str) -> Step | None:
+    return Step.CALL_TOOL if method == "tools/call" else Step.LIST_TOOLS if method in STEP2_METHODS else None
 
 
 @dataclass

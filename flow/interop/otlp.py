@@ -99,7 +99,7 @@ def _attribute(value: Any) -> Any:
         return value if -(2**63) <= value < 2**63 else str(value)
     if isinstance(value, (list, tuple)) and value:
         kinds = {type(v) for v in value}
-        if len(kinds) == 1 and kinds <= {str, bool, float} or kinds == {int} and all(-(2**63) <= v < 2**63 for v in value):
+        if (len(kinds) == 1 and kinds <= {str, bool, float}) or (kinds == {int} and all(-(2**63) <= v < 2**63 for v in value)):
             return list(value)
     return _dumps(value)
 
@@ -419,7 +419,7 @@ def send_otlp(trace: Trace, endpoint: str, *, timeout_s: float = 10.0) -> int:
         with _exporter_log() as lines:
             result = exporter.export(spans)
     finally:
-        exporter.shutdown()
+        exporter.shutdown()  # type: ignore[no-untyped-call]  # the OTel exporter's method has no annotations
     if result is not SpanExportResult.SUCCESS:
         reason = lines[-1] if lines else "no reason given"
         raise OtlpExportError(f"the OTLP endpoint {url} did not take the spans: {' '.join(reason.split())[:300]}")

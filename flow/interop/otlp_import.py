@@ -256,7 +256,7 @@ class _OtlpImport:
         self.other_spans: Counter[str] = Counter()  # spans neither GenAI nor MCP, by name
         self.t0 = min(s.start_ns for s in spans)
         by_id = {s.span_id: s for s in spans}
-        self.roots = []
+        self.roots: list[_Span] = []
         for span in sorted(spans, key=lambda s: (s.start_ns, -s.end_ns)):
             parent = by_id.get(span.parent_id)
             if parent is not None and _loops(span, by_id):
@@ -352,12 +352,12 @@ class _OtlpImport:
                      rnd=rnd, summary=f"{span.error[0]}: {span.error[1]}".strip(": "))
             return
         outputs = _openai_messages(_messages_attr(span, "gen_ai.output.messages", self.unmapped), self.unmapped)
-        choices = [{"index": i, "message": {k: v for k, v in m.items() if k != "finish_reason"},
+        choices: list[dict[str, Any]] = [{"index": i, "message": {k: v for k, v in m.items() if k != "finish_reason"},
                     "finish_reason": m.get("finish_reason")} for i, m in enumerate(outputs)]
         tokens = {"prompt_tokens": a.get("gen_ai.usage.input_tokens"), "completion_tokens": a.get("gen_ai.usage.output_tokens")}
         usage = usage_counts(tokens)  # the counts that are counts, as the recorder keeps them
         if usage:
-            usage["total_tokens"] = sum(v or 0 for v in usage.values())
+            usage["total_tokens"] = (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
         response = {"id": a.get("gen_ai.response.id"), "model": a.get("gen_ai.response.model"), "choices": choices,
                     "usage": usage}
         asks = any(c["message"].get("tool_calls") or c["finish_reason"] == "tool_calls" for c in choices)

@@ -105,7 +105,7 @@ async def connect(
 
 
 def _timed_out(exc: BaseException) -> bool:
-    return isinstance(exc, TimeoutError) or isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT
+    return isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT)
 
 
 def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: float) -> ServerFault | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from flow.trace.model import Actor, Phase
-from flow.trace.steps import Step
+from flow.trace.model import Actor
+from flow.trace.steps import Phase, Step
 
 STEP_NAMES: dict[Step, dict[Lang, str]] = {
     Step.TOOLS_EXIST: {"en": "tools exist", "zh": "工具已定义"},

@@ -14,8 +14,8 @@ from typing import Any
 import pydantic_core
 
 from flow.trace.files import clip_text
-from flow.trace.model import Actor, Direction, Hop, Kind, Phase, Usage
-from flow.trace.steps import STEPS, explain_key
+from flow.trace.model import Actor, Direction, Hop, Kind, Usage
+from flow.trace.steps import STEP_OF, STEPS, Phase, explain_key
 
 APP_NAME = "mcp-flow-app"
 
@@ -46,7 +46,7 @@ def compact_json(payload: Any) -> str:
 
 
 def phase_of(step: int | None) -> Phase | None:
-    return STEPS[step].phase if step is not None else None
+    return STEPS[STEP_OF[step]].phase if step is not None else None
 
 
 _OPTIONAL_FIELDS = ("clipped", "scripted", "progress_of")  # absent unless set: a file holds them only where they apply

@@ -400,8 +400,8 @@ def json_value_problem(data: Any) -> str | None:
     while stack:
         value, loc = stack.pop()
         if isinstance(value, str):
-            if _LONE_SURROGATE.search(value):
-                return f"{_path(loc)}: text with a lone surrogate (\\u{ord(_LONE_SURROGATE.search(value)[0]):04x}), not a character"
+            if lone := _LONE_SURROGATE.search(value):
+                return f"{_path(loc)}: text with a lone surrogate (\\u{ord(lone[0]):04x}), not a character"
             continue
         if not isinstance(value, (dict, list)):
             continue

@@ -124,7 +124,7 @@ def usage_counts(usage: Any) -> Usage | None:
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
         value = usage.get(key)
         if type(value) is int and 0 <= value <= MAX_COUNT:
-            out[key] = value  # type: ignore[literal-required]
+            out[key] = value
     return out or None
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.trace.model import Hop, answer_step, as_dict
+from flow.trace.steps import Step
 from flow.trace.summaries import frame_summary
 
 
@@ -27,14 +28,14 @@ class Request:
     id: Any  # the JSON-RPC id, as it came: a reader of a log or a trace may meet any JSON value
     method: str
     params: dict[str, Any]
-    step: int | None = None
+    step: Step | None = None
     t_ms: float = 0.0
     seq: int = 0  # the caller's number for it: a hop's seq, a log's line
     round: int = 0
     tag: Any = None  # the caller's own object for it (the exporter's exchange)
 
     @property
-    def answer_step(self) -> int | None:
+    def answer_step(self) -> Step | None:
         """The step its answer belongs to (a tools/call's result is step 7)."""
         return answer_step(self.step)
 
@@ -67,7 +68,7 @@ class Pairing:
         method: str,
         params: Any = None,
         *,
-        step: int | None = None,
+        step: Step | None = None,
         t_ms: float = 0.0,
         seq: int = 0,
         rnd: int = 0,

@@ -102,7 +102,7 @@ def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any
         ("elapsed", round(fa.elapsed_ms), round(fb.elapsed_ms)),
     ]
     out = [{"figure": FIGURE_NAMES[key][lang], "A": va, "B": vb} for key, va, vb in rows]
-    for (phase, ma), mb in zip(per_phase_ms(a).items(), per_phase_ms(b).values()):
+    for (phase, ma), mb in zip(per_phase_ms(a).items(), per_phase_ms(b).values(), strict=True):
         name = FIGURE_NAMES["phase_ms"][lang].format(phase=PHASE_NAMES[phase][lang])  # type: ignore[index]
         out.append({"figure": name, "A": ma, "B": mb})
     return out

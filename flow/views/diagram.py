@@ -16,7 +16,8 @@ import graphviz
 
 from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
 from flow.text.views import DIAGRAM_TEXT
-from flow.trace.model import Hop, Phase, Trace
+from flow.trace.model import Actor, Hop, Trace
+from flow.trace.steps import Phase
 from flow.views.labels import (
     PHASE_COLORS,
     arrow_style,
@@ -253,7 +254,7 @@ def to_dot(
     g.attr("edge", color=NORMAL, penwidth="1.6")
     for tail, head, attrs in out.edges:
         g.edge(tail, head, **attrs)
-    return g.source
+    return str(g.source)
 
 
 @dataclass
@@ -270,14 +271,14 @@ def _label_width(span_in: float) -> int:
     return max(30, min(64, int(span_in * 72 / (LABEL_SIZE * 0.52))))
 
 
-def _row_text(row: Row, x_of: dict[str, float]) -> str:
+def _row_text(row: Row, x_of: dict[Actor, float]) -> str:
     """The words on a row's arrow: its hop's label in the room its span gives, or the row's own for a run of hops."""
     hop = row.first
     return row.label if len(row.hops) > 1 else short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])))
 
 
 def _draw_row(
-    out: _Statements, row: Row, i: int, text: str, *, y: float, x_of: dict[str, float], current: int | None
+    out: _Statements, row: Row, i: int, text: str, *, y: float, x_of: dict[Actor, float], current: int | None
 ) -> None:
     hop = row.first
     style = arrow_style(hop)
@@ -355,7 +356,7 @@ def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en",
         g.node(f"s{i}", **attrs)
         if i:
             g.edge(f"s{i - 1}", f"s{i}")
-    return g.source
+    return str(g.source)
 
 
 class RenderError(Exception):

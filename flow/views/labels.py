@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from typing import Any, Literal, assert_never
 
 from flow.trace.files import escape_controls
-from flow.trace.model import Actor, Hop, Mode, Phase, Trace
+from flow.trace.model import Actor, Hop, Mode, Trace
 from flow.trace.payloads import JsonObject, payload_of
-from flow.trace.steps import STEPS
+from flow.trace.steps import STEPS, Phase
 
 PHASE_COLORS: dict[Phase, str] = {
     "prepare": "#f2f2f2",
@@ -33,7 +33,7 @@ def lifelines(mode: Mode) -> list[Actor]:
 def trace_lifelines(trace: Trace) -> list[Actor]:
     """The mode's lifelines, plus any actor a foreign trace uses that the mode does not have."""
     cols = lifelines(trace.meta.mode)
-    extra = [a for a in ("tool", "mcp_client", "mcp_server") if a not in cols and any(a in (h.source, h.target) for h in trace.hops)]
+    extra: list[Actor] = [a for a in ("tool", "mcp_client", "mcp_server") if a not in cols and any(a in (h.source, h.target) for h in trace.hops)]
     return cols[:-1] + extra + cols[-1:]
 
 
