@@ -12,14 +12,21 @@ st.html("<style>.block-container { padding-top: 2.2rem; padding-bottom: 1rem; }<
 with st.sidebar:
     # One label in both languages: a label that changed with the choice would reset the widget.
     st.session_state.setdefault("lang_choice", app.lang)
-    app.lang = st.radio("语言 · Language", ["zh", "en"], key="lang_choice", horizontal=True,
-                        format_func=lambda code: {"zh": "中文", "en": "English"}[code])
+    app.lang = st.radio(
+        "语言 · Language",
+        ["zh", "en"],
+        key="lang_choice",
+        horizontal=True,
+        format_func=lambda code: {"zh": "中文", "en": "English"}[code],
+    )
     st.caption(t("offline_note", app.lang))
 
 pages = [
     st.Page("app_pages/run.py", title=t("page_run", app.lang), icon=":material/play_arrow:", url_path="run"),
     st.Page("app_pages/step.py", title=t("page_step", app.lang), icon=":material/footprint:", default=True),
-    st.Page("app_pages/compare.py", title=t("page_compare", app.lang), icon=":material/compare_arrows:", url_path="compare"),
+    st.Page(
+        "app_pages/compare.py", title=t("page_compare", app.lang), icon=":material/compare_arrows:", url_path="compare"
+    ),
     st.Page("app_pages/hops.py", title=t("page_hops", app.lang), icon=":material/table_rows:", url_path="hops"),
 ]
 st.navigation(pages).run()

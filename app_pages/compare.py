@@ -39,8 +39,12 @@ st.subheader(t("figures", lang))
 fig_col, chart_col = st.columns([3, 2])
 with fig_col:
     figures_table = pd.DataFrame(summary_rows(a.trace, b.trace, lang=lang)).astype({"A": str, "B": str})
-    st.dataframe(figures_table.rename(columns=column_names(lang)), hide_index=True, width="stretch",
-                 height=38 + 35 * len(figures_table))
+    st.dataframe(
+        figures_table.rename(columns=column_names(lang)),
+        hide_index=True,
+        width="stretch",
+        height=38 + 35 * len(figures_table),
+    )
 with chart_col:
     st.caption(t("chart_phase", lang))
     names = [PHASE_NAMES[p][lang] for p in PHASES]
@@ -48,17 +52,25 @@ with chart_col:
     st.bar_chart(phases, stack=False, height=220, sort=False)
     st.caption(t("chart_bytes", lang))
     fa, fb = figures(a.trace), figures(b.trace)
-    sizes = pd.DataFrame({"tool definitions": [fa.tool_definition_bytes, fb.tool_definition_bytes],
-                          "rest of the prompt": [fa.bytes_to_model - fa.tool_definition_bytes,
-                                                 fb.bytes_to_model - fb.tool_definition_bytes]}, index=["A", "B"])
+    sizes = pd.DataFrame(
+        {
+            "tool definitions": [fa.tool_definition_bytes, fb.tool_definition_bytes],
+            "rest of the prompt": [
+                fa.bytes_to_model - fa.tool_definition_bytes,
+                fb.bytes_to_model - fb.tool_definition_bytes,
+            ],
+        },
+        index=["A", "B"],
+    )
     sizes = sizes.rename(columns=column_names(lang))
     st.bar_chart(sizes, height=200, horizontal=True)
 
 st.subheader(t("by_step", lang))
 steps_table = pd.DataFrame(per_step(a.trace, b.trace, lang=lang))
 steps_table["phase"] = [PHASE_NAMES[p][lang] for p in steps_table["phase"]]
-st.dataframe(steps_table.rename(columns=column_names(lang)), hide_index=True, width="stretch",
-             height=38 + 35 * len(steps_table))
+st.dataframe(
+    steps_table.rename(columns=column_names(lang)), hide_index=True, width="stretch", height=38 + 35 * len(steps_table)
+)
 
 col_a, col_b = st.columns(2)
 for col, item, name in ((col_a, a, "A"), (col_b, b, "B")):

@@ -42,11 +42,25 @@ st.caption(t("shown", lang, k=len(shown), n=len(frame)) + " · " + t("select_hin
 # The table's key follows the filters: a selection names a row position, which a new filter would change.
 filters = json.dumps([app.hops_key, actors, kinds, phases, needle], ensure_ascii=False)
 table = shown.assign(tokens=shown["tokens"].astype("string").fillna("")).rename(columns=column_names(lang))
-event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
-                     key=f"hops_table_{hash(filters)}", height=min(700, 38 + 35 * len(table)))
+event = st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    on_select="rerun",
+    selection_mode="single-row",
+    key=f"hops_table_{hash(filters)}",
+    height=min(700, 38 + 35 * len(table)),
+)
 # Our own CSV (the table's built-in export is off in .streamlit/config.toml): no cell opens as a formula.
-st.download_button(t("download_table", lang), lambda: table_csv(table), file_name=f"hops-{app.hops_key.replace(':', '-')}.csv",
-                   mime="text/csv", on_click="ignore", key="hops_csv", icon=":material/download:")
+st.download_button(
+    t("download_table", lang),
+    lambda: table_csv(table),
+    file_name=f"hops-{app.hops_key.replace(':', '-')}.csv",
+    mime="text/csv",
+    on_click="ignore",
+    key="hops_csv",
+    icon=":material/download:",
+)
 rows = [r for r in (event.selection.rows if event and event.selection else []) if r < len(shown)]
 if rows:
     seq = int(shown.iloc[rows[0]]["seq"])

@@ -43,7 +43,9 @@ TYPED = "(typed)"  # the choice that lets a command be typed, offered only when 
 def offered_tools(mode: str, spec: ServerSpec) -> list[dict[str, Any]] | None:
     """The tools the model will be offered, in MCP's shape; None when the server cannot be asked."""
     if mode == "direct":
-        return [{"name": f["function"]["name"], "inputSchema": f["function"]["parameters"]} for f in DIRECT_TOOL_SCHEMAS]
+        return [
+            {"name": f["function"]["name"], "inputSchema": f["function"]["parameters"]} for f in DIRECT_TOOL_SCHEMAS
+        ]
     listing, error = server_listing(spec, "handshake")
     if error:
         st.error(t("server_unreachable", lang, error=plain(error)), icon=":material/error:")
@@ -55,8 +57,11 @@ def skeleton(schema: dict[str, Any]) -> dict[str, Any]:
     """Arguments to start from: each required or defaulted property, with its default or an empty value."""
     empty = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
     required = set(schema.get("required") or [])
-    return {name: prop.get("default", empty.get(prop.get("type"), ""))
-            for name, prop in (schema.get("properties") or {}).items() if name in required or "default" in prop}
+    return {
+        name: prop.get("default", empty.get(prop.get("type"), ""))
+        for name, prop in (schema.get("properties") or {}).items()
+        if name in required or "default" in prop
+    }
 
 
 def scripted_turns(tools: list[dict[str, Any]] | None, lang: Lang) -> tuple[Turn, ...] | None:
@@ -64,9 +69,14 @@ def scripted_turns(tools: list[dict[str, Any]] | None, lang: Lang) -> tuple[Turn
     if tools is None:
         return None
     by_name = {tool["name"]: tool for tool in tools}
-    decision = remembered(st.selectbox, t("scripted_decision", lang), ["", *by_name], key="scripted_decision",
-                          help=t("scripted_help", lang),
-                          format_func=lambda n: t("call_tool", lang, name=n) if n else t("answer_directly", lang))
+    decision = remembered(
+        st.selectbox,
+        t("scripted_decision", lang),
+        ["", *by_name],
+        key="scripted_decision",
+        help=t("scripted_help", lang),
+        format_func=lambda n: t("call_tool", lang, name=n) if n else t("answer_directly", lang),
+    )
     turns: list[dict[str, Any]] = []
     if decision:
         start = json.dumps(skeleton(by_name[decision].get("inputSchema") or {}), ensure_ascii=False)
@@ -103,26 +113,45 @@ except ServerConfigError as exc:
 
 left, right = st.columns(2, gap="large")
 with left:
-    mode = remembered(st.radio, t("mode", lang), ["mcp", "direct"], horizontal=True, key="mode",
-                      format_func=lambda m: t(f"mode_{m}", lang))
-    server_name = remembered(st.selectbox, t("mcp_server", lang), [*servers, *([TYPED] if allow_typed_commands() else [])],
-                             key="server", disabled=mode == "direct", help=t("mcp_server_help", lang),
-                             format_func=lambda n: t("server_typed", lang) if n == TYPED else n)
+    mode = remembered(
+        st.radio,
+        t("mode", lang),
+        ["mcp", "direct"],
+        horizontal=True,
+        key="mode",
+        format_func=lambda m: t(f"mode_{m}", lang),
+    )
+    server_name = remembered(
+        st.selectbox,
+        t("mcp_server", lang),
+        [*servers, *([TYPED] if allow_typed_commands() else [])],
+        key="server",
+        disabled=mode == "direct",
+        help=t("mcp_server_help", lang),
+        format_func=lambda n: t("server_typed", lang) if n == TYPED else n,
+    )
     # What the scripted model and the context offer: the demo server (listed in memory), or the chosen one.
     server_spec = ServerSpec(transport="memory")
     bad_command = False
     if mode == "mcp" and server_name == TYPED:
         try:
-            server_spec = ServerSpec(command=tuple(shlex.split(st.text_input(t("server_command", lang),
-                                                                             key="server_command"))))
+            server_spec = ServerSpec(
+                command=tuple(shlex.split(st.text_input(t("server_command", lang), key="server_command")))
+            )
         except ValueError as exc:
             st.error(t("server_command_bad", lang, error=plain(exc)))
         bad_command = server_spec.is_demo
     elif mode == "mcp" and server_name != DEMO:
         server_spec = servers[server_name].spec
     demo = server_spec.is_demo  # transport, faults and the warm session are the demo server's
-    backend = remembered(st.radio, t("model", lang), ["mock", "scripted", "provider"], horizontal=True, key="backend",
-                         format_func=lambda b: t(f"backend_{b}", lang))
+    backend = remembered(
+        st.radio,
+        t("model", lang),
+        ["mock", "scripted", "provider"],
+        horizontal=True,
+        key="backend",
+        format_func=lambda b: t(f"backend_{b}", lang),
+    )
     key = KeyChoice(None)
     key_env = None  # the variable whose key this base URL would get
     preset = None
@@ -131,8 +160,9 @@ with left:
         script = scripted_turns(None if bad_command else offered_tools(mode, server_spec), lang)
         model_name, base_url = "scripted", None
     elif backend == "mock":
-        model_name = remembered(st.selectbox, t("mock_behaviour", lang), MOCK_MODELS, key="mock_model",
-                                help=t("mock_help", lang))
+        model_name = remembered(
+            st.selectbox, t("mock_behaviour", lang), MOCK_MODELS, key="mock_model", help=t("mock_help", lang)
+        )
         base_url = None
     else:
         preset = remembered(st.selectbox, t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
@@ -141,58 +171,119 @@ with left:
         # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
         key_env = key_env_for(preset, base_url)
         # No session key: the typed key lives only in this widget, never in the app's state or a trace.
-        typed_key = st.text_input(t("api_key", lang), type="password",
-                                  placeholder=t("key_from_env", lang, env=key_env) if key_env else None)
+        typed_key = st.text_input(
+            t("api_key", lang), type="password", placeholder=t("key_from_env", lang, env=key_env) if key_env else None
+        )
         key = key_for(preset, base_url, typed_key)
         if key.withheld:
             st.warning(t("key_withheld", lang, env=key.withheld), icon=":material/key_off:")
 with right:
     with st.expander(t("options", lang), expanded=True):
-        choice = remembered(st.selectbox, t("tool_choice", lang), ["auto", "none", "required", "named"],
-                            key="tool_choice")
+        choice = remembered(
+            st.selectbox, t("tool_choice", lang), ["auto", "none", "required", "named"], key="tool_choice"
+        )
         if choice == "named":
-            choice = remembered(st.selectbox, t("named_function", lang),
-                                ["get_weather", "calc_work_hours", "best_practice"], key="named")
+            choice = remembered(
+                st.selectbox,
+                t("named_function", lang),
+                ["get_weather", "calc_work_hours", "best_practice"],
+                key="named",
+            )
         parallel = remembered_value(st.checkbox, t("parallel", lang), key="parallel", default=True)
         strict = remembered_value(st.checkbox, t("strict", lang), key="strict", default=False)
         stream = remembered_value(st.checkbox, t("stream", lang), key="stream", default=False)
-        era = remembered(st.radio, t("era", lang), ["handshake", "modern"], horizontal=True, key="era",
-                         format_func=lambda e: t(f"era_{e}", lang), disabled=mode == "direct")
-        transport = remembered(st.radio, t("transport", lang), ["memory", "stdio"], horizontal=True, key="transport",
-                               disabled=mode == "direct" or not demo, help=t("transport_help", lang))
-        max_rounds = remembered_value(st.number_input, t("max_rounds", lang), key="max_rounds", default=5,
-                                      min_value=1, max_value=10)
-        fault = remembered(st.radio, t("server_fault", lang), ["none", "die", "hang"], horizontal=True,
-                           key="server_fault", format_func=lambda f: t(f"fault_{f}", lang),
-                           disabled=mode == "direct" or not demo)
-        keep_warm = remembered_value(st.checkbox, t("keep_warm", lang), key="keep_warm", default=False,
-                                     help=t("keep_warm_help", lang),
-                                     disabled=mode == "direct" or transport != "stdio" or fault != "none" or not demo)
+        era = remembered(
+            st.radio,
+            t("era", lang),
+            ["handshake", "modern"],
+            horizontal=True,
+            key="era",
+            format_func=lambda e: t(f"era_{e}", lang),
+            disabled=mode == "direct",
+        )
+        transport = remembered(
+            st.radio,
+            t("transport", lang),
+            ["memory", "stdio"],
+            horizontal=True,
+            key="transport",
+            disabled=mode == "direct" or not demo,
+            help=t("transport_help", lang),
+        )
+        max_rounds = remembered_value(
+            st.number_input, t("max_rounds", lang), key="max_rounds", default=5, min_value=1, max_value=10
+        )
+        fault = remembered(
+            st.radio,
+            t("server_fault", lang),
+            ["none", "die", "hang"],
+            horizontal=True,
+            key="server_fault",
+            format_func=lambda f: t(f"fault_{f}", lang),
+            disabled=mode == "direct" or not demo,
+        )
+        keep_warm = remembered_value(
+            st.checkbox,
+            t("keep_warm", lang),
+            key="keep_warm",
+            default=False,
+            help=t("keep_warm_help", lang),
+            disabled=mode == "direct" or transport != "stdio" or fault != "none" or not demo,
+        )
 
 resources: list[str] = []
 prompt, prompt_args = None, {}
 if mode == "mcp" and not bad_command:
     listing, _ = server_listing(server_spec, "handshake")
     with left.expander(t("context", lang)):
-        resources = remembered_multiselect(t("resources", lang), [r["uri"] for r in listing["resources"]], key="resources")
+        resources = remembered_multiselect(
+            t("resources", lang), [r["uri"] for r in listing["resources"]], key="resources"
+        )
         prompts = {p["name"]: p for p in listing["prompts"]}
-        prompt = remembered(st.selectbox, t("prompt", lang), ["", *prompts], key="prompt",
-                            format_func=lambda n: n or t("no_prompt", lang)) or None
+        prompt = (
+            remembered(
+                st.selectbox,
+                t("prompt", lang),
+                ["", *prompts],
+                key="prompt",
+                format_func=lambda n: n or t("no_prompt", lang),
+            )
+            or None
+        )
         for arg in (prompts[prompt].get("arguments") or []) if prompt else []:
-            prompt_args[arg["name"]] = st.text_input(t("prompt_arg", lang, name=plain(arg["name"])),
-                                                     key=f"prompt_{prompt}_{arg['name']}",
-                                                     help=plain(arg["description"]) if arg.get("description") else None)
+            prompt_args[arg["name"]] = st.text_input(
+                t("prompt_arg", lang, name=plain(arg["name"])),
+                key=f"prompt_{prompt}_{arg['name']}",
+                help=plain(arg["description"]) if arg.get("description") else None,
+            )
 
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key.key
 if missing_key and not key.withheld:  # a withheld key has said why already
     st.warning(t("no_key", lang, env=key_env) if key_env else t("no_key_typed", lang))
 
-if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key or script is None or bad_command or not question.strip(),
-                   key="run", width="stretch"):
-    options = flow.RunOptions.build(server=server_spec, mode=mode, tool_choice=choice, parallel=parallel, strict=strict,
-                                    stream=stream, max_rounds=max_rounds, era=era, transport=transport,
-                                    server_fault=fault, mcp_timeout_s=5.0, resources=resources, prompt=prompt,
-                                    prompt_args={k: v for k, v in prompt_args.items() if v})
+if run_slot.button(
+    t("run_button", lang),
+    type="primary",
+    disabled=missing_key or script is None or bad_command or not question.strip(),
+    key="run",
+    width="stretch",
+):
+    options = flow.RunOptions.build(
+        server=server_spec,
+        mode=mode,
+        tool_choice=choice,
+        parallel=parallel,
+        strict=strict,
+        stream=stream,
+        max_rounds=max_rounds,
+        era=era,
+        transport=transport,
+        server_fault=fault,
+        mcp_timeout_s=5.0,
+        resources=resources,
+        prompt=prompt,
+        prompt_args={k: v for k, v in prompt_args.items() if v},
+    )
     if backend == "scripted":
         model = flow.ModelConfig.scripted(script or ())
     elif backend == "mock":
@@ -200,10 +291,13 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
     else:
         model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key.key)
     with progress.status(t("running", lang), expanded=True) as status:
+
         def show(hop: flow.Hop) -> None:
             step = "·" if hop.step is None else hop.step
-            status.write(f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
-                         f" · {plain(short_label(hop, 70))}")
+            status.write(
+                f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
+                f" · {plain(short_label(hop, 70))}"
+            )
 
         if keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none":
             # The warm session runs on its own thread; its hops come back through a queue to this one.
@@ -217,8 +311,11 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=missing_key o
             result = pending.result()
         else:
             result = flow.run(question, options=options, model=model, on_hop=show)
-        status.update(label=t("run_done" if result.ok else "run_failed", lang), state="complete" if result.ok else "error",
-                      expanded=not result.ok)
+        status.update(
+            label=t("run_done" if result.ok else "run_failed", lang),
+            state="complete" if result.ok else "error",
+            expanded=not result.ok,
+        )
     item = add_run(app, result.trace)
     app.run_error = None if result.ok else {"en": result.error_in("en") or "", "zh": result.error_in("zh") or ""}
     if result.ok:

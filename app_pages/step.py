@@ -50,8 +50,13 @@ if (named := url_index()) is not None:
 # Where the trace comes from lives in the sidebar; the page keeps the lesson.
 with st.sidebar:
     st.divider()
-    source = remembered(st.radio, t("source", lang), ["sample", "upload", "run"], key="step_source",
-                        format_func=lambda s: t(f"source_{s}", lang))
+    source = remembered(
+        st.radio,
+        t("source", lang),
+        ["sample", "upload", "run"],
+        key="step_source",
+        format_func=lambda s: t(f"source_{s}", lang),
+    )
     if source == "sample":
         samples = [k for k in all_traces(app) if k.startswith("sample:")]
         current = app.step_key if app.step_key in samples else samples[0]
@@ -66,8 +71,10 @@ with st.sidebar:
             except flow.TraceError as exc:
                 app.upload_error = str(exc)
         if app.upload_error:
-            st.error(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error,
-                     icon=":material/error:")
+            st.error(
+                f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error,
+                icon=":material/error:",
+            )
     elif app.last_run is None:
         st.info(t("no_run_yet", lang))
     else:

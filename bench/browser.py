@@ -28,8 +28,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
 SIZES = [(1280, 720), (1920, 1080)]
 PAINTED = "[data-flow-viewer][data-current]"
 
@@ -83,9 +91,12 @@ CURRENT_IN_VIEW = """() => {
 }"""
 
 # Every hop of the loaded trace: go there, let the scroll settle, then check the current row (CURRENT_IN_VIEW).
-_OUT_OF_VIEW = """async () => {
+_OUT_OF_VIEW = (
+    """async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-  const inView = """ + CURRENT_IN_VIEW + """;
+  const inView = """
+    + CURRENT_IN_VIEW
+    + """;
   const v = window.__viewer;
   const bad = [];
   for (let i = 0; i < v.count; i++) {
@@ -104,6 +115,7 @@ _OUT_OF_VIEW = """async () => {
   }
   return bad;
 }"""
+)
 
 # Times of each change of position while autoplay runs (performance.now(), ms).
 _WATCH = """() => {
@@ -145,9 +157,26 @@ def serve_app() -> Iterator[str]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
-         "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -207,8 +236,9 @@ def _upload(page: Any, path: Path, hops: int) -> None:
     if page.evaluate("() => window.__viewer.count") > 1:
         _goto(page, 1)
     page.locator("input[type='file']").set_input_files(str(path))
-    page.wait_for_function("n => window.__viewer && window.__viewer.count === n && "
-                           "window.__viewer.root.dataset.current === '1'", arg=hops)
+    page.wait_for_function(
+        "n => window.__viewer && window.__viewer.count === n && window.__viewer.root.dataset.current === '1'", arg=hops
+    )
     page.wait_for_timeout(300)
 
 
@@ -231,8 +261,11 @@ def _out_of_view(page: Any, where: str, hops: int) -> tuple[int, list[str]]:
             _presenter(page, presenter)
             checked += hops
             mode = "presenter" if presenter else "normal"
-            bad += [f"{where} {size[0]}x{size[1]} {mode} hop {b['hop']}: "
-                    + json.dumps({k: v for k, v in b.items() if k != "hop"}) for b in page.evaluate(_OUT_OF_VIEW)]
+            bad += [
+                f"{where} {size[0]}x{size[1]} {mode} hop {b['hop']}: "
+                + json.dumps({k: v for k, v in b.items() if k != "hop"})
+                for b in page.evaluate(_OUT_OF_VIEW)
+            ]
     _presenter(page, False)
     page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
     return checked, bad
@@ -271,8 +304,11 @@ def _autoplay(page: Any, steps: int) -> dict[str, float]:
     marks = page.evaluate("() => window.__benchMarks")[: steps + 1]
     gaps = [b - a for a, b in itertools.pairwise(marks)]
     period = (marks[-1] - marks[0]) / steps
-    return {"autoplay_period_ms": period, "autoplay_error_pct": (period - 1000) / 10,
-            "autoplay_worst_step_ms": max(gaps, key=lambda g: abs(g - 1000))}
+    return {
+        "autoplay_period_ms": period,
+        "autoplay_error_pct": (period - 1000) / 10,
+        "autoplay_worst_step_ms": max(gaps, key=lambda g: abs(g - 1000)),
+    }
 
 
 def _presses(page: Any, count: int) -> int:
@@ -288,8 +324,25 @@ def _presses(page: Any, count: int) -> int:
 
 def _render_html(trace_file: Path, out: Path) -> None:
     """The self-contained file, made as a user makes it: `python -m flow render --format html`."""
-    subprocess.run([sys.executable, "-m", "flow", "render", str(trace_file), "--format", "html", "--lang", "en",
-                    "--out", str(out)], cwd=ROOT, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flow",
+            "render",
+            str(trace_file),
+            "--format",
+            "html",
+            "--lang",
+            "en",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
 
 
 def browser_figures(quick: bool) -> dict[str, Any]:
@@ -305,8 +358,11 @@ def browser_figures(quick: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp_name:
         # Every file first: making a trace runs an event loop, which cannot start inside Playwright's.
         tmp = Path(tmp_name)
-        files = {"large": tmp / f"synthetic-{large_n}.json", "html": tmp / "beijing-mcp.html",
-                 "html_large": tmp / f"synthetic-{large_n}.html"}
+        files = {
+            "large": tmp / f"synthetic-{large_n}.json",
+            "html": tmp / "beijing-mcp.html",
+            "html_large": tmp / f"synthetic-{large_n}.html",
+        }
         files["large"].write_text(synthetic_trace(large_n).to_json(), encoding="utf-8")
         _render_html(SAMPLES / "beijing-mcp.json", files["html"])
         _render_html(files["large"], files["html_large"])
@@ -335,13 +391,20 @@ def _measure(files: dict[str, Path], hops: dict[str, int], large_n: int, quick: 
             with serve_app() as url:
                 _open(browser, url).context.close()  # warm: the first session imports and draws
                 fresh, cached = _first_render(browser, url, 2 if quick else 5)
-                out.update(first_render_s=statistics.median(fresh), first_render_max_s=max(fresh),
-                           first_render_cached_s=statistics.median(cached))
+                out.update(
+                    first_render_s=statistics.median(fresh),
+                    first_render_max_s=max(fresh),
+                    first_render_cached_s=statistics.median(cached),
+                )
 
                 page = _open(browser, url)
                 small = _steps(page, repeats, pauses)
-                out.update(step_p50_ms=small["p50"], step_p95_ms=small["p95"], step_busy_ms=small["cpu"],
-                           steps_lost=small["lost"])
+                out.update(
+                    step_p50_ms=small["p50"],
+                    step_p95_ms=small["p95"],
+                    step_busy_ms=small["cpu"],
+                    steps_lost=small["lost"],
+                )
                 out.update(_autoplay(page, 2 if quick else 6))
                 for name, n_hops in hops.items():
                     if name != "beijing-mcp":
@@ -356,8 +419,12 @@ def _measure(files: dict[str, Path], hops: dict[str, int], large_n: int, quick: 
                 _upload(page, files["large"], large_n)
                 _goto(page, large_n // 10)
                 large = _steps(page, repeats, pauses)
-                out.update(large_step_p50_ms=large["p50"], large_step_p95_ms=large["p95"],
-                           large_step_busy_ms=large["cpu"], large_steps_lost=large["lost"])
+                out.update(
+                    large_step_p50_ms=large["p50"],
+                    large_step_p95_ms=large["p95"],
+                    large_step_busy_ms=large["cpu"],
+                    large_steps_lost=large["lost"],
+                )
                 page.context.close()
 
             page = _open(browser, files["html"].as_uri())
@@ -367,8 +434,12 @@ def _measure(files: dict[str, Path], hops: dict[str, int], large_n: int, quick: 
             page = _open(browser, files["html_large"].as_uri())
             _goto(page, large_n // 10)
             large = _steps(page, repeats, pauses)
-            out.update(html_large_step_p50_ms=large["p50"], html_large_step_p95_ms=large["p95"],
-                       html_large_step_busy_ms=large["cpu"], html_steps_lost=small["lost"] + large["lost"])
+            out.update(
+                html_large_step_p50_ms=large["p50"],
+                html_large_step_p95_ms=large["p95"],
+                html_large_step_busy_ms=large["cpu"],
+                html_steps_lost=small["lost"] + large["lost"],
+            )
             page.context.close()
             for name in hops:
                 page = _open(browser, files[f"html:{name}"].as_uri())

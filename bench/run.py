@@ -85,13 +85,22 @@ async def _bare_sdk() -> None:
 
     from flow.backends.mock import MockModelTransport
 
-    model = openai.AsyncOpenAI(api_key="x", base_url="http://mock.local/v1", max_retries=0,
-                               http_client=httpx2.AsyncClient(transport=MockModelTransport()))
+    model = openai.AsyncOpenAI(
+        api_key="x",
+        base_url="http://mock.local/v1",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=MockModelTransport()),
+    )
     async with Client(InMemoryTransport(shared_server()), mode="legacy", cache=None) as client, model:
         for question, cities in zip(QUESTIONS, (["北京"], ["北京", "上海"]), strict=True):
             tools = (await client.list_tools()).tools
-            schema: list[Any] = [{"type": "function", "function": {"name": t.name, "description": t.description or "",
-                                                         "parameters": t.input_schema}} for t in tools]
+            schema: list[Any] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema},
+                }
+                for t in tools
+            ]
             messages: list[Any] = [{"role": "user", "content": question}]
             first = await model.chat.completions.create(model="mock", messages=messages, tools=schema)
             messages.append(first.choices[0].message.model_dump(exclude_none=True))
@@ -131,10 +140,16 @@ def recording_overhead(repeats: int) -> dict[str, float]:
         def paired(a: list[float], b: list[float]) -> float:
             return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
-        return {"recorded_ms": on, "recorded_ms_per_question": on / len(QUESTIONS), "unrecorded_ms": off,
-                "bare_sdk_ms": bare, "recorded_over_unrecorded": paired(wall["on"], wall["off"]),
-                "recorded_over_unrecorded_cpu": paired(cpu["on"], cpu["off"]),
-                "ratio_of_medians": on / off, "recorded_over_bare": paired(wall["on"], wall["bare"])}
+        return {
+            "recorded_ms": on,
+            "recorded_ms_per_question": on / len(QUESTIONS),
+            "unrecorded_ms": off,
+            "bare_sdk_ms": bare,
+            "recorded_over_unrecorded": paired(wall["on"], wall["off"]),
+            "recorded_over_unrecorded_cpu": paired(cpu["on"], cpu["off"]),
+            "ratio_of_medians": on / off,
+            "recorded_over_bare": paired(wall["on"], wall["bare"]),
+        }
 
     return anyio.run(main)
 
@@ -144,14 +159,20 @@ def stdio_cold_warm(repeats: int) -> dict[str, float]:
         memory = await amedian_ms(lambda: _flow(Recorder, "memory"), repeats)
         cold = await amedian_ms(lambda: _flow(Recorder, "stdio"), max(2, repeats // 4), warmup=1)
         async with open_session(ServerSpec(transport="stdio"), era="handshake", recorder=Recorder()) as session:
+
             async def warm_flow() -> None:
                 for question in QUESTIONS:
                     result = await run_flow(question, options=RunOptions(transport="stdio"), session=session)
                     assert result.ok, result.error
 
             warm = await amedian_ms(warm_flow, repeats)
-        return {"memory_ms": memory, "stdio_cold_ms": cold, "stdio_warm_ms": warm,
-                "warm_over_memory": warm / memory, "cold_over_warm": cold / warm}
+        return {
+            "memory_ms": memory,
+            "stdio_cold_ms": cold,
+            "stdio_warm_ms": warm,
+            "warm_over_memory": warm / memory,
+            "cold_over_warm": cold / warm,
+        }
 
     return anyio.run(main)
 
@@ -209,8 +230,12 @@ def app_step_change(n_hops: int, repeats: int) -> dict[str, float]:
 
     small = per_report(flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json"))
     large = per_report(synthetic_trace(n_hops))
-    return {"small_trace_step_ms": small, "large_trace_step_ms": large, "large_over_small": large / small,
-            "large_trace_hops": n_hops}
+    return {
+        "small_trace_step_ms": small,
+        "large_trace_step_ms": large,
+        "large_over_small": large / small,
+        "large_trace_hops": n_hops,
+    }
 
 
 def app_startup() -> dict[str, float]:
@@ -222,9 +247,24 @@ def app_startup() -> dict[str, float]:
     subprocess.run([sys.executable, "-c", "import streamlit"], check=True)
     import_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                             "--server.headless", "true", "--server.address", "127.0.0.1"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         while True:
             try:
@@ -282,8 +322,11 @@ def _verdict(key: str, value: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (for the test suite)")
-    parser.add_argument("--out", help="where to write the figures as JSON (default: bench/results.json for a full "
-                        "run; a quick run writes nothing unless told, so it never replaces the committed figures)")
+    parser.add_argument(
+        "--out",
+        help="where to write the figures as JSON (default: bench/results.json for a full "
+        "run; a quick run writes nothing unless told, so it never replaces the committed figures)",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--browser", action="store_true", help="only the trace viewer in headless Chromium")
     which.add_argument("--no-browser", action="store_true", help="everything but the browser (no Chromium needed)")
@@ -292,8 +335,10 @@ def main(argv: list[str] | None = None) -> int:
     repeats = 3 if quick else 25
     sizes = [10, 100] if quick else [10, 100, 1000, 10000]
 
-    print(f"machine: {os.cpu_count()} CPUs · Python {platform.python_version()} · {platform.machine()}"
-          + (" · quick mode" if quick else ""))
+    print(
+        f"machine: {os.cpu_count()} CPUs · Python {platform.python_version()} · {platform.machine()}"
+        + (" · quick mode" if quick else "")
+    )
     results: dict[str, Any] = {"cpus": os.cpu_count(), "python": platform.python_version(), "quick": quick}
     sections: list[tuple[str, Callable[[], Any]]] = [
         ("recording", lambda: recording_overhead(3 if quick else 50)),  # the closest target: more rounds
@@ -312,23 +357,34 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n[{name}]")
         if isinstance(value, list):
             keys = [k for k in value[0] if k.endswith("_us_per_hop")]
-            print(f"{'hops':>7} {'file KB':>9} " + " ".join(f"{k.removesuffix('_us_per_hop'):>14}" for k in keys)
-                  + "   (µs per hop)")
+            print(
+                f"{'hops':>7} {'file KB':>9} "
+                + " ".join(f"{k.removesuffix('_us_per_hop'):>14}" for k in keys)
+                + "   (µs per hop)"
+            )
             for row in value:
-                print(f"{row['hops']:>7} {row['file_kb']:>9.0f} "
-                      + " ".join(f"{row[k]:>14.1f}" if k in row else f"{'-':>14}" for k in keys))
+                print(
+                    f"{row['hops']:>7} {row['file_kb']:>9.0f} "
+                    + " ".join(f"{row[k]:>14.1f}" if k in row else f"{'-':>14}" for k in keys)
+                )
             having = {k: [row[k] for row in value if k in row] for k in keys}  # html stops at MAX_ARROWS
             growth = {k: v[-1] / v[-2] for k, v in having.items()}
             results["scaling_growth"] = growth
-            print("growth of µs/hop over the last size step (≈1 is linear): "
-                  + ", ".join(f"{k.removesuffix('_us_per_hop')} {g:.2f}" for k, g in growth.items()))
+            print(
+                "growth of µs/hop over the last size step (≈1 is linear): "
+                + ", ".join(f"{k.removesuffix('_us_per_hop')} {g:.2f}" for k, g in growth.items())
+            )
             for row in value:
                 if row["hops"] == 1000:
-                    print(f"1,000-hop frame: {row['dot_frame_ms']:.1f} ms (target < 100: "
-                          f"{'met' if row['dot_frame_ms'] < 100 else 'MISSED'})")
+                    print(
+                        f"1,000-hop frame: {row['dot_frame_ms']:.1f} ms (target < 100: "
+                        f"{'met' if row['dot_frame_ms'] < 100 else 'MISSED'})"
+                    )
                 if row["hops"] == 10000:
-                    print(f"10,000-hop load: {row['load_validate_ms']:.0f} ms (target < 1000: "
-                          f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})")
+                    print(
+                        f"10,000-hop load: {row['load_validate_ms']:.0f} ms (target < 1000: "
+                        f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})"
+                    )
         else:
             for key, v in value.items():
                 if isinstance(v, list):  # the browser's cases out of view, one a line

@@ -42,16 +42,26 @@ _HOME = {
     **dict.fromkeys(("RunOptions", "RunResult"), "flow.engine.options"),
     "import_bytes": "flow.interop.importers",
     "to_otlp_json": "flow.interop.otlp",
-    **dict.fromkeys(("EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "KeyChoice", "key_env_for", "key_for"), "flow.providers"),
+    **dict.fromkeys(
+        ("EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "KeyChoice", "key_env_for", "key_for"), "flow.providers"
+    ),
     **dict.fromkeys(("run", "run_flow"), "flow.runs"),
     "SAMPLES": "flow.samples",
-    **dict.fromkeys(("DEMO", "ServerConfigError", "allow_typed_commands", "built_in_servers", "configured_servers"), "flow.servers.config"),
+    **dict.fromkeys(
+        ("DEMO", "ServerConfigError", "allow_typed_commands", "built_in_servers", "configured_servers"),
+        "flow.servers.config",
+    ),
     **dict.fromkeys(("Era", "ServerSpec"), "flow.servers.spec"),
     **dict.fromkeys(("ACTOR_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
-    **dict.fromkeys(("MAX_TRACE_BYTES", "TraceError", "load_trace", "parse_trace", "read_trace_bytes", "save_trace"), "flow.trace.files"),
+    **dict.fromkeys(
+        ("MAX_TRACE_BYTES", "TraceError", "load_trace", "parse_trace", "read_trace_bytes", "save_trace"),
+        "flow.trace.files",
+    ),
     **dict.fromkeys(("FORMAT_VERSION", "PHASES", "Hop", "Trace", "TraceMeta"), "flow.trace.model"),
     **dict.fromkeys(("figures", "per_phase_ms", "per_step", "summary_rows"), "flow.views.compare"),
-    **dict.fromkeys(("LABEL_SIZE", "SMALL_SIZE", "RenderError", "overview_dot", "render", "to_dot"), "flow.views.diagram"),
+    **dict.fromkeys(
+        ("LABEL_SIZE", "SMALL_SIZE", "RenderError", "overview_dot", "render", "to_dot"), "flow.views.diagram"
+    ),
     "to_html": "flow.views.html",
     "short_label": "flow.views.labels",
     **dict.fromkeys(("focus_view", "hop_dataframe", "hop_rows", "hop_table", "summary_line"), "flow.views.table"),

@@ -48,8 +48,16 @@ def _endpoint(url: str) -> tuple[object, ...] | None:
         port = parts.port or _DEFAULT_PORTS[scheme]
     except ValueError:
         return None
-    return (scheme, parts.username, parts.password, parts.hostname, port, parts.path.rstrip("/"), parts.query,
-            parts.fragment)
+    return (
+        scheme,
+        parts.username,
+        parts.password,
+        parts.hostname,
+        port,
+        parts.path.rstrip("/"),
+        parts.query,
+        parts.fragment,
+    )
 
 
 def same_endpoint(url: str, home: str) -> bool:
@@ -109,5 +117,15 @@ EXAMPLE_QUESTIONS: list[str] = [
 ]
 
 
-__all__ = ["EXAMPLE_QUESTIONS", "MOCK_MODELS", "OPENAI_DEFAULT_BASE_URL", "PRESETS", "KeyChoice", "Preset", "key_for",
-           "key_env_for", "key_homes", "same_endpoint"]
+__all__ = [
+    "EXAMPLE_QUESTIONS",
+    "MOCK_MODELS",
+    "OPENAI_DEFAULT_BASE_URL",
+    "PRESETS",
+    "KeyChoice",
+    "Preset",
+    "key_for",
+    "key_env_for",
+    "key_homes",
+    "same_endpoint",
+]

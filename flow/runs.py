@@ -14,7 +14,10 @@ from flow.engine.options import RunResult
 
 
 async def run_flow(
-    question: str, *, model: ModelConfig = ModelConfig(), model_transport: httpx2.AsyncBaseTransport | None = None,
+    question: str,
+    *,
+    model: ModelConfig = ModelConfig(),
+    model_transport: httpx2.AsyncBaseTransport | None = None,
     **kwargs: Any,
 ) -> RunResult:
     """Run one question end to end (see `flow.engine.loop.run_flow`); the mock and scripted models answer offline."""

@@ -194,7 +194,7 @@ SAMPLES: list[Sample] = [
         "Provider quirks · recorded as they came",
         "有的服务商和 OpenAI 不完全一样：tool_calls 旁边的 content 是空字符串而不是 null，id 不以 call_ 开头，参数里有换行，"
         "finish_reason 是 stop，没有 usage。应用照原样记录，并且只看 tool_calls 本身来决定下一步。",
-        "Some providers differ from OpenAI: content is \"\" rather than null beside tool_calls, ids do not start with "
+        'Some providers differ from OpenAI: content is "" rather than null beside tool_calls, ids do not start with '
         "call_, arguments contain newlines, finish_reason is stop, and there is no usage. The app records it as it came "
         "and goes by the tool_calls themselves.",
         question="北京和上海今天天气怎么样？",

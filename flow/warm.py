@@ -68,7 +68,9 @@ class WarmSession:
 
         async def hold() -> None:
             try:
-                async with open_session(self.spec, era=self.era, recorder=NullRecorder(), timeout_s=self.timeout_s) as s:
+                async with open_session(
+                    self.spec, era=self.era, recorder=NullRecorder(), timeout_s=self.timeout_s
+                ) as s:
                     self._session = s
                     ready.set()
                     assert self._stop is not None

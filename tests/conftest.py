@@ -22,8 +22,9 @@ def runner() -> Callable[..., Any]:
 @pytest.fixture
 def mock_server() -> Iterator[str]:
     """`python -m flow mock-server` on a free loopback port; its base URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "flow", "mock-server", "--port", "0"], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flow", "mock-server", "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -34,12 +34,14 @@ def flow_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60)
     """`python -m flow ARGS` in its own process, from the repository root, with no OPENAI_* variables."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "flow", *args], cwd=ROOT, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "flow", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=timeout
+    )
 
 
-def run_flow_sync(question: str = "北京今天天气怎么样？", *, model: str = "mock", timeout_s: float = 30.0,
-                  **options: Any) -> RunResult:
+def run_flow_sync(
+    question: str = "北京今天天气怎么样？", *, model: str = "mock", timeout_s: float = 30.0, **options: Any
+) -> RunResult:
     options.setdefault("transport", "memory")
     return run(question, options=RunOptions(**options), model=ModelConfig(model=model, timeout_s=timeout_s))
 
@@ -77,9 +79,15 @@ class DemoServer:
 def start_demo_server(*args: str, env: dict[str, str] | None = None) -> DemoServer:
     full_env = {k: v for k, v in os.environ.items() if k != "MCP_BEARER_TOKEN"}
     full_env.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "flow", "demo-server", "--http", "--port", "0", *args], cwd=ROOT,
-                            env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flow", "demo-server", "--http", "--port", "0", *args],
+        cwd=ROOT,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     server = DemoServer(proc)
     said: queue.Queue[str | None] = queue.Queue()
 
@@ -124,7 +132,7 @@ def odd_payload_hops(payload: Any) -> Iterator[tuple[str, Any]]:
     from flow.trace.files import TraceError, read_trace_bytes
 
     for kind, (data, i) in _one_hop_of_each_kind().items():
-        for clipped in ([None, "cut"] if not isinstance(payload, dict) else [None]):
+        for clipped in [None, "cut"] if not isinstance(payload, dict) else [None]:
             odd = json.loads(json.dumps(data))
             odd["hops"][i].update(payload=payload, **({"clipped": clipped} if clipped else {}))
             try:

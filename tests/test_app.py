@@ -60,8 +60,9 @@ def test_every_page_loads_in_both_languages(page, lang):
     at.switch_page(page).run()
     assert not at.exception, at.exception
     assert not at.error
-    text = " ".join(v if isinstance(v := getattr(e, "value", ""), str) and v else str(getattr(e, "label", v))
-                    for e in at.main)
+    text = " ".join(
+        v if isinstance(v := getattr(e, "value", ""), str) and v else str(getattr(e, "label", v)) for e in at.main
+    )
     assert any("\u4e00" <= c <= "\u9fff" for c in text) if lang == "zh" else "Step" in text or "Run" in text or text
 
 
@@ -175,8 +176,12 @@ def test_the_hop_table_filters_and_searches():
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(b"{ not json", "not valid JSON"), (b"", "the file is empty"), (b"[]", "a trace is a JSON object"),
-     (json.dumps({"format_version": 99}).encode(), "newer version")],
+    [
+        (b"{ not json", "not valid JSON"),
+        (b"", "the file is empty"),
+        (b"[]", "a trace is a JSON object"),
+        (json.dumps({"format_version": 99}).encode(), "newer version"),
+    ],
 )
 def test_a_broken_upload_shows_the_error_and_keeps_the_app_working(content, message):
     at = app()
@@ -204,8 +209,11 @@ def test_the_step_page_offers_the_trace_as_opentelemetry_spans():
 def test_an_uploaded_jsonrpc_log_is_imported_and_stepped_through():
     at = app()
     at.radio(key="step_source_en").set_value("upload").run()
-    frames = [h["payload"] for h in json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text())["hops"]
-              if h["kind"].startswith("mcp.")]
+    frames = [
+        h["payload"]
+        for h in json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text())["hops"]
+        if h["kind"].startswith("mcp.")
+    ]
     data = "\n".join(json.dumps(f) for f in frames).encode()
     at.file_uploader(key="step_upload").set_value(("session.jsonl", data, "application/jsonl")).run()
     assert not at.error and f"hop 1 of {len(frames)}" in header(at)
@@ -334,9 +342,20 @@ def test_the_run_page_reads_a_resource_and_fetches_a_prompt():
 
 def test_the_run_page_offers_only_configured_servers_and_runs_one(tmp_path, monkeypatch):
     config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"demo-over-stdio": {
-        "command": sys.executable, "args": ["-m", "weather_demo"], "env": {"PYTHONPATH": str(ROOT)}}}}),
-        encoding="utf-8")
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "demo-over-stdio": {
+                        "command": sys.executable,
+                        "args": ["-m", "weather_demo"],
+                        "env": {"PYTHONPATH": str(ROOT)},
+                    }
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("MCP_FLOW_SERVERS", str(config))
     monkeypatch.delenv("MCP_FLOW_ALLOW_COMMANDS", raising=False)
     at = app()
@@ -374,8 +393,9 @@ def test_a_broken_servers_file_is_one_line_and_the_built_in_servers_stay(tmp_pat
     at = app()
     at.switch_page("app_pages/run.py").run()
     assert not at.exception
-    assert at.error[0].value == (f"The servers file cannot be used: {config}: mcpServers.x: needs a `command` "
-                                 "(a non-empty string), or a `url`")
+    assert at.error[0].value == (
+        f"The servers file cannot be used: {config}: mcpServers.x: needs a `command` (a non-empty string), or a `url`"
+    )
     assert at.selectbox(key="server_en").options[0] == "weather-demo"
 
 

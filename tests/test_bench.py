@@ -14,14 +14,31 @@ from helpers import ROOT
 
 def test_bench_quick_prints_every_figure(tmp_path):
     out = tmp_path / "results.json"
-    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--no-browser", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--no-browser", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     text = proc.stdout
     assert text.startswith("machine: ") and " CPUs · Python " in text
-    for figure in ["recorded_over_unrecorded", "recorded_over_bare", "warm_over_memory", "cold_over_warm",
-                   "load_validate", "dot_frame", "hop_table", "mermaid", "html", "growth of µs/hop",
-                   "large_trace_step_ms", "startup_s", "peak_over_file"]:
+    for figure in [
+        "recorded_over_unrecorded",
+        "recorded_over_bare",
+        "warm_over_memory",
+        "cold_over_warm",
+        "load_validate",
+        "dot_frame",
+        "hop_table",
+        "mermaid",
+        "html",
+        "growth of µs/hop",
+        "large_trace_step_ms",
+        "startup_s",
+        "peak_over_file",
+    ]:
         assert figure in text, figure
     results = json.loads(out.read_text(encoding="utf-8"))
     assert results["recording"]["recorded_ms"] > 0 and len(results["scaling"]) == 2

@@ -45,8 +45,9 @@ def test_stepping_to_the_final_step_shows_the_answer_in_the_diagram_and_the_json
     for name in ["User", "App", "MCP Client", "MCP Server", "Model API"]:
         assert name in svg_text
     assert "10" in svg_text  # the step number on the highlighted arrow
-    heads = {name: page.locator(".fv-svg svg text", has_text=name).first.bounding_box()
-             for name in ["User", "Model API"]}
+    heads = {
+        name: page.locator(".fv-svg svg text", has_text=name).first.bounding_box() for name in ["User", "Model API"]
+    }
     assert heads["Model API"]["x"] - heads["User"]["x"] > 400  # lifelines spread across the page, not piled up
     current = page.locator(".fv-svg g.edge.fv-current")
     expect(current).to_have_count(1)

@@ -32,7 +32,6 @@ def cli(capsys, monkeypatch):
     return call
 
 
-
 @pytest.mark.parametrize("mode", ["mcp", "direct"])
 def test_run_prints_answer_and_summary_and_writes_the_trace(tmp_path, cli, mode):
     out = tmp_path / f"beijing-{mode}.json"
@@ -46,8 +45,20 @@ def test_run_prints_answer_and_summary_and_writes_the_trace(tmp_path, cli, mode)
     assert trace["format_version"] == 1 and trace["meta"]["mode"] == mode
     assert trace["meta"]["question"] == "北京今天天气怎么样？"
     for hop in trace["hops"]:
-        for key in ("seq", "step", "phase", "source", "target", "kind", "payload", "t_start_ms", "t_end_ms", "bytes",
-                    "jsonrpc_id", "tool_call_id"):
+        for key in (
+            "seq",
+            "step",
+            "phase",
+            "source",
+            "target",
+            "kind",
+            "payload",
+            "t_start_ms",
+            "t_end_ms",
+            "bytes",
+            "jsonrpc_id",
+            "tool_call_id",
+        ):
             assert key in hop
     assert ran.stderr == ""
 
@@ -68,7 +79,9 @@ def test_a_failed_run_exits_non_zero_with_one_line_and_still_writes_the_trace(tm
     out = tmp_path / "fail.json"
     proc = flow_cli("run", "--transport", "memory", "--model", "mock-error-401", "--out", str(out))
     assert proc.returncode == 1
-    assert proc.stderr.strip().count("\n") == 0 and proc.stderr.startswith("error: the model endpoint answered HTTP 401")
+    assert proc.stderr.strip().count("\n") == 0 and proc.stderr.startswith(
+        "error: the model endpoint answered HTTP 401"
+    )
     assert "Traceback" not in proc.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["meta"]["outcome"] == "error"
 
@@ -87,21 +100,32 @@ def test_show_of_a_broken_file_is_one_line(tmp_path, cli):
     assert ran.returncode == 2 and "no such file" in ran.stderr
 
 
-@pytest.mark.parametrize(("args", "line"), [
-    (["run", "--max-rounds", "0"], "--max-rounds must be at least 1"),
-    (["run", "--mode", "direct", "--resource", "weather://cities"],
-     "--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp"),
-    (["run", "--script", "[{answer: hi}]", "--model", "mock"],
-     "--script is the model; leave out --model and --base-url"),
-    (["run", "--prompt", "weather_report", "--prompt-arg", "city"], "--prompt-arg wants NAME=VALUE, got 'city'"),
-    (["export", "x.json"], "say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL"),
-    (["samples", "--out", "-"],
-     "--out -: the samples are a folder of files, and standard output holds one; name a folder"),
-    (["show", "a\udcffb.json"], "argument 2 is not UTF-8 text: a\\udcffb.json"),
-    (["tools", "--server", "'unterminated"], "--server \"'unterminated\": No closing quotation"),
-    (["tools", "--server", ""], "--server is empty: give a command line or an http(s):// URL, or leave it out for the "
-     "demo server"),
-])
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["run", "--max-rounds", "0"], "--max-rounds must be at least 1"),
+        (
+            ["run", "--mode", "direct", "--resource", "weather://cities"],
+            "--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp",
+        ),
+        (
+            ["run", "--script", "[{answer: hi}]", "--model", "mock"],
+            "--script is the model; leave out --model and --base-url",
+        ),
+        (["run", "--prompt", "weather_report", "--prompt-arg", "city"], "--prompt-arg wants NAME=VALUE, got 'city'"),
+        (["export", "x.json"], "say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL"),
+        (
+            ["samples", "--out", "-"],
+            "--out -: the samples are a folder of files, and standard output holds one; name a folder",
+        ),
+        (["show", "a\udcffb.json"], "argument 2 is not UTF-8 text: a\\udcffb.json"),
+        (["tools", "--server", "'unterminated"], '--server "\'unterminated": No closing quotation'),
+        (
+            ["tools", "--server", ""],
+            "--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server",
+        ),
+    ],
+)
 def test_every_usage_error_is_one_line_through_the_one_handler(cli, args, line):
     ran = cli(*args)
     assert (ran.returncode, ran.stdout, ran.stderr) == (2, "", f"error: {line}\n")
@@ -127,8 +151,11 @@ def test_commands_that_write_a_trace_write_it_to_stdout_for_dash(tmp_path, cli, 
     source = trace_file
     if command[0] == "import":
         source = tmp_path / "log.jsonl"
-        source.write_text('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n'
-                          '{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}\n', encoding="utf-8")
+        source.write_text(
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n'
+            '{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}\n',
+            encoding="utf-8",
+        )
     ran = cli(command[0], str(source), *command[1:], "--out", "-")
     assert ran.returncode == 0, ran.stderr
     assert read_trace_bytes(ran.stdout.encode("utf-8")).hops
@@ -170,8 +197,14 @@ def test_export_and_schema_to_stdout(cli, trace_file):
 def test_one_builder_resolves_the_server_choice():
     demo = ServerSpec(transport="memory")
     other = ServerSpec(command=("python", "-m", "some_server"))
-    chosen = {"mode": "mcp", "transport": "memory", "server_fault": "die", "prompt": "", "resources": ["a://b"],
-              "prompt_args": {"city": "北京"}}
+    chosen = {
+        "mode": "mcp",
+        "transport": "memory",
+        "server_fault": "die",
+        "prompt": "",
+        "resources": ["a://b"],
+        "prompt_args": {"city": "北京"},
+    }
     on_demo = RunOptions.build(server=demo, **chosen)
     assert (on_demo.transport, on_demo.server_fault, on_demo.prompt) == ("memory", "die", None)
     assert (on_demo.resources, on_demo.prompt_args) == (("a://b",), (("city", "北京"),))
@@ -183,13 +216,36 @@ def test_one_builder_resolves_the_server_choice():
 
 def test_the_cli_records_what_the_builder_builds(tmp_path, cli):
     out = tmp_path / "t.json"
-    args = ["run", "--transport", "memory", "--no-parallel", "--max-rounds", "2", "--tool-choice", "required",
-            "--mcp-timeout", "4", "--resource", "weather://cities", "--prompt", "weather_report", "--prompt-arg",
-            "city=上海"]
+    args = [
+        "run",
+        "--transport",
+        "memory",
+        "--no-parallel",
+        "--max-rounds",
+        "2",
+        "--tool-choice",
+        "required",
+        "--mcp-timeout",
+        "4",
+        "--resource",
+        "weather://cities",
+        "--prompt",
+        "weather_report",
+        "--prompt-arg",
+        "city=上海",
+    ]
     assert cli(*args, "--out", str(out)).returncode == 0
-    built = RunOptions.build(server=ServerSpec(), transport="memory", parallel=False, max_rounds=2,
-                             tool_choice="required", mcp_timeout_s=4, resources=["weather://cities"],
-                             prompt="weather_report", prompt_args={"city": "上海"})
+    built = RunOptions.build(
+        server=ServerSpec(),
+        transport="memory",
+        parallel=False,
+        max_rounds=2,
+        tool_choice="required",
+        mcp_timeout_s=4,
+        resources=["weather://cities"],
+        prompt="weather_report",
+        prompt_args={"city": "上海"},
+    )
     assert load_trace(out).meta.settings == json.loads(json.dumps(built.settings()))
 
 
@@ -197,8 +253,19 @@ def test_the_cli_records_what_the_builder_builds(tmp_path, cli):
 def test_the_mock_model_served_over_http_answers_the_real_sdk(tmp_path, cli, monkeypatch, mock_server, stream):
     out = tmp_path / "http.json"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-fake-0123456789")
-    args = ["run", "--transport", "memory", "--base-url", mock_server, "--model", "mock", "--out", str(out),
-            "--question", "北京和上海今天天气怎么样？"]
+    args = [
+        "run",
+        "--transport",
+        "memory",
+        "--base-url",
+        mock_server,
+        "--model",
+        "mock",
+        "--out",
+        str(out),
+        "--question",
+        "北京和上海今天天气怎么样？",
+    ]
     ran = cli(*args, *(["--stream"] if stream else []))
     assert ran.returncode == 0, ran.stderr
     text = out.read_text(encoding="utf-8")
@@ -225,9 +292,12 @@ def test_public_surface_is_what_all_says():
 
     # The names are imported on first use; each one named in __all__ must resolve, and only those do.
     assert sorted(flow.__all__) == sorted(flow._HOME)
-    assert all(getattr(flow, name).__module__ == flow._HOME[name] for name in flow.__all__
-               if getattr(getattr(flow, name), "__module__", "typing") != "typing"  # a Literal alias says typing
-               and not isinstance(getattr(flow, name), (int, list)))
+    assert all(
+        getattr(flow, name).__module__ == flow._HOME[name]
+        for name in flow.__all__
+        if getattr(getattr(flow, name), "__module__", "typing") != "typing"  # a Literal alias says typing
+        and not isinstance(getattr(flow, name), (int, list))
+    )
     assert not hasattr(flow, "no_such_name")
 
 

@@ -63,8 +63,7 @@ def _dev_sh(tree: Path, *args: str, **env: str) -> tuple[int, list[str], list[st
     log.unlink(missing_ok=True)
     full_env = {k: v for k, v in os.environ.items() if k not in ("CHECK_TYPES", "FAIL_ON")}
     full_env.update(PATH=f"{tree / 'fakebin'}:{os.environ['PATH']}", DEV_SH_LOG=str(log), **env)
-    proc = subprocess.run(["bash", "dev.sh", *args], cwd=tree, env=full_env, capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(["bash", "dev.sh", *args], cwd=tree, env=full_env, capture_output=True, text=True, timeout=60)
     calls = [line.rstrip() for line in log.read_text().splitlines()] if log.exists() else []
     return proc.returncode, proc.stderr.splitlines(), calls
 
@@ -90,9 +89,13 @@ def test_test_runs_ruff_then_lint_imports_then_pytest_each_as_a_phase(tree):
     code, lines, calls = _dev_sh(tree, "test", "-k", "something")
     assert code == 0
     assert calls == ["ruff check .", "lint-imports --no-logo", "python -m pytest -q -k something"]
-    phases = [line for line in lines[len(SKIPS):] if not DONE.fullmatch(line)]
-    assert [p.split(" (")[0].split(":")[0] for p in phases] == ["==> ruff check", "==> lint-imports", "==> mypy",
-                                                                 "==> pytest"]
+    phases = [line for line in lines[len(SKIPS) :] if not DONE.fullmatch(line)]
+    assert [p.split(" (")[0].split(":")[0] for p in phases] == [
+        "==> ruff check",
+        "==> lint-imports",
+        "==> mypy",
+        "==> pytest",
+    ]
     assert "off until issue 14" in phases[2]
 
 

@@ -21,8 +21,12 @@ def test_arguments_that_are_not_json_go_back_to_the_model_as_the_tool_message(mo
     assert first_tool_msg["tool_call_id"] == err.tool_call_id
     assert first_tool_msg["content"].startswith("Error: arguments for get_weather are not valid JSON")
     # The broken call never reached the server; the corrected one did.
-    calls = [h for h in result.trace.hops if h.kind in ("mcp.request", "tool.invoke")
-             and (h.payload.get("method") == "tools/call" or h.kind == "tool.invoke")]
+    calls = [
+        h
+        for h in result.trace.hops
+        if h.kind in ("mcp.request", "tool.invoke")
+        and (h.payload.get("method") == "tools/call" or h.kind == "tool.invoke")
+    ]
     assert len(calls) == 1 and "北京" in result.answer
 
 
@@ -96,8 +100,11 @@ def test_unreachable_model_endpoint_is_a_clear_error():
     from flow import ModelConfig, RunOptions, run
 
     # Port 9 on loopback: nothing listens there, so the connection is refused at once.
-    result = run("北京今天天气怎么样？", options=RunOptions(transport="memory"),
-                 model=ModelConfig(backend="openai", model="gpt-x", base_url="http://127.0.0.1:9/v1", api_key="sk-x"))
+    result = run(
+        "北京今天天气怎么样？",
+        options=RunOptions(transport="memory"),
+        model=ModelConfig(backend="openai", model="gpt-x", base_url="http://127.0.0.1:9/v1", api_key="sk-x"),
+    )
     assert not result.ok and "cannot reach the model endpoint at http://127.0.0.1:9/v1" in result.error
     assert any(h.kind == "llm.error" for h in result.trace.hops)
 
@@ -113,8 +120,11 @@ def test_a_server_that_dies_mid_call_ends_the_run_with_its_stderr():
 def test_a_server_that_hangs_times_out():
     result = run_flow_sync(transport="stdio", server_fault="hang", mcp_timeout_s=3)
     assert not result.ok and "did not answer tools/call get_weather within 3 s" in result.error
-    cancel = [h for h in result.trace.hops if h.payload and isinstance(h.payload, dict)
-              and h.payload.get("method") == "notifications/cancelled"]
+    cancel = [
+        h
+        for h in result.trace.hops
+        if h.payload and isinstance(h.payload, dict) and h.payload.get("method") == "notifications/cancelled"
+    ]
     assert len(cancel) == 1  # the client told the server it gave up, and that frame is in the trace
 
 
@@ -141,27 +151,50 @@ def test_every_error_code_is_worded_in_both_languages_in_one_table():
     assert all(len(pair) == 2 and all(pair) for pair in _LINES.values())
 
 
-@pytest.mark.parametrize(("code", "params", "en", "zh"), [
-    ("mcp_only", {}, "resources and prompts are MCP features; use --mode mcp to read or fetch them",
-     "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们"),
-    ("tool_call_error", {"name": "echo", "code": -32602, "message": "Unknown tool: echo"},
-     "the MCP server answered tools/call echo with error -32602: Unknown tool: echo",
-     "MCP 服务器对 tools/call echo 返回错误 -32602：Unknown tool: echo"),
-    ("mcp_error", {"code": -32601, "message": "Method not found"},
-     "the MCP server answered with error -32601: Method not found", "MCP 服务器返回错误 -32601：Method not found"),
-    ("max_rounds", {"rounds": 2},
-     "stopped: the model still asked for tools after 2 tool rounds (raise --max-rounds, or check the tools' answers)",
-     "已停止：经过 2 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）"),
-    ("model_http", {"status": 400, "detail": "Unknown parameter: 'stream_options'.", "option": "stream_options"},
-     "the model endpoint answered HTTP 400: Unknown parameter: 'stream_options'. (this provider does not accept the "
-     "request option `stream_options`: drop it (leave out --stream; in the app, turn off streaming) and run again)",
-     "模型接口返回 HTTP 400：Unknown parameter: 'stream_options'.（这个服务商不接受请求参数 `stream_options`：请去掉它"
-     "（命令行去掉 --stream；应用中关闭流式）后重试）"),
-    ("arguments_not_text", {"where": "choices[0].message.tool_calls", "i": 0, "name": "get_weather"},
-     "the model endpoint's answer cannot be read: choices[0].message.tool_calls[0] (get_weather) has arguments that "
-     "are not a string",
-     "模型接口的回答无法读取：choices[0].message.tool_calls[0]（get_weather）的 arguments 不是字符串"),
-])
+@pytest.mark.parametrize(
+    ("code", "params", "en", "zh"),
+    [
+        (
+            "mcp_only",
+            {},
+            "resources and prompts are MCP features; use --mode mcp to read or fetch them",
+            "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们",
+        ),
+        (
+            "tool_call_error",
+            {"name": "echo", "code": -32602, "message": "Unknown tool: echo"},
+            "the MCP server answered tools/call echo with error -32602: Unknown tool: echo",
+            "MCP 服务器对 tools/call echo 返回错误 -32602：Unknown tool: echo",
+        ),
+        (
+            "mcp_error",
+            {"code": -32601, "message": "Method not found"},
+            "the MCP server answered with error -32601: Method not found",
+            "MCP 服务器返回错误 -32601：Method not found",
+        ),
+        (
+            "max_rounds",
+            {"rounds": 2},
+            "stopped: the model still asked for tools after 2 tool rounds (raise --max-rounds, or check the tools' answers)",
+            "已停止：经过 2 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）",
+        ),
+        (
+            "model_http",
+            {"status": 400, "detail": "Unknown parameter: 'stream_options'.", "option": "stream_options"},
+            "the model endpoint answered HTTP 400: Unknown parameter: 'stream_options'. (this provider does not accept the "
+            "request option `stream_options`: drop it (leave out --stream; in the app, turn off streaming) and run again)",
+            "模型接口返回 HTTP 400：Unknown parameter: 'stream_options'.（这个服务商不接受请求参数 `stream_options`：请去掉它"
+            "（命令行去掉 --stream；应用中关闭流式）后重试）",
+        ),
+        (
+            "arguments_not_text",
+            {"where": "choices[0].message.tool_calls", "i": 0, "name": "get_weather"},
+            "the model endpoint's answer cannot be read: choices[0].message.tool_calls[0] (get_weather) has arguments that "
+            "are not a string",
+            "模型接口的回答无法读取：choices[0].message.tool_calls[0]（get_weather）的 arguments 不是字符串",
+        ),
+    ],
+)
 def test_an_error_is_a_code_and_parameters_worded_in_one_place(code, params, en, zh):
     import pickle
 

@@ -204,9 +204,14 @@ def test_a_recorded_frame_is_the_text_the_stdio_transport_writes():
     from flow.capture.recorder import Recorder, json_bytes
 
     tap = FrameTap(Recorder())
-    request = JSONRPCRequest(jsonrpc="2.0", id=7, method="tools/call", params={"name": "get_weather", "arguments": {"city": "北京"}})
-    response = JSONRPCResponse(jsonrpc="2.0", id=7, result={"content": [{"type": "text", "text": "晴 25°C"}],
-                                                            "odd": [float("inf"), 1e300, 10**30, None]})
+    request = JSONRPCRequest(
+        jsonrpc="2.0", id=7, method="tools/call", params={"name": "get_weather", "arguments": {"city": "北京"}}
+    )
+    response = JSONRPCResponse(
+        jsonrpc="2.0",
+        id=7,
+        result={"content": [{"type": "text", "text": "晴 25°C"}], "odd": [float("inf"), 1e300, 10**30, None]},
+    )
     tap.outgoing(SessionMessage(request))
     tap.incoming(SessionMessage(response))
     for hop, frame in zip(tap.recorder.hops, [request, response], strict=True):

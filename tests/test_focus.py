@@ -168,7 +168,7 @@ def test_8_each_tool_message_has_the_colour_of_the_call_it_answers(name):
         assert len(assistant) == 1 and assistant[0]["tool_calls"]
         ids = [c["id"] for c in assistant[0]["tool_calls"]]
         assert [m["tool_call_id"] for m in answers] == ids  # this round's answers, one per call
-        assert messages[-len(ids):] == answers  # ... at the end of the request
+        assert messages[-len(ids) :] == answers  # ... at the end of the request
         pairs = dict(f.pairs)
         assert set(pairs) == set(ids) and len(set(pairs.values())) == len(ids)
         painted = {at(view, p): k for p, k in f.colours}  # each painted value is an id
@@ -212,11 +212,22 @@ def test_stream_chunks_open_at_their_delta():
         assert highlighted(chunk)[0] == chunk.payload["data"]["choices"][0]["delta"]
 
 
-@pytest.mark.parametrize("payload", [None, "text", [], {}, {"body": "x"}, {"body": {"choices": [{"message": "x"}]}},
-                                     {"body": {"choices": [{"message": {"tool_calls": [1, {"function": "f"}]}}]}},
-                                     {"body": {"messages": [{"role": "tool"}, 3, {"role": "tool", "tool_call_id": 7}]}},
-                                     {"mcp": [{"name": 1}], "openai": "x"}, {"params": {"name": "n"}, "result": []},
-                                     {"message": {"tool_calls": [{"function": {"arguments": "[" * 100000}}]}}])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        None,
+        "text",
+        [],
+        {},
+        {"body": "x"},
+        {"body": {"choices": [{"message": "x"}]}},
+        {"body": {"choices": [{"message": {"tool_calls": [1, {"function": "f"}]}}]}},
+        {"body": {"messages": [{"role": "tool"}, 3, {"role": "tool", "tool_call_id": 7}]}},
+        {"mcp": [{"name": 1}], "openai": "x"},
+        {"params": {"name": "n"}, "result": []},
+        {"message": {"tool_calls": [{"function": {"arguments": "[" * 100000}}]}},
+    ],
+)
 def test_a_focus_of_an_odd_payload_is_empty_or_valid_or_the_file_is_refused(payload):
     """A payload not of its kind's type never loads; for any that loads, or that the recorder cut, every path of the
     focus is in the view."""

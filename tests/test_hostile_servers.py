@@ -66,8 +66,11 @@ def _engine_tools(server: str, timeout_s: float = 10.0):
 
 
 def _engine_call(server: str, timeout_s: float = 10.0):
-    result, _ = anyio.run(lambda: call_server_tool(ServerSpec(command=tuple(shlex.split(server))), "echo",
-                                                   {"message": "hi"}, timeout_s=timeout_s))
+    result, _ = anyio.run(
+        lambda: call_server_tool(
+            ServerSpec(command=tuple(shlex.split(server))), "echo", {"message": "hi"}, timeout_s=timeout_s
+        )
+    )
     return result
 
 
@@ -87,11 +90,14 @@ def _server_error(trace: dict) -> dict:
 
 def test_a_line_that_is_not_json_rpc_ends_the_call_at_once(tmp_path, hostile):
     out = tmp_path / "call.json"
-    proc = flow_cli("call", "echo", "--args", '{"message": "hi"}', "--server", hostile("invalid-json"),
-                    "--out", str(out))
+    proc = flow_cli(
+        "call", "echo", "--args", '{"message": "hi"}', "--server", hostile("invalid-json"), "--out", str(out)
+    )
     line = _one_line(proc)
-    assert line.startswith("error: the MCP server sent a line that is not JSON-RPC during tools/call: "
-                           "\"{'result': not json at all\" (Invalid JSON")
+    assert line.startswith(
+        "error: the MCP server sent a line that is not JSON-RPC during tools/call: "
+        "\"{'result': not json at all\" (Invalid JSON"
+    )
     trace = json.loads(out.read_text(encoding="utf-8"))
     err = _server_error(trace)
     assert (err["step"], err["target"]) == (7, "mcp_client")  # where it happened: the answer to tools/call
@@ -103,8 +109,10 @@ def test_a_flood_of_garbage_on_stdout_is_cut_off_and_not_copied_into_the_trace(t
     out = tmp_path / "tools.json"
     proc = flow_cli("tools", "--server", hostile("flood-stdout", on="tools/list"), "--timeout", "5", "--out", str(out))
     line = _one_line(proc)
-    assert line.startswith("error: the MCP server sent a line that is not JSON-RPC during tools/list: "
-                           "'this is not JSON-RPC this is not JSON-RPC")
+    assert line.startswith(
+        "error: the MCP server sent a line that is not JSON-RPC during tools/list: "
+        "'this is not JSON-RPC this is not JSON-RPC"
+    )
     assert len(line) < 300
     trace = json.loads(out.read_text(encoding="utf-8"))
     err = _server_error(trace)
@@ -138,16 +146,25 @@ def test_a_server_that_never_answers_times_out_naming_the_request(hostile, on):
 def test_a_server_that_exits_mid_call_ends_with_its_last_words(tmp_path, hostile):
     out = tmp_path / "call.json"
     proc = flow_cli("call", "echo", "--server", hostile("exit-mid-call"), "--out", str(out))
-    assert _one_line(proc) == ("error: the MCP server closed the connection during tools/call (its process ended): "
-                               "hostile: giving up in the middle of a request")
+    assert _one_line(proc) == (
+        "error: the MCP server closed the connection during tools/call (its process ended): "
+        "hostile: giving up in the middle of a request"
+    )
     err = _server_error(json.loads(out.read_text(encoding="utf-8")))
     assert err["step"] == 7 and err["payload"]["error"] == "connection closed"
 
 
 def test_a_run_whose_server_exits_mid_call_records_it_at_step_seven(tmp_path, hostile):
     out = tmp_path / "run.json"
-    proc = flow_cli("run", "--server", hostile("exit-mid-call"), "--script", '{"call": "echo", "arguments": {"message": "hi"}}',
-                    "--out", str(out))
+    proc = flow_cli(
+        "run",
+        "--server",
+        hostile("exit-mid-call"),
+        "--script",
+        '{"call": "echo", "arguments": {"message": "hi"}}',
+        "--out",
+        str(out),
+    )
     assert _one_line(proc) == "error: the MCP server closed the connection during tools/call echo (its process ended)"
     trace = json.loads(out.read_text(encoding="utf-8"))
     assert _server_error(trace)["step"] == 7
@@ -157,9 +174,14 @@ def test_a_run_whose_server_exits_mid_call_records_it_at_step_seven(tmp_path, ho
 
 
 def test_a_run_against_a_server_that_talks_garbage_ends_cleanly(hostile):
-    result = run("hi", options=RunOptions(server_command=tuple(shlex.split(hostile("invalid-json"))), mcp_timeout_s=5),
-                 model=ModelConfig.scripted(load_script('{"call": "echo", "arguments": {"message": "hi"}}')))
-    assert not result.ok and result.error.startswith("the MCP server sent a line that is not JSON-RPC during tools/call")
+    result = run(
+        "hi",
+        options=RunOptions(server_command=tuple(shlex.split(hostile("invalid-json"))), mcp_timeout_s=5),
+        model=ModelConfig.scripted(load_script('{"call": "echo", "arguments": {"message": "hi"}}')),
+    )
+    assert not result.ok and result.error.startswith(
+        "the MCP server sent a line that is not JSON-RPC during tools/call"
+    )
     assert result.trace.meta.error_zh.startswith("MCP 服务器发来一行不是 JSON-RPC 的内容（tools/call 期间）")
     assert [h.kind for h in result.trace.hops][-2:] == ["error", "error"]  # the server's hop, then the user's line
     assert result.trace.hops[-2].source == "mcp_server" and result.trace.hops[-2].step == 7
@@ -172,14 +194,18 @@ def test_a_server_that_exits_at_start_says_why(hostile):
 
 def test_a_command_that_does_not_exist_says_so():
     proc = flow_cli("tools", "--server", "mcp-flow-no-such-server --stdio")
-    assert _one_line(proc) == ("error: the MCP server did not start: no such command: mcp-flow-no-such-server "
-                               "(not a file, and not found on PATH)")
+    assert _one_line(proc) == (
+        "error: the MCP server did not start: no such command: mcp-flow-no-such-server "
+        "(not a file, and not found on PATH)"
+    )
 
 
 def test_a_stderr_flood_is_kept_on_disk_and_only_its_tail_read(hostile):
     result = _engine_tools(hostile("flood-stderr,never-answer", on="tools/list"), timeout_s=1)
-    assert result.error == ("the MCP server did not answer tools/list within 1 s "
-                            "(it wrote 10.0 MB to stderr; the trace keeps the last 2 KB)")
+    assert result.error == (
+        "the MCP server did not answer tools/list within 1 s "
+        "(it wrote 10.0 MB to stderr; the trace keeps the last 2 KB)"
+    )
     err = _server_error(json.loads(result.trace.model_dump_json()))
     tail = err["payload"]["server_stderr"]
     assert len(tail.encode()) <= STDERR_TAIL_BYTES and tail.endswith("hostile: last words of the flood")
@@ -203,6 +229,7 @@ def test_a_child_the_server_left_running_is_reaped(hostile, behaviour):
 
 # Which servers may be started at all: only those configured by whoever started the program.
 
+
 def test_typed_commands_are_off_unless_the_app_was_started_allowing_them():
     from flow.servers.config import allow_typed_commands
 
@@ -219,9 +246,21 @@ def test_a_servers_file_in_claude_desktops_shape_adds_servers_with_their_environ
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-servers")
 
     config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"everything-with-env": {
-        "command": str(EVERYTHING_SERVER), "args": ["stdio"], "env": {"MCP_FLOW_GREETING": "你好"},
-        "disabled": False}}}), encoding="utf-8")  # keys this program does not use are ignored
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "everything-with-env": {
+                        "command": str(EVERYTHING_SERVER),
+                        "args": ["stdio"],
+                        "env": {"MCP_FLOW_GREETING": "你好"},
+                        "disabled": False,
+                    }
+                }
+            }
+        ),
+        encoding="utf-8",
+    )  # keys this program does not use are ignored
     servers = configured_servers({"MCP_FLOW_SERVERS": str(config)})
     assert {"weather-demo", "everything-with-env"} <= set(servers)
     spec = servers["everything-with-env"].spec
@@ -233,14 +272,17 @@ def test_a_servers_file_in_claude_desktops_shape_adds_servers_with_their_environ
     assert "OPENAI_API_KEY" not in env  # the SDK passes a short list of variables, not this program's whole environment
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("{not json", "not JSON"),
-    ('{"servers": {}}', 'expected {"mcpServers": {"name": {"command": ..., "args": [...]}}}'),
-    ('{"mcpServers": {"a": {"args": []}}}', "mcpServers.a: needs a `command` (a non-empty string), or a `url`"),
-    ('{"mcpServers": {"a": {"url": "ws://x"}}}', "mcpServers.a: `url` must be an http:// or https:// URL"),
-    ('{"mcpServers": {"a": {"command": "x", "args": "y"}}}', "mcpServers.a: `args` must be a list of strings"),
-    ('{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}', "mcpServers.a: `env` must map names to strings"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("{not json", "not JSON"),
+        ('{"servers": {}}', 'expected {"mcpServers": {"name": {"command": ..., "args": [...]}}}'),
+        ('{"mcpServers": {"a": {"args": []}}}', "mcpServers.a: needs a `command` (a non-empty string), or a `url`"),
+        ('{"mcpServers": {"a": {"url": "ws://x"}}}', "mcpServers.a: `url` must be an http:// or https:// URL"),
+        ('{"mcpServers": {"a": {"command": "x", "args": "y"}}}', "mcpServers.a: `args` must be a list of strings"),
+        ('{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}', "mcpServers.a: `env` must map names to strings"),
+    ],
+)
 def test_a_bad_servers_file_is_one_line_naming_the_entry(tmp_path, text, words):
     from flow.servers.config import ServerConfigError, load_servers_file
 
@@ -252,12 +294,19 @@ def test_a_bad_servers_file_is_one_line_naming_the_entry(tmp_path, text, words):
 
 
 def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
-    options = RunOptions(server_command=(sys.executable, "-m", "weather_demo"),
-                         server_env=(("PYTHONPATH", str(Path(__file__).resolve().parent.parent)),
-                                     ("WEATHER_API_TOKEN", "tok-1234567890")))
+    options = RunOptions(
+        server_command=(sys.executable, "-m", "weather_demo"),
+        server_env=(
+            ("PYTHONPATH", str(Path(__file__).resolve().parent.parent)),
+            ("WEATHER_API_TOKEN", "tok-1234567890"),
+        ),
+    )
     result = run("北京今天天气怎么样？", options=options, model=ModelConfig())
     assert result.ok, result.error  # the server started: PYTHONPATH reached it
-    assert result.trace.meta.settings["server_env"] == [["PYTHONPATH", "[redacted]"], ["WEATHER_API_TOKEN", "[redacted]"]]
+    assert result.trace.meta.settings["server_env"] == [
+        ["PYTHONPATH", "[redacted]"],
+        ["WEATHER_API_TOKEN", "[redacted]"],
+    ]
     assert result.trace.meta.server["env"] == ["PYTHONPATH", "WEATHER_API_TOKEN"]
     assert "tok-1234567890" not in result.trace.model_dump_json()
     assert RunOptions.from_settings(result.trace.meta.settings).server_env == ()  # a trace never chooses a server
@@ -269,8 +318,10 @@ def test_a_servers_file_may_name_a_streamable_http_server_whose_token_stays_in_t
     server = start_demo_server("--token", TOKEN)
     try:
         config = tmp_path / "servers.json"
-        config.write_text(json.dumps({"mcpServers": {"class-server": {
-            "url": server.url, "bearer_token_env": "CLASS_MCP_TOKEN"}}}), encoding="utf-8")
+        config.write_text(
+            json.dumps({"mcpServers": {"class-server": {"url": server.url, "bearer_token_env": "CLASS_MCP_TOKEN"}}}),
+            encoding="utf-8",
+        )
         monkeypatch.setenv("CLASS_MCP_TOKEN", TOKEN)
         spec = configured_servers({"MCP_FLOW_SERVERS": str(config)})["class-server"].spec
         assert spec.is_http and TOKEN not in config.read_text(encoding="utf-8")

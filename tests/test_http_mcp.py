@@ -48,8 +48,9 @@ def cli(capsys, monkeypatch):
         if own_process:
             env = {k: v for k, v in os.environ.items() if k != "MCP_BEARER_TOKEN" and not k.startswith("OPENAI_")}
             env.update({"MCP_BEARER_TOKEN": token} if token else {})
-            proc = subprocess.run([sys.executable, "-m", "flow", *args], cwd=ROOT, env=env, capture_output=True,
-                                  text=True, timeout=60)
+            proc = subprocess.run(
+                [sys.executable, "-m", "flow", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+            )
             return Ran(proc.returncode, proc.stdout, proc.stderr)
         with monkeypatch.context() as m:
             m.delenv("MCP_BEARER_TOKEN", raising=False)
@@ -102,21 +103,29 @@ def test_run_over_http_answers_with_the_ten_steps(demo, cli, tmp_path, era):
     assert TOKEN.encode() not in out.read_bytes()
 
 
-@pytest.mark.parametrize(("command", "token", "line"), [
-    ("tools", WRONG, REFUSED),
-    ("run", None, "error: the MCP server requires a bearer token (HTTP 401): set MCP_BEARER_TOKEN"),
-])
+@pytest.mark.parametrize(
+    ("command", "token", "line"),
+    [
+        ("tools", WRONG, REFUSED),
+        ("run", None, "error: the MCP server requires a bearer token (HTTP 401): set MCP_BEARER_TOKEN"),
+    ],
+)
 def test_a_refused_token_is_one_line_and_an_error_hop(demo, cli, tmp_path, command, token, line):
     out = tmp_path / "refused.json"
     proc = cli(command, "--server", demo.url, "--out", str(out), token=token, own_process=command == "tools")
     assert proc.returncode == 1
     assert proc.stderr.strip() == line  # one line, no traceback, no log noise
     trace, data = saved(out)
-    statuses = [h["payload"]["http"]["status"] for h in trace["hops"] if h["kind"] == "error" and "http" in h["payload"]]
+    statuses = [
+        h["payload"]["http"]["status"] for h in trace["hops"] if h["kind"] == "error" and "http" in h["payload"]
+    ]
     assert statuses == [401]
     refused = next(h for h in trace["hops"] if h["kind"] == "error" and "http" in h["payload"])
     assert (refused["source"], refused["target"], refused["payload"]["http"]["jsonrpc"]["method"]) == (
-        "mcp_server", "mcp_client", "initialize")
+        "mcp_server",
+        "mcp_client",
+        "initialize",
+    )
     assert trace["hops"][-1]["kind"] == "error" and trace["meta"]["error"] == line.removeprefix("error: ")
     assert "MCP 服务器" in trace["meta"]["error_zh"]
     # The frame the SDK made up for the failed POST never crossed the wire, so it is no mcp.error hop.
@@ -217,12 +226,27 @@ def test_the_token_can_come_from_another_variable_and_is_scrubbed_if_echoed(demo
 
 
 def test_server_env_reaches_a_stdio_server_and_secret_values_stay_out(cli, tmp_path):
-    needs_env = shlex.join([sys.executable, "-c", "import os, sys; from weather_demo.server import main; "
-                            "sys.exit('DEMO_FLAG is not set') if os.environ.get('DEMO_FLAG') != 'on' else main([])"])
+    needs_env = shlex.join(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; from weather_demo.server import main; "
+            "sys.exit('DEMO_FLAG is not set') if os.environ.get('DEMO_FLAG') != 'on' else main([])",
+        ]
+    )
     out = tmp_path / "env.json"
     secret = "sk-not-a-real-key-123456"
-    proc = cli("tools", "--server", needs_env, "--server-env-public", "DEMO_FLAG=on", "--server-env",
-                    f"DEMO_API_KEY={secret}", "--out", str(out))
+    proc = cli(
+        "tools",
+        "--server",
+        needs_env,
+        "--server-env-public",
+        "DEMO_FLAG=on",
+        "--server-env",
+        f"DEMO_API_KEY={secret}",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     trace, data = saved(out)
     assert trace["meta"]["server"]["env"] == ["DEMO_API_KEY", "DEMO_FLAG"]
@@ -232,13 +256,16 @@ def test_server_env_reaches_a_stdio_server_and_secret_values_stay_out(cli, tmp_p
     assert proc.returncode == 1 and "DEMO_FLAG is not set" in proc.stderr
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--server-env", "=x"], "--server-env wants NAME=VALUE or NAME"),
-    (["--server-env", "MCP_FLOW_SURELY_UNSET"], "MCP_FLOW_SURELY_UNSET is not set in this environment"),
-    (["--server-env-public", "NOVALUE"], "--server-env-public wants NAME=VALUE"),
-    (["--server", "http://127.0.0.1:1/mcp", "--server-env", "A=1"], "--server-env is for a server started from"),
-    (["--server", "ws://127.0.0.1:1/mcp"], "only http:// and https:// URLs"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--server-env", "=x"], "--server-env wants NAME=VALUE or NAME"),
+        (["--server-env", "MCP_FLOW_SURELY_UNSET"], "MCP_FLOW_SURELY_UNSET is not set in this environment"),
+        (["--server-env-public", "NOVALUE"], "--server-env-public wants NAME=VALUE"),
+        (["--server", "http://127.0.0.1:1/mcp", "--server-env", "A=1"], "--server-env is for a server started from"),
+        (["--server", "ws://127.0.0.1:1/mcp"], "only http:// and https:// URLs"),
+    ],
+)
 def test_bad_server_options_are_one_line(cli, args, message):
     proc = cli("tools", *args)
     assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr
@@ -253,7 +280,9 @@ def test_a_session_kept_open_over_http_records_each_run(demo, monkeypatch):
     warm = WarmSession(ServerSpec(url=demo.url), era="handshake")
     try:
         options = RunOptions(server_url=demo.url)
-        first, second = (warm.run("北京今天天气怎么样？", options=options, model=ModelConfig(model="mock")) for _ in "12")
+        first, second = (
+            warm.run("北京今天天气怎么样？", options=options, model=ModelConfig(model="mock")) for _ in "12"
+        )
     finally:
         warm.close()
     for result in (first, second):
@@ -265,8 +294,11 @@ def test_a_session_kept_open_over_http_records_each_run(demo, monkeypatch):
 
 def test_credentials_in_a_url_stay_out_of_the_trace(demo, tmp_path):
     url = demo.url.replace("http://", "http://someone:pa55word-xyz@")
-    result = run("北京今天天气怎么样？", options=RunOptions(server_url=url, bearer_token_env="NO_SUCH_VARIABLE"),
-                 model=ModelConfig(model="mock"))
+    result = run(
+        "北京今天天气怎么样？",
+        options=RunOptions(server_url=url, bearer_token_env="NO_SUCH_VARIABLE"),
+        model=ModelConfig(model="mock"),
+    )
     assert result.error == "the MCP server requires a bearer token (HTTP 401): set NO_SUCH_VARIABLE"
     text = result.trace.to_json()
     assert "pa55word-xyz" not in text and result.trace.meta.server["url"] == demo.url

@@ -35,8 +35,9 @@ def sample(name: str) -> Trace:
 
 def on_stdio(trace: Trace) -> Trace:
     """The same run as if the server had been a stdio subprocess (the samples use the in-memory transport)."""
-    return trace.model_copy(update={"meta": trace.meta.model_copy(update={"server": {**(trace.meta.server or {}),
-                                                                                     "transport": "stdio"}})})
+    return trace.model_copy(
+        update={"meta": trace.meta.model_copy(update={"server": {**(trace.meta.server or {}), "transport": "stdio"}})}
+    )
 
 
 def spans_of(otlp: dict[str, Any]) -> list[dict[str, Any]]:
@@ -103,15 +104,25 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
         assert chat["name"] == f"chat {a['gen_ai.request.model']}" and chat["kind"] == CLIENT
         assert a["gen_ai.provider.name"] == "openai" and a["gen_ai.request.model"] == trace.meta.model["name"]
         assert (a.get("gen_ai.usage.input_tokens"), a.get("gen_ai.usage.output_tokens")) == (
-            str(used["prompt_tokens"]) if used else None, str(used["completion_tokens"]) if used else None)
+            str(used["prompt_tokens"]) if used else None,
+            str(used["completion_tokens"]) if used else None,
+        )
         reasons = [v["stringValue"] for v in a["gen_ai.response.finish_reasons"]["values"]]
         output = json.loads(a["gen_ai.output.messages"])
         assert [m["role"] for m in output] == ["assistant"] and reasons[0] in ("stop", "tool_calls")
-        assert all(p["type"] in ("text", "tool_call", "tool_call_response")
-                   for m in json.loads(a["gen_ai.input.messages"]) + output for p in m["parts"])
+        assert all(
+            p["type"] in ("text", "tool_call", "tool_call_response")
+            for m in json.loads(a["gen_ai.input.messages"]) + output
+            for p in m["parts"]
+        )
     # The tool calls the model asked for are the execute_tool spans, id for id.
-    asked = [p["id"] for c in chats for m in json.loads(c["attrs"]["gen_ai.output.messages"]) for p in m["parts"]
-             if p["type"] == "tool_call"]
+    asked = [
+        p["id"]
+        for c in chats
+        for m in json.loads(c["attrs"]["gen_ai.output.messages"])
+        for p in m["parts"]
+        if p["type"] == "tool_call"
+    ]
     assert [t["attrs"]["gen_ai.tool.call.id"] for t in tools] == asked
     for tool in tools:
         assert tool["name"] == f"execute_tool {tool['attrs']['gen_ai.tool.name']}" and tool["kind"] == INTERNAL
@@ -141,15 +152,20 @@ def test_mcp_spans_carry_method_id_protocol_and_transport_with_the_server_span_a
             assert json.loads(a["gen_ai.tool.call.arguments"]) == hop.payload["params"]["arguments"]
         else:
             assert parent is root
-    assert {json.loads(c["attrs"]["gen_ai.tool.call.arguments"])["city"] for c in clients
-            if c["attrs"]["mcp.method.name"] == "tools/call"} == {"北京", "上海"}
+    assert {
+        json.loads(c["attrs"]["gen_ai.tool.call.arguments"])["city"]
+        for c in clients
+        if c["attrs"]["mcp.method.name"] == "tools/call"
+    } == {"北京", "上海"}
     assert [by_id[s["parentSpanId"]]["name"] for s in spans if s["name"].startswith("chat ")] == [root["name"]] * 2
 
 
 def test_tool_errors_and_protocol_errors_set_error_type_and_status():
     failed = [s for s in export(sample("tool-error")) if "error.type" in s["attrs"]]
     assert {(s["name"], s["attrs"]["error.type"], s["status"]["code"]) for s in failed} == {
-        ("execute_tool get_weather", "tool_error", 2), ("tools/call get_weather", "tool_error", 2)}
+        ("execute_tool get_weather", "tool_error", 2),
+        ("tools/call get_weather", "tool_error", 2),
+    }
     unknown = [s for s in export(sample("unknown-tool")) if s["name"] == "tools/call get_current_weather"]
     assert len(unknown) == 2 and all(s["attrs"]["error.type"] == "-32602" for s in unknown)
     assert all(s["attrs"]["rpc.response.status_code"] == "-32602" for s in unknown)
@@ -180,7 +196,8 @@ def test_span_times_are_the_hops_times():
     responses = [h for h in trace.hops if h.kind == "llm.response"]
     chats = [s for s in spans if s["name"].startswith("chat ")]
     assert [(int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"])) for s in chats] == [
-        (at(q.t_start_ms), at(r.t_end_ms)) for q, r in zip(requests, responses, strict=True)]
+        (at(q.t_start_ms), at(r.t_end_ms)) for q, r in zip(requests, responses, strict=True)
+    ]
     assert int(spans[0]["startTimeUnixNano"]) == at(trace.hops[0].t_start_ms)
     assert int(spans[0]["endTimeUnixNano"]) == at(trace.hops[-1].t_end_ms)
 
@@ -229,30 +246,44 @@ def test_a_live_export_reaches_an_otlp_http_receiver_whole(collector):
     [(path, content_type, body)] = received
     assert (path, content_type) == ("/v1/traces", "application/x-protobuf")
     request = ExportTraceServiceRequest.FromString(body)
-    sent = sorted((s.name, s.span_id.hex(), s.parent_span_id.hex(), s.start_time_unix_nano, s.end_time_unix_nano)
-                  for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans)
-    written = sorted((s["name"], s["spanId"], s.get("parentSpanId", ""), int(s["startTimeUnixNano"]),
-                      int(s["endTimeUnixNano"])) for s in export(trace))
+    sent = sorted(
+        (s.name, s.span_id.hex(), s.parent_span_id.hex(), s.start_time_unix_nano, s.end_time_unix_nano)
+        for rs in request.resource_spans
+        for ss in rs.scope_spans
+        for s in ss.spans
+    )
+    written = sorted(
+        (s["name"], s["spanId"], s.get("parentSpanId", ""), int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"]))
+        for s in export(trace)
+    )
     assert sent == written and len(sent) == 16  # agent, 3 chats, 2 tools, 5 MCP client + server pairs
 
 
 def test_the_cli_exports_to_a_file_and_a_collector(tmp_path, collector, cli):
     url, received = collector
     out = tmp_path / "run.otlp.json"
-    proc = cli("export", str(ROOT / "sample_traces" / "beijing-mcp.json"), "--otlp-json", str(out),
-               "--otlp-endpoint", url)
+    proc = cli(
+        "export", str(ROOT / "sample_traces" / "beijing-mcp.json"), "--otlp-json", str(out), "--otlp-endpoint", url
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [str(out), f"12 spans sent to {url}"] and len(received) == 1
-    assert len(export(sample("beijing-mcp"))) == sum(len(ss["spans"]) for rs in json.loads(out.read_text())["resourceSpans"]
-                                                    for ss in rs["scopeSpans"])
+    assert len(export(sample("beijing-mcp"))) == sum(
+        len(ss["spans"]) for rs in json.loads(out.read_text())["resourceSpans"] for ss in rs["scopeSpans"]
+    )
 
 
 def test_the_cli_says_in_one_line_when_the_collector_cannot_be_reached(cli):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # nothing listens here once the socket is closed
-    proc = cli("export", str(ROOT / "sample_traces" / "beijing-mcp.json"), "--otlp-endpoint",
-               f"http://127.0.0.1:{port}", "--timeout", "0.5")
+    proc = cli(
+        "export",
+        str(ROOT / "sample_traces" / "beijing-mcp.json"),
+        "--otlp-endpoint",
+        f"http://127.0.0.1:{port}",
+        "--timeout",
+        "0.5",
+    )
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith(f"error: the OTLP endpoint http://127.0.0.1:{port}/v1/traces did not take the spans")
     for args in (["--otlp-endpoint", "localhost:4318"], []):
@@ -285,17 +316,37 @@ def test_an_exported_trace_imports_back_to_the_same_steps(path):
     streamed = any(h.kind == "llm.chunk" for h in original.hops)
     expected = _shape(original)
     if streamed:  # chunks come back as one response, where the app assembled them
-        expected = [r for r in _shape(original.model_copy(update={"hops": [
-            h.model_copy(update={"kind": "llm.response", "source": "model"}) if h.kind == "llm.assembled" else h
-            for h in original.hops]}))]
+        expected = [
+            r
+            for r in _shape(
+                original.model_copy(
+                    update={
+                        "hops": [
+                            h.model_copy(update={"kind": "llm.response", "source": "model"})
+                            if h.kind == "llm.assembled"
+                            else h
+                            for h in original.hops
+                        ]
+                    }
+                )
+            )
+        ]
     assert _shape(back) == expected
     assert (back.meta.mode, back.meta.question, back.meta.answer, back.meta.outcome) == (
-        original.meta.mode, original.meta.question, original.meta.answer, original.meta.outcome)
+        original.meta.mode,
+        original.meta.question,
+        original.meta.answer,
+        original.meta.outcome,
+    )
     assert (back.meta.stats["model_calls"], back.meta.stats["tool_calls"]) == (
-        original.meta.stats["model_calls"], original.meta.stats["tool_calls"])
+        original.meta.stats["model_calls"],
+        original.meta.stats["tool_calls"],
+    )
     first = next(h for h in back.hops if h.kind == "llm.request")
-    assert first.payload["body"]["messages"] == next(h for h in original.hops if h.kind == "llm.request").payload["body"][
-        "messages"]
+    assert (
+        first.payload["body"]["messages"]
+        == next(h for h in original.hops if h.kind == "llm.request").payload["body"]["messages"]
+    )
     # An imported trace is a trace: it validates and it draws.
     parse_trace(back.model_dump(mode="json"))
     assert "digraph" in to_dot(back) and "sequenceDiagram" in to_mermaid(back) and "<html" in to_html(back).lower()
@@ -308,29 +359,60 @@ def test_spans_from_another_recorder_import_leniently():
         return base64.b64encode(bytes.fromhex(hex_id)).decode()
 
     def attrs(**values: Any) -> list[dict[str, Any]]:
-        return [{"key": k.replace("__", "."), "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
-                for k, v in values.items()]
+        return [
+            {"key": k.replace("__", "."), "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
+            for k, v in values.items()
+        ]
 
     trace_id = b64("ab" * 16)
-    chat = {"traceId": trace_id, "spanId": b64("01" * 8), "name": "chat gpt-4o", "kind": "SPAN_KIND_CLIENT",
-            "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000500000000",
-            "attributes": attrs(gen_ai__operation__name="chat", gen_ai__request__model="gpt-4o",
-                                gen_ai__system_instructions=json.dumps([{"type": "text", "content": "Be brief."}]),
-                                gen_ai__input__messages=json.dumps([{"role": "user", "parts": [
-                                    {"type": "text", "content": "Hi"}]}]),
-                                gen_ai__output__messages=json.dumps([{"role": "assistant", "finish_reason": "stop",
-                                                                      "parts": [{"type": "text", "content": "Hello"}]}]),
-                                gen_ai__usage__input_tokens=5, gen_ai__usage__output_tokens=2)}
-    http_span = {"traceId": trace_id, "spanId": b64("02" * 8), "parentSpanId": b64("01" * 8), "name": "POST",
-                 "kind": 3, "startTimeUnixNano": "1700000000100000000", "endTimeUnixNano": "1700000000400000000"}
-    data = {"resourceSpans": [{"resource": {"attributes": attrs(service__name="someone-else")},
-                               "scopeSpans": [{"spans": [http_span, chat]}]}]}
+    chat = {
+        "traceId": trace_id,
+        "spanId": b64("01" * 8),
+        "name": "chat gpt-4o",
+        "kind": "SPAN_KIND_CLIENT",
+        "startTimeUnixNano": "1700000000000000000",
+        "endTimeUnixNano": "1700000000500000000",
+        "attributes": attrs(
+            gen_ai__operation__name="chat",
+            gen_ai__request__model="gpt-4o",
+            gen_ai__system_instructions=json.dumps([{"type": "text", "content": "Be brief."}]),
+            gen_ai__input__messages=json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}]),
+            gen_ai__output__messages=json.dumps(
+                [{"role": "assistant", "finish_reason": "stop", "parts": [{"type": "text", "content": "Hello"}]}]
+            ),
+            gen_ai__usage__input_tokens=5,
+            gen_ai__usage__output_tokens=2,
+        ),
+    }
+    http_span = {
+        "traceId": trace_id,
+        "spanId": b64("02" * 8),
+        "parentSpanId": b64("01" * 8),
+        "name": "POST",
+        "kind": 3,
+        "startTimeUnixNano": "1700000000100000000",
+        "endTimeUnixNano": "1700000000400000000",
+    }
+    data = {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": attrs(service__name="someone-else")},
+                "scopeSpans": [{"spans": [http_span, chat]}],
+            }
+        ]
+    }
     trace = import_bytes(json.dumps(data).encode(), name="theirs.json")
     assert [(h.kind, h.step, h.t_end_ms) for h in trace.hops] == [("llm.request", 3, 0.0), ("llm.response", 9, 500.0)]
-    assert trace.hops[0].payload["body"]["messages"] == [{"role": "system", "content": "Be brief."},
-                                                          {"role": "user", "content": "Hi"}]
+    assert trace.hops[0].payload["body"]["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hi"},
+    ]
     assert trace.hops[1].usage == {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
-    assert (trace.meta.mode, trace.meta.question, trace.meta.started_at) == ("direct", "Hi", "2023-11-14T22:13:20+00:00")
+    assert (trace.meta.mode, trace.meta.question, trace.meta.started_at) == (
+        "direct",
+        "Hi",
+        "2023-11-14T22:13:20+00:00",
+    )
     assert "spans neither GenAI nor MCP: 'POST'" in trace.meta.imported.unmapped
 
 
@@ -340,16 +422,23 @@ def _jsonrpc_log(trace: Trace, *, bare: bool = False) -> bytes:
     lines = []
     for h in trace.hops:
         if h.kind.startswith("mcp."):
-            entry = h.payload if bare else {
-                "direction": "outgoing" if h.source == "mcp_client" else "incoming",
-                "timestamp": (base + dt.timedelta(milliseconds=h.t_end_ms)).isoformat(), "message": h.payload}
+            entry = (
+                h.payload
+                if bare
+                else {
+                    "direction": "outgoing" if h.source == "mcp_client" else "incoming",
+                    "timestamp": (base + dt.timedelta(milliseconds=h.t_end_ms)).isoformat(),
+                    "message": h.payload,
+                }
+            )
             lines.append(json.dumps(entry, ensure_ascii=False))
     return "\n".join(lines).encode()
 
 
 @pytest.mark.parametrize("bare", [False, True], ids=["with-direction", "bare-frames"])
-@pytest.mark.parametrize("name", ["two-cities-parallel", "unknown-tool", "era-modern", "resource-read",
-                                  "progress-notifications"])
+@pytest.mark.parametrize(
+    "name", ["two-cities-parallel", "unknown-tool", "era-modern", "resource-read", "progress-notifications"]
+)
 def test_a_jsonrpc_log_imports_as_the_mcp_hops_the_orchestrator_recorded(name, bare):
     original = sample(name)
     back = import_bytes(_jsonrpc_log(original, bare=bare), name="session.jsonl")
@@ -364,39 +453,86 @@ def test_a_jsonrpc_log_imports_as_the_mcp_hops_the_orchestrator_recorded(name, b
     assert back.meta.server["protocol_version"] == original.meta.server["protocol_version"]
     assert back.meta.server["era"] == original.meta.server["era"]
     if not bare:  # times come from the log
-        assert [h.t_end_ms for h in back.hops] == pytest.approx([h.t_end_ms - frames[0].t_end_ms for h in frames], abs=1e-3)
+        assert [h.t_end_ms for h in back.hops] == pytest.approx(
+            [h.t_end_ms - frames[0].t_end_ms for h in frames], abs=1e-3
+        )
     assert "digraph" in to_dot(back)
 
 
 def test_a_partial_log_is_imported_with_what_is_missing_listed():
     lines = [
-        {"direction": "client_to_server", "timestamp": 1795999971.5, "message": {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                                                                              "params": {"name": "get_weather"}}},
-        {"direction": "server_to_client", "timestamp": 1795999971600, "message": {"jsonrpc": "2.0", "id": 3, "result": {}}},
+        {
+            "direction": "client_to_server",
+            "timestamp": 1795999971.5,
+            "message": {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_weather"}},
+        },
+        {
+            "direction": "server_to_client",
+            "timestamp": 1795999971600,
+            "message": {"jsonrpc": "2.0", "id": 3, "result": {}},
+        },
     ]
     trace = import_bytes("\n".join(json.dumps(x) for x in lines).encode(), name="cut.jsonl")
-    assert [(h.kind, h.step, h.t_end_ms) for h in trace.hops] == [("mcp.request", 6, 0.0), ("mcp.response", None, 100.0)]
-    assert trace.meta.imported.unmapped[:2] == ["line 2: an answer to id 3, whose request is not in the log",
-                                                "line 1: tools/call got no response in the log"]
+    assert [(h.kind, h.step, h.t_end_ms) for h in trace.hops] == [
+        ("mcp.request", 6, 0.0),
+        ("mcp.response", None, 100.0),
+    ]
+    assert trace.meta.imported.unmapped[:2] == [
+        "line 2: an answer to id 3, whose request is not in the log",
+        "line 1: tools/call got no response in the log",
+    ]
 
 
-@pytest.mark.parametrize(("text", "error"), [
-    ('{"direction": "outgoing", "message": {"jsonrpc": "2.0", "id": 1, "method": "ping"}}\n\n{"direction": ',
-     "log.jsonl line 3: not JSON (Expecting value at column 15)"),
-    ('{"direction": "sideways", "message": {"jsonrpc": "2.0", "method": "ping"}}',
-     "log.jsonl line 1: unknown direction 'sideways'"),
-    ('{"timestamp": "yesterday", "message": {"jsonrpc": "2.0", "method": "ping"}}',
-     "log.jsonl line 1: timestamp 'yesterday' is neither an ISO 8601 time nor an epoch number"),
-    ('{"jsonrpc": "2.0", "method": "ping"}\n{"direction": "incoming", "message": {"hello": 1}}',
-     "log.jsonl line 2: not a JSON-RPC message (no method, result or error)"),
-    ("", "log.jsonl: the file is empty"),
-    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "00", "name": "x"}]}]}]}',
-     "log.jsonl: resourceSpans[0].scopeSpans[0].spans[0]: missing spanId"),
-    ('{"resourceSpans": []}', "log.jsonl: the OTLP/JSON holds no spans"),
-    (json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "GET /",
-                                                          "startTimeUnixNano": "1"}]}]}]}),
-     "log.jsonl: none of its spans is a GenAI or MCP span, so there is nothing to step through"),
-])
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (
+            '{"direction": "outgoing", "message": {"jsonrpc": "2.0", "id": 1, "method": "ping"}}\n\n{"direction": ',
+            "log.jsonl line 3: not JSON (Expecting value at column 15)",
+        ),
+        (
+            '{"direction": "sideways", "message": {"jsonrpc": "2.0", "method": "ping"}}',
+            "log.jsonl line 1: unknown direction 'sideways'",
+        ),
+        (
+            '{"timestamp": "yesterday", "message": {"jsonrpc": "2.0", "method": "ping"}}',
+            "log.jsonl line 1: timestamp 'yesterday' is neither an ISO 8601 time nor an epoch number",
+        ),
+        (
+            '{"jsonrpc": "2.0", "method": "ping"}\n{"direction": "incoming", "message": {"hello": 1}}',
+            "log.jsonl line 2: not a JSON-RPC message (no method, result or error)",
+        ),
+        ("", "log.jsonl: the file is empty"),
+        (
+            '{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "00", "name": "x"}]}]}]}',
+            "log.jsonl: resourceSpans[0].scopeSpans[0].spans[0]: missing spanId",
+        ),
+        ('{"resourceSpans": []}', "log.jsonl: the OTLP/JSON holds no spans"),
+        (
+            json.dumps(
+                {
+                    "resourceSpans": [
+                        {
+                            "scopeSpans": [
+                                {
+                                    "spans": [
+                                        {
+                                            "traceId": "ab" * 16,
+                                            "spanId": "cd" * 8,
+                                            "name": "GET /",
+                                            "startTimeUnixNano": "1",
+                                        }
+                                    ]
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ),
+            "log.jsonl: none of its spans is a GenAI or MCP span, so there is nothing to step through",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_naming_the_line(text, error):
     from flow.trace.files import TraceError
 

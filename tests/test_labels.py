@@ -54,8 +54,10 @@ def test_the_samples_hold_an_error_result():
 
 def _calls(hop: Hop) -> list[tuple[str, dict]]:
     body = hop.payload["body"] if hop.kind == "llm.response" else {"choices": [hop.payload]}
-    return [(c["function"]["name"], json.loads(c["function"]["arguments"]))
-            for c in body["choices"][0]["message"].get("tool_calls") or []]
+    return [
+        (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in body["choices"][0]["message"].get("tool_calls") or []
+    ]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -101,10 +103,19 @@ def test_lines_keep_to_the_width_and_the_line_limit(name):
 
 
 def _decision(calls: list[tuple[str, dict]]) -> Hop:
-    tool_calls = [{"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a, ensure_ascii=False)}}
-                  for i, (n, a) in enumerate(calls)]
-    return Hop(seq=1, step=4, phase="decision", source="model", target="app", kind="llm.response",
-               payload={"body": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": tool_calls}}]}})
+    tool_calls = [
+        {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a, ensure_ascii=False)}}
+        for i, (n, a) in enumerate(calls)
+    ]
+    return Hop(
+        seq=1,
+        step=4,
+        phase="decision",
+        source="model",
+        target="app",
+        kind="llm.response",
+        payload={"body": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": tool_calls}}]}},
+    )
 
 
 def test_a_long_value_is_shortened_but_the_call_stays_readable():
@@ -124,18 +135,36 @@ def test_many_parallel_calls_keep_every_name():
 def test_beyond_the_room_calls_are_counted_not_cut():
     lines = label_lines(_decision([(f"tool_{i}", {}) for i in range(60)]), 30)
     assert len(lines) <= MAX_LINES and re.search(r"\+\d+ more$", lines[-1])
-    assert all(re.fullmatch(r"(tool_calls:|tool_\d+\(…\),?|\+\d+ more)", atom)
-               for line in lines for atom in re.split(r" (?=tool_|\+)", line))
+    assert all(
+        re.fullmatch(r"(tool_calls:|tool_\d+\(…\),?|\+\d+ more)", atom)
+        for line in lines
+        for atom in re.split(r" (?=tool_|\+)", line)
+    )
 
 
-@pytest.mark.parametrize("payload", [None, "text", [], {}, {"tools": [1, None, {"function": 2}]},
-                                     {"body": {"choices": [{"message": {"tool_calls": [1, {"function": "f"}]}}]}},
-                                     {"body": {"choices": [{"message": {"tool_calls": [{"function": {
-                                         "name": "n" * 500, "arguments": "[" * 100000}}]}}]}},
-                                     {"body": {"messages": [{"role": "tool"}, {"role": "tool", "tool_call_id": 7}]}},
-                                     {"call_request": {"name": None, "arguments": [1]}}, {"function": "f", "kwargs": 3},
-                                     {"method": "tools/call", "params": {"arguments": "x"}}, {"result": {"isError": "yes"}},
-                                     {"isError": True, "tool_message_content": 5}, {"openai": 3}])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        None,
+        "text",
+        [],
+        {},
+        {"tools": [1, None, {"function": 2}]},
+        {"body": {"choices": [{"message": {"tool_calls": [1, {"function": "f"}]}}]}},
+        {
+            "body": {
+                "choices": [{"message": {"tool_calls": [{"function": {"name": "n" * 500, "arguments": "[" * 100000}}]}}]
+            }
+        },
+        {"body": {"messages": [{"role": "tool"}, {"role": "tool", "tool_call_id": 7}]}},
+        {"call_request": {"name": None, "arguments": [1]}},
+        {"function": "f", "kwargs": 3},
+        {"method": "tools/call", "params": {"arguments": "x"}},
+        {"result": {"isError": "yes"}},
+        {"isError": True, "tool_message_content": 5},
+        {"openai": 3},
+    ],
+)
 def test_a_label_of_an_odd_payload_is_text_or_the_file_is_refused(payload):
     """A payload not of its kind's type never loads; any that loads (a wire body holds what the peer sent) or that
     the recorder cut (`clipped`) gets a label."""
@@ -149,7 +178,9 @@ def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():
     decision = next(h for h in trace.hops if h.kind == "llm.response" and h.step == 4)
     assert "\n" in short_label(decision, diagram_width(trace, decision))
     dot = to_dot(trace, window=None)
-    assert re.search(rf'label=<[^\n]*get_weather\(city=北京\),<BR/>get_weather\(city=上海\)> id="label-hop-{decision.seq}"', dot)
+    assert re.search(
+        rf'label=<[^\n]*get_weather\(city=北京\),<BR/>get_weather\(city=上海\)> id="label-hop-{decision.seq}"', dot
+    )
     # Arrows step down the page, one row apart, and a row whose label has more lines is taller.
     found = re.findall(r'r\d+(a|p0) \[pos="[\d.-]+,([\d.-]+)!"', dot)  # a self-loop starts 0.09 in above its row
     ys = [float(y) - (0.09 * 72 if point == "p0" else 0) for point, y in found]

@@ -13,7 +13,9 @@ FORECAST = "上海未来三天天气预报"
 
 def _call_and_notifications(trace):
     call = next(h for h in trace.hops if h.kind == "mcp.request" and h.payload.get("method") == "tools/call")
-    progress = [h for h in trace.hops if h.kind == "mcp.notification" and h.payload["method"] == "notifications/progress"]
+    progress = [
+        h for h in trace.hops if h.kind == "mcp.notification" and h.payload["method"] == "notifications/progress"
+    ]
     return call, progress
 
 
@@ -34,7 +36,9 @@ def test_progress_notifications_are_tied_to_their_request_by_token(era, transpor
 
 def test_a_log_message_is_recorded_in_the_step_it_arrived_in():
     result = run_flow_sync(FORECAST, era="handshake")
-    log = next(h for h in result.trace.hops if h.kind == "mcp.notification" and h.payload["method"] == "notifications/message")
+    log = next(
+        h for h in result.trace.hops if h.kind == "mcp.notification" and h.payload["method"] == "notifications/message"
+    )
     assert log.step == 6 and log.summary == "log info: forecast for Shanghai: 3 days"
 
 

@@ -28,8 +28,15 @@ def endpoint() -> Iterator[str]:
     server.server_close()
 
 
-def over_http(endpoint: str, question: str = "北京和上海今天天气怎么样？", *, model: str = "mock", key: str = KEY,
-              timeout_s: float = 20.0, **options):
+def over_http(
+    endpoint: str,
+    question: str = "北京和上海今天天气怎么样？",
+    *,
+    model: str = "mock",
+    key: str = KEY,
+    timeout_s: float = 20.0,
+    **options,
+):
     options.setdefault("transport", "memory")
     config = ModelConfig(backend="openai", model=model, base_url=endpoint, api_key=key, timeout_s=timeout_s)
     return run(question, options=RunOptions(**options), model=config)
@@ -81,8 +88,10 @@ def test_a_quirky_stream_with_whole_tool_calls_in_one_delta_is_assembled(endpoin
 
 @pytest.mark.parametrize(
     ("model", "options", "option", "flag"),
-    [("mock-no-parallel", {"parallel": False}, "parallel_tool_calls", "--no-parallel"),
-     ("mock-no-strict", {"strict": True}, "strict", "--strict")],
+    [
+        ("mock-no-parallel", {"parallel": False}, "parallel_tool_calls", "--no-parallel"),
+        ("mock-no-strict", {"strict": True}, "strict", "--strict"),
+    ],
 )
 def test_a_rejected_option_says_which_option_to_drop(endpoint, model, options, option, flag):
     result = over_http(endpoint, model=model, **options)
@@ -97,9 +106,11 @@ def test_a_rejected_option_says_which_option_to_drop(endpoint, model, options, o
 
 @pytest.mark.parametrize(
     ("model", "key", "status", "words"),
-    [("mock", "sk-wrong-key-000000", 401, "check the API key"),
-     ("gpt-unknown", KEY, 404, "check the model name"),
-     ("mock-error-429", KEY, 429, "rate limited")],
+    [
+        ("mock", "sk-wrong-key-000000", 401, "check the API key"),
+        ("gpt-unknown", KEY, 404, "check the model name"),
+        ("mock-error-429", KEY, 429, "rate limited"),
+    ],
 )
 def test_error_statuses_from_a_real_socket_are_one_line_and_a_hop(endpoint, model, key, status, words):
     result = over_http(endpoint, model=model, key=key)
@@ -112,4 +123,6 @@ def test_error_statuses_from_a_real_socket_are_one_line_and_a_hop(endpoint, mode
 def test_a_slow_endpoint_times_out_over_http(endpoint):
     result = over_http(endpoint, model="mock-slow", timeout_s=0.5)
     assert not result.ok and "did not answer within 0.5 s" in result.error
-    assert next(h for h in result.trace.hops if h.kind == "llm.error").payload["error"] == "deadline"  # the total time ran out first
+    assert (
+        next(h for h in result.trace.hops if h.kind == "llm.error").payload["error"] == "deadline"
+    )  # the total time ran out first

@@ -111,5 +111,10 @@ def test_the_app_uses_only_flows_public_names(path):
 def test_the_check_sees_a_submodule_import(tmp_path):
     page = tmp_path / "page.py"
     page.write_text("import flow\nfrom flow.trace.model import Hop\nimport flow.views\nflow._HOME\nflow.run\n")
-    assert _uses_of_flow(page) == [(1, "import flow"), (2, "from flow.trace.model import Hop"),
-                                   (3, "import flow.views"), (4, "flow._HOME"), (5, "flow.run")]
+    assert _uses_of_flow(page) == [
+        (1, "import flow"),
+        (2, "from flow.trace.model import Hop"),
+        (3, "import flow.views"),
+        (4, "flow._HOME"),
+        (5, "flow.run"),
+    ]

@@ -111,8 +111,17 @@ def test_a_large_trace_shows_a_window_around_the_current_hop():
 
 def test_every_kind_has_a_short_label_even_with_its_payload_left_out():
     for kind in KINDS:
-        hop = Hop(seq=1, step=None, phase=None, source="app", target="app", kind=kind, payload=None, summary="x",
-                  clipped="payload not kept")
+        hop = Hop(
+            seq=1,
+            step=None,
+            phase=None,
+            source="app",
+            target="app",
+            kind=kind,
+            payload=None,
+            summary="x",
+            clipped="payload not kept",
+        )
         assert short_label(hop)
 
 
@@ -126,7 +135,11 @@ def test_svg_holds_the_lifeline_names_and_step_numbers(lang):
     trace = sample("beijing-mcp")
     svg = render(to_dot(trace, window=None, lang=lang), "svg").decode()
     texts = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
-    names = ["User", "App", "MCP Client", "MCP Server", "Model API"] if lang == "en" else ["用户", "应用", "MCP 客户端", "MCP 服务器", "模型 API"]
+    names = (
+        ["User", "App", "MCP Client", "MCP Server", "Model API"]
+        if lang == "en"
+        else ["用户", "应用", "MCP 客户端", "MCP 服务器", "模型 API"]
+    )
     for name in names:
         assert name in texts
     for number in ["1", "2a", "3b", "4", "5", "6", "7a", "8", "9", "10"]:
@@ -147,7 +160,9 @@ def test_html_export_holds_every_hop_and_references_nothing_outside():
     page = to_html(trace)
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
     assert "<script src" not in page and "<link" not in page and "import(" not in page
-    bundle = json.loads(re.search(r'<script type="application/json" id="flow-bundle">(.*?)</script>', page, re.S).group(1))
+    bundle = json.loads(
+        re.search(r'<script type="application/json" id="flow-bundle">(.*?)</script>', page, re.S).group(1)
+    )
     assert [h["seq"] for h in bundle["hops"]] == [h.seq for h in trace.hops]
     assert bundle["hops"][0]["teach"]["zh"] and bundle["hops"][0]["teach"]["en"]
     # Every hop names an arrow of the one drawing the page carries.
@@ -159,12 +174,21 @@ def test_html_export_holds_every_hop_and_references_nothing_outside():
     assert viewer_js().splitlines()[0] in page and "function mountViewer" in page and ".fv-diagram" in page
 
 
-@pytest.mark.parametrize(("fmt", "magic"), [("svg", b"<"), ("png", b"\x89PNG"), ("dot", b"digraph"),
-                                            ("mermaid", b"sequenceDiagram"), ("html", b"<!DOCTYPE html>")])
+@pytest.mark.parametrize(
+    ("fmt", "magic"),
+    [
+        ("svg", b"<"),
+        ("png", b"\x89PNG"),
+        ("dot", b"digraph"),
+        ("mermaid", b"sequenceDiagram"),
+        ("html", b"<!DOCTYPE html>"),
+    ],
+)
 def test_render_command_writes_each_format(tmp_path, fmt, magic):
     out = tmp_path / f"out.{fmt}"
-    proc = flow_cli("render", str(ROOT / "sample_traces" / "beijing-mcp.json"), "--format", fmt, "--out", str(out),
-                    "--step", "6")
+    proc = flow_cli(
+        "render", str(ROOT / "sample_traces" / "beijing-mcp.json"), "--format", fmt, "--out", str(out), "--step", "6"
+    )
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes().lstrip().startswith(magic)
 

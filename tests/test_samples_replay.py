@@ -68,8 +68,11 @@ def test_a_changed_tool_result_is_a_divergence():
 
 def test_a_recording_of_an_http_provider_replays_with_no_network(mock_server):
     # Recorded against an OpenAI-compatible server over a real socket, streamed...
-    recorded = run("北京和上海今天天气怎么样？", options=RunOptions(transport="memory", stream=True),
-                   model=ModelConfig(backend="openai", model="mock", base_url=mock_server, api_key="sk-local")).trace
+    recorded = run(
+        "北京和上海今天天气怎么样？",
+        options=RunOptions(transport="memory", stream=True),
+        model=ModelConfig(backend="openai", model="mock", base_url=mock_server, api_key="sk-local"),
+    ).trace
     assert recorded.meta.model["backend"] == "openai"
     # ...then replayed with the endpoint gone: only the recording answers.
     recorded.meta.model["base_url"] = "http://127.0.0.1:1/v1"

@@ -26,8 +26,10 @@ def scripted(script: str, question: str = "随便问一个问题", **options):
 
 def test_a_yaml_script_file_drives_the_calls_and_the_answer(tmp_path):
     path = tmp_path / "demo.yaml"
-    path.write_text("- call: calc_work_hours\n  arguments: {start: '08:00', end: '17:30'}\n- answer: 八个半小时减午休。\n",
-                    encoding="utf-8")
+    path.write_text(
+        "- call: calc_work_hours\n  arguments: {start: '08:00', end: '17:30'}\n- answer: 八个半小时减午休。\n",
+        encoding="utf-8",
+    )
     result = scripted(str(path))
     assert result.ok and result.answer == "八个半小时减午休。"
     tool_result = next(h for h in result.trace.hops if h.kind == "tool.result")
@@ -42,7 +44,9 @@ def test_every_model_hop_and_only_those_is_marked_scripted(tmp_path):
     assert not any(h.scripted for h in result.trace.hops if h not in model_hops)
     assert all(h.summary.startswith("scripted · ") for h in model_hops)
     meta = result.trace.meta.model
-    assert meta["backend"] == "scripted" and meta["script"] == [{"calls": [{"call": "get_weather", "arguments": {"city": "北京"}}]}]
+    assert meta["backend"] == "scripted" and meta["script"] == [
+        {"calls": [{"call": "get_weather", "arguments": {"city": "北京"}}]}
+    ]
     # The mark survives saving and loading.
     save_trace(result.trace, tmp_path / "t.json")
     loaded = load_trace(tmp_path / "t.json")
@@ -50,7 +54,9 @@ def test_every_model_hop_and_only_those_is_marked_scripted(tmp_path):
 
 
 def test_one_turn_with_two_calls_is_one_parallel_response():
-    result = scripted("- calls:\n  - {call: get_weather, arguments: {city: 北京}}\n  - {call: get_weather, arguments: {city: 上海}}\n")
+    result = scripted(
+        "- calls:\n  - {call: get_weather, arguments: {city: 北京}}\n  - {call: get_weather, arguments: {city: 上海}}\n"
+    )
     decision = next(h for h in result.trace.hops if h.kind == "llm.response" and h.step == 4)
     calls = decision.payload["body"]["choices"][0]["message"]["tool_calls"]
     assert [json.loads(c["function"]["arguments"])["city"] for c in calls] == ["北京", "上海"]
@@ -72,12 +78,14 @@ def test_a_scripted_call_to_a_missing_tool_shows_the_servers_answer():
 
 @pytest.mark.parametrize(
     ("script", "words"),
-    [("[{\"cal\": 1}]", "turn 1: unknown key 'cal'"),
-     ("- call: get_weather\n  arguments: 3\n", "turn 1: arguments must be an object"),
-     ("- calls: []", "turn 1: `calls` must be a non-empty list"),
-     ("- answer: ok\n- {call: x, arguments: '{bad'}", "turn 2: arguments are not JSON"),
-     ("- call: [", "not JSON or YAML at line 1"),
-     ("missing.yaml", "neither a script file nor a script")],
+    [
+        ('[{"cal": 1}]', "turn 1: unknown key 'cal'"),
+        ("- call: get_weather\n  arguments: 3\n", "turn 1: arguments must be an object"),
+        ("- calls: []", "turn 1: `calls` must be a non-empty list"),
+        ("- answer: ok\n- {call: x, arguments: '{bad'}", "turn 2: arguments are not JSON"),
+        ("- call: [", "not JSON or YAML at line 1"),
+        ("missing.yaml", "neither a script file nor a script"),
+    ],
 )
 def test_a_bad_script_is_one_line_naming_the_turn(script, words):
     with pytest.raises(ScriptError, match=None) as info:
@@ -89,8 +97,28 @@ def test_the_cli_runs_a_third_party_server_with_a_script_in_both_eras(tmp_path):
     script = '{"call": "get_current_time", "arguments": {"timezone": "Asia/Shanghai"}}'
     for era, version in (("handshake", None), ("modern", "2026-07-28")):
         out = tmp_path / f"{era}.json"
-        proc = subprocess.run([sys.executable, "-m", "flow", "run", "--server", TIME_SERVER, "--era", era, "--script", script,
-                               "-q", "上海现在几点？", "-o", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "flow",
+                "run",
+                "--server",
+                TIME_SERVER,
+                "--era",
+                era,
+                "--script",
+                script,
+                "-q",
+                "上海现在几点？",
+                "-o",
+                str(out),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.returncode == 0, proc.stderr
         assert "Asia/Shanghai" in proc.stdout and "+08:00" in proc.stdout
         trace = load_trace(out)
@@ -104,6 +132,13 @@ def test_the_cli_runs_a_third_party_server_with_a_script_in_both_eras(tmp_path):
 
 
 def test_the_cli_refuses_a_script_with_a_model():
-    proc = subprocess.run([sys.executable, "-m", "flow", "run", "--script", "answer: hi", "--model", "mock"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=30)
-    assert proc.returncode == 2 and proc.stderr.strip() == "error: --script is the model; leave out --model and --base-url"
+    proc = subprocess.run(
+        [sys.executable, "-m", "flow", "run", "--script", "answer: hi", "--model", "mock"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (
+        proc.returncode == 2 and proc.stderr.strip() == "error: --script is the model; leave out --model and --base-url"
+    )

@@ -23,8 +23,21 @@ def test_a_run_against_an_http_provider_writes_no_secret(tmp_path, mock_server):
     env = {"OPENAI_API_KEY": FAKE_KEY, "GITHUB_TOKEN": FAKE_TOKEN, "MY_APP_SECRET": FAKE_SECRET}
     out = tmp_path / "trace.json"
     # The question itself carries the key, as a careless user might paste it.
-    proc = flow_cli("run", "--transport", "memory", "--base-url", mock_server, "--model", "mock", "--stream",
-                    "--question", f"北京今天天气怎么样？ my key is {FAKE_KEY}", "--out", str(out), env=env)
+    proc = flow_cli(
+        "run",
+        "--transport",
+        "memory",
+        "--base-url",
+        mock_server,
+        "--model",
+        "mock",
+        "--stream",
+        "--question",
+        f"北京今天天气怎么样？ my key is {FAKE_KEY}",
+        "--out",
+        str(out),
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     replayed = tmp_path / "replayed.json"
     flow_cli("replay", str(out), "--out", str(replayed), env=env)
@@ -42,8 +55,11 @@ def test_headers_and_fields_named_like_secrets_are_redacted():
     headers = redact_headers([("Authorization", "Bearer x"), ("Cookie", "a=b"), ("X-Api-Key", "k"), ("Accept", "*/*")])
     assert headers == {"Authorization": REDACTED, "Cookie": REDACTED, "X-Api-Key": REDACTED, "Accept": "*/*"}
     value = {"api_key": "abc", "nested": [{"access_token": "t", "progressToken": "p1"}], "usage": {"total_tokens": 3}}
-    assert redact(value, []) == {"api_key": REDACTED, "nested": [{"access_token": REDACTED, "progressToken": "p1"}],
-                                 "usage": {"total_tokens": 3}}
+    assert redact(value, []) == {
+        "api_key": REDACTED,
+        "nested": [{"access_token": REDACTED, "progressToken": "p1"}],
+        "usage": {"total_tokens": 3},
+    }
 
 
 def test_saving_refuses_text_that_still_holds_a_secret(monkeypatch):
@@ -78,8 +94,9 @@ def test_a_secret_in_any_header_is_redacted_when_recorded(monkeypatch):
     async def main() -> Recorder:
         rec = Recorder()
         async with httpx2.AsyncClient(transport=ModelHttpTap(httpx2.MockTransport(answer), rec)) as client:
-            await client.post("http://model.local/v1/chat/completions", json={"messages": []},
-                              headers={"x-gateway": FAKE_TOKEN})
+            await client.post(
+                "http://model.local/v1/chat/completions", json={"messages": []}, headers={"x-gateway": FAKE_TOKEN}
+            )
         return rec
 
     rec = anyio.run(main)
@@ -87,8 +104,22 @@ def test_a_secret_in_any_header_is_redacted_when_recorded(monkeypatch):
     assert FAKE_TOKEN not in text and REDACTED in text
 
 
-@pytest.mark.parametrize("name", ["api_key", "API-KEY", "Authorization", "password", "client_secret", "refresh_token",
-                                  "idToken", "Cookie", "api_\u212aey", "pa\u017fsword", "authorızation"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "api_key",
+        "API-KEY",
+        "Authorization",
+        "password",
+        "client_secret",
+        "refresh_token",
+        "idToken",
+        "Cookie",
+        "api_\u212aey",
+        "pa\u017fsword",
+        "authorızation",
+    ],
+)
 def test_a_field_named_like_a_secret_is_redacted_when_recorded(name):
     from flow.capture.recorder import Recorder
 
@@ -106,7 +137,9 @@ def test_a_secret_value_in_wire_bytes_is_redacted_when_recorded(monkeypatch):
     rec = Recorder()
     body = {"messages": [{"role": "user", "content": f"北京 {FAKE_KEY}"}]}
     wire = json.dumps(body, ensure_ascii=False).encode()
-    hop = rec.record(kind="llm.request", source="app", target="model", payload={"body": body}, wire_text=wire, size=len(wire))
+    hop = rec.record(
+        kind="llm.request", source="app", target="model", payload={"body": body}, wire_text=wire, size=len(wire)
+    )
     assert FAKE_KEY not in json.dumps(hop.payload) and REDACTED in hop.payload["body"]["messages"][0]["content"]
     assert hop.bytes == len(wire)
 
@@ -115,11 +148,21 @@ def test_the_check_before_the_walk_says_no_only_when_the_walk_changes_nothing():
     from flow.trace.redact import needs_redaction
 
     secrets = [FAKE_KEY.encode()]
-    for value in [{"a": "b"}, {"tokens": "3", "progressToken": "p", "key": "v", "api_key": REDACTED},
-                  {"api_key": 3}, {"说明": "北京 api_key 天气"}, [1, 2.5, None, True]]:
+    for value in [
+        {"a": "b"},
+        {"tokens": "3", "progressToken": "p", "key": "v", "api_key": REDACTED},
+        {"api_key": 3},
+        {"说明": "北京 api_key 天气"},
+        [1, 2.5, None, True],
+    ]:
         assert not needs_redaction(json.dumps(value, ensure_ascii=False).encode(), secrets)
         assert redact(value, [FAKE_KEY]) == value
-    for value in [{"API_KEY": "x"}, {"n": [{"Access-Token": "t"}]}, {"c": f"... {FAKE_KEY} ..."}, {"\u212aey": 1, "ap\u0130_key": "v"},
-                  {"Password" : "p"}]:
+    for value in [
+        {"API_KEY": "x"},
+        {"n": [{"Access-Token": "t"}]},
+        {"c": f"... {FAKE_KEY} ..."},
+        {"\u212aey": 1, "ap\u0130_key": "v"},
+        {"Password": "p"},
+    ]:
         assert needs_redaction(json.dumps(value, ensure_ascii=False).encode(), secrets)
         assert redact(value, [FAKE_KEY]) != value

@@ -28,8 +28,9 @@ def _trace(path):
 
 def _engine_call(server, tool, arguments, era="handshake"):
     """The engine under `python -m flow call`, in this process; returns the trace as saved and the result."""
-    result, called = anyio.run(lambda: call_server_tool(ServerSpec(command=tuple(shlex.split(server))), tool,
-                                                        arguments, era=era))
+    result, called = anyio.run(
+        lambda: call_server_tool(ServerSpec(command=tuple(shlex.split(server))), tool, arguments, era=era)
+    )
     return json.loads(result.trace.model_dump_json()), called
 
 
@@ -44,8 +45,10 @@ def test_the_third_party_servers_are_installed_and_offered():
     assert {"weather-demo", "mcp-server-time", "server-everything"} <= set(built_in_servers())
 
 
-@pytest.mark.parametrize(("era", "version", "setup"),
-                         [("handshake", "2025-11-25", "initialize"), ("modern", "2026-07-28", "server/discover")])
+@pytest.mark.parametrize(
+    ("era", "version", "setup"),
+    [("handshake", "2025-11-25", "initialize"), ("modern", "2026-07-28", "server/discover")],
+)
 def test_mcp_server_time_lists_its_tools_in_both_eras(tmp_path, era, version, setup):
     out = tmp_path / "tools.json"
     proc = flow_cli("tools", "--server", TIME, "--era", era, "--out", str(out))
@@ -62,8 +65,18 @@ def test_mcp_server_time_lists_its_tools_in_both_eras(tmp_path, era, version, se
 def test_mcp_server_time_answers_a_direct_call_in_both_eras(tmp_path, era):
     if era == "handshake":  # once through the command line, once through the engine under it
         out = tmp_path / "call.json"
-        proc = flow_cli("call", "get_current_time", "--args", '{"timezone": "Asia/Shanghai"}', "--server", TIME,
-                        "--era", era, "--out", str(out))
+        proc = flow_cli(
+            "call",
+            "get_current_time",
+            "--args",
+            '{"timezone": "Asia/Shanghai"}',
+            "--server",
+            TIME,
+            "--era",
+            era,
+            "--out",
+            str(out),
+        )
         assert proc.returncode == 0, proc.stderr
         answer = json.loads(proc.stdout.split("\nhops ")[0])
         trace = _trace(out)
@@ -103,8 +116,11 @@ def test_server_everything_lists_its_tools_and_an_old_server_falls_back_from_mod
         trace = json.loads(result.trace.model_dump_json())
     assert trace["meta"]["settings"]["era"] == era  # what was asked for, beside what was negotiated
     assert trace["meta"]["server"]["era"] == "handshake"
-    frames = [(h["kind"], h["payload"].get("method") or h["payload"].get("error", {}).get("code"))
-              for h in trace["hops"] if h["kind"].startswith("mcp.")][:4]
+    frames = [
+        (h["kind"], h["payload"].get("method") or h["payload"].get("error", {}).get("code"))
+        for h in trace["hops"]
+        if h["kind"].startswith("mcp.")
+    ][:4]
     if era == "modern":
         assert frames[:3] == [("mcp.request", "server/discover"), ("mcp.error", -32601), ("mcp.request", "initialize")]
     else:
@@ -119,14 +135,16 @@ def test_server_everything_echoes():
 
 
 def test_server_everything_progress_notifications_are_recorded_frames():
-    trace, called = _engine_call(EVERYTHING, "trigger-long-running-operation", {"duration": 0.3, "steps": 3},
-                                 era="modern")
+    trace, called = _engine_call(
+        EVERYTHING, "trigger-long-running-operation", {"duration": 0.3, "steps": 3}, era="modern"
+    )
     assert "Long running operation completed" in called["content"][0]["text"]
     hops = trace["hops"]
     call = next(h for h in hops if h["kind"] == "mcp.request" and h["payload"]["method"] == "tools/call")
     token = call["payload"]["params"]["_meta"]["progressToken"]  # asked for, or no progress would be sent
-    progress = [h for h in hops if h["kind"] == "mcp.notification"
-                and h["payload"]["method"] == "notifications/progress"]
+    progress = [
+        h for h in hops if h["kind"] == "mcp.notification" and h["payload"]["method"] == "notifications/progress"
+    ]
     assert [(h["source"], h["target"]) for h in progress] == [("mcp_server", "mcp_client")] * 3
     assert [h["payload"]["params"] for h in progress] == [
         {"progress": i, "total": 3, "progressToken": token} for i in (1, 2, 3)
@@ -137,8 +155,11 @@ def test_server_everything_progress_notifications_are_recorded_frames():
 
 def test_list_changed_notifications_from_server_everything_are_recorded_in_the_call_step():
     # Its gzip tool registers a new resource for the session, and says the lists changed.
-    trace, _ = _engine_call(EVERYTHING, "gzip-file-as-resource",
-                            {"name": "a.txt", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resource"})
+    trace, _ = _engine_call(
+        EVERYTHING,
+        "gzip-file-as-resource",
+        {"name": "a.txt", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resource"},
+    )
     changed = [h for h in trace["hops"] if h["kind"] == "mcp.notification" and h["source"] == "mcp_server"]
     assert {h["payload"]["method"] for h in changed} >= {"notifications/resources/list_changed"}
     assert all(h["step"] == 6 and h["summary"] == h["payload"]["method"] for h in changed)

@@ -161,8 +161,16 @@ def test_a_recorded_hop_is_the_hop_validation_would_build():
     from flow.capture.recorder import Recorder
 
     rec = Recorder()
-    hop = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload={"id": 1},
-                     step=Step.CALL_TOOL, direction="request", jsonrpc_id=1, summary="tools/call")
+    hop = rec.record(
+        kind="mcp.request",
+        source="mcp_client",
+        target="mcp_server",
+        payload={"id": 1},
+        step=Step.CALL_TOOL,
+        direction="request",
+        jsonrpc_id=1,
+        summary="tools/call",
+    )
     again = Hop.model_validate(hop.model_dump())
     assert hop == again and hop.model_fields_set == again.model_fields_set
     assert hop.model_extra == again.model_extra == {}
@@ -187,8 +195,19 @@ def test_the_step_table_covers_every_step_0_to_10_and_its_wording_too():
 
     assert [int(s) for s in Step] == list(range(11))
     assert set(STEPS) == set(STEP_NAMES) == set(STEP_TEXTS) == set(Step)
-    assert [STEPS[s].phase for s in Step] == ["prepare", "request", "request", "request", "decision", "execute",
-                                              "execute", "execute", "backfill", "answer", "answer"]
+    assert [STEPS[s].phase for s in Step] == [
+        "prepare",
+        "request",
+        "request",
+        "request",
+        "decision",
+        "execute",
+        "execute",
+        "execute",
+        "backfill",
+        "answer",
+        "answer",
+    ]
     assert answer_step(6) is Step.TOOL_RESULT and answer_step(Step.LIST_TOOLS) is Step.LIST_TOOLS
     assert answer_step(None) is None
     assert [s for s in Step if STEPS[s].asks_model] == [Step.ASK_MODEL, Step.BACKFILL]
@@ -210,8 +229,10 @@ def test_every_kind_has_a_payload_type_and_every_hop_field_is_in_the_schema():
     hop_schema = schema["$defs"]["Hop"]
     assert set(PAYLOAD_TYPES) == set(KINDS)
     assert set(Hop.model_fields) <= set(hop_schema["properties"])
-    by_kind = {rule["if"]["properties"]["kind"]["const"]: rule["then"]["properties"]["payload"]["$ref"]
-               for rule in hop_schema["allOf"]}
+    by_kind = {
+        rule["if"]["properties"]["kind"]["const"]: rule["then"]["properties"]["payload"]["$ref"]
+        for rule in hop_schema["allOf"]
+    }
     assert set(by_kind) == set(KINDS)
     for kind, ref in by_kind.items():
         assert ref.removeprefix("#/$defs/") == PAYLOAD_TYPES[kind].__name__ in schema["$defs"]
@@ -220,17 +241,32 @@ def test_every_kind_has_a_payload_type_and_every_hop_field_is_in_the_schema():
 @pytest.mark.parametrize(
     ("path", "value", "message"),
     [
-        (["hops", 9, "payload", "body", "messages"], 5,
-         "hops[9].payload.body.messages: Input should be a valid list (a payload of llm.request)"),
+        (
+            ["hops", 9, "payload", "body", "messages"],
+            5,
+            "hops[9].payload.body.messages: Input should be a valid list (a payload of llm.request)",
+        ),
         (["hops", 9, "payload", "body"], KeyError, "hops[9].payload.body: missing (a payload of llm.request)"),
-        (["hops", 10, "payload", "status"], "200",
-         "hops[10].payload.status: Input should be a valid integer (a payload of llm.response)"),
-        (["hops", 11, "payload", "tool_call", "function", "arguments"], {"city": "北京"},
-         "hops[11].payload.tool_call.function.arguments: Input should be a valid string (a payload of translate.rev"),
-        (["hops", 11, "payload", "call_request"], KeyError,
-         "hops[11].payload.call_request: missing (a payload of translate.reverse)"),
-        (["hops", 12, "payload", "params"], "not an object",
-         "hops[12].payload.params: Input should be a valid dictionary (a payload of mcp.request)"),
+        (
+            ["hops", 10, "payload", "status"],
+            "200",
+            "hops[10].payload.status: Input should be a valid integer (a payload of llm.response)",
+        ),
+        (
+            ["hops", 11, "payload", "tool_call", "function", "arguments"],
+            {"city": "北京"},
+            "hops[11].payload.tool_call.function.arguments: Input should be a valid string (a payload of translate.rev",
+        ),
+        (
+            ["hops", 11, "payload", "call_request"],
+            KeyError,
+            "hops[11].payload.call_request: missing (a payload of translate.reverse)",
+        ),
+        (
+            ["hops", 12, "payload", "params"],
+            "not an object",
+            "hops[12].payload.params: Input should be a valid dictionary (a payload of mcp.request)",
+        ),
         (["hops", 13, "payload", "result"], [1], "hops[13].payload.result: Input should be a valid dictionary"),
         (["hops", 14, "payload", "tool_message_content"], None, "hops[14].payload.tool_message_content: "),
         (["hops", 17, "payload"], "the answer", "hops[17].payload: Input should be a valid dictionary"),

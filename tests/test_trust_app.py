@@ -36,32 +36,44 @@ OLLAMA = next(p for p in PRESETS if p.name.startswith("Ollama"))
 
 # --- which key goes where: the pure decision -------------------------------------------------------
 
-@pytest.mark.parametrize("url", [
-    "https://api.openai.com/v1", "https://api.openai.com/v1/", "HTTPS://API.OPENAI.COM/v1",
-    "https://api.openai.com:443/v1",
-])
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.openai.com/v1",
+        "https://api.openai.com/v1/",
+        "HTTPS://API.OPENAI.COM/v1",
+        "https://api.openai.com:443/v1",
+    ],
+)
 def test_the_same_endpoint_written_another_way_is_the_same(url):
     assert same_endpoint(url, "https://api.openai.com/v1")
 
 
-@pytest.mark.parametrize("url", [
-    "https://api.openai.com.evil.example/v1",  # a longer host
-    "https://api.openai.com@evil.example/v1",  # user-info before the real host
-    "https://user:pw@api.openai.com/v1",  # user-info the operator did not set
-    "https://evil.example/v1#@api.openai.com/v1",
-    "https://evil.example\\@api.openai.com/v1",
-    "https://api.openai.com\t.evil.example/v1",
-    "https://api.openai.com%2eevil.example/v1",
-    "https://api.openai.com./v1",
-    "http://api.openai.com/v1",  # another scheme
-    "https://api.openai.com:8443/v1",  # another port
-    "https://api.openai.com:99999/v1",
-    "https://api.openai.com/v2",  # another path
-    "https://api.openai.com/v1/../../x",
-    "https://api.openai.com/v1?next=https://evil.example",
-    "api.openai.com/v1", "ftp://api.openai.com/v1", "", " https://api.openai.com/v1",
-    "https://api.openai.com/v1\n",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.openai.com.evil.example/v1",  # a longer host
+        "https://api.openai.com@evil.example/v1",  # user-info before the real host
+        "https://user:pw@api.openai.com/v1",  # user-info the operator did not set
+        "https://evil.example/v1#@api.openai.com/v1",
+        "https://evil.example\\@api.openai.com/v1",
+        "https://api.openai.com\t.evil.example/v1",
+        "https://api.openai.com%2eevil.example/v1",
+        "https://api.openai.com./v1",
+        "http://api.openai.com/v1",  # another scheme
+        "https://api.openai.com:8443/v1",  # another port
+        "https://api.openai.com:99999/v1",
+        "https://api.openai.com/v2",  # another path
+        "https://api.openai.com/v1/../../x",
+        "https://api.openai.com/v1?next=https://evil.example",
+        "api.openai.com/v1",
+        "ftp://api.openai.com/v1",
+        "",
+        " https://api.openai.com/v1",
+        "https://api.openai.com/v1\n",
+    ],
+)
 def test_anything_else_is_another_endpoint(url):
     assert not same_endpoint(url, "https://api.openai.com/v1")
 
@@ -74,11 +86,14 @@ def test_a_typed_key_goes_where_its_typist_says():
 def test_an_environment_key_goes_to_its_own_base_url_only():
     env = {"OPENAI_API_KEY": OPERATOR_KEY, "DEEPSEEK_API_KEY": "sk-deepseek"}
     assert key_for(OPENAI, "https://api.openai.com/v1", "", env) == KeyChoice(OPERATOR_KEY, env="OPENAI_API_KEY")
-    assert key_for(OPENAI, "https://api.openai.com.evil.example/v1", "", env) == KeyChoice(None, withheld="OPENAI_API_KEY")
+    assert key_for(OPENAI, "https://api.openai.com.evil.example/v1", "", env) == KeyChoice(
+        None, withheld="OPENAI_API_KEY"
+    )
     assert key_for(DEEPSEEK, "https://api.deepseek.com/v1", "", env) == KeyChoice("sk-deepseek", env="DEEPSEEK_API_KEY")
     # The OpenAI key is not another provider's key, even at that provider's own URL.
-    assert key_for(DEEPSEEK, "https://api.deepseek.com/v1", "", {"OPENAI_API_KEY": OPERATOR_KEY}) == \
-        KeyChoice(None, withheld="OPENAI_API_KEY")
+    assert key_for(DEEPSEEK, "https://api.deepseek.com/v1", "", {"OPENAI_API_KEY": OPERATOR_KEY}) == KeyChoice(
+        None, withheld="OPENAI_API_KEY"
+    )
     assert key_for(DEEPSEEK, "http://127.0.0.1:1/v1", "", env).key is None
 
 
@@ -108,6 +123,7 @@ def test_a_keyless_local_preset_sends_no_key_to_a_typed_url():
 
 
 # --- which key goes where: the Run page against a recording endpoint -------------------------------
+
 
 @dataclass
 class Recorder:
@@ -150,8 +166,13 @@ def recorder() -> Iterator[Recorder]:
 
 
 def completion(content: str) -> dict[str, Any]:
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }
 
 
 def app(lang: str = "en") -> AppTest:
@@ -177,8 +198,11 @@ def provider_page(preset: Preset, base_url: str, *, lang: str = "en", typed_key:
 
 def every_text(at: AppTest) -> list[str]:
     """Every string the page hands Streamlit to render as Markdown: bodies, captions, alerts, labels."""
-    texts = [e.value for kind in ("markdown", "caption", "info", "error", "warning", "success", "title",
-                                  "header", "subheader") for e in getattr(at, kind)]
+    texts = [
+        e.value
+        for kind in ("markdown", "caption", "info", "error", "warning", "success", "title", "header", "subheader")
+        for e in getattr(at, kind)
+    ]
     widgets = ("text_input", "text_area", "selectbox", "multiselect", "radio", "checkbox", "toggle", "button")
     return texts + [w.label for kind in widgets for w in getattr(at, kind)]
 
@@ -192,8 +216,10 @@ def test_a_typed_url_without_a_typed_key_gets_no_operator_key(recorder, monkeypa
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     at = provider_page(OPENAI, recorder.url)
     assert at.button(key="run").disabled
-    assert [w.value for w in at.warning] == ["$OPENAI_API_KEY is not sent to this base URL: a key from the environment "
-                                             "goes only to the URL it was set up for. Type a key to send one."]
+    assert [w.value for w in at.warning] == [
+        "$OPENAI_API_KEY is not sent to this base URL: a key from the environment "
+        "goes only to the URL it was set up for. Type a key to send one."
+    ]
     # A crafted client can press a disabled button (the server does not check): the key is still not sent.
     run = at.button(key="run")
     run.proto.disabled = False
@@ -215,7 +241,9 @@ def test_with_no_key_anywhere_a_typed_url_asks_for_a_typed_key(recorder, monkeyp
 def test_the_withheld_key_line_speaks_chinese(recorder, monkeypatch):
     monkeypatch.setenv("DEEPSEEK_API_KEY", OPERATOR_KEY)
     at = provider_page(DEEPSEEK, recorder.url, lang="zh")
-    assert len(at.warning) == 1 and at.warning[0].value.startswith("环境变量 DEEPSEEK_API_KEY 中的 Key 不会发给这个 Base URL")
+    assert len(at.warning) == 1 and at.warning[0].value.startswith(
+        "环境变量 DEEPSEEK_API_KEY 中的 Key 不会发给这个 Base URL"
+    )
 
 
 def test_a_keyless_preset_at_a_typed_url_runs_without_the_operators_keys(recorder, monkeypatch):
@@ -262,6 +290,7 @@ def test_a_servers_error_with_a_markdown_image_shows_as_text_on_the_run_page(rec
 
 # --- trace text on the Step, Hops and Compare pages -----------------------------------------------
 
+
 def hostile_trace() -> bytes:
     """The Beijing sample with a Markdown image in its question, title, note, summaries and first message."""
     data = json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
@@ -269,7 +298,7 @@ def hostile_trace() -> bytes:
     data["meta"]["title"] = {"en": f"title {IMAGE}", "zh": f"标题 {IMAGE}"}
     data["meta"]["note"] = {"en": f"note {IMAGE}", "zh": f"说明 {IMAGE}"}
     for hop in data["hops"]:
-        hop["summary"] = f"=HYPERLINK(\"http://evil.example\",\"x\") {IMAGE}"
+        hop["summary"] = f'=HYPERLINK("http://evil.example","x") {IMAGE}'
     next(h for h in data["hops"] if h["kind"] == "user.message")["payload"]["content"] = f"# heading {IMAGE}"
     return json.dumps(data, ensure_ascii=False).encode()
 
@@ -304,10 +333,19 @@ def test_trace_text_with_a_markdown_image_shows_as_text_on_every_page(lang):
     assert any(IMAGE in unescaped(t) for t in texts)
 
 
-@pytest.mark.parametrize("text", [
-    IMAGE, "[link](http://x)", "<img src=http://x/p.png>", "*a* _b_ `c` ~d~ $e$ | f &amp;", "# h\n- i\n+ j\n1. k\n2) l\n===",
-    ":red[x] ![a][1]\n\n[1]: http://x", "get_weather · tools/call · 北京", "\\![x](y)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        IMAGE,
+        "[link](http://x)",
+        "<img src=http://x/p.png>",
+        "*a* _b_ `c` ~d~ $e$ | f &amp;",
+        "# h\n- i\n+ j\n1. k\n2) l\n===",
+        ":red[x] ![a][1]\n\n[1]: http://x",
+        "get_weather · tools/call · 北京",
+        "\\![x](y)",
+    ],
+)
 def test_plain_escapes_every_markdown_construct_and_keeps_the_characters(text):
     escaped = plain(text)
     assert unescaped(escaped) == text
@@ -316,6 +354,7 @@ def test_plain_escapes_every_markdown_construct_and_keeps_the_characters(text):
 
 
 # --- the hop table's CSV -------------------------------------------------------------------------
+
 
 def test_the_hop_table_csv_holds_no_formula_and_the_table_keeps_its_text():
     frame = hop_dataframe(read_trace_bytes(hostile_trace(), name="hostile.json"), lang="en")
@@ -346,6 +385,7 @@ def test_the_hops_page_exports_its_own_csv_and_the_built_in_export_is_off():
 
 # --- what the app exposes on a network ----------------------------------------------------------
 
+
 def test_the_app_binds_loopback_and_caps_uploads_at_the_trace_limit():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["address"] == "127.0.0.1"
@@ -355,8 +395,14 @@ def test_the_app_binds_loopback_and_caps_uploads_at_the_trace_limit():
 def dev_app_command(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """What `./dev.sh app ARGS` would start, read from its own argument logic (nothing is started)."""
     script = 'source ./dev.sh && app_command "$@" && echo "LAN=$LAN" && printf "%s\\n" "${APP_CMD[@]}"'
-    return subprocess.run(["bash", "-c", script, "dev.sh", *args], cwd=ROOT, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", **(env or {})}, timeout=20)
+    return subprocess.run(
+        ["bash", "-c", script, "dev.sh", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", **(env or {})},
+        timeout=20,
+    )
 
 
 def test_dev_sh_app_keeps_loopback_and_lan_binds_every_interface():
@@ -370,8 +416,9 @@ def test_dev_sh_app_keeps_loopback_and_lan_binds_every_interface():
     assert argv[argv.index("--server.address") + 1] == "0.0.0.0" and argv[-2:] == ["--server.port", "8600"]
 
 
-@pytest.mark.parametrize(("args", "env"), [(("--lan", "--", "--allow-server-commands"), {}),
-                                           (("--lan",), {"MCP_FLOW_ALLOW_COMMANDS": "1"})])
+@pytest.mark.parametrize(
+    ("args", "env"), [(("--lan", "--", "--allow-server-commands"), {}), (("--lan",), {"MCP_FLOW_ALLOW_COMMANDS": "1"})]
+)
 def test_dev_sh_lan_refuses_typed_server_commands(args, env):
     refused = dev_app_command(*args, env=env)
     assert refused.returncode == 2 and refused.stdout == ""

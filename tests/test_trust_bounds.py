@@ -78,7 +78,9 @@ def fifo(tmp_path):
 @pytest.mark.parametrize("command", ["validate", "show", "render", "import"])
 def test_a_named_pipe_is_refused_in_one_line_without_waiting_for_a_writer(capsys, fifo, command):
     out = fifo.with_suffix(".out")
-    code, stdout, stderr = cli(capsys, command, str(fifo), *(["--out", str(out)] if command in ("render", "import") else []))
+    code, stdout, stderr = cli(
+        capsys, command, str(fifo), *(["--out", str(out)] if command in ("render", "import") else [])
+    )
     assert code != 0
     assert f"{fifo}: is a pipe, not a file" in one_line(stdout + stderr)
     assert not out.exists()  # nothing half-written
@@ -94,9 +96,31 @@ for command in (["validate"], ["show"], ["render", "--out", {str(out)!r}], ["imp
     print(command[0], main([command[0], "/dev/zero", *command[1:]]), flush=True)
 """
     proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert proc.stdout.split() == ["/dev/zero:", "is", "a", "device,", "not", "a", "file;", "save", "what", "it",
-                                   "holds", "to", "a", "file", "first", "validate", "1", "show", "2", "render", "2",
-                                   "import", "2"], proc.stdout + proc.stderr
+    assert proc.stdout.split() == [
+        "/dev/zero:",
+        "is",
+        "a",
+        "device,",
+        "not",
+        "a",
+        "file;",
+        "save",
+        "what",
+        "it",
+        "holds",
+        "to",
+        "a",
+        "file",
+        "first",
+        "validate",
+        "1",
+        "show",
+        "2",
+        "render",
+        "2",
+        "import",
+        "2",
+    ], proc.stdout + proc.stderr
     assert proc.stderr.count("error: /dev/zero: is a device, not a file") == 3 and "Traceback" not in proc.stderr
     assert not out.exists()
 
@@ -148,11 +172,17 @@ def test_a_trace_at_the_hop_limit_loads():
 
 
 def test_a_json_rpc_log_with_more_messages_than_hops_allowed_is_refused_before_it_is_parsed():
-    line = json.dumps({"direction": "incoming", "message": {"jsonrpc": "2.0", "method": "notifications/message",
-                                                             "params": {"level": "info", "data": "x"}}})
+    line = json.dumps(
+        {
+            "direction": "incoming",
+            "message": {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}},
+        }
+    )
     with pytest.raises(TraceError) as caught:
         import_bytes(("\n".join([line] * (MAX_HOPS + 1)) + "\n").encode(), name="log.jsonl")
-    assert str(caught.value) == f"log.jsonl: {MAX_HOPS + 1:,} messages is over the limit of {MAX_HOPS:,} hops for a trace"
+    assert (
+        str(caught.value) == f"log.jsonl: {MAX_HOPS + 1:,} messages is over the limit of {MAX_HOPS:,} hops for a trace"
+    )
 
 
 def test_one_huge_string_is_refused_naming_its_place(tmp_path, capsys):
@@ -163,8 +193,10 @@ def test_one_huge_string_is_refused_naming_its_place(tmp_path, capsys):
     for command in ("validate", "show"):
         code, out, err = cli(capsys, command, str(path))
         assert code != 0
-        assert one_line(out + err).endswith(f"{path}: hops[3].summary: {MAX_STRING_CHARS + 1:,} characters of text is "
-                                            f"over the limit of {MAX_STRING_CHARS:,} for one value")
+        assert one_line(out + err).endswith(
+            f"{path}: hops[3].summary: {MAX_STRING_CHARS + 1:,} characters of text is "
+            f"over the limit of {MAX_STRING_CHARS:,} for one value"
+        )
     with pytest.raises(TraceError, match=r"upload.json: hops\[3\].summary: .* over the limit"):
         import_bytes(path.read_bytes(), name="upload.json")
     data["hops"][3]["summary"] = "x"
@@ -214,8 +246,19 @@ def test_the_largest_trace_is_refused_whole_drawn_in_a_window_and_written_as_mer
     assert code == 2 and f"{MAX_HOPS:,} arrows are more than one picture draws ({MAX_ARROWS:,})" in line
     assert "--window" in line and not (tmp_path / "whole.svg").exists()
     out = tmp_path / "window.svg"
-    code, _, err = cli(capsys, "render", str(largest), "--format", "svg", "--window", str(MAX_ARROWS),
-                       "--hop", str(MAX_HOPS - 10), "--out", str(out))
+    code, _, err = cli(
+        capsys,
+        "render",
+        str(largest),
+        "--format",
+        "svg",
+        "--window",
+        str(MAX_ARROWS),
+        "--hop",
+        str(MAX_HOPS - 10),
+        "--out",
+        str(out),
+    )
     assert code == 0, err
     svg = out.read_text(encoding="utf-8")
     assert svg.count('class="edge hop ') == MAX_ARROWS and f'id="hop&#45;{MAX_HOPS - 10}"' in svg
@@ -238,8 +281,9 @@ def test_every_picture_format_refuses_more_arrows_than_it_draws_in_one_line(tmp_
 
 def test_the_widest_window_as_png_fits_one_image(tmp_path, capsys, undrawable):
     out = tmp_path / "window.png"
-    code, _, err = cli(capsys, "render", str(undrawable), "--format", "png", "--window", str(MAX_ARROWS),
-                       "--out", str(out))
+    code, _, err = cli(
+        capsys, "render", str(undrawable), "--format", "png", "--window", str(MAX_ARROWS), "--out", str(out)
+    )
     assert code == 0, err
     head = out.read_bytes()[:24]
     width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
@@ -261,8 +305,7 @@ def test_pages_that_ask_for_the_whole_picture_get_a_bounded_window(largest):
 
 def test_a_hops_json_view_is_bounded_whatever_the_hop_holds():
     trace = load_trace(SAMPLE)
-    hop = trace.hops[4].model_copy(update={"payload": {"text": "y" * MAX_STRING_CHARS,
-                                                         "many": ["z" * 1000] * 5000}})
+    hop = trace.hops[4].model_copy(update={"payload": {"text": "y" * MAX_STRING_CHARS, "many": ["z" * 1000] * 5000}})
     view = focus_view(hop)
     assert set(view) == {"clipped", "json"} and len(view["json"]) <= VIEW_BYTES
     small = trace.hops[4]
@@ -277,8 +320,9 @@ def test_a_run_whose_tool_returns_10_mb_writes_a_trace_that_loads_and_says_it_wa
     # best_practice echoes an unknown topic back: a scripted model asks it about 10 MB of text.
     topic = "z" * 10_000_000
     script = parse_script([{"call": "best_practice", "arguments": {"topic": topic}}, {"answer": "done"}])
-    result = run("what is good practice?", options=RunOptions(mode=mode, transport="memory"),
-                 model=ModelConfig.scripted(script))
+    result = run(
+        "what is good practice?", options=RunOptions(mode=mode, transport="memory"), model=ModelConfig.scripted(script)
+    )
     assert result.ok, result.error
     path = save_trace(result.trace, tmp_path / "big-result.json")
     assert path.stat().st_size < 4 * HOP_PAYLOAD_BYTES  # the 10 MB appears in six hops and the script
@@ -295,8 +339,13 @@ def test_a_run_whose_tool_returns_10_mb_writes_a_trace_that_loads_and_says_it_wa
 def test_the_recorder_stops_at_the_hop_limit_with_a_last_hop_saying_so(tmp_path):
     rec = Recorder()
     for _ in range(MAX_HOPS + 5):
-        hop = rec.record(kind="mcp.notification", source="mcp_server", target="mcp_client",
-                         payload={"jsonrpc": "2.0", "method": "notifications/message"}, step=6)
+        hop = rec.record(
+            kind="mcp.notification",
+            source="mcp_server",
+            target="mcp_client",
+            payload={"jsonrpc": "2.0", "method": "notifications/message"},
+            step=6,
+        )
     assert len(rec.hops) == MAX_HOPS and rec.dropped == 6
     assert rec.hops[-1].kind == "error" and "limit of 20,000 hops" in rec.hops[-1].summary
     assert hop.seq == 0 and hop not in rec.hops  # handed back for the caller to use, not kept

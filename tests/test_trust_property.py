@@ -37,8 +37,10 @@ from ui.state import AppState, add_upload
 from ui.text import plain, table_csv
 
 # A few samples that between them hold every hop kind the readers branch on.
-SAMPLES = {name: json.loads((ROOT / "sample_traces" / f"{name}.json").read_text(encoding="utf-8"))
-           for name in ("beijing-mcp", "beijing-direct", "streaming", "unknown-tool", "progress-notifications")}
+SAMPLES = {
+    name: json.loads((ROOT / "sample_traces" / f"{name}.json").read_text(encoding="utf-8"))
+    for name in ("beijing-mcp", "beijing-direct", "streaming", "unknown-tool", "progress-notifications")
+}
 
 
 def _paths(value: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -64,20 +66,40 @@ def _nested(depth: int) -> Any:
 
 
 _text = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=12)
-_special_text = st.sampled_from(["", "\ud800", "a\udfffb", "\x1b[31mred\x1b[0m\x07", "\x9b2J", "\u202egnp.exe", "NaN",
-                                 "12", "-1", "1e400", "x" * 100_000, "line\nbreak\r", "\x00"])
+_special_text = st.sampled_from(
+    [
+        "",
+        "\ud800",
+        "a\udfffb",
+        "\x1b[31mred\x1b[0m\x07",
+        "\x9b2J",
+        "\u202egnp.exe",
+        "NaN",
+        "12",
+        "-1",
+        "1e400",
+        "x" * 100_000,
+        "line\nbreak\r",
+        "\x00",
+    ]
+)
 _numbers = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70),
-    st.sampled_from([0, -1, 1, 10**300, -(10**300), 2**63, 2**64, math.nan, math.inf, -math.inf, 1e308, -1e308,
-                     5e-324, 0.5]),
+    st.sampled_from(
+        [0, -1, 1, 10**300, -(10**300), 2**63, 2**64, math.nan, math.inf, -math.inf, 1e308, -1e308, 5e-324, 0.5]
+    ),
     st.floats(allow_nan=True, allow_infinity=True),
 )
 _leaves = st.one_of(st.none(), st.booleans(), _numbers, _text, _special_text)
 JSON_VALUES = st.one_of(
     _leaves,
-    st.recursive(_leaves, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                  st.dictionaries(st.one_of(_text, _special_text), inner, max_size=4)),
-                 max_leaves=12),
+    st.recursive(
+        _leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4), st.dictionaries(st.one_of(_text, _special_text), inner, max_size=4)
+        ),
+        max_leaves=12,
+    ),
     st.integers(min_value=1, max_value=400).map(_nested),
     st.sampled_from([[], {}, [[]], {"": None}]),
 )
@@ -122,13 +144,17 @@ def run_every_reader(path: Path, tmp: Path) -> None:
     code, out, err = _cli("validate", file)
     assert code in (0, 1) and err == "" and out.count("\n") == 1, (code, out, err)
     valid = code == 0
-    for argv in (("show", file), ("show", file, "--hop", "2"), ("show", file, "--step", "4"),
-                 ("render", file, "--format", "dot", "--out", str(tmp / "t.dot")),
-                 ("render", file, "--format", "mermaid", "--out", str(tmp / "t.mmd")),
-                 ("render", file, "--format", "html", "--out", str(tmp / "t.html")),
-                 ("render", file, "--format", "svg", "--hop", "3", "--out", str(tmp / "t.svg")),
-                 ("export", file, "--otlp-json", str(tmp / "t.otlp.json")),
-                 ("import", file, "--out", str(tmp / "t.trace.json"))):
+    for argv in (
+        ("show", file),
+        ("show", file, "--hop", "2"),
+        ("show", file, "--step", "4"),
+        ("render", file, "--format", "dot", "--out", str(tmp / "t.dot")),
+        ("render", file, "--format", "mermaid", "--out", str(tmp / "t.mmd")),
+        ("render", file, "--format", "html", "--out", str(tmp / "t.html")),
+        ("render", file, "--format", "svg", "--hop", "3", "--out", str(tmp / "t.svg")),
+        ("export", file, "--otlp-json", str(tmp / "t.otlp.json")),
+        ("import", file, "--out", str(tmp / "t.trace.json")),
+    ):
         if not valid and argv[0] not in ("show", "import"):
             continue  # they all start with the loader `show` has just shown refusing the file
         code, out, err = _cli(*argv)
@@ -178,8 +204,12 @@ def run_every_reader(path: Path, tmp: Path) -> None:
         pass  # a one-line refusal the pages show as such
 
 
-@settings(max_examples=75, derandomize=True, deadline=timedelta(seconds=10),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=75,
+    derandomize=True,
+    deadline=timedelta(seconds=10),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 @given(raw=mutated_traces())
 def test_any_value_in_any_field_is_a_result_or_one_line(raw: bytes, tmp_path: Path) -> None:
     path = tmp_path / "mutated.json"
@@ -189,11 +219,18 @@ def test_any_value_in_any_field_is_a_result_or_one_line(raw: bytes, tmp_path: Pa
 
 # --- importers: another tool's recording with one value replaced ------------------------------------------------
 
+
 def _jsonrpc_log(name: str) -> list[Any]:
     """The sample's MCP frames as an Inspector-style log: one entry a line, with direction and time."""
     hops = [h for h in SAMPLES[name]["hops"] if h["kind"].startswith("mcp.")]
-    return [{"direction": "outgoing" if h["source"] == "mcp_client" else "incoming",
-             "timestamp": 1_780_000_000_000 + int(h["t_start_ms"]), "message": h["payload"]} for h in hops]
+    return [
+        {
+            "direction": "outgoing" if h["source"] == "mcp_client" else "incoming",
+            "timestamp": 1_780_000_000_000 + int(h["t_start_ms"]),
+            "message": h["payload"],
+        }
+        for h in hops
+    ]
 
 
 RECORDINGS: dict[str, tuple[str, Any]] = {
@@ -220,8 +257,12 @@ def mutated_recordings(draw: st.DrawFn) -> tuple[str, bytes]:
     return fmt, json.dumps(data).encode()
 
 
-@settings(max_examples=100, derandomize=True, deadline=timedelta(seconds=5),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=100,
+    derandomize=True,
+    deadline=timedelta(seconds=5),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(case=mutated_recordings())
 def test_any_value_in_an_imported_recording_is_a_trace_or_one_line(case: tuple[str, bytes]) -> None:
     fmt, raw = case

@@ -85,11 +85,30 @@ def test_export_of_a_trace_that_loads_always_gives_spans_whatever_its_start_time
 # --- lone surrogates ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [("meta", "question"), ("hops", 3, "summary"), ("hops", 10, "payload", "body", "id"),
-                                  ("meta", "settings", "\ud800key")], ids=str)
-@pytest.mark.parametrize("command", [("validate",), ("show",), ("show", "--hop", "2"), ("render", "--format", "svg"),
-                                     ("render", "--format", "html"), ("render", "--format", "mermaid"),
-                                     ("export", "--otlp-json", "out.json"), ("import",), ("replay", "--out", "r.json")])
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("meta", "question"),
+        ("hops", 3, "summary"),
+        ("hops", 10, "payload", "body", "id"),
+        ("meta", "settings", "\ud800key"),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("validate",),
+        ("show",),
+        ("show", "--hop", "2"),
+        ("render", "--format", "svg"),
+        ("render", "--format", "html"),
+        ("render", "--format", "mermaid"),
+        ("export", "--otlp-json", "out.json"),
+        ("import",),
+        ("replay", "--out", "r.json"),
+    ],
+)
 def test_a_lone_surrogate_is_refused_by_every_command_with_its_path(tmp_path, path, command):
     file = write(tmp_path, mutated(path, "bad \udfff text"))
     argv = [command[0], file, *command[1:]]
@@ -108,9 +127,15 @@ def test_a_lone_surrogate_in_an_upload_is_one_line_for_the_page():
         import_bytes(data, name="upload.json")
 
 
-@pytest.mark.parametrize("argv", [["run", "--question", "\udcff北京"], ["show", "/tmp/\udcff.json"],
-                                  ["call", "get_weather", "--args", '{"city": "\\ud800"}'],
-                                  ["run", "--script", '[{"answer": "\\udfff"}]']])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--question", "\udcff北京"],
+        ["show", "/tmp/\udcff.json"],
+        ["call", "get_weather", "--args", '{"city": "\\ud800"}'],
+        ["run", "--script", '[{"answer": "\\udfff"}]'],
+    ],
+)
 def test_arguments_that_are_not_utf8_text_are_one_line(argv):
     one_line_error(cli(*argv))
 
@@ -118,8 +143,15 @@ def test_arguments_that_are_not_utf8_text_are_one_line(argv):
 def test_the_recorder_never_writes_a_lone_surrogate(tmp_path):
     rec = Recorder()
     # what json.loads makes of a model's "\ud800" escape: pydantic-core refuses it, the json module does not
-    hop = rec.record(kind="llm.response", source="model", target="app", payload={"body": {"content": "a\ud800b"}},
-                     step=9, summary="a\ud800b", wire_text=b'{"body": {"content": "a\\ud800b"}}')
+    hop = rec.record(
+        kind="llm.response",
+        source="model",
+        target="app",
+        payload={"body": {"content": "a\ud800b"}},
+        step=9,
+        summary="a\ud800b",
+        wire_text=b'{"body": {"content": "a\\ud800b"}}',
+    )
     assert hop.payload == {"body": {"content": "a\ufffdb"}} and hop.summary == "a\ufffdb"
     hop = rec.record(kind="app.answer", source="app", target="user", payload={"content": "\udc80"}, step=10)
     assert hop.payload == {"content": "\ufffd"}
@@ -133,14 +165,17 @@ def test_the_recorder_never_writes_a_lone_surrogate(tmp_path):
 # --- usage and stats ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("path", "value", "where"), [
-    (("hops", 10, "usage", "prompt_tokens"), "x", "hops[10].usage.prompt_tokens"),
-    (("hops", 10, "usage", "total_tokens"), -5, "hops[10].usage.total_tokens"),
-    (("hops", 10, "usage"), [1, 2], "hops[10].usage"),
-    (("meta", "stats", "elapsed_ms"), "slow", "meta.stats.elapsed_ms"),
-    (("meta", "stats", "prompt_tokens"), {"n": 1}, "meta.stats.prompt_tokens"),
-    (("meta", "stats", "elapsed_ms"), float("nan"), "meta.stats.elapsed_ms"),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "where"),
+    [
+        (("hops", 10, "usage", "prompt_tokens"), "x", "hops[10].usage.prompt_tokens"),
+        (("hops", 10, "usage", "total_tokens"), -5, "hops[10].usage.total_tokens"),
+        (("hops", 10, "usage"), [1, 2], "hops[10].usage"),
+        (("meta", "stats", "elapsed_ms"), "slow", "meta.stats.elapsed_ms"),
+        (("meta", "stats", "prompt_tokens"), {"n": 1}, "meta.stats.prompt_tokens"),
+        (("meta", "stats", "elapsed_ms"), float("nan"), "meta.stats.elapsed_ms"),
+    ],
+)
 def test_non_numeric_usage_or_stats_are_refused_with_their_path(tmp_path, path, value, where):
     assert SAMPLE["hops"][10]["usage"]  # the sample's first model response
     file = write(tmp_path, mutated(path, value))
@@ -152,9 +187,19 @@ def test_non_numeric_usage_or_stats_are_refused_with_their_path(tmp_path, path, 
 
 def test_a_model_that_reports_odd_usage_still_records_a_trace_that_loads():
     rec = Recorder()
-    hop = rec.record(kind="llm.response", source="model", target="app", payload={"body": {}}, step=9,
-                     usage={"prompt_tokens": "12", "completion_tokens": 3.5, "total_tokens": 7,
-                            "prompt_tokens_details": {"cached_tokens": 0}})
+    hop = rec.record(
+        kind="llm.response",
+        source="model",
+        target="app",
+        payload={"body": {}},
+        step=9,
+        usage={
+            "prompt_tokens": "12",
+            "completion_tokens": 3.5,
+            "total_tokens": 7,
+            "prompt_tokens_details": {"cached_tokens": 0},
+        },
+    )
     assert hop.usage == {"total_tokens": 7}
     assert parse_trace({**SAMPLE, "hops": [hop.model_dump()]}).hops[0].usage == {"total_tokens": 7}
 
@@ -209,36 +254,62 @@ def _log(*frames: Any, **entry: Any) -> bytes:
     return "\n".join(json.dumps({"direction": "outgoing", **entry, "message": f}) for f in frames).encode()
 
 
-@pytest.mark.parametrize(("log", "message"), [
-    (_log({"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}), "line 1: a JSON-RPC id is a string or an integer"),
-    (_log({"jsonrpc": "2.0", "id": [1], "result": {}}), "line 1: a JSON-RPC id is a string or an integer"),
-    (_log({"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}), "line 1: a JSON-RPC id"),
-    (_log({"jsonrpc": "2.0", "id": 1, "method": {"name": "tools/list"}}), "line 1: a JSON-RPC method is a string"),
-    (_log({"jsonrpc": "2.0", "method": ["x"]}), "line 1: a JSON-RPC method is a string"),
-    ("\n".join(['{"direction": "outgoing", "timestamp": NaN, "message": {"jsonrpc": "2.0", "method": "ping", '
-                '"id": 1}}']).encode(), "line 1: timestamp nan is neither"),
-    (_log({"jsonrpc": "2.0", "method": "ping", "id": 1}, timestamp=1e300), "line 1: timestamp 1e+300 is not between"),
-    (_log({"jsonrpc": "2.0", "method": "ping", "id": 1}, timestamp="9999-12-31T23:59:59-14:00"), "line 1: timestamp"),
-    (_log({"jsonrpc": "2.0", "method": "ping", "id": 1, "params": {"x": "\ud800"}}), "line 1: message.params.x: text "
-                                                                                       "with a lone surrogate"),
-])
+@pytest.mark.parametrize(
+    ("log", "message"),
+    [
+        (
+            _log({"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}),
+            "line 1: a JSON-RPC id is a string or an integer",
+        ),
+        (_log({"jsonrpc": "2.0", "id": [1], "result": {}}), "line 1: a JSON-RPC id is a string or an integer"),
+        (_log({"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}), "line 1: a JSON-RPC id"),
+        (_log({"jsonrpc": "2.0", "id": 1, "method": {"name": "tools/list"}}), "line 1: a JSON-RPC method is a string"),
+        (_log({"jsonrpc": "2.0", "method": ["x"]}), "line 1: a JSON-RPC method is a string"),
+        (
+            "\n".join(
+                [
+                    '{"direction": "outgoing", "timestamp": NaN, "message": {"jsonrpc": "2.0", "method": "ping", '
+                    '"id": 1}}'
+                ]
+            ).encode(),
+            "line 1: timestamp nan is neither",
+        ),
+        (
+            _log({"jsonrpc": "2.0", "method": "ping", "id": 1}, timestamp=1e300),
+            "line 1: timestamp 1e+300 is not between",
+        ),
+        (
+            _log({"jsonrpc": "2.0", "method": "ping", "id": 1}, timestamp="9999-12-31T23:59:59-14:00"),
+            "line 1: timestamp",
+        ),
+        (
+            _log({"jsonrpc": "2.0", "method": "ping", "id": 1, "params": {"x": "\ud800"}}),
+            "line 1: message.params.x: text with a lone surrogate",
+        ),
+    ],
+)
 def test_a_hostile_jsonrpc_log_is_one_line(log, message):
     with pytest.raises(TraceError, match="^" + re.escape(f"log.jsonl {message}")):
         import_bytes(log, name="log.jsonl", fmt="jsonrpc-jsonl")
 
 
 def test_a_string_meta_or_an_object_progress_token_is_imported_as_it_is():
-    log = _log({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "_meta": "not an object"}},
-               {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {"progressToken": {"a": 1}}}},
-               {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": [1], "progress": "x"}})
+    log = _log(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "_meta": "not an object"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {"progressToken": {"a": 1}}}},
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": [1], "progress": "x"}},
+    )
     trace = import_bytes(log, name="log.jsonl")
     assert [h.kind for h in trace.hops] == ["mcp.request", "mcp.request", "mcp.notification"]
     to_otlp_json(trace)
 
 
 def test_two_timestamps_years_apart_are_one_line():
-    log = (_log({"jsonrpc": "2.0", "id": 1, "method": "ping"}, timestamp="1970-01-02T00:00:00Z") + b"\n"
-           + _log({"jsonrpc": "2.0", "id": 1, "result": {}}, timestamp="9000-01-01T00:00:00Z", direction="incoming"))
+    log = (
+        _log({"jsonrpc": "2.0", "id": 1, "method": "ping"}, timestamp="1970-01-02T00:00:00Z")
+        + b"\n"
+        + _log({"jsonrpc": "2.0", "id": 1, "result": {}}, timestamp="9000-01-01T00:00:00Z", direction="incoming")
+    )
     with pytest.raises(TraceError, match=r"^log.jsonl: hop 2 \(mcp.response\) would have t_end_ms"):
         import_bytes(log, name="log.jsonl")
 
@@ -253,8 +324,9 @@ def test_an_otlp_file_with_odd_values_is_one_line_or_a_trace():
     with pytest.raises(TraceError, match="not a valid OTLP span"):
         import_bytes(json.dumps(spans).encode(), name="spans.json")
     spans["resourceSpans"][0]["resource"] = "not an object"
-    spans["resourceSpans"][0]["scopeSpans"][0]["spans"] = [s for s in spans["resourceSpans"][0]["scopeSpans"][0]["spans"]
-                                                            if s is not span]
+    spans["resourceSpans"][0]["scopeSpans"][0]["spans"] = [
+        s for s in spans["resourceSpans"][0]["scopeSpans"][0]["spans"] if s is not span
+    ]
     assert import_bytes(json.dumps(spans).encode(), name="spans.json").hops
 
 
@@ -341,13 +413,15 @@ def test_what_the_recorder_or_an_import_holds_nested_too_deeply_is_cut_so_the_fi
     deep = json.loads("[" * 400 + "]" * 400)
     rec = Recorder()
     rec.record(kind="user.message", source="user", target="app", payload={"content": "q"}, step=1)
-    rec.record(kind="llm.response", source="model", target="app", payload={"body": deep}, step=9,
-               wire_text=json.dumps(deep))
+    rec.record(
+        kind="llm.response", source="model", target="app", payload={"body": deep}, step=9, wire_text=json.dumps(deep)
+    )
     trace = parse_trace({**SAMPLE, "hops": []}).model_copy(update={"hops": rec.hops})
     loaded = read_trace_bytes(save_trace(trace, tmp_path / "deep.json").read_bytes())
     assert "left out" in json.dumps(loaded.hops[1].payload)
-    built = parse_trace({**SAMPLE, "hops": []}).model_copy(update={"hops": [
-        rec.hops[1].model_copy(update={"seq": 1, "payload": {"body": deep}})]})  # built in code, past the recorder
+    built = parse_trace({**SAMPLE, "hops": []}).model_copy(
+        update={"hops": [rec.hops[1].model_copy(update={"seq": 1, "payload": {"body": deep}})]}
+    )  # built in code, past the recorder
     to_otlp_json(built)
     assert "left out" in json.dumps(read_trace_bytes(built.to_json().encode()).hops[0].payload)
     spans = json.loads(to_otlp_json(parse_trace(SAMPLE)))

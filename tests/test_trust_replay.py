@@ -86,31 +86,41 @@ def counting_server() -> Iterator[CountingServer]:
 def test_replay_never_runs_the_command_a_trace_names(tmp_path):
     marker = tmp_path / "MARKER"
     command = ["sh", "-c", f"touch {shlex.quote(str(marker))}; exec {shlex.join(DEMO_COMMAND)}"]
-    trace = _tampered(tmp_path, settings={"server_command": command, "server_env": [["PYTHONPATH", str(ROOT)]],
-                                          "transport": "stdio"},
-                      server={"name": "weather-demo", "transport": "stdio", "command": shlex.join(command)})
+    trace = _tampered(
+        tmp_path,
+        settings={"server_command": command, "server_env": [["PYTHONPATH", str(ROOT)]], "transport": "stdio"},
+        server={"name": "weather-demo", "transport": "stdio", "command": shlex.join(command)},
+    )
     out = tmp_path / "out.json"
     proc = flow_cli("replay", str(trace), "--out", str(out))
     assert not marker.exists(), "replay ran the command the trace named"
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.startswith("note: the recording came from a stdio command whose server calls itself weather-demo, not the demo server")
+    assert proc.stderr.startswith(
+        "note: the recording came from a stdio command whose server calls itself weather-demo, not the demo server"
+    )
     assert "replaying the model side only" in proc.stderr and len(proc.stderr.splitlines()) == 1
     replayed = load_trace(out)
     assert replayed.meta.replay["tools"] == "recorded" and replayed.meta.replay["diverged"] is False
     assert not replayed.meta.settings.get("server_command") and replayed.meta.server["replayed_from"]
-    assert flow_cli("validate", str(trace)).stdout.rstrip().endswith(
-        "it names a server command and server environment, which replay never runs or contacts")
+    assert (
+        flow_cli("validate", str(trace))
+        .stdout.rstrip()
+        .endswith("it names a server command and server environment, which replay never runs or contacts")
+    )
 
 
 def test_replay_never_reads_the_variable_nor_contacts_the_urls_a_trace_names(tmp_path, counting_server):
     url = f"http://127.0.0.1:{counting_server.port}"
-    trace = _tampered(tmp_path, settings={"server_url": f"{url}/mcp", "bearer_token_env": "OPENAI_API_KEY",
-                                          "transport": "http"},
-                      server={"name": f"127.0.0.1:{counting_server.port}", "transport": "http", "url": f"{url}/mcp"},
-                      model={"backend": "openai", "name": "mock", "base_url": f"{url}/v1", "timeout_s": 1e9})
+    trace = _tampered(
+        tmp_path,
+        settings={"server_url": f"{url}/mcp", "bearer_token_env": "OPENAI_API_KEY", "transport": "http"},
+        server={"name": f"127.0.0.1:{counting_server.port}", "transport": "http", "url": f"{url}/mcp"},
+        model={"backend": "openai", "name": "mock", "base_url": f"{url}/v1", "timeout_s": 1e9},
+    )
     out = tmp_path / "out.json"
-    proc = flow_cli("replay", str(trace), "--out", str(out), env={"OPENAI_API_KEY": OPENAI_KEY,
-                                                                  "OPENAI_BASE_URL": f"{url}/env"})
+    proc = flow_cli(
+        "replay", str(trace), "--out", str(out), env={"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": f"{url}/env"}
+    )
     assert proc.returncode == 0, proc.stderr
     assert counting_server.connections == 0 and counting_server.received == b""
     text = out.read_text(encoding="utf-8")
@@ -122,8 +132,16 @@ def test_replay_never_reads_the_variable_nor_contacts_the_urls_a_trace_names(tmp
 
 def test_replay_with_server_runs_the_recorded_calls_on_the_server_named_on_the_command_line(tmp_path):
     out = tmp_path / "out.json"
-    proc = flow_cli("replay", str(SAMPLE), "--out", str(out), "--server", shlex.join(DEMO_COMMAND),
-                    "--server-env-public", "DEMO_NOTE=shown")
+    proc = flow_cli(
+        "replay",
+        str(SAMPLE),
+        "--out",
+        str(out),
+        "--server",
+        shlex.join(DEMO_COMMAND),
+        "--server-env-public",
+        "DEMO_NOTE=shown",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "replay matched the recording: 2 model exchanges served, tool results identical" in proc.stdout
     replayed = load_trace(out)
@@ -141,15 +159,22 @@ def test_replay_runs_the_demo_server_in_process_or_over_stdio_when_asked(tmp_pat
         assert result.trace.meta.server["transport"] == transport and not result.trace.meta.replay["diverged"]
 
 
-@pytest.mark.parametrize(("era", "extra"), [
-    ("handshake", {}),
-    ("modern", {}),
-    ("handshake", {"resources": ("weather://cities",)}),
-    ("handshake", {"prompt": "weather_report", "prompt_args": (("city", "上海"),)}),
-], ids=["plain", "modern-era", "resource", "prompt"])
+@pytest.mark.parametrize(
+    ("era", "extra"),
+    [
+        ("handshake", {}),
+        ("modern", {}),
+        ("handshake", {"resources": ("weather://cities",)}),
+        ("handshake", {"prompt": "weather_report", "prompt_args": (("city", "上海"),)}),
+    ],
+    ids=["plain", "modern-era", "resource", "prompt"],
+)
 def test_a_recording_of_another_server_replays_the_model_side_only_and_is_marked(tmp_path, era, extra):
-    recorded = run("北京和上海今天天气怎么样？",
-                   options=RunOptions(server_command=tuple(DEMO_COMMAND), era=era, **extra), model=ModelConfig()).trace
+    recorded = run(
+        "北京和上海今天天气怎么样？",
+        options=RunOptions(server_command=tuple(DEMO_COMMAND), era=era, **extra),
+        model=ModelConfig(),
+    ).trace
     assert recorded.meta.outcome == "ok", recorded.meta.error
     source = tmp_path / "other.json"
     source.write_text(recorded.to_json(), encoding="utf-8")
@@ -166,8 +191,9 @@ def test_a_recording_of_another_server_replays_the_model_side_only_and_is_marked
 
 
 def test_a_recorded_result_for_other_arguments_is_not_served_and_the_replay_says_it_diverged(tmp_path):
-    recorded = run("北京今天天气怎么样？", options=RunOptions(server_command=tuple(DEMO_COMMAND)),
-                   model=ModelConfig()).trace
+    recorded = run(
+        "北京今天天气怎么样？", options=RunOptions(server_command=tuple(DEMO_COMMAND)), model=ModelConfig()
+    ).trace
     for hop in recorded.hops:  # the model now asks for another city than the server answered for
         if hop.kind == "translate.reverse":
             hop.payload["call_request"]["arguments"] = {"city": "上海"}
@@ -176,16 +202,22 @@ def test_a_recorded_result_for_other_arguments_is_not_served_and_the_replay_says
     assert any("tool result for" in d for d in result.trace.meta.replay["divergences"])
 
 
-@pytest.mark.parametrize(("settings", "words"), [
-    ({"max_rounds": 10**9}, f"meta.settings.max_rounds: 1000000000 is not a whole number from 1 to {MAX_REPLAY_ROUNDS}"),
-    ({"mcp_timeout_s": 1e9}, "meta.settings.mcp_timeout_s: 1000000000.0 is not a number of seconds above 0"),
-    ({"mcp_timeout_s": -1}, "meta.settings.mcp_timeout_s: -1 is not a number of seconds above 0"),
-    ({"max_rounds": "5"}, 'meta.settings.max_rounds: "5" is not a whole number'),
-    ({"parallel": "yes"}, 'meta.settings.parallel: "yes" is not true or false'),
-    ({"resources": ["x"] * 51}, "meta.settings.resources: "),
-    ({"prompt_args": [["city"]]}, "meta.settings.prompt_args: "),
-    ({"server_fault": "\u001b]0;pwned\u0007"}, r'meta.settings.server_fault: "\u001b]0;pwned\u0007" is not'),
-])
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        (
+            {"max_rounds": 10**9},
+            f"meta.settings.max_rounds: 1000000000 is not a whole number from 1 to {MAX_REPLAY_ROUNDS}",
+        ),
+        ({"mcp_timeout_s": 1e9}, "meta.settings.mcp_timeout_s: 1000000000.0 is not a number of seconds above 0"),
+        ({"mcp_timeout_s": -1}, "meta.settings.mcp_timeout_s: -1 is not a number of seconds above 0"),
+        ({"max_rounds": "5"}, 'meta.settings.max_rounds: "5" is not a whole number'),
+        ({"parallel": "yes"}, 'meta.settings.parallel: "yes" is not true or false'),
+        ({"resources": ["x"] * 51}, "meta.settings.resources: "),
+        ({"prompt_args": [["city"]]}, "meta.settings.prompt_args: "),
+        ({"server_fault": "\u001b]0;pwned\u0007"}, r'meta.settings.server_fault: "\u001b]0;pwned\u0007" is not'),
+    ],
+)
 def test_replay_refuses_settings_it_cannot_bound_in_one_line(tmp_path, settings, words):
     out = tmp_path / "out.json"
     proc = flow_cli("replay", str(_tampered(tmp_path, settings=settings)), "--out", str(out))
@@ -194,8 +226,16 @@ def test_replay_refuses_settings_it_cannot_bound_in_one_line(tmp_path, settings,
 
 
 def test_the_checked_settings_never_carry_a_way_to_reach_a_server():
-    options = RunOptions.from_settings({"server_command": ["sh"], "server_env": [["A", "b"]], "server_url": "http://x",
-                                        "bearer_token_env": "OPENAI_API_KEY", "max_rounds": 3, "unknown": 1})
+    options = RunOptions.from_settings(
+        {
+            "server_command": ["sh"],
+            "server_env": [["A", "b"]],
+            "server_url": "http://x",
+            "bearer_token_env": "OPENAI_API_KEY",
+            "max_rounds": 3,
+            "unknown": 1,
+        }
+    )
     assert options.server_spec().is_demo and options.server_env == () and options.bearer_token_env != "OPENAI_API_KEY"
     assert options.max_rounds == 3
     with pytest.raises(TraceError, match=r"meta\.settings: expected an object"):
@@ -209,8 +249,14 @@ def test_replay_option_mistakes_are_one_line(tmp_path):
         ([str(SAMPLE), "--server-env", "A=1"], "--server-env needs --server COMMAND"),
         ([str(SAMPLE.with_name("beijing-direct.json")), "--server", "true"], "--server does not apply"),
         ([str(other), "--transport", "stdio"], "--transport does not apply"),
-        ([str(_tampered(tmp_path, "dies", settings={"server_fault": "die", "transport": "memory"})), "--transport", "memory"],
-         "replay it with --transport stdio"),
+        (
+            [
+                str(_tampered(tmp_path, "dies", settings={"server_fault": "die", "transport": "memory"})),
+                "--transport",
+                "memory",
+            ],
+            "replay it with --transport stdio",
+        ),
     ]:
         proc = flow_cli("replay", *args, "--out", str(tmp_path / "x.json"))
         assert proc.returncode == 2 and words in proc.stderr and proc.stderr.count("error: ") == 1, proc.stderr

@@ -45,13 +45,23 @@ def _gzip_bomb() -> bytes:
 
 
 def _completion(message: dict[str, Any]) -> dict[str, Any]:
-    return {"id": "chatcmpl-hostile", "object": "chat.completion", "created": 0, "model": "hostile",
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    return {
+        "id": "chatcmpl-hostile",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "hostile",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    }
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-    data = {"id": "chatcmpl-hostile", "object": "chat.completion.chunk", "created": 0, "model": "hostile",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    data = {
+        "id": "chatcmpl-hostile",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "hostile",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return f"data: {json.dumps(data)}\n\n".encode()
 
 
@@ -61,9 +71,16 @@ MALFORMED = {
     "no-message": {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop"}]},
     "choices-not-a-list": {"id": "x", "choices": 5},
     "empty-message": {"id": "x", "choices": [{"index": 0, "message": {"role": "assistant"}, "finish_reason": "stop"}]},
-    "call-without-function": _completion({"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]}),
-    "call-without-name": _completion({"role": "assistant", "content": None,
-                                      "tool_calls": [{"id": "c1", "type": "function", "function": {"arguments": "{}"}}]}),
+    "call-without-function": _completion(
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]}
+    ),
+    "call-without-name": _completion(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"arguments": "{}"}}],
+        }
+    ),
     "call-not-an-object": _completion({"role": "assistant", "content": None, "tool_calls": ["get_weather"]}),
     "body-a-list": [1, 2, 3],
 }
@@ -137,8 +154,10 @@ class _Hostile(BaseHTTPRequestHandler):
                 self.wfile.write(_chunk({"content": piece}))
         elif behaviour == "stream-error":  # a provider's error event inside a stream that began well
             self._head("text/event-stream")
-            self.wfile.write(_chunk({"role": "assistant", "content": ""})
-                             + b'data: {"error": {"message": "the model is overloaded", "type": "server_error"}}\n\n')
+            self.wfile.write(
+                _chunk({"role": "assistant", "content": ""})
+                + b'data: {"error": {"message": "the model is overloaded", "type": "server_error"}}\n\n'
+            )
         elif behaviour == "stream-not-json":
             self._head("text/event-stream")
             self.wfile.write(_chunk({"role": "assistant", "content": ""}) + b"data: {oops, not json\n\n")
@@ -173,9 +192,13 @@ def endpoint() -> Iterator[str]:
 
 
 def _run(endpoint: str, behaviour: str, *, timeout_s: float = 10.0, stream: bool = False, **model: Any):
-    return run(QUESTION, options=RunOptions(mode="direct", stream=stream),
-               model=ModelConfig(backend="openai", model=behaviour, base_url=endpoint, api_key="sk-test",
-                                 timeout_s=timeout_s, **model))
+    return run(
+        QUESTION,
+        options=RunOptions(mode="direct", stream=stream),
+        model=ModelConfig(
+            backend="openai", model=behaviour, base_url=endpoint, api_key="sk-test", timeout_s=timeout_s, **model
+        ),
+    )
 
 
 def _one_line(proc) -> str:
@@ -200,8 +223,21 @@ def _waited_ms(err: dict[str, Any]) -> float:
 
 
 def _cli_run(endpoint: str, behaviour: str, out: Path, *extra: str):
-    return flow_cli("run", "--mode", "direct", "--question", QUESTION, "--base-url", endpoint, "--model", behaviour,
-                    "--out", str(out), *extra, timeout=60)
+    return flow_cli(
+        "run",
+        "--mode",
+        "direct",
+        "--question",
+        QUESTION,
+        "--base-url",
+        endpoint,
+        "--model",
+        behaviour,
+        "--out",
+        str(out),
+        *extra,
+        timeout=60,
+    )
 
 
 # ---------------------------------------------------------------- the model side: limits
@@ -211,8 +247,10 @@ def test_a_gzip_bomb_is_cut_off_at_the_cap_and_none_of_it_is_kept(tmp_path, endp
     assert len(_Hostile.bomb) < 1 << 20 < MAX_RESPONSE_BYTES < BOMB_BYTES  # small on the wire, huge decoded
     out = tmp_path / "bomb.json"
     line = _one_line(_cli_run(endpoint, "gzip-bomb", out))
-    assert line.startswith("error: the model endpoint's answer is larger than 16 MB, the limit for one model response: "
-                           "reading stopped there (it came compressed, ")
+    assert line.startswith(
+        "error: the model endpoint's answer is larger than 16 MB, the limit for one model response: "
+        "reading stopped there (it came compressed, "
+    )
     err = _model_error(json.loads(out.read_text(encoding="utf-8")))
     assert err["payload"]["error"] == "too large" and err["payload"]["decoded_bytes"] <= MAX_RESPONSE_BYTES + 1
     assert err["payload"]["wire_bytes"] < 1 << 20
@@ -221,8 +259,10 @@ def test_a_gzip_bomb_is_cut_off_at_the_cap_and_none_of_it_is_kept(tmp_path, endp
 
 def test_a_small_cap_stops_a_plain_answer_too(endpoint):
     result = _run(endpoint, "no-choices", max_response_bytes=10)
-    assert result.error == "the model endpoint's answer is larger than 10 bytes, the limit for one model response: " \
-                           "reading stopped there"
+    assert (
+        result.error == "the model endpoint's answer is larger than 10 bytes, the limit for one model response: "
+        "reading stopped there"
+    )
     assert result.trace.meta.error_zh.startswith("模型接口的回答超过了 10 bytes")
 
 
@@ -238,8 +278,9 @@ def test_a_one_byte_a_second_answer_fails_at_the_deadline_not_at_the_last_byte(t
     started = time.monotonic()
     line = _one_line(_cli_run(endpoint, "trickle", out, "--model-timeout", "2"))
     assert time.monotonic() - started < 30  # starting Python included; the answer alone would take 200 s
-    assert line.startswith("error: the model endpoint did not finish its answer within 2 s, the time allowed for a "
-                           "whole model call (")
+    assert line.startswith(
+        "error: the model endpoint did not finish its answer within 2 s, the time allowed for a whole model call ("
+    )
     err = _model_error(json.loads(out.read_text(encoding="utf-8")))
     assert err["payload"]["error"] == "deadline" and err["payload"]["limit_s"] == 2
     assert 1900 < _waited_ms(err) < 3000  # a per-read timeout never fires: a byte comes every second
@@ -249,8 +290,10 @@ def test_a_one_byte_a_second_answer_fails_at_the_deadline_not_at_the_last_byte(t
 def test_a_stall_after_the_headers_fails_at_the_deadline(endpoint):
     result = _run(endpoint, "stall", timeout_s=1)
     assert 900 < _waited_ms(_model_error(json.loads(result.trace.model_dump_json()))) < 2000
-    assert result.error == ("the model endpoint did not finish its answer within 1 s, the time allowed for a whole "
-                            "model call (0 bytes had arrived)")
+    assert result.error == (
+        "the model endpoint did not finish its answer within 1 s, the time allowed for a whole "
+        "model call (0 bytes had arrived)"
+    )
 
 
 def test_a_stream_of_keep_alive_comments_fails_at_the_deadline_and_is_not_an_answer(tmp_path, endpoint):
@@ -258,8 +301,9 @@ def test_a_stream_of_keep_alive_comments_fails_at_the_deadline_and_is_not_an_ans
     started = time.monotonic()
     line = _one_line(_cli_run(endpoint, "keep-alive", out, "--stream", "--model-timeout", "2"))
     assert time.monotonic() - started < 30  # starting Python included; the pings alone would go on for 60 s
-    assert line.startswith("error: the model endpoint did not finish its answer within 2 s, the time allowed for a "
-                           "whole model call (") and line.endswith("of keep-alive comments and no data had arrived)")
+    assert line.startswith(
+        "error: the model endpoint did not finish its answer within 2 s, the time allowed for a whole model call ("
+    ) and line.endswith("of keep-alive comments and no data had arrived)")
     trace = json.loads(out.read_text(encoding="utf-8"))
     err = _model_error(trace)
     assert err["payload"]["error"] == "deadline" and 1900 < _waited_ms(err) < 3000 and trace["meta"]["answer"] is None
@@ -285,18 +329,21 @@ def test_the_deadline_is_total_even_when_the_sdk_would_wait_to_retry(endpoint):
 # ---------------------------------------------------------------- the model side: answers the app cannot read
 
 
-@pytest.mark.parametrize(("behaviour", "says"), [
-    ("no-choices", "it has no choices (choices: '[]')"),
-    ("choices-not-a-list", "it has no choices (choices: '5')"),
-    ("no-message", "choices[0] has no message"),
-    ("empty-message", "choices[0].message has no content and no tool_calls (finish_reason: stop)"),
-    ("call-without-function", "choices[0].message.tool_calls[0] has no function name"),
-    ("call-without-name", "choices[0].message.tool_calls[0] has no function name"),
-    ("call-not-an-object", "choices[0].message.tool_calls[0] has no function name"),
-    ("body-a-list", "the body is JSON but not an object: '[1, 2, 3]'"),
-    ("not-json", "the body is not JSON: '<html><body>502 Bad Gateway</body></html>'"),
-    ("text-body", "the body is not JSON: 'upstream said: try again later'"),
-])
+@pytest.mark.parametrize(
+    ("behaviour", "says"),
+    [
+        ("no-choices", "it has no choices (choices: '[]')"),
+        ("choices-not-a-list", "it has no choices (choices: '5')"),
+        ("no-message", "choices[0] has no message"),
+        ("empty-message", "choices[0].message has no content and no tool_calls (finish_reason: stop)"),
+        ("call-without-function", "choices[0].message.tool_calls[0] has no function name"),
+        ("call-without-name", "choices[0].message.tool_calls[0] has no function name"),
+        ("call-not-an-object", "choices[0].message.tool_calls[0] has no function name"),
+        ("body-a-list", "the body is JSON but not an object: '[1, 2, 3]'"),
+        ("not-json", "the body is not JSON: '<html><body>502 Bad Gateway</body></html>'"),
+        ("text-body", "the body is not JSON: 'upstream said: try again later'"),
+    ],
+)
 def test_an_answer_that_is_not_a_chat_completion_is_one_line_and_a_hop(endpoint, behaviour, says):
     result = _run(endpoint, behaviour)
     assert result.error == f"the model endpoint's answer cannot be read: {says}"
@@ -308,8 +355,10 @@ def test_an_answer_that_is_not_a_chat_completion_is_one_line_and_a_hop(endpoint,
 def test_a_truncated_stream_is_reported_as_truncated(tmp_path, endpoint):
     out = tmp_path / "truncated.json"
     line = _one_line(_cli_run(endpoint, "truncated", out, "--stream"))
-    assert line == ("error: the model's stream ended before it finished: no finish_reason after 3 chunks "
-                    "(a truncated stream; 21 characters of answer so far)")
+    assert line == (
+        "error: the model's stream ended before it finished: no finish_reason after 3 chunks "
+        "(a truncated stream; 21 characters of answer so far)"
+    )
     trace = json.loads(out.read_text(encoding="utf-8"))
     err = _model_error(trace)
     assert err["payload"]["error"] == "malformed response"
@@ -344,9 +393,13 @@ def _server_error(trace: dict[str, Any]) -> dict[str, Any]:
 def test_a_huge_message_on_stdio_ends_the_call_with_one_line_and_is_not_kept(tmp_path):
     out = tmp_path / "call.json"
     server = shlex.join(_stdio("huge=34000000").command)
-    proc = flow_cli("call", "echo", "--args", '{"message": "hi"}', "--server", server, "--timeout", "30", "--out", str(out))
-    assert _one_line(proc) == ("error: the MCP server sent a message of 32.4 MB during tools/call, over the 32 MB limit "
-                               "for one message: the session was ended")
+    proc = flow_cli(
+        "call", "echo", "--args", '{"message": "hi"}', "--server", server, "--timeout", "30", "--out", str(out)
+    )
+    assert _one_line(proc) == (
+        "error: the MCP server sent a message of 32.4 MB during tools/call, over the 32 MB limit "
+        "for one message: the session was ended"
+    )
     err = _server_error(json.loads(out.read_text(encoding="utf-8")))
     assert err["step"] == 7 and err["payload"]["bytes"] > 34_000_000 and err["payload"]["limit_bytes"] == 32 << 20
     assert err["payload"]["line_start"].startswith('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text"')
@@ -357,14 +410,17 @@ def test_the_message_cap_is_kept_by_the_frame_tap_whatever_its_size():
     async def call() -> tuple[str, list[str]]:
         rec = Recorder()
         with pytest.raises(Exception) as caught:
-            async with connect(_stdio("huge=5000"), era="handshake", recorder=rec, timeout_s=10,
-                               max_frame_bytes=4096) as (client, _tap, _err):
+            async with connect(
+                _stdio("huge=5000"), era="handshake", recorder=rec, timeout_s=10, max_frame_bytes=4096
+            ) as (client, _tap, _err):
                 await client.call_tool("echo", {"message": "hi"})
         return str(caught.value), [h.kind for h in rec.hops]
 
     line, kinds = anyio.run(call)
-    assert line == ("the MCP server sent a message of 5089 bytes during tools/call, over the 4096 bytes limit for "
-                    "one message: the session was ended")
+    assert line == (
+        "the MCP server sent a message of 5089 bytes during tools/call, over the 4096 bytes limit for "
+        "one message: the session was ended"
+    )
     assert kinds[-1] == "error" and "mcp.response" not in kinds[-2:]
 
 
@@ -397,8 +453,11 @@ class _HugeMcp(BaseHTTPRequestHandler):
             self.end_headers()
             return
         if request["method"] == "initialize":
-            result: Any = {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                           "serverInfo": {"name": "huge-http", "version": "0.0.1"}}
+            result: Any = {
+                "protocolVersion": request["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "huge-http", "version": "0.0.1"},
+            }
         else:
             result = {"tools": [{"name": "x" * self.size, "inputSchema": {"type": "object"}}]}
         data = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
@@ -406,8 +465,10 @@ class _HugeMcp(BaseHTTPRequestHandler):
             data = b"event: message\ndata: " + data + b"\n\n"
         self.send_response(200)
         self.send_header("connection", "close")
-        self.send_header("content-type", "text/event-stream" if self.sse and request["method"] != "initialize"
-                         else "application/json")
+        self.send_header(
+            "content-type",
+            "text/event-stream" if self.sse and request["method"] != "initialize" else "application/json",
+        )
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         try:
@@ -428,9 +489,13 @@ def test_a_huge_message_over_streamable_http_is_cut_off_at_the_cap(sse):
     finally:
         server.shutdown()
         server.server_close()
-    assert result.error == ("the MCP server sent a message of more than 32 MB during tools/list, over the 32 MB limit "
-                            "for one message: the session was ended")
-    assert result.trace.meta.error_zh.startswith("MCP 服务器在 tools/list 期间发来一条至少 32 MB 的消息，超过单条消息 32 MB 的上限")
+    assert result.error == (
+        "the MCP server sent a message of more than 32 MB during tools/list, over the 32 MB limit "
+        "for one message: the session was ended"
+    )
+    assert result.trace.meta.error_zh.startswith(
+        "MCP 服务器在 tools/list 期间发来一条至少 32 MB 的消息，超过单条消息 32 MB 的上限"
+    )
     err = _server_error(json.loads(result.trace.model_dump_json()))
     assert err["payload"]["at_least"] is True and err["payload"]["line_start"].startswith('{"jsonrpc": "2.0"')
     assert len(result.trace.model_dump_json()) < 50_000

@@ -92,7 +92,9 @@ def html_files(tmp_path_factory) -> dict[str, Path]:
 
 def _open(browser, url: str, size: tuple[int, int], *, locale: str = "en-US") -> Page:
     # Reduced motion scrolls at once, so a check right after a step sees where the scroll ends.
-    context = browser.new_context(locale=locale, viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
+    context = browser.new_context(
+        locale=locale, viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce"
+    )
     page = context.new_page()
     page.set_default_timeout(30_000)
     errors: list[str] = []
@@ -194,8 +196,11 @@ def test_the_inspector_opens_at_the_hops_focus(browser, tmp_path):
 def test_the_inspector_shows_each_steps_focus_from_flow_focus(browser, html_files):
     """The export carries flow.focus: at step 4 the null content and the raw arguments string are marked."""
     page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
-    hops = json.loads(re.search(r'id="flow-bundle">(.*?)</script>', html_files["beijing-mcp"].read_text(encoding="utf-8"),
-                                re.S).group(1))["hops"]
+    hops = json.loads(
+        re.search(
+            r'id="flow-bundle">(.*?)</script>', html_files["beijing-mcp"].read_text(encoding="utf-8"), re.S
+        ).group(1)
+    )["hops"]
     decision = next(i for i, h in enumerate(hops) if h["kind"] == "llm.response" and h["number"].startswith("4"))
     _goto(page, decision)
     marks = page.locator(".fv-json .fv-mark")
@@ -206,7 +211,9 @@ def test_the_inspector_shows_each_steps_focus_from_flow_focus(browser, html_file
 def test_later_hops_are_faded_but_legible(browser, html_files):
     page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
     _goto(page, 3)
-    color = page.evaluate("""() => getComputedStyle(window.__viewer.root.querySelector('.fv-svg g.fv-later text')).fill""")
+    color = page.evaluate(
+        """() => getComputedStyle(window.__viewer.root.querySelector('.fv-svg g.fv-later text')).fill"""
+    )
     rgb = [int(c) for c in color[color.index("(") + 1 : color.index(")")].split(",")[:3]]
 
     def luminance(channels: list[int]) -> float:

@@ -36,7 +36,9 @@ DIAGRAM_CSS = f"""<style>
 </style>"""
 
 
-def diagram(item: Loaded, current: int | None, lang: Lang, *, window: int | None = WINDOW, lead: int | None = None) -> None:
+def diagram(
+    item: Loaded, current: int | None, lang: Lang, *, window: int | None = WINDOW, lead: int | None = None
+) -> None:
     st.html(DIAGRAM_CSS)
     dot = _dot(item.key, current, lang, window, lead, item.trace)
     st.graphviz_chart(graphviz.Source(dot, engine="neato"), width="stretch")
@@ -106,11 +108,26 @@ def downloads(item: Loaded, lang: Lang) -> None:
             return f"<svg xmlns='http://www.w3.org/2000/svg'><text y='20'>{html_text.escape(str(exc))}</text></svg>".encode()
 
     cols = st.columns(4)
-    cols[0].download_button(t("download_trace", lang), item.trace.to_json, file_name=f"{base}.json",
-                            mime="application/json", on_click="ignore", width="stretch")
-    cols[1].download_button(t("download_html", lang), html, file_name=f"{base}.html", mime="text/html",
-                            on_click="ignore", width="stretch")
-    cols[2].download_button(t("download_svg", lang), svg, file_name=f"{base}.svg", mime="image/svg+xml",
-                            on_click="ignore", width="stretch")
-    cols[3].download_button(t("download_otlp", lang), lambda: to_otlp_json(item.trace), file_name=f"{base}.otlp.json",
-                            mime="application/json", on_click="ignore", width="stretch", key="download_otlp")
+    cols[0].download_button(
+        t("download_trace", lang),
+        item.trace.to_json,
+        file_name=f"{base}.json",
+        mime="application/json",
+        on_click="ignore",
+        width="stretch",
+    )
+    cols[1].download_button(
+        t("download_html", lang), html, file_name=f"{base}.html", mime="text/html", on_click="ignore", width="stretch"
+    )
+    cols[2].download_button(
+        t("download_svg", lang), svg, file_name=f"{base}.svg", mime="image/svg+xml", on_click="ignore", width="stretch"
+    )
+    cols[3].download_button(
+        t("download_otlp", lang),
+        lambda: to_otlp_json(item.trace),
+        file_name=f"{base}.otlp.json",
+        mime="application/json",
+        on_click="ignore",
+        width="stretch",
+        key="download_otlp",
+    )

@@ -88,8 +88,10 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
     auth: dict[str, Any] = {}
     if bearer_token:
         # The SDK's resource-server hooks; with no OAuth server behind them the issuer is only a required name.
-        auth = {"token_verifier": StaticBearerToken(bearer_token),
-                "auth": AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None)}
+        auth = {
+            "token_verifier": StaticBearerToken(bearer_token),
+            "auth": AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None),
+        }
     server = MCPServer(
         SERVER_NAME,
         version="1.0.0",
@@ -215,14 +217,22 @@ def transport_security(hosts: list[str] | None) -> TransportSecuritySettings:
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[h for name in hosts for h in (name, f"{name}:*")],
-        allowed_origins=[o for name in hosts for scheme in ("http", "https") for o in (f"{scheme}://{name}",
-                                                                                        f"{scheme}://{name}:*")],
+        allowed_origins=[
+            o for name in hosts for scheme in ("http", "https") for o in (f"{scheme}://{name}", f"{scheme}://{name}:*")
+        ],
     )
 
 
-def serve_http(*, host: str = "127.0.0.1", port: int = 0, token: str | None, fault: Fault = "none",
-               path: str = "/mcp", on_listening: Callable[[str], None] | None = None,
-               allowed: list[str] | None | Literal["default"] = "default") -> None:
+def serve_http(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None,
+    fault: Fault = "none",
+    path: str = "/mcp",
+    on_listening: Callable[[str], None] | None = None,
+    allowed: list[str] | None | Literal["default"] = "default",
+) -> None:
     """Serve the demo server over Streamable HTTP until interrupted.
 
     The socket is listening before `on_listening` gets the URL (by default printed to stderr), so a
@@ -239,8 +249,9 @@ def serve_http(*, host: str = "127.0.0.1", port: int = 0, token: str | None, fau
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}{path}"
     security = transport_security(allowed_hosts(host) if allowed == "default" else allowed)
-    app = build_server(fault=fault, bearer_token=token).streamable_http_app(streamable_http_path=path, host=host,
-                                                                            transport_security=security)
+    app = build_server(fault=fault, bearer_token=token).streamable_http_app(
+        streamable_http_path=path, host=host, transport_security=security
+    )
     if on_listening is None:
         print(f"weather-demo MCP server listening on {url}", file=sys.stderr, flush=True)
     else:

@@ -76,8 +76,13 @@ def forecast_day(city: str, day: int) -> dict[str, Any]:
     """One day of a (fake) forecast: today's weather, a degree warmer or colder each day."""
     today = get_weather(city)
     shift = (-1, 1, 2, 0, -2, 1, 0)[day % 7]
-    return {"day": day + 1, "condition": today["condition"], "condition_en": today["condition_en"],
-            "temp_low_c": today["temp_low_c"] + shift, "temp_high_c": today["temp_high_c"] + shift}
+    return {
+        "day": day + 1,
+        "condition": today["condition"],
+        "condition_en": today["condition_en"],
+        "temp_low_c": today["temp_low_c"] + shift,
+        "temp_high_c": today["temp_high_c"] + shift,
+    }
 
 
 def get_forecast(city: str, days: int = 3) -> dict[str, Any]:
@@ -117,8 +122,12 @@ def best_practice(topic: str) -> str:
 FORECAST_DESCRIPTION = "Get the weather forecast for one city for the next days (1 to 7, default 3)."
 
 
-DIRECT_FUNCTIONS: dict[str, Callable[..., Any]] = {"get_weather": get_weather, "get_forecast": get_forecast, "calc_work_hours": calc_work_hours,
-                    "best_practice": best_practice}
+DIRECT_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "get_weather": get_weather,
+    "get_forecast": get_forecast,
+    "calc_work_hours": calc_work_hours,
+    "best_practice": best_practice,
+}
 
 
 # Direct mode: the schemas a developer writes by hand in OpenAI function-calling format.

@@ -65,13 +65,27 @@ _DAYS = re.compile(r"([1-7]|[一二两三四五六七])\s*(?:天|日|days?)", re
 _ADVICE_WORDS = ("建议", "穿", "带伞", "advice", "should i", "wear", "recommend")
 
 
-MODEL_NAMES = ["mock", "mock-bad-json", "mock-bad-args", "mock-wrong-tool", "mock-quirky", "mock-no-strict",
-               "mock-no-parallel", "mock-error-401", "mock-error-429", "mock-error-500", "mock-slow"]
+MODEL_NAMES = [
+    "mock",
+    "mock-bad-json",
+    "mock-bad-args",
+    "mock-wrong-tool",
+    "mock-quirky",
+    "mock-no-strict",
+    "mock-no-parallel",
+    "mock-error-401",
+    "mock-error-429",
+    "mock-error-500",
+    "mock-slow",
+]
 
 
 # Request options some providers refuse, and how to tell a request carries them.
 _REJECTS = {
-    "mock-no-strict": ("strict", lambda body: any("strict" in (t.get("function") or {}) for t in body.get("tools") or [])),
+    "mock-no-strict": (
+        "strict",
+        lambda body: any("strict" in (t.get("function") or {}) for t in body.get("tools") or []),
+    ),
     "mock-no-parallel": ("parallel_tool_calls", lambda body: "parallel_tool_calls" in body),
 }
 
@@ -175,8 +189,10 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
                 found.append((min(pos), zh if is_chinese(q) else en))
         forecast = "get_forecast" in conv.tools and any(w in ql for w in _FORECAST_WORDS)
         days = _days(q)
-        out += [("get_forecast", {"city": name, "days": days}) if forecast else (weather_tool, {param: name})
-                for _, name in sorted(found)]
+        out += [
+            ("get_forecast", {"city": name, "days": days}) if forecast else (weather_tool, {param: name})
+            for _, name in sorted(found)
+        ]
     if "calc_work_hours" in conv.tools:
         times = [f"{int(h):02d}:{'30' if half else (m or '00')}" for h, m, half in _TIME.findall(q)]
         if len(times) >= 2:
@@ -271,7 +287,9 @@ def _superseded(i: int, conv: Conversation) -> bool:
     if a.ok:
         return False
     values = sorted(map(str, (a.args or {}).values()))
-    return any(b.ok and (a.args is None or sorted(map(str, (b.args or {}).values())) == values) for b in conv.attempts[i + 1 :])
+    return any(
+        b.ok and (a.args is None or sorted(map(str, (b.args or {}).values())) == values) for b in conv.attempts[i + 1 :]
+    )
 
 
 def _describe(a: _Attempt, zh: bool) -> str:
@@ -295,16 +313,26 @@ def _describe(a: _Attempt, zh: bool) -> str:
     if isinstance(data, dict) and isinstance(data.get("days"), list):
         days = data["days"]
         if zh:
-            return f"{data['city']}未来 {len(days)} 天：" + "；".join(
-                f"第{d['day']}天{d['condition']} {d['temp_low_c']}~{d['temp_high_c']}°C" for d in days) + "。"
-        return f"{data['city_en']}, next {len(days)} days: " + "; ".join(
-            f"day {d['day']} {d['condition_en']} {d['temp_low_c']} to {d['temp_high_c']} °C" for d in days) + "."
+            return (
+                f"{data['city']}未来 {len(days)} 天："
+                + "；".join(f"第{d['day']}天{d['condition']} {d['temp_low_c']}~{d['temp_high_c']}°C" for d in days)
+                + "。"
+            )
+        return (
+            f"{data['city_en']}, next {len(days)} days: "
+            + "; ".join(f"day {d['day']} {d['condition_en']} {d['temp_low_c']} to {d['temp_high_c']} °C" for d in days)
+            + "."
+        )
     if isinstance(data, dict) and "hours" in data:
         if zh:
             return f"从 {data['start']} 到 {data['end']} 共工作 {data['hours']} 小时（已扣除午休 {data['lunch_break_min']} 分钟）。"
         return f"From {data['start']} to {data['end']} you worked {data['hours']} hours ({data['lunch_break_min']} min lunch deducted)."
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return f"建议：{text}" if zh and a.name == "best_practice" else (f"{a.name}: {text}" if not zh else f"{a.name} 返回：{text}")
+    return (
+        f"建议：{text}"
+        if zh and a.name == "best_practice"
+        else (f"{a.name}: {text}" if not zh else f"{a.name} 返回：{text}")
+    )
 
 
 def _ids(body: dict[str, Any]) -> tuple[str, str]:
@@ -326,16 +354,37 @@ def complete(body: dict[str, Any]) -> MockReply:
     if model.startswith("mock-error-"):
         code = model.rsplit("-", 1)[-1]
         err_code, message, err_type = _ERRORS.get(code, _ERRORS["500"])
-        return MockReply(int(code) if code in _ERRORS else 500, {"error": {"message": message, "type": err_type, "code": err_code}})
+        return MockReply(
+            int(code) if code in _ERRORS else 500, {"error": {"message": message, "type": err_type, "code": err_code}}
+        )
     if model not in MODEL_NAMES:
-        return MockReply(404, {"error": {"message": f"The model `{model}` does not exist or you do not have access to it.",
-                                         "type": "invalid_request_error", "code": "model_not_found"}})
+        return MockReply(
+            404,
+            {
+                "error": {
+                    "message": f"The model `{model}` does not exist or you do not have access to it.",
+                    "type": "invalid_request_error",
+                    "code": "model_not_found",
+                }
+            },
+        )
     option, carries = _REJECTS.get(model, (None, None))
     if carries is not None and carries(body):
-        return MockReply(400, {"error": {"message": f"Unrecognized request argument supplied: {option}",
-                                         "type": "invalid_request_error", "param": option, "code": None}})
+        return MockReply(
+            400,
+            {
+                "error": {
+                    "message": f"Unrecognized request argument supplied: {option}",
+                    "type": "invalid_request_error",
+                    "param": option,
+                    "code": None,
+                }
+            },
+        )
     if not isinstance(body.get("messages"), list) or not body["messages"]:
-        return MockReply(400, {"error": {"message": "'messages' must be a non-empty array", "type": "invalid_request_error"}})
+        return MockReply(
+            400, {"error": {"message": "'messages' must be a non-empty array", "type": "invalid_request_error"}}
+        )
     conv = Conversation.read(body)
     decision = _decide(conv, body, model)
     return reply(body, decision, quirky=model == "mock-quirky", delay_s=SLOW_SECONDS if model == "mock-slow" else 0.0)
@@ -390,9 +439,18 @@ def _pretty(arguments: str) -> str:
         return arguments
 
 
-def _chunk(cid: str, created: int, model: str, delta: dict[str, Any] | None, finish: str | None, **extra: Any) -> dict[str, Any]:
+def _chunk(
+    cid: str, created: int, model: str, delta: dict[str, Any] | None, finish: str | None, **extra: Any
+) -> dict[str, Any]:
     choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
-    return {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model, "choices": choices, **extra}
+    return {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "choices": choices,
+        **extra,
+    }
 
 
 def _pieces(text: str, n: int) -> list[str]:
@@ -411,7 +469,12 @@ def _chunks(
         if whole_calls:
             yield _chunk(cid, created, model, {"tool_calls": [{"index": i, **tc}]}, None)
             continue
-        head = {"index": i, "id": tc["id"], "type": "function", "function": {"name": tc["function"]["name"], "arguments": ""}}
+        head = {
+            "index": i,
+            "id": tc["id"],
+            "type": "function",
+            "function": {"name": tc["function"]["name"], "arguments": ""},
+        }
         yield _chunk(cid, created, model, {"tool_calls": [head]}, None)
         for piece in _pieces(tc["function"]["arguments"], 3):
             yield _chunk(cid, created, model, {"tool_calls": [{"index": i, "function": {"arguments": piece}}]}, None)
@@ -440,11 +503,15 @@ class MockModelTransport(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         raw = await request.aread()
         if not request.url.path.endswith("/chat/completions"):
-            return httpx2.Response(404, json={"error": {"message": f"No route {request.url.path}", "type": "not_found"}})
+            return httpx2.Response(
+                404, json={"error": {"message": f"No route {request.url.path}", "type": "not_found"}}
+            )
         try:
             body = json.loads(raw)
         except json.JSONDecodeError:
-            return httpx2.Response(400, json={"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            return httpx2.Response(
+                400, json={"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
+            )
         reply = complete(body)
         if reply.delay_s:
             read_timeout = (request.extensions.get("timeout") or {}).get("read")

@@ -27,7 +27,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "flow"} for m in MODEL_NAMES]})
+            self._send_json(
+                200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "flow"} for m in MODEL_NAMES]}
+            )
         else:
             self._send_json(404, {"error": {"message": f"No route {self.path}", "type": "not_found"}})
 
@@ -36,8 +38,16 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length)
         key = getattr(self.server, "api_key", None)
         if key and self.headers.get("authorization") != f"Bearer {key}":
-            self._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",
-                                            "code": "invalid_api_key"}})
+            self._send_json(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided.",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
             return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"message": f"No route {self.path}", "type": "not_found"}})
@@ -74,8 +84,11 @@ def make_server(port: int, host: str = "127.0.0.1", api_key: str | None = None) 
 
 def serve(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> None:
     server = make_server(port, host, api_key)
-    print(f"mock model listening on http://{host}:{server.server_address[1]}/v1 (models: {', '.join(MODEL_NAMES)})"
-          + (" · API key required" if api_key else ""), flush=True)
+    print(
+        f"mock model listening on http://{host}:{server.server_address[1]}/v1 (models: {', '.join(MODEL_NAMES)})"
+        + (" · API key required" if api_key else ""),
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -185,8 +185,15 @@ class ReplayModelTransport(httpx2.AsyncBaseTransport):
 
     def _diverge(self, text: str, **extra: Any) -> None:
         self.divergences.append(text)
-        self.recorder.record(kind="replay.divergence", source="model", target="app", payload={"divergence": text, **extra},
-                             step=self.recorder.step, direction="event", summary=text)
+        self.recorder.record(
+            kind="replay.divergence",
+            source="model",
+            target="app",
+            payload={"divergence": text, **extra},
+            step=self.recorder.step,
+            direction="event",
+            summary=text,
+        )
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(await request.aread())
@@ -204,8 +211,9 @@ class ReplayModelTransport(httpx2.AsyncBaseTransport):
             error_type = getattr(httpx2, recorded.transport_error, httpx2.ConnectError)
             raise error_type(f"replayed {recorded.transport_error}", request=request)
         if recorded.events is not None:
-            return httpx2.Response(recorded.status or 200, headers={"content-type": "text/event-stream"},
-                                   stream=_Events(recorded.events))
+            return httpx2.Response(
+                recorded.status or 200, headers={"content-type": "text/event-stream"}, stream=_Events(recorded.events)
+            )
         return httpx2.Response(recorded.status or 200, json=recorded.body)
 
 
@@ -215,7 +223,7 @@ class ReplayError(Exception):
 
 def _plain(text: Any, limit: int = 60) -> str:
     """A recorded name made safe for one terminal line: printable characters only, clipped."""
-    shown = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else "?" for c in str(text)[:limit + 1])
+    shown = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else "?" for c in str(text)[: limit + 1])
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
@@ -248,8 +256,13 @@ def replay_model(meta: TraceMeta) -> ModelConfig:
     return ModelConfig(backend="replay", model=name, base_url=REPLAY_BASE_URL, timeout_s=60.0)
 
 
-def replay(trace: Trace, *, source: str = "", transport: Literal["stdio", "memory"] | None = None,
-           server: ServerSpec | None = None) -> RunResult:
+def replay(
+    trace: Trace,
+    *,
+    source: str = "",
+    transport: Literal["stdio", "memory"] | None = None,
+    server: ServerSpec | None = None,
+) -> RunResult:
     """Re-run a recorded flow offline: the recorded model answers; the tools run again on the demo server
     (in process, or over stdio when `transport` says so) or on `server`, which only a user names. A recording
     of another server with no `server` given replays the model side only: its tool results are served back.
@@ -262,21 +275,27 @@ def replay(trace: Trace, *, source: str = "", transport: Literal["stdio", "memor
     tools: ToolsSource
     if server is not None:
         if options.mode == "direct":
-            raise ReplayError("the recording is in direct mode: its tools are this program's own functions, "
-                              "so --server does not apply")
+            raise ReplayError(
+                "the recording is in direct mode: its tools are this program's own functions, "
+                "so --server does not apply"
+            )
         if transport is not None:
             raise ReplayError("--transport is for the demo server: a --server command runs over stdio, a URL over HTTP")
         tools, options = "server", replace(options, transport="stdio", server_fault="none").with_server(server)
     elif other is None:
         chosen = transport or ("stdio" if options.server_fault != "none" else "memory")
         if chosen == "memory" and options.server_fault == "die":
-            raise ReplayError("the recording made the demo server die (server_fault die), which in process would end "
-                              "this program: replay it with --transport stdio")
+            raise ReplayError(
+                "the recording made the demo server die (server_fault die), which in process would end "
+                "this program: replay it with --transport stdio"
+            )
         tools, options = "demo", replace(options, transport=chosen)
     else:
         if transport is not None:
-            raise ReplayError(f"the recording came from {other}, not the demo server: --transport does not apply "
-                              "(name a server with --server, or leave both out to replay the model side only)")
+            raise ReplayError(
+                f"the recording came from {other}, not the demo server: --transport does not apply "
+                "(name a server with --server, or leave both out to replay the model side only)"
+            )
         tools, options = "recorded", replace(options, transport="memory", server_fault="none")
     recorded_results = {h.tool_call_id: h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id}
 
@@ -285,13 +304,16 @@ def replay(trace: Trace, *, source: str = "", transport: Literal["stdio", "memor
             return
         before = recorded_results.get(hop.tool_call_id)
         if before is None:
-            transport_._diverge(f"tool result for {hop.tool_call_id} has no counterpart in the recording",
-                                tool_call_id=hop.tool_call_id)
+            transport_._diverge(
+                f"tool result for {hop.tool_call_id} has no counterpart in the recording", tool_call_id=hop.tool_call_id
+            )
             return
         diff = first_difference(normalise(before.payload), normalise(hop.payload))
         if diff:
-            transport_._diverge(f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
-                                tool_call_id=hop.tool_call_id)
+            transport_._diverge(
+                f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
+                tool_call_id=hop.tool_call_id,
+            )
 
     # The check runs only once `transport_` below exists; the user-named server's secrets are scrubbed as in a run.
     recorder = Recorder(secrets=server.secret_values() if server is not None else (), on_hop=check_tool_result)
@@ -299,12 +321,19 @@ def replay(trace: Trace, *, source: str = "", transport: Literal["stdio", "memor
 
     async def rerun() -> RunResult:
         if tools != "recorded":
-            return await run_flow(meta.question, options=options, model=model, recorder=recorder,
-                                  model_transport=transport_)
+            return await run_flow(
+                meta.question, options=options, model=model, recorder=recorder, model_transport=transport_
+            )
         spec = ServerSpec(transport="memory", server=recorded_mcp_server(trace, name=other or "recorded"))
         async with open_session(spec, era=options.era, recorder=recorder, timeout_s=options.mcp_timeout_s) as session:
-            return await run_flow(meta.question, options=options, model=model, recorder=recorder,
-                                  model_transport=transport_, session=session)
+            return await run_flow(
+                meta.question,
+                options=options,
+                model=model,
+                recorder=recorder,
+                model_transport=transport_,
+                session=session,
+            )
 
     result = anyio.run(rerun)
     t = transport_
@@ -335,8 +364,9 @@ def _checked(model: Any, data: Any, what: str) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise MCPError(types.INTERNAL_ERROR, f"the recording's {what} is not valid MCP "
-                       f"({exc.error_count()} problems)") from None
+        raise MCPError(
+            types.INTERNAL_ERROR, f"the recording's {what} is not valid MCP ({exc.error_count()} problems)"
+        ) from None
 
 
 def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
@@ -394,9 +424,16 @@ def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
             raise MCPError(types.INVALID_PARAMS, f"the recording did not fetch the prompt {params.name}")
         return _checked(types.GetPromptResult, prompts[params.name], "prompt")
 
-    return Server(name, version="recorded", on_list_tools=list_tools, on_call_tool=call_tool,
-                  on_list_resources=list_resources, on_read_resource=read_resource, on_list_prompts=list_prompts,
-                  on_get_prompt=get_prompt)
+    return Server(
+        name,
+        version="recorded",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
 
 
 def same_steps(a: Trace, b: Trace) -> bool:

@@ -98,8 +98,9 @@ def load_script(source: str) -> tuple[Turn, ...]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None)
-        raise ScriptError(f"{source if is_file else 'the script'} is not JSON or YAML{where}"
-                          + (f": {problem}" if problem else "")) from None
+        raise ScriptError(
+            f"{source if is_file else 'the script'} is not JSON or YAML{where}" + (f": {problem}" if problem else "")
+        ) from None
     if not is_file and (data is None or isinstance(data, str)):
         raise ScriptError(f"{source!r} is neither a script file nor a script")
     if data is None:
@@ -128,5 +129,7 @@ class ScriptedModelTransport(httpx2.AsyncBaseTransport):
         body = json.loads(await request.aread())
         answer: MockReply = reply({**body, "model": "scripted"}, decide(self.script, body))
         if answer.chunks is not None:
-            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=EventStream(answer.chunks))
+            return httpx2.Response(
+                200, headers={"content-type": "text/event-stream"}, stream=EventStream(answer.chunks)
+            )
         return httpx2.Response(answer.status, json=answer.body)

@@ -109,8 +109,13 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
     cap on the decoded response. Crossing either is an llm.error hop where it happened and a `ModelLimitError`."""
 
     def __init__(
-        self, inner: httpx2.AsyncBaseTransport, recorder: Recorder, *, scripted: bool = False,
-        timeout_s: float = math.inf, max_bytes: int = MAX_RESPONSE_BYTES,
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        recorder: Recorder,
+        *,
+        scripted: bool = False,
+        timeout_s: float = math.inf,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         self._inner, self._rec = inner, recorder
         self._scripted = scripted  # the answers come from the user's script: every model hop says so
@@ -147,24 +152,26 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         url = redact_url(str(request.url))  # no user-info or query values: `?api-key=` is a key
         n_msgs = len(body.get("messages") or []) if isinstance(body, dict) else 0
         n_tools = len(body.get("tools") or []) if isinstance(body, dict) else 0
-        return self._mark(rec.record(
-            kind="llm.request",
-            source="app",
-            target="model",
-            payload={
-                "method": request.method,
-                "url": url,
-                "headers": request_headers,
-                "body": body,
-            },
-            step=step,
-            direction="request",
-            size=len(raw),
-            # Everything in the payload, as text: the body as sent, the URL, the headers.
-            wire_text=raw + url.encode() + json_bytes(request_headers),
-            summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
-            + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
-        ))
+        return self._mark(
+            rec.record(
+                kind="llm.request",
+                source="app",
+                target="model",
+                payload={
+                    "method": request.method,
+                    "url": url,
+                    "headers": request_headers,
+                    "body": body,
+                },
+                step=step,
+                direction="request",
+                size=len(raw),
+                # Everything in the payload, as text: the body as sent, the URL, the headers.
+                wire_text=raw + url.encode() + json_bytes(request_headers),
+                summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
+                + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
+            )
+        )
 
     async def _exchange(self, request: httpx2.Request, exchange: _Exchange) -> httpx2.Response:
         rec, request_hop, step = self._rec, exchange.request_hop, exchange.step
@@ -172,16 +179,18 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
             response = await self._inner.handle_async_request(request)
         except httpx2.TransportError as exc:
             if request_hop is not None:
-                self._mark(rec.record(
-                    kind="llm.error",
-                    source="model",
-                    target="app",
-                    payload={"error": type(exc).__name__, "message": str(exc) or type(exc).__name__},
-                    step=step,
-                    direction="error",
-                    t_start_ms=request_hop.t_start_ms,
-                    summary=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
-                ))
+                self._mark(
+                    rec.record(
+                        kind="llm.error",
+                        source="model",
+                        target="app",
+                        payload={"error": type(exc).__name__, "message": str(exc) or type(exc).__name__},
+                        step=step,
+                        direction="error",
+                        t_start_ms=request_hop.t_start_ms,
+                        summary=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
+                    )
+                )
             raise
         meter = exchange.meter = _Meter(response.headers.get("content-encoding", ""), self.max_bytes)
         headers = redact_headers(response.headers.multi_items()) if request_hop is not None else {}
@@ -203,19 +212,21 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
             resp_body = _json_or_text(decoded)
             ok = response.status_code < 400
             usage = resp_body.get("usage") if ok and isinstance(resp_body, dict) else None
-            self._mark(rec.record(
-                kind="llm.response" if ok else "llm.error",
-                source="model",
-                target="app",
-                payload={"status": response.status_code, "headers": headers, "body": resp_body},
-                step=_response_step(resp_body) if ok else step,
-                direction="response" if ok else "error",
-                t_start_ms=request_hop.t_start_ms,
-                size=len(raw_body),
-                wire_text=decoded + json_bytes(headers),
-                usage=usage if isinstance(usage, dict) else None,
-                summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
-            ))
+            self._mark(
+                rec.record(
+                    kind="llm.response" if ok else "llm.error",
+                    source="model",
+                    target="app",
+                    payload={"status": response.status_code, "headers": headers, "body": resp_body},
+                    step=_response_step(resp_body) if ok else step,
+                    direction="response" if ok else "error",
+                    t_start_ms=request_hop.t_start_ms,
+                    size=len(raw_body),
+                    wire_text=decoded + json_bytes(headers),
+                    usage=usage if isinstance(usage, dict) else None,
+                    summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
+                )
+            )
         if built_from_bytes:
             return response  # handed on as the transport built it, just as when nothing is recorded
         return httpx2.Response(
@@ -246,31 +257,55 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
     def _limit_hop(self, exchange: _Exchange, step: Step | None, payload: dict[str, Any], summary: str) -> None:
         if exchange.request_hop is None:
             return
-        self._mark(self._rec.record(
-            kind="llm.error", source="model", target="app", payload=payload, step=step, direction="error",
-            t_start_ms=exchange.request_hop.t_start_ms, summary=summary,
-        ))
+        self._mark(
+            self._rec.record(
+                kind="llm.error",
+                source="model",
+                target="app",
+                payload=payload,
+                step=step,
+                direction="error",
+                t_start_ms=exchange.request_hop.t_start_ms,
+                summary=summary,
+            )
+        )
 
     def deadline_crossed(self, exchange: _Exchange, step: Step | None) -> ModelLimitError:
         """The call's time ran out: the hop says so where it happened, the error is the user's line."""
         t = f"{self.timeout_s:g}"
         meter = exchange.meter
         received = meter.wire if meter is not None else 0
-        self._limit_hop(exchange, step, {"error": "deadline", "limit_s": self.timeout_s, "received_bytes": received,
-                                         "answered": meter is not None},
-                        f"no complete answer within {t} s (the limit for a whole model call)")
+        self._limit_hop(
+            exchange,
+            step,
+            {"error": "deadline", "limit_s": self.timeout_s, "received_bytes": received, "answered": meter is not None},
+            f"no complete answer within {t} s (the limit for a whole model call)",
+        )
         if meter is None:
             return ModelLimitError("model_timeout", timeout_s=self.timeout_s)
-        return ModelLimitError("model_unfinished", timeout_s=self.timeout_s, received_bytes=received,
-                               keepalive_only=exchange.stream and not meter.data_seen)
+        return ModelLimitError(
+            "model_unfinished",
+            timeout_s=self.timeout_s,
+            received_bytes=received,
+            keepalive_only=exchange.stream and not meter.data_seen,
+        )
 
     def size_crossed(self, exchange: _Exchange, step: Step | None) -> ModelLimitError:
         """The answer grew past the cap: reading stopped there, and nothing of it goes into the hop."""
         assert exchange.meter is not None
         meter, limit = exchange.meter, amount_text(self.max_bytes)
-        self._limit_hop(exchange, step, {"error": "too large", "limit_bytes": self.max_bytes, "wire_bytes": meter.wire,
-                                         "decoded_bytes": meter.decoded, "stream": exchange.stream},
-                        f"answer over {limit}: reading stopped")
+        self._limit_hop(
+            exchange,
+            step,
+            {
+                "error": "too large",
+                "limit_bytes": self.max_bytes,
+                "wire_bytes": meter.wire,
+                "decoded_bytes": meter.decoded,
+                "stream": exchange.stream,
+            },
+            f"answer over {limit}: reading stopped",
+        )
         packed = meter.decoded > meter.wire  # a small compressed body that expands: a "zip bomb"
         return ModelLimitError("model_too_large", limit_bytes=self.max_bytes, wire_bytes=meter.wire, packed=packed)
 
@@ -283,7 +318,9 @@ class _StreamTap(httpx2.AsyncByteStream):
     to its call's deadline and size cap: a byte counter per chunk, and the wait for each chunk under the deadline,
     so a stall is caught when the time is up, not at the next byte."""
 
-    def __init__(self, response: httpx2.Response, tap: ModelHttpTap, exchange: _Exchange, headers: dict[str, str]) -> None:
+    def __init__(
+        self, response: httpx2.Response, tap: ModelHttpTap, exchange: _Exchange, headers: dict[str, str]
+    ) -> None:
         self._response, self._tap, self._exchange, self._headers = response, tap, exchange, headers
         self._rec = tap._rec
         self._hops: list[Hop] = []
@@ -347,18 +384,20 @@ class _StreamTap(httpx2.AsyncByteStream):
         request_hop = self._exchange.request_hop
         assert request_hop is not None
         self._hops.append(
-            self._tap._mark(self._rec.record(
-                kind="llm.chunk",
-                source="model",
-                target="app",
-                payload=payload,
-                step=self._step,
-                direction="response",
-                t_start_ms=request_hop.t_start_ms,
-                size=len(event) + 2,
-                usage=usage if isinstance(usage, dict) else None,
-                summary=_chunk_summary(data, len(self._hops) + 1),
-            ))
+            self._tap._mark(
+                self._rec.record(
+                    kind="llm.chunk",
+                    source="model",
+                    target="app",
+                    payload=payload,
+                    step=self._step,
+                    direction="response",
+                    t_start_ms=request_hop.t_start_ms,
+                    size=len(event) + 2,
+                    usage=usage if isinstance(usage, dict) else None,
+                    summary=_chunk_summary(data, len(self._hops) + 1),
+                )
+            )
         )
 
     async def aclose(self) -> None:

@@ -69,8 +69,15 @@ class FrameTap:
         """Remember what the server did and record it where it happened, as the server's hop."""
         self.fault = self.fault or fault
         if self.recorder.enabled:
-            self.recorder.record(kind="error", source="mcp_server", target="mcp_client", payload=payload,
-                                 step=self._pending_step(), direction="error", summary=str(fault))
+            self.recorder.record(
+                kind="error",
+                source="mcp_server",
+                target="mcp_client",
+                payload=payload,
+                step=self._pending_step(),
+                direction="error",
+                summary=str(fault),
+            )
 
     def awaited(self, jsonrpc_id: Any) -> tuple[Step | None, float] | None:
         """For a request still waiting: the step its answer belongs to, and when it was sent."""
@@ -90,8 +97,9 @@ class FrameTap:
             return
         step = Step.CALL_TOOL if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
-            self.pairing.request("client", frame["id"], frame["method"], frame.get("params"), step=step,
-                                 t_ms=rec.now_ms())
+            self.pairing.request(
+                "client", frame["id"], frame["method"], frame.get("params"), step=step, t_ms=rec.now_ms()
+            )
         kind = frame_kind(frame)
         rec.record(
             kind=kind,
@@ -168,11 +176,21 @@ class FrameTap:
 
     def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
-        fault = ServerFault("message_too_large", size_bytes=size, limit_bytes=self.max_frame_bytes, at_least=at_least,
-                            during=self.unanswered[0] if self.unanswered else "")
+        fault = ServerFault(
+            "message_too_large",
+            size_bytes=size,
+            limit_bytes=self.max_frame_bytes,
+            at_least=at_least,
+            during=self.unanswered[0] if self.unanswered else "",
+        )
         excerpt = start[:EXCERPT_CHARS] + ("…" if size > EXCERPT_CHARS else "")
-        return fault, {"error": "message too large", "bytes": size, "at_least": at_least,
-                       "limit_bytes": self.max_frame_bytes, "line_start": excerpt}
+        return fault, {
+            "error": "message too large",
+            "bytes": size,
+            "at_least": at_least,
+            "limit_bytes": self.max_frame_bytes,
+            "line_start": excerpt,
+        }
 
 
 def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, dict[str, Any]]:
@@ -182,8 +200,12 @@ def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, dic
     errors = exc.errors() if isinstance(exc, ValidationError) else []
     if errors:
         line = errors[0].get("input")
-        reason = errors[0]["msg"] if errors[0].get("type") == "json_invalid" else "valid JSON, but not a JSON-RPC message"
-    text = line if isinstance(line, str) else json.dumps(line, ensure_ascii=False, default=str) if line is not None else ""
+        reason = (
+            errors[0]["msg"] if errors[0].get("type") == "json_invalid" else "valid JSON, but not a JSON-RPC message"
+        )
+    text = (
+        line if isinstance(line, str) else json.dumps(line, ensure_ascii=False, default=str) if line is not None else ""
+    )
     excerpt = text[:EXCERPT_CHARS] + ("…" if len(text) > EXCERPT_CHARS else "")
     shown = " ".join(excerpt.split())[:80]
     fault = ServerFault("not_jsonrpc", shown=shown, reason=reason, during=unanswered[0] if unanswered else "")
@@ -257,9 +279,11 @@ class TappedTransport:
 def _answer_ids(text: str) -> list[Any]:
     """Ids of the JSON-RPC answers in an HTTP body: one JSON message, or the data lines of an event stream."""
     ids = []
-    for chunk in [text] if text.lstrip().startswith("{") else [
-        line[5:] for line in text.splitlines() if line.startswith("data:")
-    ]:
+    for chunk in (
+        [text]
+        if text.lstrip().startswith("{")
+        else [line[5:] for line in text.splitlines() if line.startswith("data:")]
+    ):
         try:
             message = json.loads(chunk)
         except json.JSONDecodeError:
@@ -378,16 +402,31 @@ class McpHttpTap(httpx2.AsyncBaseTransport):
             self.saw_answers(_answer_ids(body))  # a JSON-RPC error in an error status's body did arrive
             with contextlib.suppress(json.JSONDecodeError):
                 body = json.loads(body)
-            self.failed({**exchange, "status": response.status_code, "response_headers": redact_headers(
-                response.headers.multi_items()), "response_body": body}, None)
+            self.failed(
+                {
+                    **exchange,
+                    "status": response.status_code,
+                    "response_headers": redact_headers(response.headers.multi_items()),
+                    "response_body": body,
+                },
+                None,
+            )
             # Handed on decoded, as read: without the headers that described the bytes on the wire.
-            headers = [(k, v) for k, v in response.headers.multi_items()
-                       if k.lower() not in ("content-length", "content-encoding")]
-            return httpx2.Response(response.status_code, headers=headers, content=content,
-                                   request=request, extensions=response.extensions)
-        return httpx2.Response(response.status_code, headers=response.headers,
-                               stream=_BodyTap(response.stream, self, exchange), request=request,
-                               extensions=response.extensions)
+            headers = [
+                (k, v)
+                for k, v in response.headers.multi_items()
+                if k.lower() not in ("content-length", "content-encoding")
+            ]
+            return httpx2.Response(
+                response.status_code, headers=headers, content=content, request=request, extensions=response.extensions
+            )
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_BodyTap(response.stream, self, exchange),
+            request=request,
+            extensions=response.extensions,
+        )
 
     def failed(self, exchange: dict[str, Any], exc: BaseException | None) -> None:
         if exc is not None:
@@ -407,8 +446,17 @@ class McpHttpTap(httpx2.AsyncBaseTransport):
         summary = f"HTTP {status} for {what}" if status else f"HTTP {what}: {type(exc).__name__}: {exc}"
         awaited = self.frames.awaited(call["id"]) if "id" in call else None
         step, t_start = awaited if awaited is not None else (rec.step, None)
-        rec.record(kind="error", source="mcp_server", target="mcp_client", payload={"http": exchange}, step=step,
-                   direction="error", t_start_ms=t_start, jsonrpc_id=call.get("id"), summary=summary)
+        rec.record(
+            kind="error",
+            source="mcp_server",
+            target="mcp_client",
+            payload={"http": exchange},
+            step=step,
+            direction="error",
+            t_start_ms=t_start,
+            jsonrpc_id=call.get("id"),
+            summary=summary,
+        )
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -101,8 +101,15 @@ class Recorder:
         if step is not None:
             step = STEP_OF[step]  # the member, should a caller pass the number: a file holds the number either way
         if seq >= MAX_HOPS:
-            return self._past_limit(kind=kind, source=source, target=target, step=step, phase=phase,
-                                    direction=direction, t_start_ms=now if t_start_ms is None else t_start_ms)
+            return self._past_limit(
+                kind=kind,
+                source=source,
+                target=target,
+                step=step,
+                phase=phase,
+                direction=direction,
+                t_start_ms=now if t_start_ms is None else t_start_ms,
+            )
         wire = json_bytes(payload) if wire_text is None else wire_text
         if isinstance(wire, str):
             wire = wire.encode("utf-8", "backslashreplace")
@@ -128,10 +135,25 @@ class Recorder:
             extra = {"clipped": clipped} if clipped else {}
             if progress_of is not None:
                 extra["progress_of"] = progress_of
-        hop = new_hop(seq=seq, kind=kind, source=source, target=target, payload=payload, step=step, phase=phase,
-                      direction=direction, rnd=self.round, t_start_ms=now if t_start_ms is None else t_start_ms,
-                      t_end_ms=now, size=wire_bytes if size is None else size, jsonrpc_id=jsonrpc_id,
-                      tool_call_id=tool_call_id, usage=usage_counts(usage), summary=summary, extra=extra)
+        hop = new_hop(
+            seq=seq,
+            kind=kind,
+            source=source,
+            target=target,
+            payload=payload,
+            step=step,
+            phase=phase,
+            direction=direction,
+            rnd=self.round,
+            t_start_ms=now if t_start_ms is None else t_start_ms,
+            t_end_ms=now,
+            size=wire_bytes if size is None else size,
+            jsonrpc_id=jsonrpc_id,
+            tool_call_id=tool_call_id,
+            usage=usage_counts(usage),
+            summary=summary,
+            extra=extra,
+        )
         self.hops.append(hop)
         if self._on_hop is not None:
             self._on_hop(hop)
@@ -146,19 +168,34 @@ class Recorder:
         """The payload as the trace keeps it, its size, and what was cut: long text values cut short; if that is
         not enough, the start of its JSON as text; past the run's budget, nothing."""
         if self._payload_bytes + min(wire_bytes, HOP_PAYLOAD_BYTES) > RUN_PAYLOAD_BYTES:
-            return None, 0, (f"payload of {wire_bytes:,} bytes not kept: this run's payloads reached the "
-                             f"{RUN_PAYLOAD_BYTES // 2**20} MB a trace keeps")
+            return (
+                None,
+                0,
+                (
+                    f"payload of {wire_bytes:,} bytes not kept: this run's payloads reached the "
+                    f"{RUN_PAYLOAD_BYTES // 2**20} MB a trace keeps"
+                ),
+            )
         try:
             cut, count = clip_strings(payload, CLIPPED_TEXT_CHARS)
             kept = json_bytes(cut)
         except RecursionError:
             cut, count, kept = None, 0, b""
         if count and len(kept) <= HOP_PAYLOAD_BYTES:
-            return cut, len(kept), (f"payload of {wire_bytes:,} bytes: {count} text value(s) over "
-                                    f"{CLIPPED_TEXT_CHARS:,} characters cut short")
+            return (
+                cut,
+                len(kept),
+                (
+                    f"payload of {wire_bytes:,} bytes: {count} text value(s) over "
+                    f"{CLIPPED_TEXT_CHARS:,} characters cut short"
+                ),
+            )
         start = json_bytes(payload)[:CLIPPED_TEXT_CHARS].decode(errors="ignore")
-        return start, len(start), (f"payload of {wire_bytes:,} bytes: only the first {CLIPPED_TEXT_CHARS:,} "
-                                   "bytes of its JSON kept, as text")
+        return (
+            start,
+            len(start),
+            (f"payload of {wire_bytes:,} bytes: only the first {CLIPPED_TEXT_CHARS:,} bytes of its JSON kept, as text"),
+        )
 
     def _past_limit(self, **fields: Any) -> Hop:
         """A hop past `MAX_HOPS` is handed back but not kept; the trace's last hop says where recording stopped."""
@@ -166,12 +203,31 @@ class Recorder:
         if len(self.hops) == MAX_HOPS - 1:
             note = f"the trace reached its limit of {MAX_HOPS:,} hops: the hops after this one were not recorded"
             now = self.now_ms()
-            self.hops.append(new_hop(seq=MAX_HOPS, kind="error", source="app", target="app", payload={"error": note},
-                                     step=None, rnd=self.round, t_start_ms=now, t_end_ms=now, size=0, summary=note))
+            self.hops.append(
+                new_hop(
+                    seq=MAX_HOPS,
+                    kind="error",
+                    source="app",
+                    target="app",
+                    payload={"error": note},
+                    step=None,
+                    rnd=self.round,
+                    t_start_ms=now,
+                    t_end_ms=now,
+                    size=0,
+                    summary=note,
+                )
+            )
             if self._on_hop is not None:
                 self._on_hop(self.hops[-1])
-        return new_hop(seq=0, payload=None, size=0, t_end_ms=self.now_ms(),
-                       summary="not recorded: past the trace's hop limit", **fields)
+        return new_hop(
+            seq=0,
+            payload=None,
+            size=0,
+            t_end_ms=self.now_ms(),
+            summary="not recorded: past the trace's hop limit",
+            **fields,
+        )
 
     def restep(self, hop: Hop, step: Step) -> None:
         """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""

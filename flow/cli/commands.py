@@ -44,31 +44,58 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one question through the model and the tools, and write the trace")
     r.add_argument("--question", "-q", default="北京今天天气怎么样？")
     r.add_argument("--mode", choices=["mcp", "direct"], default="mcp")
-    r.add_argument("--out", "-o",
-                   help="trace file to write, - for standard output (default: traces/<time>-<mode>.json)")
-    r.add_argument("--model", help="model name; mock, mock-bad-json, ... for the offline mock (default: mock, "
-                   "or $OPENAI_MODEL when a provider is configured)")
-    r.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; unset: the offline mock)")
-    r.add_argument("--script", metavar="FILE|TEXT", help="a scripted model: the decisions it makes, as a JSON or "
-                   "YAML list of turns (call/arguments, calls, answer); offline, for any MCP server")
+    r.add_argument(
+        "--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-<mode>.json)"
+    )
+    r.add_argument(
+        "--model",
+        help="model name; mock, mock-bad-json, ... for the offline mock (default: mock, "
+        "or $OPENAI_MODEL when a provider is configured)",
+    )
+    r.add_argument(
+        "--base-url", help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; unset: the offline mock)"
+    )
+    r.add_argument(
+        "--script",
+        metavar="FILE|TEXT",
+        help="a scripted model: the decisions it makes, as a JSON or "
+        "YAML list of turns (call/arguments, calls, answer); offline, for any MCP server",
+    )
     r.add_argument("--tool-choice", default="auto", help="auto | none | required | the name of one function")
     r.add_argument("--no-parallel", action="store_true", help="send parallel_tool_calls: false")
     r.add_argument("--strict", action="store_true", help="send strict schemas and check the arguments against them")
     r.add_argument("--stream", action="store_true", help="stream the model's responses")
     r.add_argument("--max-rounds", type=int, default=5)
-    r.add_argument("--era", choices=["handshake", "modern"], default="handshake",
-                   help="MCP protocol era: initialize handshake, or 2026-07-28 server/discover")
+    r.add_argument(
+        "--era",
+        choices=["handshake", "modern"],
+        default="handshake",
+        help="MCP protocol era: initialize handshake, or 2026-07-28 server/discover",
+    )
     r.add_argument("--transport", choices=["stdio", "memory"], default="stdio")
-    r.add_argument("--server", metavar="COMMAND|URL", help='another MCP server: a stdio command line, e.g. '
-                   '"python -m weather_demo", or a Streamable HTTP URL, e.g. http://127.0.0.1:8000/mcp '
-                   "(default: the demo server)")
+    r.add_argument(
+        "--server",
+        metavar="COMMAND|URL",
+        help="another MCP server: a stdio command line, e.g. "
+        '"python -m weather_demo", or a Streamable HTTP URL, e.g. http://127.0.0.1:8000/mcp '
+        "(default: the demo server)",
+    )
     _server_access_options(r)
-    r.add_argument("--server-fault", choices=["none", "die", "hang"], default="none",
-                   help="make the demo server die or hang on tools/call")
+    r.add_argument(
+        "--server-fault",
+        choices=["none", "die", "hang"],
+        default="none",
+        help="make the demo server die or hang on tools/call",
+    )
     r.add_argument("--mcp-timeout", type=float, default=10.0, help="seconds to wait for an MCP answer")
     r.add_argument("--model-timeout", type=float, default=60.0, help="seconds to wait for the model")
-    r.add_argument("--resource", action="append", default=[], metavar="URI",
-                   help="read an MCP resource (e.g. weather://cities) and give it to the model as context; repeatable")
+    r.add_argument(
+        "--resource",
+        action="append",
+        default=[],
+        metavar="URI",
+        help="read an MCP resource (e.g. weather://cities) and give it to the model as context; repeatable",
+    )
     r.add_argument("--prompt", metavar="NAME", help="fetch an MCP prompt (e.g. weather_report) and send its messages")
     r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
 
@@ -76,10 +103,15 @@ def _parser() -> argparse.ArgumentParser:
     _probe_options(tl)
     tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace (- for standard output)")
 
-    c = sub.add_parser("call", help="connect to an MCP server and call one tool directly (no model), and write the "
-                       "trace; exit code 0 only for a result without isError")
+    c = sub.add_parser(
+        "call",
+        help="connect to an MCP server and call one tool directly (no model), and write the "
+        "trace; exit code 0 only for a result without isError",
+    )
     c.add_argument("tool", help="the tool's name, as `tools` lists it")
-    c.add_argument("--args", "-a", default="{}", metavar="JSON", help='the arguments as a JSON object, e.g. \'{"city": "北京"}\'')
+    c.add_argument(
+        "--args", "-a", default="{}", metavar="JSON", help='the arguments as a JSON object, e.g. \'{"city": "北京"}\''
+    )
     _probe_options(c)
     c.add_argument("--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-call.json)")
 
@@ -91,15 +123,25 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check trace files: OK, or the first problem with its JSON path")
     v.add_argument("files", nargs="+")
 
-    rp = sub.add_parser("replay", help="re-run a trace offline: recorded model answers, tools run again on the demo "
-                        "server or on --server (never on a server the file names)")
+    rp = sub.add_parser(
+        "replay",
+        help="re-run a trace offline: recorded model answers, tools run again on the demo "
+        "server or on --server (never on a server the file names)",
+    )
     rp.add_argument("file")
     rp.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
-    rp.add_argument("--transport", choices=["stdio", "memory"],
-                    help="run the demo server over stdio or in this process (default: in this process)")
-    rp.add_argument("--server", metavar="COMMAND|URL", help="run the recorded tool calls on this MCP server instead: "
-                    "a stdio command line or a Streamable HTTP URL. It gets every call the recording's model made. "
-                    "Without it, a recording of another server replays the model side only (recorded results)")
+    rp.add_argument(
+        "--transport",
+        choices=["stdio", "memory"],
+        help="run the demo server over stdio or in this process (default: in this process)",
+    )
+    rp.add_argument(
+        "--server",
+        metavar="COMMAND|URL",
+        help="run the recorded tool calls on this MCP server instead: "
+        "a stdio command line or a Streamable HTTP URL. It gets every call the recording's model made. "
+        "Without it, a recording of another server replays the model side only (recorded results)",
+    )
     _server_access_options(rp)
 
     sm = sub.add_parser("samples", help="regenerate the sample library")
@@ -109,8 +151,9 @@ def _parser() -> argparse.ArgumentParser:
     rd = sub.add_parser("render", help="draw a trace: sequence diagram (dot, svg, png), mermaid, or one HTML file")
     rd.add_argument("file")
     rd.add_argument("--format", "-f", choices=["dot", "svg", "png", "mermaid", "html"], default="svg")
-    rd.add_argument("--out", "-o", help="output file, - for standard output (default: the trace's name with the "
-                    "format's extension)")
+    rd.add_argument(
+        "--out", "-o", help="output file, - for standard output (default: the trace's name with the format's extension)"
+    )
     rd.add_argument("--hop", type=int, metavar="SEQ", help="highlight this hop: earlier ones normal, later ones faded")
     rd.add_argument("--step", type=int, help="highlight the first hop of this step")
     rd.add_argument("--window", type=int, default=0, help="draw only this many arrows around the highlight (0: all)")
@@ -118,18 +161,28 @@ def _parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", help="write a trace as OpenTelemetry spans (OTLP/JSON), or send them to a collector")
     ex.add_argument("file")
-    ex.add_argument("--otlp-json", metavar="OUT", help="write OTLP/JSON (resourceSpans) to this file (- for standard "
-                    "output)")
-    ex.add_argument("--otlp-endpoint", metavar="URL", help="send over OTLP/HTTP to a collector, e.g. http://localhost:4318")
+    ex.add_argument(
+        "--otlp-json", metavar="OUT", help="write OTLP/JSON (resourceSpans) to this file (- for standard output)"
+    )
+    ex.add_argument(
+        "--otlp-endpoint", metavar="URL", help="send over OTLP/HTTP to a collector, e.g. http://localhost:4318"
+    )
     ex.add_argument("--timeout", type=float, default=10.0, help="seconds to keep trying the collector")
 
     im = sub.add_parser("import", help="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
     im.add_argument("file")
-    im.add_argument("--out", "-o",
-                    help="trace file to write, - for standard output (default: beside the input, its extension "
-                    "replaced by .trace.json)")
-    im.add_argument("--format", choices=["auto", *get_args(ImportFormat)], default="auto",
-                    help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)")
+    im.add_argument(
+        "--out",
+        "-o",
+        help="trace file to write, - for standard output (default: beside the input, its extension "
+        "replaced by .trace.json)",
+    )
+    im.add_argument(
+        "--format",
+        choices=["auto", *get_args(ImportFormat)],
+        default="auto",
+        help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)",
+    )
 
     sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
     sc.add_argument("--out", "-o", default="schema/trace.schema.json", help="file to write, - for standard output")
@@ -137,43 +190,82 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("mock-server", help="serve the offline mock model over HTTP (OpenAI-compatible)")
     m.add_argument("--port", type=int, default=8765)
     m.add_argument("--host", default="127.0.0.1")
-    m.add_argument("--api-key-env", metavar="NAME", help="require the key held in this environment variable, "
-                   "so a wrong key gets 401 as from a real provider")
+    m.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="require the key held in this environment variable, so a wrong key gets 401 as from a real provider",
+    )
 
     ds = sub.add_parser("demo-server", help="run the demo MCP server: over stdio, or over Streamable HTTP with --http")
-    ds.add_argument("--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    ds.add_argument(
+        "--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio"
+    )
     ds.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     ds.add_argument("--port", type=int, default=8000, help="port to bind; 0 picks a free one (default: 8000)")
-    ds.add_argument("--token", help=f"the bearer token clients must send (visible to other users in `ps`: prefer "
-                    f"--token-file or ${TOKEN_ENV}; default: ${TOKEN_ENV}, else a new one printed once)")
+    ds.add_argument(
+        "--token",
+        help=f"the bearer token clients must send (visible to other users in `ps`: prefer "
+        f"--token-file or ${TOKEN_ENV}; default: ${TOKEN_ENV}, else a new one printed once)",
+    )
     ds.add_argument("--token-file", metavar="FILE", help="read the bearer token from the first line of this file")
     ds.add_argument("--no-auth", action="store_true", help="accept requests without a bearer token")
-    ds.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                    help="a host name or address clients may use in the Host header, beside this machine's own "
-                    "names and addresses and localhost; repeatable; '*' turns the DNS-rebinding check off")
-    ds.add_argument("--fault", choices=["none", "die", "hang"], default="none",
-                    help="make every tools/call kill the server or never answer")
+    ds.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name or address clients may use in the Host header, beside this machine's own "
+        "names and addresses and localhost; repeatable; '*' turns the DNS-rebinding check off",
+    )
+    ds.add_argument(
+        "--fault",
+        choices=["none", "die", "hang"],
+        default="none",
+        help="make every tools/call kill the server or never answer",
+    )
     return p
 
 
 def _server_access_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server-env", action="append", default=[], metavar="NAME[=VALUE]",
-                        help="extra environment for a --server command; NAME alone copies NAME's value from this "
-                        "environment (NAME=VALUE shows the value to other users in `ps`); the value is redacted in "
-                        "the trace; repeatable")
-    parser.add_argument("--server-env-file", action="append", default=[], metavar="FILE",
-                        help="more --server-env, as NAME=VALUE lines (# comments); values redacted in the trace")
-    parser.add_argument("--server-env-public", action="append", default=[], metavar="NAME=VALUE",
-                        help="like --server-env, but the value is no secret and the trace shows it; repeatable")
-    parser.add_argument("--bearer-token-env", default=TOKEN_ENV, metavar="NAME",
-                        help=f"for a --server URL: the environment variable holding its bearer token "
-                        f"(default: {TOKEN_ENV}; unset: no token is sent)")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="extra environment for a --server command; NAME alone copies NAME's value from this "
+        "environment (NAME=VALUE shows the value to other users in `ps`); the value is redacted in "
+        "the trace; repeatable",
+    )
+    parser.add_argument(
+        "--server-env-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="more --server-env, as NAME=VALUE lines (# comments); values redacted in the trace",
+    )
+    parser.add_argument(
+        "--server-env-public",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="like --server-env, but the value is no secret and the trace shows it; repeatable",
+    )
+    parser.add_argument(
+        "--bearer-token-env",
+        default=TOKEN_ENV,
+        metavar="NAME",
+        help=f"for a --server URL: the environment variable holding its bearer token "
+        f"(default: {TOKEN_ENV}; unset: no token is sent)",
+    )
 
 
 def _probe_options(parser: argparse.ArgumentParser) -> None:
     """What `tools` and `call` need to reach a server."""
-    parser.add_argument("--server", metavar="COMMAND|URL",
-                        help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)")
+    parser.add_argument(
+        "--server",
+        metavar="COMMAND|URL",
+        help="a stdio MCP server's command line, or a Streamable HTTP URL (default: the demo server)",
+    )
     _server_access_options(parser)
     parser.add_argument("--era", choices=["handshake", "modern"], default="handshake")
     parser.add_argument("--timeout", type=float, default=10.0)
@@ -257,8 +349,9 @@ def _server_env(args: argparse.Namespace) -> tuple[list[tuple[str, str]], list[s
         for n, line in enumerate(_read_small_file(path, "--server-env-file").splitlines(), 1):
             line = line.strip()
             if line and not line.startswith("#"):
-                name, value = _env_pair(line.removeprefix("export "), f"--server-env-file {path}:{n}:",
-                                        from_environment=False)
+                name, value = _env_pair(
+                    line.removeprefix("export "), f"--server-env-file {path}:{n}:", from_environment=False
+                )
                 if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
                     value = value[1:-1]
                 env.append((name, value))
@@ -278,7 +371,9 @@ def _server_spec(args: argparse.Namespace) -> ServerSpec:
     if server.split(":", 1)[0].lower() in ("ws", "wss", "sse", "tcp"):
         raise _UsageError(f"--server {server!r}: only http:// and https:// URLs (Streamable HTTP) are supported")
     if args.server is not None and not server:
-        raise _UsageError("--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server")
+        raise _UsageError(
+            "--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server"
+        )
     try:
         command = tuple(shlex.split(server)) if server else ()
     except ValueError as exc:  # shlex: "No closing quotation", "No escaped character"
@@ -296,9 +391,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.script and (args.model or args.base_url):
         raise _UsageError("--script is the model; leave out --model and --base-url")
     options = RunOptions.build(
-        server=_server_spec(args), mode=args.mode, tool_choice=args.tool_choice, parallel=not args.no_parallel,
-        strict=args.strict, stream=args.stream, max_rounds=args.max_rounds, era=args.era, transport=args.transport,
-        server_fault=args.server_fault, mcp_timeout_s=args.mcp_timeout, resources=args.resource, prompt=args.prompt,
+        server=_server_spec(args),
+        mode=args.mode,
+        tool_choice=args.tool_choice,
+        parallel=not args.no_parallel,
+        strict=args.strict,
+        stream=args.stream,
+        max_rounds=args.max_rounds,
+        era=args.era,
+        transport=args.transport,
+        server_fault=args.server_fault,
+        mcp_timeout_s=args.mcp_timeout,
+        resources=args.resource,
+        prompt=args.prompt,
         prompt_args=[_env_pair(a, "--prompt-arg", from_environment=False) for a in args.prompt_arg],
     )
     if args.script:
@@ -368,7 +473,9 @@ def _cmd_call(args: argparse.Namespace) -> int:
     if not isinstance(arguments, dict) or json_value_problem(arguments):
         raise _UsageError(f"--args is {problem}: {args.args}")
     spec = _server_spec(args)
-    result, called = anyio.run(lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout))
+    result, called = anyio.run(
+        lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout)
+    )
     out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-call.json"
     _save(result.trace, out)
     _stderr_note(result)
@@ -387,7 +494,14 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
     from weather_demo.server import main as serve_stdio
 
     if not args.http:
-        if args.token or args.token_file or args.no_auth or args.allow_host or args.port != 8000 or args.host != "127.0.0.1":
+        if (
+            args.token
+            or args.token_file
+            or args.no_auth
+            or args.allow_host
+            or args.port != 8000
+            or args.host != "127.0.0.1"
+        ):
             raise _UsageError("--token, --token-file, --no-auth, --allow-host, --host and --port are for --http")
         serve_stdio(["--fault", args.fault])
         return 0
@@ -397,8 +511,10 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
         raise _UsageError("--no-auth and a token contradict each other")
     token = args.token
     if args.token_file:
-        token = next((line.strip() for line in _read_small_file(args.token_file, "--token-file").splitlines()
-                      if line.strip()), "")
+        token = next(
+            (line.strip() for line in _read_small_file(args.token_file, "--token-file").splitlines() if line.strip()),
+            "",
+        )
         if not token:
             raise _UsageError(f"--token-file {args.token_file}: the file is empty")
     token = None if args.no_auth else (token or os.environ.get(TOKEN_ENV) or None)
@@ -406,14 +522,21 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
     if generated:
         token = new_token()
     if args.no_auth and args.host not in LOCAL_HOSTS:
-        print(f"warning: anyone who can reach {args.host}:{args.port} can call these tools (--no-auth)", file=sys.stderr)
+        print(
+            f"warning: anyone who can reach {args.host}:{args.port} can call these tools (--no-auth)", file=sys.stderr
+        )
     hosts = allowed_hosts(args.host, args.allow_host)
     if hosts is None:
-        print("warning: DNS-rebinding protection is OFF (--allow-host '*'): any web page a visitor opens can send "
-              "requests to this server under any host name", file=sys.stderr)
+        print(
+            "warning: DNS-rebinding protection is OFF (--allow-host '*'): any web page a visitor opens can send "
+            "requests to this server under any host name",
+            file=sys.stderr,
+        )
     elif args.host not in LOCAL_HOSTS:
-        print(f"Host/Origin checked: clients must reach it as {', '.join(hosts)} (add names with --allow-host)",
-              file=sys.stderr)
+        print(
+            f"Host/Origin checked: clients must reach it as {', '.join(hosts)} (add names with --allow-host)",
+            file=sys.stderr,
+        )
 
     def listening(url: str) -> None:
         how = "bearer token required" if token else "no auth"
@@ -423,24 +546,34 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
             url = urlunsplit(parts._replace(netloc=f"127.0.0.1:{parts.port}"))
         if generated:
             # Shown once, here, so a class can connect; it is never written anywhere else.
-            print(f"bearer token (shown only now): {token}\nconnect with:  {TOKEN_ENV}={token} "
-                  f"python -m flow tools --server {url}", file=sys.stderr, flush=True)
+            print(
+                f"bearer token (shown only now): {token}\nconnect with:  {TOKEN_ENV}={token} "
+                f"python -m flow tools --server {url}",
+                file=sys.stderr,
+                flush=True,
+            )
         elif token:
-            print(f"connect with:  {TOKEN_ENV}=<the token> python -m flow tools --server {url}", file=sys.stderr,
-                  flush=True)
+            print(
+                f"connect with:  {TOKEN_ENV}=<the token> python -m flow tools --server {url}",
+                file=sys.stderr,
+                flush=True,
+            )
         else:
             print(f"connect with:  python -m flow tools --server {url}", file=sys.stderr, flush=True)
 
-    serve_http(host=args.host, port=args.port, token=token, fault=args.fault, on_listening=listening,
-               allowed=hosts)
+    serve_http(host=args.host, port=args.port, token=token, fault=args.fault, on_listening=listening, allowed=hosts)
     return 0
 
 
 def _print_hop(hop: Hop) -> None:
     """The hop's line and its payload, bounded however much the hop holds (see `bounded_view`)."""
     step = "-" if hop.step is None else hop.step
-    print(terminal_safe(f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → "
-                        f"{ACTOR_LABEL[hop.target]} · {hop.kind} · {clip(hop.summary, 200)}"))
+    print(
+        terminal_safe(
+            f"#{hop.seq} step {step} ({hop.phase or 'wire'}) · {ACTOR_LABEL[hop.source]} → "
+            f"{ACTOR_LABEL[hop.target]} · {hop.kind} · {clip(hop.summary, 200)}"
+        )
+    )
     clipped = getattr(hop, "clipped", None)
     if clipped:
         print(terminal_safe(f"(clipped when recorded: {clipped})"))
@@ -458,11 +591,17 @@ def _cmd_show(args: argparse.Namespace) -> int:
             _print_hop(hop)
         return 0
     m = trace.meta
-    print(terminal_safe(f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(clip(m.question, 200), ensure_ascii=False)}"))
+    print(
+        terminal_safe(
+            f"{m.mode} · {m.model.get('name') or '-'} · {json.dumps(clip(m.question, 200), ensure_ascii=False)}"
+        )
+    )
     if isinstance(m.replay, dict):
-        tools = {"recorded": "model side only: tool results served from the recording",
-                 "server": "tools re-run on a server named on the command line",
-                 "demo": "tools re-run on the demo server"}.get(str(m.replay.get("tools")), "tools re-run")
+        tools = {
+            "recorded": "model side only: tool results served from the recording",
+            "server": "tools re-run on a server named on the command line",
+            "demo": "tools re-run on the demo server",
+        }.get(str(m.replay.get("tools")), "tools re-run")
         print(f"replay · {tools} · {'diverged' if m.replay.get('diverged') else 'matched the recording'}")
     print(hop_table(trace))
     print(summary_line(trace) + terminal_safe(f" · error: {clip(m.error, 200)}" if m.error else ""))
@@ -472,8 +611,15 @@ def _cmd_show(args: argparse.Namespace) -> int:
 def _names_a_server(trace: Trace) -> str:
     """What a trace's settings name as a way to reach a server (a command, a URL), for a note; "" for none."""
     settings = trace.meta.settings if isinstance(trace.meta.settings, dict) else {}
-    named = [what for key, what in (("server_command", "a server command"), ("server_url", "a server URL"),
-                                     ("server_env", "server environment")) if settings.get(key)]
+    named = [
+        what
+        for key, what in (
+            ("server_command", "a server command"),
+            ("server_url", "a server URL"),
+            ("server_env", "server environment"),
+        )
+        if settings.get(key)
+    ]
     return " and ".join(named)
 
 
@@ -487,8 +633,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"{name}: {str(exc).removeprefix(name + ': ')}")
         else:
             named = _names_a_server(trace)
-            print(f"{name}: OK ({len(trace.hops)} hops, format {trace.format_version})"
-                  + (f"; it names {named}, which replay never runs or contacts" if named else ""))
+            print(
+                f"{name}: OK ({len(trace.hops)} hops, format {trace.format_version})"
+                + (f"; it names {named}, which replay never runs or contacts" if named else "")
+            )
     return 1 if bad else 0
 
 
@@ -501,8 +649,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
     other = recorded_server(trace.meta)
     if server is None and other is not None:
-        print(f"note: the recording came from {other}, not the demo server: replaying the model side only "
-              "(recorded tool results served back, no server contacted; name one with --server)", file=sys.stderr)
+        print(
+            f"note: the recording came from {other}, not the demo server: replaying the model side only "
+            "(recorded tool results served back, no server contacted; name one with --server)",
+            file=sys.stderr,
+        )
     try:
         result = replay(trace, source=args.file, transport=args.transport, server=server)
     except ReplayError as exc:
@@ -517,7 +668,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if info.get("diverged"):
         print(f"replay diverged from the recording: {info['divergences'][0]}", file=sys.stderr)
     else:
-        results = "tool results served from the recording" if info.get("tools") == "recorded" else "tool results identical"
+        results = (
+            "tool results served from the recording" if info.get("tools") == "recorded" else "tool results identical"
+        )
         print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}", file=say)
     print(f"{summary_line(result.trace)} → {_where(args.out)}", file=say)
     return 1 if info.get("diverged") or not result.ok else 0
@@ -570,8 +723,10 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if args.format in ("dot", "svg", "png"):
         problem = too_many_arrows(trace, window=args.window or None)
         if problem:
-            raise RenderError(f"{args.file}: {problem}: draw part of it with --window N (up to {MAX_ARROWS:,}) "
-                              "and --hop SEQ or --step N")
+            raise RenderError(
+                f"{args.file}: {problem}: draw part of it with --window N (up to {MAX_ARROWS:,}) "
+                "and --hop SEQ or --step N"
+            )
     current = None
     if args.hop is not None:
         current = Cursor(trace).goto_seq(args.hop).seq
@@ -615,9 +770,19 @@ def _cmd_mock_server(args: argparse.Namespace) -> int:
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "run": _cmd_run, "show": _cmd_show, "tools": _cmd_tools, "call": _cmd_call, "validate": _cmd_validate,
-    "replay": _cmd_replay, "samples": _cmd_samples, "render": _cmd_render, "export": _cmd_export,
-    "import": _cmd_import, "schema": _cmd_schema, "mock-server": _cmd_mock_server, "demo-server": _cmd_demo_server,
+    "run": _cmd_run,
+    "show": _cmd_show,
+    "tools": _cmd_tools,
+    "call": _cmd_call,
+    "validate": _cmd_validate,
+    "replay": _cmd_replay,
+    "samples": _cmd_samples,
+    "render": _cmd_render,
+    "export": _cmd_export,
+    "import": _cmd_import,
+    "schema": _cmd_schema,
+    "mock-server": _cmd_mock_server,
+    "demo-server": _cmd_demo_server,
 }
 
 
@@ -640,6 +805,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -101,19 +101,35 @@ class _McpTools:
                 data = _dump(read)
                 text = "\n".join(c.get("text", "") for c in data.get("contents") or [])
                 setup.context.append(f"Context from the MCP resource {uri}:\n{text}")
-                rec.record(kind="client.result", source="mcp_client", target="app", payload={"uri": uri, "result": data},
-                           step=Step.LIST_TOOLS, direction="response", summary=f"resource {uri}: {' '.join(text.split())[:50]}")
+                rec.record(
+                    kind="client.result",
+                    source="mcp_client",
+                    target="app",
+                    payload={"uri": uri, "result": data},
+                    step=Step.LIST_TOOLS,
+                    direction="response",
+                    summary=f"resource {uri}: {' '.join(text.split())[:50]}",
+                )
         if self.options.prompt:
             await self.client.list_prompts()
             got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
             data = _dump(got)
             setup.prompt_messages = [
-                {"role": m["role"], "content": m["content"].get("text", "") if isinstance(m["content"], dict) else str(m["content"])}
+                {
+                    "role": m["role"],
+                    "content": m["content"].get("text", "") if isinstance(m["content"], dict) else str(m["content"]),
+                }
                 for m in data.get("messages") or []
             ]
-            rec.record(kind="client.result", source="mcp_client", target="app",
-                       payload={"prompt": self.options.prompt, "result": data, "as_chat_messages": setup.prompt_messages},
-                       step=Step.LIST_TOOLS, direction="response", summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages")
+            rec.record(
+                kind="client.result",
+                source="mcp_client",
+                target="app",
+                payload={"prompt": self.options.prompt, "result": data, "as_chat_messages": setup.prompt_messages},
+                step=Step.LIST_TOOLS,
+                direction="response",
+                summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages",
+            )
         rec.step = Step.ASK_MODEL
         openai_tools = [to_openai_tool(t, strict=self.options.strict) for t in mcp_tools]
         self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools}
@@ -143,15 +159,19 @@ class _McpTools:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
                 method = f"tools/call {request.name}"
-                abort = (FlowAbort("server_silent", method=method, timeout_s=self.options.mcp_timeout_s)
-                         if exc.code == REQUEST_TIMEOUT
-                         else FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method))
+                abort = (
+                    FlowAbort("server_silent", method=method, timeout_s=self.options.mcp_timeout_s)
+                    if exc.code == REQUEST_TIMEOUT
+                    else FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
+                )
                 rec.record(
                     kind="error",
                     source="mcp_server",
                     target="mcp_client",
-                    payload={"error": "timeout" if exc.code == REQUEST_TIMEOUT else "connection closed",
-                             "sdk_error": {"code": exc.code, "message": exc.message}},
+                    payload={
+                        "error": "timeout" if exc.code == REQUEST_TIMEOUT else "connection closed",
+                        "sdk_error": {"code": exc.code, "message": exc.message},
+                    },
                     step=Step.TOOL_RESULT,
                     direction="error",
                     t_start_ms=reverse_hop.t_start_ms,
@@ -299,7 +319,9 @@ def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError
 DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
 
 
-async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
+async def _ask_model(
+    client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any], *, timeout_s: float
+) -> dict[str, Any]:
     """One chat completion within the call's total time; returns the assistant message as the app will send it back.
 
     An answer the app cannot read (no choices, a tool call without a name, a body that is not JSON, a stream cut
@@ -310,13 +332,26 @@ async def _ask_model(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str
         try:
             return await _completion(client, rec, kwargs)
         except MalformedResponse as exc:
-            rec.record(kind="llm.error", source="model", target="app",
-                       payload={"error": "malformed response", "reason": str(exc)},
-                       step=rec.step, direction="error", summary=str(exc))
+            rec.record(
+                kind="llm.error",
+                source="model",
+                target="app",
+                payload={"error": "malformed response", "reason": str(exc)},
+                step=rec.step,
+                direction="error",
+                summary=str(exc),
+            )
             raise
     late = ModelLimitError("model_deadline", timeout_s=timeout_s)
-    rec.record(kind="llm.error", source="model", target="app", payload={"error": "deadline", "limit_s": timeout_s},
-               step=rec.step, direction="error", summary=str(late))
+    rec.record(
+        kind="llm.error",
+        source="model",
+        target="app",
+        payload={"error": "deadline", "limit_s": timeout_s},
+        step=rec.step,
+        direction="error",
+        summary=str(late),
+    )
     raise late
 
 
@@ -357,8 +392,9 @@ async def run_flow(
 
     `model_transport` replaces the model's transport (the replay model); it is still recorded."""
     spec = options.server_spec()
-    rec = recorder or Recorder(secrets=[model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(spec)],
-                               on_hop=on_hop)
+    rec = recorder or Recorder(
+        secrets=[model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(spec)], on_hop=on_hop
+    )
     meta = TraceMeta(
         mode=options.mode,
         question=question,
@@ -378,22 +414,33 @@ async def run_flow(
             user_payload: dict[str, Any] = {"content": question}
             if options.prompt:
                 user_payload["prompt"] = {"name": options.prompt, "arguments": dict(options.prompt_args)}
-            rec.record(kind="user.message", source="user", target="app", payload=user_payload, step=Step.QUESTION, summary=question)
+            rec.record(
+                kind="user.message",
+                source="user",
+                target="app",
+                payload=user_payload,
+                step=Step.QUESTION,
+                summary=question,
+            )
             rec.step = Step.LIST_TOOLS
             if session is not None:
                 # A connection kept open across runs: its set-up frames belong to the run that opened it.
                 session.tap.recorder = rec
                 meta.server = {**session.describe(), "reused_session": True}
-                answer = await _loop(question, _McpTools(session.client, session.tap, rec, options), rec, options, model,
-                                     model_transport)
+                answer = await _loop(
+                    question, _McpTools(session.client, session.tap, rec, options), rec, options, model, model_transport
+                )
             else:
                 async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (
-                    client, tap, err
+                    client,
+                    tap,
+                    err,
                 ):
                     meta.server = McpSession(client, tap, spec).describe()
                     try:
-                        answer = await _loop(question, _McpTools(client, tap, rec, options), rec, options, model,
-                                             model_transport)
+                        answer = await _loop(
+                            question, _McpTools(client, tap, rec, options), rec, options, model, model_transport
+                        )
                     except BaseException:
                         stderr_tail = server_stderr_tail(err)
                         raise
@@ -406,7 +453,14 @@ async def run_flow(
                 step=Step.TOOLS_EXIST,
                 summary="hand-written schemas: " + ", ".join(builtin.DIRECT_FUNCTIONS),
             )
-            rec.record(kind="user.message", source="user", target="app", payload={"content": question}, step=Step.QUESTION, summary=question)
+            rec.record(
+                kind="user.message",
+                source="user",
+                target="app",
+                payload={"content": question},
+                step=Step.QUESTION,
+                summary=question,
+            )
             answer = await _loop(question, _DirectTools(rec, options), rec, options, model, model_transport)
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
         if os.environ.get("FLOW_DEBUG"):
@@ -418,7 +472,15 @@ async def run_flow(
         if stderr_tail:
             payload["server_stderr"] = stderr_tail
         # The user gets this line where the answer would have been: step 10.
-        rec.record(kind="error", source="app", target="user", payload=payload, step=Step.SHOW_ANSWER, direction="error", summary=error)
+        rec.record(
+            kind="error",
+            source="app",
+            target="user",
+            payload=payload,
+            step=Step.SHOW_ANSWER,
+            direction="error",
+            summary=error,
+        )
     meta.outcome = "ok" if error is None else "error"
     # A server or model may echo a secret back: what the run keeps and prints is scrubbed as its hops are.
     answer, error, error_zh = rec.scrub(answer), rec.scrub(error), rec.scrub(error_zh)
@@ -471,7 +533,14 @@ async def _loop(
             calls = message.get("tool_calls") or []
             if not calls:
                 answer = message.get("content") or ""
-                rec.record(kind="app.answer", source="app", target="user", payload={"content": answer}, step=Step.SHOW_ANSWER, summary=answer[:80])
+                rec.record(
+                    kind="app.answer",
+                    source="app",
+                    target="user",
+                    payload={"content": answer},
+                    step=Step.SHOW_ANSWER,
+                    summary=answer[:80],
+                )
                 return answer
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
@@ -491,18 +560,40 @@ async def _loop(
 
 
 async def _probe(
-    spec: ServerSpec, *, era: Era, timeout_s: float, question: str, extra: dict[str, Any],
+    spec: ServerSpec,
+    *,
+    era: Era,
+    timeout_s: float,
+    question: str,
+    extra: dict[str, Any],
     work: Callable[[Any, Recorder], Any],
 ) -> tuple[RunResult, Any]:
     """Connect, do `work(client, recorder)` with no model involved, and record it all as a trace."""
     rec = Recorder(secrets=_server_secrets(spec))
     settings = RunOptions(era=era, transport=spec.transport).with_server(spec).settings()
-    meta = TraceMeta(mode="mcp", question=question, server=spec.describe(),
-                     settings={**{k: v for k, v in settings.items() if k in (
-                         "era", "transport", "server_command", "server_env", "server_env_public", "server_url",
-                         "bearer_token_env")},
-                         **extra},
-                     started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    meta = TraceMeta(
+        mode="mcp",
+        question=question,
+        server=spec.describe(),
+        settings={
+            **{
+                k: v
+                for k, v in settings.items()
+                if k
+                in (
+                    "era",
+                    "transport",
+                    "server_command",
+                    "server_env",
+                    "server_env_public",
+                    "server_url",
+                    "bearer_token_env",
+                )
+            },
+            **extra,
+        },
+        started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
     error: str | None = None
     value: Any = None
     tap: FrameTap | None = None
@@ -514,8 +605,15 @@ async def _probe(
     except Exception as exc:  # boundary: one line and a hop, as for a run
         failure = as_flow_error(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
         error, meta.error_zh = failure.line("en"), failure.line("zh")
-        rec.record(kind="error", source="app", target="user", payload={"error": type(leaf_exception(exc)).__name__,
-                   "message": error}, step=None, direction="error", summary=error)
+        rec.record(
+            kind="error",
+            source="app",
+            target="user",
+            payload={"error": type(leaf_exception(exc)).__name__, "message": error},
+            step=None,
+            direction="error",
+            summary=error,
+        )
     if tap is not None and spec.transport == "stdio" and not spec.is_http and meta.server is not None:
         meta.server["stderr_bytes"] = tap.stderr_bytes
     error, meta.error_zh = rec.scrub(error), rec.scrub(meta.error_zh)
@@ -538,12 +636,25 @@ async def inspect_server(
             listed["resources"] = [_dump(r) for r in (await client.list_resources()).resources]
         if caps.prompts is not None:
             listed["prompts"] = [_dump(p) for p in (await client.list_prompts()).prompts]
-        rec.record(kind="client.result", source="mcp_client", target="app", payload=listed, step=Step.LIST_TOOLS,
-                   direction="response", summary=", ".join(f"{len(v)} {k}" for k, v in listed.items()))
+        rec.record(
+            kind="client.result",
+            source="mcp_client",
+            target="app",
+            payload=listed,
+            step=Step.LIST_TOOLS,
+            direction="response",
+            summary=", ".join(f"{len(v)} {k}" for k, v in listed.items()),
+        )
         return listed
 
-    result, listed = await _probe(spec, era=era, timeout_s=timeout_s, extra={}, work=listing,
-                                  question="(list the server's tools, resources and prompts)")
+    result, listed = await _probe(
+        spec,
+        era=era,
+        timeout_s=timeout_s,
+        extra={},
+        work=listing,
+        question="(list the server's tools, resources and prompts)",
+    )
     return result, listed or {"tools": [], "resources": [], "prompts": []}
 
 
@@ -564,12 +675,23 @@ async def call_server_tool(
                 raise  # the server went away or quiet: connect() says which
             raise FlowAbort("tool_call_error", name=name, code=exc.code, message=exc.message) from None
         content = _content_text(result)
-        rec.record(kind="tool.result", source="mcp_client", target="app",
-                   payload={"result": result, "tool_message_content": content}, step=Step.TOOL_RESULT,
-                   direction="error" if result.get("isError") else "response",
-                   summary=("isError: " if result.get("isError") else "") + " ".join(content.split())[:60])
+        rec.record(
+            kind="tool.result",
+            source="mcp_client",
+            target="app",
+            payload={"result": result, "tool_message_content": content},
+            step=Step.TOOL_RESULT,
+            direction="error" if result.get("isError") else "response",
+            summary=("isError: " if result.get("isError") else "") + " ".join(content.split())[:60],
+        )
         return result
 
     shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return await _probe(spec, era=era, timeout_s=timeout_s, extra={"tool": name, "arguments": arguments},
-                        work=call, question=f"(call the tool {name}({shown}) directly)")
+    return await _probe(
+        spec,
+        era=era,
+        timeout_s=timeout_s,
+        extra={"tool": name, "arguments": arguments},
+        work=call,
+        question=f"(call the tool {name}({shown}) directly)",
+    )

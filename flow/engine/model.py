@@ -65,10 +65,20 @@ class ModelConfig:
 
     def describe(self) -> dict[str, Any]:
         if self.backend == "scripted":
-            return {"backend": "scripted", "name": "scripted", "base_url": SCRIPTED_BASE_URL, "key_status": "none needed",
-                    "timeout_s": self.timeout_s, "max_retries": self.max_retries,
-                    "script": [turn.as_json() for turn in self.script]}
-        base_url = (self.base_url or "https://api.openai.com/v1") if self.backend == "openai" else (self.base_url or MOCK_BASE_URL)
+            return {
+                "backend": "scripted",
+                "name": "scripted",
+                "base_url": SCRIPTED_BASE_URL,
+                "key_status": "none needed",
+                "timeout_s": self.timeout_s,
+                "max_retries": self.max_retries,
+                "script": [turn.as_json() for turn in self.script],
+            }
+        base_url = (
+            (self.base_url or "https://api.openai.com/v1")
+            if self.backend == "openai"
+            else (self.base_url or MOCK_BASE_URL)
+        )
         return {
             "backend": self.backend,
             "name": self.model,
@@ -94,10 +104,15 @@ def make_client(
         base_url=SCRIPTED_BASE_URL if scripted else base_url,
         timeout=config.timeout_s,
         max_retries=config.max_retries,
-        http_client=httpx2.AsyncClient(transport=ModelHttpTap(
-            inner, recorder, scripted=scripted, timeout_s=config.timeout_s,
-            max_bytes=config.max_response_bytes,
-        )),
+        http_client=httpx2.AsyncClient(
+            transport=ModelHttpTap(
+                inner,
+                recorder,
+                scripted=scripted,
+                timeout_s=config.timeout_s,
+                max_bytes=config.max_response_bytes,
+            )
+        ),
     )
 
 
@@ -137,13 +152,18 @@ def _tool_calls(value: Any, where: str) -> list[dict[str, Any]]:
         if not isinstance(call_id, str) or not call_id:
             raise MalformedResponse("call_without_id", where=where, i=i, name=name)
         if isinstance(arguments, dict):
-            arguments = json.dumps(arguments, ensure_ascii=False)  # an object where a JSON string belongs: some providers
+            arguments = json.dumps(
+                arguments, ensure_ascii=False
+            )  # an object where a JSON string belongs: some providers
         elif arguments is None:
             arguments = ""
         elif not isinstance(arguments, str):
             raise MalformedResponse("arguments_not_text", where=where, i=i, name=name)
-        dumped = (call.model_dump(mode="json", exclude_none=True, warnings=False) if isinstance(call, pydantic.BaseModel)
-                  else dict(call))
+        dumped = (
+            call.model_dump(mode="json", exclude_none=True, warnings=False)
+            if isinstance(call, pydantic.BaseModel)
+            else dict(call)
+        )
         dumped.setdefault("type", "function")
         dumped["id"] = call_id
         dumped["function"] = {**_dict(dumped.get("function")), "name": name, "arguments": arguments}

@@ -42,32 +42,65 @@ class RunOptions:
 
     @classmethod
     def build(
-        cls, *, server: ServerSpec, mode: Mode = "mcp", tool_choice: str = "auto", parallel: bool = True,
-        strict: bool = False, stream: bool = False, max_rounds: int = 5, era: Era = "handshake",
-        transport: TransportName = "stdio", server_fault: Literal["none", "die", "hang"] = "none",
-        mcp_timeout_s: float = 10.0, resources: Iterable[str] = (), prompt: str | None = None,
+        cls,
+        *,
+        server: ServerSpec,
+        mode: Mode = "mcp",
+        tool_choice: str = "auto",
+        parallel: bool = True,
+        strict: bool = False,
+        stream: bool = False,
+        max_rounds: int = 5,
+        era: Era = "handshake",
+        transport: TransportName = "stdio",
+        server_fault: Literal["none", "die", "hang"] = "none",
+        mcp_timeout_s: float = 10.0,
+        resources: Iterable[str] = (),
+        prompt: str | None = None,
         prompt_args: Mapping[str, str] | Iterable[tuple[str, str]] = (),
     ) -> RunOptions:
         """The options a person chose, on the command line or the Run page, for reaching `server`: the transport
         and the fault are the demo server's (another server runs over its own transport, and never faults on
         request), and a fault needs MCP mode."""
         demo = server.is_demo
-        return cls(mode=mode, tool_choice=tool_choice, parallel=parallel, strict=strict, stream=stream,
-                   max_rounds=int(max_rounds), era=era, transport=transport if demo else "stdio",
-                   server_fault=server_fault if mode == "mcp" and demo else "none", mcp_timeout_s=float(mcp_timeout_s),
-                   resources=tuple(resources), prompt=prompt or None,
-                   prompt_args=tuple(dict(prompt_args).items())).with_server(server)
+        return cls(
+            mode=mode,
+            tool_choice=tool_choice,
+            parallel=parallel,
+            strict=strict,
+            stream=stream,
+            max_rounds=int(max_rounds),
+            era=era,
+            transport=transport if demo else "stdio",
+            server_fault=server_fault if mode == "mcp" and demo else "none",
+            mcp_timeout_s=float(mcp_timeout_s),
+            resources=tuple(resources),
+            prompt=prompt or None,
+            prompt_args=tuple(dict(prompt_args).items()),
+        ).with_server(server)
 
     def server_spec(self) -> ServerSpec:
-        return ServerSpec(transport="http" if self.server_url else self.transport, fault=self.server_fault,
-                          command=self.server_command, env=self.server_env, env_public=self.server_env_public,
-                          url=self.server_url, bearer_token_env=self.bearer_token_env)
+        return ServerSpec(
+            transport="http" if self.server_url else self.transport,
+            fault=self.server_fault,
+            command=self.server_command,
+            env=self.server_env,
+            env_public=self.server_env_public,
+            url=self.server_url,
+            bearer_token_env=self.bearer_token_env,
+        )
 
     def with_server(self, spec: ServerSpec) -> RunOptions:
         """These options, reaching the server `spec` names (the demo server when it names none)."""
-        return replace(self, server_command=spec.command, server_env=spec.env, server_env_public=spec.env_public,
-                       server_url=spec.url, bearer_token_env=spec.bearer_token_env,
-                       transport=spec.transport if not spec.is_demo else self.transport)
+        return replace(
+            self,
+            server_command=spec.command,
+            server_env=spec.env,
+            server_env_public=spec.env_public,
+            server_url=spec.url,
+            bearer_token_env=spec.bearer_token_env,
+            transport=spec.transport if not spec.is_demo else self.transport,
+        )
 
     def settings(self) -> dict[str, Any]:
         """The options as a trace records them: environment values only where marked public, URLs without
@@ -139,9 +172,18 @@ def _texts(v: Any) -> Any:
 
 
 def _pairs(v: Any) -> Any:
-    ok = isinstance(v, (list, tuple)) and len(v) <= _MAX_ITEMS and all(  # tuples: settings not yet saved
-        isinstance(p, (list, tuple)) and len(p) == 2 and _text(p[0]) is not _BAD and isinstance(p[1], str)
-        and len(p[1]) <= _MAX_TEXT for p in v)
+    ok = (
+        isinstance(v, (list, tuple))
+        and len(v) <= _MAX_ITEMS
+        and all(  # tuples: settings not yet saved
+            isinstance(p, (list, tuple))
+            and len(p) == 2
+            and _text(p[0]) is not _BAD
+            and isinstance(p[1], str)
+            and len(p[1]) <= _MAX_TEXT
+            for p in v
+        )
+    )
     return tuple((k, x) for k, x in v) if ok else _BAD
 
 
@@ -164,7 +206,10 @@ _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "server_fault": (_choice("none", "die", "hang"), '"none", "die" or "hang"'),
     "mcp_timeout_s": (_seconds, f"a number of seconds above 0 and at most {MAX_REPLAY_TIMEOUT_S:g}"),
     "resources": (_texts, f"a list of at most {_MAX_ITEMS} non-empty strings"),
-    "prompt": (lambda v: None if v is None else _text(v), f"null or a non-empty string of at most {_MAX_TEXT} characters"),
+    "prompt": (
+        lambda v: None if v is None else _text(v),
+        f"null or a non-empty string of at most {_MAX_TEXT} characters",
+    ),
     "prompt_args": (_pairs, f"a list of at most {_MAX_ITEMS} [name, value] string pairs"),
 }
 

@@ -33,16 +33,29 @@ def json_or_text(text: Any) -> Any:
 
 # Requests and notifications the MCP spec has the server send; every other method goes client to server.
 SERVER_METHODS = {
-    "sampling/createMessage", "elicitation/create", "roots/list", "notifications/message", "notifications/progress",
-    "notifications/tools/list_changed", "notifications/resources/list_changed", "notifications/resources/updated",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "notifications/message",
+    "notifications/progress",
+    "notifications/tools/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
     "notifications/prompts/list_changed",
 }
 
 
 # Set-up and listing belong to step 2, as the orchestrator records them; tools/call is 6 and its answer 7.
 STEP2_METHODS = {
-    "initialize", "notifications/initialized", "server/discover", "tools/list", "resources/list",
-    "resources/templates/list", "resources/read", "prompts/list", "prompts/get",
+    "initialize",
+    "notifications/initialized",
+    "server/discover",
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
 }
 
 
@@ -58,19 +71,46 @@ class Hops:
     name: str
     hops: list[Hop] = field(default_factory=list)
 
-    def add(self, kind: Kind, source: Actor, target: Actor, payload: Any, *, step: int | None, t_start_ms: float,
-            t_end_ms: float, direction: Direction = "event", rnd: int = 0, jsonrpc_id: int | str | None = None,
-            tool_call_id: str | None = None, usage: Usage | None = None, summary: str = "",
-            progress_of: int | str | None = None) -> None:
+    def add(
+        self,
+        kind: Kind,
+        source: Actor,
+        target: Actor,
+        payload: Any,
+        *,
+        step: int | None,
+        t_start_ms: float,
+        t_end_ms: float,
+        direction: Direction = "event",
+        rnd: int = 0,
+        jsonrpc_id: int | str | None = None,
+        tool_call_id: str | None = None,
+        usage: Usage | None = None,
+        summary: str = "",
+        progress_of: int | str | None = None,
+    ) -> None:
         # progress_of (the request a progress notification reports on) is an extra field, set only when known
         seq = len(self.hops) + 1
         try:
-            self.hops.append(checked_hop(
-                seq=seq, kind=kind, source=source, target=target, payload=payload, step=step, direction=direction,
-                rnd=rnd, t_start_ms=round(t_start_ms, 3), t_end_ms=round(max(t_start_ms, t_end_ms), 3),
-                jsonrpc_id=jsonrpc_id, tool_call_id=tool_call_id, usage=usage, summary=summary,
-                extra={"progress_of": progress_of} if progress_of is not None else None,
-            ))
+            self.hops.append(
+                checked_hop(
+                    seq=seq,
+                    kind=kind,
+                    source=source,
+                    target=target,
+                    payload=payload,
+                    step=step,
+                    direction=direction,
+                    rnd=rnd,
+                    t_start_ms=round(t_start_ms, 3),
+                    t_end_ms=round(max(t_start_ms, t_end_ms), 3),
+                    jsonrpc_id=jsonrpc_id,
+                    tool_call_id=tool_call_id,
+                    usage=usage,
+                    summary=summary,
+                    extra={"progress_of": progress_of} if progress_of is not None else None,
+                )
+            )
         except ValidationError as exc:  # a value of the recording no trace can hold (a time beyond range, ...)
             err = exc.errors()[0]
             where = ".".join(str(part) for part in err["loc"])

@@ -17,8 +17,15 @@ from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
 # How a log names the way a message went, seen from the client (the Inspector is a client).
 _DIRECTIONS = {
-    "outgoing": "client", "send": "client", "sent": "client", "client_to_server": "client", "request": "client",
-    "incoming": "server", "recv": "server", "received": "server", "server_to_client": "server",
+    "outgoing": "client",
+    "send": "client",
+    "sent": "client",
+    "client_to_server": "client",
+    "request": "client",
+    "incoming": "server",
+    "recv": "server",
+    "received": "server",
+    "server_to_client": "server",
     "response": "server",
 }
 
@@ -54,8 +61,9 @@ def _rpc_key(value: Any, what: str, where: str) -> Any:
     """A JSON-RPC id or method as the log holds it, refused when it is not one (an object, an array, a fraction)."""
     if value is None or isinstance(value, str) or (what == "id" and type(value) is int):
         return value
-    raise TraceError(f"{where}: a JSON-RPC {what} is a string{' or an integer' if what == 'id' else ''}, "
-                     f"not {quoted(value)}")
+    raise TraceError(
+        f"{where}: a JSON-RPC {what} is a string{' or an integer' if what == 'id' else ''}, not {quoted(value)}"
+    )
 
 
 @dataclass
@@ -74,8 +82,11 @@ def _log_lines(text: str, name: str) -> list[_Line]:
         where = f"{name} line {lineno}"
         entry = json_line(raw, where)
         message: Any
-        if isinstance(entry, list) or (isinstance(entry, dict) and "message" not in entry and
-                                       any(k in entry for k in ("jsonrpc", "method", "result", "error"))):
+        if isinstance(entry, list) or (
+            isinstance(entry, dict)
+            and "message" not in entry
+            and any(k in entry for k in ("jsonrpc", "method", "result", "error"))
+        ):
             message, sender, time_s = entry, None, None  # a bare frame, or a bare batch
         elif not isinstance(entry, dict):
             raise TraceError(f"{where}: expected a JSON object, got {type(entry).__name__}")
@@ -88,8 +99,10 @@ def _log_lines(text: str, name: str) -> list[_Line]:
             if direction is not None:
                 sender = _DIRECTIONS.get(str(direction).strip().lower().replace("-", "_").replace(" ", "_"))
                 if sender is None:
-                    raise TraceError(f"{where}: unknown direction {quoted(direction)} (expected outgoing or incoming, "
-                                     "client_to_server or server_to_client, send or recv)")
+                    raise TraceError(
+                        f"{where}: unknown direction {quoted(direction)} (expected outgoing or incoming, "
+                        "client_to_server or server_to_client, send or recv)"
+                    )
             time_s = _timestamp(entry.get("timestamp", entry.get("time", entry.get("ts"))), where)
         for frame in message if isinstance(message, list) else [message]:  # a JSON-RPC batch is several frames
             if not isinstance(frame, dict) or not any(k in frame for k in ("method", "result", "error")):
@@ -140,8 +153,9 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             params = as_dict(frame.get("params"))
             summary, progress_of = frame_summary(frame, None), None
             if kind == "mcp.request":
-                pairing.request(sender, frame["id"], str(method), params, step=step, t_ms=t_ms, seq=line.lineno,
-                                rnd=rnd)
+                pairing.request(
+                    sender, frame["id"], str(method), params, step=step, t_ms=t_ms, seq=line.lineno, rnd=rnd
+                )
             elif sender == "server" and (reported := pairing.progress(params.get("progressToken"))) is not None:
                 # tied to its request by token
                 progress_of, step, rnd = reported.id, reported.step, reported.round
@@ -154,29 +168,63 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             # The 2026 protocol states its version on every request instead of agreeing on it once.
             stated = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
             server["protocol_version"] = server["protocol_version"] or stated
-            out.add(kind, source, target, frame, step=step, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd,
-                    direction="request" if kind == "mcp.request" else "notification", jsonrpc_id=frame.get("id"),
-                    summary=summary, progress_of=progress_of)
+            out.add(
+                kind,
+                source,
+                target,
+                frame,
+                step=step,
+                t_start_ms=t_ms,
+                t_end_ms=t_ms,
+                rnd=rnd,
+                direction="request" if kind == "mcp.request" else "notification",
+                jsonrpc_id=frame.get("id"),
+                summary=summary,
+                progress_of=progress_of,
+            )
             continue
         asked = pairing.reply("client" if sender == "server" else "server", frame.get("id"))
         if asked is None:  # the log may start after the request was sent
-            unmapped.append(f"line {line.lineno}: an answer to id {quoted(frame.get('id'))}, whose request is not in the log")
-        asked_method, t_start, req_step, rnd = (asked.method, asked.t_ms, asked.step, asked.round) if asked else (
-            None, t_ms, None, 0)
+            unmapped.append(
+                f"line {line.lineno}: an answer to id {quoted(frame.get('id'))}, whose request is not in the log"
+            )
+        asked_method, t_start, req_step, rnd = (
+            (asked.method, asked.t_ms, asked.step, asked.round) if asked else (None, t_ms, None, 0)
+        )
         result = frame.get("result")
         if asked_method in ("initialize", "server/discover") and isinstance(result, dict):
-            info = as_dict(result.get("serverInfo") or as_dict(result.get("_meta")).get("io.modelcontextprotocol/serverInfo"))
-            server.update(name=str(info.get("name") or server["name"]), server_info=info or None,
-                          protocol_version=result.get("protocolVersion") or server["protocol_version"])
-        out.add(kind, source, target, frame, step=answer_step(req_step), t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd,
-                direction="error" if kind == "mcp.error" else "response", jsonrpc_id=frame.get("id"),
-                summary=frame_summary(frame, asked_method))
+            info = as_dict(
+                result.get("serverInfo") or as_dict(result.get("_meta")).get("io.modelcontextprotocol/serverInfo")
+            )
+            server.update(
+                name=str(info.get("name") or server["name"]),
+                server_info=info or None,
+                protocol_version=result.get("protocolVersion") or server["protocol_version"],
+            )
+        out.add(
+            kind,
+            source,
+            target,
+            frame,
+            step=answer_step(req_step),
+            t_start_ms=t_start,
+            t_end_ms=t_ms,
+            rnd=rnd,
+            direction="error" if kind == "mcp.error" else "response",
+            jsonrpc_id=frame.get("id"),
+            summary=frame_summary(frame, asked_method),
+        )
     for req in pairing.unanswered:
         unmapped.append(f"line {req.seq}: {req.method} got no response in the log")
     if not times:
         unmapped.append("no timestamps: every hop is placed at 0 ms")
     unmapped.append("a JSON-RPC log holds only MCP frames: no question, model calls or answer")
     started = dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if times else ""
-    meta = TraceMeta(mode="mcp", question=f"(imported JSON-RPC log {Path(name).name})", server=server,
-                     started_at=started, imported=ImportInfo(format="jsonrpc-jsonl", file=name, unmapped=unmapped))
+    meta = TraceMeta(
+        mode="mcp",
+        question=f"(imported JSON-RPC log {Path(name).name})",
+        server=server,
+        started_at=started,
+        imported=ImportInfo(format="jsonrpc-jsonl", file=name, unmapped=unmapped),
+    )
     return finish(meta, out.hops, name)

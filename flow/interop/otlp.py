@@ -61,8 +61,12 @@ def _text_parts(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "content": content}]
     if isinstance(content, list):  # OpenAI content parts
-        return [{"type": "text", "content": p.get("text")} if isinstance(p, dict) and p.get("type") == "text"
-                else {"type": str(p.get("type") if isinstance(p, dict) else "unknown"), "value": p} for p in content]
+        return [
+            {"type": "text", "content": p.get("text")}
+            if isinstance(p, dict) and p.get("type") == "text"
+            else {"type": str(p.get("type") if isinstance(p, dict) else "unknown"), "value": p}
+            for p in content
+        ]
     return [{"type": "unknown", "value": content}]
 
 
@@ -70,13 +74,23 @@ def semconv_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """One OpenAI chat message in the GenAI conventions' shape: a role and typed parts."""
     role = message.get("role", "user")
     if role == "tool":
-        return {"role": "tool", "parts": [{"type": "tool_call_response", "id": message.get("tool_call_id"),
-                                           "response": message.get("content")}]}
+        return {
+            "role": "tool",
+            "parts": [
+                {"type": "tool_call_response", "id": message.get("tool_call_id"), "response": message.get("content")}
+            ],
+        }
     parts = _text_parts(message.get("content"))
     for call in map(as_dict, as_list(message.get("tool_calls"))):
         fn = as_dict(call.get("function"))
-        parts.append({"type": "tool_call", "id": call.get("id"), "name": fn.get("name"),
-                      "arguments": json_or_text(fn.get("arguments"))})
+        parts.append(
+            {
+                "type": "tool_call",
+                "id": call.get("id"),
+                "name": fn.get("name"),
+                "arguments": json_or_text(fn.get("arguments")),
+            }
+        )
     return {"role": role, "parts": parts}
 
 
@@ -99,7 +113,9 @@ def _attribute(value: Any) -> Any:
         return value if -(2**63) <= value < 2**63 else str(value)
     if isinstance(value, (list, tuple)) and value:
         kinds = {type(v) for v in value}
-        if (len(kinds) == 1 and kinds <= {str, bool, float}) or (kinds == {int} and all(-(2**63) <= v < 2**63 for v in value)):
+        if (len(kinds) == 1 and kinds <= {str, bool, float}) or (
+            kinds == {int} and all(-(2**63) <= v < 2**63 for v in value)
+        ):
             return list(value)
     return _dumps(value)
 
@@ -158,16 +174,21 @@ class _SpanBuilder:
         ids = _SeededIds(f"{trace.meta.started_at}|{trace.meta.question}|{len(trace.hops)}|{last}")
         self.sink = InMemorySpanExporter()
         server = trace.meta.server or {}
-        self.tracers = {side: self._tracer(name, ids) for side, name in
-                        (("app", APP_NAME), ("mcp_server", str(server.get("name") or "mcp-server")))}
+        self.tracers = {
+            side: self._tracer(name, ids)
+            for side, name in (("app", APP_NAME), ("mcp_server", str(server.get("name") or "mcp-server")))
+        }
         transport = server.get("transport")
         # The MCP conventions name stdio "pipe"; the in-memory transport is no network, so it gets none.
-        self.mcp_common: Attributes = {"mcp.protocol.version": server.get("protocol_version"),
-                                       "network.transport": "pipe" if transport == "stdio" else None}
+        self.mcp_common: Attributes = {
+            "mcp.protocol.version": server.get("protocol_version"),
+            "network.transport": "pipe" if transport == "stdio" else None,
+        }
 
     def _tracer(self, service: str, ids: IdGenerator) -> otel_trace.Tracer:
-        provider = TracerProvider(resource=Resource.create({SERVICE_NAME: service}), id_generator=ids,
-                                  shutdown_on_exit=False)
+        provider = TracerProvider(
+            resource=Resource.create({SERVICE_NAME: service}), id_generator=ids, shutdown_on_exit=False
+        )
         provider.add_span_processor(SimpleSpanProcessor(self.sink))
         return provider.get_tracer(SCOPE)
 
@@ -175,8 +196,17 @@ class _SpanBuilder:
         # OTLP times are unsigned 64-bit nanoseconds: a start time or offset beyond them is clamped, not a crash
         return min(max(self.base_ns + round(ms * 1_000_000), 0), _MAX_NS)
 
-    def span(self, side: str, name: str, parent: otel_trace.Span | None, kind: SpanKind, start_ms: float,
-             end_ms: float, attributes: Attributes, error: tuple[str, str] | None = None) -> otel_trace.Span:
+    def span(
+        self,
+        side: str,
+        name: str,
+        parent: otel_trace.Span | None,
+        kind: SpanKind,
+        start_ms: float,
+        end_ms: float,
+        attributes: Attributes,
+        error: tuple[str, str] | None = None,
+    ) -> otel_trace.Span:
         attrs = {k: _attribute(v) for k, v in attributes.items() if v is not None}
         if error:
             attrs["error.type"] = error[0]
@@ -201,7 +231,8 @@ class _SpanBuilder:
             "gen_ai.request.model": meta.model.get("name"),
             "gen_ai.input.messages": _dumps([semconv_message({"role": "user", "content": meta.question})]),
             "gen_ai.output.messages": _dumps([_output_message({"content": meta.answer}, "stop")])
-            if meta.answer is not None else None,
+            if meta.answer is not None
+            else None,
         }
         start = min((h.t_start_ms for h in hops), default=0.0)
         end = max((h.t_end_ms for h in hops), default=0.0)
@@ -220,9 +251,11 @@ class _SpanBuilder:
             "server.address": host,
             "server.port": port,
             "gen_ai.input.messages": _dumps([semconv_message(m) for m in body.get("messages", [])]),
-            "gen_ai.tool.definitions": _dumps([{"type": t.get("type", "function"), **as_dict(t.get("function"))}
-                                               for t in body.get("tools", [])])
-            if body.get("tools") else None,
+            "gen_ai.tool.definitions": _dumps(
+                [{"type": t.get("type", "function"), **as_dict(t.get("function"))} for t in body.get("tools", [])]
+            )
+            if body.get("tools")
+            else None,
         }
         error = None
         messages: list[tuple[Mapping[str, Any], Any]] = []  # (assistant message, finish_reason) per choice
@@ -233,16 +266,20 @@ class _SpanBuilder:
             # A response body or a chunk is the provider's JSON, as it came: read with care.
             if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
                 response = answer["body"]
-                messages = [(as_dict(c.get("message")), c.get("finish_reason"))
-                            for c in map(as_dict, as_list(response.get("choices")))]
+                messages = [
+                    (as_dict(c.get("message")), c.get("finish_reason"))
+                    for c in map(as_dict, as_list(response.get("choices")))
+                ]
             elif (assembled := payload_of(hop, "llm.assembled")) is not None:
                 messages = [(assembled["message"], assembled["finish_reason"])]
             elif (chunk := payload_of(hop, "llm.chunk")) is not None and isinstance(chunk["data"], dict):
                 response = response or chunk["data"]
             elif (failed := payload_of(hop, "llm.error")) is not None:
                 detail = as_dict(as_dict(failed.get("body")).get("error"))
-                error = (str(failed.get("status") or failed.get("error") or "_OTHER"),
-                         str(detail.get("message") or failed.get("message") or hop.summary))
+                error = (
+                    str(failed.get("status") or failed.get("error") or "_OTHER"),
+                    str(detail.get("message") or failed.get("message") or hop.summary),
+                )
             usage = hop.usage or usage
         if messages:
             attrs["gen_ai.output.messages"] = _dumps([_output_message(m, f) for m, f in messages])
@@ -288,8 +325,9 @@ class _SpanBuilder:
                 failed = payload_of(hop, "error")
                 error = (str((failed.get("error") if failed else None) or "_OTHER").replace(" ", "_"), hop.summary)
         end = max(h.t_end_ms for h in call.hops)
-        return self.span("app", f"execute_tool {name}", parent, SpanKind.INTERNAL, call.first.t_start_ms, end,
-                         attrs, error)
+        return self.span(
+            "app", f"execute_tool {name}", parent, SpanKind.INTERNAL, call.first.t_start_ms, end, attrs, error
+        )
 
     def mcp(self, ex: Exchange, parent: otel_trace.Span) -> otel_trace.Span:
         """The sender's CLIENT span and the receiver's SERVER span under it; returns the SERVER span."""
@@ -302,8 +340,13 @@ class _SpanBuilder:
         target = None
         if method == "tools/call":
             target = params.get("name")
-            attrs.update({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": target,
-                          "gen_ai.tool.call.arguments": _dumps(params.get("arguments") or {})})
+            attrs.update(
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": target,
+                    "gen_ai.tool.call.arguments": _dumps(params.get("arguments") or {}),
+                }
+            )
         elif method == "prompts/get":
             target = attrs["gen_ai.prompt.name"] = params.get("name")
         elif method.startswith("resources/") and params.get("uri"):
@@ -347,8 +390,9 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
     root = builder.root()
     for model_call in model_calls(trace.hops):
         builder.chat(model_call, root)
-    tool_spans = {call_id: builder.execute_tool(call_id, call, root)
-                  for call_id, call in tool_calls(trace.hops).items()}
+    tool_spans = {
+        call_id: builder.execute_tool(call_id, call, root) for call_id, call in tool_calls(trace.hops).items()
+    }
     server_spans: dict[Exchange, otel_trace.Span] = {}  # what the server was handling: the parent of what it says
     for ex in exchanges(trace.hops):
         within = server_spans.get(ex.within) if ex.within is not None else None

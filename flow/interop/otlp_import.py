@@ -109,8 +109,13 @@ def _span_id(value: Any, size: int, where: str) -> str:
     return raw.hex()
 
 
-_KINDS = {"SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2, "SPAN_KIND_CLIENT": 3, "SPAN_KIND_PRODUCER": 4,
-          "SPAN_KIND_CONSUMER": 5}
+_KINDS = {
+    "SPAN_KIND_INTERNAL": 1,
+    "SPAN_KIND_SERVER": 2,
+    "SPAN_KIND_CLIENT": 3,
+    "SPAN_KIND_PRODUCER": 4,
+    "SPAN_KIND_CONSUMER": 5,
+}
 
 
 def _otlp_spans(data: Any, where: str) -> list[_Span]:
@@ -209,13 +214,25 @@ def _openai_messages(messages: list[dict[str, Any]], unmapped: set[str]) -> list
                 texts.append(str(part.get("content", "")))
             elif kind == "tool_call":
                 args = part.get("arguments")
-                calls.append({"id": part.get("id"), "type": "function", "function": {
-                    "name": part.get("name"),
-                    "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False)}})
+                calls.append(
+                    {
+                        "id": part.get("id"),
+                        "type": "function",
+                        "function": {
+                            "name": part.get("name"),
+                            "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False),
+                        },
+                    }
+                )
             elif kind == "tool_call_response":
                 response = part.get("response", part.get("result"))
-                out.append({"role": "tool", "tool_call_id": part.get("id"),
-                            "content": response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)})
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": part.get("id"),
+                        "content": response if isinstance(response, str) else json.dumps(response, ensure_ascii=False),
+                    }
+                )
             else:
                 unmapped.add(f"message parts of type {quoted(kind)}")
         if role == "tool":
@@ -268,17 +285,46 @@ class _OtlpImport:
         self.chat_round = {s.span_id: i for i, s in enumerate(chats, 1)}
         self.chat_starts = [s.start_ns for s in chats]
         self.events: list[tuple[int, int, dict[str, Any]]] = []  # (when it happened, walk order, hop)
-        self.meta: dict[str, Any] = {"question": None, "answer": None, "error": None, "model": None, "provider": None,
-                                     "server": {}}
+        self.meta: dict[str, Any] = {
+            "question": None,
+            "answer": None,
+            "error": None,
+            "model": None,
+            "provider": None,
+            "server": {},
+        }
 
     def ms(self, ns: int) -> float:
         return (ns - self.t0) / 1e6
 
-    def hop(self, when_ns: int, kind: Kind, source: Actor, target: Actor, payload: Any, *, step: int | None,
-            start_ns: int, **extra: Any) -> None:
-        self.events.append((when_ns, len(self.events), dict(kind=kind, source=source, target=target, payload=payload,
-                                                            step=step, t_start_ms=self.ms(start_ns),
-                                                            t_end_ms=self.ms(when_ns), **extra)))
+    def hop(
+        self,
+        when_ns: int,
+        kind: Kind,
+        source: Actor,
+        target: Actor,
+        payload: Any,
+        *,
+        step: int | None,
+        start_ns: int,
+        **extra: Any,
+    ) -> None:
+        self.events.append(
+            (
+                when_ns,
+                len(self.events),
+                dict(
+                    kind=kind,
+                    source=source,
+                    target=target,
+                    payload=payload,
+                    step=step,
+                    t_start_ms=self.ms(start_ns),
+                    t_end_ms=self.ms(when_ns),
+                    **extra,
+                ),
+            )
+        )
 
     def round_at(self, ns: int) -> int:
         return sum(start <= ns for start in self.chat_starts)
@@ -307,63 +353,137 @@ class _OtlpImport:
         question = _last_text(messages, "user")
         self.meta["question"] = self.meta["question"] or question
         if question is not None:
-            self.hop(span.start_ns, "user.message", "user", "app", {"content": question}, step=1,
-                     start_ns=span.start_ns, summary=question)
+            self.hop(
+                span.start_ns,
+                "user.message",
+                "user",
+                "app",
+                {"content": question},
+                step=1,
+                start_ns=span.start_ns,
+                summary=question,
+            )
 
     def agent_end(self, span: _Span) -> None:
         rnd = self.round_at(span.end_ns)
         if span.error:
             self.meta["error"] = span.error[1] or span.error[0]
-            self.hop(span.end_ns, "error", "app", "user", {"error": span.error[0], "message": span.error[1]}, step=10,
-                     start_ns=span.end_ns, direction="error", rnd=rnd, summary=self.meta["error"])
+            self.hop(
+                span.end_ns,
+                "error",
+                "app",
+                "user",
+                {"error": span.error[0], "message": span.error[1]},
+                step=10,
+                start_ns=span.end_ns,
+                direction="error",
+                rnd=rnd,
+                summary=self.meta["error"],
+            )
             return
         messages = _openai_messages(_messages_attr(span, "gen_ai.output.messages", self.unmapped), self.unmapped)
         answer = _last_text(messages, "assistant")
         if answer is not None:
             self.meta["answer"] = answer
-            self.hop(span.end_ns, "app.answer", "app", "user", {"content": answer}, step=10, start_ns=span.end_ns,
-                     rnd=rnd, summary=answer[:80])
+            self.hop(
+                span.end_ns,
+                "app.answer",
+                "app",
+                "user",
+                {"content": answer},
+                step=10,
+                start_ns=span.end_ns,
+                rnd=rnd,
+                summary=answer[:80],
+            )
 
     def chat(self, span: _Span) -> None:
         a = span.attrs
         rnd = self.chat_round[span.span_id]
         self.meta["model"] = self.meta["model"] or a.get("gen_ai.request.model")
         self.meta["provider"] = self.meta["provider"] or a.get("gen_ai.provider.name")
-        messages = [{"role": "system", "content": p.get("content")} for p in
-                    as_list(json_or_text(a.get("gen_ai.system_instructions"))) if isinstance(p, dict)]
+        messages = [
+            {"role": "system", "content": p.get("content")}
+            for p in as_list(json_or_text(a.get("gen_ai.system_instructions")))
+            if isinstance(p, dict)
+        ]
         messages += _openai_messages(_messages_attr(span, "gen_ai.input.messages", self.unmapped), self.unmapped)
         body: dict[str, Any] = {"model": a.get("gen_ai.request.model"), "messages": messages}
         tools = json_or_text(a.get("gen_ai.tool.definitions"))
         if isinstance(tools, list) and tools:
-            body["tools"] = [{"type": t.get("type", "function"), "function": {k: v for k, v in t.items() if k != "type"}}
-                             for t in tools if isinstance(t, dict)]
+            body["tools"] = [
+                {"type": t.get("type", "function"), "function": {k: v for k, v in t.items() if k != "type"}}
+                for t in tools
+                if isinstance(t, dict)
+            ]
         if a.get("gen_ai.request.stream"):
             body["stream"] = True
             self.unmapped.add("streamed chunks: the spans hold the assembled message, shown as one response")
         if self.meta["question"] is None:
             self.meta["question"] = _last_text(messages, "user")
-        self.hop(span.start_ns, "llm.request", "app", "model", {"body": body}, step=3 if rnd == 1 else 8,
-                 start_ns=span.start_ns, direction="request", rnd=rnd,
-                 summary=f"chat {body['model']}: {len(messages)} messages, {len(body.get('tools') or [])} tools")
+        self.hop(
+            span.start_ns,
+            "llm.request",
+            "app",
+            "model",
+            {"body": body},
+            step=3 if rnd == 1 else 8,
+            start_ns=span.start_ns,
+            direction="request",
+            rnd=rnd,
+            summary=f"chat {body['model']}: {len(messages)} messages, {len(body.get('tools') or [])} tools",
+        )
         if span.error:
             status = _code(span.error[0])
-            self.hop(span.end_ns, "llm.error", "model", "app", {"status": status, "error": span.error[0],
-                     "message": span.error[1]}, step=3 if rnd == 1 else 8, start_ns=span.start_ns, direction="error",
-                     rnd=rnd, summary=f"{span.error[0]}: {span.error[1]}".strip(": "))
+            self.hop(
+                span.end_ns,
+                "llm.error",
+                "model",
+                "app",
+                {"status": status, "error": span.error[0], "message": span.error[1]},
+                step=3 if rnd == 1 else 8,
+                start_ns=span.start_ns,
+                direction="error",
+                rnd=rnd,
+                summary=f"{span.error[0]}: {span.error[1]}".strip(": "),
+            )
             return
         outputs = _openai_messages(_messages_attr(span, "gen_ai.output.messages", self.unmapped), self.unmapped)
-        choices: list[dict[str, Any]] = [{"index": i, "message": {k: v for k, v in m.items() if k != "finish_reason"},
-                    "finish_reason": m.get("finish_reason")} for i, m in enumerate(outputs)]
-        tokens = {"prompt_tokens": a.get("gen_ai.usage.input_tokens"), "completion_tokens": a.get("gen_ai.usage.output_tokens")}
+        choices: list[dict[str, Any]] = [
+            {
+                "index": i,
+                "message": {k: v for k, v in m.items() if k != "finish_reason"},
+                "finish_reason": m.get("finish_reason"),
+            }
+            for i, m in enumerate(outputs)
+        ]
+        tokens = {
+            "prompt_tokens": a.get("gen_ai.usage.input_tokens"),
+            "completion_tokens": a.get("gen_ai.usage.output_tokens"),
+        }
         usage = usage_counts(tokens)  # the counts that are counts, as the recorder keeps them
         if usage:
             usage["total_tokens"] = (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
-        response = {"id": a.get("gen_ai.response.id"), "model": a.get("gen_ai.response.model"), "choices": choices,
-                    "usage": usage}
+        response = {
+            "id": a.get("gen_ai.response.id"),
+            "model": a.get("gen_ai.response.model"),
+            "choices": choices,
+            "usage": usage,
+        }
         asks = any(c["message"].get("tool_calls") or c["finish_reason"] == "tool_calls" for c in choices)
-        self.hop(span.end_ns, "llm.response", "model", "app", {"status": 200, "body": response}, step=4 if asks else 9,
-                 start_ns=span.start_ns, direction="response", rnd=rnd, usage=usage,
-                 summary=response_summary(response))
+        self.hop(
+            span.end_ns,
+            "llm.response",
+            "model",
+            "app",
+            {"status": 200, "body": response},
+            step=4 if asks else 9,
+            start_ns=span.start_ns,
+            direction="response",
+            rnd=rnd,
+            usage=usage,
+            summary=response_summary(response),
+        )
 
     def tool(self, span: _Span) -> None:
         a = span.attrs
@@ -374,39 +494,94 @@ class _OtlpImport:
             self.unmapped.add("execute_tool spans without gen_ai.tool.call.id: ids made up from the span id")
         call_id = str(call_id)
         args = json_or_text(a.get("gen_ai.tool.call.arguments"))
-        tool_call = {"id": call_id, "type": "function", "function": {
-            "name": name, "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False)}}
+        tool_call = {
+            "id": call_id,
+            "type": "function",
+            "function": {
+                "name": name,
+                "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False),
+            },
+        }
         rnd = self.round_at(span.start_ns)
         over_mcp = any(c.method == "tools/call" for c in span.children)
         if span.error and span.error[0] == INVALID_ARGUMENTS:  # refused by the app before anything ran
-            self.hop(span.start_ns, "error", "app", "app", {"tool_call": tool_call, "error": span.error[1],
-                     "sent_back_to_model": True}, step=5, start_ns=span.start_ns, direction="error", rnd=rnd,
-                     tool_call_id=call_id, summary=f"bad arguments: {span.error[1]}")
+            self.hop(
+                span.start_ns,
+                "error",
+                "app",
+                "app",
+                {"tool_call": tool_call, "error": span.error[1], "sent_back_to_model": True},
+                step=5,
+                start_ns=span.start_ns,
+                direction="error",
+                rnd=rnd,
+                tool_call_id=call_id,
+                summary=f"bad arguments: {span.error[1]}",
+            )
             return
         arguments = args if isinstance(args, dict) else {}
-        self.hop(span.start_ns, "translate.reverse", "app", "mcp_client" if over_mcp else "tool",
-                 {"tool_call": tool_call, "call_request": {"name": name, "arguments": arguments}}, step=5,
-                 start_ns=span.start_ns, direction="request", rnd=rnd, tool_call_id=call_id,
-                 summary=f"call {name}({', '.join(f'{k}={v}' for k, v in arguments.items())})")
+        self.hop(
+            span.start_ns,
+            "translate.reverse",
+            "app",
+            "mcp_client" if over_mcp else "tool",
+            {"tool_call": tool_call, "call_request": {"name": name, "arguments": arguments}},
+            step=5,
+            start_ns=span.start_ns,
+            direction="request",
+            rnd=rnd,
+            tool_call_id=call_id,
+            summary=f"call {name}({', '.join(f'{k}={v}' for k, v in arguments.items())})",
+        )
         if not over_mcp:
-            self.hop(span.start_ns, "tool.invoke", "app", "tool", {"function": name, "kwargs": arguments}, step=6,
-                     start_ns=span.start_ns, direction="request", rnd=rnd, tool_call_id=call_id,
-                     summary=f"{name}({', '.join(f'{k}={v}' for k, v in arguments.items())})")
+            self.hop(
+                span.start_ns,
+                "tool.invoke",
+                "app",
+                "tool",
+                {"function": name, "kwargs": arguments},
+                step=6,
+                start_ns=span.start_ns,
+                direction="request",
+                rnd=rnd,
+                tool_call_id=call_id,
+                summary=f"{name}({', '.join(f'{k}={v}' for k, v in arguments.items())})",
+            )
         self.tool_result(span, call_id, rnd, over_mcp)
 
     def tool_result(self, span: _Span, call_id: str, rnd: int, over_mcp: bool) -> None:
         source: Actor = "mcp_client" if over_mcp else "tool"
         error = span.error
         if error and _code(error[0]) is not None:  # a JSON-RPC error code: no result came back
-            self.hop(span.end_ns, "tool.result", source, "app", {"error": {"code": _code(error[0]), "message": error[1]}},
-                     step=7, start_ns=span.start_ns, direction="error", rnd=rnd, tool_call_id=call_id,
-                     summary=f"protocol error {error[0]}: {error[1]}")
+            self.hop(
+                span.end_ns,
+                "tool.result",
+                source,
+                "app",
+                {"error": {"code": _code(error[0]), "message": error[1]}},
+                step=7,
+                start_ns=span.start_ns,
+                direction="error",
+                rnd=rnd,
+                tool_call_id=call_id,
+                summary=f"protocol error {error[0]}: {error[1]}",
+            )
             return
         if error and error[0] != "tool_error":
             if not over_mcp:  # over MCP, the tools/call span's own error hop says it
-                self.hop(span.end_ns, "error", "tool", "app", {"error": error[0], "message": error[1]}, step=7,
-                         start_ns=span.start_ns, direction="error", rnd=rnd, tool_call_id=call_id,
-                         summary=error[1] or error[0])
+                self.hop(
+                    span.end_ns,
+                    "error",
+                    "tool",
+                    "app",
+                    {"error": error[0], "message": error[1]},
+                    step=7,
+                    start_ns=span.start_ns,
+                    direction="error",
+                    rnd=rnd,
+                    tool_call_id=call_id,
+                    summary=error[1] or error[0],
+                )
             return
         value = json_or_text(span.attrs.get("gen_ai.tool.call.result"))
         text = error[1] if error else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -418,9 +593,19 @@ class _OtlpImport:
             payload = {"result": result, "tool_message_content": text}
         else:
             payload["return"] = value
-        self.hop(span.end_ns, "tool.result", source, "app", payload, step=7, start_ns=span.start_ns,
-                 direction="error" if error and not over_mcp else "response", rnd=rnd, tool_call_id=call_id,
-                 summary=("isError: " if error else "") + " ".join(str(text).split())[:60])
+        self.hop(
+            span.end_ns,
+            "tool.result",
+            source,
+            "app",
+            payload,
+            step=7,
+            start_ns=span.start_ns,
+            direction="error" if error and not over_mcp else "response",
+            rnd=rnd,
+            tool_call_id=call_id,
+            summary=("isError: " if error else "") + " ".join(str(text).split())[:60],
+        )
 
     def mcp(self, span: _Span, parent: _Span | None) -> None:
         a, method = span.attrs, str(span.method)
@@ -436,7 +621,10 @@ class _OtlpImport:
         rpc_id = _rpc_id(a.get("jsonrpc.request.id"))
         params: dict[str, Any] = {}
         if method == "tools/call":
-            params = {"name": a.get("gen_ai.tool.name"), "arguments": json_or_text(a.get("gen_ai.tool.call.arguments")) or {}}
+            params = {
+                "name": a.get("gen_ai.tool.name"),
+                "arguments": json_or_text(a.get("gen_ai.tool.call.arguments")) or {},
+            }
         elif a.get("gen_ai.prompt.name"):
             params = {"name": a["gen_ai.prompt.name"]}
         elif a.get("mcp.resource.uri"):
@@ -457,20 +645,44 @@ class _OtlpImport:
                 extra["progress_of"] = _rpc_id(parent.attrs.get("jsonrpc.request.id"))
             self.unmapped.add("parameters of notifications (progress, log text): the conventions do not record them")
         kind: Kind = "mcp.request" if rpc_id is not None else "mcp.notification"
-        self.hop(span.start_ns, kind, source, target, frame, step=step, start_ns=span.start_ns, rnd=rnd,
-                 direction="request" if rpc_id is not None else "notification", jsonrpc_id=rpc_id,
-                 summary=frame_summary(frame, None) if params else method, **extra)
+        self.hop(
+            span.start_ns,
+            kind,
+            source,
+            target,
+            frame,
+            step=step,
+            start_ns=span.start_ns,
+            rnd=rnd,
+            direction="request" if rpc_id is not None else "notification",
+            jsonrpc_id=rpc_id,
+            summary=frame_summary(frame, None) if params else method,
+            **extra,
+        )
         if rpc_id is None:
             return
         error = span.error
         if error and error[0] == NO_RESPONSE:
             return
         if error and _code(error[0]) is not None:
-            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": _code(error[0]), "message": error[1]}}
+            reply: dict[str, Any] = {
+                "jsonrpc": "2.0",
+                "id": rpc_id,
+                "error": {"code": _code(error[0]), "message": error[1]},
+            }
         elif error and error[0] != "tool_error":
-            self.hop(span.end_ns, "error", target, source, {"error": error[0], "message": error[1]},
-                     step=answer_step(step), start_ns=span.start_ns, direction="error", rnd=rnd,
-                     summary=error[1] or error[0])
+            self.hop(
+                span.end_ns,
+                "error",
+                target,
+                source,
+                {"error": error[0], "message": error[1]},
+                step=answer_step(step),
+                start_ns=span.start_ns,
+                direction="error",
+                rnd=rnd,
+                summary=error[1] or error[0],
+            )
             return
         else:
             result: dict[str, Any] = {}
@@ -481,13 +693,25 @@ class _OtlpImport:
                 if isinstance(value, dict):
                     result["structuredContent"] = value
             else:
-                self.unmapped.add("results of MCP requests other than tools/call: the conventions do not record "
-                                  "them, so their result frames are empty")
+                self.unmapped.add(
+                    "results of MCP requests other than tools/call: the conventions do not record "
+                    "them, so their result frames are empty"
+                )
             reply = {"jsonrpc": "2.0", "id": rpc_id, "result": result}
         reply_kind = frame_kind(reply)
-        self.hop(span.end_ns, reply_kind, target, source, reply, step=answer_step(step), start_ns=span.start_ns,
-                 direction="error" if reply_kind == "mcp.error" else "response", rnd=rnd, jsonrpc_id=rpc_id,
-                 summary=frame_summary(reply, method))
+        self.hop(
+            span.end_ns,
+            reply_kind,
+            target,
+            source,
+            reply,
+            step=answer_step(step),
+            start_ns=span.start_ns,
+            direction="error" if reply_kind == "mcp.error" else "response",
+            rnd=rnd,
+            jsonrpc_id=rpc_id,
+            summary=frame_summary(reply, method),
+        )
 
     def trace(self, started_at: str) -> Trace:
         for root in self.roots:
@@ -496,11 +720,15 @@ class _OtlpImport:
         for _, _, spec in sorted(self.events, key=lambda e: (e[0], e[1])):
             hops.add(**spec)
         if not hops.hops:
-            raise TraceError(f"{self.name}: none of its spans is a GenAI or MCP span, so there is nothing to step through")
+            raise TraceError(
+                f"{self.name}: none of its spans is a GenAI or MCP span, so there is nothing to step through"
+            )
         if self.other_spans:
             names = ", ".join(quoted(n) + (f" ×{k}" if k > 1 else "") for n, k in self.other_spans.most_common(10))
             more = len(self.other_spans) - 10
-            self.unmapped.add(f"spans neither GenAI nor MCP: {names}" + (f" and {more} other names" if more > 0 else ""))
+            self.unmapped.add(
+                f"spans neither GenAI nor MCP: {names}" + (f" and {more} other names" if more > 0 else "")
+            )
         m = self.meta
         server = {k: v for k, v in m["server"].items() if v is not None}
         meta = TraceMeta(
@@ -508,9 +736,16 @@ class _OtlpImport:
             question=m["question"] or f"(imported OTLP trace {Path(self.name).name})",
             model={k: v for k, v in (("name", m["model"]), ("provider", m["provider"])) if v},
             server={"name": "mcp-server", **server} if self.has_mcp else None,
-            started_at=started_at, outcome="error" if m["error"] else "ok", answer=m["answer"], error=m["error"],
-            imported=ImportInfo(format="otlp-json", file=self.name, unmapped=sorted(self.unmapped) + [
-                "wire frames and HTTP bodies are rebuilt from span attributes, not the bytes that were sent"]),
+            started_at=started_at,
+            outcome="error" if m["error"] else "ok",
+            answer=m["answer"],
+            error=m["error"],
+            imported=ImportInfo(
+                format="otlp-json",
+                file=self.name,
+                unmapped=sorted(self.unmapped)
+                + ["wire frames and HTTP bodies are rebuilt from span attributes, not the bytes that were sent"],
+            ),
         )
         return finish(meta, hops.hops, self.name)
 

@@ -26,6 +26,7 @@ def demo_server(fault: Any = "none") -> Any:
 async def demo_tool_listing() -> list[dict[str, Any]]:
     """What the demo server's decorators built, read from the same code the server runs."""
     if not _listed:
-        _listed.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json")
-                       for t in await demo_server().list_tools())
+        _listed.extend(
+            t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in await demo_server().list_tools()
+        )
     return _listed

@@ -55,17 +55,26 @@ class ConfiguredServer:
 
 def built_in_servers() -> dict[str, ConfiguredServer]:
     """The demo server, and the third-party examples that are installed here."""
-    servers = {DEMO: ConfiguredServer(name=DEMO, spec=ServerSpec(), source="built-in",
-                                      description="the demo weather server (this project's)")}
+    servers = {
+        DEMO: ConfiguredServer(
+            name=DEMO, spec=ServerSpec(), source="built-in", description="the demo weather server (this project's)"
+        )
+    }
     if TIME_SERVER.exists():
         servers["mcp-server-time"] = ConfiguredServer(
-            name="mcp-server-time", spec=ServerSpec(command=(str(TIME_SERVER),)), source="built-in",
-            description="current time and time zone conversion (PyPI mcp-server-time, Python)")
+            name="mcp-server-time",
+            spec=ServerSpec(command=(str(TIME_SERVER),)),
+            source="built-in",
+            description="current time and time zone conversion (PyPI mcp-server-time, Python)",
+        )
     if EVERYTHING_SERVER.exists():
         servers["server-everything"] = ConfiguredServer(
-            name="server-everything", spec=ServerSpec(command=(str(EVERYTHING_SERVER), "stdio")), source="built-in",
+            name="server-everything",
+            spec=ServerSpec(command=(str(EVERYTHING_SERVER), "stdio")),
+            source="built-in",
             description="every MCP feature, with progress and log notifications "
-                        "(npm @modelcontextprotocol/server-everything, TypeScript)")
+            "(npm @modelcontextprotocol/server-everything, TypeScript)",
+        )
     return servers
 
 
@@ -106,8 +115,12 @@ def load_servers_file(path: str | Path) -> dict[str, ConfiguredServer]:
             raise ServerConfigError(f"{where}: `args` must be a list of strings")
         if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
             raise ServerConfigError(f"{where}: `env` must map names to strings")
-        servers[name] = ConfiguredServer(name=name, spec=ServerSpec(command=(command, *args), env=tuple(env.items())),
-                                         source="config", description=description)
+        servers[name] = ConfiguredServer(
+            name=name,
+            spec=ServerSpec(command=(command, *args), env=tuple(env.items())),
+            source="config",
+            description=description,
+        )
     return servers
 
 

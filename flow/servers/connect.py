@@ -53,8 +53,9 @@ async def connect(
     `timeout_s` in all (the SDK's clock runs from sending it to its answer; bytes trickling in do not
     reset it), and a message from the server over `max_frame_bytes` ends the session."""
     if spec.is_http:
-        async with _connect_http(spec, era=era, recorder=recorder, timeout_s=timeout_s,
-                                 max_frame_bytes=max_frame_bytes) as opened:
+        async with _connect_http(
+            spec, era=era, recorder=recorder, timeout_s=timeout_s, max_frame_bytes=max_frame_bytes
+        ) as opened:
             yield opened
         return
     tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
@@ -175,8 +176,12 @@ async def _connect_http(
         client = Client(
             # The SDK's own cap on an event (1 MB unless told) follows the tap's, a little above it: it counts the
             # event's other lines (`event:`, `id:`) too, and must not fire before the tap names the oversized message.
-            TappedTransport(streamable_http_client(spec.url, http_client=http_client,
-                                                   max_sse_event_size=max_frame_bytes + SSE_EVENT_SLACK), tap),
+            TappedTransport(
+                streamable_http_client(
+                    spec.url, http_client=http_client, max_sse_event_size=max_frame_bytes + SSE_EVENT_SLACK
+                ),
+                tap,
+            ),
             mode="legacy" if era == "handshake" else "auto",
             read_timeout_seconds=timeout_s,
             client_info=CLIENT_INFO,
@@ -186,7 +191,9 @@ async def _connect_http(
             async with client:
                 yield client, tap, None
         except Exception as exc:
-            if tap.fault is not None and isinstance(leaf_exception(exc), (MCPError, anyio.EndOfStream, httpx2.HTTPError)):
+            if tap.fault is not None and isinstance(
+                leaf_exception(exc), (MCPError, anyio.EndOfStream, httpx2.HTTPError)
+            ):
                 raise tap.fault from exc  # the server broke a rule the tap keeps (a message over the cap)
             if http.failure is None or not isinstance(leaf_exception(exc), (MCPError, httpx2.HTTPError)):
                 raise  # the run's own reason (a FlowAbort, a model error) says more than the connection
@@ -217,7 +224,9 @@ class McpSession:
 
 
 @asynccontextmanager
-async def open_session(spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float = 10.0) -> AsyncIterator[McpSession]:
+async def open_session(
+    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float = 10.0
+) -> AsyncIterator[McpSession]:
     """Connect once and run many flows on the same session (pass it to `run_flow(session=...)`)."""
     recorder.step = Step.LIST_TOOLS
     async with connect(spec, era=era, recorder=recorder, timeout_s=timeout_s) as (client, tap, _err):

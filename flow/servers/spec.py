@@ -78,17 +78,32 @@ class ServerSpec:
         if self.is_http:
             url = redact_url(self.url)
             host = urlsplit(url).netloc.rpartition("@")[2]
-            described: dict[str, Any] = {"name": host or url, "transport": "http", "url": url,
-                                         "command": None, "fault": "none", "auth": "bearer" if self.token() else "none"}
+            described: dict[str, Any] = {
+                "name": host or url,
+                "transport": "http",
+                "url": url,
+                "command": None,
+                "fault": "none",
+                "auth": "bearer" if self.token() else "none",
+            }
             if self.token() and not self.bearer_token:
                 described["bearer_token_env"] = self.bearer_token_env  # where it came from; never its value
             return described
         if self.server is not None:
-            return {"name": str(getattr(self.server, "name", "") or "in-process"), "transport": "memory",
-                    "command": None, "fault": "none", "in_process": True}
+            return {
+                "name": str(getattr(self.server, "name", "") or "in-process"),
+                "transport": "memory",
+                "command": None,
+                "fault": "none",
+                "in_process": True,
+            }
         if not self.is_demo:
-            described = {"name": Path(self.command[0]).name, "transport": "stdio", "command": shlex.join(self.command),
-                         "fault": "none"}
+            described = {
+                "name": Path(self.command[0]).name,
+                "transport": "stdio",
+                "command": shlex.join(self.command),
+                "fault": "none",
+            }
             if self.env:
                 described["env"] = [k for k, _ in self.env]  # names only: values are often keys
             return described
@@ -104,8 +119,9 @@ class ServerSpec:
         if not self.is_demo:
             # Run exactly as configured by whoever started this program: no shell, the environment the SDK
             # passes plus what was asked for.
-            return StdioServerParameters(command=self.command[0], args=list(self.command[1:]),
-                                         env=dict(self.env) or None)
+            return StdioServerParameters(
+                command=self.command[0], args=list(self.command[1:]), env=dict(self.env) or None
+            )
         return StdioServerParameters(
             command=sys.executable,
             args=["-m", "weather_demo", *self._fault_args()],

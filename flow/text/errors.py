@@ -11,31 +11,67 @@ from flow.trace.summaries import amount_text
 
 ErrorCode = Literal[
     # the MCP server
-    "server_no_command", "server_said", "server_cannot_start", "server_silent", "server_closed", "server_closed_http",
-    "message_too_large", "not_jsonrpc", "stderr_flood", "tool_call_error", "mcp_timeout", "mcp_closed", "mcp_error",
+    "server_no_command",
+    "server_said",
+    "server_cannot_start",
+    "server_silent",
+    "server_closed",
+    "server_closed_http",
+    "message_too_large",
+    "not_jsonrpc",
+    "stderr_flood",
+    "tool_call_error",
+    "mcp_timeout",
+    "mcp_closed",
+    "mcp_error",
     # an MCP server over HTTP
-    "http_token_refused", "http_token_needed", "http_no_endpoint", "http_status", "http_unreachable", "http_broke",
+    "http_token_refused",
+    "http_token_needed",
+    "http_no_endpoint",
+    "http_status",
+    "http_unreachable",
+    "http_broke",
     # the model endpoint
-    "model_http", "model_timeout", "model_unfinished", "model_deadline", "model_too_large", "model_unreachable",
+    "model_http",
+    "model_timeout",
+    "model_unfinished",
+    "model_deadline",
+    "model_too_large",
+    "model_unreachable",
     "model_stream_error",
     # an answer the app cannot read
-    "event_not_json", "body_not_json", "body_not_object", "not_a_list", "call_without_name", "call_without_id",
-    "arguments_not_text", "no_choices", "no_message", "content_not_text", "no_content", "chunk_choices_not_list",
-    "chunk_content_not_text", "chunk_calls_not_list", "stream_empty", "stream_truncated",
+    "event_not_json",
+    "body_not_json",
+    "body_not_object",
+    "not_a_list",
+    "call_without_name",
+    "call_without_id",
+    "arguments_not_text",
+    "no_choices",
+    "no_message",
+    "content_not_text",
+    "no_content",
+    "chunk_choices_not_list",
+    "chunk_content_not_text",
+    "chunk_calls_not_list",
+    "stream_empty",
+    "stream_truncated",
     # the run itself
-    "mcp_only", "max_rounds", "unexpected",
+    "mcp_only",
+    "max_rounds",
+    "unexpected",
 ]
 
 Template = str | Callable[..., str]  # a str.format template, or a function of the parameters where words depend on them
 
 # Request options the app sends only when asked, and how a user turns each off (CLI; app).
 OPTION_HINTS: dict[str, tuple[str, str]] = {
-    "parallel_tool_calls": ("leave out --no-parallel; in the app, allow parallel calls",
-                            "命令行去掉 --no-parallel；应用中允许并行调用"),
-    "strict": ("leave out --strict; in the app, turn off strict schemas",
-               "命令行去掉 --strict；应用中关闭严格模式"),
-    "stream_options": ("leave out --stream; in the app, turn off streaming",
-                       "命令行去掉 --stream；应用中关闭流式"),
+    "parallel_tool_calls": (
+        "leave out --no-parallel; in the app, allow parallel calls",
+        "命令行去掉 --no-parallel；应用中允许并行调用",
+    ),
+    "strict": ("leave out --strict; in the app, turn off strict schemas", "命令行去掉 --strict；应用中关闭严格模式"),
+    "stream_options": ("leave out --stream; in the app, turn off streaming", "命令行去掉 --stream；应用中关闭流式"),
     "tool_choice": ("--tool-choice auto", "tool_choice 选 auto"),
 }
 
@@ -43,16 +79,17 @@ _STATUS_HINTS: dict[int, tuple[str, str]] = {
     401: ("check the API key", "请检查 API Key"),
     403: ("check the key's permissions", "请检查这个 Key 的权限"),
     404: ("check the model name and base URL", "请检查模型名称和 Base URL"),
-    429: ("rate limited: wait and retry, or lower the request rate",
-          "触发限流：稍后重试，或降低请求频率"),
+    429: ("rate limited: wait and retry, or lower the request rate", "触发限流：稍后重试，或降低请求频率"),
 }
 
 
 def _model_http_en(status: int, detail: str, option: str | None = None) -> str:
     hint = _STATUS_HINTS.get(status, ("", ""))[0]
     if option:
-        hint = (f"this provider does not accept the request option `{option}`: drop it ({OPTION_HINTS[option][0]}) "
-                "and run again")
+        hint = (
+            f"this provider does not accept the request option `{option}`: drop it ({OPTION_HINTS[option][0]}) "
+            "and run again"
+        )
     return f"the model endpoint answered HTTP {status}: {detail}" + (f" ({hint})" if hint else "")
 
 
@@ -65,23 +102,32 @@ def _model_http_zh(status: int, detail: str, option: str | None = None) -> str:
 
 def _too_large_en(size_bytes: int, limit_bytes: int, at_least: bool, during: str) -> str:
     amount = amount_text(limit_bytes if at_least else size_bytes)  # cut off while arriving: how far it got varies
-    return (f"the MCP server sent a message of {'more than ' if at_least else ''}{amount}"
-            f"{' during ' + during if during else ''}, over the {amount_text(limit_bytes)} limit for one message: "
-            "the session was ended")
+    return (
+        f"the MCP server sent a message of {'more than ' if at_least else ''}{amount}"
+        f"{' during ' + during if during else ''}, over the {amount_text(limit_bytes)} limit for one message: "
+        "the session was ended"
+    )
 
 
 def _too_large_zh(size_bytes: int, limit_bytes: int, at_least: bool, during: str) -> str:
     amount = amount_text(limit_bytes if at_least else size_bytes)
-    return (f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}发来一条"
-            f"{'至少 ' if at_least else ' '}{amount} 的消息，超过单条消息 {amount_text(limit_bytes)} 的上限，"
-            "会话已结束")
+    return (
+        f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}发来一条"
+        f"{'至少 ' if at_least else ' '}{amount} 的消息，超过单条消息 {amount_text(limit_bytes)} 的上限，"
+        "会话已结束"
+    )
 
 
 def _unfinished_en(timeout_s: float, received_bytes: int, keepalive_only: bool) -> str:
-    got = (f"{amount_text(received_bytes)} of keep-alive comments and no data had arrived" if keepalive_only
-           else f"{amount_text(received_bytes)} had arrived")
-    return (f"the model endpoint did not finish its answer within {timeout_s:g} s, the time allowed for a whole model "
-            f"call ({got})")
+    got = (
+        f"{amount_text(received_bytes)} of keep-alive comments and no data had arrived"
+        if keepalive_only
+        else f"{amount_text(received_bytes)} had arrived"
+    )
+    return (
+        f"the model endpoint did not finish its answer within {timeout_s:g} s, the time allowed for a whole model "
+        f"call ({got})"
+    )
 
 
 def _unfinished_zh(timeout_s: float, received_bytes: int, keepalive_only: bool) -> str:
@@ -91,15 +137,16 @@ def _unfinished_zh(timeout_s: float, received_bytes: int, keepalive_only: bool) 
 
 
 def _model_too_large_en(limit_bytes: int, wire_bytes: int, packed: bool) -> str:
-    return (f"the model endpoint's answer is larger than {amount_text(limit_bytes)}, the limit for one model response: "
-            "reading stopped there"
-            + (f" (it came compressed, {amount_text(wire_bytes)} on the wire)" if packed else ""))
+    return (
+        f"the model endpoint's answer is larger than {amount_text(limit_bytes)}, the limit for one model response: "
+        "reading stopped there" + (f" (it came compressed, {amount_text(wire_bytes)} on the wire)" if packed else "")
+    )
 
 
 def _model_too_large_zh(limit_bytes: int, wire_bytes: int, packed: bool) -> str:
-    return (f"模型接口的回答超过了 {amount_text(limit_bytes)}（单次模型回答的上限），"
-            "已停止读取"
-            + (f"（以压缩形式传来，线上只有 {amount_text(wire_bytes)}）" if packed else ""))
+    return f"模型接口的回答超过了 {amount_text(limit_bytes)}（单次模型回答的上限），已停止读取" + (
+        f"（以压缩形式传来，线上只有 {amount_text(wire_bytes)}）" if packed else ""
+    )
 
 
 def _unreadable(en: str, zh: str) -> tuple[Template, Template]:
@@ -108,96 +155,147 @@ def _unreadable(en: str, zh: str) -> tuple[Template, Template]:
 
 _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     # (the command not found is not yet in Chinese, as before)
-    "server_no_command": ("the MCP server did not start: no such command: {command} (not a file, and not found on "
-                          "PATH)",
-                          "MCP 服务器没有启动成功：no such command: {command} (not a file, and not found on PATH)"),
-    "server_said": ("the MCP server did not start: {said}",  # its last line of stderr
-                    "MCP 服务器没有启动成功：{said}"),
+    "server_no_command": (
+        "the MCP server did not start: no such command: {command} (not a file, and not found on PATH)",
+        "MCP 服务器没有启动成功：no such command: {command} (not a file, and not found on PATH)",
+    ),
+    "server_said": (
+        "the MCP server did not start: {said}",  # its last line of stderr
+        "MCP 服务器没有启动成功：{said}",
+    ),
     "server_cannot_start": ("cannot start the MCP server: {detail}", "无法启动 MCP 服务器：{detail}"),
-    "server_silent": ("the MCP server did not answer {method} within {timeout_s:g} s",
-                      "MCP 服务器在 {timeout_s:g} 秒内没有回答 {method}"),
-    "server_closed": (lambda method, said="": f"the MCP server closed the connection during {method} "
-                      "(its process ended)" + (f": {said}" if said else ""),
-                      lambda method, said="": f"MCP 服务器在 {method} 期间关闭了连接（进程已退出）"
-                      + (f"：{said}" if said else "")),
-    "server_closed_http": ("the MCP server closed the connection during {method} (the HTTP response ended without "
-                           "an answer)",
-                           "MCP 服务器在 {method} 期间关闭了连接（HTTP 响应没有带回答就结束了）"),
+    "server_silent": (
+        "the MCP server did not answer {method} within {timeout_s:g} s",
+        "MCP 服务器在 {timeout_s:g} 秒内没有回答 {method}",
+    ),
+    "server_closed": (
+        lambda method, said="": (
+            f"the MCP server closed the connection during {method} (its process ended)" + (f": {said}" if said else "")
+        ),
+        lambda method, said="": f"MCP 服务器在 {method} 期间关闭了连接（进程已退出）" + (f"：{said}" if said else ""),
+    ),
+    "server_closed_http": (
+        "the MCP server closed the connection during {method} (the HTTP response ended without an answer)",
+        "MCP 服务器在 {method} 期间关闭了连接（HTTP 响应没有带回答就结束了）",
+    ),
     "message_too_large": (_too_large_en, _too_large_zh),
-    "not_jsonrpc": (lambda shown, reason, during: f"the MCP server sent a line that is not JSON-RPC"
-                    f"{' during ' + during if during else ''}: {shown!r} ({reason})",
-                    lambda shown, reason, during: f"MCP 服务器发来一行不是 JSON-RPC 的内容"
-                    f"{'（' + during + ' 期间）' if during else ''}：{shown!r}（{reason}）"),
+    "not_jsonrpc": (
+        lambda shown, reason, during: (
+            f"the MCP server sent a line that is not JSON-RPC"
+            f"{' during ' + during if during else ''}: {shown!r} ({reason})"
+        ),
+        lambda shown, reason, during: (
+            f"MCP 服务器发来一行不是 JSON-RPC 的内容"
+            f"{'（' + during + ' 期间）' if during else ''}：{shown!r}（{reason}）"
+        ),
+    ),
     # said after another line: a server that flooded its stderr (not yet in Chinese, as before)
-    "stderr_flood": (lambda written_bytes, kept_bytes: f" (it wrote {written_bytes / (1 << 20):.1f} MB to stderr; "
-                     f"the trace keeps the last {kept_bytes // 1024} KB)",) * 2,
-    "tool_call_error": ("the MCP server answered tools/call {name} with error {code}: {message}",
-                        "MCP 服务器对 tools/call {name} 返回错误 {code}：{message}"),
-    "mcp_timeout": ("the MCP server did not answer within {timeout_s:g} s ({detail})",
-                    "MCP 服务器在 {timeout_s:g} 秒内没有回答（{detail}）"),
-    "mcp_closed": ("the MCP server closed the connection (its process may have ended)",
-                   "MCP 服务器关闭了连接（进程可能已退出）"),
-    "mcp_error": ("the MCP server answered with error {code}: {message}",
-                  "MCP 服务器返回错误 {code}：{message}"),
-    "http_token_refused": ("the MCP server refused the bearer token (HTTP 401)",
-                           "MCP 服务器拒绝了这个 bearer token（HTTP 401）"),
-    "http_token_needed": ("the MCP server requires a bearer token (HTTP 401): set {env}",
-                          "MCP 服务器需要 bearer token（HTTP 401）：请设置 {env}"),
+    "stderr_flood": (
+        lambda written_bytes, kept_bytes: (
+            f" (it wrote {written_bytes / (1 << 20):.1f} MB to stderr; "
+            f"the trace keeps the last {kept_bytes // 1024} KB)"
+        ),
+    )
+    * 2,
+    "tool_call_error": (
+        "the MCP server answered tools/call {name} with error {code}: {message}",
+        "MCP 服务器对 tools/call {name} 返回错误 {code}：{message}",
+    ),
+    "mcp_timeout": (
+        "the MCP server did not answer within {timeout_s:g} s ({detail})",
+        "MCP 服务器在 {timeout_s:g} 秒内没有回答（{detail}）",
+    ),
+    "mcp_closed": (
+        "the MCP server closed the connection (its process may have ended)",
+        "MCP 服务器关闭了连接（进程可能已退出）",
+    ),
+    "mcp_error": ("the MCP server answered with error {code}: {message}", "MCP 服务器返回错误 {code}：{message}"),
+    "http_token_refused": (
+        "the MCP server refused the bearer token (HTTP 401)",
+        "MCP 服务器拒绝了这个 bearer token（HTTP 401）",
+    ),
+    "http_token_needed": (
+        "the MCP server requires a bearer token (HTTP 401): set {env}",
+        "MCP 服务器需要 bearer token（HTTP 401）：请设置 {env}",
+    ),
     "http_no_endpoint": ("no MCP endpoint at {url} (HTTP 404)", "{url} 没有 MCP 端点（HTTP 404）"),
-    "http_status": (lambda status, detail: f"the MCP server answered HTTP {status}" + (f": {detail}" if detail else ""),
-                    lambda status, detail: f"MCP 服务器返回 HTTP {status}" + (f"：{detail}" if detail else "")),
-    "http_unreachable": ("cannot reach the MCP server at {url} ({cause})",
-                         "无法连接 MCP 服务器 {url}（{cause}）"),
-    "http_broke": (lambda during, cause: f"the MCP server's HTTP connection broke"
-                   f"{' during ' + during if during else ''} ({cause})",
-                   lambda during, cause: f"MCP 服务器的 HTTP 连接中断{'（' + during + ' 期间）' if during else ''}"
-                   f"（{cause}）"),
+    "http_status": (
+        lambda status, detail: f"the MCP server answered HTTP {status}" + (f": {detail}" if detail else ""),
+        lambda status, detail: f"MCP 服务器返回 HTTP {status}" + (f"：{detail}" if detail else ""),
+    ),
+    "http_unreachable": ("cannot reach the MCP server at {url} ({cause})", "无法连接 MCP 服务器 {url}（{cause}）"),
+    "http_broke": (
+        lambda during, cause: (
+            f"the MCP server's HTTP connection broke{' during ' + during if during else ''} ({cause})"
+        ),
+        lambda during, cause: f"MCP 服务器的 HTTP 连接中断{'（' + during + ' 期间）' if during else ''}（{cause}）",
+    ),
     "model_http": (_model_http_en, _model_http_zh),
-    "model_timeout": ("the model endpoint did not answer within {timeout_s:g} s",
-                      "模型接口在 {timeout_s:g} 秒内没有回答"),
+    "model_timeout": (
+        "the model endpoint did not answer within {timeout_s:g} s",
+        "模型接口在 {timeout_s:g} 秒内没有回答",
+    ),
     "model_unfinished": (_unfinished_en, _unfinished_zh),
-    "model_deadline": ("the model call did not finish within {timeout_s:g} s (the SDK was still waiting to retry)",
-                       "模型调用没有在 {timeout_s:g} 秒内完成（SDK 还在等待重试）"),
+    "model_deadline": (
+        "the model call did not finish within {timeout_s:g} s (the SDK was still waiting to retry)",
+        "模型调用没有在 {timeout_s:g} 秒内完成（SDK 还在等待重试）",
+    ),
     "model_too_large": (_model_too_large_en, _model_too_large_zh),
-    "model_unreachable": ("cannot reach the model endpoint at {url}: {cause}",
-                          "无法连接模型接口 {url}：{cause}"),
-    "model_stream_error": ("the model endpoint reported an error in its answer: {message}",
-                           "模型接口在回答中报告了错误：{message}"),
+    "model_unreachable": ("cannot reach the model endpoint at {url}: {cause}", "无法连接模型接口 {url}：{cause}"),
+    "model_stream_error": (
+        "the model endpoint reported an error in its answer: {message}",
+        "模型接口在回答中报告了错误：{message}",
+    ),
     "event_not_json": _unreadable("a streamed event is not JSON: {excerpt}", "流式事件不是 JSON：{excerpt}"),
     "body_not_json": _unreadable("the body is not JSON: {excerpt}", "正文不是 JSON：{excerpt}"),
-    "body_not_object": _unreadable("the body is JSON but not an object: {excerpt}",
-                                   "正文是 JSON 但不是对象：{excerpt}"),
+    "body_not_object": _unreadable(
+        "the body is JSON but not an object: {excerpt}", "正文是 JSON 但不是对象：{excerpt}"
+    ),
     "not_a_list": _unreadable("{where} is not a list", "{where} 不是列表"),
     "call_without_name": _unreadable("{where}[{i}] has no function name", "{where}[{i}] 没有函数名"),
     "call_without_id": _unreadable("{where}[{i}] ({name}) has no id", "{where}[{i}]（{name}）没有 id"),
-    "arguments_not_text": _unreadable("{where}[{i}] ({name}) has arguments that are not a string",
-                                      "{where}[{i}]（{name}）的 arguments 不是字符串"),
+    "arguments_not_text": _unreadable(
+        "{where}[{i}] ({name}) has arguments that are not a string", "{where}[{i}]（{name}）的 arguments 不是字符串"
+    ),
     "no_choices": _unreadable("it has no choices (choices: {excerpt})", "没有 choices（choices: {excerpt}）"),
     "no_message": _unreadable("choices[0] has no message", "choices[0] 没有 message"),
-    "content_not_text": _unreadable("choices[0].message.content is not text",
-                                    "choices[0].message.content 不是文本"),
-    "no_content": _unreadable("choices[0].message has no content and no tool_calls (finish_reason: {finish})",
-                              "choices[0].message 既没有 content 也没有 tool_calls（finish_reason: {finish}）"),
-    "chunk_choices_not_list": _unreadable("streamed chunk {chunk} has choices that are not a list",
-                                          "第 {chunk} 个流式数据块的 choices 不是列表"),
-    "chunk_content_not_text": _unreadable("streamed chunk {chunk} has delta.content that is not text",
-                                          "第 {chunk} 个流式数据块的 delta.content 不是文本"),
-    "chunk_calls_not_list": _unreadable("streamed chunk {chunk} has delta.tool_calls that is not a list",
-                                        "第 {chunk} 个流式数据块的 delta.tool_calls 不是列表"),
-    "stream_empty": ("the model's stream ended without any data (only keep-alive comments, or nothing at all)",
-                     "模型的流式回答没有任何数据就结束了"
-                     "（只有保活注释，或者什么都没有）"),
-    "stream_truncated": (lambda chunks, chars: f"the model's stream ended before it finished: no finish_reason after "
-                         f"{chunks} chunks (a truncated stream"
-                         + (f"; {chars} characters of answer so far)" if chars else ")"),
-                         lambda chunks, chars: f"模型的流式回答没有结束就断了：收到 {chunks} 个数据块后仍没有 "
-                         "finish_reason（流被截断）"),
-    "mcp_only": ("resources and prompts are MCP features; use --mode mcp to read or fetch them",
-                 "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们"),
-    "max_rounds": (lambda rounds: f"stopped: the model still asked for tools after {rounds} tool round"
-                   f"{'s' if rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)",
-                   "已停止：经过 {rounds} 轮工具调用后，模型仍在请求工具"
-                   "（可提高最多轮数，或检查工具的返回）"),
+    "content_not_text": _unreadable("choices[0].message.content is not text", "choices[0].message.content 不是文本"),
+    "no_content": _unreadable(
+        "choices[0].message has no content and no tool_calls (finish_reason: {finish})",
+        "choices[0].message 既没有 content 也没有 tool_calls（finish_reason: {finish}）",
+    ),
+    "chunk_choices_not_list": _unreadable(
+        "streamed chunk {chunk} has choices that are not a list", "第 {chunk} 个流式数据块的 choices 不是列表"
+    ),
+    "chunk_content_not_text": _unreadable(
+        "streamed chunk {chunk} has delta.content that is not text", "第 {chunk} 个流式数据块的 delta.content 不是文本"
+    ),
+    "chunk_calls_not_list": _unreadable(
+        "streamed chunk {chunk} has delta.tool_calls that is not a list",
+        "第 {chunk} 个流式数据块的 delta.tool_calls 不是列表",
+    ),
+    "stream_empty": (
+        "the model's stream ended without any data (only keep-alive comments, or nothing at all)",
+        "模型的流式回答没有任何数据就结束了（只有保活注释，或者什么都没有）",
+    ),
+    "stream_truncated": (
+        lambda chunks, chars: (
+            f"the model's stream ended before it finished: no finish_reason after "
+            f"{chunks} chunks (a truncated stream" + (f"; {chars} characters of answer so far)" if chars else ")")
+        ),
+        lambda chunks, chars: f"模型的流式回答没有结束就断了：收到 {chunks} 个数据块后仍没有 finish_reason（流被截断）",
+    ),
+    "mcp_only": (
+        "resources and prompts are MCP features; use --mode mcp to read or fetch them",
+        "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们",
+    ),
+    "max_rounds": (
+        lambda rounds: (
+            f"stopped: the model still asked for tools after {rounds} tool round"
+            f"{'s' if rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)"
+        ),
+        "已停止：经过 {rounds} 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）",
+    ),
     "unexpected": ("{kind}: {detail}", "{kind}：{detail}"),  # an exception nothing above names
 }
 

@@ -32,8 +32,8 @@ STEP_TEXTS: dict[Step, dict[Lang, str]] = {
     },
     Step.DECISION: {
         "en": "The model does not run anything; it only states an intent: a function name and arguments as a JSON "
-        "string, with finish_reason \"tool_calls\". Each call has an id the answer must quote.",
-        "zh": "模型并不执行任何东西，它只表达意图：函数名和一个 JSON 字符串形式的参数，finish_reason 为 \"tool_calls\"。每个调用都有一个 id，之后的结果必须引用它。",
+        'string, with finish_reason "tool_calls". Each call has an id the answer must quote.',
+        "zh": '模型并不执行任何东西，它只表达意图：函数名和一个 JSON 字符串形式的参数，finish_reason 为 "tool_calls"。每个调用都有一个 id，之后的结果必须引用它。',
     },
     Step.REVERSE_TRANSLATION: {
         "en": "Reverse translation: the app parses the arguments string into a JSON object and hands the MCP client "
@@ -52,12 +52,12 @@ STEP_TEXTS: dict[Step, dict[Lang, str]] = {
     },
     Step.BACKFILL: {
         "en": "Backfill: the app sends the whole conversation again, now with the assistant's tool_calls message and "
-        "one role \"tool\" message per call, each quoting its tool_call_id. The model has no memory between requests.",
-        "zh": "回填：应用再次发送整段对话，这次加上助手的 tool_calls 消息，以及每个调用对应的 role \"tool\" 消息，各自引用 tool_call_id。模型在两次请求之间没有记忆。",
+        'one role "tool" message per call, each quoting its tool_call_id. The model has no memory between requests.',
+        "zh": '回填：应用再次发送整段对话，这次加上助手的 tool_calls 消息，以及每个调用对应的 role "tool" 消息，各自引用 tool_call_id。模型在两次请求之间没有记忆。',
     },
     Step.MODEL_ANSWER: {
-        "en": "With the results in front of it, the model writes the answer: content text and finish_reason \"stop\".",
-        "zh": "看到工具结果后，模型写出最终回答：content 文本，finish_reason 为 \"stop\"。",
+        "en": 'With the results in front of it, the model writes the answer: content text and finish_reason "stop".',
+        "zh": '看到工具结果后，模型写出最终回答：content 文本，finish_reason 为 "stop"。',
     },
     Step.SHOW_ANSWER: {
         "en": "The app shows the answer to the user. Count the model calls in this trace: every round of tools "

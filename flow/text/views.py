@@ -19,8 +19,10 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "hop_of": {"zh": "第 {i}/{n} 跳", "en": "hop {i} of {n}"},
     "json": {"zh": "这一跳的 JSON", "en": "This hop's JSON"},
     "jump": {"zh": "跳到第几跳：输入数字，按回车", "en": "Go to hop: type a number, press Enter"},
-    "keys": {"zh": "← → / PageUp PageDown 翻页 · Home End · 数字+回车跳转 · P 演示模式 · F 全屏",
-             "en": "← → / PageUp PageDown · Home End · number + Enter jumps · P presenter · F full screen"},
+    "keys": {
+        "zh": "← → / PageUp PageDown 翻页 · Home End · 数字+回车跳转 · P 演示模式 · F 全屏",
+        "en": "← → / PageUp PageDown · Home End · number + Enter jumps · P presenter · F full screen",
+    },
     "overview": {"zh": "全程概览（点击跳转）", "en": "The whole run (click to jump)"},
     "no_diagram": {"zh": "无法在这里绘制时序图：{error}", "en": "The diagram cannot be drawn here: {error}"},
     "language": {"zh": "English", "en": "中文"},

@@ -73,6 +73,7 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\
 def escape_controls(text: str, *, keep: str = "") -> str:
     """Text from a file with every control character shown as its escape (`\\x1b`, `\\u202e`), except those
     in `keep`: what a terminal, a diagram or an error line shows is then exactly the characters it holds."""
+
     def escaped(m: re.Match[str]) -> str:
         c = m[0]
         if c in keep or c in "\n\r\t":
@@ -122,8 +123,10 @@ def _loadable(text: str, *, hops: int) -> str:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         size = len(text.encode())
         if size > MAX_TRACE_BYTES:
-            raise TraceError(f"the trace would be {size / 1e6:.0f} MB, over the {MAX_TRACE_BYTES // 2**20} MB "
-                             "limit for a trace file: not written")
+            raise TraceError(
+                f"the trace would be {size / 1e6:.0f} MB, over the {MAX_TRACE_BYTES // 2**20} MB "
+                "limit for a trace file: not written"
+            )
     return text
 
 
@@ -201,7 +204,9 @@ def read_trace_bytes(data: bytes, *, name: str = "trace") -> Trace:
         with _no_gc():
             parsed = json.loads(text)
     except json.JSONDecodeError as exc:
-        where = "ends too early (truncated?)" if exc.pos >= len(text.rstrip()) else f"line {exc.lineno} column {exc.colno}"
+        where = (
+            "ends too early (truncated?)" if exc.pos >= len(text.rstrip()) else f"line {exc.lineno} column {exc.colno}"
+        )
         raise TraceError(f"{name}: not valid JSON: {exc.msg}, {where}") from None
     except RecursionError:
         raise TraceError(f"{name}: nested too deeply to be a trace") from None
@@ -355,8 +360,10 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
     if not isinstance(version, int) or isinstance(version, bool):
         return ["format_version: missing" if version is None else "format_version: not an integer"], None
     if version > FORMAT_VERSION:
-        return [f"format_version: {version} was written by a newer version of this tool (this one reads up to "
-                f"{FORMAT_VERSION}); update to open it"], None
+        return [
+            f"format_version: {version} was written by a newer version of this tool (this one reads up to "
+            f"{FORMAT_VERSION}); update to open it"
+        ], None
     if version < 1:
         return [f"format_version: {version} is not a version this tool ever wrote"], None
     bad = json_value_problem(data)
@@ -421,8 +428,10 @@ def json_schema() -> dict[str, Any]:
     refs, defs = payload_schemas()
     schema["$defs"].update(defs)
     schema["$defs"]["Hop"]["allOf"] = [
-        {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"], "not": {"required": ["clipped"]}},
-         "then": {"properties": {"payload": ref}}}
+        {
+            "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"], "not": {"required": ["clipped"]}},
+            "then": {"properties": {"payload": ref}},
+        }
         for kind, ref in refs.items()
     ]
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

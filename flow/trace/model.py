@@ -270,5 +270,11 @@ def _writable(value: Any, depth: int) -> Any:
 
 
 def _json_type(value: Any) -> str:
-    return {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true/false",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        list: "an array",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "true/false",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)

@@ -264,13 +264,17 @@ class ToolInvokePayload(TypedDict):
 
 
 # Step 7: the result as the app receives it ("return" is a keyword, so this one is written as a call).
-ToolResultPayload = TypedDict("ToolResultPayload", {
-    "result": JsonObject,  # MCP mode: the CallToolResult, as JSON
-    "error": RpcError,  # MCP mode: the JSON-RPC error that came back instead of a result
-    "return": Json,  # direct mode: what the function returned
-    "isError": bool,  # direct mode: whether it raised
-    "tool_message_content": str,  # the text the role "tool" message carries to the model
-}, total=False)
+ToolResultPayload = TypedDict(
+    "ToolResultPayload",
+    {
+        "result": JsonObject,  # MCP mode: the CallToolResult, as JSON
+        "error": RpcError,  # MCP mode: the JSON-RPC error that came back instead of a result
+        "return": Json,  # direct mode: what the function returned
+        "isError": bool,  # direct mode: whether it raised
+        "tool_message_content": str,  # the text the role "tool" message carries to the model
+    },
+    total=False,
+)
 with_config(_OPEN)(ToolResultPayload)
 
 
@@ -335,10 +339,26 @@ assert set(PAYLOAD_TYPES) == set(KINDS), "every kind has a payload type"
 
 
 Payload: TypeAlias = (
-    PrepareToolsPayload | UserMessagePayload | ToolListPayload | ClientResultPayload | McpRequestPayload
-    | McpResponsePayload | McpErrorPayload | McpNotificationPayload | TranslateForwardPayload | LlmRequestPayload
-    | LlmResponsePayload | LlmChunkPayload | LlmAssembledPayload | LlmErrorPayload | TranslateReversePayload
-    | ToolInvokePayload | ToolResultPayload | AppAnswerPayload | ErrorPayload | ReplayDivergencePayload
+    PrepareToolsPayload
+    | UserMessagePayload
+    | ToolListPayload
+    | ClientResultPayload
+    | McpRequestPayload
+    | McpResponsePayload
+    | McpErrorPayload
+    | McpNotificationPayload
+    | TranslateForwardPayload
+    | LlmRequestPayload
+    | LlmResponsePayload
+    | LlmChunkPayload
+    | LlmAssembledPayload
+    | LlmErrorPayload
+    | TranslateReversePayload
+    | ToolInvokePayload
+    | ToolResultPayload
+    | AppAnswerPayload
+    | ErrorPayload
+    | ReplayDivergencePayload
 )
 
 

@@ -15,7 +15,9 @@ SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie"
 
 
 # Field names whose string values are secrets, wherever they appear in a payload.
-_SECRET_FIELDS = r"api[_-]?key|authorization|password|secret|client[_-]secret|(?:access|refresh|id|bearer)[_-]?token|cookie"
+_SECRET_FIELDS = (
+    r"api[_-]?key|authorization|password|secret|client[_-]secret|(?:access|refresh|id|bearer)[_-]?token|cookie"
+)
 
 
 _SECRET_NAME = re.compile(rf"^(?:{_SECRET_FIELDS})$", re.IGNORECASE)
@@ -74,8 +76,9 @@ def redact_url(url: str) -> str:
     netloc = parts.netloc
     if "@" in netloc:  # dropped, not marked: brackets in a netloc would read as an IPv6 host
         netloc = netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=netloc, query=_redact_pairs(parts.query),
-                                     fragment=_redact_pairs(parts.fragment)))
+    return urlunsplit(
+        parts._replace(netloc=netloc, query=_redact_pairs(parts.query), fragment=_redact_pairs(parts.fragment))
+    )
 
 
 def _redact_pairs(text: str) -> str:

@@ -49,14 +49,16 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
 
 def progress_summary(params: dict[str, Any], what: str) -> str:
     """A progress notification's line, naming the request it reports on (`what`, e.g. "tools/call get_forecast")."""
+
     def number(value: Any) -> str:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) < 1e300:
             return f"{value:g}"
         return repr(value)  # the spec says a number; a hostile frame may say anything
 
     total = params.get("total")
-    return (f"progress {number(params.get('progress'))}{f'/{number(total)}' if total is not None else ''} of {what}"
-            + (f": {params['message']}" if params.get("message") else ""))
+    return f"progress {number(params.get('progress'))}{f'/{number(total)}' if total is not None else ''} of {what}" + (
+        f": {params['message']}" if params.get("message") else ""
+    )
 
 
 def _dict(value: Any) -> dict[str, Any]:

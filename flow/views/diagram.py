@@ -192,8 +192,16 @@ def to_dot(
     g = graphviz.Digraph("sequence", engine="neato")
     # Positions are written in points with inputscale=72, which both a full neato run (the browser's)
     # and `neato -n` (no layout pass: linear in the hops, used by `render`) read the same way.
-    g.attr(layout="neato", inputscale="72", outputorder="nodesfirst", splines="false", bgcolor="white", pad="0.3",
-           fontname=FONT, margin="0")
+    g.attr(
+        layout="neato",
+        inputscale="72",
+        outputorder="nodesfirst",
+        splines="false",
+        bgcolor="white",
+        pad="0.3",
+        fontname=FONT,
+        margin="0",
+    )
     g.attr("node", fontname=FONT, fontsize=str(LABEL_SIZE), label="")
     g.attr("edge", fontname=FONT, arrowsize="0.9")
 
@@ -212,33 +220,76 @@ def to_dot(
             continue
         top_y = (ys[i0 - 1] if i0 else -extra_top * ROW_H) - ROW_H / 2
         bot_y = ys[i1] - ROW_H / 2
-        g.node(f"band{b}", shape="box", style="filled", color=PHASE_COLORS[ph], fillcolor=PHASE_COLORS[ph],
-               width=f"{right - left:.3f}", height=f"{top_y - bot_y:.3f}", fixedsize="true",
-               pos=_pos((left + right) / 2, (top_y + bot_y) / 2))
-        g.node(f"bandlabel{b}", label=PHASE_NAMES[ph][lang], shape="plaintext", fontsize=str(SMALL_SIZE),
-               fontcolor="#707070", pos=_pos(left + 0.42, top_y - 0.16), **{"class": "small"})
+        g.node(
+            f"band{b}",
+            shape="box",
+            style="filled",
+            color=PHASE_COLORS[ph],
+            fillcolor=PHASE_COLORS[ph],
+            width=f"{right - left:.3f}",
+            height=f"{top_y - bot_y:.3f}",
+            fixedsize="true",
+            pos=_pos((left + right) / 2, (top_y + bot_y) / 2),
+        )
+        g.node(
+            f"bandlabel{b}",
+            label=PHASE_NAMES[ph][lang],
+            shape="plaintext",
+            fontsize=str(SMALL_SIZE),
+            fontcolor="#707070",
+            pos=_pos(left + 0.42, top_y - 0.16),
+            **{"class": "small"},
+        )
 
     # Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it).
     for actor in cols:
         x = x_of[actor]
         name = ACTOR_NAMES[actor][lang]
-        g.node(f"line_{actor}", shape="box", style="dashed", color="#9e9e9e", width="0.001",
-               height=f"{-bottom:.3f}", fixedsize="true", pos=_pos(x, bottom / 2))
+        g.node(
+            f"line_{actor}",
+            shape="box",
+            style="dashed",
+            color="#9e9e9e",
+            width="0.001",
+            height=f"{-bottom:.3f}",
+            fixedsize="true",
+            pos=_pos(x, bottom / 2),
+        )
         for end_name, y in (("head", 0.0), ("foot", bottom)):
             # Wide enough for the name whatever the renderer thinks a CJK character measures.
             width = max(1.0, display_width(name) * HEAD_SIZE * 0.6 / 72 + 0.3)
-            g.node(f"{end_name}_{actor}", label=f"<<B>{html.escape(name)}</B>>", shape="box", style="rounded,filled",
-                   fillcolor="white", color="#505050", penwidth="1.6", fontsize=str(HEAD_SIZE), margin="0.15,0.06",
-                   width=f"{width:.2f}", pos=_pos(x, y))
+            g.node(
+                f"{end_name}_{actor}",
+                label=f"<<B>{html.escape(name)}</B>>",
+                shape="box",
+                style="rounded,filled",
+                fillcolor="white",
+                color="#505050",
+                penwidth="1.6",
+                fontsize=str(HEAD_SIZE),
+                margin="0.15,0.06",
+                width=f"{width:.2f}",
+                pos=_pos(x, y),
+            )
 
     if extra_top:
         earlier = sum(len(r.hops) for r in all_rows[:start])
-        g.node("more_above", label=DIAGRAM_TEXT["more_above"][lang].format(n=earlier), shape="plaintext",
-               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, -ROW_H))
+        g.node(
+            "more_above",
+            label=DIAGRAM_TEXT["more_above"][lang].format(n=earlier),
+            shape="plaintext",
+            fontcolor="#707070",
+            pos=_pos((len(cols) - 1) * COL_W / 2, -ROW_H),
+        )
     if end < len(all_rows):
         later = sum(len(r.hops) for r in all_rows[end:])
-        g.node("more_below", label=DIAGRAM_TEXT["more_below"][lang].format(n=later), shape="plaintext",
-               fontcolor="#707070", pos=_pos((len(cols) - 1) * COL_W / 2, last_y - ROW_H))
+        g.node(
+            "more_below",
+            label=DIAGRAM_TEXT["more_below"][lang].format(n=later),
+            shape="plaintext",
+            fontcolor="#707070",
+            pos=_pos((len(cols) - 1) * COL_W / 2, last_y - ROW_H),
+        )
 
     out = _Statements([], [], [])
     for i, row in enumerate(shown):
@@ -247,8 +298,17 @@ def to_dot(
     g.attr("node", shape="point", width="0.01", style="invis")
     for name, pos in out.points:
         g.node(name, pos=pos)
-    g.attr("node", shape="box", style="filled", color="white", fillcolor="white", fontcolor=NORMAL,
-           margin="0.04,0.01", height="0.1", width="0")
+    g.attr(
+        "node",
+        shape="box",
+        style="filled",
+        color="white",
+        fillcolor="white",
+        fontcolor=NORMAL,
+        margin="0.04,0.01",
+        height="0.1",
+        width="0",
+    )
     for name, attrs in out.labels:
         g.node(name, **attrs)
     g.attr("edge", color=NORMAL, penwidth="1.6")
@@ -298,7 +358,9 @@ def _draw_row(
     if width != "1.6":
         looks["penwidth"] = width
     edge = {**looks, "id": row.arrow_id, "class": f"hop {style}" + (" current" if is_current else "")}
-    line = {"request": "solid", "self": "solid", "error": "solid", "response": "dashed", "notification": "dotted"}[style]
+    line = {"request": "solid", "self": "solid", "error": "solid", "response": "dashed", "notification": "dotted"}[
+        style
+    ]
     if style == "error" and is_reply(hop):
         line = "dashed"  # an error that answers something is drawn like the answer it replaces
     if line != "solid":
@@ -319,7 +381,9 @@ def _draw_row(
         out.edges.append((f"r{i}p0", f"r{i}p1", {**looks, "arrowhead": "none"}))
         out.edges.append((f"r{i}p1", f"r{i}p2", {**looks, "arrowhead": "none"}))
         out.edges.append((f"r{i}p2", f"r{i}p3", edge))
-        est = (max(display_width(line) for line in (row.number + "  " + text).split("\n")) * LABEL_SIZE * 0.55) / 72 + 0.2
+        est = (
+            max(display_width(line) for line in (row.number + "  " + text).split("\n")) * LABEL_SIZE * 0.55
+        ) / 72 + 0.2
         # Beside the loop, on whichever side has room: right of the left columns, left of the right ones.
         on_right = xs < max(x_of.values()) / 2 + 0.01
         lx = xs + loop + 0.22 + est / 2 if on_right else xs - 0.2 - est / 2
@@ -337,8 +401,19 @@ def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en",
     n = max(1, min(slices, len(hops)))
     g = graphviz.Digraph("overview")
     g.attr(rankdir="LR", nodesep="0", ranksep="0", bgcolor="white", pad="0.05")
-    g.attr("node", shape="box", style="filled", fontname=FONT, fontsize="10", height="0.3", fixedsize="true",
-           width=f"{10.0 / n:.3f}", label="", penwidth="0.5", color="white")
+    g.attr(
+        "node",
+        shape="box",
+        style="filled",
+        fontname=FONT,
+        fontsize="10",
+        height="0.3",
+        fixedsize="true",
+        width=f"{10.0 / n:.3f}",
+        label="",
+        penwidth="0.5",
+        color="white",
+    )
     g.attr("edge", style="invis", arrowhead="none")
     phase: Phase | None = None
     for i in range(n if hops else 0):  # a trace without hops is an empty strip
@@ -349,8 +424,10 @@ def overview_dot(trace: Trace, *, current: int | None = None, lang: Lang = "en",
             counts[phase] = counts.get(phase, 0) + 1
         major = max(counts, key=lambda p: counts[p])
         here = current is not None and part[0].seq <= current <= part[-1].seq
-        attrs = {"fillcolor": PHASE_COLORS[major] if major else "#eeeeee",
-                 "tooltip": f"{part[0].seq}-{part[-1].seq} {PHASE_NAMES[major][lang] if major else ''}"}
+        attrs = {
+            "fillcolor": PHASE_COLORS[major] if major else "#eeeeee",
+            "tooltip": f"{part[0].seq}-{part[-1].seq} {PHASE_NAMES[major][lang] if major else ''}",
+        }
         if here:
             attrs.update(label="●", fontcolor=CURRENT, color=CURRENT, penwidth="2.5")
         g.node(f"s{i}", **attrs)
@@ -387,7 +464,9 @@ def _mermaid_text(text: str) -> str:
 _MERMAID_ARROW = {"request": "->>", "self": "->>", "response": "-->>", "notification": "--)", "error": "-x"}
 
 
-_MERMAID_RGB = {ph: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5))) for ph, c in PHASE_COLORS.items()}
+_MERMAID_RGB = {
+    ph: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5))) for ph, c in PHASE_COLORS.items()
+}
 
 
 def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True) -> str:

@@ -155,8 +155,14 @@ def _tool_calls(b: _Builder) -> None:
 def _backfill(b: _Builder, tool_at: list[int]) -> None:
     """8: the assistant message with its tool_calls and each role "tool" message answering one, paired by colour."""
     messages = b.at("messages")
-    assistant = next((i for i in range(tool_at[0] - 1, -1, -1) if isinstance(messages[i], dict)
-                      and messages[i].get("role") == "assistant"), None)
+    assistant = next(
+        (
+            i
+            for i in range(tool_at[0] - 1, -1, -1)
+            if isinstance(messages[i], dict) and messages[i].get("role") == "assistant"
+        ),
+        None,
+    )
     b.open("messages")
     if assistant is not None:
         b.mark("messages", assistant, open_it=True)
@@ -183,7 +189,13 @@ def _trailing_tool_messages(messages: Any) -> list[int]:
 def _error(b: _Builder) -> None:
     """An error hop: the error object (and the message beside a bare error name); for refused arguments, the string."""
     found = False
-    for path in (("error",), ("payload", "error"), ("payload", "message"), ("payload", "http"), ("payload", "divergence")):
+    for path in (
+        ("error",),
+        ("payload", "error"),
+        ("payload", "message"),
+        ("payload", "http"),
+        ("payload", "divergence"),
+    ):
         if path == ("payload", "error") and found:
             continue
         found = b.mark(*path, open_it=True) or found

@@ -24,8 +24,9 @@ def to_html(trace: Trace, *, lang: Lang = "zh") -> str:
     """The whole trace as one HTML page stepped in the browser (the diagram needs the graphviz program)."""
     problem = too_many_arrows(trace)
     if problem:  # the page steps through one whole picture
-        raise RenderError(f"too long for one HTML page: {problem}; draw part of it as SVG "
-                          "(render --format svg --window N --hop SEQ)")
+        raise RenderError(
+            f"too long for one HTML page: {problem}; draw part of it as SVG (render --format svg --window N --hop SEQ)"
+        )
     bundle = viewer_bundle(trace, lang=lang)
     title = bundle["title"][lang]
     # The module script is inline, so it runs from a file:// URL; it ends by mounting the viewer on the bundle.

@@ -33,7 +33,11 @@ def lifelines(mode: Mode) -> list[Actor]:
 def trace_lifelines(trace: Trace) -> list[Actor]:
     """The mode's lifelines, plus any actor a foreign trace uses that the mode does not have."""
     cols = lifelines(trace.meta.mode)
-    extra: list[Actor] = [a for a in ("tool", "mcp_client", "mcp_server") if a not in cols and any(a in (h.source, h.target) for h in trace.hops)]
+    extra: list[Actor] = [
+        a
+        for a in ("tool", "mcp_client", "mcp_server")
+        if a not in cols and any(a in (h.source, h.target) for h in trace.hops)
+    ]
     return cols[:-1] + extra + cols[-1:]
 
 
@@ -69,6 +73,7 @@ def step_numbers(trace: Trace) -> dict[int, str]:
     """A number per hop: its step, sub-lettered when the step has several hops (2a, 2b);
     later tool rounds are prefixed (r2·4). Wire frames outside a step get "·"."""
     groups: dict[tuple[int, int], list[int]] = {}
+
     def tool_round(h: Hop) -> int:
         # `round` counts model requests; a backfill (8) belongs to the tool round it answers.
         assert h.step is not None
@@ -141,7 +146,9 @@ def _call_atoms(name: Any, arguments: Any, value_width: int | None) -> list[str]
         return [f"{name}({clip(_value_text(args), value_width or 24)})"]
     if not args:
         return [f"{name}()"]
-    parts = [f"{k}={_value_text(v) if value_width is None else clip(_value_text(v), value_width)}" for k, v in args.items()]
+    parts = [
+        f"{k}={_value_text(v) if value_width is None else clip(_value_text(v), value_width)}" for k, v in args.items()
+    ]
     parts = [p + "," for p in parts[:-1]] + [parts[-1] + ")"]
     parts[0] = f"{name}({parts[0]}"
     return parts
@@ -196,11 +203,11 @@ def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int) -> list[st
     for n, _ in calls:
         counts[str(n)] = counts.get(str(n), 0) + 1
     tries.append([[f"{n}(…)" + (f" ×{k}" if k > 1 else "")] for n, k in counts.items()])
-    laid = [_lay_out([head][:bool(head)] + _joined(items), "", width) for items in tries]
+    laid = [_lay_out([head][: bool(head)] + _joined(items), "", width) for items in tries]
     for lines in laid:
         if len(lines) <= MAX_LINES and all(display_width(line) <= width for line in lines):
             return lines
-    for lines in laid[len(VALUE_WIDTHS) if fits else 0:]:  # a name or a key alone may be wider than the room
+    for lines in laid[len(VALUE_WIDTHS) if fits else 0 :]:  # a name or a key alone may be wider than the room
         if len(lines) <= MAX_LINES:
             return lines
     return _some(head, tries[-1], width)
@@ -211,7 +218,7 @@ def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LI
     most = min(len(items), max_lines * width // 2)  # an item takes at least two columns: no more can fit
     for keep in range(most, -1, -1):
         more = [[f"+{len(items) - keep} more"]] if keep < len(items) else []
-        lines = _lay_out([head][:bool(head)] + _joined(items[:keep] + more), "", width)
+        lines = _lay_out([head][: bool(head)] + _joined(items[:keep] + more), "", width)
         if len(lines) <= max_lines:
             return lines
     return [clip(head, width)]
@@ -266,8 +273,11 @@ def _label_lines(hop: Hop, width: int) -> list[str]:
         case "llm.assembled":
             assembled = payload_of(hop, "llm.assembled")
             message = assembled["message"] if assembled is not None else None
-            calls = [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])] \
-                if message is not None else []
+            calls = (
+                [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])]
+                if message is not None
+                else []
+            )
             if calls:
                 return _calls_label(scripted + "assembled tool_calls:", calls, width)
             text = hop.summary
@@ -340,8 +350,11 @@ _UPSTREAM = {"mcp_server": "mcp_client", "model": "app", "tool": "app", "mcp_cli
 
 def is_reply(hop: Hop) -> bool:
     """Does this hop travel back toward the one who asked?"""
-    return hop.direction == "response" or hop.kind in ("mcp.response", "mcp.error", "llm.response", "llm.error",
-                                                        "llm.chunk", "tool.result") or _UPSTREAM.get(hop.source) == hop.target
+    return (
+        hop.direction == "response"
+        or hop.kind in ("mcp.response", "mcp.error", "llm.response", "llm.error", "llm.chunk", "tool.result")
+        or _UPSTREAM.get(hop.source) == hop.target
+    )
 
 
 def pretty(value: Any) -> str:

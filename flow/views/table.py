@@ -77,7 +77,16 @@ def hop_dataframe(trace: Trace, *, lang: Lang = "en") -> pd.DataFrame:
 
 
 def hop_table(trace: Trace, *, summary_width: int = 60) -> str:
-    widths = {"seq": 4, "step": 4, "phase": 9, "from → to": 26, "kind": 18, "summary": summary_width, "ms": 8, "bytes": 7}
+    widths = {
+        "seq": 4,
+        "step": 4,
+        "phase": 9,
+        "from → to": 26,
+        "kind": 18,
+        "summary": summary_width,
+        "ms": 8,
+        "bytes": 7,
+    }
     lines = [" ".join(_fit(name, w) for name, w in widths.items()).rstrip(), " ".join("-" * w for w in widths.values())]
     for row in hop_rows(trace):
         row["from → to"] = f"{row['from']} → {row['to']}"
@@ -87,8 +96,12 @@ def hop_table(trace: Trace, *, summary_width: int = 60) -> str:
 
 def summary_line(trace: Trace) -> str:
     s = trace.meta.stats
-    parts = [f"hops {s.get('hops', len(trace.hops))}", f"model calls {s.get('model_calls', 0)}",
-             f"tool calls {s.get('tool_calls', 0)}", f"elapsed {s.get('elapsed_ms', 0):.0f} ms"]
+    parts = [
+        f"hops {s.get('hops', len(trace.hops))}",
+        f"model calls {s.get('model_calls', 0)}",
+        f"tool calls {s.get('tool_calls', 0)}",
+        f"elapsed {s.get('elapsed_ms', 0):.0f} ms",
+    ]
     if s.get("prompt_tokens"):
         parts.append(f"tokens {s['prompt_tokens']}+{s.get('completion_tokens', 0)}")
     return terminal_safe(" · ".join(parts))
@@ -174,8 +187,17 @@ def _focus_view(hop: Hop) -> dict[str, Any]:
             if isinstance(result, dict) and "isError" in result:
                 facts["isError"] = result["isError"]
         case (
-            "prepare.tools" | "user.message" | "tool.list" | "client.result" | "translate.forward"
-            | "translate.reverse" | "tool.invoke" | "tool.result" | "app.answer" | "error" | "replay.divergence"
+            "prepare.tools"
+            | "user.message"
+            | "tool.list"
+            | "client.result"
+            | "translate.forward"
+            | "translate.reverse"
+            | "tool.invoke"
+            | "tool.result"
+            | "app.answer"
+            | "error"
+            | "replay.divergence"
         ):
             p: Mapping[str, Any] = payload_of(hop, kind) or {}
             keys = ("tool_call", "call_request", "tool_message_content", "isError", "error", "content")

@@ -36,7 +36,9 @@ def _focus_for(hop: Hop, view: dict[str, Any]) -> list[Any] | None:
     opened as `{path, open: true}` (see flow.focus); None means 'open a few levels'."""
     found = focus(hop, view)
     colour_of = {path: PAIR_PALETTE[k % len(PAIR_PALETTE)] for path, k in found.colours}
-    items: list[Any] = [{"path": list(p), "color": colour_of[p]} if p in colour_of else list(p) for p in found.highlight]
+    items: list[Any] = [
+        {"path": list(p), "color": colour_of[p]} if p in colour_of else list(p) for p in found.highlight
+    ]
     items += [{"path": list(p), "color": c} for p, c in colour_of.items() if p not in found.highlight]
     items += [{"path": list(p), "open": True} for p in found.open if p not in found.highlight]
     return items or None

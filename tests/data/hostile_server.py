@@ -41,9 +41,17 @@ def send(frame: dict) -> None:
 def answer(request: dict) -> None:
     method, rid = request.get("method"), request.get("id")
     if method == "initialize":
-        send({"jsonrpc": "2.0", "id": rid, "result": {
-            "protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
-            "serverInfo": {"name": "hostile", "version": "0.0.1"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "result": {
+                    "protocolVersion": request["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "hostile", "version": "0.0.1"},
+                },
+            }
+        )
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [TOOL]}})
     elif method == "tools/call":

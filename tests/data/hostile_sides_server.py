@@ -1,7 +1,7 @@
 """A stdio MCP server whose answer to `--on` is too big or too slow, written on raw stdin/stdout.
 
-  huge=N     answer with a valid JSON-RPC result whose text is N bytes long
-  trickle    answer correctly, but one byte every 0.05 s
+huge=N     answer with a valid JSON-RPC result whose text is N bytes long
+trickle    answer correctly, but one byte every 0.05 s
 """
 
 from __future__ import annotations
@@ -11,15 +11,21 @@ import json
 import sys
 import time
 
-TOOL = {"name": "echo", "description": "Echo the message back",
-        "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}
+TOOL = {
+    "name": "echo",
+    "description": "Echo the message back",
+    "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+}
 
 
 def result(request: dict) -> dict:
     method = request.get("method")
     if method == "initialize":
-        return {"protocolVersion": request["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                "serverInfo": {"name": "hostile-sides", "version": "0.0.1"}}
+        return {
+            "protocolVersion": request["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "hostile-sides", "version": "0.0.1"},
+        }
     if method == "tools/list":
         return {"tools": [TOOL]}
     text = (request["params"].get("arguments") or {}).get("message", "")
@@ -36,8 +42,12 @@ def main() -> None:
         if "id" not in request:
             continue
         if request.get("method") not in ("initialize", "tools/list", "tools/call"):
-            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"],
-                                         "error": {"code": -32601, "message": "Method not found"}}) + "\n")
+            sys.stdout.write(
+                json.dumps(
+                    {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "Method not found"}}
+                )
+                + "\n"
+            )
             sys.stdout.flush()
             continue
         answer = {"jsonrpc": "2.0", "id": request["id"], "result": result(request)}
