@@ -103,8 +103,9 @@ checks() {
   begin "ruff check (lint rules in pyproject.toml)"
   "$VENV/bin/ruff" check .
   finish
-  # TODO(issue 14): after the one formatting commit, the formatter's check goes here:
-  # begin "ruff format --check"; "$VENV/bin/ruff" format --check .; finish
+  begin "ruff format --check (the layout ruff format writes)"
+  "$VENV/bin/ruff" format --check .
+  finish
   begin "lint-imports (the import contracts in pyproject.toml: flow's layers)"
   "$VENV/bin/lint-imports" --no-logo
   finish

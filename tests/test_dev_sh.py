@@ -61,7 +61,7 @@ def _dev_sh(tree: Path, *args: str, **env: str) -> tuple[int, list[str], list[st
     """Run dev.sh ARGS in TREE: its exit code, its lines on stderr, and the stand-ins' calls in order."""
     log = tree / "calls.log"
     log.unlink(missing_ok=True)
-    full_env = {k: v for k, v in os.environ.items() if k not in ("CHECK_TYPES", "FAIL_ON")}
+    full_env = {k: v for k, v in os.environ.items() if k != "FAIL_ON"}
     full_env.update(PATH=f"{tree / 'fakebin'}:{os.environ['PATH']}", DEV_SH_LOG=str(log), **env)
     proc = subprocess.run(["bash", "dev.sh", *args], cwd=tree, env=full_env, capture_output=True, text=True, timeout=60)
     calls = [line.rstrip() for line in log.read_text().splitlines()] if log.exists() else []
@@ -85,26 +85,27 @@ def test_a_changed_requirements_file_is_installed_again_with_pip_progress_and_a_
     assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
 
 
-def test_test_runs_ruff_then_lint_imports_then_pytest_each_as_a_phase(tree):
+def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
     code, lines, calls = _dev_sh(tree, "test", "-k", "something")
     assert code == 0
-    assert calls == ["ruff check .", "lint-imports --no-logo", "python -m pytest -q -k something"]
+    assert calls == [
+        "ruff check .",
+        "ruff format --check .",
+        "lint-imports --no-logo",
+        "mypy",
+        "python -m pytest -q -k something",
+    ]
     phases = [line for line in lines[len(SKIPS) :] if not DONE.fullmatch(line)]
-    assert [p.split(" (")[0].split(":")[0] for p in phases] == [
+    assert [p.split(" (")[0] for p in phases] == [
         "==> ruff check",
+        "==> ruff format --check",
         "==> lint-imports",
         "==> mypy",
         "==> pytest",
     ]
-    assert "off until issue 14" in phases[2]
 
 
-def test_mypy_runs_before_pytest_when_switched_on(tree):
-    calls = _dev_sh(tree, "test", CHECK_TYPES="1")[2]
-    assert calls == ["ruff check .", "lint-imports --no-logo", "mypy", "python -m pytest -q"]
-
-
-@pytest.mark.parametrize("failing", ["ruff", "lint-imports"])
+@pytest.mark.parametrize("failing", ["ruff", "lint-imports", "mypy"])
 def test_a_finding_stops_the_run_before_the_tests(tree, failing):
     code, _, calls = _dev_sh(tree, "test", FAIL_ON=failing)
     assert code == 1
