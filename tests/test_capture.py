@@ -113,7 +113,7 @@ def _fields(**over: Any) -> dict[str, Any]:
         "source": "mcp_server",
         "target": "mcp_client",
         "payload": {"method": "notifications/progress"},
-        "step": 6,
+        "step": Step.CALL_TOOL,  # as the recorder passes it: a Step, which a file reads back as one
         "direction": "notification",
         "rnd": 1,
         "t_start_ms": 1.5,
