@@ -65,11 +65,10 @@ _SETUP: Texts = {
         "从这时起，客户端才能发送 tools/list 这样的普通请求。",
     },
     "discover.request": {
-        "en": "The modern era has no handshake: the client asks server/discover (id {id}) what the server supports, "
-        "and every request carries the protocol version ({version}) in its own _meta, so the server keeps no "
-        "session.",
-        "zh": "新协议时代没有握手：客户端用 server/discover（id {id}）询问服务器支持什么，而每个请求都在自己的 "
-        "_meta 里带上协议版本（{version}），服务器不必保存会话。",
+        "en": "The modern era has no handshake: the client asks server/discover (id {id}) what the server supports. "
+        "Every request carries the protocol version ({version}) in its own _meta, so the server keeps no session.",
+        "zh": "新协议时代没有握手：客户端用 server/discover（id {id}）询问服务器支持什么。每个请求都在自己的 "
+        "_meta 里带上协议版本（{version}），所以服务器不必保存会话。",
     },
     "discover.result": {
         "en": "The discover answer (id {id}) lists the versions the server accepts ({versions}) and its capabilities "
@@ -129,8 +128,9 @@ _SETUP: Texts = {
     },
     "prompts_list.request": {
         "en": "prompts/list (id {id}) asks for the server's prompt templates: ready-made messages a user can pick, "
-        "with arguments to fill in.",
-        "zh": "prompts/list（id {id}）请求服务器的提示模板：用户可以挑选、再填入参数的现成消息。",
+        "with arguments to fill in. Like resources, prompts are offered to people and apps, not to the model.",
+        "zh": "prompts/list（id {id}）请求服务器的提示模板：用户可以挑选、再填入参数的现成消息。"
+        "和资源一样，提示模板是提供给人和应用的，而不是给模型的。",
     },
     "prompts_list.result": {
         "en": "The server offers these prompts: {prompts}. Each declares its arguments; a prompt is chosen by the "
@@ -235,10 +235,10 @@ _MODEL: Texts = {
         "zh": "一次 chat.completions 请求，带 {messages} 条消息。每次请求都带着整段对话，模型自己不保存任何状态。",
     },
     "decide.one": {
-        "en": "Message 4: the model does not answer; it asks for {name} with the arguments string {arguments} "
-        "(finish_reason {finish}). It runs nothing itself, and the call's id {id} is what the result must quote.",
-        "zh": "第 4 条消息：模型没有直接回答，而是请求调用 {name}，参数是字符串 {arguments}（finish_reason 为 "
-        "{finish}）。它自己什么也不执行；结果必须引用这个调用的 id {id}。",
+        "en": "Message 4: the model does not answer, and it does not run anything: it asks for {name} with the "
+        "arguments string {arguments} (finish_reason {finish}). The call's id, {id}, is what the result must quote.",
+        "zh": "第 4 条消息：模型没有直接回答，也不执行任何东西，只是请求调用 {name}，参数是字符串 {arguments}"
+        "（finish_reason 为 {finish}）。结果必须引用这个调用的 id {id}。",
     },
     "decide.parallel": {
         "en": "Parallel calls: one assistant message holds {count} tool_calls ({names}), each with its own id "
@@ -448,7 +448,7 @@ _CALL: Texts = {
     },
     "result.other": {
         "en": "A tool's result on its way back to the app. The app will send it to the model as a tool message.",
-        "zh": "工具的结果正在返回应用，应用会把它作为工具消息发给模型。",
+        "zh": "工具的结果正在返回应用。应用会把它作为工具消息发给模型。",
     },
 }
 
@@ -554,9 +554,9 @@ _END: Texts = {
         "zh": "服务器在这里违反了协议（{error}）：它发来的内容不能当作 JSON-RPC。客户端选择结束会话，而不是去猜。",
     },
     "failure.other": {
-        "en": "Something went wrong here, and it is recorded where it happened: read the payload's error and message "
-        "for what and why.",
-        "zh": "这里出了问题，它被记录在发生的位置：看载荷中的 error 和 message 就能知道是什么、为什么。",
+        "en": "Something went wrong here, and it is recorded where it happened. The payload's error and message say "
+        "what and why.",
+        "zh": "这里出了问题，它被记录在发生的位置。载荷中的 error 和 message 说明了是什么、为什么。",
     },
     "replay.divergence": {
         "en": "The replay departs from the recording here (request {request_number}): what the app sent, or what a "
@@ -572,8 +572,8 @@ _END: Texts = {
     },
     "replay.divergence.plain": {
         "en": "The replay departs from the recording here: what the app sent, or what a tool returned, is not what was "
-        "recorded.",
-        "zh": "重放在这里偏离了录制：应用发出的内容或工具返回的结果与录制时不同。",
+        "recorded. The payload's divergence says where.",
+        "zh": "重放在这里偏离了录制：应用发出的内容或工具返回的结果与录制时不同。载荷中的 divergence 说明了差在哪里。",
     },
 }
 
