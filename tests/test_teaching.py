@@ -40,7 +40,7 @@ ALLOWED_IN_ZH = frozenset(
     prompts/get capabilities name description inputSchema parameters arguments messages role tool tool_call
     tool_calls tool_call_id finish_reason content contents delta delta.role delta.content index choices uri
     isError result type function chat.completions tool_choice prompt_tokens completion_tokens progressToken data
-    DONE code error message divergence
+    DONE code error message divergence true false null
     """.split()
 )
 
@@ -424,6 +424,17 @@ ONE_HOP_CASES: list[tuple[str, Hop, list[str]]] = [
         [],
     ),
     (
+        "result.server.failed",
+        _hop(
+            "tool.result",
+            {"return": "ValueError: no such city", "isError": True},
+            step=7,
+            source="tool",
+            target="mcp_server",
+        ),
+        ["isError"],
+    ),
+    (
         "result.direct.failed",
         _hop("tool.result", {"return": "boom", "isError": True}, step=7, source="tool", tool_call_id="call_9"),
         ["call_9", "true"],
@@ -508,3 +519,38 @@ def test_an_odd_payload_gets_a_plainer_text_never_an_exception(payload: Any):
     for lang in LANGS:
         for hop, text in zip(hops, teaching_texts(hops, lang), strict=True):
             assert text and not _PLACEHOLDER.search(text), (hop.kind, text)
+
+
+FAILED_RUNS = [
+    ({"model": "mock-error-401"}, ["model.401", "end.model_failed"]),
+    ({"model": "mock-error-429"}, ["model.429", "end.model_failed"]),
+    ({"model": "mock-error-500"}, ["model.5xx", "end.model_failed"]),
+    ({"model": "mock-unknown-model"}, ["model.404", "end.model_failed"]),
+    ({"model": "mock-bad-args", "strict": True}, ["arguments.schema"]),
+    ({"question": "北京今天天气怎么样？穿什么合适？", "max_rounds": 1}, ["end.round_limit"]),
+    ({"server_fault": "hang", "mcp_timeout_s": 0.5}, ["server.timeout", "end.server_failed"]),
+    (
+        {"stream": True, "era": "modern", "question": "北京和上海今天天气怎么样？"},
+        ["assembled.calls", "call.request.in_flight"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("options", "keys"), FAILED_RUNS, ids=[",".join(k) for _, k in FAILED_RUNS])
+def test_runs_the_samples_do_not_record_get_their_own_texts_too(options: dict[str, Any], keys: list[str]):
+    from helpers import run_flow_sync
+
+    options = dict(options)
+    result = run_flow_sync(
+        options.pop("question", "北京今天天气怎么样？"), model=options.pop("model", "mock"), **options
+    )
+    hops = result.trace.hops
+    found = [situation(h, c) for h, c in zip(hops, hop_contexts(hops), strict=True)]
+    assert set(keys) <= {f.key for f in found}, [f.key for f in found]
+    for hop, f in zip(hops, found, strict=True):
+        assert f.key != FALLBACK, hop.kind
+        for item in _items(f):
+            assert _in_hop(item, hop), (f.key, item)
+    for lang in LANGS:
+        for text, f in zip(teaching_texts(hops, lang), found, strict=True):
+            _check_language(text, f, lang)

@@ -430,7 +430,8 @@ def _invoke(hop: Hop, p: dict[str, Any]) -> Situation | None:
 def _result(hop: Hop, p: dict[str, Any]) -> Situation | None:
     call_id = value(hop.tool_call_id)
     if hop.source == "tool" and hop.target == "mcp_server":
-        return Situation("result.server")
+        failed = p.get("isError") is True or as_dict(p.get("result")).get("isError") is True
+        return Situation("result.server.failed" if failed else "result.server")
     if "error" in p and "result" not in p:  # the JSON-RPC error, handed on: no CallToolResult exists
         return _situation("result.app.rpc_error", id=call_id, code=value(as_dict(p.get("error")).get("code")))
     if "result" in p:

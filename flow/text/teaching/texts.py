@@ -446,6 +446,12 @@ _CALL: Texts = {
         "zh": "函数在服务器内部返回了。服务器接着把返回值包装成 CallToolResult（内容块加 isError），"
         "带着请求的 id 发给客户端。",
     },
+    "result.server.failed": {
+        "en": "The function raised an exception inside the server. The server does not break the session: it answers "
+        "the tools/call with an ordinary CallToolResult whose isError is true, so the model can read the error.",
+        "zh": "函数在服务器内部抛出了异常。服务器不会中断会话，而是用一个普通的 CallToolResult 回答 tools/call，"
+        "其中 isError 为 true，这样模型能读到错误。",
+    },
     "result.other": {
         "en": "A tool's result on its way back to the app. The app will send it to the model as a tool message.",
         "zh": "工具的结果正在返回应用。应用会把它作为工具消息发给模型。",
