@@ -10,6 +10,7 @@ the hop's own payload decides.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from flow.text.names import Lang
@@ -46,10 +47,19 @@ def _shown(value: str | list[str], lang: Lang) -> str:
     return _SEPARATOR[lang].join(items)
 
 
+_PLURAL = re.compile(r"\{(\w+)\} (\w+)\(s\)")
+
+
+def _plurals(template: str, values: dict[str, str]) -> str:
+    """English "{n} message(s)" as "1 message" or "2 messages", by the count filled in."""
+    return _PLURAL.sub(lambda m: f"{{{m[1]}}} {m[2]}" + ("" if values.get(m[1]) == "1" else "s"), template)
+
+
 def render(found: Situation, lang: Lang) -> str:
     """A situation's text in `lang`, filled."""
     template = TEXTS.get(found.key, TEXTS[FALLBACK])[lang]
     values = {**found.derived, **{name: _shown(v, lang) for name, v in found.fills.items()}}
+    template = _plurals(template, values)
     try:
         return template.format_map(values)
     except (KeyError, IndexError, ValueError):  # a template and its situation out of step: say something true

@@ -217,14 +217,14 @@ _MODEL: Texts = {
         "外面再包一层 type: function。Schema 本身不变，变的只是外壳。",
     },
     "ask.first": {
-        "en": "Message 3: the first chat.completions request, with {messages} message(s), {tools} tool definition(s) "
+        "en": "Message 3: the first chat.completions request, with {messages} message(s), {tools} tool(s) "
         "and tool_choice {choice}. The model sees only this JSON; notice how much of it is tool descriptions.",
         "zh": "第 3 条消息：第一次 chat.completions 请求，带 {messages} 条消息、{tools} 个工具定义，tool_choice 为 "
         "{choice}。模型只看得到这段 JSON；留意其中有多少是工具描述。",
     },
     "ask.backfill": {
         "en": "Message 8, the backfill: the whole conversation again ({messages} messages), now with the assistant's "
-        'tool_calls and {results} role "tool" message(s) quoting {ids}. The model remembers nothing between '
+        'tool_calls and {results} result(s) as role "tool" messages, quoting {ids}. The model remembers nothing between '
         "requests, and each id must match a call it made.",
         "zh": "第 8 条消息，回填：整段对话再发一次（{messages} 条消息），这次带上助手的 tool_calls 和 {results} 条 "
         "role 为 tool 的消息，分别引用 {ids}。模型在两次请求之间什么都不记得，每个 id 都必须对上它发出的调用。",
@@ -369,7 +369,7 @@ _CALL: Texts = {
         "服务器校验参数后运行函数，回复会带回 id {id}。",
     },
     "call.request.in_flight": {
-        "en": "tools/call for {name} (id {id}) leaves while {waiting} other call(s) are still unanswered. Several "
+        "en": "tools/call for {name} (id {id}) leaves before the earlier calls are answered ({waiting} still open). Several "
         "requests can be in flight on one connection; each reply will be paired by its id, whatever the order.",
         "zh": "调用 {name} 的 tools/call（id {id}）发出时，还有 {waiting} 个调用没有收到回复。一条连接上可以同时有"
         "多个请求在途，无论先后，每个回复都靠 id 配对。",
