@@ -1,5 +1,5 @@
-"""The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | export | import |
-schema | mock-server | demo-server`."""
+"""The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | lesson | export |
+import | schema | mock-server | demo-server`."""
 
 from __future__ import annotations
 
@@ -158,6 +158,14 @@ def _parser() -> argparse.ArgumentParser:
     rd.add_argument("--step", type=int, help="highlight the first hop of this step")
     rd.add_argument("--window", type=int, default=0, help="draw only this many arrows around the highlight (0: all)")
     rd.add_argument("--lang", choices=["zh", "en"], default="en")
+
+    ls = sub.add_parser(
+        "lesson", help="write a lesson script: the ten messages at a glance, then every hop explained (Markdown)"
+    )
+    ls.add_argument("file")
+    ls.add_argument("--lang", choices=["zh", "en"], default="zh")
+    ls.add_argument("--out", "-o", default=STDOUT, help="Markdown file to write, - for standard output (the default)")
+    ls.add_argument("--restaurant", action="store_true", help="add the restaurant metaphor's captions to the overview")
 
     ex = sub.add_parser("export", help="write a trace as OpenTelemetry spans (OTLP/JSON), or send them to a collector")
     ex.add_argument("file")
@@ -745,6 +753,17 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lesson(args: argparse.Namespace) -> int:
+    from flow.views.lesson import lesson_markdown
+
+    trace = load_trace(args.file)
+    # Questions (predict, then reveal) are not wired here yet: `lesson_markdown(questions=...)` takes them.
+    _write(args.out, lesson_markdown(trace, lang=args.lang, restaurant=args.restaurant))
+    if args.out != STDOUT:
+        print(args.out)
+    return 0
+
+
 def _cmd_samples(args: argparse.Namespace) -> int:
     from flow.samples import write_samples
 
@@ -778,6 +797,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "replay": _cmd_replay,
     "samples": _cmd_samples,
     "render": _cmd_render,
+    "lesson": _cmd_lesson,
     "export": _cmd_export,
     "import": _cmd_import,
     "schema": _cmd_schema,

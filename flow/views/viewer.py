@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
-from flow.text.teaching import teaching_text
+from flow.text.teaching import teaching_texts
 from flow.text.views import VIEWER_TEXT
 from flow.trace.model import Hop, Trace
 from flow.views.diagram import RenderError, render, rows, to_dot
@@ -75,7 +75,8 @@ def viewer_bundle(trace: Trace, *, lang: Lang = "zh") -> dict[str, Any]:
             row_of[h.seq] = r
     numbers = {h.seq: row.number for row in rows(trace, collapse_chunks=False) for h in row.hops}
     hops = []
-    for hop in trace.hops:
+    teach = {code: teaching_texts(trace.hops, code) for code in ("zh", "en")}  # texts that need neighbours
+    for i, hop in enumerate(trace.hops):
         view = focus_view(hop)
         item: dict[str, Any] = {
             "seq": hop.seq,
@@ -86,7 +87,7 @@ def viewer_bundle(trace: Trace, *, lang: Lang = "zh") -> dict[str, Any]:
             "from": ACTOR_NAMES[hop.source],
             "to": ACTOR_NAMES[hop.target],
             "label": short_label(hop, 80),
-            "teach": {"zh": teaching_text(hop, "zh"), "en": teaching_text(hop, "en")},
+            "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},
             "view": view,
         }
         hop_focus = _focus_for(hop, view)

@@ -1,0 +1,76 @@
+"""The teaching text of each hop: two or three sentences, in Chinese and English, saying what crosses, why, and
+what to notice in this hop's own payload (the negotiated version, the tool names, the id that pairs, isError...).
+
+`situation` (in `situations.py`) reads the hop and picks a text (in `texts.py`) and the values to fill it with;
+`teaching_text` renders it. The viewer, the Step page and `python -m flow lesson` all call `teaching_text`, so a
+class reads the same words everywhere. A text that depends on the hop's neighbours (a tools/call sent while
+others are in flight; why a run ended) takes them from a `HopContext` (`hop_contexts(trace.hops)`); without one,
+the hop's own payload decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from flow.text.names import Lang
+from flow.text.teaching.situations import LIST_ITEMS, HopContext, Situation, hop_contexts, situation
+from flow.text.teaching.steps import STEP_TEXTS
+from flow.text.teaching.texts import FALLBACK, TEXTS
+from flow.trace.model import Hop
+
+__all__ = [
+    "FALLBACK",
+    "STEP_TEXTS",
+    "TEXTS",
+    "HopContext",
+    "Situation",
+    "hop_contexts",
+    "situation",
+    "teaching_text",
+    "teaching_texts",
+]
+
+
+_SEPARATOR: dict[Lang, str] = {"zh": "、", "en": ", "}
+
+
+_NONE: dict[Lang, str] = {"zh": "无", "en": "none"}
+
+
+def _shown(value: str | list[str], lang: Lang) -> str:
+    if isinstance(value, str):
+        return value
+    if not value:
+        return _NONE[lang]
+    items = value[:LIST_ITEMS] + (["…"] if len(value) > LIST_ITEMS else [])
+    return _SEPARATOR[lang].join(items)
+
+
+_PLURAL = re.compile(r"\{(\w+)\} (\w+)\(s\)")
+
+
+def _plurals(template: str, values: dict[str, str]) -> str:
+    """English "{n} message(s)" as "1 message" or "2 messages", by the count filled in."""
+    return _PLURAL.sub(lambda m: f"{{{m[1]}}} {m[2]}" + ("" if values.get(m[1]) == "1" else "s"), template)
+
+
+def render(found: Situation, lang: Lang) -> str:
+    """A situation's text in `lang`, filled."""
+    template = TEXTS.get(found.key, TEXTS[FALLBACK])[lang]
+    values = {**found.derived, **{name: _shown(v, lang) for name, v in found.fills.items()}}
+    template = _plurals(template, values)
+    try:
+        return template.format_map(values)
+    except (KeyError, IndexError, ValueError):  # a template and its situation out of step: say something true
+        return TEXTS[FALLBACK][lang]
+
+
+def teaching_text(hop: Hop, lang: Lang = "zh", *, context: HopContext | None = None) -> str:
+    """The hop's teaching text in `lang`; `context` (from `hop_contexts`) lets it speak of its neighbours."""
+    return render(situation(hop, context), lang)
+
+
+def teaching_texts(hops: Sequence[Hop], lang: Lang) -> list[str]:
+    """Every hop's text, each with its context: what a viewer or a lesson shows for a whole trace."""
+    return [teaching_text(hop, lang, context=ctx) for hop, ctx in zip(hops, hop_contexts(hops), strict=True)]

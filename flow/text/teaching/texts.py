@@ -1,0 +1,608 @@
+"""The teaching text of each situation a hop can be in, in both languages: two or three sentences saying what
+crosses, why, and what to notice in this hop's payload.
+
+A text is a `str.format` template; its fields are filled from the hop (`flow.text.teaching.situations`). Chinese
+texts keep protocol names, JSON field names and values as they are on the wire (tools/call, isError, tool_call_id)
+and use no other English word.
+"""
+
+from __future__ import annotations
+
+from flow.text.names import Lang
+
+Texts = dict[str, dict[Lang, str]]
+
+
+# --- step 0 and 1 --------------------------------------------------------------------------------------------------
+_PREPARE_AND_ASK: Texts = {
+    "prepare.mcp": {
+        "en": "Before any question, the server has built its tool list from decorated functions: {tools}. Each entry "
+        "is a name, a description and an inputSchema; read the descriptions, because they are all the model will "
+        "ever learn about the tools.",
+        "zh": "提问之前，服务器已经根据带装饰器的函数生成了工具清单：{tools}。每一项只有 name、description 和 "
+        "inputSchema；留意 description，模型对工具的全部了解都来自它。",
+    },
+    "prepare.direct": {
+        "en": "Direct mode: the developer wrote these schemas by hand, already in the function-calling format (type "
+        '"function", parameters): {tools}. No server builds or lists them; when a function changes, its schema has '
+        "to be edited too.",
+        "zh": "直接调用模式：开发者按函数调用的格式（type 为 function，带 parameters）手写了这些工具定义：{tools}。"
+        "没有服务器来生成或列出它们；函数一改，定义也得跟着手改。",
+    },
+    "question": {
+        "en": "Message 1: the user's question reaches the app: “{question}”. It is plain text; nothing has gone to the "
+        "model or to any tool yet.",
+        "zh": "第 1 条消息：用户的问题到达应用：“{question}”。这只是一段文字，此时模型和工具都还没有收到任何东西。",
+    },
+    "question.prompt": {
+        "en": "The question is asked through the server's prompt {prompt}: the text sent is the one its template "
+        "produced. The app (or the user) chose the prompt; the model only ever sees the resulting messages.",
+        "zh": "这个问题通过服务器的提示模板 {prompt} 提出：发出的文字由模板生成。选用模板的是应用或用户，"
+        "模型只看得到生成的消息。",
+    },
+}
+
+
+# --- step 2: session set-up and listings ---------------------------------------------------------------------------
+_SETUP: Texts = {
+    "initialize.request": {
+        "en": "The handshake begins: the client sends initialize with the newest protocol version it speaks, "
+        "{version}, and names itself ({client}). It is a request with id {id}: the server's answer will carry the "
+        "same id.",
+        "zh": "握手开始：客户端发送 initialize，带上它支持的最新协议版本 {version}，并报上自己的名字（{client}）。"
+        "这是一个 id 为 {id} 的请求，服务器的回答会带回同一个 id。",
+    },
+    "initialize.result": {
+        "en": "The InitializeResult (id {id}) settles the session: both sides will speak protocol {version}, and "
+        "the server declares its capabilities: {capabilities}. The client may use only what is declared here.",
+        "zh": "InitializeResult（id {id}）确定了这次会话：双方将使用协议版本 {version}，服务器声明了自己的 "
+        "capabilities：{capabilities}。客户端只能使用这里声明过的能力。",
+    },
+    "initialized": {
+        "en": "notifications/initialized has no id, so nothing answers it: it only tells the server that the "
+        "handshake is over. Only from now on may the client send ordinary requests such as tools/list.",
+        "zh": "notifications/initialized 没有 id，所以不会有回复：它只是告诉服务器握手已经完成。"
+        "从这时起，客户端才能发送 tools/list 这样的普通请求。",
+    },
+    "discover.request": {
+        "en": "The modern era has no handshake: the client asks server/discover (id {id}) what the server supports. "
+        "Every request carries the protocol version ({version}) in its own _meta, so the server keeps no session.",
+        "zh": "新协议时代没有握手：客户端用 server/discover（id {id}）询问服务器支持什么。每个请求都在自己的 "
+        "_meta 里带上协议版本（{version}），所以服务器不必保存会话。",
+    },
+    "discover.result": {
+        "en": "The discover answer (id {id}) lists the versions the server accepts ({versions}) and its capabilities "
+        "({capabilities}). Nothing is negotiated and nothing is remembered, unlike an InitializeResult, which "
+        "opens a session.",
+        "zh": "server/discover 的回答（id {id}）列出服务器接受的版本（{versions}）和 capabilities（{capabilities}）。"
+        "这里没有协商，也不保存状态，这一点与开启会话的 InitializeResult 不同。",
+    },
+    "tools_list.request": {
+        "en": "The client asks for tools/list (id {id}). The request names no tool: the server answers with every "
+        "tool it has, and the app will offer all of them to the model.",
+        "zh": "客户端请求 tools/list（id {id}）。请求里不指定任何工具：服务器会返回它全部的工具，"
+        "应用随后把它们全部提供给模型。",
+    },
+    "tools_list.result": {
+        "en": "The tool list comes back under the same id {id}: {tools}. Each tool has an inputSchema, a JSON Schema "
+        "of its arguments; this is the menu the model will choose from.",
+        "zh": "工具清单带着同一个 id {id} 返回：{tools}。每个工具都有 inputSchema（描述参数的 JSON Schema），"
+        "这就是模型之后点菜用的菜单。",
+    },
+    "client.tools": {
+        "en": "The MCP client hands the app the tools ({tools}) as objects, without the JSON-RPC envelope. This "
+        "answers message 2: the app now knows what it can offer the model.",
+        "zh": "MCP 客户端把工具（{tools}）作为对象交给应用，去掉了 JSON-RPC 的外壳。第 2 条消息到此得到回答："
+        "应用知道了可以向模型提供哪些工具。",
+    },
+    "direct.tools": {
+        "en": "Direct mode has no server to ask: the app already holds its hand-written schemas ({tools}). This step "
+        "costs nothing, and nothing crosses a process boundary.",
+        "zh": "直接调用模式没有服务器可问：应用手里已经有手写的工具定义（{tools}）。"
+        "这一步没有开销，也没有跨越任何进程。",
+    },
+    "resources_list.request": {
+        "en": "resources/list (id {id}) asks what read-only data the server offers. Resources are for the app to "
+        "read; the model cannot call them.",
+        "zh": "resources/list（id {id}）询问服务器提供哪些只读数据。资源是给应用读取的，模型无法调用它们。",
+    },
+    "resources_list.result": {
+        "en": "The server lists its resources, each named by a uri: {uris}. The app decides which to read; the model "
+        "never sees this list.",
+        "zh": "服务器列出了自己的资源，每个都用一个 uri 标识：{uris}。读哪一个由应用决定，模型看不到这份清单。",
+    },
+    "resources_read.request": {
+        "en": "resources/read (id {id}) fetches {uri}. It is the app, not the model, that asks: this is context "
+        "chosen before the model is called.",
+        "zh": "resources/read（id {id}）读取 {uri}。发起读取的是应用而不是模型：这是在调用模型之前就选好的上下文。",
+    },
+    "resources_read.result": {
+        "en": "The contents of {uri} come back as {mime}. The app will put this text into the conversation itself, "
+        "so the model reads it as part of the prompt.",
+        "zh": "{uri} 的 contents 以 {mime} 返回。应用会自己把这段文字放进对话，模型把它当作提示词的一部分来读。",
+    },
+    "client.resource": {
+        "en": "The client hands the app the resource {uri}. Unlike a tool result it answers no tool_call: it goes "
+        "into the first request as context.",
+        "zh": "客户端把资源 {uri} 交给应用。它和工具结果不同，不对应任何 tool_call，而是作为上下文放进第一次请求。",
+    },
+    "prompts_list.request": {
+        "en": "prompts/list (id {id}) asks for the server's prompt templates: ready-made messages a user can pick, "
+        "with arguments to fill in. Like resources, prompts are offered to people and apps, not to the model.",
+        "zh": "prompts/list（id {id}）请求服务器的提示模板：用户可以挑选、再填入参数的现成消息。"
+        "和资源一样，提示模板是提供给人和应用的，而不是给模型的。",
+    },
+    "prompts_list.result": {
+        "en": "The server offers these prompts: {prompts}. Each declares its arguments; a prompt is chosen by the "
+        "user or the app, never by the model.",
+        "zh": "服务器提供这些提示模板：{prompts}。每个都声明了自己的 arguments；选用模板的是用户或应用，从来不是模型。",
+    },
+    "prompts_get.request": {
+        "en": "prompts/get (id {id}) asks for the prompt {prompt} with its arguments filled in. The server does the "
+        "templating; the client only sends the names and values.",
+        "zh": "prompts/get（id {id}）请求填好参数的提示模板 {prompt}。模板由服务器来填，客户端只发送参数名和值。",
+    },
+    "prompts_get.result": {
+        "en": "The prompt comes back as ready messages, with the roles {roles}. The app will send them to the model "
+        "as they are, in place of a typed question.",
+        "zh": "模板以现成的 messages 返回，role 依次为 {roles}。应用会把它们原样发给模型，代替手工输入的问题。",
+    },
+    "client.prompt": {
+        "en": "The client hands the app the prompt {prompt}, turned into chat messages. From here on it is an "
+        "ordinary conversation for the model.",
+        "zh": "客户端把模板 {prompt} 转成聊天消息交给应用。对模型来说，从这里开始就是一段普通的对话。",
+    },
+    "client.other": {
+        "en": "The MCP client hands the app what the server answered, as objects rather than JSON-RPC frames. The "
+        "app never handles the wire itself.",
+        "zh": "MCP 客户端把服务器的回答作为对象交给应用，而不是 JSON-RPC 帧。应用自己从不直接处理线路上的消息。",
+    },
+}
+
+
+# --- any JSON-RPC frame the texts above do not name ----------------------------------------------------------------
+_FRAMES: Texts = {
+    "rpc.request": {
+        "en": "A JSON-RPC request, {method}, with id {id}. Whatever the method, its answer is matched to it by that "
+        "id, not by the order frames arrive in.",
+        "zh": "一个 JSON-RPC 请求 {method}，id 为 {id}。无论是什么方法，回复都靠这个 id 对应，而不是靠到达的先后。",
+    },
+    "rpc.result": {
+        "en": "A JSON-RPC result for id {id}. A result names no method: only the id says which request it answers.",
+        "zh": "id 为 {id} 的 JSON-RPC 结果。结果里没有方法名，只有 id 能说明它回答的是哪个请求。",
+    },
+    "rpc.notification": {
+        "en": "{method} is a notification: it has no id and expects no reply. Either side may send one at any time.",
+        "zh": "{method} 是一条通知：它没有 id，也不需要回复。双方都可以随时发送通知。",
+    },
+    "cancelled": {
+        "en": "notifications/cancelled: the client withdraws request {request_id}, which it no longer waits for. "
+        "A late answer to it will be ignored; a request is cancelled by a notification, never by closing the "
+        "session.",
+        "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；"
+        "撤回请求靠的是一条通知，而不是关闭会话。",
+    },
+    "list_changed": {
+        "en": "{method}: the server says one of its lists has changed (a tool added or removed, say). The "
+        "notification carries no list; a client that cares asks for the list again.",
+        "zh": "{method}：服务器告知它的某份清单变了（比如增删了工具）。通知本身不带清单，需要的客户端要重新请求一次。",
+    },
+    "progress": {
+        "en": "A progress notification for the call whose progressToken is {token}: {progress} of {total}. It is not "
+        "the result: the tools/call is still open, and its answer will come under the request's own id.",
+        "zh": "progressToken 为 {token} 的调用发来进度通知：{progress}/{total}。这不是结果：tools/call 还没有结束，"
+        "答案会带着请求自己的 id 另外返回。",
+    },
+    "progress.open": {
+        "en": "A progress notification for the call whose progressToken is {token}: {progress} so far, with no total "
+        "given. The tools/call is still open; the result will come under the request's own id.",
+        "zh": "progressToken 为 {token} 的调用发来进度通知：目前为 {progress}，没有给出总量。tools/call 还没有结束，"
+        "结果会带着请求自己的 id 返回。",
+    },
+    "log": {
+        "en": "A log notification at level {level}: “{data}”. The server reports what it is doing while the call "
+        "runs; nothing in the result depends on it.",
+        "zh": "一条级别为 {level} 的日志通知：“{data}”。服务器在调用进行时报告自己在做什么，结果并不依赖它。",
+    },
+}
+
+
+# --- steps 3, 4, 8, 9: the model -----------------------------------------------------------------------------------
+_MODEL: Texts = {
+    "translate.forward": {
+        "en": "Forward translation, inside the app: each MCP tool ({tools}) becomes a function; inputSchema is "
+        'renamed parameters and wrapped in type "function". The schema itself is unchanged: only the envelope '
+        "differs.",
+        "zh": "正向翻译，在应用内部完成：每个 MCP 工具（{tools}）都变成一个 function，inputSchema 改名为 parameters，"
+        "外面再包一层 type: function。Schema 本身不变，变的只是外壳。",
+    },
+    "ask.first": {
+        "en": "Message 3: the first chat.completions request, with {messages} message(s), {tools} tool(s) "
+        "and tool_choice {choice}. The model sees only this JSON; notice how much of it is tool descriptions.",
+        "zh": "第 3 条消息：第一次 chat.completions 请求，带 {messages} 条消息、{tools} 个工具定义，tool_choice 为 "
+        "{choice}。模型只看得到这段 JSON；留意其中有多少是工具描述。",
+    },
+    "ask.backfill": {
+        "en": "Message 8, the backfill: the whole conversation again ({messages} messages), now with the assistant's "
+        'tool_calls and {results} result(s) as role "tool" messages, quoting {ids}. The model remembers nothing between '
+        "requests, and each id must match a call it made.",
+        "zh": "第 8 条消息，回填：整段对话再发一次（{messages} 条消息），这次带上助手的 tool_calls 和 {results} 条 "
+        "role 为 tool 的消息，分别引用 {ids}。模型在两次请求之间什么都不记得，每个 id 都必须对上它发出的调用。",
+    },
+    "ask.other": {
+        "en": "A chat.completions request with {messages} message(s). Every request carries the whole conversation: "
+        "the model keeps no state of its own.",
+        "zh": "一次 chat.completions 请求，带 {messages} 条消息。每次请求都带着整段对话，模型自己不保存任何状态。",
+    },
+    "decide.one": {
+        "en": "Message 4: the model does not answer, and it does not run anything: it asks for {name} with the "
+        "arguments string {arguments} (finish_reason {finish}). The call's id, {id}, is what the result must quote.",
+        "zh": "第 4 条消息：模型没有直接回答，也不执行任何东西，只是请求调用 {name}，参数是字符串 {arguments}"
+        "（finish_reason 为 {finish}）。结果必须引用这个调用的 id {id}。",
+    },
+    "decide.parallel": {
+        "en": "Parallel calls: one assistant message holds {count} tool_calls ({names}), each with its own id "
+        "({ids}). The app may run them side by side; their results are told apart by tool_call_id, not by order.",
+        "zh": "并行调用：一条助手消息里有 {count} 个 tool_calls（{names}），各有自己的 id（{ids}）。"
+        "应用可以同时执行它们，结果靠 tool_call_id 区分，而不是靠顺序。",
+    },
+    "answer.after_tools": {
+        "en": "Message 9: with the tool results in front of it, the model writes the answer, “{content}”, with "
+        "finish_reason {finish}. This call read {prompt_tokens} prompt tokens, because the whole conversation was "
+        "sent again.",
+        "zh": "第 9 条消息：看到工具结果后，模型写出回答“{content}”，finish_reason 为 {finish}。这次调用的 "
+        "prompt_tokens 为 {prompt_tokens}，因为整段对话又发了一遍。",
+    },
+    "answer.after_tools.no_usage": {
+        "en": "Message 9: with the tool results in front of it, the model writes the answer, “{content}”, with "
+        "finish_reason {finish}. No tool_calls this time: the loop ends here.",
+        "zh": "第 9 条消息：看到工具结果后，模型写出回答“{content}”，finish_reason 为 {finish}。"
+        "这一次没有 tool_calls，循环到此结束。",
+    },
+    "answer.at_once": {
+        "en": "The model answers at once, without asking for any tool: “{content}” (finish_reason {finish}). It was "
+        "offered tools but decided, or was told by tool_choice, not to use them.",
+        "zh": "模型直接回答，没有请求任何工具：“{content}”（finish_reason 为 {finish}）。它拿到了工具，"
+        "但自己决定不用，或者 tool_choice 不让它用。",
+    },
+    "response.other": {
+        "en": "The model's HTTP response, recorded as it came. Look at choices and finish_reason to see what it "
+        "decided.",
+        "zh": "模型的 HTTP 响应，按原样记录。看 choices 和 finish_reason 就知道它做了什么决定。",
+    },
+}
+
+
+# --- streamed responses ---------------------------------------------------------------------------------------------
+_STREAM: Texts = {
+    "chunk.role": {
+        "en": 'The stream opens: the first chunk only says who is speaking (delta.role "{role}"). There is no text '
+        "and no tool call yet; the message will be built up piece by piece.",
+        "zh": "流开始了：第一个分片只说明谁在说话（delta.role 为 {role}）。还没有文字，也没有工具调用，"
+        "消息要一片一片地拼出来。",
+    },
+    "chunk.content": {
+        "en": "A content chunk: delta.content brings the next piece of text, “{delta}”. The app appends it to what it "
+        "has; a chunk may stop in the middle of a word.",
+        "zh": "一个内容分片：delta.content 带来下一段文字“{delta}”。应用把它接在已收到的文字后面；"
+        "分片可能在一个词的中间断开。",
+    },
+    "chunk.call_start": {
+        "en": "A tool call begins in the stream: this chunk carries its id {id} and the function name {name}, and no "
+        "arguments yet. Only a call's first chunk has the id; later chunks are matched to it by index.",
+        "zh": "流里开始了一个工具调用：这个分片带来它的 id {id} 和函数名 {name}，还没有参数。"
+        "只有第一个分片带 id，后面的分片靠 index 对应到它。",
+    },
+    "chunk.arguments": {
+        "en": "An arguments fragment for tool call {index}: “{fragment}”. It is not valid JSON on its own; the app "
+        "can parse the arguments only once the last fragment has arrived.",
+        "zh": "第 {index} 个工具调用的参数片段：“{fragment}”。单看它不是合法 JSON，应用要等最后一个片段到了才能解析参数。",
+    },
+    "chunk.finish": {
+        "en": "The finishing chunk: an empty delta and finish_reason {finish}. Only here does the app learn whether "
+        "the model wants tools or has finished its answer.",
+        "zh": "结束分片：delta 为空，finish_reason 为 {finish}。应用直到这里才知道模型是要调用工具，还是已经答完了。",
+    },
+    "chunk.usage": {
+        "en": "The usage chunk comes after the finish, with no choices: {prompt_tokens} prompt and "
+        "{completion_tokens} completion tokens for the whole streamed response. A stream reports its cost only at "
+        "the end, and only when asked to.",
+        "zh": "用量分片在结束分片之后到达，choices 为空：整个流式响应的 prompt_tokens 为 {prompt_tokens}，"
+        "completion_tokens 为 {completion_tokens}。流式响应只在最后、并且只在请求了时才报告用量。",
+    },
+    "chunk.done": {
+        "en": "data: [DONE] closes the event stream. It is not JSON and carries nothing; it only tells the client "
+        "library to stop reading.",
+        "zh": "data: [DONE] 结束了整个事件流。它不是 JSON，也不携带任何内容，只是告诉客户端库停止读取。",
+    },
+    "chunk.other": {
+        "en": "One event of a streamed response. A stream arrives as many small JSON events, which the app joins "
+        "into one message.",
+        "zh": "流式响应中的一个事件。流式响应由许多小的 JSON 事件组成，应用把它们拼成一条消息。",
+    },
+    "assembled.calls": {
+        "en": "The app has joined the chunks into one assistant message: tool_calls {names} with the ids {ids}, "
+        "finish_reason {finish}. It is the same message a response without streaming carries in one piece.",
+        "zh": "应用把分片拼成了一条完整的助手消息：tool_calls 为 {names}，id 为 {ids}，finish_reason 为 {finish}。"
+        "这和非流式响应一次带来的消息完全一样。",
+    },
+    "assembled.content": {
+        "en": "The app has joined the content deltas into the answer, “{content}” (finish_reason {finish}). "
+        "Streaming changed how the answer arrived, not what it says.",
+        "zh": "应用把各个内容片段拼成了回答“{content}”（finish_reason 为 {finish}）。"
+        "流式只改变了回答到达的方式，没有改变它的内容。",
+    },
+}
+
+
+# --- steps 5 to 7: the call and its result --------------------------------------------------------------------------
+_CALL: Texts = {
+    "reverse.mcp": {
+        "en": "Message 5, reverse translation: the app parses the arguments string {arguments} into a JSON object and "
+        "hands the MCP client a call request for {name}. The tool_call_id {id} stays with the app; MCP never sees "
+        "it.",
+        "zh": "第 5 条消息，反向翻译：应用把参数字符串 {arguments} 解析成 JSON 对象，交给 MCP 客户端一个调用 {name} "
+        "的请求。tool_call_id {id} 留在应用这边，MCP 看不到它。",
+    },
+    "reverse.direct": {
+        "en": "Reverse translation in direct mode: the arguments string {arguments} is parsed, and {name} will be "
+        "called in the app's own process. The tool_call_id {id} is kept to label the result.",
+        "zh": "直接调用模式下的反向翻译：参数字符串 {arguments} 被解析，{name} 将在应用自己的进程里被调用。"
+        "tool_call_id {id} 被保留下来，用来标记结果。",
+    },
+    "arguments.not_json": {
+        "en": "The arguments the model wrote for {name} are not valid JSON: {arguments}. The app calls nothing; it "
+        "sends the error back as the result of {id}, so the model can try again.",
+        "zh": "模型为 {name} 写的参数不是合法 JSON：{arguments}。应用不调用任何工具，而是把错误作为 {id} 的结果发回，"
+        "让模型重试。",
+    },
+    "arguments.schema": {
+        "en": "The arguments for {name} are valid JSON but do not fit its inputSchema: {arguments}. The app checks "
+        "before calling, and sends the mismatch back as the result of {id}.",
+        "zh": "{name} 的参数是合法 JSON，但不符合它的 inputSchema：{arguments}。应用在调用之前做了校验，"
+        "并把不符之处作为 {id} 的结果发回。",
+    },
+    "call.request": {
+        "en": "Message 6 on the wire: tools/call for {name} with id {id}, the arguments now a JSON object rather than "
+        "a string. The server checks them and runs the function; the reply will carry id {id}.",
+        "zh": "第 6 条消息上了线路：调用 {name} 的 tools/call，id 为 {id}，参数这次是 JSON 对象而不是字符串。"
+        "服务器校验参数后运行函数，回复会带回 id {id}。",
+    },
+    "call.request.in_flight": {
+        "en": "tools/call for {name} (id {id}) leaves before the earlier calls are answered ({waiting} still open). Several "
+        "requests can be in flight on one connection; each reply will be paired by its id, whatever the order.",
+        "zh": "调用 {name} 的 tools/call（id {id}）发出时，还有 {waiting} 个调用没有收到回复。一条连接上可以同时有"
+        "多个请求在途，无论先后，每个回复都靠 id 配对。",
+    },
+    "invoke.direct": {
+        "en": "Direct mode: the app calls {function} itself, as an ordinary function call in its own process. No "
+        "JSON-RPC frame and no server: compare this one hop with MCP's tools/call.",
+        "zh": "直接调用模式：应用自己调用 {function}，就是自己进程里的一次普通函数调用。没有 JSON-RPC 帧，"
+        "也没有服务器；把这一跳和 MCP 的 tools/call 对比一下。",
+    },
+    "invoke.server": {
+        "en": "Inside the server: the tools/call has been matched to the real function {function}, which runs now. "
+        "This is the articles' message 6, recorded by the server with its own clock.",
+        "zh": "在服务器内部：tools/call 已经对应到真正的函数 {function}，函数此刻开始运行。这就是文章里的第 6 条消息，"
+        "由服务器用自己的时钟记录。",
+    },
+    "invoke.server.unnamed": {
+        "en": "Inside the server: the tools/call has been matched to a real function, which runs now. This is the "
+        "articles' message 6, recorded by the server with its own clock.",
+        "zh": "在服务器内部：tools/call 已经对应到一个真正的函数，函数此刻开始运行。这就是文章里的第 6 条消息，"
+        "由服务器用自己的时钟记录。",
+    },
+    "result.wire.ok": {
+        "en": "The CallToolResult for id {id}: content blocks with the function's output, and isError {is_error}. "
+        "The id says which request this answers.",
+        "zh": "id {id} 的 CallToolResult：内容块里是函数的输出，isError 为 {is_error}。这个 id 说明它回答的是哪个请求。",
+    },
+    "result.wire.failed": {
+        "en": "The tool ran and failed, yet the server answers with an ordinary result: isError {is_error}, and the "
+        "reason as text (“{text}”). This is a tool result, not a protocol error, so the model can read it and react.",
+        "zh": "工具运行失败了，但服务器仍然给出普通的结果：isError 为 {is_error}，原因写在文字里（“{text}”）。"
+        "这是工具结果而不是协议错误，模型能读到它并作出反应。",
+    },
+    "rpc.error": {
+        "en": "A JSON-RPC error answers id {id}: code {code}, “{message}”. There is no result and no isError here: it "
+        "is the request that was refused, not the tool's work that failed.",
+        "zh": "id {id} 收到的是 JSON-RPC 错误：code 为 {code}，“{message}”。这里没有 result，也没有 isError："
+        "被拒绝的是请求本身，而不是工具执行失败。",
+    },
+    "result.app.ok": {
+        "en": "Message 7 reaches the app: the client hands over the CallToolResult (isError {is_error}) for "
+        'tool_call_id {id}. The app turns its text into the role "tool" message of the backfill.',
+        "zh": "第 7 条消息到达应用：客户端交出 tool_call_id 为 {id} 的 CallToolResult（isError 为 {is_error}）。"
+        "应用把其中的文字变成回填时 role 为 tool 的消息。",
+    },
+    "result.app.failed": {
+        "en": "The failed result reaches the app for tool_call_id {id}, with isError {is_error}. The app does not "
+        "stop: it passes the error text on as the tool's message, and the model decides what to do.",
+        "zh": "失败的结果交到了应用手里（tool_call_id 为 {id}，isError 为 {is_error}）。应用不会停下，"
+        "而是把错误文字当作工具消息传下去，由模型决定怎么办。",
+    },
+    "result.app.rpc_error": {
+        "en": "No CallToolResult came back: the client reports JSON-RPC error {code} to the app for tool_call_id "
+        "{id}. There is no isError to read; the app writes the tool message from the error itself, so the model can "
+        "correct its call.",
+        "zh": "没有收到 CallToolResult：客户端把 JSON-RPC 错误 {code} 报告给应用（tool_call_id 为 {id}）。"
+        "这里没有 isError 可读，应用根据错误自己写出工具消息，让模型修正调用。",
+    },
+    "result.direct.ok": {
+        "en": "The function returned, and the value is already in the app's hands (isError {is_error}). The app "
+        'turns it into text for the role "tool" message quoting {id}.',
+        "zh": "函数返回了，值直接就在应用手里（isError 为 {is_error}）。应用把它转成文字，"
+        "放进引用 {id} 的 role 为 tool 的消息。",
+    },
+    "result.direct.failed": {
+        "en": "The function raised an exception; the app catches it and marks the result isError {is_error}. The "
+        "message goes to the model as the result of {id}, as an MCP server would send it.",
+        "zh": "函数抛出了异常；应用捕获了它，并把结果标记为 isError {is_error}。这段信息作为 {id} 的结果发给模型，"
+        "和 MCP 服务器的做法一样。",
+    },
+    "result.server": {
+        "en": "The function has returned inside the server. The server now wraps the value in a CallToolResult "
+        "(content blocks and isError) and sends it to the client under the request's id.",
+        "zh": "函数在服务器内部返回了。服务器接着把返回值包装成 CallToolResult（内容块加 isError），"
+        "带着请求的 id 发给客户端。",
+    },
+    "result.server.failed": {
+        "en": "The function raised an exception inside the server. The server does not break the session: it answers "
+        "the tools/call with an ordinary CallToolResult whose isError is true, so the model can read the error.",
+        "zh": "函数在服务器内部抛出了异常。服务器不会中断会话，而是用一个普通的 CallToolResult 回答 tools/call，"
+        "其中 isError 为 true，这样模型能读到错误。",
+    },
+    "result.other": {
+        "en": "A tool's result on its way back to the app. The app will send it to the model as a tool message.",
+        "zh": "工具的结果正在返回应用。应用会把它作为工具消息发给模型。",
+    },
+}
+
+
+# --- step 10 and failures -------------------------------------------------------------------------------------------
+_END: Texts = {
+    "answer.shown": {
+        "en": "Message 10: the app shows the answer, “{content}”. Count the model calls in this trace: one to decide "
+        "in each tool round, and one more to write this.",
+        "zh": "第 10 条消息：应用把回答展示给用户：“{content}”。数一数这次的模型请求：每轮工具调用需要一次来做决定，"
+        "最后还要一次来写出这个回答。",
+    },
+    "end.model_failed": {
+        "en": "The run ends without an answer because the model call just before it failed. The user gets one line "
+        "saying why, in place of the answer; the trace keeps every hop up to the failure.",
+        "zh": "本次运行没有回答，因为紧挨着的那次模型调用失败了。用户看到的是一行原因说明，而不是回答；"
+        "记录保留了失败之前的每一跳。",
+    },
+    "end.server_failed": {
+        "en": "The run ends without an answer: the server never returned the tool's result. Without a result there "
+        "is nothing to send back to the model, so the app stops and says why in one line.",
+        "zh": "本次运行没有回答：服务器始终没有返回工具的结果。没有结果就没有东西可以回填给模型，"
+        "所以应用停下来，用一行文字说明原因。",
+    },
+    "end.round_limit": {
+        "en": "The run stops at its round limit: the model still asked for tools after the last round allowed. The "
+        "limit keeps a model that never stops calling tools from running up requests without end.",
+        "zh": "本次运行在轮数上限处停止：允许的最后一轮之后，模型仍在请求工具。"
+        "这个上限防止一个不停调用工具的模型无休止地发出请求。",
+    },
+    "end.failed": {
+        "en": "The run could not finish. The user gets one line instead of an answer, and the trace keeps every hop "
+        "up to the failure.",
+        "zh": "本次运行无法完成。用户看到一行说明而不是回答，记录保留了失败之前的每一跳。",
+    },
+    "model.401": {
+        "en": "HTTP {status} from the model endpoint: the API key was refused (“{message}”). The model decided "
+        "nothing; check the key, which the trace never stores.",
+        "zh": "模型接口返回 HTTP {status}：API 密钥被拒绝（“{message}”）。模型什么也没有决定；请检查密钥，"
+        "记录里从不保存它。",
+    },
+    "model.404": {
+        "en": "HTTP {status}: the endpoint does not know this model or path (“{message}”). Check the model name and "
+        "the base URL; nothing was charged.",
+        "zh": "HTTP {status}：接口不认识这个模型或路径（“{message}”）。请检查模型名称和接口地址；这次没有产生费用。",
+    },
+    "model.429": {
+        "en": "HTTP {status}: rate limited (“{message}”). The provider refuses for now, not for good: waiting, or "
+        "sending requests less often, helps.",
+        "zh": "HTTP {status}：触发了限流（“{message}”）。服务商只是暂时拒绝，稍等一会儿或降低请求频率即可。",
+    },
+    "model.5xx": {
+        "en": "HTTP {status}: the provider failed on its side (“{message}”). The request may well be fine; the same "
+        "request a little later may succeed.",
+        "zh": "HTTP {status}：服务商自身出了错（“{message}”）。请求本身可能没有问题，过一会儿重发同样的请求也许就能成功。",
+    },
+    "model.status": {
+        "en": "HTTP {status} from the model endpoint, with no answer to use. The body is recorded as it came, and "
+        "the run stops here.",
+        "zh": "模型接口返回 HTTP {status}，没有可用的回答。响应内容按原样记录，本次运行到此停止。",
+    },
+    "model.deadline": {
+        "en": "No complete answer within {limit_s} s, the time allowed for one model call. The app stops waiting on "
+        "its own; whatever the model might still send is not used.",
+        "zh": "模型在 {limit_s} 秒内没有给出完整回答（这是一次模型调用的时限）。应用主动停止等待，"
+        "之后模型再发来什么都不会被使用。",
+    },
+    "model.too_large": {
+        "en": "The answer grew past {limit_bytes} bytes, the cap for one model response, and reading stopped. The cap "
+        "keeps one response from filling the app's memory.",
+        "zh": "回答超过了单次回答 {limit_bytes} 字节的上限，读取已停止。这个上限防止一次回答占满应用的内存。",
+    },
+    "model.malformed": {
+        "en": "An answer came, but the app cannot read it: {reason}. The app refuses it rather than guess what the "
+        "model meant.",
+        "zh": "回答到了，但应用无法读取它：{reason}。应用宁可拒绝，也不去猜模型的意思。",
+    },
+    "model.unreachable": {
+        "en": "The model endpoint could not be reached ({error}): no HTTP answer came at all. Check the address and "
+        "the network.",
+        "zh": "无法连接到模型接口（{error}）：没有收到任何 HTTP 回答。请检查地址和网络。",
+    },
+    "server.closed": {
+        "en": "No answer came: the server's connection closed while the call was open (code {code}). The client gives "
+        "up by itself, and there is no result to hand on.",
+        "zh": "没有收到回复：调用还没有结束，服务器的连接就关闭了（code 为 {code}）。客户端自行放弃，没有结果可以交出。",
+    },
+    "server.timeout": {
+        "en": "No answer in the time allowed: the client stopped waiting for the server (code {code}). A server that "
+        "hangs would hold the run for ever, so the client keeps its own limit.",
+        "zh": "在限定时间内没有回复：客户端不再等待服务器（code 为 {code}）。卡住的服务器会让运行永远等下去，"
+        "所以客户端有自己的时限。",
+    },
+    "server.http": {
+        "en": "An HTTP exchange with the MCP server failed ({method}). Over Streamable HTTP each JSON-RPC frame rides "
+        "in an HTTP request, so HTTP failures show up beside JSON-RPC ones.",
+        "zh": "与 MCP 服务器的一次 HTTP 交换失败了（{method}）。在 HTTP 传输上，每个 JSON-RPC 帧都装在一个 "
+        "HTTP 请求里，所以 HTTP 失败会和 JSON-RPC 错误出现在一起。",
+    },
+    "server.broke": {
+        "en": "The server broke the protocol here ({error}): what it sent cannot be taken as JSON-RPC. The client "
+        "ends the session rather than guess.",
+        "zh": "服务器在这里违反了协议（{error}）：它发来的内容不能当作 JSON-RPC。客户端选择结束会话，而不是去猜。",
+    },
+    "failure.other": {
+        "en": "Something went wrong here, and it is recorded where it happened. The payload's error and message say "
+        "what and why.",
+        "zh": "这里出了问题，它被记录在发生的位置。载荷中的 error 和 message 说明了是什么、为什么。",
+    },
+    "replay.divergence": {
+        "en": "The replay departs from the recording here (request {request_number}): what the app sent, or what a "
+        "tool returned, is not what was recorded. From here on the recording no longer answers for this run.",
+        "zh": "重放在这里偏离了录制（第 {request_number} 次请求）：应用发出的内容或工具返回的结果与录制时不同。"
+        "从这里开始，录制不再能代表这次运行。",
+    },
+    "replay.divergence.tool": {
+        "en": "The replay departs from the recording here: the result for tool_call_id {tool_call_id} is not what was "
+        "recorded. A tool that answers differently makes every later step differ too.",
+        "zh": "重放在这里偏离了录制：tool_call_id 为 {tool_call_id} 的结果与录制时不同。"
+        "工具的回答一变，之后的每一步也都会跟着变。",
+    },
+    "replay.divergence.plain": {
+        "en": "The replay departs from the recording here: what the app sent, or what a tool returned, is not what was "
+        "recorded. The payload's divergence says where.",
+        "zh": "重放在这里偏离了录制：应用发出的内容或工具返回的结果与录制时不同。载荷中的 divergence 说明了差在哪里。",
+    },
+}
+
+
+FALLBACK = "fallback"
+
+
+"""The text for a hop no situation describes: a file may hold anything."""
+
+
+TEXTS: Texts = {
+    **_PREPARE_AND_ASK,
+    **_SETUP,
+    **_FRAMES,
+    **_MODEL,
+    **_STREAM,
+    **_CALL,
+    **_END,
+    FALLBACK: {
+        "en": "A message crossing between two parts of the system.",
+        "zh": "系统两个部分之间传递的一条消息。",
+    },
+}
+
+
+"""Every situation's text, by its key (`flow.text.teaching.situations.situation` picks the key)."""

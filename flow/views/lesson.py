@@ -1,0 +1,237 @@
+"""A lesson script for any trace, as Markdown a teacher can print or paste into slides: the question, the ten
+messages at a glance (which hops of this trace are which message, and why a message has none), then each hop with
+its step, its message, from → to, its teaching text (the viewer's own), the focus of its payload and its question.
+
+Everything taken from the file is data: prose is escaped so that no value becomes markup, and JSON sits in a fence
+longer than any run of backticks inside it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flow.text.names import ACTOR_NAMES, Lang
+from flow.text.teaching import teaching_texts
+from flow.text.teaching.lesson import ARTICLE_MESSAGES, ARTICLE_PHASES, LESSON_TEXT
+from flow.trace.model import Hop, Trace
+from flow.trace.steps import Step
+from flow.views.focus import Path, focus, resolve
+from flow.views.table import focus_view
+
+FOCUS_PATHS = 4
+
+
+"""A hop's focus shows at most this many of the values the inspector highlights."""
+
+
+@dataclass(frozen=True)
+class LessonQuestion:
+    """A question asked before a hop (predict, then reveal), already in the lesson's language. The lead wires the
+    question files of the samples to `lesson_markdown(questions=...)`; without them a lesson has none."""
+
+    text: str
+    choices: Sequence[str] = field(default_factory=tuple)
+    answer: int | None = None  # the index of the right choice
+
+
+def _t(key: str, lang: Lang, **values: object) -> str:
+    return LESSON_TEXT[key][lang].format(**values)
+
+
+_PROSE_SPECIAL = re.compile(r"([\\`*\[\]<>|#])|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def prose(text: str) -> str:
+    """Text from a file as Markdown prose: one line, and no character that could start markup or raw HTML."""
+    line = " ".join(text.split())
+    return _PROSE_SPECIAL.sub(lambda m: "\\" + m.group(0), line)
+
+
+def fenced(text: str, info: str = "json") -> str:
+    """A code block whose fence no run of backticks inside can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def _path_name(path: Path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+BRIEF_DEPTH = 4
+
+
+"""How deep a focus value is shown; deeper containers are named by their size."""
+
+
+BRIEF_KEYS = 8
+
+
+"""How many keys of an object a focus value shows."""
+
+
+BRIEF_ITEMS = 2
+
+
+"""How many items of a list a focus value shows (the rest are counted)."""
+
+
+BRIEF_CHARS = 80
+
+
+"""Strings inside a focus value are clipped to this many characters."""
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def brief(value: Any, depth: int = 0) -> Any:
+    """A JSON value cut down for a page: strings clipped, the first few keys and items kept, deeper containers
+    replaced by a note of their size. Still JSON, so the excerpt reads like the payload it comes from."""
+    if isinstance(value, str):
+        return value if len(value) <= BRIEF_CHARS else value[: BRIEF_CHARS - 1] + "…"
+    if isinstance(value, dict):
+        if depth >= BRIEF_DEPTH and value:
+            return f"{{… {_count(len(value), 'key')}}}"
+        out = {str(k): brief(v, depth + 1) for k, v in list(value.items())[:BRIEF_KEYS]}
+        if len(value) > BRIEF_KEYS:
+            out["…"] = f"{len(value) - BRIEF_KEYS} more keys"
+        return out
+    if isinstance(value, list):
+        if depth >= BRIEF_DEPTH and value:
+            return [f"… {_count(len(value), 'item')}"]
+        items = [brief(v, depth + 1) for v in value[:BRIEF_ITEMS]]
+        return items + ([f"… {len(value) - BRIEF_ITEMS} more items"] if len(value) > BRIEF_ITEMS else [])
+    return value
+
+
+def focus_excerpt(hop: Hop) -> dict[str, Any]:
+    """The values `flow.views.focus` highlights in the hop's JSON view, by their path: a short JSON excerpt."""
+    view = focus_view(hop)
+    found = focus(hop, view)
+    paths = list(found.highlight) or [p for p in found.open if p and p != ("payload",)][:1]
+    excerpt: dict[str, Any] = {}
+    for path in paths[:FOCUS_PATHS]:
+        ok, value = resolve(view, path)
+        if ok:
+            excerpt[_path_name(path)] = brief(value)
+    return excerpt
+
+
+def _excerpt_text(excerpt: dict[str, Any]) -> str:
+    """One line per highlighted value, the whole still a JSON object."""
+    lines = [f" {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}" for k, v in excerpt.items()]
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def _message_label(step: int | None, lang: Lang) -> str:
+    if step is None:
+        return _t("wire_only", lang)
+    return _t("phase_zero_of", lang) if step == 0 else _t("message_of", lang, step=step)
+
+
+def _missing(step: Step, trace: Trace, seen: set[int], lang: Lang) -> str:
+    """Why a message has no hop in this trace."""
+    if trace.meta.outcome == "error" and trace.hops:
+        reached = max((h.step for h in trace.hops if h.step is not None and h.step < Step.SHOW_ANSWER), default=0)
+        if step > reached:
+            return _t("missing.stopped", lang, seq=trace.hops[-1].seq)
+    if Step.DECISION <= step <= Step.BACKFILL and not seen.intersection(range(4, 9)):
+        return _t("missing.no_round", lang)
+    if trace.meta.mode == "direct" and step == Step.LIST_TOOLS:
+        return _t("missing.direct", lang)
+    return _t("missing.none", lang)
+
+
+def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
+    by_step: dict[int, list[int]] = {}
+    for hop in trace.hops:
+        if hop.step is not None:
+            by_step.setdefault(hop.step, []).append(hop.seq)
+    seen = set(by_step)
+    meta_direct = trace.meta.mode == "direct"
+    columns = ["message", "step", "phase", "route", "crosses", "hops"] + (["restaurant"] if restaurant else [])
+    lines = [
+        "| " + " | ".join(_t("col." + c, lang) for c in columns) + " |",
+        "|" + "---|" * len(columns),
+    ]
+    for step, message in ARTICLE_MESSAGES.items():
+        seqs = by_step.get(step, [])
+        if seqs:
+            shown = ", ".join(str(s) for s in seqs[:12]) + (" …" if len(seqs) > 12 else "")
+            if step == Step.CALL_TOOL and trace.meta.mode == "mcp":
+                if not any(h.step == step and h.target == "tool" for h in trace.hops):
+                    shown += " (" + _t("missing.server_side", lang) + ")"
+        else:
+            shown = _missing(step, trace, seen, lang)
+        cells = [
+            _t("phase_zero", lang) if step == 0 else _t("message_n", lang, n=int(step)),
+            str(int(step)),
+            ARTICLE_PHASES[message.phase][lang],
+            (message.direct_route or message.route)[lang] if meta_direct else message.route[lang],
+            message.crosses[lang],
+            shown,
+        ] + ([message.restaurant[lang]] if restaurant else [])
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+_LETTERS = "ABCDEFGHIJ"
+
+
+def _ask(question: LessonQuestion, lang: Lang) -> list[str]:
+    """The question and its choices, before the hop."""
+    lines = ["", f"**{_t('question', lang)}:** {prose(question.text)}", ""]
+    lines += [f"- {_LETTERS[i]}. {prose(c)}" for i, c in enumerate(question.choices[: len(_LETTERS)])]
+    return lines
+
+
+def _reveal(question: LessonQuestion, lang: Lang) -> list[str]:
+    """The right choice, after the hop has been shown."""
+    i = question.answer
+    if i is None or not 0 <= i < min(len(question.choices), len(_LETTERS)):
+        return []
+    return ["", f"**{_t('answer', lang)}:** {_LETTERS[i]}. {prose(question.choices[i])}"]
+
+
+def lesson_markdown(
+    trace: Trace,
+    *,
+    lang: Lang = "zh",
+    restaurant: bool = False,
+    questions: Mapping[int, LessonQuestion] | None = None,
+) -> str:
+    """The lesson script of `trace` in `lang`. `restaurant` adds the metaphor's captions to the overview (for a
+    first lesson); `questions` (by hop seq) are asked before their hops."""
+    meta = trace.meta
+    title = (meta.title or {}).get(lang) or meta.question
+    mode = _t("mode." + ("direct" if meta.mode == "direct" else "mcp"), lang)
+    out = [f"# {prose(title)}", "", _t("subtitle", lang, mode=mode, hops=len(trace.hops))]
+    if title != meta.question:
+        out += ["", f"> {prose(meta.question)}"]
+    out += ["", f"## {_t('overview', lang)}", "", _t("overview_note", lang), ""]
+    out += _overview(trace, lang, restaurant=restaurant)
+    out += ["", f"## {_t('hops', lang)}"]
+    texts = teaching_texts(trace.hops, lang)
+    for hop, text in zip(trace.hops, texts, strict=True):
+        route = f"{ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
+        out += ["", f"### {_t('hop_title', lang, seq=hop.seq, message=_message_label(hop.step, lang), route=route)}"]
+        question = (questions or {}).get(hop.seq)
+        if question is not None:
+            out += _ask(question, lang)
+        out += ["", prose(text)]
+        excerpt = focus_excerpt(hop)
+        if excerpt:
+            body = _excerpt_text(excerpt)
+            out += ["", _t("focus", lang), "", fenced(body)]
+        if question is not None:
+            out += _reveal(question, lang)
+    return "\n".join(out) + "\n"

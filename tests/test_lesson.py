@@ -1,0 +1,181 @@
+"""`python -m flow lesson`: the lesson script a teacher prints or pastes into slides, called in this process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+
+from flow.cli import main
+from flow.text.teaching import teaching_texts
+from flow.trace.factory import new_hop
+from flow.trace.files import load_trace, save_trace
+from flow.trace.model import Trace
+from flow.views.lesson import LessonQuestion, focus_excerpt, lesson_markdown, prose
+from helpers import ROOT, Ran
+
+SAMPLES = ROOT / "sample_traces"
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    for name in [k for k in os.environ if k.startswith("OPENAI_")]:
+        monkeypatch.delenv(name)
+
+    def call(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Ran(code, out, err)
+
+    return call
+
+
+def _overview_rows(markdown: str) -> list[list[str]]:
+    section = markdown.split("\n## ")[1]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_lesson_has_the_title_the_ten_messages_and_every_hop_with_the_viewers_text(cli, lang):
+    path = SAMPLES / "beijing-mcp.json"
+    trace = load_trace(path)
+    ran = cli("lesson", str(path), "--lang", lang)
+    assert ran.returncode == 0, ran.stderr
+    text = ran.stdout
+    assert text.startswith(f"# {prose((trace.meta.title or {})[lang])}\n")
+    rows = _overview_rows(text)
+    assert [row[1] for row in rows] == [str(n) for n in range(11)]  # phase zero, then messages 1 to 10
+    assert rows[0][0] == ("阶段零" if lang == "zh" else "phase zero")
+    assert rows[2][-1] == "3, 4, 5, 6, 7, 8" and rows[10][-1] == "18"  # which hops are which message
+    headings = re.findall(r"^### (.*)$", text, flags=re.M)
+    assert len(headings) == len(trace.hops)
+    for hop, heading, teach in zip(trace.hops, headings, teaching_texts(trace.hops, lang), strict=True):
+        assert heading.startswith(f"第 {hop.seq} 跳" if lang == "zh" else f"Hop {hop.seq} ")
+        assert (f"第 {hop.step} 条消息" if lang == "zh" else f"message {hop.step}") in heading or hop.step == 0
+        assert prose(teach) in text
+    assert "MCP 客户端 → MCP 服务器" in text if lang == "zh" else "MCP Client → MCP Server" in text
+
+
+def test_each_hop_shows_the_focus_of_its_payload_as_json(cli):
+    trace = load_trace(SAMPLES / "beijing-mcp.json")
+    decision = next(h for h in trace.hops if h.seq == 11)
+    excerpt = focus_excerpt(decision)
+    assert excerpt["tool_calls[0].function.arguments"] == '{"city": "北京"}' and excerpt["content"] is None
+    text = cli("lesson", str(SAMPLES / "beijing-mcp.json"), "--lang", "en").stdout
+    hop_11 = text.split("### Hop 11 ")[1].split("### Hop 12 ")[0]
+    block = re.search(r"```json\n(.*?)\n```", hop_11, flags=re.S)
+    assert block is not None and json.loads(block.group(1)) == json.loads(json.dumps(excerpt))
+
+
+def test_the_overview_says_why_a_message_has_no_hop(tmp_path):
+    answered_at_once = lesson_markdown(load_trace(SAMPLES / "tool-choice-none.json"), lang="en")
+    rows = _overview_rows(answered_at_once)
+    assert all(rows[n][-1] == "none: the model answered at once, no tool round" for n in range(4, 9))
+    assert rows[9][-1] != "" and not rows[9][-1].startswith("none")
+
+    beijing = load_trace(SAMPLES / "beijing-mcp.json")
+    hops = beijing.hops[:10]
+    failed = new_hop(
+        seq=11,
+        kind="llm.error",
+        source="model",
+        target="app",
+        payload={"status": 401},
+        step=3,
+        t_start_ms=0,
+        t_end_ms=0,
+        size=0,
+    )
+    end = new_hop(
+        seq=12,
+        kind="error",
+        source="app",
+        target="user",
+        payload={"error": "AuthenticationError"},
+        step=10,
+        t_start_ms=0,
+        t_end_ms=0,
+        size=0,
+    )
+    stopped = Trace(meta=beijing.meta.model_copy(update={"outcome": "error"}), hops=[*hops, failed, end])
+    rows = _overview_rows(lesson_markdown(stopped, lang="zh"))
+    assert all(rows[n][-1] == "无：运行在第 12 跳停止" for n in range(4, 10)) and rows[10][-1] == "12"
+
+    direct = _overview_rows(lesson_markdown(load_trace(SAMPLES / "beijing-direct.json"), lang="en"))
+    assert direct[6][3] == "app → the function" and "not recorded" not in direct[6][-1]
+
+
+def test_message_6_names_the_servers_own_hop_when_there_is_one_and_says_why_not_when_there_is_none():
+    trace = load_trace(SAMPLES / "beijing-mcp.json")
+    without = _overview_rows(lesson_markdown(trace, lang="en"))[6][-1]
+    assert without.startswith("13 (") and "not recorded" in without
+    call = next(i for i, h in enumerate(trace.hops) if h.kind == "mcp.request" and h.step == 6)
+    inside = new_hop(
+        seq=100,
+        kind="tool.invoke",
+        source="mcp_server",
+        target="tool",
+        payload={"function": "get_weather"},
+        step=6,
+        t_start_ms=0,
+        t_end_ms=0,
+        size=0,
+    )
+    with_server = trace.model_copy(update={"hops": [*trace.hops[: call + 1], inside, *trace.hops[call + 1 :]]})
+    text = lesson_markdown(with_server, lang="en")
+    assert _overview_rows(text)[6][-1] == "13, 100"
+    assert "the real function get_weather" in text.split("### Hop 100 ")[1]
+
+
+def test_a_question_is_asked_before_its_hop_and_answered_after_it():
+    trace = load_trace(SAMPLES / "beijing-mcp.json")
+    question = LessonQuestion("Will the model answer with text or with tool_calls?", ("text", "tool_calls"), 1)
+    text = lesson_markdown(trace, lang="en", questions={11: question})
+    hop_11 = text.split("### Hop 11 ")[1].split("### Hop 12 ")[0]
+    asked, teach, answer = (hop_11.index(s) for s in ("**Question:**", "Message 4:", "**Answer:** B. tool"))
+    assert asked < teach < answer
+    assert text.count("**Question:**") == 1 and "**Question:**" not in lesson_markdown(trace, lang="en")
+
+
+def test_what_the_file_says_never_becomes_markup(tmp_path):
+    trace = load_trace(SAMPLES / "beijing-mcp.json")
+    hostile = "<img src=x onerror=alert(1)> | **bold** [link](http://x) `code`"
+    answer = trace.hops[-1].model_copy(update={"payload": {"content": "```\n# not a heading\n````"}})
+    odd = trace.model_copy(
+        update={
+            "meta": trace.meta.model_copy(update={"question": hostile, "title": None}),
+            "hops": [*trace.hops[:-1], answer],
+        }
+    )
+    text = lesson_markdown(odd, lang="en")
+    assert not re.search(r"(?<!\\)<", text) and "\\<img" in text and "\\*\\*bold\\*\\*" in text and "\\[link\\]" in text
+    last = text.split(f"### Hop {answer.seq} ")[1]
+    fence = re.search(r"^(`{3,})json$", last, flags=re.M)
+    assert fence is not None and len(fence.group(1)) == 5  # longer than the four backticks inside
+    assert "\n# not a heading" not in text
+
+
+def test_the_lesson_goes_to_a_file_with_o_and_a_bad_file_is_one_line_and_exit_2(cli, tmp_path):
+    out = tmp_path / "lesson.md"
+    ran = cli("lesson", str(SAMPLES / "streaming.json"), "--lang", "zh", "-o", str(out))
+    assert ran.returncode == 0 and ran.stdout.strip() == str(out)
+    written = out.read_text(encoding="utf-8")
+    assert written.startswith("# ") and "第 13 跳" in written
+    assert cli("lesson", str(SAMPLES / "streaming.json"), "--lang", "zh", "-o", "-").stdout == written
+    with_metaphor = cli("lesson", str(SAMPLES / "streaming.json"), "--lang", "zh", "--restaurant").stdout
+    assert "餐厅比喻" in with_metaphor and "顾客点了一道菜" in with_metaphor and "餐厅比喻" not in written
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format_version": 1, "meta": {"mode": "mcp"}}', encoding="utf-8")
+    for path in (bad, tmp_path / "missing.json"):
+        ran = cli("lesson", str(path), "--lang", "en")
+        assert ran.returncode == 2 and ran.stdout == ""
+        assert ran.stderr.startswith("error: ") and ran.stderr.count("\n") == 1, ran.stderr
+
+    trace = load_trace(SAMPLES / "two-rounds.json")
+    save_trace(trace, tmp_path / "copy.json")
+    assert cli("lesson", str(tmp_path / "copy.json"), "--lang", "en").returncode == 0
