@@ -716,6 +716,7 @@ _EXT = {"dot": "dot", "svg": "svg", "png": "png", "mermaid": "mmd", "html": "htm
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    from flow.trace.questions import questions_for
     from flow.views.diagram import MAX_ARROWS, render, to_dot, to_mermaid, too_many_arrows
     from flow.views.html import to_html
 
@@ -735,8 +736,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
     out = args.out or Path(args.file).with_suffix("." + _EXT[args.format])
     if args.format == "mermaid":
         _write(out, to_mermaid(trace, lang=args.lang))
-    elif args.format == "html":
-        _write(out, to_html(trace, lang=args.lang))
+    elif args.format == "html":  # with the questions file beside the trace, if there is one
+        _write(out, to_html(trace, lang=args.lang, questions=questions_for(args.file)))
     else:
         dot = to_dot(trace, current=current, window=args.window or None, lang=args.lang)
         _write(out, dot if args.format == "dot" else render(dot, args.format))

@@ -59,7 +59,7 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Not yet: this hop is shown once the answer is revealed.",
     },
     "right_answer": {"zh": "正确答案", "en": "Right answer"},
-    "quiz_keys": {"zh": "A–F 选择 · → 或回车揭晓", "en": "A–F picks · → or Enter reveals"},
+    "quiz_keys": {"zh": "A–E 选择 · → 或回车揭晓", "en": "A–E picks · → or Enter reveals"},
 }
 
 

@@ -32,7 +32,7 @@ LANGS: tuple[Lang, ...] = ("zh", "en")
 
 MAX_QUESTIONS_BYTES = 64 * 1024
 MAX_QUESTIONS = 100
-MAX_CHOICES = 6
+MAX_CHOICES = 5  # picked with the keys A to E
 MAX_TEXT_CHARS = 400
 MAX_OCCURRENCE = 10_000
 QUESTIONS_VERSION = 1
