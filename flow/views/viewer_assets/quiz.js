@@ -86,13 +86,13 @@ class Quiz {
     });
     this.el.hidden = false;
     this.el.dataset.state = open ? 'asking' : 'revealed';
-    this.el.replaceChildren(
+    this.el.replaceChildren(...[
       h('div', { class: 'fv-quiz-head', text: open ? ui.predict[L] : ui.right_answer[L] + ': ' + CHOICE_KEYS[q.answer - 1].toUpperCase() }),
       h('div', { class: 'fv-quiz-ask', text: q.ask[L] }),
       h('div', { class: 'fv-choices' }, ...items),
       open ? h('div', { class: 'fv-quiz-foot' },
         h('button', { class: 'fv-reveal fv-primary', type: 'button', onclick: () => this.reveal(i), text: ui.reveal[L] }),
         h('span', { class: 'fv-quiz-keys', text: ui.quiz_keys[L] })) : null,
-      !open && q.why ? h('div', { class: 'fv-quiz-why', text: q.why[L] }) : null);
+      !open && q.why ? h('div', { class: 'fv-quiz-why', text: q.why[L] }) : null].filter(Boolean));
   }
 }

@@ -558,6 +558,7 @@ class Viewer {
       phase ? h('span', { class: 'fv-pill', text: phase.name[L] }) : null);
     if (phase) this.whereEl.lastChild.style.setProperty('--fv-phase', phase.color);
     this.quiz.show(i, L);
+    this.el.classList.toggle('fv-asking', asking);
     this.routeStrip.paint(hop, L);
     if (asking) {
       // The question first: the hop's label, text and JSON would give the answer away.
@@ -594,7 +595,8 @@ class Viewer {
     const items = [];
     for (let k = from; k <= to; k++) {
       const hp = this.hops[k];
-      items.push(h('li', { class: k === i ? 'fv-on' : k > i ? 'fv-after' : '', onclick: () => this.goto(k) },
+      const veiled = k === i && this.quiz.asking(i); // the hop asked about keeps its words until the reveal
+      items.push(h('li', { class: k === i ? (veiled ? 'fv-on fv-after' : 'fv-on') : k > i ? 'fv-after' : '', onclick: () => this.goto(k) },
         h('b', { text: hp.number }), ' ', h('span', { class: 'fv-li-label', text: hp.label })));
     }
     this.listEl.replaceChildren(...items);
