@@ -339,9 +339,9 @@ def lesson_files(tmp_path_factory) -> dict[tuple[str, str], Path]:
 
 
 def _hops(path: Path) -> list[dict]:
-    return json.loads(re.search(r'id="flow-bundle">(.*?)</script>', path.read_text(encoding="utf-8"), re.S).group(1))[
-        "hops"
-    ]
+    found = re.search(r'id="flow-bundle">(.*?)</script>', path.read_text(encoding="utf-8"), re.S)
+    assert found is not None
+    return json.loads(found.group(1))["hops"]
 
 
 def test_the_route_lights_the_current_message_while_stepping(browser, lesson_files):
