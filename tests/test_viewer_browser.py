@@ -480,6 +480,19 @@ def test_a_question_shows_before_its_hop_and_the_reveal_marks_the_right_choice(b
     expect(card).to_have_attribute("data-state", "asking")
     card.locator(".fv-reveal").click()
     expect(card).to_have_attribute("data-state", "revealed")
+    # The Next button reveals a waiting question before it moves on.
+    _goto(page, asked - 1)
+    page.locator(".fv-next").click()
+    _wait_for(page, asked + 1)
+    expect(card).to_have_attribute("data-state", "revealed")  # revealed once, it stays so
+    first = next(i for i, h in enumerate(hops) if "question" in h)
+    _goto(page, first - 1)
+    page.locator(".fv-next").click()
+    page.locator(f"[data-flow-viewer][data-current='{first + 1}'][data-asking='1']").wait_for()
+    page.locator(".fv-next").click()
+    page.locator(f"[data-flow-viewer][data-current='{first + 1}'][data-asking='']").wait_for()
+    page.locator(".fv-next").click()
+    _wait_for(page, first + 2)
     assert not page.errors, page.errors
 
 

@@ -419,6 +419,8 @@ class Viewer {
   // ---- moving ----
 
   move(delta) {
+    // Forward from a waiting question reveals it first (the Next button, a clicker, the keys alike).
+    if (delta > 0 && this.quiz.reveal(this.index)) return;
     this.goto(this.index + delta);
   }
 
