@@ -1,8 +1,8 @@
 """The client-side trace viewer's data: one bundle per trace and language, and its assets.
 
-The viewer (flow/viewer_assets/viewer.js + viewer.css, our own code, no network) receives the
-bundle once and steps in the browser: highlighting, fading, scrolling and the panels are DOM
-updates. Two hosts mount the same files: the Step through page (a Streamlit custom component)
+The viewer (flow/views/viewer_assets/: viewer.js + viewer.css, with the route at a glance in route.js and
+predict-then-reveal in quiz.js + lesson.css; our own code, no network) receives the bundle once and steps
+in the browser: highlighting, fading, scrolling, the route and the panels are DOM updates. Two hosts mount the same files: the Step through page (a Streamlit custom component)
 and the self-contained HTML export (`flow.render_html.to_html`). Nothing here imports Streamlit.
 """
 
