@@ -1,7 +1,10 @@
-"""Step through a trace: flow's client-side viewer (the diagram, what happens and why, the hop's JSON), then downloads.
+"""Step through a trace: flow's client-side viewer (the route at a glance, the diagram, what happens and why, the
+hop's JSON), then downloads.
 
 Stepping happens in the browser; the viewer reports where it is (component state `hop`), which this
 page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows.
+The sidebar's lesson toggles turn on the trace's questions (a sample's own, or a file uploaded with an
+uploaded trace) and the restaurant captions; the viewer has the same two buttons for presenter mode.
 """
 
 import streamlit as st
@@ -9,7 +12,7 @@ import streamlit as st
 import flow
 from ui.i18n import t
 from ui.state import add_upload, all_traces, state
-from ui.trace_viewer import reported_hop, trace_viewer
+from ui.trace_viewer import add_questions, questions, reported_hop, trace_viewer
 from ui.view import downloads, picker, remembered
 
 app = state()
@@ -90,13 +93,41 @@ if not item.trace.hops:  # a file may hold none (a listing that failed at once):
     st.stop()
 app.index = max(0, min(app.index, len(item.trace.hops) - 1))
 
+# The lesson: questions (predict, then reveal) and the restaurant captions, for a teacher to turn on.
+with st.sidebar:
+    st.divider()
+    if source == "upload" and item.key.startswith("upload:"):
+        given = st.file_uploader(t("questions_upload", lang), type=["json"], key="step_questions_upload")
+        if given is not None:
+            try:
+                add_questions(app, item, given.name, given.getvalue())
+                app.questions_error = None
+            except flow.QuestionsError as exc:
+                app.questions_error = str(exc)
+        if app.questions_error:
+            st.error(
+                f"{t('questions_failed', lang)}：{app.questions_error}" if lang == "zh" else app.questions_error,
+                icon=":material/error:",
+            )
+    try:
+        found = questions(app, item)
+    except flow.QuestionsError as exc:
+        found = {}
+        st.error(exc, icon=":material/error:")
+    # Keyed by language, the value from the app state: a language switch keeps what the teacher chose.
+    app.quiz = st.toggle(
+        t("questions_toggle", lang), value=app.quiz, key=f"step_quiz_{lang}", help=t("questions_help", lang)
+    )
+    st.caption(t("questions_count", lang).format(n=len(found)) if found else t("questions_none", lang))
+    app.captions = st.toggle(t("captions_toggle", lang), value=app.captions, key=f"step_captions_{lang}")
+
 
 @st.fragment
 def stepper(start: int) -> None:
     # The viewer's reports rerun only this fragment: a step never redraws the page.
-    trace_viewer(item, lang, start=start, on_hop=on_hop)
+    trace_viewer(item, lang, start=start, on_hop=on_hop, found=found, quiz=app.quiz, captions=app.captions)
 
 
 stepper(app.index)
 st.query_params["hop"] = str(app.index + 1)
-downloads(item, lang)
+downloads(item, lang, questions=found)

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
     from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace, read_trace_bytes, save_trace
     from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
+    from flow.trace.questions import QuestionsError, bind_questions, questions_for, read_questions_bytes
+    from flow.trace.route import message_of, route
     from flow.views.compare import figures, per_phase_ms, per_step, summary_rows
     from flow.views.diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
     from flow.views.html import to_html
@@ -58,6 +60,10 @@ _HOME = {
         "flow.trace.files",
     ),
     **dict.fromkeys(("FORMAT_VERSION", "PHASES", "Hop", "Trace", "TraceMeta"), "flow.trace.model"),
+    **dict.fromkeys(
+        ("QuestionsError", "bind_questions", "questions_for", "read_questions_bytes"), "flow.trace.questions"
+    ),
+    **dict.fromkeys(("message_of", "route"), "flow.trace.route"),
     **dict.fromkeys(("figures", "per_phase_ms", "per_step", "summary_rows"), "flow.views.compare"),
     **dict.fromkeys(
         ("LABEL_SIZE", "SMALL_SIZE", "RenderError", "overview_dot", "render", "to_dot"), "flow.views.diagram"
@@ -95,6 +101,7 @@ __all__ = [
     "PHASES",
     "PHASE_NAMES",
     "PRESETS",
+    "QuestionsError",
     "RenderError",
     "RunOptions",
     "RunResult",
@@ -109,6 +116,7 @@ __all__ = [
     "Turn",
     "WarmSession",
     "allow_typed_commands",
+    "bind_questions",
     "built_in_servers",
     "bundle_json",
     "configured_servers",
@@ -122,14 +130,18 @@ __all__ = [
     "key_env_for",
     "key_for",
     "load_trace",
+    "message_of",
     "overview_dot",
     "parse_script",
     "parse_trace",
     "per_phase_ms",
     "per_step",
+    "questions_for",
+    "read_questions_bytes",
     "read_trace_bytes",
     "render",
     "replay",
+    "route",
     "run",
     "run_flow",
     "save_trace",

@@ -179,3 +179,21 @@ def test_the_lesson_goes_to_a_file_with_o_and_a_bad_file_is_one_line_and_exit_2(
     trace = load_trace(SAMPLES / "two-rounds.json")
     save_trace(trace, tmp_path / "copy.json")
     assert cli("lesson", str(tmp_path / "copy.json"), "--lang", "en").returncode == 0
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_cli_asks_the_samples_own_questions_in_the_lessons_language(cli, lang):
+    from flow.trace.questions import questions_for
+
+    path = SAMPLES / "unknown-tool.json"
+    asked = questions_for(path)
+    assert asked  # the sample comes with questions
+    ran = cli("lesson", str(path), "--lang", lang)
+    assert ran.returncode == 0, ran.stderr
+    for seq, question in asked.items():
+        heading = f"### 第 {seq} 跳 " if lang == "zh" else f"### Hop {seq} "
+        hop = ran.stdout.split(heading)[1].split("\n### ")[0]
+        right = question.choices[question.answer - 1][lang]
+        answer_line = next(line for line in hop.splitlines() if line.startswith("**") and right in line)
+        assert hop.index(question.ask[lang]) < hop.index(answer_line)  # asked before the hop, answered after
+    assert ran.stdout.count(asked[next(iter(asked))].ask[lang]) == 1

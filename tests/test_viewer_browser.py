@@ -302,3 +302,259 @@ def test_a_payload_holding_nan_or_infinity_still_opens_in_the_viewer(browser, tm
     page = _open(browser, path.as_uri(), (1280, 720))
     _goto(page, 3)
     expect(page.locator(".fv-json")).to_contain_text('"content": "NaN"')
+
+
+# ---- the route at a glance and predict-then-reveal (issue 15) ----
+
+LESSON_SAMPLES = ["beijing-mcp", "beijing-direct", "unknown-tool", "tool-choice-none"]
+
+# Where the route's lit cell is, what the root says, and whether the diagram still has the room it needs.
+_ROUTE = """() => {
+  const root = window.__viewer.root;
+  const lit = [...root.querySelectorAll('.fv-rcell.fv-here')].map((c) => c.dataset.message);
+  const diagram = root.querySelector('.fv-diagram').getBoundingClientRect();
+  const strip = root.querySelector('.fv-routebox').getBoundingClientRect();
+  const px = (sel) => parseFloat(getComputedStyle(root.querySelector(sel)).fontSize);
+  return {lit, message: root.dataset.message, diagramTop: diagram.top, diagramHeight: diagram.height,
+          stripBottom: strip.bottom, stripRight: strip.right, width: innerWidth, height: innerHeight,
+          cellName: px('.fv-rname'), cellNumber: px('.fv-rnum'), detail: px('.fv-rdetail'),
+          kept: root.querySelector('.fv-rcell[data-message="1"]').__kept === true};
+}"""
+
+
+@pytest.fixture(scope="module")
+def lesson_files(tmp_path_factory) -> dict[tuple[str, str], Path]:
+    """The HTML export of a few samples in both languages, with their questions."""
+    from flow.trace.questions import questions_for
+
+    folder = tmp_path_factory.mktemp("lesson")
+    out = {}
+    for name in LESSON_SAMPLES:
+        trace = load_trace(ROOT / "sample_traces" / f"{name}.json")
+        if name == "beijing-mcp":  # as a server that does not report running the tool records it
+            raw = json.loads(trace.to_json())
+            raw["hops"] = [
+                h
+                for h in raw["hops"]
+                if not (h["kind"].startswith("tool.") and "mcp_server" in (h["source"], h["target"]))
+            ]
+            for seq, hop in enumerate(raw["hops"], 1):
+                hop["seq"] = seq
+            trace = parse_trace(raw)
+        for lang in ("zh", "en"):
+            path = folder / f"{name}-{lang}.html"
+            path.write_text(to_html(trace, lang=lang, questions=questions_for(trace)), encoding="utf-8")
+            out[name, lang] = path
+    return out
+
+
+def _hops(path: Path) -> list[dict]:
+    found = re.search(r'id="flow-bundle">(.*?)</script>', path.read_text(encoding="utf-8"), re.S)
+    assert found is not None
+    return json.loads(found.group(1))["hops"]
+
+
+def test_the_route_lights_the_current_message_while_stepping(browser, lesson_files):
+    path = lesson_files["beijing-mcp", "en"]
+    hops = _hops(path)
+    page = _open(browser, path.as_uri(), (1280, 720))
+    page.evaluate("() => { window.__viewer.root.querySelector('.fv-rcell[data-message=\"1\"]').__kept = true; }")
+    for i, hop in enumerate(hops):
+        page.keyboard.press("ArrowRight") if i else None
+        _wait_for(page, i + 1)
+        seen = page.evaluate(_ROUTE)
+        assert seen["lit"] == [str(hop["message"])] and seen["message"] == str(hop["message"]), (i, seen)
+        assert seen["kept"], "stepping rebuilt the route: it must be a DOM update"
+    # The app's six phases and the articles' four (and phase zero) are both shown, the current ones marked.
+    expect(page.locator(".fv-rarticle.fv-on")).to_have_text("Phase 4 · backfill and answer")
+    expect(page.locator(".fv-rapp.fv-on")).to_have_text("answer")
+    expect(page.locator(".fv-rarticle")).to_have_count(5)
+    expect(page.locator(".fv-rapp")).to_have_count(6)
+    # A click on a message goes to its first hop; message 6 says why it is only partly here.
+    page.locator('.fv-rcell[data-message="8"]').click()
+    first8 = next(i for i, h in enumerate(hops) if h["message"] == 8)
+    _wait_for(page, first8 + 1)
+    six = page.locator('.fv-rcell[data-message="6"]')
+    expect(six).to_have_attribute("data-state", "partial")
+    expect(six).to_contain_text("not reported")
+    six.click()
+    _wait_for(page, next(i for i, h in enumerate(hops) if h["message"] == 6) + 1)
+    expect(page.locator(".fv-rdetail")).to_contain_text("This server did not report its execution")
+    expect(page.locator(".fv-rdetail")).to_contain_text("Articles: MCP Client → Tool")
+    # The restaurant captions, behind their toggle.
+    expect(page.locator(".fv-rcaption")).to_be_hidden()
+    page.locator(".fv-captions-toggle").click()
+    expect(page.locator(".fv-rcaption")).to_contain_text("The kitchen cooks what the slip says.")
+    assert not page.errors, page.errors
+
+
+def test_the_route_dims_what_a_trace_does_not_have_and_says_why(browser, lesson_files):
+    page = _open(browser, lesson_files["beijing-direct", "zh"].as_uri(), (1280, 720))
+    states = page.evaluate(
+        "() => [...document.querySelectorAll('.fv-rcell')].map((c) => [c.dataset.message, c.dataset.state])"
+    )
+    assert {m for m, s in states if s == "in_process"} == {"2", "5", "6", "7"}, states
+    expect(page.locator('.fv-rcell[data-message="5"]')).to_contain_text("进程内")
+    page.context.close()
+    hops = _hops(lesson_files["tool-choice-none", "en"])
+    page = _open(browser, lesson_files["tool-choice-none", "en"].as_uri(), (1280, 720))
+    for n in range(4, 9):
+        expect(page.locator(f'.fv-rcell[data-message="{n}"]')).to_have_attribute("data-state", "missing")
+    page.locator('.fv-rcell[data-message="6"]').click()  # no hop to go to: the line below says why instead
+    expect(page.locator(".fv-rdetail")).to_contain_text("answered without asking for a tool")
+    assert page.evaluate("() => window.__viewer.index") == 0 and len(hops) == 12
+    assert not page.errors, page.errors
+
+
+def test_the_route_fits_at_720p_and_in_presenter_mode(browser, lesson_files):
+    for size in SIZES:
+        for lang in ("zh", "en"):
+            page = _open(browser, lesson_files["unknown-tool", lang].as_uri(), size, locale="zh-CN")
+            for presenter in (False, True):
+                _presenter(page, presenter)
+                _goto(page, 13)
+                seen = page.evaluate(_ROUTE)
+                where = (size, lang, presenter, seen)
+                assert seen["stripRight"] <= seen["width"] + 0.5, where
+                assert seen["diagramTop"] >= seen["stripBottom"] - 0.5, where
+                assert seen["diagramHeight"] >= 0.5 * seen["height"] - 40, where  # the diagram keeps its room
+                assert seen["cellNumber"] >= (18 if presenter else 15) and seen["cellName"] >= (16 if presenter else 12)
+                assert page.evaluate(CURRENT_IN_VIEW)["ok"], where
+            assert not page.errors, page.errors
+            page.context.close()
+
+
+def test_a_question_shows_before_its_hop_and_the_reveal_marks_the_right_choice(browser, lesson_files):
+    path = lesson_files["unknown-tool", "en"]
+    hops = _hops(path)
+    asked = next(i for i, h in enumerate(hops) if "question" in h and h["kind"] == "mcp.error")
+    question = hops[asked]["question"]
+    page = _open(browser, path.as_uri(), (1280, 720))
+    # Off by default: the hop shows at once.
+    _goto(page, asked)
+    expect(page.locator(".fv-quiz-card")).to_be_hidden()
+    expect(page.locator(".fv-label")).to_contain_text("mcp.error")
+    _goto(page, asked - 1)
+    toggle = page.locator(".fv-questions-toggle")
+    expect(toggle).to_have_text(f"Questions ({sum('question' in h for h in hops)})")
+    toggle.click()
+    expect(page.locator("[data-flow-viewer]")).to_have_class(re.compile(r"\bfv-quiz\b"))
+    page.locator(".fv-title").click()
+    page.keyboard.press("ArrowRight")
+    page.locator(f"[data-flow-viewer][data-current='{asked + 1}'][data-asking='1']").wait_for()
+    card = page.locator(".fv-quiz-card")
+    expect(card).to_have_attribute("data-state", "asking")
+    expect(card).to_contain_text(question["ask"]["en"])
+    expect(card.locator(".fv-choice")).to_have_count(len(question["choices"]))
+    # Before the reveal nothing tells: no label, no JSON, the arrow's words veiled, the list's line too.
+    expect(page.locator(".fv-label")).to_have_text("")
+    expect(page.locator(".fv-json")).not_to_contain_text("-32602")
+    expect(page.locator(".fv-teach")).to_be_hidden()
+    fill = page.evaluate("() => getComputedStyle(document.querySelector('.fv-svg g.fv-ask text')).fill")
+    assert fill in ("transparent", "rgba(0, 0, 0, 0)"), fill
+    expect(page.locator(".fv-list li.fv-on .fv-li-label")).to_be_hidden()
+    wrong = next(k for k in range(len(question["choices"])) if k + 1 != question["answer"])
+    page.keyboard.press("abcde"[wrong])
+    expect(card.locator(f'.fv-choice[data-choice="{wrong + 1}"]')).to_have_class(re.compile("fv-picked"))
+    page.keyboard.press("ArrowRight")  # reveals; does not move
+    page.locator(f"[data-flow-viewer][data-current='{asked + 1}'][data-asking='']").wait_for()
+    assert page.evaluate("() => window.__viewer.index") == asked
+    expect(card).to_have_attribute("data-state", "revealed")
+    right = card.locator(".fv-choice.fv-right")
+    expect(right).to_have_count(1)
+    expect(right).to_have_attribute("data-choice", str(question["answer"]))
+    expect(right).to_contain_text(question["choices"][question["answer"] - 1]["en"])
+    expect(card.locator(".fv-choice.fv-wrong")).to_have_attribute("data-choice", str(wrong + 1))
+    expect(card).to_contain_text(question["why"]["en"])
+    expect(page.locator(".fv-json")).to_contain_text("-32602")
+    expect(page.locator(".fv-teach")).to_be_visible()
+    page.keyboard.press("ArrowRight")
+    _wait_for(page, asked + 2)
+    expect(card).to_be_hidden()  # no question at the next hop
+    # Back again: it stays revealed; the Reveal button works as the key does on the next question.
+    page.keyboard.press("ArrowLeft")
+    _wait_for(page, asked + 1)
+    expect(card).to_have_attribute("data-state", "revealed")
+    nxt = next(i for i, h in enumerate(hops) if "question" in h and i > asked)
+    _goto(page, nxt)
+    expect(card).to_have_attribute("data-state", "asking")
+    card.locator(".fv-reveal").click()
+    expect(card).to_have_attribute("data-state", "revealed")
+    # The Next button reveals a waiting question before it moves on.
+    _goto(page, asked - 1)
+    page.locator(".fv-next").click()
+    _wait_for(page, asked + 1)
+    expect(card).to_have_attribute("data-state", "revealed")  # revealed once, it stays so
+    first = next(i for i, h in enumerate(hops) if "question" in h)
+    _goto(page, first - 1)
+    page.locator(".fv-next").click()
+    page.locator(f"[data-flow-viewer][data-current='{first + 1}'][data-asking='1']").wait_for()
+    page.locator(".fv-next").click()
+    page.locator(f"[data-flow-viewer][data-current='{first + 1}'][data-asking='']").wait_for()
+    page.locator(".fv-next").click()
+    _wait_for(page, first + 2)
+    assert not page.errors, page.errors
+
+
+def test_autoplay_stops_at_a_question(browser, lesson_files):
+    path = lesson_files["beijing-mcp", "en"]
+    hops = _hops(path)
+    first = next(i for i, h in enumerate(hops) if "question" in h)
+    page = _open(browser, path.as_uri(), (1280, 720))
+    page.locator(".fv-questions-toggle").click()
+    page.locator(".fv-speed").select_option("0.5")
+    page.locator(".fv-play").click()
+    page.locator(f"[data-flow-viewer][data-current='{first + 1}'][data-asking='1']").wait_for()
+    page.wait_for_timeout(1200)
+    assert page.evaluate("() => window.__viewer.index") == first
+    expect(page.locator(".fv-play")).not_to_contain_text("Pause")
+
+
+def test_the_step_page_has_the_route_and_its_questions_toggle(browser, app_url):
+    page = _open(browser, app_url, (1280, 720))
+    expect(page.locator(".fv-rcell")).to_have_count(11)
+    expect(page.locator(".fv-rcell.fv-here")).to_have_attribute("data-message", "0")
+    seen = page.evaluate(_ROUTE)
+    assert seen["diagramHeight"] >= 300, seen
+    page.locator("[data-testid='stSidebar'] .st-key-step_quiz_en").get_by_text("Questions").click()
+    expect(page.locator("[data-flow-viewer]")).to_have_class(re.compile(r"\bfv-quiz\b"))
+    page.locator(".fv-title").click()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.locator("[data-flow-viewer][data-current='3']").wait_for()
+    page.keyboard.press("ArrowRight")
+    # The beijing-mcp sample asks before hop 4, the answer to initialize.
+    page.locator("[data-flow-viewer][data-current='4'][data-asking='1']").wait_for()
+    expect(page.locator(".fv-quiz-card")).to_contain_text("initialize")
+    page.keyboard.press("Enter")
+    page.locator("[data-flow-viewer][data-current='4'][data-asking='']").wait_for()
+    expect(page.locator(".fv-choice.fv-right")).to_have_attribute("data-choice", "1")
+    assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_screenshots_of_the_route_and_the_questions(browser, lesson_files, lang):
+    """For a person to look at: the key hops of several samples, both sizes, normal and presenter."""
+    locale = "zh-CN" if lang == "zh" else "en-US"
+    key_hops = {"beijing-mcp": 12, "beijing-direct": 6, "unknown-tool": 13, "tool-choice-none": 10}
+    for name, index in key_hops.items():
+        path = lesson_files[name, lang]
+        has_question = "question" in _hops(path)[index]
+        for size in SIZES:
+            page = _open(browser, path.as_uri(), size, locale=locale)
+            page.locator(".fv-captions-toggle").click()
+            if has_question:
+                page.locator(".fv-questions-toggle").click()
+            for presenter in (False, True):
+                _presenter(page, presenter)
+                _goto(page, index)
+                mode = "presenter" if presenter else "normal"
+                stem = f"route-{name}-{lang}-{mode}-{size[0]}x{size[1]}"
+                assert _shot(page, f"{stem}.png").stat().st_size > 10_000
+                if has_question and not presenter:
+                    page.locator(".fv-choice").first.click()
+                    page.locator(".fv-reveal").click()
+                    page.locator("[data-flow-viewer][data-asking='']").wait_for()
+                    _shot(page, f"{stem}-revealed.png")
+            assert not page.errors, page.errors
+            page.context.close()

@@ -100,6 +100,20 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "This trace has no hops: there is nothing to show.",
     },
     "upload_failed": {"zh": "无法打开这个 trace 文件", "en": "Cannot open this trace file"},
+    "lesson": {"zh": "课堂", "en": "Lesson"},
+    "questions_toggle": {"zh": "课堂提问：先猜，再揭晓", "en": "Questions: predict, then reveal"},
+    "questions_help": {
+        "zh": "走到带问题的一跳时，先显示问题和选项，揭晓后再显示这一跳。",
+        "en": "At a hop with a question, the question and its choices come first; the hop is shown once revealed.",
+    },
+    "questions_count": {"zh": "这个 trace 有 {n} 个问题", "en": "This trace has {n} questions"},
+    "questions_none": {"zh": "这个 trace 没有问题文件", "en": "This trace has no questions file"},
+    "captions_toggle": {"zh": "餐厅比喻（第一堂课）", "en": "Restaurant captions (a first lesson)"},
+    "questions_upload": {
+        "zh": "问题文件（可选，NAME.questions.json）",
+        "en": "Questions file (optional, NAME.questions.json)",
+    },
+    "questions_failed": {"zh": "无法使用这个问题文件", "en": "Cannot use this questions file"},
     "upload": {
         "zh": "上传 trace 文件（JSON），或导入 JSON-RPC 日志（JSONL）、OTLP JSON",
         "en": "Upload a trace file (JSON), or import a JSON-RPC log (JSONL) or OTLP JSON",

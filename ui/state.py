@@ -39,6 +39,10 @@ class AppState:
     compare_b: str = "sample:beijing-mcp"
     hops_key: str = "sample:beijing-mcp"
     upload_error: str | None = None
+    questions: dict[str, dict[int, Any]] = field(default_factory=dict)  # an uploaded questions file, by trace key
+    questions_error: str | None = None
+    quiz: bool = False  # the Step page's questions are on
+    captions: bool = False  # the Step page's restaurant captions are on
     run_error: dict[str, str] | None = None  # the last run's failure line, in both languages
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
     warm: dict[str, WarmSession] = field(default_factory=dict)  # open stdio sessions, by era

@@ -1,8 +1,9 @@
 """The Step through page's viewer: flow's client-side trace viewer mounted as a Streamlit custom component (v2).
 
 The component is registered once, when this module is first imported. Its data is the trace's
-bundle (built once per trace and language, then shared) and the hop to start at; stepping happens
-in the browser, and the position comes back as the component's state `hop`: {"trace": digest, "hop": N}.
+bundle (built once per trace, language and questions, then shared), the hop to start at and the page's
+toggles (questions, restaurant captions); stepping happens in the browser, and the position comes back as
+the component's state `hop`: {"trace": digest, "hop": N}.
 """
 
 from __future__ import annotations
@@ -13,33 +14,75 @@ from typing import Any
 
 import streamlit as st
 
+import flow
 from flow import Lang, bundle_json, trace_digest, viewer_bundle, viewer_css, viewer_js
-from ui.state import Loaded
+from ui.state import AppState, Loaded
 
 VIEWER_KEY = "trace_viewer"
 
 _mount = st.components.v2.component("mcp_flow_trace_viewer", css=viewer_css(), js=viewer_js())
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _sample_questions(key: str, _trace: Any) -> dict[int, Any]:
+    """A sample's committed questions (sample_traces/questions/), read once per server."""
+    return flow.questions_for(_trace)
+
+
+def questions(app: AppState, item: Loaded) -> dict[int, Any]:
+    """The questions of the trace the page shows: an uploaded questions file, else a sample's own; {} when none.
+    A sample's file that cannot be used raises `flow.QuestionsError` (a test keeps them usable)."""
+    if item.key in app.questions:
+        return app.questions[item.key]
+    if item.key.startswith("sample:"):
+        return _sample_questions(item.key, item.trace)
+    return {}
+
+
+def add_questions(app: AppState, item: Loaded, name: str, data: bytes) -> dict[int, Any]:
+    """Read an uploaded questions file for this trace; raises `flow.QuestionsError` with one line for the page."""
+    found = flow.bind_questions(flow.read_questions_bytes(data, name=name), item.trace, name=name)
+    app.questions[item.key] = found
+    return found
+
+
+def _questions_key(found: dict[int, Any]) -> str:
+    return json.dumps({seq: q.to_json() for seq, q in sorted(found.items())}, ensure_ascii=False) if found else ""
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _bundle_json(key: str, lang: Lang, _trace: Any) -> str:
+def _bundle_json(key: str, lang: Lang, questions_key: str, _trace: Any, _questions: Any) -> str:
     """The bundle as JSON text, made once per trace and language and shared by every session.
 
     Text, not a dict: each report from the viewer reruns the page's fragment, and Streamlit serialises
     and hashes the component's data on every run; a string of a 1,000-hop trace costs a few ms, the
     same data as nested dicts over a hundred."""
-    return bundle_json(viewer_bundle(_trace, lang=lang))
+    return bundle_json(viewer_bundle(_trace, lang=lang, questions=_questions or None))
 
 
-def bundle(item: Loaded, lang: Lang) -> dict[str, Any]:
+def bundle(item: Loaded, lang: Lang, found: dict[int, Any] | None = None) -> dict[str, Any]:
     """The bundle as the viewer receives it (for tests and other pages)."""
-    return json.loads(_bundle_json(item.key, lang, item.trace))
+    found = found or {}
+    return json.loads(_bundle_json(item.key, lang, _questions_key(found), item.trace, found))
 
 
-def trace_viewer(item: Loaded, lang: Lang, *, start: int, on_hop: Callable[[], None]) -> Any:
-    """Mount the viewer at hop index `start` (0-based). The browser sends the data again only when it changes:
-    `start` is what the page knew when it was last drawn as a whole, not every step since."""
-    data = f'{{"start": {int(start)}, "bundle": {_bundle_json(item.key, lang, item.trace)}}}'
+def trace_viewer(
+    item: Loaded,
+    lang: Lang,
+    *,
+    start: int,
+    on_hop: Callable[[], None],
+    found: dict[int, Any] | None = None,
+    quiz: bool = False,
+    captions: bool = False,
+) -> Any:
+    """Mount the viewer at hop index `start` (0-based), with the trace's questions (`found`, by hop seq) and the
+    page's toggles. The browser sends the data again only when it changes: `start` is what the page knew when
+    it was last drawn as a whole, not every step since."""
+    found = found or {}
+    text = _bundle_json(item.key, lang, _questions_key(found), item.trace, found)
+    options = json.dumps({"questions": bool(quiz), "captions": bool(captions)})
+    data = f'{{"start": {int(start)}, "options": {options}, "bundle": {text}}}'
     return _mount(key=VIEWER_KEY, data=data, on_hop_change=on_hop)
 
 

@@ -92,12 +92,12 @@ def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
     return st.selectbox(label, keys, key=key, format_func=lambda k: trace_title(items[k], app.lang))
 
 
-def downloads(item: Loaded, lang: Lang) -> None:
+def downloads(item: Loaded, lang: Lang, *, questions: dict[int, Any] | None = None) -> None:
     base = item.label.replace("/", "_").replace(" ", "_")[:40] or "trace"
 
     def html() -> str:
         try:
-            return to_html(item.trace, lang=lang)
+            return to_html(item.trace, lang=lang, questions=questions)
         except RenderError as exc:
             return f"<!DOCTYPE html><p>{html_text.escape(str(exc))}</p>"
 

@@ -724,6 +724,7 @@ _EXT = {"dot": "dot", "svg": "svg", "png": "png", "mermaid": "mmd", "html": "htm
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    from flow.trace.questions import questions_for
     from flow.views.diagram import MAX_ARROWS, render, to_dot, to_mermaid, too_many_arrows
     from flow.views.html import to_html
 
@@ -743,8 +744,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
     out = args.out or Path(args.file).with_suffix("." + _EXT[args.format])
     if args.format == "mermaid":
         _write(out, to_mermaid(trace, lang=args.lang))
-    elif args.format == "html":
-        _write(out, to_html(trace, lang=args.lang))
+    elif args.format == "html":  # with the questions file beside the trace, if there is one
+        _write(out, to_html(trace, lang=args.lang, questions=questions_for(args.file)))
     else:
         dot = to_dot(trace, current=current, window=args.window or None, lang=args.lang)
         _write(out, dot if args.format == "dot" else render(dot, args.format))
@@ -754,11 +755,18 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 
 def _cmd_lesson(args: argparse.Namespace) -> int:
-    from flow.views.lesson import lesson_markdown
+    from flow.trace.questions import questions_for
+    from flow.views.lesson import LessonQuestion, lesson_markdown
 
     trace = load_trace(args.file)
-    # Questions (predict, then reveal) are not wired here yet: `lesson_markdown(questions=...)` takes them.
-    _write(args.out, lesson_markdown(trace, lang=args.lang, restaurant=args.restaurant))
+    lang = args.lang
+    questions = {  # the trace's questions file (beside it, or a sample's), in the lesson's language
+        seq: LessonQuestion(
+            q.ask[lang], tuple(c[lang] for c in q.choices), q.answer - 1, q.why[lang] if q.why else None
+        )
+        for seq, q in questions_for(args.file).items()
+    }
+    _write(args.out, lesson_markdown(trace, lang=lang, restaurant=args.restaurant, questions=questions))
     if args.out != STDOUT:
         print(args.out)
     return 0

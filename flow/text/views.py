@@ -30,6 +30,36 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "item": {"zh": "1 项", "en": "1 item"},
     "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
     "key_count": {"zh": "1 个键", "en": "1 key"},
+    # the route at a glance: the articles' ten messages
+    "route": {"zh": "文章的十条消息", "en": "The articles' ten messages"},
+    "route_article": {"zh": "文章", "en": "Articles"},
+    "route_app": {"zh": "本应用", "en": "This app"},
+    "route_zero": {"zh": "0", "en": "0"},
+    "route_message": {"zh": "消息 {n}", "en": "Message {n}"},
+    "route_phase_zero": {"zh": "阶段零（准备，还没有消息）", "en": "Phase zero (preparing, no message yet)"},
+    "route_app_step": {"zh": "本应用第 {n} 步「{name}」", "en": "this app's step {n}, “{name}”"},
+    "route_says": {"zh": "文章：{route}", "en": "Articles: {route}"},
+    "route_here": {"zh": "本次：{route}（{hops}）", "en": "This run: {route} ({hops})"},
+    "route_hops": {"zh": "{n} 跳", "en": "{n} hops"},
+    "route_hop": {"zh": "1 跳", "en": "1 hop"},
+    "route_visits": {"zh": "{n} 次", "en": "×{n}"},
+    "route_outside": {
+        "zh": "这一跳不属于十条消息中的任何一条（步骤之外的线路帧）。",
+        "en": "This hop is none of the ten messages (a wire frame outside the numbered steps).",
+    },
+    "route_jump": {"zh": "点击跳到这条消息的第一跳", "en": "Click to go to this message's first hop"},
+    "captions": {"zh": "餐厅比喻", "en": "Restaurant"},
+    "caption_prefix": {"zh": "餐厅比喻：", "en": "In the restaurant: "},
+    # predict, then reveal
+    "questions": {"zh": "课堂提问", "en": "Questions"},
+    "predict": {"zh": "先猜一猜", "en": "Predict first"},
+    "reveal": {"zh": "揭晓答案", "en": "Reveal"},
+    "hidden_hop": {
+        "zh": "先别看：揭晓答案之后，才显示这一跳的内容。",
+        "en": "Not yet: this hop is shown once the answer is revealed.",
+    },
+    "right_answer": {"zh": "正确答案", "en": "Right answer"},
+    "quiz_keys": {"zh": "A–E 选择 · → 或回车揭晓", "en": "A–E picks · → or Enter reveals"},
 }
 
 

@@ -8,9 +8,11 @@ network; a teacher can hand a trace to students as one file.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 from flow.text.names import Lang
 from flow.trace.model import Trace
+from flow.trace.questions import Question
 from flow.views.diagram import RenderError, too_many_arrows
 from flow.views.viewer import script_json, viewer_bundle, viewer_css, viewer_js
 
@@ -20,14 +22,17 @@ html,body{margin:0;height:100%;background:#fff}
 """
 
 
-def to_html(trace: Trace, *, lang: Lang = "zh") -> str:
-    """The whole trace as one HTML page stepped in the browser (the diagram needs the graphviz program)."""
+def to_html(trace: Trace, *, lang: Lang = "zh", questions: Mapping[int, Question] | None = None) -> str:
+    """The whole trace as one HTML page stepped in the browser (the diagram needs the graphviz program).
+
+    `questions` (by hop `seq`, from flow.questions_for) travel in the page: the viewer's Questions button turns
+    them on."""
     problem = too_many_arrows(trace)
     if problem:  # the page steps through one whole picture
         raise RenderError(
             f"too long for one HTML page: {problem}; draw part of it as SVG (render --format svg --window N --hop SEQ)"
         )
-    bundle = viewer_bundle(trace, lang=lang)
+    bundle = viewer_bundle(trace, lang=lang, questions=questions)
     title = bundle["title"][lang]
     # The module script is inline, so it runs from a file:// URL; it ends by mounting the viewer on the bundle.
     script = viewer_js() + (

@@ -30,12 +30,13 @@ FOCUS_PATHS = 4
 
 @dataclass(frozen=True)
 class LessonQuestion:
-    """A question asked before a hop (predict, then reveal), already in the lesson's language. The lead wires the
-    question files of the samples to `lesson_markdown(questions=...)`; without them a lesson has none."""
+    """A question asked before a hop (predict, then reveal), already in the lesson's language: the CLI reads them
+    from the trace's questions file (`flow.trace.questions.questions_for`)."""
 
     text: str
     choices: Sequence[str] = field(default_factory=tuple)
     answer: int | None = None  # the index of the right choice
+    why: str | None = None  # why it is the right one, said with the answer
 
 
 def _t(key: str, lang: Lang, **values: object) -> str:
@@ -199,7 +200,8 @@ def _reveal(question: LessonQuestion, lang: Lang) -> list[str]:
     i = question.answer
     if i is None or not 0 <= i < min(len(question.choices), len(_LETTERS)):
         return []
-    return ["", f"**{_t('answer', lang)}:** {_LETTERS[i]}. {prose(question.choices[i])}"]
+    why = f" {prose(question.why)}" if question.why else ""
+    return ["", f"**{_t('answer', lang)}:** {_LETTERS[i]}. {prose(question.choices[i])}{why}"]
 
 
 def lesson_markdown(

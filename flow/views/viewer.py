@@ -1,8 +1,8 @@
 """The client-side trace viewer's data: one bundle per trace and language, and its assets.
 
-The viewer (flow/viewer_assets/viewer.js + viewer.css, our own code, no network) receives the
-bundle once and steps in the browser: highlighting, fading, scrolling and the panels are DOM
-updates. Two hosts mount the same files: the Step through page (a Streamlit custom component)
+The viewer (flow/views/viewer_assets/: viewer.js + viewer.css, with the route at a glance in route.js and
+predict-then-reveal in quiz.js + lesson.css; our own code, no network) receives the bundle once and steps
+in the browser: highlighting, fading, scrolling, the route and the panels are DOM updates. Two hosts mount the same files: the Step through page (a Streamlit custom component)
 and the self-contained HTML export (`flow.render_html.to_html`). Nothing here imports Streamlit.
 """
 
@@ -12,14 +12,26 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+from flow.text.names import ACTOR_NAMES, PHASE_NAMES, STEP_NAMES, Lang
+from flow.text.route import (
+    ARTICLE_PHASE_NAMES,
+    ARTICLE_PHASE_SHORT,
+    CAPTIONS,
+    MESSAGE_NAMES,
+    REASON_SHORT,
+    REASON_TEXT,
+    article_route,
+)
 from flow.text.teaching import teaching_texts
 from flow.text.views import VIEWER_TEXT
 from flow.trace.model import Hop, Trace
+from flow.trace.questions import Question
+from flow.trace.route import message_of, route
 from flow.views.diagram import RenderError, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
 from flow.views.labels import PHASE_COLORS, short_label
@@ -59,13 +71,48 @@ def trace_digest(trace: Trace) -> str:
     return hashlib.sha256(trace.to_json().encode("utf-8")).hexdigest()[:16]
 
 
-def viewer_bundle(trace: Trace, *, lang: Lang = "zh") -> dict[str, Any]:
+def route_bundle(trace: Trace) -> dict[str, Any]:
+    """The articles' route for the viewer's overview: phase zero and the ten messages, each with its state in this
+    trace, its words in both languages and the hop a click jumps to."""
+    messages = []
+    for m in route(trace):
+        messages.append(
+            {
+                "n": int(m.step),
+                "state": m.state,
+                "first": m.first,
+                "hops": m.hops,
+                "visits": m.visits,
+                "article_phase": m.article_phase,
+                "app_phase": m.app_phase,
+                "name": dict(MESSAGE_NAMES[m.step]),
+                "app_name": dict(STEP_NAMES[m.step]),
+                "article_route": {code: article_route(m.step, code) for code in ("zh", "en")},
+                "reason": m.reason,
+                "reason_short": dict(REASON_SHORT[m.reason]) if m.reason else None,
+                "reason_text": dict(REASON_TEXT[m.reason]) if m.reason else None,
+                "caption": dict(CAPTIONS[m.step]),
+            }
+        )
+    return {
+        "messages": messages,
+        "article_phases": {
+            str(k): {"name": dict(v), "short": dict(ARTICLE_PHASE_SHORT[k])} for k, v in ARTICLE_PHASE_NAMES.items()
+        },
+    }
+
+
+def viewer_bundle(
+    trace: Trace, *, lang: Lang = "zh", questions: Mapping[int, Question] | None = None
+) -> dict[str, Any]:
     """Everything the viewer needs for one trace, in one JSON-ready dict (sent once per trace and language).
 
     `svg` is drawn once with no hop highlighted; arrows carry ids `hop-N` / `hop-A-B` and labels
     `label-hop-…` (see flow.render_diagram). Each hop names its arrow by index into `rows`. A hop's
     `focus` is a list of JSON paths into its `view` (or into `view.payload`) to open and highlight;
-    an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour.
+    an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour. A hop's `message` is the
+    articles' message it belongs to (see `route_bundle`), and `question` the question asked before it, if any
+    (`questions`: by hop `seq`, from flow.questions_for).
     """
     svg, error = _svg(trace, lang)
     all_rows = rows(trace)
@@ -89,7 +136,10 @@ def viewer_bundle(trace: Trace, *, lang: Lang = "zh") -> dict[str, Any]:
             "label": short_label(hop, 80),
             "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},
             "view": view,
+            "message": None if (step := message_of(hop)) is None else int(step),
         }
+        if questions and hop.seq in questions:
+            item["question"] = questions[hop.seq].to_json()
         hop_focus = _focus_for(hop, view)
         if hop_focus is not None:
             item["focus"] = hop_focus
@@ -106,19 +156,26 @@ def viewer_bundle(trace: Trace, *, lang: Lang = "zh") -> dict[str, Any]:
         "rows": [row.arrow_id for row in all_rows],
         "hops": hops,
         "phases": {p: {"name": PHASE_NAMES[p], "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
+        "route": route_bundle(trace),
         "ui": {key: dict(value) for key, value in VIEWER_TEXT.items()},
     }
+
+
+# The viewer's parts, joined in this order into one module and one style sheet: the route at a glance and the
+# questions use the viewer's helpers, which the module hoists.
+JS_PARTS = ("route.js", "quiz.js", "viewer.js")
+CSS_PARTS = ("viewer.css", "lesson.css")
 
 
 @cache
 def viewer_js() -> str:
     """The viewer's script: an ES module whose default export is the Streamlit component entry."""
-    return (ASSETS / "viewer.js").read_text(encoding="utf-8")
+    return "\n".join((ASSETS / name).read_text(encoding="utf-8") for name in JS_PARTS)
 
 
 @cache
 def viewer_css() -> str:
-    return (ASSETS / "viewer.css").read_text(encoding="utf-8")
+    return "\n".join((ASSETS / name).read_text(encoding="utf-8") for name in CSS_PARTS)
 
 
 def bundle_json(value: object) -> str:

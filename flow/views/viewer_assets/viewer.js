@@ -12,7 +12,12 @@
 // For benchmarks and tests:
 //   window.__viewer = {index, count, next(), prev(), goto(n)}   (index 0-based; goto takes 0-based)
 //   the root element [data-flow-viewer] gets data-current="<1-based position>" once the frame
-//   showing that position has been painted (a timer after the animation frame that drew it).
+//   showing that position has been painted (a timer after the animation frame that drew it), with
+//   data-asking="1" while that hop's question waits to be revealed (see quiz.js), and data-message
+//   the articles' message number of the current hop (see route.js; empty for a wire frame).
+//
+// The route at a glance (route.js) and the questions (quiz.js) are in their own files, joined
+// before this one into one module.
 
 const SPEEDS = [0.5, 1, 1.5, 2, 3, 5];
 const LIST_BEFORE = 2;
@@ -231,7 +236,9 @@ class Viewer {
     this.typedEl = h('span', { class: 'fv-typed' });
     this.controls = h('div', { class: 'fv-controls' }, this.prevBtn, this.nextBtn, this.slider, this.typedEl,
       this.playBtn, this.speedSel, this.presenterBtn, this.fullBtn, this.langBtn);
-    this.phasesEl = h('div', { class: 'fv-phases' });
+    this.routeStrip = new RouteStrip(this);
+    this.quiz = new Quiz(this);
+    this.routeStrip.tools.prepend(this.quiz.toggle);
     this.svgBox = h('div', { class: 'fv-svg' });
     this.diagram = h('div', { class: 'fv-diagram' }, this.svgBox);
     // The scroll position as the user (or a smooth scroll) leaves it, without reading layout on each step.
@@ -255,12 +262,12 @@ class Viewer {
     this.jsonTitle = h('div', { class: 'fv-json-title' });
     this.jsonEl = h('div', { class: 'fv-json' });
     this.tree = null;
-    this.side = h('div', { class: 'fv-side' }, this.labelEl, this.teachEl, this.listEl, this.jsonTitle, this.jsonEl);
+    this.side = h('div', { class: 'fv-side' }, this.labelEl, this.quiz.el, this.teachEl, this.listEl, this.jsonTitle, this.jsonEl);
     this.overviewEl = h('div', { class: 'fv-overview' });
     this.overviewCaption = h('div', { class: 'fv-overview-caption' });
     this.keysEl = h('div', { class: 'fv-keys' });
     this.el = h('div', { class: 'fv', 'data-flow-viewer': '', 'data-mode': 'normal', tabindex: '-1' },
-      h('div', { class: 'fv-top' }, this.titleEl, h('div', { class: 'fv-bar' }, this.whereEl, this.controls), this.phasesEl),
+      h('div', { class: 'fv-top' }, this.titleEl, h('div', { class: 'fv-bar' }, this.whereEl, this.controls), this.routeStrip.el),
       h('div', { class: 'fv-body' }, this.diagram, this.side),
       h('div', { class: 'fv-foot' }, this.overviewCaption, this.overviewEl, this.keysEl));
     this.root.append(this.el);
@@ -275,8 +282,10 @@ class Viewer {
     this.ui = bundle.ui;
     this.tree = new JsonTree(this.jsonEl, this.ui);
     if (!sameDrawing) this.drawSvg();
-    this.drawPhases();
+    if (!same) this.quiz.reset();
+    this.routeStrip.draw(bundle, this.hops);
     this.drawOverview();
+    this.options(this.host.options);
     this.slider.max = String(this.hops.length);
     const index = same ? this.index : Math.max(0, Math.min(this.hops.length - 1, start | 0));
     this.index = index;
@@ -284,6 +293,21 @@ class Viewer {
     this.texts();
     this.fit();
     this.paint(true);
+  }
+
+  options(options) {
+    // The host's toggles (the Step page's), applied when they change; the viewer's own buttons change them too.
+    const key = JSON.stringify(options || {});
+    if (!options || key === this.appliedOptions) return;
+    this.appliedOptions = key;
+    if ('captions' in options) this.routeStrip.setCaptions(!!options.captions);
+    if ('questions' in options) this.quiz.on = !!options.questions;
+    this.quiz.setOn(this.quiz.on);
+  }
+
+  fitSoon() {
+    // Something above the diagram changed height: size and follow again once it is laid out.
+    requestAnimationFrame(() => { this.fit(); this.follow(true); });
   }
 
   drawSvg() {
@@ -328,22 +352,13 @@ class Viewer {
   }
 
   setRow(row, state) {
+    // 'ask': the arrow a waiting question is about: drawn as the next one, its label veiled.
     const els = row.label ? [...row.parts, row.label] : row.parts;
     for (const g of els) {
-      g.classList.toggle('fv-later', state === 'later');
+      g.classList.toggle('fv-later', state === 'later' || state === 'ask');
+      g.classList.toggle('fv-ask', state === 'ask');
       g.classList.toggle('fv-current', state === 'current');
     }
-  }
-
-  drawPhases() {
-    const seen = [];
-    for (const [i, hop] of this.hops.entries()) if (hop.phase && !seen.some((s) => s.phase === hop.phase)) seen.push({ phase: hop.phase, i });
-    this.phaseBtns = seen.map(({ phase, i }) => {
-      const btn = h('button', { class: 'fv-phase', type: 'button', 'data-phase': phase, onclick: () => this.goto(i) });
-      btn.style.setProperty('--fv-phase', this.bundle.phases[phase].color);
-      return btn;
-    });
-    this.phasesEl.replaceChildren(...this.phaseBtns);
   }
 
   drawOverview() {
@@ -373,7 +388,7 @@ class Viewer {
     const ui = this.ui;
     const L = this.lang;
     const note = this.bundle.note[L] || '';
-    this.titleEl.replaceChildren(h('b', { text: this.bundle.title[L] || '' }), note ? h('span', { text: ' — ' + note }) : null);
+    this.titleEl.replaceChildren(...[h('b', { text: this.bundle.title[L] || '' }), note ? h('span', { text: ' — ' + note }) : null].filter(Boolean));
     this.titleEl.title = note;
     this.prevBtn.textContent = '◀ ' + ui.prev[L];
     this.nextBtn.textContent = ui.next[L] + ' ▶';
@@ -390,7 +405,8 @@ class Viewer {
     this.jsonTitle.textContent = ui.json[L];
     this.overviewCaption.textContent = ui.overview[L];
     this.keysEl.textContent = ui.keys[L];
-    for (const btn of this.phaseBtns || []) btn.textContent = this.bundle.phases[btn.dataset.phase].name[L];
+    this.routeStrip.texts(L);
+    this.quiz.texts(L);
   }
 
   setLang(lang) {
@@ -403,6 +419,8 @@ class Viewer {
   // ---- moving ----
 
   move(delta) {
+    // Forward from a waiting question reveals it first (the Next button, a clicker, the keys alike).
+    if (delta > 0 && this.quiz.reveal(this.index)) return;
     this.goto(this.index + delta);
   }
 
@@ -425,6 +443,7 @@ class Viewer {
     }
     if (!this.el.isConnected || !this.hops) return;
     const k = e.key;
+    if (!this.typed && this.quiz.key(k, this.index)) { e.preventDefault(); return; }
     let handled = true;
     if (k === 'ArrowRight' || k === 'ArrowDown' || k === 'PageDown' || k === ' ') this.move(1);
     else if (k === 'ArrowLeft' || k === 'ArrowUp' || k === 'PageUp') this.move(-1);
@@ -453,7 +472,7 @@ class Viewer {
       k += 1;
       this.fast = true;
       this.goto(this.index + 1);
-      if (this.index >= this.hops.length - 1) { this.stop(); return; }
+      if (this.index >= this.hops.length - 1 || this.quiz.asking(this.index)) { this.stop(); return; }
       this.playing = setTimeout(tick, Math.max(0, t0 + (k + 1) * period - performance.now()));
     };
     this.playing = setTimeout(tick, period);
@@ -518,6 +537,7 @@ class Viewer {
     if (!hop) return;
     const L = this.lang;
     const ui = this.ui;
+    const asking = this.quiz.asking(i);
     // Arrows: only the rows between the old and the new position change.
     if (this.rowEls.length) {
       const to = hop.row;
@@ -529,7 +549,7 @@ class Viewer {
       } else if (to < from) {
         for (let r = to + 1; r <= from; r++) this.setRow(this.rowEls[r], 'later');
       }
-      this.setRow(this.rowEls[to], 'current');
+      this.setRow(this.rowEls[to], asking ? 'ask' : 'current');
       this.shownRow = to;
     }
     const phase = hop.phase ? this.bundle.phases[hop.phase] : null;
@@ -539,13 +559,23 @@ class Viewer {
       h('span', { class: 'fv-pos', text: fmt(ui.hop_of[L], { i: i + 1, n: this.hops.length }) }),
       phase ? h('span', { class: 'fv-pill', text: phase.name[L] }) : null);
     if (phase) this.whereEl.lastChild.style.setProperty('--fv-phase', phase.color);
-    this.labelEl.replaceChildren(h('code', { text: hop.kind }), ' · ', hop.label);
-    this.teachEl.textContent = hop.teach[L];
-    this.tree.show(hop.view, hop.focus, L);
+    this.quiz.show(i, L);
+    this.el.classList.toggle('fv-asking', asking);
+    this.routeStrip.paint(hop, L);
+    if (asking) {
+      // The question first: the hop's label, text and JSON would give the answer away.
+      this.labelEl.replaceChildren();
+      this.teachEl.hidden = true;
+      this.jsonEl.replaceChildren(h('p', { class: 'fv-hidden-hop', text: ui.hidden_hop[L] }));
+    } else {
+      this.labelEl.replaceChildren(h('code', { text: hop.kind }), ' · ', hop.label);
+      this.teachEl.hidden = false;
+      this.teachEl.textContent = hop.teach[L];
+      this.tree.show(hop.view, hop.focus, L);
+    }
     this.prevBtn.disabled = i === 0;
     this.nextBtn.disabled = i === this.hops.length - 1;
     this.slider.value = String(i + 1);
-    for (const btn of this.phaseBtns || []) btn.classList.toggle('fv-on', btn.dataset.phase === hop.phase);
     this.drawList(i);
     if (this.slices && this.slices.length) {
       for (const s of this.slices) s.cell.classList.toggle('fv-here', s.from <= i && i <= s.to);
@@ -554,7 +584,10 @@ class Viewer {
     this.follow(this.fast || !!this.playing || force);
     this.report(i);
     const mark = i + 1;
-    requestAnimationFrame(() => setTimeout(() => { this.el.dataset.current = String(mark); }, 0));
+    requestAnimationFrame(() => setTimeout(() => {
+      this.el.dataset.asking = asking ? '1' : '';
+      this.el.dataset.current = String(mark);
+    }, 0));
   }
 
   drawList(i) {
@@ -564,8 +597,9 @@ class Viewer {
     const items = [];
     for (let k = from; k <= to; k++) {
       const hp = this.hops[k];
-      items.push(h('li', { class: k === i ? 'fv-on' : k > i ? 'fv-after' : '', onclick: () => this.goto(k) },
-        h('b', { text: hp.number }), ' ', hp.label));
+      const veiled = k === i && this.quiz.asking(i); // the hop asked about keeps its words until the reveal
+      items.push(h('li', { class: k === i ? (veiled ? 'fv-on fv-after' : 'fv-on') : k > i ? 'fv-after' : '', onclick: () => this.goto(k) },
+        h('b', { text: hp.number }), ' ', h('span', { class: 'fv-li-label', text: hp.label })));
     }
     this.listEl.replaceChildren(...items);
   }
@@ -650,14 +684,17 @@ export function mountViewer(root, bundle, host = {}) {
   return viewer;
 }
 
-// The Streamlit host (st.components.v2): data = {bundle, start}, as an object or as its JSON text.
+// The Streamlit host (st.components.v2): data = {bundle, start, options: {questions, captions}}, as an object
+// or as its JSON text.
 // The position goes back as state "hop": {trace: the bundle's trace digest, hop: 1-based position},
 // so a late report about a trace the page no longer shows can be told apart.
 export default function (component) {
   const { parentElement, setStateValue } = component;
   const data = typeof component.data === 'string' ? JSON.parse(component.data) : component.data;
   if (!data || !data.bundle) return undefined;
-  const viewer = mountViewer(parentElement, data.bundle, { start: data.start || 0, report: (value) => setStateValue('hop', value) });
+  const viewer = mountViewer(parentElement, data.bundle, {
+    start: data.start || 0, options: data.options || null, report: (value) => setStateValue('hop', value),
+  });
   return () => {
     viewer.destroy();
     delete parentElement.__flowViewer;

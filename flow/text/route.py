@@ -1,0 +1,139 @@
+"""The words of the articles' route, in Chinese and English: the ten messages and phase zero, the articles' four
+phases, why a message is missing from a trace, and the restaurant captions for a first lesson.
+
+The facts follow the source articles (the ten messages of one question, the restaurant metaphor: customer,
+ordering system, the waiter's brain, the kitchen); the sentences are the project's own.
+"""
+
+from __future__ import annotations
+
+from flow.text.names import ACTOR_NAMES, Lang
+from flow.trace.model import Actor
+from flow.trace.route import ArticlePhase, Reason
+from flow.trace.steps import Step
+
+MESSAGE_NAMES: dict[Step, dict[Lang, str]] = {
+    Step.TOOLS_EXIST: {"zh": "工具清单", "en": "tool list"},
+    Step.QUESTION: {"zh": "用户提问", "en": "question"},
+    Step.LIST_TOOLS: {"zh": "有哪些工具", "en": "which tools"},
+    Step.ASK_MODEL: {"zh": "带工具问模型", "en": "ask with tools"},
+    Step.DECISION: {"zh": "模型决策", "en": "model decides"},
+    Step.REVERSE_TRANSLATION: {"zh": "请求执行", "en": "call request"},
+    Step.CALL_TOOL: {"zh": "函数运行", "en": "function runs"},
+    Step.TOOL_RESULT: {"zh": "结果返回", "en": "result back"},
+    Step.BACKFILL: {"zh": "回填结果", "en": "results back in"},
+    Step.MODEL_ANSWER: {"zh": "最终回答", "en": "final answer"},
+    Step.SHOW_ANSWER: {"zh": "展示回答", "en": "answer shown"},
+}
+
+# Who hands what to whom as the articles tell it (the app may draw it otherwise: see `route_text`).
+_ARTICLE_ROUTE: dict[Step, tuple[Actor, ...]] = {
+    Step.TOOLS_EXIST: ("mcp_server",),
+    Step.QUESTION: ("user", "app"),
+    Step.LIST_TOOLS: ("app", "mcp_client"),
+    Step.ASK_MODEL: ("mcp_client", "model"),
+    Step.DECISION: ("model", "app"),
+    Step.REVERSE_TRANSLATION: ("app", "mcp_client"),
+    Step.CALL_TOOL: ("mcp_client", "tool"),
+    Step.TOOL_RESULT: ("tool", "mcp_client", "app"),
+    Step.BACKFILL: ("app", "model"),
+    Step.MODEL_ANSWER: ("model", "app"),
+    Step.SHOW_ANSWER: ("app", "user"),
+}
+
+# The same, short enough for a one-column band of the overview.
+ARTICLE_PHASE_SHORT: dict[ArticlePhase, dict[Lang, str]] = {
+    0: {"zh": "阶段零 · 准备", "en": "0 · prepare"},
+    1: {"zh": "阶段一 · 发出请求", "en": "Phase 1 · request"},
+    2: {"zh": "阶段二 · 决策", "en": "2 · decision"},
+    3: {"zh": "阶段三 · 执行", "en": "Phase 3 · execute"},
+    4: {"zh": "阶段四 · 回填并回答", "en": "Phase 4 · backfill and answer"},
+}
+
+ARTICLE_PHASE_NAMES: dict[ArticlePhase, dict[Lang, str]] = {
+    0: {"zh": "阶段零 · 准备", "en": "Phase 0 · prepare"},
+    1: {"zh": "阶段一 · 发出请求（正向翻译）", "en": "Phase 1 · request (forward translation)"},
+    2: {"zh": "阶段二 · 模型决策", "en": "Phase 2 · the model decides"},
+    3: {"zh": "阶段三 · 执行（反向翻译）", "en": "Phase 3 · execute (reverse translation)"},
+    4: {"zh": "阶段四 · 回填并回答", "en": "Phase 4 · backfill and answer"},
+}
+
+# A word for the message's cell, and the sentence that says why.
+REASON_SHORT: dict[Reason, dict[Lang, str]] = {
+    "direct_in_process": {"zh": "进程内", "en": "in process"},
+    "server_silent": {"zh": "服务器未报告", "en": "not reported"},
+    "no_tool_call": {"zh": "未调用工具", "en": "no tool call"},
+    "stopped": {"zh": "运行已中止", "en": "run stopped"},
+    "not_recorded": {"zh": "未记录", "en": "not recorded"},
+}
+
+REASON_TEXT: dict[Reason, dict[Lang, str]] = {
+    "direct_in_process": {
+        "zh": "直接模式没有 MCP 客户端和服务器：这条消息缩成了应用进程内的一跳。",
+        "en": "Direct mode has no MCP client or server: this message shrinks to a hop inside the app's own process.",
+    },
+    "server_silent": {
+        "zh": "这个服务器没有报告它执行了工具：能看到 tools/call 请求，看不到函数在服务器里运行的那一跳。",
+        "en": "This server did not report its execution: the tools/call request is here, the function running "
+        "inside the server is not.",
+    },
+    "no_tool_call": {
+        "zh": "模型没有要求调用工具，直接给出了回答，所以这条消息没有发生。",
+        "en": "The model answered without asking for a tool, so this message never happened.",
+    },
+    "stopped": {
+        "zh": "运行在这条消息之前就出错停止了。",
+        "en": "The run stopped with an error before this message.",
+    },
+    "not_recorded": {
+        "zh": "这份记录里没有属于这条消息的跳。",
+        "en": "This recording holds no hop of this message.",
+    },
+}
+
+# The restaurant: the customer (user), the ordering system (app + MCP), the waiter's brain (the model),
+# the kitchen (the real function).
+CAPTIONS: dict[Step, dict[Lang, str]] = {
+    Step.TOOLS_EXIST: {
+        "zh": "开门之前，后厨先把会做的菜写成一张菜单。",
+        "en": "Before opening, the kitchen writes down the dishes it can make.",
+    },
+    Step.QUESTION: {"zh": "顾客开口点菜。", "en": "The customer orders."},
+    Step.LIST_TOOLS: {
+        "zh": "点餐系统翻出今天的菜单。",
+        "en": "The ordering system pulls out today's menu.",
+    },
+    Step.ASK_MODEL: {
+        "zh": "点餐系统把菜单改写成服务员大脑读得懂的样子，连同顾客的话一起递过去。",
+        "en": "The ordering system rewrites the menu the way the waiter's brain reads it, and passes it on with "
+        "the customer's words.",
+    },
+    Step.DECISION: {
+        "zh": "服务员的大脑拿主意：开一张单子，自己不下厨。",
+        "en": "The waiter's brain decides: it writes an order slip and cooks nothing itself.",
+    },
+    Step.REVERSE_TRANSLATION: {
+        "zh": "单子交回点餐系统，由它转给后厨。",
+        "en": "The slip goes back to the ordering system, which passes it to the kitchen.",
+    },
+    Step.CALL_TOOL: {"zh": "后厨照着单子做菜。", "en": "The kitchen cooks what the slip says."},
+    Step.TOOL_RESULT: {"zh": "菜做好了，送回前台。", "en": "The dish is ready and comes back to the front."},
+    Step.BACKFILL: {
+        "zh": "菜不直接端给顾客：服务员先向大脑汇报单子和做好的菜。",
+        "en": "The dish does not go straight to the customer: the waiter first reports the slip and the dish to "
+        "the brain.",
+    },
+    Step.MODEL_ANSWER: {
+        "zh": "大脑想好要对顾客说的话。",
+        "en": "The brain works out what to tell the customer.",
+    },
+    Step.SHOW_ANSWER: {"zh": "服务员把这句话带给顾客。", "en": "The waiter tells the customer."},
+}
+
+
+def article_route(step: Step, lang: Lang) -> str:
+    """The message's way as the articles tell it: "App → MCP Client"."""
+    return " → ".join(ACTOR_NAMES[a][lang] for a in _ARTICLE_ROUTE[step])
+
+
+assert set(MESSAGE_NAMES) == set(_ARTICLE_ROUTE) == set(CAPTIONS) == set(Step)

@@ -1,0 +1,125 @@
+"""The articles' route through one trace: the ten numbered messages in their four phases (plus phase zero), each hop
+mapped to its message, and for each message whether this trace has it, and if not, why.
+
+The app's step number is the articles' message number (step 0 is the articles' phase zero); a wire frame outside
+a numbered step belongs to no message. The articles group the messages in four phases, the app in six (it splits
+the last into backfill and answer): both groupings are here, the names a person reads are in `flow.text.route`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from flow.trace.model import Hop, Trace
+from flow.trace.steps import STEPS, Phase, Step
+
+ArticlePhase = Literal[0, 1, 2, 3, 4]
+
+# The articles' phase of each message (0 is the preparation before any message).
+ARTICLE_PHASE: dict[Step, ArticlePhase] = {
+    Step.TOOLS_EXIST: 0,
+    Step.QUESTION: 1,
+    Step.LIST_TOOLS: 1,
+    Step.ASK_MODEL: 1,
+    Step.DECISION: 2,
+    Step.REVERSE_TRANSLATION: 3,
+    Step.CALL_TOOL: 3,
+    Step.TOOL_RESULT: 3,
+    Step.BACKFILL: 4,
+    Step.MODEL_ANSWER: 4,
+    Step.SHOW_ANSWER: 4,
+}
+
+# How a message stands in one trace:
+#   present: its hops are here, as the articles draw them;
+#   in_process: direct mode, the app does it in its own process (no MCP client or server);
+#   partial: the request is here but not all of it (the server did not report running the tool);
+#   missing: no hop of this trace is this message.
+MessageState = Literal["present", "in_process", "partial", "missing"]
+
+# Why a message is not (wholly) here; the words are in flow.text.route.
+Reason = Literal[
+    "direct_in_process",  # direct mode: an in-process hop, no MCP client or server
+    "server_silent",  # MCP mode: the server did not report its execution of the tool
+    "no_tool_call",  # the model answered without asking for a tool, so the tool round never happened
+    "stopped",  # the run ended (an error) before this message
+    "not_recorded",  # an imported or partial recording has no hop for it
+]
+
+# Steps that shrink to in-process hops when there is no MCP client or server.
+_IN_PROCESS = (Step.LIST_TOOLS, Step.REVERSE_TRANSLATION, Step.CALL_TOOL, Step.TOOL_RESULT)
+_TOOL_ROUND = (Step.DECISION, Step.REVERSE_TRANSLATION, Step.CALL_TOOL, Step.TOOL_RESULT, Step.BACKFILL)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One of the articles' messages as it stands in one trace."""
+
+    step: Step  # its number: the app's step and the articles' message number (0: phase zero)
+    article_phase: ArticlePhase
+    app_phase: Phase
+    state: MessageState
+    reason: Reason | None
+    first: int | None  # the index of its first hop in the trace, where a click jumps to
+    hops: int  # how many hops of the trace are this message
+    visits: int  # how many separate times the trace comes to it (two tool rounds: message 4 twice)
+
+
+def message_of(hop: Hop) -> Step | None:
+    """The articles' message a hop belongs to: its step; None for a wire frame outside the numbered steps."""
+    return None if hop.step is None else Step(hop.step)
+
+
+def server_reports_execution(trace: Trace) -> bool:
+    """Whether the MCP server itself recorded running a tool (its hop MCP server → tool)."""
+    return any(h.kind == "tool.invoke" and h.source == "mcp_server" for h in trace.hops)
+
+
+def route(trace: Trace) -> list[Message]:
+    """The eleven entries (phase zero and messages 1-10) for this trace, in order."""
+    first: dict[Step, int] = {}
+    count: dict[Step, int] = {}
+    visits: dict[Step, int] = {}
+    previous: Step | None = None
+    for i, hop in enumerate(trace.hops):
+        step = message_of(hop)
+        if step is None:
+            continue  # a wire frame between numbered hops does not end a visit
+        first.setdefault(step, i)
+        count[step] = count.get(step, 0) + 1
+        if step != previous:
+            visits[step] = visits.get(step, 0) + 1
+        previous = step
+    direct = trace.meta.mode == "direct"
+    asked_tool = Step.DECISION in first
+    reported = server_reports_execution(trace)
+    out = []
+    for step in Step:
+        state: MessageState = "present"
+        reason: Reason | None = None
+        if step not in first:
+            state = "missing"
+            if step in _TOOL_ROUND and not asked_tool and Step.MODEL_ANSWER in first:
+                reason = "no_tool_call"
+            elif trace.meta.outcome == "error" and not any(s > step for s in first):
+                reason = "stopped"
+            else:
+                reason = "not_recorded"
+        elif direct and step in _IN_PROCESS:
+            state, reason = "in_process", "direct_in_process"
+        elif not direct and step == Step.CALL_TOOL and not reported:
+            state, reason = "partial", "server_silent"
+        out.append(
+            Message(
+                step=step,
+                article_phase=ARTICLE_PHASE[step],
+                app_phase=STEPS[step].phase,
+                state=state,
+                reason=reason,
+                first=first.get(step),
+                hops=count.get(step, 0),
+                visits=visits.get(step, 0),
+            )
+        )
+    return out

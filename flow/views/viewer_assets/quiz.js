@@ -1,0 +1,98 @@
+// Predict, then reveal: a hop may carry a question (hop.question: {ask, choices, answer (from 1), why}, from a
+// questions file, see flow/trace/questions.py). With questions on, stepping onto such a hop first asks: the
+// arrow is drawn as "next" with its label veiled, the hop's text and JSON wait, the choices are buttons; the
+// teacher (or the class) picks one and reveals (the Reveal button, → or Enter), and the hop is shown with the
+// right choice marked. Later arrows' labels are veiled while questions are on, so the diagram does not tell.
+// Part of the viewer's module (flow/views/viewer.py joins the files); it uses the viewer's h() and fmt().
+
+const CHOICE_KEYS = 'abcde';
+
+class Quiz {
+  constructor(viewer) {
+    this.v = viewer;
+    this.on = false;
+    this.revealed = new Set();
+    this.picked = new Map();
+    this.el = h('div', { class: 'fv-quiz-card' });
+    this.toggle = h('button', { class: 'fv-toggle fv-questions-toggle', type: 'button', 'aria-pressed': 'false', onclick: () => this.setOn(!this.on) });
+  }
+
+  reset() {
+    this.revealed = new Set();
+    this.picked = new Map();
+  }
+
+  count() {
+    return this.v.hops ? this.v.hops.filter((hop) => hop.question).length : 0;
+  }
+
+  setOn(on) {
+    this.on = !!on;
+    this.toggle.setAttribute('aria-pressed', this.on ? 'true' : 'false');
+    this.v.el.classList.toggle('fv-quiz', this.on);
+    this.v.painted = -1;
+    if (this.v.hops) this.v.paint(true);
+  }
+
+  asking(i) {
+    const hop = this.v.hops && this.v.hops[i];
+    return !!(this.on && hop && hop.question && !this.revealed.has(i));
+  }
+
+  pick(i, k) {
+    if (!this.asking(i)) return;
+    this.picked.set(i, k);
+    this.show(i, this.v.lang);
+  }
+
+  reveal(i) {
+    if (!this.asking(i)) return false;
+    this.revealed.add(i);
+    this.v.painted = -1;
+    this.v.paint(true);
+    return true;
+  }
+
+  key(k, i) {
+    // Keys while a question waits: a letter picks, → / Enter / Space / PageDown reveals. True when handled.
+    if (!this.asking(i)) return false;
+    const n = CHOICE_KEYS.indexOf(k.toLowerCase());
+    const choices = this.v.hops[i].question.choices;
+    if (k.length === 1 && n >= 0 && n < choices.length) { this.pick(i, n); return true; }
+    if (k === 'ArrowRight' || k === 'ArrowDown' || k === 'PageDown' || k === ' ' || k === 'Enter') return this.reveal(i);
+    return false;
+  }
+
+  texts(L) {
+    this.toggle.textContent = `${this.v.ui.questions[L]} (${this.count()})`;
+    this.toggle.hidden = this.count() === 0;
+  }
+
+  show(i, L) {
+    // The card for hop i: asking (choices to pick, a Reveal button) or revealed (the right one marked); or nothing.
+    const hop = this.v.hops[i];
+    const q = this.on && hop ? hop.question : null;
+    if (!q) { this.el.replaceChildren(); this.el.hidden = true; return; }
+    const ui = this.v.ui;
+    const open = !this.revealed.has(i);
+    const picked = this.picked.get(i);
+    const items = q.choices.map((c, k) => {
+      const right = !open && k + 1 === q.answer;
+      const cls = ['fv-choice', k === picked ? 'fv-picked' : '', right ? 'fv-right' : '', !open && k === picked && !right ? 'fv-wrong' : ''];
+      const mark = right ? ' ✓' : !open && k === picked ? ' ✗' : '';
+      return h('button', { class: cls.filter(Boolean).join(' '), type: 'button', 'data-choice': String(k + 1),
+        'aria-pressed': k === picked ? 'true' : 'false', onclick: () => this.pick(i, k) },
+      h('b', { text: CHOICE_KEYS[k].toUpperCase() }), ' ', c[L], mark ? h('span', { class: 'fv-choice-mark', text: mark }) : null);
+    });
+    this.el.hidden = false;
+    this.el.dataset.state = open ? 'asking' : 'revealed';
+    this.el.replaceChildren(...[
+      h('div', { class: 'fv-quiz-head', text: open ? ui.predict[L] : ui.right_answer[L] + ': ' + CHOICE_KEYS[q.answer - 1].toUpperCase() }),
+      h('div', { class: 'fv-quiz-ask', text: q.ask[L] }),
+      h('div', { class: 'fv-choices' }, ...items),
+      open ? h('div', { class: 'fv-quiz-foot' },
+        h('button', { class: 'fv-reveal fv-primary', type: 'button', onclick: () => this.reveal(i), text: ui.reveal[L] }),
+        h('span', { class: 'fv-quiz-keys', text: ui.quiz_keys[L] })) : null,
+      !open && q.why ? h('div', { class: 'fv-quiz-why', text: q.why[L] }) : null].filter(Boolean));
+  }
+}

@@ -1,0 +1,165 @@
+"""The articles' route through a trace: each hop's message, each message's state and why, and what the viewer gets."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import pytest
+
+from flow.samples import SAMPLES
+from flow.text.route import CAPTIONS, MESSAGE_NAMES, REASON_TEXT
+from flow.trace.files import load_trace, parse_trace
+from flow.trace.route import ARTICLE_PHASE, message_of, route
+from flow.trace.steps import STEPS, Step
+from flow.views.viewer import viewer_bundle, viewer_css, viewer_js
+from helpers import ROOT
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def sample(name: str):
+    return load_trace(ROOT / "sample_traces" / f"{name}.json")
+
+
+def data(name: str) -> dict:
+    return json.loads((ROOT / "sample_traces" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def without_server_hops(raw: dict) -> dict:
+    """A trace as a server that does not report running the tool records it: no hop MCP server → tool and back
+    (the demo server reports them, so the samples may hold them)."""
+    raw["hops"] = [
+        h
+        for h in raw["hops"]
+        if "mcp_server" not in (h["source"], h["target"])
+        or h["kind"].startswith("mcp.")
+        or h["kind"] == "prepare.tools"
+    ]
+    for seq, hop in enumerate(raw["hops"], 1):
+        hop["seq"] = seq
+    return raw
+
+
+def states(trace) -> dict[int, tuple[str, str | None]]:
+    return {int(m.step): (m.state, m.reason) for m in route(trace)}
+
+
+@pytest.mark.parametrize("name", [s.name for s in SAMPLES])
+def test_every_hop_of_every_sample_maps_to_the_message_its_step_numbers(name):
+    trace = sample(name)
+    messages = route(trace)
+    assert [int(m.step) for m in messages] == list(range(11))
+    for i, hop in enumerate(trace.hops):
+        m = message_of(hop)
+        assert m is not None and int(m) == hop.step
+        entry = messages[int(m)]
+        assert entry.first is not None and entry.first <= i
+        assert trace.hops[entry.first].step == hop.step  # a click jumps to the message's first hop
+    for m in messages:
+        assert m.hops == sum(h.step == int(m.step) for h in trace.hops)
+        assert (m.first is None) == (m.state == "missing") == (m.hops == 0)
+        assert m.app_phase == STEPS[m.step].phase
+
+
+def test_the_articles_phases_group_the_messages_as_the_articles_do():
+    groups: dict[int, list[int]] = {}
+    for step, phase in ARTICLE_PHASE.items():
+        groups.setdefault(phase, []).append(int(step))
+    assert groups == {0: [0], 1: [1, 2, 3], 2: [4], 3: [5, 6, 7], 4: [8, 9, 10]}
+    # The app splits the articles' last phase in two: that is where the overview shows both.
+    assert {STEPS[Step(n)].phase for n in groups[4]} == {"backfill", "answer"}
+
+
+def test_mcp_mode_without_the_servers_own_hop_says_message_6_was_not_reported():
+    got = states(parse_trace(without_server_hops(data("beijing-mcp"))))
+    assert got[6] == ("partial", "server_silent")
+    assert all(state == "present" for n, (state, _) in got.items() if n != 6)
+
+
+def test_a_server_that_reports_running_the_tool_completes_message_6():
+    raw = without_server_hops(data("beijing-mcp"))
+    call = next(i for i, h in enumerate(raw["hops"]) if h["step"] == 6)
+    invoke = copy.deepcopy(data("beijing-direct")["hops"][6])
+    assert invoke["kind"] == "tool.invoke"
+    invoke.update(source="mcp_server", target="tool")
+    raw["hops"].insert(call + 1, invoke)
+    for seq, hop in enumerate(raw["hops"], 1):
+        hop["seq"] = seq
+    trace = parse_trace(raw)
+    got = states(trace)
+    assert got[6] == ("present", None)
+    assert route(trace)[6].hops == 2
+
+
+def test_direct_mode_shrinks_messages_2_and_5_to_7_to_in_process_hops():
+    got = states(sample("beijing-direct"))
+    assert {n for n, (state, _) in got.items() if state == "in_process"} == {2, 5, 6, 7}
+    assert {reason for n, (_, reason) in got.items() if n in {2, 5, 6, 7}} == {"direct_in_process"}
+    assert got[6][0] != "partial"  # there is no server to report
+
+
+def test_no_tool_call_means_messages_4_to_8_never_happened():
+    got = states(sample("tool-choice-none"))
+    assert {n for n, (state, _) in got.items() if state == "missing"} == {4, 5, 6, 7, 8}
+    assert {got[n][1] for n in range(4, 9)} == {"no_tool_call"}
+
+
+def test_a_run_that_stopped_says_so_for_the_messages_it_never_reached():
+    raw = data("beijing-mcp")
+    raw["hops"] = [h for h in raw["hops"] if h["step"] <= 4]
+    raw["meta"]["outcome"] = "error"
+    got = states(parse_trace(raw))
+    assert {got[n] for n in range(5, 11)} == {("missing", "stopped")}
+    assert got[4] == ("present", None)
+
+
+def test_visits_count_each_return_to_a_message():
+    rounds = route(sample("two-rounds"))
+    assert rounds[4].visits == 2 and rounds[4].hops == 2
+    parallel = route(sample("two-cities-parallel"))
+    assert parallel[5].visits == 2 and parallel[6].visits == 2
+
+
+def test_a_wire_frame_outside_the_numbered_steps_belongs_to_no_message():
+    raw = data("beijing-mcp")
+    frame = next(h for h in raw["hops"] if h["kind"] == "mcp.notification")
+    frame["step"] = None
+    frame["phase"] = None
+    frame["explain"] = frame["kind"]
+    trace = parse_trace(raw)
+    hop = next(h for h in trace.hops if h.seq == frame["seq"])
+    assert message_of(hop) is None
+    bundle = viewer_bundle(trace, lang="en")
+    assert next(h for h in bundle["hops"] if h["seq"] == frame["seq"])["message"] is None
+
+
+def test_the_words_exist_in_both_languages_and_each_language_is_its_own():
+    for table in (MESSAGE_NAMES, CAPTIONS, REASON_TEXT):
+        for value in table.values():
+            assert set(value) == {"zh", "en"} and all(value.values())
+            assert CJK.search(value["zh"]) and not CJK.search(value["en"]), value
+
+
+def test_the_viewer_gets_the_route_with_each_hop_s_message():
+    trace = sample("beijing-direct")
+    bundle = viewer_bundle(trace, lang="zh")
+    messages = bundle["route"]["messages"]
+    assert [m["n"] for m in messages] == list(range(11))
+    assert [h["message"] for h in bundle["hops"]] == [h.step for h in trace.hops]
+    six = messages[6]
+    assert six["state"] == "in_process" and six["reason_text"]["zh"] == REASON_TEXT["direct_in_process"]["zh"]
+    assert six["name"] == MESSAGE_NAMES[Step.CALL_TOOL] and six["caption"] == CAPTIONS[Step.CALL_TOOL]
+    assert six["article_route"]["en"] == "MCP Client → Tool"  # as the articles tell it, not as this run goes
+    assert six["app_name"]["en"] == "call the tool"
+    assert set(bundle["route"]["article_phases"]) == {"0", "1", "2", "3", "4"}
+    assert messages[0]["state"] == "present" and messages[0]["article_phase"] == 0
+
+
+def test_the_viewer_bundle_carries_the_route_and_question_code():
+    js, css = viewer_js(), viewer_css()
+    for needle in ("class RouteStrip", "class Quiz", "export function mountViewer", "export default function"):
+        assert needle in js
+    assert js.index("class RouteStrip") < js.index("export function mountViewer")  # one module, parts first
+    assert ".fv-rcell" in css and ".fv-quiz-card" in css and ".fv-json" in css
