@@ -167,7 +167,7 @@ def test_the_lesson_goes_to_a_file_with_o_and_a_bad_file_is_one_line_and_exit_2(
     assert written.startswith("# ") and "第 13 跳" in written
     assert cli("lesson", str(SAMPLES / "streaming.json"), "--lang", "zh", "-o", "-").stdout == written
     with_metaphor = cli("lesson", str(SAMPLES / "streaming.json"), "--lang", "zh", "--restaurant").stdout
-    assert "餐厅比喻" in with_metaphor and "顾客点了一道菜" in with_metaphor and "餐厅比喻" not in written
+    assert "餐厅比喻" in with_metaphor and "顾客开口点菜" in with_metaphor and "餐厅比喻" not in written
 
     bad = tmp_path / "bad.json"
     bad.write_text('{"format_version": 1, "meta": {"mode": "mcp"}}', encoding="utf-8")

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.text.names import ACTOR_NAMES, Lang
+from flow.text.route import ARTICLE_PHASE_NAMES, CAPTIONS, article_route
 from flow.text.teaching import teaching_texts
-from flow.text.teaching.lesson import ARTICLE_MESSAGES, ARTICLE_PHASES, LESSON_TEXT
+from flow.text.teaching.lesson import ARTICLE_MESSAGES, LESSON_TEXT
 from flow.trace.model import Hop, Trace
+from flow.trace.route import ARTICLE_PHASE
 from flow.trace.steps import Step
 from flow.views.focus import Path, focus, resolve
 from flow.views.table import focus_view
@@ -176,11 +178,11 @@ def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
         cells = [
             _t("phase_zero", lang) if step == 0 else _t("message_n", lang, n=int(step)),
             str(int(step)),
-            ARTICLE_PHASES[message.phase][lang],
-            (message.direct_route or message.route)[lang] if meta_direct else message.route[lang],
+            ARTICLE_PHASE_NAMES[ARTICLE_PHASE[step]][lang],
+            message.direct_route[lang] if meta_direct and message.direct_route else article_route(step, lang),
             message.crosses[lang],
             shown,
-        ] + ([message.restaurant[lang]] if restaurant else [])
+        ] + ([CAPTIONS[step][lang]] if restaurant else [])
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -1,6 +1,7 @@
-"""The wording of the lesson script (`python -m flow lesson`): the ten messages and their phases as the source
-articles number them, what crosses in each, a caption from the articles' restaurant metaphor, and the script's
-own labels. The app's step number is the articles' message number; step 0 is their phase zero."""
+"""The wording of the lesson script (`python -m flow lesson`): what crosses in each of the articles' ten messages,
+and the script's own labels. The messages' phases, routes and restaurant captions are the route's
+(`flow.text.route`), the same the viewer shows. The app's step number is the articles' message number; step 0 is
+their phase zero."""
 
 from __future__ import annotations
 
@@ -12,96 +13,45 @@ from flow.trace.steps import Step
 
 @dataclass(frozen=True)
 class ArticleMessage:
-    """One of the articles' numbered messages (0: phase zero, before any message)."""
+    """What crosses in one of the articles' numbered messages (0: phase zero, before any message); its phase,
+    route and restaurant caption are the route's (`flow.trace.route`, `flow.text.route`)."""
 
-    phase: int  # the articles' phase: 0 (prepare) to 4 (backfill and answer)
-    route: dict[Lang, str]
     crosses: dict[Lang, str]
-    restaurant: dict[Lang, str]
     direct_route: dict[Lang, str] | None = None  # where direct mode (no MCP client or server) differs
-
-
-ARTICLE_PHASES: dict[int, dict[Lang, str]] = {
-    0: {"zh": "阶段零：准备", "en": "Phase zero: prepare"},
-    1: {"zh": "阶段一：发出请求（正向翻译）", "en": "Phase one: the request (forward translation)"},
-    2: {"zh": "阶段二：模型决策", "en": "Phase two: the model decides"},
-    3: {"zh": "阶段三：执行工具（反向翻译）", "en": "Phase three: the tool runs (reverse translation)"},
-    4: {"zh": "阶段四：回填结果，生成回答", "en": "Phase four: backfill and the answer"},
-}
 
 
 ARTICLE_MESSAGES: dict[Step, ArticleMessage] = {
     Step.TOOLS_EXIST: ArticleMessage(
-        0,
-        {"zh": "MCP 服务器内部", "en": "inside the MCP server"},
         {"zh": "由装饰器生成的工具清单", "en": "the tool list built from decorators"},
-        {"zh": "开门之前，后厨写好了菜单", "en": "before opening, the kitchen writes its menu"},
         {"zh": "应用内部（手写的定义）", "en": "inside the app (hand-written schemas)"},
     ),
-    Step.QUESTION: ArticleMessage(
-        1,
-        {"zh": "用户 → 应用", "en": "user → app"},
-        {"zh": "用户的问题", "en": "the user's question"},
-        {"zh": "顾客点了一道菜", "en": "the customer orders a dish"},
-    ),
+    Step.QUESTION: ArticleMessage({"zh": "用户的问题", "en": "the user's question"}),
     Step.LIST_TOOLS: ArticleMessage(
-        1,
-        {"zh": "应用 → MCP 客户端 → MCP 服务器", "en": "app → MCP client → MCP server"},
         {"zh": "询问有哪些工具（tools/list）", "en": "which tools there are (tools/list)"},
-        {"zh": "点餐系统取来菜单", "en": "the ordering system fetches the menu"},
         {"zh": "应用内部（本地的工具定义）", "en": "inside the app (its own schemas)"},
     ),
     Step.ASK_MODEL: ArticleMessage(
-        1,
-        {"zh": "应用 → 模型 API", "en": "app → model API"},
-        {"zh": "对话加上翻译成函数格式的工具", "en": "the conversation and the tools, translated to functions"},
-        {"zh": "菜单被翻译成服务员大脑看得懂的样子", "en": "the menu is put in a form the waiter's brain reads"},
+        {"zh": "对话加上翻译成函数格式的工具", "en": "the conversation and the tools, translated to functions"}
     ),
     Step.DECISION: ArticleMessage(
-        2,
-        {"zh": "模型 API → 应用", "en": "model API → app"},
-        {"zh": "tool_calls：函数名和参数字符串", "en": "tool_calls: a function name and an arguments string"},
-        {"zh": "服务员的大脑决定下单", "en": "the waiter's brain decides what to order"},
+        {"zh": "tool_calls：函数名和参数字符串", "en": "tool_calls: a function name and an arguments string"}
     ),
     Step.REVERSE_TRANSLATION: ArticleMessage(
-        3,
-        {"zh": "应用 → MCP 客户端", "en": "app → MCP client"},
-        {"zh": "解析好的调用请求", "en": "the parsed call request"},
-        {"zh": "单子写好，交给后厨", "en": "the order slip goes to the kitchen"},
-        {"zh": "应用内部", "en": "inside the app"},
+        {"zh": "解析好的调用请求", "en": "the parsed call request"}, {"zh": "应用内部", "en": "inside the app"}
     ),
     Step.CALL_TOOL: ArticleMessage(
-        3,
-        {"zh": "MCP 客户端 → 真正的函数", "en": "MCP client → the real function"},
         {"zh": "tools/call，函数真正运行", "en": "tools/call, and the function really runs"},
-        {"zh": "后厨开始做菜", "en": "the kitchen cooks"},
         {"zh": "应用 → 函数", "en": "app → the function"},
     ),
     Step.TOOL_RESULT: ArticleMessage(
-        3,
-        {"zh": "函数 → MCP 客户端 → 应用", "en": "function → MCP client → app"},
         {"zh": "工具结果（CallToolResult）", "en": "the tool's result (CallToolResult)"},
-        {"zh": "菜做好了", "en": "the dish is ready"},
         {"zh": "函数 → 应用", "en": "function → app"},
     ),
     Step.BACKFILL: ArticleMessage(
-        4,
-        {"zh": "应用 → 模型 API", "en": "app → model API"},
-        {"zh": "整段对话加上 role 为 tool 的结果", "en": 'the whole conversation plus the role "tool" results'},
-        {"zh": "先向大脑汇报：菜好了", "en": "first, the brain hears that the dish is ready"},
+        {"zh": "整段对话加上 role 为 tool 的结果", "en": 'the whole conversation plus the role "tool" results'}
     ),
-    Step.MODEL_ANSWER: ArticleMessage(
-        4,
-        {"zh": "模型 API → 应用", "en": "model API → app"},
-        {"zh": "最终回答的文字", "en": "the answer's text"},
-        {"zh": "大脑想好怎么对顾客说", "en": "the brain words it for the customer"},
-    ),
-    Step.SHOW_ANSWER: ArticleMessage(
-        4,
-        {"zh": "应用 → 用户", "en": "app → user"},
-        {"zh": "展示给用户的回答", "en": "the answer shown to the user"},
-        {"zh": "菜端到顾客面前", "en": "the dish reaches the customer"},
-    ),
+    Step.MODEL_ANSWER: ArticleMessage({"zh": "最终回答的文字", "en": "the answer's text"}),
+    Step.SHOW_ANSWER: ArticleMessage({"zh": "展示给用户的回答", "en": "the answer shown to the user"}),
 }
 
 
