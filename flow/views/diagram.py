@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import graphviz
 
-from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+from flow.text.names import ACTOR_NAMES, LABEL_TEXT, PHASE_NAMES, Lang
 from flow.text.views import DIAGRAM_TEXT
 from flow.trace.model import Actor, Hop, Trace
 from flow.trace.steps import Phase
@@ -23,6 +23,7 @@ from flow.views.labels import (
     arrow_style,
     display_width,
     is_reply,
+    label_lines,
     short_label,
     step_numbers,
     trace_lifelines,
@@ -83,6 +84,7 @@ class Row:
 
     hops: list[Hop]
     number: str
+    lang: Lang = "en"
     _label: str | None = None
 
     @property
@@ -90,11 +92,14 @@ class Row:
         """Made on first use: a window over a long trace labels only the rows it shows."""
         if self._label is None:
             if len(self.hops) == 1:
-                self._label = short_label(self.hops[0])
+                self._label = short_label(self.hops[0], lang=self.lang)
             elif self.hops[0].kind == "llm.chunk":
-                self._label = f"stream: {len(self.hops)} chunks"
+                self._label = LABEL_TEXT["stream_rows"][self.lang].format(n=len(self.hops))
             else:
-                self._label = f"progress ×{len(self.hops)}: {self.hops[-1].summary.split(' of ', 1)[-1]}"
+                last = label_lines(self.hops[-1], 200, lang=self.lang)[0]
+                # the request the notices report on, with the last one's count and message
+                what = last.split(" of ", 1)[-1] if self.lang == "en" else last.split(" · ", 1)[-1]
+                self._label = LABEL_TEXT["progress_rows"][self.lang].format(n=len(self.hops), what=what)
         return self._label
 
     @property
@@ -117,7 +122,8 @@ def _same_run(first: Hop, hop: Hop) -> bool:
     return hop.progress_of is not None and first.progress_of == hop.progress_of
 
 
-def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
+def rows(trace: Trace, *, collapse_chunks: bool = True, lang: Lang = "en") -> list[Row]:
+    """The diagram's arrows in order; `lang` is the language their labels are made in."""
     numbers = step_numbers(trace)
     out: list[Row] = []
     for hop in trace.hops:
@@ -125,7 +131,7 @@ def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
         if collapse_chunks and prev is not None and _same_run(prev.first, hop):
             prev.hops.append(hop)
             continue
-        out.append(Row([hop], numbers[hop.seq]))
+        out.append(Row([hop], numbers[hop.seq], lang))
     for row in out:
         if len(row.hops) > 1:
             row.number = f"{row.number}–{numbers[row.hops[-1].seq]}"
@@ -177,11 +183,11 @@ def to_dot(
         window = MAX_ARROWS
     cols = trace_lifelines(trace)
     x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
-    all_rows = rows(trace, collapse_chunks=collapse_chunks)
+    all_rows = rows(trace, collapse_chunks=collapse_chunks, lang=lang)
     start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]
     extra_top = 1 if start > 0 else 0
-    texts = [_row_text(row, x_of) for row in shown]
+    texts = [_row_text(row, x_of, lang) for row in shown]
     # Each arrow's y: a row is ROW_H tall, plus LINE_H for every further line of its label (which grows upwards).
     ys: list[float] = []
     for text in texts:
@@ -331,10 +337,12 @@ def _label_width(span_in: float) -> int:
     return max(30, min(64, int(span_in * 72 / (LABEL_SIZE * 0.52))))
 
 
-def _row_text(row: Row, x_of: dict[Actor, float]) -> str:
+def _row_text(row: Row, x_of: dict[Actor, float], lang: Lang) -> str:
     """The words on a row's arrow: its hop's label in the room its span gives, or the row's own for a run of hops."""
     hop = row.first
-    return row.label if len(row.hops) > 1 else short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])))
+    if len(row.hops) > 1:
+        return row.label
+    return short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])), lang=lang)
 
 
 def _draw_row(
@@ -477,7 +485,7 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
     lines += [f"    participant {alias[a]} as {_mermaid_text(ACTOR_NAMES[a][lang])}" for a in cols]
     phase: Phase | None = None
     open_rect = False
-    for row in rows(trace, collapse_chunks=collapse_chunks):
+    for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang):
         hop = row.first
         if hop.phase and hop.phase != phase:
             if open_rect:
@@ -487,7 +495,7 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
             lines.append(f"    Note over {alias[cols[0]]},{alias[cols[-1]]}: {_mermaid_text(PHASE_NAMES[phase][lang])}")
             open_rect = True
         arrow = _MERMAID_ARROW[arrow_style(hop)]
-        text = row.label if len(row.hops) > 1 else short_label(hop, 56)
+        text = row.label if len(row.hops) > 1 else short_label(hop, 56, lang=lang)
         lines.append(f"    {alias[hop.source]}{arrow}{alias[hop.target]}: {_mermaid_text(row.number + ' ' + text)}")
     if open_rect:
         lines.append("    end")
