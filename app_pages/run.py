@@ -237,7 +237,10 @@ if mode == "mcp" and not bad_command:
     listing, _ = server_listing(server_spec, "handshake")
     with left.expander(t("context", lang)):
         resources = remembered_multiselect(
-            t("resources", lang), [r["uri"] for r in listing["resources"]], key="resources"
+            t("resources", lang),
+            [r["uri"] for r in listing["resources"]],
+            key="resources",
+            placeholder=t("choose", lang),
         )
         prompts = {p["name"]: p for p in listing["prompts"]}
         prompt = (
@@ -296,7 +299,7 @@ if run_slot.button(
             step = "·" if hop.step is None else hop.step
             status.write(
                 f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
-                f" · {plain(short_label(hop, 70))}"
+                f" · {plain(short_label(hop, 70, lang=lang))}"
             )
 
         if keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none":

@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from flow.samples import SAMPLES
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
     from flow.servers.spec import Era, ServerSpec
-    from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+    from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
     from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace, read_trace_bytes, save_trace
     from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
-    from flow.views.compare import figures, per_phase_ms, per_step, summary_rows
+    from flow.views.compare import figures, message_name, per_phase_ms, per_step, point, side_by_side, summary_rows
     from flow.views.diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
     from flow.views.html import to_html
     from flow.views.labels import short_label
@@ -52,13 +52,16 @@ _HOME = {
         "flow.servers.config",
     ),
     **dict.fromkeys(("Era", "ServerSpec"), "flow.servers.spec"),
-    **dict.fromkeys(("ACTOR_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
+    **dict.fromkeys(("ACTOR_NAMES", "KIND_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
     **dict.fromkeys(
         ("MAX_TRACE_BYTES", "TraceError", "load_trace", "parse_trace", "read_trace_bytes", "save_trace"),
         "flow.trace.files",
     ),
     **dict.fromkeys(("FORMAT_VERSION", "PHASES", "Hop", "Trace", "TraceMeta"), "flow.trace.model"),
-    **dict.fromkeys(("figures", "per_phase_ms", "per_step", "summary_rows"), "flow.views.compare"),
+    **dict.fromkeys(
+        ("figures", "message_name", "per_phase_ms", "per_step", "point", "side_by_side", "summary_rows"),
+        "flow.views.compare",
+    ),
     **dict.fromkeys(
         ("LABEL_SIZE", "SMALL_SIZE", "RenderError", "overview_dot", "render", "to_dot"), "flow.views.diagram"
     ),
@@ -86,6 +89,7 @@ __all__ = [
     "Era",
     "FORMAT_VERSION",
     "Hop",
+    "KIND_NAMES",
     "KeyChoice",
     "LABEL_SIZE",
     "Lang",
@@ -122,11 +126,13 @@ __all__ = [
     "key_env_for",
     "key_for",
     "load_trace",
+    "message_name",
     "overview_dot",
     "parse_script",
     "parse_trace",
     "per_phase_ms",
     "per_step",
+    "point",
     "read_trace_bytes",
     "render",
     "replay",
@@ -134,6 +140,7 @@ __all__ = [
     "run_flow",
     "save_trace",
     "short_label",
+    "side_by_side",
     "summary_line",
     "summary_rows",
     "to_dot",

@@ -24,7 +24,8 @@ STEP_NAMES: dict[Step, dict[Lang, str]] = {
 
 FIGURE_NAMES: dict[str, dict[Lang, str]] = {
     "hops": {"en": "hops", "zh": "跳数"},
-    "wire_messages": {"en": "wire messages (MCP frames + model HTTP)", "zh": "线路消息（MCP 帧 + 模型 HTTP）"},
+    "mcp_frames": {"en": "MCP wire frames", "zh": "MCP 线路帧"},
+    "wire_messages": {"en": "wire messages (MCP frames + model HTTP)", "zh": "线路消息（MCP 帧 + 模型 HTTP 消息）"},
     "model_calls": {"en": "model calls", "zh": "模型调用次数"},
     "tool_calls": {"en": "tool calls", "zh": "工具调用次数"},
     "bytes": {"en": "bytes sent to the model", "zh": "发给模型的字节数"},
@@ -126,3 +127,56 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
 
 
 """The words an arrow's label is made of (flow.views.labels fills them from the hop's payload)."""
+
+
+MESSAGE_NAMES: dict[str, dict[Lang, str]] = {
+    "number": {"en": "message {n}", "zh": "消息 {n}"},
+    "zero": {"en": "phase zero", "zh": "第 0 阶段"},
+}
+
+
+"""The source articles number the lesson's messages 1-10 (the app's steps 1-10); step 0 comes before any message."""
+
+
+COMPARE_TEXT: dict[str, dict[Lang, str]] = {
+    "direct": {"en": "direct function calling", "zh": "直接函数调用"},
+    "mcp": {"en": "MCP", "zh": "MCP"},
+    "side": {"en": "{side}", "zh": "{side}"},
+    "setup": {"en": "session set-up of {n} frames ({detail})", "zh": "会话建立 {n} 帧（{detail}）"},
+    "discovery": {"en": "discovery of {n} frames ({detail})", "zh": "工具发现 {n} 帧（{detail}）"},
+    "versus": {"en": "; {base}: {n}", "zh": "；{base}为 {n} 帧"},
+    "translations": {
+        "en": "{n} translation hops ({base}: {n_base}{detail})",
+        "zh": "翻译 {n} 跳（{base} {n_base} 跳{detail}）",
+    },
+    "more": {"en": "; added: {kinds}", "zh": "，多出{kinds}"},
+    "frames": {
+        "en": "{n} MCP wire frames in all ({base}: {n_base})",
+        "zh": "MCP 线路帧共 {n} 个（{base} {n_base} 个）",
+    },
+    "adds": {"en": "Compared with {base}, {other} adds {adds}", "zh": "与{base}相比，{other}多了：{adds}"},
+    "adds_nothing": {
+        "en": "The two runs have the same set-up, discovery, translations and wire frames",
+        "zh": "两次运行的会话建立、工具发现、翻译和线路帧都一样",
+    },
+    "same": {"en": "; what stays the same: {same}", "zh": "；不变的是：{same}"},
+    "differs": {"en": "; what differs: {differs}", "zh": "；不同的是：{differs}"},
+    "end": {"en": ".", "zh": "。"},
+    "same_calls": {"en": "the model is called {n} times in both", "zh": "模型同样被调用 {n} 次"},
+    "other_calls": {
+        "en": "the model calls ({base}: {n_base}, {other}: {n})",
+        "zh": "模型调用次数（{base} {n_base} 次，{other} {n} 次）",
+    },
+    "same_decisions": {"en": "it asks for the same tool_call {calls}", "zh": "模型给出同样的 tool_call：{calls}"},
+    "no_calls": {"en": "neither run calls a tool", "zh": "两次都没有调用工具"},
+    "none": {"en": "none", "zh": "无"},
+    "other_decisions": {
+        "en": "the tool_calls the model asks for ({base}: {a}; {other}: {b})",
+        "zh": "模型给出的 tool_call（{base}：{a}；{other}：{b}）",
+    },
+    "same_answer": {"en": "the same answer", "zh": "最终回答相同"},
+    "other_answer": {"en": "the answer", "zh": "最终回答"},
+}
+
+
+"""The comparison's one sentence, in pieces (flow.views.compare.point fills them from the two traces)."""

@@ -9,7 +9,9 @@ stream chunks), which the HTML export and the tests rely on.
 from __future__ import annotations
 
 import html
+import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import graphviz
@@ -148,6 +150,43 @@ def too_many_arrows(trace: Trace, *, window: int | None = None, collapse_chunks:
     return f"{drawn} are more than one picture draws ({MAX_ARROWS:,})"
 
 
+def message_key(row: Row) -> str:
+    """The message a row belongs to, as its number names it without sub-letters ("2" for 2a-2f, "r2·4" for a second
+    round's decision); "" for a wire frame outside any step."""
+    found = re.match(r"(r\d+·)?\d+", row.number)
+    return found[0] if found else ""
+
+
+def message_heights(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True) -> dict[str, float]:
+    """How tall (inches) each message's rows are in the whole diagram of `trace`, in order; `to_dot(room=...)`
+    takes the larger of two traces' heights to draw them aligned (`aligned_room`)."""
+    cols = trace_lifelines(trace)
+    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    out: dict[str, float] = {}
+    group = ""
+    for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang)[:MAX_ARROWS]:
+        group = message_key(row) or group
+        out[group] = out.get(group, 0.0) + ROW_H + _row_text(row, x_of, lang).count("\n") * LINE_H
+    return out
+
+
+def aligned_room(*traces: Trace, lang: Lang = "en") -> dict[str, float]:
+    """The room each message takes when the traces are drawn side by side, each message level in all of them: the
+    tallest height, in the order the messages come (a message one trace lacks goes after the one before it)."""
+    out: dict[str, float] = {}
+    for trace in traces:
+        heights = message_heights(trace, lang=lang)
+        keys = list(out)
+        for k, height in heights.items():
+            if k not in out:
+                before = list(heights)[: list(heights).index(k)]
+                at = max((keys.index(b) + 1 for b in before if b in keys), default=0)
+                keys.insert(at, k)
+            out[k] = max(out.get(k, 0.0), height)
+        out = {k: out[k] for k in keys}
+    return out
+
+
 def _window(all_rows: list[Row], current: int | None, window: int | None, lead: int | None) -> tuple[int, int]:
     if window is None or len(all_rows) <= window:
         return 0, len(all_rows)
@@ -174,6 +213,7 @@ def to_dot(
     lang: Lang = "en",
     collapse_chunks: bool = True,
     lead: int | None = None,
+    room: Mapping[str, float] | None = None,
 ) -> str:
     """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
     earlier hops drawn normally, later ones faded. `lead` arrows come before the current one
@@ -189,9 +229,23 @@ def to_dot(
     extra_top = 1 if start > 0 else 0
     texts = [_row_text(row, x_of, lang) for row in shown]
     # Each arrow's y: a row is ROW_H tall, plus LINE_H for every further line of its label (which grows upwards).
+    # With `room`, each message's rows take at least the height given for it, so that two diagrams drawn with the
+    # same `room` put each message at the same height (the Compare page).
+    # A message this trace lacks keeps its room empty; `room` lists the messages in order.
+    order = list(room or {})
     ys: list[float] = []
-    for text in texts:
-        ys.append((ys[-1] if ys else -extra_top * ROW_H) - ROW_H - text.count("\n") * LINE_H)
+    y, group, used = -extra_top * ROW_H, "", 0.0
+    for row, text in zip(shown, texts, strict=True):
+        key = message_key(row) or group
+        if room is not None and key != group:
+            y -= max(0.0, room.get(group, 0.0) - used)
+            i = order.index(group) if group in order else -1
+            j = order.index(key) if key in order else i + 1
+            y -= sum(room[k] for k in order[i + 1 : j])
+            group, used = key, 0.0
+        height = ROW_H + text.count("\n") * LINE_H
+        y, used = y - height, used + height
+        ys.append(y)
     last_y = ys[-1] if ys else -extra_top * ROW_H
     bottom = last_y - (2 if end < len(all_rows) else 1) * ROW_H
 
