@@ -165,7 +165,13 @@ with left:
         )
         base_url = None
     else:
-        preset = remembered(st.selectbox, t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
+        preset = remembered(
+            st.selectbox,
+            t("preset", lang),
+            PRESETS,
+            key="preset",
+            format_func=lambda p: p.name.replace(" (local)", t("local", lang)),
+        )
         base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
         model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
         # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
@@ -180,7 +186,11 @@ with left:
 with right:
     with st.expander(t("options", lang), expanded=True):
         choice = remembered(
-            st.selectbox, t("tool_choice", lang), ["auto", "none", "required", "named"], key="tool_choice"
+            st.selectbox,
+            t("tool_choice", lang),
+            ["auto", "none", "required", "named"],
+            key="tool_choice",
+            format_func=lambda c: t("choice_named", lang) if c == "named" else c,  # the others are the API's values
         )
         if choice == "named":
             choice = remembered(

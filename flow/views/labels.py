@@ -400,7 +400,7 @@ def _client_text(hop: Hop, lang: Lang) -> str:
     if "uri" in got:
         contents = _dict(got.get("result")).get("contents")
         texts = [str(_dict(c).get("text", "")) for c in contents] if isinstance(contents, list) else []
-        return _w("resource", lang, uri=got["uri"], text=" ".join(" ".join(texts).split())[:50])
+        return _w("resource", lang, uri=got["uri"], text=clip(" ".join(texts), 50))
     if "prompt" in got:
         messages = got.get("as_chat_messages")
         return _w("prompt", lang, name=got["prompt"], n=len(messages) if isinstance(messages, list) else 0)
