@@ -13,7 +13,7 @@ import html
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -258,10 +258,10 @@ def _element_texts(at: AppTest) -> list[str]:
     placeholders, buttons, table headers and cells, the Compare diagrams' titles. JSON views are left out."""
     out: list[str] = []
     for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
-        out += [str(e.value) for e in at.get(kind)]
+        out += [str(getattr(e, "value", "")) for e in at.get(kind)]
     for kind in ("selectbox", "multiselect", "radio", "text_input", "text_area", "number_input", "checkbox"):
         for e in at.get(kind):
-            out.append(str(e.label))
+            out.append(str(getattr(e, "label", "")))
             out += [str(o) for o in getattr(e.proto, "options", [])]
             if getattr(e.proto, "placeholder", ""):
                 out.append(e.proto.placeholder)
@@ -269,10 +269,11 @@ def _element_texts(at: AppTest) -> list[str]:
                 out.append("Choose options" if e.proto.options else "No options to select")
             if getattr(e.proto, "help", ""):
                 out.append(e.proto.help)
-    for kind in ("button", "download_button", "form_submit_button", "popover", "expander", "status"):
+    for kind in ("button", "download_button", "form_submit_button", "expander", "status"):
         out += [str(getattr(e.proto, "label", "")) for e in at.get(kind)]
-    for e in at.get("table") + at.get("dataframe"):
-        frame = e.value
+    out += [e.proto.popover.label for e in at.get("popover")]
+    for e in [*at.get("table"), *at.get("dataframe")]:
+        frame = cast(Any, e).value  # a table or a dataframe: an element, never a block
         out += [str(c) for c in frame.columns]
         out += [str(v) for v in frame.astype(str).to_numpy().ravel()]
     for e in at.get("html"):
