@@ -180,3 +180,21 @@ def test_the_page_follows_the_pickers_and_shows_no_times():
     assert "MCP wire frames" in list(figures_table["figure"])
     steps = at.table[1].value
     assert "message 2 · list tools" in list(steps["what"])
+
+
+def _band_edges(dot: str) -> list[tuple[str, float, float]]:
+    """Each phase band of a diagram: its phase's name, top and bottom (points)."""
+    names = dict(re.findall(r'\bbandlabel(\d+) \[label="([^"]*)"', dot))
+    edges = []
+    for b, height, y in re.findall(r'\bband(\d+) \[[^\]]*height=([\d.]+) pos="[-\d.]+,([-\d.]+)!"', dot):
+        half = float(height) * 72 / 2
+        edges.append((names[b], float(y) + half, float(y) - half))
+    return edges
+
+
+def test_the_phase_bands_of_the_two_diagrams_meet_at_the_same_heights():
+    dot_a, dot_b = side_by_side(sample("beijing-direct"), sample("beijing-mcp"), lang="zh")
+    bands_a, bands_b = _band_edges(dot_a), _band_edges(dot_b)
+    assert [n for n, _, _ in bands_a] == [n for n, _, _ in bands_b] == ["准备", "请求", "决策", "执行", "回填", "回答"]
+    for (name, top_a, bottom_a), (_, top_b, bottom_b) in zip(bands_a, bands_b, strict=True):
+        assert abs(top_a - top_b) < 1 and abs(bottom_a - bottom_b) < 1, (name, top_a, top_b, bottom_a, bottom_b)

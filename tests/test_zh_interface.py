@@ -272,6 +272,8 @@ def _element_texts(at: AppTest) -> list[str]:
     for kind in ("button", "download_button", "form_submit_button", "expander", "status"):
         out += [str(getattr(e.proto, "label", "")) for e in at.get(kind)]
     out += [e.proto.popover.label for e in at.get("popover")]
+    for e in at.get("button_group"):  # pills
+        out += [str(getattr(e.proto, "label", ""))] + [str(o.content) for o in e.proto.options]
     for e in [*at.get("table"), *at.get("dataframe")]:
         frame = cast(Any, e).value  # a table or a dataframe: an element, never a block
         out += [str(c) for c in frame.columns]
@@ -300,10 +302,11 @@ ALL_SAMPLE_WORDS = set().union(*(trace_words(sample(n)) for n in NAMES))
 def _run_names() -> set[str]:
     """The names the Run page offers to choose from: the mock models, the providers, the servers and what the demo
     server offers (resources, prompts). Products' and programs' own names, in no language."""
-    from flow import MOCK_MODELS, PRESETS, configured_servers
+    from flow import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, configured_servers
 
     names = {*MOCK_MODELS, *(p.name for p in PRESETS), *(p.model for p in PRESETS), *configured_servers()}
     names |= {"weather://cities", "dev://now", "weather_report", "README", "openai", "id", "llama.cpp"}
+    names |= set(EXAMPLE_QUESTIONS)  # the questions a class may ask, some of them in English on purpose
     return set().union(*(words(n) for n in names))
 
 

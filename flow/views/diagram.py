@@ -234,15 +234,19 @@ def to_dot(
     # A message this trace lacks keeps its room empty; `room` lists the messages in order.
     order = list(room or {})
     ys: list[float] = []
+    gaps: dict[int, float] = {}
     y, group, used = -extra_top * ROW_H, "", 0.0
     for row, text in zip(shown, texts, strict=True):
         key = message_key(row) or group
         if room is not None and key != group:
+            before = y
             y -= max(0.0, room.get(group, 0.0) - used)
             i = order.index(group) if group in order else -1
             j = order.index(key) if key in order else i + 1
             y -= sum(room[k] for k in order[i + 1 : j])
             group, used = key, 0.0
+            if ys:  # the room left over belongs to the message above: a phase band ends where its message does
+                gaps[len(ys) - 1] = before - y
         height = ROW_H + text.count("\n") * LINE_H
         y, used = y - height, used + height
         ys.append(y)
@@ -278,8 +282,8 @@ def to_dot(
     for b, (ph, i0, i1) in enumerate(band):
         if ph is None:
             continue
-        top_y = (ys[i0 - 1] if i0 else -extra_top * ROW_H) - ROW_H / 2
-        bot_y = ys[i1] - ROW_H / 2
+        top_y = (ys[i0 - 1] - gaps.get(i0 - 1, 0.0) if i0 else -extra_top * ROW_H) - ROW_H / 2
+        bot_y = ys[i1] - gaps.get(i1, 0.0) - ROW_H / 2
         g.node(
             f"band{b}",
             shape="box",
