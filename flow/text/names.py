@@ -144,7 +144,7 @@ COMPARE_TEXT: dict[str, dict[Lang, str]] = {
     "side": {"en": "{side}", "zh": "{side}"},
     "setup": {"en": "session set-up of {n} frames ({detail})", "zh": "会话建立 {n} 帧（{detail}）"},
     "discovery": {"en": "discovery of {n} frames ({detail})", "zh": "工具发现 {n} 帧（{detail}）"},
-    "versus": {"en": "; {base}: {n}", "zh": "；{base}为 {n} 帧"},
+    "versus": {"en": "; {base}: {n}", "zh": "；{base}：{n} 帧"},
     "translations": {
         "en": "{n} translation hops ({base}: {n_base}{detail})",
         "zh": "翻译 {n} 跳（{base} {n_base} 跳{detail}）",
@@ -154,7 +154,8 @@ COMPARE_TEXT: dict[str, dict[Lang, str]] = {
         "en": "{n} MCP wire frames in all ({base}: {n_base})",
         "zh": "MCP 线路帧共 {n} 个（{base} {n_base} 个）",
     },
-    "adds": {"en": "Compared with {base}, {other} adds {adds}", "zh": "与{base}相比，{other}多了：{adds}"},
+    "adds": {"en": "Compared with {base}, {other} adds {adds}", "zh": "与{base}相比，{other} 多了：{adds}"},
+    "has": {"en": "Compared with {base}, {other} has {adds}", "zh": "与 {base} 相比，{other} 不同在：{adds}"},
     "adds_nothing": {
         "en": "The two runs have the same set-up, discovery, translations and wire frames",
         "zh": "两次运行的会话建立、工具发现、翻译和线路帧都一样",

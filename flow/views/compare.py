@@ -212,7 +212,11 @@ def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
         same.append(_c("same_answer", lang))
     else:
         differs.append(_c("other_answer", lang))
-    head = _c("adds", lang, other=other, base=base, adds=_list(adds, lang, "，")) if adds else _c("adds_nothing", lang)
+    # Direct vs MCP: what MCP adds. Any other pair (two eras, two runs of one mode): how the second differs.
+    template = "adds" if (sa.mode, sb.mode) == ("direct", "mcp") else "has"
+    head = (
+        _c(template, lang, other=other, base=base, adds=_list(adds, lang, "，")) if adds else _c("adds_nothing", lang)
+    )
     tail = _c("same", lang, same=_list(same, lang, "、", "; ")) if same else ""
     tail += _c("differs", lang, differs=_list(differs, lang, "、", "; ")) if differs else ""
     return head + tail + _c("end", lang)
