@@ -219,6 +219,7 @@ with right:
             key="transport",
             disabled=mode == "direct" or not demo,
             help=t("transport_help", lang),
+            format_func=lambda tr: t(f"transport_{tr}", lang),
         )
         max_rounds = remembered_value(
             st.number_input, t("max_rounds", lang), key="max_rounds", default=5, min_value=1, max_value=10

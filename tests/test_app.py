@@ -257,7 +257,7 @@ def test_switching_language_keeps_the_place():
 def test_chinese_tables_have_chinese_headers():
     at = app("zh")
     at.switch_page("app_pages/compare.py").run()
-    assert list(at.dataframe[0].value.columns) == ["指标", "A", "B"]
+    assert list(at.table[0].value.columns) == ["指标", "A", "B"]
     at.switch_page("app_pages/hops.py").run()
     assert list(at.dataframe[0].value.columns)[:3] == ["序号", "步骤", "阶段"]
 

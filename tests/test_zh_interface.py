@@ -80,7 +80,6 @@ ALLOWED = {
     "Schema",
     "token",
     "stdio",
-    "memory",
     "python",
     "bench",
     "English",  # the language switch names the other language in its own words

@@ -63,6 +63,8 @@ TEXT: dict[str, dict[Lang, str]] = {
     "era_handshake": {"zh": "握手时代（initialize）", "en": "handshake (initialize)"},
     "era_modern": {"zh": "无状态时代（server/discover，2026-07-28）", "en": "modern (server/discover, 2026-07-28)"},
     "transport": {"zh": "传输方式", "en": "Transport"},
+    "transport_memory": {"zh": "进程内", "en": "memory"},
+    "transport_stdio": {"zh": "stdio 子进程", "en": "stdio"},
     "max_rounds": {"zh": "最多工具轮数", "en": "Max tool rounds"},
     "keep_warm": {"zh": "保持 stdio 服务器运行（更快）", "en": "Keep the stdio server running (faster)"},
     "keep_warm_help": {
@@ -116,7 +118,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "server_command_bad": {"zh": "无法解析这条命令：{error}", "en": "Cannot read this command: {error}"},
     "server_config_bad": {"zh": "服务器配置文件无法使用：{error}", "en": "The servers file cannot be used: {error}"},
     "transport_help": {
-        "zh": "memory：服务器在本进程内；stdio：服务器是子进程，通过标准输入输出通信",
+        "zh": "进程内：服务器与应用在同一进程；stdio 子进程：服务器是子进程，通过标准输入输出通信",
         "en": "memory: the server runs in this process; stdio: the server is a subprocess talking over stdin/stdout",
     },
     "mock_help": {
