@@ -175,7 +175,7 @@ COLUMNS: dict[str, str] = {
     "bytes": "字节",
     "tokens": "token",
     "figure": "指标",
-    "what": "内容",
+    "what": "消息",
     "hops A": "A 跳数",
     "hops B": "B 跳数",
     "wire frames A": "A 线路帧",
