@@ -65,7 +65,8 @@ def _aligned_svgs(key_a: str, key_b: str, lang: Lang, _a: flow.Trace, _b: flow.T
     """The two diagrams drawn by graphviz, each message level with the same message of the other; on failure, the
     one line that says why, in place of both."""
     try:
-        return tuple(render(dot, "svg").decode("utf-8") for dot in side_by_side(_a, _b, lang=lang))  # type: ignore[return-value]
+        dot_a, dot_b = side_by_side(_a, _b, lang=lang)
+        return render(dot_a, "svg").decode("utf-8"), render(dot_b, "svg").decode("utf-8")
     except RenderError as exc:
         problem = f"<p>{html_text.escape(str(exc))}</p>"
         return problem, problem
