@@ -1,22 +1,28 @@
-"""Compare two runs side by side: by default direct function calling and MCP on the same question."""
+"""Compare two runs side by side: by default direct function calling and MCP on the same question.
+
+One screen makes the point: the pickers, one sentence saying what MCP adds and what stays the same, then the two
+diagrams side by side, each message level with the same message of the other. Below: the figures that do not
+depend on noise, and the messages one by one. No times: one run's milliseconds are noise."""
 
 import pandas as pd
 import streamlit as st
 
 import flow
-from flow import EXAMPLE_QUESTIONS, PHASE_NAMES, PHASES, figures, per_phase_ms, per_step, summary_rows
+from flow import EXAMPLE_QUESTIONS, PHASE_NAMES, figures, per_step, point, summary_rows
 from ui.i18n import column_names, t
-from ui.state import add_run, all_traces, state, trace_title
+from ui.state import add_run, all_traces, state
 from ui.text import plain
-from ui.view import diagram, picker
+from ui.view import aligned_diagrams, picker
 
 app = state()
 lang = app.lang
-st.title(t("compare_title", lang))
+st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
+st.subheader(t("compare_title", lang))
 
-with st.form("run_both"):
+pick_a, pick_b, run_col = st.columns([5, 5, 2], vertical_alignment="bottom")
+with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
     question = st.text_input(t("question", lang), value=EXAMPLE_QUESTIONS[0], key="compare_question")
-    if st.form_submit_button(t("run_both", lang), type="primary"):
+    if st.form_submit_button(t("run_both_go", lang), type="primary"):
         with st.spinner(t("running", lang)):
             for mode in ("direct", "mcp"):
                 result = flow.run(question, options=flow.RunOptions(mode=mode, transport="memory"))
@@ -26,8 +32,6 @@ with st.form("run_both"):
                 st.session_state[side] = item.key  # the picker below shows the new run
                 if not result.ok:
                     st.error(f"{mode}: {plain(result.error_in(lang))}", icon=":material/error:")
-
-pick_a, pick_b = st.columns(2)
 with pick_a:
     app.compare_a = picker(app, t("trace_a", lang), app.compare_a, key="compare_a")
 with pick_b:
@@ -35,21 +39,15 @@ with pick_b:
 items = all_traces(app)
 a, b = items[app.compare_a], items[app.compare_b]
 
+st.info(plain(point(a.trace, b.trace, lang=lang)), icon=":material/lightbulb:")
+aligned_diagrams(a, b, lang)
+
 st.subheader(t("figures", lang))
 fig_col, chart_col = st.columns([3, 2])
 with fig_col:
     figures_table = pd.DataFrame(summary_rows(a.trace, b.trace, lang=lang)).astype({"A": str, "B": str})
-    st.dataframe(
-        figures_table.rename(columns=column_names(lang)),
-        hide_index=True,
-        width="stretch",
-        height=38 + 35 * len(figures_table),
-    )
+    st.table(figures_table.rename(columns=column_names(lang)), hide_index=True)
 with chart_col:
-    st.caption(t("chart_phase", lang))
-    names = [PHASE_NAMES[p][lang] for p in PHASES]
-    phases = pd.DataFrame({"A": per_phase_ms(a.trace).values(), "B": per_phase_ms(b.trace).values()}, index=names)
-    st.bar_chart(phases, stack=False, height=220, sort=False)
     st.caption(t("chart_bytes", lang))
     fa, fb = figures(a.trace), figures(b.trace)
     sizes = pd.DataFrame(
@@ -62,18 +60,10 @@ with chart_col:
         },
         index=["A", "B"],
     )
-    sizes = sizes.rename(columns=column_names(lang))
-    st.bar_chart(sizes, height=200, horizontal=True)
+    st.bar_chart(sizes.rename(columns=column_names(lang)), height=220, horizontal=True)
+    st.caption(t("no_times", lang))
 
 st.subheader(t("by_step", lang))
-steps_table = pd.DataFrame(per_step(a.trace, b.trace, lang=lang))
+steps_table = pd.DataFrame(per_step(a.trace, b.trace, lang=lang)).drop(columns=["step"])
 steps_table["phase"] = [PHASE_NAMES[p][lang] for p in steps_table["phase"]]
-st.dataframe(
-    steps_table.rename(columns=column_names(lang)), hide_index=True, width="stretch", height=38 + 35 * len(steps_table)
-)
-
-col_a, col_b = st.columns(2)
-for col, item, name in ((col_a, a, "A"), (col_b, b, "B")):
-    with col:
-        st.markdown(f"**{name} · {plain(trace_title(item, lang))}**")
-        diagram(item, None, lang, window=None)
+st.table(steps_table.rename(columns=column_names(lang)), hide_index=True)

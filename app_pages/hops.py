@@ -4,7 +4,7 @@ import json
 
 import streamlit as st
 
-from flow import ACTOR_NAMES, focus_view, hop_dataframe
+from flow import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, focus_view, hop_dataframe
 from ui.i18n import column_names, t
 from ui.state import all_traces, state
 from ui.text import table_csv
@@ -21,19 +21,39 @@ if not trace.hops:
     st.stop()
 frame = hop_dataframe(trace, lang=lang)
 
+# The filters choose codes (an actor, a kind, a phase), shown in the interface language: a choice survives a switch.
 c1, c2, c3, c4 = st.columns([2, 2, 2, 3])
-actors = c1.multiselect(t("filter_actor", lang), sorted({*frame["from"], *frame["to"]}), key="f_actor")
-kinds = c2.multiselect(t("filter_kind", lang), sorted(set(frame["kind"])), key="f_kind")
-phases = c3.multiselect(t("filter_phase", lang), [p for p in dict.fromkeys(frame["phase"]) if p], key="f_phase")
+choose = t("choose", lang)
+actors = c1.multiselect(
+    t("filter_actor", lang),
+    list(dict.fromkeys(a for h in trace.hops for a in (h.source, h.target))),
+    format_func=lambda a: ACTOR_NAMES[a][lang],
+    key="f_actor",
+    placeholder=choose,
+)
+kinds = c2.multiselect(
+    t("filter_kind", lang),
+    sorted({h.kind for h in trace.hops}),
+    format_func=lambda k: k if lang == "en" else KIND_NAMES[k][lang],
+    key="f_kind",
+    placeholder=choose,
+)
+phases = c3.multiselect(
+    t("filter_phase", lang),
+    list(dict.fromkeys(h.phase for h in trace.hops if h.phase)),
+    format_func=lambda p: PHASE_NAMES[p][lang],
+    key="f_phase",
+    placeholder=choose,
+)
 needle = c4.text_input(t("search", lang), key="f_search").strip().lower()
 
 keep = frame.index == frame.index
 if actors:
-    keep &= frame["from"].isin(actors) | frame["to"].isin(actors)
+    keep &= [h.source in actors or h.target in actors for h in trace.hops]
 if kinds:
-    keep &= frame["kind"].isin(kinds)
+    keep &= [h.kind in kinds for h in trace.hops]
 if phases:
-    keep &= frame["phase"].isin(phases)
+    keep &= [h.phase in phases for h in trace.hops]
 if needle:
     texts = [json.dumps(h.payload, ensure_ascii=False).lower() + h.summary.lower() for h in trace.hops]
     keep &= [needle in text for text in texts]

@@ -165,7 +165,13 @@ with left:
         )
         base_url = None
     else:
-        preset = remembered(st.selectbox, t("preset", lang), PRESETS, key="preset", format_func=lambda p: p.name)
+        preset = remembered(
+            st.selectbox,
+            t("preset", lang),
+            PRESETS,
+            key="preset",
+            format_func=lambda p: p.name.replace(" (local)", t("local", lang)),
+        )
         base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
         model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
         # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
@@ -180,7 +186,11 @@ with left:
 with right:
     with st.expander(t("options", lang), expanded=True):
         choice = remembered(
-            st.selectbox, t("tool_choice", lang), ["auto", "none", "required", "named"], key="tool_choice"
+            st.selectbox,
+            t("tool_choice", lang),
+            ["auto", "none", "required", "named"],
+            key="tool_choice",
+            format_func=lambda c: t("choice_named", lang) if c == "named" else c,  # the others are the API's values
         )
         if choice == "named":
             choice = remembered(
@@ -209,6 +219,7 @@ with right:
             key="transport",
             disabled=mode == "direct" or not demo,
             help=t("transport_help", lang),
+            format_func=lambda tr: t(f"transport_{tr}", lang),
         )
         max_rounds = remembered_value(
             st.number_input, t("max_rounds", lang), key="max_rounds", default=5, min_value=1, max_value=10
@@ -237,7 +248,10 @@ if mode == "mcp" and not bad_command:
     listing, _ = server_listing(server_spec, "handshake")
     with left.expander(t("context", lang)):
         resources = remembered_multiselect(
-            t("resources", lang), [r["uri"] for r in listing["resources"]], key="resources"
+            t("resources", lang),
+            [r["uri"] for r in listing["resources"]],
+            key="resources",
+            placeholder=t("choose", lang),
         )
         prompts = {p["name"]: p for p in listing["prompts"]}
         prompt = (
@@ -296,7 +310,7 @@ if run_slot.button(
             step = "·" if hop.step is None else hop.step
             status.write(
                 f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
-                f" · {plain(short_label(hop, 70))}"
+                f" · {plain(short_label(hop, 70, lang=lang))}"
             )
 
         if keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none":

@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     from flow.samples import SAMPLES
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
     from flow.servers.spec import Era, ServerSpec
-    from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+    from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
     from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace, read_trace_bytes, save_trace
     from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
     from flow.trace.questions import QuestionsError, bind_questions, questions_for, read_questions_bytes
     from flow.trace.route import message_of, route
-    from flow.views.compare import figures, per_phase_ms, per_step, summary_rows
+    from flow.views.compare import figures, message_name, per_phase_ms, per_step, point, side_by_side, summary_rows
     from flow.views.diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
     from flow.views.html import to_html
     from flow.views.labels import short_label
@@ -54,7 +54,7 @@ _HOME = {
         "flow.servers.config",
     ),
     **dict.fromkeys(("Era", "ServerSpec"), "flow.servers.spec"),
-    **dict.fromkeys(("ACTOR_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
+    **dict.fromkeys(("ACTOR_NAMES", "KIND_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
     **dict.fromkeys(
         ("MAX_TRACE_BYTES", "TraceError", "load_trace", "parse_trace", "read_trace_bytes", "save_trace"),
         "flow.trace.files",
@@ -64,7 +64,10 @@ _HOME = {
         ("QuestionsError", "bind_questions", "questions_for", "read_questions_bytes"), "flow.trace.questions"
     ),
     **dict.fromkeys(("message_of", "route"), "flow.trace.route"),
-    **dict.fromkeys(("figures", "per_phase_ms", "per_step", "summary_rows"), "flow.views.compare"),
+    **dict.fromkeys(
+        ("figures", "message_name", "per_phase_ms", "per_step", "point", "side_by_side", "summary_rows"),
+        "flow.views.compare",
+    ),
     **dict.fromkeys(
         ("LABEL_SIZE", "SMALL_SIZE", "RenderError", "overview_dot", "render", "to_dot"), "flow.views.diagram"
     ),
@@ -92,6 +95,7 @@ __all__ = [
     "Era",
     "FORMAT_VERSION",
     "Hop",
+    "KIND_NAMES",
     "KeyChoice",
     "LABEL_SIZE",
     "Lang",
@@ -131,6 +135,7 @@ __all__ = [
     "key_for",
     "load_trace",
     "message_of",
+    "message_name",
     "overview_dot",
     "parse_script",
     "parse_trace",
@@ -138,6 +143,7 @@ __all__ = [
     "per_step",
     "questions_for",
     "read_questions_bytes",
+    "point",
     "read_trace_bytes",
     "render",
     "replay",
@@ -146,6 +152,7 @@ __all__ = [
     "run_flow",
     "save_trace",
     "short_label",
+    "side_by_side",
     "summary_line",
     "summary_rows",
     "to_dot",

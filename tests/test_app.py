@@ -141,15 +141,14 @@ def test_compare_shows_both_traces_and_the_figures():
     at = app()
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
-    figures = at.dataframe[0].value
+    figures = at.table[0].value  # the figures noise cannot move (tests/test_compare.py checks the page further)
     calls = figures[figures["figure"] == "model calls"].iloc[0]  # English headers: app() chose en
     assert (calls["A"], calls["B"]) == ("2", "2")
     frames = figures[figures["figure"] == "wire messages (MCP frames + model HTTP)"].iloc[0]
     assert int(frames["A"]) < int(frames["B"])
-    by_step = at.dataframe[1].value
-    assert list(by_step["step"]) == list(range(11))
-    assert "mcp.request" in by_step.loc[by_step["step"] == 2, "only in B"].iloc[0]
-    assert len(at.get("graphviz_chart")) == 2
+    by_step = at.table[1].value
+    assert len(by_step) == 11 and "MCP request ×2" in by_step.iloc[2]["only in B"]
+    assert sum("compare-diagrams" in e.proto.body for e in at.get("html")) == 1
 
 
 def test_compare_runs_both_modes_live():
@@ -258,7 +257,7 @@ def test_switching_language_keeps_the_place():
 def test_chinese_tables_have_chinese_headers():
     at = app("zh")
     at.switch_page("app_pages/compare.py").run()
-    assert list(at.dataframe[0].value.columns) == ["指标", "A", "B"]
+    assert list(at.table[0].value.columns) == ["指标", "A", "B"]
     at.switch_page("app_pages/hops.py").run()
     assert list(at.dataframe[0].value.columns)[:3] == ["序号", "步骤", "阶段"]
 

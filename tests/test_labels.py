@@ -37,15 +37,17 @@ def is_error(hop: Hop) -> bool | None:
     return holder.get("isError") if isinstance(holder, dict) else None
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", NAMES)
-def test_is_error_true_is_always_readable(name):
+def test_is_error_true_is_always_readable(name, lang):
     trace = sample(name)
     for hop in trace.hops:
         if hop.kind in ("tool.result", "mcp.response") and is_error(hop) is True:
             for width in widths(trace, hop):
-                assert any("isError: true" in line for line in label_lines(hop, width)), (hop.seq, width)
+                assert any("isError: true" in line for line in label_lines(hop, width, lang=lang)), (hop.seq, width)
         if hop.kind == "mcp.response" and is_error(hop) is False:
-            assert label_lines(hop, diagram_width(trace, hop)) == ["result (isError: false)"]
+            said = {"en": "result (isError: false)", "zh": "结果（isError: false）"}[lang]
+            assert label_lines(hop, diagram_width(trace, hop), lang=lang) == [said]
 
 
 def test_the_samples_hold_an_error_result():
@@ -60,14 +62,15 @@ def _calls(hop: Hop) -> list[tuple[str, dict]]:
     ]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", NAMES)
-def test_every_call_of_a_decision_is_in_its_label_whole(name):
+def test_every_call_of_a_decision_is_in_its_label_whole(name, lang):
     trace = sample(name)
     for hop in trace.hops:
         if hop.kind not in ("llm.response", "llm.assembled") or hop.step != 4 or "not JSON" in hop.summary:
             continue
         for width in widths(trace, hop):
-            text = " ".join(label_lines(hop, width))
+            text = " ".join(label_lines(hop, width, lang=lang))
             for fn, args in _calls(hop):
                 whole = fn + "(" + ", ".join(f"{k}={v}" for k, v in args.items()) + ")"
                 if max(display_width(str(v)) for v in args.values()) <= 16:  # short values are never shortened
@@ -77,7 +80,8 @@ def test_every_call_of_a_decision_is_in_its_label_whole(name):
             assert text.count("(") >= len(_calls(hop))
 
 
-def test_parallel_calls_and_their_answers_are_all_named():
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_parallel_calls_and_their_answers_are_all_named(lang):
     for name in ("two-cities-parallel", "quirky-provider"):
         trace = sample(name)
         decision = next(h for h in trace.hops if h.kind == "llm.response" and h.step == 4)
@@ -85,21 +89,22 @@ def test_parallel_calls_and_their_answers_are_all_named():
         backfill = next(h for h in trace.hops if h.kind == "llm.request" and h.step == 8)
         ids = [m["tool_call_id"] for m in backfill.payload["body"]["messages"] if m.get("role") == "tool"]
         for width in widths(trace, decision):
-            text = " ".join(label_lines(decision, width))
+            text = " ".join(label_lines(decision, width, lang=lang))
             assert "get_weather(city=北京)" in text and "get_weather(city=上海)" in text
-            ids_text = " ".join(label_lines(backfill, width))
+            ids_text = " ".join(label_lines(backfill, width, lang=lang))
             assert all(i in ids_text for i in ids) and "×2" in ids_text
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", NAMES)
-def test_lines_keep_to_the_width_and_the_line_limit(name):
+def test_lines_keep_to_the_width_and_the_line_limit(name, lang):
     trace = sample(name)
     for hop in trace.hops:
         for width in widths(trace, hop):
-            lines = label_lines(hop, width)
+            lines = label_lines(hop, width, lang=lang)
             assert 1 <= len(lines) <= MAX_LINES and all(lines)
             assert all(display_width(line) <= width for line in lines), (hop.seq, width, lines)
-            assert short_label(hop, width) == "\n".join(lines)
+            assert short_label(hop, width, lang=lang) == "\n".join(lines)
 
 
 def _decision(calls: list[tuple[str, dict]]) -> Hop:
@@ -130,6 +135,17 @@ def test_many_parallel_calls_keep_every_name():
     assert len(lines) <= MAX_LINES
     text = " ".join(lines)
     assert all(f"tool_{i}(" in text for i in range(6)) and "get_weather(…) ×5" in text
+
+
+def test_a_chinese_label_says_in_chinese_what_the_english_one_says():
+    trace = sample("streaming")
+    said = {h.seq: (short_label(h, 80), short_label(h, 80, lang="zh")) for h in trace.hops}
+    assert said[10] == ("2 messages + 4 tools (stream)", "2 条消息 + 4 个工具（流式）")
+    assert said[12] == ("chunk 2: tool_call get_weather starts", "第 2 块：tool_call get_weather 开始")
+    assert said[4][1] == "initialize 的结果" and said[32][1] == "拼装完成 finish_reason: stop"
+    assert [r.label for r in rows(trace, lang="zh") if len(r.hops) > 1][0] == "流式：8 块"
+    many = label_lines(_decision([(f"tool_{i}", {}) for i in range(60)]), 30, lang="zh")
+    assert re.search(r"另 \d+ 个$", many[-1])
 
 
 def test_beyond_the_room_calls_are_counted_not_cut():
@@ -169,8 +185,9 @@ def test_a_label_of_an_odd_payload_is_text_or_the_file_is_refused(payload):
     """A payload not of its kind's type never loads; any that loads (a wire body holds what the peer sent) or that
     the recorder cut (`clipped`) gets a label."""
     for kind, hop in odd_payload_hops(payload):
-        lines = label_lines(hop, 30)
-        assert lines and all(isinstance(line, str) and display_width(line) <= 60 for line in lines), kind
+        for lang in ("en", "zh"):
+            lines = label_lines(hop, 30, lang=lang)
+            assert lines and all(isinstance(line, str) and display_width(line) <= 60 for line in lines), (kind, lang)
 
 
 def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():

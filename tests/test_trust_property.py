@@ -27,8 +27,8 @@ from flow.interop.otlp import to_otlp_json
 from flow.text.teaching import teaching_text
 from flow.trace.files import TraceError, read_trace_bytes
 from flow.trace.model import Trace
-from flow.views.compare import figures, per_phase_ms, per_step, summary_rows
-from flow.views.diagram import RenderError, overview_dot, to_dot, to_mermaid
+from flow.views.compare import figures, per_phase_ms, per_step, point, summary_rows
+from flow.views.diagram import RenderError, aligned_room, overview_dot, to_dot, to_mermaid
 from flow.views.labels import short_label, step_numbers, trace_lifelines
 from flow.views.table import focus_view, hop_dataframe, hop_table, summary_line
 from flow.views.viewer import viewer_bundle
@@ -185,6 +185,7 @@ def run_every_reader(path: Path, tmp: Path) -> None:
     for hop in trace.hops:
         assert hop.seq in numbers
         plain(short_label(hop, 80))
+        plain(short_label(hop, 80, lang="zh"))  # the Chinese label is made from the payload: total too
         plain(teaching_text(hop, "zh"))
         json.dumps(focus_view(hop), ensure_ascii=False)
     hop_table(trace)
@@ -193,6 +194,7 @@ def run_every_reader(path: Path, tmp: Path) -> None:
     plain(trace.meta.question)
     for other in (trace, Trace.model_validate(SAMPLES["beijing-direct"])):
         figures(trace), per_step(trace, other), per_phase_ms(trace), summary_rows(other, trace, lang="zh")
+        plain(point(trace, other, lang="zh")), aligned_room(trace, other, lang="zh")
     to_otlp_json(trace)
     viewer_bundle(trace, lang="zh")  # the Step page's client-side viewer
     try:

@@ -4,7 +4,9 @@ The Step through page steps with the client-side viewer (ui/trace_viewer.py) ins
 
 from __future__ import annotations
 
+import base64
 import html as html_text
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +14,18 @@ import graphviz
 import streamlit as st
 
 import flow
-from flow import LABEL_SIZE, SMALL_SIZE, Lang, RenderError, overview_dot, render, to_dot, to_html, to_otlp_json
+from flow import (
+    LABEL_SIZE,
+    SMALL_SIZE,
+    Lang,
+    RenderError,
+    overview_dot,
+    render,
+    side_by_side,
+    to_dot,
+    to_html,
+    to_otlp_json,
+)
 from ui.i18n import t
 from ui.state import AppState, Loaded, all_traces, state, trace_title
 
@@ -45,6 +58,47 @@ def diagram(
     if window is not None and len(item.trace.hops) > window:
         st.caption(t("overview", lang))
         st.graphviz_chart(graphviz.Source(_overview(item.key, current, lang, item.trace)), width="stretch")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _aligned_svgs(key_a: str, key_b: str, lang: Lang, _a: flow.Trace, _b: flow.Trace) -> tuple[str, str]:
+    """The two diagrams drawn by graphviz, each message level with the same message of the other; on failure, the
+    one line that says why, in place of both."""
+    try:
+        dot_a, dot_b = side_by_side(_a, _b, lang=lang)
+        return render(dot_a, "svg").decode("utf-8"), render(dot_b, "svg").decode("utf-8")
+    except RenderError as exc:
+        problem = f"<p>{html_text.escape(str(exc))}</p>"
+        return problem, problem
+
+
+_SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="[\d.]+pt"')
+
+
+def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang) -> None:
+    """Two sequence diagrams side by side at one scale, so that message N of one is level with message N of the
+    other (a narrower diagram is drawn narrower, not larger)."""
+    svgs = _aligned_svgs(a.key, b.key, lang, a.trace, b.trace)
+    widths = [float(m[1]) if (m := _SVG_SIZE.search(svg)) else 0.0 for svg in svgs]
+    widest = max(widths) or 1.0
+    cells = []
+    for name, item, svg, width in zip(("A", "B"), (a, b), svgs, widths, strict=True):
+        title = html_text.escape(f"{name} · {shown_title(item, lang)}")
+        share = 100 * width / widest if width else 100
+        # An image, not inline SVG: st.html keeps only what its sanitiser allows, and a picture is drawn whole.
+        picture = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        alt = html_text.escape(t("diagram_alt", lang, name=name))
+        body = (
+            f'<img alt="{alt}" style="width:{share:.1f}%" src="data:image/svg+xml;base64,{picture}">' if width else svg
+        )
+        cells.append(f'<div class="cmp-side"><div class="cmp-title" title="{title}">{title}</div>{body}</div>')
+    st.html(
+        "<style>.cmp-row{display:flex;gap:18px;align-items:flex-start}"
+        ".cmp-side{flex:1 1 0;min-width:0}"
+        ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px}"
+        "</style>"
+        f'<div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div>'
+    )
 
 
 def _memory(key: str) -> tuple[str, Any]:
@@ -83,13 +137,24 @@ def remembered_multiselect(label: str, options: Sequence[Any], *, key: str, **kw
     return st.multiselect(label, options, default=chosen, key=widget_key, on_change=remember, **kwargs)
 
 
+def shown_title(item: Loaded, lang: Lang) -> str:
+    """A trace's name in the interface language: a sample's title, an upload's file name, or a run's number, mode
+    and question (the stored label of a run is English: "#1 direct · …")."""
+    numbered = re.match(r"#(\d+) ", item.label) if item.key.startswith("run:") else None
+    if numbered is None:
+        return trace_title(item, lang)
+    meta = item.trace.meta
+    mode = t("mode_short_mcp" if meta.mode == "mcp" else "mode_short_direct", lang)
+    return t("run_title_item", lang, n=numbered[1], mode=mode, question=meta.question)
+
+
 def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
     """Choose among samples, uploads and runs; returns the chosen key."""
     items = all_traces(app)
     keys = list(items)
     if st.session_state.get(key) not in keys:
         st.session_state[key] = selected if selected in keys else keys[0]
-    return st.selectbox(label, keys, key=key, format_func=lambda k: trace_title(items[k], app.lang))
+    return st.selectbox(label, keys, key=key, format_func=lambda k: shown_title(items[k], app.lang))
 
 
 def downloads(item: Loaded, lang: Lang, *, questions: dict[int, Any] | None = None) -> None:

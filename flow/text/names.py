@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from flow.trace.model import Actor
+from flow.trace.model import Actor, Kind
 from flow.trace.steps import Phase, Step
 
 STEP_NAMES: dict[Step, dict[Lang, str]] = {
@@ -24,7 +24,8 @@ STEP_NAMES: dict[Step, dict[Lang, str]] = {
 
 FIGURE_NAMES: dict[str, dict[Lang, str]] = {
     "hops": {"en": "hops", "zh": "跳数"},
-    "wire_messages": {"en": "wire messages (MCP frames + model HTTP)", "zh": "线路消息（MCP 帧 + 模型 HTTP）"},
+    "mcp_frames": {"en": "MCP wire frames", "zh": "MCP 线路帧"},
+    "wire_messages": {"en": "wire messages (MCP frames + model HTTP)", "zh": "线路消息（MCP 帧 + 模型 HTTP 消息）"},
     "model_calls": {"en": "model calls", "zh": "模型调用次数"},
     "tool_calls": {"en": "tool calls", "zh": "工具调用次数"},
     "bytes": {"en": "bytes sent to the model", "zh": "发给模型的字节数"},
@@ -58,3 +59,125 @@ PHASE_NAMES: dict[Phase, dict[Lang, str]] = {
     "backfill": {"en": "backfill", "zh": "回填"},
     "answer": {"en": "answer", "zh": "回答"},
 }
+
+
+KIND_NAMES: dict[Kind, dict[Lang, str]] = {
+    "prepare.tools": {"en": "tool list built", "zh": "工具清单生成"},
+    "user.message": {"en": "the question", "zh": "用户提问"},
+    "tool.list": {"en": "local tool schemas", "zh": "本地工具 Schema"},
+    "client.result": {"en": "what the MCP client hands the app", "zh": "MCP 客户端交给应用的结果"},
+    "mcp.request": {"en": "MCP request", "zh": "MCP 请求"},
+    "mcp.response": {"en": "MCP response", "zh": "MCP 响应"},
+    "mcp.error": {"en": "MCP error", "zh": "MCP 错误"},
+    "mcp.notification": {"en": "MCP notification", "zh": "MCP 通知"},
+    "translate.forward": {"en": "forward translation", "zh": "正向翻译"},
+    "llm.request": {"en": "model request", "zh": "模型请求"},
+    "llm.response": {"en": "model response", "zh": "模型响应"},
+    "llm.chunk": {"en": "stream chunk", "zh": "流式分块"},
+    "llm.assembled": {"en": "message assembled from the stream", "zh": "由流拼装的消息"},
+    "llm.error": {"en": "model error", "zh": "模型出错"},
+    "translate.reverse": {"en": "reverse translation", "zh": "反向翻译"},
+    "tool.invoke": {"en": "local function called", "zh": "调用本地函数"},
+    "tool.result": {"en": "tool result", "zh": "工具结果"},
+    "app.answer": {"en": "answer shown", "zh": "展示回答"},
+    "error": {"en": "failure", "zh": "故障"},
+    "replay.divergence": {"en": "replay departed", "zh": "回放偏离"},
+}
+
+
+"""Each hop kind in plain words, where a page names a kind for a person (a table, a filter, a comparison)."""
+
+
+LABEL_TEXT: dict[str, dict[Lang, str]] = {
+    "tools": {"en": "tools:", "zh": "工具："},
+    "n_tools": {"en": "{n} tools:", "zh": "{n} 个工具："},
+    "n_functions": {"en": "{n} local functions:", "zh": "{n} 个本地函数："},
+    "scripted": {"en": "scripted · ", "zh": "脚本 · "},
+    "request": {"en": "{m} messages + {t} tools", "zh": "{m} 条消息 + {t} 个工具"},
+    "stream_flag": {"en": " (stream)", "zh": "（流式）"},
+    "assembled_calls": {"en": "assembled tool_calls:", "zh": "拼装出 tool_calls："},
+    "assembled": {"en": "assembled {what}", "zh": "拼装完成 {what}"},
+    "call": {"en": "call", "zh": "调用"},
+    "result_flag": {"en": "result (isError: {flag})", "zh": "结果（isError: {flag}）"},
+    "result_of": {"en": "result: {method}", "zh": "{method} 的结果"},
+    "result": {"en": "result", "zh": "结果"},
+    "result_text": {"en": "result: {text}", "zh": "结果：{text}"},
+    "response": {"en": "response", "zh": "回答"},
+    "protocol_error": {"en": "protocol error {code}: {message}", "zh": "协议错误 {code}：{message}"},
+    "rpc_error": {"en": "error {code}: {message}", "zh": "错误 {code}：{message}"},
+    "log": {"en": "log {level}: {data}", "zh": "日志 {level}：{data}"},
+    "progress": {"en": "progress {done} of {what}", "zh": "进度 {done} · {what}"},
+    "chunk": {"en": "chunk {n}: {what}", "zh": "第 {n} 块：{what}"},
+    "chunk_plain": {"en": "chunk {n}", "zh": "第 {n} 块"},
+    "chunk_name": {"en": "tool_call {name} starts", "zh": "tool_call {name} 开始"},
+    "not_json": {"en": "(not JSON)", "zh": "（不是 JSON）"},
+    "more": {"en": "+{n} more", "zh": "另 {n} 个"},
+    "stream_rows": {"en": "stream: {n} chunks", "zh": "流式：{n} 块"},
+    "progress_rows": {"en": "progress ×{n}: {what}", "zh": "进度 ×{n}：{what}"},
+    "resource": {"en": "resource {uri}: {text}", "zh": "资源 {uri}：{text}"},
+    "prompt": {"en": "prompt {name}: {n} messages", "zh": "提示词 {name}：{n} 条消息"},
+    "listed": {"en": "{n} {what}", "zh": "{n} 个 {what}"},
+    "bad_arguments": {"en": "bad arguments: {why}", "zh": "参数无效：{why}"},
+    "failure": {"en": "{what}", "zh": "故障：{what}"},
+    "model_error": {"en": "{what}", "zh": "模型出错：{what}"},
+    "http_status": {"en": "HTTP {status}", "zh": "HTTP {status} 错误"},
+    "divergence": {"en": "{what}", "zh": "回放偏离：{what}"},
+    "unreadable": {"en": "unreadable frame", "zh": "无法读取的帧"},
+}
+
+
+"""The words an arrow's label is made of (flow.views.labels fills them from the hop's payload)."""
+
+
+MESSAGE_NAMES: dict[str, dict[Lang, str]] = {
+    "number": {"en": "message {n}", "zh": "消息 {n}"},
+    "zero": {"en": "phase zero", "zh": "第 0 阶段"},
+}
+
+
+"""The source articles number the lesson's messages 1-10 (the app's steps 1-10); step 0 comes before any message."""
+
+
+COMPARE_TEXT: dict[str, dict[Lang, str]] = {
+    "direct": {"en": "direct function calling", "zh": "直接函数调用"},
+    "mcp": {"en": "MCP", "zh": "MCP"},
+    "side": {"en": "{side}", "zh": "{side}"},
+    "setup": {"en": "session set-up of {n} frames ({detail})", "zh": "会话建立 {n} 帧（{detail}）"},
+    "discovery": {"en": "discovery of {n} frames ({detail})", "zh": "工具发现 {n} 帧（{detail}）"},
+    "versus": {"en": "; {base}: {n}", "zh": "；{base}：{n} 帧"},
+    "translations": {
+        "en": "{n} translation hops ({base}: {n_base}{detail})",
+        "zh": "翻译 {n} 跳（{base} {n_base} 跳{detail}）",
+    },
+    "more": {"en": "; added: {kinds}", "zh": "，多出{kinds}"},
+    "frames": {
+        "en": "{n} MCP wire frames in all ({base}: {n_base})",
+        "zh": "MCP 线路帧共 {n} 个（{base} {n_base} 个）",
+    },
+    "adds": {"en": "Compared with {base}, {other} adds {adds}", "zh": "与{base}相比，{other} 多了：{adds}"},
+    "has": {"en": "Compared with {base}, {other} has {adds}", "zh": "与 {base} 相比，{other} 不同在：{adds}"},
+    "adds_nothing": {
+        "en": "The two runs have the same set-up, discovery, translations and wire frames",
+        "zh": "两次运行的会话建立、工具发现、翻译和线路帧都一样",
+    },
+    "same": {"en": "; what stays the same: {same}", "zh": "；不变的是：{same}"},
+    "differs": {"en": "; what differs: {differs}", "zh": "；不同的是：{differs}"},
+    "end": {"en": ".", "zh": "。"},
+    "same_calls": {"en": "the model is called {n} times in both", "zh": "模型同样被调用 {n} 次"},
+    "other_calls": {
+        "en": "the model calls ({base}: {n_base}, {other}: {n})",
+        "zh": "模型调用次数（{base} {n_base} 次，{other} {n} 次）",
+    },
+    "same_decisions": {"en": "it asks for the same tool_call {calls}", "zh": "模型给出同样的 tool_call：{calls}"},
+    "no_calls": {"en": "neither run calls a tool", "zh": "两次都没有调用工具"},
+    "none": {"en": "none", "zh": "无"},
+    "other_decisions": {
+        "en": "the tool_calls the model asks for ({base}: {a}; {other}: {b})",
+        "zh": "模型给出的 tool_call（{base}：{a}；{other}：{b}）",
+    },
+    "same_answer": {"en": "the same answer", "zh": "最终回答相同"},
+    "other_answer": {"en": "the answer", "zh": "最终回答"},
+}
+
+
+"""The comparison's one sentence, in pieces (flow.views.compare.point fills them from the two traces)."""

@@ -1,17 +1,32 @@
-"""Comparing two runs of the same question (typically direct function calling vs MCP), step by step."""
+"""Comparing two runs of the same question (typically direct function calling vs MCP): what one adds to the
+other and what stays the same, the figures that do not depend on noise, and the steps side by side.
+
+Times are left out on purpose: one run's milliseconds are noise (successive runs of the same question give
+32 and 246 ms for the same hop), and the MCP session's set-up falls on whichever run comes first. `bench/`
+prints medians with their spread for whoever needs time."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flow.capture.recorder import compact_json
-from flow.text.names import FIGURE_NAMES, PHASE_NAMES, STEP_NAMES, Lang
-from flow.trace.model import PHASES, Hop, Trace
+from flow.text.names import (
+    COMPARE_TEXT,
+    FIGURE_NAMES,
+    KIND_NAMES,
+    MESSAGE_NAMES,
+    STEP_NAMES,
+    Lang,
+)
+from flow.trace.model import PHASES, Hop, Kind, Trace
+from flow.trace.pairing import exchanges
 from flow.trace.payloads import payload_of
 from flow.trace.stats import estimate_tokens, mcp_frames, model_calls, tool_calls
 from flow.trace.steps import Step
+from flow.views.diagram import aligned_room, to_dot
+from flow.views.labels import parse_arguments_text
 
 
 @dataclass(frozen=True)
@@ -27,6 +42,7 @@ class Figures:
     prompt_tokens: int
     tool_definition_tokens: int  # estimated with the mock's tokenizer stand-in
     elapsed_ms: float
+    mcp_frames: int = 0  # JSON-RPC frames on the MCP transport
 
     @property
     def tool_share(self) -> float:
@@ -50,47 +66,172 @@ def figures(trace: Trace) -> Figures:
         prompt_tokens=sum(int((h.usage or {}).get("prompt_tokens") or 0) for h in trace.hops),
         tool_definition_tokens=sum(estimate_tokens(json.dumps(t, ensure_ascii=False)) for t in tools),
         elapsed_ms=float(trace.meta.stats.get("elapsed_ms") or (trace.hops[-1].t_end_ms if trace.hops else 0.0)),
+        mcp_frames=mcp_frames(trace.hops),
     )
 
 
-def _span(hops: list[Hop]) -> float:
-    return round(max(h.t_end_ms for h in hops) - min(h.t_start_ms for h in hops), 1) if hops else 0.0
+# --- what one run adds to the other -----------------------------------------------------------------------------
+
+SETUP_METHODS = ("initialize", "notifications/initialized", "server/discover")
 
 
-def per_step(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
-    """One row per step of the flow: hops and MCP frames (`Stats.wire_frames`) in each run, and what exists in
-    only one."""
-    out = []
-    for step in Step:
-        ha = [h for h in a.hops if h.step == step]
-        hb = [h for h in b.hops if h.step == step]
-        kinds_a, kinds_b = {h.kind for h in ha}, {h.kind for h in hb}
-        out.append(
-            {
-                "step": int(step),
-                "what": STEP_NAMES[step][lang],
-                "phase": step.phase,
-                "hops A": len(ha),
-                "hops B": len(hb),
-                "wire frames A": mcp_frames(ha),
-                "wire frames B": mcp_frames(hb),
-                "ms A": _span(ha),
-                "ms B": _span(hb),
-                "only in A": ", ".join(sorted(kinds_a - kinds_b)),
-                "only in B": ", ".join(sorted(kinds_b - kinds_a)),
-            }
+TRANSLATIONS: tuple[Kind, ...] = ("translate.forward", "translate.reverse")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a run's structure holds, counted from its hops: the MCP session's set-up and discovery (frames and the
+    methods they carry), the translations between MCP and function calling, the model's calls and decisions."""
+
+    setup_frames: int
+    setup_methods: tuple[str, ...]
+    discovery_frames: int
+    discovery_methods: tuple[str, ...]
+    translations: dict[Kind, int]  # translate.forward / translate.reverse hops
+    mcp_frames: int
+    model_calls: int
+    decisions: tuple[str, ...]  # each tool call the model asked for, as name(arguments), in order
+    answer: str | None
+    mode: str = field(default="mcp")
+
+    @property
+    def translation_hops(self) -> int:
+        return sum(self.translations.values())
+
+
+def _frames(ex_request: Hop, reply: Hop | None) -> int:
+    return 1 + (reply is not None and reply.kind.startswith("mcp."))
+
+
+def _call_text(name: Any, arguments: Any) -> str:
+    ok, args = parse_arguments_text(arguments) if isinstance(arguments, str) else (True, arguments)
+    if ok and isinstance(args, dict):
+        shown = ", ".join(
+            f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in args.items()
         )
-    return out
+    else:
+        shown = str(arguments)
+    return f"{name}({shown})"
 
 
-def per_phase_ms(trace: Trace) -> dict[str, float]:
-    return {phase: _span([h for h in trace.hops if h.phase == phase]) for phase in PHASES}
+def _decisions(trace: Trace) -> tuple[str, ...]:
+    """The tool calls the model asked for, by name and parsed arguments (ids differ from run to run)."""
+    out: list[str] = []
+    for hop in trace.hops:
+        if (reverse := payload_of(hop, "translate.reverse")) is not None:
+            call = reverse["tool_call"]["function"]
+            out.append(_call_text(call["name"], call["arguments"]))
+        elif hop.kind == "error" and hop.step == Step.REVERSE_TRANSLATION:
+            refused = hop.payload.get("tool_call") if isinstance(hop.payload, dict) else None
+            fn = refused.get("function") if isinstance(refused, dict) else None
+            if isinstance(fn, dict):
+                out.append(_call_text(fn.get("name"), fn.get("arguments")))
+    return tuple(out)
+
+
+def shape(trace: Trace) -> Shape:
+    setup: list[str] = []
+    discovery: list[str] = []
+    n_setup = n_discovery = 0
+    for ex in exchanges(trace.hops):
+        method = str(ex.request.payload.get("method")) if isinstance(ex.request.payload, dict) else ""
+        if method in SETUP_METHODS:
+            n_setup += _frames(ex.request, ex.reply)
+            setup += [method] if method not in setup else []
+        elif method.endswith("/list"):
+            n_discovery += _frames(ex.request, ex.reply)
+            discovery += [method] if method not in discovery else []
+    translations: dict[Kind, int] = dict.fromkeys(TRANSLATIONS, 0)
+    for hop in trace.hops:
+        if hop.kind in translations:
+            translations[hop.kind] += 1
+    answers = [p["content"] for h in trace.hops if (p := payload_of(h, "app.answer")) is not None]
+    return Shape(
+        setup_frames=n_setup,
+        setup_methods=tuple(setup),
+        discovery_frames=n_discovery,
+        discovery_methods=tuple(discovery),
+        translations=translations,
+        mcp_frames=mcp_frames(trace.hops),
+        model_calls=model_calls(trace.hops),
+        decisions=_decisions(trace),
+        answer=answers[-1] if answers else None,
+        mode=trace.meta.mode,
+    )
+
+
+def _c(key: str, lang: Lang, **values: object) -> str:
+    return COMPARE_TEXT[key][lang].format(**values)
+
+
+def _list(items: list[str], lang: Lang, zh: str = "、", en: str = ", ") -> str:
+    return (zh if lang == "zh" else en).join(items)
+
+
+def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
+    """The one sentence a pair of runs teaches: what the second adds to the first (for direct vs MCP, what MCP adds:
+    session set-up, discovery, translation hops, wire frames, with their counts) and what stays the same (the
+    model's calls, the tool calls it asks for, the answer). Computed from the two traces, in either order."""
+    sa, sb = shape(a), shape(b)
+    if sa.mode == "mcp" and sb.mode == "direct":  # say what MCP adds, whichever side it was put on
+        sa, sb = sb, sa
+    if sa.mode == "direct" and sb.mode == "mcp":
+        base, other = _c("direct", lang), _c("mcp", lang)
+    else:
+        base, other = _c("side", lang, side="A"), _c("side", lang, side="B")
+    adds: list[str] = []
+    for n_a, n_b, what, methods in (
+        (sa.setup_frames, sb.setup_frames, "setup", sb.setup_methods or sa.setup_methods),
+        (sa.discovery_frames, sb.discovery_frames, "discovery", sb.discovery_methods or sa.discovery_methods),
+    ):
+        if n_a != n_b:
+            detail = _list(list(methods), lang) + (_c("versus", lang, base=base, n=n_a) if n_a else "")
+            adds.append(_c(what, lang, n=n_b, detail=detail))
+    if sa.translation_hops != sb.translation_hops:
+        more = [k for k in TRANSLATIONS if sb.translations[k] > sa.translations[k]]
+        detail = _c("more", lang, kinds=_list([KIND_NAMES[k][lang] for k in more], lang)) if more else ""
+        adds.append(
+            _c("translations", lang, n=sb.translation_hops, base=base, n_base=sa.translation_hops, detail=detail)
+        )
+    if sa.mcp_frames != sb.mcp_frames:
+        adds.append(_c("frames", lang, n=sb.mcp_frames, base=base, n_base=sa.mcp_frames))
+    same: list[str] = []
+    differs: list[str] = []
+    if sa.model_calls == sb.model_calls:
+        same.append(_c("same_calls", lang, n=sa.model_calls))
+    else:
+        differs.append(_c("other_calls", lang, base=base, n_base=sa.model_calls, other=other, n=sb.model_calls))
+    if sa.decisions == sb.decisions:
+        same.append(
+            _c("same_decisions", lang, calls=_list(list(sa.decisions), lang)) if sa.decisions else _c("no_calls", lang)
+        )
+    else:
+        shown = {side: _list(list(s.decisions), lang) or _c("none", lang) for side, s in (("a", sa), ("b", sb))}
+        differs.append(_c("other_decisions", lang, base=base, a=shown["a"], other=other, b=shown["b"]))
+    if sa.answer == sb.answer:
+        same.append(_c("same_answer", lang))
+    else:
+        differs.append(_c("other_answer", lang))
+    # Direct vs MCP: what MCP adds. Any other pair (two eras, two runs of one mode): how the second differs.
+    template = "adds" if (sa.mode, sb.mode) == ("direct", "mcp") else "has"
+    head = (
+        _c(template, lang, other=other, base=base, adds=_list(adds, lang, "，")) if adds else _c("adds_nothing", lang)
+    )
+    tail = _c("same", lang, same=_list(same, lang, "、", "; ")) if same else ""
+    tail += _c("differs", lang, differs=_list(differs, lang, "、", "; ")) if differs else ""
+    return head + tail + _c("end", lang)
+
+
+# --- the figures and the steps -----------------------------------------------------------------------------------
 
 
 def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
+    """The figures that do not depend on noise, one row each: counts, bytes and tokens, the tool definitions' share.
+    No times (see the module's docstring)."""
     fa, fb = figures(a), figures(b)
     rows = [
         ("hops", fa.hops, fb.hops),
+        ("mcp_frames", fa.mcp_frames, fb.mcp_frames),
         ("wire_messages", fa.wire_messages, fb.wire_messages),
         ("model_calls", fa.model_calls, fb.model_calls),
         ("tool_calls", fa.tool_calls, fb.tool_calls),
@@ -99,10 +240,59 @@ def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any
         ("share", f"{fa.tool_share:.0%}", f"{fb.tool_share:.0%}"),
         ("prompt_tokens", fa.prompt_tokens, fb.prompt_tokens),
         ("tool_tokens", fa.tool_definition_tokens, fb.tool_definition_tokens),
-        ("elapsed", round(fa.elapsed_ms), round(fb.elapsed_ms)),
     ]
-    out = [{"figure": FIGURE_NAMES[key][lang], "A": va, "B": vb} for key, va, vb in rows]
-    for (phase, ma), mb in zip(per_phase_ms(a).items(), per_phase_ms(b).values(), strict=True):
-        name = FIGURE_NAMES["phase_ms"][lang].format(phase=PHASE_NAMES[phase][lang])  # type: ignore[index]
-        out.append({"figure": name, "A": ma, "B": mb})
+    return [{"figure": FIGURE_NAMES[key][lang], "A": va, "B": vb} for key, va, vb in rows]
+
+
+def _only(kinds: list[Kind], lang: Lang) -> str:
+    """Kinds in plain words, whole, each once, with how many hops when more than one."""
+    counts: dict[Kind, int] = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    sep = "、" if lang == "zh" else ", "
+    return sep.join(KIND_NAMES[k][lang] + (f" ×{n}" if n > 1 else "") for k, n in counts.items())
+
+
+def per_step(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
+    """One row per message of the lesson (the app's step numbers are the articles' message numbers 1-10; step 0 is
+    the phase before anyone asks): hops and MCP frames in each run, and the hops only one run has, in plain words."""
+    out = []
+    for step in Step:
+        ha = [h for h in a.hops if h.step == step]
+        hb = [h for h in b.hops if h.step == step]
+        kinds_a, kinds_b = {h.kind for h in ha}, {h.kind for h in hb}
+        out.append(
+            {
+                "step": int(step),
+                "what": message_name(int(step), lang) + " · " + STEP_NAMES[step][lang],
+                "phase": step.phase,
+                "hops A": len(ha),
+                "hops B": len(hb),
+                "wire frames A": mcp_frames(ha),
+                "wire frames B": mcp_frames(hb),
+                "only in A": _only([h.kind for h in ha if h.kind not in kinds_b], lang),
+                "only in B": _only([h.kind for h in hb if h.kind not in kinds_a], lang),
+            }
+        )
     return out
+
+
+def message_name(step: int, lang: Lang) -> str:
+    """The articles' name for a step: message 1-10, or phase zero for step 0."""
+    return MESSAGE_NAMES["zero" if step == 0 else "number"][lang].format(n=step)
+
+
+def _span(hops: list[Hop]) -> float:
+    return round(max(h.t_end_ms for h in hops) - min(h.t_start_ms for h in hops), 1) if hops else 0.0
+
+
+def per_phase_ms(trace: Trace) -> dict[str, float]:
+    """Milliseconds per phase of one recorded run: noise for a comparison (the page no longer shows them)."""
+    return {phase: _span([h for h in trace.hops if h.phase == phase]) for phase in PHASES}
+
+
+def side_by_side(a: Trace, b: Trace, *, lang: Lang = "en") -> tuple[str, str]:
+    """The two whole diagrams as DOT, each message (the articles' numbers, the app's steps) at the same height in
+    both: drawn at one scale, side by side, message 4 of one is level with message 4 of the other."""
+    room = aligned_room(a, b, lang=lang)
+    return to_dot(a, window=None, lang=lang, room=room), to_dot(b, window=None, lang=lang, room=room)

@@ -9,12 +9,14 @@ stream chunks), which the HTML export and the tests rely on.
 from __future__ import annotations
 
 import html
+import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import graphviz
 
-from flow.text.names import ACTOR_NAMES, PHASE_NAMES, Lang
+from flow.text.names import ACTOR_NAMES, LABEL_TEXT, PHASE_NAMES, Lang
 from flow.text.views import DIAGRAM_TEXT
 from flow.trace.model import Actor, Hop, Trace
 from flow.trace.steps import Phase
@@ -23,6 +25,7 @@ from flow.views.labels import (
     arrow_style,
     display_width,
     is_reply,
+    label_lines,
     short_label,
     step_numbers,
     trace_lifelines,
@@ -83,6 +86,7 @@ class Row:
 
     hops: list[Hop]
     number: str
+    lang: Lang = "en"
     _label: str | None = None
 
     @property
@@ -90,11 +94,14 @@ class Row:
         """Made on first use: a window over a long trace labels only the rows it shows."""
         if self._label is None:
             if len(self.hops) == 1:
-                self._label = short_label(self.hops[0])
+                self._label = short_label(self.hops[0], lang=self.lang)
             elif self.hops[0].kind == "llm.chunk":
-                self._label = f"stream: {len(self.hops)} chunks"
+                self._label = LABEL_TEXT["stream_rows"][self.lang].format(n=len(self.hops))
             else:
-                self._label = f"progress ×{len(self.hops)}: {self.hops[-1].summary.split(' of ', 1)[-1]}"
+                last = label_lines(self.hops[-1], 200, lang=self.lang)[0]
+                # the request the notices report on, with the last one's count and message
+                what = last.split(" of ", 1)[-1] if self.lang == "en" else last.split(" · ", 1)[-1]
+                self._label = LABEL_TEXT["progress_rows"][self.lang].format(n=len(self.hops), what=what)
         return self._label
 
     @property
@@ -117,7 +124,8 @@ def _same_run(first: Hop, hop: Hop) -> bool:
     return hop.progress_of is not None and first.progress_of == hop.progress_of
 
 
-def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
+def rows(trace: Trace, *, collapse_chunks: bool = True, lang: Lang = "en") -> list[Row]:
+    """The diagram's arrows in order; `lang` is the language their labels are made in."""
     numbers = step_numbers(trace)
     out: list[Row] = []
     for hop in trace.hops:
@@ -125,7 +133,7 @@ def rows(trace: Trace, *, collapse_chunks: bool = True) -> list[Row]:
         if collapse_chunks and prev is not None and _same_run(prev.first, hop):
             prev.hops.append(hop)
             continue
-        out.append(Row([hop], numbers[hop.seq]))
+        out.append(Row([hop], numbers[hop.seq], lang))
     for row in out:
         if len(row.hops) > 1:
             row.number = f"{row.number}–{numbers[row.hops[-1].seq]}"
@@ -140,6 +148,43 @@ def too_many_arrows(trace: Trace, *, window: int | None = None, collapse_chunks:
         return None
     drawn = f"a window of {window:,} arrows" if window else f"{total:,} arrows"
     return f"{drawn} are more than one picture draws ({MAX_ARROWS:,})"
+
+
+def message_key(row: Row) -> str:
+    """The message a row belongs to, as its number names it without sub-letters ("2" for 2a-2f, "r2·4" for a second
+    round's decision); "" for a wire frame outside any step."""
+    found = re.match(r"(r\d+·)?\d+", row.number)
+    return found[0] if found else ""
+
+
+def message_heights(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True) -> dict[str, float]:
+    """How tall (inches) each message's rows are in the whole diagram of `trace`, in order; `to_dot(room=...)`
+    takes the larger of two traces' heights to draw them aligned (`aligned_room`)."""
+    cols = trace_lifelines(trace)
+    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    out: dict[str, float] = {}
+    group = ""
+    for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang)[:MAX_ARROWS]:
+        group = message_key(row) or group
+        out[group] = out.get(group, 0.0) + ROW_H + _row_text(row, x_of, lang).count("\n") * LINE_H
+    return out
+
+
+def aligned_room(*traces: Trace, lang: Lang = "en") -> dict[str, float]:
+    """The room each message takes when the traces are drawn side by side, each message level in all of them: the
+    tallest height, in the order the messages come (a message one trace lacks goes after the one before it)."""
+    out: dict[str, float] = {}
+    for trace in traces:
+        heights = message_heights(trace, lang=lang)
+        keys = list(out)
+        for k, height in heights.items():
+            if k not in out:
+                before = list(heights)[: list(heights).index(k)]
+                at = max((keys.index(b) + 1 for b in before if b in keys), default=0)
+                keys.insert(at, k)
+            out[k] = max(out.get(k, 0.0), height)
+        out = {k: out[k] for k in keys}
+    return out
 
 
 def _window(all_rows: list[Row], current: int | None, window: int | None, lead: int | None) -> tuple[int, int]:
@@ -168,6 +213,7 @@ def to_dot(
     lang: Lang = "en",
     collapse_chunks: bool = True,
     lead: int | None = None,
+    room: Mapping[str, float] | None = None,
 ) -> str:
     """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
     earlier hops drawn normally, later ones faded. `lead` arrows come before the current one
@@ -177,15 +223,33 @@ def to_dot(
         window = MAX_ARROWS
     cols = trace_lifelines(trace)
     x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
-    all_rows = rows(trace, collapse_chunks=collapse_chunks)
+    all_rows = rows(trace, collapse_chunks=collapse_chunks, lang=lang)
     start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]
     extra_top = 1 if start > 0 else 0
-    texts = [_row_text(row, x_of) for row in shown]
+    texts = [_row_text(row, x_of, lang) for row in shown]
     # Each arrow's y: a row is ROW_H tall, plus LINE_H for every further line of its label (which grows upwards).
+    # With `room`, each message's rows take at least the height given for it, so that two diagrams drawn with the
+    # same `room` put each message at the same height (the Compare page).
+    # A message this trace lacks keeps its room empty; `room` lists the messages in order.
+    order = list(room or {})
     ys: list[float] = []
-    for text in texts:
-        ys.append((ys[-1] if ys else -extra_top * ROW_H) - ROW_H - text.count("\n") * LINE_H)
+    gaps: dict[int, float] = {}
+    y, group, used = -extra_top * ROW_H, "", 0.0
+    for row, text in zip(shown, texts, strict=True):
+        key = message_key(row) or group
+        if room is not None and key != group:
+            before = y
+            y -= max(0.0, room.get(group, 0.0) - used)
+            i = order.index(group) if group in order else -1
+            j = order.index(key) if key in order else i + 1
+            y -= sum(room[k] for k in order[i + 1 : j])
+            group, used = key, 0.0
+            if ys:  # the room left over belongs to the message above: a phase band ends where its message does
+                gaps[len(ys) - 1] = before - y
+        height = ROW_H + text.count("\n") * LINE_H
+        y, used = y - height, used + height
+        ys.append(y)
     last_y = ys[-1] if ys else -extra_top * ROW_H
     bottom = last_y - (2 if end < len(all_rows) else 1) * ROW_H
 
@@ -218,8 +282,8 @@ def to_dot(
     for b, (ph, i0, i1) in enumerate(band):
         if ph is None:
             continue
-        top_y = (ys[i0 - 1] if i0 else -extra_top * ROW_H) - ROW_H / 2
-        bot_y = ys[i1] - ROW_H / 2
+        top_y = (ys[i0 - 1] - gaps.get(i0 - 1, 0.0) if i0 else -extra_top * ROW_H) - ROW_H / 2
+        bot_y = ys[i1] - gaps.get(i1, 0.0) - ROW_H / 2
         g.node(
             f"band{b}",
             shape="box",
@@ -331,10 +395,12 @@ def _label_width(span_in: float) -> int:
     return max(30, min(64, int(span_in * 72 / (LABEL_SIZE * 0.52))))
 
 
-def _row_text(row: Row, x_of: dict[Actor, float]) -> str:
+def _row_text(row: Row, x_of: dict[Actor, float], lang: Lang) -> str:
     """The words on a row's arrow: its hop's label in the room its span gives, or the row's own for a run of hops."""
     hop = row.first
-    return row.label if len(row.hops) > 1 else short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])))
+    if len(row.hops) > 1:
+        return row.label
+    return short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])), lang=lang)
 
 
 def _draw_row(
@@ -477,7 +543,7 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
     lines += [f"    participant {alias[a]} as {_mermaid_text(ACTOR_NAMES[a][lang])}" for a in cols]
     phase: Phase | None = None
     open_rect = False
-    for row in rows(trace, collapse_chunks=collapse_chunks):
+    for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang):
         hop = row.first
         if hop.phase and hop.phase != phase:
             if open_rect:
@@ -487,7 +553,7 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
             lines.append(f"    Note over {alias[cols[0]]},{alias[cols[-1]]}: {_mermaid_text(PHASE_NAMES[phase][lang])}")
             open_rect = True
         arrow = _MERMAID_ARROW[arrow_style(hop)]
-        text = row.label if len(row.hops) > 1 else short_label(hop, 56)
+        text = row.label if len(row.hops) > 1 else short_label(hop, 56, lang=lang)
         lines.append(f"    {alias[hop.source]}{arrow}{alias[hop.target]}: {_mermaid_text(row.number + ' ' + text)}")
     if open_rect:
         lines.append("    end")

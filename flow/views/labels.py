@@ -8,10 +8,12 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, Literal, assert_never
 
+from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang
 from flow.trace.files import escape_controls
 from flow.trace.model import Actor, Hop, Mode, Trace
 from flow.trace.payloads import JsonObject, payload_of
 from flow.trace.steps import STEPS, Phase
+from flow.trace.summaries import frame_summary
 
 PHASE_COLORS: dict[Phase, str] = {
     "prepare": "#f2f2f2",
@@ -132,7 +134,7 @@ def _value_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _call_atoms(name: Any, arguments: Any, value_width: int | None) -> list[str]:
+def _call_atoms(name: Any, arguments: Any, value_width: int | None, lang: Lang = "en") -> list[str]:
     """One call as atoms: `name(key=value,` … `key=value)`; values are shortened to `value_width` columns (0: all
     left out), never a key or the name. `arguments` is the parsed object or the JSON string the model sent."""
     if value_width == 0:
@@ -141,7 +143,7 @@ def _call_atoms(name: Any, arguments: Any, value_width: int | None) -> list[str]
     if isinstance(arguments, str):
         ok, args = parse_arguments_text(arguments)
         if not ok:
-            return [f"{name}({clip(arguments, value_width or 24)} (not JSON))"]
+            return [f"{name}({clip(arguments, value_width or 24)} {_w('not_json', lang)})"]
     if not isinstance(args, dict):
         return [f"{name}({clip(_value_text(args), value_width or 24)})"]
     if not args:
@@ -194,11 +196,11 @@ def _lay_out(atoms: list[str], tail: str, width: int) -> list[str]:
     return lines
 
 
-def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int) -> list[str]:
+def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int, lang: Lang = "en") -> list[str]:
     """Every call whole, in as few lines as fit: long argument values shortened first, then the arguments left out,
     then repeated names counted (`get_weather(…) ×3`); only beyond that are calls left out, and counted."""
     fits = len(calls) <= MAX_LINES * width // 2  # a call takes at least two columns: beyond this, only counts can fit
-    tries = [[_call_atoms(n, a, w) for n, a in calls] for w in (None, *VALUE_WIDTHS, 0)] if fits else []
+    tries = [[_call_atoms(n, a, w, lang) for n, a in calls] for w in (None, *VALUE_WIDTHS, 0)] if fits else []
     counts: dict[str, int] = {}
     for n, _ in calls:
         counts[str(n)] = counts.get(str(n), 0) + 1
@@ -210,66 +212,83 @@ def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int) -> list[st
     for lines in laid[len(VALUE_WIDTHS) if fits else 0 :]:  # a name or a key alone may be wider than the room
         if len(lines) <= MAX_LINES:
             return lines
-    return _some(head, tries[-1], width)
+    return _some(head, tries[-1], width, lang=lang)
 
 
-def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LINES) -> list[str]:
+def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LINES, *, lang: Lang = "en") -> list[str]:
     """As many whole items as fit in `max_lines`, then how many more there are."""
     most = min(len(items), max_lines * width // 2)  # an item takes at least two columns: no more can fit
     for keep in range(most, -1, -1):
-        more = [[f"+{len(items) - keep} more"]] if keep < len(items) else []
+        more = [[_w("more", lang, n=len(items) - keep)]] if keep < len(items) else []
         lines = _lay_out([head][: bool(head)] + _joined(items[:keep] + more), "", width)
         if len(lines) <= max_lines:
             return lines
     return [clip(head, width)]
 
 
-def label_lines(hop: Hop, width: int = 32) -> list[str]:
+def _w(key: str, lang: Lang, **values: object) -> str:
+    """A label word in the interface language, filled in."""
+    text = LABEL_TEXT[key][lang]
+    return text.format(**values) if values else text
+
+
+def label_lines(hop: Hop, width: int = 32, *, lang: Lang = "en") -> list[str]:
     """What the arrow says, as lines of at most `width` columns: the one fact a class should read off it.
     A key value (a call with its arguments, every parallel call, an isError flag, a tool_call_id) is never cut;
-    free text (a question, a result, an error message) is clipped to one line."""
+    free text (a question, a result, an error message) is clipped to one line.
+
+    In English, where no key value is shown, the arrow says the hop's recorded `summary`; in Chinese the label is
+    made from the hop's kind and payload (the summary is English, and stays as the trace file holds it)."""
     # escaped: a terminal must not run them, and graphviz refuses a label that holds one
-    return [escape_controls(line) for line in _label_lines(hop, width) if line] or [clip(hop.kind, width)]
+    lines = [escape_controls(line) for line in _label_lines(hop, width, lang) if line]
+    return lines or [clip(hop.kind if lang == "en" else KIND_NAMES[hop.kind][lang], width)]
 
 
-def _label_lines(hop: Hop, width: int) -> list[str]:
+def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:
     kind = hop.kind
-    scripted = "scripted · " if hop.scripted else ""
+    scripted = _w("scripted", lang) if hop.scripted else ""
+    zh = lang != "en"  # the recorded summary is English: other languages say it from the payload
     text: str
     match kind:
         case "prepare.tools" | "tool.list" | "client.result":
             listing = payload_of(hop, kind)
             tools = listing.get("tools") if listing is not None else None
             if tools is None:
-                text = hop.summary
+                text = _client_text(hop, lang) if zh else hop.summary
             else:
                 names = [t.get("name") or _dict(t.get("function")).get("name") for t in tools]
-                what = {"prepare.tools": "tools:", "tool.list": "local functions:", "client.result": "tools:"}[kind]
-                head = f"{len(names)} {what}" if kind != "prepare.tools" else what
-                return _some(head, [[str(n)] for n in names], width, max_lines=2)
+                what = {"prepare.tools": "tools", "tool.list": "n_functions", "client.result": "n_tools"}[kind]
+                head = _w(what, lang, n=len(names))
+                return _some(head, [[str(n)] for n in names], width, max_lines=2, lang=lang)
         case "user.message" | "app.answer":
             said = payload_of(hop, kind)
-            text = (said["content"] if said is not None else "") or hop.summary
+            text = (said["content"] if said is not None else "") or ("" if zh else hop.summary)
         case "llm.request":
             request = payload_of(hop, "llm.request")
             body = request["body"] if request is not None else None
             if not isinstance(body, dict) or not body:  # text, or a payload cut short
-                text = hop.summary
+                text = KIND_NAMES[kind][lang] if zh else hop.summary
             elif ids := _tool_ids(body.get("messages", [])):
                 head = "role: tool" if len(ids) == 1 else f"role: tool ×{len(ids)}"
                 items = [[("(" if k == 0 else "") + i + (")" if k == len(ids) - 1 else "")] for k, i in enumerate(ids)]
-                return _some(scripted + head, items, width)
+                return _some(scripted + head, items, width, lang=lang)
             else:
                 n_msgs, n_tools = len(body.get("messages", [])), len(body.get("tools", []))
-                text = f"{scripted}{n_msgs} messages + {n_tools} tools" + (" (stream)" if body.get("stream") else "")
+                stream = _w("stream_flag", lang) if body.get("stream") else ""
+                text = scripted + _w("request", lang, m=n_msgs, t=n_tools) + stream
         case "llm.response":
             response = payload_of(hop, "llm.response")
             choices = _dict(response["body"]).get("choices") if response is not None else None  # JSON, as it came
             choice = _dict(choices[0]) if isinstance(choices, list) and choices else {}
             calls = _calls_of(_dict(choice.get("message")))
             if calls:
-                return _calls_label(scripted + "tool_calls:", calls, width)
-            text = hop.summary
+                return _calls_label(scripted + "tool_calls:", calls, width, lang)
+            if not zh:
+                text = hop.summary
+            elif response is not None and isinstance(response.get("status"), int) and response["status"] >= 400:
+                text = _w("http_status", lang, status=response["status"])
+            else:
+                text = scripted + (_finish(choice) or _w("response", lang))
         case "llm.assembled":
             assembled = payload_of(hop, "llm.assembled")
             message = assembled["message"] if assembled is not None else None
@@ -279,58 +298,180 @@ def _label_lines(hop: Hop, width: int) -> list[str]:
                 else []
             )
             if calls:
-                return _calls_label(scripted + "assembled tool_calls:", calls, width)
-            text = hop.summary
+                return _calls_label(scripted + _w("assembled_calls", lang), calls, width, lang)
+            if not zh:
+                text = hop.summary
+            else:
+                finish = assembled["finish_reason"] if assembled is not None else None
+                text = _w("assembled", lang, what=f"finish_reason: {finish}")
         case "translate.reverse":
             if (reverse := payload_of(hop, "translate.reverse")) is not None:
                 call = reverse["call_request"]
-                return _calls_label("call", [(call["name"], call["arguments"])], width)
-            text = hop.summary
+                return _calls_label(_w("call", lang), [(call["name"], call["arguments"])], width, lang)
+            text = KIND_NAMES[kind][lang] if zh else hop.summary
         case "tool.invoke":
             if (invoke := payload_of(hop, "tool.invoke")) is not None:
-                return _calls_label("", [(invoke["function"], invoke["kwargs"])], width)
-            text = hop.summary
+                return _calls_label("", [(invoke["function"], invoke["kwargs"])], width, lang)
+            text = KIND_NAMES[kind][lang] if zh else hop.summary
         case "mcp.request":
             frame = payload_of(hop, "mcp.request")
             if frame is not None and frame["method"] == "tools/call" and "params" in frame:
                 params = frame["params"]  # as it crossed the wire
-                return _calls_label("tools/call", [(params.get("name"), params.get("arguments"))], width)
-            text = hop.summary
+                return _calls_label("tools/call", [(params.get("name"), params.get("arguments"))], width, lang)
+            if not zh:
+                text = hop.summary
+            else:
+                text = frame_summary(dict(frame), None) if frame is not None else KIND_NAMES[kind][lang]
         case "mcp.response":
             answer = payload_of(hop, "mcp.response")
             result = answer["result"] if answer is not None else {}
             if "isError" in result:
-                return [f"result (isError: {_value_text(result['isError'])})"]
-            text = hop.summary.replace("result of ", "result: ")
+                return [_w("result_flag", lang, flag=_value_text(result["isError"]))]
+            if not zh:
+                text = hop.summary.replace("result of ", "result: ")
+            elif hop.summary.startswith("result of "):  # the request's method, which only the pairing knew
+                text = _w("result_of", lang, method=hop.summary.removeprefix("result of "))
+            else:
+                text = _w("result", lang)
         case "tool.result":
             got = payload_of(hop, "tool.result")
             # MCP mode: the flag is the CallToolResult's; direct mode: the payload's own. A protocol error has none.
             flags: Mapping[str, object] = {} if got is None or "error" in got else got.get("result", got)
+            content = got.get("tool_message_content") if got is not None else None
             if "isError" in flags:
-                content = got.get("tool_message_content") if got is not None else None
                 tail = content if content is not None else hop.summary.removeprefix("isError: ")
                 if flags["isError"] is True:
                     return _lay_out(["isError: true"], tail, width)
-                text = "result: " + tail
+                text = _w("result_text", lang, text=tail)
+            elif zh:
+                text = _tool_result_text(got, content, lang) or KIND_NAMES[kind][lang]
             elif hop.summary and not hop.summary.startswith(("isError", "protocol error")):
                 text = "result: " + hop.summary
             else:
                 text = hop.summary
         case "llm.error":
-            text = hop.summary or "error"
+            if not zh:
+                text = hop.summary or "error"
+            else:
+                failed = payload_of(hop, "llm.error") or {}
+                status = failed.get("status")
+                what = _w("http_status", lang, status=status) if isinstance(status, int) else ""
+                text = _w("model_error", lang, what=what or _first_text(failed, "message", "reason", "error"))
         case "translate.forward":
             forward = payload_of(hop, kind)
             text = f"inputSchema → parameters ×{len(forward['openai']) if forward is not None else 0}"
-        case "mcp.error" | "mcp.notification" | "llm.chunk" | "error" | "replay.divergence":
-            text = hop.summary
+        case "mcp.error":
+            if not zh:
+                text = hop.summary
+            else:
+                error = _dict(_dict(hop.payload).get("error"))
+                text = _w("rpc_error", lang, code=error.get("code"), message=error.get("message"))
+        case "mcp.notification":
+            text = _notification_text(hop, lang) if zh else hop.summary
+        case "llm.chunk":
+            text = _chunk_text(hop, lang) if zh else hop.summary
+        case "error":
+            text = _failure_text(hop, lang) if zh else hop.summary
+        case "replay.divergence":
+            what = _first_text(_dict(hop.payload), "message", "reason", "error", "expected")
+            text = _w("divergence", lang, what=what) if zh else hop.summary
         case _:
             assert_never(kind)
-    return [clip(text or kind, width)]
+    return [clip(text or (kind if not zh else KIND_NAMES[kind][lang]), width)]
 
 
-def short_label(hop: Hop, width: int = 32) -> str:
+def _first_text(payload: Mapping[str, Any], *keys: str) -> str:
+    """The first of `keys` the payload holds a value for, as text (a payload value, shown as it came)."""
+    for key in keys:
+        value = payload.get(key)
+        if value not in (None, ""):
+            return _value_text(value)
+    return ""
+
+
+def _finish(choice: Mapping[str, Any]) -> str:
+    reason = choice.get("finish_reason")
+    return f"finish_reason: {reason}" if reason is not None else ""
+
+
+def _client_text(hop: Hop, lang: Lang) -> str:
+    """What the MCP client handed the app when it is not a tool list: a resource read, a prompt, other listings."""
+    got = _dict(hop.payload)
+    if "uri" in got:
+        contents = _dict(got.get("result")).get("contents")
+        texts = [str(_dict(c).get("text", "")) for c in contents] if isinstance(contents, list) else []
+        return _w("resource", lang, uri=got["uri"], text=clip(" ".join(texts), 50))
+    if "prompt" in got:
+        messages = got.get("as_chat_messages")
+        return _w("prompt", lang, name=got["prompt"], n=len(messages) if isinstance(messages, list) else 0)
+    listed = [(k, v) for k, v in got.items() if k in ("tools", "resources", "prompts") and isinstance(v, list)]
+    return ", ".join(_w("listed", lang, n=len(v), what=k) for k, v in listed) or KIND_NAMES[hop.kind][lang]
+
+
+def _tool_result_text(got: Mapping[str, Any] | None, content: Any, lang: Lang) -> str:
+    """A tool result that carries no isError flag: a JSON-RPC error in its place, or the content."""
+    if got is None:
+        return ""
+    error = got.get("error")
+    if isinstance(error, dict):
+        return _w("protocol_error", lang, code=error.get("code"), message=error.get("message"))
+    if content is not None:
+        return _w("result_text", lang, text=_value_text(content))
+    return ""
+
+
+def _notification_text(hop: Hop, lang: Lang) -> str:
+    frame = _dict(hop.payload)
+    method, params = str(frame.get("method", "")), _dict(frame.get("params"))
+    if method == "notifications/message":
+        return _w("log", lang, level=params.get("level"), data=_value_text(params.get("data")))
+    if method == "notifications/progress":
+        total = params.get("total")
+        done = f"{_value_text(params.get('progress'))}" + (f"/{_value_text(total)}" if total is not None else "")
+        # The request it reports on, which only the recorder knew: the summary names it ("… of tools/call x").
+        found = re.match(r"progress \S+ of (.*?)(?:: |$)", hop.summary)
+        what = found[1] if found else str(params.get("progressToken", ""))
+        text = _w("progress", lang, done=done, what=what)
+        return text + (f"：{params['message']}" if params.get("message") else "")
+    return method or KIND_NAMES[hop.kind][lang]
+
+
+def _chunk_text(hop: Hop, lang: Lang) -> str:
+    """One stream event, as the recorder summed it up, in the interface language."""
+    found = re.match(r"chunk (\d+)", hop.summary)
+    n = found[1] if found else "?"
+    data = _dict(hop.payload).get("data")
+    if not isinstance(data, dict):
+        return _w("chunk", lang, n=n, what=clip(_value_text(data), 30))
+    choices = data.get("choices")
+    choice = _dict(choices[0]) if isinstance(choices, list) and choices else {}
+    if not choice:
+        return _w("chunk", lang, n=n, what="usage") if data.get("usage") else _w("chunk_plain", lang, n=n)
+    delta = _dict(choice.get("delta"))
+    if choice.get("finish_reason"):
+        return _w("chunk", lang, n=n, what=_finish(choice))
+    calls = delta.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        fn = _dict(_dict(calls[0]).get("function"))
+        if fn.get("name"):
+            return _w("chunk", lang, n=n, what=_w("chunk_name", lang, name=fn["name"]))
+        return _w("chunk", lang, n=n, what=f"arguments += {fn.get('arguments', '')!r}")
+    if delta.get("content"):
+        return _w("chunk", lang, n=n, what=f"content += {delta['content']!r}")
+    return _w("chunk", lang, n=n, what=f"role {delta.get('role', '')}".strip())
+
+
+def _failure_text(hop: Hop, lang: Lang) -> str:
+    """A failure the app detected: the bad arguments' reason, or what failed, as the payload says it."""
+    got = _dict(hop.payload)
+    if "tool_call" in got and got.get("error"):
+        return _w("bad_arguments", lang, why=_value_text(got["error"]))
+    return _w("failure", lang, what=_first_text(got, "message", "error", "method") or KIND_NAMES[hop.kind][lang])
+
+
+def short_label(hop: Hop, width: int = 32, *, lang: Lang = "en") -> str:
     """The arrow's label as text, its lines (see `label_lines`) joined by newlines."""
-    return "\n".join(label_lines(hop, width))
+    return "\n".join(label_lines(hop, width, lang=lang))
 
 
 def arrow_style(hop: Hop) -> Literal["request", "response", "notification", "error", "self"]:

@@ -7,11 +7,11 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, assert_never
 
-from flow.text.names import ACTOR_NAMES, Lang
+from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
 from flow.trace.files import clip_strings, clip_text, escape_controls
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.payloads import payload_of
-from flow.views.labels import display_width, parse_arguments_text
+from flow.views.labels import display_width, label_lines, parse_arguments_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,17 +49,28 @@ def _tokens(hop: Hop) -> int | None:
     return int(total) if isinstance(total, int) else None
 
 
+def _summary(hop: Hop, lang: Lang) -> str:
+    """The summary cell: the recorded summary in English; in another language the arrow's label, made from the
+    hop's kind and payload (the recorded summary is English and stays as the file holds it)."""
+    text = hop.summary if lang == "en" else " ".join(label_lines(hop, SUMMARY_WIDTH, lang=lang))
+    return re.sub(r"\s+", " ", text)
+
+
+SUMMARY_WIDTH = 90
+
+
 def hop_rows(trace: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
-    """One row per hop, the columns a person scans first."""
+    """One row per hop, the columns a person scans first. In English a kind is its code name (`mcp.request`),
+    in Chinese its plain name."""
     return [
         {
             "seq": h.seq,
             "step": "" if h.step is None else str(h.step),
-            "phase": h.phase or "",
+            "phase": PHASE_NAMES[h.phase][lang] if h.phase else "",
             "from": ACTOR_NAMES[h.source][lang],
             "to": ACTOR_NAMES[h.target][lang],
-            "kind": h.kind,
-            "summary": re.sub(r"\s+", " ", h.summary),
+            "kind": h.kind if lang == "en" else KIND_NAMES[h.kind][lang],
+            "summary": _summary(h, lang),
             "ms": round(h.t_end_ms - h.t_start_ms, 1),
             "bytes": h.bytes,
             "tokens": _tokens(h),

@@ -133,7 +133,7 @@ def viewer_bundle(
             "phase": hop.phase,
             "from": ACTOR_NAMES[hop.source],
             "to": ACTOR_NAMES[hop.target],
-            "label": short_label(hop, 80),
+            "label": short_label(hop, 80, lang=lang),
             "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},
             "view": view,
             "message": None if (step := message_of(hop)) is None else int(step),

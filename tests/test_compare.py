@@ -1,0 +1,200 @@
+"""Compare makes the point: the one sentence is computed from the two traces, the figures are the ones noise cannot
+move, "only in A / B" is in plain words, and the two diagrams put each message at the same height."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flow.text.names import KIND_NAMES
+from flow.trace.files import load_trace
+from flow.trace.model import Trace
+from flow.views.compare import figures, per_step, point, shape, side_by_side, summary_rows
+from flow.views.diagram import LINE_H, ROW_H, to_dot
+from helpers import ROOT
+
+
+def sample(name: str) -> Trace:
+    return load_trace(ROOT / "sample_traces" / f"{name}.json")
+
+
+def frames_of(trace: Trace, methods: tuple[str, ...]) -> int:
+    """MCP frames that carry one of `methods`, or answer a request that did: counted here by JSON-RPC id."""
+    asked = {h.jsonrpc_id for h in trace.hops if h.kind == "mcp.request" and h.payload.get("method") in methods}
+    sent = sum(h.kind.startswith("mcp.") and h.payload.get("method") in methods for h in trace.hops)
+    answered = sum(h.kind in ("mcp.response", "mcp.error") and h.jsonrpc_id in asked for h in trace.hops)
+    return sent + answered
+
+
+SETUP = ("initialize", "notifications/initialized", "server/discover")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_sentence_says_what_mcp_adds_with_counts_from_the_traces(lang):
+    direct, mcp = sample("beijing-direct"), sample("beijing-mcp")
+    setup, listing = frames_of(mcp, SETUP), frames_of(mcp, ("tools/list",))
+    frames = mcp.meta.stats["wire_frames"]
+    calls = sum(h.kind == "llm.request" for h in mcp.hops)
+    assert (setup, listing, frames, calls) == (3, 2, 7, 2)  # the sample as the lesson tells it
+    text = point(direct, mcp, lang=lang)
+    if lang == "zh":
+        expected = [
+            f"会话建立 {setup} 帧",
+            f"工具发现 {listing} 帧",
+            f"MCP 线路帧共 {frames} 个",
+            f"同样被调用 {calls} 次",
+        ]
+        expected += ["与直接函数调用相比，MCP 多了", "不变的是", "最终回答相同", "多出正向翻译"]
+    else:
+        expected = [f"session set-up of {setup} frames", f"discovery of {listing} frames"]
+        expected += [f"{frames} MCP wire frames", f"called {calls} times", "what stays the same", "the same answer"]
+    for part in expected + ["initialize", "notifications/initialized", "tools/list", "get_weather(city=北京)"]:
+        assert part in text, (part, text)
+    assert text.count("。" if lang == "zh" else ".") == 1  # one sentence
+    assert point(mcp, direct, lang=lang) == text  # what MCP adds, whichever side it is on
+
+
+def test_the_sentence_follows_the_traces_not_a_script():
+    handshake, modern = sample("era-handshake"), sample("era-modern")
+    text = point(handshake, modern, lang="zh")
+    assert f"会话建立 {frames_of(modern, SETUP)} 帧（server/discover；A：{frames_of(handshake, SETUP)} 帧）" in text
+    assert "工具发现" not in text and "多了" not in text  # both list their tools alike; B has fewer frames, not more
+    different = point(sample("beijing-direct"), sample("two-rounds"), lang="en")
+    assert "what differs" in different and "best_practice(topic=sunny)" in different
+    assert "the model calls (direct function calling: 2, MCP: 3)" in different
+    same = point(sample("beijing-mcp"), sample("beijing-mcp"), lang="en")
+    assert same.startswith("The two runs have the same set-up") and "adds" not in same
+
+
+def test_a_shape_counts_what_the_hops_hold():
+    s = shape(sample("beijing-mcp"))
+    assert s.setup_methods == ("initialize", "notifications/initialized") and s.discovery_methods == ("tools/list",)
+    assert s.translations == {"translate.forward": 1, "translate.reverse": 1}
+    assert s.decisions == ("get_weather(city=北京)",)
+    assert shape(sample("beijing-direct")).setup_frames == 0
+
+
+def test_the_figures_hold_no_times_and_match_the_traces():
+    a, b = sample("beijing-direct"), sample("beijing-mcp")
+    for lang in ("zh", "en"):
+        names = [r["figure"] for r in summary_rows(a, b, lang=lang)]
+        assert not [n for n in names if "ms" in n or "耗时" in n or "毫秒" in n], names
+    rows = {r["figure"]: (r["A"], r["B"]) for r in summary_rows(a, b, lang="en")}
+    assert rows["hops"] == (len(a.hops), len(b.hops))
+    assert rows["MCP wire frames"] == (a.meta.stats["wire_frames"], b.meta.stats["wire_frames"])
+    assert rows["model calls"] == (2, 2)
+    requests = [h for h in b.hops if h.kind == "llm.request"]
+    assert rows["bytes sent to the model"][1] == sum(h.bytes for h in requests) == figures(b).bytes_to_model
+    assert rows["tool definitions' share of the bytes"] == (
+        f"{figures(a).tool_share:.0%}",
+        f"{figures(b).tool_share:.0%}",
+    )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_only_in_a_or_b_is_in_plain_words_and_whole(lang):
+    table = per_step(sample("beijing-direct"), sample("beijing-mcp"), lang=lang)
+    assert [r["step"] for r in table] == list(range(11))
+    two = table[2]
+    assert two["only in A"] == KIND_NAMES["tool.list"][lang]
+    assert f"{KIND_NAMES['mcp.request'][lang]} ×2" in two["only in B"]
+    assert KIND_NAMES["mcp.notification"][lang] in two["only in B"]
+    for row in table:
+        for side in ("only in A", "only in B"):
+            assert not re.search(r"\b[a-z]+\.[a-z]+\b", row[side]) and "…" not in row[side], row[side]
+    assert table[3]["what"] == ("消息 3 · 询问模型" if lang == "zh" else "message 3 · ask the model")
+    assert table[0]["what"].startswith("第 0 阶段" if lang == "zh" else "phase zero")
+
+
+def _message_tops(dot: str) -> dict[str, float]:
+    """Where each message begins (points, from the top) in a diagram's DOT: the first arrow of that message, raised
+    by its row's height (a label of several lines makes a row taller)."""
+    ys: dict[int, float] = {}
+    for i, y in re.findall(r'\br(\d+)(?:a|p0) \[pos="[-\d.]+,([-\d.]+)!"', dot):
+        ys.setdefault(int(i), float(y) - (6.48 if f"r{i}p0" in dot else 0))  # a self-loop starts 0.09 in higher
+    tops: dict[str, float] = {}
+    for i, number, body in re.findall(r"\br(\d+)l \[label=<<B>([^<]*)</B>(.*?)> id=", dot):
+        key = re.match(r"(r\d+·)?\d+", number)
+        if key and key[0] not in tops:
+            tops[key[0]] = ys[int(i)] + (ROW_H + body.count("<BR/>") * LINE_H) * 72
+    return tops
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [("beijing-direct", "beijing-mcp"), ("beijing-direct", "two-rounds"), ("tool-choice-none", "streaming")]
+)
+def test_the_two_diagrams_put_each_message_level(a, b):
+    ta, tb = sample(a), sample(b)
+    dot_a, dot_b = side_by_side(ta, tb, lang="zh")
+    tops_a, tops_b = _message_tops(dot_a), _message_tops(dot_b)
+    shared = set(tops_a) & set(tops_b)
+    assert {"1", "3", "9", "10"} <= shared
+    assert all(abs(tops_a[k] - tops_b[k]) < 0.5 for k in shared), {k: (tops_a[k], tops_b[k]) for k in shared}
+    # drawn alone, they are not level: the alignment is the comparison's doing
+    alone_a, alone_b = (
+        _message_tops(to_dot(ta, window=None, lang="zh")),
+        _message_tops(to_dot(tb, window=None, lang="zh")),
+    )
+    assert any(abs(alone_a[k] - alone_b[k]) > 5 for k in shared)
+
+
+# --- the page ----------------------------------------------------------------------------------------------------
+
+
+def compare_page(lang: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    at.radio(key="lang_choice").set_value(lang).run()
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_page_puts_the_sentence_and_the_diagrams_first(lang):
+    at = compare_page(lang)
+    [info] = at.info
+    assert info.value.replace("\\", "") == point(sample("beijing-direct"), sample("beijing-mcp"), lang=lang)
+    [diagrams] = [e for e in at.get("html") if "compare-diagrams" in e.proto.body]
+    body = diagrams.proto.body
+    assert body.count('src="data:image/svg+xml;base64,') == 2
+    widths = [float(w) for w in re.findall(r'style="width:([\d.]+)%"', body)]
+    assert widths[1] == 100.0 and 60 < widths[0] < 100  # one scale: the direct run has a lifeline fewer
+    # the sentence, then the diagrams, then the figures and the messages, in the page's order
+    order = [id(e) for e in at.main]
+    assert (
+        order.index(id(info)) < order.index(id(diagrams)) < order.index(id(at.table[0])) < order.index(id(at.table[1]))
+    )
+    assert not at.get("graphviz_chart")  # drawn once, as pictures at one scale
+
+
+def test_the_page_follows_the_pickers_and_shows_no_times():
+    at = compare_page("en")
+    at.selectbox(key="compare_a").set_value("sample:era-handshake").run()
+    at.selectbox(key="compare_b").set_value("sample:era-modern").run()
+    assert not at.exception
+    assert "server/discover" in at.info[0].value and "Compared with A, B" in at.info[0].value
+    figures_table = at.table[0].value
+    assert not [f for f in figures_table["figure"] if "ms" in f.split()]
+    assert "MCP wire frames" in list(figures_table["figure"])
+    steps = at.table[1].value
+    assert "message 2 · list tools" in list(steps["what"])
+
+
+def _band_edges(dot: str) -> list[tuple[str, float, float]]:
+    """Each phase band of a diagram: its phase's name, top and bottom (points)."""
+    names = dict(re.findall(r'\bbandlabel(\d+) \[label="([^"]*)"', dot))
+    edges = []
+    for b, height, y in re.findall(r'\bband(\d+) \[[^\]]*height=([\d.]+) pos="[-\d.]+,([-\d.]+)!"', dot):
+        half = float(height) * 72 / 2
+        edges.append((names[b], float(y) + half, float(y) - half))
+    return edges
+
+
+def test_the_phase_bands_of_the_two_diagrams_meet_at_the_same_heights():
+    dot_a, dot_b = side_by_side(sample("beijing-direct"), sample("beijing-mcp"), lang="zh")
+    bands_a, bands_b = _band_edges(dot_a), _band_edges(dot_b)
+    assert [n for n, _, _ in bands_a] == [n for n, _, _ in bands_b] == ["准备", "请求", "决策", "执行", "回填", "回答"]
+    for (name, top_a, bottom_a), (_, top_b, bottom_b) in zip(bands_a, bands_b, strict=True):
+        assert abs(top_a - top_b) < 1 and abs(bottom_a - bottom_b) < 1, (name, top_a, top_b, bottom_a, bottom_b)
