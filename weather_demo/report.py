@@ -5,7 +5,9 @@ called with its arguments, what it returned or raised) is the server's to tell. 
 CallToolResult's `_meta`, under its own prefixed key (`REPORT_KEY`: reverse DNS, and not one of the prefixes the MCP
 spec reserves, whose second label is `modelcontextprotocol` or `mcp`). `_meta` is part of every result on every
 transport, so the report travels in memory, over stdio and over Streamable HTTP alike, and anyone reading the wire
-sees it. Times are the server's own clock: milliseconds since this module was loaded in the server's process.
+sees it. Times are the server's own clock, as UTC times to the microsecond (a fixed width: a report's size, so a
+frame's, does not change with the time it was made); the end is the start plus what the server's monotonic clock
+measured.
 
 The report is bounded here (`REPORT_VALUE_BYTES`) and checked again by whoever reads it: it is a server's word.
 """
@@ -13,6 +15,7 @@ The report is bounded here (`REPORT_VALUE_BYTES`) and checked again by whoever r
 from __future__ import annotations
 
 import contextvars
+import datetime as dt
 import functools
 import inspect
 import json
@@ -38,14 +41,8 @@ the whole value is in the result's content already."""
 EXCERPT_CHARS = 1000
 
 
-_T0 = time.perf_counter()
-
-
-_current: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar("tool_execution", default=None)
-
-
-def _clock_ms() -> float:
-    return round((time.perf_counter() - _T0) * 1000, 3)
+def _at(start: dt.datetime, elapsed_s: float = 0.0) -> str:
+    return (start + dt.timedelta(seconds=elapsed_s)).isoformat(timespec="microseconds")
 
 
 def _bounded(value: Any) -> tuple[Any, dict[str, Any]]:
@@ -56,24 +53,39 @@ def _bounded(value: Any) -> tuple[Any, dict[str, Any]]:
     return text[:EXCERPT_CHARS] + "…", {"clipped_bytes": len(text.encode())}
 
 
-def _report(name: str, kwargs: dict[str, Any], started: float) -> dict[str, Any]:
-    shown, cut = _bounded(kwargs)
-    report: dict[str, Any] = {"function": name, "kwargs": shown if isinstance(shown, dict) else {}}
-    if cut:
-        report["kwargs_clipped_bytes"] = cut["clipped_bytes"]
-    report["server_clock"] = {"started_ms": started, "ended_ms": started}
-    return report
+class _Report:
+    """One call being run: what it was called with, when it started, and (once it ends) how."""
+
+    def __init__(self, name: str, kwargs: dict[str, Any]) -> None:
+        shown, cut = _bounded(kwargs)
+        self.data: dict[str, Any] = {"function": name, "kwargs": shown if isinstance(shown, dict) else {}}
+        if cut:
+            self.data["kwargs_clipped_bytes"] = cut["clipped_bytes"]
+        self._wall = dt.datetime.now(dt.timezone.utc)
+        self._t0 = time.perf_counter()
+
+    def _ended(self) -> None:
+        self.data["server_clock"] = {
+            "started_at": _at(self._wall),
+            "ended_at": _at(self._wall, time.perf_counter() - self._t0),
+        }
+
+    def returned(self, value: Any) -> None:
+        self._ended()
+        shown, cut = _bounded(value)
+        self.data.update(outcome="returned", value=shown)
+        if cut:
+            self.data["value_clipped_bytes"] = cut["clipped_bytes"]
+
+    def raised(self, exc: BaseException) -> None:
+        self._ended()
+        self.data.update(outcome="raised", raised={"type": type(exc).__name__, "message": str(exc)[:EXCERPT_CHARS]})
 
 
-def _returned(report: dict[str, Any], value: Any) -> None:
-    shown, cut = _bounded(value)
-    report.update(outcome="returned", value=shown, **({"value_clipped_bytes": cut["clipped_bytes"]} if cut else {}))
-    report["server_clock"]["ended_ms"] = _clock_ms()
+_current: contextvars.ContextVar[list[_Report] | None] = contextvars.ContextVar("tool_execution", default=None)
 
 
-def _raised(report: dict[str, Any], exc: BaseException) -> None:
-    report.update(outcome="raised", raised={"type": type(exc).__name__, "message": str(exc)[:EXCERPT_CHARS]})
-    report["server_clock"]["ended_ms"] = _clock_ms()
+"""The calls of the tools/call being handled (set by `ReportToolExecution`)."""
 
 
 def reported(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -81,11 +93,11 @@ def reported(fn: Callable[..., Any]) -> Callable[..., Any]:
     SDK runs in a worker thread; an async def stays async). Arguments that are the SDK's `Context` are left out:
     the report says what the function was called with by the model's call, not the server's plumbing."""
 
-    def begin(kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    def begin(kwargs: dict[str, Any]) -> _Report | None:
         sink = _current.get()
         if sink is None:
             return None  # called outside a tools/call (a test calling the function): nothing to report to
-        report = _report(fn.__name__, {k: v for k, v in kwargs.items() if not isinstance(v, Context)}, _clock_ms())
+        report = _Report(fn.__name__, {k: v for k, v in kwargs.items() if not isinstance(v, Context)})
         sink.append(report)
         return report
 
@@ -98,10 +110,10 @@ def reported(fn: Callable[..., Any]) -> Callable[..., Any]:
                 value = await fn(**kwargs)
             except BaseException as exc:
                 if report is not None:
-                    _raised(report, exc)
+                    report.raised(exc)
                 raise
             if report is not None:
-                _returned(report, value)
+                report.returned(value)
             return value
 
         return run_async
@@ -113,10 +125,10 @@ def reported(fn: Callable[..., Any]) -> Callable[..., Any]:
             value = fn(**kwargs)
         except BaseException as exc:
             if report is not None:
-                _raised(report, exc)
+                report.raised(exc)
             raise
         if report is not None:
-            _returned(report, value)
+            report.returned(value)
         return value
 
     return run
@@ -129,13 +141,13 @@ class ReportToolExecution:
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         if ctx.method != "tools/call":
             return await call_next(ctx)
-        sink: list[dict[str, Any]] = []
+        sink: list[_Report] = []
         token = _current.set(sink)
         try:
             result = await call_next(ctx)
         finally:
             _current.reset(token)
-        if not sink or not isinstance(result, dict):  # the SDK hands middleware the result as its wire form
-            return result
+        if not sink or "outcome" not in sink[0].data or not isinstance(result, dict):
+            return result  # (the SDK hands middleware the result in its wire form, a dict)
         meta = result.get("_meta")
-        return {**result, "_meta": {**(meta if isinstance(meta, dict) else {}), REPORT_KEY: sink[0]}}
+        return {**result, "_meta": {**(meta if isinstance(meta, dict) else {}), REPORT_KEY: sink[0].data}}

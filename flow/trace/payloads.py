@@ -257,10 +257,10 @@ class TranslateReversePayload(TypedDict):
 
 @with_config(_OPEN)
 class ServerClock(TypedDict, total=False):
-    """Times a server measured on its own clock (milliseconds; not comparable with the app's hop times)."""
+    """Times on a server's own clock, as it reported them (ISO 8601): never compared with the app's hop times."""
 
-    started_ms: float
-    ended_ms: float
+    started_at: str
+    ended_at: str
 
 
 @with_config(_OPEN)

@@ -10,13 +10,12 @@ fails a check becomes no hop; the caller says why on the answer's own hop. Pure:
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from flow.trace.factory import json_bytes
-from flow.trace.model import MAX_MS
 
 REPORT_KEY = "dev.mcp-flow/tool-execution"
 
@@ -44,8 +43,8 @@ REPORTED_BY = "mcp_server"
 
 @dataclass(frozen=True, slots=True)
 class ExecutionReport:
-    """A report that passed every check: the two payloads it becomes, the one-line summaries, and the server's
-    own clock (milliseconds on the server's clock, which the app's cannot be compared with)."""
+    """A report that passed every check: the two payloads it becomes, the one-line summaries, and how long the
+    function ran by the server's own clock (the times themselves are the server's, never compared with the app's)."""
 
     invoke: dict[str, Any]
     result: dict[str, Any]
@@ -59,10 +58,22 @@ class RefusedReport(ValueError):
     """A report that failed a check: the message says which, in one line."""
 
 
-def _number(value: Any, what: str) -> float:
-    if type(value) not in (int, float) or not math.isfinite(value) or not 0 <= value <= MAX_MS:
-        raise RefusedReport(f"{what} is not a time in milliseconds")
-    return float(value)
+TIME_CHARS = 40  # an ISO 8601 time with microseconds and an offset takes 32
+
+
+MAX_DURATION_S = 24 * 3600.0  # a reported run longer than a day is not one a trace shows
+
+
+def _time(value: Any, what: str) -> dt.datetime:
+    if isinstance(value, str) and len(value) <= TIME_CHARS:
+        try:
+            at = dt.datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            if at.tzinfo is not None:
+                return at
+    raise RefusedReport(f"{what} is not an ISO 8601 time with its offset")
 
 
 def _kv(kwargs: dict[str, Any]) -> str:
@@ -92,18 +103,20 @@ def read_report(result: Any, *, tool: Any) -> ExecutionReport | None:
     clock = report.get("server_clock")
     if not isinstance(clock, dict):
         raise RefusedReport("server_clock is not an object")
-    started = _number(clock.get("started_ms"), "server_clock.started_ms")
-    ended = _number(clock.get("ended_ms"), "server_clock.ended_ms")
-    if ended < started:
-        raise RefusedReport("server_clock ends before it starts")
+    started = _time(clock.get("started_at"), "server_clock.started_at")
+    ended = _time(clock.get("ended_at"), "server_clock.ended_at")
+    duration_s = (ended - started).total_seconds()
+    if not 0 <= duration_s <= MAX_DURATION_S:
+        raise RefusedReport("server_clock ends before it starts, or a day after")
+    times = {"started_at": clock["started_at"], "ended_at": clock["ended_at"]}
     outcome = report.get("outcome")
     invoke: dict[str, Any] = {
         "function": function,
         "kwargs": kwargs,
         "reported_by": REPORTED_BY,
-        "server_clock": {"started_ms": started},
+        "server_clock": {"started_at": times["started_at"]},
     }
-    shown: dict[str, Any] = {"reported_by": REPORTED_BY, "server_clock": {"started_ms": started, "ended_ms": ended}}
+    shown: dict[str, Any] = {"reported_by": REPORTED_BY, "server_clock": times}
     for key, into in (("kwargs_clipped_bytes", invoke), ("value_clipped_bytes", shown)):
         value = report.get(key)
         if type(value) is int and 0 <= value <= 1 << 40:
@@ -128,5 +141,5 @@ def read_report(result: Any, *, tool: Any) -> ExecutionReport | None:
         invoke_summary=f"the server runs {function}({_kv(kwargs)})",
         result_summary=result_summary,
         raised=outcome == "raised",
-        duration_ms=round(ended - started, 3),
+        duration_ms=round(duration_s * 1000, 3),
     )
