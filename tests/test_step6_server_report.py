@@ -314,3 +314,26 @@ def test_a_server_cannot_grow_the_trace_past_two_hops_a_call():
     many = {REPORT_KEY: GOOD, **{f"{REPORT_KEY}{i}": GOOD for i in range(50)}}
     trace = run_against(_hostile_server(lambda n: many))
     assert sum(h.kind == "tool.invoke" for h in trace.hops) == 2  # one a call, whatever else `_meta` holds
+
+
+def _reported_payloads(trace: Trace) -> list[tuple[str, Any]]:
+    keep = ("function", "kwargs", "return", "raised", "isError", "reported_by")
+    return [
+        (h.kind, {k: v for k, v in h.payload.items() if k in keep})
+        for h in trace.hops
+        if (h.source, h.target) in (("mcp_server", "tool"), ("tool", "mcp_server"))
+    ]
+
+
+@pytest.mark.parametrize("name", ["two-cities-parallel", "tool-error"])
+def test_otlp_and_jsonrpc_logs_carry_the_report_there_and_back(name):
+    from flow.interop.importers import import_bytes
+    from flow.interop.otlp import to_otlp_json
+
+    original = load_trace(ROOT / "sample_traces" / f"{name}.json")
+    assert _reported_payloads(original)
+    back = import_bytes(to_otlp_json(original).encode(), name="run.otlp.json")
+    assert _reported_payloads(back) == _reported_payloads(original)  # the server's clock stays behind
+    frames = "\n".join(json.dumps(h.payload, ensure_ascii=False) for h in original.hops if h.kind.startswith("mcp."))
+    log = import_bytes(frames.encode(), name="session.jsonl")
+    assert _reported_payloads(log) == _reported_payloads(original)

@@ -22,7 +22,7 @@ from flow.trace.factory import json_bytes
 from flow.trace.model import Direction
 from flow.trace.pairing import Pairing, Request
 from flow.trace.redact import redact_headers, redact_url
-from flow.trace.reports import RefusedReport, read_report
+from flow.trace.reports import RefusedReport, placed, read_report, refused_note
 from flow.trace.steps import Step
 from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
@@ -175,7 +175,7 @@ class FrameTap:
                 if method == "tools/call" and kind == "mcp.response":
                     refused = self._reported(asked, frame.get("result"))
                     if refused:
-                        summary = f"{frame_summary(frame, method)} · its execution report was refused: {refused}"
+                        summary = refused_note(frame_summary(frame, method), refused)
         elif kind == "mcp.notification":
             step = rec.step  # what the server says while the app is in a step belongs to that step
             params = frame.get("params") or {}
@@ -210,10 +210,7 @@ class FrameTap:
             return None
         self.reports += 1
         rec = self.recorder
-        now = rec.now_ms()
-        # Placed on the app's clock by the duration the server measured, ending no later than its answer arrived
-        # and starting no earlier than the call was sent; the server's own times stay in the payloads.
-        began = round(max(asked.t_ms, now - report.duration_ms), 3)
+        began, ended = placed(asked.t_ms, rec.now_ms(), report)  # the server's own times stay in the payloads
         ids = {"jsonrpc_id": asked.id, "tool_call_id": asked.tag}
         rec.record(
             kind="tool.invoke",
@@ -235,7 +232,7 @@ class FrameTap:
             step=Step.TOOL_RESULT,
             direction="error" if report.raised else "response",
             t_start_ms=began,
-            t_end_ms=min(now, round(began + report.duration_ms, 3)),
+            t_end_ms=ended,
             summary=report.result_summary,
             **ids,
         )

@@ -143,3 +143,16 @@ def read_report(result: Any, *, tool: Any) -> ExecutionReport | None:
         raised=outcome == "raised",
         duration_ms=round(duration_s * 1000, 3),
     )
+
+
+def refused_note(summary: str, reason: str) -> str:
+    """The answer's one line when the report it carried was refused: the place a person sees why there are no
+    hops for the server's side."""
+    return f"{summary} · its execution report was refused: {reason}"
+
+
+def placed(sent_ms: float, answered_ms: float, report: ExecutionReport) -> tuple[float, float]:
+    """Where the function ran on the app's clock: the duration the server measured, ending no later than its answer
+    arrived and starting no earlier than the call was sent (the two clocks are never compared)."""
+    began = round(max(sent_ms, answered_ms - report.duration_ms), 3)
+    return began, min(answered_ms, round(began + report.duration_ms, 3))
