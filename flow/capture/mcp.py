@@ -173,7 +173,7 @@ class FrameTap:
             if asked is not None:
                 method, t_start, step = asked.method, asked.t_ms, asked.answer_step
                 if method == "tools/call" and kind == "mcp.response":
-                    refused = self._reported(asked, frame.get("result"))
+                    refused = self._reported(asked, frame.get("result"), len(wire))
                     if refused:
                         summary = refused_note(frame_summary(frame, method), refused)
         elif kind == "mcp.notification":
@@ -198,11 +198,11 @@ class FrameTap:
             progress_of=progress_of,
         )
 
-    def _reported(self, asked: Request, result: Any) -> str | None:
+    def _reported(self, asked: Request, result: Any, frame_bytes: int) -> str | None:
         """The server's own account of running the tool, if its answer carries one (`flow.trace.reports`), as two
         hops before the answer's; or why it was refused."""
         try:
-            report = read_report(result, tool=asked.params.get("name"))
+            report = read_report(result, tool=asked.params.get("name"), frame_bytes=frame_bytes)
         except RefusedReport as exc:
             self.refused_reports += 1
             return str(exc)

@@ -82,14 +82,15 @@ def _kv(kwargs: dict[str, Any]) -> str:
     )
 
 
-def read_report(result: Any, *, tool: Any) -> ExecutionReport | None:
+def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> ExecutionReport | None:
     """The report in a tools/call result's `_meta`, checked; None when there is none. `tool` is the name the
-    client's tools/call asked for. Raises `RefusedReport` for a report that does not pass."""
+    client's tools/call asked for; `frame_bytes`, when the caller measured the frame, spares measuring a report
+    that cannot be larger. Raises `RefusedReport` for a report that does not pass."""
     meta = result.get("_meta") if isinstance(result, dict) else None
     if not isinstance(meta, dict) or REPORT_KEY not in meta:
         return None
     report = meta[REPORT_KEY]
-    size = len(json_bytes(report))
+    size = frame_bytes if frame_bytes is not None and frame_bytes <= REPORT_MAX_BYTES else len(json_bytes(report))
     if size > REPORT_MAX_BYTES:
         raise RefusedReport(f"{size:,} bytes, over the {REPORT_MAX_BYTES // 1024} KB a report may have")
     if not isinstance(report, dict):
