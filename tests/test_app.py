@@ -35,7 +35,7 @@ def viewer(at: AppTest) -> dict:
 
 
 def header(at: AppTest) -> str:
-    """Where the viewer opens, as its header says it: "Step 2a · hop 3 of 18"."""
+    """Where the viewer opens, as its header says it: "Step 2a · hop 3 of 20"."""
     data = viewer(at)
     hops = data["bundle"]["hops"]
     return f"Step {hops[data['start']]['number']} · hop {data['start'] + 1} of {len(hops)}"
@@ -68,25 +68,25 @@ def test_every_page_loads_in_both_languages(page, lang):
 
 def test_a_sample_steps_forward_and_back():
     at = app()
-    assert "hop 1 of 18" in header(at) and at.query_params["hop"] == "1"
+    assert "hop 1 of 20" in header(at) and at.query_params["hop"] == "1"
     bundle = viewer(at)["bundle"]
-    assert bundle["svg"].startswith("<svg") and len(bundle["rows"]) == 18
+    assert bundle["svg"].startswith("<svg") and len(bundle["rows"]) == 20
     assert "does not run anything" in next(h for h in bundle["hops"] if h["number"] == "4")["teach"]["en"]
     # The browser steps; the page hears where it went, keeps it, and puts it in the URL.
     report_hop(at, 3)
-    assert not at.exception and "hop 3 of 18" in header(at) and "Step 2a" in header(at)
+    assert not at.exception and "hop 3 of 20" in header(at) and "Step 2a" in header(at)
     assert at.session_state["app"].index == 2 and at.query_params["hop"] == "3"
     report_hop(at, 2)
-    assert "hop 2 of 18" in header(at) and at.query_params["hop"] == "2"
+    assert "hop 2 of 20" in header(at) and at.query_params["hop"] == "2"
     report_hop(at, 99)  # never past the end, whatever arrives
-    assert "Step 10" in header(at) and "hop 18 of 18" in header(at)
+    assert "Step 10" in header(at) and "hop 20 of 20" in header(at)
 
 
 def test_a_link_opens_at_the_hop_it_names():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["hop"] = "7"
     at.run()
-    assert not at.exception and "hop 7 of 18" in header(at)
+    assert not at.exception and "hop 7 of 20" in header(at)
     at.query_params["hop"] = "not a number"
     at.run()
     assert not at.exception and at.query_params["hop"] == "7"
@@ -97,14 +97,14 @@ def test_choosing_another_sample_starts_at_its_first_hop():
     report_hop(at, 5)
     beijing = viewer(at)["bundle"]["trace"]
     at.selectbox(key="step_sample").set_value("sample:two-rounds").run()
-    assert "hop 1 of 24" in header(at) and at.query_params["hop"] == "1"
+    assert "hop 1 of 28" in header(at) and at.query_params["hop"] == "1"
     # A late report about the trace shown before moves nothing.
     states = at._tree.get_widget_states()
     widget = states.widgets.add()
     widget.id = at.get("bidi_component")[0].proto.id
     widget.json_value = json.dumps({"hop": {"trace": beijing, "hop": 9}})
     at._run(states)
-    assert "hop 1 of 24" in header(at)
+    assert "hop 1 of 28" in header(at)
 
 
 @pytest.mark.parametrize("mode", ["direct", "mcp"])
@@ -165,7 +165,7 @@ def test_compare_runs_both_modes_live():
 def test_the_hop_table_filters_and_searches():
     at = app()
     at.switch_page("app_pages/hops.py").run()
-    assert len(at.dataframe[0].value) == 18
+    assert len(at.dataframe[0].value) == 20
     at.multiselect(key="f_kind").set_value(["mcp.request"]).run()
     assert set(at.dataframe[0].value["kind"]) == {"mcp.request"}
     at.multiselect(key="f_kind").set_value([]).run()
@@ -188,7 +188,7 @@ def test_a_broken_upload_shows_the_error_and_keeps_the_app_working(content, mess
     at.file_uploader(key="step_upload").set_value(("broken.json", content, "application/json")).run()
     assert not at.exception
     assert message in at.error[0].value
-    assert "hop 1 of 18" in header(at)  # the sample it showed before is still there
+    assert "hop 1 of 20" in header(at)  # the sample it showed before is still there
 
 
 def test_a_good_upload_is_stepped_through():
@@ -196,7 +196,7 @@ def test_a_good_upload_is_stepped_through():
     at.radio(key="step_source_en").set_value("upload").run()
     data = (ROOT / "sample_traces" / "two-cities-parallel.json").read_bytes()
     at.file_uploader(key="step_upload").set_value(("mine.json", data, "application/json")).run()
-    assert not at.error and "hop 1 of 22" in header(at)
+    assert not at.error and "hop 1 of 26" in header(at)
 
 
 def test_the_step_page_offers_the_trace_as_opentelemetry_spans():
@@ -215,7 +215,8 @@ def test_an_uploaded_jsonrpc_log_is_imported_and_stepped_through():
     ]
     data = "\n".join(json.dumps(f) for f in frames).encode()
     at.file_uploader(key="step_upload").set_value(("session.jsonl", data, "application/jsonl")).run()
-    assert not at.error and f"hop 1 of {len(frames)}" in header(at)
+    # the frames, and the two hops the server's report in its tools/call answer makes
+    assert not at.error and f"hop 1 of {len(frames) + 2}" in header(at)
 
 
 def test_a_step_redraws_nothing_but_the_viewer():
@@ -251,7 +252,7 @@ def test_switching_language_keeps_the_place():
     assert data["start"] == 4 and data["bundle"]["lang"] == "zh" and "MCP 服务器" in data["bundle"]["svg"]
     at.radio(key="lang_choice").set_value("en").run()
     report_hop(at, 6)
-    assert "hop 6 of 18" in header(at)
+    assert "hop 6 of 20" in header(at)
 
 
 def test_chinese_tables_have_chinese_headers():

@@ -34,11 +34,11 @@ def _shot(page: Page, name: str) -> Path:
 
 def test_stepping_to_the_final_step_shows_the_answer_in_the_diagram_and_the_json(browser, app_url):
     page = _page(browser, app_url, locale="en-US")
-    expect(_header(page)).to_contain_text("hop 1 of 18")
+    expect(_header(page)).to_contain_text("hop 1 of 20")
     next_button = page.locator(".fv-next")
-    for i in range(2, 19):
+    for i in range(2, 21):
         next_button.click()
-        expect(_header(page)).to_contain_text(f"hop {i} of 18")
+        expect(_header(page)).to_contain_text(f"hop {i} of 20")
     expect(_header(page)).to_contain_text("Step 10")
     expect(next_button).to_be_disabled()
     svg_text = page.locator(".fv-svg svg text").all_text_contents()
@@ -51,20 +51,20 @@ def test_stepping_to_the_final_step_shows_the_answer_in_the_diagram_and_the_json
     assert heads["Model API"]["x"] - heads["User"]["x"] > 400  # lifelines spread across the page, not piled up
     current = page.locator(".fv-svg g.edge.fv-current")
     expect(current).to_have_count(1)
-    assert current.get_attribute("id") == "hop-18"
+    assert current.get_attribute("id") == "hop-20"
     expect(page.locator(".fv-json")).to_contain_text("北京今天晴")
-    expect(page).to_have_url(f"{app_url}/?hop=18")  # the page heard where the viewer went
+    expect(page).to_have_url(f"{app_url}/?hop=20")  # the page heard where the viewer went
     assert _shot(page, "step-final-en.png").stat().st_size > 10_000
 
 
 def test_arrow_keys_move_between_hops(browser, app_url):
     page = _page(browser, app_url, locale="en-US")
     page.keyboard.press("ArrowRight")
-    expect(_header(page)).to_contain_text("hop 2 of 18")
+    expect(_header(page)).to_contain_text("hop 2 of 20")
     page.keyboard.press("ArrowRight")
-    expect(_header(page)).to_contain_text("hop 3 of 18")
+    expect(_header(page)).to_contain_text("hop 3 of 20")
     page.keyboard.press("ArrowLeft")
-    expect(_header(page)).to_contain_text("hop 2 of 18")
+    expect(_header(page)).to_contain_text("hop 2 of 20")
 
 
 def test_chinese_interface_and_a_broken_upload(browser, app_url, tmp_path):
@@ -76,7 +76,7 @@ def test_chinese_interface_and_a_broken_upload(browser, app_url, tmp_path):
     bad.write_text('{"format_version": 1, "meta": ', encoding="utf-8")
     page.locator("input[type='file']").set_input_files(str(bad))
     expect(page.locator("[data-testid='stAlertContentError']")).to_contain_text("not valid JSON")
-    expect(_header(page)).to_contain_text("第 1/18 跳")  # the trace shown before is still there
+    expect(_header(page)).to_contain_text("第 1/20 跳")  # the trace shown before is still there
     assert "Traceback" not in page.content()
 
 
@@ -87,7 +87,7 @@ def test_presenter_mode_at_projector_size(browser, app_url):
     expect(page.locator(".fv-slider")).to_be_hidden()
     for i in range(2, 12):
         page.locator(".fv-next").click()
-        expect(_header(page)).to_contain_text(f"第 {i}/18 跳")
+        expect(_header(page)).to_contain_text(f"第 {i}/20 跳")
     _shot(page, "presenter-zh-1280x720.png")
 
 
@@ -101,4 +101,4 @@ def test_switching_language_keeps_what_was_chosen_on_the_run_page(browser, app_u
     expect(page.locator(".st-key-mode_zh")).to_contain_text("直接函数调用")
     expect(page.locator(".st-key-mode_zh input[type='radio']").nth(1)).to_be_checked()
     page.locator(".st-key-run button").click()
-    expect(_header(page)).to_contain_text("第 1/11 跳")  # a direct-mode run has 11 hops; MCP has 18
+    expect(_header(page)).to_contain_text("第 1/11 跳")  # a direct-mode run has 11 hops; MCP has 20

@@ -149,7 +149,8 @@ def test_7_the_content_and_is_error(name):
     for hop in results:
         f, view = focus(hop), focus_view(hop)
         flags = [p for p in f.highlight if p[-1] == "isError"]
-        contents = [p for p in f.highlight if p[-1] in ("content", "tool_message_content")]
+        # A server's report of its function (tool → MCP server) holds what it returned, or raised.
+        contents = [p for p in f.highlight if p[-1] in ("content", "tool_message_content", "return", "raised")]
         assert len(flags) == 1 and at(view, flags[0]) is expected
         assert len(contents) == 1 and at(view, contents[0])
         if contents[0][-1] == "content":  # MCP: the content blocks, opened so their text shows

@@ -165,6 +165,7 @@ def test_tool_errors_and_protocol_errors_set_error_type_and_status():
     assert {(s["name"], s["attrs"]["error.type"], s["status"]["code"]) for s in failed} == {
         ("execute_tool get_weather", "tool_error", 2),
         ("tools/call get_weather", "tool_error", 2),
+        ("get_weather", "ToolError", 2),  # the server's report: its function raised
     }
     unknown = [s for s in export(sample("unknown-tool")) if s["name"] == "tools/call get_current_weather"]
     assert len(unknown) == 2 and all(s["attrs"]["error.type"] == "-32602" for s in unknown)
@@ -256,7 +257,8 @@ def test_a_live_export_reaches_an_otlp_http_receiver_whole(collector):
         (s["name"], s["spanId"], s.get("parentSpanId", ""), int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"]))
         for s in export(trace)
     )
-    assert sent == written and len(sent) == 16  # agent, 3 chats, 2 tools, 5 MCP client + server pairs
+    # agent, 3 chats, 2 tools, 5 MCP client + server pairs, the server's run of the one tool it has
+    assert sent == written and len(sent) == 17
 
 
 def test_the_cli_exports_to_a_file_and_a_collector(tmp_path, collector, cli):
@@ -266,7 +268,7 @@ def test_the_cli_exports_to_a_file_and_a_collector(tmp_path, collector, cli):
         "export", str(ROOT / "sample_traces" / "beijing-mcp.json"), "--otlp-json", str(out), "--otlp-endpoint", url
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == [str(out), f"12 spans sent to {url}"] and len(received) == 1
+    assert proc.stdout.splitlines() == [str(out), f"13 spans sent to {url}"] and len(received) == 1
     assert len(export(sample("beijing-mcp"))) == sum(
         len(ss["spans"]) for rs in json.loads(out.read_text())["resourceSpans"] for ss in rs["scopeSpans"]
     )
@@ -442,7 +444,9 @@ def _jsonrpc_log(trace: Trace, *, bare: bool = False) -> bytes:
 def test_a_jsonrpc_log_imports_as_the_mcp_hops_the_orchestrator_recorded(name, bare):
     original = sample(name)
     back = import_bytes(_jsonrpc_log(original, bare=bare), name="session.jsonl")
-    frames = [h for h in original.hops if h.kind.startswith("mcp.")]
+    # The frames, and the server's reports of running its tools, which its answers carry (read by the same rules)
+    reported = (("mcp_server", "tool"), ("tool", "mcp_server"))
+    frames = [h for h in original.hops if h.kind.startswith("mcp.") or (h.source, h.target) in reported]
 
     def shape(hops):
         return [(h.kind, h.step, h.source, h.target, h.jsonrpc_id, h.payload) for h in hops]
@@ -452,10 +456,14 @@ def test_a_jsonrpc_log_imports_as_the_mcp_hops_the_orchestrator_recorded(name, b
     assert back.meta.imported.format == "jsonrpc-jsonl"
     assert back.meta.server["protocol_version"] == original.meta.server["protocol_version"]
     assert back.meta.server["era"] == original.meta.server["era"]
-    if not bare:  # times come from the log
-        assert [h.t_end_ms for h in back.hops] == pytest.approx(
-            [h.t_end_ms - frames[0].t_end_ms for h in frames], abs=1e-3
+    if not bare:  # the frames' times come from the log (a report's are placed by its duration, before its answer)
+        wire = [h for h in frames if h.kind.startswith("mcp.")]
+        assert [h.t_end_ms for h in back.hops if h.kind.startswith("mcp.")] == pytest.approx(
+            [h.t_end_ms - wire[0].t_end_ms for h in wire], abs=1e-3
         )
+        for invoke in (h for h in back.hops if h.kind == "tool.invoke"):
+            call, answer = (h for h in back.hops if h.jsonrpc_id == invoke.jsonrpc_id and h.kind.startswith("mcp."))
+            assert call.t_end_ms <= invoke.t_start_ms <= answer.t_end_ms
     assert "digraph" in to_dot(back)
 
 
@@ -548,7 +556,9 @@ def test_the_cli_imports_and_reports_bad_lines(tmp_path, cli):
     assert proc.returncode == 0, proc.stderr
     out = tmp_path / "session.trace.json"
     assert proc.stdout.splitlines()[-1] == f"{summary_line(load_trace(out))} → {out}"
-    assert proc.stdout.splitlines()[-1].startswith("hops 7 · model calls 0 · tool calls 0 · elapsed ")
+    assert proc.stdout.splitlines()[-1].startswith(
+        "hops 9 · model calls 0 · tool calls 0 · elapsed "
+    )  # 7 frames, the server's two hops
     assert load_trace(out).meta.imported.file == str(log)
     assert cli("show", str(out)).returncode == 0 and cli("render", str(out), "-f", "mermaid").returncode == 0
     log.write_text(log.read_text(encoding="utf-8") + "\nnot json\n", encoding="utf-8")

@@ -142,7 +142,8 @@ def test_svg_holds_the_lifeline_names_and_step_numbers(lang):
     )
     for name in names:
         assert name in texts
-    for number in ["1", "2a", "3b", "4", "5", "6", "7a", "8", "9", "10"]:
+    # 6a the tools/call frame, 6b the server calling its function; 7a the function's return, 7b the answer frame
+    for number in ["1", "2a", "3b", "4", "5", "6a", "6b", "7a", "7c", "8", "9", "10"]:
         assert re.search(rf"<text[^>]*>{number}</text>", svg), number
     assert "北京今天天气怎么样" in texts
     # The lifelines stand in columns across the picture, in the design's order.
@@ -230,4 +231,4 @@ def test_the_overview_stays_compact_and_marks_where_we_are():
     marked = re.findall(r"(s\d+) \[[^\]]*label=\"●\"", dot)
     assert marked == ["s23"]  # hop 600 of 1000 lies in slice 24 of 40
     small = overview_dot(load_trace(ROOT / "sample_traces" / "beijing-mcp.json"), current=1)
-    assert small.count("fillcolor=") == 18 and re.findall(r"(s\d+) \[[^\]]*label=\"●\"", small) == ["s0"]
+    assert small.count("fillcolor=") == 20 and re.findall(r"(s\d+) \[[^\]]*label=\"●\"", small) == ["s0"]

@@ -32,7 +32,7 @@ def test_a_yaml_script_file_drives_the_calls_and_the_answer(tmp_path):
     )
     result = scripted(str(path))
     assert result.ok and result.answer == "八个半小时减午休。"
-    tool_result = next(h for h in result.trace.hops if h.kind == "tool.result")
+    tool_result = next(h for h in result.trace.hops if h.kind == "tool.result" and h.target == "app")
     assert json.loads(tool_result.payload["tool_message_content"])["hours"] == 8.5  # the real tool ran
 
 

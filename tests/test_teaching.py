@@ -174,7 +174,7 @@ def test_after_a_jsonrpc_error_the_apps_result_is_not_called_a_call_tool_result_
         text_7a, text_7b = teaching_text(error, lang, context=ctx7a), teaching_text(result, lang, context=ctx7b)
         assert "-32602" in text_7a and "-32602" in text_7b and "call_4c3a39dd0" in text_7b
         assert not re.search(r"isError\W{0,3}(为 )?true", text_7b), text_7b
-    failed, ctx = _hop_of("tool-error.json", 15)
+    failed, ctx = _hop_of("tool-error.json", 17)
     assert situation(failed, ctx).key == "result.app.failed" and "isError true" in teaching_text(failed, "en")
 
 
@@ -187,7 +187,7 @@ def test_the_texts_name_what_the_payload_holds():
         ("streaming.json", 12, ["call_2621e2140", "get_weather"]),
         ("streaming.json", 13, ['{"cit']),
         ("streaming.json", 17, ["457", "31"]),
-        ("streaming.json", 26, ["北京今天晴，气温 -"]),
+        ("streaming.json", 28, ["北京今天晴，气温 -"]),
         ("two-cities-parallel.json", 11, ["call_24caafaa0", "call_069e8cc71"]),
         ("two-cities-parallel.json", 15, ["id 4", "1"]),
         ("progress-notifications.json", 15, ["1", "3"]),

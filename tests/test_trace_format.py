@@ -267,12 +267,12 @@ def test_every_kind_has_a_payload_type_and_every_hop_field_is_in_the_schema():
             "not an object",
             "hops[12].payload.params: Input should be a valid dictionary (a payload of mcp.request)",
         ),
-        (["hops", 13, "payload", "result"], [1], "hops[13].payload.result: Input should be a valid dictionary"),
-        (["hops", 14, "payload", "tool_message_content"], None, "hops[14].payload.tool_message_content: "),
-        (["hops", 17, "payload"], "the answer", "hops[17].payload: Input should be a valid dictionary"),
-        (["hops", 17, "payload"], None, "hops[17].payload: Input should be a valid dictionary"),
-        (["hops", 13, "progress_of"], [1], "hops[13].progress_of: Input should be a valid integer"),
-        (["hops", 13, "scripted"], "maybe", "hops[13].scripted: Input should be a valid boolean"),
+        (["hops", 15, "payload", "result"], [1], "hops[15].payload.result: Input should be a valid dictionary"),
+        (["hops", 16, "payload", "tool_message_content"], None, "hops[16].payload.tool_message_content: "),
+        (["hops", 19, "payload"], "the answer", "hops[19].payload: Input should be a valid dictionary"),
+        (["hops", 19, "payload"], None, "hops[19].payload: Input should be a valid dictionary"),
+        (["hops", 15, "progress_of"], [1], "hops[15].progress_of: Input should be a valid integer"),
+        (["hops", 15, "scripted"], "maybe", "hops[15].scripted: Input should be a valid boolean"),
     ],
 )
 def test_a_payload_of_the_wrong_shape_for_its_kind_is_refused_with_its_path(path, value, message):
@@ -298,9 +298,9 @@ def test_what_a_peer_sent_loads_as_it_came():
 
 def test_a_payload_the_recorder_cut_to_text_or_left_out_loads_and_reads_as_none():
     for payload in ('{"jsonrpc": "2.0", "id": 3, "res', None):
-        data = json.loads(_mutate(["hops", 13, "payload"], payload))
-        data["hops"][13]["clipped"] = "payload of 2,000,000 bytes: only the first 65,536 bytes of its JSON kept"
-        hop = read_trace_bytes(json.dumps(data).encode()).hops[13]
+        data = json.loads(_mutate(["hops", 15, "payload"], payload))
+        data["hops"][15]["clipped"] = "payload of 2,000,000 bytes: only the first 65,536 bytes of its JSON kept"
+        hop = read_trace_bytes(json.dumps(data).encode()).hops[15]
         assert hop.clipped and payload_of(hop, "mcp.response") is None
         jsonschema.Draft202012Validator(json_schema()).validate(data)
 

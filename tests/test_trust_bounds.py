@@ -327,7 +327,7 @@ def test_a_run_whose_tool_returns_10_mb_writes_a_trace_that_loads_and_says_it_wa
     path = save_trace(result.trace, tmp_path / "big-result.json")
     assert path.stat().st_size < 4 * HOP_PAYLOAD_BYTES  # the 10 MB appears in six hops and the script
     loaded = load_trace(path)
-    tool_result = next(h for h in loaded.hops if h.kind == "tool.result")
+    tool_result = next(h for h in loaded.hops if h.kind == "tool.result" and h.target == "app")
     assert tool_result.bytes > 10_000_000  # the size that crossed stays on the hop
     assert "cut short" in tool_result.clipped
     text = tool_result.payload["tool_message_content"]

@@ -364,8 +364,8 @@ def test_the_step_page_steps_through_a_trace_whose_wire_bodies_hold_anything():
     data["hops"][0]["payload"]["tools"] = [{}, {"function": "x"}, {"name": 3}]
     data["hops"][3]["summary"] = "\x1b[2J\x07 ![x](http://example.invalid/a.png)"
     data["hops"][12]["payload"]["params"] = {"name": None, "arguments": "not an object"}
-    data["hops"][13]["payload"]["result"] = {"isError": "yes", "content": 5}
-    data["hops"][16]["usage"]["completion_tokens_details"] = {"reasoning_tokens": "many"}
+    data["hops"][15]["payload"]["result"] = {"isError": "yes", "content": 5}
+    data["hops"][18]["usage"]["completion_tokens_details"] = {"reasoning_tokens": "many"}
     data["hops"][8]["payload"]["mcp"][0]["inputSchema"] = json.loads("[" * 150 + "]" * 150)
     data["meta"]["started_at"] = "9999-12-31T23:59:59+00:00"
     to_otlp_json(parse_trace(data))  # the page's OTLP download

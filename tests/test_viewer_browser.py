@@ -121,8 +121,8 @@ def test_the_html_export_keeps_every_current_arrow_in_view(browser, html_files):
 
 def test_the_html_export_steps_once_per_press_and_works_from_a_file(browser, html_files):
     page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
-    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 18")
-    _presses(page, 17)
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 20")
+    _presses(page, 19)
     expect(page.locator(".fv-where")).to_contain_text("Step 10")
     expect(page.locator(".fv-next")).to_be_disabled()
     page.keyboard.press("Home")
@@ -131,11 +131,11 @@ def test_the_html_export_steps_once_per_press_and_works_from_a_file(browser, htm
     page.keyboard.press("Enter")
     _wait_for(page, 12)
     page.keyboard.press("End")
-    _wait_for(page, 18)
+    _wait_for(page, 20)
     page.keyboard.press("PageUp")
-    _wait_for(page, 17)
+    _wait_for(page, 19)
     page.keyboard.press("PageDown")
-    _wait_for(page, 18)
+    _wait_for(page, 20)
     assert not page.errors, page.errors
 
 
@@ -167,7 +167,7 @@ def test_autoplay_keeps_its_pace(browser, html_files):
     })""")
     # Six periods of 0.5 s, timed from the first move to the last: within 10 %.
     assert abs((times[-1] - times[0]) / 6 - 500) <= 50, times
-    expect(page.locator(".fv-where")).to_contain_text("hop 8 of 18")
+    expect(page.locator(".fv-where")).to_contain_text("hop 8 of 20")
 
 
 def test_the_inspector_opens_at_the_hops_focus(browser, tmp_path):
@@ -227,40 +227,40 @@ def test_later_hops_are_faded_but_legible(browser, html_files):
 
 def test_the_step_page_steps_in_the_browser_and_keeps_the_current_arrow_in_view(browser, app_url):
     page = _open(browser, app_url, (1280, 720))
-    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 18")
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 20")
     assert not page.locator("[data-testid='stGraphVizChart']").count()
-    _presses(page, 17)
-    expect(page.locator(".fv-where")).to_contain_text("hop 18 of 18")
-    expect(page).to_have_url(f"{app_url}/?hop=18")
+    _presses(page, 19)
+    expect(page.locator(".fv-where")).to_contain_text("hop 20 of 20")
+    expect(page).to_have_url(f"{app_url}/?hop=20")
     problems: list[str] = []
     for size in SIZES:
         page.set_viewport_size({"width": size[0], "height": size[1]})
         for presenter in (False, True):
             _presenter(page, presenter)
-            problems += _every_hop_in_view(page, 18, f"app {size} {'presenter' if presenter else 'normal'}")
+            problems += _every_hop_in_view(page, 20, f"app {size} {'presenter' if presenter else 'normal'}")
     assert not problems, "\n".join(problems[:10])
     assert not page.errors, page.errors
 
 
 def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
     page = _open(browser, app_url, (1280, 720))
-    # Two rounds of tools has 24 hops, so 20 presses from the first never reach the end.
+    # Two rounds of tools has 28 hops, so 20 presses from the first never reach the end.
     page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").click()
     page.get_by_role("option", name="Two rounds of tools").click()
-    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 24")
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 28")
     _wait_for(page, 1)
     page.locator(".fv-title").click()  # the keys go to the page again, not to the sample list
     _presses(page, 20)
-    expect(page.locator(".fv-where")).to_contain_text("hop 21 of 24")
+    expect(page.locator(".fv-where")).to_contain_text("hop 21 of 28")
     expect(page).to_have_url(f"{app_url}/?hop=21")
     # The language switch redraws the page and keeps the place.
     page.locator(".st-key-lang_choice").get_by_text("中文").click()
-    expect(page.locator(".fv-where")).to_contain_text("第 21/24 跳")
+    expect(page.locator(".fv-where")).to_contain_text("第 21/28 跳")
     expect(page.locator(".fv-svg svg text", has_text="MCP 服务器").first).to_be_visible()
     # A link opens where it says (a new session starts with the default sample).
     page.goto(f"{app_url}/?hop=7")
     _wait_for(page, 7)
-    expect(page.locator(".fv-where")).to_contain_text("hop 7 of 18")
+    expect(page.locator(".fv-where")).to_contain_text("hop 7 of 20")
     assert not page.errors, page.errors
 
 

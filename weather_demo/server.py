@@ -32,6 +32,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import Field
 
 from weather_demo import tools as demo_tools
+from weather_demo.report import ReportToolExecution, reported
 
 SERVER_NAME = "weather-demo"
 
@@ -99,6 +100,7 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
         log_level="WARNING",
         **auth,
     )
+    server.middleware.append(ReportToolExecution())  # outermost of ours: it sees the result every other step made
     server.middleware.append(_UnknownToolIsProtocolError(server))
     if fault != "none":
         server.middleware.append(_Fault(fault))
@@ -107,6 +109,7 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
         description="Get today's weather for one city: condition, temperature range (°C), humidity and wind. "
         "Call once per city; for several cities, call it several times."
     )
+    @reported
     async def get_weather(
         city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
     ) -> dict[str, Any]:
@@ -118,6 +121,7 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
             raise ToolError(str(exc)) from None  # ToolError's text reaches the model; other errors are hidden
 
     @server.tool(description=demo_tools.FORECAST_DESCRIPTION)
+    @reported
     async def get_forecast(
         city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
         ctx: Context,
@@ -137,6 +141,7 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
         return forecast
 
     @server.tool(description="Compute the hours worked between a start and an end clock time, minus the lunch break.")
+    @reported
     def calc_work_hours(
         start: Annotated[str, Field(description="Start time as HH:MM, e.g. 09:00")],
         end: Annotated[str, Field(description="End time as HH:MM, e.g. 18:30")],
@@ -150,6 +155,7 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
         description="Return one short best practice for a topic: tool design topics (tool description, "
         "error handling, security) or what to do in a kind of weather (rain, snow, sunny, cloudy, overcast)."
     )
+    @reported
     def best_practice(topic: Annotated[str, Field(description="The topic, e.g. 'rain' or 'security'")]) -> str:
         return demo_tools.best_practice(topic)
 

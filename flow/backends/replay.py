@@ -297,12 +297,18 @@ def replay(
                 "(name a server with --server, or leave both out to replay the model side only)"
             )
         tools, options = "recorded", replace(options, transport="memory", server_fault="none")
-    recorded_results = {h.tool_call_id: h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id}
+    # Keyed by who handed the result on as well: a server's report of its function's return (tool → MCP server)
+    # and the result the app got (MCP client → app) carry the same tool_call_id.
+    recorded_results = {(h.source, h.tool_call_id): h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id}
+    # A recording made before servers reported their tools' execution has no such hops: a re-run's are not compared.
+    has_reports = any(h.source == "tool" and h.target == "mcp_server" for h in trace.hops)
 
     def check_tool_result(hop: Hop) -> None:
         if hop.kind != "tool.result" or not hop.tool_call_id:
             return
-        before = recorded_results.get(hop.tool_call_id)
+        if hop.target == "mcp_server" and not has_reports:
+            return
+        before = recorded_results.get((hop.source, hop.tool_call_id))
         if before is None:
             transport_._diverge(
                 f"tool result for {hop.tool_call_id} has no counterpart in the recording", tool_call_id=hop.tool_call_id
@@ -388,7 +394,11 @@ def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
                 resources.setdefault(payload["uri"], payload.get("result"))
             elif isinstance(payload.get("prompt"), str):
                 prompts.setdefault(payload["prompt"], payload.get("result"))
-        elif hop.kind == "tool.result" and isinstance(request := calls.get(hop.tool_call_id or ""), dict):
+        elif (
+            hop.kind == "tool.result"
+            and hop.target == "app"  # what the client got, not a server's report of its function
+            and isinstance(request := calls.get(hop.tool_call_id or ""), dict)
+        ):
             if isinstance(request.get("name"), str):
                 results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
 

@@ -20,8 +20,9 @@ from flow.capture.recorder import Recorder
 from flow.text.errors import ServerFault
 from flow.trace.factory import json_bytes
 from flow.trace.model import Direction
-from flow.trace.pairing import Pairing
+from flow.trace.pairing import Pairing, Request
 from flow.trace.redact import redact_headers, redact_url
+from flow.trace.reports import RefusedReport, placed, read_report, refused_note
 from flow.trace.steps import Step
 from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
@@ -59,6 +60,18 @@ class FrameTap:
         self.http: McpHttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
         self.fault: ServerFault | None = None  # the first thing a stdio server did that ends the session
         self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
+        self._calls: list[tuple[str, str]] = []  # (tool name, tool_call_id) the app is about to send as tools/call
+        self.reports = 0  # execution reports turned into hops
+        self.refused_reports = 0
+
+    def expect_call(self, name: str, tool_call_id: str) -> None:
+        """The app is about to call this tool for the model's call `tool_call_id`: the next tools/call of that name
+        carries it out (the same rule `flow.trace.pairing.exchanges` pairs a trace by)."""
+        self._calls.append((name, tool_call_id))
+
+    def forget_call(self, tool_call_id: str) -> None:
+        """The call is over; if it never reached the wire, it must not claim a later tools/call."""
+        self._calls = [c for c in self._calls if c[1] != tool_call_id]
 
     def _pending_step(self) -> Step | None:
         """The step of the oldest unanswered request: where a failure to answer it belongs."""
@@ -97,8 +110,19 @@ class FrameTap:
             return
         step = Step.CALL_TOOL if frame.get("method") == "tools/call" else rec.step
         if "id" in frame and "method" in frame:
+            tool_call_id = None
+            if step is Step.CALL_TOOL and self._calls:
+                name = (frame.get("params") or {}).get("name")
+                i = next((i for i, (n, _) in enumerate(self._calls) if n == name), None)
+                tool_call_id = self._calls.pop(i)[1] if i is not None else None
             self.pairing.request(
-                "client", frame["id"], frame["method"], frame.get("params"), step=step, t_ms=rec.now_ms()
+                "client",
+                frame["id"],
+                frame["method"],
+                frame.get("params"),
+                step=step,
+                t_ms=rec.now_ms(),
+                tag=tool_call_id,
             )
         kind = frame_kind(frame)
         rec.record(
@@ -148,6 +172,10 @@ class FrameTap:
             asked = self.pairing.reply("client", frame.get("id"))
             if asked is not None:
                 method, t_start, step = asked.method, asked.t_ms, asked.answer_step
+                if method == "tools/call" and kind == "mcp.response":
+                    refused = self._reported(asked, frame.get("result"), len(wire))
+                    if refused:
+                        summary = refused_note(frame_summary(frame, method), refused)
         elif kind == "mcp.notification":
             step = rec.step  # what the server says while the app is in a step belongs to that step
             params = frame.get("params") or {}
@@ -169,6 +197,46 @@ class FrameTap:
             summary=summary or frame_summary(frame, method),
             progress_of=progress_of,
         )
+
+    def _reported(self, asked: Request, result: Any, frame_bytes: int) -> str | None:
+        """The server's own account of running the tool, if its answer carries one (`flow.trace.reports`), as two
+        hops before the answer's; or why it was refused."""
+        try:
+            report = read_report(result, tool=asked.params.get("name"), frame_bytes=frame_bytes)
+        except RefusedReport as exc:
+            self.refused_reports += 1
+            return str(exc)
+        if report is None:
+            return None
+        self.reports += 1
+        rec = self.recorder
+        began, ended = placed(asked.t_ms, rec.now_ms(), report)  # the server's own times stay in the payloads
+        ids = {"jsonrpc_id": asked.id, "tool_call_id": asked.tag}
+        rec.record(
+            kind="tool.invoke",
+            source="mcp_server",
+            target="tool",
+            payload=report.invoke,
+            step=Step.CALL_TOOL,
+            direction="request",
+            t_start_ms=began,
+            t_end_ms=began,
+            summary=report.invoke_summary,
+            **ids,
+        )
+        rec.record(
+            kind="tool.result",
+            source="tool",
+            target="mcp_server",
+            payload=report.result,
+            step=Step.TOOL_RESULT,
+            direction="error" if report.raised else "response",
+            t_start_ms=began,
+            t_end_ms=ended,
+            summary=report.result_summary,
+            **ids,
+        )
+        return None
 
     @property
     def unanswered(self) -> list[str]:

@@ -85,6 +85,7 @@ class Recorder:
         phase: Phase | None = None,
         direction: Direction = "event",
         t_start_ms: float | None = None,
+        t_end_ms: float | None = None,
         size: int | None = None,
         wire_text: str | bytes | None = None,
         jsonrpc_id: int | str | None = None,
@@ -95,7 +96,8 @@ class Recorder:
     ) -> Hop:
         """`wire_text`, when the caller has it, is everything in the payload as text or as UTF-8 (what crossed
         the wire, plus any URL): it is searched for secrets instead of serialising the payload again.
-        `progress_of`: a progress notification's request id, an extra field the hop carries only then."""
+        `progress_of`: a progress notification's request id, an extra field the hop carries only then.
+        `t_end_ms` (default now): for what happened before the app learned of it, as a server's report."""
         now = self.now_ms()
         seq = len(self.hops) + 1
         if step is not None:
@@ -146,7 +148,7 @@ class Recorder:
             direction=direction,
             rnd=self.round,
             t_start_ms=now if t_start_ms is None else t_start_ms,
-            t_end_ms=now,
+            t_end_ms=now if t_end_ms is None else t_end_ms,
             size=wire_bytes if size is None else size,
             jsonrpc_id=jsonrpc_id,
             tool_call_id=tool_call_id,

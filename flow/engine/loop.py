@@ -150,6 +150,7 @@ class _McpTools:
         if isinstance(translated, str):
             return translated
         request, reverse_hop = translated
+        self.tap.expect_call(request.name, tool_call["id"])  # so the server's report of the call names it
         try:
             # A progress callback makes the SDK send a progress token, so a server may report how far it got.
             result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
@@ -191,6 +192,8 @@ class _McpTools:
                 summary=f"protocol error {exc.code}: {exc.message}",
             )
             return f"Error: {exc.message} (JSON-RPC error {exc.code})"
+        finally:
+            self.tap.forget_call(tool_call["id"])
         data = _dump(result)
         content = _content_text(data)
         rec.record(

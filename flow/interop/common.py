@@ -21,6 +21,13 @@ INVALID_ARGUMENTS = "invalid_arguments"  # error.type of a tool call the app ref
 NO_RESPONSE = "no_response"  # error.type of an MCP request no frame answered before the run ended
 
 
+# A server's report of running a tool's function: a span of the code (`code.function.name`) under the server's
+# tools/call span, with what it was called with and returned; marked as the server's word.
+REPORTED_BY_ATTR = "mcp_flow.reported_by"
+REPORTED_ARGUMENTS_ATTR = "mcp_flow.function.arguments"
+REPORTED_RESULT_ATTR = "mcp_flow.function.result"
+
+
 def json_or_text(text: Any) -> Any:
     """A string holding JSON as its values; anything else, or a string that is not JSON, as it is."""
     if not isinstance(text, str):

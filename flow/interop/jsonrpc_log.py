@@ -12,7 +12,8 @@ from typing import Any
 from flow.interop.common import SERVER_METHODS, Hops, finish, json_line, method_step, quoted
 from flow.trace.files import TraceError
 from flow.trace.model import Actor, ImportInfo, Trace, TraceMeta, answer_step, as_dict
-from flow.trace.pairing import Pairing
+from flow.trace.pairing import Pairing, Request
+from flow.trace.reports import RefusedReport, placed, read_report, refused_note
 from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
 # How a log names the way a message went, seen from the client (the Inspector is a client).
@@ -115,6 +116,42 @@ def _log_lines(text: str, name: str) -> list[_Line]:
     return lines
 
 
+def _reported(out: Hops, asked: Request, result: Any, t_ms: float) -> str | None:
+    """A server's report of running the tool, in its answer to a tools/call: the two hops the MCP tap records from
+    it, by the same rules (`flow.trace.reports`); or the answer's line saying why it was refused."""
+    try:
+        report = read_report(result, tool=asked.params.get("name"))
+    except RefusedReport as exc:
+        return refused_note(frame_summary({"result": result}, "tools/call"), str(exc))
+    if report is None:
+        return None
+    began, ended = placed(asked.t_ms, t_ms, report)
+    common: dict[str, Any] = {"rnd": asked.round, "jsonrpc_id": asked.id, "t_start_ms": began}
+    out.add(
+        "tool.invoke",
+        "mcp_server",
+        "tool",
+        report.invoke,
+        step=6,
+        t_end_ms=began,
+        direction="request",
+        summary=report.invoke_summary,
+        **common,
+    )
+    out.add(
+        "tool.result",
+        "tool",
+        "mcp_server",
+        report.result,
+        step=7,
+        t_end_ms=ended,
+        direction="error" if report.raised else "response",
+        summary=report.result_summary,
+        **common,
+    )
+    return None
+
+
 def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     """A JSON-RPC message log, one message a line, as MCP frames between the MCP client and server.
 
@@ -201,6 +238,9 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
                 server_info=info or None,
                 protocol_version=result.get("protocolVersion") or server["protocol_version"],
             )
+        summary = frame_summary(frame, asked_method)
+        if asked is not None and asked_method == "tools/call" and kind == "mcp.response" and sender == "server":
+            summary = _reported(out, asked, result, t_ms) or summary
         out.add(
             kind,
             source,
@@ -212,7 +252,7 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             rnd=rnd,
             direction="error" if kind == "mcp.error" else "response",
             jsonrpc_id=frame.get("id"),
-            summary=frame_summary(frame, asked_method),
+            summary=summary,
         )
     for req in pairing.unanswered:
         unmapped.append(f"line {req.seq}: {req.method} got no response in the log")

@@ -34,7 +34,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from flow.interop.common import INVALID_ARGUMENTS, NO_RESPONSE, json_or_text
+from flow.interop.common import (
+    INVALID_ARGUMENTS,
+    NO_RESPONSE,
+    REPORTED_ARGUMENTS_ATTR,
+    REPORTED_BY_ATTR,
+    REPORTED_RESULT_ATTR,
+    json_or_text,
+)
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
@@ -311,6 +318,8 @@ class _SpanBuilder:
         if call.first.kind == "error":
             error = (INVALID_ARGUMENTS, str((refused.get("error") if refused else None) or call.first.summary))
         for hop in call.hops:
+            if hop.target == "mcp_server":
+                continue  # the server's report of its function: a span of its own, under the server's (`mcp`)
             if hop.kind == "tool.result":
                 p: ToolResultPayload = payload_of(hop, "tool.result") or {}
                 if "error" in p:  # a JSON-RPC error instead of a result
@@ -379,7 +388,44 @@ class _SpanBuilder:
             end = ex.request.t_end_ms
         client = self.span(sender, name, parent, SpanKind.CLIENT, ex.request.t_start_ms, end, attrs, error)
         # The server saw the frame when it arrived and answered just before the client read the answer.
-        return self.span(receiver, name, client, SpanKind.SERVER, ex.request.t_end_ms, end, attrs, error)
+        server = self.span(receiver, name, client, SpanKind.SERVER, ex.request.t_end_ms, end, attrs, error)
+        if method == "tools/call" and ex.reply is not None:
+            self.reported(ex, server)
+        return server
+
+    def reported(self, ex: Exchange, server: otel_trace.Span) -> None:
+        """The server's own report of running the tool's function (MCP server → tool and back), as a span of the
+        function's code inside the server's span, marked `REPORTED_BY_ATTR`."""
+        rid = ex.request.jsonrpc_id
+        near = [h for h in self.trace.hops if h.jsonrpc_id == rid and h.kind in ("tool.invoke", "tool.result")]
+        invoke = next((h for h in near if h.kind == "tool.invoke" and h.source == "mcp_server"), None)
+        ran = next((h for h in near if h.kind == "tool.result" and h.target == "mcp_server"), None)
+        called = payload_of(invoke, "tool.invoke") if invoke is not None else None
+        got = payload_of(ran, "tool.result") if ran is not None else None
+        if invoke is None or ran is None or called is None or got is None:
+            return
+        # Not an execute_tool span: that is the model's tool call, once (the app's span); this is the code it ran.
+        attrs: Attributes = {
+            "code.function.name": called["function"],
+            "gen_ai.tool.call.id": invoke.tool_call_id,
+            REPORTED_ARGUMENTS_ATTR: _dumps(called["kwargs"]),
+            REPORTED_BY_ATTR: "mcp_server",
+        }
+        error = None
+        if "raised" in got:
+            error = (str(got["raised"]["type"]), str(got["raised"]["message"]))
+        else:
+            attrs[REPORTED_RESULT_ATTR] = _dumps(got.get("return"))
+        self.span(
+            "mcp_server",
+            str(called["function"]),
+            server,
+            SpanKind.INTERNAL,
+            invoke.t_start_ms,
+            ran.t_end_ms,
+            attrs,
+            error,
+        )
 
 
 def to_spans(trace: Trace) -> list[ReadableSpan]:

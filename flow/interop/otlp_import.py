@@ -16,6 +16,9 @@ from typing import Any
 from flow.interop.common import (
     INVALID_ARGUMENTS,
     NO_RESPONSE,
+    REPORTED_ARGUMENTS_ATTR,
+    REPORTED_BY_ATTR,
+    REPORTED_RESULT_ATTR,
     SERVER_METHODS,
     Hops,
     finish,
@@ -307,8 +310,11 @@ class _OtlpImport:
         *,
         step: int | None,
         start_ns: int,
+        end_ns: int | None = None,
         **extra: Any,
     ) -> None:
+        """A hop placed in the trace's order at `when_ns` (ties in the order of these calls), its times from
+        `start_ns` to `end_ns` (default `when_ns`)."""
         self.events.append(
             (
                 when_ns,
@@ -320,7 +326,7 @@ class _OtlpImport:
                     payload=payload,
                     step=step,
                     t_start_ms=self.ms(start_ns),
-                    t_end_ms=self.ms(when_ns),
+                    t_end_ms=self.ms(when_ns if end_ns is None else end_ns),
                     **extra,
                 ),
             )
@@ -330,6 +336,8 @@ class _OtlpImport:
         return sum(start <= ns for start in self.chat_starts)
 
     def walk(self, span: _Span, parent: _Span | None) -> None:
+        if span.attrs.get(REPORTED_BY_ATTR) == "mcp_server" and parent is not None and parent.method == "tools/call":
+            return  # a server's report of its function: its tools/call's hops hold it (`reported`)
         if span.method:
             if span.kind == 2 and parent is not None and parent.method:
                 pass  # the server's side of a call its client span already shows
@@ -661,6 +669,8 @@ class _OtlpImport:
         )
         if rpc_id is None:
             return
+        if method == "tools/call":
+            self.reported(span, rpc_id, rnd)
         error = span.error
         if error and error[0] == NO_RESPONSE:
             return
@@ -712,6 +722,57 @@ class _OtlpImport:
             jsonrpc_id=rpc_id,
             summary=frame_summary(reply, method),
         )
+
+    def reported(self, client: _Span, rpc_id: int | str, rnd: int) -> None:
+        """The server's report of running the tool's function, if its span holds one: MCP server → tool and back,
+        just before the tools/call's answer, where the MCP tap records them (the report arrives with the answer)."""
+        for server in (c for c in client.children if c.kind == 2 and c.method == "tools/call"):
+            for span in server.children:
+                if span.attrs.get(REPORTED_BY_ATTR) != "mcp_server":
+                    continue
+                a = span.attrs
+                name = str(a.get("code.function.name") or span.name or "unknown")
+                kwargs = as_dict(json_or_text(a.get(REPORTED_ARGUMENTS_ATTR)))
+                call_id = a.get("gen_ai.tool.call.id")
+                ids = {"jsonrpc_id": rpc_id, "tool_call_id": str(call_id) if call_id else None, "rnd": rnd}
+                mark = {"reported_by": "mcp_server"}
+                shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+                self.hop(
+                    client.end_ns,
+                    "tool.invoke",
+                    "mcp_server",
+                    "tool",
+                    {"function": name, "kwargs": kwargs, **mark},
+                    step=6,
+                    start_ns=span.start_ns,
+                    end_ns=span.start_ns,
+                    direction="request",
+                    summary=f"the server runs {name}({shown})",
+                    **ids,
+                )
+                if span.error:
+                    result: dict[str, Any] = {"raised": {"type": span.error[0], "message": span.error[1]}}
+                    summary = f"isError: raised {span.error[0]}: {' '.join(span.error[1].split())[:50]}"
+                else:
+                    value = json_or_text(a.get(REPORTED_RESULT_ATTR))
+                    result = {"return": value}
+                    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                    summary = " ".join(text.split())[:60]
+                self.hop(
+                    client.end_ns,
+                    "tool.result",
+                    "tool",
+                    "mcp_server",
+                    {**result, "isError": bool(span.error), **mark},
+                    step=7,
+                    start_ns=span.start_ns,
+                    end_ns=span.end_ns,
+                    direction="error" if span.error else "response",
+                    summary=summary,
+                    **ids,
+                )
+                self.unmapped.add("the server's own clock in its reports of running its tools: spans keep the app's")
+                return
 
     def trace(self, started_at: str) -> Trace:
         for root in self.roots:

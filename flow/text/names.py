@@ -102,6 +102,8 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "result_of": {"en": "result: {method}", "zh": "{method} 的结果"},
     "result": {"en": "result", "zh": "结果"},
     "result_text": {"en": "result: {text}", "zh": "结果：{text}"},
+    "function_returned": {"en": "the function returned", "zh": "函数返回"},
+    "function_raised": {"en": "the function raised {type}", "zh": "函数抛出 {type}"},
     "response": {"en": "response", "zh": "回答"},
     "protocol_error": {"en": "protocol error {code}: {message}", "zh": "协议错误 {code}：{message}"},
     "rpc_error": {"en": "error {code}: {message}", "zh": "错误 {code}：{message}"},

@@ -380,7 +380,9 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
     for i, hop in enumerate(trace.hops):
         if hop.seq != i + 1:
             problems.append(f"hops[{i}].seq: out of order (expected {i + 1}, got {hop.seq})")
-        if hop.kind in _NEEDS_TOOL_CALL_ID and not hop.tool_call_id:
+        # A server's report of running a tool may come from a call no model asked for: its tools/call's id ties it.
+        reported = hop.source == "mcp_server" and hop.jsonrpc_id is not None
+        if hop.kind in _NEEDS_TOOL_CALL_ID and not hop.tool_call_id and not reported:
             problems.append(f"hops[{i}].tool_call_id: missing")
         if hop.kind in _NEEDS_JSONRPC_ID and hop.jsonrpc_id is None:
             problems.append(f"hops[{i}].jsonrpc_id: missing")

@@ -8,7 +8,16 @@ from typing import Any
 _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?")
 
 
-_VOLATILE_KEYS = {"t_start_ms", "t_end_ms", "started_at", "elapsed_ms", "headers", "created", "server_stderr"}
+_VOLATILE_KEYS = {
+    "t_start_ms",
+    "t_end_ms",
+    "started_at",
+    "elapsed_ms",
+    "headers",
+    "created",
+    "server_stderr",
+    "server_clock",
+}
 
 
 def normalise(value: Any) -> Any:

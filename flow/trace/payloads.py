@@ -256,11 +256,31 @@ class TranslateReversePayload(TypedDict):
 
 
 @with_config(_OPEN)
+class ServerClock(TypedDict, total=False):
+    """Times on a server's own clock, as it reported them (ISO 8601): never compared with the app's hop times."""
+
+    started_at: str
+    ended_at: str
+
+
+@with_config(_OPEN)
 class ToolInvokePayload(TypedDict):
-    """Direct mode, step 6: the app calls the Python function itself."""
+    """Step 6: the Python function called with its arguments. Direct mode: the app calls it itself. MCP mode: the
+    server's own report of calling it (`flow.trace.reports`), marked `reported_by`."""
 
     function: str
     kwargs: JsonObject
+    reported_by: NotRequired[Literal["mcp_server"]]
+    server_clock: NotRequired[ServerClock]
+    kwargs_clipped_bytes: NotRequired[int]  # the server reported only the start of long arguments
+
+
+@with_config(_OPEN)
+class RaisedError(TypedDict):
+    """What a tool function raised, as its server reported it."""
+
+    type: str
+    message: str
 
 
 # Step 7: the result as the app receives it ("return" is a keyword, so this one is written as a call).
@@ -269,9 +289,13 @@ ToolResultPayload = TypedDict(
     {
         "result": JsonObject,  # MCP mode: the CallToolResult, as JSON
         "error": RpcError,  # MCP mode: the JSON-RPC error that came back instead of a result
-        "return": Json,  # direct mode: what the function returned
-        "isError": bool,  # direct mode: whether it raised
+        "return": Json,  # direct mode, and a server's report: what the function returned
+        "isError": bool,  # direct mode, and a server's report: whether it raised
+        "raised": RaisedError,  # a server's report: what the function raised
         "tool_message_content": str,  # the text the role "tool" message carries to the model
+        "reported_by": Literal["mcp_server"],  # tool → MCP server: the server's own report, not a wire frame
+        "server_clock": ServerClock,
+        "value_clipped_bytes": int,  # the server reported only the start of a long value
     },
     total=False,
 )

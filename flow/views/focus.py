@@ -214,8 +214,9 @@ def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
         b.open_items(*result, "content")
         if not b.mark("isError"):
             b.mark(*result, "isError")
-    elif app_side:  # a direct-mode result: the text for the model and the flag
-        b.mark("tool_message_content")
+    elif app_side:  # a direct-mode result: the text for the model and the flag; a server's report: the value
+        if not b.mark("tool_message_content") and not b.mark("payload", "return", open_it=True):
+            b.mark("payload", "raised", open_it=True)
         b.mark("isError")
     elif not b.mark(*result, "tools", open_it=True):
         b.mark(*result, open_it=True)

@@ -338,6 +338,11 @@ def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:
             # MCP mode: the flag is the CallToolResult's; direct mode: the payload's own. A protocol error has none.
             flags: Mapping[str, object] = {} if got is None or "error" in got else got.get("result", got)
             content = got.get("tool_message_content") if got is not None else None
+            if got is not None and got.get("reported_by") == "mcp_server":  # inside the server: what the function did
+                raised = got.get("raised")
+                if isinstance(raised, Mapping):
+                    return _lay_out(["isError: true"], _w("function_raised", lang, type=raised.get("type", "")), width)
+                return _lay_out(["isError: false"], _w("function_returned", lang), width)
             if "isError" in flags:
                 tail = content if content is not None else hop.summary.removeprefix("isError: ")
                 if flags["isError"] is True:

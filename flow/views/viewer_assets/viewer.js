@@ -519,8 +519,9 @@ class Viewer {
     // Labels are 20 units high in the drawing; a projector needs 18 px, so presenter mode never shrinks below 0.9.
     const least = this.presenter ? 0.9 : 0.45;
     const scale = Math.max(least, Math.min(this.presenter ? 1.5 : 1.25, width / this.naturalW));
-    this.svg.style.width = `${Math.round(this.naturalW * scale)}px`;
-    this.svg.style.height = `${Math.round(this.naturalH * scale)}px`;
+    // Rounded up: rounding down could leave the floor's 18 px labels a fraction of a pixel short.
+    this.svg.style.width = `${Math.ceil(this.naturalW * scale)}px`;
+    this.svg.style.height = `${Math.ceil(this.naturalH * scale)}px`;
     this.scale = scale;
     // What follow() needs, read here (a resize or a mode change) rather than on every step.
     this.viewH = this.diagram.clientHeight;
