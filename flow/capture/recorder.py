@@ -64,6 +64,8 @@ class Recorder:
         self.hops: list[Hop] = []
         self.round = 0
         self.step: Step | None = None  # the numbered step the app is in; wire frames default to it
+        # What the app changed in the request it is sending, so that its hop says so (`flow.engine.loop`).
+        self.adaptations: list[dict[str, Any]] = []
         self._secrets = secret_values(secrets) if self.enabled else []  # the baseline leaves recording's work undone
         self._secrets_utf8 = [v.encode() for v in self._secrets]
         self._on_hop = on_hop

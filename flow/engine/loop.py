@@ -29,7 +29,7 @@ from flow.engine.translate import ArgumentError, CallRequest, parse_arguments, t
 from flow.servers import builtin
 from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail
 from flow.servers.spec import Era, ServerSpec
-from flow.text.errors import MalformedResponse, ModelLimitError
+from flow.text.errors import EMPTY_ANSWER, MalformedResponse, ModelLimitError
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
@@ -530,6 +530,7 @@ async def _loop(
             if options.stream:
                 kwargs["stream"] = True
             message = await _ask_model(client, rec, kwargs, timeout_s=model.timeout_s)
+            rec.adaptations = []
             calls = message.get("tool_calls") or []
             if not calls:
                 answer = message.get("content") or ""
@@ -539,11 +540,17 @@ async def _loop(
                     target="user",
                     payload={"content": answer},
                     step=Step.SHOW_ANSWER,
-                    summary=answer[:80],
+                    summary=answer[:80] if answer.strip() else EMPTY_ANSWER["en"],
                 )
                 return answer
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
+            if message.get("content") is None and options.adapt:
+                # OpenAI takes null beside tool_calls; some compatible servers refuse it (HTTP 500), none refuses "".
+                message = {**message, "content": ""}
+                rec.adaptations.append(
+                    {"path": f"messages[{len(messages)}].content", "received": None, "sent": "", "why": "content_null"}
+                )
             messages.append(message)
             rec.step = Step.CALL_TOOL
             results: list[str] = [""] * len(calls)
