@@ -14,7 +14,10 @@ import pytest
 
 from flow import ModelConfig, RunOptions, run
 from flow.backends.mock_http import make_server
+from flow.providers import notes_before_sending
+from flow.text.errors import PROVIDER_NOTES
 from flow.views.table import summary_line
+from helpers import flow_cli
 
 KEY = "sk-local-test-key-7f3a9c"
 
@@ -202,3 +205,42 @@ def test_an_empty_answer_is_said_in_the_hop_the_summary_line_and_the_cli(endpoin
     answer = next(h for h in result.trace.hops if h.kind == "app.answer")
     assert answer.payload == {"content": ""} and answer.summary == "(the model returned an empty answer)"
     assert summary_line(result.trace).endswith("empty answer")
+
+
+@pytest.mark.parametrize(
+    ("url", "options", "notes"),
+    [
+        ("http://localhost:8080/v1", {"tool_choice": "required"}, ["tool_choice_required_fails"]),
+        ("http://localhost:8080/v1/", {"adapt": False}, ["null_content_refused"]),
+        ("http://localhost:8080/v1", {}, []),  # the defaults: nothing to say
+        ("http://localhost:11434/v1", {"tool_choice": "get_weather"}, ["tool_choice_ignored"]),
+        ("https://api.deepseek.com/v1", {"strict": True}, ["strict_beta_only"]),
+        ("http://localhost:8000/v1", {"tool_choice": "required"}, ["needs_tool_parser"]),
+        ("https://api.openai.com/v1", {"tool_choice": "required", "strict": True}, []),
+        ("http://127.0.0.1:9999/v1", {"tool_choice": "required"}, []),  # no preset: nothing known
+    ],
+)
+def test_what_a_preset_is_known_to_do_with_the_chosen_options_is_said_before_sending(url, options, notes):
+    assert notes_before_sending(url, RunOptions(**options)) == notes
+    for note in notes:
+        assert PROVIDER_NOTES[note]["en"] and any("\u4e00" <= c <= "\u9fff" for c in PROVIDER_NOTES[note]["zh"])
+
+
+def test_the_cli_says_what_it_knows_before_it_sends(tmp_path):
+    out = tmp_path / "t.json"
+    url = "http://localhost:8080/v1"  # the llama.cpp preset's endpoint; nothing needs to answer there
+    proc = flow_cli(
+        "run",
+        "--base-url",
+        url,
+        "--model",
+        "local",
+        "--tool-choice",
+        "required",
+        "--model-timeout",
+        "3",
+        "-o",
+        str(out),
+    )
+    first = proc.stderr.splitlines()[0]
+    assert first == f"note: {PROVIDER_NOTES['tool_choice_required_fails']['en']}"

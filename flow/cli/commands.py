@@ -19,9 +19,10 @@ from flow.backends.replay import Cursor
 from flow.backends.scripted import ScriptError, load_script
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
+from flow.providers import notes_before_sending
 from flow.runs import run
 from flow.servers.spec import TOKEN_ENV, ServerSpec
-from flow.text.errors import EMPTY_ANSWER
+from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES
 from flow.trace.files import (
     TraceError,
     json_schema,
@@ -418,6 +419,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         model = ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
     else:
         model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+        for note in notes_before_sending(model.base_url or "", options):
+            print(f"note: {PROVIDER_NOTES[note]['en']}", file=sys.stderr)
     result = run(args.question, options=options, model=model)
     say = _lines_to(args.out)
     if result.ok:
