@@ -161,6 +161,13 @@ class Recorder:
             self._on_hop(hop)
         return hop
 
+    def add_secret(self, value: str) -> None:
+        """One more value never to write, learnt during the run (the token that marks a stdio server's processes:
+        a server that prints its environment would otherwise hand it to the trace)."""
+        if self.enabled:
+            self._secrets = secret_values([*self._secrets, value])
+            self._secrets_utf8 = [v.encode() for v in self._secrets]
+
     def scrub(self, value: Any) -> Any:
         """`value` with the run's secrets (those this recorder was given, and the environment's) replaced: for
         what a run keeps beside its hops, such as the answer and the error line."""

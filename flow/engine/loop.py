@@ -34,7 +34,7 @@ from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
-from flow.trace.summaries import response_summary
+from flow.trace.summaries import arguments_text, response_summary
 
 
 @dataclass
@@ -249,7 +249,7 @@ class _DirectTools:
             step=Step.CALL_TOOL,
             direction="request",
             tool_call_id=tool_call["id"],
-            summary=f"{request.name}({_kv(request.arguments)})",
+            summary=f"{request.name}({arguments_text(request.arguments)})",
         )
         is_error = False
         try:
@@ -275,10 +275,6 @@ class _DirectTools:
         return content
 
 
-def _kv(args: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in args.items())
-
-
 def _reverse_translate(
     rec: Recorder, tool_call: dict[str, Any], schemas: dict[str, dict[str, Any]], *, strict: bool, target: Actor
 ) -> tuple[CallRequest, Hop] | str:
@@ -296,7 +292,7 @@ def _reverse_translate(
         step=Step.REVERSE_TRANSLATION,
         direction="request",
         tool_call_id=tool_call["id"],
-        summary=f"call {request.name}({_kv(request.arguments)})",
+        summary=f"call {request.name}({arguments_text(request.arguments)})",
     )
     return request, hop
 
