@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from flow.backends.mock import MODEL_NAMES as MOCK_MODELS
+from flow.engine.options import RunOptions
+from flow.text.errors import ProviderNote
 
 
 @dataclass(frozen=True)
@@ -17,16 +19,62 @@ class Preset:
     model: str
     key_env: str  # where the operator keeps this provider's key; it is sent only to `base_url`
     needs_key: bool = True
+    # What its server is known to do with the options the app sends only when asked (flow.text.errors words them).
+    known: tuple[ProviderNote, ...] = ()
 
 
 PRESETS: list[Preset] = [
     Preset("OpenAI", "https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY"),
     Preset("SiliconFlow", "https://api.siliconflow.cn/v1", "Qwen/Qwen2.5-7B-Instruct", "SILICONFLOW_API_KEY"),
-    Preset("DeepSeek", "https://api.deepseek.com/v1", "deepseek-chat", "DEEPSEEK_API_KEY"),
-    Preset("Ollama (local)", "http://localhost:11434/v1", "qwen2.5:7b", "OLLAMA_API_KEY", needs_key=False),
-    Preset("vLLM (local)", "http://localhost:8000/v1", "Qwen/Qwen2.5-7B-Instruct", "VLLM_API_KEY", needs_key=False),
-    Preset("llama.cpp server (local)", "http://localhost:8080/v1", "local-model", "LLAMACPP_API_KEY", needs_key=False),
+    Preset(
+        "DeepSeek", "https://api.deepseek.com/v1", "deepseek-v4-flash", "DEEPSEEK_API_KEY", known=("strict_beta_only",)
+    ),
+    Preset(
+        "Ollama (local)",
+        "http://localhost:11434/v1",
+        "qwen2.5:7b",
+        "OLLAMA_API_KEY",
+        needs_key=False,
+        known=("tool_choice_ignored",),
+    ),
+    Preset(
+        "vLLM (local)",
+        "http://localhost:8000/v1",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "VLLM_API_KEY",
+        needs_key=False,
+        known=("needs_tool_parser",),
+    ),
+    Preset(
+        "llama.cpp server (local)",
+        "http://localhost:8080/v1",
+        "local-model",
+        "LLAMACPP_API_KEY",
+        needs_key=False,
+        known=("null_content_refused", "tool_choice_required_fails"),
+    ),
 ]
+
+
+# When each known behaviour bears on a run: the options it concerns were chosen.
+_APPLIES = {
+    "strict_beta_only": lambda options, url: options.strict and not url.rstrip("/").endswith("/beta"),
+    "tool_choice_ignored": lambda options, url: options.tool_choice != "auto",
+    "needs_tool_parser": lambda options, url: options.tool_choice not in ("auto", "none"),
+    "null_content_refused": lambda options, url: not options.adapt,
+    "tool_choice_required_fails": lambda options, url: options.tool_choice == "required",
+}
+
+
+def preset_for(base_url: str) -> Preset | None:
+    """The preset whose endpoint `base_url` is (scheme, host, port and path), if any."""
+    return next((p for p in PRESETS if same_endpoint(base_url, p.base_url)), None)
+
+
+def notes_before_sending(base_url: str, options: RunOptions) -> list[ProviderNote]:
+    """What the app knows the endpoint will do with the options chosen, to say before the run starts."""
+    preset = preset_for(base_url) if base_url else None
+    return [note for note in preset.known if _APPLIES[note](options, base_url)] if preset else []
 
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"  # where the openai SDK sends OPENAI_API_KEY by default
@@ -127,5 +175,7 @@ __all__ = [
     "key_for",
     "key_env_for",
     "key_homes",
+    "notes_before_sending",
+    "preset_for",
     "same_endpoint",
 ]

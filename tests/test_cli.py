@@ -305,3 +305,21 @@ def test_a_stdio_demo_server_does_not_import_the_model_side():
     code = "import sys, weather_demo.server; print('openai' in sys.modules, 'flow.orchestrator' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False False", proc.stderr
+
+
+def test_run_says_so_when_the_model_answers_with_nothing(tmp_path, cli):
+    out = tmp_path / "empty.json"
+    ran = cli("run", "--model", "mock-empty", "--question", "北京今天天气怎么样？", "--out", str(out))
+    assert ran.returncode == 0, ran.stderr
+    answer, summary = ran.stdout.strip().splitlines()
+    assert answer == "(the model returned an empty answer)" and "empty answer" in summary
+
+
+def test_no_adapt_sends_the_backfill_as_the_model_wrote_it(tmp_path, cli):
+    out = tmp_path / "raw.json"
+    assert cli("run", "--no-adapt", "--question", "北京今天天气怎么样？", "--out", str(out)).returncode == 0
+    trace = load_trace(out)
+    backfill = [h for h in trace.hops if h.kind == "llm.request"][-1]
+    assistant = next(m for m in backfill.payload["body"]["messages"] if m["role"] == "assistant")
+    assert assistant["content"] is None and "adapted" not in backfill.payload
+    assert trace.meta.settings["adapt"] is False

@@ -14,6 +14,10 @@ import pytest
 
 from flow import ModelConfig, RunOptions, run
 from flow.backends.mock_http import make_server
+from flow.providers import notes_before_sending
+from flow.text.errors import PROVIDER_NOTES
+from flow.views.table import summary_line
+from helpers import flow_cli
 
 KEY = "sk-local-test-key-7f3a9c"
 
@@ -126,3 +130,117 @@ def test_a_slow_endpoint_times_out_over_http(endpoint):
     assert (
         next(h for h in result.trace.hops if h.kind == "llm.error").payload["error"] == "deadline"
     )  # the total time ran out first
+
+
+# A llama.cpp-family server, as it was seen to behave (issue 16): it refuses `content: null`, repeats whole names and
+# ids in every streamed delta beside a legacy `function_call`, and fails `tool_choice: "required"` with no message.
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_backfill_sends_empty_content_not_null_and_its_hop_says_the_app_changed_it(endpoint, stream):
+    result = over_http(endpoint, model="mock-llamacpp", stream=stream)
+    assert result.ok, result.error
+    backfill = [h for h in result.trace.hops if h.kind == "llm.request"][-1]
+    assistant = next(m for m in backfill.payload["body"]["messages"] if m["role"] == "assistant")
+    assert assistant["content"] == "" and assistant["tool_calls"]
+    index = backfill.payload["body"]["messages"].index(assistant)
+    assert backfill.payload["adapted"] == [
+        {"path": f"messages[{index}].content", "received": None, "sent": "", "why": "content_null"}
+    ]
+    assert "adapted by the app" in backfill.summary
+    first = next(h for h in result.trace.hops if h.kind == "llm.request")
+    assert "adapted" not in first.payload  # nothing to change in the first request
+    assert result.trace.meta.settings["adapt"] is True
+
+
+def test_with_adaptation_off_the_raw_refusal_is_one_line_naming_the_field(endpoint):
+    result = over_http(endpoint, model="mock-llamacpp", adapt=False)
+    assert not result.ok
+    assert "\n" not in result.error and "Traceback" not in result.error
+    assert "HTTP 500" in result.error and "messages[2].content: expected a string" in result.error
+    assert "more lines of the provider's message in the trace" in result.error
+    assert "\n" not in result.trace.meta.error_zh and "messages[2].content" in result.trace.meta.error_zh
+    err = next(h for h in result.trace.hops if h.kind == "llm.error")
+    assert "Traceback (most recent call last)" in err.payload["body"]["error"]["message"]  # the whole text stays
+    backfill = [h for h in result.trace.hops if h.kind == "llm.request"][-1]
+    assert "adapted" not in backfill.payload
+    assert next(m for m in backfill.payload["body"]["messages"] if m["role"] == "assistant")["content"] is None
+
+
+def test_a_streamed_name_and_id_repeated_in_every_delta_is_one_call(endpoint):
+    result = over_http(endpoint, model="mock-llamacpp", stream=True)
+    assembled = next(h for h in result.trace.hops if h.kind == "llm.assembled")
+    calls = assembled.payload["message"]["tool_calls"]
+    assert [c["function"]["name"] for c in calls] == ["get_weather", "get_weather"]
+    assert [json.loads(c["function"]["arguments"]) for c in calls] == [{"city": "北京"}, {"city": "上海"}]
+    chunks = [h for h in result.trace.hops if h.kind == "llm.chunk" and h.step == 4]
+    # Recorded exactly as it came: every tool-call delta carries the name, the id and the legacy function_call.
+    events = [h.payload["data"] for h in chunks if isinstance(h.payload["data"], dict)]
+    deltas = [e["choices"][0]["delta"] for e in events if e.get("choices")]
+    with_calls = [d for d in deltas if d.get("tool_calls")]
+    assert len(with_calls) >= 4 and all(d["tool_calls"][0]["function"]["name"] for d in with_calls)
+    assert all("function_call" in d for d in with_calls)
+    # Each call starts once; the deltas after it continue it.
+    assert sum("starts" in h.summary for h in chunks) == 2
+    assert sum("its name and id sent again" in h.summary for h in chunks) == len(with_calls) - 2
+
+
+def test_a_refusal_with_no_message_names_the_options_that_were_sent(endpoint):
+    result = over_http(endpoint, model="mock-llamacpp", tool_choice="required")
+    assert not result.ok
+    assert "HTTP 500 and gave no reason" in result.error and "`tool_choice`" in result.error
+    assert "--tool-choice auto" in result.error and "\n" not in result.error
+    assert "`tool_choice`" in result.trace.meta.error_zh
+    assert over_http(endpoint, model="mock-llamacpp").ok  # without the option the same server answers
+
+
+def test_a_refusal_with_no_message_and_no_options_says_only_that(endpoint):
+    result = over_http(endpoint, model="mock-error-500", stream=False)
+    assert not result.ok and "HTTP 500" in result.error and "likely cause" not in result.error
+
+
+def test_an_empty_answer_is_said_in_the_hop_the_summary_line_and_the_cli(endpoint, capsys):
+    result = over_http(endpoint, model="mock-empty")
+    assert result.ok and result.answer == ""
+    answer = next(h for h in result.trace.hops if h.kind == "app.answer")
+    assert answer.payload == {"content": ""} and answer.summary == "(the model returned an empty answer)"
+    assert summary_line(result.trace).endswith("empty answer")
+
+
+@pytest.mark.parametrize(
+    ("url", "options", "notes"),
+    [
+        ("http://localhost:8080/v1", {"tool_choice": "required"}, ["tool_choice_required_fails"]),
+        ("http://localhost:8080/v1/", {"adapt": False}, ["null_content_refused"]),
+        ("http://localhost:8080/v1", {}, []),  # the defaults: nothing to say
+        ("http://localhost:11434/v1", {"tool_choice": "get_weather"}, ["tool_choice_ignored"]),
+        ("https://api.deepseek.com/v1", {"strict": True}, ["strict_beta_only"]),
+        ("http://localhost:8000/v1", {"tool_choice": "required"}, ["needs_tool_parser"]),
+        ("https://api.openai.com/v1", {"tool_choice": "required", "strict": True}, []),
+        ("http://127.0.0.1:9999/v1", {"tool_choice": "required"}, []),  # no preset: nothing known
+    ],
+)
+def test_what_a_preset_is_known_to_do_with_the_chosen_options_is_said_before_sending(url, options, notes):
+    assert notes_before_sending(url, RunOptions(**options)) == notes
+    for note in notes:
+        assert PROVIDER_NOTES[note]["en"] and any("\u4e00" <= c <= "\u9fff" for c in PROVIDER_NOTES[note]["zh"])
+
+
+def test_the_cli_says_what_it_knows_before_it_sends(tmp_path):
+    out = tmp_path / "t.json"
+    url = "http://localhost:8080/v1"  # the llama.cpp preset's endpoint; nothing needs to answer there
+    proc = flow_cli(
+        "run",
+        "--base-url",
+        url,
+        "--model",
+        "local",
+        "--tool-choice",
+        "required",
+        "--model-timeout",
+        "3",
+        "-o",
+        str(out),
+    )
+    first = proc.stderr.splitlines()[0]
+    assert first == f"note: {PROVIDER_NOTES['tool_choice_required_fails']['en']}"

@@ -8,6 +8,7 @@ Both are installed by ./dev.sh setup; nothing here reaches the network.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 import anyio
@@ -177,3 +178,14 @@ def test_a_scripted_run_against_server_everything_works_from_the_cli(tmp_path):
     assert {1, 2, 3, 4, 5, 6, 7, 8, 9, 10} <= set(steps)
     result = next(h for h in trace["hops"] if h["kind"] == "tool.result")
     assert "42" in result["payload"]["tool_message_content"]
+
+
+def test_a_server_that_prints_its_environment_never_hands_the_app_s_process_token_to_the_trace():
+    """The app marks a stdio server's processes with a token in their environment (to reap leftovers);
+    server-everything's get-env prints that environment, and the trace holds the variable, not its value."""
+    trace, _ = _engine_call(EVERYTHING, "get-env", {})
+    text = json.dumps(trace, ensure_ascii=False)
+    assert "MCP_FLOW_SERVER_TOKEN" in text  # the tool really printed the environment
+    value = re.search(r"MCP_FLOW_SERVER_TOKEN[\\\"\s:=]+([^\\\"\s,}]+)", text)
+    assert value is not None and value[1] == "[redacted]", value
+    assert not re.search(r"\b[0-9a-f]{32}\b", text)  # no uuid4().hex anywhere

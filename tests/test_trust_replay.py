@@ -5,6 +5,7 @@ of another server) serves the recorded results back and says so."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import socket
 import sys
@@ -260,3 +261,25 @@ def test_replay_option_mistakes_are_one_line(tmp_path):
     ]:
         proc = flow_cli("replay", *args, "--out", str(tmp_path / "x.json"))
         assert proc.returncode == 2 and words in proc.stderr and proc.stderr.count("error: ") == 1, proc.stderr
+
+
+def test_a_third_party_time_tool_whose_answer_changed_is_reported_not_taken_for_a_match(tmp_path):
+    """Only the demo server's own date-times are set aside when a replay compares: another server's changed answer
+    is news (issue 16: a time tool's new answer "matched the recording", and the replayed answer stated the old time)."""
+    time_server = f"{shlex.quote(str(Path(sys.executable).parent / 'mcp-server-time'))} --local-timezone UTC"
+    recorded = tmp_path / "time.json"
+    script = '{"call": "get_current_time", "arguments": {"timezone": "Asia/Shanghai"}}'
+    ran = flow_cli("run", "--server", time_server, "--script", script, "-q", "上海现在几点？", "-o", str(recorded))
+    assert ran.returncode == 0, ran.stderr
+    data = json.loads(recorded.read_text(encoding="utf-8"))
+    for hop in data["hops"]:  # the recording says the clock read another time
+        if hop["kind"] == "tool.result":
+            text = json.dumps(hop["payload"], ensure_ascii=False)
+            hop["payload"] = json.loads(re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", "2020-01-01T08:00:00", text))
+    recorded.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "replayed.json"
+    proc = flow_cli("replay", str(recorded), "--server", time_server, "--out", str(out))
+    assert proc.returncode == 1, proc.stderr  # a replay that diverged
+    assert "replay diverged from the recording: tool result for" in proc.stderr
+    assert "2020-01-01T08:00:00" in proc.stderr  # the recorded value, as it was
+    assert load_trace(out).meta.replay["diverged"] is True

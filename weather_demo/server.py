@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 import anyio
+import mcp_types
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
@@ -57,6 +58,30 @@ class _UnknownToolIsProtocolError:
             if name not in known:
                 raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
         return await call_next(ctx)
+
+
+class _PromptArgumentsChecked:
+    """A prompts/get naming an unknown prompt, or leaving out a required argument, is invalid params (-32602), as
+    the spec's prompts page asks; MCPServer on its own answers it with error code 0."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self._server = server
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "prompts/get":
+            params = ctx.params or {}
+            prompt = next((p for p in await self._server.list_prompts() if p.name == params.get("name")), None)
+            if prompt is None:
+                raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.get('name')}")
+            given = params.get("arguments") or {}
+            missing = [a.name for a in prompt.arguments or [] if a.required and a.name not in given]
+            if missing:
+                raise MCPError(INVALID_PARAMS, f"Missing required arguments for prompt {prompt.name}: {missing}")
+        return await call_next(ctx)
+
+
+# RFC 5424's levels, least severe first, as logging/setLevel names them.
+_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 class _Fault:
@@ -102,6 +127,23 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
     )
     server.middleware.append(ReportToolExecution())  # outermost of ours: it sees the result every other step made
     server.middleware.append(_UnknownToolIsProtocolError(server))
+    server.middleware.append(_PromptArgumentsChecked(server))
+    # The server sends log messages, so it declares the logging capability, which the SDK does for a server that
+    # answers logging/setLevel. The level is the server's (the SDK hands a handler no object that lasts as long as
+    # one connection): a stdio or HTTP server serves one client, and the in-process one is never asked.
+    level = {"min": "debug"}
+
+    async def set_level(ctx: Any, params: mcp_types.SetLevelRequestParams) -> mcp_types.EmptyResult:
+        level["min"] = params.level
+        return mcp_types.EmptyResult()
+
+    # MCPServer has no decorator for it; its low-level server's public add_request_handler registers it.
+    lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    lowlevel.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, set_level)
+
+    def logs(severity: str) -> bool:
+        return _LEVELS.index(severity) >= _LEVELS.index(level["min"])
+
     if fault != "none":
         server.middleware.append(_Fault(fault))
 
@@ -135,7 +177,8 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
             raise ToolError(str(exc)) from None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)  # logging is deprecated from 2026-07-28 on
-            await ctx.log("info", f"forecast for {forecast['city_en']}: {days} days")
+            if logs("info"):
+                await ctx.log("info", f"forecast for {forecast['city_en']}: {days} days")
         for day in range(days):
             await ctx.report_progress(day + 1, days, f"day {day + 1} of {days}")
         return forecast

@@ -16,6 +16,11 @@ The model name picks a behaviour, the way a provider's model names pick a model:
                     "call_", arguments with newlines, finish_reason "stop", no usage, a whole tool call
                     in one streamed delta
   mock-no-strict / mock-no-parallel   reject a request that carries `strict` / `parallel_tool_calls` (HTTP 400)
+  mock-llamacpp     answers the way a llama.cpp-family server was seen to: a request with `content: null` in a
+                    message is refused with HTTP 500 and a validator's message of several lines; `tool_choice:
+                    "required"` fails with HTTP 500 and an empty message; streamed tool calls repeat the whole
+                    name and id in every delta, beside a legacy `function_call` object
+  mock-empty        calls tools as `mock` does, then answers with empty content and finish_reason "stop"
 Any other name is answered with 404 model_not_found, as a provider does.
 """
 
@@ -77,6 +82,8 @@ MODEL_NAMES = [
     "mock-error-429",
     "mock-error-500",
     "mock-slow",
+    "mock-llamacpp",
+    "mock-empty",
 ]
 
 
@@ -385,12 +392,49 @@ def complete(body: dict[str, Any]) -> MockReply:
         return MockReply(
             400, {"error": {"message": "'messages' must be a non-empty array", "type": "invalid_request_error"}}
         )
+    if model == "mock-llamacpp" and (refused := _llamacpp_refusal(body)) is not None:
+        return refused
     conv = Conversation.read(body)
     decision = _decide(conv, body, model)
-    return reply(body, decision, quirky=model == "mock-quirky", delay_s=SLOW_SECONDS if model == "mock-slow" else 0.0)
+    if model == "mock-empty" and isinstance(decision, str):
+        decision = ""
+    return reply(
+        body,
+        decision,
+        quirky=model == "mock-quirky",
+        repeat_deltas=model == "mock-llamacpp",
+        delay_s=SLOW_SECONDS if model == "mock-slow" else 0.0,
+    )
 
 
-def reply(body: dict[str, Any], decision: list[Call] | str, *, quirky: bool = False, delay_s: float = 0.0) -> MockReply:
+def _llamacpp_refusal(body: dict[str, Any]) -> MockReply | None:
+    """What the llama.cpp-family server refused: a message whose content is null (its validator's text, traceback
+    lines and all, as the message), and `tool_choice: "required"` (with no message at all)."""
+    for i, message in enumerate(body["messages"]):
+        if isinstance(message, dict) and "content" in message and message["content"] is None:
+            text = (
+                "Traceback (most recent call last):\n"
+                '  File "/app/server/openai_compat.py", line 212, in parse_request\n'
+                "    request = ChatCompletionRequest.model_validate(body)\n"
+                "pydantic_core._pydantic_core.ValidationError: 1 validation error for ChatCompletionRequest\n"
+                f"messages.{i}.content\n"
+                "  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]\n"
+                "    For further information visit https://errors.pydantic.dev/2.11/v/string_type"
+            )
+            return MockReply(500, {"error": {"code": 500, "message": text, "type": "server_error"}})
+    if body.get("tool_choice") == "required":
+        return MockReply(500, {"error": {"code": 500, "message": "", "type": "server_error"}})
+    return None
+
+
+def reply(
+    body: dict[str, Any],
+    decision: list[Call] | str,
+    *,
+    quirky: bool = False,
+    repeat_deltas: bool = False,
+    delay_s: float = 0.0,
+) -> MockReply:
     """The decision (tool calls, or the answer text) as a chat completion, or as the events of a stream."""
     model = str(body.get("model") or "mock")
     completion_id, digest = _ids(body)
@@ -415,7 +459,7 @@ def reply(body: dict[str, Any], decision: list[Call] | str, *, quirky: bool = Fa
     usage = {"prompt_tokens": estimate_tokens(prompt), "completion_tokens": estimate_tokens(out_text)}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     if body.get("stream"):
-        chunks = list(_chunks(completion_id, created, model, message, finish, whole_calls=quirky))
+        chunks = list(_chunks(completion_id, created, model, message, finish, whole_calls=quirky, repeat=repeat_deltas))
         if (body.get("stream_options") or {}).get("include_usage") and not quirky:
             chunks.append(_chunk(completion_id, created, model, None, None, usage=usage))
         return MockReply(200, chunks=chunks, delay_s=delay_s)
@@ -459,7 +503,14 @@ def _pieces(text: str, n: int) -> list[str]:
 
 
 def _chunks(
-    cid: str, created: int, model: str, message: dict[str, Any], finish: str, *, whole_calls: bool = False
+    cid: str,
+    created: int,
+    model: str,
+    message: dict[str, Any],
+    finish: str,
+    *,
+    whole_calls: bool = False,
+    repeat: bool = False,
 ) -> Iterator[dict[str, Any]]:
     yield _chunk(cid, created, model, {"role": "assistant", "content": "" if message.get("tool_calls") else None}, None)
     if message.get("content"):
@@ -475,6 +526,12 @@ def _chunks(
             "type": "function",
             "function": {"name": tc["function"]["name"], "arguments": ""},
         }
+        if repeat:  # every delta carries the whole name and id again, and a legacy function_call beside
+            for piece in _pieces(tc["function"]["arguments"], 3):
+                fn = {"name": tc["function"]["name"], "arguments": piece}
+                call = {"index": i, "id": tc["id"], "type": "function", "function": fn}
+                yield _chunk(cid, created, model, {"tool_calls": [call], "function_call": dict(fn)}, None)
+            continue
         yield _chunk(cid, created, model, {"tool_calls": [head]}, None)
         for piece in _pieces(tc["function"]["arguments"], 3):
             yield _chunk(cid, created, model, {"tool_calls": [{"index": i, "function": {"arguments": piece}}]}, None)

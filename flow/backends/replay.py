@@ -159,7 +159,15 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
             return f"{path.lstrip('.')}: {len(a)} items recorded, {len(b)} now"
         return None
     if a != b:
-        return f"{path.lstrip('.') or '(body)'}: recorded {json.dumps(a, ensure_ascii=False)[:60]}, now {json.dumps(b, ensure_ascii=False)[:60]}"
+        where = path.lstrip(".") or "(body)"
+        if isinstance(a, str) and isinstance(b, str):  # texts: from a little before the first character that differs
+            at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+            start = max(0, at - 15)
+            cut = "…" if start else ""
+            a, b = cut + a[start : start + 50], cut + b[start : start + 50]
+        return (
+            f"{where}: recorded {json.dumps(a, ensure_ascii=False)[:60]}, now {json.dumps(b, ensure_ascii=False)[:60]}"
+        )
     return None
 
 
@@ -180,6 +188,7 @@ class ReplayModelTransport(httpx2.AsyncBaseTransport):
 
     exchanges: list[Exchange]
     recorder: Recorder
+    times_vary: bool = True  # the tools are the demo server's or the app's own: only their date-times may differ
     served: int = 0
     divergences: list[str] = field(default_factory=list)
 
@@ -204,7 +213,8 @@ class ReplayModelTransport(httpx2.AsyncBaseTransport):
             self._diverge(message, request_number=n + 1)
             return httpx2.Response(500, json={"error": {"message": message, "type": "replay_exhausted"}})
         recorded = self.exchanges[n]
-        diff = first_difference(normalise(recorded.request), normalise(body))
+        times = self.times_vary
+        diff = first_difference(normalise(recorded.request, times=times), normalise(body, times=times))
         if diff:
             self._diverge(f"model request #{n + 1} differs from the recording at {diff}", request_number=n + 1)
         if recorded.transport_error:
@@ -314,7 +324,8 @@ def replay(
                 f"tool result for {hop.tool_call_id} has no counterpart in the recording", tool_call_id=hop.tool_call_id
             )
             return
-        diff = first_difference(normalise(before.payload), normalise(hop.payload))
+        times = transport_.times_vary
+        diff = first_difference(normalise(before.payload, times=times), normalise(hop.payload, times=times))
         if diff:
             transport_._diverge(
                 f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
@@ -323,7 +334,9 @@ def replay(
 
     # The check runs only once `transport_` below exists; the user-named server's secrets are scrubbed as in a run.
     recorder = Recorder(secrets=server.secret_values() if server is not None else (), on_hop=check_tool_result)
-    transport_ = ReplayModelTransport(recorded_exchanges(trace), recorder)
+    transport_ = ReplayModelTransport(
+        recorded_exchanges(trace), recorder, times_vary=tools == "demo" or meta.mode == "direct"
+    )
 
     async def rerun() -> RunResult:
         if tools != "recorded":

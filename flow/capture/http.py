@@ -152,24 +152,23 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         url = redact_url(str(request.url))  # no user-info or query values: `?api-key=` is a key
         n_msgs = len(body.get("messages") or []) if isinstance(body, dict) else 0
         n_tools = len(body.get("tools") or []) if isinstance(body, dict) else 0
+        payload: dict[str, Any] = {"method": request.method, "url": url, "headers": request_headers, "body": body}
+        if rec.adaptations:
+            payload["adapted"] = rec.adaptations
         return self._mark(
             rec.record(
                 kind="llm.request",
                 source="app",
                 target="model",
-                payload={
-                    "method": request.method,
-                    "url": url,
-                    "headers": request_headers,
-                    "body": body,
-                },
+                payload=payload,
                 step=step,
                 direction="request",
                 size=len(raw),
                 # Everything in the payload, as text: the body as sent, the URL, the headers.
                 wire_text=raw + url.encode() + json_bytes(request_headers),
                 summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
-                + (" (stream)" if isinstance(body, dict) and body.get("stream") else ""),
+                + (" (stream)" if isinstance(body, dict) and body.get("stream") else "")
+                + (f", {len(rec.adaptations)} adapted by the app" if rec.adaptations else ""),
             )
         )
 
@@ -324,6 +323,7 @@ class _StreamTap(httpx2.AsyncByteStream):
         self._response, self._tap, self._exchange, self._headers = response, tap, exchange, headers
         self._rec = tap._rec
         self._hops: list[Hop] = []
+        self._names: dict[Any, str] = {}  # each streamed tool call's name so far, by its index
         self._step = Step.MODEL_ANSWER
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -395,7 +395,7 @@ class _StreamTap(httpx2.AsyncByteStream):
                     t_start_ms=request_hop.t_start_ms,
                     size=len(event) + 2,
                     usage=usage if isinstance(usage, dict) else None,
-                    summary=_chunk_summary(data, len(self._hops) + 1),
+                    summary=_chunk_summary(data, len(self._hops) + 1, self._names),
                 )
             )
         )
@@ -404,7 +404,9 @@ class _StreamTap(httpx2.AsyncByteStream):
         await self._response.aclose()
 
 
-def _chunk_summary(data: Any, n: int) -> str:
+def _chunk_summary(data: Any, n: int, names: dict[Any, str]) -> str:
+    """One streamed event in a line. `names` (each tool call's name so far, by index) is the stream's memory: a
+    delta that sends a call's whole name again continues that call, it does not start another."""
     if not isinstance(data, dict):
         return f"chunk {n}: {str(data)[:30]}"
     choice = _first_choice(data)
@@ -415,10 +417,20 @@ def _chunk_summary(data: Any, n: int) -> str:
         return f"chunk {n}: finish_reason: {choice['finish_reason']}"
     calls = delta.get("tool_calls")
     if isinstance(calls, list) and calls:
-        fn = _dict(_dict(calls[0]).get("function"))
-        if fn.get("name"):
-            return f"chunk {n}: tool_call {fn['name']} starts"
-        return f"chunk {n}: arguments += {fn.get('arguments', '')!r}"
+        call = _dict(calls[0])
+        fn = _dict(call.get("function"))
+        index, name = call.get("index", 0), fn.get("name")
+        index = index if isinstance(index, int) else 0
+        arguments = fn.get("arguments") or ""
+        more = f", arguments += {arguments!r}" if arguments else ""
+        if isinstance(name, str) and name and index not in names:
+            names[index] = name
+            return f"chunk {n}: tool_call {name} starts{more}"
+        if isinstance(name, str) and name and name != names[index]:
+            names[index] += name
+            return f"chunk {n}: tool_call name += {name!r}{more}"
+        repeated = " (its name and id sent again)" if name else ""
+        return f"chunk {n}: arguments += {arguments!r}{repeated}"
     if delta.get("content"):
         return f"chunk {n}: content += {delta['content']!r}"
     return f"chunk {n}: role {delta.get('role', '')}".strip()

@@ -64,6 +64,8 @@ class Recorder:
         self.hops: list[Hop] = []
         self.round = 0
         self.step: Step | None = None  # the numbered step the app is in; wire frames default to it
+        # What the app changed in the request it is sending, so that its hop says so (`flow.engine.loop`).
+        self.adaptations: list[dict[str, Any]] = []
         self._secrets = secret_values(secrets) if self.enabled else []  # the baseline leaves recording's work undone
         self._secrets_utf8 = [v.encode() for v in self._secrets]
         self._on_hop = on_hop
@@ -160,6 +162,13 @@ class Recorder:
         if self._on_hop is not None:
             self._on_hop(hop)
         return hop
+
+    def add_secret(self, value: str) -> None:
+        """One more value never to write, learnt during the run (the token that marks a stdio server's processes:
+        a server that prints its environment would otherwise hand it to the trace)."""
+        if self.enabled:
+            self._secrets = secret_values([*self._secrets, value])
+            self._secrets_utf8 = [v.encode() for v in self._secrets]
 
     def scrub(self, value: Any) -> Any:
         """`value` with the run's secrets (those this recorder was given, and the environment's) replaced: for

@@ -19,8 +19,10 @@ from flow.backends.replay import Cursor
 from flow.backends.scripted import ScriptError, load_script
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
+from flow.providers import notes_before_sending
 from flow.runs import run
 from flow.servers.spec import TOKEN_ENV, ServerSpec
+from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES
 from flow.trace.files import (
     TraceError,
     json_schema,
@@ -65,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--no-parallel", action="store_true", help="send parallel_tool_calls: false")
     r.add_argument("--strict", action="store_true", help="send strict schemas and check the arguments against them")
     r.add_argument("--stream", action="store_true", help="stream the model's responses")
+    r.add_argument(
+        "--no-adapt",
+        action="store_true",
+        help='send the conversation back exactly as the model wrote it (content null, not ""), to show what a '
+        "provider refuses; by default the app sends a form every compatible server accepts and marks each change",
+    )
     r.add_argument("--max-rounds", type=int, default=5)
     r.add_argument(
         "--era",
@@ -405,6 +413,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         parallel=not args.no_parallel,
         strict=args.strict,
         stream=args.stream,
+        adapt=not args.no_adapt,
         max_rounds=args.max_rounds,
         era=args.era,
         transport=args.transport,
@@ -418,10 +427,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         model = ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
     else:
         model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+        for note in notes_before_sending(model.base_url or "", options):
+            print(f"note: {PROVIDER_NOTES[note]['en']}", file=sys.stderr)
     result = run(args.question, options=options, model=model)
     say = _lines_to(args.out)
     if result.ok:
-        print(result.answer, file=say, flush=True)
+        print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say, flush=True)
     else:
         _error(result.error)
     out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
@@ -670,7 +681,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     info = result.trace.meta.replay or {}
     say = _lines_to(args.out)
     if result.ok:
-        print(result.answer, file=say)
+        print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say)
     else:
         _error(result.error)
     if info.get("diverged"):

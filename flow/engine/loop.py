@@ -29,12 +29,12 @@ from flow.engine.translate import ArgumentError, CallRequest, parse_arguments, t
 from flow.servers import builtin
 from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail
 from flow.servers.spec import Era, ServerSpec
-from flow.text.errors import MalformedResponse, ModelLimitError
+from flow.text.errors import EMPTY_ANSWER, MalformedResponse, ModelLimitError
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
-from flow.trace.summaries import response_summary
+from flow.trace.summaries import arguments_text, response_summary
 
 
 @dataclass
@@ -252,7 +252,7 @@ class _DirectTools:
             step=Step.CALL_TOOL,
             direction="request",
             tool_call_id=tool_call["id"],
-            summary=f"{request.name}({_kv(request.arguments)})",
+            summary=f"{request.name}({arguments_text(request.arguments)})",
         )
         is_error = False
         try:
@@ -278,10 +278,6 @@ class _DirectTools:
         return content
 
 
-def _kv(args: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in args.items())
-
-
 def _reverse_translate(
     rec: Recorder, tool_call: dict[str, Any], schemas: dict[str, dict[str, Any]], *, strict: bool, target: Actor
 ) -> tuple[CallRequest, Hop] | str:
@@ -299,7 +295,7 @@ def _reverse_translate(
         step=Step.REVERSE_TRANSLATION,
         direction="request",
         tool_call_id=tool_call["id"],
-        summary=f"call {request.name}({_kv(request.arguments)})",
+        summary=f"call {request.name}({arguments_text(request.arguments)})",
     )
     return request, hop
 
@@ -533,6 +529,7 @@ async def _loop(
             if options.stream:
                 kwargs["stream"] = True
             message = await _ask_model(client, rec, kwargs, timeout_s=model.timeout_s)
+            rec.adaptations = []
             calls = message.get("tool_calls") or []
             if not calls:
                 answer = message.get("content") or ""
@@ -542,11 +539,17 @@ async def _loop(
                     target="user",
                     payload={"content": answer},
                     step=Step.SHOW_ANSWER,
-                    summary=answer[:80],
+                    summary=answer[:80] if answer.strip() else EMPTY_ANSWER["en"],
                 )
                 return answer
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
+            if message.get("content") is None and options.adapt:
+                # OpenAI takes null beside tool_calls; some compatible servers refuse it (HTTP 500), none refuses "".
+                message = {**message, "content": ""}
+                rec.adaptations.append(
+                    {"path": f"messages[{len(messages)}].content", "received": None, "sent": "", "why": "content_null"}
+                )
             messages.append(message)
             rec.step = Step.CALL_TOOL
             results: list[str] = [""] * len(calls)

@@ -240,7 +240,9 @@ class StreamAssembler:
             slot["id"] = call_id
         fn = _get(tc, "function")
         name, arguments = _get(fn, "name"), _get(fn, "arguments")
-        if isinstance(name, str):
+        # A name sent again whole is the same name (some servers repeat it, and the id, in every delta): only a
+        # piece that is not the whole name so far continues it.
+        if isinstance(name, str) and name != slot["function"]["name"]:
             slot["function"]["name"] += name
         if isinstance(arguments, str):
             slot["function"]["arguments"] += arguments

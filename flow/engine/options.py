@@ -26,6 +26,9 @@ class RunOptions:
     parallel: bool = True
     strict: bool = False
     stream: bool = False
+    # Send what every compatible server accepts (`content: ""`, not null, in the backfilled assistant message), and
+    # mark each change in the request's hop; off, the conversation goes back exactly as the model wrote it.
+    adapt: bool = True
     max_rounds: int = 5
     era: Era = "handshake"
     transport: TransportName = "stdio"
@@ -50,6 +53,7 @@ class RunOptions:
         parallel: bool = True,
         strict: bool = False,
         stream: bool = False,
+        adapt: bool = True,
         max_rounds: int = 5,
         era: Era = "handshake",
         transport: TransportName = "stdio",
@@ -69,6 +73,7 @@ class RunOptions:
             parallel=parallel,
             strict=strict,
             stream=stream,
+            adapt=adapt,
             max_rounds=int(max_rounds),
             era=era,
             transport=transport if demo else "stdio",
@@ -121,7 +126,7 @@ class RunOptions:
         `server_url`, `bearer_token_env`) is never taken from a file: a trace is data, not instructions."""
         if not isinstance(settings, dict):
             raise TraceError(f"{where}: expected an object, got {type(settings).__name__}")
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {"adapt": False}  # a trace recorded before `adapt` existed sent what it received
         for name, (check, wanted) in _SETTINGS.items():
             if name in settings:
                 value = check(settings[name])
@@ -200,6 +205,7 @@ _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "parallel": (_flag, "true or false"),
     "strict": (_flag, "true or false"),
     "stream": (_flag, "true or false"),
+    "adapt": (_flag, "true or false"),
     "max_rounds": (_rounds, f"a whole number from 1 to {MAX_REPLAY_ROUNDS}"),
     "era": (_choice("handshake", "modern"), '"handshake" or "modern"'),
     "transport": (_choice("stdio", "memory", "http"), '"stdio", "memory" or "http"'),

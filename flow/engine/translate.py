@@ -72,7 +72,8 @@ def parse_arguments(
     try:
         args = json.loads(arguments or "{}")
     except json.JSONDecodeError as exc:
-        raise ArgumentError(f"arguments for {name} are not valid JSON ({exc.msg} at position {exc.pos})") from None
+        where = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at" names its own place
+        raise ArgumentError(f"arguments for {name} are not valid JSON ({exc.msg}{where} position {exc.pos})") from None
     if not isinstance(args, dict):
         raise ArgumentError(f"arguments for {name} must be a JSON object, got {type(args).__name__}")
     if check_schema and schema is not None:

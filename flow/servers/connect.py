@@ -74,6 +74,7 @@ async def connect(
             err = files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
             params = spec.stdio_parameters()
             params = params.model_copy(update={"env": {**(params.env or {}), SERVER_TOKEN_ENV: token}})
+            recorder.add_secret(token)
             inner = stdio_client(params, errlog=err)
             files.callback(reap_leftovers, token)
         client = Client(

@@ -64,6 +64,40 @@ ErrorCode = Literal[
 
 Template = str | Callable[..., str]  # a str.format template, or a function of the parameters where words depend on them
 
+ProviderNote = Literal[
+    "strict_beta_only", "tool_choice_ignored", "needs_tool_parser", "null_content_refused", "tool_choice_required_fails"
+]
+
+# What a preset's server is known to do with an option the app sends only when asked: said before a run starts.
+PROVIDER_NOTES: dict[ProviderNote, dict[Lang, str]] = {
+    "strict_beta_only": {
+        "en": "DeepSeek takes strict tool schemas only at its beta base URL (https://api.deepseek.com/beta)",
+        "zh": "DeepSeek 只在 beta 地址（https://api.deepseek.com/beta）接受严格模式的工具定义",
+    },
+    "tool_choice_ignored": {
+        "en": "Ollama's OpenAI-compatible endpoint does not take tool_choice: the model decides as with auto",
+        "zh": "Ollama 的 OpenAI 兼容接口不支持 tool_choice：模型会像 auto 一样自行决定",
+    },
+    "needs_tool_parser": {
+        "en": "vLLM honours tool_choice only when the server was started with --enable-auto-tool-choice and "
+        "--tool-call-parser (required needs vLLM 0.8.3 or later)",
+        "zh": "vLLM 只有在服务端以 --enable-auto-tool-choice 和 --tool-call-parser 启动时才处理 tool_choice"
+        "（required 需要 vLLM 0.8.3 或更新版本）",
+    },
+    "null_content_refused": {
+        "en": 'a llama.cpp-family server was seen to refuse content null in the backfill (HTTP 500); the app sends "" '
+        "unless --no-adapt is given",
+        "zh": '曾观察到 llama.cpp 一类的服务器拒绝回填消息中的 content null（HTTP 500）；除非指定 --no-adapt，应用会发送 ""',
+    },
+    "tool_choice_required_fails": {
+        "en": 'a llama.cpp-family server was seen to fail tool_choice "required" with HTTP 500 and no message',
+        "zh": '曾观察到 llama.cpp 一类的服务器对 tool_choice "required" 返回 HTTP 500 且没有任何说明',
+    },
+}
+
+# What the app and the CLI say where the answer would be, when the model answered with no text at all.
+EMPTY_ANSWER: dict[Lang, str] = {"en": "(the model returned an empty answer)", "zh": "（模型返回了空回答）"}
+
 # Request options the app sends only when asked, and how a user turns each off (CLI; app).
 OPTION_HINTS: dict[str, tuple[str, str]] = {
     "parallel_tool_calls": (
@@ -83,21 +117,41 @@ _STATUS_HINTS: dict[int, tuple[str, str]] = {
 }
 
 
-def _model_http_en(status: int, detail: str, option: str | None = None) -> str:
+def _model_http_en(
+    status: int, detail: str, option: str | None = None, more_lines: int = 0, suspects: tuple[str, ...] = ()
+) -> str:
     hint = _STATUS_HINTS.get(status, ("", ""))[0]
     if option:
         hint = (
             f"this provider does not accept the request option `{option}`: drop it ({OPTION_HINTS[option][0]}) "
             "and run again"
         )
-    return f"the model endpoint answered HTTP {status}: {detail}" + (f" ({hint})" if hint else "")
+    if not detail:
+        line = f"the model endpoint answered HTTP {status} and gave no reason"
+        if suspects:
+            named = ", ".join(f"`{s}`" for s in suspects)
+            ways = "; ".join(OPTION_HINTS[s][0] for s in suspects)
+            return f"{line}; the likely cause is an option this request carried: {named} (to leave it out: {ways})"
+        return line + (f" ({hint})" if hint else "")
+    more = f" [{more_lines} more lines of the provider's message in the trace]" if more_lines else ""
+    return f"the model endpoint answered HTTP {status}: {detail}{more}" + (f" ({hint})" if hint else "")
 
 
-def _model_http_zh(status: int, detail: str, option: str | None = None) -> str:
+def _model_http_zh(
+    status: int, detail: str, option: str | None = None, more_lines: int = 0, suspects: tuple[str, ...] = ()
+) -> str:
     hint = _STATUS_HINTS.get(status, ("", ""))[1]
     if option:
         hint = f"这个服务商不接受请求参数 `{option}`：请去掉它（{OPTION_HINTS[option][1]}）后重试"
-    return f"模型接口返回 HTTP {status}：{detail}" + (f"（{hint}）" if hint else "")
+    if not detail:
+        line = f"模型接口返回 HTTP {status}，没有给出原因"
+        if suspects:
+            named = "、".join(f"`{s}`" for s in suspects)
+            ways = "；".join(OPTION_HINTS[s][1] for s in suspects)
+            return f"{line}；很可能是这次请求带的参数 {named} 所致（去掉的方法：{ways}）"
+        return line + (f"（{hint}）" if hint else "")
+    more = f"［服务商的原文还有 {more_lines} 行，见 trace］" if more_lines else ""
+    return f"模型接口返回 HTTP {status}：{detail}{more}" + (f"（{hint}）" if hint else "")
 
 
 def _too_large_en(size_bytes: int, limit_bytes: int, at_least: bool, during: str) -> str:

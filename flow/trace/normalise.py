@@ -20,12 +20,16 @@ _VOLATILE_KEYS = {
 }
 
 
-def normalise(value: Any) -> Any:
-    """Drop what changes from run to run (times, headers) so two runs of the same flow compare equal."""
+def normalise(value: Any, *, times: bool = True) -> Any:
+    """Drop what changes from run to run (the recorder's times, headers) so two runs of the same flow compare equal.
+
+    `times` also replaces every date-time in the payloads with `<time>`: right for the demo server, whose
+    `dev://now` resource is the one value it makes vary, wrong for another server, whose answer that changed is
+    news a replay must report (a time tool's answer is all date-times)."""
     if isinstance(value, dict):
-        return {k: normalise(v) for k, v in value.items() if k not in _VOLATILE_KEYS}
+        return {k: normalise(v, times=times) for k, v in value.items() if k not in _VOLATILE_KEYS}
     if isinstance(value, list):
-        return [normalise(v) for v in value]
-    if isinstance(value, str):
+        return [normalise(v, times=times) for v in value]
+    if isinstance(value, str) and times:
         return _ISO_TIME.sub("<time>", value)
     return value

@@ -197,6 +197,16 @@ class TranslateForwardPayload(TypedDict):
 
 
 @with_config(_OPEN)
+class Adaptation(TypedDict):
+    """A value the app changed before sending, so that every compatible server takes the request."""
+
+    path: str  # where in the body, as a JSON path: messages[2].content
+    received: Json  # what the model had written there
+    sent: Json  # what the app sent instead
+    why: str  # a code flow.text words: "content_null"
+
+
+@with_config(_OPEN)
 class LlmRequestPayload(TypedDict):
     """The HTTP request the openai SDK sent (an importer keeps only the body)."""
 
@@ -204,6 +214,7 @@ class LlmRequestPayload(TypedDict):
     url: NotRequired[str]  # without user-info or query values
     headers: NotRequired[dict[str, str]]  # secrets redacted
     body: ChatRequest | str  # text when it was not JSON
+    adapted: NotRequired[list[Adaptation]]  # what the app changed in the body, and why (RunOptions.adapt)
 
 
 @with_config(_OPEN)

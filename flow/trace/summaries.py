@@ -24,6 +24,14 @@ def frame_kind(frame: dict[str, Any]) -> Kind:
     return "mcp.error" if "error" in frame else "mcp.response"
 
 
+def arguments_text(args: dict[str, Any]) -> str:
+    """Arguments as a summary shows them: `city=北京, days=3, strict=false` (values as JSON writes them, strings
+    bare), the one way every summary of a call writes them."""
+    return ", ".join(
+        f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)}" for k, v in args.items()
+    )
+
+
 def frame_summary(frame: dict[str, Any], method: str | None) -> str:
     """The one line a frame's arrow says; `method` is the request's, for a response."""
     if "method" in frame:
@@ -31,8 +39,7 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
         if frame["method"] == "notifications/message":
             return f"log {params.get('level')}: {params.get('data')}"
         if frame["method"] == "tools/call":
-            args = ", ".join(f"{k}={v}" for k, v in as_dict(params.get("arguments")).items())
-            return f"tools/call {params.get('name')}({args})"
+            return f"tools/call {params.get('name')}({arguments_text(as_dict(params.get('arguments')))})"
         if frame["method"] == "resources/read":
             return f"resources/read {params.get('uri')}"
         if frame["method"] == "prompts/get":
@@ -97,7 +104,7 @@ def _call_text(call: Any) -> str:
     text = raw if isinstance(raw, str) else "" if raw is None else json.dumps(raw, ensure_ascii=False, default=str)
     try:
         args = json.loads(text or "{}")
-        shown = ", ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else str(args)
+        shown = arguments_text(args) if isinstance(args, dict) else json.dumps(args, ensure_ascii=False)
     except json.JSONDecodeError:
         shown = text[:40] + " (not JSON)"
     return f"{fn.get('name')}({shown})"

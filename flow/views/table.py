@@ -115,6 +115,8 @@ def summary_line(trace: Trace) -> str:
     ]
     if s.get("prompt_tokens"):
         parts.append(f"tokens {s['prompt_tokens']}+{s.get('completion_tokens', 0)}")
+    if trace.meta.outcome == "ok" and trace.meta.answer is not None and not trace.meta.answer.strip():
+        parts.append("empty answer")
     return terminal_safe(" · ".join(parts))
 
 
