@@ -202,6 +202,7 @@ with right:
         parallel = remembered_value(st.checkbox, t("parallel", lang), key="parallel", default=True)
         strict = remembered_value(st.checkbox, t("strict", lang), key="strict", default=False)
         stream = remembered_value(st.checkbox, t("stream", lang), key="stream", default=False)
+        adapt = remembered_value(st.checkbox, t("adapt", lang), key="adapt", default=True, help=t("adapt_help", lang))
         era = remembered(
             st.radio,
             t("era", lang),
@@ -271,6 +272,11 @@ if mode == "mcp" and not bad_command:
                 help=plain(arg["description"]) if arg.get("description") else None,
             )
 
+if backend == "provider" and base_url:  # what the preset's server is known to do with the options chosen
+    chosen = flow.RunOptions(tool_choice=choice, parallel=parallel, strict=strict, stream=stream, adapt=adapt)
+    for note in flow.notes_before_sending(base_url, chosen):
+        st.info(t("provider_note", lang, note=flow.PROVIDER_NOTES[note][lang]), icon=":material/info:")
+
 missing_key = backend == "provider" and preset is not None and preset.needs_key and not key.key
 if missing_key and not key.withheld:  # a withheld key has said why already
     st.warning(t("no_key", lang, env=key_env) if key_env else t("no_key_typed", lang))
@@ -289,6 +295,7 @@ if run_slot.button(
         parallel=parallel,
         strict=strict,
         stream=stream,
+        adapt=adapt,
         max_rounds=max_rounds,
         era=era,
         transport=transport,

@@ -18,11 +18,20 @@ if TYPE_CHECKING:
     from flow.engine.options import RunOptions, RunResult
     from flow.interop.importers import import_bytes
     from flow.interop.otlp import to_otlp_json
-    from flow.providers import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, KeyChoice, key_env_for, key_for
+    from flow.providers import (
+        EXAMPLE_QUESTIONS,
+        MOCK_MODELS,
+        PRESETS,
+        KeyChoice,
+        key_env_for,
+        key_for,
+        notes_before_sending,
+    )
     from flow.runs import run, run_flow
     from flow.samples import SAMPLES
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
     from flow.servers.spec import Era, ServerSpec
+    from flow.text.errors import PROVIDER_NOTES
     from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
     from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace, read_trace_bytes, save_trace
     from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
@@ -45,8 +54,10 @@ _HOME = {
     "import_bytes": "flow.interop.importers",
     "to_otlp_json": "flow.interop.otlp",
     **dict.fromkeys(
-        ("EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "KeyChoice", "key_env_for", "key_for"), "flow.providers"
+        ("EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "KeyChoice", "key_env_for", "key_for", "notes_before_sending"),
+        "flow.providers",
     ),
+    **dict.fromkeys(("PROVIDER_NOTES",), "flow.text.errors"),
     **dict.fromkeys(("run", "run_flow"), "flow.runs"),
     "SAMPLES": "flow.samples",
     **dict.fromkeys(
@@ -105,6 +116,7 @@ __all__ = [
     "PHASES",
     "PHASE_NAMES",
     "PRESETS",
+    "PROVIDER_NOTES",
     "QuestionsError",
     "RenderError",
     "RunOptions",
@@ -133,6 +145,7 @@ __all__ = [
     "inspect_server",
     "key_env_for",
     "key_for",
+    "notes_before_sending",
     "load_trace",
     "message_of",
     "message_name",

@@ -212,3 +212,11 @@ def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():
     svg = render(dot, "svg").decode()
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
     assert any("get_weather(city=北京)" in t for t in texts) and any("get_weather(city=上海)" in t for t in texts)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_empty_answer_is_said_not_shown_as_nothing(lang):
+    from flow.text.errors import EMPTY_ANSWER
+
+    hop = Hop(seq=1, step=10, phase="answer", source="app", target="user", kind="app.answer", payload={"content": ""})
+    assert short_label(hop, 60, lang=lang) == EMPTY_ANSWER[lang]

@@ -40,7 +40,7 @@ ALLOWED_IN_ZH = frozenset(
     prompts/get capabilities name description inputSchema parameters arguments messages role tool tool_call
     tool_calls tool_call_id finish_reason content contents delta delta.role delta.content index choices uri
     isError result type function chat.completions tool_choice prompt_tokens completion_tokens progressToken data
-    DONE code error message divergence true false null
+    DONE code error message divergence true false null adapted OpenAI
     """.split()
 )
 

@@ -426,3 +426,21 @@ def test_dev_sh_lan_refuses_typed_server_commands(args, env):
     refused = dev_app_command(*args, env=env)
     assert refused.returncode == 2 and refused.stdout == ""
     assert len(refused.stderr.splitlines()) == 1 and "anyone on the network" in refused.stderr
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_run_page_says_before_sending_what_the_preset_is_known_to_do_with_the_options(lang):
+    from flow.text.errors import PROVIDER_NOTES
+
+    llama = next(p for p in PRESETS if p.name.startswith("llama.cpp"))
+    at = provider_page(llama, llama.base_url, lang=lang)
+    said = PROVIDER_NOTES["tool_choice_required_fails"][lang]
+    assert not any(said in i.value for i in at.info)  # auto: nothing to say
+    at.selectbox(key=f"tool_choice_{lang}").set_value("required").run()
+    assert any(said in i.value for i in at.info)
+    refused = PROVIDER_NOTES["null_content_refused"][lang]
+    assert not any(refused in i.value for i in at.info)
+    adapt = next(c for c in at.checkbox if c.key == f"adapt_{lang}")
+    assert adapt.value is True  # by default the app sends what every compatible server accepts
+    adapt.uncheck().run()
+    assert any(refused in i.value for i in at.info)

@@ -59,6 +59,17 @@ TEXT: dict[str, dict[Lang, str]] = {
     "parallel": {"zh": "允许并行工具调用", "en": "Parallel tool calls"},
     "strict": {"zh": "strict 模式（严格 Schema）", "en": "strict schemas"},
     "stream": {"zh": "流式输出", "en": "Stream"},
+    "adapt": {
+        "zh": "回填时发送所有兼容服务器都接受的形式",
+        "en": "Backfill in a form every compatible server accepts",
+    },
+    "adapt_help": {
+        "zh": '开：助手消息的 content 为 null 时改成 "" 再发送，并在那一跳的 adapted 里记下；关：原样发回模型写的内容，'
+        "用来在课堂上展示某些服务器会拒绝它。",
+        "en": 'On: a null content in the assistant message goes out as "", and the hop\'s adapted says so; off: the '
+        "conversation goes back exactly as the model wrote it, to show a class which servers refuse it.",
+    },
+    "provider_note": {"zh": "提示：{note}", "en": "Note: {note}"},
     "era": {"zh": "MCP 协议时代", "en": "MCP protocol era"},
     "era_handshake": {"zh": "握手时代（initialize）", "en": "handshake (initialize)"},
     "era_modern": {"zh": "无状态时代（server/discover，2026-07-28）", "en": "modern (server/discover, 2026-07-28)"},

@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, Literal, assert_never
 
+from flow.text.errors import EMPTY_ANSWER
 from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang
 from flow.trace.files import escape_controls
 from flow.trace.model import Actor, Hop, Mode, Trace
@@ -263,6 +264,8 @@ def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:
         case "user.message" | "app.answer":
             said = payload_of(hop, kind)
             text = (said["content"] if said is not None else "") or ("" if zh else hop.summary)
+            if kind == "app.answer" and said is not None and not said["content"].strip():
+                text = EMPTY_ANSWER[lang]  # said, not shown as nothing
         case "llm.request":
             request = payload_of(hop, "llm.request")
             body = request["body"] if request is not None else None

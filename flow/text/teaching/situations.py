@@ -311,6 +311,10 @@ def _ask(hop: Hop, p: dict[str, Any]) -> Situation | None:
     if hop.step == 8:
         results = [as_dict(m) for m in messages if as_dict(m).get("role") == "tool"]
         ids = [v for v in (value(m.get("tool_call_id")) for m in results) if v]
+        adapted = [as_dict(a) for a in as_list(p.get("adapted"))]
+        paths = [v for v in (value(a.get("path")) for a in adapted) if v]
+        if paths:  # what the app changed so that every compatible server takes the request (RunOptions.adapt)
+            return _situation("ask.backfill.adapted", {**count, "results": str(len(results))}, ids=ids, path=paths[0])
         return _situation("ask.backfill", {**count, "results": str(len(results))}, ids=ids)
     return _situation("ask.other", count)
 

@@ -229,6 +229,14 @@ _MODEL: Texts = {
         "zh": "第 8 条消息，回填：整段对话再发一次（{messages} 条消息），这次带上助手的 tool_calls 和 {results} 条 "
         "role 为 tool 的消息，分别引用 {ids}。模型在两次请求之间什么都不记得，每个 id 都必须对上它发出的调用。",
     },
+    "ask.backfill.adapted": {
+        "en": 'Message 8, the backfill: the conversation again ({messages} messages), with {results} role "tool" '
+        "result(s) quoting {ids}. One thing was changed before sending: the model wrote {path} as null, and the app "
+        'sends "" (OpenAI takes both, some compatible servers refuse null); the hop\'s `adapted` says so beside the body.',
+        "zh": "第 8 条消息，回填：整段对话再发一次（{messages} 条消息），带上 {results} 条 role 为 tool 的结果，引用 {ids}。"
+        '发送之前应用改了一处：模型写的 {path} 是 null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）；'
+        "这一跳的 adapted 字段就记着这处改动。",
+    },
     "ask.other": {
         "en": "A chat.completions request with {messages} message(s). Every request carries the whole conversation: "
         "the model keeps no state of its own.",
