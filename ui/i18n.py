@@ -64,9 +64,9 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "Backfill in a form every compatible server accepts",
     },
     "adapt_help": {
-        "zh": '开：助手消息的 content 为 null 时改成 "" 再发送，并在那一跳的 adapted 里记下；关：原样发回模型写的内容，'
+        "zh": '开：助手消息的 `content` 为 `null` 时改成 `""` 再发送，并在那一跳的 `adapted` 里记下；关：原样发回模型写的内容，'
         "用来在课堂上展示某些服务器会拒绝它。",
-        "en": 'On: a null content in the assistant message goes out as "", and the hop\'s adapted says so; off: the '
+        "en": 'On: a `null` content in the assistant message goes out as `""`, and the hop\'s `adapted` says so; off: the '
         "conversation goes back exactly as the model wrote it, to show a class which servers refuse it.",
     },
     "provider_note": {"zh": "提示：{note}", "en": "Note: {note}"},

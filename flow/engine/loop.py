@@ -25,7 +25,15 @@ from flow.capture.recorder import Recorder
 from flow.engine.errors import FlowAbort, as_flow_error
 from flow.engine.model import ModelConfig, StreamAssembler, make_client, not_json, read_completion
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
-from flow.engine.translate import ArgumentError, CallRequest, parse_arguments, to_openai_tool, with_strict
+from flow.engine.translate import (
+    ArgumentError,
+    CallRequest,
+    map_content,
+    parse_arguments,
+    resource_text,
+    to_openai_tool,
+    with_strict,
+)
 from flow.servers import builtin
 from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail
 from flow.servers.spec import Era, ServerSpec
@@ -64,11 +72,24 @@ def _tool_choice_param(choice: str) -> Any:
 
 
 def _content_text(result: dict[str, Any]) -> str:
-    parts = []
-    for block in result.get("content") or []:
-        parts.append(block.get("text", "") if block.get("type") == "text" else json.dumps(block, ensure_ascii=False))
-    text = "\n".join(parts)
+    """A CallToolResult as the role "tool" message's text: a tool message carries text only, so an image, audio or
+    binary resource goes as a line that says what it was (`map_content`)."""
+    text = "\n".join(map_content(block, role="tool").text for block in result.get("content") or [])
     return f"Error: {text}" if result.get("isError") and not text.startswith("Error") else text
+
+
+def _record_content_translation(rec: Recorder, what: str, mcp: list[Any], chat: list[Any], hows: list[str]) -> None:
+    """The app's translation of MCP content (a prompt's messages, a resource's contents) into what the chat API
+    takes, as the hop it is: each block, what it became, and how."""
+    kinds = [str(b.get("type") or "text") if isinstance(b, dict) and "type" in b else "contents" for b in mcp]
+    rec.record(
+        kind="translate.forward",
+        source="app",
+        target="app",
+        payload={"what": what, "mcp": mcp, "openai": chat, "content": hows},
+        step=Step.LIST_TOOLS,
+        summary=f"{what}: " + ", ".join(f"{k} → {h}" for k, h in zip(kinds, hows, strict=False)),
+    )
 
 
 @dataclass
@@ -99,8 +120,9 @@ class _McpTools:
             for uri in self.options.resources:
                 read = await self.client.read_resource(uri)
                 data = _dump(read)
-                text = "\n".join(c.get("text", "") for c in data.get("contents") or [])
-                setup.context.append(f"Context from the MCP resource {uri}:\n{text}")
+                text, hows = resource_text(data.get("contents"))
+                context = f"Context from the MCP resource {uri}:\n{text}"
+                setup.context.append(context)
                 rec.record(
                     kind="client.result",
                     source="mcp_client",
@@ -110,16 +132,15 @@ class _McpTools:
                     direction="response",
                     summary=f"resource {uri}: {' '.join(text.split())[:50]}",
                 )
+                as_chat = [{"role": "system", "content": context}]  # joined into the system message
+                _record_content_translation(rec, f"resource {uri}", data.get("contents") or [], as_chat, hows)
         if self.options.prompt:
             await self.client.list_prompts()
             got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
             data = _dump(got)
+            mapped = [(m["role"], map_content(m["content"], role=m["role"])) for m in data.get("messages") or []]
             setup.prompt_messages = [
-                {
-                    "role": m["role"],
-                    "content": m["content"].get("text", "") if isinstance(m["content"], dict) else str(m["content"]),
-                }
-                for m in data.get("messages") or []
+                {"role": role, "content": m.text if m.part.get("type") == "text" else [m.part]} for role, m in mapped
             ]
             rec.record(
                 kind="client.result",
@@ -129,6 +150,13 @@ class _McpTools:
                 step=Step.LIST_TOOLS,
                 direction="response",
                 summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages",
+            )
+            _record_content_translation(
+                rec,
+                f"prompt {self.options.prompt}",
+                [m["content"] for m in data.get("messages") or []],
+                setup.prompt_messages,
+                [m.how for _, m in mapped],
             )
         rec.step = Step.ASK_MODEL
         openai_tools = [to_openai_tool(t, strict=self.options.strict) for t in mcp_tools]
@@ -390,6 +418,11 @@ async def run_flow(
     """Run one question end to end and return the trace; failures end the run as hops, never raise.
 
     `model_transport` replaces the model's transport (the replay model); it is still recorded."""
+    if options.prompt and options.mode == "mcp":
+        # A prompt run sends the prompt's messages, not a typed question: the trace names what the user chose,
+        # the way a client offers a prompt (as a slash command), so no question that was never sent is shown.
+        args = dict(options.prompt_args)
+        question = f"/{options.prompt}" + (f" {arguments_text(args)}" if args else "")
     spec = options.server_spec()
     rec = recorder or Recorder(
         secrets=[model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(spec)], on_hop=on_hop

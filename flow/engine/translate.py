@@ -7,6 +7,8 @@ parameters). Reverse: a tool_call (arguments as a JSON string) becomes a call re
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import json
 from dataclasses import dataclass
@@ -102,3 +104,100 @@ def schema_problems(args: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         ):
             problems.append(f"field {key!r} should be {expected}, got {type(value).__name__}")
     return problems
+
+
+# MCP content → what the Chat Completions API can take. A user message takes text, image and audio parts; a
+# system, assistant or tool message takes text only. What cannot go as itself goes as a line that says what it was,
+# never as nothing: the model should know something was there.
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """One MCP content block as a chat content part, and how it was mapped (a code `flow.text` words)."""
+
+    part: dict[str, Any]  # {"type": "text", "text": ...}, {"type": "image_url", ...} or {"type": "input_audio", ...}
+    how: str  # text | image_url | input_audio | resource_text | blob_as_text | described
+
+    @property
+    def text(self) -> str:
+        return str(self.part.get("text", "")) if self.part.get("type") == "text" else ""
+
+
+def _size(data: Any) -> str:
+    """A base64 payload's decoded size, for a line that describes it."""
+    n = len(data) * 3 // 4 - (len(data) - len(data.rstrip("="))) if isinstance(data, str) else 0
+    return f"{n} bytes"
+
+
+_TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/javascript")
+
+
+def _blob_text(blob: Any, mime: str) -> str | None:
+    """A blob whose type says it is text, decoded (base64, then UTF-8); None for anything else."""
+    if not (mime.startswith("text/") or mime in _TEXT_MIMES) or not isinstance(blob, str):
+        return None
+    try:
+        return base64.b64decode(blob, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def _described(line: str) -> Mapped:
+    return Mapped({"type": "text", "text": f"[{line}]"}, "described")
+
+
+def map_content(block: Any, *, role: str) -> Mapped:
+    """An MCP content block (text, image, audio, an embedded resource with text or a blob, a resource link) as a
+    part a message of `role` can carry."""
+    b: dict[str, Any] = block if isinstance(block, dict) else {"type": "text", "text": str(block)}
+    kind, mime = b.get("type"), str(b.get("mimeType") or "")
+    user = role == "user"
+    if kind == "text":
+        return Mapped({"type": "text", "text": str(b.get("text", ""))}, "text")
+    if kind == "image":
+        if user:
+            return Mapped(
+                {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{b.get('data', '')}"}}, "image_url"
+            )
+        return _described(f"image {mime}, {_size(b.get('data'))}: a {role} message carries text only")
+    if kind == "audio":
+        if user and mime in AUDIO_FORMATS:
+            audio = {"data": str(b.get("data", "")), "format": AUDIO_FORMATS[mime]}
+            return Mapped({"type": "input_audio", "input_audio": audio}, "input_audio")
+        why = f"a {role} message carries text only" if not user else "the API takes wav or mp3 audio only"
+        return _described(f"audio {mime}, {_size(b.get('data'))}: {why}")
+    if kind == "resource":
+        res: dict[str, Any] = b["resource"] if isinstance(b.get("resource"), dict) else {}
+        uri, res_mime = res.get("uri", ""), str(res.get("mimeType") or "")
+        if "text" in res:
+            return Mapped({"type": "text", "text": f"Resource {uri}:\n{res['text']}"}, "resource_text")
+        if (decoded := _blob_text(res.get("blob"), res_mime)) is not None:
+            return Mapped({"type": "text", "text": f"Resource {uri}:\n{decoded}"}, "blob_as_text")
+        if user and res_mime.startswith("image/"):
+            url = f"data:{res_mime};base64,{res.get('blob', '')}"
+            return Mapped({"type": "image_url", "image_url": {"url": url}}, "image_url")
+        return _described(f"resource {uri} ({res_mime or 'binary'}), {_size(res.get('blob'))} of binary data: not sent")
+    if kind == "resource_link":
+        about = f" ({b['description']})" if b.get("description") else ""
+        return _described(f"resource link {b.get('name') or ''} {b.get('uri', '')}{about}: the model cannot open it")
+    return _described(f"{kind} content: not something a chat message carries")
+
+
+def resource_text(contents: Any) -> tuple[str, list[str]]:
+    """A resources/read result's contents as context text, and how each was mapped: text as it is, a blob as a line
+    that says what it was."""
+    lines, hows = [], []
+    for c in contents if isinstance(contents, list) else []:
+        c = c if isinstance(c, dict) else {}
+        if "text" in c:
+            lines.append(str(c["text"]))
+            hows.append("text")
+        elif (decoded := _blob_text(c.get("blob"), str(c.get("mimeType") or ""))) is not None:
+            lines.append(decoded)
+            hows.append("blob_as_text")
+        else:
+            mime = c.get("mimeType") or "binary"
+            lines.append(f"[resource {c.get('uri', '')} ({mime}), {_size(c.get('blob'))} of binary data: not sent]")
+            hows.append("described")
+    return "\n".join(lines), hows

@@ -72,7 +72,7 @@ ProviderNote = Literal[
 PROVIDER_NOTES: dict[ProviderNote, dict[Lang, str]] = {
     "strict_beta_only": {
         "en": "DeepSeek takes strict tool schemas only at its beta base URL (https://api.deepseek.com/beta)",
-        "zh": "DeepSeek 只在 beta 地址（https://api.deepseek.com/beta）接受严格模式的工具定义",
+        "zh": "DeepSeek 只在测试版地址（https://api.deepseek.com/beta）接受严格模式的工具定义",
     },
     "tool_choice_ignored": {
         "en": "Ollama's OpenAI-compatible endpoint does not take tool_choice: the model decides as with auto",

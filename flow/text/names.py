@@ -102,6 +102,7 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "result_of": {"en": "result: {method}", "zh": "{method} 的结果"},
     "result": {"en": "result", "zh": "结果"},
     "result_text": {"en": "result: {text}", "zh": "结果：{text}"},
+    "content_translation": {"en": "MCP content → chat messages ×{n}", "zh": "MCP 内容 → 对话消息 ×{n}"},
     "function_returned": {"en": "the function returned", "zh": "函数返回"},
     "function_raised": {"en": "the function raised {type}", "zh": "函数抛出 {type}"},
     "response": {"en": "response", "zh": "回答"},

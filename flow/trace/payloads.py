@@ -194,6 +194,9 @@ class TranslateForwardPayload(TypedDict):
 
     mcp: list[JsonObject]
     openai: list[JsonObject]
+    # Or step 2: a prompt's messages or a resource's contents (`what`) as chat messages, and how each was mapped.
+    what: NotRequired[str]
+    content: NotRequired[list[str]]
 
 
 @with_config(_OPEN)

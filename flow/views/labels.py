@@ -367,7 +367,10 @@ def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:
                 text = _w("model_error", lang, what=what or _first_text(failed, "message", "reason", "error"))
         case "translate.forward":
             forward = payload_of(hop, kind)
-            text = f"inputSchema → parameters ×{len(forward['openai']) if forward is not None else 0}"
+            if forward is not None and "content" in forward:  # MCP content → chat messages
+                text = _w("content_translation", lang, n=len(forward["content"]))
+            else:
+                text = f"inputSchema → parameters ×{len(forward['openai']) if forward is not None else 0}"
         case "mcp.error":
             if not zh:
                 text = hop.summary

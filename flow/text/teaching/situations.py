@@ -160,6 +160,11 @@ def _by_kind(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
             message=value(err.get("message")),
         )
     if kind == "translate.forward":
+        if "content" in p:  # a prompt's messages or a resource's contents, translated for the chat API
+            hows = [v for v in (value(h) for h in as_list(p.get("content"))) if v]
+            if any(h not in ("text", "resource_text", "blob_as_text") for h in hows):
+                return _situation("translate.content.mixed", what=value(p.get("what")), hows=hows)
+            return _situation("translate.content", what=value(p.get("what")))
         return _situation("translate.forward", tools=_names(p.get("mcp")))
     if kind == "llm.request":
         return _ask(hop, p)

@@ -229,6 +229,19 @@ _MODEL: Texts = {
         "zh": "第 8 条消息，回填：整段对话再发一次（{messages} 条消息），这次带上助手的 tool_calls 和 {results} 条 "
         "role 为 tool 的消息，分别引用 {ids}。模型在两次请求之间什么都不记得，每个 id 都必须对上它发出的调用。",
     },
+    "translate.content": {
+        "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: MCP content "
+        "blocks become chat messages. Here it is all text, so the words go across as they are.",
+        "zh": "应用把 MCP 客户端交来的内容（{what}）翻译成对话接口能接受的形式：MCP 的内容块变成对话消息。"
+        "这里全是文字，所以原样传过去。",
+    },
+    "translate.content.mixed": {
+        "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: {hows}. Only a "
+        "user message carries images or audio, and nothing carries a file: what cannot go as itself goes as a line "
+        "saying what it was, so the model knows something was there.",
+        "zh": "应用把 MCP 客户端交来的内容（{what}）翻译成对话接口能接受的形式：{hows}。只有用户消息能带图片和音频，"
+        "文件则哪条消息都带不了：不能原样发送的，就换成一行说明它是什么，让模型知道那里本来有东西。",
+    },
     "ask.backfill.adapted": {
         "en": 'Message 8, the backfill: the conversation again ({messages} messages), with {results} role "tool" '
         "result(s) quoting {ids}. One thing was changed before sending: the model wrote {path} as null, and the app "
