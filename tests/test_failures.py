@@ -232,3 +232,15 @@ def test_resources_in_direct_mode_end_the_run_with_one_line():
     result = run_flow_sync(mode="direct", resources=("weather://cities",))
     assert result.error == "resources and prompts are MCP features; use --mode mcp to read or fetch them"
     assert result.error_in("zh") == "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们"
+
+
+def test_the_failure_shown_where_the_answer_would_be_is_chinese_in_the_chinese_interface():
+    from flow.views.labels import short_label
+
+    result = run_flow_sync(server_fault="hang", mcp_timeout_s=0.5)
+    assert not result.ok
+    failed = result.trace.hops[-1]
+    assert failed.kind == "error" and failed.step == 10
+    assert failed.payload["message_zh"] == result.trace.meta.error_zh
+    assert short_label(failed, 400, lang="zh") == result.trace.meta.error_zh
+    assert short_label(failed, 400, lang="en") == result.error

@@ -234,6 +234,8 @@ def test_the_html_export_draws_its_diagram_and_controls_in_chinese(name):
     assert not [w for t in controls for w in english(t)], controls
     assert not [w for p in bundle["phases"].values() for w in english(p["name"]["zh"])]
     assert not english(re.search(r"<title>(.*?)</title>", page)[1], allowed)
+    labels = [h["label"] for h in bundle["hops"]]  # the viewer's list and header
+    assert labels and not [w for t in labels for w in english(t, allowed)], labels
 
 
 @pytest.mark.parametrize(("a", "b"), [("beijing-direct", "beijing-mcp"), ("era-handshake", "era-modern")])

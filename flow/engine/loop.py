@@ -500,7 +500,7 @@ async def run_flow(
         cause = leaf_exception(exc)
         failure = as_flow_error(cause, options, model)
         error, error_zh = failure.line("en"), failure.line("zh")
-        payload: dict[str, Any] = {"error": type(cause).__name__, "message": error}
+        payload: dict[str, Any] = {"error": type(cause).__name__, "message": error, "message_zh": error_zh}
         if stderr_tail:
             payload["server_stderr"] = stderr_tail
         # The user gets this line where the answer would have been: step 10.

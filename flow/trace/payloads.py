@@ -327,6 +327,7 @@ class ErrorPayload(TypedDict, total=False):
 
     error: str  # what failed, in a word or two ("timeout", an exception's name), or the bad arguments' reason
     message: str
+    message_zh: str  # step 10: the same line in Chinese, as the user was told it
     method: str  # the MCP request that went unanswered
     timeout_s: float
     server_stderr: str  # the end of a stdio server's stderr

@@ -119,6 +119,10 @@ def _schemas(b: _Builder, hop: Hop) -> None:
     if p is None or not b.has("payload", "mcp") or not b.has("payload", "openai"):
         b.mark("payload", open_it=True)
         return
+    if "content" in p:  # step 2: MCP content → chat messages: how each block was mapped, and what it became
+        b.mark("payload", "content", open_it=True)
+        b.mark("payload", "openai", open_it=True)
+        return
     where: dict[str, int] = {}
     for j, tool in enumerate(p["openai"]):
         name = as_dict(tool.get("function")).get("name")

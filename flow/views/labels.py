@@ -477,7 +477,10 @@ def _failure_text(hop: Hop, lang: Lang) -> str:
     got = _dict(hop.payload)
     if "tool_call" in got and got.get("error"):
         return _w("bad_arguments", lang, why=_value_text(got["error"]))
-    return _w("failure", lang, what=_first_text(got, "message", "error", "method") or KIND_NAMES[hop.kind][lang])
+    said = _first_text(got, "message_zh") if lang == "zh" else ""  # the line as the user was told it, in Chinese
+    return said or _w(
+        "failure", lang, what=_first_text(got, "message", "error", "method") or KIND_NAMES[hop.kind][lang]
+    )
 
 
 def short_label(hop: Hop, width: int = 32, *, lang: Lang = "en") -> str:
