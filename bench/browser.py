@@ -235,7 +235,7 @@ def _upload(page: Any, path: Path, hops: int) -> None:
     # From a position other than the first, so the new trace (which starts at its first hop) is seen arriving.
     if page.evaluate("() => window.__viewer.count") > 1:
         _goto(page, 1)
-    page.locator("input[type='file']").set_input_files(str(path))
+    page.locator("input[type='file']").first.set_input_files(str(path))  # the trace's; the second is its questions
     page.wait_for_function(
         "n => window.__viewer && window.__viewer.count === n && window.__viewer.root.dataset.current === '1'", arg=hops
     )
