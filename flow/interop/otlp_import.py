@@ -29,7 +29,7 @@ from flow.interop.common import (
 )
 from flow.trace.files import TraceError, json_value_problem
 from flow.trace.model import Actor, ImportInfo, Kind, Trace, TraceMeta, answer_step, as_dict, as_list, usage_counts
-from flow.trace.summaries import frame_kind, frame_summary, response_summary
+from flow.trace.summaries import arguments_text, frame_kind, frame_summary, response_summary
 
 _CHAT_OPERATIONS = {"chat", "text_completion", "generate_content"}
 
@@ -736,7 +736,7 @@ class _OtlpImport:
                 call_id = a.get("gen_ai.tool.call.id")
                 ids = {"jsonrpc_id": rpc_id, "tool_call_id": str(call_id) if call_id else None, "rnd": rnd}
                 mark = {"reported_by": "mcp_server"}
-                shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+                shown = arguments_text(kwargs)  # as the tap wrote it (flow.trace.reports)
                 self.hop(
                     client.end_ns,
                     "tool.invoke",

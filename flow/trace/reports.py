@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flow.trace.factory import json_bytes
+from flow.trace.summaries import arguments_text
 
 REPORT_KEY = "dev.mcp-flow/tool-execution"
 
@@ -76,12 +77,6 @@ def _time(value: Any, what: str) -> dt.datetime:
     raise RefusedReport(f"{what} is not an ISO 8601 time with its offset")
 
 
-def _kv(kwargs: dict[str, Any]) -> str:
-    return ", ".join(
-        f"{k}={json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}" for k, v in kwargs.items()
-    )
-
-
 def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> ExecutionReport | None:
     """The report in a tools/call result's `_meta`, checked; None when there is none. `tool` is the name the
     client's tools/call asked for; `frame_bytes`, when the caller measured the frame, spares measuring a report
@@ -139,7 +134,7 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     return ExecutionReport(
         invoke=invoke,
         result=result_payload,
-        invoke_summary=f"the server runs {function}({_kv(kwargs)})",
+        invoke_summary=f"the server runs {function}({arguments_text(kwargs)})",
         result_summary=result_summary,
         raised=outcome == "raised",
         duration_ms=round(duration_s * 1000, 3),
