@@ -126,7 +126,7 @@ app_command() {
   for arg in "$@"; do
     if [ "$arg" = --lan ]; then LAN=1; else rest+=("$arg"); fi
   done
-  APP_CMD=("$VENV/bin/python" -m streamlit run app.py --server.headless true --browser.gatherUsageStats false)
+  APP_CMD=("$VENV/bin/python" -m streamlit run serve.py --server.headless true --browser.gatherUsageStats false)
   if [ "$LAN" = 1 ]; then
     for arg in "${rest[@]}"; do
       if [ "$arg" = --allow-server-commands ]; then
@@ -152,7 +152,7 @@ main() {
       app_command "$@" || exit $?
       setup
       if [ "$LAN" = 1 ]; then echo "$LAN_NOTE" >&2; fi
-      begin "App (streamlit run app.py; Ctrl-C stops it)"
+      begin "App (streamlit run serve.py: the pages of app.py and the rooms' routes; Ctrl-C stops it)"
       exec "${APP_CMD[@]}"
       ;;
     test)

@@ -5,14 +5,16 @@ Stepping happens in the browser; the viewer reports where it is (component state
 page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows.
 The sidebar's lesson toggles turn on the trace's questions (a sample's own, or a file uploaded with an
 uploaded trace) and the restaurant captions; the viewer has the same two buttons for presenter mode.
+"Present to a room" opens a classroom room for the trace: students' screens follow this viewer.
 """
 
 import streamlit as st
 
 import flow
+from ui import rooms
 from ui.i18n import t
 from ui.state import add_upload, all_traces, state
-from ui.trace_viewer import add_questions, questions, reported_hop, trace_viewer
+from ui.trace_viewer import add_questions, bundle_text, questions, reported_hop, trace_viewer
 from ui.view import downloads, picker, remembered
 
 app = state()
@@ -121,11 +123,55 @@ with st.sidebar:
     st.caption(t("questions_count", lang).format(n=len(found)) if found else t("questions_none", lang))
     app.captions = st.toggle(t("captions_toggle", lang), value=app.captions, key=f"step_captions_{lang}")
 
+# A classroom room: students' screens follow this viewer (ui/rooms.py, flow's room routes in serve.py).
+with st.sidebar:
+    st.divider()
+    st.markdown(f"**{t('room_head', lang)}**")
+    room = rooms.live(app)
+    if not flow.rooms_served():
+        st.caption(t("room_not_served", lang))
+    elif room is None or room.trace_key != item.key:
+        if room is not None:
+            st.caption(t("room_other_trace", lang))
+        if st.button(
+            t("room_present", lang),
+            key="step_room_present",
+            help=t("room_present_help", lang),
+            icon=":material/cast_for_education:",
+        ):
+            try:
+                rooms.present(app, item, {code: bundle_text(item, code, found) for code in ("zh", "en")}, found)
+                app.room_error = None
+            except flow.RoomError as exc:
+                app.room_error = exc.message_zh if lang == "zh" else exc.message
+            room = rooms.live(app)
+        if app.room_error:
+            st.error(
+                f"{t('room_failed', lang)}：{app.room_error}" if lang == "zh" else app.room_error,
+                icon=":material/error:",
+            )
+    if room is not None and room.trace_key == item.key:
+        st.caption(t("room_link", lang).format(link=room.link))
+        if not room.lan:
+            st.caption(t("room_loopback", lang))
+        if st.button(t("room_close", lang), key="step_room_close", icon=":material/cancel_presentation:"):
+            rooms.close(app)
+            room = None
+
 
 @st.fragment
 def stepper(start: int) -> None:
     # The viewer's reports rerun only this fragment: a step never redraws the page.
-    trace_viewer(item, lang, start=start, on_hop=on_hop, found=found, quiz=app.quiz, captions=app.captions)
+    trace_viewer(
+        item,
+        lang,
+        start=start,
+        on_hop=on_hop,
+        found=found,
+        quiz=app.quiz,
+        captions=app.captions,
+        room=rooms.viewer_room(room, item),
+    )
 
 
 stepper(app.index)

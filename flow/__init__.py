@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         key_for,
         notes_before_sending,
     )
+    from flow.rooms import RoomError, RoomKeys, RoomView, qr_svg, room_store, rooms_served
     from flow.runs import run, run_flow
     from flow.samples import SAMPLES
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
@@ -58,6 +59,7 @@ _HOME = {
         "flow.providers",
     ),
     **dict.fromkeys(("PROVIDER_NOTES",), "flow.text.errors"),
+    **dict.fromkeys(("RoomError", "RoomKeys", "RoomView", "qr_svg", "room_store", "rooms_served"), "flow.rooms"),
     **dict.fromkeys(("run", "run_flow"), "flow.runs"),
     "SAMPLES": "flow.samples",
     **dict.fromkeys(
@@ -119,6 +121,9 @@ __all__ = [
     "PROVIDER_NOTES",
     "QuestionsError",
     "RenderError",
+    "RoomError",
+    "RoomKeys",
+    "RoomView",
     "RunOptions",
     "RunResult",
     "SAMPLES",
@@ -145,21 +150,24 @@ __all__ = [
     "inspect_server",
     "key_env_for",
     "key_for",
-    "notes_before_sending",
     "load_trace",
-    "message_of",
     "message_name",
+    "message_of",
+    "notes_before_sending",
     "overview_dot",
     "parse_script",
     "parse_trace",
     "per_phase_ms",
     "per_step",
+    "point",
+    "qr_svg",
     "questions_for",
     "read_questions_bytes",
-    "point",
     "read_trace_bytes",
     "render",
     "replay",
+    "room_store",
+    "rooms_served",
     "route",
     "run",
     "run_flow",

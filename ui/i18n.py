@@ -124,6 +124,28 @@ TEXT: dict[str, dict[Lang, str]] = {
     "questions_count": {"zh": "这份运行记录有 {n} 个问题", "en": "This trace has {n} questions"},
     "questions_none": {"zh": "这份运行记录没有问题文件", "en": "This trace has no questions file"},
     "captions_toggle": {"zh": "餐厅比喻（第一堂课）", "en": "Restaurant captions (a first lesson)"},
+    "room_head": {"zh": "课堂房间", "en": "Classroom room"},
+    "room_present": {"zh": "投屏到房间", "en": "Present to a room"},
+    "room_present_help": {
+        "zh": "学生扫码或打开链接，在自己的设备上跟着你一步步看；回答课堂提问",
+        "en": "Students scan or open the link and follow each step on their own screens, and answer the questions",
+    },
+    "room_close": {"zh": "关闭房间", "en": "Close the room"},
+    "room_link": {"zh": "学生打开：{link}", "en": "Students open: {link}"},
+    "room_other_trace": {
+        "zh": "房间展示的是另一个记录；投屏这个记录会关闭旧房间",
+        "en": "The room shows another trace; presenting this one closes it",
+    },
+    "room_loopback": {
+        "zh": "本应用只在本机监听，其他设备打不开这个链接：用 ./dev.sh app --lan 启动，才能让教室里的设备加入",
+        "en": "This app listens on this machine only, so other devices cannot open the link: start it with "
+        "./dev.sh app --lan for a classroom",
+    },
+    "room_not_served": {
+        "zh": "房间需要应用的房间路由：用 ./dev.sh app（streamlit run serve.py）启动",
+        "en": "Rooms need the app's room routes: start it with ./dev.sh app (streamlit run serve.py)",
+    },
+    "room_failed": {"zh": "无法打开房间", "en": "Cannot open a room"},
     "questions_upload": {
         "zh": "问题文件（可选，NAME.questions.json）",
         "en": "Questions file (optional, NAME.questions.json)",

@@ -46,6 +46,8 @@ class AppState:
     run_error: dict[str, str] | None = None  # the last run's failure line, in both languages
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
     warm: dict[str, WarmSession] = field(default_factory=dict)  # open stdio sessions, by era
+    room: object | None = None  # the classroom room this session presents (ui.rooms.Presenting)
+    room_error: str | None = None  # why the last "Present to a room" failed, in the page's language
 
 
 def warm_session(app: AppState, era: Era) -> WarmSession:

@@ -60,6 +60,12 @@ def _bundle_json(key: str, lang: Lang, questions_key: str, _trace: Any, _questio
     return bundle_json(viewer_bundle(_trace, lang=lang, questions=_questions or None))
 
 
+def bundle_text(item: Loaded, lang: Lang, found: dict[int, Any] | None = None) -> str:
+    """The bundle as JSON text, from the shared cache (a room serves it to its followers)."""
+    found = found or {}
+    return _bundle_json(item.key, lang, _questions_key(found), item.trace, found)
+
+
 def bundle(item: Loaded, lang: Lang, found: dict[int, Any] | None = None) -> dict[str, Any]:
     """The bundle as the viewer receives it (for tests and other pages)."""
     found = found or {}
@@ -75,13 +81,14 @@ def trace_viewer(
     found: dict[int, Any] | None = None,
     quiz: bool = False,
     captions: bool = False,
+    room: dict[str, Any] | None = None,
 ) -> Any:
-    """Mount the viewer at hop index `start` (0-based), with the trace's questions (`found`, by hop seq) and the
-    page's toggles. The browser sends the data again only when it changes: `start` is what the page knew when
+    """Mount the viewer at hop index `start` (0-based), with the trace's questions (`found`, by hop seq), the
+    page's toggles and the room it presents to (ui.rooms.viewer_room). The browser sends the data again only when it changes: `start` is what the page knew when
     it was last drawn as a whole, not every step since."""
     found = found or {}
     text = _bundle_json(item.key, lang, _questions_key(found), item.trace, found)
-    options = json.dumps({"questions": bool(quiz), "captions": bool(captions)})
+    options = json.dumps({"questions": bool(quiz), "captions": bool(captions), "room": room})
     data = f'{{"start": {int(start)}, "options": {options}, "bundle": {text}}}'
     return _mount(key=VIEWER_KEY, data=data, on_hop_change=on_hop)
 

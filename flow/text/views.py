@@ -60,6 +60,23 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     },
     "right_answer": {"zh": "正确答案", "en": "Right answer"},
     "quiz_keys": {"zh": "A–E 选择 · → 或回车揭晓", "en": "A–E picks · → or Enter reveals"},
+    # classroom rooms
+    "room": {"zh": "房间", "en": "Room"},
+    "room_joined": {"zh": "{n} 人加入", "en": "{n} joined"},
+    "room_show_qr": {"zh": "二维码", "en": "QR code"},
+    "room_join": {"zh": "扫码或打开链接，跟着老师一起看", "en": "Scan or open the link to follow on your screen"},
+    "room_qr_close": {"zh": "点击任意处关闭", "en": "Click anywhere to close"},
+    "room_following": {"zh": "正跟着老师：第 {n} 跳", "en": "Following the teacher: hop {n}"},
+    "room_own": {
+        "zh": "你在自己翻看，老师在第 {n} 跳。",
+        "en": "You are looking on your own; the teacher is at hop {n}.",
+    },
+    "room_back": {"zh": "回到老师这里（第 {n} 跳）", "en": "Back to the teacher (hop {n})"},
+    "room_pick": {"zh": "选一个答案：每人一次，老师揭晓", "en": "Pick one: one answer each, the teacher reveals"},
+    "room_sent": {"zh": "已提交，等老师揭晓", "en": "Answer sent: the teacher reveals"},
+    "room_votes": {"zh": "{n} 票", "en": "{n} votes"},
+    "room_gone": {"zh": "房间已关闭", "en": "the room was closed"},
+    "room_offline": {"zh": "正在重新连接…", "en": "reconnecting…"},
 }
 
 

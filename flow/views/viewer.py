@@ -163,8 +163,8 @@ def viewer_bundle(
 
 # The viewer's parts, joined in this order into one module and one style sheet: the route at a glance and the
 # questions use the viewer's helpers, which the module hoists.
-JS_PARTS = ("route.js", "quiz.js", "viewer.js")
-CSS_PARTS = ("viewer.css", "lesson.css")
+JS_PARTS = ("route.js", "quiz.js", "room.js", "viewer.js")
+CSS_PARTS = ("viewer.css", "lesson.css", "room.css")
 
 
 @cache

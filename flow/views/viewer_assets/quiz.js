@@ -32,6 +32,11 @@ class Quiz {
     this.v.el.classList.toggle('fv-quiz', this.on);
     this.v.painted = -1;
     if (this.v.hops) this.v.paint(true);
+    if (this.v.room) this.v.room.changed();
+  }
+
+  follower() {
+    return !!(this.v.room && this.v.room.role === 'follower');
   }
 
   asking(i) {
@@ -41,12 +46,16 @@ class Quiz {
 
   pick(i, k) {
     if (!this.asking(i)) return;
+    // In a room a follower's pick is its one answer, sent to the teacher's tally.
+    if (this.follower() && (this.picked.has(i) || !this.v.room.pick(i, k))) return;
     this.picked.set(i, k);
     this.show(i, this.v.lang);
   }
 
   reveal(i) {
-    if (!this.asking(i)) return false;
+    // A follower does not reveal: the teacher does, for the whole room.
+    if (!this.asking(i) || this.follower()) return false;
+    if (this.v.room) this.v.room.reveal(i);
     this.revealed.add(i);
     this.v.painted = -1;
     this.v.paint(true);
@@ -76,23 +85,30 @@ class Quiz {
     const ui = this.v.ui;
     const open = !this.revealed.has(i);
     const picked = this.picked.get(i);
+    const room = this.v.room;
+    const counts = room ? room.counts.get(i) : null;
+    const total = counts ? counts.reduce((a, b) => a + b, 0) : 0;
     const items = q.choices.map((c, k) => {
       const right = !open && k + 1 === q.answer;
       const cls = ['fv-choice', k === picked ? 'fv-picked' : '', right ? 'fv-right' : '', !open && k === picked && !right ? 'fv-wrong' : ''];
       const mark = right ? ' ✓' : !open && k === picked ? ' ✗' : '';
       return h('button', { class: cls.filter(Boolean).join(' '), type: 'button', 'data-choice': String(k + 1),
         'aria-pressed': k === picked ? 'true' : 'false', onclick: () => this.pick(i, k) },
-      h('b', { text: CHOICE_KEYS[k].toUpperCase() }), ' ', c[L], mark ? h('span', { class: 'fv-choice-mark', text: mark }) : null);
+      h('b', { text: CHOICE_KEYS[k].toUpperCase() }), ' ', c[L], mark ? h('span', { class: 'fv-choice-mark', text: mark }) : null,
+      counts ? h('span', { class: 'fv-votes', 'data-votes': String(counts[k] || 0), text: fmt(ui.room_votes[L], { n: counts[k] || 0 }) }) : null,
+      counts && total ? h('span', { class: 'fv-vote-bar', style: `--fv-share:${Math.round((100 * (counts[k] || 0)) / total)}%` }) : null);
     });
+    const waiting = this.follower() && open;
     this.el.hidden = false;
     this.el.dataset.state = open ? 'asking' : 'revealed';
     this.el.replaceChildren(...[
       h('div', { class: 'fv-quiz-head', text: open ? ui.predict[L] : ui.right_answer[L] + ': ' + CHOICE_KEYS[q.answer - 1].toUpperCase() }),
       h('div', { class: 'fv-quiz-ask', text: q.ask[L] }),
       h('div', { class: 'fv-choices' }, ...items),
-      open ? h('div', { class: 'fv-quiz-foot' },
+      open && !waiting ? h('div', { class: 'fv-quiz-foot' },
         h('button', { class: 'fv-reveal fv-primary', type: 'button', onclick: () => this.reveal(i), text: ui.reveal[L] }),
         h('span', { class: 'fv-quiz-keys', text: ui.quiz_keys[L] })) : null,
+      waiting ? h('div', { class: 'fv-quiz-foot fv-quiz-wait', text: picked === undefined ? ui.room_pick[L] : ui.room_sent[L] }) : null,
       !open && q.why ? h('div', { class: 'fv-quiz-why', text: q.why[L] }) : null].filter(Boolean));
   }
 }

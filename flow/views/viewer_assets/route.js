@@ -97,6 +97,7 @@ class RouteStrip {
     this.current = undefined;
     if (this.v.hops) this.paint(this.v.hops[this.v.index], this.v.lang);
     this.v.fitSoon();
+    if (this.v.room) this.v.room.changed();
   }
 
   explain(m) {

@@ -211,6 +211,7 @@ class Viewer {
     document.removeEventListener('fullscreenchange', this.onFullscreen);
     this.resizer.disconnect();
     this.stop();
+    if (this.room) this.room.destroy();
     cancelAnimationFrame(this.frame);
     clearTimeout(this.reportTimer);
     if (window.__viewer && window.__viewer.root === this.el) delete window.__viewer;
@@ -232,7 +233,7 @@ class Viewer {
     this.speedSel.addEventListener('change', () => { if (this.playing) this.play(); });
     this.presenterBtn = b('fv-presenter', () => this.setPresenter(!this.presenter));
     this.fullBtn = b('fv-full', () => this.fullscreen());
-    this.langBtn = this.host.standalone ? b('fv-lang', () => this.setLang(this.lang === 'zh' ? 'en' : 'zh')) : null;
+    this.langBtn = this.host.standalone && !this.host.follower ? b('fv-lang', () => this.setLang(this.lang === 'zh' ? 'en' : 'zh')) : null;
     this.typedEl = h('span', { class: 'fv-typed' });
     this.controls = h('div', { class: 'fv-controls' }, this.prevBtn, this.nextBtn, this.slider, this.typedEl,
       this.playBtn, this.speedSel, this.presenterBtn, this.fullBtn, this.langBtn);
@@ -293,6 +294,7 @@ class Viewer {
     this.texts();
     this.fit();
     this.paint(true);
+    if (this.room) this.room.changed();
   }
 
   options(options) {
@@ -303,6 +305,10 @@ class Viewer {
     if ('captions' in options) this.routeStrip.setCaptions(!!options.captions);
     if ('questions' in options) this.quiz.on = !!options.questions;
     this.quiz.setOn(this.quiz.on);
+    // A classroom room (room.js): the teacher's, from the Step page, or a follower's, from the follower page.
+    const room = options.room || null;
+    if (this.room && (!room || room.code !== this.room.cfg.code || room.role !== this.room.role)) { this.room.destroy(); this.room = null; }
+    if (room && !this.room) this.room = new RoomLink(this, room);
   }
 
   fitSoon() {
@@ -431,6 +437,7 @@ class Viewer {
     this.fast = now - this.lastMove < FAST_MS;
     this.lastMove = now;
     this.index = next;
+    if (this.room) this.room.changed();
     if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.paint(false); });
   }
 

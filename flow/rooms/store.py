@@ -1,0 +1,507 @@
+"""A classroom room's state behind a small interface: what the teacher shows, who follows, what the class answered.
+
+A room holds one trace (its viewer bundles, one per language), the teacher's view (hop index, language, the
+questions and captions toggles), the questions' tallies and the events followers receive, each with an id that
+only grows. The teacher's key moves the room; a follower's token only answers, once per question; answers are
+counts, never linked to who gave them. Everything is bounded: rooms, followers per room, the teacher's events per
+second, the events kept for a follower who reconnects, and a room idle for two hours is gone.
+
+`MemoryRooms` keeps rooms in this process; `flow.rooms.redis_store.RedisRooms` shares them between processes.
+Both satisfy `RoomStore`, which the web routes (flow.rooms.web) and the Step page use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, get_args
+
+Lang = Literal["zh", "en"]
+LANGS: tuple[Lang, ...] = get_args(Lang)
+
+# Codes are what a QR code and a link carry: 14 characters from 32 (70 bits), no look-alikes (0/o, 1/l).
+_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+CODE_LENGTH = 14
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one app process (or every process sharing one Redis) allows; each has its own message."""
+
+    rooms: int = 100
+    followers: int = 500
+    teacher_events_per_s: float = 20.0
+    teacher_burst: int = 40
+    idle_s: float = 2 * 3600.0
+    backlog: int = 256  # events kept for a follower who reconnects with Last-Event-ID
+    bundle_bytes: int = 32 * 2**20
+    queue: int = 1024  # events waiting for one slow follower before it is dropped (it reconnects and catches up)
+
+
+class RoomError(Exception):
+    """A one-line refusal, in both languages, with the HTTP status the routes answer with."""
+
+    def __init__(self, status: int, message: str, message_zh: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.message_zh = message_zh
+
+    def to_json(self) -> dict[str, str]:
+        return {"error": self.message, "error_zh": self.message_zh}
+
+
+def no_room() -> RoomError:
+    return RoomError(
+        404,
+        "no such room: it was closed, it expired after two idle hours, or the link is wrong",
+        "没有这个房间：已关闭、闲置两小时后过期，或链接有误",
+    )
+
+
+def too_many_rooms(limit: int) -> RoomError:
+    return RoomError(
+        429,
+        f"too many rooms are open on this server ({limit}); close one or wait for one to expire",
+        f"本服务器打开的房间已达上限（{limit} 个）；请关闭一个或等它过期",
+    )
+
+
+def room_full(limit: int) -> RoomError:
+    return RoomError(429, f"this room is full ({limit} followers)", f"这个房间已满（{limit} 人）")
+
+
+def not_teacher() -> RoomError:
+    return RoomError(
+        403, "only the teacher moves the room: a follower looks on its own", "只有老师能移动房间：学生只能自己翻看"
+    )
+
+
+def too_fast(per_s: float) -> RoomError:
+    return RoomError(
+        429,
+        f"too many events: the teacher's view changes at most {per_s:g} times a second",
+        f"事件太多：老师的视图每秒最多变化 {per_s:g} 次",
+    )
+
+
+def not_a_follower() -> RoomError:
+    return RoomError(
+        403,
+        "join the room first: this follower token is not one the room gave out",
+        "请先加入房间：这个学生令牌不是房间发出的",
+    )
+
+
+def no_question(index: int) -> RoomError:
+    return RoomError(400, f"hop {index + 1} asks no question", f"第 {index + 1} 跳没有问题")
+
+
+def bad_choice(n: int) -> RoomError:
+    return RoomError(400, f"a choice is a number from 1 to {n}", f"选项是 1 到 {n} 的数字")
+
+
+def answered_once() -> RoomError:
+    return RoomError(
+        409,
+        "this question was answered from this screen already: one answer each",
+        "这台设备已经回答过这个问题：每人一次",
+    )
+
+
+def revealed_already() -> RoomError:
+    return RoomError(409, "the teacher has revealed this question: answers are closed", "老师已揭晓答案：不再接受回答")
+
+
+def bad_bundle(problem: str) -> RoomError:
+    return RoomError(400, f"cannot present this trace: {problem}", f"无法展示这个记录：{problem}")
+
+
+@dataclass(frozen=True)
+class RoomKeys:
+    """What the teacher's page keeps: the code anyone may know, the key that moves the room, the key that reads
+    the tallies (the teacher's own viewer listens with it)."""
+
+    code: str
+    key: str
+    watch: str
+
+
+@dataclass(frozen=True)
+class RoomView:
+    """The teacher's view, as the teacher's viewer posts it and followers apply it."""
+
+    index: int = 0
+    lang: Lang = "zh"
+    quiz: bool = False
+    captions: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "lang": self.lang, "quiz": self.quiz, "captions": self.captions}
+
+
+def view_from(data: Any, hops: int) -> RoomView:
+    """A posted view, checked: an object with an index into the trace, a language, two switches."""
+    if not isinstance(data, Mapping):
+        raise RoomError(
+            400,
+            "a view is a JSON object {index, lang, quiz, captions}",
+            "视图应为 JSON 对象 {index, lang, quiz, captions}",
+        )
+    index = data.get("index")
+    if type(index) is not int or not 0 <= index < hops:
+        raise RoomError(400, f"index is a hop from 0 to {hops - 1}", f"index 应为 0 到 {hops - 1} 的跳序号")
+    lang = data.get("lang", "zh")
+    if lang not in LANGS:
+        raise RoomError(400, "lang is zh or en", "lang 应为 zh 或 en")
+    return RoomView(index=index, lang=lang, quiz=bool(data.get("quiz")), captions=bool(data.get("captions")))
+
+
+EventKind = Literal["view", "tally", "joined", "reveal", "closed", "ping"]
+# What only the teacher's own viewer hears (it listens with the watch key): the class sees counts at the reveal.
+TEACHER_ONLY: frozenset[EventKind] = frozenset({"tally", "joined"})
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing followers receive; `id` only grows within a room. Kinds: view (the teacher moved, switched
+    language or a toggle), tally (counts changed) and joined (a new follower), for the teacher only; reveal;
+    closed; ping (a heartbeat, never stored)."""
+
+    id: int
+    kind: EventKind
+    data: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, **self.data}
+
+    def sse(self) -> str:
+        if self.kind == "ping":
+            return ": ping\n\n"
+        return f"id: {self.id}\nevent: {self.kind}\ndata: {json.dumps(self.data, separators=(',', ':'))}\n\n"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a follower needs on arrival: the view, which questions were revealed (with their counts), the hops'
+    count and the last event id (a stream resumes after it)."""
+
+    view: RoomView
+    hops: int
+    revealed: dict[int, list[int]]
+    followers: int
+    last: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "view": self.view.to_json(),
+            "hops": self.hops,
+            "revealed": {str(k): v for k, v in sorted(self.revealed.items())},
+            "followers": self.followers,
+            "last": self.last,
+        }
+
+
+PING = Event(0, "ping", {})  # a comment line on a quiet stream, so nothing between closes it as idle
+LISTENER_SLACK = 8  # streams beyond the follower limit, for a follower whose old stream has not closed yet
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def valid_code(code: str) -> bool:
+    return len(code) == CODE_LENGTH and all(c in _ALPHABET for c in code)
+
+
+def check_bundles(bundles: Mapping[str, str], limit: int) -> int:
+    """The bundles a room serves, one per language, checked; returns the trace's number of hops."""
+    if set(bundles) != set(LANGS):
+        raise bad_bundle("a room needs the trace's viewer bundle in Chinese and in English")
+    size = sum(len(text.encode()) for text in bundles.values())
+    if size > limit:
+        raise bad_bundle(f"{size / 2**20:.0f} MiB of viewer data is over the {limit // 2**20} MiB a room holds")
+    hops = {len(json.loads(text).get("hops", [])) for text in bundles.values()}
+    if len(hops) != 1 or 0 in hops:
+        raise bad_bundle("the bundles hold no hops, or not the same hops")
+    return hops.pop()
+
+
+def check_choices(choices: Mapping[int, int], hops: int) -> dict[int, int]:
+    return {int(i): int(n) for i, n in choices.items() if 0 <= int(i) < hops and int(n) >= 2}
+
+
+class Bucket:
+    """A token bucket: `rate` a second, `burst` at once."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float]) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens = float(burst)
+        self.at = clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class RoomStore(Protocol):
+    """What the routes and the Step page need of room state. `create`, `close` and `exists` are called from the
+    page's script thread; the rest from the server's event loop."""
+
+    limits: Limits
+
+    def create(self, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView) -> RoomKeys: ...
+
+    def close(self, code: str, key: str) -> None: ...
+
+    def exists(self, code: str) -> bool: ...
+
+    async def bundle(self, code: str, lang: Lang) -> str: ...
+
+    async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]: ...
+
+    async def move(self, code: str, key: str, data: Any) -> Event: ...
+
+    async def reveal(self, code: str, key: str, index: int) -> Event: ...
+
+    async def answer(self, code: str, token: str, index: int, choice: int) -> None: ...
+
+    async def is_watcher(self, code: str, watch: str) -> bool: ...
+
+    async def listen(
+        self, code: str, after: int, *, tallies: bool, heartbeat_s: float = 15.0
+    ) -> AsyncIterator[Event]: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass
+class _Room:
+    bundles: dict[str, str]
+    hops: int
+    choices: dict[int, int]  # hop index -> number of choices, for the hops that ask
+    key: str
+    watch: str
+    view: RoomView
+    bucket: Bucket
+    touched: float
+    tokens: set[str] = field(default_factory=set)
+    counts: dict[int, list[int]] = field(default_factory=dict)
+    answered: dict[int, set[str]] = field(default_factory=dict)
+    revealed: dict[int, list[int]] = field(default_factory=dict)
+    backlog: deque[Event] = field(default_factory=deque)
+    last: int = 0
+    listeners: set[_Listener] = field(default_factory=set)
+
+
+@dataclass(eq=False)
+class _Listener:
+    loop: asyncio.AbstractEventLoop
+    queue: asyncio.Queue[Event | None]
+    tallies: bool
+
+
+class MemoryRooms:
+    """Rooms in this process: a lock around the state (the page's thread creates, the event loop serves), one
+    queue per listening follower, fed with `call_soon_threadsafe`."""
+
+    def __init__(self, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits or Limits()
+        self.clock = clock
+        self._rooms: dict[str, _Room] = {}
+        self._lock = threading.Lock()
+
+    # ---- the page's side ----
+
+    def create(self, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView) -> RoomKeys:
+        hops = check_bundles(bundles, self.limits.bundle_bytes)
+        with self._lock:
+            self._sweep()
+            if len(self._rooms) >= self.limits.rooms:
+                raise too_many_rooms(self.limits.rooms)
+            code = new_code()
+            made = RoomKeys(code=code, key=secrets.token_urlsafe(24), watch=secrets.token_urlsafe(24))
+            self._rooms[code] = _Room(
+                bundles=dict(bundles),
+                hops=hops,
+                choices=check_choices(choices, hops),
+                key=made.key,
+                watch=made.watch,
+                view=RoomView(index=min(view.index, hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions),
+                bucket=Bucket(self.limits.teacher_events_per_s, self.limits.teacher_burst, self.clock),
+                touched=self.clock(),
+            )
+            return made
+
+    def close(self, code: str, key: str) -> None:
+        with self._lock:
+            room = self._rooms.get(code)
+            if room is None:
+                return
+            if not secrets.compare_digest(key, room.key):
+                raise not_teacher()
+            self._publish(room, "closed", {})
+            del self._rooms[code]
+
+    def exists(self, code: str) -> bool:
+        with self._lock:
+            self._sweep()
+            return code in self._rooms
+
+    # ---- the routes' side ----
+
+    def _room(self, code: str) -> _Room:
+        self._sweep()
+        room = self._rooms.get(code)
+        if room is None:
+            raise no_room()
+        return room
+
+    def _sweep(self) -> None:
+        now = self.clock()
+        for code in [c for c, r in self._rooms.items() if now - r.touched > self.limits.idle_s]:
+            self._publish(self._rooms.pop(code), "closed", {"expired": True})
+
+    def _publish(self, room: _Room, kind: EventKind, data: dict[str, Any]) -> Event:
+        room.last += 1
+        event = Event(room.last, kind, data)
+        if kind not in TEACHER_ONLY:  # a reconnecting follower needs what it missed; counts move on anyway
+            room.backlog.append(event)
+            while len(room.backlog) > self.limits.backlog:
+                room.backlog.popleft()
+        for listener in list(room.listeners):
+            if kind in TEACHER_ONLY and not listener.tallies:
+                continue
+            if listener.queue.qsize() >= self.limits.queue:
+                # A follower this far behind is dropped; its browser reconnects and resumes from the backlog.
+                room.listeners.discard(listener)
+                listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
+                continue
+            listener.loop.call_soon_threadsafe(listener.queue.put_nowait, event)
+        if kind == "closed":
+            for listener in room.listeners:
+                listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
+            room.listeners.clear()
+        return event
+
+    async def bundle(self, code: str, lang: Lang) -> str:
+        with self._lock:
+            return self._room(code).bundles[lang]
+
+    async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]:
+        with self._lock:
+            room = self._room(code)
+            if token is None or token not in room.tokens:
+                if len(room.tokens) >= self.limits.followers:
+                    raise room_full(self.limits.followers)
+                token = secrets.token_urlsafe(16)
+                room.tokens.add(token)
+                self._publish(room, "joined", {"followers": len(room.tokens)})
+            snap = Snapshot(room.view, room.hops, dict(room.revealed), len(room.tokens), room.last)
+            return token, snap
+
+    async def move(self, code: str, key: str, data: Any) -> Event:
+        with self._lock:
+            room = self._room(code)
+            if not secrets.compare_digest(key, room.key):
+                raise not_teacher()
+            view = view_from(data, room.hops)
+            if not room.bucket.take():
+                raise too_fast(self.limits.teacher_events_per_s)
+            room.view = view
+            room.touched = self.clock()
+            return self._publish(room, "view", view.to_json())
+
+    async def reveal(self, code: str, key: str, index: int) -> Event:
+        with self._lock:
+            room = self._room(code)
+            if not secrets.compare_digest(key, room.key):
+                raise not_teacher()
+            if index not in room.choices:
+                raise no_question(index)
+            if not room.bucket.take():
+                raise too_fast(self.limits.teacher_events_per_s)
+            counts = room.counts.get(index, [0] * room.choices[index])
+            room.revealed[index] = counts
+            room.touched = self.clock()
+            return self._publish(room, "reveal", {"index": index, "counts": counts})
+
+    async def answer(self, code: str, token: str, index: int, choice: int) -> None:
+        with self._lock:
+            room = self._room(code)
+            if token not in room.tokens:
+                raise not_a_follower()
+            if index not in room.choices:
+                raise no_question(index)
+            n = room.choices[index]
+            if type(choice) is not int or not 1 <= choice <= n:
+                raise bad_choice(n)
+            if index in room.revealed:
+                raise revealed_already()
+            who = room.answered.setdefault(index, set())
+            if token in who:
+                raise answered_once()
+            who.add(token)
+            counts = room.counts.setdefault(index, [0] * n)
+            counts[choice - 1] += 1
+            self._publish(room, "tally", {"index": index, "counts": list(counts)})
+
+    async def is_watcher(self, code: str, watch: str) -> bool:
+        with self._lock:
+            return secrets.compare_digest(watch, self._room(code).watch)
+
+    async def listen(self, code: str, after: int, *, tallies: bool, heartbeat_s: float = 15.0) -> AsyncIterator[Event]:
+        """The room's events after id `after` (those still kept), then each as it happens (a `PING` after each
+        quiet `heartbeat_s`), until the room closes or this listener falls too far behind. Refusals (no room, too
+        many listeners) are raised here, before the stream starts."""
+        listener = _Listener(asyncio.get_running_loop(), asyncio.Queue(), tallies)
+        with self._lock:
+            room = self._room(code)
+            if len(room.listeners) >= self.limits.followers + LISTENER_SLACK:
+                raise room_full(self.limits.followers)
+            missed = [e for e in room.backlog if e.id > after]
+            if after and room.backlog and room.backlog[0].id > after + 1:
+                # Further behind than the events kept: where the room is now, then the reveals.
+                missed = [Event(room.last, "view", room.view.to_json())] + [
+                    Event(room.last, "reveal", {"index": i, "counts": c}) for i, c in sorted(room.revealed.items())
+                ]
+            room.listeners.add(listener)
+        return self._stream(room, listener, missed, after, heartbeat_s)
+
+    async def _stream(
+        self, room: _Room, listener: _Listener, missed: list[Event], after: int, heartbeat_s: float
+    ) -> AsyncIterator[Event]:
+        try:
+            for event in missed:
+                yield event
+            while True:
+                try:
+                    got = await asyncio.wait_for(listener.queue.get(), heartbeat_s)
+                except TimeoutError:
+                    yield PING
+                    continue
+                if got is None:
+                    return
+                if got.id > after:
+                    yield got
+        finally:
+            with self._lock:
+                room.listeners.discard(listener)
+
+    async def aclose(self) -> None:
+        with self._lock:
+            for room in self._rooms.values():
+                for listener in room.listeners:
+                    listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
+                room.listeners.clear()
