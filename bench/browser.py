@@ -153,7 +153,8 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def serve_app() -> Iterator[str]:
-    """`streamlit run app.py` on a free loopback port, stopped afterwards; yields its URL."""
+    """`streamlit run serve.py` (the pages and the rooms' routes, as `./dev.sh app` serves them) on a free loopback
+    port, stopped afterwards; yields its URL."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     proc = subprocess.Popen(
@@ -162,7 +163,7 @@ def serve_app() -> Iterator[str]:
             "-m",
             "streamlit",
             "run",
-            "app.py",
+            "serve.py",
             "--server.port",
             str(port),
             "--server.address",

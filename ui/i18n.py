@@ -137,13 +137,13 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "The room shows another trace; presenting this one closes it",
     },
     "room_loopback": {
-        "zh": "本应用只在本机监听，其他设备打不开这个链接：用 ./dev.sh app --lan 启动，才能让教室里的设备加入",
+        "zh": "本应用只在本机监听，其他设备打不开这个链接：用 `./dev.sh app --lan` 启动，教室里的设备才能加入",
         "en": "This app listens on this machine only, so other devices cannot open the link: start it with "
-        "./dev.sh app --lan for a classroom",
+        "`./dev.sh app --lan` for a classroom",
     },
     "room_not_served": {
-        "zh": "房间需要应用的房间路由：用 ./dev.sh app（streamlit run serve.py）启动",
-        "en": "Rooms need the app's room routes: start it with ./dev.sh app (streamlit run serve.py)",
+        "zh": "房间需要应用的房间路由：用 `./dev.sh app`（即 `streamlit run serve.py`）启动",
+        "en": "Rooms need the app's room routes: start it with `./dev.sh app` (`streamlit run serve.py`)",
     },
     "room_failed": {"zh": "无法打开房间", "en": "Cannot open a room"},
     "questions_upload": {

@@ -310,6 +310,7 @@ class _Listener:
     loop: asyncio.AbstractEventLoop
     queue: asyncio.Queue[Event | None]
     tallies: bool
+    pending: int = 0  # events handed to the queue and not yet taken (the queue's own size lags the handing)
 
 
 class MemoryRooms:
@@ -383,11 +384,12 @@ class MemoryRooms:
         for listener in list(room.listeners):
             if kind in TEACHER_ONLY and not listener.tallies:
                 continue
-            if listener.queue.qsize() >= self.limits.queue:
+            if listener.pending >= self.limits.queue:
                 # A follower this far behind is dropped; its browser reconnects and resumes from the backlog.
                 room.listeners.discard(listener)
                 listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
                 continue
+            listener.pending += 1
             listener.loop.call_soon_threadsafe(listener.queue.put_nowait, event)
         if kind == "closed":
             for listener in room.listeners:
@@ -493,6 +495,8 @@ class MemoryRooms:
                     continue
                 if got is None:
                     return
+                with self._lock:
+                    listener.pending -= 1
                 if got.id > after:
                     yield got
         finally:

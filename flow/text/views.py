@@ -74,7 +74,7 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "room_back": {"zh": "回到老师这里（第 {n} 跳）", "en": "Back to the teacher (hop {n})"},
     "room_pick": {"zh": "选一个答案：每人一次，老师揭晓", "en": "Pick one: one answer each, the teacher reveals"},
     "room_sent": {"zh": "已提交，等老师揭晓", "en": "Answer sent: the teacher reveals"},
-    "room_votes": {"zh": "{n} 票", "en": "{n} votes"},
+    "room_votes": {"zh": "{n} 票", "en": "votes: {n}"},
     "room_gone": {"zh": "房间已关闭", "en": "the room was closed"},
     "room_offline": {"zh": "正在重新连接…", "en": "reconnecting…"},
 }

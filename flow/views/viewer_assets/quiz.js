@@ -94,9 +94,10 @@ class Quiz {
       const mark = right ? ' ✓' : !open && k === picked ? ' ✗' : '';
       return h('button', { class: cls.filter(Boolean).join(' '), type: 'button', 'data-choice': String(k + 1),
         'aria-pressed': k === picked ? 'true' : 'false', onclick: () => this.pick(i, k) },
-      h('b', { text: CHOICE_KEYS[k].toUpperCase() }), ' ', c[L], mark ? h('span', { class: 'fv-choice-mark', text: mark }) : null,
+      // The count floats right on the first line, before the words; a bar behind shows its share.
       counts ? h('span', { class: 'fv-votes', 'data-votes': String(counts[k] || 0), text: fmt(ui.room_votes[L], { n: counts[k] || 0 }) }) : null,
-      counts && total ? h('span', { class: 'fv-vote-bar', style: `--fv-share:${Math.round((100 * (counts[k] || 0)) / total)}%` }) : null);
+      counts && total ? h('span', { class: 'fv-vote-bar', style: `--fv-share:${Math.round((100 * (counts[k] || 0)) / total)}%` }) : null,
+      h('b', { text: CHOICE_KEYS[k].toUpperCase() }), ' ', c[L], mark ? h('span', { class: 'fv-choice-mark', text: mark }) : null);
     });
     const waiting = this.follower() && open;
     this.el.hidden = false;

@@ -134,7 +134,7 @@ class RoomLink {
     if (this.role === 'teacher') return;
     const v = this.v;
     if (view.lang !== v.lang && this.cfg.bundleFor) {
-      this.cfg.bundleFor(view.lang).then((bundle) => { v.load(bundle, v.index); this.apply(); }).catch(() => {});
+      this.cfg.bundleFor(view.lang).then((bundle) => { v.lang = bundle.lang; v.load(bundle, v.index); this.apply(); }).catch(() => {});
       return;
     }
     this.apply();

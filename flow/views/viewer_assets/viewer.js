@@ -413,6 +413,7 @@ class Viewer {
     this.keysEl.textContent = ui.keys[L];
     this.routeStrip.texts(L);
     this.quiz.texts(L);
+    if (this.room) this.room.texts();
   }
 
   setLang(lang) {

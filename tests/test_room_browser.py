@@ -1,0 +1,145 @@
+"""A classroom room in headless Chromium: a teacher on the Step page (the app as `./dev.sh app` serves it, serve.py)
+and two followers, a laptop and a phone (360 px), on the link the room gives.
+
+The followers follow the teacher's steps and language; one looks ahead on its own and comes back; neither moves
+the teacher; both answer a question once, the teacher sees the tally and reveals, and each follower sees the right
+choice and its own. Screenshots go to test-artifacts/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+import flow
+from helpers import ARTIFACTS, ROOT
+
+SAMPLE = flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
+QUESTIONS = flow.questions_for(SAMPLE)
+ASKED = min(i for i, hop in enumerate(SAMPLE.hops) if hop.seq in QUESTIONS)  # the first hop that asks
+RIGHT = QUESTIONS[SAMPLE.hops[ASKED].seq].answer  # from 1
+FOLLOW_MS = 3000  # generous for a loaded CI machine; the benchmark measures the real lag (python -m bench --room)
+
+
+def _page(browser: Any, url: str, *, locale: str, width: int, height: int, phone: bool = False) -> Page:
+    context = browser.new_context(
+        locale=locale, viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone
+    )
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url)
+    page.locator("[data-flow-viewer][data-current]").wait_for()
+    return page
+
+
+def _shot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path))
+    return path
+
+
+def _at(page: Page, position: int, timeout: int = FOLLOW_MS) -> None:
+    expect(page.locator("[data-flow-viewer]")).to_have_attribute("data-current", str(position), timeout=timeout)
+
+
+def _teacher_goto(page: Page, index: int) -> None:
+    page.evaluate("i => window.__viewer.goto(i)", index)
+    _at(page, index + 1)
+
+
+def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
+    teacher = _page(browser, app_url, locale="en-US", width=1280, height=720)
+    teacher.get_by_text("Questions: predict, then reveal").click()
+    expect(teacher.locator(".fv-questions-toggle")).to_have_attribute("aria-pressed", "true")
+    teacher.get_by_role("button", name="Present to a room").click()
+    overlay = teacher.locator(".fv-qr")
+    expect(overlay.locator("svg")).to_be_visible()
+    link = overlay.locator(".fv-qr-link").inner_text()
+    assert link.startswith("http://") and "/room/" in link
+    assert teacher.locator(".fv-qr-code svg path").count() >= 1  # drawn here, no image from anywhere
+    _shot(teacher, "room-teacher-qr-en-1280x720.png")
+    overlay.click()
+    expect(overlay).to_have_count(0)
+    # The link names the address students use; the test's browser reaches this app on its own port.
+    follow_url = app_url + link[link.index("/room/") :]
+    laptop = _page(browser, follow_url, locale="zh-CN", width=1280, height=720)
+    phone = _page(browser, follow_url, locale="en-US", width=360, height=740, phone=True)
+    expect(teacher.locator(".fv-room")).to_contain_text("2 joined")
+
+    # The teacher steps; both follow.
+    for _ in range(3):
+        teacher.locator(".fv-next").click()
+    _at(teacher, 4)
+    for page in (laptop, phone):
+        _at(page, 4)
+        expect(page.locator(".fv-room-banner")).to_have_attribute("data-following", "1")
+    # The followers' screens follow the teacher's language (English), not their own browser's.
+    expect(laptop.locator(".fv-next")).to_contain_text("Next")
+
+    # One looks ahead on its own: the teacher does not move, the follower stays where it went.
+    laptop.locator(".fv-next").click()
+    laptop.locator(".fv-next").click()
+    _at(laptop, 6)
+    expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-following", "")
+    _teacher_goto(teacher, 4)  # hop 5
+    _at(phone, 5)
+    laptop.wait_for_timeout(500)
+    _at(laptop, 6, timeout=100)
+    _at(teacher, 5, timeout=100)  # the follower's presses never reached the teacher
+    _shot(laptop, "room-follower-own-en-1280x720.png")
+    laptop.locator(".fv-room-back").click()
+    _at(laptop, 5)
+    expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-following", "1")
+
+    # A question: each follower answers once, the teacher sees the tally, then reveals.
+    _teacher_goto(teacher, ASKED)
+    for page in (laptop, phone):
+        _at(page, ASKED + 1)
+        expect(page.locator("[data-flow-viewer]")).to_have_attribute("data-asking", "1")
+        expect(page.locator(".fv-reveal")).to_have_count(0)  # only the teacher reveals
+    wrong = 1 if RIGHT != 1 else 2
+    laptop.locator(f".fv-choice[data-choice='{RIGHT}']").click()
+    phone.locator(f".fv-choice[data-choice='{wrong}']").scroll_into_view_if_needed()
+    phone.locator(f".fv-choice[data-choice='{wrong}']").click()
+    phone.locator(f".fv-choice[data-choice='{RIGHT}']").click()  # a second answer from the same screen: ignored
+    expect(laptop.locator(".fv-quiz-wait")).to_contain_text("Answer sent")
+    votes = teacher.locator(".fv-votes")
+    expect(teacher.locator(f".fv-choice[data-choice='{RIGHT}'] .fv-votes")).to_have_attribute("data-votes", "1")
+    expect(teacher.locator(f".fv-choice[data-choice='{wrong}'] .fv-votes")).to_have_attribute("data-votes", "1")
+    assert sum(int(votes.nth(k).get_attribute("data-votes") or 0) for k in range(votes.count())) == 2
+    _shot(teacher, "room-teacher-tally-en-1280x720.png")
+    _shot(phone, "room-phone-question-en-360x740.png")
+    teacher.locator(".fv-reveal").click()
+    for page, mine in ((laptop, RIGHT), (phone, wrong)):
+        card = page.locator(".fv-quiz-card")
+        expect(card).to_have_attribute("data-state", "revealed", timeout=FOLLOW_MS)
+        expect(page.locator(f".fv-choice[data-choice='{RIGHT}']")).to_have_class(_has("fv-right"))
+        expect(page.locator(f".fv-choice[data-choice='{mine}']")).to_have_class(_has("fv-picked"))
+    expect(phone.locator(f".fv-choice[data-choice='{wrong}']")).to_have_class(_has("fv-wrong"))
+    _shot(laptop, "room-follower-revealed-en-1280x720.png")
+    _shot(phone, "room-phone-revealed-en-360x740.png")
+
+    # The teacher switches to Chinese: the followers' screens do too.
+    teacher.locator(".st-key-lang_choice").get_by_text("中文").click()
+    for page in (laptop, phone):
+        expect(page.locator(".fv-next")).to_contain_text("下一步", timeout=10_000)
+        _at(page, ASKED + 1)
+    _shot(laptop, "room-follower-zh-1280x720.png")
+    _shot(phone, "room-phone-zh-360x740.png")
+    teacher.set_viewport_size({"width": 1920, "height": 1080})
+    _shot(teacher, "room-teacher-zh-1920x1080.png")
+
+    # Closing the room ends it for everyone.
+    teacher.get_by_role("button", name="关闭房间").click()
+    expect(laptop.locator(".fv-room")).to_contain_text("房间已关闭", timeout=10_000)
+    for page in (teacher, laptop, phone):
+        page.context.close()
+
+
+def _has(cls: str) -> Any:
+    import re
+
+    return re.compile(rf"(^|\s){cls}(\s|$)")

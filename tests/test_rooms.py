@@ -1,0 +1,356 @@
+"""Classroom rooms, in one process: the store (flow/rooms/store.py) and its routes served over real HTTP.
+
+The store: join (a token kept across reloads), follow, catch up after a reconnect, questions answered once and
+counted, the tally only for the teacher until the reveal, expiry, each limit with its message, and a follower's
+attempt to move the room refused. The routes: the same through uvicorn and httpx2, Server-Sent Events included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+
+import flow
+from flow.rooms.store import CODE_LENGTH, Event, Limits, MemoryRooms, RoomError, RoomView, valid_code
+from flow.rooms.web import room_routes
+from helpers import ROOT
+
+SAMPLE = flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
+QUESTIONS = flow.questions_for(SAMPLE)
+
+
+def _bundles() -> dict[str, str]:
+    return {lang: flow.bundle_json(flow.viewer_bundle(SAMPLE, lang=lang, questions=QUESTIONS)) for lang in ("zh", "en")}
+
+
+BUNDLES = _bundles()
+HOPS = len(SAMPLE.hops)
+INDEX_OF = {hop.seq: i for i, hop in enumerate(SAMPLE.hops)}
+CHOICES = {INDEX_OF[seq]: len(q.choices) for seq, q in QUESTIONS.items()}
+ASKED = min(CHOICES)  # the first hop that asks
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _view(index: int, **extra: Any) -> dict[str, Any]:
+    return {"index": index, "lang": "zh", "quiz": True, "captions": False, **extra}
+
+
+async def _take(stream: Any, n: int, timeout: float = 5.0) -> list[Event]:
+    out: list[Event] = []
+    async with asyncio.timeout(timeout):
+        async for event in stream:
+            if event.kind != "ping":
+                out.append(event)
+            if len(out) == n:
+                break
+    return out
+
+
+def test_codes_are_long_and_unguessable():
+    store = MemoryRooms()
+    codes = {store.create(BUNDLES, CHOICES, RoomView()).code for _ in range(50)}
+    assert len(codes) == 50
+    assert all(len(c) == CODE_LENGTH and valid_code(c) for c in codes)
+    assert not valid_code("../../etc/passwd") and not valid_code("ABCDEFGHIJKLMN")
+
+
+def test_join_keeps_a_token_and_counts_followers():
+    async def main() -> None:
+        store = MemoryRooms()
+        room = store.create(BUNDLES, CHOICES, RoomView(index=3, lang="en"))
+        token, snap = await store.join(room.code, None)
+        again, snap2 = await store.join(room.code, token)  # a reload: the same follower
+        other, snap3 = await store.join(room.code, None)
+        assert again == token and other != token
+        assert snap.view == RoomView(index=3, lang="en") and snap.hops == HOPS
+        assert (snap.followers, snap2.followers, snap3.followers) == (1, 1, 2)
+        assert json.loads(await store.bundle(room.code, "en"))["lang"] == "en"
+
+    asyncio.run(main())
+
+
+def test_followers_follow_the_teacher_in_order():
+    async def main() -> None:
+        store = MemoryRooms()
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        _, snap = await store.join(room.code, None)
+        streams = [await store.listen(room.code, snap.last, tallies=False) for _ in range(3)]
+        for i in range(1, 8):
+            await store.move(room.code, room.key, _view(i))
+        for stream in streams:
+            got = await _take(stream, 7)
+            assert [e.data["index"] for e in got] == list(range(1, 8))
+            assert [e.id for e in got] == sorted(e.id for e in got)
+
+    asyncio.run(main())
+
+
+def test_a_follower_cannot_move_the_room_or_reveal():
+    async def main() -> None:
+        store = MemoryRooms()
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        token, _ = await store.join(room.code, None)
+        for key in (token, room.watch, "", "x" * 40):
+            with pytest.raises(RoomError) as moved:
+                await store.move(room.code, key, _view(5))
+            assert moved.value.status == 403 and "only the teacher" in moved.value.message
+            with pytest.raises(RoomError):
+                await store.reveal(room.code, key, ASKED)
+        _, snap = await store.join(room.code, token)
+        assert snap.view.index == 0
+
+    asyncio.run(main())
+
+
+def test_a_reconnecting_follower_catches_up():
+    async def main() -> None:
+        store = MemoryRooms(Limits(backlog=4))
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        first = await store.move(room.code, room.key, _view(1))
+        await store.move(room.code, room.key, _view(2))
+        await store.move(room.code, room.key, _view(3))
+        # Back after the first event: the two after it, from the backlog.
+        got = await _take(await store.listen(room.code, first.id, tallies=False), 2)
+        assert [e.data["index"] for e in got] == [2, 3]
+        for i in range(4, 12):
+            await store.move(room.code, room.key, _view(i))
+        # Further behind than the backlog: where the room is now.
+        got = await _take(await store.listen(room.code, first.id, tallies=False), 1)
+        assert got[0].kind == "view" and got[0].data["index"] == 11
+
+    asyncio.run(main())
+
+
+def test_questions_answered_once_tallied_for_the_teacher_and_revealed():
+    async def main() -> None:
+        store = MemoryRooms()
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        assert await store.is_watcher(room.code, room.watch) and not await store.is_watcher(room.code, room.key)
+        teacher = await store.listen(room.code, 0, tallies=True)
+        student = await store.listen(room.code, 0, tallies=False)
+        tokens = [(await store.join(room.code, None))[0] for _ in range(3)]
+        for token, choice in zip(tokens, (1, 2, 2), strict=True):
+            await store.answer(room.code, token, ASKED, choice)
+        with pytest.raises(RoomError) as twice:
+            await store.answer(room.code, tokens[0], ASKED, 2)
+        assert twice.value.status == 409
+        with pytest.raises(RoomError):
+            await store.answer(room.code, "not-a-token-of-this-room", ASKED, 1)
+        with pytest.raises(RoomError):
+            await store.answer(room.code, tokens[0], ASKED + 1 if ASKED + 1 not in CHOICES else 0, 1)
+        with pytest.raises(RoomError) as out_of_range:
+            await store.answer(room.code, tokens[1], max(CHOICES), CHOICES[max(CHOICES)] + 1)
+        assert "a choice is a number from 1" in out_of_range.value.message
+        heard = await _take(teacher, 6)  # three joins, three tallies
+        tallies = [e for e in heard if e.kind == "tally"]
+        assert [e.data["counts"][:2] for e in tallies] == [[1, 0], [1, 1], [1, 2]]
+        await store.reveal(room.code, room.key, ASKED)
+        with pytest.raises(RoomError) as closed:
+            await store.answer(room.code, (await store.join(room.code, None))[0], ASKED, 1)
+        assert closed.value.status == 409
+        # The class heard no tally, no join: only the reveal, with the counts.
+        got = await _take(student, 1)
+        assert got[0].kind == "reveal" and got[0].data["counts"][:2] == [1, 2]
+        _, snap = await store.join(room.code, tokens[0])
+        assert snap.revealed[ASKED][:2] == [1, 2]
+
+    asyncio.run(main())
+
+
+def test_an_idle_room_expires_after_two_hours_and_a_busy_one_does_not():
+    async def main() -> None:
+        clock = Clock()
+        store = MemoryRooms(clock=clock)
+        assert store.limits.idle_s == 7200
+        idle = store.create(BUNDLES, CHOICES, RoomView())
+        busy = store.create(BUNDLES, CHOICES, RoomView())
+        stream = await store.listen(idle.code, 0, tallies=False)
+        clock.now += 3600
+        await store.move(busy.code, busy.key, _view(1))
+        clock.now += 3601
+        assert not store.exists(idle.code) and store.exists(busy.code)
+        got = await _take(stream, 1)
+        assert got[0].kind == "closed" and got[0].data == {"expired": True}
+        with pytest.raises(RoomError) as gone:
+            await store.join(idle.code, None)
+        assert gone.value.status == 404 and "expired" in gone.value.message
+
+    asyncio.run(main())
+
+
+def test_limits_each_have_their_message():
+    async def main() -> None:
+        clock = Clock()
+        store = MemoryRooms(Limits(rooms=2, followers=3, teacher_events_per_s=5, teacher_burst=5), clock=clock)
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        store.create(BUNDLES, CHOICES, RoomView())
+        with pytest.raises(RoomError) as rooms:
+            store.create(BUNDLES, CHOICES, RoomView())
+        assert rooms.value.status == 429 and "too many rooms" in rooms.value.message
+        for _ in range(3):
+            await store.join(room.code, None)
+        with pytest.raises(RoomError) as full:
+            await store.join(room.code, None)
+        assert "this room is full (3 followers)" == full.value.message and "已满" in full.value.message_zh
+        for i in range(5):
+            await store.move(room.code, room.key, _view(i))
+        with pytest.raises(RoomError) as fast:
+            await store.move(room.code, room.key, _view(6))
+        assert fast.value.status == 429 and "at most 5 times a second" in fast.value.message
+        clock.now += 1.0  # a second later the teacher may move again
+        await store.move(room.code, room.key, _view(6))
+        with pytest.raises(RoomError) as big:
+            MemoryRooms(Limits(bundle_bytes=1000)).create(BUNDLES, CHOICES, RoomView())
+        assert "MiB" in big.value.message
+        for bad in ({"index": HOPS}, {"index": -1}, {"index": "3"}, {"index": 1, "lang": "fr"}, [1, 2]):
+            with pytest.raises(RoomError) as wrong:
+                await store.move(room.code, room.key, bad)
+            assert wrong.value.status == 400
+
+    asyncio.run(main())
+
+
+def test_a_slow_follower_is_dropped_not_waited_for():
+    async def main() -> None:
+        store = MemoryRooms(Limits(queue=5, teacher_events_per_s=1000, teacher_burst=1000))
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        slow = await store.listen(room.code, 0, tallies=False)
+        for i in range(20):
+            await store.move(room.code, room.key, _view(i % HOPS))
+        await asyncio.sleep(0.05)
+        got = [e async for e in slow]  # ends: dropped once its queue held five
+        assert len(got) <= 6
+
+    asyncio.run(main())
+
+
+def test_closing_ends_every_stream():
+    async def main() -> None:
+        store = MemoryRooms()
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        stream = await store.listen(room.code, 0, tallies=False)
+        with pytest.raises(RoomError):
+            store.close(room.code, room.watch)
+        store.close(room.code, room.key)
+        got = [e async for e in stream]
+        assert [e.kind for e in got] == ["closed"]
+        assert not store.exists(room.code)
+
+    asyncio.run(main())
+
+
+# ---- the routes, over HTTP ----
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[str, MemoryRooms]]:
+    store = MemoryRooms(Limits(followers=50))
+    app = Starlette(routes=room_routes(lambda: store))
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}", store
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _sse(lines: Iterator[str], n: int) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
+    for line in lines:
+        if not line:
+            if "data" in current:
+                events.append(current)
+                if len(events) == n:
+                    return events
+            current = {}
+        elif line.startswith("id: "):
+            current["id"] = int(line[4:])
+        elif line.startswith("event: "):
+            current["event"] = line[7:]
+        elif line.startswith("data: "):
+            current["data"] = json.loads(line[6:])
+    return events
+
+
+def test_routes_join_follow_answer_and_refuse(served):
+    base, store = served
+    room = store.create(BUNDLES, CHOICES, RoomView())
+    url = f"{base}/room/{room.code}"
+    with httpx2.Client(timeout=10) as http:
+        page = http.get(url)
+        assert page.status_code == 200 and "followRoom" in page.text and room.code in page.text
+        assert room.key not in page.text and room.watch not in page.text
+        joined = http.post(url + "/join", json={}).json()
+        token = joined["token"]
+        assert joined["snapshot"]["hops"] == HOPS
+        assert http.get(url + "/bundle/en").json()["lang"] == "en"
+        # A follower's attempt to move the room, with its own token or none, is refused.
+        for headers in ({}, {"x-room-key": token}, {"x-room-key": room.watch}):
+            refused = http.post(url + "/view", json=_view(4), headers=headers)
+            assert refused.status_code == 403
+            assert refused.json()["error"].startswith("only the teacher moves the room")
+        with http.stream("GET", url + "/events", params={"after": joined["snapshot"]["last"]}) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            for i in (1, 2, 3):
+                assert http.post(url + "/view", json=_view(i), headers={"x-room-key": room.key}).status_code == 200
+            got = _sse(stream.iter_lines(), 3)
+        assert [(e["event"], e["data"]["index"]) for e in got] == [("view", 1), ("view", 2), ("view", 3)]
+        assert http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 1}).status_code == 204
+        again = http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 1})
+        assert again.status_code == 409 and "error_zh" in again.json()
+        assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": token}).status_code == 403
+        assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key}).status_code == 200
+        # Bad input: one line each, never a traceback.
+        for body in (b"not json", b"[" * 5000, b'{"token": 5}'):
+            bad = http.post(url + "/answer", content=body)
+            assert bad.status_code in (400, 413) and "Traceback" not in bad.text and bad.json()["error"]
+        missing = http.get(f"{base}/room/abcdefghijkmnp")
+        assert missing.status_code == 404 and "no such room" in missing.text
+        assert http.get(f"{base}/room/..%2f..%2fetc").status_code == 404
+        assert http.get(url + "/bundle/fr").status_code == 404
+
+
+def test_routes_stream_the_tally_only_to_the_watch_key(served):
+    base, store = served
+    room = store.create(BUNDLES, CHOICES, RoomView())
+    url = f"{base}/room/{room.code}"
+    with httpx2.Client(timeout=10) as http:
+        token = http.post(url + "/join", json={}).json()["token"]
+        with http.stream("GET", url + "/events", params={"watch": room.watch}) as teacher:
+            with http.stream("GET", url + "/events", params={"watch": "guess", "after": 0}) as student:
+                http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 2})
+                http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key})
+                heard = _sse(teacher.iter_lines(), 2)
+                seen = _sse(student.iter_lines(), 1)
+    assert [e["event"] for e in heard] == ["tally", "reveal"]
+    assert heard[0]["data"]["counts"][1] == 1
+    assert [e["event"] for e in seen] == ["reveal"]  # no tally before the reveal, no joins
