@@ -406,6 +406,10 @@ def test_only_the_teachers_key_moves_the_room(make: Make) -> None:
                 await store.reveal(keys.code, wrong, 1)
             refused(exc, not_teacher())
         with pytest.raises(RoomError) as exc:
+            await store.move(keys.code, "clé", {"index": 1})  # a header decoded as Latin-1: refused, not a 500
+        refused(exc, not_teacher())
+        assert not await store.is_watcher(keys.code, "clé")
+        with pytest.raises(RoomError) as exc:
             await store.move("x" * 14, keys.key, {"index": 1})
         refused(exc, no_room())
         _, snap = await store.join(keys.code, token)

@@ -57,6 +57,7 @@ from flow.rooms.store import (
     not_teacher,
     revealed_already,
     room_full,
+    same_secret,
     too_fast,
     too_many_rooms,
     view_from,
@@ -483,7 +484,7 @@ class RedisRooms:
             known = self._sync.hget(self._keys(code)[0], "key")
             if known is None:
                 return
-            if not secrets.compare_digest(key, str(known)):
+            if not same_secret(key, str(known)):
                 raise not_teacher()
             self._run("close", code)
 
@@ -533,7 +534,7 @@ class RedisRooms:
 
     async def move(self, code: str, key: str, data: Any) -> Event:
         known, hops = await self._meta(code, "key", "hops")
-        if not secrets.compare_digest(key, known):
+        if not same_secret(key, known):
             raise not_teacher()
         view = view_from(data, int(hops)).to_json()
         rate, burst = self.limits.teacher_events_per_s, self.limits.teacher_burst
@@ -543,7 +544,7 @@ class RedisRooms:
 
     async def reveal(self, code: str, key: str, index: int) -> Event:
         known, choices = await self._meta(code, "key", "choices")
-        if not secrets.compare_digest(key, known):
+        if not same_secret(key, known):
             raise not_teacher()
         n = json.loads(choices).get(str(index)) if type(index) is int else None
         if n is None:
@@ -573,7 +574,7 @@ class RedisRooms:
 
     async def is_watcher(self, code: str, watch: str) -> bool:
         (known,) = await self._meta(code, "watch")
-        return secrets.compare_digest(watch, known)
+        return same_secret(watch, known)
 
     async def _hub(self) -> _Hub:
         """This loop's hub, subscribed (started again if Redis dropped it)."""
