@@ -563,9 +563,8 @@ def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis
                         return  # the view arrived: the stream closes, so the apps stop at once
 
         threading.Thread(target=read, daemon=True).start()
-        assert lines.get(timeout=10) == "status 200"
+        assert lines.get(timeout=10) == "status 200"  # listen() has subscribed before the response starts
         assert lines.get(timeout=10) == "retry: 1000"
-        time.sleep(0.2)  # the stream is subscribed once its first line is out
         joined = httpx.post(f"{b}/room/{keys.code}/join", json={}, timeout=5).json()
         assert joined["snapshot"]["hops"] == HOPS
         moved = httpx.post(
