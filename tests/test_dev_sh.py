@@ -16,7 +16,7 @@ import pytest
 from helpers import ROOT
 
 SKIPS = [
-    "==> System packages: graphviz fonts-wqy-zenhei chromium nodejs npm are there, skipped",
+    "==> System packages: graphviz fonts-wqy-zenhei chromium nodejs npm redis-server are there, skipped",
     "==> Python environment: .venv is there, skipped",
     "==> Python packages: requirements.txt requirements-dev.txt unchanged since the last install, skipped",
     "==> MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped",
@@ -51,7 +51,7 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "third_party" / "node_modules" / ".lock.sha256").write_text(lock + "\n")
     for name in ("python", "ruff", "lint-imports", "mypy"):
         _stand_in(tmp_path / ".venv" / "bin" / name)
-    for name in ("dot", "chromium", "node", "npm"):  # only looked for
+    for name in ("dot", "chromium", "node", "npm", "redis-server"):  # only looked for
         _stand_in(tmp_path / "fakebin" / name, "true")
     _stand_in(tmp_path / "fakebin" / "fc-list", 'echo "/usr/share/fonts/wqy-zenhei.ttc: WenQuanYi Zen Hei"')
     return tmp_path

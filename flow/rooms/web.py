@@ -18,6 +18,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -90,7 +91,8 @@ def room_routes(store: Callable[[], RoomStore]) -> list[Route]:
 
     async def page(request: Request) -> Response:
         code = _code(request)
-        if not store().exists(code):
+        # exists() is the page's (blocking) call: a thread keeps a slow Redis off the event loop.
+        if not await anyio.to_thread.run_sync(store().exists, code):
             raise no_room()
         return HTMLResponse(follower_html(code), headers=_NO_STORE)
 
