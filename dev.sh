@@ -81,7 +81,7 @@ setup() {
     finish
   fi
   python_packages "${1:-}"
-  if [ "${1:-}" = test ]; then third_party; fi
+  if [ "${1:-}" = test ]; then third_party; phoenix_env; fi
 }
 
 # MCP servers from npm, at the versions in third_party/package-lock.json, into third_party/node_modules.
@@ -96,6 +96,23 @@ third_party() {
   fi
   begin "MCP servers from npm (npm ci in third_party/) ..."
   npm ci --prefix third_party --no-audit --no-fund
+  echo "$want" > "$stamp"
+  finish
+}
+
+# Arize Phoenix, which tests/test_phoenix.py starts and sends spans to, in a venv of its own: its many
+# dependencies stay out of .venv. Installed again only when requirements-phoenix.txt changed since the last install.
+PHOENIX_VENV=.venv-phoenix
+phoenix_env() {
+  local f=requirements-phoenix.txt stamp=$PHOENIX_VENV/.requirements-phoenix.sha256 want
+  want=$(sha256sum "$f" | cut -d' ' -f1)
+  if [ -x "$PHOENIX_VENV/bin/phoenix" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    skipped "Arize Phoenix: $f unchanged since the last install, skipped"
+    return
+  fi
+  begin "Arize Phoenix (pip install -r $f into $PHOENIX_VENV) ..."
+  [ -x "$PHOENIX_VENV/bin/python" ] || "$PY" -m venv "$PHOENIX_VENV"
+  "$PHOENIX_VENV/bin/python" -m pip install --disable-pip-version-check -r "$f"
   echo "$want" > "$stamp"
   finish
 }

@@ -20,7 +20,11 @@ SKIPS = [
     "==> Python environment: .venv is there, skipped",
     "==> Python packages: requirements.txt requirements-dev.txt unchanged since the last install, skipped",
     "==> MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped",
+    "==> Arize Phoenix: requirements-phoenix.txt unchanged since the last install, skipped",
 ]
+PHOENIX_PIP = "phoenix-venv/python -m pip install --disable-pip-version-check -r requirements-phoenix.txt"
+# The Phoenix venv's programs log themselves apart from .venv's.
+PHOENIX_STAND_IN = 'echo "phoenix-venv/$(basename "$0") $*" >> "$DEV_SH_LOG"'
 DONE = re.compile(r"    done in \d+ s")
 
 
@@ -51,6 +55,11 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "third_party" / "node_modules" / ".lock.sha256").write_text(lock + "\n")
     for name in ("python", "ruff", "lint-imports", "mypy"):
         _stand_in(tmp_path / ".venv" / "bin" / name)
+    (tmp_path / "requirements-phoenix.txt").write_text("arize-phoenix\n", encoding="utf-8")
+    for name in ("python", "phoenix"):
+        _stand_in(tmp_path / ".venv-phoenix" / "bin" / name, PHOENIX_STAND_IN)
+    stamp = tmp_path / ".venv-phoenix" / ".requirements-phoenix.sha256"
+    stamp.write_text(_sha256(tmp_path / "requirements-phoenix.txt") + "\n")
     for name in ("dot", "chromium", "node", "npm", "redis-server"):  # only looked for
         _stand_in(tmp_path / "fakebin" / name, "true")
     _stand_in(tmp_path / "fakebin" / "fc-list", 'echo "/usr/share/fonts/wqy-zenhei.ttc: WenQuanYi Zen Hei"')
@@ -79,10 +88,44 @@ def test_a_changed_requirements_file_is_installed_again_with_pip_progress_and_a_
     (tree / "requirements-dev.txt").write_text("pytest\nruff\n", encoding="utf-8")
     code, lines, calls = _dev_sh(tree, "setup")
     assert code == 0
-    assert lines[:2] == SKIPS[:2] and lines[-1] == SKIPS[-1]
+    assert lines[:2] == SKIPS[:2] and lines[-2:] == SKIPS[-2:]
     assert lines[2] == "==> Python packages (pip install -r requirements-dev.txt) ..." and DONE.fullmatch(lines[3])
     assert calls == ["python -m pip install --disable-pip-version-check -r requirements-dev.txt"]  # no --quiet
     assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
+
+
+def test_a_changed_phoenix_requirements_file_is_installed_into_its_own_venv_after_the_npm_servers(tree):
+    (tree / "requirements-phoenix.txt").write_text("arize-phoenix>=20\n", encoding="utf-8")
+    code, lines, calls = _dev_sh(tree, "test")
+    assert code == 0
+    assert lines[: len(SKIPS) - 1] == SKIPS[:-1]  # system packages, venv, Python packages, npm servers: skipped
+    assert lines[len(SKIPS) - 1] == "==> Arize Phoenix (pip install -r requirements-phoenix.txt into .venv-phoenix) ..."
+    assert DONE.fullmatch(lines[len(SKIPS)]) and lines[len(SKIPS) + 1].startswith("==> ruff check")
+    assert calls[0] == PHOENIX_PIP and calls[1] == "ruff check ."  # installed before the checks, not into .venv
+    assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
+
+
+def test_a_missing_phoenix_venv_is_made_with_the_python_dev_sh_uses(tree):
+    shutil.rmtree(tree / ".venv-phoenix")
+    # A python that makes the venv: one whose own python is a stand-in.
+    make_venv = (
+        'echo "$(basename "$0") $*" >> "$DEV_SH_LOG"; mkdir -p "$3/bin"; '
+        f"printf '#!/usr/bin/env bash\\n%s\\n' '{PHOENIX_STAND_IN}' > \"$3/bin/python\"; chmod +x \"$3/bin/python\""
+    )
+    _stand_in(tree / "fakebin" / "python-for-dev-sh", make_venv)
+    code, lines, calls = _dev_sh(tree, "setup", PYTHON=str(tree / "fakebin" / "python-for-dev-sh"))
+    assert code == 0 and lines[:-2] == SKIPS[:-1], lines
+    assert calls == ["python-for-dev-sh -m venv .venv-phoenix", PHOENIX_PIP]
+    assert (tree / ".venv-phoenix" / ".requirements-phoenix.sha256").read_text().strip() == _sha256(
+        tree / "requirements-phoenix.txt"
+    )
+
+
+def test_the_app_does_not_install_phoenix(tree):
+    (tree / "requirements-phoenix.txt").write_text("arize-phoenix>=20\n", encoding="utf-8")
+    (tree / ".venv" / "bin" / "python").write_text("#!/usr/bin/env bash\nexit 0\n")  # `exec streamlit`: at once
+    code, lines, calls = _dev_sh(tree, "app")
+    assert code == 0 and not any("Phoenix" in line for line in lines) and PHOENIX_PIP not in calls
 
 
 def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):

@@ -216,14 +216,21 @@ def test_a_failed_run_marks_the_root_span(runner):
 
 class _Collector(http.server.BaseHTTPRequestHandler):
     received: ClassVar[list[tuple[str, str, bytes]]] = []
+    headers_seen: ClassVar[list[dict[str, str]]] = []
+    refuse = False  # answer 401 with the request's Authorization header in the reason, as a careless one might
 
     def do_POST(self) -> None:  # the name http.server calls
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.received.append((self.path, self.headers["Content-Type"], body))
-        self.send_response(200)
+        self.headers_seen.append({k.lower(): v for k, v in self.headers.items()})
+        if self.refuse:  # the exporter reports the status line's reason
+            key = str(self.headers.get("Authorization"))
+            self.send_response(401, f"bad key {key}, that is {key.split()[-1]}")
+        else:
+            self.send_response(200)
         self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
         self.end_headers()
-        self.wfile.write(b"")
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -232,7 +239,7 @@ class _Collector(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def collector():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
-    _Collector.received = []
+    _Collector.received, _Collector.headers_seen, _Collector.refuse = [], [], False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}", _Collector.received
@@ -272,6 +279,32 @@ def test_the_cli_exports_to_a_file_and_a_collector(tmp_path, collector, cli):
     assert len(export(sample("beijing-mcp"))) == sum(
         len(ss["spans"]) for rs in json.loads(out.read_text())["resourceSpans"] for ss in rs["scopeSpans"]
     )
+
+
+def test_the_cli_sends_otlp_headers_and_never_prints_their_values(collector, cli):
+    url, received = collector
+    key = "Basic cGstbGYtMTIzNDpzay1sZi01Njc4"  # base64 of a made-up Langfuse public:secret key pair
+    beijing = str(ROOT / "sample_traces" / "beijing-mcp.json")
+    args = ["export", beijing, "--otlp-endpoint", url, "--otlp-header", f"Authorization={key}"]
+    proc = cli(*args, "--otlp-header", "x-langfuse-ingestion-version=4")
+    assert proc.returncode == 0 and proc.stdout == f"13 spans sent to {url}\n" and proc.stderr == ""
+    [headers] = _Collector.headers_seen
+    assert headers["authorization"] == key and headers["x-langfuse-ingestion-version"] == "4"
+    assert received[0][0] == "/v1/traces"
+    # A collector that refuses the key and says it back: the one error line has the reason, not the key.
+    _Collector.refuse = True
+    proc = cli(*args, "--timeout", "2")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "401" in proc.stderr and "bad key [redacted], that is [redacted]" in proc.stderr
+    assert "cGstbGY" not in proc.stdout + proc.stderr
+    # A header that is not NAME=VALUE (a key pasted alone) is refused without being shown.
+    for bad in ("cGstbGYtMTIzNDpzay1sZi01Njc4", "=cGstbGYtMTIzNDpzay1sZi01Njc4"):
+        proc = cli("export", beijing, "--otlp-endpoint", url, "--otlp-header", bad)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: --otlp-header wants NAME=VALUE")
+        assert "cGstbGY" not in proc.stdout + proc.stderr
+    proc = cli("export", beijing, "--otlp-json", "-", "--otlp-header", f"Authorization={key}")
+    assert proc.returncode == 2 and "cGstbGY" not in proc.stdout + proc.stderr
+    assert len(received) == 2  # the refused and the accepted export, nothing from the refused command lines
 
 
 def test_the_cli_says_in_one_line_when_the_collector_cannot_be_reached(cli):

@@ -183,6 +183,13 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument(
         "--otlp-endpoint", metavar="URL", help="send over OTLP/HTTP to a collector, e.g. http://localhost:4318"
     )
+    ex.add_argument(
+        "--otlp-header",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="an HTTP header for the collector, e.g. Authorization=Basic ... (repeatable; the value is never printed)",
+    )
     ex.add_argument("--timeout", type=float, default=10.0, help="seconds to keep trying the collector")
 
     im = sub.add_parser("import", help="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
@@ -700,6 +707,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     if not args.otlp_json and not args.otlp_endpoint:
         raise _UsageError("say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL")
+    headers: dict[str, str] = {}
+    for header in args.otlp_header:
+        name, eq, value = header.partition("=")
+        if not eq or not name.strip():  # never the argument itself in the message: it may be all a secret
+            raise _UsageError("--otlp-header wants NAME=VALUE, e.g. Authorization=Basic ...")
+        headers[name.strip()] = value
+    if headers and not args.otlp_endpoint:
+        raise _UsageError("--otlp-header goes with --otlp-endpoint URL")
     trace = load_trace(args.file)
     say = _lines_to(args.otlp_json)
     if args.otlp_json:
@@ -708,7 +723,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             print(args.otlp_json)
     if args.otlp_endpoint:
         try:
-            sent = send_otlp(trace, args.otlp_endpoint, timeout_s=args.timeout)
+            sent = send_otlp(trace, args.otlp_endpoint, timeout_s=args.timeout, headers=headers)
         except OtlpExportError as exc:
             _error(exc)
             return 1

@@ -46,7 +46,7 @@ from flow.trace.factory import APP_NAME
 from flow.trace.model import Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
 from flow.trace.payloads import ToolResultPayload, payload_of
-from flow.trace.redact import assert_no_secrets, redact, secret_values
+from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.steps import Step
 
 PROVIDER = "openai"  # every model is reached through the openai SDK's chat.completions API
@@ -497,14 +497,16 @@ def _exporter_log() -> Iterator[list[str]]:
         logger.propagate = propagate
 
 
-def send_otlp(trace: Trace, endpoint: str, *, timeout_s: float = 10.0) -> int:
-    """Send the spans to a collector over OTLP/HTTP (protobuf); returns how many were sent."""
+def send_otlp(trace: Trace, endpoint: str, *, timeout_s: float = 10.0, headers: Mapping[str, str] | None = None) -> int:
+    """Send the spans to a collector over OTLP/HTTP (protobuf); returns how many were sent. `headers` go with the
+    request (a collector's key, e.g. Langfuse's Basic authorization), over those the OTel exporter reads from
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS or OTEL_EXPORTER_OTLP_HEADERS; their values never reach an error message."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
     url = traces_url(endpoint)
     spans = to_spans(trace)
     _otlp_json(spans)  # refuses spans that hold a secret
-    exporter = OTLPSpanExporter(endpoint=url, timeout=timeout_s)
+    exporter = OTLPSpanExporter(endpoint=url, timeout=timeout_s, headers=dict(headers) if headers else None)
     try:
         with _exporter_log() as lines:
             result = exporter.export(spans)
@@ -512,5 +514,9 @@ def send_otlp(trace: Trace, endpoint: str, *, timeout_s: float = 10.0) -> int:
         exporter.shutdown()  # type: ignore[no-untyped-call]  # the OTel exporter's method has no annotations
     if result is not SpanExportResult.SUCCESS:
         reason = lines[-1] if lines else "no reason given"
+        # A collector may say back what it was sent: a header's value, or a word of it (the key after "Basic").
+        said = {part for value in (headers or {}).values() for part in (value, *value.split()) if len(part) >= 6}
+        for secret in sorted(said, key=len, reverse=True):
+            reason = reason.replace(secret, REDACTED)
         raise OtlpExportError(f"the OTLP endpoint {url} did not take the spans: {' '.join(reason.split())[:300]}")
     return len(spans)
