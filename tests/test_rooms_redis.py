@@ -596,3 +596,26 @@ def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def test_two_hundred_followers_arriving_at_once_are_all_let_in(make: Make) -> None:
+    """More followers than the store keeps connections to Redis: each waits for one, none is refused
+    (a pool that refuses when full turned half of a 200-student room away with a 503)."""
+
+    async def main() -> None:
+        store = make(None)
+        room = open_room(store)
+
+        async def arrive() -> Event:
+            token, snap = await store.join(room.code, None)
+            stream = await store.listen(room.code, snap.last, tallies=False)
+            return await nxt(stream, 10)
+
+        arrivals = [asyncio.ensure_future(arrive()) for _ in range(200)]
+        await asyncio.sleep(0.2)
+        await store.move(room.code, room.key, {"index": 2, "lang": "zh"})
+        got = await asyncio.gather(*arrivals)
+        assert [e.data["index"] for e in got] == [2] * 200
+        await store.aclose()
+
+    run(main)

@@ -366,6 +366,9 @@ class _Loop:
     hub: _Hub | None = None
 
 
+POOL_SIZE = 32  # connections to Redis per event loop; a call waits for one, at most the timeout
+
+
 class RedisRooms:
     """Rooms in the Redis at `url`, shared by every process that uses it with the same `prefix`. `create`,
     `close` and `exists` use a blocking client (the page's script thread); the rest an asyncio one."""
@@ -498,7 +501,15 @@ class RedisRooms:
         """This event loop's client and scripts (a store used from a second loop makes its own)."""
         loop = asyncio.get_running_loop()
         if self._aio is None or self._aio.loop is not loop:
-            client = aioredis.Redis.from_url(self._url, **self._options(AsyncRetry(NoBackoff(), 0)))
+            # A pool that waits for a free connection (up to the timeout) rather than refusing: two hundred
+            # followers joining at once would otherwise find the default pool's hundred connections taken.
+            pool = aioredis.BlockingConnectionPool.from_url(
+                self._url,
+                max_connections=POOL_SIZE,
+                timeout=self.timeout_s,
+                **self._options(AsyncRetry(NoBackoff(), 0)),
+            )
+            client = aioredis.Redis(connection_pool=pool)
             scripts = {name: client.register_script(_PRELUDE + body) for name, body in _SCRIPTS.items()}
             self._aio = _Loop(loop, client, scripts)
         return self._aio
