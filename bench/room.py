@@ -29,11 +29,12 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -44,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "sample_traces" / "beijing-mcp.json"
 REDIS_SERVER = "redis-server"
 PACE_S = 0.3  # between the teacher's presses
-SETTLE_S = 3.0  # after the last press, for the last steps to arrive
+SETTLE_S = 2.0  # after the last press, for the last steps to arrive
 LANG: Literal["zh", "en"] = "en"
 _CLK = os.sysconf("SC_CLK_TCK")
 
@@ -407,26 +408,39 @@ def _judge_hops(sent: list[Sent], marks: list[tuple[int, float]]) -> tuple[list[
 
 @dataclass
 class Phase:
-    lags: list[float]
-    missed: int
-    reordered: int
-    drops: int
-    cpu_ms: float
+    lags: list[float]  # ms, every follower's every step it showed
+    missed: int  # steps a follower never heard
+    reordered: int  # steps a follower heard after a later one
+    drops: int  # streams that ended under a follower
+    cpu_ms: float  # the server's, over the presses and the settling after
     rss_before_mb: float
-    rss_mb: float
-    busy_pct: float
-    refused: int
+    rss_mb: float  # the server's, with the followers connected
+    busy_pct: float  # the whole machine's, over the presses
+    refused: int  # presses the server refused
+    wall_s: float = float("nan")  # the presses and the settling after
+    heard: list[float] = field(default_factory=list)  # browser followers: ms to the step's event in the page
+    unpainted: int = 0  # browser followers: steps heard but never painted (the viewer went on to a later one)
+    page_busy_ms: float = float("nan")  # browser followers: each page's main-thread time per step
 
-    def p(self, q: float) -> float:
-        return percentile(self.lags, q) if self.lags else float("nan")
+    @property
+    def server_cpu_pct(self) -> float:
+        return self.cpu_ms / self.wall_s / 10
+
+    def p(self, q: float, values: list[float] | None = None) -> float:
+        values = self.lags if values is None else values
+        return percentile(values, q) if values else float("nan")
 
 
-async def _teach_measured(room: Room, pid: int, steps: int) -> tuple[list[Sent], float, float]:
-    c0, (b0, t0) = cpu_ms(pid), machine_busy()
+async def _teach_measured(
+    room: Room, pid: int, steps: int, settled: Callable[[list[Sent]], Awaitable[None]] | None = None
+) -> tuple[list[Sent], float, float, float]:
+    """The presses, then the settling: (what was sent, the server's CPU ms, the machine's busy % over the
+    presses, the seconds it all took)."""
+    c0, (b0, t0), w0 = cpu_ms(pid), machine_busy(), time.monotonic()
     sent = await teach(room, steps)
-    await asyncio.sleep(SETTLE_S)
-    c1, (b1, t1) = cpu_ms(pid), machine_busy()
-    return sent, c1 - c0, 100 * (b1 - b0) / max(1, t1 - t0)
+    b1, t1 = machine_busy()
+    await (settled(sent) if settled else asyncio.sleep(SETTLE_S))
+    return sent, cpu_ms(pid) - c0, 100 * (b1 - b0) / max(1, t1 - t0), time.monotonic() - w0
 
 
 async def lite_phase(room: Room, pid: int, n: int, steps: int, extra: list[Lite] | None = None) -> Phase:
@@ -440,7 +454,7 @@ async def lite_phase(room: Room, pid: int, n: int, steps: int, extra: list[Lite]
     await asyncio.wait_for(asyncio.gather(*(f.connected.wait() for f in followers)), 60)
     await asyncio.sleep(0.5)
     rss1 = rss_mb(pid)
-    sent, cpu, busy = await _teach_measured(room, pid, steps)
+    sent, cpu, busy, wall = await _teach_measured(room, pid, steps)
     stop.set()
     await asyncio.gather(*tasks)
     lags: list[float] = []
@@ -460,67 +474,132 @@ async def lite_phase(room: Room, pid: int, n: int, steps: int, extra: list[Lite]
         rss1,
         busy,
         sum(1 for s in sent if s.id is None),
+        wall,
     )
 
 
-# Installed before a follower page loads: every change of the highlighted hop, on the machine's clock (ms).
+# Installed before a follower page loads: every change of the highlighted hop, and every `view` event the page's
+# EventSource hears (before room.js handles it), on the machine's clock (ms).
 _MARKS = """(() => {
   window.__roomMarks = [];
+  window.__roomHeard = [];
+  const now = () => performance.timeOrigin + performance.now();
   new MutationObserver((records) => {
-    const t = performance.timeOrigin + performance.now();
+    const t = now();
     for (const r of records) {
       if (r.attributeName === 'data-current' && r.target.matches('[data-flow-viewer]') && r.target.dataset.current) {
         window.__roomMarks.push([+r.target.dataset.current, t]);
       }
     }
   }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-current']});
+  const Source = window.EventSource;
+  window.EventSource = class extends Source {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('view', (e) => window.__roomHeard.push([+e.lastEventId, now()]));
+    }
+  };
 })();"""
 
 
-async def browser_phase(browser: Any, room: Room, pid: int, n: int, steps: int) -> tuple[Phase, float]:
-    """`n` follower pages (one browser context each: its own tab, its own token) through `steps` presses; also
-    the seconds it took to open them all."""
-    rss0 = rss_mb(pid)
-    contexts = []
-    pages = []
-    gate = asyncio.Semaphore(4)
-    t_open = time.monotonic()
+@dataclass
+class Pages:
+    """Follower pages, one browser context each (its own tab, its own token), opened four at a time."""
 
-    async def one() -> None:
-        async with gate:
-            context = await browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
-            await context.add_init_script(_MARKS)
-            page = await context.new_page()
-            page.set_default_timeout(120_000)
-            await page.goto(f"{room.base}/room/{room.code}")
-            await page.locator("[data-flow-viewer][data-current]").wait_for()
-            contexts.append(context)
-            pages.append(page)
+    browser: Any
+    room: Room
+    pages: list[Any] = field(default_factory=list)
+    cdp: list[Any] = field(default_factory=list)
+    open_s: float = 0.0
 
-    await asyncio.gather(*(one() for _ in range(n)))
-    open_s = time.monotonic() - t_open
+    async def grow(self, n: int) -> None:
+        gate = asyncio.Semaphore(4)
+        t0 = time.monotonic()
+
+        async def one() -> None:
+            async with gate:
+                context = await self.browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
+                await context.add_init_script(_MARKS)
+                page = await context.new_page()
+                page.set_default_timeout(120_000)
+                await page.goto(f"{self.room.base}/room/{self.room.code}")
+                await page.locator("[data-flow-viewer][data-current]").wait_for()
+                cdp = await context.new_cdp_session(page)
+                await cdp.send("Performance.enable")
+                self.pages.append(page)
+                self.cdp.append(cdp)
+
+        await asyncio.gather(*(one() for _ in range(n - len(self.pages))))
+        self.open_s += time.monotonic() - t0
+
+    async def busy_s(self) -> list[float]:
+        """Each page's main-thread time so far (Chromium's TaskDuration)."""
+        got = await asyncio.gather(*(c.send("Performance.getMetrics") for c in self.cdp))
+        return [next(m["value"] for m in g["metrics"] if m["name"] == "TaskDuration") for g in got]
+
+    async def shrink(self, n: int) -> None:
+        for page in self.pages[n:]:
+            await page.context.close()
+        del self.pages[n:], self.cdp[n:]
+
+    async def local_busy_ms(self, steps: int) -> float:
+        """The baseline: the pages step on their own (the viewer's goto, as a room's step calls it, at the
+        teacher's pace), all at once; each page's main-thread ms per step. They stop following the room."""
+        some = self.pages
+        before = await self.busy_s()
+        script = """async ({steps, pace}) => {
+          const v = window.__viewer;
+          for (let k = 0; k < steps; k++) { v.goto((v.index + 1) % v.count); await new Promise((r) => setTimeout(r, pace)); }
+        }"""
+        await asyncio.gather(*(p.evaluate(script, {"steps": steps, "pace": PACE_S * 1000}) for p in some))
+        after = await self.busy_s()
+        return statistics.fmean(b - a for a, b in zip(before, after, strict=True)) * 1000 / steps
+
+    async def close(self) -> None:
+        for page in self.pages:
+            await page.context.close()
+
+
+async def browser_phase(pages: Pages, pid: int, steps: int, rss0: float) -> Phase:
+    """The open follower pages through `steps` presses; after the last, until every page shows it (at most 30 s)."""
     await asyncio.sleep(1.0)
     rss1 = rss_mb(pid)
     start = time.time() * 1000
-    sent, cpu, busy = await _teach_measured(room, pid, steps)
-    lags: list[float] = []
-    missed = reordered = 0
-    for page in pages:
+    busy0 = await pages.busy_s()
+
+    async def caught_up(sent: list[Sent]) -> None:
+        last = sent[-1].index + 1
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            shown = await asyncio.gather(
+                *(p.evaluate("() => (window.__roomMarks.at(-1) || [0])[0]") for p in pages.pages)
+            )
+            if all(h == last for h in shown):
+                break
+            await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)
+
+    sent, cpu, busy, wall = await _teach_measured(pages.room, pid, steps, caught_up)
+    busy1 = await pages.busy_s()
+    phase = Phase([], 0, 0, 0, cpu, rss0, rss1, busy, sum(1 for s in sent if s.id is None), wall)
+    phase.page_busy_ms = statistics.fmean(b - a for a, b in zip(busy0, busy1, strict=True)) * 1000 / steps
+    for page in pages.pages:
         marks = [(int(h), t / 1000) for h, t in await page.evaluate("() => window.__roomMarks") if t >= start]
-        one_lags, m, r = _judge_hops(sent, marks)
-        lags += one_lags
-        missed += m
-        reordered += r
-    for context in contexts:
-        await context.close()
-    phase = Phase(lags, missed, reordered, 0, cpu, rss0, rss1, busy, sum(1 for s in sent if s.id is None))
-    return phase, open_s
+        heard = [(int(i), 0, t / 1000) for i, t in await page.evaluate("() => window.__roomHeard") if t >= start]
+        lags, unpainted, _ = _judge_hops(sent, marks)
+        heard_lags, missed, reordered = _judge_ids(sent, heard)
+        phase.lags += lags
+        phase.heard += heard_lags
+        phase.missed += missed
+        phase.reordered += reordered
+        phase.unpainted += max(0, unpainted - missed)
+    return phase
 
 
 async def idle_cpu(room: Room, pid: int, steps: int) -> float:
-    """The server's CPU for the same presses with nobody following: the baseline."""
-    _, cpu, _ = await _teach_measured(room, pid, steps)
-    return cpu
+    """The baseline: the server's CPU ms a second for the presses at the same pace with nobody following."""
+    _, cpu, _, wall = await _teach_measured(room, pid, steps)
+    return cpu / wall
 
 
 # ---- the whole ----
@@ -528,22 +607,28 @@ async def idle_cpu(room: Room, pid: int, steps: int) -> float:
 
 def room_figures(quick: bool = False) -> dict[str, Any]:
     """Every figure of the rooms' load test (a few followers and steps with `quick`)."""
-    followers, lite_followers, steps = (4, 10, 10) if quick else (40, 200, 50)
+    few, followers, lite_followers, steps = (2, 4, 10, 10) if quick else (5, 40, 200, 50)
     use_redis = redis_available()
     texts = bundles() if use_redis else {}
     with contextlib.ExitStack() as stack:
         redis_url = stack.enter_context(redis_server()) if use_redis else None
         a = stack.enter_context(serve(redis_url))
         b = stack.enter_context(serve(redis_url)) if redis_url else None
-        return asyncio.run(_measure(a, b, redis_url, texts, followers, lite_followers, steps))
+        return asyncio.run(_measure(a, b, redis_url, texts, (few, followers, lite_followers), steps))
 
 
 async def _measure(
-    a: App, b: App | None, redis_url: str | None, texts: dict[str, str], followers: int, lite_n: int, steps: int
+    a: App, b: App | None, redis_url: str | None, texts: dict[str, str], sizes: tuple[int, int, int], steps: int
 ) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
-    out: dict[str, Any] = {"store": "redis" if redis_url else "memory", "followers": followers, "steps": steps}
+    few, followers, lite_n = sizes
+    out: dict[str, Any] = {
+        "store": "redis" if redis_url else "memory",
+        "load_avg_1m": os.getloadavg()[0],  # others' work on this machine when the run began
+        "followers": followers,
+        "steps": steps,
+    }
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         teacher = None
@@ -559,23 +644,47 @@ async def _measure(
                 return room
 
             room = await new_room()
-            # Warm: one follower page loads the viewer and the bundle once, a few presses go through.
-            warm, _ = await browser_phase(browser, room, a.pid, 1, 3)
-            baseline = await idle_cpu(room, a.pid, steps)
-            out["idle_cpu_ms"] = baseline
+            idle = await idle_cpu(room, a.pid, min(steps, 20))
+            out["idle_cpu_ms_per_s"] = idle
 
-            shown, open_s = await browser_phase(browser, room, a.pid, followers, steps)
+            def per_follower_step(phase: Phase, n: int) -> float:
+                return (phase.cpu_ms - idle * phase.wall_s) / (n * steps)
+
+            pages = Pages(browser, room)
+            rss0 = rss_mb(a.pid)
+            # A few pages first, then the whole class: the lag with the machine to spare, then without.
+            await pages.grow(few)
+            first = await browser_phase(pages, a.pid, steps, rss0)
+            await pages.grow(followers)
+            shown = await browser_phase(pages, a.pid, steps, rss0)
+            await pages.shrink(few)  # the baseline with the machine as the few pages had it
+            local = await pages.local_busy_ms(20)
+            await pages.close()
             out.update(
                 lag_p50_ms=shown.p(50),
                 lag_p95_ms=shown.p(95),
                 missed=shown.missed,
                 reordered=shown.reordered,
+                unpainted=shown.unpainted,
+                heard_p50_ms=shown.p(50, shown.heard),
+                heard_p95_ms=shown.p(95, shown.heard),
+                page_busy_ms_per_step=shown.page_busy_ms,
                 refused_presses=shown.refused,
-                cpu_ms_per_follower_step=(shown.cpu_ms - baseline) / (followers * steps),
-                rss_mb_per_follower=(shown.rss_mb - shown.rss_before_mb) / followers,
-                server_cpu_pct=shown.cpu_ms / (steps * PACE_S + SETTLE_S) / 10,
+                cpu_ms_per_follower_step=per_follower_step(shown, followers),
+                rss_mb_per_follower=(shown.rss_mb - rss0) / followers,
+                server_cpu_pct=shown.server_cpu_pct,
                 machine_busy_pct=shown.busy_pct,
-                pages_open_s=open_s,
+                pages_open_s=pages.open_s,
+                few_followers=few,
+                few_lag_p50_ms=first.p(50),
+                few_lag_p95_ms=first.p(95),
+                few_missed=first.missed,
+                few_reordered=first.reordered,
+                few_unpainted=first.unpainted,
+                few_page_busy_ms_per_step=first.page_busy_ms,
+                few_machine_busy_pct=first.busy_pct,
+                local_page_busy_ms_per_step=local,
+                room_over_local_busy=first.page_busy_ms / local,
             )
 
             room = await new_room()
@@ -585,7 +694,7 @@ async def _measure(
                 lite_as_browsers_lag_p95_ms=lite40.p(95),
                 lite_as_browsers_missed=lite40.missed,
                 lite_as_browsers_reordered=lite40.reordered,
-                lite_as_browsers_cpu_ms_per_follower_step=(lite40.cpu_ms - baseline) / (followers * steps),
+                lite_as_browsers_cpu_ms_per_follower_step=per_follower_step(lite40, followers),
                 lite_as_browsers_rss_mb_per_follower=(lite40.rss_mb - lite40.rss_before_mb) / followers,
             )
 
@@ -598,9 +707,9 @@ async def _measure(
                 lite_missed=lite.missed,
                 lite_reordered=lite.reordered,
                 lite_dropped=lite.drops,
-                lite_cpu_ms_per_follower_step=(lite.cpu_ms - baseline) / (lite_n * steps),
+                lite_cpu_ms_per_follower_step=per_follower_step(lite, lite_n),
                 lite_rss_mb_per_follower=(lite.rss_mb - lite.rss_before_mb) / lite_n,
-                lite_server_cpu_pct=lite.cpu_ms / (steps * PACE_S + SETTLE_S) / 10,
+                lite_server_cpu_pct=lite.server_cpu_pct,
                 lite_machine_busy_pct=lite.busy_pct,
             )
 
@@ -618,7 +727,6 @@ async def _measure(
                 )
             else:
                 out["redis_cross_process"] = None  # not measured: no Redis store or no redis-server here
-            del warm
         finally:
             if teacher is not None:
                 await teacher.close()
