@@ -34,8 +34,10 @@ system_packages() {
   command -v dot >/dev/null || need+=(graphviz)
   { command -v fc-list >/dev/null && fc-list :lang=zh | grep -q .; } || need+=(fonts-wqy-zenhei)
   if [ "${1:-}" = test ]; then
-    want+=(chromium nodejs npm)
+    want+=(chromium nodejs npm redis-server)
     command -v chromium >/dev/null || need+=(chromium)
+    # The rooms' Redis store is tested against a real redis-server (tests/test_rooms_redis.py).
+    command -v redis-server >/dev/null || need+=(redis-server)
     # Node runs the third-party MCP servers from npm that the tests start over stdio.
     command -v node >/dev/null || need+=(nodejs)
     command -v npm >/dev/null || need+=(npm)

@@ -212,6 +212,12 @@ PING = Event(0, "ping", {})  # a comment line on a quiet stream, so nothing betw
 LISTENER_SLACK = 8  # streams beyond the follower limit, for a follower whose old stream has not closed yet
 
 
+def same_secret(given: str, known: str) -> bool:
+    """A key or token compared in constant time; as bytes, since compare_digest refuses non-ASCII text (a
+    header may carry any Latin-1 character)."""
+    return secrets.compare_digest(given.encode(), known.encode())
+
+
 def new_code() -> str:
     return "".join(secrets.choice(_ALPHABET) for _ in range(CODE_LENGTH))
 
@@ -349,7 +355,7 @@ class MemoryRooms:
             room = self._rooms.get(code)
             if room is None:
                 return
-            if not secrets.compare_digest(key, room.key):
+            if not same_secret(key, room.key):
                 raise not_teacher()
             self._publish(room, "closed", {})
             del self._rooms[code]
@@ -414,7 +420,7 @@ class MemoryRooms:
     async def move(self, code: str, key: str, data: Any) -> Event:
         with self._lock:
             room = self._room(code)
-            if not secrets.compare_digest(key, room.key):
+            if not same_secret(key, room.key):
                 raise not_teacher()
             view = view_from(data, room.hops)
             if not room.bucket.take():
@@ -426,7 +432,7 @@ class MemoryRooms:
     async def reveal(self, code: str, key: str, index: int) -> Event:
         with self._lock:
             room = self._room(code)
-            if not secrets.compare_digest(key, room.key):
+            if not same_secret(key, room.key):
                 raise not_teacher()
             if index not in room.choices:
                 raise no_question(index)
@@ -459,7 +465,7 @@ class MemoryRooms:
 
     async def is_watcher(self, code: str, watch: str) -> bool:
         with self._lock:
-            return secrets.compare_digest(watch, self._room(code).watch)
+            return same_secret(watch, self._room(code).watch)
 
     async def listen(self, code: str, after: int, *, tallies: bool, heartbeat_s: float = 15.0) -> AsyncIterator[Event]:
         """The room's events after id `after` (those still kept), then each as it happens (a `PING` after each

@@ -1,0 +1,598 @@
+"""Rooms in Redis (flow.rooms.redis_store): the store contract, run against MemoryRooms (the reference) and
+RedisRooms alike; then what only Redis does: two stores on one Redis as two processes, expiry by TTL, a Redis
+that does not answer, and two real app processes sharing a room. A real `redis-server` runs for the module
+(./dev.sh test installs Debian's)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import redis
+
+from flow.rooms.redis_store import RedisRooms
+from flow.rooms.store import (
+    Event,
+    Limits,
+    MemoryRooms,
+    RoomError,
+    RoomKeys,
+    RoomStore,
+    RoomView,
+    answered_once,
+    bad_choice,
+    no_question,
+    no_room,
+    not_a_follower,
+    not_teacher,
+    revealed_already,
+    room_full,
+    too_fast,
+    too_many_rooms,
+)
+from helpers import ROOT
+
+T = TypeVar("T")
+HOPS = 3
+BUNDLES = {
+    lang: json.dumps({"lang": lang, "hops": [{"n": i} for i in range(HOPS)]}, ensure_ascii=False)
+    for lang in ("zh", "en")
+}
+CHOICES = {1: 3}  # hop 1 asks a question with three choices
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server on a free loopback port, nothing saved to disk, stopped after the module."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed: run ./dev.sh test (it installs Debian's redis-server)")
+    port = _free_port()
+    workdir = tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url, socket_timeout=1)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail("redis-server did not start")
+                time.sleep(0.05)
+        yield url
+    finally:
+        client.close()
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def r(redis_url: str) -> Iterator[redis.Redis]:
+    """A plain client on the test Redis, emptied before each test."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=2)
+    client.flushall()
+    yield client
+    client.close()
+
+
+Make = Callable[..., RoomStore]
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make(request: pytest.FixtureRequest) -> Make:
+    """Makes a store of each kind, with the given limits (the contract holds for both)."""
+    if request.param == "memory":
+        return lambda limits=None: MemoryRooms(limits)
+    url = request.getfixturevalue("redis_url")
+    request.getfixturevalue("r")  # an empty Redis
+    return lambda limits=None: RedisRooms(url, limits)
+
+
+def run(main: Callable[[], Awaitable[T]]) -> T:
+    return asyncio.run(asyncio.wait_for(main(), 30))  # type: ignore[arg-type]
+
+
+async def nxt(stream: AsyncIterator[Event], timeout: float = 5.0) -> Event:
+    return await asyncio.wait_for(anext(stream), timeout)
+
+
+async def ended(stream: AsyncIterator[Event], timeout: float = 5.0) -> bool:
+    try:
+        await asyncio.wait_for(anext(stream), timeout)
+    except StopAsyncIteration:
+        return True
+    return False
+
+
+async def quiet(stream: AsyncIterator[Event], timeout: float = 0.3) -> bool:
+    """Nothing arrives within `timeout` (the read is left pending: tests close their stores after)."""
+    task = asyncio.ensure_future(anext(stream))
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    task.cancel()
+    return not done
+
+
+def refused(exc: pytest.ExceptionInfo[RoomError], expected: RoomError) -> None:
+    assert (exc.value.status, exc.value.message, exc.value.message_zh) == (
+        expected.status,
+        expected.message,
+        expected.message_zh,
+    )
+
+
+def open_room(store: RoomStore) -> RoomKeys:
+    return store.create(BUNDLES, CHOICES, RoomView(index=0, lang="zh"))
+
+
+# ---- the contract, for both stores ----
+
+
+def test_create_serves_the_bundles_and_a_join_gives_a_token_that_is_reused(make: Make) -> None:
+    store = make()
+    keys = open_room(store)
+    assert store.exists(keys.code) and not store.exists("x" * 14)
+
+    async def main() -> None:
+        assert await store.bundle(keys.code, "en") == BUNDLES["en"]
+        assert await store.bundle(keys.code, "zh") == BUNDLES["zh"]
+        token, snap = await store.join(keys.code, None)
+        assert snap.to_json() == {
+            "view": {"index": 0, "lang": "zh", "quiz": False, "captions": False},
+            "hops": HOPS,
+            "revealed": {},
+            "followers": 1,
+            "last": 1,
+        }
+        again, snap2 = await store.join(keys.code, token)
+        assert again == token and snap2.followers == 1 and snap2.last == 1  # no new follower, no event
+        other, snap3 = await store.join(keys.code, "not-a-token-it-gave")
+        assert other not in (token, "not-a-token-it-gave") and snap3.followers == 2 and snap3.last == 2
+        with pytest.raises(RoomError) as exc:
+            await store.join("x" * 14, None)
+        refused(exc, no_room())
+        with pytest.raises(RoomError) as exc:
+            await store.bundle("x" * 14, "zh")
+        refused(exc, no_room())
+        await store.aclose()
+
+    run(main)
+
+
+def test_a_follower_follows_a_move_with_growing_ids(make: Make) -> None:
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        _, snap = await store.join(keys.code, None)
+        stream = await store.listen(keys.code, snap.last, tallies=False)
+        first = await store.move(keys.code, keys.key, {"index": 2, "lang": "en", "quiz": True})
+        second = await store.move(keys.code, keys.key, {"index": 1, "lang": "zh", "captions": True})
+        assert (first.id, second.id) == (snap.last + 1, snap.last + 2)
+        got = [await nxt(stream), await nxt(stream)]
+        assert got == [first, second]
+        assert got[0].to_json() == {"id": 2, "kind": "view", "index": 2, "lang": "en", "quiz": True, "captions": False}
+        _, snap = await store.join(keys.code, None)
+        assert snap.view == RoomView(index=1, lang="zh", quiz=False, captions=True)
+        with pytest.raises(RoomError) as exc:
+            await store.move(keys.code, keys.key, {"index": HOPS})
+        assert exc.value.status == 400
+        other = open_room(store)  # ids are per room
+        assert (await store.move(other.code, other.key, {"index": 0})).id == 1
+        await store.aclose()
+
+    run(main)
+
+
+def test_a_reconnecting_follower_catches_up_after_its_last_event(make: Make) -> None:
+    store = make(Limits(backlog=3))
+    keys = open_room(store)
+
+    async def main() -> None:
+        ids = [(await store.move(keys.code, keys.key, {"index": i % HOPS})).id for i in range(3)]
+        stream = await store.listen(keys.code, ids[0], tallies=False)
+        assert [(await nxt(stream)).id for _ in range(2)] == ids[1:]
+        assert await quiet(stream)
+        # Further behind than the three events kept: where the room is now, then the reveals.
+        await store.reveal(keys.code, keys.key, 1)
+        last = (await store.move(keys.code, keys.key, {"index": 2, "lang": "en"})).id
+        behind = await store.listen(keys.code, ids[0], tallies=False)
+        got = [await nxt(behind), await nxt(behind)]
+        assert [e.to_json() for e in got] == [
+            {"id": last, "kind": "view", "index": 2, "lang": "en", "quiz": False, "captions": False},
+            {"id": last, "kind": "reveal", "index": 1, "counts": [0, 0, 0]},
+        ]
+        fresh = await store.listen(keys.code, 0, tallies=False)  # a first connection hears what is kept
+        assert [(await nxt(fresh)).id for _ in range(3)] == [last - 2, last - 1, last]
+        await store.aclose()
+
+    run(main)
+
+
+def test_answers_are_once_each_closed_at_the_reveal_and_counted(make: Make) -> None:
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        a, _ = await store.join(keys.code, None)
+        b, _ = await store.join(keys.code, None)
+        await store.answer(keys.code, a, 1, 2)
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, a, 1, 3)
+        refused(exc, answered_once())
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, "never-given-token", 1, 1)
+        refused(exc, not_a_follower())
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, b, 0, 1)
+        refused(exc, no_question(0))
+        for choice in (0, 4):
+            with pytest.raises(RoomError) as exc:
+                await store.answer(keys.code, b, 1, choice)
+            refused(exc, bad_choice(3))
+        await store.answer(keys.code, b, 1, 2)
+        event = await store.reveal(keys.code, keys.key, 1)
+        assert event.kind == "reveal" and event.data == {"index": 1, "counts": [0, 2, 0]}
+        c, snap = await store.join(keys.code, None)
+        assert snap.revealed == {1: [0, 2, 0]}
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, c, 1, 1)
+        refused(exc, revealed_already())
+        with pytest.raises(RoomError) as exc:
+            await store.reveal(keys.code, keys.key, 0)
+        refused(exc, no_question(0))
+        await store.aclose()
+
+    run(main)
+
+
+def test_tallies_and_joins_reach_only_the_watch_listener(make: Make) -> None:
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        assert await store.is_watcher(keys.code, keys.watch)
+        assert not await store.is_watcher(keys.code, keys.key)
+        teacher = await store.listen(keys.code, 0, tallies=True)
+        follower = await store.listen(keys.code, 0, tallies=False)
+        token, _ = await store.join(keys.code, None)
+        await store.answer(keys.code, token, 1, 3)
+        moved = await store.move(keys.code, keys.key, {"index": 1})
+        assert [(e.kind, e.data) for e in [await nxt(teacher) for _ in range(3)]] == [
+            ("joined", {"followers": 1}),
+            ("tally", {"index": 1, "counts": [0, 0, 1]}),
+            ("view", moved.data),
+        ]
+        assert await nxt(follower) == moved  # the follower's first event is the move
+        late = await store.listen(keys.code, 0, tallies=True)  # the backlog keeps no tallies
+        assert await nxt(late) == moved
+        await store.aclose()
+
+    run(main)
+
+
+def test_close_ends_the_streams_and_the_room(make: Make) -> None:
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        stream = await store.listen(keys.code, 0, tallies=False)
+        with pytest.raises(RoomError) as exc:
+            await asyncio.to_thread(store.close, keys.code, keys.watch)
+        refused(exc, not_teacher())
+        await asyncio.to_thread(store.close, keys.code, keys.key)
+        event = await nxt(stream)
+        assert (event.kind, event.data, event.id) == ("closed", {}, 1)
+        assert await ended(stream)
+        assert not store.exists(keys.code)
+        with pytest.raises(RoomError) as exc:
+            await store.join(keys.code, None)
+        refused(exc, no_room())
+        with pytest.raises(RoomError) as exc:
+            await store.listen(keys.code, 0, tallies=False)
+        refused(exc, no_room())
+        await asyncio.to_thread(store.close, keys.code, keys.key)  # closing a closed room is nothing
+        await store.aclose()
+
+    run(main)
+
+
+def test_a_room_idle_too_long_expires_and_its_streams_hear_it(make: Make) -> None:
+    store = make(Limits(idle_s=0.4))
+    keys = open_room(store)
+
+    async def main() -> None:
+        stream = await store.listen(keys.code, 0, tallies=False, heartbeat_s=0.1)
+        await asyncio.sleep(0.25)
+        await store.move(keys.code, keys.key, {"index": 1})  # the teacher's act keeps it open
+        assert (await nxt(stream)).kind == "view"
+        await asyncio.sleep(0.25)
+        assert store.exists(keys.code)
+        await asyncio.sleep(0.3)
+        assert not store.exists(keys.code)  # (the memory store sweeps here)
+        while (event := await nxt(stream)).kind == "ping":
+            pass
+        assert (event.kind, event.data) == ("closed", {"expired": True})
+        assert await ended(stream)
+        with pytest.raises(RoomError) as exc:
+            await store.join(keys.code, None)
+        refused(exc, no_room())
+        await store.aclose()
+
+    run(main)
+
+
+def test_the_limits_on_rooms_followers_and_streams(make: Make) -> None:
+    store = make(Limits(rooms=2, followers=2))
+    first, _ = open_room(store), open_room(store)
+    with pytest.raises(RoomError) as exc:
+        open_room(store)
+    refused(exc, too_many_rooms(2))
+    store.close(first.code, first.key)
+    keys = open_room(store)
+
+    async def main() -> None:
+        a, _ = await store.join(keys.code, None)
+        await store.join(keys.code, None)
+        with pytest.raises(RoomError) as exc:
+            await store.join(keys.code, None)
+        refused(exc, room_full(2))
+        assert (await store.join(keys.code, a))[0] == a  # a follower already in comes back
+        streams = [await store.listen(keys.code, 0, tallies=False) for _ in range(2 + 8)]
+        with pytest.raises(RoomError) as exc:
+            await store.listen(keys.code, 0, tallies=False)
+        refused(exc, room_full(2))
+        assert streams
+        await store.aclose()
+
+    run(main)
+
+
+def test_the_teacher_is_rate_limited(make: Make) -> None:
+    store = make(Limits(teacher_events_per_s=2, teacher_burst=3))
+    keys = open_room(store)
+
+    async def main() -> None:
+        for i in range(3):
+            await store.move(keys.code, keys.key, {"index": i})
+        with pytest.raises(RoomError) as exc:
+            await store.move(keys.code, keys.key, {"index": 0})
+        refused(exc, too_fast(2))
+        with pytest.raises(RoomError) as exc:
+            await store.reveal(keys.code, keys.key, 1)
+        refused(exc, too_fast(2))
+        await asyncio.sleep(0.6)  # a token back after half a second
+        await store.move(keys.code, keys.key, {"index": 0})
+        await store.aclose()
+
+    run(main)
+
+
+def test_only_the_teachers_key_moves_the_room(make: Make) -> None:
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        token, _ = await store.join(keys.code, None)
+        for wrong in (token, keys.watch, ""):
+            with pytest.raises(RoomError) as exc:
+                await store.move(keys.code, wrong, {"index": 1})
+            refused(exc, not_teacher())
+            with pytest.raises(RoomError) as exc:
+                await store.reveal(keys.code, wrong, 1)
+            refused(exc, not_teacher())
+        with pytest.raises(RoomError) as exc:
+            await store.move(keys.code, "clé", {"index": 1})  # a header decoded as Latin-1: refused, not a 500
+        refused(exc, not_teacher())
+        assert not await store.is_watcher(keys.code, "clé")
+        with pytest.raises(RoomError) as exc:
+            await store.move("x" * 14, keys.key, {"index": 1})
+        refused(exc, no_room())
+        _, snap = await store.join(keys.code, token)
+        assert snap.view.index == 0 and snap.last == 1
+        await store.aclose()
+
+    run(main)
+
+
+def test_a_follower_too_far_behind_is_dropped(make: Make) -> None:
+    store = make(Limits(queue=2))
+    keys = open_room(store)
+
+    async def main() -> None:
+        slow = await store.listen(keys.code, 0, tallies=False)
+        for i in range(3):
+            await store.move(keys.code, keys.key, {"index": i})
+            await asyncio.sleep(0.05)
+        assert [(await nxt(slow)).id for _ in range(2)] == [1, 2]
+        assert await ended(slow)
+        again = await store.listen(keys.code, 2, tallies=False)  # it reconnects and catches up
+        assert (await nxt(again)).id == 3
+        await store.aclose()
+
+    run(main)
+
+
+# ---- what only Redis does ----
+
+
+def test_two_processes_share_a_room_in_order(redis_url: str, r: redis.Redis) -> None:
+    a, b = RedisRooms(redis_url), RedisRooms(redis_url)
+    keys = open_room(a)
+    assert b.exists(keys.code)
+
+    async def main() -> None:
+        teacher = await a.listen(keys.code, 0, tallies=True)
+        token, snap = await b.join(keys.code, None)
+        follower = await b.listen(keys.code, snap.last, tallies=False)
+        posted = [await a.move(keys.code, keys.key, {"index": i % HOPS, "lang": "en"}) for i in range(10)]
+        assert [await nxt(follower) for _ in posted] == posted
+        await b.answer(keys.code, token, 1, 1)
+        assert (await nxt(teacher)).kind == "joined"
+        while (event := await nxt(teacher)).kind == "view":
+            pass
+        assert (event.kind, event.data) == ("tally", {"index": 1, "counts": [1, 0, 0]})
+        assert await b.bundle(keys.code, "en") == BUNDLES["en"]
+        await asyncio.to_thread(a.close, keys.code, keys.key)
+        assert (await nxt(follower)).kind == "closed"
+        assert await ended(follower)
+        await a.aclose()
+        await b.aclose()
+
+    run(main)
+
+
+def test_every_key_expires_and_no_key_links_a_token_to_a_choice(redis_url: str, r: redis.Redis) -> None:
+    store = RedisRooms(redis_url, Limits(idle_s=60))
+    keys = open_room(store)
+
+    async def main() -> str:
+        token, _ = await store.join(keys.code, None)
+        stream = await store.listen(keys.code, 0, tallies=False)
+        await store.answer(keys.code, token, 1, 3)
+        await store.move(keys.code, keys.key, {"index": 1})
+        await store.reveal(keys.code, keys.key, 1)
+        assert (await nxt(stream)).kind == "view"
+        await store.aclose()
+        return token
+
+    token = run(main)
+    names = list(r.scan_iter(f"mcpflow:room:{{{keys.code}}}:*"))
+    assert len(names) == 10
+    for name in names:
+        assert 0 < r.pttl(name) <= 60_000, name
+    assert r.smembers(f"mcpflow:room:{{{keys.code}}}:answered") == {f"1:{token}"}
+    assert r.hgetall(f"mcpflow:room:{{{keys.code}}}:counts") == {"1:3": "1"}
+    assert 0 < r.zscore("mcpflow:rooms", keys.code) - time.time() * 1000 <= 60_000  # type: ignore[operator]
+
+
+def test_a_redis_that_does_not_answer_is_a_one_line_503_without_the_password() -> None:
+    port = _free_port()  # nothing listens there
+    store = RedisRooms(f"redis://user:s3cret-pw@127.0.0.1:{port}/0", timeout_s=1)
+    expected = f"the rooms' Redis at 127.0.0.1:{port} does not answer"
+    started = time.monotonic()
+    for call in (lambda: open_room(store), lambda: store.exists("x" * 14), lambda: store.close("x" * 14, "k")):
+        with pytest.raises(RoomError) as exc:
+            call()
+        assert (exc.value.status, exc.value.message) == (503, expected)
+        assert "s3cret" not in exc.value.message + exc.value.message_zh and "\n" not in exc.value.message
+
+    async def main() -> None:
+        for coro in (
+            store.join("x" * 14, None),
+            store.listen("x" * 14, 0, tallies=False),
+            store.bundle("x" * 14, "en"),
+        ):
+            with pytest.raises(RoomError) as exc:
+                await coro
+            assert (exc.value.status, exc.value.message) == (503, expected)
+            assert exc.value.__cause__ is None and exc.value.__suppress_context__
+        await store.aclose()
+
+    run(main)
+    assert time.monotonic() - started < 5
+    with pytest.raises(RoomError) as exc:
+        RedisRooms("http://user:s3cret-pw@example.org/")
+    assert exc.value.status == 503 and "s3cret" not in exc.value.message
+
+
+def _serve(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(port)]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _healthy(httpx: Any, url: str, proc: subprocess.Popen[bytes], deadline: float) -> None:
+    while True:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=2).text == "ok":
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            pytest.fail(f"the app at {url} did not start")
+        time.sleep(0.2)
+
+
+def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis, tmp_path: Path) -> None:
+    import httpx2 as httpx
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env["MCP_FLOW_ROOMS_REDIS"] = redis_url
+    ports = [_free_port(), _free_port()]
+    procs = [_serve(port, env) for port in ports]
+    a, b = (f"http://127.0.0.1:{port}" for port in ports)
+    try:
+        deadline = time.monotonic() + 60
+        _healthy(httpx, a, procs[0], deadline)
+        _healthy(httpx, b, procs[1], deadline)
+        keys = open_room(RedisRooms(redis_url))  # the Step page's script thread does this in the app
+        lines: queue.Queue[str] = queue.Queue()
+
+        def read() -> None:
+            with httpx.stream("GET", f"{b}/room/{keys.code}/events", params={"after": "0"}, timeout=10) as got:
+                lines.put(f"status {got.status_code}")
+                for line in got.iter_lines():
+                    if line:
+                        lines.put(line)
+                    if line.startswith("data: "):
+                        return  # the view arrived: the stream closes, so the apps stop at once
+
+        threading.Thread(target=read, daemon=True).start()
+        assert lines.get(timeout=10) == "status 200"  # listen() has subscribed before the response starts
+        assert lines.get(timeout=10) == "retry: 1000"
+        joined = httpx.post(f"{b}/room/{keys.code}/join", json={}, timeout=5).json()
+        assert joined["snapshot"]["hops"] == HOPS
+        moved = httpx.post(
+            f"{a}/room/{keys.code}/view",
+            json={"index": 2, "lang": "en"},
+            headers={"X-Room-Key": keys.key},
+            timeout=5,
+        )
+        assert moved.status_code == 200
+        got = [lines.get(timeout=10) for _ in range(3)]
+        assert got == [
+            f"id: {moved.json()['id']}",
+            "event: view",
+            'data: {"index":2,"lang":"en","quiz":false,"captions":false}',
+        ]
+        wrong = httpx.post(f"{b}/room/{keys.code}/view", json={"index": 1}, headers={"X-Room-Key": "no"}, timeout=5)
+        assert (wrong.status_code, wrong.json()) == (403, not_teacher().to_json())
+        answer = {"token": joined["token"], "index": 1, "choice": 2}
+        assert httpx.post(f"{a}/room/{keys.code}/answer", json=answer, timeout=5).status_code == 204
+        again = httpx.post(f"{b}/room/{keys.code}/answer", json=answer, timeout=5)
+        assert (again.status_code, again.json()) == (409, answered_once().to_json())
+        assert httpx.get(f"{b}/room/{keys.code}/bundle/en", timeout=5).text == BUNDLES["en"]
+        assert httpx.get(f"{a}/room/{keys.code}", timeout=5).status_code == 200
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
