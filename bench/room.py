@@ -22,6 +22,7 @@ as a teacher does: the Step page in Chromium, "Present to a room", and reads the
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import importlib.util
 import itertools
@@ -303,6 +304,7 @@ class Lite:
     code: str
     got: list[tuple[int, int, float]] = field(default_factory=list)  # (event id, hop index, time.time())
     drops: int = 0
+    why: list[str] = field(default_factory=list)  # each drop: what ended the stream
     after: int = 0
     connected: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -316,13 +318,15 @@ class Lite:
         """GET /events from the last id heard, as EventSource does; a stream that ends before `stop` is a drop,
         and the follower comes back (after the server's `retry`, 1 s) from where it was."""
         while not stop.is_set():
+            why = "the stream ended"
             try:
                 await self._stream(stop)
-            except (OSError, asyncio.IncompleteReadError, ValueError):
-                pass
+            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                why = str(exc) or type(exc).__name__
             if stop.is_set():
                 return
             self.drops += 1
+            self.why.append(why)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 1.0)
 
@@ -337,7 +341,8 @@ class Lite:
             await writer.drain()
             status, head = await _headers(reader)
             if status != 200:
-                raise ValueError(f"events answered {status}")
+                body = await asyncio.wait_for(reader.read(2000), 5)
+                raise ValueError(f"events answered {status}: {body.decode(errors='replace')[-300:]}")
             self.connected.set()
             buffer = b""
             chunks = _chunks(reader, head)
@@ -417,6 +422,7 @@ class Phase:
     rss_mb: float  # the server's, with the followers connected
     busy_pct: float  # the whole machine's, over the presses
     refused: int  # presses the server refused
+    why: list[str]  # what ended each dropped stream, with how many times
     wall_s: float = float("nan")  # the presses and the settling after
     heard: list[float] = field(default_factory=list)  # browser followers: ms to the step's event in the page
     unpainted: int = 0  # browser followers: steps heard but never painted (the viewer went on to a later one)
@@ -474,6 +480,7 @@ async def lite_phase(room: Room, pid: int, n: int, steps: int, extra: list[Lite]
         rss1,
         busy,
         sum(1 for s in sent if s.id is None),
+        [f"{n} × {w}" for w, n in collections.Counter(w for f in followers for w in f.why).most_common()],
         wall,
     )
 
@@ -581,7 +588,7 @@ async def browser_phase(pages: Pages, pid: int, steps: int, rss0: float) -> Phas
 
     sent, cpu, busy, wall = await _teach_measured(pages.room, pid, steps, caught_up)
     busy1 = await pages.busy_s()
-    phase = Phase([], 0, 0, 0, cpu, rss0, rss1, busy, sum(1 for s in sent if s.id is None), wall)
+    phase = Phase([], 0, 0, 0, cpu, rss0, rss1, busy, sum(1 for s in sent if s.id is None), [], wall)
     phase.page_busy_ms = statistics.fmean(b - a for a, b in zip(busy0, busy1, strict=True)) * 1000 / steps
     for page in pages.pages:
         marks = [(int(h), t / 1000) for h, t in await page.evaluate("() => window.__roomMarks") if t >= start]
@@ -644,6 +651,7 @@ async def _measure(
                 return room
 
             room = await new_room()
+            await lite_phase(room, a.pid, 2, 5)  # warm: the routes, the store's first calls (Redis: its scripts)
             idle = await idle_cpu(room, a.pid, min(steps, 20))
             out["idle_cpu_ms_per_s"] = idle
 
@@ -707,6 +715,7 @@ async def _measure(
                 lite_missed=lite.missed,
                 lite_reordered=lite.reordered,
                 lite_dropped=lite.drops,
+                lite_drop_reasons=lite.why,
                 lite_cpu_ms_per_follower_step=per_follower_step(lite, lite_n),
                 lite_rss_mb_per_follower=(lite.rss_mb - lite.rss_before_mb) / lite_n,
                 lite_server_cpu_pct=lite.server_cpu_pct,
