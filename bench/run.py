@@ -3,7 +3,10 @@
     python -m bench            # full sizes; prints a table and writes bench/results.json
     python -m bench --quick    # tiny sizes, a few repeats: checks that every figure is produced (writes no file)
     python -m bench --browser  # only the viewer in headless Chromium (bench/browser.py); --quick and --out as above
-    python -m bench --no-browser  # everything else (the test suite's quick run: the browser part takes minutes)
+    python -m bench --room     # only the classroom rooms under load (bench/room.py: the app, Chromium, Redis)
+    python -m bench --no-browser  # everything else (the test suite's quick run: the browser parts take minutes)
+
+A run of one part (--browser, --room, --no-browser) writing bench/results.json replaces only its parts' keys.
 
 These machines are noisy, so the targets are judged on ratios and medians, never asserted in tests.
 """
@@ -31,6 +34,7 @@ import anyio
 
 import flow
 from bench.browser import browser_figures
+from bench.room import room_figures
 from flow.capture.recorder import NullRecorder, Recorder
 from flow.engine.options import RunOptions
 from flow.runs import run_flow
@@ -308,6 +312,12 @@ TARGETS = {
     "autoplay_error_pct": ("±", 10.0),
     "first_render_s": ("<=", 1.5),
     "out_of_view": ("==", 0),
+    # classroom rooms: the teacher's press to the followers' highlighted hop
+    "lag_p95_ms": ("<=", 1000.0),
+    "missed": ("==", 0),
+    "reordered": ("==", 0),
+    "lite_lag_p95_ms": ("<=", 1000.0),
+    "lite_dropped": ("==", 0),
 }
 
 
@@ -329,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--browser", action="store_true", help="only the trace viewer in headless Chromium")
-    which.add_argument("--no-browser", action="store_true", help="everything but the browser (no Chromium needed)")
+    which.add_argument("--room", action="store_true", help="only the classroom rooms under load (Chromium, Redis)")
+    which.add_argument(
+        "--no-browser", action="store_true", help="everything but the browser and the rooms (no Chromium needed)"
+    )
     args = parser.parse_args(argv)
     quick = args.quick
     repeats = 3 if quick else 25
@@ -348,9 +361,12 @@ def main(argv: list[str] | None = None) -> int:
         ("app_startup", app_startup),
         ("memory", lambda: memory(100 if quick else 10000)),
         ("browser", lambda: browser_figures(quick)),
+        ("room", lambda: room_figures(quick)),
     ]
-    if args.browser or args.no_browser:
-        sections = [s for s in sections if (s[0] == "browser") == args.browser]
+    if args.browser or args.room:
+        sections = [s for s in sections if s[0] == ("browser" if args.browser else "room")]
+    elif args.no_browser:
+        sections = [s for s in sections if s[0] not in ("browser", "room")]
     for name, fn in sections:
         value = fn()
         results[name] = value
@@ -389,9 +405,15 @@ def main(argv: list[str] | None = None) -> int:
             for key, v in value.items():
                 if isinstance(v, list):  # the browser's cases out of view, one a line
                     print(f"  {key:28} {len(v):10d}" + "".join(f"\n    {case}" for case in v))
+                elif v is None or isinstance(v, str | bool):  # the rooms' store; a figure not measured here
+                    print(f"  {key:28} {'not measured' if v is None else str(v):>10}")
                 else:
                     print(f"  {key:28} {v:10.3f}{_verdict(key, v)}")
-    out = args.out or (None if quick else str(ROOT / "bench" / "results.json"))
+    default = ROOT / "bench" / "results.json"
+    out = args.out or (None if quick else str(default))
+    if out and not args.out and (args.browser or args.room or args.no_browser) and default.exists():
+        # One part's run: the other parts' figures in the file stay as they were.
+        results = {**json.loads(default.read_text(encoding="utf-8")), **results}
     if out:
         Path(out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         print(f"\nwritten: {out}")
