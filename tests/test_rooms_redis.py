@@ -607,7 +607,7 @@ def test_two_hundred_followers_arriving_at_once_are_all_let_in(make: Make) -> No
         room = open_room(store)
 
         async def arrive() -> Event:
-            token, snap = await store.join(room.code, None)
+            _, snap = await store.join(room.code, None)
             stream = await store.listen(room.code, snap.last, tallies=False)
             return await nxt(stream, 10)
 
