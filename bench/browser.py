@@ -152,11 +152,11 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve_app() -> Iterator[str]:
+def app_process(env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`streamlit run serve.py` (the pages and the rooms' routes, as `./dev.sh app` serves them) on a free loopback
-    port, stopped afterwards; yields its URL."""
+    port, with no OPENAI_ variables and the given ones; stopped afterwards. Yields its URL and its process."""
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "MCP_FLOW_ROOMS_REDIS"}
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -174,7 +174,7 @@ def serve_app() -> Iterator[str]:
             "false",
         ],
         cwd=ROOT,
-        env=env,
+        env={**base, **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -187,9 +187,9 @@ def serve_app() -> Iterator[str]:
                     break
             except OSError:
                 if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the app did not start") from None
-                time.sleep(0.2)
-        yield url
+                    raise RuntimeError("the app (serve.py) did not start") from None
+                time.sleep(0.1)
+        yield url, proc
     finally:
         proc.terminate()
         try:
@@ -197,6 +197,13 @@ def serve_app() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextlib.contextmanager
+def serve_app() -> Iterator[str]:
+    """The app on a free loopback port (app_process); yields its URL."""
+    with app_process() as (url, _):
+        yield url
 
 
 def _open(browser: Any, url: str, size: tuple[int, int] = SIZES[0]) -> Any:

@@ -32,15 +32,13 @@ import shutil
 import socket
 import statistics
 import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, percentile
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, app_process, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "sample_traces" / "beijing-mcp.json"
@@ -109,45 +107,8 @@ class App:
 @contextlib.contextmanager
 def serve(redis_url: str | None) -> Iterator[App]:
     """`streamlit run serve.py` (the app with the rooms' routes) on a free loopback port."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "MCP_FLOW_ROOMS_REDIS"}
-    if redis_url:
-        env["MCP_FLOW_ROOMS_REDIS"] = redis_url
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "serve.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the app (serve.py) did not start") from None
-                time.sleep(0.1)
-        yield App(url, port, proc.pid)
-    finally:
-        _stop(proc)
+    with app_process({"MCP_FLOW_ROOMS_REDIS": redis_url} if redis_url else None) as (url, proc):
+        yield App(url, int(url.rsplit(":", 1)[1]), proc.pid)
 
 
 def cpu_ms(pid: int) -> float:
