@@ -1,5 +1,5 @@
 """The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | lesson | export |
-import | schema | mock-server | demo-server`."""
+import | schema | mock-server | demo-server | proxy`."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from flow.backends.scripted import ScriptError, load_script
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
 from flow.providers import notes_before_sending
+from flow.proxy import stdio as stdio_proxy
 from flow.runs import run
 from flow.servers.spec import TOKEN_ENV, ServerSpec
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES
@@ -239,6 +240,11 @@ def _parser() -> argparse.ArgumentParser:
         default="none",
         help="make every tools/call kill the server or never answer",
     )
+    px = sub.add_parser(
+        "proxy",
+        help="stand in for an MCP server over stdio: start it, relay every byte unchanged, record each frame (JSONL)",
+    )
+    stdio_proxy.add_arguments(px)
     return p
 
 
@@ -807,6 +813,13 @@ def _cmd_mock_server(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_proxy(args: argparse.Namespace) -> int:
+    try:
+        return stdio_proxy.run_proxy(args)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _cmd_run,
     "show": _cmd_show,
@@ -822,6 +835,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "schema": _cmd_schema,
     "mock-server": _cmd_mock_server,
     "demo-server": _cmd_demo_server,
+    "proxy": _cmd_proxy,
 }
 
 

@@ -47,7 +47,8 @@ def detect_format(text: str) -> ImportFormat | Literal["trace"]:
         return "trace"  # not one JSON value a line: a (broken) trace file, told as such
     if isinstance(entry, list) and entry:  # a JSON-RPC batch
         entry = entry[0]
-    if isinstance(entry, dict) and any(k in entry for k in ("direction", "message", "jsonrpc", "method", "result")):
+    keys = ("direction", "message", "jsonrpc", "method", "result", "mcp_flow_proxy")
+    if isinstance(entry, dict) and any(k in entry for k in keys):
         return "jsonrpc-jsonl"
     return "trace"
 
