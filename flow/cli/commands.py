@@ -1,5 +1,5 @@
 """The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | lesson | export |
-import | schema | mock-server | demo-server | proxy`."""
+import | schema | mock-server | demo-server | proxy | proxy-model | proxy-http`."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from flow.trace.files import (
     trace_text,
 )
 from flow.trace.model import Hop, ImportFormat, Trace
-from flow.trace.redact import SecretLeakError
+from flow.trace.redact import SecretLeakError, redact_url
 from flow.views.diagram import RenderError
 from flow.views.labels import clip
 from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
@@ -245,7 +245,35 @@ def _parser() -> argparse.ArgumentParser:
         help="stand in for an MCP server over stdio: start it, relay every byte unchanged, record each frame (JSONL)",
     )
     stdio_proxy.add_arguments(px)
+
+    pm = sub.add_parser(
+        "proxy-model",
+        help="stand in for an OpenAI-compatible API on 127.0.0.1: forward every request, stream answers through, "
+        "record the bodies (JSONL; never a key)",
+    )
+    pm.add_argument(
+        "--upstream", required=True, metavar="URL", help="the real API's base URL, e.g. https://api.openai.com/v1"
+    )
+    _http_proxy_options(pm, 8766)
+
+    ph = sub.add_parser(
+        "proxy-http",
+        help="stand in for an MCP server over Streamable HTTP on 127.0.0.1: forward POST/GET/DELETE, record the "
+        "frames (JSONL; no header, so no token or session id)",
+    )
+    ph.add_argument(
+        "--upstream", required=True, metavar="URL", help="the MCP server's URL, e.g. http://127.0.0.1:8000/mcp"
+    )
+    _http_proxy_options(ph, 8767)
     return p
+
+
+def _http_proxy_options(parser: argparse.ArgumentParser, port: int) -> None:
+    parser.add_argument(
+        "--port", type=int, default=port, help=f"port on 127.0.0.1; 0 picks a free one (default: {port})"
+    )
+    parser.add_argument("--out", "-o", required=True, help="the JSON Lines recording to write")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds one exchange may take, to its last byte")
 
 
 def _server_access_options(parser: argparse.ArgumentParser) -> None:
@@ -820,6 +848,28 @@ def _cmd_proxy(args: argparse.Namespace) -> int:
         raise _UsageError(str(exc)) from None
 
 
+def _cmd_http_proxy(args: argparse.Namespace) -> int:
+    from flow.proxy.http import mcp_http_proxy, model_proxy
+
+    if not 0 <= args.port <= 65535:
+        raise _UsageError(f"--port {args.port}: give a port from 0 to 65535")
+    if not 0 < args.timeout <= 86400:
+        raise _UsageError(f"--timeout {args.timeout:g}: give seconds above 0 and at most 86400")
+    make = model_proxy if args.command == "proxy-model" else mcp_http_proxy
+    try:
+        served = make(args.upstream, args.out, port=args.port, timeout_s=args.timeout)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    what = "model API" if args.command == "proxy-model" else "MCP server"
+    print(
+        f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {args.out}",
+        file=sys.stderr,
+        flush=True,
+    )
+    served.run()
+    return 0
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _cmd_run,
     "show": _cmd_show,
@@ -836,6 +886,8 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "mock-server": _cmd_mock_server,
     "demo-server": _cmd_demo_server,
     "proxy": _cmd_proxy,
+    "proxy-model": _cmd_http_proxy,
+    "proxy-http": _cmd_http_proxy,
 }
 
 

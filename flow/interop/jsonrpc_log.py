@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,7 @@ class _Proxied:
 
     header: dict[str, Any]
     end: dict[str, Any]
+    notes: list[str] = field(default_factory=list)  # what the transport said (an HTTP error status, a cut stream)
 
 
 # A proxy's note in place of a frame (`flow.proxy.log`): a line that is not JSON-RPC, or one too long to record.
@@ -101,6 +102,9 @@ def _log_lines(text: str, name: str, proxied: _Proxied | None = None) -> list[_L
                 continue
             if isinstance(entry.get("mcp_flow_proxy_end"), dict):
                 proxied.end = entry["mcp_flow_proxy_end"]
+                continue
+            if isinstance(entry.get("note"), str) and "message" not in entry:
+                proxied.notes.append(f"line {lineno}: {entry['note'][:200]}")
                 continue
             noted = next((key for key in _PROBLEMS if isinstance(entry.get(key), dict)), None)
             if noted is not None:
@@ -232,7 +236,7 @@ def _proxy_notes(proxied: _Proxied, server: dict[str, Any], settings: dict[str, 
         settings["server_command"] = " ".join(command)[:2000]
     if isinstance(header.get("upstream"), str):
         settings["server_url"] = header["upstream"][:2000]
-    notes = []
+    notes = list(proxied.notes)
     if not end:
         notes.append("the recording has no last line: the proxy was stopped before it could finish it")
     if _count(end.get("dropped")):

@@ -83,6 +83,12 @@ class ProxyLog:
             self._queued += len(data)
         self._queue.put(("frame", direction, data, size, t))
 
+    def add_secrets(self, values: list[str]) -> None:
+        """More values never to write (a key a client sent): from now on, scrubbed from every line."""
+        fresh = [v for v in values if v not in self._secrets]
+        if fresh:
+            self._secrets = secret_values([*self._secrets, *fresh])  # a new list: the writer reads the old one whole
+
     def entry(self, entry: dict[str, Any]) -> None:
         """A line the caller built (a model exchange's request, response or event)."""
         self._queue.put(("entry", entry))
