@@ -1,5 +1,6 @@
 """The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | lesson | export |
-import | schema | mock-server | demo-server | proxy | proxy-model | proxy-http`."""
+import | schema | mock-server | demo-server | proxy | proxy-model | proxy-http |
+merge | record`."""
 
 from __future__ import annotations
 
@@ -265,6 +266,34 @@ def _parser() -> argparse.ArgumentParser:
         "--upstream", required=True, metavar="URL", help="the MCP server's URL, e.g. http://127.0.0.1:8000/mcp"
     )
     _http_proxy_options(ph, 8767)
+
+    mg = sub.add_parser(
+        "merge", help="merge what the proxies recorded of one run (an MCP recording, a model recording) into one trace"
+    )
+    mg.add_argument(
+        "files", nargs="+", metavar="RECORDING", help="JSONL files written by proxy, proxy-http, proxy-model"
+    )
+    mg.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
+
+    rc = sub.add_parser(
+        "record",
+        help="run an app with the model proxy in front of its provider (OPENAI_BASE_URL set for it), "
+        "then merge what was recorded into one trace",
+    )
+    rc.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
+    rc.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="the real API's base URL (default: $OPENAI_BASE_URL, else https://api.openai.com/v1)",
+    )
+    rc.add_argument("--port", type=int, default=0, help="the model proxy's port on 127.0.0.1 (default: a free one)")
+    rc.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="keep the recordings in this folder (default: a temporary one, removed after the merge)",
+    )
+    rc.add_argument("--timeout", type=float, default=600.0, help="seconds one model exchange may take")
+    rc.add_argument("app_command", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- then the app's command line")
     return p
 
 
@@ -870,6 +899,66 @@ def _cmd_http_proxy(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from flow.interop.importers import merge_files
+
+    trace = merge_files(args.files, name=str(args.out))
+    _save(trace, args.out)
+    say = _lines_to(args.out)
+    for line in trace.meta.imported.unmapped if trace.meta.imported else []:
+        print(terminal_safe(f"not recorded: {line}"), file=say)
+    print(f"{summary_line(trace)} → {_where(args.out)}", file=say)
+    return 0
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    import subprocess
+    import tempfile
+
+    from flow.interop.importers import merge_files
+    from flow.proxy.http import model_proxy
+    from flow.proxy.stdio import RECORD_DIR_ENV
+
+    command = args.app_command[1:] if args.app_command[:1] == ["--"] else args.app_command
+    if not command:
+        raise _UsageError("give the app's command after --, e.g. record --out run.json -- python my_app.py")
+    if not 0 <= args.port <= 65535:
+        raise _UsageError(f"--port {args.port}: give a port from 0 to 65535")
+    upstream = args.upstream or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    model_log = folder / "model.jsonl"
+    try:
+        served = model_proxy(upstream, str(model_log), port=args.port, timeout_s=args.timeout).start()
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    print(f"recording: OPENAI_BASE_URL={served.url} → {redact_url(upstream)}", file=sys.stderr, flush=True)
+    # The app's MCP servers are recorded when its configuration starts them through `python -m flow proxy`
+    # with no --out: each then writes into this folder.
+    env = {**os.environ, "OPENAI_BASE_URL": served.url, RECORD_DIR_ENV: str(folder)}
+    try:
+        code = subprocess.run(command, env=env, check=False).returncode
+    except OSError as exc:
+        raise _UsageError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+    finally:
+        served.stop()
+    recordings = [model_log, *sorted(folder.glob("mcp-*.jsonl"), key=lambda p: p.stat().st_mtime)]
+    if len(recordings) > 2:
+        print(
+            f"note: {len(recordings) - 1} MCP recordings; the trace merges the first, {recordings[1]}", file=sys.stderr
+        )
+    try:
+        trace = merge_files(recordings[:2], name=str(args.out))
+    finally:
+        if not args.keep:
+            for path in folder.iterdir():
+                path.unlink()
+            folder.rmdir()
+    _save(trace, args.out)
+    print(f"{summary_line(trace)} → {_where(args.out)}", file=_lines_to(args.out))
+    return code if code >= 0 else 128 - code
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _cmd_run,
     "show": _cmd_show,
@@ -888,6 +977,8 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "proxy": _cmd_proxy,
     "proxy-model": _cmd_http_proxy,
     "proxy-http": _cmd_http_proxy,
+    "merge": _cmd_merge,
+    "record": _cmd_record,
 }
 
 

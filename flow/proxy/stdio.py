@@ -28,8 +28,15 @@ GRACE_S = 2.0  # what the MCP SDK gives a server between closing its stdin and t
 _DRAIN_S = 0.5  # after the server exits, how long to wait for what it (or a child holding its stdout) still writes
 
 
+RECORD_DIR_ENV = "MCP_FLOW_RECORD_DIR"  # set by `python -m flow record` for its app: where a proxy with no --out writes
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", "-o", required=True, help="the JSON Lines recording to write (one frame a line)")
+    p.add_argument(
+        "--out",
+        "-o",
+        help=f"the JSON Lines recording to write, one frame a line (default under `record`: ${RECORD_DIR_ENV}/mcp-PID.jsonl)",
+    )
     p.add_argument(
         "--grace", type=float, default=GRACE_S, help="seconds the server gets to exit once the client has left"
     )
@@ -183,9 +190,15 @@ def run_proxy(args: argparse.Namespace) -> int:
         raise ValueError("give the server's command after --, e.g. proxy --out x.jsonl -- python -m weather_demo")
     if args.grace <= 0 or args.grace > 300:
         raise ValueError(f"--grace {args.grace:g}: give seconds above 0 and at most 300")
+    out = args.out
+    if out is None:
+        folder = os.environ.get(RECORD_DIR_ENV)
+        if not folder:
+            raise ValueError("say where the recording goes: --out FILE")
+        out = os.path.join(folder, f"mcp-{os.getpid()}.jsonl")
     shown, hidden = redacted_command(command)
     log = ProxyLog(
-        args.out,
+        out,
         {"transport": "stdio", "command": shown, "pid": os.getpid()},
         secrets=hidden,
         max_frame_bytes=args.max_frame_bytes,

@@ -172,7 +172,7 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-ImportFormat = Literal["jsonrpc-jsonl", "otlp-json"]
+ImportFormat = Literal["jsonrpc-jsonl", "otlp-json", "proxy-jsonl"]
 
 
 class ImportInfo(BaseModel):
