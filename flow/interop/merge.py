@@ -204,9 +204,6 @@ class _Merge:
                     ),
                 )
             )
-            if backfill:
-                ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
-                events[-1].spec["extra"] = {"inferred": f"a backfill: it carries the results of {len(ids)} tool calls"}
             events += self.answer_events(ex, rnd, step, t_req, ms)
         return events
 
