@@ -18,6 +18,7 @@ from flow.backends.mock_http import make_server
 from flow.backends.replay import Cursor
 from flow.interop.merge import merge_recordings
 from flow.interop.otlp import to_otlp_json
+from flow.text.teaching import teaching_text
 from flow.trace.files import TraceError, load_trace
 from flow.trace.normalise import normalise
 from flow.views.diagram import to_mermaid
@@ -186,6 +187,10 @@ def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, 
         assert reverse == [] and any("no tool call of the model matches it" in n for n in trace.meta.imported.unmapped)  # type: ignore[union-attr]
         return
     assert said in reverse[0].inferred and reverse[0].tool_call_id == "call_1"  # type: ignore[attr-defined]
+    assert f"not seen crossing a wire: the tools/call that carries out the model's call call_1: {said}" in (
+        teaching_text(reverse[0], "en")
+    )
+    assert "推断" in teaching_text(reverse[0], "zh")
     assert steps == [
         (1, "user.message"), (3, "llm.request"), (4, "llm.response"), (5, "translate.reverse"), (6, "mcp.request"),
         (7, "mcp.response"), (7, "tool.result"), (8, "llm.request"), (9, "llm.response"), (10, "app.answer"),

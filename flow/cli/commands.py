@@ -199,7 +199,8 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=["auto", *get_args(ImportFormat)],
         default="auto",
-        help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)",
+        help="jsonrpc-jsonl: one JSON-RPC message a line (an MCP proxy's recording too); otlp-json: OpenTelemetry "
+        "spans; proxy-jsonl: the model proxy's recording (default: auto)",
     )
 
     sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")

@@ -161,7 +161,15 @@ class _Merge:
         def ms(entry: dict[str, Any]) -> float:
             return (float(entry.get("timestamp") or t0) - t0) * 1000
 
-        for rnd, ex in enumerate(exchanges, 1):
+        others = [ex for ex in exchanges if not str(ex.request.get("path") or "").endswith("/chat/completions")]
+        if others:
+            first = others[0].request
+            self.notes.append(
+                f"{len(others)} model exchanges on other paths (the first: {first.get('method')} "
+                f"{quoted(first.get('path'))}): recorded, not stepped (only Chat Completions is)"
+            )
+        chats = [ex for ex in exchanges if ex not in others]
+        for rnd, ex in enumerate(chats, 1):
             req = ex.request
             body = req.get("body")
             messages = [as_dict(m) for m in as_list(as_dict(body).get("messages"))]
