@@ -223,3 +223,51 @@ def test_the_command_line_says_bad_input_in_one_line(tmp_path):
     for args in (["merge", str(bad), "-o", str(tmp_path / "x.json")], ["record", "-o", str(tmp_path / "y.json")]):
         proc = flow_cli(*args)
         assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+ODD_VALUES = [None, 1, -1.5, True, "text", [], {}, [1, "a"], {"x": [None]}, "\u2028", 2**70]
+
+
+def _paths(value, path=()):
+    """Every place in a JSON value, as a path of keys and indexes."""
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*path, i))
+
+
+def _replaced(value, path, new):
+    if not path:
+        return new
+    copy = json.loads(json.dumps(value))
+    target = copy
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = new
+    return copy
+
+
+def test_any_odd_value_in_a_recording_is_merged_or_refused_in_one_line():
+    """Lenient at the wire: a recording is whatever a client, a provider and a server sent."""
+    model = [json.loads(line) for line in _model_log({"city": "北京"}).splitlines()]
+    mcp = [json.loads(line) for line in _mcp_log("get_weather", {"city": "北京"}).splitlines()]
+    tried = merged = 0
+    for which, lines in (("model", model), ("mcp", mcp)):
+        for i, line in enumerate(lines):
+            for path in list(_paths(line))[1:]:
+                for odd in ODD_VALUES[(tried % 4) :: 4]:  # a different few at each place, all of them over the run
+                    tried += 1
+                    changed = [*lines[:i], _replaced(line, path, odd), *lines[i + 1 :]]
+                    text = "\n".join(json.dumps(x, ensure_ascii=False) for x in changed)
+                    files = [("model.jsonl", text), ("mcp.jsonl", _mcp_log("get_weather", {"city": "北京"}))]
+                    if which == "mcp":
+                        files = [("model.jsonl", _model_log({"city": "北京"})), ("mcp.jsonl", text)]
+                    try:
+                        merge_recordings(files)
+                        merged += 1
+                    except TraceError as exc:
+                        assert "\n" not in str(exc)
+    assert tried > 250 and merged > tried / 2

@@ -242,10 +242,11 @@ def test_one_huge_line_is_noted_not_held(tmp_path, hostile):
     send(proc, INIT)
     read_line(proc)
     send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-    got = 0
+    got, started = 0, time.monotonic()
     assert proc.stdout is not None
     while got < 64 << 20:
         got += len(proc.stdout.read1(1 << 20))
+    assert time.monotonic() - started < 15  # relayed at pipe speed: recording holds 1 MiB of it and counts the rest
     assert proc.stdin is not None
     proc.stdin.close()
     assert proc.wait(timeout=15) == 128 + signal.SIGTERM
@@ -284,6 +285,16 @@ def test_a_client_that_stops_reading_is_taken_as_gone(tmp_path, hostile):
     send(proc, INIT)  # its answer finds no reader: the proxy closes the server's stdin and reaps it
     assert proc.wait(timeout=10) == 0
     assert entries(log)[-1]["mcp_flow_proxy_end"]["ended_by"] == "client"
+
+
+def test_a_signal_to_the_proxy_reaches_the_server(tmp_path):
+    log = tmp_path / "signal.jsonl"
+    proc = start(log, DEMO)
+    send(proc, INIT)
+    assert json.loads(read_line(proc))["id"] == 1
+    proc.send_signal(signal.SIGTERM)  # as a client that ends its servers does
+    assert proc.wait(timeout=10) == 128 + signal.SIGTERM
+    assert entries(log)[-1]["mcp_flow_proxy_end"]["exit_code"] == 128 + signal.SIGTERM
 
 
 @pytest.mark.parametrize(
@@ -367,3 +378,35 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
     assert main(["proxy", *args]) == 2  # the same through the whole command line's parser
     err = capsys.readouterr().err
     assert err.startswith("error: ") and said in err and err.count("\n") == 1
+
+
+def test_odd_values_in_a_proxy_recording_import_or_are_refused_in_one_line():
+    from flow.interop.importers import import_bytes
+    from flow.trace.files import TraceError
+
+    lines = [
+        {"mcp_flow_proxy": {"version": 1, "transport": "stdio", "command": ["srv"]}, "timestamp": 10.0},
+        {"direction": "client_to_server", "timestamp": 10.1, "message": INIT},
+        {"direction": "server_to_client", "timestamp": 10.2, "not_jsonrpc": {"reason": "r", "line_start": "x", "line_chars": 1}},
+        {"direction": "server_to_client", "timestamp": 10.3, "too_large": {"bytes": 5, "limit_bytes": 1, "line_start": "y"}},
+        {"mcp_flow_proxy_end": {"exit_code": 0, "dropped": 2, "stopped": "s"}, "timestamp": 10.4},
+    ]  # fmt: skip
+    odd_values = [None, 1, -2, True, "t", [], {}, [1], {"a": 1}, 2**70, 1.5]
+    tried = 0
+    for i, line in enumerate(lines):
+        for key, value in line.items():
+            places = [(key, None)] + ([(key, k) for k in value] if isinstance(value, dict) else [])
+            for outer, inner in places:
+                for odd in odd_values:
+                    changed = json.loads(json.dumps(line))
+                    if inner is None:
+                        changed[outer] = odd
+                    else:
+                        changed[outer][inner] = odd
+                    text = "\n".join(json.dumps(x) for x in [*lines[:i], changed, *lines[i + 1 :]])
+                    tried += 1
+                    try:
+                        import_bytes(text.encode(), name="odd.jsonl")
+                    except TraceError as exc:
+                        assert "\n" not in str(exc)
+    assert tried > 200

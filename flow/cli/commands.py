@@ -938,9 +938,18 @@ def _cmd_record(args: argparse.Namespace) -> int:
     # with no --out: each then writes into this folder.
     env = {**os.environ, "OPENAI_BASE_URL": served.url, RECORD_DIR_ENV: str(folder)}
     try:
-        code = subprocess.run(command, env=env, check=False).returncode
+        app = subprocess.Popen(command, env=env)
     except OSError as exc:
+        served.stop()
         raise _UsageError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+    try:
+        code = app.wait()
+    except KeyboardInterrupt:  # the app got the Ctrl-C too: let it end, then merge what it did
+        try:
+            code = app.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            app.kill()
+            code = app.wait()
     finally:
         served.stop()
     recordings = [model_log, *sorted(folder.glob("mcp-*.jsonl"), key=lambda p: p.stat().st_mtime)]

@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from flow.interop.common import Hops, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
 from flow.trace.files import TraceError
 from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
+from flow.trace.payloads import ChatRequest
 from flow.trace.steps import Step
 from flow.trace.summaries import _response_step, arguments_text, response_summary
 
@@ -116,6 +119,34 @@ def _assembled(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
     return message, finish_reason
 
 
+_CHAT_REQUEST: TypeAdapter[ChatRequest] = TypeAdapter(ChatRequest)
+
+
+def _chat_request(body: Any) -> ChatRequest | str:
+    """The request body as a hop holds it: a chat request, or its JSON as text when it is not one (lenient at the
+    wire: what a client sent must not stop a merge)."""
+    if isinstance(body, str):
+        return body
+    try:
+        return _CHAT_REQUEST.validate_python(body, strict=True)
+    except ValidationError:
+        return json.dumps(body, ensure_ascii=False)
+
+
+def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
+    """A model's tool call as the app's hops hold one: an id, a name and the arguments as a string."""
+    fn = as_dict(call.get("function"))
+    arguments = fn.get("arguments")
+    return {
+        "id": str(call.get("id")),
+        "type": "function",
+        "function": {
+            "name": str(fn.get("name") or ""),
+            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False),
+        },
+    }
+
+
 def _message_of(body: Any) -> dict[str, Any]:
     choices = as_list(as_dict(body).get("choices"))
     return as_dict(as_dict(choices[0]).get("message")) if choices else {}
@@ -191,7 +222,7 @@ class _Merge:
                 "method": str(req.get("method") or "POST"),
                 "url": base_url.rstrip("/") + str(req.get("path") or "").removeprefix("/v1"),
                 "headers": {str(k): str(v) for k, v in as_dict(req.get("headers")).items()},
-                "body": body if isinstance(body, (dict, str)) else "",
+                "body": _chat_request(body),
             }
             n_tools = len(as_list(as_dict(body).get("tools")))
             stream = " (stream)" if as_dict(body).get("stream") else ""
@@ -283,7 +314,7 @@ class _Merge:
             )
         for call in as_list(message.get("tool_calls")):
             if isinstance(call, dict) and isinstance(call.get("id"), str):
-                self.calls.append(_Call(call, rnd, t_end))
+                self.calls.append(_Call(_tool_call(call), rnd, t_end))
         if answer_step == Step.MODEL_ANSWER and isinstance(message.get("content"), str):
             self.answer = message["content"]
         return events
@@ -387,8 +418,8 @@ class _Merge:
             events.append(_Event(t, spec))
             if paired is not None and hop.kind in ("mcp.response", "mcp.error") and hop.step == Step.TOOL_RESULT:
                 events.append(self.received(hop, paired, t))
-            listed = as_dict(frame.get("result")).get("tools")
-            if hop.kind == "mcp.response" and hop.step == Step.LIST_TOOLS and isinstance(listed, list):
+            listed = [t for t in as_list(as_dict(frame.get("result")).get("tools")) if isinstance(t, dict)]
+            if hop.kind == "mcp.response" and hop.step == Step.LIST_TOOLS and "tools" in as_dict(frame.get("result")):
                 names = ", ".join(str(as_dict(tool).get("name")) for tool in listed)
                 events.append(
                     _Event(
@@ -616,10 +647,11 @@ def _interleave(first: list[_Event], second: list[_Event]) -> list[_Event]:
 
 def _listed_tools(hops: list[Hop]) -> list[Any]:
     for hop in hops:
-        if hop.kind == "mcp.response" and isinstance(as_dict(as_dict(hop.payload).get("result")).get("tools"), list):
-            return list(hop.payload["result"]["tools"])
+        listed = as_dict(as_dict(hop.payload).get("result")).get("tools")
+        if hop.kind == "mcp.response" and isinstance(listed, list):
+            return [t for t in listed if isinstance(t, dict)]
     return []
 
 
 def _tools(payload: Any) -> list[Any]:
-    return as_list(as_dict(as_dict(payload).get("body")).get("tools"))
+    return [t for t in as_list(as_dict(as_dict(payload).get("body")).get("tools")) if isinstance(t, dict)]

@@ -325,7 +325,10 @@ class Served:
     def __init__(self, relay: Relay, sock: socket.socket, url: str) -> None:
         self.relay, self.sock, self.url = relay, sock, url
         self.port: int = sock.getsockname()[1]
-        config = uvicorn.Config(relay.app, log_level="warning", lifespan="on", access_log=False)
+        # A stream still open when the proxy is told to stop gets a few seconds, then is cut: stopping is bounded.
+        config = uvicorn.Config(
+            relay.app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=5
+        )
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 

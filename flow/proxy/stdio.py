@@ -190,6 +190,8 @@ def run_proxy(args: argparse.Namespace) -> int:
         raise ValueError("give the server's command after --, e.g. proxy --out x.jsonl -- python -m weather_demo")
     if args.grace <= 0 or args.grace > 300:
         raise ValueError(f"--grace {args.grace:g}: give seconds above 0 and at most 300")
+    if args.max_frame_bytes < 1 or args.max_log_bytes < 1 << 16:
+        raise ValueError("--max-frame-bytes must be at least 1 and --max-log-bytes at least 65536")
     out = args.out
     if out is None:
         folder = os.environ.get(RECORD_DIR_ENV)
