@@ -185,6 +185,33 @@ def test_bytes_pass_unchanged_and_at_once(tmp_path):
     assert recorded[-1]["mcp_flow_proxy_end"]["frames"] == 44
 
 
+def test_pipes_a_client_left_non_blocking_are_relayed_all_the_same(tmp_path):
+    # Some clients (Node's) hand their children non-blocking pipes: a full pipe must make the proxy wait, not quit.
+    import fcntl
+
+    log = tmp_path / "nonblocking.jsonl"
+    read_end, write_end = os.pipe()
+    out_read, out_write = os.pipe()
+    for fd in (read_end, out_write):
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+    proc = subprocess.Popen(proxied(log, ["cat"]), cwd=ROOT, stdin=read_end, stdout=out_write)
+    os.close(read_end)
+    os.close(out_write)
+    line = json.dumps({"jsonrpc": "2.0", "method": "x", "params": {"pad": "p" * 5000}}).encode() + b"\n"
+    writer = threading.Thread(target=lambda: [os.write(write_end, line) for _ in range(200)] and os.close(write_end))
+    time.sleep(1.0)  # the proxy started, finds nothing to read, waits
+    writer.start()
+    got = bytearray()
+    time.sleep(0.5)  # the pipe back fills up while nobody reads it
+    while chunk := os.read(out_read, 1 << 16):
+        got += chunk
+    os.close(out_read)
+    writer.join(10)
+    assert proc.wait(timeout=10) == 0
+    assert bytes(got) == line * 200
+    assert entries(log)[-1]["mcp_flow_proxy_end"]["frames"] == 400
+
+
 def test_a_server_that_exits_mid_call_passes_its_exit_code_through(tmp_path, hostile):
     log = tmp_path / "exit.jsonl"
     proc = start(log, hostile("exit-mid-call"))

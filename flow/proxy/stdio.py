@@ -63,9 +63,22 @@ def exit_code(returncode: int) -> int:
 
 
 def _write_all(fd: int, data: bytes) -> None:
+    """All of `data`, also to a pipe a client left non-blocking (it waits for room instead of failing)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view) :]
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            select.select([], [fd], [])
+
+
+def _read(fd: int) -> bytes:
+    """What is there to read (b"" at the end), also from a pipe a client left non-blocking."""
+    while True:
+        try:
+            return os.read(fd, CHUNK)
+        except BlockingIOError:
+            select.select([fd], [], [])
 
 
 class StdioProxy:
@@ -100,7 +113,7 @@ class StdioProxy:
         child = self.proc.stdin.fileno()
         while True:
             try:
-                chunk = os.read(self.stdin_fd, CHUNK)
+                chunk = _read(self.stdin_fd)
             except OSError:
                 chunk = b""
             t = now()
@@ -157,7 +170,10 @@ class StdioProxy:
                     if time.monotonic() - exited_at > _DRAIN_S:
                         break
                 continue
-            chunk = os.read(fd, CHUNK)
+            try:
+                chunk = _read(fd)
+            except OSError:
+                chunk = b""
             t = now()
             if not chunk:
                 break
