@@ -271,3 +271,37 @@ def test_any_odd_value_in_a_recording_is_merged_or_refused_in_one_line():
                     except TraceError as exc:
                         assert "\n" not in str(exc)
     assert tried > 250 and merged > tried / 2
+
+
+APP = """
+import sys
+from openai import OpenAI
+
+client = OpenAI()  # OPENAI_BASE_URL and OPENAI_API_KEY from the environment, as `record` leaves them
+tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather for one city",
+          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+messages = [{"role": "user", "content": "北京今天天气怎么样？"}]
+first = client.chat.completions.create(model="mock", messages=messages, tools=tools)
+call = first.choices[0].message.tool_calls[0]
+messages += [first.choices[0].message.model_dump(exclude_none=True),
+             {"role": "tool", "tool_call_id": call.id, "content": '{"condition": "晴"}'}]
+print(client.chat.completions.create(model="mock", messages=messages, tools=tools).choices[0].message.content)
+sys.exit(5)
+"""
+
+
+def test_record_an_app_of_your_own_that_uses_the_openai_sdk(tmp_path, upstream):
+    app, out = tmp_path / "app.py", tmp_path / "trace.json"
+    app.write_text(APP, encoding="utf-8")
+    proc = flow_cli(
+        "record", "--upstream", upstream, "--out", str(out), "--", PY, str(app), env={"OPENAI_API_KEY": KEY}
+    )
+    assert proc.returncode == 5, proc.stderr  # the app's own exit code
+    assert "晴" in proc.stdout
+    trace = load_trace(out)
+    assert [(h.step, h.kind) for h in trace.hops] == [
+        (1, "user.message"), (3, "llm.request"), (4, "llm.response"), (8, "llm.request"), (9, "llm.response"),
+        (10, "app.answer"),
+    ]  # fmt: skip
+    assert trace.meta.mode == "direct" and trace.meta.model["name"] == "mock"
+    assert KEY not in out.read_text(encoding="utf-8")
