@@ -172,11 +172,16 @@ class _Call:
 
 @dataclass
 class _Event:
+    """A hop to add (`Hops.add`'s arguments), and when it crossed on the merged clock."""
+
     t_ms: float
     spec: dict[str, Any]
 
 
 class _Merge:
+    """The state of one merge: the model's tool calls still to be carried out, what the backfills sent back, and
+    what the trace's meta will say."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.notes: list[str] = []
