@@ -23,6 +23,7 @@ from flow.trace.files import TraceError, load_trace
 from flow.trace.normalise import normalise
 from flow.views.diagram import to_mermaid
 from flow.views.html import to_html
+from flow.views.labels import label_lines
 from helpers import flow_cli
 
 PY = sys.executable
@@ -105,10 +106,11 @@ def test_the_merged_recording_is_the_trace_the_app_records(tmp_path, upstream, q
     assert merged.meta.question == app.meta.question and merged.meta.answer == app.meta.answer
     assert merged.meta.stats["tool_calls"] == app.meta.stats["tool_calls"] >= 1
     assert merged.meta.imported and merged.meta.imported.format == "proxy-jsonl"
-    inferred = {h.kind: getattr(h, "inferred", None) for h in merged.hops if getattr(h, "inferred", None)}
+    inferred = {h.kind: h.inferred for h in merged.hops if h.inferred}
     assert set(inferred) >= {"user.message", "translate.forward", "translate.reverse", "tool.result", "app.answer"}
     assert "matched by name and arguments" in inferred["translate.reverse"]
-    assert all("inferred)" in h.summary for h in merged.hops if getattr(h, "inferred", None))
+    assert all("inferred)" in h.summary for h in merged.hops if h.inferred)
+    assert not any(h.inferred for h in app.hops)
     # Every byte the proxies wrote, and the trace, hold no key: not the client's, not one in the environment.
     for path in [*folder.iterdir(), tmp_path / "merged.json"]:
         data = path.read_bytes()
@@ -186,7 +188,8 @@ def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, 
     if said is None:
         assert reverse == [] and any("no tool call of the model matches it" in n for n in trace.meta.imported.unmapped)  # type: ignore[union-attr]
         return
-    assert said in reverse[0].inferred and reverse[0].tool_call_id == "call_1"  # type: ignore[attr-defined]
+    assert reverse[0].inferred and said in reverse[0].inferred and reverse[0].tool_call_id == "call_1"
+    assert label_lines(reverse[0], lang="zh")[-1] == "（推断）"
     assert f"not seen crossing a wire: the tools/call that carries out the model's call call_1: {said}" in (
         teaching_text(reverse[0], "en")
     )

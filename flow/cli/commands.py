@@ -660,6 +660,8 @@ def _print_hop(hop: Hop) -> None:
     clipped = getattr(hop, "clipped", None)
     if clipped:
         print(terminal_safe(f"(clipped when recorded: {clipped})"))
+    if hop.inferred:
+        print(terminal_safe(f"(inferred from the proxies' recordings: {hop.inferred})"))
     print(terminal_safe(json.dumps(bounded_view(hop.payload), ensure_ascii=False, indent=2)))
 
 

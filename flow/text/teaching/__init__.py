@@ -76,8 +76,7 @@ def teaching_text(hop: Hop, lang: Lang = "zh", *, context: HopContext | None = N
     """The hop's teaching text in `lang`; `context` (from `hop_contexts`) lets it speak of its neighbours. A hop a
     merge of the proxies' recordings inferred (`inferred`) says so, and how."""
     text = render(situation(hop, context), lang)
-    how = getattr(hop, "inferred", None)
-    return text + _INFERRED[lang].format(how=how) if isinstance(how, str) and how else text
+    return text + _INFERRED[lang].format(how=hop.inferred) if hop.inferred else text
 
 
 def teaching_texts(hops: Sequence[Hop], lang: Lang) -> list[str]:
