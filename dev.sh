@@ -128,7 +128,7 @@ checks() {
   begin "lint-imports (the import contracts in pyproject.toml: flow's layers)"
   "$VENV/bin/lint-imports" --no-logo
   finish
-  begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop)"
+  begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop, flow.rooms, flow.proxy)"
   "$VENV/bin/mypy"
   finish
 }

@@ -183,7 +183,7 @@ def test_a_recorded_hop_is_the_hop_validation_would_build():
     assert by_number.step is Step.CALL_TOOL
 
 
-OPTIONAL_HOP_FIELDS = ("clipped", "scripted", "progress_of")
+OPTIONAL_HOP_FIELDS = ("clipped", "scripted", "progress_of", "inferred")
 
 
 # --- the Step table -------------------------------------------------------------------------------------------

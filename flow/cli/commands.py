@@ -1,5 +1,6 @@
 """The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | lesson | export |
-import | schema | mock-server | demo-server`."""
+import | schema | mock-server | demo-server | proxy | proxy-model | proxy-http |
+merge | record`."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from flow.backends.scripted import ScriptError, load_script
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
 from flow.providers import notes_before_sending
+from flow.proxy import stdio as stdio_proxy
 from flow.runs import run
 from flow.servers.spec import TOKEN_ENV, ServerSpec
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES
@@ -33,7 +35,7 @@ from flow.trace.files import (
     trace_text,
 )
 from flow.trace.model import Hop, ImportFormat, Trace
-from flow.trace.redact import SecretLeakError
+from flow.trace.redact import SecretLeakError, redact_url
 from flow.views.diagram import RenderError
 from flow.views.labels import clip
 from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
@@ -204,7 +206,8 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=["auto", *get_args(ImportFormat)],
         default="auto",
-        help="jsonrpc-jsonl: one JSON-RPC message a line; otlp-json: OpenTelemetry spans (default: auto)",
+        help="jsonrpc-jsonl: one JSON-RPC message a line (an MCP proxy's recording too); otlp-json: OpenTelemetry "
+        "spans; proxy-jsonl: the model proxy's recording (default: auto)",
     )
 
     sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
@@ -246,7 +249,68 @@ def _parser() -> argparse.ArgumentParser:
         default="none",
         help="make every tools/call kill the server or never answer",
     )
+    px = sub.add_parser(
+        "proxy",
+        help="stand in for an MCP server over stdio: start it, relay every byte unchanged, record each frame (JSONL)",
+    )
+    stdio_proxy.add_arguments(px)
+
+    pm = sub.add_parser(
+        "proxy-model",
+        help="stand in for an OpenAI-compatible API on 127.0.0.1: forward every request, stream answers through, "
+        "record the bodies (JSONL; never a key)",
+    )
+    pm.add_argument(
+        "--upstream", required=True, metavar="URL", help="the real API's base URL, e.g. https://api.openai.com/v1"
+    )
+    _http_proxy_options(pm, 8766)
+
+    ph = sub.add_parser(
+        "proxy-http",
+        help="stand in for an MCP server over Streamable HTTP on 127.0.0.1: forward POST/GET/DELETE, record the "
+        "frames (JSONL; no header, so no token or session id)",
+    )
+    ph.add_argument(
+        "--upstream", required=True, metavar="URL", help="the MCP server's URL, e.g. http://127.0.0.1:8000/mcp"
+    )
+    _http_proxy_options(ph, 8767)
+
+    mg = sub.add_parser(
+        "merge", help="merge what the proxies recorded of one run (an MCP recording, a model recording) into one trace"
+    )
+    mg.add_argument(
+        "files", nargs="+", metavar="RECORDING", help="JSONL files written by proxy, proxy-http, proxy-model"
+    )
+    mg.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
+
+    rc = sub.add_parser(
+        "record",
+        help="run an app with the model proxy in front of its provider (OPENAI_BASE_URL set for it), "
+        "then merge what was recorded into one trace",
+    )
+    rc.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
+    rc.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="the real API's base URL (default: $OPENAI_BASE_URL, else https://api.openai.com/v1)",
+    )
+    rc.add_argument("--port", type=int, default=0, help="the model proxy's port on 127.0.0.1 (default: a free one)")
+    rc.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="keep the recordings in this folder (default: a temporary one, removed after the merge)",
+    )
+    rc.add_argument("--timeout", type=float, default=600.0, help="seconds one model exchange may take")
+    rc.add_argument("app_command", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- then the app's command line")
     return p
+
+
+def _http_proxy_options(parser: argparse.ArgumentParser, port: int) -> None:
+    parser.add_argument(
+        "--port", type=int, default=port, help=f"port on 127.0.0.1; 0 picks a free one (default: {port})"
+    )
+    parser.add_argument("--out", "-o", required=True, help="the JSON Lines recording to write")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds one exchange may take, to its last byte")
 
 
 def _server_access_options(parser: argparse.ArgumentParser) -> None:
@@ -603,6 +667,8 @@ def _print_hop(hop: Hop) -> None:
     clipped = getattr(hop, "clipped", None)
     if clipped:
         print(terminal_safe(f"(clipped when recorded: {clipped})"))
+    if hop.inferred:
+        print(terminal_safe(f"(inferred from the proxies' recordings: {hop.inferred})"))
     print(terminal_safe(json.dumps(bounded_view(hop.payload), ensure_ascii=False, indent=2)))
 
 
@@ -822,6 +888,104 @@ def _cmd_mock_server(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_proxy(args: argparse.Namespace) -> int:
+    try:
+        return stdio_proxy.run_proxy(args)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+
+
+def _cmd_http_proxy(args: argparse.Namespace) -> int:
+    from flow.proxy.http import mcp_http_proxy, model_proxy
+
+    if not 0 <= args.port <= 65535:
+        raise _UsageError(f"--port {args.port}: give a port from 0 to 65535")
+    if not 0 < args.timeout <= 86400:
+        raise _UsageError(f"--timeout {args.timeout:g}: give seconds above 0 and at most 86400")
+    make = model_proxy if args.command == "proxy-model" else mcp_http_proxy
+    try:
+        served = make(args.upstream, args.out, port=args.port, timeout_s=args.timeout)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    what = "model API" if args.command == "proxy-model" else "MCP server"
+    print(
+        f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {args.out}",
+        file=sys.stderr,
+        flush=True,
+    )
+    served.run()
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from flow.interop.importers import merge_files
+
+    trace = merge_files(args.files, name=str(args.out))
+    _save(trace, args.out)
+    say = _lines_to(args.out)
+    for line in trace.meta.imported.unmapped if trace.meta.imported else []:
+        print(terminal_safe(f"not recorded: {line}"), file=say)
+    print(f"{summary_line(trace)} → {_where(args.out)}", file=say)
+    return 0
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    import subprocess
+    import tempfile
+
+    from flow.interop.importers import merge_files
+    from flow.proxy.http import model_proxy
+    from flow.proxy.stdio import RECORD_DIR_ENV
+
+    command = args.app_command[1:] if args.app_command[:1] == ["--"] else args.app_command
+    if not command:
+        raise _UsageError("give the app's command after --, e.g. record --out run.json -- python my_app.py")
+    if not 0 <= args.port <= 65535:
+        raise _UsageError(f"--port {args.port}: give a port from 0 to 65535")
+    upstream = args.upstream or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    model_log = folder / "model.jsonl"
+    try:
+        served = model_proxy(upstream, str(model_log), port=args.port, timeout_s=args.timeout).start()
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    print(f"recording: OPENAI_BASE_URL={served.url} → {redact_url(upstream)}", file=sys.stderr, flush=True)
+    # The app's MCP servers are recorded when its configuration starts them through `python -m flow proxy`
+    # with no --out: each then writes into this folder.
+    env = {**os.environ, "OPENAI_BASE_URL": served.url, RECORD_DIR_ENV: str(folder)}
+    try:
+        app = subprocess.Popen(command, env=env)
+    except OSError as exc:
+        served.stop()
+        raise _UsageError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+    try:
+        code = app.wait()
+    except KeyboardInterrupt:  # the app got the Ctrl-C too: let it end, then merge what it did
+        try:
+            code = app.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            app.kill()
+            code = app.wait()
+    finally:
+        served.stop()
+    recordings = [model_log, *sorted(folder.glob("mcp-*.jsonl"), key=lambda p: p.stat().st_mtime)]
+    if len(recordings) > 2:
+        print(
+            f"note: {len(recordings) - 1} MCP recordings; the trace merges the first, {recordings[1]}", file=sys.stderr
+        )
+    try:
+        trace = merge_files(recordings[:2], name=str(args.out))
+    finally:
+        if not args.keep:
+            for path in folder.iterdir():
+                path.unlink()
+            folder.rmdir()
+    _save(trace, args.out)
+    print(f"{summary_line(trace)} → {_where(args.out)}", file=_lines_to(args.out))
+    return code if code >= 0 else 128 - code
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _cmd_run,
     "show": _cmd_show,
@@ -837,6 +1001,11 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "schema": _cmd_schema,
     "mock-server": _cmd_mock_server,
     "demo-server": _cmd_demo_server,
+    "proxy": _cmd_proxy,
+    "proxy-model": _cmd_http_proxy,
+    "proxy-http": _cmd_http_proxy,
+    "merge": _cmd_merge,
+    "record": _cmd_record,
 }
 
 

@@ -95,9 +95,12 @@ class Hops:
         usage: Usage | None = None,
         summary: str = "",
         progress_of: int | str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
-        # progress_of (the request a progress notification reports on) is an extra field, set only when known
+        # progress_of (the request a progress notification reports on) is an extra field, set only when known; so is
+        # `inferred` (what a merge of the proxies' recordings guessed, and how)
         seq = len(self.hops) + 1
+        extra = {**(extra or {}), **({"progress_of": progress_of} if progress_of is not None else {})}
         try:
             self.hops.append(
                 checked_hop(
@@ -115,7 +118,7 @@ class Hops:
                     tool_call_id=tool_call_id,
                     usage=usage,
                     summary=summary,
-                    extra={"progress_of": progress_of} if progress_of is not None else None,
+                    extra=extra or None,
                 )
             )
         except ValidationError as exc:  # a value of the recording no trace can hold (a time beyond range, ...)

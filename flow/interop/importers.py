@@ -1,8 +1,9 @@
 """Recordings made by other tools, turned into traces this app can step through: the front door, which tells the
 format by content and hands the text to its importer.
 
-Two formats come in: a JSON-RPC message log in JSON Lines (`jsonrpc_log`) and OTLP/JSON that follows the GenAI and
-MCP semantic conventions (`otlp_import`). Hops get the kinds and steps the engine would give them; what has no place
+Three formats come in: a JSON-RPC message log in JSON Lines (`jsonrpc_log`, which also reads the MCP proxies'
+recordings), OTLP/JSON that follows the GenAI and MCP semantic conventions (`otlp_import`), and the model proxy's
+recording (`merge`, which merges it with an MCP proxy's into one trace). Hops get the kinds and steps the engine would give them; what has no place
 in a trace is listed in `meta.imported.unmapped`. Every problem with the input is a one-line `TraceError` naming
 the line.
 """
@@ -10,15 +11,26 @@ the line.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
 from flow.interop.jsonrpc_log import import_jsonrpc_log
+from flow.interop.merge import MODEL_TRANSPORT, merge_recordings
 from flow.interop.otlp_import import import_otlp_json
 from flow.trace.files import MAX_HOPS, MAX_TRACE_BYTES, TraceError, read_limited, read_trace_bytes
-from flow.trace.model import ImportFormat, Trace
+from flow.trace.model import ImportFormat, Trace, as_dict
 
-__all__ = ["FORMATS", "detect_format", "import_bytes", "import_file", "import_jsonrpc_log", "import_otlp_json"]
+__all__ = [
+    "FORMATS",
+    "detect_format",
+    "import_bytes",
+    "import_file",
+    "import_jsonrpc_log",
+    "import_otlp_json",
+    "merge_files",
+    "merge_recordings",
+]
 
 FORMATS: tuple[str, ...] = ("auto", *get_args(ImportFormat))
 
@@ -47,7 +59,10 @@ def detect_format(text: str) -> ImportFormat | Literal["trace"]:
         return "trace"  # not one JSON value a line: a (broken) trace file, told as such
     if isinstance(entry, list) and entry:  # a JSON-RPC batch
         entry = entry[0]
-    if isinstance(entry, dict) and any(k in entry for k in ("direction", "message", "jsonrpc", "method", "result")):
+    keys = ("direction", "message", "jsonrpc", "method", "result", "mcp_flow_proxy")
+    if isinstance(entry, dict) and as_dict(entry.get("mcp_flow_proxy")).get("transport") == MODEL_TRANSPORT:
+        return "proxy-jsonl"
+    if isinstance(entry, dict) and any(k in entry for k in keys):
         return "jsonrpc-jsonl"
     return "trace"
 
@@ -61,15 +76,29 @@ def import_bytes(data: bytes, *, name: str, fmt: str = "auto") -> Trace:
             return read_trace_bytes(data, name=name)
         if chosen == "otlp-json":
             return import_otlp_json(text, name=name)
-        if chosen == "jsonrpc-jsonl":
+        if chosen in ("jsonrpc-jsonl", "proxy-jsonl"):
             # Every message becomes a hop: count the lines before parsing any, so a huge log is refused at once.
             messages = sum(1 for line in text.splitlines() if line.strip())
             if messages > MAX_HOPS:
                 raise TraceError(f"{name}: {messages:,} messages is over the limit of {MAX_HOPS:,} hops for a trace")
+            if chosen == "proxy-jsonl":
+                return merge_recordings([(name, text)], name=name)
             return import_jsonrpc_log(text, name=name)
     except RecursionError:
         raise TraceError(f"{name}: nested too deeply to import") from None
     raise TraceError(f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
+
+
+def merge_files(paths: Sequence[str | Path], *, name: str = "merged") -> Trace:
+    """The proxies' recordings of one run, each read as a trace file is, merged into one trace (`merge`)."""
+    texts = [(str(p), _text(read_limited(p, what="file"), str(p))) for p in paths]
+    total = sum(sum(1 for line in text.splitlines() if line.strip()) for _, text in texts)
+    if total > MAX_HOPS:
+        raise TraceError(f"{name}: {total:,} recorded lines is over the limit of {MAX_HOPS:,} hops for a trace")
+    try:
+        return merge_recordings(texts, name=name)
+    except RecursionError:
+        raise TraceError(f"{name}: nested too deeply to import") from None
 
 
 def import_file(path: str | Path, *, fmt: str = "auto") -> Trace:

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from flow.interop.common import SERVER_METHODS, Hops, finish, json_line, method_step, quoted
 from flow.trace.files import TraceError
-from flow.trace.model import Actor, ImportInfo, Trace, TraceMeta, answer_step, as_dict
+from flow.trace.model import MAX_COUNT, Actor, ImportInfo, Trace, TraceMeta, answer_step, as_dict
 from flow.trace.pairing import Pairing, Request
 from flow.trace.reports import RefusedReport, placed, read_report, refused_note
-from flow.trace.summaries import frame_kind, frame_summary, progress_summary
+from flow.trace.summaries import amount_text, frame_kind, frame_summary, progress_summary
 
 # How a log names the way a message went, seen from the client (the Inspector is a client).
 _DIRECTIONS = {
@@ -73,15 +73,45 @@ class _Line:
     sender: str | None  # "client" or "server"; None when the log does not say
     time_s: float | None
     frame: dict[str, Any]
+    problem: dict[str, Any] | None = None  # a line a proxy relayed but could not record as a frame: what it noted
 
 
-def _log_lines(text: str, name: str) -> list[_Line]:
+@dataclass
+class _Proxied:
+    """What `python -m flow proxy` says about its recording beside the frames: its first and last lines."""
+
+    header: dict[str, Any]
+    end: dict[str, Any]
+    notes: list[str] = field(default_factory=list)  # what the transport said (an HTTP error status, a cut stream)
+
+
+# A proxy's note in place of a frame (`flow.proxy.log`): a line that is not JSON-RPC, or one too long to record.
+_PROBLEMS = ("not_jsonrpc", "too_large")
+
+
+def _log_lines(text: str, name: str, proxied: _Proxied | None = None) -> list[_Line]:
     lines: list[_Line] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
         where = f"{name} line {lineno}"
         entry = json_line(raw, where)
+        if isinstance(entry, dict) and proxied is not None:
+            if isinstance(entry.get("mcp_flow_proxy"), dict):
+                proxied.header = entry["mcp_flow_proxy"]
+                continue
+            if isinstance(entry.get("mcp_flow_proxy_end"), dict):
+                proxied.end = entry["mcp_flow_proxy_end"]
+                continue
+            if isinstance(entry.get("note"), str) and "message" not in entry:
+                proxied.notes.append(f"line {lineno}: {entry['note'][:200]}")
+                continue
+            noted = next((key for key in _PROBLEMS if isinstance(entry.get(key), dict)), None)
+            if noted is not None:
+                sender = _DIRECTIONS.get(str(entry.get("direction")).lower())
+                time_s = _timestamp(entry.get("timestamp"), where)
+                lines.append(_Line(lineno, sender, time_s, {}, {"noted": noted, **entry[noted]}))
+                continue
         message: Any
         if isinstance(entry, list) or (
             isinstance(entry, dict)
@@ -152,13 +182,79 @@ def _reported(out: Hops, asked: Request, result: Any, t_ms: float) -> str | None
     return None
 
 
+def _count(value: Any) -> int:
+    return value if type(value) is int and 0 <= value <= MAX_COUNT else 0
+
+
+def _noted(out: Hops, line: _Line, pairing: Pairing, t_ms: float) -> None:
+    """A line the proxy relayed but could not record as a frame: an error hop from its sender, where it came (a
+    server's line in the step of the request it was handling), as the live tap records a line that is not JSON-RPC."""
+    problem = line.problem or {}
+    from_client = line.sender == "client"
+    start = str(problem.get("line_start") or "")
+    step = None
+    if not from_client and (handling := pairing.latest("client")) is not None:
+        step = handling.answer_step
+    payload: dict[str, Any]
+    if problem.get("noted") == "too_large":
+        size = _count(problem.get("bytes"))
+        payload = {
+            "error": "message too large to record",
+            "bytes": size,
+            "limit_bytes": _count(problem.get("limit_bytes")),
+            "line_start": start,
+        }
+        summary = f"a message of {amount_text(size)}, relayed but too long to record: {quoted(start, 40)}"
+    else:
+        payload = {
+            "error": "not JSON-RPC",
+            "reason": str(problem.get("reason") or ""),
+            "line_start": start,
+            "line_chars": _count(problem.get("line_chars")),
+        }
+        summary = f"a line that is not JSON-RPC ({payload['reason']}): {quoted(start, 40)}"
+    out.add(
+        "error",
+        "mcp_client" if from_client else "mcp_server",
+        "mcp_server" if from_client else "mcp_client",
+        payload,
+        step=step,
+        t_start_ms=t_ms,
+        t_end_ms=t_ms,
+        direction="error",
+        summary=summary,
+    )
+
+
+def _proxy_notes(proxied: _Proxied, server: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+    """What the proxy's first and last lines say: how the server was reached, and what was left out."""
+    header, end = proxied.header, proxied.end
+    transport = header.get("transport")
+    server["transport"] = transport if transport in ("stdio", "streamable-http") else server["transport"]
+    command = header.get("command")
+    if isinstance(command, list) and all(isinstance(a, str) for a in command):
+        settings["server_command"] = " ".join(command)[:2000]
+    if isinstance(header.get("upstream"), str):
+        settings["server_url"] = header["upstream"][:2000]
+    notes = list(proxied.notes)
+    if not end:
+        notes.append("the recording has no last line: the proxy was stopped before it could finish it")
+    if _count(end.get("dropped")):
+        stopped = str(end.get("stopped") or "the writer fell behind")
+        notes.append(f"{_count(end['dropped'])} lines were relayed but not recorded ({stopped})")
+    if isinstance(end.get("exit_code"), int):
+        notes.append(f"the server exited with code {end['exit_code']}")
+    return notes
+
+
 def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     """A JSON-RPC message log, one message a line, as MCP frames between the MCP client and server.
 
     A line without a direction is placed by its method: requests and notifications the MCP spec has the
     server send go server to client, every other one client to server; a response goes back to whoever
     sent the request with its id (server to client when no such request is in the log)."""
-    lines = _log_lines(text, name)
+    proxied = _Proxied({}, {})
+    lines = _log_lines(text, name, proxied)
     times = [line.time_s for line in lines if line.time_s is not None]
     t0 = times[0] if times else 0.0
     out = Hops(name)
@@ -169,6 +265,9 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     for line in lines:
         frame = line.frame
         t_ms = (line.time_s - t0) * 1000 if line.time_s is not None else t_ms
+        if line.problem is not None:
+            _noted(out, line, pairing, t_ms)
+            continue
         kind = frame_kind(frame)
         if kind == "mcp.request" and frame.get("id") is None:
             kind = "mcp.notification"  # "id": null is discouraged and answered by no one
@@ -259,11 +358,16 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     if not times:
         unmapped.append("no timestamps: every hop is placed at 0 ms")
     unmapped.append("a JSON-RPC log holds only MCP frames: no question, model calls or answer")
+    settings: dict[str, Any] = {}
+    if proxied.header:
+        unmapped += _proxy_notes(proxied, server, settings)
     started = dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if times else ""
     meta = TraceMeta(
         mode="mcp",
-        question=f"(imported JSON-RPC log {Path(name).name})",
+        question=f"({'recorded by python -m flow proxy' if proxied.header else 'imported JSON-RPC log'} "
+        f"{Path(name).name})",
         server=server,
+        settings=settings,
         started_at=started,
         imported=ImportInfo(format="jsonrpc-jsonl", file=name, unmapped=unmapped),
     )

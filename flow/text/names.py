@@ -93,6 +93,7 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "n_tools": {"en": "{n} tools:", "zh": "{n} 个工具："},
     "n_functions": {"en": "{n} local functions:", "zh": "{n} 个本地函数："},
     "scripted": {"en": "scripted · ", "zh": "脚本 · "},
+    "inferred": {"en": "(inferred)", "zh": "（推断）"},
     "request": {"en": "{m} messages + {t} tools", "zh": "{m} 条消息 + {t} 个工具"},
     "stream_flag": {"en": " (stream)", "zh": "（流式）"},
     "assembled_calls": {"en": "assembled tool_calls:", "zh": "拼装出 tool_calls："},

@@ -49,7 +49,12 @@ def phase_of(step: int | None) -> Phase | None:
     return STEPS[STEP_OF[step]].phase if step is not None else None
 
 
-_OPTIONAL_FIELDS = ("clipped", "scripted", "progress_of")  # absent unless set: a file holds them only where they apply
+_OPTIONAL_FIELDS = (
+    "clipped",
+    "scripted",
+    "progress_of",
+    "inferred",
+)  # absent unless set: a file holds them only where they apply
 _HOP_FIELDS = frozenset(Hop.model_fields).difference(_OPTIONAL_FIELDS)  # a set copies a frozenset faster than a tuple
 
 
@@ -105,6 +110,7 @@ def new_hop(
             "clipped": None,
             "scripted": None,
             "progress_of": None,
+            "inferred": None,
             **(extra or {}),
         },
     )

@@ -159,6 +159,8 @@ class Hop(BaseModel):
     clipped: str | None = Field(default=None, exclude_if=_absent)  # what the recorder cut from the payload
     scripted: bool | None = Field(default=None, exclude_if=_absent)  # a model hop answered by the user's script
     progress_of: int | str | None = Field(default=None, exclude_if=_absent)  # the request a progress notice is about
+    # A hop a merge of the proxies' recordings inferred (it crossed no wire they saw): what was guessed, and how.
+    inferred: str | None = Field(default=None, exclude_if=_absent)
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -172,7 +174,7 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-ImportFormat = Literal["jsonrpc-jsonl", "otlp-json"]
+ImportFormat = Literal["jsonrpc-jsonl", "otlp-json", "proxy-jsonl"]
 
 
 class ImportInfo(BaseModel):

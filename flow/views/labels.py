@@ -242,7 +242,10 @@ def label_lines(hop: Hop, width: int = 32, *, lang: Lang = "en") -> list[str]:
     made from the hop's kind and payload (the summary is English, and stays as the trace file holds it)."""
     # escaped: a terminal must not run them, and graphviz refuses a label that holds one
     lines = [escape_controls(line) for line in _label_lines(hop, width, lang) if line]
-    return lines or [clip(hop.kind if lang == "en" else KIND_NAMES[hop.kind][lang], width)]
+    lines = lines or [clip(hop.kind if lang == "en" else KIND_NAMES[hop.kind][lang], width)]
+    mark = _w("inferred", lang)
+    # A hop a merge inferred says so on its arrow, once (an English summary may say it already).
+    return lines + [mark] if hop.inferred and not lines[-1].endswith(mark) else lines
 
 
 def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:

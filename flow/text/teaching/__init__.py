@@ -66,9 +66,17 @@ def render(found: Situation, lang: Lang) -> str:
         return TEXTS[FALLBACK][lang]
 
 
+_INFERRED: dict[Lang, str] = {
+    "en": " Inferred from what the proxies recorded, not seen crossing a wire: {how}.",
+    "zh": "（这一步是根据代理的记录推断的，并非在线路上看到的。）",
+}
+
+
 def teaching_text(hop: Hop, lang: Lang = "zh", *, context: HopContext | None = None) -> str:
-    """The hop's teaching text in `lang`; `context` (from `hop_contexts`) lets it speak of its neighbours."""
-    return render(situation(hop, context), lang)
+    """The hop's teaching text in `lang`; `context` (from `hop_contexts`) lets it speak of its neighbours. A hop a
+    merge of the proxies' recordings inferred (`inferred`) says so, and how."""
+    text = render(situation(hop, context), lang)
+    return text + _INFERRED[lang].format(how=hop.inferred) if hop.inferred else text
 
 
 def teaching_texts(hops: Sequence[Hop], lang: Lang) -> list[str]:

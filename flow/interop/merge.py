@@ -1,0 +1,662 @@
+"""What the proxies recorded of one app's run (`python -m flow proxy`, `proxy-http`, `proxy-model`), merged into one
+trace on one clock, with the steps the app would have given its hops.
+
+The wire is as recorded: MCP frames (through `jsonrpc_log`), the model's request and response bodies and streamed
+events. What happened inside the app is inferred, and every inferred hop says so in its `inferred` field and its
+summary: the question (the first request's last user message), the forward translation (the listed MCP tools beside
+the functions the first request sent), the assembled stream, the reverse translation (which tool call of the model a
+`tools/call` carries out: matched by name and arguments, or by name alone, among the calls asked before it), the
+result the app received (with the text its next request sent back under that `tool_call_id`), and the answer shown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from flow.interop.common import Hops, finish, json_line, json_or_text, quoted
+from flow.interop.jsonrpc_log import import_jsonrpc_log
+from flow.trace.files import TraceError
+from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
+from flow.trace.payloads import ChatRequest
+from flow.trace.steps import Step
+from flow.trace.summaries import _response_step, arguments_text, response_summary
+
+MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
+
+
+def recording_kind(text: str) -> str:
+    """ "model" for a recording of the model proxy, else "mcp" (an MCP proxy's, or any JSON-RPC log)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return "mcp"
+    proxy = header.get("mcp_flow_proxy") if isinstance(header, dict) else None
+    return "model" if isinstance(proxy, dict) and proxy.get("transport") == MODEL_TRANSPORT else "mcp"
+
+
+@dataclass
+class _Exchange:
+    """One model call as the model proxy recorded it."""
+
+    n: int
+    request: dict[str, Any] = field(default_factory=dict)
+    response: dict[str, Any] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    end: dict[str, Any] = field(default_factory=dict)
+
+
+def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange]]:
+    header: dict[str, Any] = {}
+    exchanges: dict[int, _Exchange] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        entry = json_line(raw, f"{name} line {lineno}")
+        if not isinstance(entry, dict):
+            raise TraceError(f"{name} line {lineno}: expected a JSON object")
+        if isinstance(entry.get("mcp_flow_proxy"), dict):
+            header = entry["mcp_flow_proxy"]
+            continue
+        n, event, t = entry.get("exchange"), entry.get("event"), entry.get("timestamp")
+        if "mcp_flow_proxy_end" in entry:
+            continue
+        if type(n) is not int or not isinstance(t, (int, float)) or isinstance(t, bool):
+            raise TraceError(f"{name} line {lineno}: not a model proxy's line (no exchange number and timestamp)")
+        ex = exchanges.setdefault(n, _Exchange(n))
+        if event == "request":
+            ex.request = entry
+        elif event == "response":
+            ex.response = entry
+        elif event == "body":
+            ex.body = entry
+        elif event == "chunk":
+            ex.chunks.append(entry)
+        elif event == "end":
+            ex.end = entry
+        else:
+            raise TraceError(f"{name} line {lineno}: unknown event {quoted(event)}")
+    if not header:
+        raise TraceError(f"{name}: not a recording of python -m flow proxy-model (no header line)")
+    return header, [exchanges[n] for n in sorted(exchanges) if exchanges[n].request]
+
+
+def _assembled(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
+    """The assistant message a client builds from a stream's deltas, and its finish_reason."""
+    content: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    finish_reason = None
+    for chunk in chunks:
+        for choice in as_list(as_dict(chunk.get("data")).get("choices"))[:1]:
+            choice = as_dict(choice)
+            delta = as_dict(choice.get("delta"))
+            finish_reason = choice.get("finish_reason") or finish_reason
+            if isinstance(delta.get("content"), str):
+                content.append(delta["content"])
+            for part in as_list(delta.get("tool_calls")):
+                part = as_dict(part)
+                index: int = part["index"] if type(part.get("index")) is int else 0
+                call = calls.setdefault(
+                    index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                fn = as_dict(part.get("function"))
+                call["id"] = part.get("id") or call["id"]
+                name = fn.get("name")
+                if isinstance(name, str) and name and not call["function"]["name"].endswith(name):
+                    call["function"]["name"] += name
+                if isinstance(fn.get("arguments"), str):
+                    call["function"]["arguments"] += fn["arguments"]
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(content) if content else None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message, finish_reason
+
+
+_CHAT_REQUEST: TypeAdapter[ChatRequest] = TypeAdapter(ChatRequest)
+
+
+def _chat_request(body: Any) -> ChatRequest | str:
+    """The request body as a hop holds it: a chat request, or its JSON as text when it is not one (lenient at the
+    wire: what a client sent must not stop a merge)."""
+    if isinstance(body, str):
+        return body
+    try:
+        return _CHAT_REQUEST.validate_python(body, strict=True)
+    except ValidationError:
+        return json.dumps(body, ensure_ascii=False)
+
+
+def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
+    """A model's tool call as the app's hops hold one: an id, a name and the arguments as a string."""
+    fn = as_dict(call.get("function"))
+    arguments = fn.get("arguments")
+    return {
+        "id": str(call.get("id")),
+        "type": "function",
+        "function": {
+            "name": str(fn.get("name") or ""),
+            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False),
+        },
+    }
+
+
+def _message_of(body: Any) -> dict[str, Any]:
+    choices = as_list(as_dict(body).get("choices"))
+    return as_dict(as_dict(choices[0]).get("message")) if choices else {}
+
+
+@dataclass
+class _Call:
+    """A tool call the model asked for, waiting for the tools/call that carries it out."""
+
+    tool_call: dict[str, Any]
+    rnd: int
+    t_ms: float
+    taken: bool = False
+
+    @property
+    def name(self) -> str:
+        return str(as_dict(self.tool_call.get("function")).get("name") or "")
+
+    @property
+    def arguments(self) -> Any:
+        return json_or_text(as_dict(self.tool_call.get("function")).get("arguments"))
+
+
+@dataclass
+class _Event:
+    """A hop to add (`Hops.add`'s arguments), and when it crossed on the merged clock."""
+
+    t_ms: float
+    spec: dict[str, Any]
+
+
+class _Merge:
+    """The state of one merge: the model's tool calls still to be carried out, what the backfills sent back, and
+    what the trace's meta will say."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.notes: list[str] = []
+        self.calls: list[_Call] = []
+        self.tool_messages: dict[str, str] = {}  # the text each backfill sent back, by tool_call_id
+        self.question: str | None = None
+        self.answer: str | None = None
+        self.model: dict[str, Any] = {}
+
+    def model_events(self, exchanges: list[_Exchange], t0: float, base_url: str) -> list[_Event]:
+        events: list[_Event] = []
+
+        def ms(entry: dict[str, Any]) -> float:
+            return (float(entry.get("timestamp") or t0) - t0) * 1000
+
+        others = [ex for ex in exchanges if not str(ex.request.get("path") or "").endswith("/chat/completions")]
+        if others:
+            first = others[0].request
+            self.notes.append(
+                f"{len(others)} model exchanges on other paths (the first: {first.get('method')} "
+                f"{quoted(first.get('path'))}): recorded, not stepped (only Chat Completions is)"
+            )
+        chats = [ex for ex in exchanges if ex not in others]
+        for rnd, ex in enumerate(chats, 1):
+            req = ex.request
+            body = req.get("body")
+            messages = [as_dict(m) for m in as_list(as_dict(body).get("messages"))]
+            for m in messages:
+                if m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str):
+                    content = m.get("content")
+                    self.tool_messages.setdefault(
+                        m["tool_call_id"],
+                        content if isinstance(content, str) else json.dumps(content, ensure_ascii=False),
+                    )
+            backfill = any(m.get("role") == "tool" for m in messages)
+            step = Step.BACKFILL if backfill else Step.ASK_MODEL
+            if self.question is None:
+                users = [m.get("content") for m in messages if m.get("role") == "user"]
+                self.question = next((u for u in reversed(users) if isinstance(u, str) and u), None)
+                self.model = {"name": as_dict(body).get("model"), "base_url": base_url}
+            t_req = ms(req)
+            payload: dict[str, Any] = {
+                "method": str(req.get("method") or "POST"),
+                "url": base_url.rstrip("/") + str(req.get("path") or "").removeprefix("/v1"),
+                "headers": {str(k): str(v) for k, v in as_dict(req.get("headers")).items()},
+                "body": _chat_request(body),
+            }
+            n_tools = len(as_list(as_dict(body).get("tools")))
+            stream = " (stream)" if as_dict(body).get("stream") else ""
+            events.append(
+                _Event(
+                    t_req,
+                    dict(
+                        kind="llm.request",
+                        source="app",
+                        target="model",
+                        payload=payload,
+                        step=step,
+                        t_start_ms=t_req,
+                        t_end_ms=t_req,
+                        direction="request",
+                        rnd=rnd,
+                        summary=f"{payload['method']} {req.get('path')}: {len(messages)} messages, {n_tools} tools{stream}",
+                    ),
+                )
+            )
+            events += self.answer_events(ex, rnd, step, t_req, ms)
+        return events
+
+    def answer_events(self, ex: _Exchange, rnd: int, step: Step, t_req: float, ms: Any) -> list[_Event]:
+        events: list[_Event] = []
+        status = ex.response.get("status")
+        headers = {str(k): str(v) for k, v in as_dict(ex.response.get("headers")).items()}
+        error = ex.end.get("error")
+        if not ex.response or (type(status) is int and status >= 400):
+            body = (ex.body or {}).get("body")
+            t = ms(ex.end or ex.body or ex.response or ex.request)
+            payload: dict[str, Any] = {
+                "status": status if type(status) is int else None,
+                "headers": headers,
+                "body": body,
+            }
+            if error:
+                payload["error"], payload["message"] = "proxy", str(error)
+            summary = f"HTTP {status}" if type(status) is int else str(error or "no answer")
+            events.append(self._event(t, "llm.error", payload, step, t_req, rnd, summary, direction="error"))
+            return events
+        if ex.chunks:
+            message, finish_reason = _assembled(ex.chunks)
+            answer_step = Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER
+            for i, chunk in enumerate(ex.chunks, 1):
+                payload = {"data": chunk.get("data", chunk.get("data_too_large"))}
+                if i == 1:
+                    payload = {"status": status, "headers": headers, **payload}
+                data = chunk.get("data")
+                usage = usage_counts(as_dict(data).get("usage"))
+                events.append(
+                    self._event(
+                        ms(chunk), "llm.chunk", payload, answer_step, t_req, rnd, _chunk_text(data, i), usage=usage
+                    )
+                )
+            t_end = ms(ex.chunks[-1])
+            events.append(
+                self._event(
+                    t_end,
+                    "llm.assembled",
+                    {"message": message, "finish_reason": finish_reason},
+                    answer_step,
+                    t_end,
+                    rnd,
+                    f"assembled {'tool_calls' if message.get('tool_calls') else f'finish_reason: {finish_reason}'}",
+                    source="app",
+                    direction="event",
+                    inferred="assembled here from the streamed deltas, as a client does",
+                )
+            )
+        else:
+            body = (ex.body or {}).get("body", (ex.body or {}).get("body_too_large"))
+            message = _message_of(body)
+            answer_step = _response_step(body)
+            t_end = ms(ex.body or ex.end or ex.response)
+            usage = usage_counts(as_dict(body).get("usage"))
+            events.append(
+                self._event(
+                    t_end,
+                    "llm.response",
+                    {"status": status, "headers": headers, "body": body},
+                    answer_step,
+                    t_req,
+                    rnd,
+                    response_summary(body),
+                    direction="response",
+                    usage=usage,
+                )
+            )
+        for call in as_list(message.get("tool_calls")):
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                self.calls.append(_Call(_tool_call(call), rnd, t_end))
+        if answer_step == Step.MODEL_ANSWER and isinstance(message.get("content"), str):
+            self.answer = message["content"]
+        return events
+
+    @staticmethod
+    def _event(
+        t: float,
+        kind: str,
+        payload: Any,
+        step: Step,
+        t_start: float,
+        rnd: int,
+        summary: str,
+        *,
+        source: str = "model",
+        direction: str = "response",
+        usage: Any = None,
+        inferred: str | None = None,
+    ) -> _Event:
+        spec: dict[str, Any] = dict(
+            kind=kind,
+            source=source,
+            target="app",
+            payload=payload,
+            step=step,
+            t_start_ms=t_start,
+            t_end_ms=t,
+            direction=direction,
+            rnd=rnd,
+            summary=summary,
+            usage=usage,
+        )
+        if inferred:
+            spec["extra"] = {"inferred": inferred}
+            spec["summary"] = f"{summary} (inferred)"
+        return _Event(t, spec)
+
+    def match(self, name: str, arguments: Any, t_ms: float) -> tuple[_Call | None, str]:
+        """The model's tool call a tools/call carries out: the earliest not yet taken, asked before it, with its
+        name and arguments; else with its name alone; and how it was matched."""
+        asked = [c for c in self.calls if not c.taken and c.name == name and c.t_ms <= t_ms + 1]
+        exact = [c for c in asked if c.arguments == arguments]
+        if exact:
+            exact[0].taken = True
+            return exact[0], "matched by name and arguments"
+        if asked:
+            asked[0].taken = True
+            return asked[0], "matched by name only (the arguments differ)"
+        return None, ""
+
+    def mcp_events(self, hops: list[Hop], offset_ms: float) -> list[_Event]:
+        """The MCP hops on the merged clock; around each tools/call the model asked for, the app's hops."""
+        events: list[_Event] = []
+        by_id: dict[Any, tuple[_Call, str]] = {}
+        for hop in hops:
+            spec = _spec(hop, offset_ms)
+            t = hop.t_end_ms + offset_ms
+            frame = as_dict(hop.payload)
+            if hop.kind == "mcp.request" and frame.get("method") == "tools/call":
+                params = as_dict(frame.get("params"))
+                name = str(params.get("name") or "")
+                arguments = as_dict(params.get("arguments"))
+                call, how = self.match(name, arguments, t)
+                if call is not None:
+                    by_id[hop.jsonrpc_id] = (call, how)
+                    spec["rnd"] = call.rnd
+                    tool_call_id = str(call.tool_call["id"])
+                    events.append(
+                        _Event(
+                            t,
+                            dict(
+                                kind="translate.reverse",
+                                source="app",
+                                target="mcp_client",
+                                payload={
+                                    "tool_call": call.tool_call,
+                                    "call_request": {"name": name, "arguments": arguments},
+                                },
+                                step=Step.REVERSE_TRANSLATION,
+                                t_start_ms=t,
+                                t_end_ms=t,
+                                direction="request",
+                                rnd=call.rnd,
+                                tool_call_id=tool_call_id,
+                                summary=f"call {name}({arguments_text(arguments)}) ({how}, inferred)",
+                                extra={
+                                    "inferred": f"the tools/call that carries out the model's call {tool_call_id}: {how}"
+                                },
+                            ),
+                        )
+                    )
+                else:
+                    self.notes.append(
+                        f"tools/call {name} (id {quoted(hop.jsonrpc_id)}): no tool call of the model matches it"
+                    )
+            paired = by_id.get(hop.jsonrpc_id) if hop.step in (Step.CALL_TOOL, Step.TOOL_RESULT) else None
+            if paired is not None:
+                spec["rnd"] = paired[0].rnd
+                if hop.kind in ("tool.invoke", "tool.result"):
+                    spec["tool_call_id"] = str(paired[0].tool_call["id"])
+            events.append(_Event(t, spec))
+            if paired is not None and hop.kind in ("mcp.response", "mcp.error") and hop.step == Step.TOOL_RESULT:
+                events.append(self.received(hop, paired, t))
+            listed = [t for t in as_list(as_dict(frame.get("result")).get("tools")) if isinstance(t, dict)]
+            if hop.kind == "mcp.response" and hop.step == Step.LIST_TOOLS and "tools" in as_dict(frame.get("result")):
+                names = ", ".join(str(as_dict(tool).get("name")) for tool in listed)
+                events.append(
+                    _Event(
+                        t,
+                        dict(
+                            kind="client.result",
+                            source="mcp_client",
+                            target="app",
+                            payload={"tools": listed},
+                            step=Step.LIST_TOOLS,
+                            t_start_ms=t,
+                            t_end_ms=t,
+                            direction="response",
+                            summary=f"{len(listed)} tools: {names} (inferred)",
+                            extra={"inferred": "the tool list the server sent, as the MCP client hands it to the app"},
+                        ),
+                    )
+                )
+        return events
+
+    def received(self, hop: Hop, paired: tuple[_Call, str], t: float) -> _Event:
+        """The result as the app received it (step 7): what its next request sent back, when it did."""
+        call, how = paired
+        tool_call_id = str(call.tool_call["id"])
+        frame = as_dict(hop.payload)
+        sent = self.tool_messages.get(tool_call_id)
+        if hop.kind == "mcp.error":
+            payload: dict[str, Any] = {"error": frame.get("error")}
+            summary = f"protocol error {as_dict(frame.get('error')).get('code')}"
+        else:
+            result = as_dict(frame.get("result"))
+            texts = [str(b.get("text")) for b in as_list(result.get("content")) if as_dict(b).get("type") == "text"]
+            payload = {"result": result}
+            summary = ("isError: " if result.get("isError") else "") + " ".join(" ".join(texts).split())[:60]
+        payload["tool_message_content"] = sent if sent is not None else ""
+        backfilled = (
+            "its text is what the next model request sent back" if sent is not None else "no later request sent it back"
+        )
+        return _Event(
+            t,
+            dict(
+                kind="tool.result",
+                source="mcp_client",
+                target="app",
+                payload=payload,
+                step=Step.TOOL_RESULT,
+                t_start_ms=t,
+                t_end_ms=t,
+                direction="error" if hop.kind == "mcp.error" else "response",
+                rnd=call.rnd,
+                tool_call_id=tool_call_id,
+                summary=f"{summary} (inferred)",
+                extra={"inferred": f"for the model's call {tool_call_id} ({how}); {backfilled}"},
+            ),
+        )
+
+
+def _spec(hop: Hop, offset_ms: float) -> dict[str, Any]:
+    extra = {"progress_of": hop.progress_of} if hop.progress_of is not None else None
+    return dict(
+        kind=hop.kind,
+        source=hop.source,
+        target=hop.target,
+        payload=hop.payload,
+        step=hop.step,
+        t_start_ms=hop.t_start_ms + offset_ms,
+        t_end_ms=hop.t_end_ms + offset_ms,
+        direction=hop.direction,
+        rnd=hop.round,
+        jsonrpc_id=hop.jsonrpc_id,
+        tool_call_id=hop.tool_call_id,
+        summary=hop.summary,
+        extra=extra,
+    )
+
+
+def _chunk_text(data: Any, n: int) -> str:
+    choices = as_list(as_dict(data).get("choices"))
+    if not choices:
+        return f"chunk {n}: usage" if as_dict(data).get("usage") else f"chunk {n}: {str(data)[:30]}"
+    choice = as_dict(choices[0])
+    delta = as_dict(choice.get("delta"))
+    if choice.get("finish_reason"):
+        return f"chunk {n}: finish_reason: {choice['finish_reason']}"
+    if delta.get("tool_calls"):
+        fn = as_dict(as_dict(as_list(delta["tool_calls"])[0]).get("function"))
+        return (
+            f"chunk {n}: tool_call {fn['name']} starts"
+            if fn.get("name")
+            else f"chunk {n}: arguments += {fn.get('arguments')!r}"
+        )
+    if delta.get("content"):
+        return f"chunk {n}: content += {delta['content']!r}"
+    return f"chunk {n}: role {delta.get('role', '')}".strip()
+
+
+def _start(text: str) -> float | None:
+    """The epoch time of the first thing a recording saw cross."""
+    for raw in text.splitlines():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict) or "mcp_flow_proxy" in entry:  # a proxy starts before the app talks
+            continue
+        t = entry.get("timestamp")
+        if isinstance(t, (int, float)) and not isinstance(t, bool):
+            return float(t)
+    return None
+
+
+def merge_recordings(recordings: list[tuple[str, str]], *, name: str = "merged") -> Trace:
+    """Recordings (name, text) of one run, MCP ones and at most one of the model proxy, as one trace."""
+    mcp = [(n, t) for n, t in recordings if recording_kind(t) == "mcp"]
+    models = [(n, t) for n, t in recordings if recording_kind(t) == "model"]
+    if len(models) > 1:
+        raise TraceError(f"{name}: {len(models)} model recordings: merge one run's, one model recording at most")
+    if len(mcp) > 1:
+        raise TraceError(f"{name}: {len(mcp)} MCP recordings: this merge takes one MCP server's")
+    if not recordings:
+        raise TraceError(f"{name}: nothing to merge")
+    starts = [s for _, t in recordings if (s := _start(t)) is not None]
+    t0 = min(starts) if starts else 0.0
+    job = _Merge(name)
+    model_events: list[_Event] = []
+    header: dict[str, Any] = {}
+    if models:
+        header, exchanges = _model_log(models[0][1], models[0][0])
+        model_events = job.model_events(exchanges, t0, str(header.get("upstream") or ""))
+    imported: Trace | None = None
+    mcp_events: list[_Event] = []
+    unmapped: list[str] = []
+    if mcp:
+        imported = import_jsonrpc_log(mcp[0][1], name=mcp[0][0])
+        started = imported.meta.started_at
+        offset = (dt.datetime.fromisoformat(started).timestamp() - t0) * 1000 if started else 0.0
+        mcp_events = job.mcp_events(imported.hops, offset)
+        unmapped += [
+            n
+            for n in (imported.meta.imported.unmapped if imported.meta.imported else [])
+            if not n.startswith("a JSON-RPC log holds only MCP frames")
+        ]
+    events = _interleave(mcp_events, model_events)
+    out = Hops(name)
+    if job.question is not None:
+        out.add(
+            "user.message",
+            "user",
+            "app",
+            {"content": job.question},
+            step=Step.QUESTION,
+            t_start_ms=0.0,
+            t_end_ms=0.0,
+            summary=f"{job.question} (inferred)",
+            extra={"inferred": "the last user message of the first model request"},
+        )
+    forward_done = False
+    tools_listed = _listed_tools(imported.hops if imported else [])
+    for event in events:
+        spec = event.spec
+        if not forward_done and spec["kind"] == "llm.request" and tools_listed and _tools(spec["payload"]):
+            forward_done = True
+            out.add(
+                "translate.forward",
+                "app",
+                "app",
+                {"mcp": tools_listed, "openai": _tools(spec["payload"])},
+                step=Step.ASK_MODEL,
+                t_start_ms=event.t_ms,
+                t_end_ms=event.t_ms,
+                summary="inputSchema → parameters for "
+                + ", ".join(str(as_dict(t).get("name")) for t in tools_listed)
+                + " (inferred)",
+                extra={"inferred": "the tools the server listed beside the functions the first model request sent"},
+            )
+        out.add(**spec)
+    if job.answer is not None:
+        t_last = max((e.t_ms for e in events), default=0.0)
+        out.add(
+            "app.answer",
+            "app",
+            "user",
+            {"content": job.answer},
+            step=Step.SHOW_ANSWER,
+            t_start_ms=t_last,
+            t_end_ms=t_last,
+            rnd=sum(e.spec["kind"] == "llm.request" for e in model_events),
+            summary=f"{job.answer[:80]} (inferred)",
+            extra={"inferred": "the model's final answer; what the app showed the user is not recorded"},
+        )
+    if not out.hops:
+        raise TraceError(f"{name}: the recordings hold no model exchange and no MCP frame")
+    unmapped += job.notes
+    unmapped.append(
+        "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "
+        "tools/call carries out and the answer shown are inferred (each such hop says so in `inferred`)"
+    )
+    server = imported.meta.server if imported else None
+    meta = TraceMeta(
+        mode="mcp" if imported else "direct",
+        question=job.question or f"(recorded by the proxies: {Path(name).name})",
+        model={k: v for k, v in job.model.items() if v},
+        server=server,
+        settings=imported.meta.settings if imported else {},
+        started_at=dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if starts else "",
+        answer=job.answer,
+        imported=ImportInfo(format="proxy-jsonl", file=", ".join(n for n, _ in recordings), unmapped=unmapped),
+    )
+    return finish(meta, out.hops, name)
+
+
+def _interleave(first: list[_Event], second: list[_Event]) -> list[_Event]:
+    """Two sequences, each in its own order, merged by time (the first's event first on a tie)."""
+    merged: list[_Event] = []
+    i = j = 0
+    while i < len(first) or j < len(second):
+        if j >= len(second) or (i < len(first) and first[i].t_ms <= second[j].t_ms):
+            merged.append(first[i])
+            i += 1
+        else:
+            merged.append(second[j])
+            j += 1
+    return merged
+
+
+def _listed_tools(hops: list[Hop]) -> list[Any]:
+    for hop in hops:
+        listed = as_dict(as_dict(hop.payload).get("result")).get("tools")
+        if hop.kind == "mcp.response" and isinstance(listed, list):
+            return [t for t in listed if isinstance(t, dict)]
+    return []
+
+
+def _tools(payload: Any) -> list[Any]:
+    return [t for t in as_list(as_dict(as_dict(payload).get("body")).get("tools")) if isinstance(t, dict)]

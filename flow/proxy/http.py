@@ -1,0 +1,404 @@
+"""The HTTP proxies: a local endpoint on 127.0.0.1 that forwards each request to the real one and streams the answer
+back as it comes (an event stream chunk by chunk), while a recording (`ModelRecording`, `McpRecording`) notes what
+crossed. `python -m flow proxy-model` stands in for an OpenAI-compatible API, `python -m flow proxy-http` for an MCP
+server over Streamable HTTP.
+
+Headers go through to the upstream as the client sent them (its key, `Mcp-Session-Id`), minus those about this one
+connection; none that carries a secret is recorded, and a key's value is scrubbed from anything that is. Each
+exchange is bounded: its request body in size, the whole exchange by one deadline, what is recorded by the log's caps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import socket
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import anyio
+import httpx2
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from flow.proxy.log import ProxyLog, excerpt, now
+from flow.trace.redact import SECRET_HEADERS, redact_url, url_secrets
+
+MAX_REQUEST_BYTES = 32 << 20  # a request body: far above any chat request or JSON-RPC frame
+
+TIMEOUT_S = 600.0  # one exchange, from the request to the answer's last byte
+
+_HOP_BY_HOP = {
+    "host",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "content-length",
+    "accept-encoding",
+    "content-encoding",
+}
+
+_SECRET_NAME = re.compile(r"key|token|secret|auth|cookie|session|password|credential", re.IGNORECASE)
+
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
+
+
+def recordable_headers(headers: list[tuple[str, str]]) -> dict[str, str]:
+    """Headers as a recording may keep them: none whose name says it carries a secret (or a session)."""
+    return {k.lower(): v for k, v in headers if k.lower() not in SECRET_HEADERS and not _SECRET_NAME.search(k)}
+
+
+def header_secrets(headers: list[tuple[str, str]]) -> list[str]:
+    """The values of the secret headers a client sent, whole and without their scheme: scrubbed wherever echoed."""
+    found = []
+    for k, v in headers:
+        if k.lower() in SECRET_HEADERS or _SECRET_NAME.search(k):
+            found += [v, v.partition(" ")[2]] if " " in v else [v]
+    return [s for s in found if len(s) >= 6]
+
+
+def json_or_text(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return data.decode("utf-8", errors="replace")
+
+
+class Recording(Protocol):
+    """What a proxy notes of each exchange, numbered from 1."""
+
+    log: ProxyLog
+
+    def request(self, n: int, request: Request, body: bytes, t: float) -> None: ...
+
+    def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None: ...
+
+    def event(self, n: int, data: bytes, size: int, t: float) -> None: ...
+
+    def body(self, n: int, data: bytes, size: int, t: float) -> None: ...
+
+    def end(self, n: int, t: float, error: str | None) -> None: ...
+
+
+@dataclass
+class _Events:
+    """A server-sent event stream cut into events as it arrives, each event's data at most `cap` bytes kept."""
+
+    cap: int
+    buffer: bytearray = field(default_factory=bytearray)
+    over: int = 0  # bytes of the current event past the cap, not kept
+
+    def feed(self, chunk: bytes) -> list[tuple[bytes, int]]:
+        """The events `chunk` completes, as (their data lines joined, their whole size)."""
+        if self.buffer.endswith(b"\r") and chunk.startswith(b"\n"):
+            del self.buffer[-1]
+        self.buffer += chunk.replace(b"\r\n", b"\n") if b"\r" in chunk else chunk
+        done: list[tuple[bytes, int]] = []
+        while (end := self.buffer.find(b"\n\n")) >= 0:
+            done.append(self._event(bytes(self.buffer[:end]), self.over))
+            del self.buffer[: end + 2]
+            self.over = 0
+        if len(self.buffer) > self.cap:
+            self.over += len(self.buffer) - self.cap
+            del self.buffer[self.cap :]
+        return done
+
+    def finish(self) -> list[tuple[bytes, int]]:
+        rest = bytes(self.buffer)
+        self.buffer.clear()
+        return [self._event(rest, self.over)] if rest.strip() else []
+
+    @staticmethod
+    def _event(raw: bytes, over: int) -> tuple[bytes, int]:
+        data = [line[5:].removeprefix(b" ") for line in raw.split(b"\n") if line.startswith(b"data:")]
+        return b"\n".join(data), len(raw) + over
+
+
+class Relay:
+    """The local endpoint: each request forwarded to `target(path)` and its answer streamed back."""
+
+    def __init__(
+        self,
+        target: Callable[[str], str | None],
+        recording: Recording,
+        *,
+        timeout_s: float = TIMEOUT_S,
+        transport: httpx2.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.target, self.recording, self.timeout_s = target, recording, timeout_s
+        self._transport = transport
+        self.exchanges = 0
+        self.client: httpx2.AsyncClient | None = None
+        self.app = Starlette(
+            routes=[Route("/{path:path}", self.handle, methods=METHODS)],
+            lifespan=contextlib.asynccontextmanager(self._lifespan),
+        )
+
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        timeout = httpx2.Timeout(self.timeout_s, connect=min(30.0, self.timeout_s))
+        async with httpx2.AsyncClient(timeout=timeout, transport=self._transport, follow_redirects=False) as client:
+            self.client = client
+            yield
+
+    async def handle(self, request: Request) -> Response:
+        url = self.target(request.url.path)
+        if url is None:
+            return _error(404, f"no route {request.url.path}: this proxy serves /v1/...")
+        if request.url.query:
+            url += ("&" if "?" in url else "?") + request.url.query
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_REQUEST_BYTES:
+                return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
+        self.exchanges += 1
+        n, rec = self.exchanges, self.recording
+        rec.request(n, request, bytes(body), now())
+        headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP]
+        headers.append(("accept-encoding", "identity"))  # so that what is recorded is what is read
+        deadline = anyio.current_time() + self.timeout_s
+        assert self.client is not None
+        try:
+            with anyio.fail_after(self.timeout_s):
+                upstream = await self.client.send(
+                    self.client.build_request(request.method, url, headers=headers, content=bytes(body)), stream=True
+                )
+        except (httpx2.HTTPError, TimeoutError) as exc:
+            what = "no answer in time" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
+            rec.end(n, now(), f"the upstream could not be reached: {what}")
+            return _error(502, f"the proxy could not reach the upstream: {what}")
+        kept = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in _HOP_BY_HOP]
+        stream = "text/event-stream" in upstream.headers.get("content-type", "")
+        rec.response(n, upstream.status_code, kept, stream, now())
+        response = StreamingResponse(self._relay(n, upstream, stream, deadline), status_code=upstream.status_code)
+        response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in kept]
+        return response
+
+    async def _relay(self, n: int, upstream: httpx2.Response, stream: bool, deadline: float) -> AsyncIterator[bytes]:
+        """The answer's bytes as they arrive, noted on the way; the exchange's deadline ends a stream that stalls."""
+        rec, cap = self.recording, self.recording.log.max_frame_bytes
+        events, body, size = _Events(cap), bytearray(), 0
+        error: str | None = None
+        chunks = upstream.aiter_bytes()
+        try:
+            while True:
+                with anyio.move_on_after(deadline - anyio.current_time()) as waited:
+                    try:
+                        chunk = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        break
+                if waited.cancelled_caught:
+                    error = f"the answer did not end within {self.timeout_s:g} s: cut here"
+                    break
+                t = now()
+                if stream:
+                    for data, whole in events.feed(chunk):
+                        rec.event(n, data, whole, t)
+                else:
+                    size += len(chunk)
+                    if len(body) <= cap:
+                        body += chunk[: cap + 1 - len(body)]
+                yield chunk
+        except httpx2.HTTPError as exc:
+            error = f"the upstream's answer broke off: {type(exc).__name__}: {exc}"
+        finally:
+            await upstream.aclose()
+            t = now()
+            if stream:
+                for data, whole in events.finish():
+                    rec.event(n, data, whole, t)
+            elif error is None or size:
+                rec.body(n, bytes(body), size, t)
+            rec.end(n, t, error)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": "proxy_error"}}, status_code=status)
+
+
+class ModelRecording:
+    """A model API's exchanges as lines of their own: request, response (or its events), end."""
+
+    def __init__(self, log: ProxyLog) -> None:
+        self.log = log
+
+    def _body(self, data: bytes, size: int) -> dict[str, Any]:
+        if size > self.log.max_frame_bytes:
+            return {"body_too_large": {"bytes": size, "limit_bytes": self.log.max_frame_bytes, "start": excerpt(data)}}
+        return {"body": json_or_text(data)} if data else {}
+
+    def request(self, n: int, request: Request, body: bytes, t: float) -> None:
+        headers = request.headers.items()
+        self.log.add_secrets(header_secrets(headers))
+        self.log.entry(
+            {
+                "exchange": n,
+                "event": "request",
+                "timestamp": t,
+                "method": request.method,
+                "path": redact_url(request.url.path + (f"?{request.url.query}" if request.url.query else "")),
+                "headers": recordable_headers(headers),
+                "bytes": len(body),
+                **self._body(body, len(body)),
+            }
+        )
+
+    def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None:
+        entry = {"exchange": n, "event": "response", "timestamp": t, "status": status, "stream": stream}
+        self.log.entry({**entry, "headers": recordable_headers(headers)})
+
+    def event(self, n: int, data: bytes, size: int, t: float) -> None:
+        if not data:
+            return  # a comment or a keep-alive: no data
+        entry: dict[str, Any] = {"exchange": n, "event": "chunk", "timestamp": t, "bytes": size}
+        if size > self.log.max_frame_bytes:
+            entry["data_too_large"] = {"bytes": size, "start": excerpt(data)}
+        else:
+            entry["data"] = json_or_text(data)
+        self.log.entry(entry)
+
+    def body(self, n: int, data: bytes, size: int, t: float) -> None:
+        self.log.entry({"exchange": n, "event": "body", "timestamp": t, "bytes": size, **self._body(data, size)})
+
+    def end(self, n: int, t: float, error: str | None) -> None:
+        self.log.entry({"exchange": n, "event": "end", "timestamp": t, **({"error": error} if error else {})})
+
+
+class McpRecording:
+    """An MCP server's frames over Streamable HTTP, in the JSON-RPC log shape the stdio proxy writes: each POSTed
+    frame, each frame of a JSON answer or an event stream; no header, so no session id or token."""
+
+    def __init__(self, log: ProxyLog) -> None:
+        self.log = log
+        self._json: set[int] = set()  # exchanges whose answer is one JSON body
+
+    def request(self, n: int, request: Request, body: bytes, t: float) -> None:
+        self.log.add_secrets(header_secrets(request.headers.items()))
+        if body.strip():
+            self.log.frame("client_to_server", body.strip(), len(body.strip()), t)
+
+    def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None:
+        if status >= 400:  # what the transport says, not a frame: noted for the import to list
+            self.log.entry({"note": f"HTTP {status} from the server", "status": status, "timestamp": t})
+        elif not stream and any(k.lower() == "content-type" and "json" in v for k, v in headers):
+            self._json.add(n)
+
+    def event(self, n: int, data: bytes, size: int, t: float) -> None:
+        if data.strip():
+            self.log.frame("server_to_client", data.strip(), size, t)
+
+    def body(self, n: int, data: bytes, size: int, t: float) -> None:
+        if n in self._json and data.strip():
+            self.log.frame("server_to_client", data.strip(), size, t)
+        self._json.discard(n)
+
+    def end(self, n: int, t: float, error: str | None) -> None:
+        if error:
+            self.log.entry({"note": error, "timestamp": t})
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on this machine only (127.0.0.1); port 0 picks a free one."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    sock.set_inheritable(False)
+    return sock
+
+
+class Served:
+    """A relay served by uvicorn on a socket of its own, in this thread (`run`) or a background one (`start`)."""
+
+    def __init__(self, relay: Relay, sock: socket.socket, url: str) -> None:
+        self.relay, self.sock, self.url = relay, sock, url
+        self.port: int = sock.getsockname()[1]
+        # A stream still open when the proxy is told to stop gets a few seconds, then is cut: stopping is bounded.
+        config = uvicorn.Config(
+            relay.app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=5
+        )
+        self.server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        try:
+            self.server.run(sockets=[self.sock])
+        finally:
+            self.relay.recording.log.close({"exchanges": self.relay.exchanges})
+
+    def start(self) -> Served:
+        self._thread = threading.Thread(target=self.run, name="proxy-http", daemon=True)
+        self._thread.start()
+        while not self.server.started:
+            if not self._thread.is_alive():
+                raise OSError("the proxy did not start")
+            self._thread.join(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _upstream(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"--upstream {url!r}: give an http:// or https:// URL")
+    return url
+
+
+def model_proxy(
+    upstream: str,
+    out: str,
+    *,
+    port: int = 0,
+    timeout_s: float = TIMEOUT_S,
+    transport: httpx2.AsyncBaseTransport | None = None,
+) -> Served:
+    """An OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1 whose every request goes to `upstream` (a base URL,
+    e.g. https://api.openai.com/v1): /v1/chat/completions to {upstream}/chat/completions."""
+    base = _upstream(upstream).rstrip("/")
+    sock = bind(port)
+    local = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    header = {"transport": "model-http", "upstream": redact_url(base), "listen": local}
+    log = ProxyLog(out, header, secrets=url_secrets(base))
+
+    def target(path: str) -> str | None:
+        return base + path[3:] if path == "/v1" or path.startswith("/v1/") else None
+
+    return Served(Relay(target, ModelRecording(log), timeout_s=timeout_s, transport=transport), sock, local)
+
+
+def mcp_http_proxy(
+    upstream: str,
+    out: str,
+    *,
+    port: int = 0,
+    timeout_s: float = TIMEOUT_S,
+    transport: httpx2.AsyncBaseTransport | None = None,
+) -> Served:
+    """A Streamable HTTP endpoint at http://127.0.0.1:PORT/mcp whose every request goes to the MCP server's URL."""
+    url = _upstream(upstream)
+    sock = bind(port)
+    local = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    log = ProxyLog(
+        out, {"transport": "streamable-http", "upstream": redact_url(url), "listen": local}, secrets=url_secrets(url)
+    )
+    return Served(Relay(lambda path: url, McpRecording(log), timeout_s=timeout_s, transport=transport), sock, local)

@@ -1,0 +1,310 @@
+"""One trace from the proxies (`python -m flow record`, `python -m flow merge`): this project's own command line is
+the app, the mock model over HTTP its provider, the demo server its MCP server. What the proxies recorded, merged,
+is the trace the app records itself: the same wire, the same steps, rounds and tool_call_ids; the hops only the app
+could see are inferred and say so."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flow.backends.mock_http import make_server
+from flow.backends.replay import Cursor
+from flow.interop.merge import merge_recordings
+from flow.interop.otlp import to_otlp_json
+from flow.text.teaching import teaching_text
+from flow.trace.files import TraceError, load_trace
+from flow.trace.normalise import normalise
+from flow.views.diagram import to_mermaid
+from flow.views.html import to_html
+from flow.views.labels import label_lines
+from helpers import flow_cli
+
+PY = sys.executable
+KEY = "sk-test-record-KEY-13579bdf02468ace"
+APP_ONLY = "client.result"  # what the MCP client hands the app: inferred too, compared with the rest
+
+
+@pytest.fixture
+def upstream() -> Iterator[str]:
+    """The mock model over HTTP, requiring KEY as a provider would."""
+    server = make_server(0, api_key=KEY)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def record(tmp_path: Path, upstream: str, *app_args: str) -> tuple:
+    """The app run under `record`, its MCP server behind the stdio proxy; the app's trace, the merged one, and
+    the folder of recordings."""
+    app, merged, folder = tmp_path / "app.json", tmp_path / "merged.json", tmp_path / "recordings"
+    server = shlex.join([PY, "-m", "flow", "proxy", "--", PY, "-m", "weather_demo"])
+    proc = flow_cli(
+        "record",
+        "--upstream",
+        upstream,
+        "--keep",
+        str(folder),
+        "--out",
+        str(merged),
+        "--",
+        PY,
+        "-m",
+        "flow",
+        "run",
+        "--model",
+        "mock",
+        "--server",
+        server,
+        "--server-env",
+        "MCP_FLOW_RECORD_DIR",  # the app's SDK hands its servers only the variables it is told to
+        *app_args,
+        "--out",
+        str(app),
+        env={"SOME_SECRET_TOKEN": "tok-env-SECRET-24680", "OPENAI_API_KEY": KEY},
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return load_trace(app), load_trace(merged), folder
+
+
+def shape(trace) -> list[tuple]:
+    return [(h.step, h.kind, h.source, h.target, h.round, h.tool_call_id, h.jsonrpc_id) for h in trace.hops]
+
+
+def wire(trace) -> list[tuple]:
+    """What crossed, without times and headers: the frames, the model's bodies and events."""
+    out = []
+    for h in trace.hops:
+        if h.kind.startswith("mcp.") or h.kind == "llm.chunk":
+            out.append((h.kind, normalise(h.payload)))
+        elif h.kind in ("llm.request", "llm.response"):
+            out.append((h.kind, normalise(h.payload["body"])))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("question", "options"),
+    [
+        ("北京今天天气怎么样？", []),
+        ("北京今天天气怎么样？", ["--stream"]),
+        ("北京今天天气怎么样？给我一个出行建议", []),  # two tool rounds
+    ],
+    ids=["one-call", "stream", "two-rounds"],
+)
+def test_the_merged_recording_is_the_trace_the_app_records(tmp_path, upstream, question, options):
+    app, merged, folder = record(tmp_path, upstream, "-q", question, *options)
+    assert shape(merged) == shape(app)
+    assert wire(merged) == wire(app)
+    assert merged.meta.question == app.meta.question and merged.meta.answer == app.meta.answer
+    assert merged.meta.stats["tool_calls"] == app.meta.stats["tool_calls"] >= 1
+    assert merged.meta.imported and merged.meta.imported.format == "proxy-jsonl"
+    inferred = {h.kind: h.inferred for h in merged.hops if h.inferred}
+    assert set(inferred) >= {"user.message", "translate.forward", "translate.reverse", "tool.result", "app.answer"}
+    assert "matched by name and arguments" in inferred["translate.reverse"]
+    assert all("inferred)" in h.summary for h in merged.hops if h.inferred)
+    assert not any(h.inferred for h in app.hops)
+    # Every byte the proxies wrote, and the trace, hold no key: not the client's, not one in the environment.
+    for path in [*folder.iterdir(), tmp_path / "merged.json"]:
+        data = path.read_bytes()
+        assert KEY.encode() not in data and b"tok-env-SECRET-24680" not in data, path
+
+
+def test_parallel_calls_are_paired_by_name_and_arguments(tmp_path, upstream):
+    app, merged, _ = record(tmp_path, upstream, "-q", "北京和上海今天天气怎么样？")
+    # Two calls in flight: frames and model events may interleave differently at the pipe than in the app.
+    assert sorted(map(repr, shape(merged))) == sorted(map(repr, shape(app)))
+    reverse = {h.tool_call_id: h.payload["call_request"] for h in merged.hops if h.kind == "translate.reverse"}
+    assert reverse == {h.tool_call_id: h.payload["call_request"] for h in app.hops if h.kind == "translate.reverse"}
+    assert len(reverse) == 2
+
+
+def test_merge_of_the_kept_recordings_and_the_trace_steps_renders_and_exports(tmp_path, upstream):
+    _, merged, folder = record(tmp_path, upstream)
+    again = tmp_path / "again.json"
+    proc = flow_cli("merge", *sorted(str(p) for p in folder.iterdir()), "--out", str(again))
+    assert proc.returncode == 0, proc.stderr
+    assert shape(load_trace(again)) == shape(merged)
+    cursor = Cursor(merged)
+    assert [h.kind for h in cursor.hops_of_step(5)] == ["translate.reverse"]
+    assert "sequenceDiagram" in to_mermaid(merged) and "<html" in to_html(merged).lower()
+    assert json.loads(to_otlp_json(merged))["resourceSpans"]
+    assert flow_cli("validate", str(again)).returncode == 0
+
+
+def _model_log(calls_args: dict) -> str:
+    """A model recording of one decision (get_weather with `calls_args`) and one answer."""
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": json.dumps(calls_args)},
+    }
+    lines = [
+        {"mcp_flow_proxy": {"version": 1, "transport": "model-http", "upstream": "https://p.example/v1"}, "timestamp": 100.0},
+        {"exchange": 1, "event": "request", "timestamp": 100.1, "method": "POST", "path": "/v1/chat/completions",
+         "headers": {}, "body": {"model": "m", "messages": [{"role": "user", "content": "天气？"}]}},
+        {"exchange": 1, "event": "response", "timestamp": 100.2, "status": 200, "stream": False, "headers": {}},
+        {"exchange": 1, "event": "body", "timestamp": 100.2, "bytes": 1, "body": {"choices": [
+            {"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [call]}, "finish_reason": "tool_calls"}]}},
+        {"exchange": 1, "event": "end", "timestamp": 100.2},
+        {"exchange": 2, "event": "request", "timestamp": 100.5, "method": "POST", "path": "/v1/chat/completions",
+         "headers": {}, "body": {"model": "m", "messages": [{"role": "user", "content": "天气？"},
+                                {"role": "assistant", "content": None, "tool_calls": [call]},
+                                {"role": "tool", "tool_call_id": "call_1", "content": "晴"}]}},
+        {"exchange": 2, "event": "response", "timestamp": 100.6, "status": 200, "stream": False, "headers": {}},
+        {"exchange": 2, "event": "body", "timestamp": 100.6, "bytes": 1, "body": {"choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "晴天"}, "finish_reason": "stop"}]}},
+    ]  # fmt: skip
+    return "\n".join(json.dumps(line, ensure_ascii=False) for line in lines)
+
+
+def _mcp_log(name: str, arguments: dict) -> str:
+    lines = [
+        {"direction": "client_to_server", "timestamp": 100.3, "message": {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": arguments}}},
+        {"direction": "server_to_client", "timestamp": 100.4, "message": {"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "晴"}], "isError": False}}},
+    ]  # fmt: skip
+    return "\n".join(json.dumps(line, ensure_ascii=False) for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "said"),
+    [
+        ("get_weather", {"city": "北京"}, "matched by name and arguments"),
+        ("get_weather", {"city": "Beijing"}, "matched by name only (the arguments differ)"),
+        ("other_tool", {}, None),
+    ],
+)
+def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, arguments, said):
+    trace = merge_recordings([("mcp.jsonl", _mcp_log(name, arguments)), ("model.jsonl", _model_log({"city": "北京"}))])
+    steps = [(h.step, h.kind) for h in trace.hops]
+    reverse = [h for h in trace.hops if h.kind == "translate.reverse"]
+    if said is None:
+        assert reverse == [] and any("no tool call of the model matches it" in n for n in trace.meta.imported.unmapped)  # type: ignore[union-attr]
+        return
+    assert reverse[0].inferred and said in reverse[0].inferred and reverse[0].tool_call_id == "call_1"
+    assert label_lines(reverse[0], lang="zh")[-1] == "（推断）"
+    assert f"not seen crossing a wire: the tools/call that carries out the model's call call_1: {said}" in (
+        teaching_text(reverse[0], "en")
+    )
+    assert "推断" in teaching_text(reverse[0], "zh")
+    assert steps == [
+        (1, "user.message"), (3, "llm.request"), (4, "llm.response"), (5, "translate.reverse"), (6, "mcp.request"),
+        (7, "mcp.response"), (7, "tool.result"), (8, "llm.request"), (9, "llm.response"), (10, "app.answer"),
+    ]  # fmt: skip
+    received = next(h for h in trace.hops if h.kind == "tool.result")
+    assert received.payload["tool_message_content"] == "晴" and received.round == 1
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        (
+            [("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}\n{"exchange": "x"}')],
+            "not a model proxy's line",
+        ),
+        ([("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}')], "no model exchange and no MCP frame"),
+        ([("a.jsonl", _model_log({})), ("b.jsonl", _model_log({}))], "2 model recordings"),
+        ([], "nothing to merge"),
+    ],
+)
+def test_bad_recordings_are_one_line(files, said):
+    with pytest.raises(TraceError, match=said) as caught:
+        merge_recordings(files)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_command_line_says_bad_input_in_one_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    for args in (["merge", str(bad), "-o", str(tmp_path / "x.json")], ["record", "-o", str(tmp_path / "y.json")]):
+        proc = flow_cli(*args)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+ODD_VALUES = [None, 1, -1.5, True, "text", [], {}, [1, "a"], {"x": [None]}, "\u2028", 2**70]
+
+
+def _paths(value, path=()):
+    """Every place in a JSON value, as a path of keys and indexes."""
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*path, i))
+
+
+def _replaced(value, path, new):
+    if not path:
+        return new
+    copy = json.loads(json.dumps(value))
+    target = copy
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = new
+    return copy
+
+
+def test_any_odd_value_in_a_recording_is_merged_or_refused_in_one_line():
+    """Lenient at the wire: a recording is whatever a client, a provider and a server sent."""
+    model = [json.loads(line) for line in _model_log({"city": "北京"}).splitlines()]
+    mcp = [json.loads(line) for line in _mcp_log("get_weather", {"city": "北京"}).splitlines()]
+    tried = merged = 0
+    for which, lines in (("model", model), ("mcp", mcp)):
+        for i, line in enumerate(lines):
+            for path in list(_paths(line))[1:]:
+                for odd in ODD_VALUES[(tried % 4) :: 4]:  # a different few at each place, all of them over the run
+                    tried += 1
+                    changed = [*lines[:i], _replaced(line, path, odd), *lines[i + 1 :]]
+                    text = "\n".join(json.dumps(x, ensure_ascii=False) for x in changed)
+                    files = [("model.jsonl", text), ("mcp.jsonl", _mcp_log("get_weather", {"city": "北京"}))]
+                    if which == "mcp":
+                        files = [("model.jsonl", _model_log({"city": "北京"})), ("mcp.jsonl", text)]
+                    try:
+                        merge_recordings(files)
+                        merged += 1
+                    except TraceError as exc:
+                        assert "\n" not in str(exc)
+    assert tried > 250 and merged > tried / 2
+
+
+APP = """
+import sys
+from openai import OpenAI
+
+client = OpenAI()  # OPENAI_BASE_URL and OPENAI_API_KEY from the environment, as `record` leaves them
+tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather for one city",
+          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+messages = [{"role": "user", "content": "北京今天天气怎么样？"}]
+first = client.chat.completions.create(model="mock", messages=messages, tools=tools)
+call = first.choices[0].message.tool_calls[0]
+messages += [first.choices[0].message.model_dump(exclude_none=True),
+             {"role": "tool", "tool_call_id": call.id, "content": '{"condition": "晴"}'}]
+print(client.chat.completions.create(model="mock", messages=messages, tools=tools).choices[0].message.content)
+sys.exit(5)
+"""
+
+
+def test_record_an_app_of_your_own_that_uses_the_openai_sdk(tmp_path, upstream):
+    app, out = tmp_path / "app.py", tmp_path / "trace.json"
+    app.write_text(APP, encoding="utf-8")
+    proc = flow_cli(
+        "record", "--upstream", upstream, "--out", str(out), "--", PY, str(app), env={"OPENAI_API_KEY": KEY}
+    )
+    assert proc.returncode == 5, proc.stderr  # the app's own exit code
+    assert "晴" in proc.stdout
+    trace = load_trace(out)
+    assert [(h.step, h.kind) for h in trace.hops] == [
+        (1, "user.message"), (3, "llm.request"), (4, "llm.response"), (8, "llm.request"), (9, "llm.response"),
+        (10, "app.answer"),
+    ]  # fmt: skip
+    assert trace.meta.mode == "direct" and trace.meta.model["name"] == "mock"
+    assert KEY not in out.read_text(encoding="utf-8")
