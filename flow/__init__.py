@@ -27,7 +27,9 @@ if TYPE_CHECKING:
         key_for,
         notes_before_sending,
     )
-    from flow.rooms import RoomError, RoomKeys, RoomView, qr_svg, room_store, rooms_served
+    from flow.rooms import room_store, rooms_served
+    from flow.rooms.page import qr_svg
+    from flow.rooms.store import RoomError, RoomKeys, RoomView
     from flow.runs import run, run_flow
     from flow.samples import SAMPLES
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
@@ -59,7 +61,9 @@ _HOME = {
         "flow.providers",
     ),
     **dict.fromkeys(("PROVIDER_NOTES",), "flow.text.errors"),
-    **dict.fromkeys(("RoomError", "RoomKeys", "RoomView", "qr_svg", "room_store", "rooms_served"), "flow.rooms"),
+    **dict.fromkeys(("RoomError", "RoomKeys", "RoomView"), "flow.rooms.store"),
+    "qr_svg": "flow.rooms.page",
+    **dict.fromkeys(("room_store", "rooms_served"), "flow.rooms"),
     **dict.fromkeys(("run", "run_flow"), "flow.runs"),
     "SAMPLES": "flow.samples",
     **dict.fromkeys(
