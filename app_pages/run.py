@@ -98,10 +98,9 @@ def use_example() -> None:
     st.session_state["example"] = None
 
 
-st.session_state.setdefault("question", EXAMPLE_QUESTIONS[0])
 st.pills(t("examples", lang), EXAMPLE_QUESTIONS, key="example", on_change=use_example)
 ask, go = st.columns([6, 1], vertical_alignment="bottom")
-question = ask.text_input(t("question", lang), key="question")
+question = ask.text_input(t("question", lang), value=EXAMPLE_QUESTIONS[0], key="question")
 run_slot = go.empty()  # the Run button sits beside the question, drawn once its options are known
 progress = st.container()  # and the hops, as they happen, right under it
 
