@@ -158,16 +158,19 @@ def test_questions_answered_once_tallied_for_the_teacher_and_revealed():
         with pytest.raises(RoomError) as out_of_range:
             await store.answer(room.code, tokens[1], max(CHOICES), CHOICES[max(CHOICES)] + 1)
         assert "a choice is a number from 1" in out_of_range.value.message
-        heard = await _take(teacher, 6)  # three joins, three tallies
+        # Itself, then who follows now as its own stream, the class's and three joins arrive, then three tallies.
+        heard = await _take(teacher, 9)
+        assert [e.kind for e in heard] == ["teacher"] + ["joined"] * 5 + ["tally"] * 3
         tallies = [e for e in heard if e.kind == "tally"]
         assert [e.data["counts"][:2] for e in tallies] == [[1, 0], [1, 1], [1, 2]]
         await store.reveal(room.code, room.key, ASKED)
         with pytest.raises(RoomError) as closed:
             await store.answer(room.code, (await store.join(room.code, None))[0], ASKED, 1)
         assert closed.value.status == 409
-        # The class heard no tally, no join: only the reveal, with the counts.
-        got = await _take(student, 1)
-        assert got[0].kind == "reveal" and got[0].data["counts"][:2] == [1, 2]
+        # The class heard no tally, no join: that the teacher is there, then the reveal, with the counts.
+        got = await _take(student, 2)
+        assert got[0].kind == "teacher" and got[0].data == {"here": True}
+        assert got[1].kind == "reveal" and got[1].data["counts"][:2] == [1, 2]
         _, snap = await store.join(room.code, tokens[0])
         assert snap.revealed[ASKED][:2] == [1, 2]
 
@@ -335,6 +338,15 @@ def test_routes_join_follow_answer_and_refuse(served):
             assert bad.status_code in (400, 413) and "Traceback" not in bad.text and bad.json()["error"]
         missing = http.get(f"{base}/room/abcdefghijkmnp")
         assert missing.status_code == 404 and "no such room" in missing.text
+        for nothing in ("/room", "/room/"):  # no code: a room's one line, not the app's pages
+            gone = http.get(base + nothing)
+            assert gone.status_code == 404 and "no such room" in gone.text and "followRoom" not in gone.text
+        shouted = http.get(f"{base}/room/{room.code.upper()}")  # a code typed in capitals is the same room
+        assert shouted.status_code == 200 and room.code in shouted.text
+        assert http.get(url + "/bundle/en", params={"round": 1}).headers["cache-control"].startswith("private")
+        assert http.get(url + "/bundle/en").headers["cache-control"] == "no-store"
+        later = http.get(url + "/bundle/en", params={"round": 2})
+        assert later.status_code == 409 and later.json()["error"].startswith("the room shows another trace")
         assert http.get(f"{base}/room/..%2f..%2fetc").status_code == 404
         assert http.get(url + "/bundle/fr").status_code == 404
 
@@ -349,8 +361,9 @@ def test_routes_stream_the_tally_only_to_the_watch_key(served):
             with http.stream("GET", url + "/events", params={"watch": "guess", "after": 0}) as student:
                 http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 2})
                 http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key})
-                heard = _sse(teacher.iter_lines(), 2)
-                seen = _sse(student.iter_lines(), 1)
-    assert [e["event"] for e in heard] == ["tally", "reveal"]
-    assert heard[0]["data"]["counts"][1] == 1
-    assert [e["event"] for e in seen] == ["reveal"]  # no tally before the reveal, no joins
+                heard = _sse(teacher.iter_lines(), 5)
+                seen = _sse(student.iter_lines(), 2)
+    heard = [e for e in heard if e["event"] != "joined"]  # (who follows now: the two streams opening)
+    assert [e["event"] for e in heard] == ["teacher", "tally", "reveal"]
+    assert heard[1]["data"]["counts"][1] == 1
+    assert [e["event"] for e in seen] == ["teacher", "reveal"]  # no tally before the reveal, no joins

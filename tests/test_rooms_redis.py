@@ -163,9 +163,11 @@ def test_create_serves_the_bundles_and_a_join_gives_a_token_that_is_reused(make:
         token, snap = await store.join(keys.code, None)
         assert snap.to_json() == {
             "view": {"index": 0, "lang": "zh", "quiz": False, "captions": False},
+            "round": 1,
             "hops": HOPS,
             "revealed": {},
             "followers": 1,
+            "teacher": False,  # the teacher's viewer has not connected yet
             "last": 1,
         }
         again, snap2 = await store.join(keys.code, token)
@@ -192,10 +194,19 @@ def test_a_follower_follows_a_move_with_growing_ids(make: Make) -> None:
         stream = await store.listen(keys.code, snap.last, tallies=False)
         first = await store.move(keys.code, keys.key, {"index": 2, "lang": "en", "quiz": True})
         second = await store.move(keys.code, keys.key, {"index": 1, "lang": "zh", "captions": True})
-        assert (first.id, second.id) == (snap.last + 1, snap.last + 2)
+        # (the stream's opening told the teacher, which took an id)
+        assert snap.last < first.id and second.id == first.id + 1
         got = [await nxt(stream), await nxt(stream)]
         assert got == [first, second]
-        assert got[0].to_json() == {"id": 2, "kind": "view", "index": 2, "lang": "en", "quiz": True, "captions": False}
+        assert got[0].to_json() == {
+            "id": first.id,
+            "kind": "view",
+            "round": 1,
+            "index": 2,
+            "lang": "en",
+            "quiz": True,
+            "captions": False,
+        }
         _, snap = await store.join(keys.code, None)
         assert snap.view == RoomView(index=1, lang="zh", quiz=False, captions=True)
         with pytest.raises(RoomError) as exc:
@@ -218,16 +229,17 @@ def test_a_reconnecting_follower_catches_up_after_its_last_event(make: Make) -> 
         assert [(await nxt(stream)).id for _ in range(2)] == ids[1:]
         assert await quiet(stream)
         # Further behind than the three events kept: where the room is now, then the reveals.
-        await store.reveal(keys.code, keys.key, 1)
+        revealed = (await store.reveal(keys.code, keys.key, 1)).id
         last = (await store.move(keys.code, keys.key, {"index": 2, "lang": "en"})).id
         behind = await store.listen(keys.code, ids[0], tallies=False)
-        got = [await nxt(behind), await nxt(behind)]
+        got = [await nxt(behind) for _ in range(3)]
         assert [e.to_json() for e in got] == [
-            {"id": last, "kind": "view", "index": 2, "lang": "en", "quiz": False, "captions": False},
+            {"id": last, "kind": "view", "round": 1, "index": 2, "lang": "en", "quiz": False, "captions": False},
+            {"id": last, "kind": "teacher", "here": False},
             {"id": last, "kind": "reveal", "index": 1, "counts": [0, 0, 0]},
         ]
         fresh = await store.listen(keys.code, 0, tallies=False)  # a first connection hears what is kept
-        assert [(await nxt(fresh)).id for _ in range(3)] == [last - 2, last - 1, last]
+        assert [(await nxt(fresh)).id for _ in range(3)] == [ids[2], revealed, last]
         await store.aclose()
 
     run(main)
@@ -282,14 +294,19 @@ def test_tallies_and_joins_reach_only_the_watch_listener(make: Make) -> None:
         token, _ = await store.join(keys.code, None)
         await store.answer(keys.code, token, 1, 3)
         moved = await store.move(keys.code, keys.key, {"index": 1})
-        assert [(e.kind, e.data) for e in [await nxt(teacher) for _ in range(3)]] == [
-            ("joined", {"followers": 1}),
+        assert [(e.kind, e.data) for e in [await nxt(teacher) for _ in range(6)]] == [
+            ("teacher", {"here": True}),
+            ("joined", {"followers": 0, "joined": 0}),  # the teacher's own stream is not a follower
+            ("joined", {"followers": 1, "joined": 0}),  # a page listening
+            ("joined", {"followers": 1, "joined": 1}),  # a follower's token
             ("tally", {"index": 1, "counts": [0, 0, 1]}),
             ("view", moved.data),
         ]
-        assert await nxt(follower) == moved  # the follower's first event is the move
+        here = await nxt(follower)  # the follower hears that the teacher is there, then the move
+        assert (here.kind, here.data) == ("teacher", {"here": True})
+        assert await nxt(follower) == moved
         late = await store.listen(keys.code, 0, tallies=True)  # the backlog keeps no tallies
-        assert await nxt(late) == moved
+        assert [await nxt(late), await nxt(late)] == [here, moved]
         await store.aclose()
 
     run(main)
@@ -306,7 +323,7 @@ def test_close_ends_the_streams_and_the_room(make: Make) -> None:
         refused(exc, not_teacher())
         await asyncio.to_thread(store.close, keys.code, keys.key)
         event = await nxt(stream)
-        assert (event.kind, event.data, event.id) == ("closed", {}, 1)
+        assert (event.kind, event.data) == ("closed", {}) and event.id > 0
         assert await ended(stream)
         assert not store.exists(keys.code)
         with pytest.raises(RoomError) as exc:
@@ -425,13 +442,97 @@ def test_a_follower_too_far_behind_is_dropped(make: Make) -> None:
 
     async def main() -> None:
         slow = await store.listen(keys.code, 0, tallies=False)
+        moved = []
         for i in range(3):
-            await store.move(keys.code, keys.key, {"index": i})
+            moved.append((await store.move(keys.code, keys.key, {"index": i})).id)
             await asyncio.sleep(0.05)
-        assert [(await nxt(slow)).id for _ in range(2)] == [1, 2]
+        assert [(await nxt(slow)).id for _ in range(2)] == moved[:2]
         assert await ended(slow)
-        again = await store.listen(keys.code, 2, tallies=False)  # it reconnects and catches up
-        assert (await nxt(again)).id == 3
+        again = await store.listen(keys.code, moved[1], tallies=False)  # it reconnects and catches up
+        assert (await nxt(again)).id == moved[2]
+        await store.aclose()
+
+    run(main)
+
+
+def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
+    """The teacher's page shows another trace: the room keeps its code and followers, its tallies start again,
+    a follower hears the round in the view and fetches that round's bundle; an old round's bundle is refused."""
+    store = make()
+    keys = open_room(store)
+    other = {lang: json.dumps({"lang": lang, "hops": [{"n": i} for i in range(5)]}) for lang in ("zh", "en")}
+
+    async def main() -> None:
+        token, snap = await store.join(keys.code, None)
+        stream = await store.listen(keys.code, snap.last, tallies=False)
+        await store.answer(keys.code, token, 1, 2)
+        await store.reveal(keys.code, keys.key, 1)
+        assert (await nxt(stream)).kind == "reveal"
+        with pytest.raises(RoomError) as exc:
+            await asyncio.to_thread(store.retrace, keys.code, token, other, {3: 2}, RoomView(index=4))
+        refused(exc, not_teacher())
+        assert await asyncio.to_thread(store.retrace, keys.code, keys.key, other, {3: 2}, RoomView(index=4)) == 2
+        moved = await nxt(stream)
+        assert (moved.kind, moved.data) == (
+            "view",
+            {"round": 2, "index": 4, "lang": "zh", "quiz": False, "captions": False},
+        )
+        assert await store.bundle(keys.code, "en", 2) == other["en"]
+        with pytest.raises(RoomError) as exc:
+            await store.bundle(keys.code, "en", 1)
+        assert exc.value.status == 409 and "round 2" in exc.value.message
+        _, snap = await store.join(keys.code, token)  # the same follower, in the new round
+        assert (snap.round, snap.hops, snap.revealed) == (2, 5, {})
+        await store.answer(keys.code, token, 3, 1)  # answers open again, for the new trace's questions
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, token, 1, 1)
+        refused(exc, no_question(1))
+        await store.move(keys.code, keys.key, {"index": 4})  # a hop the new trace has (the old one had 3)
+        assert (await nxt(stream)).data["index"] == 4
+        # The same trace again is no new round: only the view moves.
+        assert await asyncio.to_thread(store.retrace, keys.code, keys.key, other, {3: 2}, RoomView(index=1)) == 2
+        assert (await nxt(stream)).data["round"] == 2
+        await store.aclose()
+
+    run(main)
+
+
+def test_followers_hear_when_the_teachers_screen_goes_and_comes_back(make: Make) -> None:
+    """A teacher's page that reloads drops its stream: followers hear that the teacher is away, then back; the
+    teacher hears how many screens follow as they come and go."""
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        teacher = await store.listen(keys.code, 0, tallies=True)
+        _, snap = await store.join(keys.code, None)
+        assert snap.teacher
+        follower = await store.listen(keys.code, snap.last, tallies=False)
+        while (await nxt(teacher)).data != {"followers": 1, "joined": 1}:
+            pass
+        second = await store.listen(keys.code, snap.last, tallies=False)
+        reading = asyncio.ensure_future(anext(second))  # the server reads a stream as soon as it opens
+        assert (await nxt(teacher)).data == {"followers": 2, "joined": 1}
+        reading.cancel()  # a student closed the tab: the server cancels what was reading the stream
+        await asyncio.gather(reading, return_exceptions=True)
+        assert (await nxt(teacher)).data == {"followers": 1, "joined": 1}
+        reading = asyncio.ensure_future(anext(teacher))
+        await asyncio.sleep(0)
+        reading.cancel()  # the teacher's page reloads: the server cancels what was reading its stream
+        await asyncio.gather(reading, return_exceptions=True)
+        gone = await nxt(follower)
+        assert (gone.kind, gone.data) == ("teacher", {"here": False})
+        _, snap = await store.join(keys.code, None)
+        assert not snap.teacher
+        back = await store.listen(keys.code, 0, tallies=True)
+        came = await nxt(follower)
+        assert (came.kind, came.data) == ("teacher", {"here": True})
+        await store.move(keys.code, keys.key, {"index": 2, "quiz": True})
+        # A reloaded page takes it back, with the view the class last saw.
+        assert await asyncio.to_thread(store.take_back, keys.code, keys.key) == (keys, RoomView(index=2, quiz=True))
+        assert await asyncio.to_thread(store.take_back, keys.code, keys.watch) is None
+        assert await asyncio.to_thread(store.take_back, "x" * 14, keys.key) is None
+        assert back
         await store.aclose()
 
     run(main)
@@ -452,7 +553,8 @@ def test_two_processes_share_a_room_in_order(redis_url: str, r: redis.Redis) -> 
         posted = [await a.move(keys.code, keys.key, {"index": i % HOPS, "lang": "en"}) for i in range(10)]
         assert [await nxt(follower) for _ in posted] == posted
         await b.answer(keys.code, token, 1, 1)
-        assert (await nxt(teacher)).kind == "joined"
+        heard = [(await nxt(teacher)).kind for _ in range(4)]
+        assert heard == ["teacher", "joined", "joined", "joined"]  # itself, the token on B, the stream on B
         while (event := await nxt(teacher)).kind == "view":
             pass
         assert (event.kind, event.data) == ("tally", {"index": 1, "counts": [1, 0, 0]})
@@ -578,7 +680,7 @@ def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis
         assert got == [
             f"id: {moved.json()['id']}",
             "event: view",
-            'data: {"index":2,"lang":"en","quiz":false,"captions":false}',
+            'data: {"round":1,"index":2,"lang":"en","quiz":false,"captions":false}',
         ]
         wrong = httpx.post(f"{b}/room/{keys.code}/view", json={"index": 1}, headers={"X-Room-Key": "no"}, timeout=5)
         assert (wrong.status_code, wrong.json()) == (403, not_teacher().to_json())
@@ -606,13 +708,19 @@ def test_two_hundred_followers_arriving_at_once_are_all_let_in(make: Make) -> No
         store = make(None)
         room = open_room(store)
 
+        listening: list[AsyncIterator[Event]] = []
+        all_in = asyncio.Event()
+
         async def arrive() -> Event:
             _, snap = await store.join(room.code, None)
             stream = await store.listen(room.code, snap.last, tallies=False)
+            listening.append(stream)
+            if len(listening) == 200:
+                all_in.set()
             return await nxt(stream, 10)
 
         arrivals = [asyncio.ensure_future(arrive()) for _ in range(200)]
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(all_in.wait(), 20)  # every one let in (a refusal would raise in its task)
         await store.move(room.code, room.key, {"index": 2, "lang": "zh"})
         got = await asyncio.gather(*arrivals)
         assert [e.data["index"] for e in got] == [2] * 200

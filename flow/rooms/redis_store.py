@@ -48,6 +48,7 @@ from flow.rooms.store import (
     Snapshot,
     answered_once,
     bad_choice,
+    bundles_digest,
     check_bundles,
     check_choices,
     new_code,
@@ -55,6 +56,7 @@ from flow.rooms.store import (
     no_room,
     not_a_follower,
     not_teacher,
+    other_round,
     revealed_already,
     room_full,
     same_secret,
@@ -63,9 +65,9 @@ from flow.rooms.store import (
     view_from,
 )
 
-# A room's keys, in the order every script receives them (KEYS[1..10]); KEYS[11] is the rooms' sorted set.
+# A room's keys, in the order every script receives them (KEYS[1..11]); KEYS[12] is the rooms' sorted set.
 _PARTS = (
-    "meta",  # hash: key, watch, hops, choices (JSON), view (JSON), last (the last event id)
+    "meta",  # hash: key, watch, hops, choices (JSON), view (JSON), last (the last event id), round, digest
     "bundle:zh",
     "bundle:en",
     "tokens",  # set: the followers' tokens
@@ -75,13 +77,15 @@ _PARTS = (
     "backlog",  # list: the last events a reconnecting follower needs (JSON)
     "bucket",  # hash: the teacher's token bucket (tokens, at)
     "listeners",  # sorted set: the open streams, each a lease until its score (ms)
+    "teachers",  # sorted set: those of them that are the teacher's own viewer (the watch key's), leased alike
 )
 _KINDS: frozenset[str] = frozenset(get_args(EventKind))
 
 # ARGV[1..4] are the same for every script: the room's code, its channel, the idle time (ms) and the backlog cap.
 _PRELUDE = """
 local META, TOKENS, ANSWERED, COUNTS = KEYS[1], KEYS[4], KEYS[5], KEYS[6]
-local REVEALED, BACKLOG, BUCKET, LISTENERS, ROOMS = KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+local REVEALED, BACKLOG, BUCKET, LISTENERS, TEACHERS, ROOMS = KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
+local PARTS = 11
 local CODE, CHANNEL, IDLE_MS, CAP = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 
 local function now_ms()
@@ -107,7 +111,7 @@ local function publish(kind, data, teacher_only)
 end
 
 local function touch()
-  for i = 1, 10 do redis.call('PEXPIRE', KEYS[i], IDLE_MS) end
+  for i = 1, PARTS do redis.call('PEXPIRE', KEYS[i], IDLE_MS) end
   redis.call('ZADD', ROOMS, 'XX', now_ms() + IDLE_MS, CODE)
 end
 
@@ -123,6 +127,24 @@ local function take(rate, burst)
   redis.call('HSET', BUCKET, 'tokens', string.format('%.6f', tokens), 'at', string.format('%.6f', now))
   same_ttl(BUCKET)
   return ok
+end
+
+-- A view as followers hear it: the stored view (compact JSON) with the room's round first.
+local function view_event(view)
+  return '{"round":' .. (redis.call('HGET', META, 'round') or '1') .. ',' .. string.sub(view, 2)
+end
+
+-- Leases past their time are streams whose process is gone: drop them; the teacher hears how many follow now,
+-- and followers hear when the teacher's last screen went. `had` is how many teacher streams there were before.
+local function present(had)
+  local now = now_ms()
+  redis.call('ZREMRANGEBYSCORE', LISTENERS, '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', TEACHERS, '-inf', now)
+  local teachers = redis.call('ZCARD', TEACHERS)
+  if had > 0 and teachers == 0 then publish('teacher', '{"here":false}', '0') end
+  if had == 0 and teachers > 0 then publish('teacher', '{"here":true}', '0') end
+  local following = redis.call('ZCARD', LISTENERS) - teachers
+  publish('joined', '{"followers":' .. following .. ',"joined":' .. redis.call('SCARD', TOKENS) .. '}', '1')
 end
 
 local function counts_of(index, n)
@@ -150,7 +172,7 @@ if redis.call('EXISTS', META) == 0 then
   return 0
 end
 publish('closed', '{}', '0')
-for i = 1, 10 do redis.call('DEL', KEYS[i]) end
+for i = 1, PARTS do redis.call('DEL', KEYS[i]) end
 redis.call('ZREM', ROOMS, CODE)
 return 1
 """,
@@ -163,10 +185,11 @@ if token == '' or redis.call('SISMEMBER', TOKENS, token) == 0 then
   token = ARGV[6]
   redis.call('SADD', TOKENS, token)
   same_ttl(TOKENS)
-  publish('joined', '{"followers":' .. redis.call('SCARD', TOKENS) .. '}', '1')
+  present(redis.call('ZCARD', TEACHERS))
 end
-local m = redis.call('HMGET', META, 'view', 'hops', 'last')
-return {'ok', token, m[1], m[2], m[3], redis.call('SCARD', TOKENS), redis.call('HGETALL', REVEALED)}
+local m = redis.call('HMGET', META, 'view', 'hops', 'last', 'round')
+return {'ok', token, m[1], m[2], m[3], redis.call('SCARD', TOKENS), redis.call('HGETALL', REVEALED), m[4] or '1',
+  redis.call('ZCARD', TEACHERS)}
 """,
     # ARGV[5] the rate, ARGV[6] the burst, ARGV[7] the view (JSON).
     "move": """
@@ -174,7 +197,23 @@ if redis.call('EXISTS', META) == 0 then return {'no_room'} end
 if not take(tonumber(ARGV[5]), tonumber(ARGV[6])) then return {'too_fast'} end
 redis.call('HSET', META, 'view', ARGV[7])
 touch()
-return {'ok', publish('view', ARGV[7], '0')}
+return {'ok', publish('view', view_event(ARGV[7]), '0'), redis.call('HGET', META, 'round') or '1'}
+""",
+    # ARGV[5] the bundles' digest, ARGV[6] and ARGV[7] the bundles (zh, en), ARGV[8] the hops, ARGV[9] the choices
+    # (JSON), ARGV[10] the view (JSON). The same digest again only moves the view.
+    "retrace": """
+if redis.call('EXISTS', META) == 0 then return {'no_room'} end
+if redis.call('HGET', META, 'digest') ~= ARGV[5] then
+  redis.call('HINCRBY', META, 'round', 1)
+  redis.call('HSET', META, 'digest', ARGV[5], 'hops', ARGV[8], 'choices', ARGV[9])
+  redis.call('SET', KEYS[2], ARGV[6])
+  redis.call('SET', KEYS[3], ARGV[7])
+  redis.call('DEL', COUNTS, ANSWERED, REVEALED)
+end
+redis.call('HSET', META, 'view', ARGV[10])
+touch()
+publish('view', view_event(ARGV[10]), '0')
+return {'ok', redis.call('HGET', META, 'round')}
 """,
     # ARGV[5] the rate, ARGV[6] the burst, ARGV[7] the question's hop index, ARGV[8] its number of choices.
     "reveal": """
@@ -200,22 +239,46 @@ same_ttl(COUNTS)
 publish('tally', '{"index":' .. ARGV[6] .. ',"counts":' .. counts_of(ARGV[6], n) .. '}', '1')
 return 'ok'
 """,
-    # ARGV[5] the stream's id, ARGV[6] its lease (ms), ARGV[7] the stream limit.
+    # ARGV[5] the stream's id, ARGV[6] its lease (ms), ARGV[7] the stream limit, ARGV[8] '1' for the teacher's.
     "listen": """
 if redis.call('EXISTS', META) == 0 then return {'no_room'} end
 local now = now_ms()
+local had = redis.call('ZCARD', TEACHERS)
 redis.call('ZREMRANGEBYSCORE', LISTENERS, '-inf', now)
 if redis.call('ZCARD', LISTENERS) >= tonumber(ARGV[7]) then return {'full'} end
+local m = redis.call('HMGET', META, 'view', 'last')
+local backlog = redis.call('LRANGE', BACKLOG, 0, -1)
 redis.call('ZADD', LISTENERS, now + tonumber(ARGV[6]), ARGV[5])
 same_ttl(LISTENERS)
-local m = redis.call('HMGET', META, 'view', 'last')
-return {'ok', m[1], m[2], redis.call('LRANGE', BACKLOG, 0, -1), redis.call('HGETALL', REVEALED)}
+if ARGV[8] == '1' then
+  redis.call('ZADD', TEACHERS, now + tonumber(ARGV[6]), ARGV[5])
+  same_ttl(TEACHERS)
+end
+present(had)
+local teacher = redis.call('ZCARD', TEACHERS) > 0
+return {'ok', view_event(m[1]), m[2], backlog, redis.call('HGETALL', REVEALED), teacher and '1' or '0'}
 """,
-    # ARGV[5] the stream's id, ARGV[6] its lease (ms): 0 when the room is gone.
+    # ARGV[5] the stream's id, ARGV[6] its lease (ms), ARGV[7] '1' for the teacher's: 0 when the room is gone.
     "lease": """
 if redis.call('EXISTS', META) == 0 then return 0 end
-redis.call('ZADD', LISTENERS, now_ms() + tonumber(ARGV[6]), ARGV[5])
+local had = redis.call('ZCARD', TEACHERS)
+local now = now_ms()
+redis.call('ZADD', LISTENERS, now + tonumber(ARGV[6]), ARGV[5])
 same_ttl(LISTENERS)
+if ARGV[7] == '1' then
+  redis.call('ZADD', TEACHERS, now + tonumber(ARGV[6]), ARGV[5])
+  same_ttl(TEACHERS)
+end
+if redis.call('ZCOUNT', LISTENERS, '-inf', now) > 0 then present(had) end
+return 1
+""",
+    # ARGV[5] the stream's id: it ended.
+    "leave": """
+if redis.call('EXISTS', META) == 0 then return 0 end
+local had = redis.call('ZCARD', TEACHERS)
+redis.call('ZREM', LISTENERS, ARGV[5])
+redis.call('ZREM', TEACHERS, ARGV[5])
+present(had)
 return 1
 """,
 }
@@ -468,6 +531,8 @@ class RedisRooms:
                     "choices": _compact({str(i): n for i, n in picked.items()}),
                     "view": _compact(first.to_json()),
                     "last": 0,
+                    "round": 1,
+                    "digest": bundles_digest(bundles),
                 }
                 pipe.hset(keys[0], mapping=meta)
                 pipe.pexpire(keys[0], self._idle_ms)
@@ -482,6 +547,29 @@ class RedisRooms:
                 raise
         return made
 
+    def retrace(
+        self, code: str, key: str, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView
+    ) -> int:
+        hops = check_bundles(bundles, self.limits.bundle_bytes)
+        picked = _compact({str(i): n for i, n in check_choices(choices, hops).items()})
+        first = RoomView(index=min(view.index, hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions)
+        if self.take_back(code, key) is None:
+            raise no_room() if not self.exists(code) else not_teacher()
+        with self._guard():
+            got = self._run(
+                "retrace",
+                code,
+                bundles_digest(bundles),
+                bundles["zh"],
+                bundles["en"],
+                hops,
+                picked,
+                _compact(first.to_json()),
+            )
+        if got[0] == "no_room":
+            raise no_room()
+        return int(got[1])
+
     def close(self, code: str, key: str) -> None:
         with self._guard():
             known = self._sync.hget(self._keys(code)[0], "key")
@@ -494,6 +582,13 @@ class RedisRooms:
     def exists(self, code: str) -> bool:
         with self._guard():
             return bool(self._sync.exists(self._keys(code)[0]))
+
+    def take_back(self, code: str, key: str) -> tuple[RoomKeys, RoomView] | None:
+        with self._guard():
+            known, watch, view = self._sync.hmget(self._keys(code)[0], ["key", "watch", "view"])
+        if known is None or watch is None or view is None or not same_secret(key, str(known)):
+            return None
+        return RoomKeys(code=code, key=str(known), watch=str(watch)), _view(str(view))
 
     # ---- the routes' side ----
 
@@ -526,11 +621,17 @@ class RedisRooms:
             raise no_room()
         return [str(v) for v in got]
 
-    async def bundle(self, code: str, lang: Lang) -> str:
+    async def bundle(self, code: str, lang: Lang, round_: int | None = None) -> str:
+        keys = self._keys(code)
         with self._guard():
-            text = await self._state().client.get(self._keys(code)[1 if lang == "zh" else 2])
-        if text is None:
+            pipe = self._state().client.pipeline(transaction=True)
+            pipe.hget(keys[0], "round")
+            pipe.get(keys[1 if lang == "zh" else 2])
+            current, text = await pipe.execute()
+        if text is None or current is None:
             raise no_room()
+        if round_ is not None and round_ != int(current):
+            raise other_round(int(current))
         return str(text)
 
     async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]:
@@ -539,8 +640,16 @@ class RedisRooms:
             raise no_room()
         if got[0] == "full":
             raise room_full(self.limits.followers)
-        _, given, view, hops, last, followers, revealed = got
-        snap = Snapshot(_view(view), int(hops), _revealed(revealed), int(followers), int(last))
+        _, given, view, hops, last, followers, revealed, round_, teachers = got
+        snap = Snapshot(
+            _view(view),
+            int(hops),
+            _revealed(revealed),
+            int(followers),
+            int(last),
+            round=int(round_),
+            teacher=int(teachers) > 0,
+        )
         return str(given), snap
 
     async def move(self, code: str, key: str, data: Any) -> Event:
@@ -551,7 +660,7 @@ class RedisRooms:
         rate, burst = self.limits.teacher_events_per_s, self.limits.teacher_burst
         got = await self._call("move", code, rate, burst, _compact(view))
         self._refused(got[0])
-        return Event(int(got[1]), "view", view)
+        return Event(int(got[1]), "view", {"round": int(got[2]), **view})
 
     async def reveal(self, code: str, key: str, index: int) -> Event:
         known, choices = await self._meta(code, "key", "choices")
@@ -611,8 +720,9 @@ class RedisRooms:
         channel, lid = self._channel(code), secrets.token_hex(8)
         lease_ms = int((2 * heartbeat_s + self.timeout_s + 5) * 1000)
         hub.add(channel, listener)  # before the backlog is read, so nothing published in between is missed
+        teacher = "1" if tallies else "0"
         try:
-            got = await self._call("listen", code, lid, lease_ms, self.limits.followers + LISTENER_SLACK)
+            got = await self._call("listen", code, lid, lease_ms, self.limits.followers + LISTENER_SLACK, teacher)
             if got[0] == "no_room":
                 raise no_room()
             if got[0] == "full":
@@ -620,25 +730,25 @@ class RedisRooms:
         except BaseException:
             hub.remove(channel, listener)
             raise
-        _, view, last_text, backlog, revealed = got
+        _, view, last_text, backlog, revealed, teacher_here = got
         last = int(last_text)
         kept = [e for e in (_event(text) for text in backlog) if e is not None]
         missed = [e for e in kept if e.id > after]
         if after and kept and kept[0].id > after + 1:
             # Further behind than the events kept: where the room is now, then the reveals.
-            missed = [Event(last, "view", json.loads(view))] + [
-                Event(last, "reveal", {"index": i, "counts": c}) for i, c in sorted(_revealed(revealed).items())
-            ]
-        client = self._state().client
-        return self._stream(hub, client, code, listener, lid, lease_ms, missed, max(after, last), heartbeat_s)
+            missed = [
+                Event(last, "view", json.loads(view)),
+                Event(last, "teacher", {"here": teacher_here == "1"}),
+            ] + [Event(last, "reveal", {"index": i, "counts": c}) for i, c in sorted(_revealed(revealed).items())]
+        return self._stream(hub, code, listener, lid, teacher, lease_ms, missed, max(after, last), heartbeat_s)
 
     async def _stream(
         self,
         hub: _Hub,
-        client: aioredis.Redis,
         code: str,
         listener: _Listener,
         lid: str,
+        teacher: str,
         lease_ms: int,
         missed: list[Event],
         seen: int,
@@ -654,7 +764,7 @@ class RedisRooms:
                     got = await asyncio.wait_for(listener.queue.get(), heartbeat_s)
                 except TimeoutError:
                     try:
-                        here = await self._call("lease", code, lid, lease_ms)
+                        here = await self._call("lease", code, lid, lease_ms, teacher)
                     except RoomError:
                         return  # Redis went away: the browser reconnects and hears why
                     if not here:
@@ -673,16 +783,15 @@ class RedisRooms:
                     yield got
                 if loop.time() - leased >= heartbeat_s:  # a busy stream keeps its lease too
                     try:
-                        await self._call("lease", code, lid, lease_ms)
+                        await self._call("lease", code, lid, lease_ms, teacher)
                     except RoomError:
                         return
                     leased = loop.time()
         finally:
             hub.remove(self._channel(code), listener)
             try:
-                with self._guard():
-                    await asyncio.wait_for(client.zrem(self._keys(code)[9], lid), self.timeout_s)
-            except (RoomError, RuntimeError):
+                await asyncio.wait_for(self._call("leave", code, lid), self.timeout_s)
+            except (RoomError, RuntimeError, TimeoutError):
                 pass  # the lease runs out on its own
 
     async def aclose(self) -> None:

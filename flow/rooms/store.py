@@ -1,8 +1,9 @@
 """A classroom room's state behind a small interface: what the teacher shows, who follows, what the class answered.
 
-A room holds one trace (its viewer bundles, one per language), the teacher's view (hop index, language, the
-questions and captions toggles), the questions' tallies and the events followers receive, each with an id that
-only grows. The teacher's key moves the room; a follower's token only answers, once per question; answers are
+A room holds one trace at a time (its viewer bundles, one per language; the teacher may put another in its
+place, which starts a new round of the same room), the teacher's view (hop index, language, the questions and
+captions toggles), the questions' tallies, who is connected, and the events followers receive, each with an id
+that only grows. The teacher's key moves the room; a follower's token only answers, once per question; answers are
 counts, never linked to who gave them. Everything is bounded: rooms, followers per room, the teacher's events per
 second, the events kept for a follower who reconnects, and a room idle for two hours is gone.
 
@@ -13,6 +14,7 @@ Both satisfy `RoomStore`, which the web routes (flow.rooms.web) and the Step pag
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import secrets
 import threading
@@ -123,6 +125,14 @@ def bad_bundle(problem: str) -> RoomError:
     return RoomError(400, f"cannot present this trace: {problem}", f"无法展示这个记录：{problem}")
 
 
+def other_round(current: int) -> RoomError:
+    return RoomError(
+        409,
+        f"the room shows another trace now (round {current}): the page follows it",
+        f"房间已换成另一个记录（第 {current} 轮）：页面会跟上",
+    )
+
+
 @dataclass(frozen=True)
 class RoomKeys:
     """What the teacher's page keeps: the code anyone may know, the key that moves the room, the key that reads
@@ -163,7 +173,7 @@ def view_from(data: Any, hops: int) -> RoomView:
     return RoomView(index=index, lang=lang, quiz=bool(data.get("quiz")), captions=bool(data.get("captions")))
 
 
-EventKind = Literal["view", "tally", "joined", "reveal", "closed", "ping"]
+EventKind = Literal["view", "tally", "joined", "reveal", "teacher", "closed", "ping"]
 # What only the teacher's own viewer hears (it listens with the watch key): the class sees counts at the reveal.
 TEACHER_ONLY: frozenset[EventKind] = frozenset({"tally", "joined"})
 
@@ -171,8 +181,9 @@ TEACHER_ONLY: frozenset[EventKind] = frozenset({"tally", "joined"})
 @dataclass(frozen=True)
 class Event:
     """One thing followers receive; `id` only grows within a room. Kinds: view (the teacher moved, switched
-    language or a toggle), tally (counts changed) and joined (a new follower), for the teacher only; reveal;
-    closed; ping (a heartbeat, never stored)."""
+    language or a toggle, or put another trace in the room: its `round` then grows), tally (counts changed) and
+    joined (how many screens follow now, how many ever joined), for the teacher only; reveal; teacher (the
+    teacher's screen connected or gone, e.g. while it reloads); closed; ping (a heartbeat, never stored)."""
 
     id: int
     kind: EventKind
@@ -189,23 +200,38 @@ class Event:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What a follower needs on arrival: the view, which questions were revealed (with their counts), the hops'
-    count and the last event id (a stream resumes after it)."""
+    """What a follower needs on arrival: the view, the round (which trace the room shows), which questions were
+    revealed (with their counts), the hops' count, whether the teacher's screen is connected, and the last event
+    id (a stream resumes after it)."""
 
     view: RoomView
     hops: int
     revealed: dict[int, list[int]]
     followers: int
     last: int
+    round: int = 1
+    teacher: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
             "view": self.view.to_json(),
+            "round": self.round,
             "hops": self.hops,
             "revealed": {str(k): v for k, v in sorted(self.revealed.items())},
             "followers": self.followers,
+            "teacher": self.teacher,
             "last": self.last,
         }
+
+
+def view_event(view: RoomView, round_: int) -> dict[str, Any]:
+    """A view as followers hear it: with the round, so a follower sees when the trace changed."""
+    return {"round": round_, **view.to_json()}
+
+
+def bundles_digest(bundles: Mapping[str, str]) -> str:
+    """What tells one trace's bundles from another's: putting the same bundles in the room again is no new round."""
+    return hashlib.sha256("\0".join(bundles[lang] for lang in LANGS).encode()).hexdigest()
 
 
 PING = Event(0, "ping", {})  # a comment line on a quiet stream, so nothing between closes it as idle
@@ -269,11 +295,25 @@ class RoomStore(Protocol):
 
     def create(self, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView) -> RoomKeys: ...
 
+    def retrace(
+        self, code: str, key: str, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView
+    ) -> int:
+        """Put another trace in the room (the teacher's page shows another one): a new round, its tallies empty,
+        its followers told; the same bundles again only move the view. Returns the round."""
+        ...
+
     def close(self, code: str, key: str) -> None: ...
 
     def exists(self, code: str) -> bool: ...
 
-    async def bundle(self, code: str, lang: Lang) -> str: ...
+    def take_back(self, code: str, key: str) -> tuple[RoomKeys, RoomView] | None:
+        """The open room's keys and the teacher's last view when `key` is its teacher's, else None (a teacher's
+        page that reloaded takes its room back with them, and its toggles as the class last saw them)."""
+        ...
+
+    async def bundle(self, code: str, lang: Lang, round_: int | None = None) -> str:
+        """A bundle of the room's trace; with `round_`, only if the room is still in that round (else 409)."""
+        ...
 
     async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]: ...
 
@@ -309,6 +349,11 @@ class _Room:
     backlog: deque[Event] = field(default_factory=deque)
     last: int = 0
     listeners: set[_Listener] = field(default_factory=set)
+    round: int = 1
+    digest: str = ""
+
+    def teachers(self) -> int:
+        return sum(1 for listener in self.listeners if listener.tallies)
 
 
 @dataclass(eq=False)
@@ -348,8 +393,34 @@ class MemoryRooms:
                 view=RoomView(index=min(view.index, hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions),
                 bucket=Bucket(self.limits.teacher_events_per_s, self.limits.teacher_burst, self.clock),
                 touched=self.clock(),
+                digest=bundles_digest(bundles),
             )
             return made
+
+    def retrace(
+        self, code: str, key: str, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView
+    ) -> int:
+        hops = check_bundles(bundles, self.limits.bundle_bytes)
+        digest = bundles_digest(bundles)
+        with self._lock:
+            room = self._room(code)
+            if not same_secret(key, room.key):
+                raise not_teacher()
+            if digest != room.digest:
+                room.round += 1
+                room.digest = digest
+                room.bundles = dict(bundles)
+                room.hops = hops
+                room.choices = check_choices(choices, hops)
+                room.counts.clear()
+                room.answered.clear()
+                room.revealed.clear()
+            room.view = RoomView(
+                index=min(view.index, room.hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions
+            )
+            room.touched = self.clock()
+            self._publish(room, "view", view_event(room.view, room.round))
+            return room.round
 
     def close(self, code: str, key: str) -> None:
         with self._lock:
@@ -365,6 +436,14 @@ class MemoryRooms:
         with self._lock:
             self._sweep()
             return code in self._rooms
+
+    def take_back(self, code: str, key: str) -> tuple[RoomKeys, RoomView] | None:
+        with self._lock:
+            self._sweep()
+            room = self._rooms.get(code)
+            if room is None or not same_secret(key, room.key):
+                return None
+            return RoomKeys(code=code, key=room.key, watch=room.watch), room.view
 
     # ---- the routes' side ----
 
@@ -403,9 +482,12 @@ class MemoryRooms:
             room.listeners.clear()
         return event
 
-    async def bundle(self, code: str, lang: Lang) -> str:
+    async def bundle(self, code: str, lang: Lang, round_: int | None = None) -> str:
         with self._lock:
-            return self._room(code).bundles[lang]
+            room = self._room(code)
+            if round_ is not None and round_ != room.round:
+                raise other_round(room.round)
+            return room.bundles[lang]
 
     async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]:
         with self._lock:
@@ -415,9 +497,22 @@ class MemoryRooms:
                     raise room_full(self.limits.followers)
                 token = secrets.token_urlsafe(16)
                 room.tokens.add(token)
-                self._publish(room, "joined", {"followers": len(room.tokens)})
-            snap = Snapshot(room.view, room.hops, dict(room.revealed), len(room.tokens), room.last)
+                self._here(room)
+            snap = Snapshot(
+                room.view,
+                room.hops,
+                dict(room.revealed),
+                len(room.tokens),
+                room.last,
+                round=room.round,
+                teacher=room.teachers() > 0,
+            )
             return token, snap
+
+    def _here(self, room: _Room) -> None:
+        """Tell the teacher how many screens follow now (streams open) and how many ever joined."""
+        following = len(room.listeners) - room.teachers()
+        self._publish(room, "joined", {"followers": following, "joined": len(room.tokens)})
 
     async def move(self, code: str, key: str, data: Any) -> Event:
         with self._lock:
@@ -429,7 +524,7 @@ class MemoryRooms:
                 raise too_fast(self.limits.teacher_events_per_s)
             room.view = view
             room.touched = self.clock()
-            return self._publish(room, "view", view.to_json())
+            return self._publish(room, "view", view_event(view, room.round))
 
     async def reveal(self, code: str, key: str, index: int) -> Event:
         with self._lock:
@@ -481,14 +576,19 @@ class MemoryRooms:
             missed = [e for e in room.backlog if e.id > after]
             if after and room.backlog and room.backlog[0].id > after + 1:
                 # Further behind than the events kept: where the room is now, then the reveals.
-                missed = [Event(room.last, "view", room.view.to_json())] + [
-                    Event(room.last, "reveal", {"index": i, "counts": c}) for i, c in sorted(room.revealed.items())
-                ]
+                missed = [
+                    Event(room.last, "view", view_event(room.view, room.round)),
+                    Event(room.last, "teacher", {"here": room.teachers() > 0}),
+                ] + [Event(room.last, "reveal", {"index": i, "counts": c}) for i, c in sorted(room.revealed.items())]
+            first_teacher = tallies and room.teachers() == 0
             room.listeners.add(listener)
-        return self._stream(room, listener, missed, after, heartbeat_s)
+            if first_teacher:
+                self._publish(room, "teacher", {"here": True})
+            self._here(room)
+        return self._stream(code, room, listener, missed, after, heartbeat_s)
 
     async def _stream(
-        self, room: _Room, listener: _Listener, missed: list[Event], after: int, heartbeat_s: float
+        self, code: str, room: _Room, listener: _Listener, missed: list[Event], after: int, heartbeat_s: float
     ) -> AsyncIterator[Event]:
         try:
             for event in missed:
@@ -507,6 +607,11 @@ class MemoryRooms:
                     yield got
         finally:
             with self._lock:
+                if listener in room.listeners and self._rooms.get(code) is room:
+                    room.listeners.discard(listener)
+                    if listener.tallies and room.teachers() == 0:
+                        self._publish(room, "teacher", {"here": False})
+                    self._here(room)
                 room.listeners.discard(listener)
 
     async def aclose(self) -> None:

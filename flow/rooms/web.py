@@ -1,7 +1,7 @@
 """The rooms' HTTP routes, mounted beside Streamlit's own (serve.py: `st.App("app.py", routes=room_routes())`).
 
     GET  /room/{code}                 the follower page (the viewer, read-only to the room)
-    GET  /room/{code}/bundle/{lang}   the trace's viewer bundle in that language
+    GET  /room/{code}/bundle/{lang}   the trace's viewer bundle in that language (?round=N: of that round, else 409)
     POST /room/{code}/join            {"token"?} -> {"token", "snapshot"}; a token is how a follower answers
     GET  /room/{code}/events          Server-Sent Events after ?after=N (or Last-Event-ID); ?watch=KEY adds tallies
     POST /room/{code}/view            the teacher's view (header X-Room-Key)
@@ -50,7 +50,8 @@ async def _body(request: Request) -> Any:
 
 
 def _code(request: Request) -> str:
-    code = str(request.path_params["code"])
+    # Codes are lower case; one read off a screen and typed in capitals is the same room.
+    code = str(request.path_params["code"]).lower()
     if not valid_code(code):
         raise no_room()
     return code
@@ -100,8 +101,12 @@ def room_routes(store: Callable[[], RoomStore]) -> list[Route]:
         lang = request.path_params["lang"]
         if lang not in LANGS:
             raise RoomError(404, "a bundle is zh or en", "只有 zh 或 en 两种")
-        text = await store().bundle(_code(request), lang)
-        return Response(text, media_type="application/json", headers={"Cache-Control": "private, max-age=3600"})
+        raw = request.query_params.get("round", "")
+        round_ = int(raw) if raw.isdigit() and len(raw) < 9 else None
+        text = await store().bundle(_code(request), lang, round_)
+        # A round's bundle never changes, so the browser may keep it; without a round, it is whatever is current.
+        cache = "private, max-age=3600" if round_ is not None else "no-store"
+        return Response(text, media_type="application/json", headers={"Cache-Control": cache})
 
     async def join(request: Request) -> Response:
         code = _code(request)
@@ -151,7 +156,14 @@ def room_routes(store: Callable[[], RoomStore]) -> list[Route]:
         )
         return Response(status_code=204, headers=_NO_STORE)
 
+    async def nowhere(request: Request) -> Response:
+        exc = no_room()
+        return HTMLResponse(missing_html(exc), status_code=exc.status, headers=_NO_STORE)
+
     return [
+        # /room with no code is no room (not the app's own pages under a "page not found").
+        Route("/room", nowhere, methods=["GET"]),
+        Route("/room/", nowhere, methods=["GET"]),
         Route("/room/{code}", guarded(page), methods=["GET"]),
         Route("/room/{code}/bundle/{lang}", guarded(bundle), methods=["GET"]),
         Route("/room/{code}/join", guarded(join), methods=["POST"]),
