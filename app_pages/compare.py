@@ -29,7 +29,7 @@ with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
                 item = add_run(app, result.trace)
                 side = "compare_a" if mode == "direct" else "compare_b"
                 setattr(app, side, item.key)
-                st.session_state[side] = item.key  # the picker below shows the new run
+                st.session_state[f"{side}_{lang}"] = item.key  # the picker below shows the new run
                 if not result.ok:
                     st.error(f"{mode}: {plain(result.error_in(lang))}", icon=":material/error:")
 with pick_a:

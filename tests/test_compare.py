@@ -171,8 +171,8 @@ def test_the_page_puts_the_sentence_and_the_diagrams_first(lang):
 
 def test_the_page_follows_the_pickers_and_shows_no_times():
     at = compare_page("en")
-    at.selectbox(key="compare_a").set_value("sample:era-handshake").run()
-    at.selectbox(key="compare_b").set_value("sample:era-modern").run()
+    at.selectbox(key="compare_a_en").set_value("sample:era-handshake").run()
+    at.selectbox(key="compare_b_en").set_value("sample:era-modern").run()
     assert not at.exception
     assert "server/discover" in at.info[0].value and "Compared with A, B" in at.info[0].value
     figures_table = at.table[0].value

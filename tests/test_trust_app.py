@@ -322,12 +322,12 @@ def test_trace_text_with_a_markdown_image_shows_as_text_on_every_page(lang):
 
     upload = at.session_state["app"].step_key
     at.switch_page("app_pages/hops.py").run()
-    at.selectbox(key="hops_trace").set_value(upload).run()
+    at.selectbox(key=f"hops_trace_{lang}").set_value(upload).run()
     assert not at.exception
     assert not [t for t in every_text(at) if "![" in t]
 
     at.switch_page("app_pages/compare.py").run()
-    at.selectbox(key="compare_a").set_value(upload).run()
+    at.selectbox(key=f"compare_a_{lang}").set_value(upload).run()
     assert not at.exception
     texts = every_text(at)
     assert not [t for t in texts if "![" in t]

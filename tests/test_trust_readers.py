@@ -232,7 +232,7 @@ def test_the_hops_page_says_in_one_line_that_a_trace_has_no_hops():
     at = _upload_empty_trace()
     upload = next(k for k in at.session_state["app"].loaded if k.startswith("upload:"))
     at.switch_page("app_pages/hops.py").run()
-    at.selectbox(key="hops_trace").set_value(upload).run()
+    at.selectbox(key="hops_trace_en").set_value(upload).run()
     assert not at.exception and not at.error
     assert any("no hops" in i.value for i in at.info)
 

@@ -149,10 +149,12 @@ def shown_title(item: Loaded, lang: Lang) -> str:
 
 
 def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
-    """Choose among samples, uploads and runs; returns the chosen key."""
+    """Choose among samples, uploads and runs; returns the chosen key. Each language has its own widget
+    (`{key}_{lang}`): a browser keeps showing the title it drew in the other language under the same key."""
     items = all_traces(app)
     keys = list(items)
-    if st.session_state.get(key) not in keys:
+    key = f"{key}_{app.lang}"
+    if st.session_state.get(key) not in keys:  # (the other language's widget is forgotten when not drawn)
         st.session_state[key] = selected if selected in keys else keys[0]
     return st.selectbox(label, keys, key=key, format_func=lambda k: shown_title(items[k], app.lang))
 
