@@ -5,7 +5,8 @@ Stepping happens in the browser; the viewer reports where it is (component state
 page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows.
 The sidebar's lesson toggles turn on the trace's questions (a sample's own, or a file uploaded with an
 uploaded trace) and the restaurant captions; the viewer has the same two buttons for presenter mode.
-"Present to a room" opens a classroom room for the trace: students' screens follow this viewer.
+"Present to a room" opens a classroom room for the trace: students' screens follow this viewer, whichever trace it
+shows; a reload takes the room back (the viewer hands over the code and key its tab kept).
 """
 
 import streamlit as st
@@ -14,7 +15,7 @@ import flow
 from ui import rooms
 from ui.i18n import t
 from ui.state import add_upload, all_traces, state
-from ui.trace_viewer import add_questions, bundle_text, questions, reported_hop, trace_viewer
+from ui.trace_viewer import add_questions, bundle_text, questions, reclaimed_room, reported_hop, trace_viewer
 from ui.view import downloads, picker, remembered
 
 app = state()
@@ -30,6 +31,13 @@ def choose(key: str) -> None:
     if key != app.step_key:
         app.step_key = key
         go(0)
+
+
+def url_sample() -> str | None:
+    """The sample the URL names (`?sample=NAME`), as its key; None when absent or not one of the samples."""
+    raw = st.query_params.get("sample")
+    key = f"sample:{raw}"
+    return key if raw and key in all_traces(app) else None
 
 
 def url_index() -> int | None:
@@ -48,7 +56,11 @@ def on_hop() -> None:
         st.query_params["hop"] = str(app.index + 1)
 
 
-# A link or a reload opens at the hop its URL names; choosing another trace below starts it at its first hop.
+# A link or a reload opens the sample and the hop its URL names; choosing another trace below starts it at its first
+# hop. (Only a sample can be named: an upload or a run lives in this session alone.)
+if (named_sample := url_sample()) is not None and app.step_key != named_sample:
+    app.step_key = named_sample
+    app.choices["step_source"] = "sample"
 if (named := url_index()) is not None:
     app.index = max(0, named)
 
@@ -123,50 +135,86 @@ with st.sidebar:
     st.caption(t("questions_count", lang).format(n=len(found)) if found else t("questions_none", lang))
     app.captions = st.toggle(t("captions_toggle", lang), value=app.captions, key=f"step_captions_{lang}")
 
+
 # A classroom room: students' screens follow this viewer (ui/rooms.py, flow's room routes in serve.py).
+def bundles() -> dict[str, str]:
+    return {code: bundle_text(item, code, found) for code in ("zh", "en")}
+
+
+def refused(exc: flow.RoomError) -> None:
+    app.room_error = exc.message_zh if lang == "zh" else exc.message
+
+
+def present() -> None:
+    try:
+        rooms.present(app, item, bundles(), found)
+        app.room_error = None
+    except flow.RoomError as exc:
+        refused(exc)
+
+
+def reclaim() -> None:
+    """The viewer of a page that reloaded hands over the room its tab presented: take it back if it is still open,
+    with the lesson toggles the class last saw."""
+    try:
+        view = rooms.reclaim(app, reclaimed_room(), item, bundles(), found)
+    except flow.RoomError as exc:
+        refused(exc)
+        return
+    if view is not None:  # the toggles are widgets: their own state, set before they are drawn again
+        st.session_state[f"step_quiz_{lang}"] = view.quiz
+        st.session_state[f"step_captions_{lang}"] = view.captions
+
+
 with st.sidebar:
     st.divider()
     st.markdown(f"**{t('room_head', lang)}**")
     room = rooms.live(app)
+    if room is not None and room.trace_key != item.key:
+        try:  # the page shows another trace: the room follows it, same link, a new round
+            room = rooms.follow_page(app, room, item, bundles(), found)
+            st.caption(t("room_follows", lang))
+        except flow.RoomError as exc:
+            refused(exc)
     if not flow.rooms_served():
         st.caption(t("room_not_served", lang))
-    elif room is None or room.trace_key != item.key:
-        if room is not None:
-            st.caption(t("room_other_trace", lang))
-        if st.button(
+    elif room is None:
+        st.button(
             t("room_present", lang),
             key="step_room_present",
             help=t("room_present_help", lang),
             icon=":material/cast_for_education:",
-        ):
-            try:
-                rooms.present(app, item, {code: bundle_text(item, code, found) for code in ("zh", "en")}, found)
-                app.room_error = None
-            except flow.RoomError as exc:
-                app.room_error = exc.message_zh if lang == "zh" else exc.message
-            room = rooms.live(app)
-        if app.room_error:
-            st.error(
-                f"{t('room_failed', lang)}：{app.room_error}" if lang == "zh" else app.room_error,
-                icon=":material/error:",
-            )
-    if room is not None and room.trace_key == item.key:
+            on_click=present,
+        )
+    if app.room_error:
+        st.error(
+            f"{t('room_failed', lang)}：{app.room_error}" if lang == "zh" else app.room_error,
+            icon=":material/error:",
+        )
+    if room is not None:
         st.caption(t("room_link", lang).format(link=room.link))
         if not room.lan:
             st.caption(t("room_loopback", lang))
-        if st.button(t("room_close", lang), key="step_room_close", icon=":material/cancel_presentation:"):
-            rooms.close(app)
-            room = None
+        st.button(
+            t("room_close", lang),
+            key="step_room_close",
+            icon=":material/cancel_presentation:",
+            on_click=rooms.close,
+            args=(app,),
+        )
 
 
 @st.fragment
 def stepper(start: int) -> None:
     # The viewer's reports rerun only this fragment: a step never redraws the page.
+    if rooms.live(app) != room:
+        st.rerun(scope="app")  # a room taken back after a reload: the sidebar shows it too
     trace_viewer(
         item,
         lang,
         start=start,
         on_hop=on_hop,
+        on_room=reclaim,
         found=found,
         quiz=app.quiz,
         captions=app.captions,
@@ -176,4 +224,8 @@ def stepper(start: int) -> None:
 
 stepper(app.index)
 st.query_params["hop"] = str(app.index + 1)
+if item.key.startswith("sample:"):
+    st.query_params["sample"] = item.key.removeprefix("sample:")
+else:
+    st.query_params.pop("sample", None)
 downloads(item, lang, questions=found)

@@ -92,11 +92,28 @@ def test_a_link_opens_at_the_hop_it_names():
     assert not at.exception and at.query_params["hop"] == "7"
 
 
+def test_a_link_or_a_reload_opens_the_sample_it_names():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["sample"] = "two-rounds"
+    at.query_params["hop"] = "5"
+    at.run()
+    assert not at.exception and "hop 5 of 28" in header(at)
+    lang = at.session_state["app"].lang
+    at.selectbox(key=f"step_sample_{lang}").set_value("sample:beijing-direct").run()
+    assert "hop 1 of 11" in header(at) and at.query_params["sample"] == "beijing-direct"
+    # A name that is no sample (or a path) opens what the page would open anyway.
+    for name in ("../../etc/passwd", "nothing-like-this", ""):
+        other = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        other.query_params["sample"] = name
+        other.run()
+        assert not other.exception and "hop 1 of 20" in header(other)
+
+
 def test_choosing_another_sample_starts_at_its_first_hop():
     at = app()
     report_hop(at, 5)
     beijing = viewer(at)["bundle"]["trace"]
-    at.selectbox(key="step_sample").set_value("sample:two-rounds").run()
+    at.selectbox(key="step_sample_en").set_value("sample:two-rounds").run()
     assert "hop 1 of 28" in header(at) and at.query_params["hop"] == "1"
     # A late report about the trace shown before moves nothing.
     states = at._tree.get_widget_states()

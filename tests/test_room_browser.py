@@ -67,7 +67,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     follow_url = app_url + link[link.index("/room/") :]
     laptop = _page(browser, follow_url, locale="zh-CN", width=1280, height=720)
     phone = _page(browser, follow_url, locale="en-US", width=360, height=740, phone=True)
-    expect(teacher.locator(".fv-room")).to_contain_text("2 joined")
+    expect(teacher.locator(".fv-room")).to_contain_text("2 following")
 
     # The teacher steps; both follow.
     for _ in range(3):
@@ -143,3 +143,61 @@ def _has(cls: str) -> Any:
     import re
 
     return re.compile(rf"(^|\s){cls}(\s|$)")
+
+
+def test_the_room_stays_with_the_teacher_through_a_click_a_new_trace_a_reload_and_the_close(browser, app_url):
+    """What a lesson does to a room besides stepping: the teacher clicks the sidebar and goes on with the keys,
+    shows another sample, reloads the page by mistake, and closes the room. The class keeps its one link."""
+    teacher = _page(browser, app_url, locale="en-US", width=1280, height=720)
+    teacher.get_by_role("button", name="Present to a room").click()
+    overlay = teacher.locator(".fv-qr")
+    expect(overlay.locator(".fv-qr-warn")).to_contain_text("this computer only")  # a loopback link says so
+    teacher.keyboard.press("Escape")  # a key closes the code first, and does not step
+    expect(overlay).to_have_count(0)
+    _at(teacher, 1, timeout=100)
+    link = teacher.locator("[data-testid='stSidebar']").get_by_text("Students open:").inner_text()
+    code = link[link.index("/room/") + 6 :].split()[0].strip()
+    student = _page(browser, f"{app_url}/room/{code.upper()}", locale="en-US", width=1280, height=720)
+    expect(teacher.locator(".fv-room")).to_contain_text("1 following")
+
+    # A mouse click in the sidebar (a lesson toggle) leaves the keys to the viewer: → steps, for the class too.
+    teacher.get_by_text("Restaurant captions").click()
+    expect(student.locator("[data-flow-viewer]")).to_have_class(_has("fv-with-captions"), timeout=FOLLOW_MS)
+    teacher.keyboard.press("ArrowRight")
+    teacher.keyboard.press("PageDown")
+    _at(teacher, 3)
+    _at(student, 3)
+    teacher.locator(".st-key-lang_choice").get_by_text("English").click()  # a radio would take an arrow itself
+    teacher.keyboard.press("ArrowLeft")
+    _at(teacher, 2)
+    _at(student, 2)
+    expect(teacher.locator(".fv-next")).to_contain_text("Next")  # the language stayed
+
+    # Another sample on the teacher's page: the room shows it, at the same link, and the class follows.
+    teacher.locator(".st-key-step_sample_en").click()
+    teacher.get_by_role("option", name="Beijing weather · direct function calling").click()
+    expect(student.locator(".fv-title")).to_contain_text("direct function calling", timeout=10_000)
+    expect(student.locator(".fv-where")).to_contain_text("of 11")
+    expect(student.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
+    _shot(student, "room-follower-new-trace-en-1280x720.png")
+
+    # The teacher reloads: the class is told the teacher is away, then follows again; the page has its room back.
+    teacher.reload()
+    teacher.locator("[data-flow-viewer][data-current]").wait_for()
+    expect(teacher.locator(".fv-room")).to_contain_text("1 following", timeout=10_000)
+    expect(teacher.get_by_role("button", name="Close the room")).to_be_visible()
+    expect(teacher.locator(".fv-qr")).to_have_count(0)  # the code does not fill the screen again
+    teacher.locator(".fv-next").click()
+    position = int(teacher.locator("[data-flow-viewer]").get_attribute("data-current") or 0)
+    _at(student, position)
+    expect(student.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
+
+    # Closed: the class is told so, once, and may go on alone.
+    teacher.get_by_role("button", name="Close the room").click()
+    expect(student.locator(".fv-room-banner")).to_have_attribute("data-state", "closed", timeout=10_000)
+    expect(student.locator(".fv-room-banner")).to_contain_text("closed the room")
+    expect(teacher.get_by_role("button", name="Present to a room")).to_be_visible()
+    expect(teacher.get_by_role("button", name="Close the room")).to_have_count(0)
+    _shot(student, "room-follower-closed-en-1280x720.png")
+    for page in (teacher, student):
+        page.context.close()

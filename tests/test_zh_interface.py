@@ -82,6 +82,10 @@ ALLOWED = {
     "stdio",
     "python",
     "bench",
+    "dev",  # ./dev.sh app --lan, the command that serves a room to a classroom
+    "sh",
+    "app",
+    "lan",
     "English",  # the language switch names the other language in its own words
     "Language",
     "A",
@@ -329,15 +333,15 @@ def test_every_page_shows_every_sample_in_chinese():
     for name in NAMES:
         words_of = trace_words(sample(name))
         at.switch_page("app_pages/hops.py").run()
-        at.selectbox(key="hops_trace").set_value(f"sample:{name}").run()
+        at.selectbox(key="hops_trace_zh").set_value(f"sample:{name}").run()
         _scan(at, words_of, f"hops {name}")
         at.switch_page("app_pages/step.py").run()
-        at.selectbox(key="step_sample").set_value(f"sample:{name}").run()
+        at.selectbox(key="step_sample_zh").set_value(f"sample:{name}").run()
         _scan(at, words_of, f"step {name}")
     at.switch_page("app_pages/compare.py").run()
     for a, b in (("beijing-direct", "beijing-mcp"), ("era-handshake", "era-modern"), ("tool-error", "two-rounds")):
-        at.selectbox(key="compare_a").set_value(f"sample:{a}").run()
-        at.selectbox(key="compare_b").set_value(f"sample:{b}").run()
+        at.selectbox(key="compare_a_zh").set_value(f"sample:{a}").run()
+        at.selectbox(key="compare_b_zh").set_value(f"sample:{b}").run()
         _scan(at, trace_words(sample(a)) | trace_words(sample(b)), f"compare {a} {b}")
 
 

@@ -132,9 +132,9 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     "room_close": {"zh": "关闭房间", "en": "Close the room"},
     "room_link": {"zh": "学生打开：{link}", "en": "Students open: {link}"},
-    "room_other_trace": {
-        "zh": "房间展示的是另一个记录；投屏这个记录会关闭旧房间",
-        "en": "The room shows another trace; presenting this one closes it",
+    "room_follows": {
+        "zh": "房间跟着这一页：学生现在看到的是这个记录（同一个链接）",
+        "en": "The room follows this page: students now see this trace (the same link)",
     },
     "room_loopback": {
         "zh": "本应用只在本机监听，其他设备打不开这个链接：用 `./dev.sh app --lan` 启动，教室里的设备才能加入",

@@ -78,6 +78,7 @@ def trace_viewer(
     *,
     start: int,
     on_hop: Callable[[], None],
+    on_room: Callable[[], None] | None = None,
     found: dict[int, Any] | None = None,
     quiz: bool = False,
     captions: bool = False,
@@ -90,7 +91,14 @@ def trace_viewer(
     text = _bundle_json(item.key, lang, _questions_key(found), item.trace, found)
     options = json.dumps({"questions": bool(quiz), "captions": bool(captions), "room": room})
     data = f'{{"start": {int(start)}, "options": {options}, "bundle": {text}}}'
-    return _mount(key=VIEWER_KEY, data=data, on_hop_change=on_hop)
+    return _mount(key=VIEWER_KEY, data=data, on_hop_change=on_hop, on_room_change=on_room or (lambda: None))
+
+
+def reclaimed_room() -> Any:
+    """What the viewer of a page that reloaded handed over: {code, key} of the room its tab presented (untrusted:
+    ui.rooms.reclaim checks it with the room), or None."""
+    state = st.session_state.get(VIEWER_KEY)
+    return state.get("room") if isinstance(state, dict) else None
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

@@ -62,7 +62,8 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "quiz_keys": {"zh": "A–E 选择 · → 或回车揭晓", "en": "A–E picks · → or Enter reveals"},
     # classroom rooms
     "room": {"zh": "房间", "en": "Room"},
-    "room_joined": {"zh": "{n} 人加入", "en": "{n} joined"},
+    "room_joined": {"zh": "{n} 人在跟随", "en": "{n} following"},
+    "room_joined_all": {"zh": "（共 {n} 人加入过）", "en": "({n} joined in all)"},
     "room_show_qr": {"zh": "二维码", "en": "QR code"},
     "room_join": {"zh": "扫码或打开链接，跟着老师一起看", "en": "Scan or open the link to follow on your screen"},
     "room_qr_close": {"zh": "点击任意处关闭", "en": "Click anywhere to close"},
@@ -74,9 +75,24 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "room_back": {"zh": "回到老师这里（第 {n} 跳）", "en": "Back to the teacher (hop {n})"},
     "room_pick": {"zh": "选一个答案：每人一次，老师揭晓", "en": "Pick one: one answer each, the teacher reveals"},
     "room_sent": {"zh": "已提交，等老师揭晓", "en": "Answer sent: the teacher reveals"},
-    "room_votes": {"zh": "{n} 票", "en": "votes: {n}"},
+    "room_votes": {"zh": "{n} 票", "en": "{n} votes"},
+    "room_vote": {"zh": "{n} 票", "en": "{n} vote"},
     "room_gone": {"zh": "房间已关闭", "en": "the room was closed"},
+    "room_gone_banner": {
+        "zh": "老师已关闭房间：你可以继续自己翻看这个记录。",
+        "en": "The teacher closed the room: you may go on looking at this trace on your own.",
+    },
     "room_offline": {"zh": "正在重新连接…", "en": "reconnecting…"},
+    "room_teacher_away": {
+        "zh": "老师的屏幕暂时断开（也许在刷新页面）：你可以先自己翻看，老师回来后会接着跟随。",
+        "en": "The teacher's screen is away for now (perhaps reloading): look on your own; you follow again when it is back.",
+    },
+    "room_new_trace": {"zh": "老师换了一个记录：{title}", "en": "The teacher moved on to another trace: {title}"},
+    "room_loopback": {
+        "zh": "这个链接只在本机有效：要让学生的设备打开，请用 ./dev.sh app --lan 启动应用。",
+        "en": "This link works on this computer only: for students' devices, start the app with ./dev.sh app --lan.",
+    },
+    "colon": {"zh": "：", "en": ": "},
 }
 
 

@@ -86,7 +86,8 @@ class Quiz {
     const open = !this.revealed.has(i);
     const picked = this.picked.get(i);
     const room = this.v.room;
-    const counts = room ? room.counts.get(i) : null;
+    // In a room the teacher sees the count of every choice from the start (zeros too); the class at the reveal.
+    const counts = room ? room.counts.get(i) || (room.role === 'teacher' ? q.choices.map(() => 0) : null) : null;
     const total = counts ? counts.reduce((a, b) => a + b, 0) : 0;
     const items = q.choices.map((c, k) => {
       const right = !open && k + 1 === q.answer;
@@ -95,7 +96,8 @@ class Quiz {
       return h('button', { class: cls.filter(Boolean).join(' '), type: 'button', 'data-choice': String(k + 1),
         'aria-pressed': k === picked ? 'true' : 'false', onclick: () => this.pick(i, k) },
       // The count floats right on the first line, before the words; a bar behind shows its share.
-      counts ? h('span', { class: 'fv-votes', 'data-votes': String(counts[k] || 0), text: fmt(ui.room_votes[L], { n: counts[k] || 0 }) }) : null,
+      counts ? h('span', { class: 'fv-votes', 'data-votes': String(counts[k] || 0),
+        text: fmt((counts[k] === 1 ? ui.room_vote : ui.room_votes)[L], { n: counts[k] || 0 }) }) : null,
       counts && total ? h('span', { class: 'fv-vote-bar', style: `--fv-share:${Math.round((100 * (counts[k] || 0)) / total)}%` }) : null,
       h('b', { text: CHOICE_KEYS[k].toUpperCase() }), ' ', c[L], mark ? h('span', { class: 'fv-choice-mark', text: mark }) : null);
     });
@@ -103,7 +105,7 @@ class Quiz {
     this.el.hidden = false;
     this.el.dataset.state = open ? 'asking' : 'revealed';
     this.el.replaceChildren(...[
-      h('div', { class: 'fv-quiz-head', text: open ? ui.predict[L] : ui.right_answer[L] + ': ' + CHOICE_KEYS[q.answer - 1].toUpperCase() }),
+      h('div', { class: 'fv-quiz-head', text: open ? ui.predict[L] : ui.right_answer[L] + ui.colon[L] + CHOICE_KEYS[q.answer - 1].toUpperCase() }),
       h('div', { class: 'fv-quiz-ask', text: q.ask[L] }),
       h('div', { class: 'fv-choices' }, ...items),
       open && !waiting ? h('div', { class: 'fv-quiz-foot' },

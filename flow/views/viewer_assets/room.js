@@ -4,14 +4,31 @@
 // from each follower's screen; the teacher's viewer shows the counts live and reveals; followers then see the
 // right choice and their own. Part of the viewer's module (flow/views/viewer.py joins the files).
 //
-// host.room (the teacher's, from the Step page): {role: 'teacher', code, key, watch, link, qr}
+// The room shows the trace on the teacher's screen: when the teacher's page shows another, the room starts a new
+// round (the view carries it) and each follower fetches that round's bundle. When the teacher's page reloads, its
+// stream drops and followers are told; the reloaded viewer finds its room in this tab's sessionStorage and asks
+// the page to take it back (host.reclaim), so the class keeps its link.
+//
+// host.room (the teacher's, from the Step page): {role: 'teacher', code, key, watch, link, qr, lan}
 // followRoom(root, {code}) (the follower page, flow/rooms/page.py) joins, loads the bundle and mounts a follower.
 
 const ROOM_GAP_MS = 50; // the teacher's posts: one in flight, the latest view wins, at most 20 a second
 const QR_SHOW_MS = 15000;
+const TEACHER_ROOM = 'fv-teacher-room'; // sessionStorage: the room this tab presents, for a reload to take back
 
 function roomText(ui, key, L) {
   return ui[key] ? ui[key][L] : key;
+}
+
+function savedTeacherRoom() {
+  try { return JSON.parse(sessionStorage.getItem(TEACHER_ROOM) || 'null'); } catch (e) { return null; }
+}
+
+function saveTeacherRoom(cfg) {
+  try {
+    if (cfg) sessionStorage.setItem(TEACHER_ROOM, JSON.stringify({ code: cfg.code, key: cfg.key }));
+    else sessionStorage.removeItem(TEACHER_ROOM);
+  } catch (e) { /* private mode: a reload then starts a new room */ }
 }
 
 class RoomLink {
@@ -21,7 +38,10 @@ class RoomLink {
     this.role = cfg.role;
     this.url = `${cfg.base || ''}/room/${cfg.code}`;
     this.counts = new Map(); // hop index -> counts per choice (the teacher's live tally; everyone's at a reveal)
-    this.followers = 0;
+    this.followers = 0; // screens following now (the teacher's badge)
+    this.joined = 0; // followers who ever joined
+    this.round = cfg.round || 1; // which of the room's traces this follower shows
+    this.teacherHere = cfg.teacher !== false;
     this.following = true;
     this.teacher = null; // the teacher's last view, as followers heard it
     this.applying = false;
@@ -36,13 +56,20 @@ class RoomLink {
     this.v.el.querySelector('.fv-top').append(this.banner);
     this.listen();
     if (this.role === 'teacher') {
+      // A room this tab presented already (a reload taken back) does not fill the screen with its code again.
+      const saved = savedTeacherRoom();
+      if (saved && saved.code === cfg.code) cfg.shown = true;
+      saveTeacherRoom(cfg);
       this.post();
       if (cfg.qr && !cfg.shown) this.showQr();
     }
     this.texts();
   }
 
-  destroy() {
+  destroy(forget) {
+    // `forget`: the page stopped presenting (it closed the room): a reload has nothing to take back. A viewer
+    // unmounted with the page still presenting keeps it, for the viewer mounted next.
+    if (forget && this.role === 'teacher') saveTeacherRoom(null);
     this.closed = true;
     if (this.source) this.source.close();
     clearTimeout(this.qrTimer);
@@ -59,8 +86,9 @@ class RoomLink {
     const on = (kind, fn) => source.addEventListener(kind, (e) => { this.lastId = +e.lastEventId; fn(JSON.parse(e.data)); });
     on('view', (view) => this.heard(view));
     on('tally', (t) => { this.counts.set(t.index, t.counts); this.repaintQuiz(t.index); });
-    on('joined', (j) => { this.followers = j.followers; this.texts(); });
+    on('joined', (j) => { this.followers = j.followers; this.joined = j.joined || 0; this.texts(); });
     on('reveal', (r) => this.revealed(r));
+    on('teacher', (t) => { this.teacherHere = !!t.here; this.texts(); });
     on('closed', () => this.gone());
     source.addEventListener('open', () => { this.offline = false; this.texts(); });
     source.addEventListener('error', () => {
@@ -120,7 +148,9 @@ class RoomLink {
         h('div', { class: 'fv-qr-head', text: roomText(ui, 'room_join', L) }),
         qr,
         h('div', { class: 'fv-qr-link', text: this.cfg.link || '' }),
+        this.cfg.lan === false ? h('div', { class: 'fv-qr-warn', text: roomText(ui, 'room_loopback', L) }) : null,
         h('div', { class: 'fv-qr-note', text: roomText(ui, 'room_qr_close', L) })));
+    this.closeQr = close;
     this.v.el.append(this.overlay);
     clearTimeout(this.qrTimer);
     this.qrTimer = setTimeout(close, QR_SHOW_MS);
@@ -131,12 +161,35 @@ class RoomLink {
 
   heard(view) {
     this.teacher = view;
-    if (this.role === 'teacher') return;
-    const v = this.v;
-    if (view.lang !== v.lang && this.cfg.bundleFor) {
-      this.cfg.bundleFor(view.lang).then((bundle) => { v.lang = bundle.lang; v.load(bundle, v.index); this.apply(); }).catch(() => {});
+    const round = view.round || this.round;
+    if (this.role === 'teacher') {
+      if (round !== this.round) { this.round = round; this.counts.clear(); } // the room shows the page's new trace
       return;
     }
+    const v = this.v;
+    // The student was looking on their own and the teacher came to the same hop: they are together again.
+    if (!this.following && v.index === view.index) this.following = true;
+    if ((round !== this.round || view.lang !== v.lang) && this.cfg.bundleFor) {
+      const wanted = `${round}:${view.lang}`;
+      this.loading = wanted;
+      this.cfg.bundleFor(view.lang, round).then((bundle) => {
+        if (this.loading !== wanted || this.closed) return; // a later view asked for another bundle
+        this.loading = null;
+        if (round !== this.round) {
+          // Another trace: its questions, answers and tallies start again, and the student follows its first view.
+          this.round = round;
+          this.counts.clear();
+          v.quiz.reset();
+          for (const [i, k] of this.answers()) v.quiz.picked.set(+i, k);
+          this.following = true;
+        }
+        v.lang = bundle.lang;
+        v.load(bundle, this.following ? this.teacher.index : v.index);
+        this.apply();
+      }).catch(() => { if (this.loading === wanted) this.loading = null; }); // a newer round is on its way
+      return;
+    }
+    if (this.loading) return; // the bundle on its way applies the latest view when it arrives
     this.apply();
   }
 
@@ -172,11 +225,15 @@ class RoomLink {
   }
 
   answers() {
-    try { return new Map(Object.entries(JSON.parse(sessionStorage.getItem(`fv-room-answers-${this.cfg.code}`) || '{}'))); } catch (e) { return new Map(); }
+    try { return new Map(Object.entries(JSON.parse(sessionStorage.getItem(this.answersKey()) || '{}'))); } catch (e) { return new Map(); }
   }
 
   save(map) {
-    try { sessionStorage.setItem(`fv-room-answers-${this.cfg.code}`, JSON.stringify(Object.fromEntries(map))); } catch (e) { /* private mode */ }
+    try { sessionStorage.setItem(this.answersKey(), JSON.stringify(Object.fromEntries(map))); } catch (e) { /* private mode */ }
+  }
+
+  answersKey() {
+    return `fv-room-answers-${this.cfg.code}-${this.round}`; // each round (trace) of the room has its own answers
   }
 
   revealed(r) {
@@ -193,6 +250,7 @@ class RoomLink {
     this.closed = true;
     if (this.source) this.source.close();
     this.problem = 'room_gone';
+    if (this.role === 'teacher') saveTeacherRoom(null);
     this.texts();
   }
 
@@ -201,9 +259,11 @@ class RoomLink {
   texts() {
     const L = this.v.lang;
     const ui = this.v.ui;
-    const parts = [h('b', { text: roomText(ui, 'room', L) + ' ' + this.cfg.code.slice(0, 4).toUpperCase() })];
+    // The room's name on screen: the start of its code, lower case as the link has it.
+    const parts = [h('b', { text: roomText(ui, 'room', L) + ' ' + this.cfg.code.slice(0, 4) })];
     if (this.role === 'teacher') {
       parts.push(' · ', fmt(roomText(ui, 'room_joined', L), { n: this.followers }));
+      if (this.joined > this.followers) parts.push(' ', h('span', { class: 'fv-room-all', text: fmt(roomText(ui, 'room_joined_all', L), { n: this.joined }) }));
       parts.push(h('button', { class: 'fv-toggle fv-room-qr', type: 'button', onclick: () => this.showQr(), text: roomText(ui, 'room_show_qr', L) }));
     }
     if (this.problem) parts.push(' · ', h('span', { class: 'fv-room-problem', text: roomText(ui, this.problem, L) }));
@@ -212,11 +272,18 @@ class RoomLink {
     if (this.role === 'follower' && this.teacher) {
       const n = this.teacher.index + 1;
       this.banner.hidden = false;
-      this.banner.dataset.following = this.following ? '1' : '';
-      this.banner.replaceChildren(this.following
-        ? h('span', { text: fmt(roomText(ui, 'room_following', L), { n }) })
-        : h('span', {}, fmt(roomText(ui, 'room_own', L), { n }) + ' ',
-          h('button', { class: 'fv-primary fv-room-back', type: 'button', onclick: () => this.back(), text: fmt(roomText(ui, 'room_back', L), { n }) })));
+      // One state at a time: closed, the teacher away, following, or looking on one's own.
+      const state = this.problem === 'room_gone' ? 'closed' : !this.teacherHere ? 'away' : this.following ? 'following' : 'own';
+      this.banner.dataset.following = state === 'following' ? '1' : '';
+      this.banner.dataset.state = state;
+      if (state === 'closed' || state === 'away') {
+        this.banner.replaceChildren(h('span', { text: roomText(ui, state === 'closed' ? 'room_gone_banner' : 'room_teacher_away', L) }));
+      } else {
+        this.banner.replaceChildren(state === 'following'
+          ? h('span', { text: fmt(roomText(ui, 'room_following', L), { n }) })
+          : h('span', {}, fmt(roomText(ui, 'room_own', L), { n }) + ' ',
+            h('button', { class: 'fv-primary fv-room-back', type: 'button', onclick: () => this.back(), text: fmt(roomText(ui, 'room_back', L), { n }) })));
+      }
     }
   }
 }
@@ -238,16 +305,22 @@ export async function followRoom(root, config) {
   if (!joined.ok) { say(data); return null; }
   try { sessionStorage.setItem(key, data.token); } catch (e) { /* private mode */ }
   const cache = new Map();
-  const bundleFor = (lang) => {
-    if (!cache.has(lang)) cache.set(lang, fetch(`${url}/bundle/${lang}`).then((r) => { if (!r.ok) throw new Error(String(r.status)); return r.json(); }));
-    return cache.get(lang);
+  // A round's bundle never changes; a failed fetch is forgotten, so the next view asks again.
+  const bundleFor = (lang, round) => {
+    const key = `${round}:${lang}`;
+    if (!cache.has(key)) {
+      const got = fetch(`${url}/bundle/${lang}?round=${round}`).then((r) => { if (!r.ok) throw new Error(String(r.status)); return r.json(); });
+      got.catch(() => cache.delete(key));
+      cache.set(key, got);
+    }
+    return cache.get(key);
   };
   const snap = data.snapshot;
-  const bundle = await bundleFor(snap.view.lang);
+  const bundle = await bundleFor(snap.view.lang, snap.round);
   const viewer = mountViewer(root, bundle, {
     standalone: true, follower: true, start: snap.view.index,
     options: { questions: snap.view.quiz, captions: snap.view.captions,
-      room: { role: 'follower', code, token: data.token, after: snap.last, bundleFor } },
+      room: { role: 'follower', code, token: data.token, after: snap.last, round: snap.round, teacher: snap.teacher, bundleFor } },
   });
   const mine = viewer.room.answers();
   for (const [i, counts] of Object.entries(snap.revealed)) { viewer.room.counts.set(+i, counts); viewer.quiz.revealed.add(+i); }

@@ -185,6 +185,14 @@ class Viewer {
     this.reportTimer = 0;
     this.build();
     this.onKey = (e) => this.key(e);
+    this.onKeyCapture = (e) => this.keyCapture(e);
+    document.addEventListener('keydown', this.onKeyCapture, true);
+    // How focus last moved: a pointer's press, or the Tab key.
+    this.pointed = true;
+    this.onPointer = () => { this.pointed = true; };
+    this.onTab = (e) => { if (e.key === 'Tab') this.pointed = false; };
+    document.addEventListener('pointerdown', this.onPointer, true);
+    document.addEventListener('keydown', this.onTab, true);
     this.onResize = () => { this.fit(); this.follow(true); };
     this.onFullscreen = () => { this.fit(); this.texts(); };
     document.addEventListener('keydown', this.onKey);
@@ -207,11 +215,14 @@ class Viewer {
 
   destroy() {
     document.removeEventListener('keydown', this.onKey);
+    document.removeEventListener('keydown', this.onKeyCapture, true);
+    document.removeEventListener('pointerdown', this.onPointer, true);
+    document.removeEventListener('keydown', this.onTab, true);
     window.removeEventListener('resize', this.onResize);
     document.removeEventListener('fullscreenchange', this.onFullscreen);
     this.resizer.disconnect();
     this.stop();
-    if (this.room) this.room.destroy();
+    if (this.room) this.room.destroy(false);
     cancelAnimationFrame(this.frame);
     clearTimeout(this.reportTimer);
     if (window.__viewer && window.__viewer.root === this.el) delete window.__viewer;
@@ -307,8 +318,15 @@ class Viewer {
     this.quiz.setOn(this.quiz.on);
     // A classroom room (room.js): the teacher's, from the Step page, or a follower's, from the follower page.
     const room = options.room || null;
-    if (this.room && (!room || room.code !== this.room.cfg.code || room.role !== this.room.role)) { this.room.destroy(); this.room = null; }
+    if (this.room && (!room || room.code !== this.room.cfg.code || room.role !== this.room.role)) { this.room.destroy(true); this.room = null; }
     if (room && !this.room) this.room = new RoomLink(this, room);
+    // A teacher's page that reloaded has no room; the tab remembers the one it presented: ask the page to take
+    // it back (once per viewer; the page checks the key with the room; a room closed here is forgotten).
+    if (!room && this.host.reclaim && !this.reclaimAsked) {
+      this.reclaimAsked = true;
+      const saved = savedTeacherRoom();
+      if (saved && saved.code && saved.key) this.host.reclaim({ code: String(saved.code), key: String(saved.key) });
+    }
   }
 
   fitSoon() {
@@ -445,13 +463,28 @@ class Viewer {
   key(e) {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     const target = e.composedPath ? e.composedPath()[0] : e.target;
-    const tag = target && target.tagName ? target.tagName.toLowerCase() : '';
-    if (tag === 'input' || tag === 'textarea' || tag === 'select' || (target && target.isContentEditable)) {
-      if (!(target === this.slider)) return;
-    }
-    if (!this.el.isConnected || !this.hops) return;
+    if (this.keysOf(target) === 'viewer') this.handle(e);
+  }
+
+  keyCapture(e) {
+    // Before the page's own handlers: a control the mouse just clicked outside the viewer would take an arrow itself
+    // (Streamlit's radios change their choice on one), so the viewer takes it first and keeps it.
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const target = e.composedPath ? e.composedPath()[0] : e.target;
+    if (this.keysOf(target) === 'clicked' && this.handle(e)) e.stopPropagation();
+  }
+
+  handle(e) {
+    // A key for the viewer; true when it did something with it.
+    if (!this.el.isConnected || !this.hops) return false;
     const k = e.key;
-    if (!this.typed && this.quiz.key(k, this.index)) { e.preventDefault(); return; }
+    // The join code on screen: a key closes it first (a clicker's press should not step a viewer one cannot see).
+    if (this.room && this.room.overlay && ['Escape', 'Enter', ' ', 'ArrowRight', 'ArrowDown', 'PageDown', 'ArrowLeft', 'ArrowUp', 'PageUp'].includes(k)) {
+      this.room.closeQr();
+      e.preventDefault();
+      return true;
+    }
+    if (!this.typed && this.quiz.key(k, this.index)) { e.preventDefault(); return true; }
     let handled = true;
     if (k === 'ArrowRight' || k === 'ArrowDown' || k === 'PageDown' || k === ' ') this.move(1);
     else if (k === 'ArrowLeft' || k === 'ArrowUp' || k === 'PageUp') this.move(-1);
@@ -467,6 +500,21 @@ class Viewer {
       else handled = false;
     } else handled = false;
     if (handled) e.preventDefault();
+    return handled;
+  }
+
+  keysOf(target) {
+    // Whose a key is: 'field' (typing in a field, or a control reached with Tab: a keyboard user's), 'clicked' (a
+    // radio, checkbox or button outside the viewer that the mouse just clicked: the sidebar's language, a lesson
+    // toggle, "Present to a room"; a clicker's or an arrow's press after it still steps the viewer, instead of
+    // changing that choice), or 'viewer'. (:focus-visible cannot tell: Streamlit's widgets show focus after a click.)
+    const tag = target && target.tagName ? target.tagName.toLowerCase() : '';
+    if (!tag || target === this.slider) return 'viewer';
+    if (tag === 'textarea' || tag === 'select' || target.isContentEditable) return 'field';
+    const pressable = tag === 'button' || (tag === 'input' && ['radio', 'checkbox', 'button', 'submit', 'range'].includes(target.type));
+    if (tag === 'input' && !pressable) return 'field';
+    if (!pressable || this.el.contains(target)) return 'viewer';
+    return this.pointed ? 'clicked' : 'field';
   }
 
   play() {
@@ -696,13 +744,15 @@ export function mountViewer(root, bundle, host = {}) {
 // The Streamlit host (st.components.v2): data = {bundle, start, options: {questions, captions}}, as an object
 // or as its JSON text.
 // The position goes back as state "hop": {trace: the bundle's trace digest, hop: 1-based position},
-// so a late report about a trace the page no longer shows can be told apart.
+// so a late report about a trace the page no longer shows can be told apart; a room this tab presented before
+// a reload goes back as state "room": {code, key} (room.js), for the page to take back.
 export default function (component) {
   const { parentElement, setStateValue } = component;
   const data = typeof component.data === 'string' ? JSON.parse(component.data) : component.data;
   if (!data || !data.bundle) return undefined;
   const viewer = mountViewer(parentElement, data.bundle, {
     start: data.start || 0, options: data.options || null, report: (value) => setStateValue('hop', value),
+    reclaim: (value) => setStateValue('room', value),
   });
   return () => {
     viewer.destroy();
