@@ -53,7 +53,7 @@ def test_stepping_to_the_final_step_shows_the_answer_in_the_diagram_and_the_json
     expect(current).to_have_count(1)
     assert current.get_attribute("id") == "hop-20"
     expect(page.locator(".fv-json")).to_contain_text("北京今天晴")
-    expect(page).to_have_url(f"{app_url}/?hop=20")  # the page heard where the viewer went
+    expect(page).to_have_url(f"{app_url}/?hop=20&sample=beijing-mcp")  # the page heard where the viewer went
     assert _shot(page, "step-final-en.png").stat().st_size > 10_000
 
 

@@ -231,7 +231,7 @@ def test_the_step_page_steps_in_the_browser_and_keeps_the_current_arrow_in_view(
     assert not page.locator("[data-testid='stGraphVizChart']").count()
     _presses(page, 19)
     expect(page.locator(".fv-where")).to_contain_text("hop 20 of 20")
-    expect(page).to_have_url(f"{app_url}/?hop=20")
+    expect(page).to_have_url(f"{app_url}/?hop=20&sample=beijing-mcp")
     problems: list[str] = []
     for size in SIZES:
         page.set_viewport_size({"width": size[0], "height": size[1]})
@@ -252,7 +252,7 @@ def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
     page.locator(".fv-title").click()  # the keys go to the page again, not to the sample list
     _presses(page, 20)
     expect(page.locator(".fv-where")).to_contain_text("hop 21 of 28")
-    expect(page).to_have_url(f"{app_url}/?hop=21")
+    expect(page).to_have_url(f"{app_url}/?hop=21&sample=two-rounds")
     # The language switch redraws the page and keeps the place.
     page.locator(".st-key-lang_choice").get_by_text("中文").click()
     expect(page.locator(".fv-where")).to_contain_text("第 21/28 跳")
