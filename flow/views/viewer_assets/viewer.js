@@ -79,9 +79,20 @@ function resolvePath(root, path) {
 }
 
 class JsonTree {
-  constructor(container, ui) {
+  // The tree is drawn into a new box each time, put in the old one's place: a new box starts scrolled to the top,
+  // where setting the old one's scrollTop would make the browser lay the page out then and there, every step.
+  constructor(container, ui, swapped) {
     this.container = container;
     this.ui = ui;
+    this.swapped = swapped;
+  }
+
+  fill(...nodes) {
+    const box = this.container.cloneNode(false);
+    box.append(...nodes);
+    this.container.replaceWith(box);
+    this.container = box;
+    this.swapped(box);
   }
 
   show(value, focus, lang) {
@@ -107,8 +118,7 @@ class JsonTree {
     this.depth = paths.length ? 1 : 3;
     // A focused container shows its own contents too.
     for (const p of paths) this.open.add(JSON.stringify(p));
-    this.container.replaceChildren(this.node(null, value, [], 0));
-    this.container.scrollTop = 0;
+    this.fill(this.node(null, value, [], 0));
     const first = this.container.querySelector('.fv-mark');
     if (first) {
       // After the frame that shows the step: measuring now would hold that frame back.
@@ -292,7 +302,7 @@ class Viewer {
     this.hops = bundle.hops;
     if (!this.host.standalone || !this.lang) this.lang = bundle.lang;
     this.ui = bundle.ui;
-    this.tree = new JsonTree(this.jsonEl, this.ui);
+    this.tree = new JsonTree(this.jsonEl, this.ui, (box) => { this.jsonEl = box; });
     if (!sameDrawing) this.drawSvg();
     if (!same) this.quiz.reset();
     this.routeStrip.draw(bundle, this.hops);
@@ -623,7 +633,7 @@ class Viewer {
       // The question first: the hop's label, text and JSON would give the answer away.
       this.labelEl.replaceChildren();
       this.teachEl.hidden = true;
-      this.jsonEl.replaceChildren(h('p', { class: 'fv-hidden-hop', text: ui.hidden_hop[L] }));
+      this.tree.fill(h('p', { class: 'fv-hidden-hop', text: ui.hidden_hop[L] }));
     } else {
       this.labelEl.replaceChildren(h('code', { text: hop.kind }), ' · ', hop.label);
       this.teachEl.hidden = false;
