@@ -43,7 +43,8 @@ from bench.browser import CHROMIUM, CHROMIUM_ARGS, app_process, percentile
 ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "sample_traces" / "beijing-mcp.json"
 REDIS_SERVER = "redis-server"
-PACE_S = 0.3  # between the teacher's presses
+PACE_S = 0.3  # between the teacher's presses: a teacher holding → (the stress pace; the light followers' pace)
+CLASS_PACE_S = 1.0  # a brisk lecture: twice as fast as the viewer's own autoplay default (2 s a step)
 SETTLE_S = 2.0  # after the last press, for the last steps to arrive
 LANG: Literal["zh", "en"] = "en"
 _CLK = os.sysconf("SC_CLK_TCK")
@@ -399,12 +400,16 @@ class Phase:
 
 
 async def _teach_measured(
-    room: Room, pid: int, steps: int, settled: Callable[[list[Sent]], Awaitable[None]] | None = None
+    room: Room,
+    pid: int,
+    steps: int,
+    settled: Callable[[list[Sent]], Awaitable[None]] | None = None,
+    pace_s: float = PACE_S,
 ) -> tuple[list[Sent], float, float, float]:
     """The presses, then the settling: (what was sent, the server's CPU ms, the machine's busy % over the
     presses, the seconds it all took)."""
     c0, (b0, t0), w0 = cpu_ms(pid), machine_busy(), time.monotonic()
-    sent = await teach(room, steps)
+    sent = await teach(room, steps, pace_s)
     b1, t1 = machine_busy()
     await (settled(sent) if settled else asyncio.sleep(SETTLE_S))
     return sent, cpu_ms(pid) - c0, 100 * (b1 - b0) / max(1, t1 - t0), time.monotonic() - w0
@@ -528,8 +533,9 @@ class Pages:
             await page.context.close()
 
 
-async def browser_phase(pages: Pages, pid: int, steps: int, rss0: float) -> Phase:
-    """The open follower pages through `steps` presses; after the last, until every page shows it (at most 30 s)."""
+async def browser_phase(pages: Pages, pid: int, steps: int, rss0: float, pace_s: float = PACE_S) -> Phase:
+    """The open follower pages through `steps` presses `pace_s` apart; after the last, until every page shows it
+    (at most 30 s)."""
     await asyncio.sleep(1.0)
     rss1 = rss_mb(pid)
     start = time.time() * 1000
@@ -547,7 +553,7 @@ async def browser_phase(pages: Pages, pid: int, steps: int, rss0: float) -> Phas
             await asyncio.sleep(0.5)
         await asyncio.sleep(0.5)
 
-    sent, cpu, busy, wall = await _teach_measured(pages.room, pid, steps, caught_up)
+    sent, cpu, busy, wall = await _teach_measured(pages.room, pid, steps, caught_up, pace_s)
     busy1 = await pages.busy_s()
     phase = Phase([], 0, 0, 0, cpu, rss0, rss1, busy, sum(1 for s in sent if s.id is None), [], wall)
     phase.page_busy_ms = statistics.fmean(b - a for a, b in zip(busy0, busy1, strict=True)) * 1000 / steps
@@ -621,15 +627,18 @@ async def _measure(
 
             pages = Pages(browser, room)
             rss0 = rss_mb(a.pid)
-            # A few pages first, then the whole class: the lag with the machine to spare, then without.
+            # A few pages first, then the whole class at a lecture's pace, then the whole class with the teacher
+            # holding →: the lag with the machine to spare, then without.
             await pages.grow(few)
             first = await browser_phase(pages, a.pid, steps, rss0)
             await pages.grow(followers)
-            shown = await browser_phase(pages, a.pid, steps, rss0)
+            shown = await browser_phase(pages, a.pid, steps, rss0, CLASS_PACE_S)
+            stress = await browser_phase(pages, a.pid, steps, rss0)
             await pages.shrink(few)  # the baseline with the machine as the few pages had it
             local = await pages.local_busy_ms(20)
             await pages.close()
             out.update(
+                pace_s=CLASS_PACE_S,
                 lag_p50_ms=shown.p(50),
                 lag_p95_ms=shown.p(95),
                 missed=shown.missed,
@@ -654,6 +663,14 @@ async def _measure(
                 few_machine_busy_pct=first.busy_pct,
                 local_page_busy_ms_per_step=local,
                 room_over_local_busy=first.page_busy_ms / local,
+                stress_pace_s=PACE_S,
+                stress_lag_p50_ms=stress.p(50),
+                stress_lag_p95_ms=stress.p(95),
+                stress_missed=stress.missed,
+                stress_reordered=stress.reordered,
+                stress_unpainted=stress.unpainted,
+                stress_page_busy_ms_per_step=stress.page_busy_ms,
+                stress_machine_busy_pct=stress.busy_pct,
             )
 
             room = await new_room()

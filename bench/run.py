@@ -316,6 +316,7 @@ TARGETS = {
     "lag_p95_ms": ("<=", 1000.0),
     "missed": ("==", 0),
     "reordered": ("==", 0),
+    "stress_lag_p95_ms": ("<=", 1000.0),
     "lite_lag_p95_ms": ("<=", 1000.0),
     "lite_dropped": ("==", 0),
 }
