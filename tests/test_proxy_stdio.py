@@ -22,10 +22,10 @@ import pytest
 
 from flow.cli import main
 from flow.interop.importers import import_file
-from flow.proxy.log import redacted_command
 from flow.servers.config import EVERYTHING_SERVER, TIME_SERVER
 from flow.trace.files import load_trace
 from flow.trace.normalise import normalise
+from flow.trace.redact import REDACTED, redacted_command
 from helpers import ROOT, flow_cli
 
 HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
@@ -350,24 +350,58 @@ def test_third_party_servers_through_the_proxy(tmp_path, server, tool, arguments
 
 def test_secrets_on_the_command_line_and_in_the_environment_are_never_written(tmp_path):
     key, token, env_key = "sk-test-CMDLINE-0123456789", "tok-Secret-98765", "sk-test-ENVIRONMENT-abcdef"
+    password = "pw-QWERTYUIOPASDF"  # under a name that says nothing of a secret: a client put it there for the server
     echo = (
         "import json, os, sys; sys.stdin.readline(); "
         "print(json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {'env': os.environ['MY_SERVICE_API_KEY'], "
+        "'password': os.environ['MY_PASSWORD'], 'path': os.environ['PATH'], 'level': os.environ['LOG_LEVEL'], "
         "'argv': sys.argv}}), flush=True)"
     )
     log = tmp_path / "secret.jsonl"
-    env = {**os.environ, "MY_SERVICE_API_KEY": env_key}
-    proc = start(log, [PY, "-c", echo, "--api-key", key, f"token={token}"], env=env)
+    # What a client gives a server it starts: its default variables and those it was configured with.
+    env = {"PATH": os.environ["PATH"], "MY_SERVICE_API_KEY": env_key, "MY_PASSWORD": password, "LOG_LEVEL": "debug-1"}
+    proc = start(log, [PY, "-c", echo, "--api-key", key, f"token={token}"], "--env-public", "LOG_LEVEL", env=env)
     send(proc, INIT)
     answer = json.loads(read_line(proc))
     assert answer["result"]["env"] == env_key and key in answer["result"]["argv"]  # the client gets them as sent
+    assert answer["result"]["password"] == password
     assert proc.stdin is not None
     proc.stdin.close()
     assert proc.wait(timeout=10) == 0
     written = log.read_bytes()
-    for secret in (key, token, env_key):
+    for secret in (key, token, env_key, password):
         assert secret.encode() not in written
+    recorded = next(message for _, message in frames(log) if "result" in message)["result"]
+    assert recorded["password"] == REDACTED and recorded["path"] == os.environ["PATH"]  # what every client passes
+    assert recorded["level"] == "debug-1"  # named no secret with --env-public
     assert entries(log)[0]["mcp_flow_proxy"]["command"][-3:] == ["--api-key", "[redacted]", "token=[redacted]"]
+
+
+def test_the_app_and_the_proxy_hide_the_same_secrets_of_a_server(tmp_path):
+    # The app's own trace and the proxy's recording of one session: the command line and the environment the server
+    # was given are hidden by one rule in both, and neither holds a value the server echoes.
+    token, password = "tok-in-the-ARGV-13579", "pw-QWERTYUIOPASDF"
+    server = [PY, "-c", "import sys; from weather_demo.server import main; main([])", f"--token={token}"]
+    log, out = tmp_path / "mcp.jsonl", tmp_path / "tools.json"
+    proc = flow_cli(
+        "tools",
+        "--server",
+        shlex.join(proxied(log, server)),
+        "--server-env",
+        f"MY_PASSWORD={password}",
+        "--out",
+        str(out),
+    )
+    assert proc.returncode == 0, proc.stderr
+    for path in (log, out):
+        written = path.read_text(encoding="utf-8")
+        assert token not in written and password not in written, path
+    shown = redacted_command(server)[0]
+    assert shown[-1] == f"--token={REDACTED}"
+    assert entries(log)[0]["mcp_flow_proxy"]["command"] == shown
+    meta = load_trace(out).meta
+    assert meta.server and meta.server["command"] == shlex.join(redacted_command(proxied(log, server))[0])
+    assert meta.server["command"].endswith(shlex.join(shown)) and meta.settings["server_command"][-1] == shown[-1]
 
 
 def test_the_command_line_is_redacted():

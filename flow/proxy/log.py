@@ -7,13 +7,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import queue
-import re
 import threading
 import time
 from pathlib import Path
 from typing import Any, Literal
 
-from flow.trace.redact import REDACTED, redact, redact_url, secret_values, url_secrets
+from flow.trace.redact import redact, secret_values
 
 LOG_VERSION = 1
 
@@ -214,46 +213,3 @@ class LineSplitter:
             data, size = data[:-1], size - 1
         if data.strip():  # a blank line says nothing
             self._log.frame(self._direction, data, size, t)
-
-
-# A flag whose next argument (or whose `=value`) is a secret; and a NAME=value whose name says it is one.
-_SECRET_FLAG = re.compile(
-    r"^--?[\w.-]*(?:key|token|secret|password|passwd|auth|credential|bearer|cookie)[\w.-]*$", re.I
-)
-_SECRET_PAIR = re.compile(
-    r"^(-{0,2}[\w.-]*(?:key|token|secret|password|passwd|auth|credential|bearer|cookie)[\w.-]*)[=:](.+)$", re.I
-)
-_SECRET_LOOKING = re.compile(r"^(?:sk-|ghp_|gho_|github_pat_|xox[abp]-|AKIA|Bearer\s)", re.I)
-
-
-def redacted_command(argv: list[str]) -> tuple[list[str], list[str]]:
-    """The command line as a recording may show it, and the values it hid (to scrub wherever a peer echoes them):
-    the value after `--api-key` or in `token=...`, URL user-info and query values, what looks like a key."""
-    shown: list[str] = []
-    hidden: list[str] = []
-    after_flag = False
-    for arg in argv:
-        if after_flag:
-            shown.append(REDACTED)
-            hidden.append(arg)
-            after_flag = False
-            continue
-        if _SECRET_FLAG.match(arg):
-            shown.append(arg)
-            after_flag = True
-            continue
-        if pair := _SECRET_PAIR.match(arg):
-            shown.append(f"{pair.group(1)}={REDACTED}")
-            hidden.append(pair.group(2))
-            continue
-        if _SECRET_LOOKING.match(arg):
-            shown.append(REDACTED)
-            hidden.append(arg)
-            continue
-        if "://" in arg:
-            url = redact_url(arg)
-            hidden += url_secrets(arg) if url != arg else []
-            shown.append(url)
-            continue
-        shown.append(arg)
-    return shown, hidden

@@ -4,7 +4,8 @@ What a client's configuration names instead of the server's command. The proxy s
 ways as they come (unchanged, each read written at once), lets its stderr through, and records every line with its
 time and direction (`flow.proxy.log`). When the client leaves (stdin ends, or stdout is closed), the server's stdin
 is closed; a server still running after the grace period is terminated, then killed. The server's exit code is the
-proxy's. The server's environment is the proxy's own and is never recorded.
+proxy's. The server's environment is the proxy's own and is never recorded; its values are scrubbed from what
+is (`flow.trace.redact.redacted_environment`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import threading
 import time
 from types import FrameType
 
-from flow.proxy.log import MAX_FRAME_BYTES, MAX_LOG_BYTES, LineSplitter, ProxyLog, now, redacted_command
+from flow.proxy.log import MAX_FRAME_BYTES, MAX_LOG_BYTES, LineSplitter, ProxyLog, now
+from flow.trace.redact import INHERITED_ENV, redacted_command, redacted_environment
 
 CHUNK = 1 << 16
 
@@ -39,6 +41,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--grace", type=float, default=GRACE_S, help="seconds the server gets to exit once the client has left"
+    )
+    p.add_argument(
+        "--env-public",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a variable of the server's environment that holds no secret, so the recording may show its value "
+        "(every other value the client gave the server is scrubbed from it); repeatable",
     )
     p.add_argument("--max-frame-bytes", type=int, default=MAX_FRAME_BYTES, help=argparse.SUPPRESS)
     p.add_argument("--max-log-bytes", type=int, default=MAX_LOG_BYTES, help=argparse.SUPPRESS)
@@ -215,10 +225,13 @@ def run_proxy(args: argparse.Namespace) -> int:
             raise ValueError("say where the recording goes: --out FILE")
         out = os.path.join(folder, f"mcp-{os.getpid()}.jsonl")
     shown, hidden = redacted_command(command)
+    # This environment is the server's: what its client was configured to give it is a secret, as the app holds
+    # every --server-env value to be, whatever its name; only what every client and shell passes on is not.
+    _, configured = redacted_environment(os.environ.items(), public=[*INHERITED_ENV, *args.env_public])
     log = ProxyLog(
         out,
         {"transport": "stdio", "command": shown, "pid": os.getpid()},
-        secrets=hidden,
+        secrets=[*hidden, *configured],
         max_frame_bytes=args.max_frame_bytes,
         max_bytes=args.max_log_bytes,
     )
