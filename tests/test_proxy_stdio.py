@@ -428,6 +428,9 @@ def test_the_command_line_is_redacted():
         (["--out", "x.jsonl"], "give the server's command after --"),
         (["--out", "x.jsonl", "--", "no-such-server-xyz"], "cannot start 'no-such-server-xyz'"),
         (["--out", "x.jsonl", "--grace", "0", "--", "cat"], "--grace 0: give seconds above 0"),
+        (["--out", "x.jsonl", "--grace", "nan", "--", "cat"], "--grace nan: give seconds above 0 and at most 300"),
+        (["--out", "x.jsonl", "--bogus", "--", "cat"], "unrecognized arguments: --bogus"),
+        (["--grace", "soon"], "python -m flow proxy: argument --grace: invalid float value: 'soon'"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):

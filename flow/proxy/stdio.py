@@ -21,6 +21,7 @@ import time
 from types import FrameType
 
 from flow.proxy.log import MAX_FRAME_BYTES, MAX_LOG_BYTES, LineSplitter, ProxyLog, now
+from flow.proxy.options import Parser, UsageError, check_seconds
 from flow.trace.redact import INHERITED_ENV, redacted_command, redacted_environment
 
 CHUNK = 1 << 16
@@ -29,6 +30,8 @@ GRACE_S = 2.0  # what the MCP SDK gives a server between closing its stdin and t
 
 _DRAIN_S = 0.5  # after the server exits, how long to wait for what it (or a child holding its stdout) still writes
 
+
+DESCRIPTION = "stand in for an MCP server over stdio: start it, relay every byte unchanged, record each frame (JSONL)"
 
 RECORD_DIR_ENV = "MCP_FLOW_RECORD_DIR"  # set by `python -m flow record` for its app: where a proxy with no --out writes
 
@@ -213,16 +216,15 @@ def run_proxy(args: argparse.Namespace) -> int:
     """The `proxy` command: relay, record, and exit with the server's code."""
     command = command_of(args)
     if not command:
-        raise ValueError("give the server's command after --, e.g. proxy --out x.jsonl -- python -m weather_demo")
-    if args.grace <= 0 or args.grace > 300:
-        raise ValueError(f"--grace {args.grace:g}: give seconds above 0 and at most 300")
+        raise UsageError("give the server's command after --, e.g. proxy --out x.jsonl -- python -m weather_demo")
+    check_seconds(args.grace, "--grace", at_most=300)
     if args.max_frame_bytes < 1 or args.max_log_bytes < 1 << 16:
-        raise ValueError("--max-frame-bytes must be at least 1 and --max-log-bytes at least 65536")
+        raise UsageError("--max-frame-bytes must be at least 1 and --max-log-bytes at least 65536")
     out = args.out
     if out is None:
         folder = os.environ.get(RECORD_DIR_ENV)
         if not folder:
-            raise ValueError("say where the recording goes: --out FILE")
+            raise UsageError("say where the recording goes: --out FILE")
         out = os.path.join(folder, f"mcp-{os.getpid()}.jsonl")
     shown, hidden = redacted_command(command)
     # This environment is the server's: what its client was configured to give it is a secret, as the app holds
@@ -250,11 +252,10 @@ def run_proxy(args: argparse.Namespace) -> int:
 
 def main(argv: list[str]) -> int:
     """`python -m flow proxy ...`, started without the rest of the command line's imports: a client waits for it."""
-    p = argparse.ArgumentParser(prog="python -m flow proxy", description="record an MCP server over stdio")
+    p = Parser(prog="python -m flow proxy", description=DESCRIPTION)
     add_arguments(p)
-    args = p.parse_args(argv)
     try:
-        return run_proxy(args)
+        return run_proxy(p.parse_args(argv))
     except (ValueError, OSError) as exc:
         print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr, flush=True)
         return 2
