@@ -6,7 +6,9 @@ could see are inferred and say so."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -24,7 +26,7 @@ from flow.trace.normalise import normalise
 from flow.views.diagram import to_mermaid
 from flow.views.html import to_html
 from flow.views.labels import label_lines
-from helpers import flow_cli
+from helpers import ROOT, flow_cli
 
 PY = sys.executable
 KEY = "sk-test-record-KEY-13579bdf02468ace"
@@ -209,7 +211,7 @@ def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, 
             [("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}\n{"exchange": "x"}')],
             "not a model proxy's line",
         ),
-        ([("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}')], "no model exchange and no MCP frame"),
+        ([("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}')], "a.jsonl: nothing recorded"),
         ([("a.jsonl", _model_log({})), ("b.jsonl", _model_log({}))], "2 model recordings"),
         ([], "nothing to merge"),
     ],
@@ -226,6 +228,76 @@ def test_the_command_line_says_bad_input_in_one_line(tmp_path):
     for args in (["merge", str(bad), "-o", str(tmp_path / "x.json")], ["record", "-o", str(tmp_path / "y.json")]):
         proc = flow_cli(*args)
         assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+EMPTY = {  # what a proxy writes when it is started and stopped with nothing crossing it
+    "mcp": [{"mcp_flow_proxy": {"version": 1, "transport": "stdio", "command": ["srv"]}, "timestamp": 10.0},
+            {"mcp_flow_proxy_end": {"exit_code": 0, "ended_by": "client", "frames": 0}, "timestamp": 10.5}],
+    "model": [{"mcp_flow_proxy": {"version": 1, "transport": "model-http", "upstream": "https://p.example/v1"},
+               "timestamp": 10.0},
+              {"mcp_flow_proxy_end": {"exchanges": 0}, "timestamp": 10.5}],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("which", ["mcp", "model"])
+def test_an_empty_recording_is_said_in_one_wording_by_import_and_merge(tmp_path, which):
+    empty = tmp_path / f"{which}.jsonl"
+    empty.write_text("\n".join(json.dumps(line) for line in EMPTY[which]) + "\n", encoding="utf-8")
+    said = f"error: {empty}: nothing recorded (no MCP message and no model exchange)\n"
+    for command in (["import", str(empty)], ["merge", str(empty)]):
+        proc = flow_cli(*command, "-o", str(tmp_path / "t.json"))
+        assert (proc.returncode, proc.stderr) == (2, said)
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_an_empty_mcp_recording_beside_a_model_one_is_a_note_not_a_failure():
+    empty = "\n".join(json.dumps(line) for line in EMPTY["mcp"])
+    trace = merge_recordings([("mcp.jsonl", empty), ("model.jsonl", _model_log({"city": "北京"}))])
+    assert [h.kind for h in trace.hops if h.kind.startswith("llm.")] == ["llm.request", "llm.response"] * 2
+    assert "mcp.jsonl: nothing recorded (no MCP message and no model exchange)" in trace.meta.imported.unmapped  # type: ignore[union-attr]
+
+
+def test_merge_never_writes_over_a_recording_or_into_a_folder(tmp_path):
+    recording = tmp_path / "c.jsonl"
+    recording.write_text(_model_log({"city": "北京"}), encoding="utf-8")
+    before = recording.read_bytes()
+    proc = flow_cli("merge", str(recording), "--out", str(recording))
+    assert proc.returncode == 2 and proc.stderr == (
+        f"error: --out {recording} is one of the recordings to merge: name another file for the trace\n"
+    )
+    assert recording.read_bytes() == before
+    folder = tmp_path / "b1"
+    folder.mkdir()
+    proc = flow_cli("merge", str(recording), "--out", str(folder))
+    assert (proc.returncode, proc.stderr) == (2, f"error: {folder}: is a folder: name a file to write\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b1", "c.jsonl"] and not any(folder.iterdir())
+
+
+def test_record_passes_the_apps_exit_code_through_and_leaves_no_folder_behind(tmp_path):
+    temp = tmp_path / "temp"  # where `record` makes its folder of recordings (TMPDIR)
+    temp.mkdir()
+    out = tmp_path / "trace.json"
+    proc = flow_cli("record", "--out", str(out), "--", "sh", "-c", "exit 5", env={"TMPDIR": str(temp)})
+    assert proc.returncode == 5  # the app's, though nothing was recorded
+    notes = [line for line in proc.stderr.splitlines() if not line.startswith("recording: ")]
+    assert len(notes) == 1 and notes[0].startswith("note: nothing was recorded, so no trace was written")
+    assert "--server-env MCP_FLOW_RECORD_DIR" in notes[0]
+    assert not out.exists()
+    proc = flow_cli("record", "--out", str(out), "--", "no-such-app-xyz", env={"TMPDIR": str(temp)})
+    assert (
+        proc.returncode == 2
+        and proc.stderr.splitlines()[-1] == "error: cannot start 'no-such-app-xyz': No such file or directory"
+    )
+    assert list(temp.iterdir()) == []  # on every way out
+
+
+def test_a_proxy_with_no_out_under_record_says_how_to_pass_the_folder_on(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "MCP_FLOW_RECORD_DIR"}
+    proc = subprocess.run(
+        [PY, "-m", "flow", "proxy", "--", PY, "-m", "weather_demo"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "--server-env MCP_FLOW_RECORD_DIR" in proc.stderr
 
 
 ODD_VALUES = [None, 1, -1.5, True, "text", [], {}, [1, "a"], {"x": [None]}, "\u2028", 2**70]

@@ -206,4 +206,8 @@ def test_the_mcp_http_proxy_refuses_a_port_in_use(tmp_path, capsys, monkeypatch)
     finally:
         served.stop()
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "Address already in use" in err and err.count("\n") == 1
+    assert (
+        err
+        == f"error: port {served.port} on 127.0.0.1 is in use: give another with --port, or --port 0 for a free one\n"
+    )
+    assert not (tmp_path / "b.jsonl").exists()

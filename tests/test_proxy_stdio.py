@@ -314,6 +314,26 @@ def test_a_client_that_stops_reading_is_taken_as_gone(tmp_path, hostile):
     assert entries(log)[-1]["mcp_flow_proxy_end"]["ended_by"] == "client"
 
 
+def test_proxies_started_with_one_out_never_overwrite_each_other(tmp_path):
+    # A client that restarts its servers, or starts two at once, gets a recording of each, and is told where.
+    log = tmp_path / "weather.jsonl"
+    procs = [start(log, ["cat"]) for _ in range(3)]
+    for i, proc in enumerate(procs):
+        send(proc, {"jsonrpc": "2.0", "id": i, "method": "ping"})
+        assert json.loads(read_line(proc))["id"] == i
+    said = []
+    for proc in procs:
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0
+        said.append(proc.stderr.read().decode())
+    names = ["weather.jsonl", "weather-2.jsonl", "weather-3.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+    assert sorted(next(m["id"] for _, m in frames(tmp_path / name)) for name in names) == [0, 1, 2]
+    assert sorted(said) == ["", f"note: {log} is there already: recording to {tmp_path / names[1]}\n",
+                            f"note: {log} is there already: recording to {tmp_path / names[2]}\n"]  # fmt: skip
+
+
 def test_a_signal_to_the_proxy_reaches_the_server(tmp_path):
     log = tmp_path / "signal.jsonl"
     proc = start(log, DEMO)
@@ -431,6 +451,8 @@ def test_the_command_line_is_redacted():
         (["--out", "x.jsonl", "--grace", "nan", "--", "cat"], "--grace nan: give seconds above 0 and at most 300"),
         (["--out", "x.jsonl", "--bogus", "--", "cat"], "unrecognized arguments: --bogus"),
         (["--grace", "soon"], "python -m flow proxy: argument --grace: invalid float value: 'soon'"),
+        (["--out", "/proc/x.jsonl", "--", "cat"], "/proc/x.jsonl: cannot be written: its folder does not exist"),
+        (["--out", ".", "--", "cat"], ".: is a folder: name a file for the recording"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
@@ -439,6 +461,9 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
     proc = subprocess.run([PY, "-m", "flow", "proxy", *args], capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and said in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    again = tmp_path / "again"  # not beside the recording the first one made
+    again.mkdir()
+    monkeypatch.chdir(again)
     assert main(["proxy", *args]) == 2  # the same through the whole command line's parser
     err = capsys.readouterr().err
     assert err.startswith("error: ") and said in err and err.count("\n") == 1

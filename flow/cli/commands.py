@@ -37,6 +37,7 @@ from flow.trace.files import (
 )
 from flow.trace.model import Hop, ImportFormat, Trace
 from flow.trace.redact import SecretLeakError, redact_url
+from flow.trace.writes import write_atomically
 from flow.views.diagram import RenderError
 from flow.views.labels import clip
 from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
@@ -388,8 +389,7 @@ def _write(out: str | Path, data: str | bytes) -> None:
     """`data` into the file `out` (its folder made if need be), or onto standard output for "-": the same bytes."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if str(out) != STDOUT:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_bytes(raw)
+        write_atomically(out, raw)
         return
     sys.stdout.flush()  # what the command printed before comes first
     sys.stdout.buffer.write(raw)
@@ -401,8 +401,14 @@ def _save(trace: Trace, out: str | Path) -> None:
     if str(out) == STDOUT:
         _write(out, trace_text(trace))
     else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
         save_trace(trace, out)
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them is not there (yet): not the same file
+        return False
 
 
 def _where(out: str | Path) -> str:
@@ -914,8 +920,11 @@ def _cmd_http_proxy(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     what = "model API" if args.command == "proxy-model" else "MCP server"
+    log = served.relay.recording.log
+    if log.renamed:
+        print(f"note: {log.renamed}", file=sys.stderr)
     print(
-        f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {args.out}",
+        f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {log.path}",
         file=sys.stderr,
         flush=True,
     )
@@ -926,6 +935,9 @@ def _cmd_http_proxy(args: argparse.Namespace) -> int:
 def _cmd_merge(args: argparse.Namespace) -> int:
     from flow.interop.importers import merge_files
 
+    for recording in args.files:
+        if str(args.out) != STDOUT and _same_file(args.out, recording):
+            raise UsageError(f"--out {args.out} is one of the recordings to merge: name another file for the trace")
     trace = merge_files(args.files, name=str(args.out))
     _save(trace, args.out)
     say = _lines_to(args.out)
@@ -936,26 +948,46 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    import subprocess
+    import shutil
     import tempfile
-
-    from flow.interop.importers import merge_files
-    from flow.proxy.http import model_proxy
-    from flow.proxy.stdio import RECORD_DIR_ENV
 
     command = args.app_command[1:] if args.app_command[:1] == ["--"] else args.app_command
     if not command:
         raise UsageError("give the app's command after --, e.g. record --out run.json -- python my_app.py")
     check_port(args.port)
     check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
+    if str(args.out) != STDOUT and Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out}: is a folder: name a file for the trace")
     upstream = args.upstream or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    model_log = folder / "model.jsonl"
+    if args.keep:
+        folder = Path(args.keep)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--keep {folder}: cannot be made a folder ({exc.strerror or exc})") from None
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
     try:
-        served = model_proxy(upstream, str(model_log), port=args.port, timeout_s=args.timeout).start()
+        return _record(args, command, upstream, folder)
+    finally:
+        if not args.keep:  # on every way out: a refused start, a failed merge, Ctrl-C
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _record(args: argparse.Namespace, command: list[str], upstream: str, folder: Path) -> int:
+    """`record`: the model proxy, the app, the merge of what was recorded in `folder`; the app's exit code."""
+    import subprocess
+
+    from flow.interop.importers import NothingRecorded, merge_files
+    from flow.proxy.http import model_proxy
+    from flow.proxy.stdio import RECORD_DIR_ENV, exit_code
+
+    before = set(folder.iterdir())  # a kept folder may hold an earlier run's recordings: never merged into this one
+    try:
+        served = model_proxy(upstream, str(folder / "model.jsonl"), port=args.port, timeout_s=args.timeout).start()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    model_log = served.relay.recording.log.path
     print(f"recording: OPENAI_BASE_URL={served.url} → {redact_url(upstream)}", file=sys.stderr, flush=True)
     # The app's MCP servers are recorded when its configuration starts them through `python -m flow proxy`
     # with no --out: each then writes into this folder.
@@ -966,30 +998,35 @@ def _cmd_record(args: argparse.Namespace) -> int:
         served.stop()
         raise UsageError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
     try:
-        code = app.wait()
+        returncode = app.wait()
     except KeyboardInterrupt:  # the app got the Ctrl-C too: let it end, then merge what it did
         try:
-            code = app.wait(timeout=10)
+            returncode = app.wait(timeout=10)
         except subprocess.TimeoutExpired:
             app.kill()
-            code = app.wait()
+            returncode = app.wait()
     finally:
         served.stop()
-    recordings = [model_log, *sorted(folder.glob("mcp-*.jsonl"), key=lambda p: p.stat().st_mtime)]
-    if len(recordings) > 2:
-        print(
-            f"note: {len(recordings) - 1} MCP recordings; the trace merges the first, {recordings[1]}", file=sys.stderr
-        )
+    code = exit_code(returncode)
+    found = [p for p in folder.glob("mcp-*.jsonl") if p not in before]
+    mcp_logs = sorted(found, key=lambda p: p.stat().st_mtime)
+    if len(mcp_logs) > 1:
+        print(f"note: {len(mcp_logs)} MCP recordings; the trace merges the first, {mcp_logs[0]}", file=sys.stderr)
     try:
-        trace = merge_files(recordings[:2], name=str(args.out))
-    finally:
-        if not args.keep:
-            for path in folder.iterdir():
-                path.unlink()
-            folder.rmdir()
+        trace = merge_files([model_log, *mcp_logs[:1]], name=str(args.out))
+    except NothingRecorded:
+        # The app's own exit code stands; what it did is not for the recording to overrule.
+        print(
+            "note: nothing was recorded, so no trace was written: the app sent no model request to "
+            f"$OPENAI_BASE_URL, and no MCP frame crossed a `python -m flow proxy` (one with no --out records only "
+            f"if it gets ${RECORD_DIR_ENV}: an app that gives its servers a clean environment must pass it on, "
+            f"e.g. --server-env {RECORD_DIR_ENV})",
+            file=sys.stderr,
+        )
+        return code
     _save(trace, args.out)
     print(f"{summary_line(trace)} → {_where(args.out)}", file=_lines_to(args.out))
-    return code if code >= 0 else 128 - code
+    return code
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

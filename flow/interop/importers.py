@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
+from flow.interop.common import NothingRecorded
 from flow.interop.jsonrpc_log import import_jsonrpc_log
 from flow.interop.merge import MODEL_TRANSPORT, merge_recordings
 from flow.interop.otlp_import import import_otlp_json
@@ -23,6 +24,7 @@ from flow.trace.model import ImportFormat, Trace, as_dict
 
 __all__ = [
     "FORMATS",
+    "NothingRecorded",
     "detect_format",
     "import_bytes",
     "import_file",

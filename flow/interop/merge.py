@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from flow.interop.common import Hops, finish, json_line, json_or_text, quoted
+from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
 from flow.trace.files import TraceError
 from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
@@ -558,7 +558,11 @@ def merge_recordings(recordings: list[tuple[str, str]], *, name: str = "merged")
     mcp_events: list[_Event] = []
     unmapped: list[str] = []
     if mcp:
-        imported = import_jsonrpc_log(mcp[0][1], name=mcp[0][0])
+        try:
+            imported = import_jsonrpc_log(mcp[0][1], name=mcp[0][0])
+        except NothingRecorded as exc:  # the server was started, and nothing crossed: the model's side still counts
+            unmapped.append(str(exc))
+    if imported is not None:
         started = imported.meta.started_at
         offset = (dt.datetime.fromisoformat(started).timestamp() - t0) * 1000 if started else 0.0
         mcp_events = job.mcp_events(imported.hops, offset)
@@ -616,7 +620,7 @@ def merge_recordings(recordings: list[tuple[str, str]], *, name: str = "merged")
             extra={"inferred": "the model's final answer; what the app showed the user is not recorded"},
         )
     if not out.hops:
-        raise TraceError(f"{name}: the recordings hold no model exchange and no MCP frame")
+        raise NothingRecorded(", ".join(n for n, _ in recordings))
     unmapped += job.notes
     unmapped.append(
         "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "

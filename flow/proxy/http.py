@@ -11,6 +11,7 @@ exchange is bounded: its request body in size, the whole exchange by one deadlin
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import re
 import socket
@@ -310,13 +311,28 @@ class McpRecording:
 
 
 def bind(port: int) -> socket.socket:
-    """A listening socket on this machine only (127.0.0.1); port 0 picks a free one."""
+    """A listening socket on this machine only (127.0.0.1); port 0 picks a free one. A port that cannot be had is
+    one plain line naming it."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(128)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used ({exc.strerror or exc})"
+        raise OSError(f"port {port} on 127.0.0.1 {why}: give another with --port, or --port 0 for a free one") from None
     sock.set_inheritable(False)
     return sock
+
+
+def _recording(sock: socket.socket, out: str, header: dict[str, Any], secrets: list[str]) -> ProxyLog:
+    """The recording of a proxy listening on `sock`, which is closed if the recording cannot be made."""
+    try:
+        return ProxyLog(out, header, secrets=secrets)
+    except OSError:
+        sock.close()
+        raise
 
 
 class Served:
@@ -378,7 +394,7 @@ def model_proxy(
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     header = {"transport": "model-http", "upstream": redact_url(base), "listen": local}
-    log = ProxyLog(out, header, secrets=url_secrets(base))
+    log = _recording(sock, out, header, url_secrets(base))
 
     def target(path: str) -> str | None:
         return base + path[3:] if path == "/v1" or path.startswith("/v1/") else None
@@ -398,7 +414,6 @@ def mcp_http_proxy(
     url = _upstream(upstream)
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    log = ProxyLog(
-        out, {"transport": "streamable-http", "upstream": redact_url(url), "listen": local}, secrets=url_secrets(url)
-    )
+    header = {"transport": "streamable-http", "upstream": redact_url(url), "listen": local}
+    log = _recording(sock, out, header, url_secrets(url))
     return Served(Relay(lambda path: url, McpRecording(log), timeout_s=timeout_s, transport=transport), sock, local)

@@ -224,7 +224,10 @@ def run_proxy(args: argparse.Namespace) -> int:
     if out is None:
         folder = os.environ.get(RECORD_DIR_ENV)
         if not folder:
-            raise UsageError("say where the recording goes: --out FILE")
+            raise UsageError(
+                f"say where the recording goes: --out FILE (under python -m flow record, ${RECORD_DIR_ENV} says it, "
+                f"if the app passes it on to its servers: e.g. --server-env {RECORD_DIR_ENV})"
+            )
         out = os.path.join(folder, f"mcp-{os.getpid()}.jsonl")
     shown, hidden = redacted_command(command)
     # This environment is the server's: what its client was configured to give it is a secret, as the app holds
@@ -237,6 +240,8 @@ def run_proxy(args: argparse.Namespace) -> int:
         max_frame_bytes=args.max_frame_bytes,
         max_bytes=args.max_log_bytes,
     )
+    if log.renamed:  # a client restarted the server, or started two: each run keeps its own recording
+        print(f"note: {log.renamed}", file=sys.stderr, flush=True)
     proxy = StdioProxy(command, log, grace_s=args.grace)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, proxy.forward)
