@@ -133,6 +133,9 @@ def test_merge_of_the_kept_recordings_and_the_trace_steps_renders_and_exports(tm
     again = tmp_path / "again.json"
     proc = flow_cli("merge", *sorted(str(p) for p in folder.iterdir()), "--out", str(again))
     assert proc.returncode == 0, proc.stderr
+    *notes, summary = proc.stdout.splitlines()
+    assert summary.endswith(f"→ {again}") and all(n.startswith("note: ") for n in notes)
+    assert "note: the server exited with code 0" in notes and not any("no last line" in n for n in notes)
     assert shape(load_trace(again)) == shape(merged)
     cursor = Cursor(merged)
     assert [h.kind for h in cursor.hops_of_step(5)] == ["translate.reverse"]
@@ -202,6 +205,22 @@ def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, 
     ]  # fmt: skip
     received = next(h for h in trace.hops if h.kind == "tool.result")
     assert received.payload["tool_message_content"] == "晴" and received.round == 1
+    asked = [h.summary for h in trace.hops if h.kind == "llm.request"]
+    assert asked == ["POST /v1/chat/completions: 1 message, 0 tools", "POST /v1/chat/completions: 3 messages, 0 tools"]
+
+
+def test_what_a_proxy_noted_and_a_missing_last_line_are_said_as_they_are():
+    noted = json.dumps(
+        {"note": "POST /v1/chat/completions: the client left before its request was complete", "timestamp": 100.05}
+    )
+    model = _model_log({"city": "北京"}).replace("\n", f"\n{noted}\n", 1)
+    header = json.dumps(
+        {"mcp_flow_proxy": {"version": 1, "transport": "stdio", "command": ["srv"]}, "timestamp": 100.0}
+    )
+    mcp = f"{header}\n{_mcp_log('get_weather', {'city': '北京'})}"  # no last line: the proxy is still running
+    notes = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", model)]).meta.imported.unmapped  # type: ignore[union-attr]
+    assert "line 2: POST /v1/chat/completions: the client left before its request was complete" in notes
+    assert "the recording has no last line: its proxy is still running, or was killed before it could end it" in notes
 
 
 @pytest.mark.parametrize(

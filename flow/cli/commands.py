@@ -928,8 +928,8 @@ def _cmd_http_proxy(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    served.run()
-    return 0
+    stopped_by = served.run()
+    return 128 + stopped_by if stopped_by else 0
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
@@ -942,7 +942,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     _save(trace, args.out)
     say = _lines_to(args.out)
     for line in trace.meta.imported.unmapped if trace.meta.imported else []:
-        print(terminal_safe(f"not recorded: {line}"), file=say)
+        print(terminal_safe(f"note: {line}"), file=say)
     print(f"{summary_line(trace)} → {_where(args.out)}", file=say)
     return 0
 

@@ -238,7 +238,7 @@ def _proxy_notes(proxied: _Proxied, server: dict[str, Any], settings: dict[str, 
         settings["server_url"] = header["upstream"][:2000]
     notes = list(proxied.notes)
     if not end:
-        notes.append("the recording has no last line: the proxy was stopped before it could finish it")
+        notes.append("the recording has no last line: its proxy is still running, or was killed before it could end it")
     if _count(end.get("dropped")):
         stopped = str(end.get("stopped") or "the writer fell behind")
         notes.append(f"{_count(end['dropped'])} lines were relayed but not recorded ({stopped})")

@@ -25,7 +25,7 @@ from flow.trace.files import TraceError
 from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
 from flow.trace.payloads import ChatRequest
 from flow.trace.steps import Step
-from flow.trace.summaries import _response_step, arguments_text, response_summary
+from flow.trace.summaries import _response_step, arguments_text, counted, response_summary
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
 
@@ -53,9 +53,11 @@ class _Exchange:
     end: dict[str, Any] = field(default_factory=dict)
 
 
-def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange]]:
+def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange], list[str]]:
+    """The header, the exchanges with a request, and the proxy's notes (what crossed, or failed to, outside one)."""
     header: dict[str, Any] = {}
     exchanges: dict[int, _Exchange] = {}
+    notes: list[str] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -67,6 +69,9 @@ def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange]]:
             continue
         n, event, t = entry.get("exchange"), entry.get("event"), entry.get("timestamp")
         if "mcp_flow_proxy_end" in entry:
+            continue
+        if isinstance(entry.get("note"), str) and n is None:
+            notes.append(f"line {lineno}: {entry['note'][:200]}")
             continue
         if type(n) is not int or not isinstance(t, (int, float)) or isinstance(t, bool):
             raise TraceError(f"{name} line {lineno}: not a model proxy's line (no exchange number and timestamp)")
@@ -85,7 +90,7 @@ def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange]]:
             raise TraceError(f"{name} line {lineno}: unknown event {quoted(event)}")
     if not header:
         raise TraceError(f"{name}: not a recording of python -m flow proxy-model (no header line)")
-    return header, [exchanges[n] for n in sorted(exchanges) if exchanges[n].request]
+    return header, [exchanges[n] for n in sorted(exchanges) if exchanges[n].request], notes
 
 
 def _assembled(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
@@ -244,7 +249,8 @@ class _Merge:
                         t_end_ms=t_req,
                         direction="request",
                         rnd=rnd,
-                        summary=f"{payload['method']} {req.get('path')}: {len(messages)} messages, {n_tools} tools{stream}",
+                        summary=f"{payload['method']} {req.get('path')}: {counted(len(messages), 'message')}, "
+                        f"{counted(n_tools, 'tool')}{stream}",
                     ),
                 )
             )
@@ -552,7 +558,8 @@ def merge_recordings(recordings: list[tuple[str, str]], *, name: str = "merged")
     model_events: list[_Event] = []
     header: dict[str, Any] = {}
     if models:
-        header, exchanges = _model_log(models[0][1], models[0][0])
+        header, exchanges, proxy_notes = _model_log(models[0][1], models[0][0])
+        job.notes += proxy_notes
         model_events = job.model_events(exchanges, t0, str(header.get("upstream") or ""))
     imported: Trace | None = None
     mcp_events: list[_Event] = []

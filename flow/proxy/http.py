@@ -13,12 +13,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import logging
 import re
+import signal
 import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -26,12 +29,13 @@ import anyio
 import httpx2
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from flow.proxy.log import ProxyLog, excerpt, now
 from flow.trace.redact import SECRET_HEADERS, redact_url, url_secrets
+from flow.trace.summaries import amount_text
 
 MAX_REQUEST_BYTES = 32 << 20  # a request body: far above any chat request or JSON-RPC frame
 
@@ -91,6 +95,8 @@ class Recording(Protocol):
     def body(self, n: int, data: bytes, size: int, t: float) -> None: ...
 
     def end(self, n: int, t: float, error: str | None) -> None: ...
+
+    def note(self, text: str, t: float) -> None: ...
 
 
 @dataclass
@@ -160,10 +166,18 @@ class Relay:
         if request.url.query:
             url += ("&" if "?" in url else "?") + request.url.query
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_REQUEST_BYTES:
-                return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_REQUEST_BYTES:
+                    return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
+        except ClientDisconnect:  # nothing was forwarded, and there is no one to answer
+            self.recording.note(
+                f"{request.method} {request.url.path}: the client left before its request was complete "
+                f"({amount_text(len(body))} of it came): not forwarded",
+                now(),
+            )
+            return Response(status_code=400)
         self.exchanges += 1
         n, rec = self.exchanges, self.recording
         rec.request(n, request, bytes(body), now())
@@ -192,6 +206,7 @@ class Relay:
         rec, cap = self.recording, self.recording.log.max_frame_bytes
         events, body, size = _Events(cap), bytearray(), 0
         error: str | None = None
+        cut = False
         chunks = upstream.aiter_bytes()
         try:
             while True:
@@ -202,6 +217,7 @@ class Relay:
                         break
                 if waited.cancelled_caught:
                     error = f"the answer did not end within {self.timeout_s:g} s: cut here"
+                    cut = True
                     break
                 t = now()
                 if stream:
@@ -223,6 +239,27 @@ class Relay:
             elif error is None or size:
                 rec.body(n, bytes(body), size, t)
             rec.end(n, t, error)
+        if cut:
+            # Ended as a cut connection ends, not as a complete answer: the client's HTTP library raises, where a
+            # normal end would hand it the partial answer as if it were all.
+            raise AnswerCut(error)
+
+
+class AnswerCut(Exception):
+    """Raised from an answer's stream to end the response abnormally (the connection closed mid-body); the server
+    logs it as one line, with no traceback (`_QuietCuts`)."""
+
+
+class _QuietCuts(logging.Filter):
+    """uvicorn logs whatever an app raises with its traceback; a cut answer is no bug, and is in the recording."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], AnswerCut):
+            record.msg, record.args, record.exc_info = f"answer cut: {record.exc_info[1]}", (), None
+        return True
+
+
+_QUIET_CUTS = _QuietCuts()
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -276,6 +313,9 @@ class ModelRecording:
     def end(self, n: int, t: float, error: str | None) -> None:
         self.log.entry({"exchange": n, "event": "end", "timestamp": t, **({"error": error} if error else {})})
 
+    def note(self, text: str, t: float) -> None:
+        self.log.entry({"note": text, "timestamp": t})
+
 
 class McpRecording:
     """An MCP server's frames over Streamable HTTP, in the JSON-RPC log shape the stdio proxy writes: each POSTed
@@ -307,7 +347,10 @@ class McpRecording:
 
     def end(self, n: int, t: float, error: str | None) -> None:
         if error:
-            self.log.entry({"note": error, "timestamp": t})
+            self.note(error, t)
+
+    def note(self, text: str, t: float) -> None:
+        self.log.entry({"note": text, "timestamp": t})
 
 
 def bind(port: int) -> socket.socket:
@@ -346,13 +389,31 @@ class Served:
             relay.app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=5
         )
         self.server = uvicorn.Server(config)
+        logging.getLogger("uvicorn.error").addFilter(_QUIET_CUTS)  # after the config, which sets its loggers up
         self._thread: threading.Thread | None = None
 
-    def run(self) -> None:
+    def run(self) -> int | None:
+        """Serve until stopped; in the main thread, SIGINT and SIGTERM stop it alike, each ending the recording
+        with its last line. Returns the signal that stopped it, if one did."""
+        stopped: list[int] = []
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            stopped.append(signum)
+            self.server.should_exit = True
+
+        # While it serves, uvicorn catches these itself, and raises each again when it has stopped: here.
+        main = threading.current_thread() is threading.main_thread()
+        before = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
             self.server.run(sockets=[self.sock])
         finally:
-            self.relay.recording.log.close({"exchanges": self.relay.exchanges})
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+            end: dict[str, Any] = {"exchanges": self.relay.exchanges}
+            if stopped:
+                end["stopped_by"] = signal.Signals(stopped[0]).name
+            self.relay.recording.log.close(end)
+        return stopped[0] if stopped else None
 
     def start(self) -> Served:
         self._thread = threading.Thread(target=self.run, name="proxy-http", daemon=True)
