@@ -334,6 +334,36 @@ def test_proxies_started_with_one_out_never_overwrite_each_other(tmp_path):
                             f"note: {log} is there already: recording to {tmp_path / names[2]}\n"]  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("behaviour", "how", "code"),
+    [
+        ("spawn-child", "client leaves", 0),  # the server exits, its child lingers
+        ("spawn-child,never-answer", "client leaves", 128 + signal.SIGTERM),  # both linger: terminated
+        ("spawn-child,never-answer", "SIGTERM", 128 + signal.SIGTERM),  # passed on to the server and its child
+        ("spawn-child,exit-mid-call", "client leaves", 3),
+    ],
+)
+def test_what_the_server_started_ends_with_it(tmp_path, hostile, behaviour, how, code):
+    # Outside the app nothing else reaps a server's children: the proxy signals the server's whole process group.
+    server = hostile(behaviour, on="initialize")
+    tag = server[-1]
+    proc = start(tmp_path / "children.jsonl", server, "--grace", "0.5")
+    send(proc, INIT)
+    if behaviour == "spawn-child":
+        assert json.loads(read_line(proc))["id"] == 1
+    time.sleep(0.3)
+    if "exit" not in behaviour:  # the proxy (its command line names the server), the server and its child
+        assert len(_alive(tag)) == 3
+    assert proc.stdin is not None
+    if how == "SIGTERM":
+        proc.send_signal(signal.SIGTERM)
+    else:
+        proc.stdin.close()
+    assert proc.wait(timeout=15) == code  # the server's own exit code, as before
+    time.sleep(0.2)
+    assert _alive(tag) == []
+
+
 def test_a_signal_to_the_proxy_reaches_the_server(tmp_path):
     log = tmp_path / "signal.jsonl"
     proc = start(log, DEMO)

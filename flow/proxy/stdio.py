@@ -3,14 +3,16 @@
 What a client's configuration names instead of the server's command. The proxy starts the server, copies bytes both
 ways as they come (unchanged, each read written at once), lets its stderr through, and records every line with its
 time and direction (`flow.proxy.log`). When the client leaves (stdin ends, or stdout is closed), the server's stdin
-is closed; a server still running after the grace period is terminated, then killed. The server's exit code is the
-proxy's. The server's environment is the proxy's own and is never recorded; its values are scrubbed from what
-is (`flow.trace.redact.redacted_environment`).
+is closed; a server still running after the grace period is terminated, then killed, with what it started (it
+runs in a session of its own, and every signal goes to its process group). The server's exit code is the proxy's.
+The server's environment is the proxy's own and is never recorded; its values are scrubbed from what is
+(`flow.trace.redact.redacted_environment`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import select
 import signal
@@ -113,12 +115,23 @@ class StdioProxy:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def run(self) -> int:
-        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        # In a session of its own, so that a signal to the server reaches what it started too (`_signal`); the
+        # proxy passes on what it is sent (`forward`).
+        self.proc = subprocess.Popen(
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, start_new_session=True
+        )
         up = threading.Thread(target=self._client_to_server, name="proxy-up", daemon=True)
         up.start()
         self._server_to_client()
         returncode = self.proc.wait()
+        self._signal(signal.SIGKILL)  # what the server started and left running ends with the proxy
         return exit_code(returncode)
+
+    def _signal(self, signum: int) -> None:
+        """`signum` to the server and every process of its group (those it started and did not move)."""
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # none of them is left
+            os.killpg(self.proc.pid, signum)
 
     def _client_to_server(self) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -160,12 +173,12 @@ class StdioProxy:
 
     def _reap(self) -> None:
         assert self.proc is not None
-        for stop in (self.proc.terminate, self.proc.kill):
+        for stop in (signal.SIGTERM, signal.SIGKILL):
             try:
                 self.proc.wait(timeout=self.grace_s)
                 return
             except subprocess.TimeoutExpired:
-                stop()
+                self._signal(stop)
         self.proc.wait()
 
     def _server_to_client(self) -> None:
@@ -208,7 +221,7 @@ class StdioProxy:
     def forward(self, signum: int, frame: FrameType | None) -> None:
         """A signal to the proxy goes to the server, which then gets the grace period to end."""
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signum)
+            self._signal(signum)
             self.leave()
 
 
