@@ -223,6 +223,71 @@ def test_what_a_proxy_noted_and_a_missing_last_line_are_said_as_they_are():
     assert "the recording has no last line: its proxy is still running, or was killed before it could end it" in notes
 
 
+QUESTIONS = ["北京今天天气怎么样？", "上海今天天气怎么样？", "广州今天天气怎么样？"]
+
+
+def test_several_conversations_in_one_model_recording_are_told_apart(tmp_path, upstream, monkeypatch, capsys):
+    # One long-running model proxy, three runs of the app through it: one trace shows one run, and says which.
+    from flow.cli import main
+    from flow.proxy.http import model_proxy
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    model = tmp_path / "model.jsonl"
+    served = model_proxy(upstream, str(model)).start()
+    try:
+        for i, question in enumerate(QUESTIONS):
+            args = ["run", "--transport", "memory", "--base-url", served.url, "--model", "mock", "-q", question]
+            assert main([*args, "-o", str(tmp_path / f"app-{i}.json")]) == 0
+    finally:
+        served.stop()
+    apps = [load_trace(tmp_path / f"app-{i}.json") for i in range(3)]
+    capsys.readouterr()
+    for chosen, app in [(None, apps[2]), (1, apps[0]), (2, apps[1])]:
+        out = tmp_path / f"merged-{chosen}.json"
+        assert main(["merge", str(model), "-o", str(out), *(["--conversation", str(chosen)] if chosen else [])]) == 0
+        said = capsys.readouterr().out
+        merged = load_trace(out)
+        assert merged.meta.question == app.meta.question and merged.meta.answer == app.meta.answer
+        assert wire(merged) == [w for w in wire(app) if not w[0].startswith("mcp.")]
+        assert (
+            f"this trace is {'the last' if chosen is None else ('the first' if chosen == 1 else 'number 2')}, " in said
+        )
+        assert said.count("note: the model recording holds 3 conversations") == 1
+    assert main(["merge", str(model), "-o", str(tmp_path / "x.json"), "--conversation", "4"]) == 2
+    assert capsys.readouterr().err.endswith("conversation 4: the model recording holds 3 conversations\n")
+
+
+def test_of_several_conversations_the_mcp_frames_kept_are_the_set_up_and_those_of_the_one_shown():
+    first = [json.loads(line) for line in _model_log({"city": "北京"}).splitlines()]
+    second = [json.loads(line) for line in _model_log({"city": "上海"}).splitlines()]
+    for line in second[1:]:  # the same app asking again ten seconds later, in exchanges 3 and 4
+        line["timestamp"] += 10
+        line["exchange"] += 2
+        for m in line.get("body", {}).get("messages", []):
+            m["content"] = "上海" if m.get("role") == "user" else m.get("content")
+    model = "\n".join(json.dumps(line, ensure_ascii=False) for line in [*first, *second[1:]])
+    set_up = {
+        "direction": "client_to_server",
+        "timestamp": 99.0,
+        "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}},
+    }
+    later = [json.loads(line) for line in _mcp_log("get_weather", {"city": "上海"}).splitlines()]
+    for line in later:
+        line["timestamp"] += 10
+        line["message"]["id"] = 8
+    mcp = "\n".join(json.dumps(x, ensure_ascii=False) for x in [set_up, *[json.loads(line) for line in _mcp_log("get_weather", {"city": "北京"}).splitlines()], *later])  # fmt: skip
+    for chosen, city, call_id in [(None, "上海", 8), (1, "北京", 7)]:
+        trace = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", model)], conversation=chosen)
+        frames = [(h.kind, h.jsonrpc_id) for h in trace.hops if h.kind.startswith("mcp.")]
+        assert frames == [("mcp.request", 0), ("mcp.request", call_id), ("mcp.response", call_id)]
+        reverse = next(h for h in trace.hops if h.kind == "translate.reverse")
+        assert (
+            reverse.payload["call_request"]["arguments"] == {"city": city}
+            and "by name and arguments" in reverse.summary
+        )
+        assert not any("no tool call of the model matches" in n for n in trace.meta.imported.unmapped)  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     ("files", "said"),
     [

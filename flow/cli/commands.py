@@ -287,6 +287,13 @@ def _parser() -> argparse.ArgumentParser:
         "files", nargs="+", metavar="RECORDING", help="JSONL files written by proxy, proxy-http, proxy-model"
     )
     mg.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
+    mg.add_argument(
+        "--conversation",
+        type=int,
+        metavar="N",
+        help="of several conversations in the model recording (a long-running proxy-model), the Nth (default: the "
+        "last; merge says how many it found)",
+    )
 
     rc = _command(
         sub,
@@ -938,13 +945,19 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     for recording in args.files:
         if str(args.out) != STDOUT and _same_file(args.out, recording):
             raise UsageError(f"--out {args.out} is one of the recordings to merge: name another file for the trace")
-    trace = merge_files(args.files, name=str(args.out))
+    trace = merge_files(args.files, name=str(args.out), conversation=args.conversation)
     _save(trace, args.out)
-    say = _lines_to(args.out)
+    _merged(trace, args.out)
+    return 0
+
+
+def _merged(trace: Trace, out: str | Path) -> None:
+    """What `merge` and `record` say of the trace they wrote: its notes (what is inferred, what was left out, which
+    conversation it is), then its summary."""
+    say = _lines_to(out)
     for line in trace.meta.imported.unmapped if trace.meta.imported else []:
         print(terminal_safe(f"note: {line}"), file=say)
-    print(f"{summary_line(trace)} → {_where(args.out)}", file=say)
-    return 0
+    print(f"{summary_line(trace)} → {_where(out)}", file=say)
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
@@ -1025,7 +1038,7 @@ def _record(args: argparse.Namespace, command: list[str], upstream: str, folder:
         )
         return code
     _save(trace, args.out)
-    print(f"{summary_line(trace)} → {_where(args.out)}", file=_lines_to(args.out))
+    _merged(trace, args.out)
     return code
 
 
