@@ -314,6 +314,20 @@ def test_a_client_that_stops_reading_is_taken_as_gone(tmp_path, hostile):
     assert entries(log)[-1]["mcp_flow_proxy_end"]["ended_by"] == "client"
 
 
+def test_a_proxy_started_outside_the_repository_says_how_to_find_flow(tmp_path):
+    # The app gives its servers a clean environment, so a `-m flow proxy` started elsewhere has no `flow` to run.
+    log = tmp_path / "mcp.jsonl"
+    app = [PY, "-m", "flow", "tools", "--server", shlex.join(proxied(log, DEMO)), "--timeout", "20"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the app's own Python finds flow
+    proc = subprocess.run(app, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "No module named flow; the server's Python looks for flow in the folder it starts in" in proc.stderr
+    assert "--server-env PYTHONPATH=" in proc.stderr
+    proc = subprocess.run([*app, "--server-env", f"PYTHONPATH={ROOT}"], cwd=tmp_path, env=env, capture_output=True)
+    assert proc.returncode == 0, proc.stderr  # as the line says
+    assert frames(log)
+
+
 def test_proxies_started_with_one_out_never_overwrite_each_other(tmp_path):
     # A client that restarts its servers, or starts two at once, gets a recording of each, and is told where.
     log = tmp_path / "weather.jsonl"
