@@ -174,6 +174,18 @@ def test_every_usage_error_is_one_line_through_the_one_handler(cli, args, line, 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_out_that_cannot_be_written_is_one_plain_line_and_leaves_nothing_behind(tmp_path, cli, trace_file):
+    folder = tmp_path / "b1"
+    folder.mkdir()
+    for args in (["run", "--transport", "memory"], ["render", str(trace_file), "-f", "mermaid"]):
+        ran = cli(*args, "-o", str(folder))
+        assert (ran.returncode, ran.stderr) == (2, f"error: {folder}: is a folder: name a file to write\n")
+    ran = cli("run", "--transport", "memory", "-o", "/proc/t.json")
+    assert ran.returncode == 2 and ran.stderr.startswith("error: /proc/t.json: cannot be written: ")
+    assert ran.stderr.count("\n") == 1 and "Errno" not in ran.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b1", "t.json"] and not any(folder.iterdir())
+
+
 def test_every_command_says_what_it_does_on_its_help_page(capsys):
     from flow.cli.commands import _COMMANDS
 

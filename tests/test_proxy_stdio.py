@@ -496,7 +496,7 @@ def test_the_command_line_is_redacted():
         (["--out", "x.jsonl", "--bogus", "--", "cat"], "unrecognized arguments: --bogus"),
         (["--grace", "soon"], "python -m flow proxy: argument --grace: invalid float value: 'soon'"),
         (["--out", "/proc/x.jsonl", "--", "cat"], "/proc/x.jsonl: cannot be written: its folder does not exist"),
-        (["--out", ".", "--", "cat"], ".: is a folder: name a file for the recording"),
+        (["--out", ".", "--", "cat"], ".: is a folder: name a file to write"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):

@@ -37,7 +37,7 @@ from flow.trace.files import (
 )
 from flow.trace.model import Hop, ImportFormat, Trace
 from flow.trace.redact import SecretLeakError, redact_url
-from flow.trace.writes import write_atomically
+from flow.trace.writes import unwritable
 from flow.views.diagram import RenderError
 from flow.views.labels import clip
 from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
@@ -396,7 +396,11 @@ def _write(out: str | Path, data: str | bytes) -> None:
     """`data` into the file `out` (its folder made if need be), or onto standard output for "-": the same bytes."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if str(out) != STDOUT:
-        write_atomically(out, raw)
+        try:  # written in place, not through a temporary file: `-o /dev/null` and a named pipe work as ever
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_bytes(raw)
+        except OSError as exc:
+            raise unwritable(out, exc) from None
         return
     sys.stdout.flush()  # what the command printed before comes first
     sys.stdout.buffer.write(raw)
@@ -969,8 +973,8 @@ def _cmd_record(args: argparse.Namespace) -> int:
         raise UsageError("give the app's command after --, e.g. record --out run.json -- python my_app.py")
     check_port(args.port)
     check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
-    if str(args.out) != STDOUT and Path(args.out).is_dir():
-        raise UsageError(f"--out {args.out}: is a folder: name a file for the trace")
+    if str(args.out) != STDOUT and Path(args.out).is_dir():  # said before the app runs, not after
+        raise unwritable(args.out, IsADirectoryError())
     upstream = args.upstream or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
     if args.keep:
         folder = Path(args.keep)

@@ -40,7 +40,7 @@ def create_recording(path: Path) -> tuple[Path, TextIO]:
     x-3.jsonl, ...). A client that restarts its servers, or starts two at once, gets a recording of each: none is
     ever overwritten, and each name is created exclusively, so two proxies starting together never share one."""
     if path.is_dir():
-        raise IsADirectoryError(f"{path}: is a folder: name a file for the recording")
+        raise unwritable(path, IsADirectoryError())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -13,7 +13,7 @@ def write_atomically(path: str | Path, data: bytes) -> Path:
     it is one plain line naming `path` (`unwritable`)."""
     path = Path(path)
     if path.is_dir():
-        raise IsADirectoryError(f"{path}: is a folder: name a file to write")
+        raise unwritable(path, IsADirectoryError())
     tmp = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -28,9 +28,9 @@ def write_atomically(path: str | Path, data: bytes) -> Path:
 
 _WHY_NOT = {
     IsADirectoryError: "is a folder: name a file to write",
-    NotADirectoryError: "part of its path is a file, not a folder",
-    PermissionError: "permission denied",
-    FileNotFoundError: "its folder does not exist and cannot be made, or takes no new files",
+    NotADirectoryError: "cannot be written: part of its path is a file, not a folder",
+    PermissionError: "cannot be written: permission denied",
+    FileNotFoundError: "cannot be written: its folder does not exist and cannot be made, or takes no new files",
 }
 
 
@@ -38,4 +38,4 @@ def unwritable(path: str | Path, exc: OSError) -> OSError:
     """Why `path` could not be written, as one plain line naming it (not Python's `[Errno 21] ... -> ...`); an
     exception of the same type, for callers that tell them apart."""
     why = next((said for kind, said in _WHY_NOT.items() if isinstance(exc, kind)), None)
-    return type(exc)(f"{path}: cannot be written: {why or exc.strerror or exc}")
+    return type(exc)(f"{path}: {why or f'cannot be written: {exc.strerror or exc}'}")
