@@ -172,6 +172,7 @@ class Relay:
                 if len(body) > MAX_REQUEST_BYTES:
                     return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
         except ClientDisconnect:  # nothing was forwarded, and there is no one to answer
+            self.recording.log.add_secrets(header_secrets(request.headers.items()))
             self.recording.note(
                 f"{request.method} {request.url.path}: the client left before its request was complete "
                 f"({amount_text(len(body))} of it came): not forwarded",
