@@ -932,14 +932,17 @@ def _cmd_http_proxy(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     what = "model API" if args.command == "proxy-model" else "MCP server"
     log = served.relay.recording.log
-    if log.renamed:
-        print(f"note: {log.renamed}", file=sys.stderr)
-    print(
-        f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {log.path}",
-        file=sys.stderr,
-        flush=True,
-    )
-    stopped_by = served.run()
+
+    def listening() -> None:
+        if log.renamed:
+            print(f"note: {log.renamed}", file=sys.stderr)
+        print(
+            f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {log.path}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    stopped_by = served.run(ready=listening)
     return 128 + stopped_by if stopped_by else 0
 
 

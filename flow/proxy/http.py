@@ -393,9 +393,10 @@ class Served:
         logging.getLogger("uvicorn.error").addFilter(_QUIET_CUTS)  # after the config, which sets its loggers up
         self._thread: threading.Thread | None = None
 
-    def run(self) -> int | None:
+    def run(self, ready: Callable[[], None] | None = None) -> int | None:
         """Serve until stopped; in the main thread, SIGINT and SIGTERM stop it alike, each ending the recording
-        with its last line. Returns the signal that stopped it, if one did."""
+        with its last line, from before `ready` is called (to say the proxy listens) on. Returns the signal that
+        stopped it, if one did."""
         stopped: list[int] = []
 
         def stop(signum: int, frame: FrameType | None) -> None:
@@ -406,14 +407,16 @@ class Served:
         main = threading.current_thread() is threading.main_thread()
         before = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
+            if ready is not None:
+                ready()
             self.server.run(sockets=[self.sock])
         finally:
-            for sig, handler in before.items():
-                signal.signal(sig, handler)
             end: dict[str, Any] = {"exchanges": self.relay.exchanges}
             if stopped:
                 end["stopped_by"] = signal.Signals(stopped[0]).name
             self.relay.recording.log.close(end)
+            for sig, handler in before.items():  # only once the last line is written
+                signal.signal(sig, handler)
         return stopped[0] if stopped else None
 
     def start(self) -> Served:
