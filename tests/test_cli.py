@@ -124,11 +124,78 @@ def test_show_of_a_broken_file_is_one_line(tmp_path, cli):
             ["tools", "--server", ""],
             "--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server",
         ),
+        # What argparse finds wrong is one line too, never the usage block.
+        ([], "python -m flow: the following arguments are required: command (see python -m flow --help)"),
+        (
+            ["merge", "--out", "x.json"],
+            "python -m flow merge: the following arguments are required: RECORDING (see python -m flow merge --help)",
+        ),
+        (
+            ["proxy-model"],
+            "python -m flow proxy-model: the following arguments are required: --upstream, --out/-o "
+            "(see python -m flow proxy-model --help)",
+        ),
+        (
+            ["run", "--mode", "x"],
+            "python -m flow run: argument --mode: invalid choice: 'x' (choose from 'mcp', 'direct') "
+            "(see python -m flow run --help)",
+        ),
+        # Seconds are checked by one rule, which no NaN or infinity passes.
+        (
+            ["record", "--timeout", "nan", "-o", "x.json", "--", "true"],
+            "--timeout nan: give seconds above 0 and at most 86400",
+        ),
+        (
+            ["record", "--timeout", "-5", "-o", "x.json", "--", "true"],
+            "--timeout -5: give seconds above 0 and at most 86400",
+        ),
+        (
+            ["proxy-model", "--upstream", "http://h/v1", "-o", "m.jsonl", "--timeout", "inf"],
+            "--timeout inf: give seconds above 0 and at most 86400",
+        ),
+        (
+            ["proxy-http", "--upstream", "http://h/mcp", "-o", "m.jsonl", "--timeout", "nan"],
+            "--timeout nan: give seconds above 0 and at most 86400",
+        ),
+        (
+            ["proxy", "--grace", "nan", "-o", "m.jsonl", "--", "true"],
+            "--grace nan: give seconds above 0 and at most 300",
+        ),
+        (
+            ["proxy", "--grace", "inf", "-o", "m.jsonl", "--", "true"],
+            "--grace inf: give seconds above 0 and at most 300",
+        ),
     ],
 )
-def test_every_usage_error_is_one_line_through_the_one_handler(cli, args, line):
+def test_every_usage_error_is_one_line_through_the_one_handler(cli, args, line, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing a refused command might leave lands in the repository
     ran = cli(*args)
     assert (ran.returncode, ran.stdout, ran.stderr) == (2, "", f"error: {line}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_out_that_cannot_be_written_is_one_plain_line_and_leaves_nothing_behind(tmp_path, cli, trace_file):
+    folder = tmp_path / "b1"
+    folder.mkdir()
+    for args in (["run", "--transport", "memory"], ["render", str(trace_file), "-f", "mermaid"]):
+        ran = cli(*args, "-o", str(folder))
+        assert (ran.returncode, ran.stderr) == (2, f"error: {folder}: is a folder: name a file to write\n")
+    ran = cli("run", "--transport", "memory", "-o", "/proc/t.json")
+    assert ran.returncode == 2 and ran.stderr.startswith("error: /proc/t.json: cannot be written: ")
+    assert ran.stderr.count("\n") == 1 and "Errno" not in ran.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b1", "t.json"] and not any(folder.iterdir())
+
+
+def test_every_command_says_what_it_does_on_its_help_page(capsys):
+    from flow.cli.commands import _COMMANDS
+
+    for command in _COMMANDS:
+        with pytest.raises(SystemExit) as done:
+            main([command, "--help"])
+        page = capsys.readouterr().out
+        assert done.value.code == 0
+        said = page.split("\n\n")[1]  # after the usage block, before the arguments
+        assert not said.startswith(("options:", "positional arguments:")) and len(said) > 20, command
 
 
 @pytest.fixture

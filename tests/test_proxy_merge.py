@@ -6,7 +6,9 @@ could see are inferred and say so."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -24,7 +26,7 @@ from flow.trace.normalise import normalise
 from flow.views.diagram import to_mermaid
 from flow.views.html import to_html
 from flow.views.labels import label_lines
-from helpers import flow_cli
+from helpers import ROOT, flow_cli
 
 PY = sys.executable
 KEY = "sk-test-record-KEY-13579bdf02468ace"
@@ -131,6 +133,9 @@ def test_merge_of_the_kept_recordings_and_the_trace_steps_renders_and_exports(tm
     again = tmp_path / "again.json"
     proc = flow_cli("merge", *sorted(str(p) for p in folder.iterdir()), "--out", str(again))
     assert proc.returncode == 0, proc.stderr
+    *notes, summary = proc.stdout.splitlines()
+    assert summary.endswith(f"→ {again}") and all(n.startswith("note: ") for n in notes)
+    assert "note: the server exited with code 0" in notes and not any("no last line" in n for n in notes)
     assert shape(load_trace(again)) == shape(merged)
     cursor = Cursor(merged)
     assert [h.kind for h in cursor.hops_of_step(5)] == ["translate.reverse"]
@@ -200,6 +205,87 @@ def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, 
     ]  # fmt: skip
     received = next(h for h in trace.hops if h.kind == "tool.result")
     assert received.payload["tool_message_content"] == "晴" and received.round == 1
+    asked = [h.summary for h in trace.hops if h.kind == "llm.request"]
+    assert asked == ["POST /v1/chat/completions: 1 message, 0 tools", "POST /v1/chat/completions: 3 messages, 0 tools"]
+
+
+def test_what_a_proxy_noted_and_a_missing_last_line_are_said_as_they_are():
+    noted = json.dumps(
+        {"note": "POST /v1/chat/completions: the client left before its request was complete", "timestamp": 100.05}
+    )
+    model = _model_log({"city": "北京"}).replace("\n", f"\n{noted}\n", 1)
+    header = json.dumps(
+        {"mcp_flow_proxy": {"version": 1, "transport": "stdio", "command": ["srv"]}, "timestamp": 100.0}
+    )
+    mcp = f"{header}\n{_mcp_log('get_weather', {'city': '北京'})}"  # no last line: the proxy is still running
+    notes = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", model)]).meta.imported.unmapped  # type: ignore[union-attr]
+    assert "line 2: POST /v1/chat/completions: the client left before its request was complete" in notes
+    assert "the recording has no last line: its proxy is still running, or was killed before it could end it" in notes
+
+
+QUESTIONS = ["北京今天天气怎么样？", "上海今天天气怎么样？", "广州今天天气怎么样？"]
+
+
+def test_several_conversations_in_one_model_recording_are_told_apart(tmp_path, upstream, monkeypatch, capsys):
+    # One long-running model proxy, three runs of the app through it: one trace shows one run, and says which.
+    from flow.cli import main
+    from flow.proxy.http import model_proxy
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    model = tmp_path / "model.jsonl"
+    served = model_proxy(upstream, str(model)).start()
+    try:
+        for i, question in enumerate(QUESTIONS):
+            args = ["run", "--transport", "memory", "--base-url", served.url, "--model", "mock", "-q", question]
+            assert main([*args, "-o", str(tmp_path / f"app-{i}.json")]) == 0
+    finally:
+        served.stop()
+    apps = [load_trace(tmp_path / f"app-{i}.json") for i in range(3)]
+    capsys.readouterr()
+    for chosen, app in [(None, apps[2]), (1, apps[0]), (2, apps[1])]:
+        out = tmp_path / f"merged-{chosen}.json"
+        assert main(["merge", str(model), "-o", str(out), *(["--conversation", str(chosen)] if chosen else [])]) == 0
+        said = capsys.readouterr().out
+        merged = load_trace(out)
+        assert merged.meta.question == app.meta.question and merged.meta.answer == app.meta.answer
+        assert wire(merged) == [w for w in wire(app) if not w[0].startswith("mcp.")]
+        assert (
+            f"this trace is {'the last' if chosen is None else ('the first' if chosen == 1 else 'number 2')}, " in said
+        )
+        assert said.count("note: the model recording holds 3 conversations") == 1
+    assert main(["merge", str(model), "-o", str(tmp_path / "x.json"), "--conversation", "4"]) == 2
+    assert capsys.readouterr().err.endswith("conversation 4: the model recording holds 3 conversations\n")
+
+
+def test_of_several_conversations_the_mcp_frames_kept_are_the_set_up_and_those_of_the_one_shown():
+    first = [json.loads(line) for line in _model_log({"city": "北京"}).splitlines()]
+    second = [json.loads(line) for line in _model_log({"city": "上海"}).splitlines()]
+    for line in second[1:]:  # the same app asking again ten seconds later, in exchanges 3 and 4
+        line["timestamp"] += 10
+        line["exchange"] += 2
+        for m in line.get("body", {}).get("messages", []):
+            m["content"] = "上海" if m.get("role") == "user" else m.get("content")
+    model = "\n".join(json.dumps(line, ensure_ascii=False) for line in [*first, *second[1:]])
+    set_up = {
+        "direction": "client_to_server",
+        "timestamp": 99.0,
+        "message": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}},
+    }
+    later = [json.loads(line) for line in _mcp_log("get_weather", {"city": "上海"}).splitlines()]
+    for line in later:
+        line["timestamp"] += 10
+        line["message"]["id"] = 8
+    mcp = "\n".join(json.dumps(x, ensure_ascii=False) for x in [set_up, *[json.loads(line) for line in _mcp_log("get_weather", {"city": "北京"}).splitlines()], *later])  # fmt: skip
+    for chosen, city, call_id in [(None, "上海", 8), (1, "北京", 7)]:
+        trace = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", model)], conversation=chosen)
+        frames = [(h.kind, h.jsonrpc_id) for h in trace.hops if h.kind.startswith("mcp.")]
+        assert frames == [("mcp.request", 0), ("mcp.request", call_id), ("mcp.response", call_id)]
+        reverse = next(h for h in trace.hops if h.kind == "translate.reverse")
+        assert (
+            reverse.payload["call_request"]["arguments"] == {"city": city}
+            and "by name and arguments" in reverse.summary
+        )
+        assert not any("no tool call of the model matches" in n for n in trace.meta.imported.unmapped)  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -209,7 +295,7 @@ def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, 
             [("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}\n{"exchange": "x"}')],
             "not a model proxy's line",
         ),
-        ([("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}')], "no model exchange and no MCP frame"),
+        ([("a.jsonl", '{"mcp_flow_proxy": {"transport": "model-http"}}')], "a.jsonl: nothing recorded"),
         ([("a.jsonl", _model_log({})), ("b.jsonl", _model_log({}))], "2 model recordings"),
         ([], "nothing to merge"),
     ],
@@ -226,6 +312,76 @@ def test_the_command_line_says_bad_input_in_one_line(tmp_path):
     for args in (["merge", str(bad), "-o", str(tmp_path / "x.json")], ["record", "-o", str(tmp_path / "y.json")]):
         proc = flow_cli(*args)
         assert proc.returncode == 2 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+EMPTY = {  # what a proxy writes when it is started and stopped with nothing crossing it
+    "mcp": [{"mcp_flow_proxy": {"version": 1, "transport": "stdio", "command": ["srv"]}, "timestamp": 10.0},
+            {"mcp_flow_proxy_end": {"exit_code": 0, "ended_by": "client", "frames": 0}, "timestamp": 10.5}],
+    "model": [{"mcp_flow_proxy": {"version": 1, "transport": "model-http", "upstream": "https://p.example/v1"},
+               "timestamp": 10.0},
+              {"mcp_flow_proxy_end": {"exchanges": 0}, "timestamp": 10.5}],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("which", ["mcp", "model"])
+def test_an_empty_recording_is_said_in_one_wording_by_import_and_merge(tmp_path, which):
+    empty = tmp_path / f"{which}.jsonl"
+    empty.write_text("\n".join(json.dumps(line) for line in EMPTY[which]) + "\n", encoding="utf-8")
+    said = f"error: {empty}: nothing recorded (no MCP message and no model exchange)\n"
+    for command in (["import", str(empty)], ["merge", str(empty)]):
+        proc = flow_cli(*command, "-o", str(tmp_path / "t.json"))
+        assert (proc.returncode, proc.stderr) == (2, said)
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_an_empty_mcp_recording_beside_a_model_one_is_a_note_not_a_failure():
+    empty = "\n".join(json.dumps(line) for line in EMPTY["mcp"])
+    trace = merge_recordings([("mcp.jsonl", empty), ("model.jsonl", _model_log({"city": "北京"}))])
+    assert [h.kind for h in trace.hops if h.kind.startswith("llm.")] == ["llm.request", "llm.response"] * 2
+    assert "mcp.jsonl: nothing recorded (no MCP message and no model exchange)" in trace.meta.imported.unmapped  # type: ignore[union-attr]
+
+
+def test_merge_never_writes_over_a_recording_or_into_a_folder(tmp_path):
+    recording = tmp_path / "c.jsonl"
+    recording.write_text(_model_log({"city": "北京"}), encoding="utf-8")
+    before = recording.read_bytes()
+    proc = flow_cli("merge", str(recording), "--out", str(recording))
+    assert proc.returncode == 2 and proc.stderr == (
+        f"error: --out {recording} is one of the recordings to merge: name another file for the trace\n"
+    )
+    assert recording.read_bytes() == before
+    folder = tmp_path / "b1"
+    folder.mkdir()
+    proc = flow_cli("merge", str(recording), "--out", str(folder))
+    assert (proc.returncode, proc.stderr) == (2, f"error: {folder}: is a folder: name a file to write\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b1", "c.jsonl"] and not any(folder.iterdir())
+
+
+def test_record_passes_the_apps_exit_code_through_and_leaves_no_folder_behind(tmp_path):
+    temp = tmp_path / "temp"  # where `record` makes its folder of recordings (TMPDIR)
+    temp.mkdir()
+    out = tmp_path / "trace.json"
+    proc = flow_cli("record", "--out", str(out), "--", "sh", "-c", "exit 5", env={"TMPDIR": str(temp)})
+    assert proc.returncode == 5  # the app's, though nothing was recorded
+    notes = [line for line in proc.stderr.splitlines() if not line.startswith("recording: ")]
+    assert len(notes) == 1 and notes[0].startswith("note: nothing was recorded, so no trace was written")
+    assert "--server-env MCP_FLOW_RECORD_DIR" in notes[0]
+    assert not out.exists()
+    proc = flow_cli("record", "--out", str(out), "--", "no-such-app-xyz", env={"TMPDIR": str(temp)})
+    assert (
+        proc.returncode == 2
+        and proc.stderr.splitlines()[-1] == "error: cannot start 'no-such-app-xyz': No such file or directory"
+    )
+    assert list(temp.iterdir()) == []  # on every way out
+
+
+def test_a_proxy_with_no_out_under_record_says_how_to_pass_the_folder_on(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "MCP_FLOW_RECORD_DIR"}
+    proc = subprocess.run(
+        [PY, "-m", "flow", "proxy", "--", PY, "-m", "weather_demo"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "--server-env MCP_FLOW_RECORD_DIR" in proc.stderr
 
 
 ODD_VALUES = [None, 1, -1.5, True, "text", [], {}, [1, "a"], {"x": [None]}, "\u2028", 2**70]

@@ -5,6 +5,9 @@ recording holds every body and no key."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -15,7 +18,9 @@ import pytest
 
 from flow.backends.mock_http import make_server
 from flow.cli import main
+from flow.interop.importers import NothingRecorded, import_file
 from flow.proxy.http import mcp_http_proxy, model_proxy
+from helpers import ROOT
 
 KEY = "sk-test-proxy-KEY-0123456789abcdef"
 ENV_KEY = "sk-test-proxy-ENV-fedcba9876543210"
@@ -131,21 +136,105 @@ def test_a_stream_is_passed_on_event_by_event_as_it_comes(tmp_path):
     assert chunks[2]["timestamp"] - chunks[0]["timestamp"] > 0.7
 
 
-def test_a_stalled_stream_is_cut_at_the_deadline(tmp_path):
+def test_a_stalled_stream_is_cut_at_the_deadline_as_a_broken_connection(tmp_path, capfd):
     out = tmp_path / "stall.jsonl"
     served = model_proxy(
         "https://provider.example/v1", str(out), transport=_slow_upstream(0.05, stall=True), timeout_s=1
     ).start()
+    got: list[bytes] = []
     try:
         started = time.monotonic()
         with httpx2.stream("POST", f"{served.url}/chat/completions", json={}, timeout=20) as response:
-            got = b"".join(response.iter_bytes())  # the proxy ends the response where the deadline cut it
+            # Not a complete answer that happens to lack [DONE]: the client's HTTP library raises, as it does when
+            # a real connection is cut, so an SDK cannot hand on the part as if it were the whole.
+            with pytest.raises(httpx2.RemoteProtocolError):
+                for chunk in response.iter_bytes():
+                    got.append(chunk)
         assert 0.9 < time.monotonic() - started < 5, out.read_text()
-        assert got.count(b"data:") == 3 and b"[DONE]" not in got
+        assert b"".join(got).count(b"data:") == 3 and b"[DONE]" not in b"".join(got)
     finally:
         served.stop()
     end = [e for e in entries(out) if e.get("event") == "end"]
     assert end and "did not end within 1 s" in end[0]["error"]
+    said = capfd.readouterr().err
+    assert "Traceback" not in said and "answer cut: the answer did not end within 1 s" in said
+
+
+def test_the_openai_sdk_raises_when_the_deadline_cuts_its_stream(tmp_path):
+    class Stalls(httpx2.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            import anyio
+
+            yield b'data: {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "part"}}]}\n\n'
+            await anyio.sleep(3600)
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Stalls())
+
+    upstream = httpx2.MockTransport(answer)
+    served = model_proxy("https://p.example/v1", str(tmp_path / "cut.jsonl"), transport=upstream, timeout_s=1).start()
+    got = []
+    try:
+        client = openai.OpenAI(base_url=served.url, api_key=KEY, max_retries=0)
+        with pytest.raises(openai.APIConnectionError):  # not the part, returned as if it were the answer
+            for chunk in client.chat.completions.create(model="m", messages=QUESTION, stream=True):
+                got.append(chunk.choices[0].delta.content)
+    finally:
+        served.stop()
+    assert got == ["part"]
+
+
+@pytest.mark.parametrize("make", [model_proxy, mcp_http_proxy], ids=["proxy-model", "proxy-http"])
+def test_a_client_that_leaves_mid_request_is_a_note_not_a_traceback(tmp_path, capfd, make):
+    import socket
+
+    out = tmp_path / "left.jsonl"
+    asked: list[httpx2.Request] = []
+    upstream = httpx2.MockTransport(lambda request: asked.append(request) or httpx2.Response(200, json={}))
+    served = make("https://upstream.example/v1", str(out), transport=upstream).start()
+    try:
+        with socket.create_connection(("127.0.0.1", served.port)) as client:
+            path = "/v1/chat/completions" if make is model_proxy else "/mcp"
+            client.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nx".encode())
+            time.sleep(0.3)
+        time.sleep(0.3)
+    finally:
+        served.stop()
+    assert asked == []  # half a request is not forwarded
+    notes = [e["note"] for e in entries(out) if "note" in e]
+    assert notes == [f"POST {path}: the client left before its request was complete (1 byte of it came): not forwarded"]
+    assert "Traceback" not in capfd.readouterr().err
+    with pytest.raises(NothingRecorded):  # no exchange crossed: the recording reads as an empty one does
+        import_file(out)
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_ends_the_recording_with_its_last_line(tmp_path, signum, code):
+    out = tmp_path / "m.jsonl"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "flow",
+            "proxy-model",
+            "--upstream",
+            "http://127.0.0.1:9/v1",
+            "--port",
+            "0",
+            "-o",
+            str(out),
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    assert "listening on" in proc.stderr.readline()
+    proc.send_signal(signum)
+    assert proc.wait(timeout=15) == code
+    assert "Traceback" not in proc.stderr.read()
+    end = entries(out)[-1]["mcp_flow_proxy_end"]
+    assert end["stopped_by"] == signal.Signals(signum).name and end["exchanges"] == 0
 
 
 def test_an_upstream_that_cannot_be_reached_is_a_502_and_a_line(tmp_path):
@@ -206,4 +295,8 @@ def test_the_mcp_http_proxy_refuses_a_port_in_use(tmp_path, capsys, monkeypatch)
     finally:
         served.stop()
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "Address already in use" in err and err.count("\n") == 1
+    assert (
+        err
+        == f"error: port {served.port} on 127.0.0.1 is in use: give another with --port, or --port 0 for a free one\n"
+    )
+    assert not (tmp_path / "b.jsonl").exists()

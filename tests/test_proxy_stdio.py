@@ -22,10 +22,10 @@ import pytest
 
 from flow.cli import main
 from flow.interop.importers import import_file
-from flow.proxy.log import redacted_command
 from flow.servers.config import EVERYTHING_SERVER, TIME_SERVER
 from flow.trace.files import load_trace
 from flow.trace.normalise import normalise
+from flow.trace.redact import REDACTED, redacted_command
 from helpers import ROOT, flow_cli
 
 HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
@@ -314,6 +314,70 @@ def test_a_client_that_stops_reading_is_taken_as_gone(tmp_path, hostile):
     assert entries(log)[-1]["mcp_flow_proxy_end"]["ended_by"] == "client"
 
 
+def test_a_proxy_started_outside_the_repository_says_how_to_find_flow(tmp_path):
+    # The app gives its servers a clean environment, so a `-m flow proxy` started elsewhere has no `flow` to run.
+    log = tmp_path / "mcp.jsonl"
+    app = [PY, "-m", "flow", "tools", "--server", shlex.join(proxied(log, DEMO)), "--timeout", "20"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the app's own Python finds flow
+    proc = subprocess.run(app, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "No module named flow; the server's Python looks for flow in the folder it starts in" in proc.stderr
+    assert "--server-env PYTHONPATH=" in proc.stderr
+    proc = subprocess.run([*app, "--server-env", f"PYTHONPATH={ROOT}"], cwd=tmp_path, env=env, capture_output=True)
+    assert proc.returncode == 0, proc.stderr  # as the line says
+    assert frames(log)
+
+
+def test_proxies_started_with_one_out_never_overwrite_each_other(tmp_path):
+    # A client that restarts its servers, or starts two at once, gets a recording of each, and is told where.
+    log = tmp_path / "weather.jsonl"
+    procs = [start(log, ["cat"]) for _ in range(3)]
+    for i, proc in enumerate(procs):
+        send(proc, {"jsonrpc": "2.0", "id": i, "method": "ping"})
+        assert json.loads(read_line(proc))["id"] == i
+    said = []
+    for proc in procs:
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0
+        said.append(proc.stderr.read().decode())
+    names = ["weather.jsonl", "weather-2.jsonl", "weather-3.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+    assert sorted(next(m["id"] for _, m in frames(tmp_path / name)) for name in names) == [0, 1, 2]
+    assert sorted(said) == ["", f"note: {log} is there already: recording to {tmp_path / names[1]}\n",
+                            f"note: {log} is there already: recording to {tmp_path / names[2]}\n"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "how", "code"),
+    [
+        ("spawn-child", "client leaves", 0),  # the server exits, its child lingers
+        ("spawn-child,never-answer", "client leaves", 128 + signal.SIGTERM),  # both linger: terminated
+        ("spawn-child,never-answer", "SIGTERM", 128 + signal.SIGTERM),  # passed on to the server and its child
+        ("spawn-child,exit-mid-call", "client leaves", 3),
+    ],
+)
+def test_what_the_server_started_ends_with_it(tmp_path, hostile, behaviour, how, code):
+    # Outside the app nothing else reaps a server's children: the proxy signals the server's whole process group.
+    server = hostile(behaviour, on="initialize")
+    tag = server[-1]
+    proc = start(tmp_path / "children.jsonl", server, "--grace", "0.5")
+    send(proc, INIT)
+    if behaviour == "spawn-child":
+        assert json.loads(read_line(proc))["id"] == 1
+    time.sleep(0.3)
+    if "exit" not in behaviour:  # the proxy (its command line names the server), the server and its child
+        assert len(_alive(tag)) == 3
+    assert proc.stdin is not None
+    if how == "SIGTERM":
+        proc.send_signal(signal.SIGTERM)
+    else:
+        proc.stdin.close()
+    assert proc.wait(timeout=15) == code  # the server's own exit code, as before
+    time.sleep(0.2)
+    assert _alive(tag) == []
+
+
 def test_a_signal_to_the_proxy_reaches_the_server(tmp_path):
     log = tmp_path / "signal.jsonl"
     proc = start(log, DEMO)
@@ -350,24 +414,58 @@ def test_third_party_servers_through_the_proxy(tmp_path, server, tool, arguments
 
 def test_secrets_on_the_command_line_and_in_the_environment_are_never_written(tmp_path):
     key, token, env_key = "sk-test-CMDLINE-0123456789", "tok-Secret-98765", "sk-test-ENVIRONMENT-abcdef"
+    password = "pw-QWERTYUIOPASDF"  # under a name that says nothing of a secret: a client put it there for the server
     echo = (
         "import json, os, sys; sys.stdin.readline(); "
         "print(json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {'env': os.environ['MY_SERVICE_API_KEY'], "
+        "'password': os.environ['MY_PASSWORD'], 'path': os.environ['PATH'], 'level': os.environ['LOG_LEVEL'], "
         "'argv': sys.argv}}), flush=True)"
     )
     log = tmp_path / "secret.jsonl"
-    env = {**os.environ, "MY_SERVICE_API_KEY": env_key}
-    proc = start(log, [PY, "-c", echo, "--api-key", key, f"token={token}"], env=env)
+    # What a client gives a server it starts: its default variables and those it was configured with.
+    env = {"PATH": os.environ["PATH"], "MY_SERVICE_API_KEY": env_key, "MY_PASSWORD": password, "LOG_LEVEL": "debug-1"}
+    proc = start(log, [PY, "-c", echo, "--api-key", key, f"token={token}"], "--env-public", "LOG_LEVEL", env=env)
     send(proc, INIT)
     answer = json.loads(read_line(proc))
     assert answer["result"]["env"] == env_key and key in answer["result"]["argv"]  # the client gets them as sent
+    assert answer["result"]["password"] == password
     assert proc.stdin is not None
     proc.stdin.close()
     assert proc.wait(timeout=10) == 0
     written = log.read_bytes()
-    for secret in (key, token, env_key):
+    for secret in (key, token, env_key, password):
         assert secret.encode() not in written
+    recorded = next(message for _, message in frames(log) if "result" in message)["result"]
+    assert recorded["password"] == REDACTED and recorded["path"] == os.environ["PATH"]  # what every client passes
+    assert recorded["level"] == "debug-1"  # named no secret with --env-public
     assert entries(log)[0]["mcp_flow_proxy"]["command"][-3:] == ["--api-key", "[redacted]", "token=[redacted]"]
+
+
+def test_the_app_and_the_proxy_hide_the_same_secrets_of_a_server(tmp_path):
+    # The app's own trace and the proxy's recording of one session: the command line and the environment the server
+    # was given are hidden by one rule in both, and neither holds a value the server echoes.
+    token, password = "tok-in-the-ARGV-13579", "pw-QWERTYUIOPASDF"
+    server = [PY, "-c", "import sys; from weather_demo.server import main; main([])", f"--token={token}"]
+    log, out = tmp_path / "mcp.jsonl", tmp_path / "tools.json"
+    proc = flow_cli(
+        "tools",
+        "--server",
+        shlex.join(proxied(log, server)),
+        "--server-env",
+        f"MY_PASSWORD={password}",
+        "--out",
+        str(out),
+    )
+    assert proc.returncode == 0, proc.stderr
+    for path in (log, out):
+        written = path.read_text(encoding="utf-8")
+        assert token not in written and password not in written, path
+    shown = redacted_command(server)[0]
+    assert shown[-1] == f"--token={REDACTED}"
+    assert entries(log)[0]["mcp_flow_proxy"]["command"] == shown
+    meta = load_trace(out).meta
+    assert meta.server and meta.server["command"] == shlex.join(redacted_command(proxied(log, server))[0])
+    assert meta.server["command"].endswith(shlex.join(shown)) and meta.settings["server_command"][-1] == shown[-1]
 
 
 def test_the_command_line_is_redacted():
@@ -394,6 +492,11 @@ def test_the_command_line_is_redacted():
         (["--out", "x.jsonl"], "give the server's command after --"),
         (["--out", "x.jsonl", "--", "no-such-server-xyz"], "cannot start 'no-such-server-xyz'"),
         (["--out", "x.jsonl", "--grace", "0", "--", "cat"], "--grace 0: give seconds above 0"),
+        (["--out", "x.jsonl", "--grace", "nan", "--", "cat"], "--grace nan: give seconds above 0 and at most 300"),
+        (["--out", "x.jsonl", "--bogus", "--", "cat"], "unrecognized arguments: --bogus"),
+        (["--grace", "soon"], "python -m flow proxy: argument --grace: invalid float value: 'soon'"),
+        (["--out", "/proc/x.jsonl", "--", "cat"], "/proc/x.jsonl: cannot be written: its folder does not exist"),
+        (["--out", ".", "--", "cat"], ".: is a folder: name a file to write"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
@@ -402,6 +505,9 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
     proc = subprocess.run([PY, "-m", "flow", "proxy", *args], capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and said in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    again = tmp_path / "again"  # not beside the recording the first one made
+    again.mkdir()
+    monkeypatch.chdir(again)
     assert main(["proxy", *args]) == 2  # the same through the whole command line's parser
     err = capsys.readouterr().err
     assert err.startswith("error: ") and said in err and err.count("\n") == 1

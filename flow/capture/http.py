@@ -21,7 +21,7 @@ from flow.text.errors import ModelLimitError
 from flow.trace.model import Hop
 from flow.trace.redact import redact_headers, redact_url
 from flow.trace.steps import STEPS, Step
-from flow.trace.summaries import _dict, _first_choice, _response_step, amount_text, response_summary
+from flow.trace.summaries import _dict, _first_choice, _response_step, amount_text, counted, response_summary
 
 MAX_RESPONSE_BYTES = 16 << 20  # one model response, or one whole stream, decoded: far above any real answer
 
@@ -166,7 +166,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
                 size=len(raw),
                 # Everything in the payload, as text: the body as sent, the URL, the headers.
                 wire_text=raw + url.encode() + json_bytes(request_headers),
-                summary=f"{request.method} {request.url.path}: {n_msgs} messages, {n_tools} tools"
+                summary=f"{request.method} {request.url.path}: {counted(n_msgs, 'message')}, {counted(n_tools, 'tool')}"
                 + (" (stream)" if isinstance(body, dict) and body.get("stream") else "")
                 + (f", {len(rec.adaptations)} adapted by the app" if rec.adaptations else ""),
             )

@@ -22,6 +22,7 @@ from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
 from flow.providers import notes_before_sending
 from flow.proxy import stdio as stdio_proxy
+from flow.proxy.options import Parser, UsageError, check_port, check_seconds
 from flow.runs import run
 from flow.servers.spec import TOKEN_ENV, ServerSpec
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES
@@ -36,16 +37,17 @@ from flow.trace.files import (
 )
 from flow.trace.model import Hop, ImportFormat, Trace
 from flow.trace.redact import SecretLeakError, redact_url
+from flow.trace.writes import unwritable
 from flow.views.diagram import RenderError
 from flow.views.labels import clip
 from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m flow", description="See how a language model uses tools, hop by hop.")
+    p = Parser(prog="python -m flow", description="See how a language model uses tools, hop by hop.")
     sub = p.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("run", help="run one question through the model and the tools, and write the trace")
+    r = _command(sub, "run", what="run one question through the model and the tools, and write the trace")
     r.add_argument("--question", "-q", default="北京今天天气怎么样？")
     r.add_argument("--mode", choices=["mcp", "direct"], default="mcp")
     r.add_argument(
@@ -109,13 +111,14 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--prompt", metavar="NAME", help="fetch an MCP prompt (e.g. weather_report) and send its messages")
     r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
 
-    tl = sub.add_parser("tools", help="connect to an MCP server and list its tools, resources and prompts")
+    tl = _command(sub, "tools", what="connect to an MCP server and list its tools, resources and prompts")
     _probe_options(tl)
     tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace (- for standard output)")
 
-    c = sub.add_parser(
+    c = _command(
+        sub,
         "call",
-        help="connect to an MCP server and call one tool directly (no model), and write the "
+        what="connect to an MCP server and call one tool directly (no model), and write the "
         "trace; exit code 0 only for a result without isError",
     )
     c.add_argument("tool", help="the tool's name, as `tools` lists it")
@@ -125,17 +128,18 @@ def _parser() -> argparse.ArgumentParser:
     _probe_options(c)
     c.add_argument("--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-call.json)")
 
-    s = sub.add_parser("show", help="print a trace as a hop table, or one step's hops with their payloads")
+    s = _command(sub, "show", what="print a trace as a hop table, or one step's hops with their payloads")
     s.add_argument("file")
     s.add_argument("--step", type=int, help="print the hops of this step (0-10) and their payloads")
     s.add_argument("--hop", type=int, metavar="SEQ", help="print one hop and its payload")
 
-    v = sub.add_parser("validate", help="check trace files: OK, or the first problem with its JSON path")
+    v = _command(sub, "validate", what="check trace files: OK, or the first problem with its JSON path")
     v.add_argument("files", nargs="+")
 
-    rp = sub.add_parser(
+    rp = _command(
+        sub,
         "replay",
-        help="re-run a trace offline: recorded model answers, tools run again on the demo "
+        what="re-run a trace offline: recorded model answers, tools run again on the demo "
         "server or on --server (never on a server the file names)",
     )
     rp.add_argument("file")
@@ -154,11 +158,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     _server_access_options(rp)
 
-    sm = sub.add_parser("samples", help="regenerate the sample library")
+    sm = _command(sub, "samples", what="regenerate the sample library")
     sm.add_argument("--out", default="sample_traces", help="the directory to write them to")
     sm.add_argument("names", nargs="*", help="only these samples (default: all)")
 
-    rd = sub.add_parser("render", help="draw a trace: sequence diagram (dot, svg, png), mermaid, or one HTML file")
+    rd = _command(sub, "render", what="draw a trace: sequence diagram (dot, svg, png), mermaid, or one HTML file")
     rd.add_argument("file")
     rd.add_argument("--format", "-f", choices=["dot", "svg", "png", "mermaid", "html"], default="svg")
     rd.add_argument(
@@ -169,15 +173,15 @@ def _parser() -> argparse.ArgumentParser:
     rd.add_argument("--window", type=int, default=0, help="draw only this many arrows around the highlight (0: all)")
     rd.add_argument("--lang", choices=["zh", "en"], default="en")
 
-    ls = sub.add_parser(
-        "lesson", help="write a lesson script: the ten messages at a glance, then every hop explained (Markdown)"
+    ls = _command(
+        sub, "lesson", what="write a lesson script: the ten messages at a glance, then every hop explained (Markdown)"
     )
     ls.add_argument("file")
     ls.add_argument("--lang", choices=["zh", "en"], default="zh")
     ls.add_argument("--out", "-o", default=STDOUT, help="Markdown file to write, - for standard output (the default)")
     ls.add_argument("--restaurant", action="store_true", help="add the restaurant metaphor's captions to the overview")
 
-    ex = sub.add_parser("export", help="write a trace as OpenTelemetry spans (OTLP/JSON), or send them to a collector")
+    ex = _command(sub, "export", what="write a trace as OpenTelemetry spans (OTLP/JSON), or send them to a collector")
     ex.add_argument("file")
     ex.add_argument(
         "--otlp-json", metavar="OUT", help="write OTLP/JSON (resourceSpans) to this file (- for standard output)"
@@ -194,7 +198,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     ex.add_argument("--timeout", type=float, default=10.0, help="seconds to keep trying the collector")
 
-    im = sub.add_parser("import", help="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
+    im = _command(sub, "import", what="turn another tool's recording (JSON-RPC log, OTLP/JSON) into a trace")
     im.add_argument("file")
     im.add_argument(
         "--out",
@@ -210,10 +214,10 @@ def _parser() -> argparse.ArgumentParser:
         "spans; proxy-jsonl: the model proxy's recording (default: auto)",
     )
 
-    sc = sub.add_parser("schema", help="write the JSON Schema of the trace format")
+    sc = _command(sub, "schema", what="write the JSON Schema of the trace format")
     sc.add_argument("--out", "-o", default="schema/trace.schema.json", help="file to write, - for standard output")
 
-    m = sub.add_parser("mock-server", help="serve the offline mock model over HTTP (OpenAI-compatible)")
+    m = _command(sub, "mock-server", what="serve the offline mock model over HTTP (OpenAI-compatible)")
     m.add_argument("--port", type=int, default=8765)
     m.add_argument("--host", default="127.0.0.1")
     m.add_argument(
@@ -222,7 +226,7 @@ def _parser() -> argparse.ArgumentParser:
         help="require the key held in this environment variable, so a wrong key gets 401 as from a real provider",
     )
 
-    ds = sub.add_parser("demo-server", help="run the demo MCP server: over stdio, or over Streamable HTTP with --http")
+    ds = _command(sub, "demo-server", what="run the demo MCP server: over stdio, or over Streamable HTTP with --http")
     ds.add_argument(
         "--http", action="store_true", help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio"
     )
@@ -249,15 +253,13 @@ def _parser() -> argparse.ArgumentParser:
         default="none",
         help="make every tools/call kill the server or never answer",
     )
-    px = sub.add_parser(
-        "proxy",
-        help="stand in for an MCP server over stdio: start it, relay every byte unchanged, record each frame (JSONL)",
-    )
+    px = _command(sub, "proxy", what=stdio_proxy.DESCRIPTION)
     stdio_proxy.add_arguments(px)
 
-    pm = sub.add_parser(
+    pm = _command(
+        sub,
         "proxy-model",
-        help="stand in for an OpenAI-compatible API on 127.0.0.1: forward every request, stream answers through, "
+        what="stand in for an OpenAI-compatible API on 127.0.0.1: forward every request, stream answers through, "
         "record the bodies (JSONL; never a key)",
     )
     pm.add_argument(
@@ -265,9 +267,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     _http_proxy_options(pm, 8766)
 
-    ph = sub.add_parser(
+    ph = _command(
+        sub,
         "proxy-http",
-        help="stand in for an MCP server over Streamable HTTP on 127.0.0.1: forward POST/GET/DELETE, record the "
+        what="stand in for an MCP server over Streamable HTTP on 127.0.0.1: forward POST/GET/DELETE, record the "
         "frames (JSONL; no header, so no token or session id)",
     )
     ph.add_argument(
@@ -275,17 +278,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     _http_proxy_options(ph, 8767)
 
-    mg = sub.add_parser(
-        "merge", help="merge what the proxies recorded of one run (an MCP recording, a model recording) into one trace"
+    mg = _command(
+        sub,
+        "merge",
+        what="merge what the proxies recorded of one run (an MCP recording, a model recording) into one trace",
     )
     mg.add_argument(
         "files", nargs="+", metavar="RECORDING", help="JSONL files written by proxy, proxy-http, proxy-model"
     )
     mg.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
+    mg.add_argument(
+        "--conversation",
+        type=int,
+        metavar="N",
+        help="of several conversations in the model recording (a long-running proxy-model), the Nth (default: the "
+        "last; merge says how many it found)",
+    )
 
-    rc = sub.add_parser(
+    rc = _command(
+        sub,
         "record",
-        help="run an app with the model proxy in front of its provider (OPENAI_BASE_URL set for it), "
+        what="run an app with the model proxy in front of its provider (OPENAI_BASE_URL set for it), "
         "then merge what was recorded into one trace",
     )
     rc.add_argument("--out", "-o", required=True, help="trace file to write, - for standard output")
@@ -303,6 +316,11 @@ def _parser() -> argparse.ArgumentParser:
     rc.add_argument("--timeout", type=float, default=600.0, help="seconds one model exchange may take")
     rc.add_argument("app_command", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- then the app's command line")
     return p
+
+
+def _command(sub: argparse._SubParsersAction[Parser], name: str, *, what: str) -> Parser:
+    """A subcommand, saying what it does both in the list of commands and on its own --help."""
+    return sub.add_parser(name, help=what, description=what)
 
 
 def _http_proxy_options(parser: argparse.ArgumentParser, port: int) -> None:
@@ -358,14 +376,12 @@ def _probe_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=10.0)
 
 
-class _UsageError(Exception):
-    """Bad command-line input: one line, exit 2."""
-
-
 def _error(line: object) -> None:
     """The one way the command line reports a failure: `error: ...` on one line of standard error."""
     print(f"error: {' '.join(str(line).splitlines())}", file=sys.stderr, flush=True)  # whatever a tool said
 
+
+MAX_EXCHANGE_S = 86400.0  # the longest a model proxy's --timeout may give one exchange
 
 STDOUT = "-"  # an output named "-" is standard output, as in other Unix tools
 
@@ -380,8 +396,11 @@ def _write(out: str | Path, data: str | bytes) -> None:
     """`data` into the file `out` (its folder made if need be), or onto standard output for "-": the same bytes."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if str(out) != STDOUT:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_bytes(raw)
+        try:  # written in place, not through a temporary file: `-o /dev/null` and a named pipe work as ever
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_bytes(raw)
+        except OSError as exc:
+            raise unwritable(out, exc) from None
         return
     sys.stdout.flush()  # what the command printed before comes first
     sys.stdout.buffer.write(raw)
@@ -393,8 +412,14 @@ def _save(trace: Trace, out: str | Path) -> None:
     if str(out) == STDOUT:
         _write(out, trace_text(trace))
     else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
         save_trace(trace, out)
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them is not there (yet): not the same file
+        return False
 
 
 def _where(out: str | Path) -> str:
@@ -410,21 +435,21 @@ def _read_small_file(path: str, option: str) -> str:
     try:
         data = read_limited(path, limit=_SMALL_FILE, what="file for " + option)
     except TraceError as exc:
-        raise _UsageError(f"{option} {exc}") from None
+        raise UsageError(f"{option} {exc}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise _UsageError(f"{option} {path}: not UTF-8 text") from None
+        raise UsageError(f"{option} {path}: not UTF-8 text") from None
 
 
 def _env_pair(text: str, option: str, *, from_environment: bool) -> tuple[str, str]:
     """NAME=VALUE, or (when allowed) NAME alone, whose value is copied from this process's environment."""
     name, eq, value = text.partition("=")
     if not name or "\0" in text or (not eq and not from_environment):
-        raise _UsageError(f"{option} wants NAME=VALUE" + (" or NAME" if from_environment else "") + f", got {text!r}")
+        raise UsageError(f"{option} wants NAME=VALUE" + (" or NAME" if from_environment else "") + f", got {text!r}")
     if not eq:
         if name not in os.environ:
-            raise _UsageError(f"{option} {name}: {name} is not set in this environment")
+            raise UsageError(f"{option} {name}: {name} is not set in this environment")
         value = os.environ[name]
     return name, value
 
@@ -453,30 +478,30 @@ def _server_spec(args: argparse.Namespace) -> ServerSpec:
     server = (args.server or "").strip()
     if server.startswith(("http://", "https://")):
         if env:
-            raise _UsageError("--server-env is for a server started from a command; an HTTP server runs on its own")
+            raise UsageError("--server-env is for a server started from a command; an HTTP server runs on its own")
         return ServerSpec(transport="http", url=server, bearer_token_env=args.bearer_token_env)
     if server.split(":", 1)[0].lower() in ("ws", "wss", "sse", "tcp"):
-        raise _UsageError(f"--server {server!r}: only http:// and https:// URLs (Streamable HTTP) are supported")
+        raise UsageError(f"--server {server!r}: only http:// and https:// URLs (Streamable HTTP) are supported")
     if args.server is not None and not server:
-        raise _UsageError(
+        raise UsageError(
             "--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server"
         )
     try:
         command = tuple(shlex.split(server)) if server else ()
     except ValueError as exc:  # shlex: "No closing quotation", "No escaped character"
-        raise _UsageError(f"--server {server!r}: {exc}") from None
+        raise UsageError(f"--server {server!r}: {exc}") from None
     if env and not command:
-        raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
+        raise UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
     return ServerSpec(command=command, env=tuple(env), env_public=tuple(public), bearer_token_env=args.bearer_token_env)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.max_rounds < 1:
-        raise _UsageError("--max-rounds must be at least 1")
+        raise UsageError("--max-rounds must be at least 1")
     if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
-        raise _UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
+        raise UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
     if args.script and (args.model or args.base_url):
-        raise _UsageError("--script is the model; leave out --model and --base-url")
+        raise UsageError("--script is the model; leave out --model and --base-url")
     options = RunOptions.build(
         server=_server_spec(args),
         mode=args.mode,
@@ -561,7 +586,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
         bad = json_value_problem(arguments)
         problem = f"not usable ({bad})" if bad else "not a JSON object"
     if not isinstance(arguments, dict) or json_value_problem(arguments):
-        raise _UsageError(f"--args is {problem}: {args.args}")
+        raise UsageError(f"--args is {problem}: {args.args}")
     spec = _server_spec(args)
     result, called = anyio.run(
         lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout)
@@ -592,13 +617,13 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
             or args.port != 8000
             or args.host != "127.0.0.1"
         ):
-            raise _UsageError("--token, --token-file, --no-auth, --allow-host, --host and --port are for --http")
+            raise UsageError("--token, --token-file, --no-auth, --allow-host, --host and --port are for --http")
         serve_stdio(["--fault", args.fault])
         return 0
     if args.token and args.token_file:
-        raise _UsageError("--token and --token-file: give one")
+        raise UsageError("--token and --token-file: give one")
     if args.no_auth and (args.token or args.token_file):
-        raise _UsageError("--no-auth and a token contradict each other")
+        raise UsageError("--no-auth and a token contradict each other")
     token = args.token
     if args.token_file:
         token = next(
@@ -606,7 +631,7 @@ def _cmd_demo_server(args: argparse.Namespace) -> int:
             "",
         )
         if not token:
-            raise _UsageError(f"--token-file {args.token_file}: the file is empty")
+            raise UsageError(f"--token-file {args.token_file}: the file is empty")
     token = None if args.no_auth else (token or os.environ.get(TOKEN_ENV) or None)
     generated = token is None and not args.no_auth
     if generated:
@@ -738,7 +763,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     trace = load_trace(args.file)
     server = _server_spec(args) if args.server is not None else None
     if server is None and (args.server_env or args.server_env_file or args.server_env_public):
-        raise _UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
+        raise UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
     other = recorded_server(trace.meta)
     if server is None and other is not None:
         print(
@@ -749,7 +774,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     try:
         result = replay(trace, source=args.file, transport=args.transport, server=server)
     except ReplayError as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     _save(result.trace, args.out)
     info = result.trace.meta.replay or {}
     say = _lines_to(args.out)
@@ -772,15 +797,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from flow.interop.otlp import OtlpExportError, send_otlp, to_otlp_json
 
     if not args.otlp_json and not args.otlp_endpoint:
-        raise _UsageError("say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL")
+        raise UsageError("say where the spans go: --otlp-json OUT and/or --otlp-endpoint URL")
     headers: dict[str, str] = {}
     for header in args.otlp_header:
         name, eq, value = header.partition("=")
         if not eq or not name.strip():  # never the argument itself in the message: it may be all a secret
-            raise _UsageError("--otlp-header wants NAME=VALUE, e.g. Authorization=Basic ...")
+            raise UsageError("--otlp-header wants NAME=VALUE, e.g. Authorization=Basic ...")
         headers[name.strip()] = value
     if headers and not args.otlp_endpoint:
-        raise _UsageError("--otlp-header goes with --otlp-endpoint URL")
+        raise UsageError("--otlp-header goes with --otlp-endpoint URL")
     trace = load_trace(args.file)
     say = _lines_to(args.otlp_json)
     if args.otlp_json:
@@ -868,7 +893,7 @@ def _cmd_samples(args: argparse.Namespace) -> int:
     from flow.samples import write_samples
 
     if args.out == STDOUT:
-        raise _UsageError("--out -: the samples are a folder of files, and standard output holds one; name a folder")
+        raise UsageError("--out -: the samples are a folder of files, and standard output holds one; name a folder")
     for path in write_samples(Path(args.out), names=args.names or None):
         print(path)
     return 0
@@ -892,64 +917,97 @@ def _cmd_proxy(args: argparse.Namespace) -> int:
     try:
         return stdio_proxy.run_proxy(args)
     except ValueError as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_http_proxy(args: argparse.Namespace) -> int:
     from flow.proxy.http import mcp_http_proxy, model_proxy
 
-    if not 0 <= args.port <= 65535:
-        raise _UsageError(f"--port {args.port}: give a port from 0 to 65535")
-    if not 0 < args.timeout <= 86400:
-        raise _UsageError(f"--timeout {args.timeout:g}: give seconds above 0 and at most 86400")
+    check_port(args.port)
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
     make = model_proxy if args.command == "proxy-model" else mcp_http_proxy
     try:
         served = make(args.upstream, args.out, port=args.port, timeout_s=args.timeout)
     except ValueError as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     what = "model API" if args.command == "proxy-model" else "MCP server"
-    print(
-        f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {args.out}",
-        file=sys.stderr,
-        flush=True,
-    )
-    served.run()
-    return 0
+    log = served.relay.recording.log
+
+    def listening() -> None:
+        if log.renamed:
+            print(f"note: {log.renamed}", file=sys.stderr)
+        print(
+            f"{what} proxy listening on {served.url} → {redact_url(args.upstream)}, recording to {log.path}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    stopped_by = served.run(ready=listening)
+    return 128 + stopped_by if stopped_by else 0
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
     from flow.interop.importers import merge_files
 
-    trace = merge_files(args.files, name=str(args.out))
+    for recording in args.files:
+        if str(args.out) != STDOUT and _same_file(args.out, recording):
+            raise UsageError(f"--out {args.out} is one of the recordings to merge: name another file for the trace")
+    trace = merge_files(args.files, name=str(args.out), conversation=args.conversation)
     _save(trace, args.out)
-    say = _lines_to(args.out)
-    for line in trace.meta.imported.unmapped if trace.meta.imported else []:
-        print(terminal_safe(f"not recorded: {line}"), file=say)
-    print(f"{summary_line(trace)} → {_where(args.out)}", file=say)
+    _merged(trace, args.out)
     return 0
 
 
-def _cmd_record(args: argparse.Namespace) -> int:
-    import subprocess
-    import tempfile
+def _merged(trace: Trace, out: str | Path) -> None:
+    """What `merge` and `record` say of the trace they wrote: its notes (what is inferred, what was left out, which
+    conversation it is), then its summary."""
+    say = _lines_to(out)
+    for line in trace.meta.imported.unmapped if trace.meta.imported else []:
+        print(terminal_safe(f"note: {line}"), file=say)
+    print(f"{summary_line(trace)} → {_where(out)}", file=say)
 
-    from flow.interop.importers import merge_files
-    from flow.proxy.http import model_proxy
-    from flow.proxy.stdio import RECORD_DIR_ENV
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
 
     command = args.app_command[1:] if args.app_command[:1] == ["--"] else args.app_command
     if not command:
-        raise _UsageError("give the app's command after --, e.g. record --out run.json -- python my_app.py")
-    if not 0 <= args.port <= 65535:
-        raise _UsageError(f"--port {args.port}: give a port from 0 to 65535")
+        raise UsageError("give the app's command after --, e.g. record --out run.json -- python my_app.py")
+    check_port(args.port)
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
+    if str(args.out) != STDOUT and Path(args.out).is_dir():  # said before the app runs, not after
+        raise unwritable(args.out, IsADirectoryError())
     upstream = args.upstream or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    model_log = folder / "model.jsonl"
+    if args.keep:
+        folder = Path(args.keep)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--keep {folder}: cannot be made a folder ({exc.strerror or exc})") from None
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
     try:
-        served = model_proxy(upstream, str(model_log), port=args.port, timeout_s=args.timeout).start()
+        return _record(args, command, upstream, folder)
+    finally:
+        if not args.keep:  # on every way out: a refused start, a failed merge, Ctrl-C
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _record(args: argparse.Namespace, command: list[str], upstream: str, folder: Path) -> int:
+    """`record`: the model proxy, the app, the merge of what was recorded in `folder`; the app's exit code."""
+    import subprocess
+
+    from flow.interop.importers import NothingRecorded, merge_files
+    from flow.proxy.http import model_proxy
+    from flow.proxy.stdio import RECORD_DIR_ENV, exit_code
+
+    before = set(folder.iterdir())  # a kept folder may hold an earlier run's recordings: never merged into this one
+    try:
+        served = model_proxy(upstream, str(folder / "model.jsonl"), port=args.port, timeout_s=args.timeout).start()
     except ValueError as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
+    model_log = served.relay.recording.log.path
     print(f"recording: OPENAI_BASE_URL={served.url} → {redact_url(upstream)}", file=sys.stderr, flush=True)
     # The app's MCP servers are recorded when its configuration starts them through `python -m flow proxy`
     # with no --out: each then writes into this folder.
@@ -958,32 +1016,37 @@ def _cmd_record(args: argparse.Namespace) -> int:
         app = subprocess.Popen(command, env=env)
     except OSError as exc:
         served.stop()
-        raise _UsageError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
     try:
-        code = app.wait()
+        returncode = app.wait()
     except KeyboardInterrupt:  # the app got the Ctrl-C too: let it end, then merge what it did
         try:
-            code = app.wait(timeout=10)
+            returncode = app.wait(timeout=10)
         except subprocess.TimeoutExpired:
             app.kill()
-            code = app.wait()
+            returncode = app.wait()
     finally:
         served.stop()
-    recordings = [model_log, *sorted(folder.glob("mcp-*.jsonl"), key=lambda p: p.stat().st_mtime)]
-    if len(recordings) > 2:
-        print(
-            f"note: {len(recordings) - 1} MCP recordings; the trace merges the first, {recordings[1]}", file=sys.stderr
-        )
+    code = exit_code(returncode)
+    found = [p for p in folder.glob("mcp-*.jsonl") if p not in before]
+    mcp_logs = sorted(found, key=lambda p: p.stat().st_mtime)
+    if len(mcp_logs) > 1:
+        print(f"note: {len(mcp_logs)} MCP recordings; the trace merges the first, {mcp_logs[0]}", file=sys.stderr)
     try:
-        trace = merge_files(recordings[:2], name=str(args.out))
-    finally:
-        if not args.keep:
-            for path in folder.iterdir():
-                path.unlink()
-            folder.rmdir()
+        trace = merge_files([model_log, *mcp_logs[:1]], name=str(args.out))
+    except NothingRecorded:
+        # The app's own exit code stands; what it did is not for the recording to overrule.
+        print(
+            "note: nothing was recorded, so no trace was written: the app sent no model request to "
+            f"$OPENAI_BASE_URL, and no MCP frame crossed a `python -m flow proxy` (one with no --out records only "
+            f"if it gets ${RECORD_DIR_ENV}: an app that gives its servers a clean environment must pass it on, "
+            f"e.g. --server-env {RECORD_DIR_ENV})",
+            file=sys.stderr,
+        )
+        return code
     _save(trace, args.out)
-    print(f"{summary_line(trace)} → {_where(args.out)}", file=_lines_to(args.out))
-    return code if code >= 0 else 128 - code
+    _merged(trace, args.out)
+    return code
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
@@ -1016,14 +1079,14 @@ def main(argv: list[str] | None = None) -> int:
         for i, arg in enumerate(argv, 1):
             if json_value_problem(arg):
                 shown = arg.encode("utf-8", "backslashreplace").decode()[:80]
-                raise _UsageError(f"argument {i} is not UTF-8 text: {shown}")
+                raise UsageError(f"argument {i} is not UTF-8 text: {shown}")
         args = _parser().parse_args(argv)
         # The MCP SDK logs what it retries or gives up on; the outcome reaches the user as one line and a hop.
         sdk_log = logging.getLogger("mcp")
         if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
             sdk_log.addHandler(logging.NullHandler())
         return _COMMANDS[args.command](args)
-    except (_UsageError, TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
+    except (UsageError, TraceError, SecretLeakError, RenderError, ScriptError, OSError) as exc:
         _error(exc)
         return 2
     except KeyboardInterrupt:

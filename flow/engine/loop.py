@@ -42,7 +42,7 @@ from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
-from flow.trace.summaries import arguments_text, response_summary
+from flow.trace.summaries import arguments_text, counted, response_summary
 
 
 @dataclass
@@ -149,7 +149,7 @@ class _McpTools:
                 payload={"prompt": self.options.prompt, "result": data, "as_chat_messages": setup.prompt_messages},
                 step=Step.LIST_TOOLS,
                 direction="response",
-                summary=f"prompt {self.options.prompt}: {len(setup.prompt_messages)} messages",
+                summary=f"prompt {self.options.prompt}: {counted(len(setup.prompt_messages), 'message')}",
             )
             _record_content_translation(
                 rec,

@@ -11,7 +11,7 @@ from flow.servers.spec import TOKEN_ENV, Era, ServerSpec, TransportName
 from flow.text.names import Lang
 from flow.trace.files import TraceError
 from flow.trace.model import Mode, Trace
-from flow.trace.redact import redact_url
+from flow.trace.redact import redact_url, redacted_command
 
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
 
@@ -108,10 +108,11 @@ class RunOptions:
         )
 
     def settings(self) -> dict[str, Any]:
-        """The options as a trace records them: environment values only where marked public, URLs without
-        user-info or query values, and how to reach another server only when there is one (traces of the
-        demo server stay as they were)."""
+        """The options as a trace records them: environment values only where marked public, the command line and
+        URLs without their secrets (`redacted_command`, `redact_url`), and how to reach another server only when
+        there is one (traces of the demo server stay as they were)."""
         settings = asdict(self)
+        settings["server_command"] = redacted_command(self.server_command)[0]
         settings["server_env"] = self.server_spec().recorded_env()
         settings["server_url"] = redact_url(self.server_url)
         for name in ("server_env", "server_env_public", "server_url", "bearer_token_env"):

@@ -28,6 +28,14 @@ REPORTED_ARGUMENTS_ATTR = "mcp_flow.function.arguments"
 REPORTED_RESULT_ATTR = "mcp_flow.function.result"
 
 
+class NothingRecorded(TraceError):
+    """Recordings with no MCP message and no model exchange in them: nothing to show. Worded once, for the file
+    reader (`import`), `merge` and `record` alike."""
+
+    def __init__(self, names: str) -> None:
+        super().__init__(f"{names}: nothing recorded (no MCP message and no model exchange)")
+
+
 def json_or_text(text: Any) -> Any:
     """A string holding JSON as its values; anything else, or a string that is not JSON, as it is."""
     if not isinstance(text, str):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
+from flow.interop.common import NothingRecorded
 from flow.interop.jsonrpc_log import import_jsonrpc_log
 from flow.interop.merge import MODEL_TRANSPORT, merge_recordings
 from flow.interop.otlp_import import import_otlp_json
@@ -23,6 +24,7 @@ from flow.trace.model import ImportFormat, Trace, as_dict
 
 __all__ = [
     "FORMATS",
+    "NothingRecorded",
     "detect_format",
     "import_bytes",
     "import_file",
@@ -89,14 +91,15 @@ def import_bytes(data: bytes, *, name: str, fmt: str = "auto") -> Trace:
     raise TraceError(f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
 
 
-def merge_files(paths: Sequence[str | Path], *, name: str = "merged") -> Trace:
-    """The proxies' recordings of one run, each read as a trace file is, merged into one trace (`merge`)."""
+def merge_files(paths: Sequence[str | Path], *, name: str = "merged", conversation: int | None = None) -> Trace:
+    """The proxies' recordings of one run, each read as a trace file is, merged into one trace (`merge`); of several
+    conversations in the model recording, the one numbered `conversation`, by default the last."""
     texts = [(str(p), _text(read_limited(p, what="file"), str(p))) for p in paths]
     total = sum(sum(1 for line in text.splitlines() if line.strip()) for _, text in texts)
     if total > MAX_HOPS:
         raise TraceError(f"{name}: {total:,} recorded lines is over the limit of {MAX_HOPS:,} hops for a trace")
     try:
-        return merge_recordings(texts, name=name)
+        return merge_recordings(texts, name=name, conversation=conversation)
     except RecursionError:
         raise TraceError(f"{name}: nested too deeply to import") from None
 

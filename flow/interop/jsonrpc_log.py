@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flow.interop.common import SERVER_METHODS, Hops, finish, json_line, method_step, quoted
+from flow.interop.common import SERVER_METHODS, Hops, NothingRecorded, finish, json_line, method_step, quoted
 from flow.trace.files import TraceError
 from flow.trace.model import MAX_COUNT, Actor, ImportInfo, Trace, TraceMeta, answer_step, as_dict
 from flow.trace.pairing import Pairing, Request
@@ -142,7 +142,7 @@ def _log_lines(text: str, name: str, proxied: _Proxied | None = None) -> list[_L
             _rpc_key(frame.get("method"), "method", where)
             lines.append(_Line(lineno, sender, time_s, frame))
     if not lines:
-        raise TraceError(f"{name}: no JSON-RPC messages in the file")
+        raise NothingRecorded(name)
     return lines
 
 
@@ -238,7 +238,7 @@ def _proxy_notes(proxied: _Proxied, server: dict[str, Any], settings: dict[str, 
         settings["server_url"] = header["upstream"][:2000]
     notes = list(proxied.notes)
     if not end:
-        notes.append("the recording has no last line: the proxy was stopped before it could finish it")
+        notes.append("the recording has no last line: its proxy is still running, or was killed before it could end it")
     if _count(end.get("dropped")):
         stopped = str(end.get("stopped") or "the writer fell behind")
         notes.append(f"{_count(end['dropped'])} lines were relayed but not recorded ({stopped})")

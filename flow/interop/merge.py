@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from flow.interop.common import Hops, finish, json_line, json_or_text, quoted
+from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
 from flow.trace.files import TraceError
 from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
 from flow.trace.payloads import ChatRequest
 from flow.trace.steps import Step
-from flow.trace.summaries import _response_step, arguments_text, response_summary
+from flow.trace.summaries import _response_step, arguments_text, counted, response_summary
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
 
@@ -53,9 +54,11 @@ class _Exchange:
     end: dict[str, Any] = field(default_factory=dict)
 
 
-def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange]]:
+def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange], list[str]]:
+    """The header, the exchanges with a request, and the proxy's notes (what crossed, or failed to, outside one)."""
     header: dict[str, Any] = {}
     exchanges: dict[int, _Exchange] = {}
+    notes: list[str] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -67,6 +70,9 @@ def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange]]:
             continue
         n, event, t = entry.get("exchange"), entry.get("event"), entry.get("timestamp")
         if "mcp_flow_proxy_end" in entry:
+            continue
+        if isinstance(entry.get("note"), str) and n is None:
+            notes.append(f"line {lineno}: {entry['note'][:200]}")
             continue
         if type(n) is not int or not isinstance(t, (int, float)) or isinstance(t, bool):
             raise TraceError(f"{name} line {lineno}: not a model proxy's line (no exchange number and timestamp)")
@@ -85,7 +91,7 @@ def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange]]:
             raise TraceError(f"{name} line {lineno}: unknown event {quoted(event)}")
     if not header:
         raise TraceError(f"{name}: not a recording of python -m flow proxy-model (no header line)")
-    return header, [exchanges[n] for n in sorted(exchanges) if exchanges[n].request]
+    return header, [exchanges[n] for n in sorted(exchanges) if exchanges[n].request], notes
 
 
 def _assembled(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
@@ -182,8 +188,12 @@ class _Merge:
     """The state of one merge: the model's tool calls still to be carried out, what the backfills sent back, and
     what the trace's meta will say."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, conversation: int | None = None) -> None:
         self.name = name
+        self.conversation = conversation  # which of several in the model recording, from 1; None: the last
+        # When there are several: the MCP frames kept are the set-up (before the first model request) and those that
+        # crossed from the chosen conversation's first request to the next one's (ms on the merged clock).
+        self.window: tuple[float, float, float] | None = None
         self.notes: list[str] = []
         self.calls: list[_Call] = []
         self.tool_messages: dict[str, str] = {}  # the text each backfill sent back, by tool_call_id
@@ -201,10 +211,10 @@ class _Merge:
         if others:
             first = others[0].request
             self.notes.append(
-                f"{len(others)} model exchanges on other paths (the first: {first.get('method')} "
+                f"{counted(len(others), 'model exchange')} on other paths (the first: {first.get('method')} "
                 f"{quoted(first.get('path'))}): recorded, not stepped (only Chat Completions is)"
             )
-        chats = [ex for ex in exchanges if ex not in others]
+        chats = self.one_conversation([ex for ex in exchanges if ex not in others], ms)
         for rnd, ex in enumerate(chats, 1):
             req = ex.request
             body = req.get("body")
@@ -244,12 +254,37 @@ class _Merge:
                         t_end_ms=t_req,
                         direction="request",
                         rnd=rnd,
-                        summary=f"{payload['method']} {req.get('path')}: {len(messages)} messages, {n_tools} tools{stream}",
+                        summary=f"{payload['method']} {req.get('path')}: {counted(len(messages), 'message')}, "
+                        f"{counted(n_tools, 'tool')}{stream}",
                     ),
                 )
             )
             events += self.answer_events(ex, rnd, step, t_req, ms)
         return events
+
+    def one_conversation(self, chats: list[_Exchange], ms: Callable[[dict[str, Any]], float]) -> list[_Exchange]:
+        """The exchanges of one conversation: a long-running model proxy records several, and one trace shows one
+        (the last, unless `conversation` names another), saying so in a note."""
+        runs = _conversations(chats)
+        if self.conversation is None and len(runs) < 2:
+            return chats
+        chosen = self.conversation or len(runs)
+        if not 1 <= chosen <= len(runs):
+            raise TraceError(
+                f"{self.name}: conversation {chosen}: the model recording holds {counted(len(runs), 'conversation')}"
+            )
+        if len(runs) < 2:
+            return chats
+        run = runs[chosen - 1]
+        starts = [ms(r[0].request) for r in runs]
+        self.window = (starts[0], starts[chosen - 1], starts[chosen] if chosen < len(runs) else float("inf"))
+        which = "the last" if chosen == len(runs) else ("the first" if chosen == 1 else f"number {chosen}")
+        self.notes.append(
+            f"the model recording holds {len(runs)} conversations (a request that does not resend the one before it "
+            f"starts a new one): this trace is {which}, {chosen} of {len(runs)} (exchanges {run[0].n} to {run[-1].n}), "
+            "with the MCP set-up and the frames that crossed during it; merge --conversation N shows another"
+        )
+        return run
 
     def answer_events(self, ex: _Exchange, rnd: int, step: Step, t_req: float, ms: Any) -> list[_Event]:
         events: list[_Event] = []
@@ -501,6 +536,22 @@ def _spec(hop: Hop, offset_ms: float) -> dict[str, Any]:
     )
 
 
+def _conversations(chats: list[_Exchange]) -> list[list[_Exchange]]:
+    """Chat exchanges in conversations. A chat API is stateless: each request of a conversation resends all its
+    messages so far, so a request whose messages do not begin with the previous request's starts a new one (a retry,
+    resending the same, does not). A request with no messages belongs to the conversation it comes in."""
+    runs: list[list[_Exchange]] = []
+    previous: list[Any] = []
+    for ex in chats:
+        messages = as_list(as_dict(ex.request.get("body")).get("messages"))
+        if runs and (not messages or messages[: len(previous)] == previous):
+            runs[-1].append(ex)
+        else:
+            runs.append([ex])
+        previous = messages or previous
+    return runs
+
+
 def _chunk_text(data: Any, n: int) -> str:
     choices = as_list(as_dict(data).get("choices"))
     if not choices:
@@ -536,8 +587,11 @@ def _start(text: str) -> float | None:
     return None
 
 
-def merge_recordings(recordings: list[tuple[str, str]], *, name: str = "merged") -> Trace:
-    """Recordings (name, text) of one run, MCP ones and at most one of the model proxy, as one trace."""
+def merge_recordings(
+    recordings: list[tuple[str, str]], *, name: str = "merged", conversation: int | None = None
+) -> Trace:
+    """Recordings (name, text) of one run, MCP ones and at most one of the model proxy, as one trace; of several
+    conversations in the model recording, the one numbered `conversation` (from 1), by default the last."""
     mcp = [(n, t) for n, t in recordings if recording_kind(t) == "mcp"]
     models = [(n, t) for n, t in recordings if recording_kind(t) == "model"]
     if len(models) > 1:
@@ -548,20 +602,29 @@ def merge_recordings(recordings: list[tuple[str, str]], *, name: str = "merged")
         raise TraceError(f"{name}: nothing to merge")
     starts = [s for _, t in recordings if (s := _start(t)) is not None]
     t0 = min(starts) if starts else 0.0
-    job = _Merge(name)
+    job = _Merge(name, conversation)
     model_events: list[_Event] = []
     header: dict[str, Any] = {}
     if models:
-        header, exchanges = _model_log(models[0][1], models[0][0])
+        header, exchanges, proxy_notes = _model_log(models[0][1], models[0][0])
+        job.notes += proxy_notes
         model_events = job.model_events(exchanges, t0, str(header.get("upstream") or ""))
     imported: Trace | None = None
     mcp_events: list[_Event] = []
     unmapped: list[str] = []
     if mcp:
-        imported = import_jsonrpc_log(mcp[0][1], name=mcp[0][0])
+        try:
+            imported = import_jsonrpc_log(mcp[0][1], name=mcp[0][0])
+        except NothingRecorded as exc:  # the server was started, and nothing crossed: the model's side still counts
+            unmapped.append(str(exc))
+    if imported is not None:
         started = imported.meta.started_at
         offset = (dt.datetime.fromisoformat(started).timestamp() - t0) * 1000 if started else 0.0
-        mcp_events = job.mcp_events(imported.hops, offset)
+        hops = imported.hops
+        if job.window is not None:
+            set_up_until, start, end = job.window
+            hops = [h for h in hops if h.t_end_ms + offset < set_up_until or start <= h.t_end_ms + offset < end]
+        mcp_events = job.mcp_events(hops, offset)
         unmapped += [
             n
             for n in (imported.meta.imported.unmapped if imported.meta.imported else [])
@@ -616,7 +679,7 @@ def merge_recordings(recordings: list[tuple[str, str]], *, name: str = "merged")
             extra={"inferred": "the model's final answer; what the app showed the user is not recorded"},
         )
     if not out.hops:
-        raise TraceError(f"{name}: the recordings hold no model exchange and no MCP frame")
+        raise NothingRecorded(", ".join(n for n, _ in recordings))
     unmapped += job.notes
     unmapped.append(
         "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "

@@ -11,13 +11,17 @@ exchange is bounded: its request body in size, the whole exchange by one deadlin
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import logging
 import re
+import signal
 import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -25,12 +29,13 @@ import anyio
 import httpx2
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from flow.proxy.log import ProxyLog, excerpt, now
 from flow.trace.redact import SECRET_HEADERS, redact_url, url_secrets
+from flow.trace.summaries import amount_text
 
 MAX_REQUEST_BYTES = 32 << 20  # a request body: far above any chat request or JSON-RPC frame
 
@@ -90,6 +95,8 @@ class Recording(Protocol):
     def body(self, n: int, data: bytes, size: int, t: float) -> None: ...
 
     def end(self, n: int, t: float, error: str | None) -> None: ...
+
+    def note(self, text: str, t: float) -> None: ...
 
 
 @dataclass
@@ -159,10 +166,19 @@ class Relay:
         if request.url.query:
             url += ("&" if "?" in url else "?") + request.url.query
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_REQUEST_BYTES:
-                return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_REQUEST_BYTES:
+                    return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
+        except ClientDisconnect:  # nothing was forwarded, and there is no one to answer
+            self.recording.log.add_secrets(header_secrets(request.headers.items()))
+            self.recording.note(
+                f"{request.method} {request.url.path}: the client left before its request was complete "
+                f"({amount_text(len(body))} of it came): not forwarded",
+                now(),
+            )
+            return Response(status_code=400)
         self.exchanges += 1
         n, rec = self.exchanges, self.recording
         rec.request(n, request, bytes(body), now())
@@ -191,6 +207,7 @@ class Relay:
         rec, cap = self.recording, self.recording.log.max_frame_bytes
         events, body, size = _Events(cap), bytearray(), 0
         error: str | None = None
+        cut = False
         chunks = upstream.aiter_bytes()
         try:
             while True:
@@ -201,6 +218,7 @@ class Relay:
                         break
                 if waited.cancelled_caught:
                     error = f"the answer did not end within {self.timeout_s:g} s: cut here"
+                    cut = True
                     break
                 t = now()
                 if stream:
@@ -222,6 +240,27 @@ class Relay:
             elif error is None or size:
                 rec.body(n, bytes(body), size, t)
             rec.end(n, t, error)
+        if cut:
+            # Ended as a cut connection ends, not as a complete answer: the client's HTTP library raises, where a
+            # normal end would hand it the partial answer as if it were all.
+            raise AnswerCut(error)
+
+
+class AnswerCut(Exception):
+    """Raised from an answer's stream to end the response abnormally (the connection closed mid-body); the server
+    logs it as one line, with no traceback (`_QuietCuts`)."""
+
+
+class _QuietCuts(logging.Filter):
+    """uvicorn logs whatever an app raises with its traceback; a cut answer is no bug, and is in the recording."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], AnswerCut):
+            record.msg, record.args, record.exc_info = f"answer cut: {record.exc_info[1]}", (), None
+        return True
+
+
+_QUIET_CUTS = _QuietCuts()
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -275,6 +314,9 @@ class ModelRecording:
     def end(self, n: int, t: float, error: str | None) -> None:
         self.log.entry({"exchange": n, "event": "end", "timestamp": t, **({"error": error} if error else {})})
 
+    def note(self, text: str, t: float) -> None:
+        self.log.entry({"note": text, "timestamp": t})
+
 
 class McpRecording:
     """An MCP server's frames over Streamable HTTP, in the JSON-RPC log shape the stdio proxy writes: each POSTed
@@ -306,17 +348,35 @@ class McpRecording:
 
     def end(self, n: int, t: float, error: str | None) -> None:
         if error:
-            self.log.entry({"note": error, "timestamp": t})
+            self.note(error, t)
+
+    def note(self, text: str, t: float) -> None:
+        self.log.entry({"note": text, "timestamp": t})
 
 
 def bind(port: int) -> socket.socket:
-    """A listening socket on this machine only (127.0.0.1); port 0 picks a free one."""
+    """A listening socket on this machine only (127.0.0.1); port 0 picks a free one. A port that cannot be had is
+    one plain line naming it."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(128)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used ({exc.strerror or exc})"
+        raise OSError(f"port {port} on 127.0.0.1 {why}: give another with --port, or --port 0 for a free one") from None
     sock.set_inheritable(False)
     return sock
+
+
+def _recording(sock: socket.socket, out: str, header: dict[str, Any], secrets: list[str]) -> ProxyLog:
+    """The recording of a proxy listening on `sock`, which is closed if the recording cannot be made."""
+    try:
+        return ProxyLog(out, header, secrets=secrets)
+    except OSError:
+        sock.close()
+        raise
 
 
 class Served:
@@ -330,13 +390,34 @@ class Served:
             relay.app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=5
         )
         self.server = uvicorn.Server(config)
+        logging.getLogger("uvicorn.error").addFilter(_QUIET_CUTS)  # after the config, which sets its loggers up
         self._thread: threading.Thread | None = None
 
-    def run(self) -> None:
+    def run(self, ready: Callable[[], None] | None = None) -> int | None:
+        """Serve until stopped; in the main thread, SIGINT and SIGTERM stop it alike, each ending the recording
+        with its last line, from before `ready` is called (to say the proxy listens) on. Returns the signal that
+        stopped it, if one did."""
+        stopped: list[int] = []
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            stopped.append(signum)
+            self.server.should_exit = True
+
+        # While it serves, uvicorn catches these itself, and raises each again when it has stopped: here.
+        main = threading.current_thread() is threading.main_thread()
+        before = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
         try:
+            if ready is not None:
+                ready()
             self.server.run(sockets=[self.sock])
         finally:
-            self.relay.recording.log.close({"exchanges": self.relay.exchanges})
+            end: dict[str, Any] = {"exchanges": self.relay.exchanges}
+            if stopped:
+                end["stopped_by"] = signal.Signals(stopped[0]).name
+            self.relay.recording.log.close(end)
+            for sig, handler in before.items():  # only once the last line is written
+                signal.signal(sig, handler)
+        return stopped[0] if stopped else None
 
     def start(self) -> Served:
         self._thread = threading.Thread(target=self.run, name="proxy-http", daemon=True)
@@ -378,7 +459,7 @@ def model_proxy(
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     header = {"transport": "model-http", "upstream": redact_url(base), "listen": local}
-    log = ProxyLog(out, header, secrets=url_secrets(base))
+    log = _recording(sock, out, header, url_secrets(base))
 
     def target(path: str) -> str | None:
         return base + path[3:] if path == "/v1" or path.startswith("/v1/") else None
@@ -398,7 +479,6 @@ def mcp_http_proxy(
     url = _upstream(upstream)
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    log = ProxyLog(
-        out, {"transport": "streamable-http", "upstream": redact_url(url), "listen": local}, secrets=url_secrets(url)
-    )
+    header = {"transport": "streamable-http", "upstream": redact_url(url), "listen": local}
+    log = _recording(sock, out, header, url_secrets(url))
     return Served(Relay(lambda path: url, McpRecording(log), timeout_s=timeout_s, transport=transport), sock, local)

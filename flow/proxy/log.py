@@ -7,13 +7,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import queue
-import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
-from flow.trace.redact import REDACTED, redact, redact_url, secret_values, url_secrets
+from flow.trace.redact import redact, secret_values
+from flow.trace.writes import unwritable
 
 LOG_VERSION = 1
 
@@ -30,6 +30,30 @@ EXCERPT_CHARS = 200  # what a line that is not JSON-RPC, or too long to record, 
 _END_ROOM = 4096  # kept free for the last line, which says what was left out
 
 Sender = Literal["client_to_server", "server_to_client"]
+
+
+MAX_SAME_NAME = 1000  # recordings of one name (x.jsonl, x-2.jsonl, ...) before a proxy refuses to start
+
+
+def create_recording(path: Path) -> tuple[Path, TextIO]:
+    """A new file for a recording: `path`, or when a file of that name is there, the next free name (x-2.jsonl,
+    x-3.jsonl, ...). A client that restarts its servers, or starts two at once, gets a recording of each: none is
+    ever overwritten, and each name is created exclusively, so two proxies starting together never share one."""
+    if path.is_dir():
+        raise unwritable(path, IsADirectoryError())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise unwritable(path, exc) from None
+    for n in range(1, MAX_SAME_NAME + 1):
+        candidate = path if n == 1 else path.with_name(f"{path.stem}-{n}{path.suffix}")
+        try:
+            return candidate, candidate.open("x", encoding="utf-8")
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise unwritable(candidate, exc) from None
+    raise FileExistsError(f"{path}: {MAX_SAME_NAME:,} recordings of this name are there already: name another")
 
 
 def excerpt(data: bytes) -> str:
@@ -56,7 +80,8 @@ class ProxyLog:
         max_lines: int = MAX_LOG_LINES,
         max_frame_bytes: int = MAX_FRAME_BYTES,
     ) -> None:
-        self.path = Path(path)
+        self.asked = Path(path)
+        self.path, self._file = create_recording(self.asked)
         self.max_bytes, self.max_lines, self.max_frame_bytes = max_bytes, max_lines, max_frame_bytes
         # This process's secret-named variables, and what the command line hid: never written, wherever they appear.
         self._secrets = secret_values(secrets or ())
@@ -67,12 +92,15 @@ class ProxyLog:
         self._written = 0
         self._lines = 0
         self._full: str | None = None  # why recording stopped
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("w", encoding="utf-8")
         started = dt.datetime.now(dt.timezone.utc).isoformat()
         self._write({"mcp_flow_proxy": {"version": LOG_VERSION, "started_at": started, **header}, "timestamp": now()})
         self._thread = threading.Thread(target=self._run, name="proxy-log", daemon=True)
         self._thread.start()
+
+    @property
+    def renamed(self) -> str | None:
+        """What to say when the recording went to the next free name, not the one asked for (`create_recording`)."""
+        return None if self.path == self.asked else f"{self.asked} is there already: recording to {self.path}"
 
     def frame(self, direction: Sender, data: bytes, size: int, t: float) -> None:
         """One line that crossed (at most `max_frame_bytes + 1` of it, `size` its whole length); never blocks."""
@@ -214,46 +242,3 @@ class LineSplitter:
             data, size = data[:-1], size - 1
         if data.strip():  # a blank line says nothing
             self._log.frame(self._direction, data, size, t)
-
-
-# A flag whose next argument (or whose `=value`) is a secret; and a NAME=value whose name says it is one.
-_SECRET_FLAG = re.compile(
-    r"^--?[\w.-]*(?:key|token|secret|password|passwd|auth|credential|bearer|cookie)[\w.-]*$", re.I
-)
-_SECRET_PAIR = re.compile(
-    r"^(-{0,2}[\w.-]*(?:key|token|secret|password|passwd|auth|credential|bearer|cookie)[\w.-]*)[=:](.+)$", re.I
-)
-_SECRET_LOOKING = re.compile(r"^(?:sk-|ghp_|gho_|github_pat_|xox[abp]-|AKIA|Bearer\s)", re.I)
-
-
-def redacted_command(argv: list[str]) -> tuple[list[str], list[str]]:
-    """The command line as a recording may show it, and the values it hid (to scrub wherever a peer echoes them):
-    the value after `--api-key` or in `token=...`, URL user-info and query values, what looks like a key."""
-    shown: list[str] = []
-    hidden: list[str] = []
-    after_flag = False
-    for arg in argv:
-        if after_flag:
-            shown.append(REDACTED)
-            hidden.append(arg)
-            after_flag = False
-            continue
-        if _SECRET_FLAG.match(arg):
-            shown.append(arg)
-            after_flag = True
-            continue
-        if pair := _SECRET_PAIR.match(arg):
-            shown.append(f"{pair.group(1)}={REDACTED}")
-            hidden.append(pair.group(2))
-            continue
-        if _SECRET_LOOKING.match(arg):
-            shown.append(REDACTED)
-            hidden.append(arg)
-            continue
-        if "://" in arg:
-            url = redact_url(arg)
-            hidden += url_secrets(arg) if url != arg else []
-            shown.append(url)
-            continue
-        shown.append(arg)
-    return shown, hidden

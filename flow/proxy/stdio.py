@@ -3,13 +3,16 @@
 What a client's configuration names instead of the server's command. The proxy starts the server, copies bytes both
 ways as they come (unchanged, each read written at once), lets its stderr through, and records every line with its
 time and direction (`flow.proxy.log`). When the client leaves (stdin ends, or stdout is closed), the server's stdin
-is closed; a server still running after the grace period is terminated, then killed. The server's exit code is the
-proxy's. The server's environment is the proxy's own and is never recorded.
+is closed; a server still running after the grace period is terminated, then killed, with what it started (it
+runs in a session of its own, and every signal goes to its process group). The server's exit code is the proxy's.
+The server's environment is the proxy's own and is never recorded; its values are scrubbed from what is
+(`flow.trace.redact.redacted_environment`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import select
 import signal
@@ -19,7 +22,9 @@ import threading
 import time
 from types import FrameType
 
-from flow.proxy.log import MAX_FRAME_BYTES, MAX_LOG_BYTES, LineSplitter, ProxyLog, now, redacted_command
+from flow.proxy.log import MAX_FRAME_BYTES, MAX_LOG_BYTES, LineSplitter, ProxyLog, now
+from flow.proxy.options import Parser, UsageError, check_seconds
+from flow.trace.redact import INHERITED_ENV, redacted_command, redacted_environment
 
 CHUNK = 1 << 16
 
@@ -27,6 +32,8 @@ GRACE_S = 2.0  # what the MCP SDK gives a server between closing its stdin and t
 
 _DRAIN_S = 0.5  # after the server exits, how long to wait for what it (or a child holding its stdout) still writes
 
+
+DESCRIPTION = "stand in for an MCP server over stdio: start it, relay every byte unchanged, record each frame (JSONL)"
 
 RECORD_DIR_ENV = "MCP_FLOW_RECORD_DIR"  # set by `python -m flow record` for its app: where a proxy with no --out writes
 
@@ -39,6 +46,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--grace", type=float, default=GRACE_S, help="seconds the server gets to exit once the client has left"
+    )
+    p.add_argument(
+        "--env-public",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a variable of the server's environment that holds no secret, so the recording may show its value "
+        "(every other value the client gave the server is scrubbed from it); repeatable",
     )
     p.add_argument("--max-frame-bytes", type=int, default=MAX_FRAME_BYTES, help=argparse.SUPPRESS)
     p.add_argument("--max-log-bytes", type=int, default=MAX_LOG_BYTES, help=argparse.SUPPRESS)
@@ -100,12 +115,23 @@ class StdioProxy:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def run(self) -> int:
-        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        # In a session of its own, so that a signal to the server reaches what it started too (`_signal`); the
+        # proxy passes on what it is sent (`forward`).
+        self.proc = subprocess.Popen(
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, start_new_session=True
+        )
         up = threading.Thread(target=self._client_to_server, name="proxy-up", daemon=True)
         up.start()
         self._server_to_client()
         returncode = self.proc.wait()
+        self._signal(signal.SIGKILL)  # what the server started and left running ends with the proxy
         return exit_code(returncode)
+
+    def _signal(self, signum: int) -> None:
+        """`signum` to the server and every process of its group (those it started and did not move)."""
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # none of them is left
+            os.killpg(self.proc.pid, signum)
 
     def _client_to_server(self) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -147,12 +173,12 @@ class StdioProxy:
 
     def _reap(self) -> None:
         assert self.proc is not None
-        for stop in (self.proc.terminate, self.proc.kill):
+        for stop in (signal.SIGTERM, signal.SIGKILL):
             try:
                 self.proc.wait(timeout=self.grace_s)
                 return
             except subprocess.TimeoutExpired:
-                stop()
+                self._signal(stop)
         self.proc.wait()
 
     def _server_to_client(self) -> None:
@@ -195,7 +221,7 @@ class StdioProxy:
     def forward(self, signum: int, frame: FrameType | None) -> None:
         """A signal to the proxy goes to the server, which then gets the grace period to end."""
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signum)
+            self._signal(signum)
             self.leave()
 
 
@@ -203,25 +229,32 @@ def run_proxy(args: argparse.Namespace) -> int:
     """The `proxy` command: relay, record, and exit with the server's code."""
     command = command_of(args)
     if not command:
-        raise ValueError("give the server's command after --, e.g. proxy --out x.jsonl -- python -m weather_demo")
-    if args.grace <= 0 or args.grace > 300:
-        raise ValueError(f"--grace {args.grace:g}: give seconds above 0 and at most 300")
+        raise UsageError("give the server's command after --, e.g. proxy --out x.jsonl -- python -m weather_demo")
+    check_seconds(args.grace, "--grace", at_most=300)
     if args.max_frame_bytes < 1 or args.max_log_bytes < 1 << 16:
-        raise ValueError("--max-frame-bytes must be at least 1 and --max-log-bytes at least 65536")
+        raise UsageError("--max-frame-bytes must be at least 1 and --max-log-bytes at least 65536")
     out = args.out
     if out is None:
         folder = os.environ.get(RECORD_DIR_ENV)
         if not folder:
-            raise ValueError("say where the recording goes: --out FILE")
+            raise UsageError(
+                f"say where the recording goes: --out FILE (under python -m flow record, ${RECORD_DIR_ENV} says it, "
+                f"if the app passes it on to its servers: e.g. --server-env {RECORD_DIR_ENV})"
+            )
         out = os.path.join(folder, f"mcp-{os.getpid()}.jsonl")
     shown, hidden = redacted_command(command)
+    # This environment is the server's: what its client was configured to give it is a secret, as the app holds
+    # every --server-env value to be, whatever its name; only what every client and shell passes on is not.
+    _, configured = redacted_environment(os.environ.items(), public=[*INHERITED_ENV, *args.env_public])
     log = ProxyLog(
         out,
         {"transport": "stdio", "command": shown, "pid": os.getpid()},
-        secrets=hidden,
+        secrets=[*hidden, *configured],
         max_frame_bytes=args.max_frame_bytes,
         max_bytes=args.max_log_bytes,
     )
+    if log.renamed:  # a client restarted the server, or started two: each run keeps its own recording
+        print(f"note: {log.renamed}", file=sys.stderr, flush=True)
     proxy = StdioProxy(command, log, grace_s=args.grace)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, proxy.forward)
@@ -237,11 +270,10 @@ def run_proxy(args: argparse.Namespace) -> int:
 
 def main(argv: list[str]) -> int:
     """`python -m flow proxy ...`, started without the rest of the command line's imports: a client waits for it."""
-    p = argparse.ArgumentParser(prog="python -m flow proxy", description="record an MCP server over stdio")
+    p = Parser(prog="python -m flow proxy", description=DESCRIPTION)
     add_arguments(p)
-    args = p.parse_args(argv)
     try:
-        return run_proxy(args)
+        return run_proxy(p.parse_args(argv))
     except (ValueError, OSError) as exc:
         print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr, flush=True)
         return 2

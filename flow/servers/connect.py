@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 import uuid
 from collections.abc import AsyncIterator
@@ -97,7 +98,9 @@ async def connect(
                 if isinstance(leaf, FileNotFoundError) and not last:
                     raise ServerStartError("server_no_command", command=leaf.filename or spec.command[:1]) from exc
                 said = last[-1] if last else f"{type(leaf).__name__}: {leaf}"
-                raise ServerStartError("server_said", said=said, notes=_flood_notes(err)) from exc
+                raise ServerStartError(
+                    "server_said", said=said, notes=_missing_module(said) + _flood_notes(err)
+                ) from exc
             fault = tap.fault or _silence(leaf, tap, err, timeout_s)
             if fault is not None:
                 raise fault.with_notes(*_flood_notes(err)) from exc
@@ -245,6 +248,16 @@ def server_stderr_tail(err: IO[str] | None, limit: int = STDERR_TAIL_BYTES) -> s
 
 
 STDERR_FLOOD_BYTES = 1 << 20  # more stderr than this is worth a mention in the error line
+
+
+_NO_MODULE = re.compile(r"No module named '?([\w.]+)'?")
+
+
+def _missing_module(said: str) -> tuple[Note, ...]:
+    """What to say after a Python server's last words when they are that it could not find a module: most often
+    `python -m flow proxy` (or a server of one's own) started outside the folder that holds it."""
+    found = _NO_MODULE.search(said)
+    return (("python_no_module", {"module": found.group(1)}),) if found else ()
 
 
 def _flood_notes(err: IO[str] | None) -> tuple[Note, ...]:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from mcp import StdioServerParameters
 
-from flow.trace.redact import REDACTED, redact_url, url_secrets
+from flow.trace.redact import redact_url, redacted_command, redacted_environment, url_secrets
 
 Era = Literal["handshake", "modern"]
 
@@ -65,14 +65,17 @@ class ServerSpec:
 
     def recorded_env(self) -> list[list[str]]:
         """The environment as a trace holds it: every value redacted unless its name was marked public."""
-        public = set(self.env_public)
-        return [[k, v if k in public else REDACTED] for k, v in self.env]
+        return redacted_environment(self.env, public=self.env_public)[0]
 
     def secret_values(self) -> list[str]:
-        """What a recorder must scrub if the server echoes it: the bearer token, what the URL hides,
-        and every environment value not marked public."""
-        public = set(self.env_public)
-        return [self.token() or "", *url_secrets(self.url), *(v for k, v in self.env if k not in public)]
+        """What a recorder must scrub if the server echoes it: the bearer token, what the URL and the command line
+        hide, and every environment value not marked public."""
+        return [
+            self.token() or "",
+            *url_secrets(self.url),
+            *redacted_environment(self.env, public=self.env_public)[1],
+            *redacted_command(self.command)[1],
+        ]
 
     def describe(self) -> dict[str, Any]:
         if self.is_http:
@@ -101,7 +104,7 @@ class ServerSpec:
             described = {
                 "name": Path(self.command[0]).name,
                 "transport": "stdio",
-                "command": shlex.join(self.command),
+                "command": shlex.join(redacted_command(self.command)[0]),
                 "fault": "none",
             }
             if self.env:

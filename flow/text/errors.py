@@ -20,6 +20,7 @@ ErrorCode = Literal[
     "message_too_large",
     "not_jsonrpc",
     "stderr_flood",
+    "python_no_module",
     "tool_call_error",
     "mcp_timeout",
     "mcp_closed",
@@ -251,6 +252,13 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         ),
     )
     * 2,
+    # said after a server's last words when its Python could not find a module (`python -m flow proxy` run elsewhere)
+    "python_no_module": (
+        "; the server's Python looks for {module} in the folder it starts in and on PYTHONPATH: run from the folder "
+        "that holds it, or give that folder to the server, e.g. --server-env PYTHONPATH=/path/to/that/folder",
+        "；服务器的 Python 在启动目录和 PYTHONPATH 中查找 {module}：请在包含它的目录中运行，"
+        "或把该目录交给服务器，例如 --server-env PYTHONPATH=/path/to/that/folder",
+    ),
     "tool_call_error": (
         "the MCP server answered tools/call {name} with error {code}: {message}",
         "MCP 服务器对 tools/call {name} 返回错误 {code}：{message}",

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from flow.trace.model import _LONE_SURROGATE, FORMAT_VERSION, MAX_DEPTH, Trace, _json_type
 from flow.trace.payloads import error_path, payload_problem, payload_schemas
+from flow.trace.writes import write_atomically
 
 FORMAT_POLICY = """\
 format_version is an integer. Adding an optional field with a default keeps the version; any
@@ -98,13 +99,8 @@ def trace_text(trace: Trace) -> str:
 
 
 def save_trace(trace: Trace, path: str | Path) -> Path:
-    """Write `trace_text` atomically."""
-    text = trace_text(trace)
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # never leave a half-written trace, nor clobber a good one with a broken write
-    return path
+    """Write `trace_text` atomically (`write_atomically`)."""
+    return write_atomically(path, trace_text(trace).encode("utf-8"))
 
 
 def _loadable(text: str, *, hops: int) -> str:

@@ -107,6 +107,73 @@ def url_secrets(url: str) -> list[str]:
     return sorted({v for raw in found for v in (raw, unquote(raw)) if v})  # as sent, and as a server decodes it
 
 
+# A flag whose next argument (or whose `=value`) is a secret; and a NAME=value whose name says it is one.
+_SECRET_FLAG = re.compile(
+    r"^--?[\w.-]*(?:key|token|secret|password|passwd|auth|credential|bearer|cookie)[\w.-]*$", re.I
+)
+_SECRET_PAIR = re.compile(
+    r"^(-{0,2}[\w.-]*(?:key|token|secret|password|passwd|auth|credential|bearer|cookie)[\w.-]*)[=:](.+)$", re.I
+)
+_SECRET_LOOKING = re.compile(r"^(?:sk-|ghp_|gho_|github_pat_|xox[abp]-|AKIA|Bearer\s)", re.I)
+
+
+def redacted_command(argv: Iterable[str]) -> tuple[list[str], list[str]]:
+    """A server's command line as a trace or a recording may show it, and the values it hid (to scrub wherever a
+    peer echoes them): the value after `--api-key` or in `--token=...`, URL user-info and query values, what looks
+    like a key. The one rule for the proxy's recording and the app's own trace."""
+    shown: list[str] = []
+    hidden: list[str] = []
+    after_flag = False
+    for arg in argv:
+        if after_flag:
+            shown.append(REDACTED)
+            hidden.append(arg)
+            after_flag = False
+            continue
+        if _SECRET_FLAG.match(arg):
+            shown.append(arg)
+            after_flag = True
+            continue
+        if pair := _SECRET_PAIR.match(arg):
+            shown.append(f"{pair.group(1)}={REDACTED}")
+            hidden.append(pair.group(2))
+            continue
+        if _SECRET_LOOKING.match(arg):
+            shown.append(REDACTED)
+            hidden.append(arg)
+            continue
+        if "://" in arg:
+            url = redact_url(arg)
+            hidden += url_secrets(arg) if url != arg else []
+            shown.append(url)
+            continue
+        shown.append(arg)
+    return shown, hidden
+
+
+# What an MCP client gives every stdio server it starts, whatever it is configured with (the MCP SDKs' default
+# environment, on POSIX and on Windows), and what a shell sets for every program it runs: the same for every server,
+# so no secret of one. Every other variable a server gets was put there for it.
+INHERITED_ENV = frozenset(
+    {
+        *("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"),
+        *("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATHEXT", "PROCESSOR_ARCHITECTURE"),
+        *("SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"),
+        *("PWD", "OLDPWD", "SHLVL", "_", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TMPDIR"),
+    }
+)
+
+
+def redacted_environment(
+    env: Iterable[tuple[str, str]], *, public: Iterable[str] = ()
+) -> tuple[list[list[str]], list[str]]:
+    """A server's environment as a trace or a recording may show it, and the values it hid (to scrub wherever a
+    server echoes them). One rule: every value is a secret, whatever its name (DB_PASSWORD, GITHUB_PAT, AUTH, DSN:
+    a name proves nothing), except those whose names are `public`."""
+    pairs, visible = list(env), set(public)
+    return [[k, v if k in visible else REDACTED] for k, v in pairs], [v for k, v in pairs if k not in visible]
+
+
 def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers}
 

@@ -9,10 +9,15 @@ from flow.trace.model import Kind, as_dict
 from flow.trace.steps import Step
 
 
+def counted(n: int, noun: str) -> str:
+    """A number and what it counts, in the plural unless it is one: 1 message, 2 messages."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def amount_text(n: int) -> str:
     """A byte count as a person reads it."""
     if n < 10 * 1024:
-        return f"{n} bytes"
+        return counted(n, "byte")
     if n < 1 << 20:
         return f"{n / 1024:.0f} KB"
     return f"{round(n / (1 << 20), 1):g} MB"
