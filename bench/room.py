@@ -570,9 +570,9 @@ async def browser_phase(pages: Pages, pid: int, steps: int, rss0: float, pace_s:
     return phase
 
 
-async def idle_cpu(room: Room, pid: int, steps: int) -> float:
+async def idle_cpu(room: Room, pid: int, steps: int, pace_s: float = PACE_S) -> float:
     """The baseline: the server's CPU ms a second for the presses at the same pace with nobody following."""
-    _, cpu, _, wall = await _teach_measured(room, pid, steps)
+    _, cpu, _, wall = await _teach_measured(room, pid, steps, pace_s=pace_s)
     return cpu / wall
 
 
@@ -619,11 +619,13 @@ async def _measure(
 
             room = await new_room()
             await lite_phase(room, a.pid, 2, 5)  # warm: the routes, the store's first calls (Redis: its scripts)
+            # Each pace has its own baseline: the server's work grows with the presses a second, not only with time.
             idle = await idle_cpu(room, a.pid, min(steps, 20))
+            idle_class = await idle_cpu(room, a.pid, min(steps, 20), CLASS_PACE_S)
             out["idle_cpu_ms_per_s"] = idle
 
-            def per_follower_step(phase: Phase, n: int) -> float:
-                return (phase.cpu_ms - idle * phase.wall_s) / (n * steps)
+            def per_follower_step(phase: Phase, n: int, baseline: float = idle) -> float:
+                return (phase.cpu_ms - baseline * phase.wall_s) / (n * steps)
 
             pages = Pages(browser, room)
             rss0 = rss_mb(a.pid)
@@ -648,7 +650,7 @@ async def _measure(
                 heard_p95_ms=shown.p(95, shown.heard),
                 page_busy_ms_per_step=shown.page_busy_ms,
                 refused_presses=shown.refused,
-                cpu_ms_per_follower_step=per_follower_step(shown, followers),
+                cpu_ms_per_follower_step=per_follower_step(shown, followers, idle_class),
                 rss_mb_per_follower=(shown.rss_mb - rss0) / followers,
                 server_cpu_pct=shown.server_cpu_pct,
                 machine_busy_pct=shown.busy_pct,
@@ -671,6 +673,7 @@ async def _measure(
                 stress_unpainted=stress.unpainted,
                 stress_page_busy_ms_per_step=stress.page_busy_ms,
                 stress_machine_busy_pct=stress.busy_pct,
+                stress_cpu_ms_per_follower_step=per_follower_step(stress, followers),
             )
 
             room = await new_room()
