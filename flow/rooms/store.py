@@ -607,12 +607,12 @@ class MemoryRooms:
                     yield got
         finally:
             with self._lock:
-                if listener in room.listeners and self._rooms.get(code) is room:
+                if listener in room.listeners:  # (not when it was dropped, nor when the room closed)
                     room.listeners.discard(listener)
-                    if listener.tallies and room.teachers() == 0:
-                        self._publish(room, "teacher", {"here": False})
-                    self._here(room)
-                room.listeners.discard(listener)
+                    if self._rooms.get(code) is room:
+                        if listener.tallies and room.teachers() == 0:
+                            self._publish(room, "teacher", {"here": False})
+                        self._here(room)
 
     async def aclose(self) -> None:
         with self._lock:
