@@ -187,9 +187,10 @@ def test_the_room_stays_with_the_teacher_through_a_click_a_new_trace_a_reload_an
     expect(teacher.locator(".fv-room")).to_contain_text("1 following", timeout=10_000)
     expect(teacher.get_by_role("button", name="Close the room")).to_be_visible()
     expect(teacher.locator(".fv-qr")).to_have_count(0)  # the code does not fill the screen again
+    before = int(teacher.locator("[data-flow-viewer]").get_attribute("data-current") or 0)
     teacher.locator(".fv-next").click()
-    position = int(teacher.locator("[data-flow-viewer]").get_attribute("data-current") or 0)
-    _at(student, position)
+    _at(teacher, before + 1)
+    _at(student, before + 1)
     expect(student.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
 
     # Closed: the class is told so, once, and may go on alone.
