@@ -570,6 +570,20 @@ async def browser_phase(pages: Pages, pid: int, steps: int, rss0: float, pace_s:
     return phase
 
 
+def browser_keys(prefix: str, phase: Phase) -> dict[str, float]:
+    """What every phase of follower pages reports, its keys after `prefix`."""
+    figures = {
+        "lag_p50_ms": phase.p(50),
+        "lag_p95_ms": phase.p(95),
+        "missed": phase.missed,
+        "reordered": phase.reordered,
+        "unpainted": phase.unpainted,
+        "page_busy_ms_per_step": phase.page_busy_ms,
+        "machine_busy_pct": phase.busy_pct,
+    }
+    return {prefix + key: value for key, value in figures.items()}
+
+
 async def idle_cpu(room: Room, pid: int, steps: int, pace_s: float = PACE_S) -> float:
     """The baseline: the server's CPU ms a second for the presses at the same pace with nobody following."""
     _, cpu, _, wall = await _teach_measured(room, pid, steps, pace_s=pace_s)
@@ -641,38 +655,20 @@ async def _measure(
             await pages.close()
             out.update(
                 pace_s=CLASS_PACE_S,
-                lag_p50_ms=shown.p(50),
-                lag_p95_ms=shown.p(95),
-                missed=shown.missed,
-                reordered=shown.reordered,
-                unpainted=shown.unpainted,
+                **browser_keys("", shown),
                 heard_p50_ms=shown.p(50, shown.heard),
                 heard_p95_ms=shown.p(95, shown.heard),
-                page_busy_ms_per_step=shown.page_busy_ms,
                 refused_presses=shown.refused,
                 cpu_ms_per_follower_step=per_follower_step(shown, followers, idle_class),
                 rss_mb_per_follower=(shown.rss_mb - rss0) / followers,
                 server_cpu_pct=shown.server_cpu_pct,
-                machine_busy_pct=shown.busy_pct,
                 pages_open_s=pages.open_s,
                 few_followers=few,
-                few_lag_p50_ms=first.p(50),
-                few_lag_p95_ms=first.p(95),
-                few_missed=first.missed,
-                few_reordered=first.reordered,
-                few_unpainted=first.unpainted,
-                few_page_busy_ms_per_step=first.page_busy_ms,
-                few_machine_busy_pct=first.busy_pct,
+                **browser_keys("few_", first),
                 local_page_busy_ms_per_step=local,
                 room_over_local_busy=first.page_busy_ms / local,
                 stress_pace_s=PACE_S,
-                stress_lag_p50_ms=stress.p(50),
-                stress_lag_p95_ms=stress.p(95),
-                stress_missed=stress.missed,
-                stress_reordered=stress.reordered,
-                stress_unpainted=stress.unpainted,
-                stress_page_busy_ms_per_step=stress.page_busy_ms,
-                stress_machine_busy_pct=stress.busy_pct,
+                **browser_keys("stress_", stress),
                 stress_cpu_ms_per_follower_step=per_follower_step(stress, followers),
             )
 
