@@ -75,7 +75,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     _at(teacher, 4)
     for page in (laptop, phone):
         _at(page, 4)
-        expect(page.locator(".fv-room-banner")).to_have_attribute("data-following", "1")
+        expect(page.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
     # The followers' screens follow the teacher's language (English), not their own browser's.
     expect(laptop.locator(".fv-next")).to_contain_text("Next")
 
@@ -83,7 +83,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     laptop.locator(".fv-next").click()
     laptop.locator(".fv-next").click()
     _at(laptop, 6)
-    expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-following", "")
+    expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-state", "own")
     _teacher_goto(teacher, 4)  # hop 5
     _at(phone, 5)
     laptop.wait_for_timeout(500)
@@ -92,7 +92,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     _shot(laptop, "room-follower-own-en-1280x720.png")
     laptop.locator(".fv-room-back").click()
     _at(laptop, 5)
-    expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-following", "1")
+    expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
 
     # A question: each follower answers once, the teacher sees the tally, then reveals.
     _teacher_goto(teacher, ASKED)

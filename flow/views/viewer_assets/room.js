@@ -274,7 +274,6 @@ class RoomLink {
       this.banner.hidden = false;
       // One state at a time: closed, the teacher away, following, or looking on one's own.
       const state = this.problem === 'room_gone' ? 'closed' : !this.teacherHere ? 'away' : this.following ? 'following' : 'own';
-      this.banner.dataset.following = state === 'following' ? '1' : '';
       this.banner.dataset.state = state;
       if (state === 'closed' || state === 'away') {
         this.banner.replaceChildren(h('span', { text: roomText(ui, state === 'closed' ? 'room_gone_banner' : 'room_teacher_away', L) }));
