@@ -63,6 +63,7 @@ from flow.rooms.store import (
     too_fast,
     too_many_rooms,
     view_from,
+    within,
 )
 
 # A room's keys, in the order every script receives them (KEYS[1..11]); KEYS[12] is the rooms' sorted set.
@@ -516,7 +517,7 @@ class RedisRooms:
         picked = check_choices(choices, hops)
         code = new_code()
         made = RoomKeys(code=code, key=secrets.token_urlsafe(24), watch=secrets.token_urlsafe(24))
-        first = RoomView(index=min(view.index, hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions)
+        first = within(view, hops)
         keys = self._keys(code)
         before, after = self._channel(code).split(code)
         with self._guard():
@@ -552,7 +553,7 @@ class RedisRooms:
     ) -> int:
         hops = check_bundles(bundles, self.limits.bundle_bytes)
         picked = _compact({str(i): n for i, n in check_choices(choices, hops).items()})
-        first = RoomView(index=min(view.index, hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions)
+        first = within(view, hops)
         if self.take_back(code, key) is None:
             raise no_room() if not self.exists(code) else not_teacher()
         with self._guard():

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, get_args
 
 Lang = Literal["zh", "en"]
@@ -154,6 +154,11 @@ class RoomView:
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "lang": self.lang, "quiz": self.quiz, "captions": self.captions}
+
+
+def within(view: RoomView, hops: int) -> RoomView:
+    """The view of a trace of `hops` hops: its index no further than the last."""
+    return replace(view, index=min(view.index, hops - 1))
 
 
 def view_from(data: Any, hops: int) -> RoomView:
@@ -390,7 +395,7 @@ class MemoryRooms:
                 choices=check_choices(choices, hops),
                 key=made.key,
                 watch=made.watch,
-                view=RoomView(index=min(view.index, hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions),
+                view=within(view, hops),
                 bucket=Bucket(self.limits.teacher_events_per_s, self.limits.teacher_burst, self.clock),
                 touched=self.clock(),
                 digest=bundles_digest(bundles),
@@ -415,9 +420,7 @@ class MemoryRooms:
                 room.counts.clear()
                 room.answered.clear()
                 room.revealed.clear()
-            room.view = RoomView(
-                index=min(view.index, room.hops - 1), lang=view.lang, quiz=view.quiz, captions=view.captions
-            )
+            room.view = within(view, room.hops)
             room.touched = self.clock()
             self._publish(room, "view", view_event(room.view, room.round))
             return room.round
