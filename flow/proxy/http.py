@@ -96,8 +96,6 @@ class Recording(Protocol):
 
     def end(self, n: int, t: float, error: str | None) -> None: ...
 
-    def note(self, text: str, t: float) -> None: ...
-
 
 @dataclass
 class _Events:
@@ -173,7 +171,7 @@ class Relay:
                     return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
         except ClientDisconnect:  # nothing was forwarded, and there is no one to answer
             self.recording.log.add_secrets(header_secrets(request.headers.items()))
-            self.recording.note(
+            self.recording.log.note(
                 f"{request.method} {request.url.path}: the client left before its request was complete "
                 f"({amount_text(len(body))} of it came): not forwarded",
                 now(),
@@ -314,9 +312,6 @@ class ModelRecording:
     def end(self, n: int, t: float, error: str | None) -> None:
         self.log.entry({"exchange": n, "event": "end", "timestamp": t, **({"error": error} if error else {})})
 
-    def note(self, text: str, t: float) -> None:
-        self.log.entry({"note": text, "timestamp": t})
-
 
 class McpRecording:
     """An MCP server's frames over Streamable HTTP, in the JSON-RPC log shape the stdio proxy writes: each POSTed
@@ -348,10 +343,7 @@ class McpRecording:
 
     def end(self, n: int, t: float, error: str | None) -> None:
         if error:
-            self.note(error, t)
-
-    def note(self, text: str, t: float) -> None:
-        self.log.entry({"note": text, "timestamp": t})
+            self.log.note(error, t)
 
 
 def bind(port: int) -> socket.socket:

@@ -121,6 +121,10 @@ class ProxyLog:
         """A line the caller built (a model exchange's request, response or event)."""
         self._queue.put(("entry", entry))
 
+    def note(self, text: str, t: float) -> None:
+        """A line that says what happened beside the frames (a client that left mid-request, an answer cut)."""
+        self.entry({"note": text, "timestamp": t})
+
     def close(self, end: dict[str, Any]) -> None:
         """Write what is queued, then the last line (`end`, with what was left out), and close the file."""
         self._queue.put(None)
