@@ -345,6 +345,12 @@ def test_routes_join_follow_answer_and_refuse(served):
         assert shouted.status_code == 200 and room.code in shouted.text
         assert http.get(url + "/bundle/en", params={"round": 1}).headers["cache-control"].startswith("private")
         assert http.get(url + "/bundle/en").headers["cache-control"] == "no-store"
+        for odd in ("²", "١", "-1", "1e3", "9" * 40):  # not a round: the current bundle, never a 500
+            assert http.get(url + "/bundle/en", params={"round": odd}).status_code == 200
+        with http.stream("GET", url + "/events", params={"after": "²"}) as odd_stream:
+            assert odd_stream.status_code == 200
+        with http.stream("GET", url + "/events", headers={"last-event-id": "²".encode("latin-1")}) as odd_stream:
+            assert odd_stream.status_code == 200
         later = http.get(url + "/bundle/en", params={"round": 2})
         assert later.status_code == 409 and later.json()["error"].startswith("the room shows another trace")
         assert http.get(f"{base}/room/..%2f..%2fetc").status_code == 404

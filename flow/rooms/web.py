@@ -57,6 +57,12 @@ def _code(request: Request) -> str:
     return code
 
 
+def _count(raw: str, digits: int) -> int | None:
+    """A number a visitor wrote in a URL or a header: ASCII digits only (str.isdigit takes '²' too, which int()
+    refuses), at most `digits` of them; None otherwise."""
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= digits else None
+
+
 def _int(value: Any, name: str) -> int:
     if type(value) is not int:
         raise RoomError(400, f"{name} is a whole number", f"{name} 应为整数")
@@ -102,7 +108,7 @@ def room_routes(store: Callable[[], RoomStore]) -> list[Route]:
         if lang not in LANGS:
             raise RoomError(404, "a bundle is zh or en", "只有 zh 或 en 两种")
         raw = request.query_params.get("round", "")
-        round_ = int(raw) if raw.isdigit() and len(raw) < 9 else None
+        round_ = _count(raw, 8)
         text = await store().bundle(_code(request), lang, round_)
         # A round's bundle never changes, so the browser may keep it; without a round, it is whatever is current.
         cache = "private, max-age=3600" if round_ is not None else "no-store"
@@ -118,7 +124,7 @@ def room_routes(store: Callable[[], RoomStore]) -> list[Route]:
     async def events(request: Request) -> Response:
         code = _code(request)
         raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-        after = int(raw) if raw.isdigit() and len(raw) < 12 else 0
+        after = _count(raw, 11) or 0
         watch = request.query_params.get("watch", "")[:64]
         tallies = bool(watch) and await store().is_watcher(code, watch)
         stream = await store().listen(code, after, tallies=tallies)
