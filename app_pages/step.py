@@ -15,6 +15,7 @@ import flow
 from ui import rooms
 from ui.i18n import t
 from ui.state import add_upload, all_traces, state
+from ui.text import plain
 from ui.trace_viewer import add_questions, bundle_text, questions, reclaimed_room, reported_hop, trace_viewer
 from ui.view import downloads, picker, remembered
 
@@ -89,7 +90,7 @@ with st.sidebar:
                 app.upload_error = str(exc)
         if app.upload_error:
             st.error(
-                f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error,
+                plain(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error),
                 icon=":material/error:",
             )
     elif app.last_run is None:
@@ -120,14 +121,14 @@ with st.sidebar:
                 app.questions_error = str(exc)
         if app.questions_error:
             st.error(
-                f"{t('questions_failed', lang)}：{app.questions_error}" if lang == "zh" else app.questions_error,
+                plain(f"{t('questions_failed', lang)}：{app.questions_error}" if lang == "zh" else app.questions_error),
                 icon=":material/error:",
             )
     try:
         found = questions(app, item)
     except flow.QuestionsError as exc:
         found = {}
-        st.error(exc, icon=":material/error:")
+        st.error(plain(exc), icon=":material/error:")
     # Keyed by language, the value from the app state: a language switch keeps what the teacher chose.
     app.quiz = st.toggle(
         t("questions_toggle", lang), value=app.quiz, key=f"step_quiz_{lang}", help=t("questions_help", lang)
@@ -188,7 +189,7 @@ with st.sidebar:
         )
     if app.room_error:
         st.error(
-            f"{t('room_failed', lang)}：{app.room_error}" if lang == "zh" else app.room_error,
+            plain(f"{t('room_failed', lang)}：{app.room_error}" if lang == "zh" else app.room_error),
             icon=":material/error:",
         )
     if room is not None:

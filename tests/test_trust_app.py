@@ -336,6 +336,66 @@ def test_trace_text_with_a_markdown_image_shows_as_text_on_every_page(lang):
     assert bodies and html.escape(IMAGE) in bodies[0] and "<img src=http" not in bodies[0]
 
 
+def _sample_data() -> dict[str, Any]:
+    return json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
+
+
+def _with(change: Any) -> bytes:
+    data = _sample_data()
+    change(data)
+    return json.dumps(data).encode()
+
+
+# Files whose one error line quotes the file: a value, a key, a kind, a name.
+HOSTILE_UPLOADS = {
+    "file name": (f"{IMAGE}.json", b"{ not json"),
+    "actor": ("a.json", _with(lambda d: d["hops"][0].update(source=IMAGE))),
+    "kind": ("a.json", _with(lambda d: d["hops"][0].update(kind=IMAGE))),
+    "step": ("a.json", _with(lambda d: d["hops"][0].update(step=IMAGE))),
+    "key in a path": ("a.json", _with(lambda d: d["hops"][0]["payload"].update({IMAGE: "\ud800"}))),
+}
+QUESTION = {"at": {"kind": "llm.request"}, "ask": "?", "choices": ["a", "b"], "answer": 1}
+HOSTILE_QUESTIONS = {
+    "file name": (f"{IMAGE}.json", b"[]"),
+    "unknown field": ("q.json", json.dumps({"questions": [], IMAGE: 1}).encode()),
+    "language": ("q.json", json.dumps({"questions": [{**QUESTION, "ask": {IMAGE: "x"}}]}).encode()),
+    "kind": ("q.json", json.dumps({"questions": [{**QUESTION, "at": {"kind": IMAGE}}]}).encode()),
+    "version": ("q.json", json.dumps({"version": IMAGE, "questions": []}).encode()),
+}
+
+
+def shown_error(at: AppTest) -> str:
+    assert not at.exception
+    [error] = at.error
+    return error.value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(HOSTILE_UPLOADS))
+def test_an_upload_error_quoting_the_file_is_text_not_markdown(case, lang):
+    name, content = HOSTILE_UPLOADS[case]
+    at = app(lang)
+    at.radio(key=f"step_source_{lang}").set_value("upload").run()
+    at.file_uploader(key="step_upload").set_value((name, content, "application/json")).run()
+    line = shown_error(at)
+    assert not re.search(r"(?<!\\)[\[\]<>]", line), line  # every bracket escaped: no image, link or tag
+    assert IMAGE in unescaped(line)  # the line is there, as the characters it quotes
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(HOSTILE_QUESTIONS))
+def test_a_questions_file_error_quoting_the_file_is_text_not_markdown(case, lang):
+    name, content = HOSTILE_QUESTIONS[case]
+    at = app(lang)
+    at.radio(key=f"step_source_{lang}").set_value("upload").run()
+    trace = (ROOT / "sample_traces" / "beijing-mcp.json").read_bytes()
+    at.file_uploader(key="step_upload").set_value(("t.json", trace, "application/json")).run()
+    at.file_uploader(key="step_questions_upload").set_value((name, content, "application/json")).run()
+    line = shown_error(at)
+    assert not re.search(r"(?<!\\)[\[\]<>]", line), line  # every bracket escaped: no image, link or tag
+    assert IMAGE in unescaped(line)
+
+
 @pytest.mark.parametrize(
     "text",
     [
