@@ -14,7 +14,7 @@ import streamlit as st
 import flow
 from ui import rooms
 from ui.i18n import t
-from ui.state import add_upload, all_traces, state
+from ui.state import UPLOAD_LIMIT_MB, add_upload, all_traces, state
 from ui.text import plain
 from ui.trace_viewer import add_questions, bundle_text, questions, reclaimed_room, reported_hop, trace_viewer
 from ui.view import downloads, picker, remembered
@@ -80,7 +80,9 @@ with st.sidebar:
         current = app.step_key if app.step_key in samples else samples[0]
         choose(picker(app, t("source_sample", lang), current, key="step_sample"))
     elif source == "upload":
-        uploaded = st.file_uploader(t("upload", lang), type=["json", "jsonl"], key="step_upload")
+        uploaded = st.file_uploader(
+            t("upload", lang), type=["json", "jsonl"], key="step_upload", max_upload_size=UPLOAD_LIMIT_MB
+        )
         if uploaded is not None:
             try:
                 item = add_upload(app, uploaded.name, uploaded.getvalue())

@@ -25,6 +25,7 @@ from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, sam
 from flow.trace.files import MAX_TRACE_BYTES, read_trace_bytes
 from flow.views.table import hop_dataframe
 from helpers import ROOT
+from ui.state import UPLOAD_LIMIT_MB
 from ui.text import plain, spreadsheet_safe, table_csv
 
 OPERATOR_KEY = "sk-operator-secret-9c41d2"
@@ -452,7 +453,35 @@ def test_the_hops_page_exports_its_own_csv_and_the_built_in_export_is_off():
 def test_the_app_binds_loopback_and_caps_uploads_at_the_trace_limit():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["address"] == "127.0.0.1"
-    assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_TRACE_BYTES  # Streamlit counts MiB
+    # Streamlit's browser counts a megabyte as 10^6 bytes, its server as 2^20: the widget's limit is the trace limit
+    # rounded up in the smaller unit, so the widget never refuses a file the CLI loads.
+    assert config["server"]["maxUploadSize"] == UPLOAD_LIMIT_MB
+    assert (UPLOAD_LIMIT_MB - 1) * 10**6 < MAX_TRACE_BYTES <= UPLOAD_LIMIT_MB * 10**6
+
+
+def test_the_app_and_the_cli_open_the_same_files_up_to_the_one_limit(tmp_path, capsys):
+    from flow.cli import main
+
+    sample = (ROOT / "sample_traces" / "beijing-mcp.json").read_bytes()
+    at_limit = sample + b" " * (MAX_TRACE_BYTES - len(sample))
+    path = tmp_path / "at-limit.json"
+    path.write_bytes(at_limit)
+    assert main(["validate", str(path)]) == 0
+    at = app()
+    at.radio(key="step_source_en").set_value("upload").run()
+    [widget] = [w for w in at.get("file_uploader") if w.proto.id.endswith("step_upload")]
+    assert widget.proto.max_upload_size_mb == UPLOAD_LIMIT_MB
+    at.file_uploader(key="step_upload").set_value(("at-limit.json", at_limit, "application/json")).run()
+    assert not at.exception and not at.error
+    assert at.session_state["app"].step_key.startswith("upload:")
+    del at_limit
+    path.write_bytes(sample + b" " * (MAX_TRACE_BYTES + 1 - len(sample)))
+    capsys.readouterr()
+    assert main(["validate", str(path)]) == 1
+    assert capsys.readouterr().out.strip() == f"{path}: 50.0 MiB is over the 50 MiB limit for a trace file"
+    at.file_uploader(key="step_upload").set_value(("over.json", path.read_bytes(), "application/json")).run()
+    [error] = at.error
+    assert unescaped(error.value).startswith("over.json: ") and "over the 50" in error.value
 
 
 def dev_app_command(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

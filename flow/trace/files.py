@@ -34,7 +34,8 @@ message saying so. Unknown extra fields are kept and ignored."""
 MAX_TRACE_BYTES = 50 * 1024 * 1024
 
 
-"""Files above this are refused before they are read: a 1,000-hop run is about 1 MB."""
+"""Files above this are refused before they are read: a 1,000-hop run is about 1 MB. The app's upload takes the same
+files: its widget is set just above this in its own units (`ui.state.UPLOAD_LIMIT_MB`), and this reader refuses."""
 
 
 MAX_HOPS = 20_000
@@ -120,7 +121,7 @@ def _loadable(text: str, *, hops: int) -> str:
         size = len(text.encode())
         if size > MAX_TRACE_BYTES:
             raise TraceError(
-                f"the trace would be {size / 1e6:.0f} MB, over the {MAX_TRACE_BYTES // 2**20} MB "
+                f"the trace would be {size / 2**20:.1f} MiB, over the {MAX_TRACE_BYTES // 2**20} MiB "
                 "limit for a trace file: not written"
             )
     return text
@@ -183,7 +184,7 @@ def _too_big(name: str | Path, size: int, limit: int, what: str = "trace file") 
     if limit < 2**20:  # a small file's limit (an env or token file) reads in KiB or bytes
         shown = f"{limit // 1024} KiB" if limit >= 1024 else f"{limit} bytes"
         return TraceError(f"{name}: {size:,} bytes is over the {shown} limit for a {what}")
-    return TraceError(f"{name}: {size / 1e6:.0f} MB is over the {limit // 2**20} MB limit for a {what}")
+    return TraceError(f"{name}: {size / 2**20:.1f} MiB is over the {limit // 2**20} MiB limit for a {what}")
 
 
 def read_trace_bytes(data: bytes, *, name: str = "trace") -> Trace:
