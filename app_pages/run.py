@@ -107,7 +107,7 @@ progress = st.container()  # and the hops, as they happen, right under it
 try:
     servers = configured_servers()
 except ServerConfigError as exc:
-    st.error(t("server_config_bad", lang, error=plain(exc)), icon=":material/error:")
+    st.error(t("server_config_bad", lang, error=exc), icon=":material/error:")
     servers = built_in_servers()
 
 left, right = st.columns(2, gap="large")
