@@ -408,3 +408,22 @@ def test_save_clips_a_long_answer_it_never_recorded_and_the_file_loads(tmp_path)
     trace.meta.answer = "a" * (3 * MAX_STRING_CHARS)
     loaded = load_trace(save_trace(trace, tmp_path / "long-answer.json"))
     assert len(loaded.meta.answer) <= MAX_STRING_CHARS and loaded.meta.answer.endswith("characters in all]")
+
+
+@pytest.mark.parametrize("text", ['say "hi" ' * (MAX_STRING_CHARS // 9 + 1), "\n\\" * (MAX_STRING_CHARS // 2 + 1)])
+def test_save_clips_a_long_text_of_escapes_and_the_file_loads(tmp_path, text):
+    """Quotes and backslashes are written as escapes, two characters each: the text is still found too long."""
+    trace = load_trace(SAMPLE)
+    trace.meta.answer = text
+    loaded = load_trace(save_trace(trace, tmp_path / "escapes.json"))
+    assert len(loaded.meta.answer) <= MAX_STRING_CHARS and loaded.meta.answer.endswith("characters in all]")
+
+
+def test_save_writes_a_large_trace_with_nothing_to_clip_as_it_is(tmp_path):
+    trace = synthetic_trace(2_000)
+    path = save_trace(trace, tmp_path / "large.json")
+    assert (
+        path.read_text(encoding="utf-8")
+        == trace.to_json()
+        == json.dumps(json.loads(trace.to_json()), ensure_ascii=False, indent=1)
+    )

@@ -112,11 +112,14 @@ def _loadable(text: str, *, hops: int) -> str:
         raise TraceError(f"the trace has {hops:,} hops, over the limit of {MAX_HOPS:,}: not written")
     if len(text) <= MAX_STRING_CHARS:
         return text
-    data = json.loads(text)
-    if _long_string(data, MAX_STRING_CHARS) is not None:
-        data, _ = clip_strings(data, MAX_STRING_CHARS)
-        text = json.dumps(data, ensure_ascii=False, indent=1)
+    data: Any = None
+    if _MAYBE_LONG_STRING.search(text):  # only then is the text parsed again, to find and clip the string
+        data = json.loads(text)
+        if _long_string(data, MAX_STRING_CHARS) is not None:
+            data, _ = clip_strings(data, MAX_STRING_CHARS)
+            text = json.dumps(data, ensure_ascii=False, indent=1)
     if len(text.encode()) > MAX_TRACE_BYTES:
+        data = json.loads(text) if data is None else data
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         size = len(text.encode())
         if size > MAX_TRACE_BYTES:
@@ -125,6 +128,11 @@ def _loadable(text: str, *, hops: int) -> str:
                 "limit for a trace file: not written"
             )
     return text
+
+
+# A JSON string of more than MAX_STRING_CHARS characters, or text that only looks like one: each piece matched
+# (a character, or an escape's first two) stands for at most one character of the string, so no match means none.
+_MAYBE_LONG_STRING = re.compile(r'"(?:[^"\\]|\\.){%d,}' % (MAX_STRING_CHARS + 1))
 
 
 def load_trace(path: str | Path) -> Trace:
