@@ -132,7 +132,7 @@ def _loadable(text: str, *, hops: int) -> str:
 
 # A JSON string of more than MAX_STRING_CHARS characters, or text that only looks like one: each piece matched
 # (a character, or an escape's first two) stands for at most one character of the string, so no match means none.
-_MAYBE_LONG_STRING = re.compile(r'"(?:[^"\\]|\\.){%d,}' % (MAX_STRING_CHARS + 1))
+_MAYBE_LONG_STRING = re.compile(r'"(?:[^"\\]|\\.){' + str(MAX_STRING_CHARS + 1) + ",}")
 
 
 def load_trace(path: str | Path) -> Trace:
