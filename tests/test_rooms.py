@@ -381,3 +381,20 @@ def test_routes_stream_the_tally_only_to_the_watch_key(served):
     assert [e["event"] for e in heard] == ["teacher", "tally", "reveal"]
     assert heard[1]["data"]["counts"][1] == 1
     assert [e["event"] for e in seen] == ["teacher", "reveal"]  # no tally before the reveal, no joins
+
+
+def test_a_room_taken_back_sets_lesson_toggles_that_take_no_default_too():
+    """Taking a room back after a reload sets the Step page's toggles through their keys (app_pages/step.py,
+    reclaim); a widget created with a default `value` as well makes Streamlit log a warning with a 30-line stack."""
+    import ast
+
+    tree = ast.parse((ROOT / "app_pages" / "step.py").read_text(encoding="utf-8"))
+    toggles = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "toggle"
+    ]
+    assert len(toggles) == 2
+    for toggle in toggles:
+        given = {keyword.arg for keyword in toggle.keywords}
+        assert "key" in given and "value" not in given, ast.unparse(toggle)
