@@ -398,3 +398,16 @@ def test_a_room_taken_back_sets_lesson_toggles_that_take_no_default_too():
     for toggle in toggles:
         given = {keyword.arg for keyword in toggle.keywords}
         assert "key" in given and "value" not in given, ast.unparse(toggle)
+
+
+def test_the_operator_sets_what_one_address_may_for_a_class_behind_one_address():
+    from flow.rooms import PER_ADDRESS_ENV, limits_from
+
+    assert limits_from({}) == Limits()
+    got = limits_from({PER_ADDRESS_ENV: " 40 "})
+    assert (got.client_streams, got.client_join_burst) == (
+        40,
+        40,
+    ) and got.client_joins_per_s == Limits().client_joins_per_s
+    for odd in ("0", "-3", "²", "1e3", "9" * 40, "many"):
+        assert limits_from({PER_ADDRESS_ENV: odd}) == Limits()
