@@ -350,9 +350,11 @@ class Stream:
             raise
 
     async def leave(self) -> None:
+        # Marked only once done: a leave cut short (its read was cancelled) runs again at aclose(); both stores'
+        # leaves may run twice.
         if not self._left:
-            self._left = True
             await self._leave()
+            self._left = True
 
     async def aclose(self) -> None:
         try:
