@@ -188,11 +188,12 @@ class _McpTools:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
                 method = f"tools/call {request.name}"
-                abort = (
-                    FlowAbort("server_silent", method=method, timeout_s=self.options.mcp_timeout_s)
-                    if exc.code == REQUEST_TIMEOUT
-                    else FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
-                )
+                if exc.code == REQUEST_TIMEOUT:
+                    abort = FlowAbort("server_silent", method=method, timeout_s=self.options.mcp_timeout_s)
+                elif self.tap.stopped is not None:
+                    abort = FlowAbort("server_stopped", method=method, said=self.tap.stopped)
+                else:
+                    abort = FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
                 rec.record(
                     kind="error",
                     source="mcp_server",
