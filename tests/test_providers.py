@@ -144,10 +144,13 @@ def test_the_backfill_sends_empty_content_not_null_and_its_hop_says_the_app_chan
     assistant = next(m for m in backfill.payload["body"]["messages"] if m["role"] == "assistant")
     assert assistant["content"] == "" and assistant["tool_calls"]
     index = backfill.payload["body"]["messages"].index(assistant)
-    assert backfill.payload["adapted"] == [
-        {"path": f"messages[{index}].content", "received": None, "sent": "", "why": "content_null"}
-    ]
-    assert "adapted by the app" in backfill.summary
+    if stream:  # its first delta streams content "": the message assembled from it has "", nothing to change
+        assert "adapted" not in backfill.payload and "adapted" not in backfill.summary
+    else:
+        assert backfill.payload["adapted"] == [
+            {"path": f"messages[{index}].content", "received": None, "sent": "", "why": "content_null"}
+        ]
+        assert "adapted by the app" in backfill.summary
     first = next(h for h in result.trace.hops if h.kind == "llm.request")
     assert "adapted" not in first.payload  # nothing to change in the first request
     assert result.trace.meta.settings["adapt"] is True
