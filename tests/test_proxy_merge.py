@@ -573,6 +573,13 @@ def test_a_stream_cut_short_is_a_failed_run_not_an_answer():
     trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=chunks)))])
     assert trace.meta.outcome == "error" and "no finish_reason after 2 chunks" in str(trace.meta.error)
     assert [h.kind for h in trace.hops][-2:] == ["llm.error", "error"] and "llm.assembled" not in {h.kind for h in trace.hops}  # fmt: skip
+    lines = [
+        json.loads(line) for line in _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=chunks)).splitlines()
+    ]
+    lines.insert(-1, {"exchange": 1, "event": "chunk", "timestamp": 100.14, "data_too_large": {"bytes": 2_000_000}})
+    unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line, ensure_ascii=False) for line in lines))])
+    assert unseen.meta.outcome == "ok"  # its finish_reason may be in the event the proxy could not keep
+    assert "1 event too large to keep" in str(next(h for h in unseen.hops if h.kind == "llm.assembled").inferred)
 
 
 def test_sdk_retries_are_retries_of_one_call_in_its_round():
@@ -737,3 +744,15 @@ def test_import_says_notes_and_validate_points_a_recording_to_import_or_merge(tm
         f"{model}: not a trace but a recording of python -m flow proxy-model: turn it into one with python -m flow "
         f"merge {model}",
     ]
+
+
+def test_an_answer_the_app_cannot_read_is_a_failed_run_and_one_too_large_to_record_is_not():
+    unread = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, ASK, answer={"object": "chat.completion"})))])
+    assert unread.meta.outcome == "error"
+    assert unread.meta.error == "the model endpoint's answer cannot be read: it has no choices (choices: None)"
+    lines = [json.loads(line) for line in _log(_exchange(1, 100.1, ASK)).splitlines()]
+    body = next(line for line in lines if line.get("event") == "body")
+    del body["body"]
+    body["body_too_large"] = {"bytes": 2_000_000, "limit_bytes": 1_048_576, "start": "{"}
+    unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line) for line in lines))])
+    assert unseen.meta.outcome == "ok"  # the proxy could not keep it; the app may well have read it

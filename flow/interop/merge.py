@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
-from flow.text.errors import error_line
+from flow.text.errors import ErrorCode, error_line
 from flow.text.provider import provider_detail, provider_line
 from flow.text.recordings import APP_EXITED
 from flow.trace.files import TraceError
@@ -303,7 +303,8 @@ class _Merge:
                     self._event(ms(chunk), "llm.chunk", payload, answer_step, t_req, rnd, labels[i - 1], usage=usage)
                 )
             t_end = ms(ex.chunks[-1])
-            if finish_reason is None:  # cut short: the app has no answer to assemble, as a client reading it fails
+            unrecorded = sum("data" not in chunk for chunk in ex.chunks)  # too large for the proxy to keep
+            if finish_reason is None and not unrecorded:  # cut short: no answer to assemble, as a client reading fails
                 content = message.get("content") or ""
                 line = (
                     error_line("stream_truncated", "en", chunks=len(ex.chunks), chars=len(content)),
@@ -326,7 +327,9 @@ class _Merge:
                 return events
             assembled = {"message": message, "finish_reason": finish_reason}
             cut = stream.cut()
-            said = "assembled here from the streamed deltas, as a client does"
+            said = "assembled here from the streamed deltas, as a client does" + (
+                f" (from those recorded: {counted(unrecorded, 'event')} too large to keep)" if unrecorded else ""
+            )
             event = self._event(
                 t_end,
                 "llm.assembled",
@@ -359,6 +362,8 @@ class _Merge:
                 usage=usage,
             )
             event.answered = bool(message)
+            if not message:
+                event.failure = self._unread(ex, body, error)
             events.append(event)
         for call in as_list(message.get("tool_calls")):
             if isinstance(call, dict) and isinstance(call.get("id"), str):
@@ -366,6 +371,23 @@ class _Merge:
         if answer_step == Step.MODEL_ANSWER and isinstance(message.get("content"), str):
             self.answer = message["content"]
         return events
+
+    def _unread(self, ex: _Exchange, body: Any, error: Any) -> Failure | None:
+        """How the app would tell an answer with no message it can read; None when the recording cannot say (a body
+        too large to record, which the app may well have read)."""
+        if error or ex.body is None:
+            return self._model_failure(None, None, error)
+        if "body" not in ex.body:
+            return None
+        code: ErrorCode
+        params: dict[str, Any] = {}
+        if not isinstance(body, dict):
+            code, params = "body_not_json", {"excerpt": str(body)[:80]}
+        elif not as_list(body.get("choices")):
+            code, params = "no_choices", {"excerpt": quoted(body.get("choices"), 80)}
+        else:
+            code = "no_message"
+        return "malformed response", error_line(code, "en", **params), error_line(code, "zh", **params)
 
     def _model_failure(self, status: Any, body: Any, error: Any) -> Failure:
         """How the app would tell a model call that failed: an HTTP error status with what its body says, or no
@@ -541,15 +563,13 @@ class _Merge:
 
 
 def _mcp_failure(hop: Hop) -> Failure | None:
-    """How the app would tell what an MCP hop shows going wrong: a JSON-RPC error, or a line the proxy relayed that
-    no client can read; None for every other hop."""
+    """How the app would tell what an MCP hop shows going wrong: a JSON-RPC error; None for every other hop (a line
+    the proxy could not record may still have been read: the app's exit code says whether the run failed)."""
     if hop.kind == "mcp.error":
         error = as_dict(as_dict(hop.payload).get("error"))
         code, message = error.get("code"), str(error.get("message") or "")[:200]
         en, zh = (error_line("mcp_error", lang, code=code, message=message) for lang in ("en", "zh"))
         return f"JSON-RPC error {code}", en, zh
-    if hop.kind == "error":
-        return str(as_dict(hop.payload).get("error") or "error"), hop.summary, hop.summary
     return None
 
 
