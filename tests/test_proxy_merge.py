@@ -756,3 +756,27 @@ def test_an_answer_the_app_cannot_read_is_a_failed_run_and_one_too_large_to_reco
     body["body_too_large"] = {"bytes": 2_000_000, "limit_bytes": 1_048_576, "start": "{"}
     unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line) for line in lines))])
     assert unseen.meta.outcome == "ok"  # the proxy could not keep it; the app may well have read it
+
+
+RETRYING_APP = """
+from openai import OpenAI
+
+client = OpenAI(max_retries=2)  # the SDK's own retries: the same body again, numbered in x-stainless-retry-count
+client.chat.completions.create(model="mock-error-500", messages=[{"role": "user", "content": "北京今天天气怎么样？"}])
+"""
+
+
+def test_the_openai_sdks_retries_recorded_are_one_call(tmp_path, upstream):
+    app, out = tmp_path / "app.py", tmp_path / "trace.json"
+    app.write_text(RETRYING_APP, encoding="utf-8")
+    proc = flow_cli(
+        "record", "--upstream", upstream, "--out", str(out), "--", PY, str(app), env={"OPENAI_API_KEY": KEY}
+    )
+    assert proc.returncode == 1, proc.stderr  # the SDK gave up and raised
+    trace = load_trace(out)
+    asked = [h for h in trace.hops if h.kind == "llm.request"]
+    assert [(h.round, h.summary.rsplit(", ", 1)[-1]) for h in asked] == [
+        (1, "0 tools"), (1, "retry 1 of the same call"), (1, "retry 2 of the same call")
+    ]  # fmt: skip
+    assert trace.meta.stats["model_calls"] == 1 and "model calls 1 " in proc.stdout
+    assert trace.meta.outcome == "error" and "HTTP 500" in str(trace.meta.error)
