@@ -279,6 +279,9 @@ def test_a_huge_body_is_recorded_by_its_size_only(tmp_path):
         (["proxy-model", "--upstream", "ftp://x", "--out", "m.jsonl"], "give an http:// or https:// URL"),
         (["proxy-model", "--upstream", "http://x/v1", "--out", "m.jsonl", "--port", "70000"], "--port 70000"),
         (["proxy-http", "--upstream", "nonsense", "--out", "m.jsonl"], "give an http:// or https:// URL"),
+        (["proxy-model", "--upstream", "http://me:pw-0123456@x/v1", "-o", "m.jsonl"], "holds a user name or password"),
+        (["proxy-http", "--upstream", "http://me:pw-0123456@x/mcp", "-o", "m.jsonl"], "holds a user name or password"),
+        (["proxy-model", "--upstream", "ftp://me:pw-0123456@x/v1", "-o", "m.jsonl"], "give an http:// or https://"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
@@ -286,6 +289,7 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and said in err and err.count("\n") == 1
+    assert "pw-0123456" not in err and not (tmp_path / "m.jsonl").exists()
 
 
 def test_the_mcp_http_proxy_refuses_a_port_in_use(tmp_path, capsys, monkeypatch):
@@ -389,6 +393,8 @@ def test_proxy_keeps_no_cookies_between_clients(tmp_path, raw_upstream, make, pa
     # Bob's request goes as he sent it: no header of the proxy's own, only what reaches the same upstream anyway.
     sent = {k.lower() for k in bob.request.headers} - {"connection"}
     assert set(for_bob) == sent and for_bob["accept-encoding"] == "identity" and for_bob["x-client"] == "bob"
+    if make is model_proxy:  # and the recording shows it as it went
+        assert [e["headers"] for e in entries(out) if e.get("event") == "request"][1] == for_bob
     assert b"alice-session-0123456789" not in out.read_bytes()
 
 
@@ -518,3 +524,25 @@ def test_a_recording_redacts_what_the_apps_trace_redacts(tmp_path, raw_upstream,
         assert request["body"] == "api_key=[redacted]&x=1"
     else:
         assert "api_key=[redacted]&x=1" in written
+
+
+@PROXIES
+def test_a_big_request_body_goes_on_whole_and_is_recorded_by_its_size(tmp_path, make, path):
+    asked: list[bytes] = []
+    upstream = httpx2.MockTransport(lambda request: asked.append(request.read()) or httpx2.Response(200, json={}))
+    out = tmp_path / "big-request.jsonl"
+    served = make("https://upstream.example/v1", str(out), transport=upstream).start()
+    big = b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"text": "' + b"x" * (3 << 20) + b'"}}'
+    try:
+        answer = httpx2.post(f"http://127.0.0.1:{served.port}{path}", content=big)
+    finally:
+        served.stop()
+    assert answer.status_code == 200 and asked == [big] and served.relay.held_bytes == 0
+    written = entries(out)
+    if make is model_proxy:
+        request = next(e for e in written if e.get("event") == "request")
+        assert request["bytes"] == len(big) and request["body_too_large"]["bytes"] == len(big)
+        assert request["headers"]["content-length"] == str(len(big))
+    else:
+        assert [e["too_large"]["bytes"] for e in written if "too_large" in e] == [len(big)]
+    assert out.stat().st_size < 20_000

@@ -20,6 +20,7 @@ import signal
 import socket
 import sys
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from http.cookiejar import Cookie, CookieJar
@@ -85,6 +86,23 @@ def json_or_text(data: bytes) -> Any:
         return redact_text(data.decode("utf-8", errors="replace"))
 
 
+def _start(chunks: deque[bytes], limit: int) -> bytes:
+    """The first `limit` bytes of a body in chunks."""
+    kept = bytearray()
+    for chunk in chunks:
+        if len(kept) >= limit:
+            break
+        kept += chunk[: limit - len(kept)]
+    return bytes(kept)
+
+
+async def _sent_once(chunks: deque[bytes]) -> AsyncIterator[bytes]:
+    """A request body's chunks as they came, each let go once sent: the upstream's response, which keeps its request
+    while it streams, does not keep the body, which `Relay.held_bytes` no longer counts."""
+    while chunks:
+        yield chunks.popleft()
+
+
 class _NoCookies(CookieJar):
     """The upstream client's cookie jar, which keeps none: a proxy passes each client's cookies on as they are, and
     one client's `Set-Cookie` back to it alone, never to the next client."""
@@ -101,7 +119,9 @@ class Recording(Protocol):
 
     log: ProxyLog
 
-    def request(self, n: int, request: Request, body: bytes, t: float) -> None: ...
+    def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
+        """`sent`: the headers as they went upstream (a client's secret ones already in the log's secrets); `body`:
+        the start of the body, at most the frame cap and one byte of its `size`."""
 
     def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None: ...
 
@@ -185,34 +205,28 @@ class Relay:
             url += ("&" if "?" in url else "?") + request.url.query
         # Before anything is recorded: a key in a header or a query value may come back in any answer.
         self.recording.log.add_secrets(header_secrets(request.headers.items()) + url_secrets(str(request.url)))
+        too_big = f"request body over {amount_text(self.max_request_bytes)}"
         declared = request.headers.get("content-length", "")
         if declared.isascii() and declared.isdigit() and int(declared) > self.max_request_bytes:
-            return self._refuse(request, 413, f"request body over {amount_text(self.max_request_bytes)}", 0)
-        chunks: list[bytes] = []
+            return self._refuse(request, 413, too_big, 0)
+        chunks: deque[bytes] = deque()
         held = 0
         try:
             with anyio.CancelScope(deadline=deadline) as waiting:
                 async for chunk in request.stream():
                     if held + len(chunk) > self.max_request_bytes:
-                        return self._refuse(
-                            request, 413, f"request body over {amount_text(self.max_request_bytes)}", held
-                        )
+                        return self._refuse(request, 413, too_big, held)
                     if self.held_bytes + len(chunk) > self.max_held_bytes:
-                        return self._refuse(
-                            request,
-                            503,
-                            f"the proxy holds as many request bodies at once as it may ({amount_text(self.max_held_bytes)} in all)",
-                            held,
-                            retry=True,
-                        )
-                    chunks.append(chunk)
-                    held += len(chunk)
-                    self.held_bytes += len(chunk)
+                        full = amount_text(self.max_held_bytes)
+                        why = f"the proxy holds as many request bodies at once as it may ({full} in all)"
+                        return self._refuse(request, 503, why, held, retry=True)
+                    if chunk:
+                        chunks.append(chunk)
+                        held += len(chunk)
+                        self.held_bytes += len(chunk)
             if waiting.cancelled_caught:
                 return self._refuse(request, 408, f"the request body did not come within {self.timeout_s:g} s", held)
-            body = b"".join(chunks)
-            chunks.clear()
-            return await self._forward(request, url, body, deadline)
+            return await self._forward(request, url, chunks, held, deadline)
         except ClientDisconnect:  # nothing was forwarded, and there is no one to answer
             self._note_refused(request, "the client left before its request was complete", held)
             return Response(status_code=400)
@@ -234,16 +248,19 @@ class Relay:
             response.headers["retry-after"] = "1"
         return response
 
-    async def _forward(self, request: Request, url: str, body: bytes, deadline: float) -> Response:
+    async def _forward(self, request: Request, url: str, chunks: deque[bytes], size: int, deadline: float) -> Response:
         self.exchanges += 1
         n, rec = self.exchanges, self.recording
-        rec.request(n, request, body, now())
+        start = _start(chunks, rec.log.max_frame_bytes + 1)
         headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP]
         headers.append(("accept-encoding", "identity"))  # so that what is recorded is what is read
-        assert self.client is not None
+        if size:
+            headers.append(("content-length", str(size)))
         # Built here, not by the client, which would add its own headers and cookies: the request goes as the client
-        # sent it.
-        outgoing = httpx2.Request(request.method, url, headers=headers, content=body)
+        # sent it, and the recording shows it as it went.
+        outgoing = httpx2.Request(request.method, url, headers=headers, content=_sent_once(chunks) if size else b"")
+        rec.request(n, request, outgoing.headers.multi_items(), start, size, now())
+        assert self.client is not None
         try:
             with anyio.fail_after(max(deadline - anyio.current_time(), 0)):
                 upstream = await self.client.send(outgoing, stream=True)
@@ -335,9 +352,7 @@ class ModelRecording:
             return {"body_too_large": {"bytes": size, "limit_bytes": self.log.max_frame_bytes, "start": excerpt(data)}}
         return {"body": json_or_text(data)} if data else {}
 
-    def request(self, n: int, request: Request, body: bytes, t: float) -> None:
-        headers = request.headers.items()
-        self.log.add_secrets(header_secrets(headers))
+    def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
         self.log.entry(
             {
                 "exchange": n,
@@ -345,9 +360,9 @@ class ModelRecording:
                 "timestamp": t,
                 "method": request.method,
                 "path": redact_url(request.url.path + (f"?{request.url.query}" if request.url.query else "")),
-                "headers": recordable_headers(headers),
-                "bytes": len(body),
-                **self._body(body, len(body)),
+                "headers": recordable_headers(sent),
+                "bytes": size,
+                **self._body(body, size),
             }
         )
 
@@ -380,10 +395,9 @@ class McpRecording:
         self.log = log
         self._json: set[int] = set()  # exchanges whose answer is one JSON body
 
-    def request(self, n: int, request: Request, body: bytes, t: float) -> None:
-        self.log.add_secrets(header_secrets(request.headers.items()))
-        if body.strip():
-            self.log.frame("client_to_server", body.strip(), len(body.strip()), t)
+    def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
+        if frame := body.strip():
+            self.log.frame("client_to_server", frame, len(frame) + size - len(body), t)
 
     def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None:
         if status >= 400:  # what the transport says, not a frame: noted for the import to list
