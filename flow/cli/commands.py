@@ -328,7 +328,12 @@ def _http_proxy_options(parser: argparse.ArgumentParser, port: int) -> None:
         "--port", type=int, default=port, help=f"port on 127.0.0.1; 0 picks a free one (default: {port})"
     )
     parser.add_argument("--out", "-o", required=True, help="the JSON Lines recording to write")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds one exchange may take, to its last byte")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="seconds one exchange may take, from its request's first byte to its answer's last",
+    )
 
 
 def _server_access_options(parser: argparse.ArgumentParser) -> None:
