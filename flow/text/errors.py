@@ -119,9 +119,16 @@ _STATUS_HINTS: dict[int, tuple[str, str]] = {
 
 
 def _model_http_en(
-    status: int, detail: str, option: str | None = None, more_lines: int = 0, suspects: tuple[str, ...] = ()
+    status: int,
+    detail: str,
+    option: str | None = None,
+    more_lines: int = 0,
+    suspects: tuple[str, ...] = (),
+    refused: bool = False,
 ) -> str:
     hint = _STATUS_HINTS.get(status, ("", ""))[0]
+    if refused:  # a 5xx whose body is a validator's: the request must change, waiting does not help
+        hint = "the server refused the request itself: sent again unchanged, it fails the same way"
     if option:
         hint = (
             f"this provider does not accept the request option `{option}`: drop it ({OPTION_HINTS[option][0]}) "
@@ -139,9 +146,16 @@ def _model_http_en(
 
 
 def _model_http_zh(
-    status: int, detail: str, option: str | None = None, more_lines: int = 0, suspects: tuple[str, ...] = ()
+    status: int,
+    detail: str,
+    option: str | None = None,
+    more_lines: int = 0,
+    suspects: tuple[str, ...] = (),
+    refused: bool = False,
 ) -> str:
     hint = _STATUS_HINTS.get(status, ("", ""))[1]
+    if refused:  # a 5xx whose body is a validator's: the request must change, waiting does not help
+        hint = "服务器拒绝的是这个请求本身：原样重发只会以同样的方式失败"
     if option:
         hint = f"这个服务商不接受请求参数 `{option}`：请去掉它（{OPTION_HINTS[option][1]}）后重试"
     if not detail:
