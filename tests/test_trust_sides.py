@@ -147,6 +147,8 @@ class _Hostile(BaseHTTPRequestHandler):
                 self.wfile.write(b": ping\n\n")
                 self.wfile.flush()
                 time.sleep(0.1)
+        elif behaviour == "stream-no-data":  # llama-cpp-python asked to stream under tool_choice auto: 200, nothing
+            self._head("text/event-stream", x_server="llama-cpp-python")
         elif behaviour == "truncated":  # a stream that stops mid-answer: no finish_reason, no [DONE]
             self._head("text/event-stream")
             self.wfile.write(_chunk({"role": "assistant", "content": ""}))
@@ -314,6 +316,22 @@ def test_a_stream_of_keep_alive_comments_that_ends_is_no_answer(endpoint):
     assert result.error == "the model's stream ended without any data (only keep-alive comments, or nothing at all)"
     assert result.answer is None
     assert _model_error(json.loads(result.trace.model_dump_json()))["payload"]["error"] == "malformed response"
+
+
+@pytest.mark.parametrize("behaviour", ["stream-no-data", "keep-alive-then-close"])
+def test_a_stream_with_no_data_keeps_the_status_headers_and_time_the_server_sent(endpoint, behaviour):
+    result = _run(endpoint, behaviour, stream=True)
+    assert result.error == "the model's stream ended without any data (only keep-alive comments, or nothing at all)"
+    err = _model_error(json.loads(result.trace.model_dump_json()))
+    request = next(h for h in result.trace.hops if h.kind == "llm.request")
+    assert err["payload"]["status"] == 200 and err["payload"]["headers"]["content-type"] == "text/event-stream"
+    assert err["t_start_ms"] == request.t_start_ms and err["step"] == request.step
+    if behaviour == "stream-no-data":
+        assert err["payload"]["headers"]["x-server"] == "llama-cpp-python"
+        assert err["payload"]["body"] == "" and err["payload"]["received_bytes"] == 0
+    else:  # ten pings, a tenth of a second apart: what came is kept, and how long it took
+        assert err["payload"]["body"] == ": ping\n\n" * 10 and err["bytes"] == 80
+        assert _waited_ms(err) > 0
 
 
 def test_the_deadline_is_total_even_when_the_sdk_would_wait_to_retry(endpoint):

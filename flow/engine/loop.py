@@ -359,6 +359,8 @@ async def _ask_model(
         try:
             return await _completion(client, rec, kwargs)
         except MalformedResponse as exc:
+            if exc.recorded:
+                raise
             rec.record(
                 kind="llm.error",
                 source="model",

@@ -428,3 +428,5 @@ class ModelLimitError(FlowError):
 
 class MalformedResponse(FlowError):
     """The model endpoint answered, but not with a chat completion the app can read."""
+
+    recorded = False  # whether its llm.error hop is already in the trace (the tap, which saw the wire, wrote it)
