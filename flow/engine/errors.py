@@ -14,7 +14,25 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
 from flow.servers.connect import leaf_exception
-from flow.text.errors import OPTION_HINTS, FlowError
+from flow.text.errors import OPTION_HINTS, ErrorCode, FlowError
+
+# The failures that are the MCP server's: only after one of these is what it wrote to stderr worth showing.
+SERVER_FAILURES: frozenset[ErrorCode] = frozenset(
+    {
+        "server_no_command",
+        "server_said",
+        "server_cannot_start",
+        "server_silent",
+        "server_closed",
+        "server_closed_http",
+        "message_too_large",
+        "not_jsonrpc",
+        "tool_call_error",
+        "mcp_timeout",
+        "mcp_closed",
+        "mcp_error",
+    }
+)
 
 
 class FlowAbort(FlowError):

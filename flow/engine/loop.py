@@ -22,7 +22,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
-from flow.engine.errors import FlowAbort, as_flow_error
+from flow.engine.errors import SERVER_FAILURES, FlowAbort, as_flow_error
 from flow.engine.model import ModelConfig, StreamAssembler, make_client, not_json, read_completion
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
 from flow.engine.translate import (
@@ -503,7 +503,7 @@ async def run_flow(
         failure = as_flow_error(cause, options, model)
         error, error_zh = failure.line("en"), failure.line("zh")
         payload: dict[str, Any] = {"error": type(cause).__name__, "message": error, "message_zh": error_zh}
-        if stderr_tail:
+        if stderr_tail and failure.code in SERVER_FAILURES:  # a stop of the run's own is not the server's doing
             payload["server_stderr"] = stderr_tail
         # The user gets this line where the answer would have been: step 10.
         rec.record(
