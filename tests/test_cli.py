@@ -240,6 +240,17 @@ def test_tools_and_call_write_their_trace_to_stdout_for_dash(cli):
     assert '"city": "北京"' in ran.stderr
 
 
+def test_call_lists_the_tools_in_step_2_so_no_tools_list_of_the_sdks_lands_in_steps_6_and_7(cli):
+    ran = cli("call", "get_weather", "--args", '{"city": "北京"}', "-o", "-")
+    assert ran.returncode == 0, ran.stderr
+    frames = [h for h in read_trace_bytes(ran.stdout.encode("utf-8")).hops if h.kind == "mcp.request"]
+    assert [(h.payload["method"], h.step) for h in frames] == [
+        ("initialize", 2),
+        ("tools/list", 2),
+        ("tools/call", 6),
+    ]
+
+
 @pytest.mark.parametrize("fmt", ["dot", "mermaid", "html"])
 def test_render_to_stdout_is_the_file_it_would_write(tmp_path, cli, trace_file, fmt):
     out = tmp_path / f"t.{fmt}"

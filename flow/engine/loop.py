@@ -702,12 +702,16 @@ async def inspect_server(
 async def call_server_tool(
     spec: ServerSpec, name: str, arguments: dict[str, Any], *, era: Era = "handshake", timeout_s: float = 10.0
 ) -> tuple[RunResult, dict[str, Any] | None]:
-    """Connect and call one tool directly, no model involved: the engineer's view of a server, recorded.
+    """Connect, list the tools and call one directly, no model involved: the engineer's view of a server, recorded.
 
     The call carries a progress token, so a server that reports progress sends its
     notifications/progress frames and they are in the trace."""
 
     async def call(client: Any, rec: Recorder) -> dict[str, Any]:
+        if client.server_capabilities.tools is not None:
+            # As a host does before it calls: the listing (step 2) gives the SDK the tool's output schema, which
+            # it would otherwise fetch with a tools/list of its own after the call, in the middle of steps 6 and 7.
+            await client.list_tools()
         rec.step = Step.CALL_TOOL
         try:
             result = _dump(await client.call_tool(name, arguments, progress_callback=_progress_seen))
