@@ -147,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--transport",
         choices=["stdio", "memory"],
-        help="run the demo server over stdio or in this process (default: in this process)",
+        help="run the demo server over stdio or in this process (default: as the recording did; "
+        "run's default is stdio)",
     )
     rp.add_argument(
         "--server",
