@@ -40,6 +40,7 @@ ErrorCode = Literal[
     "model_too_large",
     "model_unreachable",
     "model_stream_error",
+    "model_bad_url",
     # an answer the app cannot read
     "event_not_json",
     "body_not_json",
@@ -218,6 +219,49 @@ def _model_too_large_zh(limit_bytes: int, wire_bytes: int, packed: bool) -> str:
     )
 
 
+# Why a base URL cannot be used, by the problem `flow.engine.model.check_base_url` found.
+_URL_PROBLEMS: dict[str, tuple[str, str]] = {
+    "scheme": ("only http:// and https:// URLs are supported", "只支持 http:// 和 https:// 地址"),
+    "host": ("it names no host", "其中没有主机名"),
+    "bracket": (
+        "its host is in brackets but is not an IPv6 address",
+        "其主机名写在方括号中，却不是 IPv6 地址",
+    ),
+    "port": ("its port is not a number from 0 to 65535", "其端口不是 0 到 65535 之间的数字"),
+    "characters": (
+        "it holds spaces, control characters or backslashes",
+        "其中含有空格、控制字符或反斜杠",
+    ),
+}
+
+
+# Where a run is about to send its model requests, said in one line before the first one goes.
+SENDING_TO: dict[Lang, dict[str, str]] = {
+    "en": {
+        "openai": "sending the model requests to {base_url} (model {name}, {key})",
+        "key": "with an API key",
+        "no_key": "with no API key",
+        "offline": "the offline {backend} model answers (model {name}): no request leaves this machine",
+    },
+    "zh": {
+        "openai": "模型请求将发往 {base_url}（模型 {name}，{key}）",
+        "key": "带 API Key",
+        "no_key": "不带 API Key",
+        "offline": "由离线的 {backend} 模型回答（模型 {name}）：没有请求会离开这台机器",
+    },
+}
+
+
+def sending_line(described: dict[str, Any], lang: Lang) -> str:
+    """Where a run's model requests go, from `ModelConfig.describe()`: a provider's endpoint, or nowhere."""
+    words = SENDING_TO[lang]
+    backend, name = described.get("backend"), described.get("name")
+    if backend != "openai":
+        return words["offline"].format(backend=backend, name=name)
+    key = words["key"] if described.get("key_status") == "set" else words["no_key"]
+    return words["openai"].format(base_url=described.get("base_url"), name=name, key=key)
+
+
 def _unreadable(en: str, zh: str) -> tuple[Template, Template]:
     return "the model endpoint's answer cannot be read: " + en, "模型接口的回答无法读取：" + zh
 
@@ -321,6 +365,10 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     "model_stream_error": (
         "the model endpoint reported an error in its answer: {message}",
         "模型接口在回答中报告了错误：{message}",
+    ),
+    "model_bad_url": (
+        lambda url, problem: f"the model endpoint's base URL {url} cannot be used: {_URL_PROBLEMS[problem][0]}",
+        lambda url, problem: f"模型接口的 Base URL {url} 无法使用：{_URL_PROBLEMS[problem][1]}",
     ),
     "event_not_json": _unreadable("a streamed event is not JSON: {excerpt}", "流式事件不是 JSON：{excerpt}"),
     "body_not_json": _unreadable("the body is not JSON: {excerpt}", "正文不是 JSON：{excerpt}"),
