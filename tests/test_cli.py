@@ -249,6 +249,23 @@ def test_a_base_url_no_request_can_go_to_is_one_usage_line_and_nothing_is_sent(t
     assert ran.stderr.startswith("error: the model endpoint's base URL ") and ran.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--mcp-timeout", "-1"],
+        ["run", "--model-timeout", "0"],
+        ["run", "--mcp-timeout", "nan"],
+        ["call", "get_weather", "--timeout", "0"],
+        ["tools", "--timeout", "inf"],
+    ],
+)
+def test_a_timeout_that_is_no_time_is_a_usage_error_not_a_failed_run(tmp_path, cli, args):
+    out = tmp_path / "t.json"
+    ran = cli(*args, "--out", str(out))
+    assert ran.returncode == 2 and not out.exists(), ran
+    assert ran.stderr.startswith(f"error: {args[-2]} ") and "give seconds above 0" in ran.stderr
+
+
 def test_the_check_of_a_base_url_lives_in_the_model_config_so_every_caller_gets_one_line():
     import flow
 

@@ -385,7 +385,7 @@ def _error(line: object) -> None:
     print(f"error: {' '.join(str(line).splitlines())}", file=sys.stderr, flush=True)  # whatever a tool said
 
 
-MAX_EXCHANGE_S = 86400.0  # the longest a model proxy's --timeout may give one exchange
+MAX_EXCHANGE_S = 86400.0  # the longest any --timeout may give one exchange: a model's, an MCP server's
 
 STDOUT = "-"  # an output named "-" is standard output, as in other Unix tools
 
@@ -502,6 +502,8 @@ def _server_spec(args: argparse.Namespace) -> ServerSpec:
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")
+    check_seconds(args.mcp_timeout, "--mcp-timeout", at_most=MAX_EXCHANGE_S)
+    check_seconds(args.model_timeout, "--model-timeout", at_most=MAX_EXCHANGE_S)
     if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
         raise UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
     if args.script and (args.model or args.base_url):
@@ -551,6 +553,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
 
     from flow.engine.loop import inspect_server
 
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
     spec = _server_spec(args)
     result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
     if args.out:
@@ -596,6 +599,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
         problem = f"not usable ({bad})" if bad else "not a JSON object"
     if not isinstance(arguments, dict) or json_value_problem(arguments):
         raise UsageError(f"--args is {problem}: {args.args}")
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
     spec = _server_spec(args)
     result, called = anyio.run(
         lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout)
