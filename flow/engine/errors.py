@@ -23,6 +23,7 @@ SERVER_FAILURES: frozenset[ErrorCode] = frozenset(
         "server_said",
         "server_cannot_start",
         "server_silent",
+        "server_slow_answer",
         "server_closed",
         "server_closed_http",
         "message_too_large",

@@ -35,7 +35,7 @@ from flow.engine.translate import (
     with_strict,
 )
 from flow.servers import builtin
-from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail
+from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail, timed_out
 from flow.servers.spec import Era, ServerSpec
 from flow.text.errors import EMPTY_ANSWER, MalformedResponse, ModelLimitError
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
@@ -188,19 +188,18 @@ class _McpTools:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
                 method = f"tools/call {request.name}"
-                abort = (
-                    FlowAbort("server_silent", method=method, timeout_s=self.options.mcp_timeout_s)
-                    if exc.code == REQUEST_TIMEOUT
-                    else FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
-                )
+                seen: dict[str, Any] = {"error": "connection closed"}
+                if exc.code == REQUEST_TIMEOUT:  # silent, or still sending a large answer
+                    fault, seen = timed_out(method, self.options.mcp_timeout_s, self.tap.unread_bytes())
+                    seen = {k: v for k, v in seen.items() if k not in ("method", "timeout_s")}
+                    abort = FlowAbort(fault.code, **fault.params)
+                else:
+                    abort = FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
                 rec.record(
                     kind="error",
                     source="mcp_server",
                     target="mcp_client",
-                    payload={
-                        "error": "timeout" if exc.code == REQUEST_TIMEOUT else "connection closed",
-                        "sdk_error": {"code": exc.code, "message": exc.message},
-                    },
+                    payload={**seen, "sdk_error": {"code": exc.code, "message": exc.message}},
                     step=Step.TOOL_RESULT,
                     direction="error",
                     t_start_ms=reverse_hop.t_start_ms,
