@@ -313,7 +313,11 @@ def test_a_stream_of_keep_alive_comments_fails_at_the_deadline_and_is_not_an_ans
 
 def test_a_stream_of_keep_alive_comments_that_ends_is_no_answer(endpoint):
     result = _run(endpoint, "keep-alive-then-close", stream=True)
-    assert result.error == "the model's stream ended without any data (only keep-alive comments, or nothing at all)"
+    assert result.error == (
+        "the model's stream ended without any data (only keep-alive comments, or nothing at all); some servers "
+        "(llama-cpp-python) answer a streamed request that offers tools this way: try without streaming "
+        "(leave out --stream)"
+    )
     assert result.answer is None
     assert _model_error(json.loads(result.trace.model_dump_json()))["payload"]["error"] == "malformed response"
 
@@ -321,7 +325,11 @@ def test_a_stream_of_keep_alive_comments_that_ends_is_no_answer(endpoint):
 @pytest.mark.parametrize("behaviour", ["stream-no-data", "keep-alive-then-close"])
 def test_a_stream_with_no_data_keeps_the_status_headers_and_time_the_server_sent(endpoint, behaviour):
     result = _run(endpoint, behaviour, stream=True)
-    assert result.error == "the model's stream ended without any data (only keep-alive comments, or nothing at all)"
+    assert result.error == (
+        "the model's stream ended without any data (only keep-alive comments, or nothing at all); some servers "
+        "(llama-cpp-python) answer a streamed request that offers tools this way: try without streaming "
+        "(leave out --stream)"
+    )
     err = _model_error(json.loads(result.trace.model_dump_json()))
     request = next(h for h in result.trace.hops if h.kind == "llm.request")
     assert err["payload"]["status"] == 200 and err["payload"]["headers"]["content-type"] == "text/event-stream"

@@ -5,6 +5,7 @@ The inner transport is either a stand-in model or a real network transport; the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import zlib
@@ -101,6 +102,7 @@ class _Exchange:
     deadline: float
     meter: _Meter | None = None  # set when the response's headers arrive
     stream: bool = False
+    offered_tools: bool = False  # the request carried tools
 
 
 class ModelHttpTap(httpx2.AsyncBaseTransport):
@@ -139,6 +141,8 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         rec = self._rec
         step = rec.step if rec.step is not None and STEPS[rec.step].asks_model else None
         exchange = _Exchange(await self._record_request(request, step) if rec.enabled else None, step, deadline)
+        with contextlib.suppress(httpx2.RequestNotRead):  # the SDK's JSON body is bytes, read when it was built
+            exchange.offered_tools = b'"tools"' in request.content
         if anyio.current_time() < deadline:  # a retry that comes after its call's time is up is not sent
             with anyio.CancelScope(deadline=deadline):
                 return await self._exchange(request, exchange)
@@ -314,9 +318,11 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         """A stream that ended with no event of data (llama-cpp-python's, asked to stream under tool_choice auto):
         its hop keeps what the server did send, its status, headers, bytes and time, and the error says it is
         recorded so that the engine does not record it again."""
-        error = MalformedResponse("stream_empty")
-        error.recorded = True
         request_hop, meter = exchange.request_hop, exchange.meter
+        error = MalformedResponse(
+            "stream_empty", notes=(("streamed_tools_unsupported", {}),) if exchange.offered_tools else ()
+        )
+        error.recorded = True
         if request_hop is not None and meter is not None:
             text = seen.decode("utf-8", errors="replace")
             self._mark(

@@ -58,6 +58,7 @@ ErrorCode = Literal[
     "chunk_content_not_text",
     "chunk_calls_not_list",
     "stream_empty",
+    "streamed_tools_unsupported",
     "stream_truncated",
     # the run itself
     "mcp_only",
@@ -409,6 +410,13 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     "stream_empty": (
         "the model's stream ended without any data (only keep-alive comments, or nothing at all)",
         "模型的流式回答没有任何数据就结束了（只有保活注释，或者什么都没有）",
+    ),
+    # said after stream_empty when the request offered tools: what llama-cpp-python does ("Automatic streaming tool
+    # choice is not supported", in its own log only)
+    "streamed_tools_unsupported": (
+        "; some servers (llama-cpp-python) answer a streamed request that offers tools this way: try without "
+        "streaming (leave out --stream)",
+        "；有些服务器（llama-cpp-python）对带工具的流式请求就是这样回答的：请关闭流式后重试（去掉 --stream）",
     ),
     "stream_truncated": (
         lambda chunks, chars: (
