@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
-from flow import ModelConfig, RunOptions, run
+from flow import ModelConfig, RunOptions, ServerSpec, load_trace, run, run_flow
 from flow.backends.scripted import load_script
-from flow.servers.spec import ServerSpec
-from helpers import kinds, model_requests, run_flow_sync
+from flow.capture.recorder import Recorder
+from flow.servers.connect import open_session
+from helpers import ROOT, kinds, model_requests, run_flow_sync
 
 
 def _tool_messages(result):
@@ -121,6 +124,70 @@ def test_a_server_that_dies_mid_call_ends_the_run_with_its_stderr():
     err = next(h for h in result.trace.hops if h.kind == "error" and h.step == 7)
     assert err.source == "mcp_server"
     assert kinds(result.trace.hops)[-1] == "error"
+
+
+@pytest.mark.parametrize("era", ["handshake", "modern"])
+def test_an_in_memory_server_that_dies_mid_call_ends_only_the_run(era):
+    # The demo's "die" fault in this process closes the server's side of the connection; the process goes on.
+    result = run_flow_sync(transport="memory", server_fault="die", era=era)
+    assert not result.ok
+    assert result.error == (
+        "the in-process MCP server stopped during tools/call get_weather: "
+        "weather-demo crashed on tools/call (--fault die)"
+    )
+    err = next(h for h in result.trace.hops if h.kind == "error" and h.step == 7)
+    assert (err.source, err.target, err.payload["error"]) == ("mcp_server", "mcp_client", "connection closed")
+    assert kinds(result.trace.hops)[-1] == "error"
+    assert run_flow_sync(transport="memory").ok  # and the next run in the same process works
+
+
+QUESTION = "北京今天天气怎么样？"
+
+
+class _Escapes(BaseException):
+    """An exception the SDK's handlers do not turn into an error answer: it ends the server's run."""
+
+
+def _server_that_escapes():
+    from mcp.server import MCPServer
+
+    server = MCPServer("ends-badly")
+
+    @server.tool()
+    async def get_weather(city: str) -> str:
+        """The weather."""
+        raise _Escapes("its own run ended")
+
+    return server
+
+
+def test_an_in_process_server_whose_run_fails_is_a_closed_connection_and_nothing_else():
+    async def go():
+        rec = Recorder()
+        spec = ServerSpec(transport="memory", server=_server_that_escapes())
+        async with open_session(spec, era="handshake", recorder=rec) as session:
+            options, model = RunOptions(transport="memory"), ModelConfig(model="mock")
+            return await run_flow(QUESTION, options=options, model=model, recorder=rec, session=session)
+
+    result = anyio.run(go)
+    assert not result.ok
+    assert result.error == "the in-process MCP server stopped during tools/call get_weather: its own run ended"
+    assert any(h.kind == "error" and h.step == 7 and h.source == "mcp_server" for h in result.trace.hops)
+
+
+def test_a_server_that_dies_in_memory_is_one_line_exit_1_and_a_trace_from_the_cli(tmp_path):
+    out = tmp_path / "died.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "flow", "run", "--transport", "memory", "--server-fault", "die", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: the in-process MCP server stopped during tools/call")
+    assert "Traceback" not in done.stderr
+    assert load_trace(out).meta.outcome == "error"
 
 
 def test_a_server_that_hangs_times_out():

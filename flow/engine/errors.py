@@ -26,6 +26,7 @@ SERVER_FAILURES: frozenset[ErrorCode] = frozenset(
         "server_slow_answer",
         "server_closed",
         "server_closed_http",
+        "server_stopped",
         "message_too_large",
         "not_jsonrpc",
         "tool_call_error",

@@ -193,6 +193,8 @@ class _McpTools:
                     fault, seen = timed_out(method, self.options.mcp_timeout_s, self.tap.unread_bytes())
                     seen = {k: v for k, v in seen.items() if k not in ("method", "timeout_s")}
                     abort = FlowAbort(fault.code, **fault.params)
+                elif self.tap.stopped is not None:
+                    abort = FlowAbort("server_stopped", method=method, said=self.tap.stopped)
                 else:
                     abort = FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
                 rec.record(

@@ -66,12 +66,13 @@ async def connect(
     token = uuid.uuid4().hex
     with contextlib.ExitStack() as files:
         err: IO[str] | None = None
+        inner: Transport
         if spec.transport == "memory" and spec.server is not None:
-            inner: Transport = MemoryTransport(spec.server)
+            inner = MemoryTransport(spec.server, on_died=tap.server_stopped)
         elif spec.transport == "memory" and spec.is_demo:
             from flow.servers.builtin import demo_server
 
-            inner = MemoryTransport(demo_server(spec.fault))
+            inner = MemoryTransport(demo_server(spec.fault), on_died=tap.server_stopped)
         else:
             # The server's stderr goes to a file, so a crash can be reported with its last words
             # and a flood of it costs disk, not memory.
@@ -130,6 +131,9 @@ def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: 
     method = tap.unanswered[0]
     if _timed_out(exc):
         fault, payload = timed_out(method, timeout_s, tap.unread_bytes())
+    elif isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED and tap.stopped is not None:
+        fault = ServerFault("server_stopped", method=method, said=tap.stopped)
+        payload = {"error": "connection closed", "method": method, "server_raised": tap.stopped}
     elif isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
         lines = server_stderr_tail(err).splitlines()
         fault = ServerFault("server_closed", method=method, said=lines[-1][:200] if lines else "")

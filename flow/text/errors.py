@@ -18,6 +18,7 @@ ErrorCode = Literal[
     "server_slow_answer",
     "server_closed",
     "server_closed_http",
+    "server_stopped",
     "message_too_large",
     "not_jsonrpc",
     "stderr_flood",
@@ -295,6 +296,10 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
             f"the MCP server closed the connection during {method} (its process ended)" + (f": {said}" if said else "")
         ),
         lambda method, said="": f"MCP 服务器在 {method} 期间关闭了连接（进程已退出）" + (f"：{said}" if said else ""),
+    ),
+    "server_stopped": (
+        "the in-process MCP server stopped during {method}: {said}",
+        "进程内的 MCP 服务器在 {method} 期间停止了：{said}",
     ),
     "server_closed_http": (
         "the MCP server closed the connection during {method} (the HTTP response ended without an answer)",
