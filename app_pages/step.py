@@ -128,12 +128,14 @@ with st.sidebar:
     except flow.QuestionsError as exc:
         found = {}
         st.error(exc, icon=":material/error:")
-    # Keyed by language, the value from the app state: a language switch keeps what the teacher chose.
-    app.quiz = st.toggle(
-        t("questions_toggle", lang), value=app.quiz, key=f"step_quiz_{lang}", help=t("questions_help", lang)
-    )
+    # Keyed by language, the value from the app state: a language switch keeps what the teacher chose. The state
+    # is seeded, never passed as `value` too: a room taken back sets these keys, and a widget given both logs a
+    # warning with its stack.
+    st.session_state.setdefault(f"step_quiz_{lang}", app.quiz)
+    st.session_state.setdefault(f"step_captions_{lang}", app.captions)
+    app.quiz = st.toggle(t("questions_toggle", lang), key=f"step_quiz_{lang}", help=t("questions_help", lang))
     st.caption(t("questions_count", lang).format(n=len(found)) if found else t("questions_none", lang))
-    app.captions = st.toggle(t("captions_toggle", lang), value=app.captions, key=f"step_captions_{lang}")
+    app.captions = st.toggle(t("captions_toggle", lang), key=f"step_captions_{lang}")
 
 
 # A classroom room: students' screens follow this viewer (ui/rooms.py, flow's room routes in serve.py).

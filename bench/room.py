@@ -108,7 +108,9 @@ class App:
 @contextlib.contextmanager
 def serve(redis_url: str | None) -> Iterator[App]:
     """`streamlit run serve.py` (the app with the rooms' routes) on a free loopback port."""
-    with app_process({"MCP_FLOW_ROOMS_REDIS": redis_url} if redis_url else None) as (url, proc):
+    # Every follower here comes from this machine's one address: the per-address bounds are set for a class.
+    env = {"MCP_FLOW_ROOMS_PER_ADDRESS": "1000", **({"MCP_FLOW_ROOMS_REDIS": redis_url} if redis_url else {})}
+    with app_process(env) as (url, proc):
         yield App(url, int(url.rsplit(":", 1)[1]), proc.pid)
 
 

@@ -76,8 +76,9 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     for page in (laptop, phone):
         _at(page, 4)
         expect(page.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
-    # The followers' screens follow the teacher's language (English), not their own browser's.
+    # The followers' screens follow the teacher's language (English), not their own browser's, the page's too.
     expect(laptop.locator(".fv-next")).to_contain_text("Next")
+    expect(laptop.locator("html")).to_have_attribute("lang", "en")
 
     # One looks ahead on its own: the teacher does not move, the follower stays where it went.
     laptop.locator(".fv-next").click()
@@ -126,6 +127,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     teacher.locator(".st-key-lang_choice").get_by_text("中文").click()
     for page in (laptop, phone):
         expect(page.locator(".fv-next")).to_contain_text("下一步", timeout=10_000)
+        expect(page.locator("html")).to_have_attribute("lang", "zh")  # the page says so (screen readers, fonts)
         _at(page, ASKED + 1)
     _shot(laptop, "room-follower-zh-1280x720.png")
     _shot(phone, "room-phone-zh-360x740.png")

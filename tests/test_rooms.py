@@ -146,6 +146,7 @@ def test_questions_answered_once_tallied_for_the_teacher_and_revealed():
         teacher = await store.listen(room.code, 0, tallies=True)
         student = await store.listen(room.code, 0, tallies=False)
         tokens = [(await store.join(room.code, None))[0] for _ in range(3)]
+        screens = [await store.listen(room.code, 0, tallies=False, token=token) for token in tokens]
         for token, choice in zip(tokens, (1, 2, 2), strict=True):
             await store.answer(room.code, token, ASKED, choice)
         with pytest.raises(RoomError) as twice:
@@ -158,14 +159,17 @@ def test_questions_answered_once_tallied_for_the_teacher_and_revealed():
         with pytest.raises(RoomError) as out_of_range:
             await store.answer(room.code, tokens[1], max(CHOICES), CHOICES[max(CHOICES)] + 1)
         assert "a choice is a number from 1" in out_of_range.value.message
-        # Itself, then who follows now as its own stream, the class's and three joins arrive, then three tallies.
-        heard = await _take(teacher, 9)
-        assert [e.kind for e in heard] == ["teacher"] + ["joined"] * 5 + ["tally"] * 3
+        # Itself, then who follows now as its own stream, the class's, three joins and their screens arrive, then
+        # three tallies.
+        heard = await _take(teacher, 12)
+        assert [e.kind for e in heard] == ["teacher"] + ["joined"] * 8 + ["tally"] * 3
         tallies = [e for e in heard if e.kind == "tally"]
         assert [e.data["counts"][:2] for e in tallies] == [[1, 0], [1, 1], [1, 2]]
         await store.reveal(room.code, room.key, ASKED)
+        late, _ = await store.join(room.code, None)
+        screens.append(await store.listen(room.code, 0, tallies=False, token=late))
         with pytest.raises(RoomError) as closed:
-            await store.answer(room.code, (await store.join(room.code, None))[0], ASKED, 1)
+            await store.answer(room.code, late, ASKED, 1)
         assert closed.value.status == 409
         # The class heard no tally, no join: that the teacher is there, then the reveal, with the counts.
         got = await _take(student, 2)
@@ -207,8 +211,9 @@ def test_limits_each_have_their_message():
         with pytest.raises(RoomError) as rooms:
             store.create(BUNDLES, CHOICES, RoomView())
         assert rooms.value.status == 429 and "too many rooms" in rooms.value.message
-        for _ in range(3):
-            await store.join(room.code, None)
+        for _ in range(3):  # three screens that follow: none gives its place to a newcomer
+            token, _ = await store.join(room.code, None)
+            await store.listen(room.code, 0, tallies=False, token=token)
         with pytest.raises(RoomError) as full:
             await store.join(room.code, None)
         assert "this room is full (3 followers)" == full.value.message and "已满" in full.value.message_zh
@@ -321,15 +326,18 @@ def test_routes_join_follow_answer_and_refuse(served):
             refused = http.post(url + "/view", json=_view(4), headers=headers)
             assert refused.status_code == 403
             assert refused.json()["error"].startswith("only the teacher moves the room")
-        with http.stream("GET", url + "/events", params={"after": joined["snapshot"]["last"]}) as stream:
+        answer = {"token": token, "index": ASKED, "choice": 1}
+        assert http.post(url + "/answer", json=answer).status_code == 403  # no screen of its own follows yet
+        after = joined["snapshot"]["last"]
+        with http.stream("GET", url + "/events", params={"after": after, "token": token}) as stream:
             assert stream.headers["content-type"].startswith("text/event-stream")
             for i in (1, 2, 3):
                 assert http.post(url + "/view", json=_view(i), headers={"x-room-key": room.key}).status_code == 200
-            got = _sse(stream.iter_lines(), 3)
+            assert http.post(url + "/answer", json=answer).status_code == 204
+            again = http.post(url + "/answer", json=answer)
+            assert again.status_code == 409 and "error_zh" in again.json()
+            got = _sse(stream.iter_lines(), 3)  # (leaving its lines behind closes the stream)
         assert [(e["event"], e["data"]["index"]) for e in got] == [("view", 1), ("view", 2), ("view", 3)]
-        assert http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 1}).status_code == 204
-        again = http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 1})
-        assert again.status_code == 409 and "error_zh" in again.json()
         assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": token}).status_code == 403
         assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key}).status_code == 200
         # Bad input: one line each, never a traceback.
@@ -364,7 +372,7 @@ def test_routes_stream_the_tally_only_to_the_watch_key(served):
     with httpx2.Client(timeout=10) as http:
         token = http.post(url + "/join", json={}).json()["token"]
         with http.stream("GET", url + "/events", params={"watch": room.watch}) as teacher:
-            with http.stream("GET", url + "/events", params={"watch": "guess", "after": 0}) as student:
+            with http.stream("GET", url + "/events", params={"watch": "guess", "after": 0, "token": token}) as student:
                 http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 2})
                 http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key})
                 heard = _sse(teacher.iter_lines(), 5)
@@ -373,3 +381,33 @@ def test_routes_stream_the_tally_only_to_the_watch_key(served):
     assert [e["event"] for e in heard] == ["teacher", "tally", "reveal"]
     assert heard[1]["data"]["counts"][1] == 1
     assert [e["event"] for e in seen] == ["teacher", "reveal"]  # no tally before the reveal, no joins
+
+
+def test_a_room_taken_back_sets_lesson_toggles_that_take_no_default_too():
+    """Taking a room back after a reload sets the Step page's toggles through their keys (app_pages/step.py,
+    reclaim); a widget created with a default `value` as well makes Streamlit log a warning with a 30-line stack."""
+    import ast
+
+    tree = ast.parse((ROOT / "app_pages" / "step.py").read_text(encoding="utf-8"))
+    toggles = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "toggle"
+    ]
+    assert len(toggles) == 2
+    for toggle in toggles:
+        given = {keyword.arg for keyword in toggle.keywords}
+        assert "key" in given and "value" not in given, ast.unparse(toggle)
+
+
+def test_the_operator_sets_what_one_address_may_for_a_class_behind_one_address():
+    from flow.rooms import PER_ADDRESS_ENV, limits_from
+
+    assert limits_from({}) == Limits()
+    got = limits_from({PER_ADDRESS_ENV: " 40 "})
+    assert (got.client_streams, got.client_join_burst) == (
+        40,
+        40,
+    ) and got.client_joins_per_s == Limits().client_joins_per_s
+    for odd in ("0", "-3", "²", "1e3", "9" * 40, "many"):
+        assert limits_from({PER_ADDRESS_ENV: odd}) == Limits()

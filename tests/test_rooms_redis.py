@@ -6,6 +6,7 @@ that does not answer, and two real app processes sharing a room. A real `redis-s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import queue
@@ -19,8 +20,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx2
 import pytest
 import redis
+import uvicorn
+from starlette.applications import Starlette
 
 from flow.rooms.redis_store import RedisRooms
 from flow.rooms.store import (
@@ -33,15 +37,19 @@ from flow.rooms.store import (
     RoomView,
     answered_once,
     bad_choice,
+    joining_too_fast,
     no_question,
     no_room,
     not_a_follower,
+    not_following,
     not_teacher,
     revealed_already,
     room_full,
     too_fast,
     too_many_rooms,
+    too_much_data,
 )
+from flow.rooms.web import open_files_limit, room_routes, stream_limit
 from helpers import ROOT
 
 T = TypeVar("T")
@@ -255,6 +263,7 @@ def test_answers_are_once_each_closed_at_the_reveal_and_counted(make: Make) -> N
     async def main() -> None:
         a, _ = await store.join(keys.code, None)
         b, _ = await store.join(keys.code, None)
+        screens = [await store.listen(keys.code, 0, tallies=False, token=t) for t in (a, b)]
         await store.answer(keys.code, a, 1, 2)
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, a, 1, 3)
@@ -274,6 +283,7 @@ def test_answers_are_once_each_closed_at_the_reveal_and_counted(make: Make) -> N
         assert event.kind == "reveal" and event.data == {"index": 1, "counts": [0, 2, 0]}
         c, snap = await store.join(keys.code, None)
         assert snap.revealed == {1: [0, 2, 0]}
+        screens.append(await store.listen(keys.code, 0, tallies=False, token=c))
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, c, 1, 1)
         refused(exc, revealed_already())
@@ -295,13 +305,15 @@ def test_tallies_and_joins_reach_only_the_watch_listener(make: Make) -> None:
         teacher = await store.listen(keys.code, 0, tallies=True)
         follower = await store.listen(keys.code, 0, tallies=False)
         token, _ = await store.join(keys.code, None)
+        screen = await store.listen(keys.code, 0, tallies=False, token=token)
         await store.answer(keys.code, token, 1, 3)
         moved = await store.move(keys.code, keys.key, {"index": 1})
-        assert [(e.kind, e.data) for e in [await nxt(teacher) for _ in range(6)]] == [
+        assert [(e.kind, e.data) for e in [await nxt(teacher) for _ in range(7)]] == [
             ("teacher", {"here": True}),
             ("joined", {"followers": 0, "joined": 0}),  # the teacher's own stream is not a follower
             ("joined", {"followers": 1, "joined": 0}),  # a page listening
             ("joined", {"followers": 1, "joined": 1}),  # a follower's token
+            ("joined", {"followers": 2, "joined": 1}),  # that follower's screen
             ("tally", {"index": 1, "counts": [0, 0, 1]}),
             ("view", moved.data),
         ]
@@ -310,6 +322,7 @@ def test_tallies_and_joins_reach_only_the_watch_listener(make: Make) -> None:
         assert await nxt(follower) == moved
         late = await store.listen(keys.code, 0, tallies=True)  # the backlog keeps no tallies
         assert [await nxt(late), await nxt(late)] == [here, moved]
+        assert screen
         await store.aclose()
 
     run(main)
@@ -377,12 +390,13 @@ def test_the_limits_on_rooms_followers_and_streams(make: Make) -> None:
 
     async def main() -> None:
         a, _ = await store.join(keys.code, None)
-        await store.join(keys.code, None)
+        b, _ = await store.join(keys.code, None)
+        streams = [await store.listen(keys.code, 0, tallies=False, token=t) for t in (a, b)]  # both follow
         with pytest.raises(RoomError) as exc:
             await store.join(keys.code, None)
         refused(exc, room_full(2))
         assert (await store.join(keys.code, a))[0] == a  # a follower already in comes back
-        streams = [await store.listen(keys.code, 0, tallies=False) for _ in range(2 + 8)]
+        streams += [await store.listen(keys.code, 0, tallies=False) for _ in range(8)]
         with pytest.raises(RoomError) as exc:
             await store.listen(keys.code, 0, tallies=False)
         refused(exc, room_full(2))
@@ -467,7 +481,7 @@ def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
 
     async def main() -> None:
         token, snap = await store.join(keys.code, None)
-        stream = await store.listen(keys.code, snap.last, tallies=False)
+        stream = await store.listen(keys.code, snap.last, tallies=False, token=token)
         await store.answer(keys.code, token, 1, 2)
         await store.reveal(keys.code, keys.key, 1)
         assert (await nxt(stream)).kind == "reveal"
@@ -541,6 +555,236 @@ def test_followers_hear_when_the_teachers_screen_goes_and_comes_back(make: Make)
     run(main)
 
 
+def test_an_answer_needs_a_screen_that_follows_the_room(make: Make) -> None:
+    """A token alone answers nothing: a script that mints tokens pays for each answer with an open stream."""
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        token, _ = await store.join(keys.code, None)
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, token, 1, 1)
+        refused(exc, not_following())
+        stranger = await store.listen(keys.code, 0, tallies=False, token="not-a-token-it-gave")
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, "not-a-token-it-gave", 1, 1)
+        refused(exc, not_a_follower())
+        screen = await store.listen(keys.code, 0, tallies=False, token=token)
+        await store.answer(keys.code, token, 1, 2)
+        await screen.aclose()
+        other, _ = await store.join(keys.code, None)
+        with pytest.raises(RoomError) as exc:
+            await store.answer(keys.code, other, 1, 1)  # the first screen closed: it made no place for another
+        refused(exc, not_following())
+        assert (await store.reveal(keys.code, keys.key, 1)).data["counts"] == [0, 1, 0]
+        await stranger.aclose()
+        await store.aclose()
+
+    run(main)
+
+
+def test_a_full_room_lets_a_newcomer_in_for_a_token_no_screen_follows(make: Make) -> None:
+    """Tokens a script made and left do not lock the class out; a screen that follows keeps its place."""
+    store = make(Limits(followers=2))
+    keys = open_room(store)
+
+    async def main() -> None:
+        following, _ = await store.join(keys.code, None)
+        await store.join(keys.code, None)  # joined, and no screen of it follows
+        screen = await store.listen(keys.code, 0, tallies=False, token=following)
+        newcomer, snap = await store.join(keys.code, None)
+        assert snap.followers == 2
+        assert (await store.join(keys.code, following))[0] == following  # still in
+        late = await store.listen(keys.code, 0, tallies=False, token=newcomer)
+        with pytest.raises(RoomError) as exc:
+            await store.join(keys.code, None)  # both follow now
+        refused(exc, room_full(2))
+        await store.answer(keys.code, following, 1, 1)
+        await store.answer(keys.code, newcomer, 1, 2)
+        await screen.aclose()
+        await late.aclose()
+        await store.aclose()
+
+    run(main)
+
+
+def test_a_join_that_may_not_add_refuses_a_newcomer_only(make: Make) -> None:
+    """The routes' rate per address (may_add=False) keeps new followers out and lets a reload back in."""
+    store = make()
+    keys = open_room(store)
+
+    async def main() -> None:
+        token, _ = await store.join(keys.code, None)
+        assert (await store.join(keys.code, token, may_add=False))[0] == token
+        for given in (None, "not-a-token-it-gave"):
+            with pytest.raises(RoomError) as exc:
+                await store.join(keys.code, given, may_add=False)
+            refused(exc, joining_too_fast(Limits().client_joins_per_s))
+        assert (await store.join(keys.code, None))[1].followers == 2
+        await store.aclose()
+
+    run(main)
+
+
+def test_every_rooms_viewer_data_together_is_bounded(make: Make) -> None:
+    """The rooms' memory, not only their number: creating or retracing past the limit is refused, closing frees it."""
+    size = sum(len(text.encode()) for text in BUNDLES.values())
+    store = make(Limits(all_bundle_bytes=2 * size + 10))
+    first, second = open_room(store), open_room(store)
+    with pytest.raises(RoomError) as exc:
+        open_room(store)
+    refused(exc, too_much_data(2 * size + 10))
+    bigger = {lang: text + " " * 40 for lang, text in BUNDLES.items()}
+    with pytest.raises(RoomError) as exc:
+        store.retrace(second.code, second.key, bigger, CHOICES, RoomView())
+    refused(exc, too_much_data(2 * size + 10))
+    assert store.retrace(second.code, second.key, BUNDLES, CHOICES, RoomView(index=1)) == 1  # the same trace: fits
+    store.close(first.code, first.key)
+    assert store.retrace(second.code, second.key, bigger, CHOICES, RoomView()) == 2
+    with pytest.raises(RoomError) as exc:
+        open_room(store)  # the bigger trace left no room for another
+    refused(exc, too_much_data(2 * size + 10))
+    store.close(second.code, second.key)
+    open_room(store)
+    assert "MiB of viewer data" in too_much_data(256 * 2**20).message
+
+
+def test_a_stream_closed_before_it_was_read_gives_its_place_back(make: Make) -> None:
+    """A client that leaves before its stream's first event: closing the stream lets its place go all the same."""
+    store = make(Limits(followers=1))  # nine streams at once (one follower and eight for reconnects)
+
+    async def main() -> None:
+        keys = open_room(store)
+        for _ in range(3):
+            streams = [await store.listen(keys.code, 0, tallies=False) for _ in range(9)]
+            for stream in streams:
+                await stream.aclose()
+        teacher = await store.listen(keys.code, 0, tallies=True)
+        while (event := await nxt(teacher)).kind != "joined":
+            pass
+        assert event.data["followers"] == 0
+        await store.aclose()
+
+    run(main)
+
+
+def test_the_follower_page_is_in_the_rooms_language(make: Make) -> None:
+    store = make()
+    keys = store.create(BUNDLES, CHOICES, RoomView(lang="en"))
+    assert store.lang_of(keys.code) == "en" and store.lang_of("x" * 14) is None
+
+    async def main() -> None:
+        await store.move(keys.code, keys.key, {"index": 0, "lang": "zh"})
+        await store.aclose()
+
+    run(main)
+    assert store.lang_of(keys.code) == "zh"
+
+
+# ---- the routes, over HTTP, on each store ----
+
+
+@contextlib.contextmanager
+def served(store: RoomStore, open_files: int | None = None) -> Iterator[str]:
+    """The rooms' routes on `store`, served by uvicorn on a free loopback port; yields the base URL."""
+    app = Starlette(routes=room_routes(lambda: store, open_files=open_files))
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _from(address: str) -> httpx2.Client:
+    """A client whose connections come from `address` (any 127.x.y.z is this machine): another remote address."""
+    return httpx2.Client(transport=httpx2.HTTPTransport(local_address=address), timeout=10)
+
+
+def test_routes_refuse_deeply_nested_bodies_with_one_line(make: Make) -> None:
+    """A thousand brackets, under the 4 KiB a body may be, are a 400 with one line, not json's RecursionError as a
+    500, before any key is checked."""
+    store = make()
+    keys = open_room(store)
+    deep = b"[" * 1000 + b"]" * 1000
+    with served(store) as base, httpx2.Client(timeout=10) as http:
+        for path in ("join", "view", "reveal", "answer"):
+            got = http.post(f"{base}/room/{keys.code}/{path}", content=deep, headers={"x-room-key": "wrong"})
+            assert got.status_code == 400, (path, got.text)
+            assert got.json()["error"].startswith("the request body nests deeper than 8 levels")
+        strings = json.dumps({"token": "[" * 40, "index": 1, "choice": 1})  # brackets in a string do not nest
+        parsed = http.post(f"{base}/room/{keys.code}/answer", content=strings)
+        assert (parsed.status_code, parsed.json()) == (403, not_a_follower().to_json())
+
+
+def test_routes_bound_event_streams_per_client_and_in_all(make: Make) -> None:
+    """One client that knows a room's code cannot open streams until the process runs out of files: three from one
+    address, five in all (half of ten open files), each refusal one line; a stream that ends gives its place back."""
+    store = make(Limits(client_streams=3))
+    keys = open_room(store)
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(served(store, open_files=10))
+        url = f"{base}/room/{keys.code}/events"
+        one, two, three = (stack.enter_context(_from(f"127.0.0.{n}")) for n in (1, 2, 3))
+        opened = [stack.enter_context(one.stream("GET", url)) for _ in range(3)]
+        assert all(r.status_code == 200 for r in opened)
+        with one.stream("GET", url) as fourth:
+            fourth.read()
+            assert fourth.status_code == 429
+            assert fourth.json()["error"] == "too many event streams from this address (3): close a room's tab or two"
+        more = [stack.enter_context(two.stream("GET", url)) for _ in range(2)]
+        assert all(r.status_code == 200 for r in more)
+        with three.stream("GET", url) as sixth:
+            sixth.read()
+            assert sixth.status_code == 503 and sixth.json()["error"].startswith("this server follows as many screens")
+        more[0].close()
+        deadline = time.monotonic() + 10
+        while True:  # the server hears the client leave, then lets another in
+            with three.stream("GET", url) as again:
+                if again.status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "the closed stream never gave its place back"
+            time.sleep(0.05)
+    assert stream_limit(Limits(), 1024) == 512 and stream_limit(Limits(streams=100), 1024) == 100
+    assert stream_limit(Limits(), None) == Limits().streams
+    limit = open_files_limit()
+    assert limit is None or limit > 0
+
+
+def test_routes_rate_new_followers_per_client(make: Make) -> None:
+    """520 joins in a fraction of a second filled a room: one address adds three at once here, then waits; a reload
+    (a token the room gave) and another address are let in."""
+    store = make(Limits(client_join_burst=3, client_joins_per_s=0.01))
+    keys = open_room(store)
+    with served(store) as base, _from("127.0.0.1") as one, _from("127.0.0.2") as two:
+        url = f"{base}/room/{keys.code}/join"
+        tokens = [one.post(url, json={}).json()["token"] for _ in range(3)]
+        refused_join = one.post(url, json={})
+        assert refused_join.status_code == 429
+        assert refused_join.json() == joining_too_fast(0.01).to_json()
+        assert "one every 100 s" in refused_join.json()["error"]
+        assert one.post(url, json={"token": "made-up-token"}).status_code == 429
+        back = one.post(url, json={"token": tokens[0]})
+        assert back.status_code == 200 and back.json()["token"] == tokens[0]
+        assert two.post(url, json={}).status_code == 200
+
+
+def test_routes_serve_the_follower_page_in_the_rooms_language(make: Make) -> None:
+    store = make()
+    keys = store.create(BUNDLES, CHOICES, RoomView(lang="en"))
+    with served(store) as base, httpx2.Client(timeout=10) as http:
+        page = http.get(f"{base}/room/{keys.code}")
+        assert page.status_code == 200 and page.text.startswith('<!DOCTYPE html>\n<html lang="en">')
+        assert "document.documentElement.lang" in page.text  # and it follows the teacher's switches
+
+
 # ---- what only Redis does ----
 
 
@@ -552,7 +796,7 @@ def test_two_processes_share_a_room_in_order(redis_url: str, r: redis.Redis) -> 
     async def main() -> None:
         teacher = await a.listen(keys.code, 0, tallies=True)
         token, snap = await b.join(keys.code, None)
-        follower = await b.listen(keys.code, snap.last, tallies=False)
+        follower = await b.listen(keys.code, snap.last, tallies=False, token=token)
         posted = [await a.move(keys.code, keys.key, {"index": i % HOPS, "lang": "en"}) for i in range(10)]
         assert [await nxt(follower) for _ in posted] == posted
         await b.answer(keys.code, token, 1, 1)
@@ -577,7 +821,7 @@ def test_every_key_expires_and_no_key_links_a_token_to_a_choice(redis_url: str, 
 
     async def main() -> str:
         token, _ = await store.join(keys.code, None)
-        stream = await store.listen(keys.code, 0, tallies=False)
+        stream = await store.listen(keys.code, 0, tallies=False, token=token)
         await store.answer(keys.code, token, 1, 3)
         await store.move(keys.code, keys.key, {"index": 1})
         await store.reveal(keys.code, keys.key, 1)
@@ -587,7 +831,7 @@ def test_every_key_expires_and_no_key_links_a_token_to_a_choice(redis_url: str, 
 
     token = run(main)
     names = list(r.scan_iter(f"mcpflow:room:{{{keys.code}}}:*"))
-    assert len(names) == 10
+    assert len(names) == 11  # every part but the teachers' streams (no teacher listened)
     for name in names:
         assert 0 < r.pttl(name) <= 60_000, name
     assert r.smembers(f"mcpflow:room:{{{keys.code}}}:answered") == {f"1:{token}"}
@@ -655,23 +899,25 @@ def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis
         deadline = time.monotonic() + 60
         _healthy(httpx, a, procs[0], deadline)
         _healthy(httpx, b, procs[1], deadline)
-        keys = open_room(RedisRooms(redis_url))  # the Step page's script thread does this in the app
+        teacher = RedisRooms(redis_url)
+        keys = open_room(teacher)  # the Step page's script thread does this in the app
         lines: queue.Queue[str] = queue.Queue()
+        joined = httpx.post(f"{b}/room/{keys.code}/join", json={}, timeout=5).json()
+        assert joined["snapshot"]["hops"] == HOPS
+        params = {"after": "0", "token": joined["token"]}  # the follower's screen, so that it may answer
 
         def read() -> None:
-            with httpx.stream("GET", f"{b}/room/{keys.code}/events", params={"after": "0"}, timeout=10) as got:
+            with httpx.stream("GET", f"{b}/room/{keys.code}/events", params=params, timeout=10) as got:
                 lines.put(f"status {got.status_code}")
                 for line in got.iter_lines():
                     if line:
                         lines.put(line)
-                    if line.startswith("data: "):
-                        return  # the view arrived: the stream closes, so the apps stop at once
+                    if line == "event: closed":
+                        return  # the room closed: the stream closes, so the apps stop at once
 
         threading.Thread(target=read, daemon=True).start()
         assert lines.get(timeout=10) == "status 200"  # listen() has subscribed before the response starts
         assert lines.get(timeout=10) == "retry: 1000"
-        joined = httpx.post(f"{b}/room/{keys.code}/join", json={}, timeout=5).json()
-        assert joined["snapshot"]["hops"] == HOPS
         moved = httpx.post(
             f"{a}/room/{keys.code}/view",
             json={"index": 2, "lang": "en"},
@@ -693,6 +939,9 @@ def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis
         assert (again.status_code, again.json()) == (409, answered_once().to_json())
         assert httpx.get(f"{b}/room/{keys.code}/bundle/en", timeout=5).text == BUNDLES["en"]
         assert httpx.get(f"{a}/room/{keys.code}", timeout=5).status_code == 200
+        teacher.close(keys.code, keys.key)
+        while lines.get(timeout=10) != "event: closed":
+            pass
     finally:
         for proc in procs:
             proc.terminate()

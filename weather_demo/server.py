@@ -84,14 +84,27 @@ class _PromptArgumentsChecked:
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
+class ServerCrashed(BaseException):
+    """The demo's simulated crash on tools/call.
+
+    A BaseException, so the SDK's handlers (which turn an Exception into an error answer) let it through: whoever
+    hosts the server decides what dying means. A server process exits at once (`exit_on_crash`); an in-process
+    server's run ends, and its host closes the connection as a dead process's pipes would close."""
+
+    CODE = 3  # the exit code of a server process that crashed this way
+
+
 class _Fault:
-    def __init__(self, fault: Fault) -> None:
+    def __init__(self, fault: Fault, *, exit_on_crash: bool) -> None:
         self._fault = fault
+        self._exit_on_crash = exit_on_crash
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         if ctx.method == "tools/call":
             if self._fault == "die":
-                os._exit(3)  # a crash, not a clean shutdown: nothing is flushed or answered
+                if self._exit_on_crash:
+                    os._exit(ServerCrashed.CODE)  # a crash, not a clean shutdown: nothing is flushed or answered
+                raise ServerCrashed(f"{SERVER_NAME} crashed on tools/call (--fault die)")
             if self._fault == "hang":
                 await anyio.sleep_forever()
         return await call_next(ctx)
@@ -109,8 +122,11 @@ class StaticBearerToken:
         return None
 
 
-def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> MCPServer:
-    """`bearer_token` (HTTP only) makes the SDK's bearer middleware refuse requests without it (401)."""
+def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit_on_crash: bool = False) -> MCPServer:
+    """`bearer_token` (HTTP only) makes the SDK's bearer middleware refuse requests without it (401).
+
+    `exit_on_crash` is for a server that is a process of its own: `fault="die"` then ends the process; otherwise
+    it raises `ServerCrashed` out of the server's run and nothing exits."""
     auth: dict[str, Any] = {}
     if bearer_token:
         # The SDK's resource-server hooks; with no OAuth server behind them the issuer is only a required name.
@@ -145,7 +161,7 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None) -> M
         return _LEVELS.index(severity) >= _LEVELS.index(level["min"])
 
     if fault != "none":
-        server.middleware.append(_Fault(fault))
+        server.middleware.append(_Fault(fault, exit_on_crash=exit_on_crash))
 
     @server.tool(
         description="Get today's weather for one city: condition, temperature range (°C), humidity and wind. "
@@ -298,7 +314,7 @@ def serve_http(
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}{path}"
     security = transport_security(allowed_hosts(host) if allowed == "default" else allowed)
-    app = build_server(fault=fault, bearer_token=token).streamable_http_app(
+    app = build_server(fault=fault, bearer_token=token, exit_on_crash=True).streamable_http_app(
         streamable_http_path=path, host=host, transport_security=security
     )
     if on_listening is None:
@@ -313,7 +329,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m weather_demo", description=__doc__)
     parser.add_argument("--fault", choices=["none", "die", "hang"], default="none")
     args = parser.parse_args(argv)
-    anyio.run(build_server(fault=args.fault).run_stdio_async)
+    anyio.run(build_server(fault=args.fault, exit_on_crash=True).run_stdio_async)
 
 
 def new_token() -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -60,7 +60,11 @@ class FrameTap:
         self.http: McpHttpTap | None = None  # over Streamable HTTP, the tap on the HTTP client
         self.fault: ServerFault | None = None  # the first thing a stdio server did that ends the session
         self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
+        self.stopped: str | None = None  # what an in-process server raised when its run failed (it is gone then)
         self._calls: list[tuple[str, str]] = []  # (tool name, tool_call_id) the app is about to send as tools/call
+        # A stdio server's bytes written and not yet read by the client (None: cannot be told), set by whoever
+        # started it: more than none when a request timed out means the server was answering, not silent.
+        self.unread_bytes: Callable[[], int | None] = lambda: None
         self.reports = 0  # execution reports turned into hops
         self.refused_reports = 0
 
@@ -72,6 +76,10 @@ class FrameTap:
     def forget_call(self, tool_call_id: str) -> None:
         """The call is over; if it never reached the wire, it must not claim a later tools/call."""
         self._calls = [c for c in self._calls if c[1] != tool_call_id]
+
+    def server_stopped(self, said: str) -> None:
+        """An in-process server's run failed with this (its connection is closed now, as a dead process's is)."""
+        self.stopped = said[:200]
 
     def _pending_step(self) -> Step | None:
         """The step of the oldest unanswered request: where a failure to answer it belongs."""

@@ -12,8 +12,28 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
 from flow.servers.connect import leaf_exception
-from flow.text.errors import OPTION_HINTS, FlowError
-from flow.text.provider import provider_detail, provider_line
+from flow.text.errors import OPTION_HINTS, ErrorCode, FlowError
+from flow.text.provider import names_a_field, provider_detail, provider_line
+
+# The failures that are the MCP server's: only after one of these is what it wrote to stderr worth showing.
+SERVER_FAILURES: frozenset[ErrorCode] = frozenset(
+    {
+        "server_no_command",
+        "server_said",
+        "server_cannot_start",
+        "server_silent",
+        "server_slow_answer",
+        "server_closed",
+        "server_closed_http",
+        "server_stopped",
+        "message_too_large",
+        "not_jsonrpc",
+        "tool_call_error",
+        "mcp_timeout",
+        "mcp_closed",
+        "mcp_error",
+    }
+)
 
 
 class FlowAbort(FlowError):
@@ -59,7 +79,13 @@ def as_flow_error(exc: BaseException, options: RunOptions, model: ModelConfig) -
         detail, more_lines = provider_line(full)
         suspects = () if detail or option else _options_sent(options)
         return FlowError(
-            "model_http", status=exc.status_code, detail=detail, option=option, more_lines=more_lines, suspects=suspects
+            "model_http",
+            status=exc.status_code,
+            detail=detail,
+            option=option,
+            more_lines=more_lines,
+            suspects=suspects,
+            refused=exc.status_code >= 500 and names_a_field(full),
         )
     if isinstance(exc, openai.APITimeoutError):
         return FlowError("model_timeout", timeout_s=model.timeout_s)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -17,7 +19,7 @@ import pydantic
 
 from flow.capture.http import MAX_RESPONSE_BYTES, ModelHttpTap
 from flow.capture.recorder import Recorder
-from flow.text.errors import MalformedResponse
+from flow.text.errors import FlowError, MalformedResponse
 from flow.trace.redact import redact_url
 from flow.trace.stream import StreamAssembly
 from flow.trace.summaries import _dict
@@ -43,6 +45,10 @@ class ModelConfig:
     max_retries: int = 0  # every retry would be a real exchange on the wire; off unless asked for
     max_response_bytes: int = MAX_RESPONSE_BYTES  # decoded bytes of one response (or stream) before it is cut off
     script: tuple[Turn, ...] = ()  # the scripted model's turns
+
+    def __post_init__(self) -> None:
+        if self.backend == "openai" and self.base_url:  # before anything is sent, and before any page shows it
+            check_base_url(self.base_url)
 
     @classmethod
     def scripted(cls, script: tuple[Turn, ...], **overrides: Any) -> ModelConfig:
@@ -88,6 +94,39 @@ class ModelConfig:
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,
         }
+
+
+_USERINFO = re.compile(r"^([^:/?#]*://)[^/?#]*@")
+
+
+def _shown_url(url: str) -> str:
+    """A base URL that may not parse, for a line: without user-info, query or fragment, escaped, clipped."""
+    shown = _USERINFO.sub(r"\1[redacted]@", re.split(r"[?#]", url, maxsplit=1)[0])
+    text = json.dumps(shown, ensure_ascii=False)
+    return text if len(text) <= 100 else text[:96] + '..."'
+
+
+def check_base_url(url: str) -> str:
+    """A base URL the openai SDK can be given, stripped; or `FlowError("model_bad_url")`, one line naming why
+    (`https://[evil]/v1`: urllib refuses a bracketed host that is not an IPv6 address)."""
+    url = url.strip()
+    problem = None
+    if any(c.isspace() or not c.isprintable() or c == "\\" for c in url):
+        problem = "characters"
+    else:
+        try:
+            parts = urlsplit(url)
+            if parts.scheme.lower() not in ("http", "https"):
+                problem = "scheme"
+            elif not parts.hostname:
+                problem = "host"
+            else:
+                _ = parts.port  # reading it checks it: a port out of range or not a number raises
+        except ValueError as exc:
+            problem = "port" if "port" in str(exc).lower() else "bracket" if "[" in url else "host"
+    if problem is not None:
+        raise FlowError("model_bad_url", url=_shown_url(url), problem=problem)
+    return url
 
 
 def make_client(

@@ -23,7 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
 from flow.text.errors import ErrorCode, error_line
-from flow.text.provider import provider_detail, provider_line
+from flow.text.provider import names_a_field, provider_detail, provider_line
 from flow.text.recordings import APP_EXITED
 from flow.trace.files import TraceError
 from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
@@ -393,8 +393,10 @@ class _Merge:
         """How the app would tell a model call that failed: an HTTP error status with what its body says, or no
         answer at all."""
         if type(status) is int:
-            detail, more_lines = provider_line(provider_detail(body))
-            en, zh = (error_line("model_http", lang, status=status, detail=detail, more_lines=more_lines) for lang in ("en", "zh"))  # fmt: skip
+            full = provider_detail(body)
+            detail, more_lines = provider_line(full)
+            said = {"detail": detail, "more_lines": more_lines, "refused": status >= 500 and names_a_field(full)}
+            en, zh = (error_line("model_http", lang, status=status, **said) for lang in ("en", "zh"))
             return f"HTTP {status}", en, zh
         cause = str(error or "no answer was recorded")[:200]
         url = self.base_url or "(unknown)"

@@ -1,7 +1,9 @@
 """Classroom rooms: students' screens follow the teacher's viewer, and the class answers its questions.
 
 One store per process (`room_store()`): rooms in memory, or in Redis when the operator sets MCP_FLOW_ROOMS_REDIS
-(a redis:// URL), so that several app processes behind one address share them. The routes (flow.rooms.web) are
+(a redis:// URL), so that several app processes behind one address share them. MCP_FLOW_ROOMS_PER_ADDRESS (a
+number) is how many event streams and new followers at once one address may have, for a class behind one
+address (a proxy, a NAT) or a load test; 16 streams and 10 followers otherwise. The routes (flow.rooms.web) are
 mounted beside Streamlit's by serve.py; `rooms_served()` tells the Step page whether they are.
 """
 
@@ -9,12 +11,15 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
+from dataclasses import replace
 
 from flow.rooms.page import qr_svg
 from flow.rooms.store import Limits, MemoryRooms, RoomError, RoomKeys, RoomStore, RoomView
 from flow.rooms.web import room_routes as _routes
 
 __all__ = [
+    "PER_ADDRESS_ENV",
     "REDIS_ENV",
     "Limits",
     "RoomError",
@@ -28,10 +33,20 @@ __all__ = [
 ]
 
 REDIS_ENV = "MCP_FLOW_ROOMS_REDIS"
+PER_ADDRESS_ENV = "MCP_FLOW_ROOMS_PER_ADDRESS"
 
 _store: RoomStore | None = None
 _lock = threading.Lock()
 _served = False
+
+
+def limits_from(environ: Mapping[str, str]) -> Limits:
+    """The rooms' limits, with the operator's number per address (ASCII digits, 1 to 100,000) if one is set; any
+    other value leaves the defaults."""
+    raw = environ.get(PER_ADDRESS_ENV, "").strip()
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 6 and 1 <= int(raw) <= 100_000):
+        return Limits()
+    return replace(Limits(), client_streams=int(raw), client_join_burst=int(raw))
 
 
 def room_store() -> RoomStore:
@@ -40,12 +55,13 @@ def room_store() -> RoomStore:
     with _lock:
         if _store is None:
             url = os.environ.get(REDIS_ENV, "").strip()
+            limits = limits_from(os.environ)
             if url:
                 from flow.rooms.redis_store import RedisRooms
 
-                _store = RedisRooms(url)
+                _store = RedisRooms(url, limits)
             else:
-                _store = MemoryRooms()
+                _store = MemoryRooms(limits)
         return _store
 
 

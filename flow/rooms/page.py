@@ -11,7 +11,7 @@ import io
 
 import segno
 
-from flow.rooms.store import RoomError
+from flow.rooms.store import LANGS, Lang, RoomError
 from flow.views.viewer import viewer_css, viewer_js
 
 _PAGE_CSS = """
@@ -21,12 +21,31 @@ html,body{margin:0;height:100%;background:#fff;font-family:system-ui,sans-serif}
 """
 
 
-def follower_html(code: str) -> str:
-    """The page a student opens: the viewer, following room `code` (a code the store checked)."""
-    script = viewer_js() + f"\nfollowRoom(document.getElementById('flow-viewer'), {{code: '{code}'}});\n"
+# The page's language is the room's, as the viewer shows it: the teacher's, and whatever the teacher switches to.
+_FOLLOW = """
+{
+  const root = document.getElementById('flow-viewer');
+  followRoom(root, {code: '%s'}).then((viewer) => {
+    if (!viewer) return;
+    const sync = () => {
+      const lang = viewer.lang === 'en' ? 'en' : 'zh';
+      if (document.documentElement.lang !== lang) document.documentElement.lang = lang;
+    };
+    sync();
+    new MutationObserver(sync).observe(root, {childList: true, subtree: true});
+  });
+}
+"""
+
+
+def follower_html(code: str, lang: Lang = "zh") -> str:
+    """The page a student opens: the viewer, following room `code` (a code the store checked), in `lang`, the
+    language the room shows now."""
+    script = viewer_js() + _FOLLOW % code
     script = script.replace("</script", "<\\/script")
+    page_lang = lang if lang in LANGS else "zh"
     return f"""<!DOCTYPE html>
-<html lang="zh">
+<html lang="{page_lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -3,7 +3,7 @@
 `RedisRooms` behaves as `MemoryRooms` does (flow.rooms.store): the same refusals, limits and event ids. Each room
 is a few keys under `mcpflow:room:{CODE}:` (the braces make CODE a hash tag), all expiring after `limits.idle_s`
 from the teacher's last act; the sorted set `mcpflow:rooms` holds each open room's deadline, so the room limit
-counts every process's rooms. Every change is one Lua script, so it is atomic across processes: an event takes
+counts every process's rooms, and the hash `mcpflow:rooms:bytes` each room's viewer data (their memory limit). Every change is one Lua script, so it is atomic across processes: an event takes
 the room's next id, joins the capped backlog (not the teacher's own kinds) and is published on the room's
 channel in the same step, so ids and publish order agree. Each process reads all rooms' channels over one pub/sub
 connection (a pattern subscription) and hands each event to its local listeners' queues.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast, get_args
@@ -46,15 +46,18 @@ from flow.rooms.store import (
     RoomKeys,
     RoomView,
     Snapshot,
+    Stream,
     answered_once,
     bad_choice,
     bundles_digest,
     check_bundles,
     check_choices,
+    joining_too_fast,
     new_code,
     no_question,
     no_room,
     not_a_follower,
+    not_following,
     not_teacher,
     other_round,
     revealed_already,
@@ -62,11 +65,13 @@ from flow.rooms.store import (
     same_secret,
     too_fast,
     too_many_rooms,
+    too_much_data,
     view_from,
     within,
 )
 
-# A room's keys, in the order every script receives them (KEYS[1..11]); KEYS[12] is the rooms' sorted set.
+# A room's keys, in the order every script receives them (KEYS[1..12]); KEYS[13] is the rooms' sorted set, KEYS[14]
+# the rooms' sizes.
 _PARTS = (
     "meta",  # hash: key, watch, hops, choices (JSON), view (JSON), last (the last event id), round, digest
     "bundle:zh",
@@ -77,16 +82,18 @@ _PARTS = (
     "revealed",  # hash: INDEX -> counts (JSON list)
     "backlog",  # list: the last events a reconnecting follower needs (JSON)
     "bucket",  # hash: the teacher's token bucket (tokens, at)
-    "listeners",  # sorted set: the open streams, each a lease until its score (ms)
+    "listeners",  # sorted set: the open streams (ID, or ID|TOKEN for a follower's screen), leased until the score (ms)
     "teachers",  # sorted set: those of them that are the teacher's own viewer (the watch key's), leased alike
+    "online",  # hash: TOKEN -> how many of the open streams are that follower's (it may answer while one is)
 )
 _KINDS: frozenset[str] = frozenset(get_args(EventKind))
 
 # ARGV[1..4] are the same for every script: the room's code, its channel, the idle time (ms) and the backlog cap.
 _PRELUDE = """
 local META, TOKENS, ANSWERED, COUNTS = KEYS[1], KEYS[4], KEYS[5], KEYS[6]
-local REVEALED, BACKLOG, BUCKET, LISTENERS, TEACHERS, ROOMS = KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
-local PARTS = 11
+local REVEALED, BACKLOG, BUCKET, LISTENERS, TEACHERS = KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+local ONLINE, ROOMS, SIZES = KEYS[12], KEYS[13], KEYS[14]
+local PARTS = 12
 local CODE, CHANNEL, IDLE_MS, CAP = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 
 local function now_ms()
@@ -97,6 +104,38 @@ end
 local function same_ttl(key)
   local ttl = redis.call('PTTL', META)
   if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+end
+
+-- A stream ID|TOKEN is that follower's screen: ONLINE counts them by token.
+local function token_of(member)
+  local bar = string.find(member, '|', 1, true)
+  if bar then return string.sub(member, bar + 1) end
+  return nil
+end
+
+local function remember(member)
+  local token = token_of(member)
+  if token then
+    redis.call('HINCRBY', ONLINE, token, 1)
+    same_ttl(ONLINE)
+  end
+end
+
+local function forget(member)
+  local token = token_of(member)
+  if token and redis.call('HINCRBY', ONLINE, token, -1) <= 0 then redis.call('HDEL', ONLINE, token) end
+end
+
+local function drop_expired(now)
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', LISTENERS, '-inf', now)) do forget(member) end
+  redis.call('ZREMRANGEBYSCORE', LISTENERS, '-inf', now)
+end
+
+-- Every room's viewer data together, with `size` bytes in place of this room's own.
+local function held_with(size)
+  local held = size - tonumber(redis.call('HGET', SIZES, CODE) or '0')
+  for _, n in ipairs(redis.call('HVALS', SIZES)) do held = held + tonumber(n) end
+  return held
 end
 
 local function publish(kind, data, teacher_only)
@@ -139,7 +178,7 @@ end
 -- and followers hear when the teacher's last screen went. `had` is how many teacher streams there were before.
 local function present(had)
   local now = now_ms()
-  redis.call('ZREMRANGEBYSCORE', LISTENERS, '-inf', now)
+  drop_expired(now)
   redis.call('ZREMRANGEBYSCORE', TEACHERS, '-inf', now)
   local teachers = redis.call('ZCARD', TEACHERS)
   if had > 0 and teachers == 0 then publish('teacher', '{"here":false}', '0') end
@@ -156,33 +195,51 @@ end
 """
 
 _SCRIPTS = {
-    # ARGV[5] the room limit, ARGV[6] and ARGV[7] what goes before and after a code to name its channel.
+    # ARGV[5] the room limit, ARGV[6] and ARGV[7] what goes before and after a code to name its channel, ARGV[8] the
+    # bundles' size, ARGV[9] the limit of every room's together.
     "create": """
 local now = now_ms()
 for _, c in ipairs(redis.call('ZRANGEBYSCORE', ROOMS, '-inf', now)) do
   redis.call('ZREM', ROOMS, c)
+  redis.call('HDEL', SIZES, c)
   redis.call('PUBLISH', ARGV[6] .. c .. ARGV[7], '{"id":0,"kind":"closed","data":{"expired":true}}')
 end
-if redis.call('ZCARD', ROOMS) >= tonumber(ARGV[5]) then return 0 end
+if redis.call('ZCARD', ROOMS) >= tonumber(ARGV[5]) then return 'too_many' end
+if held_with(tonumber(ARGV[8])) > tonumber(ARGV[9]) then return 'too_much' end
 redis.call('ZADD', ROOMS, now + IDLE_MS, CODE)
-return 1
+redis.call('HSET', SIZES, CODE, ARGV[8])
+return 'ok'
 """,
     "close": """
 if redis.call('EXISTS', META) == 0 then
   redis.call('ZREM', ROOMS, CODE)
+  redis.call('HDEL', SIZES, CODE)
   return 0
 end
 publish('closed', '{}', '0')
 for i = 1, PARTS do redis.call('DEL', KEYS[i]) end
 redis.call('ZREM', ROOMS, CODE)
+redis.call('HDEL', SIZES, CODE)
 return 1
 """,
-    # ARGV[5] the token given ('' for none), ARGV[6] a new token, ARGV[7] the follower limit.
+    # ARGV[5] the token given ('' for none), ARGV[6] a new token, ARGV[7] the follower limit, ARGV[8] '1' when a new
+    # follower may be added. Full, a newcomer takes the place of a token no screen follows.
     "join": """
 if redis.call('EXISTS', META) == 0 then return {'no_room'} end
 local token = ARGV[5]
 if token == '' or redis.call('SISMEMBER', TOKENS, token) == 0 then
-  if redis.call('SCARD', TOKENS) >= tonumber(ARGV[7]) then return {'full'} end
+  if ARGV[8] ~= '1' then return {'slow'} end
+  if redis.call('SCARD', TOKENS) >= tonumber(ARGV[7]) then
+    local idle = nil
+    for _, t in ipairs(redis.call('SMEMBERS', TOKENS)) do
+      if redis.call('HEXISTS', ONLINE, t) == 0 then
+        idle = t
+        break
+      end
+    end
+    if not idle then return {'full'} end
+    redis.call('SREM', TOKENS, idle)
+  end
   token = ARGV[6]
   redis.call('SADD', TOKENS, token)
   same_ttl(TOKENS)
@@ -201,10 +258,13 @@ touch()
 return {'ok', publish('view', view_event(ARGV[7]), '0'), redis.call('HGET', META, 'round') or '1'}
 """,
     # ARGV[5] the bundles' digest, ARGV[6] and ARGV[7] the bundles (zh, en), ARGV[8] the hops, ARGV[9] the choices
-    # (JSON), ARGV[10] the view (JSON). The same digest again only moves the view.
+    # (JSON), ARGV[10] the view (JSON), ARGV[11] the bundles' size, ARGV[12] the limit of every room's together. The
+    # same digest again only moves the view.
     "retrace": """
 if redis.call('EXISTS', META) == 0 then return {'no_room'} end
 if redis.call('HGET', META, 'digest') ~= ARGV[5] then
+  if held_with(tonumber(ARGV[11])) > tonumber(ARGV[12]) then return {'too_much'} end
+  redis.call('HSET', SIZES, CODE, ARGV[11])
   redis.call('HINCRBY', META, 'round', 1)
   redis.call('HSET', META, 'digest', ARGV[5], 'hops', ARGV[8], 'choices', ARGV[9])
   redis.call('SET', KEYS[2], ARGV[6])
@@ -229,6 +289,7 @@ return {'ok', publish('reveal', '{"index":' .. ARGV[7] .. ',"counts":' .. counts
     "answer": """
 if redis.call('EXISTS', META) == 0 then return 'no_room' end
 if redis.call('SISMEMBER', TOKENS, ARGV[5]) == 0 then return 'not_follower' end
+if redis.call('HEXISTS', ONLINE, ARGV[5]) == 0 then return 'not_following' end
 local n, choice = tonumber(ARGV[7]), tonumber(ARGV[8])
 if n == 0 then return 'no_question' end
 if choice < 1 or choice > n then return 'bad_choice' end
@@ -240,31 +301,35 @@ same_ttl(COUNTS)
 publish('tally', '{"index":' .. ARGV[6] .. ',"counts":' .. counts_of(ARGV[6], n) .. '}', '1')
 return 'ok'
 """,
-    # ARGV[5] the stream's id, ARGV[6] its lease (ms), ARGV[7] the stream limit, ARGV[8] '1' for the teacher's.
+    # ARGV[5] the stream's id, ARGV[6] its lease (ms), ARGV[7] the stream limit, ARGV[8] '1' for the teacher's,
+    # ARGV[9] the follower's token ('' for none). Returns the stream's name in LISTENERS.
     "listen": """
 if redis.call('EXISTS', META) == 0 then return {'no_room'} end
 local now = now_ms()
 local had = redis.call('ZCARD', TEACHERS)
-redis.call('ZREMRANGEBYSCORE', LISTENERS, '-inf', now)
+drop_expired(now)
 if redis.call('ZCARD', LISTENERS) >= tonumber(ARGV[7]) then return {'full'} end
 local m = redis.call('HMGET', META, 'view', 'last')
 local backlog = redis.call('LRANGE', BACKLOG, 0, -1)
-redis.call('ZADD', LISTENERS, now + tonumber(ARGV[6]), ARGV[5])
+local member = ARGV[5]
+if ARGV[9] ~= '' and redis.call('SISMEMBER', TOKENS, ARGV[9]) == 1 then member = ARGV[5] .. '|' .. ARGV[9] end
+redis.call('ZADD', LISTENERS, now + tonumber(ARGV[6]), member)
 same_ttl(LISTENERS)
+remember(member)
 if ARGV[8] == '1' then
-  redis.call('ZADD', TEACHERS, now + tonumber(ARGV[6]), ARGV[5])
+  redis.call('ZADD', TEACHERS, now + tonumber(ARGV[6]), member)
   same_ttl(TEACHERS)
 end
 present(had)
 local teacher = redis.call('ZCARD', TEACHERS) > 0
-return {'ok', view_event(m[1]), m[2], backlog, redis.call('HGETALL', REVEALED), teacher and '1' or '0'}
+return {'ok', view_event(m[1]), m[2], backlog, redis.call('HGETALL', REVEALED), teacher and '1' or '0', member}
 """,
-    # ARGV[5] the stream's id, ARGV[6] its lease (ms), ARGV[7] '1' for the teacher's: 0 when the room is gone.
+    # ARGV[5] the stream's name, ARGV[6] its lease (ms), ARGV[7] '1' for the teacher's: 0 when the room is gone.
     "lease": """
 if redis.call('EXISTS', META) == 0 then return 0 end
 local had = redis.call('ZCARD', TEACHERS)
 local now = now_ms()
-redis.call('ZADD', LISTENERS, now + tonumber(ARGV[6]), ARGV[5])
+if redis.call('ZADD', LISTENERS, now + tonumber(ARGV[6]), ARGV[5]) == 1 then remember(ARGV[5]) end
 same_ttl(LISTENERS)
 if ARGV[7] == '1' then
   redis.call('ZADD', TEACHERS, now + tonumber(ARGV[6]), ARGV[5])
@@ -273,11 +338,11 @@ end
 if redis.call('ZCOUNT', LISTENERS, '-inf', now) > 0 then present(had) end
 return 1
 """,
-    # ARGV[5] the stream's id: it ended.
+    # ARGV[5] the stream's name: it ended.
     "leave": """
 if redis.call('EXISTS', META) == 0 then return 0 end
 local had = redis.call('ZCARD', TEACHERS)
-redis.call('ZREM', LISTENERS, ARGV[5])
+if redis.call('ZREM', LISTENERS, ARGV[5]) == 1 then forget(ARGV[5]) end
 redis.call('ZREM', TEACHERS, ARGV[5])
 present(had)
 return 1
@@ -287,6 +352,7 @@ return 1
 _REFUSALS = {
     "no_room": no_room,
     "not_follower": not_a_follower,
+    "not_following": not_following,
     "answered": answered_once,
     "revealed": revealed_already,
 }
@@ -473,7 +539,7 @@ class RedisRooms:
 
     def _keys(self, code: str) -> list[str]:
         base = f"{self.prefix}:room:{{{code}}}:"
-        return [base + part for part in _PARTS] + [f"{self.prefix}:rooms"]
+        return [base + part for part in _PARTS] + [f"{self.prefix}:rooms", f"{self.prefix}:rooms:bytes"]
 
     def _channel(self, code: str) -> str:
         return f"{self.prefix}:room:{{{code}}}:events"
@@ -513,7 +579,7 @@ class RedisRooms:
         return self._sync_scripts[name](keys=self._keys(code), args=self._argv(code, *more))
 
     def create(self, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView) -> RoomKeys:
-        hops = check_bundles(bundles, self.limits.bundle_bytes)
+        hops, size = check_bundles(bundles, self.limits.bundle_bytes)
         picked = check_choices(choices, hops)
         code = new_code()
         made = RoomKeys(code=code, key=secrets.token_urlsafe(24), watch=secrets.token_urlsafe(24))
@@ -521,8 +587,11 @@ class RedisRooms:
         keys = self._keys(code)
         before, after = self._channel(code).split(code)
         with self._guard():
-            if not self._run("create", code, self.limits.rooms, before, after):
+            made_room = self._run("create", code, self.limits.rooms, before, after, size, self.limits.all_bundle_bytes)
+            if made_room == "too_many":
                 raise too_many_rooms(self.limits.rooms)
+            if made_room == "too_much":
+                raise too_much_data(self.limits.all_bundle_bytes)
             try:
                 pipe = self._sync.pipeline(transaction=True)
                 meta: dict[EncodableT, EncodableT] = {
@@ -542,7 +611,8 @@ class RedisRooms:
                 pipe.execute()
             except BaseException:
                 try:
-                    self._sync.zrem(keys[-1], code)
+                    self._sync.zrem(keys[-2], code)
+                    self._sync.hdel(keys[-1], code)
                 except RedisError:
                     pass
                 raise
@@ -551,7 +621,7 @@ class RedisRooms:
     def retrace(
         self, code: str, key: str, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView
     ) -> int:
-        hops = check_bundles(bundles, self.limits.bundle_bytes)
+        hops, size = check_bundles(bundles, self.limits.bundle_bytes)
         picked = _compact({str(i): n for i, n in check_choices(choices, hops).items()})
         first = within(view, hops)
         if self.take_back(code, key) is None:
@@ -566,9 +636,13 @@ class RedisRooms:
                 hops,
                 picked,
                 _compact(first.to_json()),
+                size,
+                self.limits.all_bundle_bytes,
             )
         if got[0] == "no_room":
             raise no_room()
+        if got[0] == "too_much":
+            raise too_much_data(self.limits.all_bundle_bytes)
         return int(got[1])
 
     def close(self, code: str, key: str) -> None:
@@ -583,6 +657,11 @@ class RedisRooms:
     def exists(self, code: str) -> bool:
         with self._guard():
             return bool(self._sync.exists(self._keys(code)[0]))
+
+    def lang_of(self, code: str) -> Lang | None:
+        with self._guard():
+            view = self._sync.hget(self._keys(code)[0], "view")
+        return None if view is None else _view(str(view)).lang
 
     def take_back(self, code: str, key: str) -> tuple[RoomKeys, RoomView] | None:
         with self._guard():
@@ -635,10 +714,13 @@ class RedisRooms:
             raise other_round(int(current))
         return str(text)
 
-    async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]:
-        got = await self._call("join", code, token or "", secrets.token_urlsafe(16), self.limits.followers)
+    async def join(self, code: str, token: str | None, *, may_add: bool = True) -> tuple[str, Snapshot]:
+        new = secrets.token_urlsafe(16)
+        got = await self._call("join", code, token or "", new, self.limits.followers, "1" if may_add else "0")
         if got[0] == "no_room":
             raise no_room()
+        if got[0] == "slow":
+            raise joining_too_fast(self.limits.client_joins_per_s)
         if got[0] == "full":
             raise room_full(self.limits.followers)
         _, given, view, hops, last, followers, revealed, round_, teachers = got
@@ -712,10 +794,9 @@ class RedisRooms:
                 state.hub = hub
             return state.hub
 
-    async def listen(self, code: str, after: int, *, tallies: bool, heartbeat_s: float = 15.0) -> AsyncIterator[Event]:
-        """The room's events after id `after` (those still kept), then each as it happens (a `PING` after each
-        quiet `heartbeat_s`), until the room closes or expires or this listener falls too far behind. Refusals
-        (no room, too many listeners) are raised here, before the stream starts."""
+    async def listen(
+        self, code: str, after: int, *, tallies: bool, token: str | None = None, heartbeat_s: float = 15.0
+    ) -> Stream:
         hub = await self._hub()
         listener = _Listener(asyncio.Queue(), tallies)
         channel, lid = self._channel(code), secrets.token_hex(8)
@@ -723,7 +804,8 @@ class RedisRooms:
         hub.add(channel, listener)  # before the backlog is read, so nothing published in between is missed
         teacher = "1" if tallies else "0"
         try:
-            got = await self._call("listen", code, lid, lease_ms, self.limits.followers + LISTENER_SLACK, teacher)
+            limit = self.limits.followers + LISTENER_SLACK
+            got = await self._call("listen", code, lid, lease_ms, limit, teacher, token or "")
             if got[0] == "no_room":
                 raise no_room()
             if got[0] == "full":
@@ -731,7 +813,8 @@ class RedisRooms:
         except BaseException:
             hub.remove(channel, listener)
             raise
-        _, view, last_text, backlog, revealed, teacher_here = got
+        _, view, last_text, backlog, revealed, teacher_here, member = got
+        member = str(member)
         last = int(last_text)
         kept = [e for e in (_event(text) for text in backlog) if e is not None]
         missed = [e for e in kept if e.id > after]
@@ -741,59 +824,60 @@ class RedisRooms:
                 Event(last, "view", json.loads(view)),
                 Event(last, "teacher", {"here": teacher_here == "1"}),
             ] + [Event(last, "reveal", {"index": i, "counts": c}) for i, c in sorted(_revealed(revealed).items())]
-        return self._stream(hub, code, listener, lid, teacher, lease_ms, missed, max(after, last), heartbeat_s)
+
+        async def leave() -> None:
+            hub.remove(channel, listener)
+            try:
+                await asyncio.wait_for(self._call("leave", code, member), self.timeout_s)
+            except (RoomError, RuntimeError, TimeoutError):
+                pass  # the lease runs out on its own
+
+        events = self._stream(code, listener, member, teacher, lease_ms, missed, max(after, last), heartbeat_s)
+        return Stream(events, leave)
 
     async def _stream(
         self,
-        hub: _Hub,
         code: str,
         listener: _Listener,
-        lid: str,
+        member: str,
         teacher: str,
         lease_ms: int,
         missed: list[Event],
         seen: int,
         heartbeat_s: float,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event]:
         loop = asyncio.get_running_loop()
-        try:
-            for event in missed:
-                yield event
-            leased = loop.time()
-            while True:
-                try:
-                    got = await asyncio.wait_for(listener.queue.get(), heartbeat_s)
-                except TimeoutError:
-                    try:
-                        here = await self._call("lease", code, lid, lease_ms, teacher)
-                    except RoomError:
-                        return  # Redis went away: the browser reconnects and hears why
-                    if not here:
-                        yield Event(seen + 1, "closed", {"expired": True})
-                        return
-                    leased = loop.time()
-                    yield PING
-                    continue
-                if got is None:
-                    return
-                if got.kind == "closed":
-                    yield Event(max(got.id, seen + 1), "closed", got.data)
-                    return
-                if got.id > seen:
-                    seen = got.id
-                    yield got
-                if loop.time() - leased >= heartbeat_s:  # a busy stream keeps its lease too
-                    try:
-                        await self._call("lease", code, lid, lease_ms, teacher)
-                    except RoomError:
-                        return
-                    leased = loop.time()
-        finally:
-            hub.remove(self._channel(code), listener)
+        for event in missed:
+            yield event
+        leased = loop.time()
+        while True:
             try:
-                await asyncio.wait_for(self._call("leave", code, lid), self.timeout_s)
-            except (RoomError, RuntimeError, TimeoutError):
-                pass  # the lease runs out on its own
+                got = await asyncio.wait_for(listener.queue.get(), heartbeat_s)
+            except TimeoutError:
+                try:
+                    here = await self._call("lease", code, member, lease_ms, teacher)
+                except RoomError:
+                    return  # Redis went away: the browser reconnects and hears why
+                if not here:
+                    yield Event(seen + 1, "closed", {"expired": True})
+                    return
+                leased = loop.time()
+                yield PING
+                continue
+            if got is None:
+                return
+            if got.kind == "closed":
+                yield Event(max(got.id, seen + 1), "closed", got.data)
+                return
+            if got.id > seen:
+                seen = got.id
+                yield got
+            if loop.time() - leased >= heartbeat_s:  # a busy stream keeps its lease too
+                try:
+                    await self._call("lease", code, member, lease_ms, teacher)
+                except RoomError:
+                    return
+                leased = loop.time()
 
     async def aclose(self) -> None:
         """End every local stream, close the clients."""

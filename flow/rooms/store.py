@@ -4,8 +4,10 @@ A room holds one trace at a time (its viewer bundles, one per language; the teac
 place, which starts a new round of the same room), the teacher's view (hop index, language, the questions and
 captions toggles), the questions' tallies, who is connected, and the events followers receive, each with an id
 that only grows. The teacher's key moves the room; a follower's token only answers, once per question; answers are
-counts, never linked to who gave them. Everything is bounded: rooms, followers per room, the teacher's events per
-second, the events kept for a follower who reconnects, and a room idle for two hours is gone.
+counts, never linked to who gave them, and only a follower whose screen follows the room (an event stream open with
+its token) answers, so a script pays for each answer with an open stream. Everything is bounded: rooms, the viewer
+data they hold together, followers per room (a full room lets a newcomer in for a token that no screen follows), the
+teacher's events per second, the events kept for a follower who reconnects, and a room idle for two hours is gone.
 
 `MemoryRooms` keeps rooms in this process; `flow.rooms.redis_store.RedisRooms` shares them between processes.
 Both satisfy `RoomStore`, which the web routes (flow.rooms.web) and the Step page use.
@@ -20,7 +22,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, get_args
 
@@ -43,7 +45,13 @@ class Limits:
     idle_s: float = 2 * 3600.0
     backlog: int = 256  # events kept for a follower who reconnects with Last-Event-ID
     bundle_bytes: int = 32 * 2**20
+    all_bundle_bytes: int = 256 * 2**20  # every room's viewer data together: the memory, not only the count
     queue: int = 1024  # events waiting for one slow follower before it is dropped (it reconnects and catches up)
+    # What the routes allow one process and one remote address (flow.rooms.web): every event stream is an open file.
+    streams: int = 2000  # open at once in this process, and never more than half its open-file limit
+    client_streams: int = 16  # open at once from one address (a student's tabs, a teacher's screen)
+    client_join_burst: int = 10  # new followers one address adds at once,
+    client_joins_per_s: float = 0.2  # then one every five seconds (a reload keeps its token and costs nothing)
 
 
 class RoomError(Exception):
@@ -77,6 +85,31 @@ def too_many_rooms(limit: int) -> RoomError:
 
 def room_full(limit: int) -> RoomError:
     return RoomError(429, f"this room is full ({limit} followers)", f"这个房间已满（{limit} 人）")
+
+
+def too_much_data(limit: int) -> RoomError:
+    return RoomError(
+        429,
+        f"the rooms on this server hold at most {limit // 2**20} MiB of viewer data together; close a room, wait for "
+        "one to expire, or present a smaller trace",
+        f"本服务器所有房间合计最多保存 {limit // 2**20} MiB 的查看器数据；请关闭一个房间、等它过期，或展示更小的记录",
+    )
+
+
+def joining_too_fast(per_s: float) -> RoomError:
+    return RoomError(
+        429,
+        f"too many new followers from this address: one every {1 / per_s:g} s; try again shortly",
+        f"来自这个地址的新学生太多：每 {1 / per_s:g} 秒一个；请稍后再试",
+    )
+
+
+def not_following() -> RoomError:
+    return RoomError(
+        403,
+        "answers come from a screen that follows the room: open the room's page (its link or QR code) to answer",
+        "只有正在跟随房间的屏幕才能回答：请打开房间的页面（链接或二维码）再回答",
+    )
 
 
 def not_teacher() -> RoomError:
@@ -257,8 +290,9 @@ def valid_code(code: str) -> bool:
     return len(code) == CODE_LENGTH and all(c in _ALPHABET for c in code)
 
 
-def check_bundles(bundles: Mapping[str, str], limit: int) -> int:
-    """The bundles a room serves, one per language, checked; returns the trace's number of hops."""
+def check_bundles(bundles: Mapping[str, str], limit: int) -> tuple[int, int]:
+    """The bundles a room serves, one per language, checked; returns the trace's number of hops and the bundles'
+    size (UTF-8 bytes, what the rooms' memory limit counts)."""
     if set(bundles) != set(LANGS):
         raise bad_bundle("a room needs the trace's viewer bundle in Chinese and in English")
     size = sum(len(text.encode()) for text in bundles.values())
@@ -267,7 +301,7 @@ def check_bundles(bundles: Mapping[str, str], limit: int) -> int:
     hops = {len(json.loads(text).get("hops", [])) for text in bundles.values()}
     if len(hops) != 1 or 0 in hops:
         raise bad_bundle("the bundles hold no hops, or not the same hops")
-    return hops.pop()
+    return hops.pop(), size
 
 
 def check_choices(choices: Mapping[int, int], hops: int) -> dict[int, int]:
@@ -291,10 +325,47 @@ class Bucket:
         self.tokens -= 1
         return True
 
+    def give_back(self) -> None:
+        """What `take` took, for an act that turned out to cost nothing."""
+        self.tokens = min(self.burst, self.tokens + 1)
+
+
+class Stream:
+    """A listener's events. `aclose()` ends it and gives its place back whether or not it was ever read: a client
+    that leaves before the first event never starts the generator, whose own `finally` would then never run."""
+
+    def __init__(self, events: AsyncGenerator[Event], leave: Callable[[], Awaitable[None]]) -> None:
+        self._events = events
+        self._leave = leave
+        self._left = False
+
+    def __aiter__(self) -> Stream:
+        return self
+
+    async def __anext__(self) -> Event:
+        try:
+            return await anext(self._events)
+        except BaseException:  # the events ended (the room closed, the listener was dropped), or the read was cancelled
+            await self.leave()
+            raise
+
+    async def leave(self) -> None:
+        # Marked only once done: a leave cut short (its read was cancelled) runs again at aclose(); both stores'
+        # leaves may run twice.
+        if not self._left:
+            await self._leave()
+            self._left = True
+
+    async def aclose(self) -> None:
+        try:
+            await self._events.aclose()
+        finally:
+            await self.leave()
+
 
 class RoomStore(Protocol):
-    """What the routes and the Step page need of room state. `create`, `close` and `exists` are called from the
-    page's script thread; the rest from the server's event loop."""
+    """What the routes and the Step page need of room state. `create`, `close`, `exists` and `lang_of` are called
+    from the page's script thread (or a worker thread); the rest from the server's event loop."""
 
     limits: Limits
 
@@ -311,6 +382,10 @@ class RoomStore(Protocol):
 
     def exists(self, code: str) -> bool: ...
 
+    def lang_of(self, code: str) -> Lang | None:
+        """The language the room shows now (a follower's page is in it), or None when there is no such room."""
+        ...
+
     def take_back(self, code: str, key: str) -> tuple[RoomKeys, RoomView] | None:
         """The open room's keys and the teacher's last view when `key` is its teacher's, else None (a teacher's
         page that reloaded takes its room back with them, and its toggles as the class last saw them)."""
@@ -320,19 +395,29 @@ class RoomStore(Protocol):
         """A bundle of the room's trace; with `round_`, only if the room is still in that round (else 409)."""
         ...
 
-    async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]: ...
+    async def join(self, code: str, token: str | None, *, may_add: bool = True) -> tuple[str, Snapshot]:
+        """A follower's token and the room as it is. A token the room gave comes back as it is; otherwise a new
+        one, when `may_add` (the routes' rate per address), in place of one no screen follows if the room is full."""
+        ...
 
     async def move(self, code: str, key: str, data: Any) -> Event: ...
 
     async def reveal(self, code: str, key: str, index: int) -> Event: ...
 
-    async def answer(self, code: str, token: str, index: int, choice: int) -> None: ...
+    async def answer(self, code: str, token: str, index: int, choice: int) -> None:
+        """One answer of a follower whose token has an event stream open (else not_following())."""
+        ...
 
     async def is_watcher(self, code: str, watch: str) -> bool: ...
 
     async def listen(
-        self, code: str, after: int, *, tallies: bool, heartbeat_s: float = 15.0
-    ) -> AsyncIterator[Event]: ...
+        self, code: str, after: int, *, tallies: bool, token: str | None = None, heartbeat_s: float = 15.0
+    ) -> Stream:
+        """The room's events after id `after` (those still kept), then each as it happens (a `PING` after each
+        quiet `heartbeat_s`), until the room closes or expires or this listener falls too far behind. With a
+        token the room gave, the stream is that follower's screen (it may answer while it is open). Refusals (no
+        room, too many listeners) are raised here, before the stream starts."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -341,13 +426,15 @@ class RoomStore(Protocol):
 class _Room:
     bundles: dict[str, str]
     hops: int
+    size: int  # the bundles' UTF-8 bytes
     choices: dict[int, int]  # hop index -> number of choices, for the hops that ask
     key: str
     watch: str
     view: RoomView
     bucket: Bucket
     touched: float
-    tokens: set[str] = field(default_factory=set)
+    tokens: dict[str, None] = field(default_factory=dict)  # in the order given: the oldest goes first when full
+    online: dict[str, int] = field(default_factory=dict)  # token -> its open streams
     counts: dict[int, list[int]] = field(default_factory=dict)
     answered: dict[int, set[str]] = field(default_factory=dict)
     revealed: dict[int, list[int]] = field(default_factory=dict)
@@ -360,12 +447,31 @@ class _Room:
     def teachers(self) -> int:
         return sum(1 for listener in self.listeners if listener.tallies)
 
+    def attach(self, listener: _Listener) -> None:
+        self.listeners.add(listener)
+        if listener.token is not None:
+            self.online[listener.token] = self.online.get(listener.token, 0) + 1
+
+    def detach(self, listener: _Listener) -> bool:
+        """Forget a listener; False when it was gone already."""
+        if listener not in self.listeners:
+            return False
+        self.listeners.discard(listener)
+        if listener.token is not None:
+            left = self.online.get(listener.token, 0) - 1
+            if left > 0:
+                self.online[listener.token] = left
+            else:
+                self.online.pop(listener.token, None)
+        return True
+
 
 @dataclass(eq=False)
 class _Listener:
     loop: asyncio.AbstractEventLoop
     queue: asyncio.Queue[Event | None]
     tallies: bool
+    token: str | None = None  # the follower whose screen this is, when it gave a token the room knows
     pending: int = 0  # events handed to the queue and not yet taken (the queue's own size lags the handing)
 
 
@@ -381,17 +487,25 @@ class MemoryRooms:
 
     # ---- the page's side ----
 
+    def _room_for(self, size: int, replacing: int = 0) -> None:
+        """Refuse bundles of `size` bytes that would take every room's viewer data over its limit."""
+        held = sum(room.size for room in self._rooms.values()) - replacing
+        if held + size > self.limits.all_bundle_bytes:
+            raise too_much_data(self.limits.all_bundle_bytes)
+
     def create(self, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView) -> RoomKeys:
-        hops = check_bundles(bundles, self.limits.bundle_bytes)
+        hops, size = check_bundles(bundles, self.limits.bundle_bytes)
         with self._lock:
             self._sweep()
             if len(self._rooms) >= self.limits.rooms:
                 raise too_many_rooms(self.limits.rooms)
+            self._room_for(size)
             code = new_code()
             made = RoomKeys(code=code, key=secrets.token_urlsafe(24), watch=secrets.token_urlsafe(24))
             self._rooms[code] = _Room(
                 bundles=dict(bundles),
                 hops=hops,
+                size=size,
                 choices=check_choices(choices, hops),
                 key=made.key,
                 watch=made.watch,
@@ -405,17 +519,19 @@ class MemoryRooms:
     def retrace(
         self, code: str, key: str, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView
     ) -> int:
-        hops = check_bundles(bundles, self.limits.bundle_bytes)
+        hops, size = check_bundles(bundles, self.limits.bundle_bytes)
         digest = bundles_digest(bundles)
         with self._lock:
             room = self._room(code)
             if not same_secret(key, room.key):
                 raise not_teacher()
             if digest != room.digest:
+                self._room_for(size, replacing=room.size)
                 room.round += 1
                 room.digest = digest
                 room.bundles = dict(bundles)
                 room.hops = hops
+                room.size = size
                 room.choices = check_choices(choices, hops)
                 room.counts.clear()
                 room.answered.clear()
@@ -439,6 +555,12 @@ class MemoryRooms:
         with self._lock:
             self._sweep()
             return code in self._rooms
+
+    def lang_of(self, code: str) -> Lang | None:
+        with self._lock:
+            self._sweep()
+            room = self._rooms.get(code)
+            return None if room is None else room.view.lang
 
     def take_back(self, code: str, key: str) -> tuple[RoomKeys, RoomView] | None:
         with self._lock:
@@ -474,7 +596,7 @@ class MemoryRooms:
                 continue
             if listener.pending >= self.limits.queue:
                 # A follower this far behind is dropped; its browser reconnects and resumes from the backlog.
-                room.listeners.discard(listener)
+                room.detach(listener)
                 listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
                 continue
             listener.pending += 1
@@ -483,6 +605,7 @@ class MemoryRooms:
             for listener in room.listeners:
                 listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
             room.listeners.clear()
+            room.online.clear()
         return event
 
     async def bundle(self, code: str, lang: Lang, round_: int | None = None) -> str:
@@ -492,14 +615,21 @@ class MemoryRooms:
                 raise other_round(room.round)
             return room.bundles[lang]
 
-    async def join(self, code: str, token: str | None) -> tuple[str, Snapshot]:
+    async def join(self, code: str, token: str | None, *, may_add: bool = True) -> tuple[str, Snapshot]:
         with self._lock:
             room = self._room(code)
             if token is None or token not in room.tokens:
+                if not may_add:
+                    raise joining_too_fast(self.limits.client_joins_per_s)
                 if len(room.tokens) >= self.limits.followers:
-                    raise room_full(self.limits.followers)
+                    # Full: a newcomer takes the place of the oldest token no screen follows (one a script made
+                    # and left, or a student gone), never of a screen that follows.
+                    idle = next((t for t in room.tokens if t not in room.online), None)
+                    if idle is None:
+                        raise room_full(self.limits.followers)
+                    del room.tokens[idle]
                 token = secrets.token_urlsafe(16)
-                room.tokens.add(token)
+                room.tokens[token] = None
                 self._here(room)
             snap = Snapshot(
                 room.view,
@@ -548,6 +678,8 @@ class MemoryRooms:
             room = self._room(code)
             if token not in room.tokens:
                 raise not_a_follower()
+            if token not in room.online:
+                raise not_following()
             if index not in room.choices:
                 raise no_question(index)
             n = room.choices[index]
@@ -567,15 +699,16 @@ class MemoryRooms:
         with self._lock:
             return same_secret(watch, self._room(code).watch)
 
-    async def listen(self, code: str, after: int, *, tallies: bool, heartbeat_s: float = 15.0) -> AsyncIterator[Event]:
-        """The room's events after id `after` (those still kept), then each as it happens (a `PING` after each
-        quiet `heartbeat_s`), until the room closes or this listener falls too far behind. Refusals (no room, too
-        many listeners) are raised here, before the stream starts."""
+    async def listen(
+        self, code: str, after: int, *, tallies: bool, token: str | None = None, heartbeat_s: float = 15.0
+    ) -> Stream:
         listener = _Listener(asyncio.get_running_loop(), asyncio.Queue(), tallies)
         with self._lock:
             room = self._room(code)
             if len(room.listeners) >= self.limits.followers + LISTENER_SLACK:
                 raise room_full(self.limits.followers)
+            if token is not None and token in room.tokens:
+                listener.token = token
             missed = [e for e in room.backlog if e.id > after]
             if after and room.backlog and room.backlog[0].id > after + 1:
                 # Further behind than the events kept: where the room is now, then the reveals.
@@ -584,38 +717,37 @@ class MemoryRooms:
                     Event(room.last, "teacher", {"here": room.teachers() > 0}),
                 ] + [Event(room.last, "reveal", {"index": i, "counts": c}) for i, c in sorted(room.revealed.items())]
             first_teacher = tallies and room.teachers() == 0
-            room.listeners.add(listener)
+            room.attach(listener)
             if first_teacher:
                 self._publish(room, "teacher", {"here": True})
             self._here(room)
-        return self._stream(code, room, listener, missed, after, heartbeat_s)
+
+        async def leave() -> None:
+            with self._lock:
+                if room.detach(listener) and self._rooms.get(code) is room:  # (not dropped, nor closed)
+                    if listener.tallies and room.teachers() == 0:
+                        self._publish(room, "teacher", {"here": False})
+                    self._here(room)
+
+        return Stream(self._stream(listener, missed, after, heartbeat_s), leave)
 
     async def _stream(
-        self, code: str, room: _Room, listener: _Listener, missed: list[Event], after: int, heartbeat_s: float
-    ) -> AsyncIterator[Event]:
-        try:
-            for event in missed:
-                yield event
-            while True:
-                try:
-                    got = await asyncio.wait_for(listener.queue.get(), heartbeat_s)
-                except TimeoutError:
-                    yield PING
-                    continue
-                if got is None:
-                    return
-                with self._lock:
-                    listener.pending -= 1
-                if got.id > after:
-                    yield got
-        finally:
+        self, listener: _Listener, missed: list[Event], after: int, heartbeat_s: float
+    ) -> AsyncGenerator[Event]:
+        for event in missed:
+            yield event
+        while True:
+            try:
+                got = await asyncio.wait_for(listener.queue.get(), heartbeat_s)
+            except TimeoutError:
+                yield PING
+                continue
+            if got is None:
+                return
             with self._lock:
-                if listener in room.listeners:  # (not when it was dropped, nor when the room closed)
-                    room.listeners.discard(listener)
-                    if self._rooms.get(code) is room:
-                        if listener.tallies and room.teachers() == 0:
-                            self._publish(room, "teacher", {"here": False})
-                        self._here(room)
+                listener.pending -= 1
+            if got.id > after:
+                yield got
 
     async def aclose(self) -> None:
         with self._lock:
@@ -623,3 +755,4 @@ class MemoryRooms:
                 for listener in room.listeners:
                     listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
                 room.listeners.clear()
+                room.online.clear()

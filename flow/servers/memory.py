@@ -4,7 +4,7 @@ but lives in a private module)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import Any
@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 from mcp.server import MCPServer, Server
 from mcp.shared.memory import MessageStream, create_client_server_memory_streams
+from mcp.shared.message import SessionMessage
 
 SHUTDOWN_GRACE_S = 2.0  # how long a server's own teardown may take once its input has ended, before it is cancelled
 
@@ -27,14 +28,23 @@ def lowlevel_server(server: Server[Any] | MCPServer) -> Server[Any]:
 
 
 @asynccontextmanager
-async def _served(server: Server[Any]) -> AsyncIterator[MessageStream]:
+async def _served(server: Server[Any], on_died: Callable[[str], None]) -> AsyncIterator[MessageStream]:
     async with create_client_server_memory_streams() as (client_streams, (server_read, server_write)):
         done = anyio.Event()
 
         async def serve() -> None:
             try:
-                await server.run(server_read, server_write, server.create_initialization_options())
+                await server.run(server_read, _ClosedByHost(server_write), server.create_initialization_options())
+            except BaseException as exc:
+                if not _died(exc):
+                    raise
+                # A server that raised out of its run has died, and only it: its side of the
+                # streams closes, which its client sees as a process's pipes closing; nothing in this process exits.
+                leaf = _leaf(exc)
+                on_died(str(leaf) or type(leaf).__name__)
             finally:
+                await server_write.aclose()
+                await server_read.aclose()
                 done.set()
 
         async with anyio.create_task_group() as tg:
@@ -52,15 +62,51 @@ async def _served(server: Server[Any]) -> AsyncIterator[MessageStream]:
                     tg.cancel_scope.cancel()
 
 
-class MemoryTransport:
-    """A `Transport` (the SDK's protocol for `mcp.Client`) to a server run in this process while it is entered."""
+class _ClosedByHost:
+    """The server's side of its output, which the server's run cannot close: its host closes it once it knows why the
+    run ended, so a client never sees the connection close before the host has heard what the server raised."""
 
-    def __init__(self, server: Server[Any] | MCPServer) -> None:
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        return None
+
+    async def __aenter__(self) -> _ClosedByHost:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+def _died(exc: BaseException) -> bool:
+    """Whether a server's run ended by failing rather than by being cancelled or interrupted."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_died(inner) for inner in exc.exceptions)
+    return not isinstance(exc, (anyio.get_cancelled_exc_class(), KeyboardInterrupt))
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+class MemoryTransport:
+    """A `Transport` (the SDK's protocol for `mcp.Client`) to a server run in this process while it is entered.
+
+    `on_died` hears what the server raised when its run failed (it is then gone, as a crashed process would be)."""
+
+    def __init__(self, server: Server[Any] | MCPServer, *, on_died: Callable[[str], None] | None = None) -> None:
         self._server = lowlevel_server(server)
         self._cm: AbstractAsyncContextManager[MessageStream] | None = None
+        self._on_died = on_died or (lambda said: None)
 
     async def __aenter__(self) -> MessageStream:
-        self._cm = _served(self._server)
+        self._cm = _served(self._server, self._on_died)
         return await self._cm.__aenter__()
 
     async def __aexit__(

@@ -80,7 +80,9 @@ class RoomLink {
   }
 
   listen() {
-    const q = this.role === 'teacher' ? `?watch=${encodeURIComponent(this.cfg.watch)}` : `?after=${this.cfg.after || 0}`;
+    // A follower's stream carries its token: the room takes answers only from a screen that follows it.
+    const q = this.role === 'teacher' ? `?watch=${encodeURIComponent(this.cfg.watch)}`
+      : `?after=${this.cfg.after || 0}&token=${encodeURIComponent(this.cfg.token || '')}`;
     const source = new EventSource(this.url + '/events' + q);
     this.source = source;
     const on = (kind, fn) => source.addEventListener(kind, (e) => { this.lastId = +e.lastEventId; fn(JSON.parse(e.data)); });
