@@ -21,13 +21,12 @@ from flow.capture.recorder import Recorder, json_bytes
 from flow.text.errors import MalformedResponse, ModelLimitError
 from flow.trace.model import Hop
 from flow.trace.redact import redact_headers, redact_url
+from flow.trace.stats import RETRY_HEADER
 from flow.trace.steps import STEPS, Step
-from flow.trace.summaries import _dict, _first_choice, _response_step, amount_text, counted, response_summary
+from flow.trace.stream import StreamAssembly, chunk_label
+from flow.trace.summaries import _response_step, amount_text, counted, response_summary
 
 MAX_RESPONSE_BYTES = 16 << 20  # one model response, or one whole stream, decoded: far above any real answer
-
-
-RETRY_HEADER = "x-stainless-retry-count"  # the openai SDK numbers the attempts of one call: 0, 1, ...
 
 
 def _json_or_text(data: bytes) -> Any:
@@ -367,7 +366,7 @@ class _StreamTap(httpx2.AsyncByteStream):
         self._response, self._tap, self._exchange, self._headers = response, tap, exchange, headers
         self._rec = tap._rec
         self._hops: list[Hop] = []
-        self._names: dict[Any, str] = {}  # each streamed tool call's name so far, by its index
+        self._stream = StreamAssembly()  # what the deltas so far built: how the next one is labelled
         self._step = Step.MODEL_ANSWER
         self._seen = bytearray()  # the first bytes, kept while no data has come
 
@@ -445,42 +444,10 @@ class _StreamTap(httpx2.AsyncByteStream):
                     t_start_ms=request_hop.t_start_ms,
                     size=len(event) + 2,
                     usage=usage if isinstance(usage, dict) else None,
-                    summary=_chunk_summary(data, len(self._hops) + 1, self._names),
+                    summary=chunk_label(data, len(self._hops) + 1, self._stream),
                 )
             )
         )
 
     async def aclose(self) -> None:
         await self._response.aclose()
-
-
-def _chunk_summary(data: Any, n: int, names: dict[Any, str]) -> str:
-    """One streamed event in a line. `names` (each tool call's name so far, by index) is the stream's memory: a
-    delta that sends a call's whole name again continues that call, it does not start another."""
-    if not isinstance(data, dict):
-        return f"chunk {n}: {str(data)[:30]}"
-    choice = _first_choice(data)
-    if not choice:
-        return f"chunk {n}: usage" if data.get("usage") else f"chunk {n}"
-    delta = _dict(choice.get("delta"))
-    if choice.get("finish_reason"):
-        return f"chunk {n}: finish_reason: {choice['finish_reason']}"
-    calls = delta.get("tool_calls")
-    if isinstance(calls, list) and calls:
-        call = _dict(calls[0])
-        fn = _dict(call.get("function"))
-        index, name = call.get("index", 0), fn.get("name")
-        index = index if isinstance(index, int) else 0
-        arguments = fn.get("arguments") or ""
-        more = f", arguments += {arguments!r}" if arguments else ""
-        if isinstance(name, str) and name and index not in names:
-            names[index] = name
-            return f"chunk {n}: tool_call {name} starts{more}"
-        if isinstance(name, str) and name and name != names[index]:
-            names[index] += name
-            return f"chunk {n}: tool_call name += {name!r}{more}"
-        repeated = " (its name and id sent again)" if name else ""
-        return f"chunk {n}: arguments += {arguments!r}{repeated}"
-    if delta.get("content"):
-        return f"chunk {n}: content += {delta['content']!r}"
-    return f"chunk {n}: role {delta.get('role', '')}".strip()

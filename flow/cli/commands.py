@@ -758,6 +758,28 @@ def _names_a_server(trace: Trace) -> str:
     return " and ".join(named)
 
 
+_RECORDINGS = {
+    "otlp-json": ("OpenTelemetry spans (OTLP/JSON)", "import"),
+    "jsonrpc-jsonl": ("a JSON-RPC log (an MCP proxy's recording, or another tool's)", "import"),
+    "proxy-jsonl": ("a recording of python -m flow proxy-model", "merge"),
+}
+
+
+def _recording_hint(name: str) -> str | None:
+    """What a file that is not a trace is instead, when it is a recording `import` or `merge` turns into one."""
+    from flow.interop.importers import detect_format
+
+    try:
+        text = read_limited(name).decode("utf-8-sig")
+    except (TraceError, OSError, UnicodeDecodeError):
+        return None
+    found = _RECORDINGS.get(detect_format(text))
+    if found is None:
+        return None
+    what, command = found
+    return f"not a trace but {what}: turn it into one with python -m flow {command} {shlex.quote(name)}"
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     for name in args.files:
@@ -765,7 +787,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             trace = load_trace(name)
         except TraceError as exc:
             bad += 1
-            print(f"{name}: {str(exc).removeprefix(name + ': ')}")
+            print(f"{name}: {_recording_hint(name) or str(exc).removeprefix(name + ': ')}")
         else:
             named = _names_a_server(trace)
             print(
@@ -850,7 +872,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     info = trace.meta.imported
     if info is not None:
         for line in info.unmapped:
-            print(terminal_safe(f"not mapped: {line}"), file=say)
+            print(terminal_safe(f"note: {line}"), file=say)
     print(f"{summary_line(trace)} → {_where(out)}", file=say)
     return 0
 
@@ -1005,15 +1027,18 @@ def _cmd_record(args: argparse.Namespace) -> int:
             raise UsageError(f"--keep {folder}: cannot be made a folder ({exc.strerror or exc})") from None
     else:
         folder = Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
+    kept = False
     try:
-        return _record(args, command, upstream, folder)
+        code, kept = _record(args, command, upstream, folder)
+        return code
     finally:
-        if not args.keep:  # on every way out: a refused start, a failed merge, Ctrl-C
+        if not args.keep and not kept:  # on every way out: a refused start, Ctrl-C; a failed merge keeps them
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _record(args: argparse.Namespace, command: list[str], upstream: str, folder: Path) -> int:
-    """`record`: the model proxy, the app, the merge of what was recorded in `folder`; the app's exit code."""
+def _record(args: argparse.Namespace, command: list[str], upstream: str, folder: Path) -> tuple[int, bool]:
+    """`record`: the model proxy, the app, the merge of what was recorded in `folder`; the app's exit code, and
+    whether the recordings must be kept (the merge refused them: they are all there is of the run)."""
     import subprocess
 
     from flow.interop.importers import NothingRecorded, merge_files
@@ -1051,7 +1076,7 @@ def _record(args: argparse.Namespace, command: list[str], upstream: str, folder:
     if len(mcp_logs) > 1:
         print(f"note: {len(mcp_logs)} MCP recordings; the trace merges the first, {mcp_logs[0]}", file=sys.stderr)
     try:
-        trace = merge_files([model_log, *mcp_logs[:1]], name=str(args.out))
+        trace = merge_files([model_log, *mcp_logs[:1]], name=str(args.out), app_exit_code=code)
     except NothingRecorded:
         # The app's own exit code stands; what it did is not for the recording to overrule.
         print(
@@ -1061,10 +1086,20 @@ def _record(args: argparse.Namespace, command: list[str], upstream: str, folder:
             f"e.g. --server-env {RECORD_DIR_ENV})",
             file=sys.stderr,
         )
-        return code
+        return code, False
+    except TraceError as exc:
+        # The app's own exit code stands, and what was recorded stays for a later `merge`.
+        _error(exc)
+        recorded = " ".join(shlex.quote(str(p)) for p in [model_log, *mcp_logs[:1]])
+        print(
+            f"note: no trace was written; the recordings are kept in {folder} (python -m flow merge {recorded} "
+            f"--out {shlex.quote(str(args.out))})",
+            file=sys.stderr,
+        )
+        return code, True
     _save(trace, args.out)
     _merged(trace, args.out)
-    return code
+    return code, False
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -21,6 +21,7 @@ from flow.capture.http import MAX_RESPONSE_BYTES, ModelHttpTap
 from flow.capture.recorder import Recorder
 from flow.text.errors import FlowError, MalformedResponse
 from flow.trace.redact import redact_url
+from flow.trace.stream import StreamAssembly
 from flow.trace.summaries import _dict
 
 if TYPE_CHECKING:
@@ -236,12 +237,12 @@ def read_completion(completion: Any) -> dict[str, Any]:
 
 class StreamAssembler:
     """Builds the assistant message from a stream's chunks as the SDK hands them over, reading each defensively;
-    a stream that never says it finished is reported as truncated, never taken for an (empty) answer."""
+    a stream that never says it finished is reported as truncated, never taken for an (empty) answer. How deltas
+    add up is `flow.trace.stream`'s rule, the one the tap and merge label the recorded events by."""
 
     def __init__(self) -> None:
         self.chunks = 0
-        self.content: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
+        self.stream = StreamAssembly()
         self.finish: str | None = None
 
     def add(self, chunk: Any) -> None:
@@ -258,7 +259,7 @@ class StreamAssembler:
             delta = _get(choice, "delta")
             content = _get(delta, "content")
             if isinstance(content, str):
-                self.content.append(content)
+                self.stream.add_content(content)
             elif content is not None:
                 raise MalformedResponse("chunk_content_not_text", chunk=self.chunks)
             calls = _get(delta, "tool_calls")
@@ -267,35 +268,22 @@ class StreamAssembler:
             if not isinstance(calls, list):
                 raise MalformedResponse("chunk_calls_not_list", chunk=self.chunks)
             for tc in calls:
-                self._add_call(tc)
-
-    def _add_call(self, tc: Any) -> None:
-        index = _get(tc, "index")
-        if not isinstance(index, int):  # no index: a delta with an id starts a call, one without continues the last
-            index = len(self.calls) if _get(tc, "id") or not self.calls else max(self.calls)
-        slot = self.calls.setdefault(index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
-        call_id = _get(tc, "id")
-        if isinstance(call_id, str) and call_id:
-            slot["id"] = call_id
-        fn = _get(tc, "function")
-        name, arguments = _get(fn, "name"), _get(fn, "arguments")
-        # A name sent again whole is the same name (some servers repeat it, and the id, in every delta): only a
-        # piece that is not the whole name so far continues it.
-        if isinstance(name, str) and name != slot["function"]["name"]:
-            slot["function"]["name"] += name
-        if isinstance(arguments, str):
-            slot["function"]["arguments"] += arguments
-        elif isinstance(arguments, dict):
-            slot["function"]["arguments"] += json.dumps(arguments, ensure_ascii=False)
+                fn = _get(tc, "function")
+                arguments = _get(fn, "arguments")
+                if isinstance(arguments, dict):
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                arguments = arguments if isinstance(arguments, str) else None
+                self.stream.add_call(_get(tc, "index"), _get(tc, "id"), _get(fn, "name"), arguments, said=False)
 
     def message(self) -> tuple[dict[str, Any], str]:
         """The assembled message and its finish_reason."""
         if self.finish is None:
             if not self.chunks:
                 raise MalformedResponse("stream_empty")
-            raise MalformedResponse("stream_truncated", chunks=self.chunks, chars=len("".join(self.content)))
-        calls = _tool_calls([self.calls[i] for i in sorted(self.calls)], "the streamed tool_calls")
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content) or None}
+            content = self.stream.message()["content"] or ""
+            raise MalformedResponse("stream_truncated", chunks=self.chunks, chars=len(content))
+        message = self.stream.message()
+        calls = _tool_calls(message.pop("tool_calls", None) or [], "the streamed tool_calls")
         if calls:
             message["tool_calls"] = calls
         return message, self.finish
