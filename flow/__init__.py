@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from flow.backends.replay import Cursor, replay
     from flow.backends.scripted import ScriptError, Turn, parse_script
     from flow.engine.loop import inspect_server
-    from flow.engine.model import ModelConfig
+    from flow.engine.model import ModelConfig, check_base_url
     from flow.engine.options import RunOptions, RunResult
     from flow.interop.importers import import_bytes
     from flow.interop.otlp import to_otlp_json
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from flow.samples import SAMPLES
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
     from flow.servers.spec import Era, ServerSpec
-    from flow.text.errors import PROVIDER_NOTES
+    from flow.text.errors import PROVIDER_NOTES, FlowError, sending_line
     from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
     from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace, read_trace_bytes, save_trace
     from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
@@ -60,7 +60,7 @@ _HOME = {
     **dict.fromkeys(("Cursor", "replay"), "flow.backends.replay"),
     **dict.fromkeys(("ScriptError", "Turn", "parse_script"), "flow.backends.scripted"),
     "inspect_server": "flow.engine.loop",
-    "ModelConfig": "flow.engine.model",
+    **dict.fromkeys(("ModelConfig", "check_base_url"), "flow.engine.model"),
     **dict.fromkeys(("RunOptions", "RunResult"), "flow.engine.options"),
     "import_bytes": "flow.interop.importers",
     "to_otlp_json": "flow.interop.otlp",
@@ -68,7 +68,7 @@ _HOME = {
         ("EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "KeyChoice", "key_env_for", "key_for", "notes_before_sending"),
         "flow.providers",
     ),
-    **dict.fromkeys(("PROVIDER_NOTES",), "flow.text.errors"),
+    **dict.fromkeys(("PROVIDER_NOTES", "FlowError", "sending_line"), "flow.text.errors"),
     **dict.fromkeys(("RoomError", "RoomKeys", "RoomView"), "flow.rooms.store"),
     "qr_svg": "flow.rooms.page",
     **dict.fromkeys(("room_store", "rooms_served"), "flow.rooms"),
@@ -122,6 +122,7 @@ __all__ = [
     "EXAMPLE_QUESTIONS",
     "Era",
     "FORMAT_VERSION",
+    "FlowError",
     "Hop",
     "KIND_NAMES",
     "KeyChoice",
@@ -155,6 +156,7 @@ __all__ = [
     "bind_questions",
     "built_in_servers",
     "bundle_json",
+    "check_base_url",
     "configured_servers",
     "figures",
     "focus_view",
@@ -188,6 +190,7 @@ __all__ = [
     "run",
     "run_flow",
     "save_trace",
+    "sending_line",
     "short_label",
     "side_by_side",
     "summary_line",

@@ -88,7 +88,10 @@ def _endpoint(url: str) -> tuple[object, ...] | None:
     (not http(s), no host, a bad port, spaces, control or non-ASCII characters, backslashes)."""
     if not url or any(not "!" <= c <= "~" or c == "\\" for c in url):
         return None
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a bracketed host that is not an IPv6 address, https://[evil]/v1
+        return None
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS or not parts.hostname:
         return None

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from flow.cli import main
+from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
 from flow.servers.spec import ServerSpec
 from flow.trace.files import json_schema, load_trace, read_trace_bytes, save_trace
@@ -238,6 +239,80 @@ def test_tools_and_call_write_their_trace_to_stdout_for_dash(cli):
     assert ran.returncode == 0, ran.stderr
     assert read_trace_bytes(ran.stdout.encode("utf-8")).hops[-1].kind == "tool.result"
     assert '"city": "北京"' in ran.stderr
+
+
+@pytest.mark.parametrize("url", ["https://[evil]/v1", "ftp://example.com/v1", "http://example.com:99999/v1"])
+def test_a_base_url_no_request_can_go_to_is_one_usage_line_and_nothing_is_sent(tmp_path, cli, url):
+    out = tmp_path / "t.json"
+    ran = cli("run", "--base-url", url, "--out", str(out))
+    assert ran.returncode == 2 and ran.stdout == "" and not out.exists()
+    assert ran.stderr.startswith("error: the model endpoint's base URL ") and ran.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--mcp-timeout", "-1"],
+        ["run", "--model-timeout", "0"],
+        ["run", "--mcp-timeout", "nan"],
+        ["call", "get_weather", "--timeout", "0"],
+        ["tools", "--timeout", "inf"],
+    ],
+)
+def test_a_timeout_that_is_no_time_is_a_usage_error_not_a_failed_run(tmp_path, cli, args):
+    out = tmp_path / "t.json"
+    ran = cli(*args, "--out", str(out))
+    assert ran.returncode == 2 and not out.exists(), ran
+    assert ran.stderr.startswith(f"error: {args[-2]} ") and "give seconds above 0" in ran.stderr
+
+
+def test_the_check_of_a_base_url_lives_in_the_model_config_so_every_caller_gets_one_line():
+    import flow
+
+    with pytest.raises(flow.FlowError) as caught:  # what the Run page builds from what was typed
+        flow.ModelConfig(backend="openai", model="m", base_url="https://user:sk-secret@[evil]/v1?api-key=k")
+    assert str(caught.value) == (
+        'the model endpoint\'s base URL "https://[redacted]@[evil]/v1" cannot be used: its host is in brackets '
+        "but is not an IPv6 address"
+    )
+    assert "sk-secret" not in caught.value.line("zh") and "\n" not in caught.value.line("zh")
+    assert flow.check_base_url(" http://[::1]:8080/v1 ") == "http://[::1]:8080/v1"
+    assert flow.notes_before_sending("https://[evil]/v1", RunOptions()) == []  # no preset's, and no exception
+
+
+def test_a_model_name_that_is_not_a_mocks_says_where_it_goes_before_it_is_sent(cli, monkeypatch):
+    import flow
+
+    # With no base URL anywhere, a name not starting with "mock" goes to OpenAI: the one line says so.
+    config = ModelConfig.from_env(model="gpt-4o-mini")
+    assert flow.sending_line(config.describe(), "en") == (
+        "sending the model requests to https://api.openai.com/v1 (model gpt-4o-mini, with no API key)"
+    )
+    assert flow.sending_line(ModelConfig.from_env(model="mock").describe(), "en") == (
+        "the offline mock model answers (model mock): no request leaves this machine"
+    )
+    # The run prints it first, before the request that fails (nothing listens on port 9).
+    ran = cli("run", "--model", "gpt-x", "--base-url", "http://127.0.0.1:9/v1", "--transport", "memory", "-o", "-")
+    assert ran.returncode == 1
+    assert (
+        ran.stderr.splitlines()[0]
+        == "sending the model requests to http://127.0.0.1:9/v1 (model gpt-x, with no API key)"
+    )
+    assert ran.stderr.splitlines()[1].startswith("error: cannot reach the model endpoint")
+    # A mock's name stays offline, and nothing more is said.
+    mock = cli("run", "--transport", "memory", "-o", "-")
+    assert mock.returncode == 0 and "sending" not in mock.stderr
+
+
+def test_call_lists_the_tools_in_step_2_so_no_tools_list_of_the_sdks_lands_in_steps_6_and_7(cli):
+    ran = cli("call", "get_weather", "--args", '{"city": "北京"}', "-o", "-")
+    assert ran.returncode == 0, ran.stderr
+    frames = [h for h in read_trace_bytes(ran.stdout.encode("utf-8")).hops if h.kind == "mcp.request"]
+    assert [(h.payload["method"], h.step) for h in frames] == [
+        ("initialize", 2),
+        ("tools/list", 2),
+        ("tools/call", 6),
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["dot", "mermaid", "html"])

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
 
-from flow import ModelConfig, RunOptions, ServerSpec, load_trace, run_flow
+from flow import ModelConfig, RunOptions, ServerSpec, load_trace, run, run_flow
+from flow.backends.scripted import load_script
 from flow.capture.recorder import Recorder
 from flow.servers.connect import open_session
 from helpers import ROOT, kinds, model_requests, run_flow_sync
@@ -204,6 +206,31 @@ def test_hitting_the_round_limit_is_recorded():
     assert not result.ok and "still asked for tools after 1 tool round " in result.error
     assert result.trace.hops[-1].kind == "error"
     assert result.trace.meta.stats["model_calls"] == 2
+
+
+def test_a_round_limit_stop_carries_no_server_stderr_but_a_server_failure_does():
+    # A server that says one line on stderr as it starts, as many do: nothing to do with a stop of the run's own.
+    started = "import runpy, sys; print('weather-demo: serving on stdio', file=sys.stderr, flush=True); "
+    server = ServerSpec(
+        command=(sys.executable, "-c", started + "runpy.run_module('weather_demo', run_name='__main__')")
+    )
+    limited = run(
+        "北京今天天气怎么样？给我一个出行建议",
+        options=RunOptions.build(server=server, max_rounds=1),
+        model=ModelConfig(model="mock"),
+    )
+    assert limited.error.startswith("stopped: the model still asked for tools after 1 tool round")
+    assert "server_stderr" not in limited.trace.hops[-1].payload
+    hostile = Path(__file__).parent / "data" / "hostile_server.py"
+    dying = ServerSpec(command=(sys.executable, str(hostile), "--behaviour", "exit-mid-call"))
+    died = run(
+        "echo hi",
+        options=RunOptions.build(server=dying),
+        model=ModelConfig.scripted(load_script('[{"call": "echo", "arguments": {"message": "hi"}}]')),
+    )
+    assert died.error.startswith("the MCP server closed the connection during tools/call echo")
+    # Its last words, where the user is told it closed.
+    assert died.trace.hops[-1].payload["server_stderr"] == "hostile: giving up in the middle of a request"
 
 
 def test_max_rounds_counts_tool_rounds_and_still_gets_the_answer():

@@ -122,9 +122,33 @@ def test_a_flood_of_garbage_on_stdout_is_cut_off_and_not_copied_into_the_trace(t
 
 
 def test_a_line_with_no_end_times_out_and_the_server_is_stopped(hostile):
-    # 64 MB with no newline: the SDK's reader holds what arrived until the timeout, then the server is killed.
+    # 64 MB with no newline: the SDK's reader is still taking it in at the timeout, then the server is killed. It
+    # was answering, not silent: bytes of its answer were waiting in the pipe.
     result = _engine_tools(hostile("long-line", on="tools/list"), timeout_s=1)
-    assert result.error == "the MCP server did not answer tools/list within 1 s"
+    assert result.error.startswith(
+        "the MCP server began answering tools/list, but its answer was still arriving after 1 s (a large answer is "
+        "slow to read over stdio"
+    )
+    err = _server_error(json.loads(result.trace.model_dump_json()))
+    assert err["payload"]["answering"] is True and err["payload"]["unread_bytes"] > 0
+
+
+def test_an_answer_still_arriving_at_the_timeout_of_a_run_is_told_apart_from_silence(hostile):
+    script = load_script('[{"call": "echo", "arguments": {"message": "hi"}}]')
+
+    def run_against(behaviour: str):
+        server = ServerSpec(command=tuple(shlex.split(hostile(behaviour))))
+        options = RunOptions.build(server=server, mcp_timeout_s=1)
+        return run("echo hi", options=options, model=ModelConfig.scripted(script))
+
+    arriving = run_against("long-line")
+    assert arriving.error.startswith("the MCP server began answering tools/call echo, but its answer was still")
+    assert "开始回答 tools/call echo" in arriving.trace.meta.error_zh
+    err = _server_error(json.loads(arriving.trace.model_dump_json()))
+    assert err["step"] == 7 and err["payload"]["answering"] is True and err["payload"]["error"] == "timeout"
+    silent = run_against("never-answer")
+    assert silent.error == "the MCP server did not answer tools/call echo within 1 s"
+    assert "answering" not in _server_error(json.loads(silent.trace.model_dump_json()))["payload"]
 
 
 @pytest.mark.parametrize("on", ["initialize", "tools/list"])

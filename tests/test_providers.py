@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -144,10 +145,13 @@ def test_the_backfill_sends_empty_content_not_null_and_its_hop_says_the_app_chan
     assistant = next(m for m in backfill.payload["body"]["messages"] if m["role"] == "assistant")
     assert assistant["content"] == "" and assistant["tool_calls"]
     index = backfill.payload["body"]["messages"].index(assistant)
-    assert backfill.payload["adapted"] == [
-        {"path": f"messages[{index}].content", "received": None, "sent": "", "why": "content_null"}
-    ]
-    assert "adapted by the app" in backfill.summary
+    if stream:  # its first delta streams content "": the message assembled from it has "", nothing to change
+        assert "adapted" not in backfill.payload and "adapted" not in backfill.summary
+    else:
+        assert backfill.payload["adapted"] == [
+            {"path": f"messages[{index}].content", "received": None, "sent": "", "why": "content_null"}
+        ]
+        assert "adapted by the app" in backfill.summary
     first = next(h for h in result.trace.hops if h.kind == "llm.request")
     assert "adapted" not in first.payload  # nothing to change in the first request
     assert result.trace.meta.settings["adapt"] is True
@@ -161,7 +165,7 @@ def test_with_adaptation_off_the_raw_refusal_is_one_line_naming_the_field(endpoi
     assert "more lines of the provider's message in the trace" in result.error
     assert "\n" not in result.trace.meta.error_zh and "messages[2].content" in result.trace.meta.error_zh
     err = next(h for h in result.trace.hops if h.kind == "llm.error")
-    assert "Traceback (most recent call last)" in err.payload["body"]["error"]["message"]  # the whole text stays
+    assert err.payload["body"]["error"]["message"].startswith("7 validation errors:\n")  # the whole text stays
     backfill = [h for h in result.trace.hops if h.kind == "llm.request"][-1]
     assert "adapted" not in backfill.payload
     assert next(m for m in backfill.payload["body"]["messages"] if m["role"] == "assistant")["content"] is None
@@ -244,3 +248,72 @@ def test_the_cli_says_what_it_knows_before_it_sends(tmp_path):
     )
     first = proc.stderr.splitlines()[0]
     assert first == f"note: {PROVIDER_NOTES['tool_choice_required_fails']['en']}"
+
+
+LLAMACPP_PYTHON_500 = Path(__file__).parent / "data" / "llamacpp-python-500.json"
+
+
+def _backfill_with_null_content() -> list[dict]:
+    """The conversation whose refusal tests/data/llamacpp-python-500.json holds: messages[2], the assistant's tool
+    call, has content null."""
+    call = {"id": "call_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}
+    return [
+        {"role": "system", "content": "You are a helpful assistant. Use the tools when they help answer the question."},
+        {"role": "user", "content": "北京今天天气怎么样？"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_0", "content": '{"city": "北京", "condition": "晴"}'},
+    ]
+
+
+def test_the_llamacpp_mock_refuses_null_content_with_llamacpp_pythons_500_body():
+    from flow.backends.mock import complete
+
+    reply = complete({"model": "mock-llamacpp", "messages": _backfill_with_null_content()})
+    assert reply.status == 500
+    assert reply.body == json.loads(LLAMACPP_PYTHON_500.read_text(encoding="utf-8"))
+
+
+def test_a_llamacpp_python_500_is_one_line_naming_the_field_of_the_branch_of_the_messages_own_role():
+    from flow.text.provider import provider_detail, provider_line
+
+    body = json.loads(LLAMACPP_PYTHON_500.read_text(encoding="utf-8"))
+    message = body["error"]["message"]
+    assert message.startswith("7 validation errors:\n  {'type': 'literal_error'")
+    # Of the seven (one or two per branch of the union), the assistant branch's: messages[2] is role "assistant".
+    assert provider_line(provider_detail(body)) == ("messages[2].content: expected a string, not null", 7)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  __import__('os').system('touch /tmp/flow-pwned')",  # code is never run: only literals are read
+        "  {'type': 'x', 'loc': ('body', " + "(" * 5000 + "))}",  # nested past the parser's depth
+        "  {'type': 'x', 'loc': ('body', 'a'), 'msg': '" + "y" * 100_000 + "'}",  # longer than a line is read
+        "  {'loc': ('body', 'messages', 0), 'msg': 'Field required'",  # cut off
+    ],
+)
+def test_a_validation_message_of_odd_lines_is_read_safely(line):
+    from flow.text.provider import provider_line
+
+    text, more = provider_line(
+        "2 validation errors:\n" + line + "\n  {'type': 'missing', 'loc': ('body', 'model'), "
+        "'msg': 'Field required', 'input': {}}\n"
+    )
+    assert text == "model: missing" and more == 2
+
+
+def test_a_refused_backfill_says_sending_it_again_will_not_help_and_the_viewer_says_the_same(endpoint):
+    from flow.text.teaching import teaching_text
+    from flow.text.teaching.situations import situation
+
+    result = over_http(endpoint, model="mock-llamacpp", adapt=False)
+    assert "messages[2].content: expected a string, not null" in result.error
+    assert "sent again unchanged, it fails the same way" in result.error
+    err = next(h for h in result.trace.hops if h.kind == "llm.error")
+    assert situation(err).key == "model.5xx.refused"
+    text = teaching_text(err, "en")
+    assert "refused this request" in text and "a little later" not in text
+    # A 500 that names nothing of the request keeps the text of a failure on the provider's side.
+    plain = over_http(endpoint, model="mock-error-500")
+    assert situation(next(h for h in plain.trace.hops if h.kind == "llm.error")).key == "model.5xx"
+    assert "sent again" not in plain.error

@@ -106,6 +106,11 @@ def test_the_merged_recording_is_the_trace_the_app_records(tmp_path, upstream, q
     assert shape(merged) == shape(app)
     assert wire(merged) == wire(app)
     assert merged.meta.question == app.meta.question and merged.meta.answer == app.meta.answer
+    # One rule reads a stream in the engine, its tap and merge: the same labels, the same assembled message.
+    for kind in ("llm.chunk", "llm.assembled"):
+        said = [(h.summary.removesuffix(" (inferred)"), h.payload.get("data", h.payload)) for h in merged.hops if h.kind == kind]  # fmt: skip
+        assert said == [(h.summary, h.payload.get("data", h.payload)) for h in app.hops if h.kind == kind]
+    assert merged.meta.outcome == app.meta.outcome == "ok"
     assert merged.meta.stats["tool_calls"] == app.meta.stats["tool_calls"] >= 1
     assert merged.meta.imported and merged.meta.imported.format == "proxy-jsonl"
     inferred = {h.kind: h.inferred for h in merged.hops if h.inferred}
@@ -460,7 +465,318 @@ def test_record_an_app_of_your_own_that_uses_the_openai_sdk(tmp_path, upstream):
     trace = load_trace(out)
     assert [(h.step, h.kind) for h in trace.hops] == [
         (1, "user.message"), (3, "llm.request"), (4, "llm.response"), (8, "llm.request"), (9, "llm.response"),
-        (10, "app.answer"),
+        (10, "app.answer"), (10, "error"),
     ]  # fmt: skip
+    # The wire went well, the app said it failed: the trace says what the app's exit code says.
+    assert (trace.meta.outcome, trace.meta.error) == ("error", "the app exited with code 5")
     assert trace.meta.mode == "direct" and trace.meta.model["name"] == "mock"
     assert KEY not in out.read_text(encoding="utf-8")
+
+
+# Issue 23: what a merge says of a run, as the app would have said it.
+
+HEADER = {"mcp_flow_proxy": {"version": 1, "transport": "model-http", "upstream": "https://p.example/v1"}, "timestamp": 100.0}  # fmt: skip
+ASK = {"model": "m", "messages": [{"role": "user", "content": "天气？"}]}
+DECISION = {"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
+    {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}]}}]}  # fmt: skip
+ANSWER = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "晴天"}}]}
+
+
+def _exchange(n: int, t: float, body: dict, *, status: int = 200, answer: object = ANSWER, retry: int | None = None,
+              chunks: list | None = None) -> list[dict]:  # fmt: skip
+    """One model exchange as the model proxy records it: its request, response, body (or streamed events) and end."""
+    headers = {} if retry is None else {"X-Stainless-Retry-Count": str(retry)}
+    lines: list[dict] = [
+        {"exchange": n, "event": "request", "timestamp": t, "method": "POST", "path": "/v1/chat/completions",
+         "headers": headers, "body": body},
+        {"exchange": n, "event": "response", "timestamp": t + 0.01, "status": status, "stream": chunks is not None,
+         "headers": {}},
+    ]  # fmt: skip
+    if chunks is None:
+        lines.append({"exchange": n, "event": "body", "timestamp": t + 0.02, "bytes": 1, "body": answer})
+    else:
+        lines += [{"exchange": n, "event": "chunk", "timestamp": t + 0.02 + i / 1e4, "data": c} for i, c in enumerate(chunks)]  # fmt: skip
+    lines.append({"exchange": n, "event": "end", "timestamp": t + 0.05})
+    return lines
+
+
+def _log(*exchanges: list[dict]) -> str:
+    return "\n".join(json.dumps(line, ensure_ascii=False) for line in [HEADER, *(x for e in exchanges for x in e)])
+
+
+ERROR_500 = {"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}
+
+
+def test_a_merged_failed_run_says_error_as_the_apps_own_trace_does(tmp_path):
+    """Issue 23 item 2, as reported: `record` of `run --model mock-error-500`, the mock model on a loopback port."""
+    server = make_server(0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        app, merged = tmp_path / "app.json", tmp_path / "m.json"
+        proxy = shlex.join([PY, "-m", "flow", "proxy", "--", PY, "-m", "weather_demo"])
+        upstream = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        proc = flow_cli(
+            "record", "--upstream", upstream, "--out", str(merged), "--",
+            PY, "-m", "flow", "run", "--model", "mock-error-500", "--server", proxy,
+            "--server-env", "MCP_FLOW_RECORD_DIR", "--out", str(app),
+            timeout=120,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 1, proc.stderr  # the app's own code
+    mine, theirs = load_trace(app), load_trace(merged)
+    assert theirs.meta.outcome == mine.meta.outcome == "error"
+    assert theirs.meta.error == mine.meta.error and "HTTP 500: The server had an error" in str(theirs.meta.error)
+    assert theirs.meta.error_zh == mine.meta.error_zh
+    last = theirs.hops[-1]
+    assert (last.kind, last.step, last.source, last.target) == ("error", 10, "app", "user") and last.inferred
+    assert "note: the app exited with code 1" in proc.stdout
+    shown = flow_cli("show", str(merged)).stdout
+    assert shown.rstrip().endswith(f"· error: {theirs.meta.error}")
+    spans = [s for rs in json.loads(to_otlp_json(theirs))["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]  # fmt: skip
+    root = next(s for s in spans if not s.get("parentSpanId"))
+    assert root["status"]["code"] == 2 and root["status"]["message"] == theirs.meta.error
+
+
+def test_a_failure_the_run_went_on_from_is_not_its_outcome_and_the_exit_code_counts():
+    failed_then_ok = _log(_exchange(1, 100.1, ASK, status=500, answer=ERROR_500), _exchange(2, 101.0, ASK))
+    trace = merge_recordings([("model.jsonl", failed_then_ok)])
+    assert trace.meta.outcome == "ok" and trace.meta.error is None and trace.hops[-1].kind == "app.answer"
+    assert merge_recordings([("model.jsonl", failed_then_ok)], app_exit_code=0).meta.outcome == "ok"
+    exited = merge_recordings([("model.jsonl", failed_then_ok)], app_exit_code=3)
+    assert (exited.meta.outcome, exited.meta.error, exited.meta.error_zh) == (
+        "error", "the app exited with code 3", "应用以退出码 3 结束"
+    )  # fmt: skip
+    failed = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, ASK, status=500, answer=ERROR_500)))])
+    assert failed.meta.outcome == "error" and failed.meta.error == (
+        "the model endpoint answered HTTP 500: The server had an error while processing your request."
+    )
+    assert failed.meta.answer is None and [h.kind for h in failed.hops][-2:] == ["llm.error", "error"]
+
+
+def test_a_jsonrpc_error_the_model_never_answered_after_is_the_outcome():
+    mcp = "\n".join(json.dumps(line, ensure_ascii=False) for line in [
+        {"direction": "client_to_server", "timestamp": 100.3, "message": {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "北京"}}}},
+        {"direction": "server_to_client", "timestamp": 100.4, "message": {"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "message": "boom"}}},
+    ])  # fmt: skip
+    only_the_decision = _log(_exchange(1, 100.1, ASK, answer=DECISION))
+    trace = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", only_the_decision)])
+    assert trace.meta.error == "the MCP server answered with error -32603: boom" and trace.meta.outcome == "error"
+    answered = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", _model_log({"city": "北京"}))])
+    assert answered.meta.outcome == "ok"  # the error went back to the model, which answered
+
+
+def test_a_stream_cut_short_is_a_failed_run_not_an_answer():
+    chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+              {"choices": [{"index": 0, "delta": {"content": "晴"}}]}]  # fmt: skip
+    trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=chunks)))])
+    assert trace.meta.outcome == "error" and "no finish_reason after 2 chunks" in str(trace.meta.error)
+    assert [h.kind for h in trace.hops][-2:] == ["llm.error", "error"] and "llm.assembled" not in {h.kind for h in trace.hops}  # fmt: skip
+    lines = [
+        json.loads(line) for line in _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=chunks)).splitlines()
+    ]
+    lines.insert(-1, {"exchange": 1, "event": "chunk", "timestamp": 100.14, "data_too_large": {"bytes": 2_000_000}})
+    unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line, ensure_ascii=False) for line in lines))])
+    assert unseen.meta.outcome == "ok"  # its finish_reason may be in the event the proxy could not keep
+    assert "1 event too large to keep" in str(next(h for h in unseen.hops if h.kind == "llm.assembled").inferred)
+
+
+def test_sdk_retries_are_retries_of_one_call_in_its_round():
+    """Issue 23 item 3: the openai SDK numbers its attempts in x-stainless-retry-count and resends the same body."""
+    backfill = {**ASK, "messages": [*ASK["messages"], DECISION["choices"][0]["message"],
+                                    {"role": "tool", "tool_call_id": "call_1", "content": "晴"}]}  # fmt: skip
+    log = _log(
+        _exchange(1, 100.1, ASK, status=500, answer=ERROR_500, retry=0),
+        _exchange(2, 100.6, ASK, status=500, answer=ERROR_500, retry=1),
+        _exchange(3, 101.5, ASK, answer=DECISION, retry=2),
+        _exchange(4, 102.0, backfill, retry=0),
+    )
+    trace = merge_recordings([("model.jsonl", log)])
+    asked = [(h.round, h.step, h.summary) for h in trace.hops if h.kind == "llm.request"]
+    assert [(r, s) for r, s, _ in asked] == [(1, 3), (1, 3), (1, 3), (2, 8)]
+    again = [s.endswith(f"retry {n} of the same call") for n, (_, _, s) in enumerate(asked)]
+    assert again == [False, True, True, False]
+    assert trace.meta.stats["model_calls"] == 2 and trace.meta.outcome == "ok"
+    assert next(h for h in trace.hops if h.kind == "app.answer").round == 2
+    # Without the header (another SDK): the same body again after a failed attempt is a retry too.
+    bare = _log(_exchange(1, 100.1, ASK, status=500, answer=ERROR_500), _exchange(2, 100.6, ASK))
+    assert [h.round for h in merge_recordings([("model.jsonl", bare)]).hops if h.kind == "llm.request"] == [1, 1]
+
+
+def test_a_tool_message_sent_as_text_parts_keeps_its_parts():
+    """Issue 23 item 4: openai-agents sends a tool message's content as a list of text parts."""
+    parts = [{"type": "text", "text": "晴"}, {"type": "text", "text": "25°C"}]
+    model = _model_log({"city": "北京"}).replace('"content": "晴"}', json.dumps({"content": parts}, ensure_ascii=False)[1:])  # fmt: skip
+    assert json.dumps(parts, ensure_ascii=False) in model
+    trace = merge_recordings([("mcp.jsonl", _mcp_log("get_weather", {"city": "北京"})), ("model.jsonl", model)])
+    received = next(h for h in trace.hops if h.kind == "tool.result" and h.source == "mcp_client")
+    assert received.payload["tool_message_content"] == "晴\n25°C"
+    assert received.payload["tool_message_parts"] == parts
+    assert not any('"type"' in line for line in label_lines(received))
+
+
+STREAMED_CALL = [  # a llama.cpp-family server: the whole name and id in every delta
+    {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+    *({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+        "function": {"name": "get_weather", "arguments": piece}}]}}]} for piece in ['{"ci', 'ty": ', '"北京"}']),
+    {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+]  # fmt: skip
+
+
+def test_stream_chunks_are_labelled_by_the_engines_rule_and_the_assembled_hop_names_the_call():
+    """Issue 23 item 5: one rule (flow.trace.stream) for the engine, the HTTP tap and merge."""
+    trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=STREAMED_CALL)))])  # fmt: skip
+    said = [h.summary for h in trace.hops if h.kind == "llm.chunk"]
+    assert said == [
+        "chunk 1: role assistant",
+        "chunk 2: tool_call get_weather starts, arguments += '{\"ci'",
+        "chunk 3: arguments += 'ty\": ' (its name and id sent again)",
+        "chunk 4: arguments += '\"北京\"}' (its name and id sent again)",
+        "chunk 5: finish_reason: tool_calls",
+    ]
+    chunks = [h for h in trace.hops if h.kind == "llm.chunk"]
+    assert [any("开始" in line for line in label_lines(h, 80, lang="zh")) for h in chunks] == [
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
+    assembled = next(h for h in trace.hops if h.kind == "llm.assembled")
+    assert assembled.summary == "assembled tool_calls: get_weather(city=北京) (inferred)"
+    assert assembled.payload["message"]["content"] == ""  # as streamed, not null
+    assert assembled.payload["message"]["tool_calls"][0]["function"] == {"name": "get_weather", "arguments": '{"city": "北京"}'}  # fmt: skip
+
+
+def test_an_empty_content_delta_is_labelled_as_content_not_as_a_role():
+    chunks = [{"choices": [{"index": 0, "delta": {"content": ""}}]},
+              {"choices": [{"index": 0, "delta": {"content": "晴"}, "finish_reason": None}]},
+              {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]  # fmt: skip
+    trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=chunks)))])
+    assert [h.summary for h in trace.hops if h.kind == "llm.chunk"][:2] == [
+        "chunk 1: content += ''", "chunk 2: content += '晴'"
+    ]  # fmt: skip
+
+
+def test_a_delta_whose_tool_calls_is_not_a_list_is_a_label_not_a_traceback():
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": {"index": 0}}}]},
+              {"choices": [{"index": 0, "delta": {"content": "晴"}, "finish_reason": "stop"}]}]  # fmt: skip
+    text = _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=chunks))
+    trace = merge_recordings([("model.jsonl", text)])
+    assert [h.summary for h in trace.hops if h.kind == "llm.chunk"][0] == "chunk 1: tool_calls is not a list (dict)"
+    from flow.interop.importers import import_bytes
+
+    assert import_bytes(text.encode(), name="model.jsonl").meta.answer == "晴"
+
+
+def test_streamed_arguments_are_joined_once_and_cut_at_the_limit_of_one_value():
+    from bench.merge_stream import streamed_recording
+    from flow.trace.files import MAX_STRING_CHARS
+
+    trace = merge_recordings([("model.jsonl", streamed_recording(3 * MAX_STRING_CHARS, 3000, per_event=3))])
+    assembled = next(h for h in trace.hops if h.kind == "llm.assembled")
+    arguments = assembled.payload["message"]["tool_calls"][0]["function"]["arguments"]
+    assert len(arguments) == MAX_STRING_CHARS and set(arguments) == {"x"}
+    assert "cut to the limit of one value: tool_calls[0].function.arguments: " in str(assembled.inferred)
+
+
+def test_a_response_frame_with_a_null_id_loads():
+    """A server that cannot read a request's id answers with "id": null: one such frame must not sink the trace."""
+    null = {
+        "direction": "server_to_client",
+        "timestamp": 100.45,
+        "message": {"jsonrpc": "2.0", "id": None, "result": {}},
+    }
+    mcp = _mcp_log("get_weather", {"city": "北京"}) + "\n" + json.dumps(null)
+    trace = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", _model_log({"city": "北京"}))])
+    nulls = [h for h in trace.hops if h.kind == "mcp.response" and h.jsonrpc_id is None]
+    assert len(nulls) == 1 and trace.meta.outcome == "ok"
+    assert load_trace_text(trace.to_json()).hops[nulls[0].seq - 1].payload["id"] is None
+
+
+def load_trace_text(text: str):
+    from flow.trace.files import read_trace_bytes
+
+    return read_trace_bytes(text.encode(), name="t.json")
+
+
+def test_record_keeps_the_recordings_and_the_apps_exit_code_when_the_merge_refuses_them(tmp_path):
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    out = tmp_path / "trace.json"
+    bad = 'printf "not json\\n" > "$MCP_FLOW_RECORD_DIR/mcp-1.jsonl"; exit 3'
+    proc = flow_cli("record", "--out", str(out), "--", "sh", "-c", bad, env={"TMPDIR": str(temp)})
+    assert proc.returncode == 3, proc.stderr
+    [folder] = list(temp.iterdir())
+    assert sorted(p.name for p in folder.iterdir()) == ["mcp-1.jsonl", "model.jsonl"]
+    lines = proc.stderr.splitlines()
+    assert lines[-2].startswith("error: ") and "line 1: not JSON" in lines[-2]
+    assert lines[-1].startswith(
+        f"note: no trace was written; the recordings are kept in {folder} (python -m flow merge "
+    )
+    assert not out.exists()
+
+
+def test_merge_conversation_0_is_refused_not_taken_for_the_last(tmp_path):
+    model = tmp_path / "model.jsonl"
+    model.write_text(_model_log({"city": "北京"}), encoding="utf-8")
+    proc = flow_cli("merge", str(model), "-o", str(tmp_path / "t.json"), "--conversation", "0")
+    assert proc.returncode == 2
+    assert proc.stderr.endswith("conversation 0: the model recording holds 1 conversation (numbered from 1)\n")
+
+
+def test_import_says_notes_and_validate_points_a_recording_to_import_or_merge(tmp_path):
+    mcp, model = tmp_path / "mcp.jsonl", tmp_path / "model.jsonl"
+    mcp.write_text(_mcp_log("get_weather", {"city": "北京"}), encoding="utf-8")
+    model.write_text(_model_log({"city": "北京"}), encoding="utf-8")
+    proc = flow_cli("import", str(mcp), "-o", str(tmp_path / "t.json"))
+    assert proc.returncode == 0 and "not mapped" not in proc.stdout
+    assert all(line.startswith("note: ") for line in proc.stdout.splitlines()[:-1])
+    otlp = tmp_path / "spans.json"
+    otlp.write_text(to_otlp_json(load_trace(tmp_path / "t.json")), encoding="utf-8")
+    proc = flow_cli("validate", str(otlp), str(mcp), str(model))
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        f"{otlp}: not a trace but OpenTelemetry spans (OTLP/JSON): turn it into one with python -m flow import {otlp}",
+        f"{mcp}: not a trace but a JSON-RPC log (an MCP proxy's recording, or another tool's): turn it into one with "
+        f"python -m flow import {mcp}",
+        f"{model}: not a trace but a recording of python -m flow proxy-model: turn it into one with python -m flow "
+        f"merge {model}",
+    ]
+
+
+def test_an_answer_the_app_cannot_read_is_a_failed_run_and_one_too_large_to_record_is_not():
+    unread = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, ASK, answer={"object": "chat.completion"})))])
+    assert unread.meta.outcome == "error"
+    assert unread.meta.error == "the model endpoint's answer cannot be read: it has no choices (choices: None)"
+    lines = [json.loads(line) for line in _log(_exchange(1, 100.1, ASK)).splitlines()]
+    body = next(line for line in lines if line.get("event") == "body")
+    del body["body"]
+    body["body_too_large"] = {"bytes": 2_000_000, "limit_bytes": 1_048_576, "start": "{"}
+    unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line) for line in lines))])
+    assert unseen.meta.outcome == "ok"  # the proxy could not keep it; the app may well have read it
+
+
+RETRYING_APP = """
+from openai import OpenAI
+
+client = OpenAI(max_retries=2)  # the SDK's own retries: the same body again, numbered in x-stainless-retry-count
+client.chat.completions.create(model="mock-error-500", messages=[{"role": "user", "content": "北京今天天气怎么样？"}])
+"""
+
+
+def test_the_openai_sdks_retries_recorded_are_one_call(tmp_path, upstream):
+    app, out = tmp_path / "app.py", tmp_path / "trace.json"
+    app.write_text(RETRYING_APP, encoding="utf-8")
+    proc = flow_cli(
+        "record", "--upstream", upstream, "--out", str(out), "--", PY, str(app), env={"OPENAI_API_KEY": KEY}
+    )
+    assert proc.returncode == 1, proc.stderr  # the SDK gave up and raised
+    trace = load_trace(out)
+    asked = [h for h in trace.hops if h.kind == "llm.request"]
+    assert [(h.round, h.summary.rsplit(", ", 1)[-1]) for h in asked] == [
+        (1, "0 tools"), (1, "retry 1 of the same call"), (1, "retry 2 of the same call")
+    ]  # fmt: skip
+    assert trace.meta.stats["model_calls"] == 1 and "model calls 1 " in proc.stdout
+    assert trace.meta.outcome == "error" and "HTTP 500" in str(trace.meta.error)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import httpx2
 import openai
@@ -79,10 +81,10 @@ def test_the_openai_sdk_through_the_proxy_gets_what_the_provider_sends(tmp_path,
         served.stop()
     written = out.read_bytes()
     assert KEY.encode() not in written and ENV_KEY.encode() not in written and b"sk-wrong-key-000000" not in written
-    assert b"authorization" not in written.lower()
     log = entries(out)
     assert log[0]["mcp_flow_proxy"]["transport"] == "model-http" and log[-1]["mcp_flow_proxy_end"]["exchanges"] == 2
     first = [e for e in log if e.get("exchange") == 1]
+    assert first[0]["headers"]["authorization"] == "[redacted]"  # as the app's own trace shows it
     assert [e["event"] for e in first][:2] == ["request", "response"] and first[-1]["event"] == "end"
     assert first[0]["body"]["messages"] == QUESTION and first[0]["path"] == "/v1/chat/completions"
     if stream:
@@ -277,6 +279,9 @@ def test_a_huge_body_is_recorded_by_its_size_only(tmp_path):
         (["proxy-model", "--upstream", "ftp://x", "--out", "m.jsonl"], "give an http:// or https:// URL"),
         (["proxy-model", "--upstream", "http://x/v1", "--out", "m.jsonl", "--port", "70000"], "--port 70000"),
         (["proxy-http", "--upstream", "nonsense", "--out", "m.jsonl"], "give an http:// or https:// URL"),
+        (["proxy-model", "--upstream", "http://me:pw-0123456@x/v1", "-o", "m.jsonl"], "holds a user name or password"),
+        (["proxy-http", "--upstream", "http://me:pw-0123456@x/mcp", "-o", "m.jsonl"], "holds a user name or password"),
+        (["proxy-model", "--upstream", "ftp://me:pw-0123456@x/v1", "-o", "m.jsonl"], "give an http:// or https://"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
@@ -284,6 +289,7 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, said):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and said in err and err.count("\n") == 1
+    assert "pw-0123456" not in err and not (tmp_path / "m.jsonl").exists()
 
 
 def test_the_mcp_http_proxy_refuses_a_port_in_use(tmp_path, capsys, monkeypatch):
@@ -300,3 +306,243 @@ def test_the_mcp_http_proxy_refuses_a_port_in_use(tmp_path, capsys, monkeypatch)
         == f"error: port {served.port} on 127.0.0.1 is in use: give another with --port, or --port 0 for a free one\n"
     )
     assert not (tmp_path / "b.jsonl").exists()
+
+
+class RawUpstream:
+    """An HTTP server on loopback written on a bare socket, so that its answer can be anything, a reset mid-body
+    too: each request's line and headers are kept in `seen`; `answer(request_line)` gives the bytes sent back, one
+    connection per request. With `reset`, the connection is then reset (RST), not closed."""
+
+    def __init__(self, answer: Callable[[str], bytes], *, reset: bool = False) -> None:
+        self.answer, self.reset = answer, reset
+        self.seen: list[tuple[str, dict[str, str]]] = []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.1)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                data = b""
+                while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
+                    data += chunk
+                head, _, rest = data.partition(b"\r\n\r\n")
+                line, *fields = head.decode("latin-1").split("\r\n")
+                headers = {k.strip().lower(): v.strip() for k, _, v in (f.partition(":") for f in fields)}
+                while len(rest) < int(headers.get("content-length", "0")) and (chunk := conn.recv(65536)):
+                    rest += chunk
+                self.seen.append((line, headers))
+                conn.sendall(self.answer(line))
+                if self.reset:
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.sock.close()
+
+
+@pytest.fixture
+def raw_upstream() -> Iterator[Callable[..., RawUpstream]]:
+    started: list[RawUpstream] = []
+
+    def start(answer: Callable[[str], bytes], *, reset: bool = False) -> RawUpstream:
+        started.append(RawUpstream(answer, reset=reset))
+        return started[-1]
+
+    yield start
+    for upstream in started:
+        upstream.close()
+
+
+def _answer(body: bytes, *headers: str, length: int | None = None) -> bytes:
+    head = ["HTTP/1.1 200 OK", "Content-Type: application/json", *headers, f"Content-Length: {length or len(body)}"]
+    return ("\r\n".join([*head, "Connection: close", "", ""])).encode() + body
+
+
+PROXIES = pytest.mark.parametrize(
+    ("make", "path"),
+    [(model_proxy, "/v1/chat/completions"), (mcp_http_proxy, "/mcp")],
+    ids=["proxy-model", "proxy-http"],
+)
+
+
+@PROXIES
+def test_proxy_keeps_no_cookies_between_clients(tmp_path, raw_upstream, make, path):
+    cookie = "session=alice-session-0123456789; Path=/"
+    upstream = raw_upstream(lambda line: _answer(b"{}", f"Set-Cookie: {cookie}"))
+    out = tmp_path / "cookies.jsonl"
+    served = make(f"{upstream.url}/v1" if make is model_proxy else f"{upstream.url}/mcp", str(out)).start()
+    url = f"http://127.0.0.1:{served.port}{path}"
+    try:
+        alice = httpx2.post(url, content=b"{}", headers={"content-type": "application/json"})
+        bob = httpx2.post(url, content=b"{}", headers={"content-type": "application/json", "x-client": "bob"})
+    finally:
+        served.stop()
+    assert alice.headers["set-cookie"] == cookie  # passed back to the client it was meant for
+    (_, for_alice), (_, for_bob) = upstream.seen
+    assert "cookie" not in for_alice and "cookie" not in for_bob  # Alice's session never sent on Bob's behalf
+    # Bob's request goes as he sent it: no header of the proxy's own, only what reaches the same upstream anyway.
+    sent = {k.lower() for k in bob.request.headers} - {"connection"}
+    assert set(for_bob) == sent and for_bob["accept-encoding"] == "identity" and for_bob["x-client"] == "bob"
+    if make is model_proxy:  # and the recording shows it as it went
+        assert [e["headers"] for e in entries(out) if e.get("event") == "request"][1] == for_bob
+    assert b"alice-session-0123456789" not in out.read_bytes()
+
+
+@PROXIES
+def test_an_upstream_reset_mid_body_is_a_broken_connection_not_a_complete_answer(
+    tmp_path, raw_upstream, capfd, make, path
+):
+    upstream = raw_upstream(lambda line: _answer(b'{"part', length=1000), reset=True)
+    out = tmp_path / "reset.jsonl"
+    served = make(f"{upstream.url}/v1" if make is model_proxy else f"{upstream.url}/mcp", str(out)).start()
+    got: list[bytes] = []
+    try:
+        with httpx2.stream("POST", f"http://127.0.0.1:{served.port}{path}", content=b"{}", timeout=10) as response:
+            assert response.status_code == 200
+            with pytest.raises(httpx2.RemoteProtocolError):  # as the client's own connection would have broken
+                for chunk in response.iter_bytes():
+                    got.append(chunk)
+    finally:
+        served.stop()
+    assert b"".join(got) == b'{"part'
+    said = [e.get("error") or e.get("note") or "" for e in entries(out)]
+    assert any("the upstream's answer broke off" in line for line in said)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def _raw_request(port: int, head: str, body: bytes) -> socket.socket:
+    """A request on a socket of its own, its head and the first part of its body sent; the rest never comes."""
+    client = socket.create_connection(("127.0.0.1", port))
+    client.settimeout(10)
+    client.sendall(head.encode() + b"\r\n\r\n" + body)
+    return client
+
+
+def _read_all(client: socket.socket) -> bytes:
+    data = b""
+    while chunk := client.recv(65536):
+        data += chunk
+    return data
+
+
+@PROXIES
+def test_a_request_body_that_comes_too_slowly_is_refused_at_the_deadline(tmp_path, make, path):
+    asked: list[httpx2.Request] = []
+    upstream = httpx2.MockTransport(lambda request: asked.append(request) or httpx2.Response(200, json={}))
+    out = tmp_path / "slow.jsonl"
+    served = make("https://upstream.example/v1", str(out), transport=upstream, timeout_s=0.5).start()
+    try:
+        with _raw_request(served.port, f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 100", b"x") as client:
+            answer = _read_all(client)  # the proxy answers and closes: the client need not send the rest
+    finally:
+        served.stop()
+    assert answer.startswith(b"HTTP/1.1 408 ") and b"did not come within 0.5 s" in answer
+    assert asked == []
+    notes = [e["note"] for e in entries(out) if "note" in e]
+    assert notes == [f"POST {path}: the request body did not come within 0.5 s (1 byte of it came): not forwarded"]
+
+
+@PROXIES
+def test_request_bodies_held_at_once_are_bounded_in_all(tmp_path, make, path):
+    asked: list[httpx2.Request] = []
+    upstream = httpx2.MockTransport(lambda request: asked.append(request) or httpx2.Response(200, json={}))
+    out = tmp_path / "held.jsonl"
+    served = make("https://upstream.example/v1", str(out), transport=upstream)
+    relay = served.relay
+    relay.max_request_bytes, relay.max_held_bytes = 1500, 1000
+    served.start()
+    url = f"http://127.0.0.1:{served.port}{path}"
+    try:
+        with _raw_request(served.port, f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1400", b"a" * 800):
+            for _ in range(500):  # until the proxy holds the first body's 800 bytes
+                if relay.held_bytes == 800:
+                    break
+                time.sleep(0.01)
+            assert relay.held_bytes == 800
+            crowded = httpx2.post(url, content=b"b" * 500)
+            too_big = httpx2.post(url, content=b"c" * 1600)  # refused by its Content-Length, before it is read
+        for _ in range(500):  # the first client left: what it held is free again
+            if relay.held_bytes == 0:
+                break
+            time.sleep(0.01)
+        after = httpx2.post(url, content=b"d" * 500)
+    finally:
+        served.stop()
+    assert crowded.status_code == 503 and crowded.headers["retry-after"] == "1"
+    assert (
+        "as many request bodies at once as it may (1000 bytes in all): not forwarded, try again"
+        in crowded.json()["error"]["message"]
+    )
+    assert too_big.status_code == 413 and "over 1500 bytes" in too_big.json()["error"]["message"]
+    assert after.status_code == 200 and [r.content for r in asked] == [b"d" * 500] and relay.held_bytes == 0
+    notes = [e["note"] for e in entries(out) if "note" in e]
+    assert len(notes) == 3 and "not forwarded" in notes[0]
+
+
+def test_the_upstream_query_goes_after_the_path_and_stays_out_of_the_recording(tmp_path, raw_upstream):
+    upstream = raw_upstream(lambda line: _answer(json.dumps({"echo": line}).encode()))
+    out = tmp_path / "query.jsonl"
+    served = model_proxy(f"{upstream.url}/v1?api-key=UPSTREAM-QUERY-123456", str(out)).start()
+    try:
+        answer = httpx2.post(f"{served.url}/chat/completions?user=CLIENT-QUERY-654321", json={"model": "m"})
+    finally:
+        served.stop()
+    line = "POST /v1/chat/completions?api-key=UPSTREAM-QUERY-123456&user=CLIENT-QUERY-654321 HTTP/1.1"
+    assert upstream.seen[0][0] == line and answer.json() == {"echo": line}
+    assert "authorization" not in upstream.seen[0][1]  # the client sent none, and the proxy adds none
+    written = out.read_bytes()
+    assert b"UPSTREAM-QUERY-123456" not in written and b"CLIENT-QUERY-654321" not in written  # though echoed
+
+
+@PROXIES
+def test_a_recording_redacts_what_the_apps_trace_redacts(tmp_path, raw_upstream, make, path):
+    echo = b'{"note": "not JSON-RPC", "api_key": "echoed-key-0123"}'
+    upstream = raw_upstream(lambda line: _answer(echo, "X-Custom-Pass: upstream-pass-4567"))
+    out = tmp_path / "redacted.jsonl"
+    served = make(f"{upstream.url}/v1" if make is model_proxy else f"{upstream.url}/mcp", str(out)).start()
+    url = f"http://127.0.0.1:{served.port}{path}"
+    try:
+        httpx2.post(url, content=b"api_key=form-key-0123&x=1", headers={"X-Custom-Pass": "client-pass-7654"})
+    finally:
+        served.stop()
+    written = out.read_text(encoding="utf-8")
+    for secret in ("form-key-0123", "echoed-key-0123", "client-pass-7654", "upstream-pass-4567"):
+        assert secret not in written
+    if make is model_proxy:
+        request, response = (e for e in entries(out) if e.get("event") in ("request", "response"))
+        assert request["headers"]["x-custom-pass"] == response["headers"]["x-custom-pass"] == "[redacted]"
+        assert request["body"] == "api_key=[redacted]&x=1"
+    else:
+        assert "api_key=[redacted]&x=1" in written
+
+
+@PROXIES
+def test_a_big_request_body_goes_on_whole_and_is_recorded_by_its_size(tmp_path, make, path):
+    asked: list[bytes] = []
+    upstream = httpx2.MockTransport(lambda request: asked.append(request.read()) or httpx2.Response(200, json={}))
+    out = tmp_path / "big-request.jsonl"
+    served = make("https://upstream.example/v1", str(out), transport=upstream).start()
+    big = b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"text": "' + b"x" * (3 << 20) + b'"}}'
+    try:
+        answer = httpx2.post(f"http://127.0.0.1:{served.port}{path}", content=big)
+    finally:
+        served.stop()
+    assert answer.status_code == 200 and asked == [big] and served.relay.held_bytes == 0
+    written = entries(out)
+    if make is model_proxy:
+        request = next(e for e in written if e.get("event") == "request")
+        assert request["bytes"] == len(big) and request["body_too_large"]["bytes"] == len(big)
+        assert request["headers"]["content-length"] == str(len(big))
+    else:
+        assert [e["too_large"]["bytes"] for e in written if "too_large" in e] == [len(big)]
+    assert out.stat().st_size < 20_000

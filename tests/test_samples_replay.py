@@ -95,6 +95,16 @@ def test_replay_cli_reports_match_and_divergence(tmp_path):
     assert proc.returncode == 1 and "replay diverged from the recording: model request #1" in proc.stderr
 
 
+def test_replay_runs_the_demo_server_over_the_transport_the_recording_used_by_default():
+    # `run` defaults to stdio: what it records replays over stdio too; an in-process recording, in process.
+    recorded = run("北京今天天气怎么样？", options=RunOptions(), model=ModelConfig())
+    assert recorded.ok and recorded.trace.meta.settings["transport"] == "stdio"
+    again = replay(recorded.trace)
+    assert again.ok and again.trace.meta.server["transport"] == "stdio" and not again.trace.meta.replay["diverged"]
+    sample = load_trace(SAMPLE_DIR / "beijing-mcp.json")
+    assert replay(sample).trace.meta.server["transport"] == sample.meta.settings["transport"] == "memory"
+
+
 def test_cursor_steps_forward_and_back_and_jumps():
     trace = load_trace(SAMPLE_DIR / "beijing-mcp.json")
     cursor = Cursor(trace)

@@ -62,6 +62,45 @@ def test_headers_and_fields_named_like_secrets_are_redacted():
     }
 
 
+def test_a_header_named_like_a_credential_is_redacted_whatever_its_name():
+    headers = [
+        ("X-Custom-Pass", "hunter2-hunter2"),
+        ("X-Goog-Api-Key", "k"),
+        ("Mcp-Session-Id", "s"),
+        ("X-Auth-Signature", "sig"),
+        ("WWW-Authenticate", 'Bearer resource_metadata="https://s.example/.well-known/oauth-protected-resource"'),
+        ("x-ratelimit-remaining-tokens", "9000"),
+        ("Content-Type", "application/json"),
+    ]
+    assert redact_headers(headers) == {
+        "X-Custom-Pass": REDACTED,
+        "X-Goog-Api-Key": REDACTED,
+        "Mcp-Session-Id": REDACTED,
+        "X-Auth-Signature": REDACTED,
+        "WWW-Authenticate": headers[4][1],  # a challenge says what is asked for, and is no credential
+        "x-ratelimit-remaining-tokens": "9000",  # a count of tokens
+        "Content-Type": "application/json",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("api_key=form-secret-1&x=1", "api_key=[redacted]&x=1"),
+        ("x=1&access_token=tok-2", "x=1&access_token=[redacted]"),
+        ('{"api_key": "v-3", "n": 1}', '{"api_key": "[redacted]", "n": 1}'),
+        ('{"Password":"a\\"b","x":"y"}', '{"Password":"[redacted]","x":"y"}'),
+        ('{"client_secret": "cut-sho', '{"client_secret": "[redacted]"'),  # an excerpt that ends inside the value
+        ("my_api_key=kept&monkey=kept", "my_api_key=kept&monkey=kept"),
+        ("北京 天气", "北京 天气"),
+    ],
+)
+def test_text_that_is_not_json_has_its_secret_fields_redacted(text, shown):
+    from flow.trace.redact import redact_text
+
+    assert redact_text(text) == shown
+
+
 def test_saving_refuses_text_that_still_holds_a_secret(monkeypatch):
     monkeypatch.setenv("SOME_API_KEY", FAKE_KEY)
     with pytest.raises(SecretLeakError):

@@ -256,6 +256,19 @@ ONE_HOP_CASES: list[tuple[str, Hop, list[str]]] = [
         _hop("llm.error", {"status": 503, "body": _error_body("Overloaded.")}, step=3, source="model"),
         ["503"],
     ),
+    (
+        "model.5xx.refused",
+        _hop(
+            "llm.error",
+            {
+                "status": 500,
+                "body": _error_body("1 validation errors:\n  {'type': 'missing', 'msg': 'Field required'}"),
+            },
+            step=8,
+            source="model",
+        ),
+        ["500", "validation errors"],
+    ),
     ("model.status", _hop("llm.error", {"status": 418, "body": "teapot"}, step=3, source="model"), ["418"]),
     (
         "model.deadline",

@@ -147,6 +147,8 @@ class _Hostile(BaseHTTPRequestHandler):
                 self.wfile.write(b": ping\n\n")
                 self.wfile.flush()
                 time.sleep(0.1)
+        elif behaviour == "stream-no-data":  # llama-cpp-python asked to stream under tool_choice auto: 200, nothing
+            self._head("text/event-stream", x_server="llama-cpp-python")
         elif behaviour == "truncated":  # a stream that stops mid-answer: no finish_reason, no [DONE]
             self._head("text/event-stream")
             self.wfile.write(_chunk({"role": "assistant", "content": ""}))
@@ -311,9 +313,33 @@ def test_a_stream_of_keep_alive_comments_fails_at_the_deadline_and_is_not_an_ans
 
 def test_a_stream_of_keep_alive_comments_that_ends_is_no_answer(endpoint):
     result = _run(endpoint, "keep-alive-then-close", stream=True)
-    assert result.error == "the model's stream ended without any data (only keep-alive comments, or nothing at all)"
+    assert result.error == (
+        "the model's stream ended without any data (only keep-alive comments, or nothing at all); some servers "
+        "(llama-cpp-python) answer a streamed request that offers tools this way: try without streaming "
+        "(leave out --stream)"
+    )
     assert result.answer is None
     assert _model_error(json.loads(result.trace.model_dump_json()))["payload"]["error"] == "malformed response"
+
+
+@pytest.mark.parametrize("behaviour", ["stream-no-data", "keep-alive-then-close"])
+def test_a_stream_with_no_data_keeps_the_status_headers_and_time_the_server_sent(endpoint, behaviour):
+    result = _run(endpoint, behaviour, stream=True)
+    assert result.error == (
+        "the model's stream ended without any data (only keep-alive comments, or nothing at all); some servers "
+        "(llama-cpp-python) answer a streamed request that offers tools this way: try without streaming "
+        "(leave out --stream)"
+    )
+    err = _model_error(json.loads(result.trace.model_dump_json()))
+    request = next(h for h in result.trace.hops if h.kind == "llm.request")
+    assert err["payload"]["status"] == 200 and err["payload"]["headers"]["content-type"] == "text/event-stream"
+    assert err["t_start_ms"] == request.t_start_ms and err["step"] == request.step
+    if behaviour == "stream-no-data":
+        assert err["payload"]["headers"]["x-server"] == "llama-cpp-python"
+        assert err["payload"]["body"] == "" and err["payload"]["received_bytes"] == 0
+    else:  # ten pings, a tenth of a second apart: what came is kept, and how long it took
+        assert err["payload"]["body"] == ": ping\n\n" * 10 and err["bytes"] == 80
+        assert _waited_ms(err) > 0
 
 
 def test_the_deadline_is_total_even_when_the_sdk_would_wait_to_retry(endpoint):
@@ -402,7 +428,8 @@ def test_a_huge_message_on_stdio_ends_the_call_with_one_line_and_is_not_kept(tmp
     )
     err = _server_error(json.loads(out.read_text(encoding="utf-8")))
     assert err["step"] == 7 and err["payload"]["bytes"] > 34_000_000 and err["payload"]["limit_bytes"] == 32 << 20
-    assert err["payload"]["line_start"].startswith('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text"')
+    # The answer to request 3: `call` lists the tools (request 2) before it calls.
+    assert err["payload"]["line_start"].startswith('{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text"')
     assert out.stat().st_size < 50_000  # the message itself is not in the trace
 
 

@@ -16,8 +16,9 @@ The model name picks a behaviour, the way a provider's model names pick a model:
                     "call_", arguments with newlines, finish_reason "stop", no usage, a whole tool call
                     in one streamed delta
   mock-no-strict / mock-no-parallel   reject a request that carries `strict` / `parallel_tool_calls` (HTTP 400)
-  mock-llamacpp     answers the way a llama.cpp-family server was seen to: a request with `content: null` in a
-                    message is refused with HTTP 500 and a validator's message of several lines; `tool_choice:
+  mock-llamacpp     answers the way a llama.cpp-family server was seen to: a request with `content: null` in an
+                    assistant message is refused with llama-cpp-python's HTTP 500 (FastAPI's validation errors, one
+                    Python repr per branch of its message union, as the message); `tool_choice:
                     "required"` fails with HTTP 500 and an empty message; streamed tool calls repeat the whole
                     name and id in every delta, beside a legacy `function_call` object
   mock-empty        calls tools as `mock` does, then answers with empty content and finish_reason "stop"
@@ -408,23 +409,67 @@ def complete(body: dict[str, Any]) -> MockReply:
 
 
 def _llamacpp_refusal(body: dict[str, Any]) -> MockReply | None:
-    """What the llama.cpp-family server refused: a message whose content is null (its validator's text, traceback
-    lines and all, as the message), and `tool_choice: "required"` (with no message at all)."""
-    for i, message in enumerate(body["messages"]):
-        if isinstance(message, dict) and "content" in message and message["content"] is None:
-            text = (
-                "Traceback (most recent call last):\n"
-                '  File "/app/server/openai_compat.py", line 212, in parse_request\n'
-                "    request = ChatCompletionRequest.model_validate(body)\n"
-                "pydantic_core._pydantic_core.ValidationError: 1 validation error for ChatCompletionRequest\n"
-                f"messages.{i}.content\n"
-                "  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]\n"
-                "    For further information visit https://errors.pydantic.dev/2.11/v/string_type"
-            )
-            return MockReply(500, {"error": {"code": 500, "message": text, "type": "server_error"}})
+    """What a llama.cpp-family server refused: a message no branch of its message union accepts (content null in
+    the assistant's backfill), with llama-cpp-python's HTTP 500 body (FastAPI's validation errors, one Python repr
+    per branch of the union, as the message); and `tool_choice: "required"` (with no message at all)."""
+    errors = [e for i, m in enumerate(body["messages"]) for e in _message_union_errors(i, m)]
+    if errors:
+        text = f"{len(errors)} validation errors:\n" + "".join(f"  {e}\n" for e in errors)
+        return MockReply(
+            500, {"error": {"message": text, "type": "internal_server_error", "param": None, "code": None}}
+        )
     if body.get("tool_choice") == "required":
         return MockReply(500, {"error": {"code": 500, "message": "", "type": "server_error"}})
     return None
+
+
+# llama-cpp-python's `ChatCompletionRequestMessage` union, in its order: each branch's role, and the fields it
+# requires beside it ("content" marks the one branch whose content must be a string when present).
+_MESSAGE_BRANCHES: list[tuple[str, str, tuple[str, ...]]] = [
+    ("ChatCompletionRequestSystemMessage", "system", ()),
+    ("ChatCompletionRequestUserMessage", "user", ()),
+    ("ChatCompletionRequestAssistantMessage", "assistant", ("content",)),
+    ("ChatCompletionRequestToolMessage", "tool", ("tool_call_id",)),
+    ("ChatCompletionRequestFunctionMessage", "function", ("name",)),
+]
+
+
+def _message_union_errors(i: int, message: Any) -> list[dict[str, Any]]:
+    """pydantic's errors for messages[i] against every branch of the union, as FastAPI lists them; none when one
+    branch accepts it."""
+    if not isinstance(message, dict):
+        return []
+    found: list[dict[str, Any]] = []
+    for branch, role, fields in _MESSAGE_BRANCHES:
+        loc = ("body", "messages", i, branch)
+        errors: list[dict[str, Any]] = []
+        if message.get("role") != role:
+            errors.append(
+                {
+                    "type": "literal_error",
+                    "loc": (*loc, "role"),
+                    "msg": f"Input should be '{role}'",
+                    "input": message.get("role"),
+                    "ctx": {"expected": f"'{role}'"},
+                }
+            )
+        for name in fields:
+            if name == "content":
+                if "content" in message and not isinstance(message["content"], str):
+                    errors.append(
+                        {
+                            "type": "string_type",
+                            "loc": (*loc, "content"),
+                            "msg": "Input should be a valid string",
+                            "input": message["content"],
+                        }
+                    )
+            elif name not in message:
+                errors.append({"type": "missing", "loc": (*loc, name), "msg": "Field required", "input": message})
+        if not errors:
+            return []
+        found += errors
+    return found
 
 
 def reply(

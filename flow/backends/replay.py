@@ -300,7 +300,7 @@ def replay(
     server: ServerSpec | None = None,
 ) -> RunResult:
     """Re-run a recorded flow offline: the recorded model answers; the tools run again on the demo server
-    (in process, or over stdio when `transport` says so) or on `server`, which only a user names. A recording
+    (over the transport the recording used, unless `transport` says otherwise) or on `server`, which only a user names. A recording
     of another server with no `server` given replays the model side only: its tool results are served back.
 
     Raises `TraceError` for settings a re-run cannot take, `ReplayError` for a choice that cannot work."""
@@ -319,7 +319,9 @@ def replay(
             raise ReplayError("--transport is for the demo server: a --server command runs over stdio, a URL over HTTP")
         tools, options = "server", replace(options, transport="stdio", server_fault="none").with_server(server)
     elif other is None:
-        chosen = transport or ("stdio" if options.server_fault != "none" else "memory")
+        # As the recording ran: `run` and the app default to stdio, and a replay does what the recording did.
+        recorded = options.transport if options.transport in ("stdio", "memory") else "stdio"
+        chosen = transport or ("stdio" if options.server_fault != "none" else recorded)
         if chosen == "memory" and options.server_fault == "die":
             raise ReplayError(
                 "the recording made the demo server die (server_fault die), which in process would end "

@@ -5,6 +5,7 @@ The inner transport is either a stand-in model or a real network transport; the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import zlib
@@ -17,16 +18,15 @@ import httpx2
 import pydantic_core
 
 from flow.capture.recorder import Recorder, json_bytes
-from flow.text.errors import ModelLimitError
+from flow.text.errors import MalformedResponse, ModelLimitError
 from flow.trace.model import Hop
 from flow.trace.redact import redact_headers, redact_url
+from flow.trace.stats import RETRY_HEADER
 from flow.trace.steps import STEPS, Step
-from flow.trace.summaries import _dict, _first_choice, _response_step, amount_text, counted, response_summary
+from flow.trace.stream import StreamAssembly, chunk_label
+from flow.trace.summaries import _response_step, amount_text, counted, response_summary
 
 MAX_RESPONSE_BYTES = 16 << 20  # one model response, or one whole stream, decoded: far above any real answer
-
-
-RETRY_HEADER = "x-stainless-retry-count"  # the openai SDK numbers the attempts of one call: 0, 1, ...
 
 
 def _json_or_text(data: bytes) -> Any:
@@ -101,6 +101,7 @@ class _Exchange:
     deadline: float
     meter: _Meter | None = None  # set when the response's headers arrive
     stream: bool = False
+    offered_tools: bool = False  # the request carried tools
 
 
 class ModelHttpTap(httpx2.AsyncBaseTransport):
@@ -139,6 +140,8 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         rec = self._rec
         step = rec.step if rec.step is not None and STEPS[rec.step].asks_model else None
         exchange = _Exchange(await self._record_request(request, step) if rec.enabled else None, step, deadline)
+        with contextlib.suppress(httpx2.RequestNotRead):  # the SDK's JSON body is bytes, read when it was built
+            exchange.offered_tools = b'"tools"' in request.content
         if anyio.current_time() < deadline:  # a retry that comes after its call's time is up is not sent
             with anyio.CancelScope(deadline=deadline):
                 return await self._exchange(request, exchange)
@@ -308,8 +311,48 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         packed = meter.decoded > meter.wire  # a small compressed body that expands: a "zip bomb"
         return ModelLimitError("model_too_large", limit_bytes=self.max_bytes, wire_bytes=meter.wire, packed=packed)
 
+    def stream_without_data(
+        self, exchange: _Exchange, headers: dict[str, str], status: int, seen: bytes
+    ) -> MalformedResponse:
+        """A stream that ended with no event of data (llama-cpp-python's, asked to stream under tool_choice auto):
+        its hop keeps what the server did send, its status, headers, bytes and time, and the error says it is
+        recorded so that the engine does not record it again."""
+        request_hop, meter = exchange.request_hop, exchange.meter
+        error = MalformedResponse(
+            "stream_empty", notes=(("streamed_tools_unsupported", {}),) if exchange.offered_tools else ()
+        )
+        error.recorded = True
+        if request_hop is not None and meter is not None:
+            text = seen.decode("utf-8", errors="replace")
+            self._mark(
+                self._rec.record(
+                    kind="llm.error",
+                    source="model",
+                    target="app",
+                    payload={
+                        "status": status,
+                        "headers": headers,
+                        "body": text,
+                        "error": "malformed response",
+                        "reason": str(error),
+                        "stream": True,
+                        "received_bytes": meter.wire,
+                    },
+                    step=exchange.step,
+                    direction="error",
+                    t_start_ms=request_hop.t_start_ms,
+                    size=meter.wire,
+                    wire_text=seen + json_bytes(headers),
+                    summary=f"HTTP {status}: a stream of {amount_text(meter.wire)} with no data",
+                )
+            )
+        return error
+
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+SEEN_BYTES = 2048  # what a hop keeps of a stream that carried no data: its comments, the start of whatever came
 
 
 class _StreamTap(httpx2.AsyncByteStream):
@@ -323,8 +366,9 @@ class _StreamTap(httpx2.AsyncByteStream):
         self._response, self._tap, self._exchange, self._headers = response, tap, exchange, headers
         self._rec = tap._rec
         self._hops: list[Hop] = []
-        self._names: dict[Any, str] = {}  # each streamed tool call's name so far, by its index
+        self._stream = StreamAssembly()  # what the deltas so far built: how the next one is labelled
         self._step = Step.MODEL_ANSWER
+        self._seen = bytearray()  # the first bytes, kept while no data has come
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         meter, deadline = self._exchange.meter, self._exchange.deadline
@@ -346,10 +390,15 @@ class _StreamTap(httpx2.AsyncByteStream):
                     raise self._tap.size_crossed(self._exchange, self._step)
                 if not meter.data_seen and b"data:" in out:
                     meter.data_seen = True
+                if not meter.data_seen and len(self._seen) < SEEN_BYTES:
+                    self._seen += out[: SEEN_BYTES - len(self._seen)]
                 if recording:
                     # Record before handing the bytes on: the SDK may stop reading at [DONE].
                     self._split(buffer, out)
                 yield raw
+            if not meter.data_seen:
+                status = self._response.status_code
+                raise self._tap.stream_without_data(self._exchange, self._headers, status, bytes(self._seen))
         finally:
             if recording and buffer.strip():
                 self._record(bytes(buffer))
@@ -395,42 +444,10 @@ class _StreamTap(httpx2.AsyncByteStream):
                     t_start_ms=request_hop.t_start_ms,
                     size=len(event) + 2,
                     usage=usage if isinstance(usage, dict) else None,
-                    summary=_chunk_summary(data, len(self._hops) + 1, self._names),
+                    summary=chunk_label(data, len(self._hops) + 1, self._stream),
                 )
             )
         )
 
     async def aclose(self) -> None:
         await self._response.aclose()
-
-
-def _chunk_summary(data: Any, n: int, names: dict[Any, str]) -> str:
-    """One streamed event in a line. `names` (each tool call's name so far, by index) is the stream's memory: a
-    delta that sends a call's whole name again continues that call, it does not start another."""
-    if not isinstance(data, dict):
-        return f"chunk {n}: {str(data)[:30]}"
-    choice = _first_choice(data)
-    if not choice:
-        return f"chunk {n}: usage" if data.get("usage") else f"chunk {n}"
-    delta = _dict(choice.get("delta"))
-    if choice.get("finish_reason"):
-        return f"chunk {n}: finish_reason: {choice['finish_reason']}"
-    calls = delta.get("tool_calls")
-    if isinstance(calls, list) and calls:
-        call = _dict(calls[0])
-        fn = _dict(call.get("function"))
-        index, name = call.get("index", 0), fn.get("name")
-        index = index if isinstance(index, int) else 0
-        arguments = fn.get("arguments") or ""
-        more = f", arguments += {arguments!r}" if arguments else ""
-        if isinstance(name, str) and name and index not in names:
-            names[index] = name
-            return f"chunk {n}: tool_call {name} starts{more}"
-        if isinstance(name, str) and name and name != names[index]:
-            names[index] += name
-            return f"chunk {n}: tool_call name += {name!r}{more}"
-        repeated = " (its name and id sent again)" if name else ""
-        return f"chunk {n}: arguments += {arguments!r}{repeated}"
-    if delta.get("content"):
-        return f"chunk {n}: content += {delta['content']!r}"
-    return f"chunk {n}: role {delta.get('role', '')}".strip()

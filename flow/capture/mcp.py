@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -62,6 +62,9 @@ class FrameTap:
         self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
         self.stopped: str | None = None  # what an in-process server raised when its run failed (it is gone then)
         self._calls: list[tuple[str, str]] = []  # (tool name, tool_call_id) the app is about to send as tools/call
+        # A stdio server's bytes written and not yet read by the client (None: cannot be told), set by whoever
+        # started it: more than none when a request timed out means the server was answering, not silent.
+        self.unread_bytes: Callable[[], int | None] = lambda: None
         self.reports = 0  # execution reports turned into hops
         self.refused_reports = 0
 

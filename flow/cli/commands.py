@@ -25,7 +25,7 @@ from flow.proxy import stdio as stdio_proxy
 from flow.proxy.options import Parser, UsageError, check_port, check_seconds
 from flow.runs import run
 from flow.servers.spec import TOKEN_ENV, ServerSpec
-from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES
+from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, FlowError, sending_line
 from flow.trace.files import (
     TraceError,
     json_schema,
@@ -55,11 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--model",
-        help="model name; mock, mock-bad-json, ... for the offline mock (default: mock, "
-        "or $OPENAI_MODEL when a provider is configured)",
+        help="model name: mock, mock-bad-json, ... (a name starting with mock) for the offline mock; any other "
+        "name goes to a provider, at --base-url, $OPENAI_BASE_URL, else https://api.openai.com/v1 (default: mock, "
+        "or $OPENAI_MODEL when a base URL is given; the run says where it sends before it does)",
     )
     r.add_argument(
-        "--base-url", help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; unset: the offline mock)"
+        "--base-url",
+        help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; with neither, a mock model name stays "
+        "offline and any other goes to https://api.openai.com/v1)",
     )
     r.add_argument(
         "--script",
@@ -147,7 +150,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--transport",
         choices=["stdio", "memory"],
-        help="run the demo server over stdio or in this process (default: in this process)",
+        help="run the demo server over stdio or in this process (default: as the recording did; "
+        "run's default is stdio)",
     )
     rp.add_argument(
         "--server",
@@ -328,7 +332,12 @@ def _http_proxy_options(parser: argparse.ArgumentParser, port: int) -> None:
         "--port", type=int, default=port, help=f"port on 127.0.0.1; 0 picks a free one (default: {port})"
     )
     parser.add_argument("--out", "-o", required=True, help="the JSON Lines recording to write")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds one exchange may take, to its last byte")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="seconds one exchange may take, from its request's first byte to its answer's last",
+    )
 
 
 def _server_access_options(parser: argparse.ArgumentParser) -> None:
@@ -381,7 +390,7 @@ def _error(line: object) -> None:
     print(f"error: {' '.join(str(line).splitlines())}", file=sys.stderr, flush=True)  # whatever a tool said
 
 
-MAX_EXCHANGE_S = 86400.0  # the longest a model proxy's --timeout may give one exchange
+MAX_EXCHANGE_S = 86400.0  # the longest any --timeout may give one exchange: a model's, an MCP server's
 
 STDOUT = "-"  # an output named "-" is standard output, as in other Unix tools
 
@@ -498,6 +507,8 @@ def _server_spec(args: argparse.Namespace) -> ServerSpec:
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")
+    check_seconds(args.mcp_timeout, "--mcp-timeout", at_most=MAX_EXCHANGE_S)
+    check_seconds(args.model_timeout, "--model-timeout", at_most=MAX_EXCHANGE_S)
     if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
         raise UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
     if args.script and (args.model or args.base_url):
@@ -519,14 +530,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
         prompt=args.prompt,
         prompt_args=[_env_pair(a, "--prompt-arg", from_environment=False) for a in args.prompt_arg],
     )
+    say = _lines_to(args.out)
     if args.script:
         model = ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
     else:
-        model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+        try:
+            model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+        except FlowError as exc:  # a base URL no request can go to: said before anything is sent
+            raise UsageError(str(exc)) from None
         for note in notes_before_sending(model.base_url or "", options):
             print(f"note: {PROVIDER_NOTES[note]['en']}", file=sys.stderr)
+        if model.backend == "openai":  # a name that is not a mock's goes to a provider: say where, first
+            print(sending_line(model.describe(), "en"), file=say, flush=True)
     result = run(args.question, options=options, model=model)
-    say = _lines_to(args.out)
     if result.ok:
         print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say, flush=True)
     else:
@@ -542,6 +558,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
 
     from flow.engine.loop import inspect_server
 
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
     spec = _server_spec(args)
     result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
     if args.out:
@@ -587,6 +604,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
         problem = f"not usable ({bad})" if bad else "not a JSON object"
     if not isinstance(arguments, dict) or json_value_problem(arguments):
         raise UsageError(f"--args is {problem}: {args.args}")
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
     spec = _server_spec(args)
     result, called = anyio.run(
         lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout)
@@ -740,6 +758,28 @@ def _names_a_server(trace: Trace) -> str:
     return " and ".join(named)
 
 
+_RECORDINGS = {
+    "otlp-json": ("OpenTelemetry spans (OTLP/JSON)", "import"),
+    "jsonrpc-jsonl": ("a JSON-RPC log (an MCP proxy's recording, or another tool's)", "import"),
+    "proxy-jsonl": ("a recording of python -m flow proxy-model", "merge"),
+}
+
+
+def _recording_hint(name: str) -> str | None:
+    """What a file that is not a trace is instead, when it is a recording `import` or `merge` turns into one."""
+    from flow.interop.importers import detect_format
+
+    try:
+        text = read_limited(name).decode("utf-8-sig")
+    except (TraceError, OSError, UnicodeDecodeError):
+        return None
+    found = _RECORDINGS.get(detect_format(text))
+    if found is None:
+        return None
+    what, command = found
+    return f"not a trace but {what}: turn it into one with python -m flow {command} {shlex.quote(name)}"
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     for name in args.files:
@@ -747,7 +787,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             trace = load_trace(name)
         except TraceError as exc:
             bad += 1
-            print(f"{name}: {str(exc).removeprefix(name + ': ')}")
+            print(f"{name}: {_recording_hint(name) or str(exc).removeprefix(name + ': ')}")
         else:
             named = _names_a_server(trace)
             print(
@@ -832,7 +872,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     info = trace.meta.imported
     if info is not None:
         for line in info.unmapped:
-            print(terminal_safe(f"not mapped: {line}"), file=say)
+            print(terminal_safe(f"note: {line}"), file=say)
     print(f"{summary_line(trace)} → {_where(out)}", file=say)
     return 0
 
@@ -987,15 +1027,18 @@ def _cmd_record(args: argparse.Namespace) -> int:
             raise UsageError(f"--keep {folder}: cannot be made a folder ({exc.strerror or exc})") from None
     else:
         folder = Path(tempfile.mkdtemp(prefix="mcp-flow-record-"))
+    kept = False
     try:
-        return _record(args, command, upstream, folder)
+        code, kept = _record(args, command, upstream, folder)
+        return code
     finally:
-        if not args.keep:  # on every way out: a refused start, a failed merge, Ctrl-C
+        if not args.keep and not kept:  # on every way out: a refused start, Ctrl-C; a failed merge keeps them
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _record(args: argparse.Namespace, command: list[str], upstream: str, folder: Path) -> int:
-    """`record`: the model proxy, the app, the merge of what was recorded in `folder`; the app's exit code."""
+def _record(args: argparse.Namespace, command: list[str], upstream: str, folder: Path) -> tuple[int, bool]:
+    """`record`: the model proxy, the app, the merge of what was recorded in `folder`; the app's exit code, and
+    whether the recordings must be kept (the merge refused them: they are all there is of the run)."""
     import subprocess
 
     from flow.interop.importers import NothingRecorded, merge_files
@@ -1033,7 +1076,7 @@ def _record(args: argparse.Namespace, command: list[str], upstream: str, folder:
     if len(mcp_logs) > 1:
         print(f"note: {len(mcp_logs)} MCP recordings; the trace merges the first, {mcp_logs[0]}", file=sys.stderr)
     try:
-        trace = merge_files([model_log, *mcp_logs[:1]], name=str(args.out))
+        trace = merge_files([model_log, *mcp_logs[:1]], name=str(args.out), app_exit_code=code)
     except NothingRecorded:
         # The app's own exit code stands; what it did is not for the recording to overrule.
         print(
@@ -1043,10 +1086,20 @@ def _record(args: argparse.Namespace, command: list[str], upstream: str, folder:
             f"e.g. --server-env {RECORD_DIR_ENV})",
             file=sys.stderr,
         )
-        return code
+        return code, False
+    except TraceError as exc:
+        # The app's own exit code stands, and what was recorded stays for a later `merge`.
+        _error(exc)
+        recorded = " ".join(shlex.quote(str(p)) for p in [model_log, *mcp_logs[:1]])
+        print(
+            f"note: no trace was written; the recordings are kept in {folder} (python -m flow merge {recorded} "
+            f"--out {shlex.quote(str(args.out))})",
+            file=sys.stderr,
+        )
+        return code, True
     _save(trace, args.out)
     _merged(trace, args.out)
-    return code
+    return code, False
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

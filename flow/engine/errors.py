@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import anyio
@@ -13,7 +12,28 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
 from flow.servers.connect import leaf_exception
-from flow.text.errors import OPTION_HINTS, FlowError
+from flow.text.errors import OPTION_HINTS, ErrorCode, FlowError
+from flow.text.provider import names_a_field, provider_detail, provider_line
+
+# The failures that are the MCP server's: only after one of these is what it wrote to stderr worth showing.
+SERVER_FAILURES: frozenset[ErrorCode] = frozenset(
+    {
+        "server_no_command",
+        "server_said",
+        "server_cannot_start",
+        "server_silent",
+        "server_slow_answer",
+        "server_closed",
+        "server_closed_http",
+        "server_stopped",
+        "message_too_large",
+        "not_jsonrpc",
+        "tool_call_error",
+        "mcp_timeout",
+        "mcp_closed",
+        "mcp_error",
+    }
+)
 
 
 class FlowAbort(FlowError):
@@ -29,68 +49,6 @@ def _rejected_option(status: int, err: dict[str, Any], detail: str) -> str | Non
         if option == named.rsplit(".", 1)[-1] or option in detail or option.replace("_", " ") in detail:
             return option
     return None
-
-
-# A field a validator names (pydantic's "messages.2.content" on its own line, its message indented below it).
-_FIELD_LINE = re.compile(r"^(?:body\.)?([A-Za-z_]\w*(?:\.\w+)*)\n[ \t]+(\S[^\n]*?)(?: \[type=[^\]\n]*\])?$", re.M)
-_TRACEBACK_LINE = re.compile(r"^\s*(Traceback \(most recent call last\):|File \"|\^+$|For further information)")
-_EXPECTED = {
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "true or false",
-    "dictionary": "an object",
-    "object": "an object",
-    "list": "an array",
-    "array": "an array",
-}
-
-
-def _field_path(loc: str) -> str:
-    """pydantic's dotted location as a JSON path: messages.2.content -> messages[2].content."""
-    return re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", loc)
-
-
-def _plain(message: str) -> str:
-    """A validator's message in plain words, where it is one of the common ones."""
-    if found := re.fullmatch(r"Input should be a valid (\w+)", message.strip()):
-        return "expected " + _EXPECTED.get(found[1], found[1])
-    return {"Field required": "missing"}.get(message.strip(), message.strip())
-
-
-def provider_line(text: str) -> tuple[str, int]:
-    """A provider's error message as one line, and how many more lines it had: the field it rejects in plain words
-    when it names one (`messages[2].content: expected a string`), else its first line that is not a traceback's.
-    The whole message stays in the llm.error hop."""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    if found := _FIELD_LINE.search(text.strip()):
-        line = f"{_field_path(found[1])}: {_plain(found[2])}"
-    else:
-        told = [line for line in lines if not _TRACEBACK_LINE.match(line)]
-        line = " ".join((told or lines or [""])[0].split())
-    if len(line) > 200:
-        line = line[:199] + "…"
-    return line, max(0, len(lines) - 1)
-
-
-def _detail_of(body: object) -> str:
-    """The message a provider's error body carries: the text of a body that is not JSON, OpenAI's `error.message`
-    (vLLM's top-level `message`, Ollama's `error` string), or a validator's `detail` (FastAPI: loc and msg); empty
-    when it says nothing."""
-    if isinstance(body, str):
-        return body
-    if not isinstance(body, dict):
-        return ""
-    err = body.get("error", body)
-    if isinstance(err, str):
-        return err
-    if isinstance(err, dict) and err.get("message"):
-        return str(err["message"])
-    detail = body.get("detail")
-    if isinstance(detail, list) and detail and isinstance(detail[0], dict):
-        loc = ".".join(str(p) for p in detail[0].get("loc") or [] if p != "body")
-        return f"{loc}\n  {detail[0].get('msg', '')}" if loc else str(detail[0].get("msg", ""))
-    return detail if isinstance(detail, str) else ""
 
 
 def _options_sent(options: RunOptions) -> tuple[str, ...]:
@@ -116,12 +74,18 @@ def as_flow_error(exc: BaseException, options: RunOptions, model: ModelConfig) -
     if isinstance(exc, openai.APIStatusError):
         body = exc.body if isinstance(exc.body, dict) else {}
         err = body.get("error", body)
-        full = _detail_of(exc.body)
+        full = provider_detail(exc.body)
         option = _rejected_option(exc.status_code, err if isinstance(err, dict) else {}, full)
         detail, more_lines = provider_line(full)
         suspects = () if detail or option else _options_sent(options)
         return FlowError(
-            "model_http", status=exc.status_code, detail=detail, option=option, more_lines=more_lines, suspects=suspects
+            "model_http",
+            status=exc.status_code,
+            detail=detail,
+            option=option,
+            more_lines=more_lines,
+            suspects=suspects,
+            refused=exc.status_code >= 500 and names_a_field(full),
         )
     if isinstance(exc, openai.APITimeoutError):
         return FlowError("model_timeout", timeout_s=model.timeout_s)

@@ -22,7 +22,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
-from flow.engine.errors import FlowAbort, as_flow_error
+from flow.engine.errors import SERVER_FAILURES, FlowAbort, as_flow_error
 from flow.engine.model import ModelConfig, StreamAssembler, make_client, not_json, read_completion
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
 from flow.engine.translate import (
@@ -35,7 +35,7 @@ from flow.engine.translate import (
     with_strict,
 )
 from flow.servers import builtin
-from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail
+from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail, timed_out
 from flow.servers.spec import Era, ServerSpec
 from flow.text.errors import EMPTY_ANSWER, MalformedResponse, ModelLimitError
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
@@ -188,8 +188,11 @@ class _McpTools:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
                 method = f"tools/call {request.name}"
-                if exc.code == REQUEST_TIMEOUT:
-                    abort = FlowAbort("server_silent", method=method, timeout_s=self.options.mcp_timeout_s)
+                seen: dict[str, Any] = {"error": "connection closed"}
+                if exc.code == REQUEST_TIMEOUT:  # silent, or still sending a large answer
+                    fault, seen = timed_out(method, self.options.mcp_timeout_s, self.tap.unread_bytes())
+                    seen = {k: v for k, v in seen.items() if k not in ("method", "timeout_s")}
+                    abort = FlowAbort(fault.code, **fault.params)
                 elif self.tap.stopped is not None:
                     abort = FlowAbort("server_stopped", method=method, said=self.tap.stopped)
                 else:
@@ -198,10 +201,7 @@ class _McpTools:
                     kind="error",
                     source="mcp_server",
                     target="mcp_client",
-                    payload={
-                        "error": "timeout" if exc.code == REQUEST_TIMEOUT else "connection closed",
-                        "sdk_error": {"code": exc.code, "message": exc.message},
-                    },
+                    payload={**seen, "sdk_error": {"code": exc.code, "message": exc.message}},
                     step=Step.TOOL_RESULT,
                     direction="error",
                     t_start_ms=reverse_hop.t_start_ms,
@@ -360,6 +360,8 @@ async def _ask_model(
         try:
             return await _completion(client, rec, kwargs)
         except MalformedResponse as exc:
+            if exc.recorded:
+                raise
             rec.record(
                 kind="llm.error",
                 source="model",
@@ -502,7 +504,7 @@ async def run_flow(
         failure = as_flow_error(cause, options, model)
         error, error_zh = failure.line("en"), failure.line("zh")
         payload: dict[str, Any] = {"error": type(cause).__name__, "message": error, "message_zh": error_zh}
-        if stderr_tail:
+        if stderr_tail and failure.code in SERVER_FAILURES:  # a stop of the run's own is not the server's doing
             payload["server_stderr"] = stderr_tail
         # The user gets this line where the answer would have been: step 10.
         rec.record(
@@ -701,12 +703,16 @@ async def inspect_server(
 async def call_server_tool(
     spec: ServerSpec, name: str, arguments: dict[str, Any], *, era: Era = "handshake", timeout_s: float = 10.0
 ) -> tuple[RunResult, dict[str, Any] | None]:
-    """Connect and call one tool directly, no model involved: the engineer's view of a server, recorded.
+    """Connect, list the tools and call one directly, no model involved: the engineer's view of a server, recorded.
 
     The call carries a progress token, so a server that reports progress sends its
     notifications/progress frames and they are in the trace."""
 
     async def call(client: Any, rec: Recorder) -> dict[str, Any]:
+        if client.server_capabilities.tools is not None:
+            # As a host does before it calls: the listing (step 2) gives the SDK the tool's output schema, which
+            # it would otherwise fetch with a tools/list of its own after the call, in the middle of steps 6 and 7.
+            await client.list_tools()
         rec.step = Step.CALL_TOOL
         try:
             result = _dump(await client.call_tool(name, arguments, progress_callback=_progress_seen))

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -17,8 +19,9 @@ import pydantic
 
 from flow.capture.http import MAX_RESPONSE_BYTES, ModelHttpTap
 from flow.capture.recorder import Recorder
-from flow.text.errors import MalformedResponse
+from flow.text.errors import FlowError, MalformedResponse
 from flow.trace.redact import redact_url
+from flow.trace.stream import StreamAssembly
 from flow.trace.summaries import _dict
 
 if TYPE_CHECKING:
@@ -42,6 +45,10 @@ class ModelConfig:
     max_retries: int = 0  # every retry would be a real exchange on the wire; off unless asked for
     max_response_bytes: int = MAX_RESPONSE_BYTES  # decoded bytes of one response (or stream) before it is cut off
     script: tuple[Turn, ...] = ()  # the scripted model's turns
+
+    def __post_init__(self) -> None:
+        if self.backend == "openai" and self.base_url:  # before anything is sent, and before any page shows it
+            check_base_url(self.base_url)
 
     @classmethod
     def scripted(cls, script: tuple[Turn, ...], **overrides: Any) -> ModelConfig:
@@ -87,6 +94,39 @@ class ModelConfig:
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,
         }
+
+
+_USERINFO = re.compile(r"^([^:/?#]*://)[^/?#]*@")
+
+
+def _shown_url(url: str) -> str:
+    """A base URL that may not parse, for a line: without user-info, query or fragment, escaped, clipped."""
+    shown = _USERINFO.sub(r"\1[redacted]@", re.split(r"[?#]", url, maxsplit=1)[0])
+    text = json.dumps(shown, ensure_ascii=False)
+    return text if len(text) <= 100 else text[:96] + '..."'
+
+
+def check_base_url(url: str) -> str:
+    """A base URL the openai SDK can be given, stripped; or `FlowError("model_bad_url")`, one line naming why
+    (`https://[evil]/v1`: urllib refuses a bracketed host that is not an IPv6 address)."""
+    url = url.strip()
+    problem = None
+    if any(c.isspace() or not c.isprintable() or c == "\\" for c in url):
+        problem = "characters"
+    else:
+        try:
+            parts = urlsplit(url)
+            if parts.scheme.lower() not in ("http", "https"):
+                problem = "scheme"
+            elif not parts.hostname:
+                problem = "host"
+            else:
+                _ = parts.port  # reading it checks it: a port out of range or not a number raises
+        except ValueError as exc:
+            problem = "port" if "port" in str(exc).lower() else "bracket" if "[" in url else "host"
+    if problem is not None:
+        raise FlowError("model_bad_url", url=_shown_url(url), problem=problem)
+    return url
 
 
 def make_client(
@@ -197,12 +237,12 @@ def read_completion(completion: Any) -> dict[str, Any]:
 
 class StreamAssembler:
     """Builds the assistant message from a stream's chunks as the SDK hands them over, reading each defensively;
-    a stream that never says it finished is reported as truncated, never taken for an (empty) answer."""
+    a stream that never says it finished is reported as truncated, never taken for an (empty) answer. How deltas
+    add up is `flow.trace.stream`'s rule, the one the tap and merge label the recorded events by."""
 
     def __init__(self) -> None:
         self.chunks = 0
-        self.content: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
+        self.stream = StreamAssembly()
         self.finish: str | None = None
 
     def add(self, chunk: Any) -> None:
@@ -219,7 +259,7 @@ class StreamAssembler:
             delta = _get(choice, "delta")
             content = _get(delta, "content")
             if isinstance(content, str):
-                self.content.append(content)
+                self.stream.add_content(content)
             elif content is not None:
                 raise MalformedResponse("chunk_content_not_text", chunk=self.chunks)
             calls = _get(delta, "tool_calls")
@@ -228,35 +268,22 @@ class StreamAssembler:
             if not isinstance(calls, list):
                 raise MalformedResponse("chunk_calls_not_list", chunk=self.chunks)
             for tc in calls:
-                self._add_call(tc)
-
-    def _add_call(self, tc: Any) -> None:
-        index = _get(tc, "index")
-        if not isinstance(index, int):  # no index: a delta with an id starts a call, one without continues the last
-            index = len(self.calls) if _get(tc, "id") or not self.calls else max(self.calls)
-        slot = self.calls.setdefault(index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
-        call_id = _get(tc, "id")
-        if isinstance(call_id, str) and call_id:
-            slot["id"] = call_id
-        fn = _get(tc, "function")
-        name, arguments = _get(fn, "name"), _get(fn, "arguments")
-        # A name sent again whole is the same name (some servers repeat it, and the id, in every delta): only a
-        # piece that is not the whole name so far continues it.
-        if isinstance(name, str) and name != slot["function"]["name"]:
-            slot["function"]["name"] += name
-        if isinstance(arguments, str):
-            slot["function"]["arguments"] += arguments
-        elif isinstance(arguments, dict):
-            slot["function"]["arguments"] += json.dumps(arguments, ensure_ascii=False)
+                fn = _get(tc, "function")
+                arguments = _get(fn, "arguments")
+                if isinstance(arguments, dict):
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                arguments = arguments if isinstance(arguments, str) else None
+                self.stream.add_call(_get(tc, "index"), _get(tc, "id"), _get(fn, "name"), arguments, said=False)
 
     def message(self) -> tuple[dict[str, Any], str]:
         """The assembled message and its finish_reason."""
         if self.finish is None:
             if not self.chunks:
                 raise MalformedResponse("stream_empty")
-            raise MalformedResponse("stream_truncated", chunks=self.chunks, chars=len("".join(self.content)))
-        calls = _tool_calls([self.calls[i] for i in sorted(self.calls)], "the streamed tool_calls")
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content) or None}
+            content = self.stream.message()["content"] or ""
+            raise MalformedResponse("stream_truncated", chunks=self.chunks, chars=len(content))
+        message = self.stream.message()
+        calls = _tool_calls(message.pop("tool_calls", None) or [], "the streamed tool_calls")
         if calls:
             message["tool_calls"] = calls
         return message, self.finish

@@ -91,15 +91,22 @@ def import_bytes(data: bytes, *, name: str, fmt: str = "auto") -> Trace:
     raise TraceError(f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
 
 
-def merge_files(paths: Sequence[str | Path], *, name: str = "merged", conversation: int | None = None) -> Trace:
+def merge_files(
+    paths: Sequence[str | Path],
+    *,
+    name: str = "merged",
+    conversation: int | None = None,
+    app_exit_code: int | None = None,
+) -> Trace:
     """The proxies' recordings of one run, each read as a trace file is, merged into one trace (`merge`); of several
-    conversations in the model recording, the one numbered `conversation`, by default the last."""
+    conversations in the model recording, the one numbered `conversation`, by default the last; `app_exit_code`,
+    when `record` ran the app, says how it ended."""
     texts = [(str(p), _text(read_limited(p, what="file"), str(p))) for p in paths]
     total = sum(sum(1 for line in text.splitlines() if line.strip()) for _, text in texts)
     if total > MAX_HOPS:
         raise TraceError(f"{name}: {total:,} recorded lines is over the limit of {MAX_HOPS:,} hops for a trace")
     try:
-        return merge_recordings(texts, name=name, conversation=conversation)
+        return merge_recordings(texts, name=name, conversation=conversation, app_exit_code=app_exit_code)
     except RecursionError:
         raise TraceError(f"{name}: nested too deeply to import") from None
 

@@ -22,10 +22,15 @@ from pydantic import TypeAdapter, ValidationError
 
 from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
+from flow.text.errors import ErrorCode, error_line
+from flow.text.provider import names_a_field, provider_detail, provider_line
+from flow.text.recordings import APP_EXITED
 from flow.trace.files import TraceError
 from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
 from flow.trace.payloads import ChatRequest
+from flow.trace.stats import RETRY_HEADER, retry_number
 from flow.trace.steps import Step
+from flow.trace.stream import StreamAssembly, chunk_label
 from flow.trace.summaries import _response_step, arguments_text, counted, response_summary
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
@@ -94,37 +99,6 @@ def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange], l
     return header, [exchanges[n] for n in sorted(exchanges) if exchanges[n].request], notes
 
 
-def _assembled(chunks: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
-    """The assistant message a client builds from a stream's deltas, and its finish_reason."""
-    content: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    finish_reason = None
-    for chunk in chunks:
-        for choice in as_list(as_dict(chunk.get("data")).get("choices"))[:1]:
-            choice = as_dict(choice)
-            delta = as_dict(choice.get("delta"))
-            finish_reason = choice.get("finish_reason") or finish_reason
-            if isinstance(delta.get("content"), str):
-                content.append(delta["content"])
-            for part in as_list(delta.get("tool_calls")):
-                part = as_dict(part)
-                index: int = part["index"] if type(part.get("index")) is int else 0
-                call = calls.setdefault(
-                    index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-                )
-                fn = as_dict(part.get("function"))
-                call["id"] = part.get("id") or call["id"]
-                name = fn.get("name")
-                if isinstance(name, str) and name and not call["function"]["name"].endswith(name):
-                    call["function"]["name"] += name
-                if isinstance(fn.get("arguments"), str):
-                    call["function"]["arguments"] += fn["arguments"]
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(content) if content else None}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    return message, finish_reason
-
-
 _CHAT_REQUEST: TypeAdapter[ChatRequest] = TypeAdapter(ChatRequest)
 
 
@@ -176,12 +150,18 @@ class _Call:
         return json_or_text(as_dict(self.tool_call.get("function")).get("arguments"))
 
 
+Failure = tuple[str, str, str]  # what failed in a word or two, and the line in English and Chinese
+
+
 @dataclass
 class _Event:
-    """A hop to add (`Hops.add`'s arguments), and when it crossed on the merged clock."""
+    """A hop to add (`Hops.add`'s arguments), and when it crossed on the merged clock; whether it shows the run
+    failing (and how the app would say so), or the model answering, which a run that failed before goes on from."""
 
     t_ms: float
     spec: dict[str, Any]
+    failure: Failure | None = None
+    answered: bool = False
 
 
 class _Merge:
@@ -196,10 +176,11 @@ class _Merge:
         self.window: tuple[float, float, float] | None = None
         self.notes: list[str] = []
         self.calls: list[_Call] = []
-        self.tool_messages: dict[str, str] = {}  # the text each backfill sent back, by tool_call_id
+        self.tool_messages: dict[str, Any] = {}  # the content each backfill sent back, by tool_call_id
         self.question: str | None = None
         self.answer: str | None = None
         self.model: dict[str, Any] = {}
+        self.base_url = ""
 
     def model_events(self, exchanges: list[_Exchange], t0: float, base_url: str) -> list[_Event]:
         events: list[_Event] = []
@@ -215,17 +196,18 @@ class _Merge:
                 f"{quoted(first.get('path'))}): recorded, not stepped (only Chat Completions is)"
             )
         chats = self.one_conversation([ex for ex in exchanges if ex not in others], ms)
-        for rnd, ex in enumerate(chats, 1):
+        self.base_url = base_url
+        rnd, attempt, previous = 0, 0, None
+        for ex in chats:
             req = ex.request
             body = req.get("body")
+            attempt = _attempt(ex, previous, attempt)
+            rnd += 0 if attempt else 1  # the SDK sending a call again is the same call, in the same round
+            previous = ex
             messages = [as_dict(m) for m in as_list(as_dict(body).get("messages"))]
             for m in messages:
                 if m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str):
-                    content = m.get("content")
-                    self.tool_messages.setdefault(
-                        m["tool_call_id"],
-                        content if isinstance(content, str) else json.dumps(content, ensure_ascii=False),
-                    )
+                    self.tool_messages.setdefault(m["tool_call_id"], m.get("content"))
             backfill = any(m.get("role") == "tool" for m in messages)
             step = Step.BACKFILL if backfill else Step.ASK_MODEL
             if self.question is None:
@@ -241,6 +223,7 @@ class _Merge:
             }
             n_tools = len(as_list(as_dict(body).get("tools")))
             stream = " (stream)" if as_dict(body).get("stream") else ""
+            again = f", retry {attempt} of the same call" if attempt else ""
             events.append(
                 _Event(
                     t_req,
@@ -255,7 +238,7 @@ class _Merge:
                         direction="request",
                         rnd=rnd,
                         summary=f"{payload['method']} {req.get('path')}: {counted(len(messages), 'message')}, "
-                        f"{counted(n_tools, 'tool')}{stream}",
+                        f"{counted(n_tools, 'tool')}{stream}{again}",
                     ),
                 )
             )
@@ -268,10 +251,11 @@ class _Merge:
         runs = _conversations(chats)
         if self.conversation is None and len(runs) < 2:
             return chats
-        chosen = self.conversation or len(runs)
+        chosen = len(runs) if self.conversation is None else self.conversation
         if not 1 <= chosen <= len(runs):
             raise TraceError(
                 f"{self.name}: conversation {chosen}: the model recording holds {counted(len(runs), 'conversation')}"
+                + (" (numbered from 1)" if chosen < 1 else "")
             )
         if len(runs) < 2:
             return chats
@@ -302,62 +286,122 @@ class _Merge:
             if error:
                 payload["error"], payload["message"] = "proxy", str(error)
             summary = f"HTTP {status}" if type(status) is int else str(error or "no answer")
-            events.append(self._event(t, "llm.error", payload, step, t_req, rnd, summary, direction="error"))
-            return events
+            event = self._event(t, "llm.error", payload, step, t_req, rnd, summary, direction="error")
+            event.failure = self._model_failure(status, body, error)
+            return [event]
         if ex.chunks:
-            message, finish_reason = _assembled(ex.chunks)
+            stream = StreamAssembly()
+            labels = [chunk_label(chunk.get("data"), i, stream) for i, chunk in enumerate(ex.chunks, 1)]
+            message, finish_reason = stream.message(), stream.finish_reason
             answer_step = Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER
             for i, chunk in enumerate(ex.chunks, 1):
                 payload = {"data": chunk.get("data", chunk.get("data_too_large"))}
                 if i == 1:
                     payload = {"status": status, "headers": headers, **payload}
-                data = chunk.get("data")
-                usage = usage_counts(as_dict(data).get("usage"))
+                usage = usage_counts(as_dict(chunk.get("data")).get("usage"))
                 events.append(
-                    self._event(
-                        ms(chunk), "llm.chunk", payload, answer_step, t_req, rnd, _chunk_text(data, i), usage=usage
-                    )
+                    self._event(ms(chunk), "llm.chunk", payload, answer_step, t_req, rnd, labels[i - 1], usage=usage)
                 )
             t_end = ms(ex.chunks[-1])
-            events.append(
-                self._event(
+            unrecorded = sum("data" not in chunk for chunk in ex.chunks)  # too large for the proxy to keep
+            if finish_reason is None and not unrecorded:  # cut short: no answer to assemble, as a client reading fails
+                content = message.get("content") or ""
+                line = (
+                    error_line("stream_truncated", "en", chunks=len(ex.chunks), chars=len(content)),
+                    error_line("stream_truncated", "zh", chunks=len(ex.chunks), chars=len(content)),
+                )
+                event = self._event(
                     t_end,
-                    "llm.assembled",
-                    {"message": message, "finish_reason": finish_reason},
+                    "llm.error",
+                    {"error": "malformed response", "reason": line[0]},
                     answer_step,
                     t_end,
                     rnd,
-                    f"assembled {'tool_calls' if message.get('tool_calls') else f'finish_reason: {finish_reason}'}",
-                    source="app",
-                    direction="event",
-                    inferred="assembled here from the streamed deltas, as a client does",
+                    line[0],
+                    source="model",
+                    direction="error",
+                    inferred="the stream ended with no finish_reason" + (f" ({error})" if error else ""),
                 )
+                event.failure = ("malformed response", *line)
+                events.append(event)
+                return events
+            assembled = {"message": message, "finish_reason": finish_reason}
+            cut = stream.cut()
+            said = "assembled here from the streamed deltas, as a client does" + (
+                f" (from those recorded: {counted(unrecorded, 'event')} too large to keep)" if unrecorded else ""
             )
+            event = self._event(
+                t_end,
+                "llm.assembled",
+                assembled,
+                answer_step,
+                t_end,
+                rnd,
+                "assembled " + response_summary({"choices": [assembled]}),
+                source="app",
+                direction="event",
+                inferred=said + (f"; cut to the limit of one value: {cut}" if cut else ""),
+            )
+            event.answered = True
+            events.append(event)
         else:
             body = (ex.body or {}).get("body", (ex.body or {}).get("body_too_large"))
             message = _message_of(body)
             answer_step = _response_step(body)
             t_end = ms(ex.body or ex.end or ex.response)
             usage = usage_counts(as_dict(body).get("usage"))
-            events.append(
-                self._event(
-                    t_end,
-                    "llm.response",
-                    {"status": status, "headers": headers, "body": body},
-                    answer_step,
-                    t_req,
-                    rnd,
-                    response_summary(body),
-                    direction="response",
-                    usage=usage,
-                )
+            event = self._event(
+                t_end,
+                "llm.response",
+                {"status": status, "headers": headers, "body": body},
+                answer_step,
+                t_req,
+                rnd,
+                response_summary(body),
+                direction="response",
+                usage=usage,
             )
+            event.answered = bool(message)
+            if not message:
+                event.failure = self._unread(ex, body, error)
+            events.append(event)
         for call in as_list(message.get("tool_calls")):
             if isinstance(call, dict) and isinstance(call.get("id"), str):
                 self.calls.append(_Call(_tool_call(call), rnd, t_end))
         if answer_step == Step.MODEL_ANSWER and isinstance(message.get("content"), str):
             self.answer = message["content"]
         return events
+
+    def _unread(self, ex: _Exchange, body: Any, error: Any) -> Failure | None:
+        """How the app would tell an answer with no message it can read; None when the recording cannot say (a body
+        too large to record, which the app may well have read)."""
+        if error or ex.body is None:
+            return self._model_failure(None, None, error)
+        if "body" not in ex.body:
+            return None
+        code: ErrorCode
+        params: dict[str, Any] = {}
+        if not isinstance(body, dict):
+            code, params = "body_not_json", {"excerpt": str(body)[:80]}
+        elif not as_list(body.get("choices")):
+            code, params = "no_choices", {"excerpt": quoted(body.get("choices"), 80)}
+        else:
+            code = "no_message"
+        return "malformed response", error_line(code, "en", **params), error_line(code, "zh", **params)
+
+    def _model_failure(self, status: Any, body: Any, error: Any) -> Failure:
+        """How the app would tell a model call that failed: an HTTP error status with what its body says, or no
+        answer at all."""
+        if type(status) is int:
+            full = provider_detail(body)
+            detail, more_lines = provider_line(full)
+            said = {"detail": detail, "more_lines": more_lines, "refused": status >= 500 and names_a_field(full)}
+            en, zh = (error_line("model_http", lang, status=status, **said) for lang in ("en", "zh"))
+            return f"HTTP {status}", en, zh
+        cause = str(error or "no answer was recorded")[:200]
+        url = self.base_url or "(unknown)"
+        en, zh = (error_line("model_unreachable", lang, url=url, cause=cause) for lang in ("en", "zh"))
+        return "no answer", en, zh
 
     @staticmethod
     def _event(
@@ -455,7 +499,7 @@ class _Merge:
                 spec["rnd"] = paired[0].rnd
                 if hop.kind in ("tool.invoke", "tool.result"):
                     spec["tool_call_id"] = str(paired[0].tool_call["id"])
-            events.append(_Event(t, spec))
+            events.append(_Event(t, spec, failure=_mcp_failure(hop)))
             if paired is not None and hop.kind in ("mcp.response", "mcp.error") and hop.step == Step.TOOL_RESULT:
                 events.append(self.received(hop, paired, t))
             listed = [t for t in as_list(as_dict(frame.get("result")).get("tools")) if isinstance(t, dict)]
@@ -494,7 +538,10 @@ class _Merge:
             texts = [str(b.get("text")) for b in as_list(result.get("content")) if as_dict(b).get("type") == "text"]
             payload = {"result": result}
             summary = ("isError: " if result.get("isError") else "") + " ".join(" ".join(texts).split())[:60]
-        payload["tool_message_content"] = sent if sent is not None else ""
+        text, parts = _tool_message(sent)
+        payload["tool_message_content"] = text
+        if parts is not None:
+            payload["tool_message_parts"] = parts
         backfilled = (
             "its text is what the next model request sent back" if sent is not None else "no later request sent it back"
         )
@@ -515,6 +562,50 @@ class _Merge:
                 extra={"inferred": f"for the model's call {tool_call_id} ({how}); {backfilled}"},
             ),
         )
+
+
+def _mcp_failure(hop: Hop) -> Failure | None:
+    """How the app would tell what an MCP hop shows going wrong: a JSON-RPC error; None for every other hop (a line
+    the proxy could not record may still have been read: the app's exit code says whether the run failed)."""
+    if hop.kind == "mcp.error":
+        error = as_dict(as_dict(hop.payload).get("error"))
+        code, message = error.get("code"), str(error.get("message") or "")[:200]
+        en, zh = (error_line("mcp_error", lang, code=code, message=message) for lang in ("en", "zh"))
+        return f"JSON-RPC error {code}", en, zh
+    return None
+
+
+def _tool_message(content: Any) -> tuple[str, list[Any] | None]:
+    """What a role "tool" message sent back: its text, and its parts when it was sent as a list of them (as
+    openai-agents sends it), kept as they were; a text part's text is what the model reads of it."""
+    if content is None:
+        return "", None
+    if isinstance(content, str):
+        return content, None
+    if isinstance(content, list):
+        texts = [str(p["text"]) for p in content if isinstance(p, dict) and p.get("type") == "text" and "text" in p]
+        others = [p for p in content if not (isinstance(p, dict) and p.get("type") == "text")]
+        text = "\n".join(texts)
+        if others:
+            text += ("\n" if text else "") + json.dumps(others, ensure_ascii=False)
+        return text, content
+    return json.dumps(content, ensure_ascii=False), None
+
+
+def _failed(ex: _Exchange) -> bool:
+    status = ex.response.get("status")
+    return not ex.response or (type(status) is int and status >= 400) or bool(ex.end.get("error"))
+
+
+def _attempt(ex: _Exchange, previous: _Exchange | None, before: int) -> int:
+    """Which retry of its call an exchange is (0: a call of its own): the same body sent again, numbered by the
+    openai SDK's header, or when no header numbers it, after an attempt that failed."""
+    if previous is None or ex.request.get("body") != previous.request.get("body"):
+        return 0
+    headers = as_dict(ex.request.get("headers"))
+    if any(str(k).lower() == RETRY_HEADER for k in headers):
+        return retry_number(headers)
+    return before + 1 if _failed(previous) else 0
 
 
 def _spec(hop: Hop, offset_ms: float) -> dict[str, Any]:
@@ -552,26 +643,6 @@ def _conversations(chats: list[_Exchange]) -> list[list[_Exchange]]:
     return runs
 
 
-def _chunk_text(data: Any, n: int) -> str:
-    choices = as_list(as_dict(data).get("choices"))
-    if not choices:
-        return f"chunk {n}: usage" if as_dict(data).get("usage") else f"chunk {n}: {str(data)[:30]}"
-    choice = as_dict(choices[0])
-    delta = as_dict(choice.get("delta"))
-    if choice.get("finish_reason"):
-        return f"chunk {n}: finish_reason: {choice['finish_reason']}"
-    if delta.get("tool_calls"):
-        fn = as_dict(as_dict(as_list(delta["tool_calls"])[0]).get("function"))
-        return (
-            f"chunk {n}: tool_call {fn['name']} starts"
-            if fn.get("name")
-            else f"chunk {n}: arguments += {fn.get('arguments')!r}"
-        )
-    if delta.get("content"):
-        return f"chunk {n}: content += {delta['content']!r}"
-    return f"chunk {n}: role {delta.get('role', '')}".strip()
-
-
 def _start(text: str) -> float | None:
     """The epoch time of the first thing a recording saw cross."""
     for raw in text.splitlines():
@@ -588,10 +659,18 @@ def _start(text: str) -> float | None:
 
 
 def merge_recordings(
-    recordings: list[tuple[str, str]], *, name: str = "merged", conversation: int | None = None
+    recordings: list[tuple[str, str]],
+    *,
+    name: str = "merged",
+    conversation: int | None = None,
+    app_exit_code: int | None = None,
 ) -> Trace:
     """Recordings (name, text) of one run, MCP ones and at most one of the model proxy, as one trace; of several
-    conversations in the model recording, the one numbered `conversation` (from 1), by default the last."""
+    conversations in the model recording, the one numbered `conversation` (from 1), by default the last.
+
+    The run failed when the wire shows a failure the model never answered after (an HTTP error, a JSON-RPC error, a
+    stream cut short), or when the app's exit code (from `record`) says so: then the trace ends in the error hop the
+    app would have shown, and its meta says `outcome: "error"` with the line."""
     mcp = [(n, t) for n, t in recordings if recording_kind(t) == "mcp"]
     models = [(n, t) for n, t in recordings if recording_kind(t) == "model"]
     if len(models) > 1:
@@ -631,6 +710,21 @@ def merge_recordings(
             if not n.startswith("a JSON-RPC log holds only MCP frames")
         ]
     events = _interleave(mcp_events, model_events)
+    failure: Failure | None = None  # the last failure the run did not go on from
+    failed_at: _Event | None = None
+    for event in events:
+        if event.failure is not None:
+            failure, failed_at = event.failure, event
+        elif event.answered:
+            failure = failed_at = None
+    if app_exit_code is not None:
+        job.notes.append(APP_EXITED["en"].format(code=app_exit_code))
+        if app_exit_code != 0 and failure is None:
+            failure = (
+                f"exit code {app_exit_code}",
+                APP_EXITED["en"].format(code=app_exit_code),
+                APP_EXITED["zh"].format(code=app_exit_code),
+            )
     out = Hops(name)
     if job.question is not None:
         out.add(
@@ -664,8 +758,9 @@ def merge_recordings(
                 extra={"inferred": "the tools the server listed beside the functions the first model request sent"},
             )
         out.add(**spec)
-    if job.answer is not None:
-        t_last = max((e.t_ms for e in events), default=0.0)
+    t_last = max((e.t_ms for e in events), default=0.0)
+    rounds = max((int(e.spec["rnd"]) for e in model_events if e.spec["kind"] == "llm.request"), default=0)
+    if job.answer is not None and failed_at is None:
         out.add(
             "app.answer",
             "app",
@@ -674,12 +769,28 @@ def merge_recordings(
             step=Step.SHOW_ANSWER,
             t_start_ms=t_last,
             t_end_ms=t_last,
-            rnd=sum(e.spec["kind"] == "llm.request" for e in model_events),
+            rnd=rounds,
             summary=f"{job.answer[:80]} (inferred)",
             extra={"inferred": "the model's final answer; what the app showed the user is not recorded"},
         )
-    if not out.hops:
+    if not out.hops:  # an exit code alone is not a recording
         raise NothingRecorded(", ".join(n for n, _ in recordings))
+    if failure is not None:
+        word, en, zh = failure
+        seen = "the failure the wire shows" if failed_at is not None else "the app's exit code"
+        out.add(
+            "error",
+            "app",
+            "user",
+            {"error": word, "message": en, "message_zh": zh},
+            step=Step.SHOW_ANSWER,
+            t_start_ms=t_last,
+            t_end_ms=t_last,
+            direction="error",
+            rnd=int(failed_at.spec.get("rnd") or 0) if failed_at is not None else rounds,
+            summary=f"{en} (inferred)",
+            extra={"inferred": f"{seen}, as the app would tell it; what the app showed the user is not recorded"},
+        )
     unmapped += job.notes
     unmapped.append(
         "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "
@@ -694,6 +805,9 @@ def merge_recordings(
         settings=imported.meta.settings if imported else {},
         started_at=dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if starts else "",
         answer=job.answer,
+        outcome="error" if failure is not None else "ok",
+        error=failure[1] if failure is not None else None,
+        error_zh=failure[2] if failure is not None else None,
         imported=ImportInfo(format="proxy-jsonl", file=", ".join(n for n, _ in recordings), unmapped=unmapped),
     )
     return finish(meta, out.hops, name)

@@ -4,8 +4,10 @@ crossed. `python -m flow proxy-model` stands in for an OpenAI-compatible API, `p
 server over Streamable HTTP.
 
 Headers go through to the upstream as the client sent them (its key, `Mcp-Session-Id`), minus those about this one
-connection; none that carries a secret is recorded, and a key's value is scrubbed from anything that is. Each
-exchange is bounded: its request body in size, the whole exchange by one deadline, what is recorded by the log's caps.
+connection, and the proxy adds none: it keeps no cookies and sends no credentials of its own. A secret header is
+recorded as `[redacted]` by the rule the app's traces use, and its value is scrubbed from anything that is. Each
+exchange is bounded: its request body in size, the request bodies held at once in all, the whole exchange (the request
+body's arrival in it) by one deadline, what is recorded by the log's caps.
 """
 
 from __future__ import annotations
@@ -14,16 +16,17 @@ import contextlib
 import errno
 import json
 import logging
-import re
 import signal
 import socket
 import sys
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from http.cookiejar import Cookie, CookieJar
 from types import FrameType
 from typing import Any, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx2
@@ -34,10 +37,12 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from flow.proxy.log import ProxyLog, excerpt, now
-from flow.trace.redact import SECRET_HEADERS, redact_url, url_secrets
+from flow.trace.redact import redact_headers, redact_text, redact_url, secret_header, url_secrets
 from flow.trace.summaries import amount_text
 
 MAX_REQUEST_BYTES = 32 << 20  # a request body: far above any chat request or JSON-RPC frame
+
+MAX_HELD_BYTES = 64 << 20  # the request bodies a proxy holds at once, being read or forwarded, in all
 
 TIMEOUT_S = 600.0  # one exchange, from the request to the answer's last byte
 
@@ -55,30 +60,58 @@ _HOP_BY_HOP = {
     "content-encoding",
 }
 
-_SECRET_NAME = re.compile(r"key|token|secret|auth|cookie|session|password|credential", re.IGNORECASE)
-
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
 
 
 def recordable_headers(headers: list[tuple[str, str]]) -> dict[str, str]:
-    """Headers as a recording may keep them: none whose name says it carries a secret (or a session)."""
-    return {k.lower(): v for k, v in headers if k.lower() not in SECRET_HEADERS and not _SECRET_NAME.search(k)}
+    """Headers as a recording may keep them: as the app's trace keeps them, a secret one's value `[redacted]`."""
+    return {k.lower(): v for k, v in redact_headers(headers).items()}
 
 
 def header_secrets(headers: list[tuple[str, str]]) -> list[str]:
     """The values of the secret headers a client sent, whole and without their scheme: scrubbed wherever echoed."""
     found = []
     for k, v in headers:
-        if k.lower() in SECRET_HEADERS or _SECRET_NAME.search(k):
+        if secret_header(k):
             found += [v, v.partition(" ")[2]] if " " in v else [v]
     return [s for s in found if len(s) >= 6]
 
 
 def json_or_text(data: bytes) -> Any:
+    """A body as a recording keeps it: its JSON, which the log redacts as a trace is, else its text, redacted here
+    (`api_key=…` in a form)."""
     try:
         return json.loads(data)
     except (ValueError, RecursionError):
-        return data.decode("utf-8", errors="replace")
+        return redact_text(data.decode("utf-8", errors="replace"))
+
+
+def _start(chunks: deque[bytes], limit: int) -> bytes:
+    """The first `limit` bytes of a body in chunks."""
+    kept = bytearray()
+    for chunk in chunks:
+        if len(kept) >= limit:
+            break
+        kept += chunk[: limit - len(kept)]
+    return bytes(kept)
+
+
+async def _sent_once(chunks: deque[bytes]) -> AsyncIterator[bytes]:
+    """A request body's chunks as they came, each let go once sent: the upstream's response, which keeps its request
+    while it streams, does not keep the body, which `Relay.held_bytes` no longer counts."""
+    while chunks:
+        yield chunks.popleft()
+
+
+class _NoCookies(CookieJar):
+    """The upstream client's cookie jar, which keeps none: a proxy passes each client's cookies on as they are, and
+    one client's `Set-Cookie` back to it alone, never to the next client."""
+
+    def set_cookie(self, cookie: Cookie) -> None:
+        pass
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        pass
 
 
 class Recording(Protocol):
@@ -86,7 +119,9 @@ class Recording(Protocol):
 
     log: ProxyLog
 
-    def request(self, n: int, request: Request, body: bytes, t: float) -> None: ...
+    def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
+        """`sent`: the headers as they went upstream (a client's secret ones already in the log's secrets); `body`:
+        the start of the body, at most the frame cap and one byte of its `size`."""
 
     def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None: ...
 
@@ -143,6 +178,8 @@ class Relay:
         transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         self.target, self.recording, self.timeout_s = target, recording, timeout_s
+        self.max_request_bytes, self.max_held_bytes = MAX_REQUEST_BYTES, MAX_HELD_BYTES
+        self.held_bytes = 0  # of the request bodies being read or forwarded now; one event loop changes it
         self._transport = transport
         self.exchanges = 0
         self.client: httpx2.AsyncClient | None = None
@@ -153,42 +190,80 @@ class Relay:
 
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
         timeout = httpx2.Timeout(self.timeout_s, connect=min(30.0, self.timeout_s))
-        async with httpx2.AsyncClient(timeout=timeout, transport=self._transport, follow_redirects=False) as client:
+        async with httpx2.AsyncClient(
+            timeout=timeout, transport=self._transport, follow_redirects=False, cookies=_NoCookies()
+        ) as client:
             self.client = client
             yield
 
     async def handle(self, request: Request) -> Response:
+        deadline = anyio.current_time() + self.timeout_s  # the exchange's one deadline: its request body comes in it
         url = self.target(request.url.path)
         if url is None:
             return _error(404, f"no route {request.url.path}: this proxy serves /v1/...")
         if request.url.query:
             url += ("&" if "?" in url else "?") + request.url.query
-        body = bytearray()
+        # Before anything is recorded: a key in a header or a query value may come back in any answer.
+        self.recording.log.add_secrets(header_secrets(request.headers.items()) + url_secrets(str(request.url)))
+        too_big = f"request body over {amount_text(self.max_request_bytes)}"
+        declared = request.headers.get("content-length", "")
+        if declared.isascii() and declared.isdigit() and int(declared) > self.max_request_bytes:
+            return self._refuse(request, 413, too_big, 0)
+        chunks: deque[bytes] = deque()
+        held = 0
         try:
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > MAX_REQUEST_BYTES:
-                    return _error(413, f"request body over {MAX_REQUEST_BYTES >> 20} MiB: not forwarded")
+            with anyio.CancelScope(deadline=deadline) as waiting:
+                async for chunk in request.stream():
+                    if held + len(chunk) > self.max_request_bytes:
+                        return self._refuse(request, 413, too_big, held)
+                    if self.held_bytes + len(chunk) > self.max_held_bytes:
+                        full = amount_text(self.max_held_bytes)
+                        why = f"the proxy holds as many request bodies at once as it may ({full} in all)"
+                        return self._refuse(request, 503, why, held, retry=True)
+                    if chunk:
+                        chunks.append(chunk)
+                        held += len(chunk)
+                        self.held_bytes += len(chunk)
+            if waiting.cancelled_caught:
+                return self._refuse(request, 408, f"the request body did not come within {self.timeout_s:g} s", held)
+            return await self._forward(request, url, chunks, held, deadline)
         except ClientDisconnect:  # nothing was forwarded, and there is no one to answer
-            self.recording.log.add_secrets(header_secrets(request.headers.items()))
-            self.recording.log.note(
-                f"{request.method} {request.url.path}: the client left before its request was complete "
-                f"({amount_text(len(body))} of it came): not forwarded",
-                now(),
-            )
+            self._note_refused(request, "the client left before its request was complete", held)
             return Response(status_code=400)
+        finally:
+            self.held_bytes -= held
+
+    def _note_refused(self, request: Request, why: str, came: int) -> None:
+        self.recording.log.note(
+            f"{request.method} {request.url.path}: {why} ({amount_text(came)} of it came): not forwarded", now()
+        )
+
+    def _refuse(self, request: Request, status: int, why: str, came: int, *, retry: bool = False) -> Response:
+        """An answer of the proxy's own to a request it does not forward, and its line in the recording. The rest of
+        the body is not read, so the connection closes after the answer."""
+        self._note_refused(request, why, came)
+        response = _error(status, f"{why}: not forwarded" + (", try again" if retry else ""))
+        response.headers["connection"] = "close"
+        if retry:
+            response.headers["retry-after"] = "1"
+        return response
+
+    async def _forward(self, request: Request, url: str, chunks: deque[bytes], size: int, deadline: float) -> Response:
         self.exchanges += 1
         n, rec = self.exchanges, self.recording
-        rec.request(n, request, bytes(body), now())
+        start = _start(chunks, rec.log.max_frame_bytes + 1)
         headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP]
         headers.append(("accept-encoding", "identity"))  # so that what is recorded is what is read
-        deadline = anyio.current_time() + self.timeout_s
+        if size:
+            headers.append(("content-length", str(size)))
+        # Built here, not by the client, which would add its own headers and cookies: the request goes as the client
+        # sent it, and the recording shows it as it went.
+        outgoing = httpx2.Request(request.method, url, headers=headers, content=_sent_once(chunks) if size else b"")
+        rec.request(n, request, outgoing.headers.multi_items(), start, size, now())
         assert self.client is not None
         try:
-            with anyio.fail_after(self.timeout_s):
-                upstream = await self.client.send(
-                    self.client.build_request(request.method, url, headers=headers, content=bytes(body)), stream=True
-                )
+            with anyio.fail_after(max(deadline - anyio.current_time(), 0)):
+                upstream = await self.client.send(outgoing, stream=True)
         except (httpx2.HTTPError, TimeoutError) as exc:
             what = "no answer in time" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
             rec.end(n, now(), f"the upstream could not be reached: {what}")
@@ -227,8 +302,9 @@ class Relay:
                     if len(body) <= cap:
                         body += chunk[: cap + 1 - len(body)]
                 yield chunk
-        except httpx2.HTTPError as exc:
+        except httpx2.HTTPError as exc:  # a reset, or a body shorter than its Content-Length
             error = f"the upstream's answer broke off: {type(exc).__name__}: {exc}"
+            cut = True
         finally:
             await upstream.aclose()
             t = now()
@@ -239,8 +315,8 @@ class Relay:
                 rec.body(n, bytes(body), size, t)
             rec.end(n, t, error)
         if cut:
-            # Ended as a cut connection ends, not as a complete answer: the client's HTTP library raises, where a
-            # normal end would hand it the partial answer as if it were all.
+            # Ended as a cut connection ends, whether the deadline or the upstream cut it, not as a complete answer:
+            # the client's HTTP library raises, where a normal end would hand it the partial answer as if it were all.
             raise AnswerCut(error)
 
 
@@ -276,9 +352,7 @@ class ModelRecording:
             return {"body_too_large": {"bytes": size, "limit_bytes": self.log.max_frame_bytes, "start": excerpt(data)}}
         return {"body": json_or_text(data)} if data else {}
 
-    def request(self, n: int, request: Request, body: bytes, t: float) -> None:
-        headers = request.headers.items()
-        self.log.add_secrets(header_secrets(headers))
+    def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
         self.log.entry(
             {
                 "exchange": n,
@@ -286,9 +360,9 @@ class ModelRecording:
                 "timestamp": t,
                 "method": request.method,
                 "path": redact_url(request.url.path + (f"?{request.url.query}" if request.url.query else "")),
-                "headers": recordable_headers(headers),
-                "bytes": len(body),
-                **self._body(body, len(body)),
+                "headers": recordable_headers(sent),
+                "bytes": size,
+                **self._body(body, size),
             }
         )
 
@@ -321,10 +395,9 @@ class McpRecording:
         self.log = log
         self._json: set[int] = set()  # exchanges whose answer is one JSON body
 
-    def request(self, n: int, request: Request, body: bytes, t: float) -> None:
-        self.log.add_secrets(header_secrets(request.headers.items()))
-        if body.strip():
-            self.log.frame("client_to_server", body.strip(), len(body.strip()), t)
+    def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
+        if frame := body.strip():
+            self.log.frame("client_to_server", frame, len(frame) + size - len(body), t)
 
     def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None:
         if status >= 400:  # what the transport says, not a frame: noted for the import to list
@@ -430,11 +503,23 @@ def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _upstream(url: str) -> str:
-    parts = urlsplit(url)
+def _upstream(url: str) -> tuple[str, str]:
+    """`--upstream` as the proxy reaches it: the URL without its query, and the query (`?api-version=…`), which goes
+    at the end of every request's URL, before the client's own. A URL with user-info is refused: the proxy passes on
+    the client's own `Authorization`, and never sends a credential of its own in its place; a fragment is never
+    sent, by any client."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = urlsplit("")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"--upstream {url!r}: give an http:// or https:// URL")
-    return url
+        raise ValueError(f"--upstream {redact_url(url)!r}: give an http:// or https:// URL")
+    if "@" in parts.netloc:
+        raise ValueError(
+            f"--upstream {redact_url(url)!r}: the URL holds a user name or password, which the proxy does not send: "
+            "the client's own credentials go through it (Authorization), so give them to the client"
+        )
+    return urlunsplit(parts._replace(query="", fragment="")), parts.query
 
 
 def model_proxy(
@@ -446,15 +531,19 @@ def model_proxy(
     transport: httpx2.AsyncBaseTransport | None = None,
 ) -> Served:
     """An OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1 whose every request goes to `upstream` (a base URL,
-    e.g. https://api.openai.com/v1): /v1/chat/completions to {upstream}/chat/completions."""
-    base = _upstream(upstream).rstrip("/")
+    e.g. https://api.openai.com/v1): /v1/chat/completions to {upstream}/chat/completions, with the upstream's query
+    after that path."""
+    base, query = _upstream(upstream)
+    base = base.rstrip("/")
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    header = {"transport": "model-http", "upstream": redact_url(base), "listen": local}
-    log = _recording(sock, out, header, url_secrets(base))
+    header = {"transport": "model-http", "upstream": redact_url(upstream), "listen": local}
+    log = _recording(sock, out, header, url_secrets(upstream))
 
     def target(path: str) -> str | None:
-        return base + path[3:] if path == "/v1" or path.startswith("/v1/") else None
+        if path != "/v1" and not path.startswith("/v1/"):
+            return None
+        return base + path[3:] + (f"?{query}" if query else "")
 
     return Served(Relay(target, ModelRecording(log), timeout_s=timeout_s, transport=transport), sock, local)
 
@@ -468,9 +557,10 @@ def mcp_http_proxy(
     transport: httpx2.AsyncBaseTransport | None = None,
 ) -> Served:
     """A Streamable HTTP endpoint at http://127.0.0.1:PORT/mcp whose every request goes to the MCP server's URL."""
-    url = _upstream(upstream)
+    base, query = _upstream(upstream)
+    url = base + (f"?{query}" if query else "")
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    header = {"transport": "streamable-http", "upstream": redact_url(url), "listen": local}
-    log = _recording(sock, out, header, url_secrets(url))
+    header = {"transport": "streamable-http", "upstream": redact_url(upstream), "listen": local}
+    log = _recording(sock, out, header, url_secrets(upstream))
     return Served(Relay(lambda path: url, McpRecording(log), timeout_s=timeout_s, transport=transport), sock, local)

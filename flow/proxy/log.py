@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from flow.trace.redact import redact, secret_values
+from flow.trace.redact import redact, redact_text, secret_values
 from flow.trace.writes import unwritable
 
 LOG_VERSION = 1
@@ -57,7 +57,9 @@ def create_recording(path: Path) -> tuple[Path, TextIO]:
 
 
 def excerpt(data: bytes) -> str:
-    text = data[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")
+    """The start of a line or body too long or too broken to record as JSON, a secret field's value scrubbed from it
+    (`"api_key": "…"`) as from JSON; a value cut short at its end is scrubbed to there."""
+    text = redact_text(data[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace"))
     return text[:EXCERPT_CHARS] + ("…" if len(text) > EXCERPT_CHARS or len(data) > EXCERPT_CHARS * 4 else "")
 
 

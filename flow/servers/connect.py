@@ -9,9 +9,12 @@ which JSON-RPC answers really arrived (the SDK makes up an error frame when none
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
+import struct
 import tempfile
+import termios
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,7 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from flow.capture.mcp import MAX_FRAME_BYTES, SSE_EVENT_SLACK, FrameTap, McpHttpTap, TappedTransport
 from flow.capture.recorder import Recorder
 from flow.servers.memory import MemoryTransport
-from flow.servers.spec import SERVER_TOKEN_ENV, Era, ServerSpec, reap_leftovers
+from flow.servers.spec import SERVER_TOKEN_ENV, Era, ServerSpec, pids_marked, reap_leftovers
 from flow.text.errors import FlowError, Note, ServerFault, ServerHttpError
 from flow.trace.factory import APP_NAME
 from flow.trace.redact import redact_url
@@ -78,6 +81,7 @@ async def connect(
             params = params.model_copy(update={"env": {**(params.env or {}), SERVER_TOKEN_ENV: token}})
             recorder.add_secret(token)
             inner = stdio_client(params, errlog=err)
+            tap.unread_bytes = lambda: stdout_backlog(token)
             files.callback(reap_leftovers, token)
         client = Client(
             TappedTransport(inner, tap),
@@ -90,7 +94,13 @@ async def connect(
         try:
             async with client:
                 entered = True
-                yield client, tap, err
+                try:
+                    yield client, tap, err
+                except Exception as exc:
+                    if _timed_out(leaf_exception(exc)) and tap.unanswered:
+                        unread = tap.unread_bytes()  # now, while the server and its pipe are still there
+                        tap.unread_bytes = lambda: unread
+                    raise
         except Exception as exc:
             leaf = leaf_exception(exc)
             if tap.fault is None and not entered and err is not None and not _timed_out(leaf):
@@ -120,8 +130,7 @@ def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: 
         return None
     method = tap.unanswered[0]
     if _timed_out(exc):
-        fault = ServerFault("server_silent", method=method, timeout_s=timeout_s)
-        payload: dict[str, Any] = {"error": "timeout", "method": method, "timeout_s": timeout_s}
+        fault, payload = timed_out(method, timeout_s, tap.unread_bytes())
     elif isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED and tap.stopped is not None:
         fault = ServerFault("server_stopped", method=method, said=tap.stopped)
         payload = {"error": "connection closed", "method": method, "server_raised": tap.stopped}
@@ -135,6 +144,36 @@ def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: 
         payload["server_stderr"] = server_stderr_tail(err)
     tap.record_fault(fault, payload)
     return fault
+
+
+def timed_out(method: str, timeout_s: float, unread: int | None) -> tuple[ServerFault, dict[str, Any]]:
+    """A request unanswered at its timeout: silence, or an answer the server had begun to send (bytes of it were
+    still waiting to be read), which a large answer over stdio is: what the user is told, and what the hop keeps."""
+    payload: dict[str, Any] = {"error": "timeout", "method": method, "timeout_s": timeout_s}
+    if unread:
+        payload.update(answering=True, unread_bytes=unread)
+        return ServerFault("server_slow_answer", method=method, timeout_s=timeout_s), payload
+    return ServerFault("server_silent", method=method, timeout_s=timeout_s), payload
+
+
+def stdout_backlog(token: str) -> int | None:
+    """How many bytes a stdio server (the processes marked by `token`) has written to its stdout that this process
+    has not read yet, as the kernel counts them in the pipe; None where that cannot be told (no /proc)."""
+    pipes = set()
+    for pid in pids_marked(token):
+        with contextlib.suppress(OSError):
+            link = os.readlink(f"/proc/{pid}/fd/1")
+            if link.startswith("pipe:"):
+                pipes.add(link)
+    if not pipes:
+        return None
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/self/fd/{name}") in pipes:  # the read end the client holds
+                    waiting = fcntl.ioctl(int(name), termios.FIONREAD, b"\0\0\0\0")
+                    return int(struct.unpack("i", waiting)[0])
+    return None
 
 
 class ServerStartError(FlowError):

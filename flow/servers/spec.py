@@ -133,7 +133,7 @@ class ServerSpec:
         )
 
 
-def _pids_marked(token: str) -> list[int]:
+def pids_marked(token: str) -> list[int]:
     """Processes whose environment carries this token: a stdio server and whatever it started."""
     marker = f"{SERVER_TOKEN_ENV}={token}".encode()
     found = []
@@ -158,7 +158,7 @@ def reap_leftovers(token: str) -> list[int]:
     the server's environment. Returns the pids it killed."""
     killed: list[int] = []
     for _ in range(5):  # again, until none is left: one may have been forking while we looked
-        marked = [pid for pid in _pids_marked(token) if pid not in killed]
+        marked = [pid for pid in pids_marked(token) if pid not in killed]
         if not marked:
             break
         for pid in marked:

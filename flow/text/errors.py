@@ -15,6 +15,7 @@ ErrorCode = Literal[
     "server_said",
     "server_cannot_start",
     "server_silent",
+    "server_slow_answer",
     "server_closed",
     "server_closed_http",
     "server_stopped",
@@ -41,6 +42,7 @@ ErrorCode = Literal[
     "model_too_large",
     "model_unreachable",
     "model_stream_error",
+    "model_bad_url",
     # an answer the app cannot read
     "event_not_json",
     "body_not_json",
@@ -57,6 +59,7 @@ ErrorCode = Literal[
     "chunk_content_not_text",
     "chunk_calls_not_list",
     "stream_empty",
+    "streamed_tools_unsupported",
     "stream_truncated",
     # the run itself
     "mcp_only",
@@ -120,9 +123,16 @@ _STATUS_HINTS: dict[int, tuple[str, str]] = {
 
 
 def _model_http_en(
-    status: int, detail: str, option: str | None = None, more_lines: int = 0, suspects: tuple[str, ...] = ()
+    status: int,
+    detail: str,
+    option: str | None = None,
+    more_lines: int = 0,
+    suspects: tuple[str, ...] = (),
+    refused: bool = False,
 ) -> str:
     hint = _STATUS_HINTS.get(status, ("", ""))[0]
+    if refused:  # a 5xx whose body is a validator's: the request must change, waiting does not help
+        hint = "the server refused the request itself: sent again unchanged, it fails the same way"
     if option:
         hint = (
             f"this provider does not accept the request option `{option}`: drop it ({OPTION_HINTS[option][0]}) "
@@ -140,9 +150,16 @@ def _model_http_en(
 
 
 def _model_http_zh(
-    status: int, detail: str, option: str | None = None, more_lines: int = 0, suspects: tuple[str, ...] = ()
+    status: int,
+    detail: str,
+    option: str | None = None,
+    more_lines: int = 0,
+    suspects: tuple[str, ...] = (),
+    refused: bool = False,
 ) -> str:
     hint = _STATUS_HINTS.get(status, ("", ""))[1]
+    if refused:  # a 5xx whose body is a validator's: the request must change, waiting does not help
+        hint = "服务器拒绝的是这个请求本身：原样重发只会以同样的方式失败"
     if option:
         hint = f"这个服务商不接受请求参数 `{option}`：请去掉它（{OPTION_HINTS[option][1]}）后重试"
     if not detail:
@@ -205,6 +222,49 @@ def _model_too_large_zh(limit_bytes: int, wire_bytes: int, packed: bool) -> str:
     )
 
 
+# Why a base URL cannot be used, by the problem `flow.engine.model.check_base_url` found.
+_URL_PROBLEMS: dict[str, tuple[str, str]] = {
+    "scheme": ("only http:// and https:// URLs are supported", "只支持 http:// 和 https:// 地址"),
+    "host": ("it names no host", "其中没有主机名"),
+    "bracket": (
+        "its host is in brackets but is not an IPv6 address",
+        "其主机名写在方括号中，却不是 IPv6 地址",
+    ),
+    "port": ("its port is not a number from 0 to 65535", "其端口不是 0 到 65535 之间的数字"),
+    "characters": (
+        "it holds spaces, control characters or backslashes",
+        "其中含有空格、控制字符或反斜杠",
+    ),
+}
+
+
+# Where a run is about to send its model requests, said in one line before the first one goes.
+SENDING_TO: dict[Lang, dict[str, str]] = {
+    "en": {
+        "openai": "sending the model requests to {base_url} (model {name}, {key})",
+        "key": "with an API key",
+        "no_key": "with no API key",
+        "offline": "the offline {backend} model answers (model {name}): no request leaves this machine",
+    },
+    "zh": {
+        "openai": "模型请求将发往 {base_url}（模型 {name}，{key}）",
+        "key": "带 API Key",
+        "no_key": "不带 API Key",
+        "offline": "由离线的 {backend} 模型回答（模型 {name}）：没有请求会离开这台机器",
+    },
+}
+
+
+def sending_line(described: dict[str, Any], lang: Lang) -> str:
+    """Where a run's model requests go, from `ModelConfig.describe()`: a provider's endpoint, or nowhere."""
+    words = SENDING_TO[lang]
+    backend, name = described.get("backend"), described.get("name")
+    if backend != "openai":
+        return words["offline"].format(backend=backend, name=name)
+    key = words["key"] if described.get("key_status") == "set" else words["no_key"]
+    return words["openai"].format(base_url=described.get("base_url"), name=name, key=key)
+
+
 def _unreadable(en: str, zh: str) -> tuple[Template, Template]:
     return "the model endpoint's answer cannot be read: " + en, "模型接口的回答无法读取：" + zh
 
@@ -223,6 +283,13 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     "server_silent": (
         "the MCP server did not answer {method} within {timeout_s:g} s",
         "MCP 服务器在 {timeout_s:g} 秒内没有回答 {method}",
+    ),
+    "server_slow_answer": (
+        "the MCP server began answering {method}, but its answer was still arriving after {timeout_s:g} s (a large "
+        "answer is slow to read over stdio: allow more time, run's --mcp-timeout or call's --timeout, or have the "
+        "tool return less)",
+        "MCP 服务器已开始回答 {method}，但 {timeout_s:g} 秒后回答仍未传完（很大的回答经 stdio 读取很慢："
+        "请放宽时限，即 run 的 --mcp-timeout 或 call 的 --timeout，或让工具返回更少的内容）",
     ),
     "server_closed": (
         lambda method, said="": (
@@ -313,6 +380,10 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "the model endpoint reported an error in its answer: {message}",
         "模型接口在回答中报告了错误：{message}",
     ),
+    "model_bad_url": (
+        lambda url, problem: f"the model endpoint's base URL {url} cannot be used: {_URL_PROBLEMS[problem][0]}",
+        lambda url, problem: f"模型接口的 Base URL {url} 无法使用：{_URL_PROBLEMS[problem][1]}",
+    ),
     "event_not_json": _unreadable("a streamed event is not JSON: {excerpt}", "流式事件不是 JSON：{excerpt}"),
     "body_not_json": _unreadable("the body is not JSON: {excerpt}", "正文不是 JSON：{excerpt}"),
     "body_not_object": _unreadable(
@@ -344,6 +415,13 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     "stream_empty": (
         "the model's stream ended without any data (only keep-alive comments, or nothing at all)",
         "模型的流式回答没有任何数据就结束了（只有保活注释，或者什么都没有）",
+    ),
+    # said after stream_empty when the request offered tools: what llama-cpp-python does ("Automatic streaming tool
+    # choice is not supported", in its own log only)
+    "streamed_tools_unsupported": (
+        "; some servers (llama-cpp-python) answer a streamed request that offers tools this way: try without "
+        "streaming (leave out --stream)",
+        "；有些服务器（llama-cpp-python）对带工具的流式请求就是这样回答的：请关闭流式后重试（去掉 --stream）",
     ),
     "stream_truncated": (
         lambda chunks, chars: (
@@ -419,3 +497,5 @@ class ModelLimitError(FlowError):
 
 class MalformedResponse(FlowError):
     """The model endpoint answered, but not with a chat completion the app can read."""
+
+    recorded = False  # whether its llm.error hop is already in the trace (the tap, which saw the wire, wrote it)

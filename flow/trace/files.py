@@ -389,7 +389,9 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
         reported = hop.source == "mcp_server" and hop.jsonrpc_id is not None
         if hop.kind in _NEEDS_TOOL_CALL_ID and not hop.tool_call_id and not reported:
             problems.append(f"hops[{i}].tool_call_id: missing")
-        if hop.kind in _NEEDS_JSONRPC_ID and hop.jsonrpc_id is None:
+        # An answer whose own frame says "id": null (a server that could not read the request's id) has none to carry.
+        said_null = hop.kind == "mcp.response" and isinstance(hop.payload, dict) and hop.payload.get("id", 0) is None
+        if hop.kind in _NEEDS_JSONRPC_ID and hop.jsonrpc_id is None and not said_null:
             problems.append(f"hops[{i}].jsonrpc_id: missing")
         if hop.t_end_ms < hop.t_start_ms:
             problems.append(f"hops[{i}].t_end_ms: before t_start_ms")

@@ -307,6 +307,7 @@ ToolResultPayload = TypedDict(
         "isError": bool,  # direct mode, and a server's report: whether it raised
         "raised": RaisedError,  # a server's report: what the function raised
         "tool_message_content": str,  # the text the role "tool" message carries to the model
+        "tool_message_parts": list[Json],  # its content parts, when it was sent as a list of them
         "reported_by": Literal["mcp_server"],  # tool → MCP server: the server's own report, not a wire frame
         "server_clock": ServerClock,
         "value_clipped_bytes": int,  # the server reported only the start of a long value

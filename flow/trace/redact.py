@@ -14,6 +14,16 @@ REDACTED = "[redacted]"
 SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "api-key", "x-api-key"}
 
 
+# A header whose name holds one of these carries a credential or a session, whatever it is called (`X-Custom-Pass`,
+# `X-Goog-Api-Key`, `Mcp-Session-Id`): a header is not a payload field, and its names follow no convention.
+_SECRET_HEADER_PART = re.compile(r"key|token|secret|auth|cookie|session|pass|pwd|credential|signature", re.IGNORECASE)
+
+
+# A challenge names what a server asks for (a realm, its resource metadata), never a credential; a rate limit
+# (`x-ratelimit-remaining-tokens`) counts tokens, it carries none.
+_PUBLIC_HEADER = re.compile(r"^(?:www|proxy)-authenticate$|ratelimit")
+
+
 # Field names whose string values are secrets, wherever they appear in a payload.
 _SECRET_FIELDS = (
     r"api[_-]?key|authorization|password|secret|client[_-]secret|(?:access|refresh|id|bearer)[_-]?token|cookie"
@@ -174,8 +184,33 @@ def redacted_environment(
     return [[k, v if k in visible else REDACTED] for k, v in pairs], [v for k, v in pairs if k not in visible]
 
 
+def secret_header(name: str) -> bool:
+    """A header whose value no trace or recording keeps: the one rule for the app's traces and the proxies'."""
+    lowered = name.lower()
+    if lowered in SECRET_HEADERS:
+        return True
+    return _SECRET_HEADER_PART.search(lowered) is not None and _PUBLIC_HEADER.search(lowered) is None
+
+
 def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
-    return {k: (REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers}
+    return {k: (REDACTED if secret_header(k) else v) for k, v in headers}
+
+
+_SECRET_FIELD_IN_TEXT = re.compile(
+    rf'(?P<json>"(?:{_SECRET_FIELDS})"\s*:\s*")(?:[^"\\]|\\.)+"?|(?P<form>(?<![\w.-])(?:{_SECRET_FIELDS})=)[^&\s"]+',
+    re.IGNORECASE,
+)
+
+
+def redact_text(text: str) -> str:
+    """Text that is not a JSON value (a form body, the start of a line too long or too broken to parse) with the
+    values of fields named like secrets replaced, as `redact` replaces them in JSON: `"api_key": "…"`, `api_key=…`.
+    A value the text cuts short is replaced to the text's end."""
+    if "=" not in text and '"' not in text:
+        return text
+    return _SECRET_FIELD_IN_TEXT.sub(
+        lambda m: f'{m["json"]}{REDACTED}"' if m["json"] else f"{m['form']}{REDACTED}", text
+    )
 
 
 def needs_redaction(wire: bytes, secrets: Iterable[bytes]) -> bool:

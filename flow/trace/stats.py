@@ -5,12 +5,24 @@ from __future__ import annotations
 import math
 import re
 
-from flow.trace.model import Hop, Stats
+from flow.trace.model import Hop, Stats, as_dict
 from flow.trace.steps import Step
+
+RETRY_HEADER = "x-stainless-retry-count"  # the openai SDK numbers the attempts of one call: 0, 1, ...
+
+
+def retry_number(headers: object) -> int:
+    """Which retry of its call a request is, as its headers number it (the openai SDK's); 0 for a first attempt."""
+    for key, value in as_dict(headers).items():
+        if str(key).lower() == RETRY_HEADER:
+            text = str(value).strip()
+            return int(text) if text.isascii() and text.isdigit() and len(text) < 6 else 0
+    return 0
 
 
 def model_calls(hops: list[Hop]) -> int:
-    return sum(h.kind == "llm.request" for h in hops)
+    """The model calls the app made: a request the SDK sent again (its retry) is the same call."""
+    return sum(h.kind == "llm.request" and not retry_number(as_dict(h.payload).get("headers")) for h in hops)
 
 
 def tool_calls(hops: list[Hop]) -> int:

@@ -467,11 +467,14 @@ def _chunk_text(hop: Hop, lang: Lang) -> str:
     calls = delta.get("tool_calls")
     if isinstance(calls, list) and calls:
         fn = _dict(_dict(calls[0]).get("function"))
-        if fn.get("name"):
+        # Whether a delta starts a call is the stream's memory (flow.trace.stream), which the summary states: a name
+        # sent again in every delta starts nothing.
+        if fn.get("name") and re.match(r"chunk \d+: tool_call .* starts", hop.summary):
             return _w("chunk", lang, n=n, what=_w("chunk_name", lang, name=fn["name"]))
         return _w("chunk", lang, n=n, what=f"arguments += {fn.get('arguments', '')!r}")
-    if delta.get("content"):
-        return _w("chunk", lang, n=n, what=f"content += {delta['content']!r}")
+    content = delta.get("content")
+    if isinstance(content, str) and (content or not delta.get("role")):
+        return _w("chunk", lang, n=n, what=f"content += {content!r}")
     return _w("chunk", lang, n=n, what=f"role {delta.get('role', '')}".strip())
 
 

@@ -399,6 +399,11 @@ def _assembled(p: dict[str, Any]) -> Situation | None:
     return _situation("assembled.content", content=value(message.get("content")), finish=finish)
 
 
+# What a server says when it refused the request itself, whatever status it gave (llama-cpp-python: 500 for
+# FastAPI's validation errors): then the request is what must change, and sending it again fails the same way.
+_REFUSED = re.compile(r"\bvalidation errors?\b|\bInput should be\b|\bField required\b|\binvalid_request_error\b")
+
+
 def _model_error(p: dict[str, Any]) -> Situation | None:
     status = p.get("status")
     if isinstance(status, int) and not isinstance(status, bool):
@@ -406,7 +411,8 @@ def _model_error(p: dict[str, Any]) -> Situation | None:
         message = value(err.get("message")) or ""
         key = {401: "model.401", 403: "model.401", 404: "model.404", 429: "model.429"}.get(status)
         if key is None and 500 <= status <= 599:
-            key = "model.5xx"
+            refused = _REFUSED.search(message) or err.get("type") == "invalid_request_error"
+            key = "model.5xx.refused" if refused else "model.5xx"
         if key is not None and message:
             return _situation(key, status=value(status), message=message)
         return _situation("model.status", status=value(status))

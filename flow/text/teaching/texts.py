@@ -532,6 +532,13 @@ _END: Texts = {
         "request a little later may succeed.",
         "zh": "HTTP {status}：服务商自身出了错（“{message}”）。请求本身可能没有问题，过一会儿重发同样的请求也许就能成功。",
     },
+    "model.5xx.refused": {
+        "en": "HTTP {status}, yet the provider's own words (“{message}”) say it refused this request: its validator "
+        "rejected a field, and some servers report that as a failure of their own. Sent again unchanged, the "
+        "request fails the same way; the field it names is what must change.",
+        "zh": "HTTP {status}，但服务商自己的说明（“{message}”）表明它拒绝了这个请求：它的校验器拒收了某个字段，"
+        "有些服务器把这种情况报告成自身的错误。原样重发只会以同样的方式失败；需要改的是它指出的那个字段。",
+    },
     "model.status": {
         "en": "HTTP {status} from the model endpoint, with no answer to use. The body is recorded as it came, and "
         "the run stops here.",
