@@ -533,3 +533,18 @@ def test_the_run_page_says_before_sending_what_the_preset_is_known_to_do_with_th
     assert adapt.value is True  # by default the app sends what every compatible server accepts
     adapt.uncheck().run()
     assert any(refused in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("url", ["https://[evil]/v1", "ftp://example.com/v1", "https://example.com:99999/v1"])
+def test_a_base_url_no_request_can_go_to_is_one_line_on_the_run_page_and_nothing_runs(url, lang):
+    at = provider_page(OPENAI, url, lang=lang, typed_key=VISITOR_KEY)
+    assert not at.exception
+    [error] = at.error
+    assert "\n" not in error.value and ("base URL" in error.value if lang == "en" else "URL" in error.value)
+    assert not re.search(r"(?<!\\)[\[\]<>]", error.value)  # the URL quoted as text
+    assert at.button(key="run").disabled
+    run = at.button(key="run")
+    run.proto.disabled = False  # a crafted client presses it anyway: still one line, no run, no page error
+    run.click().run()
+    assert not at.exception and at.session_state["app"].runs == 0
