@@ -132,6 +132,7 @@ with left:
     # What the scripted model and the context offer: the demo server (listed in memory), or the chosen one.
     server_spec = ServerSpec(transport="memory")
     bad_command = False
+    bad_url: str | None = None  # why the typed base URL cannot be used, in the page's language
     if mode == "mcp" and server_name == TYPED:
         try:
             server_spec = ServerSpec(
@@ -182,6 +183,11 @@ with left:
         key = key_for(preset, base_url, typed_key)
         if key.withheld:
             st.warning(t("key_withheld", lang, env=key.withheld), icon=":material/key_off:")
+        try:  # a URL no request can go to is one line here, and the run waits for one that can
+            flow.check_base_url(base_url)
+        except flow.FlowError as exc:
+            bad_url = exc.line(lang)
+            st.error(plain(bad_url), icon=":material/error:")
 with right:
     with st.expander(t("options", lang), expanded=True):
         choice = remembered(
@@ -280,12 +286,10 @@ missing_key = backend == "provider" and preset is not None and preset.needs_key 
 if missing_key and not key.withheld:  # a withheld key has said why already
     st.warning(t("no_key", lang, env=key_env) if key_env else t("no_key_typed", lang))
 
-if run_slot.button(
-    t("run_button", lang),
-    type="primary",
-    disabled=missing_key or script is None or bad_command or not question.strip(),
-    key="run",
-    width="stretch",
+blocked = missing_key or script is None or bad_command or bad_url is not None or not question.strip()
+# A crafted client can press a disabled button (the server does not check): a URL that cannot be used still runs nothing.
+if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key="run", width="stretch") and (
+    bad_url is None
 ):
     options = flow.RunOptions.build(
         server=server_spec,

@@ -14,8 +14,19 @@ import streamlit as st
 import flow
 from ui import rooms
 from ui.i18n import t
-from ui.state import add_upload, all_traces, state
-from ui.trace_viewer import add_questions, bundle_text, questions, reclaimed_room, reported_hop, trace_viewer
+from ui.state import UPLOAD_LIMIT_MB, add_upload, all_traces, state
+from ui.text import plain
+from ui.trace_viewer import (
+    add_questions,
+    bundle_text,
+    part_at,
+    part_item,
+    parts,
+    questions,
+    reclaimed_room,
+    reported_hop,
+    trace_viewer,
+)
 from ui.view import downloads, picker, remembered
 
 app = state()
@@ -49,10 +60,21 @@ def url_index() -> int | None:
 
 
 def on_hop() -> None:
-    """The viewer moved: remember where, for the other pages and the URL."""
-    hop = reported_hop(all_traces(app)[app.step_key])
+    """The viewer moved (within the part it holds): remember where, for the other pages and the URL."""
+    item = all_traces(app)[app.step_key]
+    part = part_at(item, app.index)
+    hop = reported_hop(part_item(item, part))
     if hop is not None:
-        go(hop - 1)
+        go(part.start + hop - 1)
+        st.query_params["hop"] = str(app.index + 1)
+
+
+def on_part() -> None:
+    """Another part chosen: the viewer opens at its first hop."""
+    chosen = st.session_state.get(f"step_part_{lang}")
+    found = parts(all_traces(app)[app.step_key])
+    if isinstance(chosen, int) and 0 <= chosen < len(found):
+        go(found[chosen].start)
         st.query_params["hop"] = str(app.index + 1)
 
 
@@ -79,7 +101,9 @@ with st.sidebar:
         current = app.step_key if app.step_key in samples else samples[0]
         choose(picker(app, t("source_sample", lang), current, key="step_sample"))
     elif source == "upload":
-        uploaded = st.file_uploader(t("upload", lang), type=["json", "jsonl"], key="step_upload")
+        uploaded = st.file_uploader(
+            t("upload", lang), type=["json", "jsonl"], key="step_upload", max_upload_size=UPLOAD_LIMIT_MB
+        )
         if uploaded is not None:
             try:
                 item = add_upload(app, uploaded.name, uploaded.getvalue())
@@ -89,7 +113,7 @@ with st.sidebar:
                 app.upload_error = str(exc)
         if app.upload_error:
             st.error(
-                f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error,
+                plain(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error),
                 icon=":material/error:",
             )
     elif app.last_run is None:
@@ -107,6 +131,25 @@ if not item.trace.hops:  # a file may hold none (a listing that failed at once):
     st.stop()
 app.index = max(0, min(app.index, len(item.trace.hops) - 1))
 
+# A trace longer than one diagram, or holding more data than a browser takes in one message, is viewed a part at a
+# time; the page says so in one line.
+found_parts = parts(item)
+part = part_at(item, app.index)
+if len(found_parts) > 1:
+    with st.sidebar:
+        st.divider()
+        most = max(len(p) for p in found_parts)
+        st.caption(t("parts_note", lang, hops=len(item.trace.hops), parts=len(found_parts), most=most))
+        st.session_state[f"step_part_{lang}"] = found_parts.index(part)
+        st.selectbox(
+            t("part", lang),
+            range(len(found_parts)),
+            key=f"step_part_{lang}",
+            on_change=on_part,
+            format_func=lambda k: t("part_hops", lang, first=found_parts[k].start + 1, last=found_parts[k].stop),
+        )
+view = part_item(item, part)
+
 # The lesson: questions (predict, then reveal) and the restaurant captions, for a teacher to turn on.
 with st.sidebar:
     st.divider()
@@ -120,14 +163,14 @@ with st.sidebar:
                 app.questions_error = str(exc)
         if app.questions_error:
             st.error(
-                f"{t('questions_failed', lang)}：{app.questions_error}" if lang == "zh" else app.questions_error,
+                plain(f"{t('questions_failed', lang)}：{app.questions_error}" if lang == "zh" else app.questions_error),
                 icon=":material/error:",
             )
     try:
         found = questions(app, item)
     except flow.QuestionsError as exc:
         found = {}
-        st.error(exc, icon=":material/error:")
+        st.error(plain(exc), icon=":material/error:")
     # Keyed by language, the value from the app state: a language switch keeps what the teacher chose. The state
     # is seeded, never passed as `value` too: a room taken back sets these keys, and a widget given both logs a
     # warning with its stack.
@@ -140,7 +183,7 @@ with st.sidebar:
 
 # A classroom room: students' screens follow this viewer (ui/rooms.py, flow's room routes in serve.py).
 def bundles() -> dict[str, str]:
-    return {code: bundle_text(item, code, found) for code in ("zh", "en")}
+    return {code: bundle_text(view, code, found) for code in ("zh", "en")}
 
 
 def refused(exc: flow.RoomError) -> None:
@@ -149,7 +192,7 @@ def refused(exc: flow.RoomError) -> None:
 
 def present() -> None:
     try:
-        rooms.present(app, item, bundles(), found)
+        rooms.present(app, view, bundles(), found)
         app.room_error = None
     except flow.RoomError as exc:
         refused(exc)
@@ -159,22 +202,22 @@ def reclaim() -> None:
     """The viewer of a page that reloaded hands over the room its tab presented: take it back if it is still open,
     with the lesson toggles the class last saw."""
     try:
-        view = rooms.reclaim(app, reclaimed_room(), item, bundles(), found)
+        taken = rooms.reclaim(app, reclaimed_room(), view, bundles(), found)
     except flow.RoomError as exc:
         refused(exc)
         return
-    if view is not None:  # the toggles are widgets: their own state, set before they are drawn again
-        st.session_state[f"step_quiz_{lang}"] = view.quiz
-        st.session_state[f"step_captions_{lang}"] = view.captions
+    if taken is not None:  # the toggles are widgets: their own state, set before they are drawn again
+        st.session_state[f"step_quiz_{lang}"] = taken.quiz
+        st.session_state[f"step_captions_{lang}"] = taken.captions
 
 
 with st.sidebar:
     st.divider()
     st.markdown(f"**{t('room_head', lang)}**")
     room = rooms.live(app)
-    if room is not None and room.trace_key != item.key:
+    if room is not None and room.trace_key != view.key:
         try:  # the page shows another trace: the room follows it, same link, a new round
-            room = rooms.follow_page(app, room, item, bundles(), found)
+            room = rooms.follow_page(app, room, view, bundles(), found)
             st.caption(t("room_follows", lang))
         except flow.RoomError as exc:
             refused(exc)
@@ -190,7 +233,7 @@ with st.sidebar:
         )
     if app.room_error:
         st.error(
-            f"{t('room_failed', lang)}：{app.room_error}" if lang == "zh" else app.room_error,
+            plain(f"{t('room_failed', lang)}：{app.room_error}" if lang == "zh" else app.room_error),
             icon=":material/error:",
         )
     if room is not None:
@@ -212,15 +255,15 @@ def stepper(start: int) -> None:
     if rooms.live(app) != room:
         st.rerun(scope="app")  # a room taken back after a reload: the sidebar shows it too
     trace_viewer(
-        item,
+        view,
         lang,
-        start=start,
+        start=start - part.start,
         on_hop=on_hop,
         on_room=reclaim,
         found=found,
         quiz=app.quiz,
         captions=app.captions,
-        room=rooms.viewer_room(room, item),
+        room=rooms.viewer_room(room, view),
     )
 
 

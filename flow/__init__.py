@@ -45,7 +45,15 @@ if TYPE_CHECKING:
     from flow.views.html import to_html
     from flow.views.labels import short_label
     from flow.views.table import focus_view, hop_dataframe, hop_rows, hop_table, summary_line
-    from flow.views.viewer import bundle_json, trace_digest, viewer_bundle, viewer_css, viewer_js
+    from flow.views.viewer import (
+        bundle_json,
+        part_trace,
+        trace_digest,
+        viewer_bundle,
+        viewer_css,
+        viewer_js,
+        viewer_parts,
+    )
     from flow.warm import WarmSession
 
 _HOME = {
@@ -91,7 +99,10 @@ _HOME = {
     "to_html": "flow.views.html",
     "short_label": "flow.views.labels",
     **dict.fromkeys(("focus_view", "hop_dataframe", "hop_rows", "hop_table", "summary_line"), "flow.views.table"),
-    **dict.fromkeys(("bundle_json", "trace_digest", "viewer_bundle", "viewer_css", "viewer_js"), "flow.views.viewer"),
+    **dict.fromkeys(
+        ("bundle_json", "part_trace", "trace_digest", "viewer_bundle", "viewer_css", "viewer_js", "viewer_parts"),
+        "flow.views.viewer",
+    ),
     "WarmSession": "flow.warm",
 }
 
@@ -163,6 +174,7 @@ __all__ = [
     "overview_dot",
     "parse_script",
     "parse_trace",
+    "part_trace",
     "per_phase_ms",
     "per_step",
     "point",
@@ -190,4 +202,5 @@ __all__ = [
     "viewer_bundle",
     "viewer_css",
     "viewer_js",
+    "viewer_parts",
 ]

@@ -432,3 +432,31 @@ def test_a_scripted_run_against_a_third_party_server_from_the_app(monkeypatch):
     assert trace.meta.server["name"] == "mcp-time" and trace.meta.server["era"] == "modern"
     result = next(h for h in trace.hops if h.kind == "tool.result")
     assert json.loads(result.payload["tool_message_content"])["timezone"] == "Asia/Shanghai"
+
+
+def test_a_trace_longer_than_the_viewer_holds_is_stepped_a_part_at_a_time():
+    from flow.samples import synthetic_trace
+    from flow.trace.files import trace_text
+    from flow.views.viewer import PART_HOPS
+
+    hops = 2 * PART_HOPS + 500
+    at = app()
+    at.radio(key="step_source_en").set_value("upload").run()
+    data = trace_text(synthetic_trace(hops)).encode()
+    at.file_uploader(key="step_upload").set_value(("long.json", data, "application/json")).run()
+    assert not at.exception and not at.error
+    assert (
+        f"This trace has {hops:,} hops, more than the viewer holds at once: it shows them in 3 parts of at most "
+        f"{PART_HOPS:,} hops." in [c.value for c in at.sidebar.caption]
+    )
+    bundle = viewer(at)["bundle"]
+    assert len(bundle["hops"]) == PART_HOPS and bundle["svg"]  # one part, its diagram drawn whole
+    part = at.selectbox(key="step_part_en")
+    assert part.options == ["hops 1–1,000", "hops 1,001–2,000", "hops 2,001–2,500"]
+    part.set_value(2).run()
+    assert not at.exception
+    data = viewer(at)
+    assert [h["seq"] for h in data["bundle"]["hops"]][:1] == [2 * PART_HOPS + 1] and data["start"] == 0
+    report_hop(at, 5)
+    assert at.session_state["app"].index == 2 * PART_HOPS + 4 and at.query_params["hop"] == str(2 * PART_HOPS + 5)
+    assert at.selectbox(key="step_part_en").value == 2

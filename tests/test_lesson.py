@@ -190,3 +190,26 @@ def test_the_cli_asks_the_samples_own_questions_in_the_lessons_language(cli, lan
         answer_line = next(line for line in hop.splitlines() if line.startswith("**") and right in line)
         assert hop.index(question.ask[lang]) < hop.index(answer_line)  # asked before the hop, answered after
     assert ran.stdout.count(asked[next(iter(asked))].ask[lang]) == 1
+
+
+RAW_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_the_lesson_writes_terminal_controls_and_bidi_marks_from_the_file_as_escapes(cli, tmp_path):
+    trace = load_trace(SAMPLES / "beijing-mcp.json")
+    odd = "\x1b]8;;http://x\x07link\x1b]8;;\x07 \x1b[2J\x00 evil\u202eexe.txt \u2066x\u2069"
+    answer = trace.hops[-1].model_copy(update={"payload": {"content": odd}})
+    hostile = trace.model_copy(
+        update={
+            "meta": trace.meta.model_copy(update={"question": odd, "title": None}),
+            "hops": [*trace.hops[:-1], answer],
+        }
+    )
+    save_trace(hostile, tmp_path / "odd.json")
+    question = {"at": {"step": 1, "kind": "user.message"}, "ask": odd, "choices": [odd, "b"], "answer": 1, "why": odd}
+    (tmp_path / "odd.questions.json").write_text(json.dumps({"questions": [question]}), encoding="utf-8")
+    ran = cli("lesson", str(tmp_path / "odd.json"), "--lang", "en")
+    assert ran.returncode == 0, ran.stderr
+    assert not RAW_CONTROLS.search(ran.stdout)
+    assert "evil\\u202eexe.txt" in ran.stdout and "\\x1b" in ran.stdout
+    assert ran.stdout.count("**Question:**") == 1

@@ -70,6 +70,7 @@ EXPORTED = [
     "overview_dot",
     "parse_script",
     "parse_trace",
+    "part_trace",
     "per_phase_ms",
     "per_step",
     "point",
@@ -97,6 +98,7 @@ EXPORTED = [
     "viewer_bundle",
     "viewer_css",
     "viewer_js",
+    "viewer_parts",
 ]
 
 APP_FILES = sorted([ROOT / "app.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "app_pages").glob("*.py")])

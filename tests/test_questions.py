@@ -81,6 +81,8 @@ BAD = [
     (json.dumps(good(ask=["a list"])).encode(), "a text is a string"),
     (json.dumps({"questions": good()["questions"] * 2}).encode(), "a second question at the same hop"),
     (b" " * (MAX_QUESTIONS_BYTES + 1), "KiB limit"),
+    (json.dumps(good(ask={"en": "half \ud800 a pair"})).encode(), "questions[0].ask.en: text with a lone surrogate"),
+    (json.dumps({"questions": [], "\udfff": 1}).encode(), "a key with a lone surrogate"),
 ]
 
 
@@ -190,6 +192,20 @@ def test_render_html_picks_up_the_questions_file_beside_the_trace(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", [["lesson", "--lang", "en"], ["render", "--format", "html"]])
+def test_a_lone_surrogate_in_a_questions_file_is_one_line_not_a_traceback(tmp_path, command):
+    shutil.copy(SAMPLE_DIR / "beijing-mcp.json", tmp_path / "lesson.json")
+    (tmp_path / "lesson.questions.json").write_text(json.dumps(good(ask="half \ud800 a pair")), encoding="utf-8")
+    out = tmp_path / "out"
+    proc = flow_cli(command[0], str(tmp_path / "lesson.json"), *command[1:], "-o", str(out))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'lesson.questions.json'}: questions[0].ask: text with a lone surrogate (\\ud800), "
+        "not a character"
+    ]
+    assert not out.exists()
+
+
 # ---- the Step page (AppTest): the lesson toggles and a questions file uploaded with a trace ----
 
 
@@ -249,3 +265,9 @@ def test_a_questions_file_uploaded_with_a_trace_is_used_and_a_bad_one_is_one_lin
     [error] = at.error
     assert "bad.questions.json: question 1: no hop of this trace is at step 4" in error.value
     assert "\n" not in error.value
+    half = json.dumps(good(at={"step": 9, "kind": "llm.response"}, ask="half \ud800 a pair")).encode()
+    at.file_uploader(key="step_questions_upload").set_value(("half.questions.json", half, "application/json")).run()
+    assert not at.exception
+    [error] = at.error
+    assert "half.questions.json: questions\\[0\\].ask: text with a lone surrogate" in error.value
+    assert _viewer(at)["bundle"]["hops"]  # the viewer still paints

@@ -99,7 +99,7 @@ def test_an_oversized_file_is_refused_before_it_is_read(tmp_path):
     big = tmp_path / "huge.json"
     with open(big, "wb") as f:
         f.truncate(200 * 1024 * 1024)  # sparse: costs no disk and would cost 200 MB to read
-    with pytest.raises(TraceError, match=f"over the {MAX_TRACE_BYTES // 2**20} MB limit"):
+    with pytest.raises(TraceError, match=f"over the {MAX_TRACE_BYTES // 2**20} MiB limit"):
         load_trace(big)
 
 

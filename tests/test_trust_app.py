@@ -25,6 +25,7 @@ from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, sam
 from flow.trace.files import MAX_TRACE_BYTES, read_trace_bytes
 from flow.views.table import hop_dataframe
 from helpers import ROOT
+from ui.state import UPLOAD_LIMIT_MB
 from ui.text import plain, spreadsheet_safe, table_csv
 
 OPERATOR_KEY = "sk-operator-secret-9c41d2"
@@ -336,6 +337,66 @@ def test_trace_text_with_a_markdown_image_shows_as_text_on_every_page(lang):
     assert bodies and html.escape(IMAGE) in bodies[0] and "<img src=http" not in bodies[0]
 
 
+def _sample_data() -> dict[str, Any]:
+    return json.loads((ROOT / "sample_traces" / "beijing-mcp.json").read_text(encoding="utf-8"))
+
+
+def _with(change: Any) -> bytes:
+    data = _sample_data()
+    change(data)
+    return json.dumps(data).encode()
+
+
+# Files whose one error line quotes the file: a value, a key, a kind, a name.
+HOSTILE_UPLOADS = {
+    "file name": (f"{IMAGE}.json", b"{ not json"),
+    "actor": ("a.json", _with(lambda d: d["hops"][0].update(source=IMAGE))),
+    "kind": ("a.json", _with(lambda d: d["hops"][0].update(kind=IMAGE))),
+    "step": ("a.json", _with(lambda d: d["hops"][0].update(step=IMAGE))),
+    "key in a path": ("a.json", _with(lambda d: d["hops"][0]["payload"].update({IMAGE: "\ud800"}))),
+}
+QUESTION = {"at": {"kind": "llm.request"}, "ask": "?", "choices": ["a", "b"], "answer": 1}
+HOSTILE_QUESTIONS = {
+    "file name": (f"{IMAGE}.json", b"[]"),
+    "unknown field": ("q.json", json.dumps({"questions": [], IMAGE: 1}).encode()),
+    "language": ("q.json", json.dumps({"questions": [{**QUESTION, "ask": {IMAGE: "x"}}]}).encode()),
+    "kind": ("q.json", json.dumps({"questions": [{**QUESTION, "at": {"kind": IMAGE}}]}).encode()),
+    "version": ("q.json", json.dumps({"version": IMAGE, "questions": []}).encode()),
+}
+
+
+def shown_error(at: AppTest) -> str:
+    assert not at.exception
+    [error] = at.error
+    return error.value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(HOSTILE_UPLOADS))
+def test_an_upload_error_quoting_the_file_is_text_not_markdown(case, lang):
+    name, content = HOSTILE_UPLOADS[case]
+    at = app(lang)
+    at.radio(key=f"step_source_{lang}").set_value("upload").run()
+    at.file_uploader(key="step_upload").set_value((name, content, "application/json")).run()
+    line = shown_error(at)
+    assert not re.search(r"(?<!\\)[\[\]<>]", line), line  # every bracket escaped: no image, link or tag
+    assert IMAGE in unescaped(line)  # the line is there, as the characters it quotes
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(HOSTILE_QUESTIONS))
+def test_a_questions_file_error_quoting_the_file_is_text_not_markdown(case, lang):
+    name, content = HOSTILE_QUESTIONS[case]
+    at = app(lang)
+    at.radio(key=f"step_source_{lang}").set_value("upload").run()
+    trace = (ROOT / "sample_traces" / "beijing-mcp.json").read_bytes()
+    at.file_uploader(key="step_upload").set_value(("t.json", trace, "application/json")).run()
+    at.file_uploader(key="step_questions_upload").set_value((name, content, "application/json")).run()
+    line = shown_error(at)
+    assert not re.search(r"(?<!\\)[\[\]<>]", line), line  # every bracket escaped: no image, link or tag
+    assert IMAGE in unescaped(line)
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -392,7 +453,35 @@ def test_the_hops_page_exports_its_own_csv_and_the_built_in_export_is_off():
 def test_the_app_binds_loopback_and_caps_uploads_at_the_trace_limit():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["address"] == "127.0.0.1"
-    assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_TRACE_BYTES  # Streamlit counts MiB
+    # Streamlit's browser counts a megabyte as 10^6 bytes, its server as 2^20: the widget's limit is the trace limit
+    # rounded up in the smaller unit, so the widget never refuses a file the CLI loads.
+    assert config["server"]["maxUploadSize"] == UPLOAD_LIMIT_MB
+    assert (UPLOAD_LIMIT_MB - 1) * 10**6 < MAX_TRACE_BYTES <= UPLOAD_LIMIT_MB * 10**6
+
+
+def test_the_app_and_the_cli_open_the_same_files_up_to_the_one_limit(tmp_path, capsys):
+    from flow.cli import main
+
+    sample = (ROOT / "sample_traces" / "beijing-mcp.json").read_bytes()
+    at_limit = sample + b" " * (MAX_TRACE_BYTES - len(sample))
+    path = tmp_path / "at-limit.json"
+    path.write_bytes(at_limit)
+    assert main(["validate", str(path)]) == 0
+    at = app()
+    at.radio(key="step_source_en").set_value("upload").run()
+    [widget] = [w for w in at.get("file_uploader") if w.proto.id.endswith("step_upload")]
+    assert widget.proto.max_upload_size_mb == UPLOAD_LIMIT_MB
+    at.file_uploader(key="step_upload").set_value(("at-limit.json", at_limit, "application/json")).run()
+    assert not at.exception and not at.error
+    assert at.session_state["app"].step_key.startswith("upload:")
+    del at_limit
+    path.write_bytes(sample + b" " * (MAX_TRACE_BYTES + 1 - len(sample)))
+    capsys.readouterr()
+    assert main(["validate", str(path)]) == 1
+    assert capsys.readouterr().out.strip() == f"{path}: 50.0 MiB is over the 50 MiB limit for a trace file"
+    at.file_uploader(key="step_upload").set_value(("over.json", path.read_bytes(), "application/json")).run()
+    [error] = at.error
+    assert unescaped(error.value).startswith("over.json: ") and "over the 50" in error.value
 
 
 def dev_app_command(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -444,3 +533,18 @@ def test_the_run_page_says_before_sending_what_the_preset_is_known_to_do_with_th
     assert adapt.value is True  # by default the app sends what every compatible server accepts
     adapt.uncheck().run()
     assert any(refused in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("url", ["https://[evil]/v1", "ftp://example.com/v1", "https://example.com:99999/v1"])
+def test_a_base_url_no_request_can_go_to_is_one_line_on_the_run_page_and_nothing_runs(url, lang):
+    at = provider_page(OPENAI, url, lang=lang, typed_key=VISITOR_KEY)
+    assert not at.exception
+    [error] = at.error
+    assert "\n" not in error.value and ("base URL" in error.value if lang == "en" else "URL" in error.value)
+    assert not re.search(r"(?<!\\)[\[\]<>]", error.value)  # the URL quoted as text
+    assert at.button(key="run").disabled
+    run = at.button(key="run")
+    run.proto.disabled = False  # a crafted client presses it anyway: still one line, no run, no page error
+    run.click().run()
+    assert not at.exception and at.session_state["app"].runs == 0

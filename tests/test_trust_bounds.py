@@ -35,6 +35,7 @@ from flow.trace.model import Trace
 from flow.views.diagram import MAX_ARROWS, RenderError, rows, to_dot
 from flow.views.html import to_html
 from flow.views.table import VIEW_BYTES, focus_view
+from flow.views.viewer import PART_BYTES, PART_HOPS, bundle_json, part_trace, viewer_bundle, viewer_parts
 from helpers import ROOT
 
 SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
@@ -303,6 +304,42 @@ def test_pages_that_ask_for_the_whole_picture_get_a_bounded_window(largest):
     assert len(rows(trace)) == MAX_HOPS
 
 
+def test_a_long_trace_is_viewed_in_parts_each_drawn_whole_within_what_a_browser_takes(largest):
+    trace = load_trace(largest)
+    parts = viewer_parts(trace)
+    assert len(parts) == MAX_HOPS // PART_HOPS and all(len(p) == PART_HOPS for p in parts)
+    assert [i for p in parts for i in p] == list(range(MAX_HOPS))  # every hop once, in order
+    last = part_trace(trace, parts[-1])
+    assert [h.seq for h in last.hops] == list(range(MAX_HOPS - PART_HOPS + 1, MAX_HOPS + 1))
+    bundle = viewer_bundle(last, lang="en")
+    assert bundle["svg"] and bundle["svg_error"] is None  # a part's diagram is drawn whole
+    assert len(bundle_json(bundle).encode()) <= PART_BYTES
+    small = load_trace(SAMPLE)
+    assert viewer_parts(small) == [range(len(small.hops))] and part_trace(small, range(len(small.hops))) is small
+
+
+def _heavy_trace(n_hops: int) -> Trace:
+    """A trace of few hops, each holding about 300 KB of JSON: few enough arrows, too much data for one viewer."""
+    trace = synthetic_trace(n_hops)
+    padding = ["北京 sunny " * 10] * 3000
+    hops = [h.model_copy(update={"payload": {**h.payload, "padding": padding}}) for h in trace.hops]
+    return trace.model_copy(update={"hops": hops})
+
+
+def test_a_trace_with_more_data_than_a_viewer_takes_is_viewed_in_parts_and_refused_as_one_page(tmp_path, capsys):
+    trace = _heavy_trace(120)
+    parts = viewer_parts(trace)
+    assert len(parts) > 1 and [i for p in parts for i in p] == list(range(120))
+    first = bundle_json(viewer_bundle(part_trace(trace, parts[0]), lang="zh"))
+    assert PART_BYTES // 4 < len(first.encode()) <= PART_BYTES  # the estimate is within reach of what is sent
+    with pytest.raises(RenderError, match="too much for one HTML page"):
+        to_html(trace)
+    save_trace(trace, tmp_path / "heavy.json")
+    code, _, err = cli(capsys, "render", str(tmp_path / "heavy.json"), "--format", "html", "-o", str(tmp_path / "h"))
+    assert code == 2 and one_line(err).startswith("error: too much for one HTML page: its 120 hops hold more than")
+    assert not (tmp_path / "h").exists()
+
+
 def test_a_hops_json_view_is_bounded_whatever_the_hop_holds():
     trace = load_trace(SAMPLE)
     hop = trace.hops[4].model_copy(update={"payload": {"text": "y" * MAX_STRING_CHARS, "many": ["z" * 1000] * 5000}})
@@ -371,3 +408,59 @@ def test_save_clips_a_long_answer_it_never_recorded_and_the_file_loads(tmp_path)
     trace.meta.answer = "a" * (3 * MAX_STRING_CHARS)
     loaded = load_trace(save_trace(trace, tmp_path / "long-answer.json"))
     assert len(loaded.meta.answer) <= MAX_STRING_CHARS and loaded.meta.answer.endswith("characters in all]")
+
+
+@pytest.mark.parametrize("text", ['say "hi" ' * (MAX_STRING_CHARS // 9 + 1), "\n\\" * (MAX_STRING_CHARS // 2 + 1)])
+def test_save_clips_a_long_text_of_escapes_and_the_file_loads(tmp_path, text):
+    """Quotes and backslashes are written as escapes, two characters each: the text is still found too long."""
+    trace = load_trace(SAMPLE)
+    trace.meta.answer = text
+    loaded = load_trace(save_trace(trace, tmp_path / "escapes.json"))
+    assert len(loaded.meta.answer) <= MAX_STRING_CHARS and loaded.meta.answer.endswith("characters in all]")
+
+
+def test_save_writes_a_large_trace_with_nothing_to_clip_as_it_is(tmp_path):
+    trace = synthetic_trace(2_000)
+    path = save_trace(trace, tmp_path / "large.json")
+    assert (
+        path.read_text(encoding="utf-8")
+        == trace.to_json()
+        == json.dumps(json.loads(trace.to_json()), ensure_ascii=False, indent=1)
+    )
+
+
+def _many_keys_trace(n_keys: int) -> Trace:
+    trace = synthetic_trace(12)
+    last = trace.hops[-1]
+    keys = {f"{i:x}": 0 for i in range(n_keys)}
+    return trace.model_copy(update={"hops": [*trace.hops[:-1], last.model_copy(update={"payload": {"keys": keys}})]})
+
+
+def _peak(work) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_naming_a_trace_for_the_viewer_copies_none_of_it():
+    """A 3-million-key trace took 800 MB more to name (its file text, built through copies) than to load."""
+    from flow.views.viewer import trace_digest
+
+    trace = _many_keys_trace(200_000)
+    size = len(trace.to_json())
+    assert _peak(lambda: trace_digest(trace)) < 1.5 * size  # the file text took about 11 times its size
+
+
+def test_the_indented_file_text_is_written_without_holding_all_its_pieces():
+    from flow.trace.model import indented_json
+
+    data = _many_keys_trace(200_000).file_data()
+    text = indented_json(data)
+    assert text == json.dumps(data, ensure_ascii=False, indent=1)
+    del text
+    assert _peak(lambda: indented_json(data)) < 0.5 * _peak(lambda: json.dumps(data, ensure_ascii=False, indent=1))

@@ -283,3 +283,40 @@ def test_a_third_party_time_tool_whose_answer_changed_is_reported_not_taken_for_
     assert "replay diverged from the recording: tool result for" in proc.stderr
     assert "2020-01-01T08:00:00" in proc.stderr  # the recorded value, as it was
     assert load_trace(out).meta.replay["diverged"] is True
+
+
+# --- what a recording names never chooses what is called, and its text reads as stored -------------
+
+
+@pytest.mark.parametrize(
+    ("name", "raised"),
+    [
+        ("ReadTimeout", "ReadTimeout"),
+        ("RemoteProtocolError", "RemoteProtocolError"),
+        ("AsyncClient", "ConnectError"),  # a name in httpx that is no failure: never constructed
+        ("__class__", "ConnectError"),
+        ("MockTransport", "ConnectError"),
+    ],
+)
+def test_a_recorded_transport_error_name_only_picks_among_httpx_failures(name, raised):
+    import anyio
+    import httpx2
+
+    from flow.backends.replay import Exchange, ReplayModelTransport
+    from flow.capture.recorder import Recorder
+
+    transport = ReplayModelTransport([Exchange(request={}, transport_error=name)], Recorder())
+    request = httpx2.Request("POST", REPLAY_BASE_URL + "/chat/completions", json={})
+    with pytest.raises(httpx2.TransportError) as caught:
+        anyio.run(transport.handle_async_request, request)
+    assert type(caught.value).__name__ == raised
+
+
+def test_a_divergence_line_shows_control_and_bidi_characters_as_escapes():
+    from flow.backends.replay import first_difference
+
+    line = first_difference({"city\u202e": "Beijing\u2066\x1b[2J\x07"}, {"city\u202e": "Paris"})
+    assert line is not None and line.isprintable()
+    assert line.startswith("city\\u202e: recorded ") and "Beijing\\u2066" in line
+    line = first_difference({"a": 1, "b\u202e\x00": 2}, {"a": 1})
+    assert line == "b\\u202e\\x00: only in the recording"

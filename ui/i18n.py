@@ -115,6 +115,13 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "This trace has no hops: there is nothing to show.",
     },
     "upload_failed": {"zh": "无法打开这份运行记录文件", "en": "Cannot open this trace file"},
+    "parts_note": {
+        "zh": "这份运行记录有 {hops:,} 跳，一次画不下：查看器分 {parts} 段展示，每段最多 {most:,} 跳。",
+        "en": "This trace has {hops:,} hops, more than the viewer holds at once: it shows them in {parts} parts "
+        "of at most {most:,} hops.",
+    },
+    "part": {"zh": "分段", "en": "Part"},
+    "part_hops": {"zh": "第 {first:,}–{last:,} 跳", "en": "hops {first:,}–{last:,}"},
     "lesson": {"zh": "课堂", "en": "Lesson"},
     "questions_toggle": {"zh": "课堂提问：先猜，再揭晓", "en": "Questions: predict, then reveal"},
     "questions_help": {

@@ -17,6 +17,11 @@ from flow import Era, Lang, ServerSpec, WarmSession, import_bytes
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_traces"
 
+# The upload widget's limit, in its own megabytes: Streamlit's browser counts one as 1,000,000 bytes (1 MiB on
+# Windows), its server as 1 MiB. Rounded up from the one limit, so the widget lets through every file the CLI loads,
+# and flow's reader refuses a bigger one in the CLI's own line (.streamlit/config.toml holds the same number).
+UPLOAD_LIMIT_MB = -(-flow.MAX_TRACE_BYTES // 1_000_000)
+
 
 @dataclass
 class Loaded:

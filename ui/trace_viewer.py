@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 import flow
-from flow import Lang, bundle_json, trace_digest, viewer_bundle, viewer_css, viewer_js
+from flow import Lang, bundle_json, part_trace, trace_digest, viewer_bundle, viewer_css, viewer_js, viewer_parts
 from ui.state import AppState, Loaded
 
 VIEWER_KEY = "trace_viewer"
@@ -44,6 +44,34 @@ def add_questions(app: AppState, item: Loaded, name: str, data: bytes) -> dict[i
     found = flow.bind_questions(flow.read_questions_bytes(data, name=name), item.trace, name=name)
     app.questions[item.key] = found
     return found
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _parts(key: str, _trace: Any) -> list[range]:
+    return viewer_parts(_trace)
+
+
+def parts(item: Loaded) -> list[range]:
+    """The parts the viewer shows the trace in (flow.viewer_parts): one, unless it is too long or too large."""
+    return _parts(item.key, item.trace)
+
+
+def part_at(item: Loaded, index: int) -> range:
+    """The part that holds the hop at `index`."""
+    found = parts(item)
+    return next((p for p in found if index in p), found[0])
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _part(key: str, start: int, stop: int, label: str, _trace: Any) -> Loaded:
+    return Loaded(f"{key}#{start + 1}-{stop}", label, part_trace(_trace, range(start, stop)))
+
+
+def part_item(item: Loaded, part: range) -> Loaded:
+    """What the viewer holds of the trace: the whole of it, or one part as a trace of its own, under its own key."""
+    if part.start == 0 and part.stop >= len(item.trace.hops):
+        return item
+    return _part(item.key, part.start, part.stop, item.label, item.trace)
 
 
 def _questions_key(found: dict[int, Any]) -> str:

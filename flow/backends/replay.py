@@ -32,7 +32,7 @@ from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
 from flow.servers.connect import open_session
 from flow.servers.spec import ServerSpec
-from flow.trace.files import TraceError
+from flow.trace.files import TraceError, escape_controls
 from flow.trace.model import Hop, Trace, TraceMeta
 from flow.trace.normalise import normalise
 from flow.trace.steps import Phase
@@ -140,19 +140,25 @@ def recorded_exchanges(trace: Trace) -> list[Exchange]:
     return out
 
 
-def first_difference(a: Any, b: Any, path: str = "") -> str | None:
-    """The JSON path of the first place two values differ, or None."""
+def first_difference(a: Any, b: Any) -> str | None:
+    """The JSON path of the first place two values differ, with both values, or None. Keys and texts come from
+    the file: a control or bidirectional character shows as its escape, so the line reads as it is stored."""
+    found = _first_difference(a, b)
+    return None if found is None else escape_controls(found)
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
     if isinstance(a, dict) and isinstance(b, dict):
         for key in list(a) + [k for k in b if k not in a]:
             if key not in a or key not in b:
                 return f"{path}.{key}".lstrip(".") + (": only in the recording" if key in a else ": only in the re-run")
-            found = first_difference(a[key], b[key], f"{path}.{key}")
+            found = _first_difference(a[key], b[key], f"{path}.{key}")
             if found:
                 return found
         return None
     if isinstance(a, list) and isinstance(b, list):
         for i, (x, y) in enumerate(zip(a, b, strict=False)):  # the shorter's end, if all else agrees, is below
-            found = first_difference(x, y, f"{path}[{i}]")
+            found = _first_difference(x, y, f"{path}[{i}]")
             if found:
                 return found
         if len(a) != len(b):
@@ -165,10 +171,29 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
             start = max(0, at - 15)
             cut = "…" if start else ""
             a, b = cut + a[start : start + 50], cut + b[start : start + 50]
-        return (
-            f"{where}: recorded {json.dumps(a, ensure_ascii=False)[:60]}, now {json.dumps(b, ensure_ascii=False)[:60]}"
-        )
+        recorded, now = (escape_controls(json.dumps(v, ensure_ascii=False))[:60] for v in (a, b))
+        return f"{where}: recorded {recorded}, now {now}"
     return None
+
+
+# The failures of a model request the recorder writes by name (llm.error's "error"), as httpx raises them.
+_TRANSPORT_ERRORS: dict[str, type[httpx2.TransportError]] = {
+    error.__name__: error
+    for error in (
+        httpx2.ConnectError,
+        httpx2.ConnectTimeout,
+        httpx2.ReadTimeout,
+        httpx2.WriteTimeout,
+        httpx2.PoolTimeout,
+        httpx2.ReadError,
+        httpx2.WriteError,
+        httpx2.CloseError,
+        httpx2.RemoteProtocolError,
+        httpx2.LocalProtocolError,
+        httpx2.ProxyError,
+        httpx2.UnsupportedProtocol,
+    )
+}
 
 
 class _Events(httpx2.AsyncByteStream):
@@ -218,8 +243,9 @@ class ReplayModelTransport(httpx2.AsyncBaseTransport):
         if diff:
             self._diverge(f"model request #{n + 1} differs from the recording at {diff}", request_number=n + 1)
         if recorded.transport_error:
-            error_type = getattr(httpx2, recorded.transport_error, httpx2.ConnectError)
-            raise error_type(f"replayed {recorded.transport_error}", request=request)
+            # The recorded name only picks among these; any other name replays as a failed connection.
+            error_type = _TRANSPORT_ERRORS.get(recorded.transport_error, httpx2.ConnectError)
+            raise error_type(f"replayed {_plain(recorded.transport_error)}", request=request)
         if recorded.events is not None:
             return httpx2.Response(
                 recorded.status or 200, headers={"content-type": "text/event-stream"}, stream=_Events(recorded.events)

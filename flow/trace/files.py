@@ -34,7 +34,8 @@ message saying so. Unknown extra fields are kept and ignored."""
 MAX_TRACE_BYTES = 50 * 1024 * 1024
 
 
-"""Files above this are refused before they are read: a 1,000-hop run is about 1 MB."""
+"""Files above this are refused before they are read: a 1,000-hop run is about 1 MB. The app's upload takes the same
+files: its widget is set just above this in its own units (`ui.state.UPLOAD_LIMIT_MB`), and this reader refuses."""
 
 
 MAX_HOPS = 20_000
@@ -111,19 +112,27 @@ def _loadable(text: str, *, hops: int) -> str:
         raise TraceError(f"the trace has {hops:,} hops, over the limit of {MAX_HOPS:,}: not written")
     if len(text) <= MAX_STRING_CHARS:
         return text
-    data = json.loads(text)
-    if _long_string(data, MAX_STRING_CHARS) is not None:
-        data, _ = clip_strings(data, MAX_STRING_CHARS)
-        text = json.dumps(data, ensure_ascii=False, indent=1)
+    data: Any = None
+    if _MAYBE_LONG_STRING.search(text):  # only then is the text parsed again, to find and clip the string
+        data = json.loads(text)
+        if _long_string(data, MAX_STRING_CHARS) is not None:
+            data, _ = clip_strings(data, MAX_STRING_CHARS)
+            text = json.dumps(data, ensure_ascii=False, indent=1)
     if len(text.encode()) > MAX_TRACE_BYTES:
+        data = json.loads(text) if data is None else data
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         size = len(text.encode())
         if size > MAX_TRACE_BYTES:
             raise TraceError(
-                f"the trace would be {size / 1e6:.0f} MB, over the {MAX_TRACE_BYTES // 2**20} MB "
+                f"the trace would be {size / 2**20:.1f} MiB, over the {MAX_TRACE_BYTES // 2**20} MiB "
                 "limit for a trace file: not written"
             )
     return text
+
+
+# A JSON string of more than MAX_STRING_CHARS characters, or text that only looks like one: each piece matched
+# (a character, or an escape's first two) stands for at most one character of the string, so no match means none.
+_MAYBE_LONG_STRING = re.compile(r'"(?:[^"\\]|\\.){' + str(MAX_STRING_CHARS + 1) + ",}")
 
 
 def load_trace(path: str | Path) -> Trace:
@@ -183,7 +192,7 @@ def _too_big(name: str | Path, size: int, limit: int, what: str = "trace file") 
     if limit < 2**20:  # a small file's limit (an env or token file) reads in KiB or bytes
         shown = f"{limit // 1024} KiB" if limit >= 1024 else f"{limit} bytes"
         return TraceError(f"{name}: {size:,} bytes is over the {shown} limit for a {what}")
-    return TraceError(f"{name}: {size / 1e6:.0f} MB is over the {limit // 2**20} MB limit for a {what}")
+    return TraceError(f"{name}: {size / 2**20:.1f} MiB is over the {limit // 2**20} MiB limit for a {what}")
 
 
 def read_trace_bytes(data: bytes, *, name: str = "trace") -> Trace:

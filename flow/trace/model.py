@@ -6,6 +6,7 @@ renderers can branch over kinds exhaustively.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from typing import Annotated, Any, Literal, get_args
@@ -231,9 +232,18 @@ class Trace(BaseModel):
         from flow.trace.redact import assert_no_secrets, redact, secret_values
 
         data = writable_json(self.file_data())  # so what is written always loads
-        text = json.dumps(redact(data, secret_values()), ensure_ascii=False, indent=1)
+        text = indented_json(redact(data, secret_values()))
         assert_no_secrets(text)
         return text
+
+
+def indented_json(value: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False, indent=1)`, written piece by piece: dumps keeps every piece of an
+    indented text in one list before joining them (500 MB for a trace of 3 million keys)."""
+    out = io.StringIO()
+    for piece in json.JSONEncoder(ensure_ascii=False, indent=1).iterencode(value):
+        out.write(piece)
+    return out.getvalue()
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, a pair is one code point: any surrogate is alone

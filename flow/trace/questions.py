@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from flow.trace.files import TraceError, escape_controls, load_trace, read_limited
+from flow.trace.files import TraceError, escape_controls, json_value_problem, load_trace, read_limited
 from flow.trace.model import KINDS, Trace
 
 Lang = Literal["zh", "en"]  # as flow.text.names.Lang, which this layer cannot import
@@ -138,6 +138,10 @@ def _anchor(value: Any, where: str) -> Anchor:
 
 def parse_questions(data: Any, *, name: str = "questions") -> list[Question]:
     """Questions from decoded JSON; a problem is one `QuestionsError` line naming where it is."""
+    # JSON's \ud800 escape decodes to half a character, which no page, terminal or file can write.
+    bad = json_value_problem(data)
+    if bad:
+        raise QuestionsError(f"{name}: {bad}")
     top = _keys(data, name, {"questions"}, {"version"})
     version = top.get("version", QUESTIONS_VERSION)
     if version != QUESTIONS_VERSION:

@@ -14,7 +14,7 @@ from flow.text.names import Lang
 from flow.trace.model import Trace
 from flow.trace.questions import Question
 from flow.views.diagram import RenderError, too_many_arrows
-from flow.views.viewer import script_json, viewer_bundle, viewer_css, viewer_js
+from flow.views.viewer import PART_BYTES, script_json, viewer_bundle, viewer_css, viewer_js, viewer_parts
 
 _PAGE_CSS = """
 html,body{margin:0;height:100%;background:#fff}
@@ -31,6 +31,12 @@ def to_html(trace: Trace, *, lang: Lang = "zh", questions: Mapping[int, Question
     if problem:  # the page steps through one whole picture
         raise RenderError(
             f"too long for one HTML page: {problem}; draw part of it as SVG (render --format svg --window N --hop SEQ)"
+        )
+    if len(viewer_parts(trace)) > 1:  # hops few enough to draw, but too much data for one page to hold
+        raise RenderError(
+            f"too much for one HTML page: its {len(trace.hops):,} hops hold more than the "
+            f"{PART_BYTES // 2**20} MiB of data one viewer takes; draw part of it as SVG "
+            "(render --format svg --window N --hop SEQ)"
         )
     bundle = viewer_bundle(trace, lang=lang, questions=questions)
     title = bundle["title"][lang]

@@ -18,6 +18,7 @@ from flow.text.names import ACTOR_NAMES, Lang
 from flow.text.route import ARTICLE_PHASE_NAMES, CAPTIONS, article_route
 from flow.text.teaching import teaching_texts
 from flow.text.teaching.lesson import ARTICLE_MESSAGES, LESSON_TEXT
+from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
 from flow.trace.route import ARTICLE_PHASE
 from flow.trace.steps import Step
@@ -238,4 +239,6 @@ def lesson_markdown(
             out += ["", _t("focus", lang), "", fenced(body)]
         if question is not None:
             out += _reveal(question, lang)
-    return "\n".join(out) + "\n"
+    # A terminal obeys ESC and BEL and a bidi override reorders what it shows: every such character from the file
+    # is written as its escape (inside JSON, the same escape JSON reads back).
+    return escape_controls("\n".join(out) + "\n", keep="\n")

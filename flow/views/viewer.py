@@ -17,6 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
+
 from flow.text.names import ACTOR_NAMES, PHASE_NAMES, STEP_NAMES, Lang
 from flow.text.route import (
     ARTICLE_PHASE_NAMES,
@@ -29,13 +31,14 @@ from flow.text.route import (
 )
 from flow.text.teaching import teaching_texts
 from flow.text.views import VIEWER_TEXT
+from flow.trace.files import clip_strings
 from flow.trace.model import Hop, Trace
 from flow.trace.questions import Question
 from flow.trace.route import message_of, route
-from flow.views.diagram import RenderError, render, rows, to_dot
+from flow.views.diagram import MAX_ARROWS, RenderError, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
 from flow.views.labels import PHASE_COLORS, short_label
-from flow.views.table import focus_view
+from flow.views.table import VIEW_BYTES, VIEW_TEXT_CHARS, focus_view
 
 ASSETS = Path(__file__).resolve().parent / "viewer_assets"
 
@@ -67,8 +70,63 @@ def _svg(trace: Trace, lang: Lang) -> tuple[str | None, str | None]:
 
 
 def trace_digest(trace: Trace) -> str:
-    """A short name for a trace's content, so a host can tell a new trace from the same one redrawn."""
-    return hashlib.sha256(trace.to_json().encode("utf-8")).hexdigest()[:16]
+    """A short name for a trace's content, so a host can tell a new trace from the same one redrawn. The encoder's
+    bytes, not the file text: that one is built through copies of the whole trace (a 3-million-key payload took
+    800 MB more to name)."""
+    try:
+        data = pydantic_core.to_json(trace, inf_nan_mode="constants")
+    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):  # built in code, never loaded
+        data = trace.to_json().encode("utf-8")
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+PART_HOPS = MAX_ARROWS
+
+
+"""The most hops one viewer holds: its diagram is drawn whole."""
+
+
+PART_BYTES = 24 * 2**20
+
+
+"""About the most viewer data one part holds: a browser gets it in one message (Streamlit refuses one over 200 MB),
+and a classroom room keeps it (32 MiB). A 20,000-hop trace's data was 207 MB."""
+
+
+_HOP_BYTES = 4096  # a hop's words, label and focus beside its JSON view
+
+
+def _hop_cost(hop: Hop) -> int:
+    """An upper estimate of a hop's share of the bundle: its JSON view holds the payload with long texts cut and the
+    fields a lesson is about again (at most `VIEW_BYTES` in all; half again for escapes, should it be cut to text)."""
+    try:
+        size = len(pydantic_core.to_json(clip_strings(hop.payload, VIEW_TEXT_CHARS)[0], inf_nan_mode="constants"))
+    except (pydantic_core.PydanticSerializationError, ValueError, RecursionError):
+        size = VIEW_BYTES
+    return min(2 * size, VIEW_BYTES) * 3 // 2 + _HOP_BYTES
+
+
+def viewer_parts(trace: Trace, *, max_hops: int = PART_HOPS, max_bytes: int = PART_BYTES) -> list[range]:
+    """The trace's hops (by index) in consecutive parts the viewer can hold, each at most `max_hops` hops and about
+    `max_bytes` of data (never less than one hop); one part for every trace of ordinary size."""
+    parts: list[range] = []
+    start, used = 0, 0
+    for i, hop in enumerate(trace.hops):
+        cost = _hop_cost(hop)
+        if i > start and (i - start >= max_hops or used + cost > max_bytes):
+            parts.append(range(start, i))
+            start, used = i, 0
+        used += cost
+    parts.append(range(start, len(trace.hops)))
+    return parts
+
+
+def part_trace(trace: Trace, part: range) -> Trace:
+    """The hops of one part as a trace of their own (their `seq` kept), for the viewer: the whole trace for a part
+    that holds it all."""
+    if part.start == 0 and part.stop >= len(trace.hops):
+        return trace
+    return trace.model_copy(update={"hops": trace.hops[part.start : part.stop]})
 
 
 def route_bundle(trace: Trace) -> dict[str, Any]:
