@@ -127,7 +127,7 @@ def test_a_line_with_no_end_times_out_and_the_server_is_stopped(hostile):
     result = _engine_tools(hostile("long-line", on="tools/list"), timeout_s=1)
     assert result.error.startswith(
         "the MCP server began answering tools/list, but its answer was still arriving after 1 s (a large answer is "
-        "slow to read over stdio"
+        "slow to arrive"
     )
     err = _server_error(json.loads(result.trace.model_dump_json()))
     assert err["payload"]["answering"] is True and err["payload"]["unread_bytes"] > 0

@@ -22,6 +22,7 @@ import anyio
 import pytest
 
 from flow import ModelConfig, RunOptions, run
+from flow.backends.scripted import load_script
 from flow.capture.http import MAX_RESPONSE_BYTES
 from flow.capture.recorder import Recorder
 from flow.engine.loop import inspect_server
@@ -502,6 +503,71 @@ class _HugeMcp(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading at the cap
+
+
+class _SlowMcp(_HugeMcp):
+    """A Streamable HTTP MCP server whose answer to tools/call takes 3 s: its first bytes at once (`begins`), or
+    nothing until it is all sent."""
+
+    begins = True
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+        if request.get("method") == "tools/call":
+            return self._send({"content": [{"type": "text", "text": "x" * 2_000_000}], "isError": False}, request)
+        if request.get("method") == "tools/list":
+            return self._send({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}, request)
+        if "id" not in request:
+            self.send_response(202)
+            self.send_header("connection", "close")
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return None
+        info = {"name": "slow-http", "version": "0.0.1"}
+        version = request["params"]["protocolVersion"]
+        return self._send({"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}, request)
+
+    def _send(self, result: Any, request: dict[str, Any]) -> None:
+        data = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("connection", "close")
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        slow = request.get("method") == "tools/call"
+        try:
+            if slow and self.begins:
+                self.wfile.write(data[:65536])
+                self.wfile.flush()
+            if slow:
+                time.sleep(3)
+            self.wfile.write(data[65536:] if slow and self.begins else data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up at its timeout
+
+
+@pytest.mark.parametrize("begins", [True, False], ids=["answer-arriving", "silent"])
+def test_an_answer_still_arriving_over_streamable_http_at_the_timeout_is_told_apart_from_silence(begins):
+    handler = type("Handler", (_SlowMcp,), {"begins": begins})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        spec = ServerSpec(transport="http", url=f"http://127.0.0.1:{server.server_address[1]}/mcp")
+        script = load_script('[{"call": "echo", "arguments": {"message": "hi"}}]')
+        result = run(
+            "echo hi", options=RunOptions.build(server=spec, mcp_timeout_s=1), model=ModelConfig.scripted(script)
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    if begins:
+        assert result.error.startswith("the MCP server began answering tools/call echo, but its answer was still")
+        err = _server_error(json.loads(result.trace.model_dump_json()))
+        assert err["payload"]["answering"] is True and err["payload"]["unread_bytes"] >= 65536
+    else:
+        assert result.error == "the MCP server did not answer tools/call echo within 1 s"
 
 
 @pytest.mark.parametrize("sse", [False, True], ids=["json-body", "event-stream"])

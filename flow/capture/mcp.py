@@ -62,8 +62,9 @@ class FrameTap:
         self.stderr_bytes = 0  # how much a stdio server wrote to stderr, set when the session ends
         self.stopped: str | None = None  # what an in-process server raised when its run failed (it is gone then)
         self._calls: list[tuple[str, str]] = []  # (tool name, tool_call_id) the app is about to send as tools/call
-        # A stdio server's bytes written and not yet read by the client (None: cannot be told), set by whoever
-        # started it: more than none when a request timed out means the server was answering, not silent.
+        # Bytes of an answer the server has begun to send and the client has not read whole (None: cannot be told):
+        # over stdio those waiting in the pipe, over HTTP those of a message not yet ended; set by whoever connects.
+        # More than none when a request timed out means the server was answering, not silent.
         self.unread_bytes: Callable[[], int | None] = lambda: None
         self.reports = 0  # execution reports turned into hops
         self.refused_reports = 0
@@ -388,6 +389,7 @@ class _BodyTap(httpx2.AsyncByteStream):
         try:
             async for chunk in self._inner:
                 self._take(chunk)
+                self._http.arriving[id(self)] = self._pending_bytes
                 yield chunk
         except FrameTooLarge:
             raise
@@ -396,6 +398,7 @@ class _BodyTap(httpx2.AsyncByteStream):
             raise
         self._http.saw_answers(_answer_ids(b"".join(self._pending).decode("utf-8", errors="replace")))
         self._pending, self._pending_bytes = [], 0
+        self._http.arriving.pop(id(self), None)
 
     def _take(self, chunk: bytes) -> None:
         """Whole lines are read for answers; a line is joined from its pieces once, when it ends."""
@@ -443,6 +446,13 @@ class McpHttpTap(httpx2.AsyncBaseTransport):
         self._closing = False  # the client ended the session: its event stream closing is no failure
         self._answered: set[str] = set()
         self._blind = False  # a compressed body cannot be read here: then every frame is taken as sent
+        # Per body still being read: the bytes of its message not yet ended (an answer on its way). A body cut off
+        # mid-message keeps its count, so a timeout that cut it is still told as an answer arriving.
+        self.arriving: dict[int, int] = {}
+
+    def arriving_bytes(self) -> int:
+        """The bytes of messages the server has begun and not ended, in every body being read."""
+        return sum(self.arriving.values())
 
     def carried(self, jsonrpc_id: Any) -> bool:
         return self._blind or json.dumps(jsonrpc_id) in self._answered

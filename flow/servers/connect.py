@@ -216,6 +216,7 @@ async def _connect_http(
     tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
     http = McpHttpTap(httpx2.AsyncHTTPTransport(), tap)
     tap.http = http
+    tap.unread_bytes = http.arriving_bytes
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     # The SDK's own timeouts, but connecting fails as fast as an answer may take.
     timeout = httpx2.Timeout(30.0, connect=timeout_s, read=300.0)

@@ -286,9 +286,9 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     ),
     "server_slow_answer": (
         "the MCP server began answering {method}, but its answer was still arriving after {timeout_s:g} s (a large "
-        "answer is slow to read over stdio: allow more time, run's --mcp-timeout or call's --timeout, or have the "
+        "answer is slow to arrive: allow more time, run's --mcp-timeout or call's --timeout, or have the "
         "tool return less)",
-        "MCP 服务器已开始回答 {method}，但 {timeout_s:g} 秒后回答仍未传完（很大的回答经 stdio 读取很慢："
+        "MCP 服务器已开始回答 {method}，但 {timeout_s:g} 秒后回答仍未传完（很大的回答传输很慢："
         "请放宽时限，即 run 的 --mcp-timeout 或 call 的 --timeout，或让工具返回更少的内容）",
     ),
     "server_closed": (
