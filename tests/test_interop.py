@@ -17,7 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from flow.cli import main
 from flow.interop.importers import import_bytes
 from flow.interop.otlp import send_otlp, to_otlp_json
-from flow.trace.files import load_trace, parse_trace
+from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace
 from flow.trace.model import Trace
 from flow.trace.stats import model_calls, tool_calls
 from flow.views.diagram import to_dot, to_mermaid
@@ -597,3 +597,9 @@ def test_the_cli_imports_and_reports_bad_lines(tmp_path, cli):
     log.write_text(log.read_text(encoding="utf-8") + "\nnot json\n", encoding="utf-8")
     proc = cli("import", str(log), "--format", "jsonrpc-jsonl")
     assert proc.returncode == 2 and proc.stderr == f"error: {log} line 8: not JSON (Expecting value at column 1)\n"
+
+
+def test_an_import_over_the_size_limit_is_one_line_in_the_units_of_the_limit():
+    with pytest.raises(TraceError) as refused:
+        import_bytes(b" " * (MAX_TRACE_BYTES + 2**20), name="big.jsonl")
+    assert str(refused.value) == "big.jsonl: 51.0 MiB is over the 50 MiB limit for a file to import"

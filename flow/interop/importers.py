@@ -19,7 +19,7 @@ from flow.interop.common import NothingRecorded
 from flow.interop.jsonrpc_log import import_jsonrpc_log
 from flow.interop.merge import MODEL_TRANSPORT, merge_recordings
 from flow.interop.otlp_import import import_otlp_json
-from flow.trace.files import MAX_HOPS, MAX_TRACE_BYTES, TraceError, read_limited, read_trace_bytes
+from flow.trace.files import MAX_HOPS, MAX_TRACE_BYTES, TraceError, read_limited, read_trace_bytes, too_big
 from flow.trace.model import ImportFormat, Trace, as_dict
 
 __all__ = [
@@ -39,7 +39,7 @@ FORMATS: tuple[str, ...] = ("auto", *get_args(ImportFormat))
 
 def _text(data: bytes, name: str) -> str:
     if len(data) > MAX_TRACE_BYTES:
-        raise TraceError(f"{name}: {len(data) / 1e6:.0f} MB is over the {MAX_TRACE_BYTES // 2**20} MB limit")
+        raise too_big(name, len(data), MAX_TRACE_BYTES, "file to import")
     if not data.strip():
         raise TraceError(f"{name}: the file is empty")
     try:

@@ -161,7 +161,7 @@ def read_limited(path: str | Path, *, limit: int = MAX_TRACE_BYTES, what: str = 
     with os.fdopen(fd, "rb", buffering=0) as f:
         size = _regular(path, os.fstat(f.fileno()), what).st_size
         if size > limit:
-            raise _too_big(path, size, limit, what)
+            raise too_big(path, size, limit, what)
         parts: list[bytes] = []
         got, ask = 0, size + 1  # the whole file in one read; then on, should it have grown, to the limit
         try:
@@ -175,7 +175,7 @@ def read_limited(path: str | Path, *, limit: int = MAX_TRACE_BYTES, what: str = 
             raise TraceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     data = parts[0] if len(parts) == 1 else b"".join(parts)
     if len(data) > limit:
-        raise _too_big(path, len(data), limit, what)
+        raise too_big(path, len(data), limit, what)
     return data
 
 
@@ -188,7 +188,7 @@ def _regular(path: Path, info: os.stat_result, what: str) -> os.stat_result:
     return info
 
 
-def _too_big(name: str | Path, size: int, limit: int, what: str = "trace file") -> TraceError:
+def too_big(name: str | Path, size: int, limit: int, what: str = "trace file") -> TraceError:
     if limit < 2**20:  # a small file's limit (an env or token file) reads in KiB or bytes
         shown = f"{limit // 1024} KiB" if limit >= 1024 else f"{limit} bytes"
         return TraceError(f"{name}: {size:,} bytes is over the {shown} limit for a {what}")
@@ -198,7 +198,7 @@ def _too_big(name: str | Path, size: int, limit: int, what: str = "trace file") 
 def read_trace_bytes(data: bytes, *, name: str = "trace") -> Trace:
     """Parse a trace from bytes (a file or an upload); every problem is a one-line `TraceError`."""
     if len(data) > MAX_TRACE_BYTES:
-        raise _too_big(name, len(data), MAX_TRACE_BYTES)
+        raise too_big(name, len(data), MAX_TRACE_BYTES)
     if not data.strip():
         raise TraceError(f"{name}: the file is empty")
     try:
