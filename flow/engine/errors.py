@@ -12,28 +12,8 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
 from flow.servers.connect import leaf_exception
-from flow.text.errors import OPTION_HINTS, ErrorCode, FlowError
+from flow.text.errors import OPTION_HINTS, FlowError
 from flow.text.provider import names_a_field, provider_detail, provider_line
-
-# The failures that are the MCP server's: only after one of these is what it wrote to stderr worth showing.
-SERVER_FAILURES: frozenset[ErrorCode] = frozenset(
-    {
-        "server_no_command",
-        "server_said",
-        "server_cannot_start",
-        "server_silent",
-        "server_slow_answer",
-        "server_closed",
-        "server_closed_http",
-        "server_stopped",
-        "message_too_large",
-        "not_jsonrpc",
-        "tool_call_error",
-        "mcp_timeout",
-        "mcp_closed",
-        "mcp_error",
-    }
-)
 
 
 class FlowAbort(FlowError):

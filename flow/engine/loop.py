@@ -22,7 +22,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
-from flow.engine.errors import SERVER_FAILURES, FlowAbort, as_flow_error
+from flow.engine.errors import FlowAbort, as_flow_error
 from flow.engine.model import ModelConfig, StreamAssembler, make_client, not_json, read_completion
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
 from flow.engine.translate import (
@@ -37,7 +37,7 @@ from flow.engine.translate import (
 from flow.servers import builtin
 from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail, timed_out
 from flow.servers.spec import Era, ServerSpec
-from flow.text.errors import EMPTY_ANSWER, MalformedResponse, ModelLimitError
+from flow.text.errors import EMPTY_ANSWER, SERVER_FAILURES, MalformedResponse, ModelLimitError
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats

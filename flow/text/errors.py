@@ -4,13 +4,13 @@ with its parameters (`FlowError`), and only this table words it, so the command 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, get_args
 
 from flow.text.names import Lang
 from flow.trace.summaries import amount_text
 
-ErrorCode = Literal[
-    # the MCP server
+# The failures that are the MCP server's own doing (after one, what the server wrote to stderr is worth showing).
+ServerFailureCode = Literal[
     "server_no_command",
     "server_said",
     "server_cannot_start",
@@ -21,12 +21,17 @@ ErrorCode = Literal[
     "server_stopped",
     "message_too_large",
     "not_jsonrpc",
-    "stderr_flood",
-    "python_no_module",
     "tool_call_error",
     "mcp_timeout",
     "mcp_closed",
     "mcp_error",
+]
+
+ErrorCode = Literal[
+    # the MCP server
+    ServerFailureCode,
+    "stderr_flood",
+    "python_no_module",
     # an MCP server over HTTP
     "http_token_refused",
     "http_token_needed",
@@ -66,6 +71,8 @@ ErrorCode = Literal[
     "max_rounds",
     "unexpected",
 ]
+
+SERVER_FAILURES: frozenset[ErrorCode] = frozenset(get_args(ServerFailureCode))
 
 Template = str | Callable[..., str]  # a str.format template, or a function of the parameters where words depend on them
 
