@@ -1,6 +1,7 @@
 """A lesson script for any trace, as Markdown a teacher can print or paste into slides: the question, the ten
 messages at a glance (which hops of this trace are which message, and why a message has none), then each hop with
-its step, its message, from → to, its teaching text (the viewer's own), the focus of its payload and its question.
+its step, its message, from → to, its question and that question's answer, then its teaching text (the viewer's
+own) and the focus of its payload.
 
 Everything taken from the file is data: prose is escaped so that no value becomes markup, and JSON sits in a fence
 longer than any run of backticks inside it.
@@ -199,7 +200,8 @@ def _ask(question: LessonQuestion, lang: Lang) -> list[str]:
 
 
 def _reveal(question: LessonQuestion, lang: Lang) -> list[str]:
-    """The right choice, after the hop has been shown."""
+    """The right choice, said before the hop's text (a teacher reads the script top to bottom: the text would give
+    the answer away)."""
     i = question.answer
     if i is None or not 0 <= i < min(len(question.choices), len(_LETTERS)):
         return []
@@ -215,7 +217,7 @@ def lesson_markdown(
     questions: Mapping[int, LessonQuestion] | None = None,
 ) -> str:
     """The lesson script of `trace` in `lang`. `restaurant` adds the metaphor's captions to the overview (for a
-    first lesson); `questions` (by hop seq) are asked before their hops."""
+    first lesson); `questions` (by hop seq) are asked, and answered, before their hops' texts."""
     meta = trace.meta
     title = (meta.title or {}).get(lang) or meta.question
     mode = _t("mode." + ("direct" if meta.mode == "direct" else "mcp"), lang)
@@ -230,15 +232,13 @@ def lesson_markdown(
         route = f"{ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
         out += ["", f"### {_t('hop_title', lang, seq=hop.seq, message=_message_label(hop.step, lang), route=route)}"]
         question = (questions or {}).get(hop.seq)
-        if question is not None:
-            out += _ask(question, lang)
+        if question is not None:  # the answer before the hop's text, which may state it
+            out += _ask(question, lang) + _reveal(question, lang)
         out += ["", prose(text)]
         excerpt = focus_excerpt(hop)
         if excerpt:
             body = _excerpt_text(excerpt)
             out += ["", _t("focus", lang), "", fenced(body)]
-        if question is not None:
-            out += _reveal(question, lang)
     # A terminal obeys ESC and BEL and a bidi override reorders what it shows: every such character from the file
     # is written as its escape (inside JSON, the same escape JSON reads back).
     return escape_controls("\n".join(out) + "\n", keep="\n")
