@@ -104,7 +104,9 @@ def test_the_overview_says_why_a_message_has_no_hop(tmp_path):
     )
     stopped = Trace(meta=beijing.meta.model_copy(update={"outcome": "error"}), hops=[*hops, failed, end])
     rows = _overview_rows(lesson_markdown(stopped, lang="zh"))
-    assert all(rows[n][-1] == "无：运行在第 12 跳停止" for n in range(4, 10)) and rows[10][-1] == "12"
+    # Where it stopped is the failed model call (hop 11, message 3), not the error shown to the user after it.
+    assert all(rows[n][-1] == "无：运行在第 11 跳（第 3 条消息）停止" for n in range(4, 10))
+    assert rows[10][-1] == "12 · 没有回答：运行出错停止了，应用把错误展示给用户，代替回答。"
 
     direct = _overview_rows(lesson_markdown(load_trace(SAMPLES / "beijing-direct.json"), lang="en"))
     assert direct[6][3] == "app → the function" and "not recorded" not in direct[6][-1]
@@ -220,3 +222,64 @@ def test_the_lesson_writes_terminal_controls_and_bidi_marks_from_the_file_as_esc
     assert not RAW_CONTROLS.search(ran.stdout)
     assert "evil\\u202eexe.txt" in ran.stdout and "\\x1b" in ran.stdout
     assert ran.stdout.count("**Question:**") == 1
+
+
+# What only MCP mode has: none of it is in a direct-mode trace, so no row of its table may name it.
+MCP_WORDS = re.compile(r"MCP|decorator|装饰器|tools/list|tools/call|CallToolResult|JSON-RPC|translation|翻译")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_no_row_of_the_direct_mode_table_speaks_of_mcp(cli, lang):
+    trace = load_trace(SAMPLES / "beijing-direct.json")
+    assert trace.meta.mode == "direct" and not any("mcp" in h.source + h.target for h in trace.hops)
+    rows = _overview_rows(cli("lesson", str(SAMPLES / "beijing-direct.json"), "--lang", lang).stdout)
+    assert len(rows) == 11
+    for row in rows:
+        assert not MCP_WORDS.search(" | ".join(row)), row
+    # What the trace does hold: hand-written schemas, the app sending message 3 itself, the function's return.
+    assert rows[3][3] == ("应用 → 模型 API" if lang == "zh" else "App → Model API")
+    assert ("手写" if lang == "zh" else "written by hand") in rows[0][4]
+    assert ("返回值" if lang == "zh" else "return value") in rows[7][4]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_mcp_mode_table_still_names_what_mcp_does(cli, lang):
+    rows = _overview_rows(cli("lesson", str(SAMPLES / "beijing-mcp.json"), "--lang", lang).stdout)
+    assert ("装饰器" if lang == "zh" else "decorators") in rows[0][4]
+    assert "tools/list" in rows[2][4] and "tools/call" in rows[6][4] and "CallToolResult" in rows[7][4]
+    assert ("正向翻译" if lang == "zh" else "forward translation") in rows[3][2]
+    assert ("反向翻译" if lang == "zh" else "reverse translation") in rows[6][2]
+
+
+def test_message_6_of_the_mcp_table_is_true_where_the_server_runs_nothing():
+    """unknown-tool: the server answers the first tools/call with -32602 and runs nothing."""
+    trace = load_trace(SAMPLES / "unknown-tool.json")
+    refused = next(h for h in trace.hops if h.kind == "mcp.error")
+    assert refused.payload["error"]["code"] == -32602
+    for lang in ("zh", "en"):
+        row = _overview_rows(lesson_markdown(trace, lang=lang))[6]
+        assert "really runs" not in row[4] and "真正运行" not in row[4]
+        assert "tools/call" in row[4] and ("asked to run" in row[4] or "请服务器运行" in row[4])
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_mcp_table_draws_message_3_from_the_host_and_says_the_article_is_wrong(lang):
+    rows = _overview_rows(lesson_markdown(load_trace(SAMPLES / "beijing-mcp.json"), lang=lang))
+    way, hops = rows[3][3], rows[3][-1]
+    app_model = "应用 → 模型 API" if lang == "zh" else "App → Model API"
+    assert way.startswith(app_model) and ("MCP 客户端 → 模型 API" if lang == "zh" else "MCP Client → Model API") in way
+    assert ("这是错的" if lang == "zh" else "that is wrong") in hops
+    assert ("CallToolResult 没有这个字段" if lang == "zh" else "a CallToolResult has no such field") in rows[7][-1]
+
+
+def test_a_dead_servers_lesson_says_where_the_run_stopped():
+    from helpers import run_flow_sync
+
+    result = run_flow_sync(server_fault="die")
+    assert not result.ok
+    trace = result.trace
+    closed = next(h for h in trace.hops if h.kind == "error" and h.step == 7)
+    rows = _overview_rows(lesson_markdown(trace, lang="en"))
+    assert "no answer came back" in rows[6][-1] and "not recorded" not in rows[6][-1]
+    assert "connection to the MCP server closed" in rows[7][-1]
+    assert rows[8][-1] == rows[9][-1] == f"none: the run stopped at hop {closed.seq} (message 7)"

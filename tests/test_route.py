@@ -11,7 +11,7 @@ import pytest
 from flow.samples import SAMPLES
 from flow.text.route import CAPTIONS, MESSAGE_NAMES, REASON_TEXT
 from flow.trace.files import load_trace, parse_trace
-from flow.trace.route import ARTICLE_PHASE, message_of, route
+from flow.trace.route import ARTICLE_PHASE, message_of, route, stop_hop
 from flow.trace.steps import STEPS, Step
 from flow.views.viewer import viewer_bundle, viewer_css, viewer_js
 from helpers import ROOT
@@ -75,7 +75,8 @@ def test_the_articles_phases_group_the_messages_as_the_articles_do():
 def test_mcp_mode_without_the_servers_own_hop_says_message_6_was_not_reported():
     got = states(parse_trace(without_server_hops(data("beijing-mcp"))))
     assert got[6] == ("partial", "server_silent")
-    assert all(state == "present" for n, (state, _) in got.items() if n != 6)
+    assert got[3] == ("corrected", "host_sends") and got[7] == ("corrected", "host_pairs")
+    assert all(state == "present" for n, (state, _) in got.items() if n not in (3, 6, 7))
 
 
 def test_a_server_that_reports_running_the_tool_completes_message_6():
@@ -164,3 +165,126 @@ def test_the_viewer_bundle_carries_the_route_and_question_code():
         assert needle in js
     assert js.index("class RouteStrip") < js.index("export function mountViewer")  # one module, parts first
     assert ".fv-rcell" in css and ".fv-quiz-card" in css and ".fv-json" in css
+
+
+# ---- failed runs, told truly (issue 24): where the run stopped, and how ----
+
+
+@pytest.fixture(scope="module")
+def hung():
+    """A run whose MCP server never answers tools/call (the demo's hang fault, in process, a short timeout)."""
+    from helpers import run_flow_sync
+
+    result = run_flow_sync(server_fault="hang", mcp_timeout_s=0.5)
+    assert not result.ok
+    return result.trace
+
+
+@pytest.fixture(scope="module")
+def died():
+    """A run whose MCP server dies in the middle of tools/call (the demo's die fault, in process)."""
+    from helpers import run_flow_sync
+
+    result = run_flow_sync(server_fault="die")
+    assert not result.ok
+    return result.trace
+
+
+def test_after_a_hang_the_route_says_the_run_stopped_at_message_7_on_a_timeout(hung):
+    got = states(hung)
+    assert got[6] == ("partial", "unanswered")  # not "not reported": the server never answered at all
+    assert got[7] == ("partial", "timed_out")
+    assert got[8] == got[9] == ("missing", "stopped")  # not "not recorded": the run never got there
+    assert got[10] == ("partial", "error_shown")
+    assert (
+        "stopped at message 7" in REASON_TEXT["unanswered"]["en"] and "第 7 条消息" in REASON_TEXT["unanswered"]["zh"]
+    )
+    assert "timeout" in REASON_TEXT["timed_out"]["en"] and "超时" in REASON_TEXT["timed_out"]["zh"]
+    assert stop_hop(hung) is not None and stop_hop(hung).step == 7
+
+
+def test_after_a_dead_server_the_route_says_the_connection_closed_at_message_7(died):
+    got = states(died)
+    assert got[6] == ("partial", "unanswered")
+    assert got[7] == ("partial", "connection_closed")
+    assert got[8] == got[9] == ("missing", "stopped")
+    assert got[10] == ("partial", "error_shown")
+
+
+def test_the_strip_never_says_not_reported_or_not_recorded_for_a_run_that_stopped(hung, died):
+    for trace in (hung, died):
+        bundle = viewer_bundle(trace, lang="en")
+        for m in bundle["route"]["messages"]:
+            assert m["reason"] not in ("server_silent", "not_recorded"), m
+        assert bundle["route"]["messages"][8]["reason_short"]["en"] == "run stopped"
+        assert "stopped" in bundle["route"]["messages"][7]["reason_short"]["en"]
+
+
+def test_a_model_error_stops_the_run_at_message_3():
+    raw = data("beijing-mcp")
+    request = next(h for h in raw["hops"] if h["kind"] == "llm.request")
+    failed = {
+        **copy.deepcopy(request),
+        "seq": request["seq"] + 1,
+        "kind": "llm.error",
+        "source": "model",
+        "target": "app",
+        "explain": "step3.llm.error",
+        "direction": "error",
+        "payload": {"status": 500},
+    }
+    end = {
+        **copy.deepcopy(failed),
+        "seq": failed["seq"] + 1,
+        "kind": "error",
+        "source": "app",
+        "target": "user",
+        "step": 10,
+        "phase": "answer",
+        "explain": "step10.error",
+        "payload": {"error": "InternalServerError"},
+    }
+    raw["hops"] = [h for h in raw["hops"] if h["seq"] <= request["seq"]] + [failed, end]
+    raw["meta"]["outcome"] = "error"
+    got = states(parse_trace(raw))
+    assert got[3] == ("partial", "failed_here")
+    assert {got[n] for n in range(4, 10)} == {("missing", "stopped")}
+    assert got[10] == ("partial", "error_shown")
+
+
+# ---- where article 000 is wrong (issue 24): message 3 is the host's, message 7 has no tool_call_id ----
+
+
+@pytest.mark.parametrize("name", [s.name for s in SAMPLES if s.name != "beijing-direct"])
+def test_message_3_is_sent_by_the_host_app_not_the_mcp_client(name):
+    trace = sample(name)
+    if trace.meta.mode != "mcp" or trace.meta.outcome != "ok":
+        pytest.skip("an MCP run that went through")
+    messages = route(trace)
+    three = messages[Step.ASK_MODEL]
+    assert (three.state, three.reason) == ("corrected", "host_sends")
+    # The trace agrees: the app sends the request, the MCP client sends nothing to the model.
+    requests = [h for h in trace.hops if h.kind == "llm.request"]
+    assert requests and {(h.source, h.target) for h in requests} == {("app", "model")}
+    assert not any(h.source == "mcp_client" and h.target == "model" for h in trace.hops)
+    seven = messages[Step.TOOL_RESULT]
+    if seven.state != "missing":
+        assert (seven.state, seven.reason) == ("corrected", "host_pairs")
+
+
+def test_the_strip_says_where_article_000_is_wrong_in_both_languages():
+    bundle = viewer_bundle(sample("beijing-mcp"), lang="zh")
+    three, seven = bundle["route"]["messages"][3], bundle["route"]["messages"][7]
+    assert three["article_route"]["en"] == "MCP Client → Model API"  # what the article says, shown as its claim
+    assert (
+        "that is wrong" in three["reason_text"]["en"]
+        and "MCP defines no function-calling format" in (three["reason_text"]["en"])
+    )
+    assert "host app" in three["reason_text"]["en"] and "宿主应用" in three["reason_text"]["zh"]
+    assert "这是错的" in three["reason_text"]["zh"]
+    assert "a CallToolResult has no such field" in seven["reason_text"]["en"]
+    assert "CallToolResult 没有这个字段" in seven["reason_text"]["zh"]
+    assert three["reason_short"]["en"] == seven["reason_short"]["en"] == "article wrong"
+    # Direct mode has no MCP client to be wrong about.
+    direct = viewer_bundle(sample("beijing-direct"), lang="en")["route"]["messages"]
+    assert direct[3]["reason"] is None and direct[7]["reason"] == "direct_in_process"

@@ -58,12 +58,27 @@ ARTICLE_PHASE_NAMES: dict[ArticlePhase, dict[Lang, str]] = {
     4: {"zh": "阶段四 · 回填并回答", "en": "Phase 4 · backfill and answer"},
 }
 
+# Direct mode translates nothing: its schemas are written in the function-calling format, and the app finds its
+# own function by name (the articles' translations are MCP's, between its tool list and that format).
+DIRECT_PHASE_NAMES: dict[ArticlePhase, dict[Lang, str]] = {
+    **ARTICLE_PHASE_NAMES,
+    1: {"zh": "阶段一 · 发出请求", "en": "Phase 1 · request"},
+    3: {"zh": "阶段三 · 执行", "en": "Phase 3 · execute"},
+}
+
 # A word for the message's cell, and the sentence that says why.
 REASON_SHORT: dict[Reason, dict[Lang, str]] = {
     "direct_in_process": {"zh": "进程内", "en": "in process"},
     "server_silent": {"zh": "服务器未报告", "en": "not reported"},
     "no_tool_call": {"zh": "未调用工具", "en": "no tool call"},
+    "unanswered": {"zh": "没有回答", "en": "no answer"},
+    "timed_out": {"zh": "超时，在此停止", "en": "timed out, stopped"},
+    "connection_closed": {"zh": "连接关闭，在此停止", "en": "closed, stopped"},
+    "failed_here": {"zh": "出错，在此停止", "en": "failed, stopped"},
     "stopped": {"zh": "运行已中止", "en": "run stopped"},
+    "error_shown": {"zh": "显示错误", "en": "error shown"},
+    "host_sends": {"zh": "文章有误", "en": "article wrong"},
+    "host_pairs": {"zh": "文章有误", "en": "article wrong"},
     "not_recorded": {"zh": "未记录", "en": "not recorded"},
 }
 
@@ -81,9 +96,51 @@ REASON_TEXT: dict[Reason, dict[Lang, str]] = {
         "zh": "模型没有要求调用工具，直接给出了回答，所以这条消息没有发生。",
         "en": "The model answered without asking for a tool, so this message never happened.",
     },
+    "unanswered": {
+        "zh": "tools/call 请求发出了，却没有等到回答：函数有没有运行，服务器没有说。运行在第 7 条消息处停止。",
+        "en": "The tools/call request went out and no answer came back: whether the function ran, the server never "
+        "said. The run stopped at message 7.",
+    },
+    "timed_out": {
+        "zh": "运行在这条消息处停止：时限内没有收到完整的回答，等待的一方放弃了（超时）。这一跳是等待方自己记下的，"
+        "对方并没有发来它。",
+        "en": "The run stopped at this message: no complete answer came within the time limit, and the side that "
+        "was waiting gave up (a timeout). That side recorded this hop itself; the other side never sent it.",
+    },
+    "connection_closed": {
+        "zh": "运行在这条消息处停止：还没有任何回答，与 MCP 服务器的连接就关闭了，没有结果返回。",
+        "en": "The run stopped at this message: the connection to the MCP server closed before any answer came, so "
+        "no result came back.",
+    },
+    "failed_here": {
+        "zh": "运行在这条消息处因错误停止（这条消息的最后一跳写明了原因），之后只把错误告诉了用户。",
+        "en": "The run stopped at this message with an error (its last hop says which); after it, the user was only "
+        "told the error.",
+    },
     "stopped": {
-        "zh": "运行在这条消息之前就出错停止了。",
-        "en": "The run stopped with an error before this message.",
+        "zh": "运行已在前面一条消息处出错停止（那条消息上标着“在此停止”），这条消息没有发出。",
+        "en": "The run stopped with an error at an earlier message (the one marked “stopped”), so this message was "
+        "never sent.",
+    },
+    "error_shown": {
+        "zh": "没有回答：运行出错停止了，应用把错误展示给用户，代替回答。",
+        "en": "No answer: the run stopped with an error, and the app shows the user the error instead.",
+    },
+    "host_sends": {
+        "zh": "文章 000 把这条消息画成 MCP 客户端 → 模型 API，这是错的：MCP 没有规定任何函数调用的格式。"
+        "是宿主应用把 MCP 的工具清单翻译成函数定义，再由它自己把请求发给模型 API。",
+        "en": "Article 000 draws this message as MCP Client → Model API, and that is wrong: MCP defines no "
+        "function-calling format. The host app translates the MCP tool list into function schemas and sends the "
+        "request to the model API itself.",
+    },
+    "host_pairs": {
+        "zh": "文章 000 里 MCP 返回的结果带着 tool_call_id，这是错的：CallToolResult 没有这个字段，MCP 从不经手 "
+        "tool_call_id。MCP 客户端按 JSON-RPC 的 id 收到回答；是宿主应用记着这次 tools/call 是为哪个工具调用发的，"
+        "再把 tool_call_id 写进 role 为 tool 的消息。",
+        "en": "Article 000 gives the MCP result a tool_call_id, and that is wrong: a CallToolResult has no such "
+        "field, and MCP never sees a tool_call_id. The MCP client gets its answer by the JSON-RPC id; the host app "
+        "remembers which tool call it sent that tools/call for, and writes the tool_call_id into the role "
+        '"tool" message itself.',
     },
     "not_recorded": {
         "zh": "这份记录里没有属于这条消息的跳。",
@@ -131,9 +188,24 @@ CAPTIONS: dict[Step, dict[Lang, str]] = {
 }
 
 
+# Where the articles draw an MCP message's way wrongly, the way it really goes (see REASON_TEXT["host_sends"]).
+_TRUE_ROUTE: dict[Step, tuple[Actor, ...]] = {Step.ASK_MODEL: ("app", "model")}
+
+_ARTICLE_SAYS: dict[Lang, str] = {"zh": "{route}（文章画成 {article}）", "en": "{route} (the article: {article})"}
+
+
 def article_route(step: Step, lang: Lang) -> str:
     """The message's way as the articles tell it: "App → MCP Client"."""
     return " → ".join(ACTOR_NAMES[a][lang] for a in _ARTICLE_ROUTE[step])
+
+
+def route_cell(step: Step, lang: Lang) -> str:
+    """The message's way in MCP mode as a table shows it: the articles', or where they draw it wrongly, the real
+    way with theirs beside it."""
+    if step not in _TRUE_ROUTE:
+        return article_route(step, lang)
+    way = " → ".join(ACTOR_NAMES[a][lang] for a in _TRUE_ROUTE[step])
+    return _ARTICLE_SAYS[lang].format(route=way, article=article_route(step, lang))
 
 
 assert set(MESSAGE_NAMES) == set(_ARTICLE_ROUTE) == set(CAPTIONS) == set(Step)

@@ -34,18 +34,30 @@ ARTICLE_PHASE: dict[Step, ArticlePhase] = {
 # How a message stands in one trace:
 #   present: its hops are here, as the articles draw them;
 #   in_process: direct mode, the app does it in its own process (no MCP client or server);
-#   partial: the request is here but not all of it (the server did not report running the tool);
+#   partial: the request is here but not all of it (the server did not report running the tool, the run stopped
+#            here, an error was shown instead of an answer);
+#   corrected: its hops are here, and the articles tell it wrongly (the reason says what really happens);
 #   missing: no hop of this trace is this message.
-MessageState = Literal["present", "in_process", "partial", "missing"]
+MessageState = Literal["present", "in_process", "partial", "corrected", "missing"]
 
-# Why a message is not (wholly) here; the words are in flow.text.route.
+# Why a message is not (wholly) here, or not as the articles tell it; the words are in flow.text.route.
 Reason = Literal[
     "direct_in_process",  # direct mode: an in-process hop, no MCP client or server
     "server_silent",  # MCP mode: the server did not report its execution of the tool
     "no_tool_call",  # the model answered without asking for a tool, so the tool round never happened
+    "unanswered",  # MCP mode: the tools/call went out and the run stopped at message 7 with no answer to it
+    "timed_out",  # the run stopped here: no complete answer came in time and the waiting side gave up
+    "connection_closed",  # the run stopped here: the connection to the MCP server closed before any answer
+    "failed_here",  # the run stopped here with another error
     "stopped",  # the run ended (an error) before this message
+    "error_shown",  # message 10: the user was shown the error, not an answer
+    "host_sends",  # MCP mode, message 3: the host app translates and sends it, not the MCP client (article 000)
+    "host_pairs",  # MCP mode, message 7: a CallToolResult has no tool_call_id; the host pairs it (article 000)
     "not_recorded",  # an imported or partial recording has no hop for it
 ]
+
+# Where article 000 tells an MCP message wrongly, and what the trace shows instead.
+_CORRECTED: dict[Step, Reason] = {Step.ASK_MODEL: "host_sends", Step.TOOL_RESULT: "host_pairs"}
 
 # Steps that shrink to in-process hops when there is no MCP client or server.
 _IN_PROCESS = (Step.LIST_TOOLS, Step.REVERSE_TRANSLATION, Step.CALL_TOOL, Step.TOOL_RESULT)
@@ -76,6 +88,30 @@ def server_reports_execution(trace: Trace) -> bool:
     return any(h.kind == "tool.invoke" and h.source == "mcp_server" for h in trace.hops)
 
 
+def stop_hop(trace: Trace) -> Hop | None:
+    """Where a failed run stopped: its last numbered hop before the error it showed the user (message 10); None
+    for a run that did not fail."""
+    if trace.meta.outcome != "error":
+        return None
+    hops = [h for h in trace.hops if h.step is not None]
+    while hops and hops[-1].step == Step.SHOW_ANSWER and hops[-1].kind == "error":
+        hops.pop()
+    return hops[-1] if hops else None
+
+
+def _stop_reason(hop: Hop) -> Reason | None:
+    """How a run stopped at `hop`, from what its payload says; None where the hop is no error (a recording cut
+    short, say: it tells nothing of how)."""
+    if hop.direction != "error" and hop.kind not in ("error", "llm.error"):
+        return None
+    error = hop.payload.get("error") if isinstance(hop.payload, dict) else None
+    if (hop.kind, error) in (("error", "timeout"), ("llm.error", "deadline")):
+        return "timed_out"
+    if (hop.kind, error) == ("error", "connection closed"):
+        return "connection_closed"
+    return "failed_here"
+
+
 def route(trace: Trace) -> list[Message]:
     """The eleven entries (phase zero and messages 1-10) for this trace, in order."""
     first: dict[Step, int] = {}
@@ -94,6 +130,10 @@ def route(trace: Trace) -> list[Message]:
     direct = trace.meta.mode == "direct"
     asked_tool = Step.DECISION in first
     reported = server_reports_execution(trace)
+    stop = stop_hop(trace)
+    stopped_at = None if stop is None or stop.step is None else Step(stop.step)
+    how = None if stop is None else _stop_reason(stop)
+    shown = [h.kind for h in trace.hops if h.step == Step.SHOW_ANSWER]
     out = []
     for step in Step:
         state: MessageState = "present"
@@ -102,14 +142,27 @@ def route(trace: Trace) -> list[Message]:
             state = "missing"
             if step in _TOOL_ROUND and not asked_tool and Step.MODEL_ANSWER in first:
                 reason = "no_tool_call"
-            elif trace.meta.outcome == "error" and not any(s > step for s in first):
+            elif stopped_at is not None and step > stopped_at:
                 reason = "stopped"
             else:
                 reason = "not_recorded"
+        elif step == stopped_at and how is not None:
+            state, reason = "partial", how
+        elif step == Step.SHOW_ANSWER and shown and all(k == "error" for k in shown):
+            state, reason = "partial", "error_shown"
         elif direct and step in _IN_PROCESS:
             state, reason = "in_process", "direct_in_process"
+        elif (
+            not direct
+            and step == Step.CALL_TOOL
+            and stopped_at == Step.TOOL_RESULT
+            and how in ("timed_out", "connection_closed")
+        ):
+            state, reason = "partial", "unanswered"
         elif not direct and step == Step.CALL_TOOL and not reported:
             state, reason = "partial", "server_silent"
+        elif not direct and step in _CORRECTED:
+            state, reason = "corrected", _CORRECTED[step]
         out.append(
             Message(
                 step=step,

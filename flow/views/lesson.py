@@ -16,12 +16,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.text.names import ACTOR_NAMES, Lang
-from flow.text.route import ARTICLE_PHASE_NAMES, CAPTIONS, article_route
+from flow.text.route import (
+    ARTICLE_PHASE_NAMES,
+    CAPTIONS,
+    DIRECT_PHASE_NAMES,
+    REASON_TEXT,
+    article_route,
+    route_cell,
+)
 from flow.text.teaching import teaching_texts
 from flow.text.teaching.lesson import ARTICLE_MESSAGES, LESSON_TEXT
 from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
-from flow.trace.route import ARTICLE_PHASE
+from flow.trace.route import Message, route, stop_hop
 from flow.trace.steps import Step
 from flow.views.focus import Path, focus, resolve
 from flow.views.table import focus_view
@@ -143,17 +150,28 @@ def _message_label(step: int | None, lang: Lang) -> str:
     return _t("phase_zero_of", lang) if step == 0 else _t("message_of", lang, step=step)
 
 
-def _missing(step: Step, trace: Trace, seen: set[int], lang: Lang) -> str:
+def _missing(message: Message, trace: Trace, lang: Lang) -> str:
     """Why a message has no hop in this trace."""
-    if trace.meta.outcome == "error" and trace.hops:
-        reached = max((h.step for h in trace.hops if h.step is not None and h.step < Step.SHOW_ANSWER), default=0)
-        if step > reached:
-            return _t("missing.stopped", lang, seq=trace.hops[-1].seq)
-    if Step.DECISION <= step <= Step.BACKFILL and not seen.intersection(range(4, 9)):
+    stop = stop_hop(trace)
+    if message.reason == "stopped" and stop is not None:
+        return _t("missing.stopped", lang, seq=stop.seq, n=stop.step)
+    if message.reason == "no_tool_call":
         return _t("missing.no_round", lang)
-    if trace.meta.mode == "direct" and step == Step.LIST_TOOLS:
+    if trace.meta.mode == "direct" and message.step == Step.LIST_TOOLS:
         return _t("missing.direct", lang)
     return _t("missing.none", lang)
+
+
+def _hops_cell(message: Message, seqs: list[int], trace: Trace, lang: Lang) -> str:
+    """Which hops are the message, and what the route says of it where it is not as the articles tell it."""
+    if not seqs:
+        return _missing(message, trace, lang)
+    shown = ", ".join(str(s) for s in seqs[:12]) + (" …" if len(seqs) > 12 else "")
+    if message.reason == "server_silent":
+        return shown + " (" + _t("missing.server_side", lang) + ")"
+    if message.reason is not None and message.reason != "direct_in_process":  # the route column says that one
+        return shown + " · " + REASON_TEXT[message.reason][lang]
+    return shown
 
 
 def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
@@ -161,29 +179,31 @@ def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
     for hop in trace.hops:
         if hop.step is not None:
             by_step.setdefault(hop.step, []).append(hop.seq)
-    seen = set(by_step)
-    meta_direct = trace.meta.mode == "direct"
+    direct = trace.meta.mode == "direct"
     columns = ["message", "step", "phase", "route", "crosses", "hops"] + (["restaurant"] if restaurant else [])
     lines = [
         "| " + " | ".join(_t("col." + c, lang) for c in columns) + " |",
         "|" + "---|" * len(columns),
     ]
-    for step, message in ARTICLE_MESSAGES.items():
-        seqs = by_step.get(step, [])
-        if seqs:
-            shown = ", ".join(str(s) for s in seqs[:12]) + (" …" if len(seqs) > 12 else "")
-            if step == Step.CALL_TOOL and trace.meta.mode == "mcp":
-                if not any(h.step == step and h.target == "tool" for h in trace.hops):
-                    shown += " (" + _t("missing.server_side", lang) + ")"
+    for m in route(trace):
+        step, message = m.step, ARTICLE_MESSAGES[m.step]
+        if direct:  # nothing of MCP: no decorators, tools/list, MCP client, tools/call or CallToolResult
+            phase = DIRECT_PHASE_NAMES[m.article_phase][lang]
+            way = message.direct_route[lang] if message.direct_route else article_route(step, lang)
+            crosses = (message.direct_crosses or message.crosses)[lang]
         else:
-            shown = _missing(step, trace, seen, lang)
+            phase, way, crosses = (
+                ARTICLE_PHASE_NAMES[m.article_phase][lang],
+                route_cell(step, lang),
+                message.crosses[lang],
+            )
         cells = [
             _t("phase_zero", lang) if step == 0 else _t("message_n", lang, n=int(step)),
             str(int(step)),
-            ARTICLE_PHASE_NAMES[ARTICLE_PHASE[step]][lang],
-            message.direct_route[lang] if meta_direct and message.direct_route else article_route(step, lang),
-            message.crosses[lang],
-            shown,
+            phase,
+            way,
+            crosses,
+            _hops_cell(m, by_step.get(step, []), trace, lang),
         ] + ([CAPTIONS[step][lang]] if restaurant else [])
         lines.append("| " + " | ".join(cells) + " |")
     return lines

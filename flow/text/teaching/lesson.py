@@ -17,21 +17,33 @@ class ArticleMessage:
     route and restaurant caption are the route's (`flow.trace.route`, `flow.text.route`)."""
 
     crosses: dict[Lang, str]
-    direct_route: dict[Lang, str] | None = None  # where direct mode (no MCP client or server) differs
+    # Where direct mode (no MCP client or server) differs: the way it goes, and what crosses. A row of a direct
+    # trace names nothing MCP has (no decorators, tools/list, tools/call or CallToolResult): none of it is there.
+    direct_route: dict[Lang, str] | None = None
+    direct_crosses: dict[Lang, str] | None = None
 
 
+# Every row is true of every trace of its mode: what happened at a message in this trace is the hops column's
+# (a tools/call the server refuses runs nothing; a run may stop before a result comes back).
 ARTICLE_MESSAGES: dict[Step, ArticleMessage] = {
     Step.TOOLS_EXIST: ArticleMessage(
         {"zh": "由装饰器生成的工具清单", "en": "the tool list built from decorators"},
         {"zh": "应用内部（手写的定义）", "en": "inside the app (hand-written schemas)"},
+        {
+            "zh": "手写的函数定义，本来就是函数调用的格式",
+            "en": "function schemas written by hand, already in the function-calling format",
+        },
     ),
     Step.QUESTION: ArticleMessage({"zh": "用户的问题", "en": "the user's question"}),
     Step.LIST_TOOLS: ArticleMessage(
         {"zh": "询问有哪些工具（tools/list）", "en": "which tools there are (tools/list)"},
         {"zh": "应用内部（本地的工具定义）", "en": "inside the app (its own schemas)"},
+        {"zh": "应用读取自己的函数定义", "en": "the app reads its own function schemas"},
     ),
     Step.ASK_MODEL: ArticleMessage(
-        {"zh": "对话加上翻译成函数格式的工具", "en": "the conversation and the tools, translated to functions"}
+        {"zh": "对话加上翻译成函数格式的工具", "en": "the conversation and the tools, translated to functions"},
+        {"zh": "应用 → 模型 API", "en": "App → Model API"},
+        {"zh": "对话加上应用的函数定义（tools）", "en": "the conversation and the app's function schemas (tools)"},
     ),
     Step.DECISION: ArticleMessage(
         {"zh": "tool_calls：函数名和参数字符串", "en": "tool_calls: a function name and an arguments string"}
@@ -40,12 +52,20 @@ ARTICLE_MESSAGES: dict[Step, ArticleMessage] = {
         {"zh": "解析好的调用请求", "en": "the parsed call request"}, {"zh": "应用内部", "en": "inside the app"}
     ),
     Step.CALL_TOOL: ArticleMessage(
-        {"zh": "tools/call，函数真正运行", "en": "tools/call, and the function really runs"},
+        {"zh": "tools/call：请服务器运行这个函数", "en": "tools/call: the server is asked to run the function"},
         {"zh": "应用 → 函数", "en": "app → the function"},
+        {
+            "zh": "应用调用同名的本地函数（如果有）",
+            "en": "the app calls its local function of that name, if it has one",
+        },
     ),
     Step.TOOL_RESULT: ArticleMessage(
-        {"zh": "工具结果（CallToolResult）", "en": "the tool's result (CallToolResult)"},
+        {
+            "zh": "结果：CallToolResult，或 JSON-RPC 错误",
+            "en": "the result: a CallToolResult, or a JSON-RPC error",
+        },
         {"zh": "函数 → 应用", "en": "function → app"},
+        {"zh": "函数的返回值，或一个错误", "en": "the function's return value, or an error"},
     ),
     Step.BACKFILL: ArticleMessage(
         {"zh": "整段对话加上 role 为 tool 的结果", "en": 'the whole conversation plus the role "tool" results'}
@@ -77,7 +97,10 @@ LESSON_TEXT: dict[str, dict[Lang, str]] = {
     "col.restaurant": {"zh": "餐厅比喻", "en": "In the restaurant"},
     "phase_zero": {"zh": "阶段零", "en": "phase zero"},
     "message_n": {"zh": "第 {n} 条", "en": "{n}"},
-    "missing.stopped": {"zh": "无：运行在第 {seq} 跳停止", "en": "none: the run stopped at hop {seq}"},
+    "missing.stopped": {
+        "zh": "无：运行在第 {seq} 跳（第 {n} 条消息）停止",
+        "en": "none: the run stopped at hop {seq} (message {n})",
+    },
     "missing.no_round": {
         "zh": "无：模型直接回答，没有工具轮次",
         "en": "none: the model answered at once, no tool round",
