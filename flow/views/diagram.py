@@ -80,6 +80,21 @@ MAX_ARROWS = 1_000
 what a browser lays out in a few seconds. A longer trace is drawn a window at a time; a real run is 20 to 200."""
 
 
+def gave_up(hop: Hop) -> bool:
+    """Is this hop a timeout: the waiting side giving up, which nothing from the other side carried?"""
+    error = hop.payload.get("error") if isinstance(hop.payload, dict) else None
+    return (hop.kind, error) in (("error", "timeout"), ("llm.error", "deadline"))
+
+
+def drawn_ends(hop: Hop) -> tuple[Actor, Actor]:
+    """Where a hop's arrow starts and ends. A timeout is the waiting side's own event (an MCP client that stopped
+    waiting for tools/call, an app whose model call ran out of time): drawn on its lifeline, never as an arrow from
+    a server or a model that sent nothing."""
+    if gave_up(hop):
+        return hop.target, hop.target
+    return hop.source, hop.target
+
+
 @dataclass
 class Row:
     """One arrow: a hop, or a run of stream chunks (or of one request's progress notifications) drawn as one."""
@@ -400,7 +415,8 @@ def _row_text(row: Row, x_of: dict[Actor, float], lang: Lang) -> str:
     hop = row.first
     if len(row.hops) > 1:
         return row.label
-    return short_label(hop, _label_width(abs(x_of[hop.target] - x_of[hop.source])), lang=lang)
+    source, target = drawn_ends(hop)
+    return short_label(hop, _label_width(abs(x_of[target] - x_of[source])), lang=lang)
 
 
 def _draw_row(
@@ -427,20 +443,21 @@ def _draw_row(
     line = {"request": "solid", "self": "solid", "error": "solid", "response": "dashed", "notification": "dotted"}[
         style
     ]
-    if style == "error" and is_reply(hop):
+    source, target = drawn_ends(hop)
+    if style == "error" and is_reply(hop) and source != target:
         line = "dashed"  # an error that answers something is drawn like the answer it replaces
     if line != "solid":
         edge["style"] = line
     if style in ("response", "notification"):
         edge["arrowhead"] = "vee"
-    xs, xt = x_of[hop.source], x_of[hop.target]
+    xs, xt = x_of[source], x_of[target]
     raise_by = text.count("\n") * LINE_H / 2  # a taller label keeps its bottom edge where a one-line label has it
     label = {"label": _html_label(row.number, text, bold=is_current), "id": f"label-{row.arrow_id}"}
     if is_current:
         label["color"] = label["fillcolor"] = "#fff8c4"
     if text_color != NORMAL:
         label["fontcolor"] = text_color
-    if hop.source == hop.target:
+    if source == target:
         loop = 0.42
         pts = [(xs, y + 0.09), (xs + loop, y + 0.09), (xs + loop, y - 0.09), (xs, y - 0.09)]
         out.points += [(f"r{i}p{k}", _pos(px, py)) for k, (px, py) in enumerate(pts)]
@@ -554,7 +571,8 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
             open_rect = True
         arrow = _MERMAID_ARROW[arrow_style(hop)]
         text = row.label if len(row.hops) > 1 else short_label(hop, 56, lang=lang)
-        lines.append(f"    {alias[hop.source]}{arrow}{alias[hop.target]}: {_mermaid_text(row.number + ' ' + text)}")
+        source, target = drawn_ends(hop)
+        lines.append(f"    {alias[source]}{arrow}{alias[target]}: {_mermaid_text(row.number + ' ' + text)}")
     if open_rect:
         lines.append("    end")
     return "\n".join(lines) + "\n"

@@ -30,6 +30,7 @@ from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
 from flow.trace.route import Message, route, stop_hop
 from flow.trace.steps import Step
+from flow.views.diagram import drawn_ends
 from flow.views.focus import Path, focus, resolve
 from flow.views.table import focus_view
 
@@ -249,7 +250,8 @@ def lesson_markdown(
     out += ["", f"## {_t('hops', lang)}"]
     texts = teaching_texts(trace.hops, lang)
     for hop, text in zip(trace.hops, texts, strict=True):
-        route = f"{ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
+        source, target = drawn_ends(hop)  # a timeout is its waiting side's own event, as the diagram draws it
+        route = f"{ACTOR_NAMES[source][lang]} → {ACTOR_NAMES[target][lang]}"
         out += ["", f"### {_t('hop_title', lang, seq=hop.seq, message=_message_label(hop.step, lang), route=route)}"]
         question = (questions or {}).get(hop.seq)
         if question is not None:  # the answer before the hop's text, which may state it
