@@ -3,8 +3,16 @@
 // files); it uses the viewer's h() and fmt(). Data: bundle.route (flow.views.viewer.route_bundle), hop.message.
 //
 // A message with no hop in this trace is dim and says why; one the app does differently (direct mode's
-// in-process hops, a server that did not report running the tool) is half-dim with the reason. A wire frame
+// in-process hops, a server that did not report running the tool, the message where a failed run stopped) is
+// half-dim with the reason; one the articles tell wrongly (message 3's sender, message 7's tool_call_id) carries
+// its correction in its note and in the line below. A wire frame
 // outside the numbered steps belongs to no message: nothing is lit and the line below says so.
+
+// A timeout is the waiting side's own event: nothing came from the other side (flow.views.diagram.drawn_ends).
+function gaveUp(hop) {
+  const error = hop.view && hop.view.payload ? hop.view.payload.error : undefined;
+  return (hop.kind === 'error' && error === 'timeout') || (hop.kind === 'llm.error' && error === 'deadline');
+}
 
 const APP_PHASE_SPANS = [['prepare', 0, 0], ['request', 1, 3], ['decision', 4, 4], ['execute', 5, 7], ['backfill', 8, 8], ['answer', 9, 10]];
 const ARTICLE_PHASE_SPANS = [[0, 0, 0], [1, 1, 3], [2, 4, 4], [3, 5, 7], [4, 8, 10]];
@@ -42,7 +50,8 @@ class RouteStrip {
     for (const hop of hops) {
       if (hop.message === null || hop.message === undefined) continue;
       const list = pairs.get(hop.message) || [];
-      if (!list.some((p) => p.from.en === hop.from.en && p.to.en === hop.to.en)) list.push({ from: hop.from, to: hop.to });
+      const from = gaveUp(hop) ? hop.to : hop.from;
+      if (!list.some((p) => p.from.en === from.en && p.to.en === hop.to.en)) list.push({ from, to: hop.to });
       pairs.set(hop.message, list);
     }
     this.pairs = pairs;
