@@ -217,7 +217,7 @@ def test_the_strip_never_says_not_reported_or_not_recorded_for_a_run_that_stoppe
         for m in bundle["route"]["messages"]:
             assert m["reason"] not in ("server_silent", "not_recorded"), m
         assert bundle["route"]["messages"][8]["reason_short"]["en"] == "run stopped"
-        assert "stopped" in bundle["route"]["messages"][7]["reason_short"]["en"]
+        assert bundle["route"]["messages"][7]["reason_short"]["en"] in ("timed out", "disconnected")
 
 
 def test_a_model_error_stops_the_run_at_message_3():
@@ -288,3 +288,11 @@ def test_the_strip_says_where_article_000_is_wrong_in_both_languages():
     # Direct mode has no MCP client to be wrong about.
     direct = viewer_bundle(sample("beijing-direct"), lang="en")["route"]["messages"]
     assert direct[3]["reason"] is None and direct[7]["reason"] == "direct_in_process"
+
+
+def test_message_6_is_named_for_the_call_not_for_a_run_that_may_not_happen():
+    """unknown-tool: the server refuses the first tools/call (-32602) and runs nothing; a hung server never says."""
+    trace = sample("unknown-tool")
+    assert any(h.kind == "mcp.error" and h.step == 7 for h in trace.hops)
+    assert MESSAGE_NAMES[Step.CALL_TOOL] == {"zh": "调用函数", "en": "call the function"}
+    assert "runs" not in MESSAGE_NAMES[Step.CALL_TOOL]["en"] and "运行" not in MESSAGE_NAMES[Step.CALL_TOOL]["zh"]

@@ -49,7 +49,7 @@ def test_after_a_hang_the_strip_says_the_run_stopped_at_message_7(browser, hung_
     cell = lambda n: page.locator(f'.fv-rcell[data-message="{n}"]')  # noqa: E731
     expect(cell(6)).to_contain_text("no answer")
     expect(cell(6)).not_to_contain_text("not reported")
-    expect(cell(7)).to_contain_text("timed out, stopped")
+    expect(cell(7)).to_contain_text("timed out")
     for n in (8, 9):
         expect(cell(n)).to_have_attribute("data-state", "missing")
         expect(cell(n)).to_contain_text("run stopped")

@@ -19,7 +19,7 @@ MESSAGE_NAMES: dict[Step, dict[Lang, str]] = {
     Step.ASK_MODEL: {"zh": "带工具问模型", "en": "ask with tools"},
     Step.DECISION: {"zh": "模型决策", "en": "model decides"},
     Step.REVERSE_TRANSLATION: {"zh": "请求执行", "en": "call request"},
-    Step.CALL_TOOL: {"zh": "函数运行", "en": "function runs"},
+    Step.CALL_TOOL: {"zh": "调用函数", "en": "call the function"},  # asked for: a server may refuse, or never answer
     Step.TOOL_RESULT: {"zh": "结果返回", "en": "result back"},
     Step.BACKFILL: {"zh": "回填结果", "en": "results back in"},
     Step.MODEL_ANSWER: {"zh": "最终回答", "en": "final answer"},
@@ -72,9 +72,9 @@ REASON_SHORT: dict[Reason, dict[Lang, str]] = {
     "server_silent": {"zh": "服务器未报告", "en": "not reported"},
     "no_tool_call": {"zh": "未调用工具", "en": "no tool call"},
     "unanswered": {"zh": "没有回答", "en": "no answer"},
-    "timed_out": {"zh": "超时，在此停止", "en": "timed out, stopped"},
-    "connection_closed": {"zh": "连接关闭，在此停止", "en": "closed, stopped"},
-    "failed_here": {"zh": "出错，在此停止", "en": "failed, stopped"},
+    "timed_out": {"zh": "超时", "en": "timed out"},
+    "connection_closed": {"zh": "连接断开", "en": "disconnected"},
+    "failed_here": {"zh": "在此出错", "en": "failed here"},
     "stopped": {"zh": "运行已中止", "en": "run stopped"},
     "error_shown": {"zh": "显示错误", "en": "error shown"},
     "host_sends": {"zh": "文章有误", "en": "article wrong"},
@@ -118,9 +118,9 @@ REASON_TEXT: dict[Reason, dict[Lang, str]] = {
         "told the error.",
     },
     "stopped": {
-        "zh": "运行已在前面一条消息处出错停止（那条消息上标着“在此停止”），这条消息没有发出。",
-        "en": "The run stopped with an error at an earlier message (the one marked “stopped”), so this message was "
-        "never sent.",
+        "zh": "运行在更早的一条消息处（这次运行到达的最后一条）出错停止了，这条消息没有发出。",
+        "en": "The run stopped with an error at an earlier message (the last one this run reached), so this "
+        "message was never sent.",
     },
     "error_shown": {
         "zh": "没有回答：运行出错停止了，应用把错误展示给用户，代替回答。",

@@ -56,8 +56,12 @@ Reason = Literal[
     "not_recorded",  # an imported or partial recording has no hop for it
 ]
 
-# Where article 000 tells an MCP message wrongly, and what the trace shows instead.
-_CORRECTED: dict[Step, Reason] = {Step.ASK_MODEL: "host_sends", Step.TOOL_RESULT: "host_pairs"}
+# Where article 000 tells an MCP message wrongly, and the hop by which the trace shows it: the app's own request
+# to the model (message 3), an MCP server's answer, which carries a JSON-RPC id and no tool_call_id (message 7).
+_CORRECTED: dict[Step, tuple[Reason, tuple[str, ...]]] = {
+    Step.ASK_MODEL: ("host_sends", ("llm.request",)),
+    Step.TOOL_RESULT: ("host_pairs", ("mcp.response", "mcp.error")),
+}
 
 # Steps that shrink to in-process hops when there is no MCP client or server.
 _IN_PROCESS = (Step.LIST_TOOLS, Step.REVERSE_TRANSLATION, Step.CALL_TOOL, Step.TOOL_RESULT)
@@ -161,8 +165,12 @@ def route(trace: Trace) -> list[Message]:
             state, reason = "partial", "unanswered"
         elif not direct and step == Step.CALL_TOOL and not reported:
             state, reason = "partial", "server_silent"
-        elif not direct and step in _CORRECTED:
-            state, reason = "corrected", _CORRECTED[step]
+        elif (
+            not direct
+            and step in _CORRECTED
+            and any(h.step == step and h.kind in _CORRECTED[step][1] for h in trace.hops)
+        ):
+            state, reason = "corrected", _CORRECTED[step][0]
         out.append(
             Message(
                 step=step,
