@@ -84,7 +84,7 @@ REASON_SHORT: dict[Reason, dict[Lang, str]] = {
 
 REASON_TEXT: dict[Reason, dict[Lang, str]] = {
     "direct_in_process": {
-        "zh": "直接模式没有 MCP 客户端和服务器：这条消息缩成了应用进程内的一跳。",
+        "zh": "直接调用模式没有 MCP 客户端和服务器：这条消息缩成了应用进程内的一跳。",
         "en": "Direct mode has no MCP client or server: this message shrinks to a hop inside the app's own process.",
     },
     "server_silent": {
