@@ -277,3 +277,13 @@ def test_a_question_asked_in_chinese_is_answered_in_chinese(sample):
     assert re.search(r"[\u4e00-\u9fff]", answer)
     assert not re.search(r"[A-Za-z]+[,.;:']? [A-Za-z]+", answer), answer  # no English sentence (a tool's name may stay)
     assert "Error executing tool" not in answer and "Wear sunglasses" not in answer
+
+
+def test_every_advice_the_demo_server_gives_has_the_mocks_chinese():
+    """The mock answers a Chinese question in Chinese; a new or reworded advice text would be quoted in English."""
+    from flow.backends.mock import _ADVICE_ZH
+    from weather_demo.tools import _PRACTICES, best_practice
+
+    assert {best_practice(topic) for topic in _PRACTICES} == set(_ADVICE_ZH)
+    for zh in _ADVICE_ZH.values():  # Chinese prose; a field name (isError) stays as code
+        assert re.search(r"[\u4e00-\u9fff]", zh) and not re.search(r"[A-Za-z]{3,}", zh.replace("isError", "")), zh
