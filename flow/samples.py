@@ -37,8 +37,8 @@ class Sample:
 SAMPLES: list[Sample] = [
     Sample(
         "beijing-direct",
-        "北京天气 · 直接函数调用",
-        "Beijing weather · direct function calling",
+        "北京天气 · 直接调用模式",
+        "Beijing weather · direct mode",
         "应用手写 OpenAI 格式的工具定义，模型返回 tool_calls 后，应用在本进程内直接调用 Python 函数，没有 MCP 客户端和服务器。"
         "与 beijing-mcp 对照：模型看到的请求几乎一样，差别在工具从哪里来、如何被执行。",
         "The app holds hand-written tool schemas in OpenAI format; when the model returns tool_calls, the app calls the "
@@ -97,9 +97,9 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "streaming",
-        "流式输出 · 参数分片",
+        "流式输出 · 参数分块到达",
         "Streaming · arguments in pieces",
-        "stream=true 时模型的回答被拆成很多 chunk：tool_call 的名字先到，arguments 被切成几段陆续到达，应用把它们拼接成完整的 tool_calls。",
+        "stream=true 时模型的回答被拆成很多分块：tool_call 的名字先到，arguments 被切成几段陆续到达，应用把它们拼接成完整的 tool_calls。",
         "With stream=true the response arrives as many chunks: the tool call's name first, then the arguments in "
         "several pieces, which the app assembles into complete tool_calls.",
         options={"stream": True},
@@ -126,9 +126,10 @@ SAMPLES: list[Sample] = [
         "tool-choice-named",
         "tool_choice = 指定函数",
         "tool_choice = a named function",
-        "tool_choice 指定 calc_work_hours，模型只能调用这个函数，并从问题里取出开始和结束时间。",
-        "tool_choice names calc_work_hours, so the model must call that function; it takes the start and end times from "
-        "the question.",
+        'tool_choice 为 {"type": "function", "function": {"name": "calc_work_hours"}}，指名了 calc_work_hours，'
+        "模型只能调用这个函数，并从问题里取出开始和结束时间。",
+        'tool_choice is {"type": "function", "function": {"name": "calc_work_hours"}}: it names calc_work_hours, so the '
+        "model must call that function; it takes the start and end times from the question.",
         question="我今天 9:00 上班，18:30 下班，工作了多久？",
         options={"tool_choice": "calc_work_hours"},
     ),
@@ -170,22 +171,24 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "prompt-fetched",
-        "获取 MCP 提示词模板",
+        "获取 MCP 提示模板",
         "Fetching an MCP prompt",
-        "用户选了服务器提供的提示词 weather_report(city=北京)，应用用 prompts/get 取回消息，代替手打的问题发给模型。",
+        "用户选了服务器提供的提示模板 weather_report(city=北京)，应用用 prompts/get 取回消息，代替手打的问题发给模型。",
         "The user picks the server's prompt weather_report(city=北京); the app fetches its messages with prompts/get and "
         "sends them to the model instead of a typed question.",
         options={"prompt": "weather_report", "prompt_args": (("city", "北京"),)},
     ),
     Sample(
         "progress-notifications",
-        "进度通知 · 服务器在执行中说话",
-        "Progress notifications · the server speaks while it works",
-        "客户端在 tools/call 的 _meta 里带上 progressToken，get_forecast 每算完一天就发一条 notifications/progress（带同一个 token），"
-        "还发了一条日志 notifications/message。这些通知都没有 id，靠 token 归到它们所属的请求下，图中合并成一个箭头。",
+        "进度通知 · 工具一边运行一边汇报",
+        "Progress notifications · the tool reports as it runs",
+        "客户端在 tools/call 的 _meta 里带上 progressToken，get_forecast 每算完一天就发一条带同一个 progressToken 的 "
+        "notifications/progress，客户端靠这个 token 把进度归到这次调用下。它还发了一条日志 notifications/message："
+        "日志和进度通知一样没有 id，但也没有 token，没有任何字段把它和某个请求连起来。这些通知都不是结果。",
         "The client puts a progressToken in the _meta of tools/call; get_forecast sends notifications/progress with the "
-        "same token after each day, and a log message (notifications/message). The notifications carry no id: the token "
-        "ties them to their request, and the diagram draws them as one arrow.",
+        "same progressToken after each day, and the token ties the progress to that call. It also sends a log message "
+        "(notifications/message): like the progress it has no id, but it has no token either, so nothing in it ties it "
+        "to a request. None of these notifications is the result.",
         question="上海未来三天天气预报",
     ),
     Sample(

@@ -276,11 +276,12 @@ def answer_from_results(conv: Conversation, *, tools_allowed: bool) -> str:
     if parts:
         return "\n".join(parts)
     if not tools_allowed and conv.tools:
+        # A model is never told tool_choice's value, and with no tool run it holds no data: it says only that.
         return (
-            "这次请求不允许我调用工具（tool_choice 为 none），所以我无法查询实时数据；我只能说：请查看当地的天气预报。"
+            "我这次查不到实时数据，没法告诉你今天的具体情况；请看看当地的天气预报。"
             if zh
-            else "I was not allowed to call a tool this time (tool_choice is none), so I cannot look anything up; "
-            "please check a local forecast."
+            else "I cannot look anything up this time, so I cannot tell you today's details; please check a local "
+            "forecast."
         )
     return (
         f"（离线模拟模型）没有适合这个问题的工具，我直接回答：你问的是“{conv.question}”。"
@@ -300,10 +301,36 @@ def _superseded(i: int, conv: Conversation) -> bool:
     )
 
 
+# The demo server's advice is English; asked in Chinese, a model answers in Chinese (the mock knows these texts).
+_ADVICE_ZH = {
+    "Say what the tool does, when to use it, and what each argument means, with an example value.": (
+        "写清工具做什么、什么时候用、每个参数是什么意思，并给一个示例值。"
+    ),
+    "Return errors as tool results (isError) so the model can read them and try again.": (
+        "把错误作为工具结果返回（isError），让模型读到后可以重试。"
+    ),
+    "Treat tool inputs as untrusted; never run a command built from model output without checking it.": (
+        "不要轻信工具的输入；由模型输出拼成的命令，未经检查绝不执行。"
+    ),
+    "Take an umbrella and waterproof shoes; allow extra travel time.": "带上雨伞，穿防水的鞋，路上多留些时间。",
+    "Wear boots with grip and warm layers; check transport delays before leaving.": (
+        "穿防滑的靴子，多穿几层保暖；出门前查一下交通是否延误。"
+    ),
+    "Wear sunglasses and sunscreen; in winter, a warm coat still matters in the wind.": (
+        "戴上墨镜、涂好防晒；冬天风大，还是要穿件暖和的外套。"
+    ),
+    "A light jacket is enough; carry a foldable umbrella just in case.": "穿件薄外套就够了，以防万一带把折叠伞。",
+    "Dress in layers; the temperature may feel lower than it is.": "分层穿衣；体感温度可能比实际低。",
+}
+
+
 def _describe(a: _Attempt, zh: bool) -> str:
     result = a.result or ""
     if not a.ok:
-        return f"调用 {a.name} 失败：{result}" if zh else f"Calling {a.name} failed: {result}"
+        if zh:  # in the user's language, as a model answers: the tool's own (English) error text stays in the trace
+            asked = "，".join(f"{k}={v}" for k, v in (a.args or {}).items())
+            return f"抱歉，调用 {a.name}{f'（{asked}）' if asked else ''}没有成功：工具返回了错误，我没能查到结果。"
+        return f"Calling {a.name} failed: {result}"
     try:
         data = json.loads(result)
     except json.JSONDecodeError:
@@ -336,6 +363,8 @@ def _describe(a: _Attempt, zh: bool) -> str:
             return f"从 {data['start']} 到 {data['end']} 共工作 {data['hours']} 小时（已扣除午休 {data['lunch_break_min']} 分钟）。"
         return f"From {data['start']} to {data['end']} you worked {data['hours']} hours ({data['lunch_break_min']} min lunch deducted)."
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    if zh and text in _ADVICE_ZH:
+        return f"建议：{_ADVICE_ZH[text]}"
     return (
         f"建议：{text}"
         if zh and a.name == "best_practice"
