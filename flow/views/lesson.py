@@ -22,6 +22,7 @@ from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
 from flow.trace.route import ARTICLE_PHASE
 from flow.trace.steps import Step
+from flow.views.closing import closing_markdown
 from flow.views.focus import Path, focus, resolve
 from flow.views.table import focus_view
 
@@ -239,6 +240,7 @@ def lesson_markdown(
             out += ["", _t("focus", lang), "", fenced(body)]
         if question is not None:
             out += _reveal(question, lang)
+    out += closing_markdown(trace, lang, prose)
     # A terminal obeys ESC and BEL and a bidi override reorders what it shows: every such character from the file
     # is written as its escape (inside JSON, the same escape JSON reads back).
     return escape_controls("\n".join(out) + "\n", keep="\n")
