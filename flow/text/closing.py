@@ -84,7 +84,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     },
     "mcp_none": {
         "zh": "这次运行没有 MCP：应用自己持有手写的工具 Schema（第 {schemas} 跳），自己调用函数。"
-        "用 json.loads 读出 arguments 不是反向翻译——反向翻译指把模型的 tool_call 变成 MCP 的 tools/call。",
+        "把 arguments 字符串解析成 JSON 不是反向翻译——反向翻译指把模型的 tool_call 变成 MCP 的 tools/call。",
         "en": "There is no MCP in this run: the app holds hand-written tool schemas (hop {schemas}) and calls the "
         "function itself. Reading the arguments with json.loads is no reverse translation: that name is for turning "
         "the model's tool_call into an MCP tools/call.",
@@ -171,7 +171,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": ", not the user's question nor the model's requests",
     },
     "model": {
-        "zh": "收到 {requests} 个 HTTP 请求：messages 和函数调用格式的 tools{backfill}。{no_frame}",
+        "zh": "收到 {requests} 个 HTTP 请求：对话消息和函数调用格式的工具定义{backfill}。{no_frame}",
         "en": "Receives {requests} HTTP requests: the messages and the tools in function-calling format{backfill}. "
         "{no_frame}",
     },
@@ -252,8 +252,10 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "What MCP buys: one server reused by many hosts; deployed and released on its own; tools discovered at "
         "run time (tools/list); resources and prompts beside tools{offered}.",
     },
+    "cap_resources": {"zh": "资源", "en": "resources"},
+    "cap_prompts": {"zh": "提示模板", "en": "prompts"},
     "buys_offered": {
-        "zh": "（这个服务器在第 {seq} 跳就声明了 {caps}）",
+        "zh": "（这个服务器在第 {seq} 跳就声明了它还提供{caps}）",
         "en": " (this server announced {caps} at hop {seq})",
     },
 }
@@ -263,64 +265,61 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
 
 
 COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
-    "same_requests": {
-        "zh": "模型收到的请求几乎一样：{base} {n_a} 个请求共 {bytes_a} 字节，{other} {n_b} 个共 {bytes_b} 字节；"
-        "工具定义在两边都占 {share_a}{share_b_part}（{tools_a} 对 {tools_b} 字节），每一轮都重新发送。",
-        "en": "The model receives practically the same requests: {base} sends {n_a} of {bytes_a} bytes in all, "
-        "{other} {n_b} of {bytes_b}; the tool definitions are {share_a}{share_b_part} of them in both ({tools_a} and "
-        "{tools_b} bytes), sent again every round.",
+    "direct": {"zh": "直接调用模式", "en": "direct mode"},
+    "requests_same": {
+        "zh": "模型收到的请求几乎一样：两边各调用模型 {calls} 次，共 {bytes_a} 和 {bytes_b} 字节；工具定义在两边都占 {share}，"
+        "每一轮都重新发送。",
+        "en": "The model receives practically the same requests: {calls} calls in each, {bytes_a} and {bytes_b} bytes "
+        "in all; the tool definitions are {share} of them in both, sent again every round.",
     },
-    "other_requests": {
-        "zh": "模型收到的请求不一样：{base} {n_a} 个请求共 {bytes_a} 字节，工具定义占 {share_a}；{other} {n_b} 个共 "
-        "{bytes_b} 字节，工具定义占 {share_b}。",
-        "en": "The model receives different requests: {base} sends {n_a} of {bytes_a} bytes in all, tool definitions "
-        "{share_a} of them; {other} {n_b} of {bytes_b}, tool definitions {share_b}.",
+    "requests_differ": {
+        "zh": "模型收到的请求不一样：{base}调用模型 {n_a} 次、共 {bytes_a} 字节，工具定义占 {share_a}；{other} 调用 {n_b} 次、"
+        "共 {bytes_b} 字节，工具定义占 {share_b}。",
+        "en": "The model receives different requests: {base} makes {n_a} calls of {bytes_a} bytes in all, tool "
+        "definitions {share_a} of them; {other} {n_b} calls of {bytes_b} bytes, tool definitions {share_b}.",
     },
-    "share_b_part": {"zh": "和 {share}", "en": " and {share}"},
+    "shares": {"zh": "{a} 和 {b}", "en": "{a} and {b}"},
+    "frames": {"zh": "{n} 帧", "en": "{n} frames"},
+    "frame": {"zh": "{n} 帧", "en": "{n} frame"},
     "per_session": {
-        "zh": "MCP 每个会话多一次：{setup}和{listing}；",
-        "en": "What MCP adds once per session: {setup} and {listing}; ",
+        "zh": "MCP 每个会话多一次 {setup}（{n_setup}）和 {listing}（{n_list}）",
+        "en": "MCP adds, once per session, {setup} ({n_setup}) and {listing} ({n_list})",
     },
     "per_client": {
-        "zh": "MCP 开始前多一次：{setup}（2026-07-28 没有会话，server/discover 只是询问版本和能力，客户端也可以不发）和{listing}；",
-        "en": "What MCP adds once, before the questions: {setup} (2026-07-28 has no session: server/discover only "
-        "asks for versions and capabilities, and a client may skip it) and {listing}; ",
+        "zh": "MCP 在提问之前多一次 {discover}（{n_setup}；2026-07-28 没有会话，它只询问版本和能力，客户端也可以不发）和 "
+        "{listing}（{n_list}）",
+        "en": "MCP adds, once before any question, {discover} ({n_setup}; 2026-07-28 has no session: it only asks for "
+        "versions and capabilities, and a client may skip it) and {listing} ({n_list})",
     },
-    "per_once_listing": {
-        "zh": "MCP 开始前多一次：{listing}；",
-        "en": "What MCP adds once, before the questions: {listing}; ",
+    "listing_only": {
+        "zh": "MCP 在提问之前多一次 {listing}（{n_list}）",
+        "en": "MCP adds, once before any question, {listing} ({n_list})",
     },
-    "setup_frames": {"zh": "{methods} 共 {n} 帧", "en": "{methods}, {n} frames"},
-    "listing_frames": {"zh": "工具发现 {methods} 共 {n} 帧", "en": "discovery, {methods}, {n} frames"},
     "per_question": {
-        "zh": "每个问题多：宿主的正向翻译（inputSchema → parameters，{forward} 跳），以及每个工具调用的反向翻译"
-        "（tool_call → tools/call，{reverse} 跳）和 {call_frames} 个 tools/call 帧（请求与结果）。",
-        "en": "per question: the host's forward translation (inputSchema → parameters, {forward} hops), and for each "
-        "tool call a reverse translation (tool_call → tools/call, {reverse} hops) and its tools/call frames "
-        "({call_frames}, request and result).",
+        "zh": "；每个问题多宿主的正向翻译（inputSchema → parameters），每个工具调用（这里 {calls} 个）多一次反向翻译"
+        "（tool_call → tools/call）和它的请求、结果两帧（共 {call_frames}）。",
+        "en": "; per question, the host's forward translation (inputSchema → parameters), and per tool call (here "
+        "{calls}) a reverse translation (tool_call → tools/call) with its request and result frames ({call_frames} "
+        "in all).",
     },
-    "direct_no_translation": {
-        "zh": "直接调用模式用 json.loads 读出参数后自己调用函数，这不是反向翻译（反向翻译指把 tool_call 变成 MCP 的 tools/call）。",
-        "en": "Direct mode reads the arguments with json.loads and calls its own function: no reverse translation "
-        "(that name is for turning a tool_call into an MCP tools/call).",
+    "no_translation": {
+        "zh": "直接调用模式只是把 arguments 字符串解析成 JSON，再调用自己的函数：这不是反向翻译。",
+        "en": "Direct mode's json.loads of the arguments is no reverse translation: the app calls its own function.",
     },
-    "same_model": {
-        "zh": "模型一方不变：{same}。",
-        "en": "On the model's side nothing changes: {same}.",
-    },
+    "model_side": {"zh": "模型一方：{same}。", "en": "On the model's side: {same}."},
     "model_differs": {"zh": "不同的是：{differs}。", "en": "What differs: {differs}."},
-    "buys": {
-        "zh": "MCP 换来的是：一个服务器给许多宿主复用，单独部署、单独发布，工具在运行时发现，工具之外还有资源和提示模板。",
+    "buys_choose": {
+        "zh": "MCP 换来的是：一个服务器给许多宿主复用，单独部署、单独发布，工具在运行时发现，工具之外还有资源和提示模板——"
+        "工具越来越多、几个客户端或团队共用时选它；几个固定函数、一个应用，用函数调用就够了。",
         "en": "What MCP buys: one server reused by many hosts, deployed and released on its own, tools discovered at "
-        "run time, resources and prompts beside tools.",
+        "run time, resources and prompts beside tools; choose it for a growing tool set shared by several clients "
+        "or teams, and function calling for a few fixed functions in one app.",
     },
-    "choose": {
-        "zh": "几个固定函数、一个应用：用函数调用；工具越来越多、几个客户端或团队共用：用 MCP。",
-        "en": "A few fixed functions in one app: function calling; a growing tool set shared by several clients or "
-        "teams: MCP.",
+    "discover_piece": {
+        "zh": "server/discover {n} 帧（不是会话建立：它只询问版本和能力）",
+        "en": "server/discover of {n} frames (no session set-up: it only asks for versions and capabilities)",
     },
-    "direct": {"zh": "直接调用模式", "en": "direct mode"},
 }
 
 
-"""Compare's sentence for direct mode against MCP, in pieces (flow.views.compare.point fills them)."""
+"""Compare's sentences for a pair of runs, in pieces (flow.views.compare.point fills them from the two traces)."""

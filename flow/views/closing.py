@@ -470,7 +470,7 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
 def _choose(c: Closing, lang: Lang) -> list[Item]:
     offered = ""
     if c.offered is not None:
-        caps = ("、" if lang == "zh" else " and ").join(c.offered[1])
+        caps = ("和" if lang == "zh" else " and ").join(_t("cap_" + k, lang) for k in c.offered[1])
         offered = _t("buys_offered", lang, seq=c.offered[0], caps=caps)
     return [
         Item(None, _t("choose_fc", lang)),
