@@ -9,11 +9,12 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flow.text.names import KIND_NAMES, STEP_NAMES
+from flow.text.names import KIND_NAMES
+from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
 from flow.trace.files import load_trace
 from flow.trace.model import Trace
 from flow.trace.steps import Step
-from flow.views.compare import figures, per_step, point, shape, side_by_side, summary_rows
+from flow.views.compare import figures, message_name, per_step, point, shape, side_by_side, summary_rows
 from flow.views.diagram import LINE_H, ROW_H, to_dot
 from helpers import ROOT
 
@@ -133,6 +134,9 @@ def test_the_figures_hold_no_times_and_match_the_traces():
     for lang in ("zh", "en"):
         names = [r["figure"] for r in summary_rows(a, b, lang=lang)]
         assert not [n for n in names if "ms" in n or "耗时" in n or "毫秒" in n], names
+    zh = [r["figure"] for r in summary_rows(a, b, lang="zh")]
+    assert {"输入词元数 (prompt_tokens)（模型报告）", "工具定义的词元数（估算）"} <= set(zh)
+    assert not [n for n in zh if "提示词" in n or " token" in n]  # the glossary: 词元, and prompt_tokens shares no 提示
     rows = {r["figure"]: (r["A"], r["B"]) for r in summary_rows(a, b, lang="en")}
     assert rows["hops"] == (len(a.hops), len(b.hops))
     assert rows["MCP wire frames"] == (a.meta.stats["wire_frames"], b.meta.stats["wire_frames"])
@@ -156,10 +160,10 @@ def test_only_in_a_or_b_is_in_plain_words_and_whole(lang):
     for row in table:
         for side in ("only in A", "only in B"):
             assert not re.search(r"\b[a-z]+\.[a-z]+\b", row[side]) and "…" not in row[side], row[side]
-    # the names Step through's route gives the same message, and this app's step beside them
+    # the names Step through's route gives the same message (flow.text.route, as the viewer's strip shows them)
+    for step in (Step.ASK_MODEL, Step.REVERSE_TRANSLATION):
+        assert table[step]["what"] == message_name(step, lang) + " · " + ROUTE_NAMES[step][lang]
     assert table[3]["what"] == ("消息 3 · 带工具问模型" if lang == "zh" else "message 3 · ask with tools")
-    assert table[5]["what"] == ("消息 5 · 请求执行" if lang == "zh" else "message 5 · call request")
-    assert table[5]["app step"] == STEP_NAMES[Step.REVERSE_TRANSLATION][lang]
     assert table[0]["what"].startswith("阶段零" if lang == "zh" else "phase zero")
 
 
@@ -235,7 +239,7 @@ def test_the_page_follows_the_pickers_and_shows_no_times():
     assert not [f for f in figures_table["figure"] if "ms" in f.split()]
     assert "MCP wire frames" in list(figures_table["figure"])
     steps = at.table[1].value
-    assert "message 2 · which tools" in list(steps["what"]) and "list tools" in list(steps["app step"])
+    assert "message 2 · which tools" in list(steps["what"])
 
 
 def _band_edges(dot: str) -> list[tuple[str, float, float]]:

@@ -240,7 +240,6 @@ COLUMNS: dict[str, str] = {
     "tool definitions": "工具定义",
     "rest of the prompt": "其余提示词",
     "rest of the request": "请求的其余部分",
-    "app step": "本应用的步骤",
 }
 
 

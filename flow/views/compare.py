@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.capture.recorder import compact_json
-from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT
+from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT, FIGURE_WORDS
 from flow.text.names import (
     COMPARE_TEXT,
     FIGURE_NAMES,
     KIND_NAMES,
-    STEP_NAMES,
     Lang,
 )
 from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
@@ -340,7 +339,7 @@ def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any
         ("prompt_tokens", fa.prompt_tokens, fb.prompt_tokens),
         ("tool_tokens", fa.tool_definition_tokens, fb.tool_definition_tokens),
     ]
-    return [{"figure": FIGURE_NAMES[key][lang], "A": va, "B": vb} for key, va, vb in rows]
+    return [{"figure": {**FIGURE_NAMES, **FIGURE_WORDS}[key][lang], "A": va, "B": vb} for key, va, vb in rows]
 
 
 def _only(kinds: list[Kind], lang: Lang) -> str:
@@ -364,7 +363,6 @@ def per_step(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
             {
                 "step": int(step),
                 "what": message_name(int(step), lang) + " · " + ROUTE_NAMES[step][lang],
-                "app step": STEP_NAMES[step][lang],
                 "phase": step.phase,
                 "hops A": len(ha),
                 "hops B": len(hb),
