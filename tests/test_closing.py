@@ -283,3 +283,27 @@ def test_a_server_that_does_not_report_its_run_is_not_said_to_have_reported_it(l
         "服务器没有报告函数本身的运行" if lang == "zh" else "the server did not report the function's own run"
     ) in tool
     assert ("服务器报告它运行了" if lang == "zh" else "the server reports that it ran") not in tool
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_call_the_model_asked_for_but_the_round_limit_stopped_is_not_said_to_have_run(lang):
+    trace = run_flow_sync(question="北京今天天气怎么样？给我一个出行建议", max_rounds=1).trace
+    asked = {c["function"]["name"] for h in trace.hops if h.kind == "llm.response" for c in _calls_of(h)}
+    sent = {h.payload["tool_call"]["function"]["name"] for h in trace.hops if h.kind == "translate.reverse"}
+    [never] = asked - sent
+    tool = answer(trace, lang, 2)
+    assert never in tool and ("什么也没有运行" if lang == "zh" else "nothing ran") in tool.split(never)[1]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_arguments_the_server_refused_are_an_error_result_not_a_run(lang):
+    trace = run_flow_sync(model="mock-bad-args").trace
+    tool = answer(trace, lang, 2)
+    assert "get_weather(city_name=北京)" in tool
+    first = tool.split("get_weather(city=北京)")[0]
+    assert "isError" in first and ("在 MCP 服务器的进程里运行" if lang == "zh" else "run inside") not in first
+
+
+def _calls_of(hop) -> list[dict]:
+    choices = hop.payload["body"].get("choices") or [{}]
+    return choices[0].get("message", {}).get("tool_calls") or []

@@ -111,6 +111,20 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "{name}: the tools/call reached the server and its result came back (hop {seq}); the server did not "
         "report the function's own run.",
     },
+    "error_result": {
+        "zh": "{name}：服务器的结果是一个错误（isError 为 true，第 {seq} 跳），它没有报告函数运行过。",
+        "en": "{name}: the server's result is an error (isError true, hop {seq}), and it reports no run of the "
+        "function.",
+    },
+    "not_sent": {
+        "zh": "{name}：模型在第 {seq} 跳要求了它，但运行在应用发出调用之前就中止了，什么也没有运行。",
+        "en": "{name}: the model asked for it at hop {seq}, but the run stopped before the app sent the call; nothing "
+        "ran.",
+    },
+    "tool_stopped": {
+        "zh": "没有工具运行：运行在模型要求调用工具之前就中止了。",
+        "en": "No tool ran: the run stopped before the model asked for one.",
+    },
     "rpc_error": {
         "zh": "{name}：什么也没有运行，服务器回了 JSON-RPC 错误 {code}（第 {seq} 跳）。",
         "en": "{name}: nothing ran; the server answered with JSON-RPC error {code} (hop {seq}).",
@@ -162,9 +176,9 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "None of them carries a tool_call_id: MCP never sees one.",
     },
     "server": {
-        "zh": "从另一端看到同样的帧：工具名和参数{no_question}。函数在它这里运行。",
-        "en": "Sees the same frames from the other side: the tool's name and its arguments{no_question}. The "
-        "function runs here.",
+        "zh": "从另一端看到同样的帧：工具名和参数{no_question}。工具函数在它这里运行。",
+        "en": "Sees the same frames from the other side: the tool's name and its arguments{no_question}. Tool "
+        "functions run here.",
     },
     "server_no_question": {
         "zh": "，看不到用户的问题，也看不到模型的请求",
@@ -217,11 +231,13 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "definitions go into each request's tools.",
     },
     "cost_40": {
-        "zh": "文章 004 的算法：一个工具定义动辄几百词元，按每个 300 算，40 个工具就是 40 × 300 = 12,000 词元，每个请求都要带。"
+        "zh": "文章 004 的算法：一个工具定义动辄几百词元，按每个 300 算，40 个工具就是 40 × 300 = 12,000 词元，每个请求都要带"
+        "（文章说的“几万”，要每个定义 500 词元以上才够）。"
         "这次的定义：{n_tools} 个约 {est} 词元，每个约 {each}；40 个这样的工具每个请求约 {forty} 词元，"
         "这次的 {requests} 个请求合计约 {run}。",
         "en": "Article 004's sum: a tool definition is easily a few hundred tokens; at 300 each, 40 tools are "
-        "40 × 300 = 12,000 tokens, in every request. This run's definitions: {n_tools} are about {est} tokens, about "
+        "40 × 300 = 12,000 tokens, in every request (the article's 'tens of thousands' needs 500 or more a "
+        "definition). This run's definitions: {n_tools} are about {est} tokens, about "
         "{each} each; 40 such tools would be about {forty} tokens per request, about {run} for this run's {requests} "
         "requests.",
     },

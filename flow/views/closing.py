@@ -26,7 +26,9 @@ from flow.trace.stats import estimate_tokens
 from flow.trace.steps import Step
 from flow.views.labels import parse_arguments_text
 
-Fate = Literal["ran", "raised", "unreported", "rpc_error", "refused", "direct_failed", "no_result"]
+Fate = Literal[
+    "ran", "raised", "unreported", "error_result", "rpc_error", "refused", "direct_failed", "no_result", "not_sent"
+]
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,8 @@ def _fates(trace: Trace) -> list[CallFate]:
             out.append(CallFate(name, args, "rpc_error", to_app.seq if to_app else None, str(error.get("code"))))
         elif to_app is not None and trace.meta.mode == "direct":
             out.append(CallFate(name, args, "direct_failed", to_app.seq))
+        elif to_app is not None and as_dict(as_dict(to_app.payload).get("result")).get("isError") is True:
+            out.append(CallFate(name, args, "error_result", to_app.seq))
         elif to_app is not None:
             out.append(CallFate(name, args, "unreported", to_app.seq))
         else:
@@ -222,10 +226,24 @@ def _fates(trace: Trace) -> list[CallFate]:
     return out
 
 
+def _not_sent(trace: Trace, handled: set[str]) -> list[CallFate]:
+    """The tool calls the model asked for that the app never took up (the run stopped first)."""
+    out: list[CallFate] = []
+    for hop in trace.hops:
+        got = _message(hop) if hop.kind in ("llm.response", "llm.assembled") else None
+        for call in _calls(got[0]) if got else []:
+            if call.get("id") and str(call["id"]) not in handled:
+                fn = as_dict(call.get("function"))
+                out.append(CallFate(str(fn.get("name")), _args_text(fn.get("arguments")), "not_sent", hop.seq))
+    return out
+
+
 def closing_facts(trace: Trace) -> Closing:
     """The facts of the closing view, computed from the trace's hops."""
     hops = trace.hops
     costs, decisions, ids = _requests_and_decisions(trace)
+    fates = _fates(trace)
+    fates += _not_sent(trace, set(tool_calls(hops)))
     mcp_hops = [h for h in hops if h.kind.startswith("mcp.")]
     mcp_text = [_text(h.payload) for h in mcp_hops]
     methods: list[str] = []
@@ -260,7 +278,7 @@ def closing_facts(trace: Trace) -> Closing:
         methods=tuple(methods),
         forward=tuple(h.seq for h in hops if h.kind == "translate.forward"),
         reverse=tuple(h.seq for h in hops if h.kind == "translate.reverse" and h.target == "mcp_client"),
-        fates=tuple(_fates(trace)),
+        fates=tuple(fates),
         pairs=tuple(pairs),
         ids_in_mcp=any(i in t for i in ids for t in mcp_text),
         question_in_mcp=bool(meta.question) and any(meta.question in t for t in mcp_text),
@@ -362,9 +380,7 @@ def _mcp(c: Closing, lang: Lang) -> str:
 
 def _tool(c: Closing, lang: Lang) -> str:
     if not c.fates:
-        if c.stopped:
-            return _t("fc_no_reply", lang)
-        return _t("no_tool", lang)
+        return _t("tool_stopped" if c.stopped else "no_tool", lang)
     parts: list[str] = []
     for f in c.fates:
         if f.fate in ("ran", "raised"):
@@ -374,9 +390,9 @@ def _tool(c: Closing, lang: Lang) -> str:
                 text += ("" if lang == "zh" else " ") + _t("ran_raised", lang, error=f.detail, seq=f.seq)
             parts.append(text)
         elif f.fate == "rpc_error":
-            parts.append(_t("rpc_error", lang, name=f.name, code=f.detail, seq=f.seq))
+            parts.append(_t("rpc_error", lang, name=f"{f.name}({f.args})", code=f.detail, seq=f.seq))
         else:
-            parts.append(_t(f.fate, lang, name=f.name, seq=f.seq))
+            parts.append(_t(f.fate, lang, name=f"{f.name}({f.args})", seq=f.seq))
     last = _t("model_runs_none" if c.mode == "direct" else "nobody_ran_model", lang)
     return (" " if lang == "en" else "").join(parts) + ("" if lang == "zh" else " ") + last
 
