@@ -307,3 +307,11 @@ def test_arguments_the_server_refused_are_an_error_result_not_a_run(lang):
 def _calls_of(hop) -> list[dict]:
     choices = hop.payload["body"].get("choices") or [{}]
     return choices[0].get("message", {}).get("tool_calls") or []
+
+
+def test_the_forward_translation_named_is_the_tool_definitions_not_a_prompts_content():
+    trace = sample("prompt-fetched")
+    content = next(h.seq for h in trace.hops if h.kind == "translate.forward" and "what" in h.payload)
+    tools = next(h.seq for h in trace.hops if h.kind == "translate.forward" and "what" not in h.payload)
+    mcp = answer(trace, "en", 1)
+    assert f"forward translation (hop {tools}, inputSchema → parameters)" in mcp and f"hops {content}" not in mcp

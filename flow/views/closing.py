@@ -276,7 +276,8 @@ def closing_facts(trace: Trace) -> Closing:
         requests=tuple(costs),
         frames=len(mcp_hops),
         methods=tuple(methods),
-        forward=tuple(h.seq for h in hops if h.kind == "translate.forward"),
+        # the tool definitions' translation; one with `what` carries a resource's or a prompt's content instead
+        forward=tuple(h.seq for h in hops if h.kind == "translate.forward" and "what" not in as_dict(h.payload)),
         reverse=tuple(h.seq for h in hops if h.kind == "translate.reverse" and h.target == "mcp_client"),
         fates=tuple(fates),
         pairs=tuple(pairs),
