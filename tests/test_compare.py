@@ -258,3 +258,20 @@ def test_the_phase_bands_of_the_two_diagrams_meet_at_the_same_heights():
     assert [n for n, _, _ in bands_a] == [n for n, _, _ in bands_b] == ["准备", "请求", "决策", "执行", "回填", "回答"]
     for (name, top_a, bottom_a), (_, top_b, bottom_b) in zip(bands_a, bands_b, strict=True):
         assert abs(top_a - top_b) < 1 and abs(bottom_a - bottom_b) < 1, (name, top_a, top_b, bottom_a, bottom_b)
+
+
+def test_the_sentences_share_moves_when_a_traces_tools_change():
+    direct, mcp = sample("beijing-direct"), sample("beijing-mcp")
+    hops = []
+    for hop in mcp.hops:
+        if hop.kind == "llm.request":
+            body = {**hop.payload["body"], "tools": hop.payload["body"]["tools"][:1]}
+            size = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+            hop = hop.model_copy(update={"payload": {**hop.payload, "body": body}, "bytes": size})
+        hops.append(hop)
+    fewer = mcp.model_copy(update={"hops": hops})
+    moved = shares(fewer)
+    assert moved != shares(mcp) == "78%"
+    text = point(direct, fewer, lang="en")
+    assert text.startswith("The model receives different requests")  # one tool against four: not the same
+    assert f"tool definitions {moved}" in text and f"{figures(fewer).bytes_to_model:,} bytes" in text

@@ -283,10 +283,10 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
 COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
     "direct": {"zh": "直接调用模式", "en": "direct mode"},
     "requests_same": {
-        "zh": "模型收到的请求几乎一样：两边各调用模型 {calls} 次，共 {bytes_a} 和 {bytes_b} 字节；工具定义在两边都占 {share}，"
-        "每一轮都重新发送。",
+        "zh": "模型收到的请求几乎一样：两边各调用模型 {calls} 次，共 {bytes_a} 和 {bytes_b} 字节；工具定义在两边都占 {share}"
+        "{again}。",
         "en": "The model receives practically the same requests: {calls} calls in each, {bytes_a} and {bytes_b} bytes "
-        "in all; the tool definitions are {share} of them in both, sent again every round.",
+        "in all; the tool definitions are {share} of them in both{again}.",
     },
     "requests_differ": {
         "zh": "模型收到的请求不一样：{base}调用模型 {n_a} 次、共 {bytes_a} 字节，工具定义占 {share_a}；{other} 调用 {n_b} 次、"
@@ -295,6 +295,7 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
         "definitions {share_a} of them; {other} {n_b} calls of {bytes_b} bytes, tool definitions {share_b}.",
     },
     "shares": {"zh": "{a} 和 {b}", "en": "{a} and {b}"},
+    "again": {"zh": "，每一轮都重新发送", "en": ", sent again every round"},
     "frames": {"zh": "{n} 帧", "en": "{n} frames"},
     "frame": {"zh": "{n} 帧", "en": "{n} frame"},
     "per_session": {

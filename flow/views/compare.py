@@ -216,6 +216,15 @@ def _model_side(sa: Shape, sb: Shape, base: str, other: str, lang: Lang) -> tupl
     return same, differs
 
 
+def _every_request_has_tools(*traces: Trace) -> bool:
+    for trace in traces:
+        for hop in trace.hops:
+            body = payload_of(hop, "llm.request")
+            if body is not None and not (isinstance(body["body"], dict) and body["body"].get("tools")):
+                return False
+    return True
+
+
 def _direct_vs_mcp(a: Trace, b: Trace, sa: Shape, sb: Shape, lang: Lang) -> str:
     """The lesson's point, from its own figures: the model's requests, what MCP adds once and per question, the
     model's side, what MCP buys and when to choose which."""
@@ -233,6 +242,7 @@ def _direct_vs_mcp(a: Trace, b: Trace, sa: Shape, sb: Shape, lang: Lang) -> str:
                 bytes_a=f"{fa.bytes_to_model:,}",
                 bytes_b=f"{fb.bytes_to_model:,}",
                 share=share,
+                again=_p("again", lang) if fa.model_calls > 1 and _every_request_has_tools(a, b) else "",
             )
         ]
     else:
