@@ -1,7 +1,8 @@
 """Compare two runs side by side: by default direct function calling and MCP on the same question.
 
-One screen makes the point: the pickers, one sentence saying what MCP adds and what stays the same, then the two
-diagrams side by side, each message level with the same message of the other. Below: the figures that do not
+One screen makes the point: the pickers, the sentence (the model's requests practically the same, the tool
+definitions' share of them, what MCP adds per session and per question, what it buys and when to choose it), then
+the two diagrams side by side, each message level with the same message of the other. Below: the figures that do not
 depend on noise, and the messages one by one. No times: one run's milliseconds are noise."""
 
 import pandas as pd
@@ -17,7 +18,7 @@ from ui.view import aligned_diagrams, picker
 app = state()
 lang = app.lang
 st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
-st.subheader(t("compare_title", lang))
+st.subheader(t("compare_heading", lang))
 
 pick_a, pick_b, run_col = st.columns([5, 5, 2], vertical_alignment="bottom")
 with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
@@ -53,7 +54,7 @@ with chart_col:
     sizes = pd.DataFrame(
         {
             "tool definitions": [fa.tool_definition_bytes, fb.tool_definition_bytes],
-            "rest of the prompt": [
+            "rest of the request": [
                 fa.bytes_to_model - fa.tool_definition_bytes,
                 fb.bytes_to_model - fb.tool_definition_bytes,
             ],

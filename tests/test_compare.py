@@ -3,15 +3,18 @@ move, "only in A / B" is in plain words, and the two diagrams put each message a
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from flow.text.names import KIND_NAMES
+from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
 from flow.trace.files import load_trace
 from flow.trace.model import Trace
-from flow.views.compare import figures, per_step, point, shape, side_by_side, summary_rows
+from flow.trace.steps import Step
+from flow.views.compare import figures, message_name, per_step, point, shape, side_by_side, summary_rows
 from flow.views.diagram import LINE_H, ROW_H, to_dot
 from helpers import ROOT
 
@@ -28,42 +31,91 @@ def frames_of(trace: Trace, methods: tuple[str, ...]) -> int:
     return sent + answered
 
 
-SETUP = ("initialize", "notifications/initialized", "server/discover")
+SETUP = ("initialize", "notifications/initialized")
+DISCOVER = ("server/discover",)
+
+
+def shares(trace: Trace) -> str:
+    """The tool definitions' share of the bytes sent to the model, computed here from the request payloads."""
+    bodies = [h.payload["body"] for h in trace.hops if h.kind == "llm.request"]
+    tools = sum(len(json.dumps(b["tools"], ensure_ascii=False, separators=(",", ":")).encode()) for b in bodies)
+    return f"{tools / sum(h.bytes for h in trace.hops if h.kind == 'llm.request'):.0%}"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_the_sentence_says_what_mcp_adds_with_counts_from_the_traces(lang):
+def test_the_sentence_names_its_own_tables_decisive_figures(lang):
     direct, mcp = sample("beijing-direct"), sample("beijing-mcp")
     setup, listing = frames_of(mcp, SETUP), frames_of(mcp, ("tools/list",))
-    frames = mcp.meta.stats["wire_frames"]
     calls = sum(h.kind == "llm.request" for h in mcp.hops)
-    assert (setup, listing, frames, calls) == (3, 2, 7, 2)  # the sample as the lesson tells it
+    assert (setup, listing, calls, shares(direct), shares(mcp)) == (3, 2, 2, "78%", "78%")
+    rows = {r["figure"]: (r["A"], r["B"]) for r in summary_rows(direct, mcp, lang="en")}
     text = point(direct, mcp, lang=lang)
     if lang == "zh":
         expected = [
-            f"会话建立 {setup} 帧",
-            f"工具发现 {listing} 帧",
-            f"MCP 线路帧共 {frames} 个",
+            "模型收到的请求几乎一样",
+            f"工具定义在两边都占 {shares(mcp)}",
+            f"MCP 每个会话多一次 initialize + notifications/initialized（{setup} 帧）和 tools/list（{listing} 帧）",
+            "每个问题多宿主的正向翻译",
             f"同样被调用 {calls} 次",
+            "最终回答相同",
+            "一个服务器给许多宿主复用",
+            "几个固定函数、一个应用，用函数调用就够了",
         ]
-        expected += ["与直接函数调用相比，MCP 多了", "不变的是", "最终回答相同", "多出正向翻译"]
     else:
-        expected = [f"session set-up of {setup} frames", f"discovery of {listing} frames"]
-        expected += [f"{frames} MCP wire frames", f"called {calls} times", "what stays the same", "the same answer"]
-    for part in expected + ["initialize", "notifications/initialized", "tools/list", "get_weather(city=北京)"]:
+        expected = [
+            "The model receives practically the same requests",
+            f"the tool definitions are {shares(mcp)} of them in both",
+            f"once per session, initialize + notifications/initialized ({setup} frames) and tools/list ({listing} frames)",
+            "per question, the host's forward translation",
+            f"called {calls} times",
+            "the same answer",
+            "one server reused by many hosts",
+            "function calling for a few fixed functions in one app",
+        ]
+    expected += [f"{b:,}" for b in rows["bytes sent to the model"]] + [rows["tool definitions' share of the bytes"][1]]
+    for part in expected + ["get_weather(city=北京)"]:
         assert part in text, (part, text)
-    assert text.count("。" if lang == "zh" else ".") == 1  # one sentence
     assert point(mcp, direct, lang=lang) == text  # what MCP adds, whichever side it is on
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_direct_modes_json_loads_is_not_called_a_reverse_translation(lang):
+    direct, mcp = sample("beijing-direct"), sample("beijing-mcp")
+    assert any(h.kind == "translate.reverse" and h.target == "tool" for h in direct.hops)  # the hop that was counted
+    assert shape(direct).translations["translate.reverse"] == 0
+    text = point(direct, mcp, lang=lang)
+    assert ("这不是反向翻译" if lang == "zh" else "json.loads of the arguments is no reverse translation") in text
+    # the wrong count the issue names: "2 translation hops (direct function calling: 1 ...)"
+    assert "direct function calling: 1" not in text and "直接函数调用 1 跳" not in text
+    assert "2 translation hops" not in text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_server_discover_is_not_counted_as_session_set_up(lang):
+    direct, modern = sample("beijing-direct"), sample("era-modern")
+    assert frames_of(modern, SETUP) == 0 and frames_of(modern, DISCOVER) == 2
+    assert shape(modern).setup_frames == 0 and shape(modern).discover_frames == 2
+    text = point(direct, modern, lang=lang)
+    assert "server/discover" in text
+    assert ("2026-07-28 没有会话" if lang == "zh" else "2026-07-28 has no session") in text
+    assert ("每个会话" if lang == "zh" else "once per session") not in text
+    assert "会话建立 2 帧" not in text and "session set-up of 2 frames" not in text
+    era = point(sample("era-handshake"), modern, lang=lang)
+    assert (
+        "server/discover 2 帧（不是会话建立" if lang == "zh" else "server/discover of 2 frames (no session set-up"
+    ) in era
 
 
 def test_the_sentence_follows_the_traces_not_a_script():
     handshake, modern = sample("era-handshake"), sample("era-modern")
     text = point(handshake, modern, lang="zh")
-    assert f"会话建立 {frames_of(modern, SETUP)} 帧（server/discover；A：{frames_of(handshake, SETUP)} 帧）" in text
+    assert f"会话建立 {frames_of(modern, SETUP)} 帧（initialize、notifications/initialized；A：3 帧）" in text
     assert "工具发现" not in text and "多了" not in text  # both list their tools alike; B has fewer frames, not more
     different = point(sample("beijing-direct"), sample("two-rounds"), lang="en")
-    assert "what differs" in different and "best_practice(topic=sunny)" in different
-    assert "the model calls (direct function calling: 2, MCP: 3)" in different
+    assert different.startswith("The model receives different requests")
+    assert "What differs" in different and "best_practice(topic=sunny)" in different
+    assert "the model calls (direct mode: 2, MCP: 3)" in different
+    assert f"MCP 3 calls of {figures(sample('two-rounds')).bytes_to_model:,} bytes" in different
     same = point(sample("beijing-mcp"), sample("beijing-mcp"), lang="en")
     assert same.startswith("The two runs have the same set-up") and "adds" not in same
 
@@ -72,6 +124,7 @@ def test_a_shape_counts_what_the_hops_hold():
     s = shape(sample("beijing-mcp"))
     assert s.setup_methods == ("initialize", "notifications/initialized") and s.discovery_methods == ("tools/list",)
     assert s.translations == {"translate.forward": 1, "translate.reverse": 1}
+    assert (s.calls, s.call_frames) == (1, 2)
     assert s.decisions == ("get_weather(city=北京)",)
     assert shape(sample("beijing-direct")).setup_frames == 0
 
@@ -81,6 +134,9 @@ def test_the_figures_hold_no_times_and_match_the_traces():
     for lang in ("zh", "en"):
         names = [r["figure"] for r in summary_rows(a, b, lang=lang)]
         assert not [n for n in names if "ms" in n or "耗时" in n or "毫秒" in n], names
+    zh = [r["figure"] for r in summary_rows(a, b, lang="zh")]
+    assert {"输入词元数 (prompt_tokens)（模型报告）", "工具定义的词元数（估算）"} <= set(zh)
+    assert not [n for n in zh if "提示词" in n or " token" in n]  # the glossary: 词元, and prompt_tokens shares no 提示
     rows = {r["figure"]: (r["A"], r["B"]) for r in summary_rows(a, b, lang="en")}
     assert rows["hops"] == (len(a.hops), len(b.hops))
     assert rows["MCP wire frames"] == (a.meta.stats["wire_frames"], b.meta.stats["wire_frames"])
@@ -104,8 +160,11 @@ def test_only_in_a_or_b_is_in_plain_words_and_whole(lang):
     for row in table:
         for side in ("only in A", "only in B"):
             assert not re.search(r"\b[a-z]+\.[a-z]+\b", row[side]) and "…" not in row[side], row[side]
-    assert table[3]["what"] == ("消息 3 · 询问模型" if lang == "zh" else "message 3 · ask the model")
-    assert table[0]["what"].startswith("第 0 阶段" if lang == "zh" else "phase zero")
+    # the names Step through's route gives the same message (flow.text.route, as the viewer's strip shows them)
+    for step in (Step.ASK_MODEL, Step.REVERSE_TRANSLATION):
+        assert table[step]["what"] == message_name(step, lang) + " · " + ROUTE_NAMES[step][lang]
+    assert table[3]["what"] == ("消息 3 · 带工具问模型" if lang == "zh" else "message 3 · ask with tools")
+    assert table[0]["what"].startswith("阶段零" if lang == "zh" else "phase zero")
 
 
 def _message_tops(dot: str) -> dict[str, float]:
@@ -175,11 +234,12 @@ def test_the_page_follows_the_pickers_and_shows_no_times():
     at.selectbox(key="compare_b_en").set_value("sample:era-modern").run()
     assert not at.exception
     assert "server/discover" in at.info[0].value and "Compared with A, B" in at.info[0].value
+    assert "session set-up of 0 frames" in at.info[0].value  # discover is not counted as one
     figures_table = at.table[0].value
     assert not [f for f in figures_table["figure"] if "ms" in f.split()]
     assert "MCP wire frames" in list(figures_table["figure"])
     steps = at.table[1].value
-    assert "message 2 · list tools" in list(steps["what"])
+    assert "message 2 · which tools" in list(steps["what"])
 
 
 def _band_edges(dot: str) -> list[tuple[str, float, float]]:
@@ -198,3 +258,20 @@ def test_the_phase_bands_of_the_two_diagrams_meet_at_the_same_heights():
     assert [n for n, _, _ in bands_a] == [n for n, _, _ in bands_b] == ["准备", "请求", "决策", "执行", "回填", "回答"]
     for (name, top_a, bottom_a), (_, top_b, bottom_b) in zip(bands_a, bands_b, strict=True):
         assert abs(top_a - top_b) < 1 and abs(bottom_a - bottom_b) < 1, (name, top_a, top_b, bottom_a, bottom_b)
+
+
+def test_the_sentences_share_moves_when_a_traces_tools_change():
+    direct, mcp = sample("beijing-direct"), sample("beijing-mcp")
+    hops = []
+    for hop in mcp.hops:
+        if hop.kind == "llm.request":
+            body = {**hop.payload["body"], "tools": hop.payload["body"]["tools"][:1]}
+            size = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+            hop = hop.model_copy(update={"payload": {**hop.payload, "body": body}, "bytes": size})
+        hops.append(hop)
+    fewer = mcp.model_copy(update={"hops": hops})
+    moved = shares(fewer)
+    assert moved != shares(mcp) == "78%"
+    text = point(direct, fewer, lang="en")
+    assert text.startswith("The model receives different requests")  # one tool against four: not the same
+    assert f"tool definitions {moved}" in text and f"{figures(fewer).bytes_to_model:,} bytes" in text

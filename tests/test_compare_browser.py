@@ -9,7 +9,10 @@ from playwright.sync_api import expect
 from helpers import ARTIFACTS
 
 
-@pytest.mark.parametrize(("locale", "said"), [("zh-CN", "与直接函数调用相比"), ("en-US", "Compared with direct")])
+@pytest.mark.parametrize(
+    ("locale", "said"),
+    [("zh-CN", "模型收到的请求几乎一样"), ("en-US", "The model receives practically the same requests")],
+)
 def test_the_point_and_both_diagrams_fit_the_first_screen(browser, app_url, locale, said):
     context = browser.new_context(locale=locale, viewport={"width": 1280, "height": 720})
     page = context.new_page()

@@ -200,6 +200,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "figures": {"zh": "数字对比", "en": "Figures"},
     "by_step": {"zh": "逐条消息对照（消息编号同原文）", "en": "Message by message (numbered as in the articles)"},
     "chart_bytes": {"zh": "发给模型的字节数", "en": "Bytes sent to the model"},
+    "compare_heading": {"zh": "直接调用模式与 MCP 对比", "en": "Direct mode vs MCP"},
     # hops
     "hops_title": {"zh": "全部消息", "en": "All hops"},
     "filter_actor": {"zh": "参与者", "en": "Actor"},
@@ -238,6 +239,7 @@ COLUMNS: dict[str, str] = {
     "only in B": "仅 B 有",
     "tool definitions": "工具定义",
     "rest of the prompt": "其余提示词",
+    "rest of the request": "请求的其余部分",
 }
 
 

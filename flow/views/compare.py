@@ -3,7 +3,11 @@ other and what stays the same, the figures that do not depend on noise, and the 
 
 Times are left out on purpose: one run's milliseconds are noise (successive runs of the same question give
 32 and 246 ms for the same hop), and the MCP session's set-up falls on whichever run comes first. `bench/`
-prints medians with their spread for whoever needs time."""
+prints medians with their spread for whoever needs time.
+
+For direct mode against MCP the sentence is the lesson's point: the requests the model receives are practically
+the same and the tool definitions are most of them in both; what MCP adds once per session (or, in 2026-07-28,
+once before any question: that era has no session) and what per question; what MCP buys and when to choose it."""
 
 from __future__ import annotations
 
@@ -12,14 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.capture.recorder import compact_json
+from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT, FIGURE_WORDS
 from flow.text.names import (
     COMPARE_TEXT,
     FIGURE_NAMES,
     KIND_NAMES,
-    MESSAGE_NAMES,
-    STEP_NAMES,
     Lang,
 )
+from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
 from flow.trace.model import PHASES, Hop, Kind, Trace
 from flow.trace.pairing import exchanges
 from flow.trace.payloads import payload_of
@@ -72,7 +76,8 @@ def figures(trace: Trace) -> Figures:
 
 # --- what one run adds to the other -----------------------------------------------------------------------------
 
-SETUP_METHODS = ("initialize", "notifications/initialized", "server/discover")
+SETUP_METHODS = ("initialize", "notifications/initialized")  # the handshake era's session set-up
+DISCOVER_METHODS = ("server/discover",)  # 2026-07-28: asks for versions and capabilities; sets up no session
 
 
 TRANSLATIONS: tuple[Kind, ...] = ("translate.forward", "translate.reverse")
@@ -85,6 +90,7 @@ class Shape:
 
     setup_frames: int
     setup_methods: tuple[str, ...]
+    discover_frames: int
     discovery_frames: int
     discovery_methods: tuple[str, ...]
     translations: dict[Kind, int]  # translate.forward / translate.reverse hops
@@ -93,6 +99,8 @@ class Shape:
     decisions: tuple[str, ...]  # each tool call the model asked for, as name(arguments), in order
     answer: str | None
     mode: str = field(default="mcp")
+    call_frames: int = 0  # tools/call requests and what answered them
+    calls: int = 0  # tools/call requests
 
     @property
     def translation_hops(self) -> int:
@@ -132,23 +140,31 @@ def _decisions(trace: Trace) -> tuple[str, ...]:
 def shape(trace: Trace) -> Shape:
     setup: list[str] = []
     discovery: list[str] = []
-    n_setup = n_discovery = 0
+    n_setup = n_discover = n_discovery = n_call = calls = 0
     for ex in exchanges(trace.hops):
         method = str(ex.request.payload.get("method")) if isinstance(ex.request.payload, dict) else ""
         if method in SETUP_METHODS:
             n_setup += _frames(ex.request, ex.reply)
             setup += [method] if method not in setup else []
+        elif method in DISCOVER_METHODS:
+            n_discover += _frames(ex.request, ex.reply)
+        elif method == "tools/call":
+            n_call += _frames(ex.request, ex.reply)
+            calls += 1
         elif method.endswith("/list"):
             n_discovery += _frames(ex.request, ex.reply)
             discovery += [method] if method not in discovery else []
     translations: dict[Kind, int] = dict.fromkeys(TRANSLATIONS, 0)
     for hop in trace.hops:
-        if hop.kind in translations:
+        # direct mode's translate.reverse hop is the app reading the arguments (json.loads) for its own function:
+        # a reverse translation turns a tool_call into an MCP tools/call
+        if hop.kind in translations and (hop.kind != "translate.reverse" or hop.target == "mcp_client"):
             translations[hop.kind] += 1
     answers = [p["content"] for h in trace.hops if (p := payload_of(h, "app.answer")) is not None]
     return Shape(
         setup_frames=n_setup,
         setup_methods=tuple(setup),
+        discover_frames=n_discover,
         discovery_frames=n_discovery,
         discovery_methods=tuple(discovery),
         translations=translations,
@@ -157,6 +173,8 @@ def shape(trace: Trace) -> Shape:
         decisions=_decisions(trace),
         answer=answers[-1] if answers else None,
         mode=trace.meta.mode,
+        call_frames=n_call,
+        calls=calls,
     )
 
 
@@ -164,37 +182,20 @@ def _c(key: str, lang: Lang, **values: object) -> str:
     return COMPARE_TEXT[key][lang].format(**values)
 
 
+def _p(key: str, lang: Lang, **values: object) -> str:
+    return COMPARE_POINT_TEXT[key][lang].format(**values)
+
+
 def _list(items: list[str], lang: Lang, zh: str = "、", en: str = ", ") -> str:
     return (zh if lang == "zh" else en).join(items)
 
 
-def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
-    """The one sentence a pair of runs teaches: what the second adds to the first (for direct vs MCP, what MCP adds:
-    session set-up, discovery, translation hops, wire frames, with their counts) and what stays the same (the
-    model's calls, the tool calls it asks for, the answer). Computed from the two traces, in either order."""
-    sa, sb = shape(a), shape(b)
-    if sa.mode == "mcp" and sb.mode == "direct":  # say what MCP adds, whichever side it was put on
-        sa, sb = sb, sa
-    if sa.mode == "direct" and sb.mode == "mcp":
-        base, other = _c("direct", lang), _c("mcp", lang)
-    else:
-        base, other = _c("side", lang, side="A"), _c("side", lang, side="B")
-    adds: list[str] = []
-    for n_a, n_b, what, methods in (
-        (sa.setup_frames, sb.setup_frames, "setup", sb.setup_methods or sa.setup_methods),
-        (sa.discovery_frames, sb.discovery_frames, "discovery", sb.discovery_methods or sa.discovery_methods),
-    ):
-        if n_a != n_b:
-            detail = _list(list(methods), lang) + (_c("versus", lang, base=base, n=n_a) if n_a else "")
-            adds.append(_c(what, lang, n=n_b, detail=detail))
-    if sa.translation_hops != sb.translation_hops:
-        more = [k for k in TRANSLATIONS if sb.translations[k] > sa.translations[k]]
-        detail = _c("more", lang, kinds=_list([KIND_NAMES[k][lang] for k in more], lang)) if more else ""
-        adds.append(
-            _c("translations", lang, n=sb.translation_hops, base=base, n_base=sa.translation_hops, detail=detail)
-        )
-    if sa.mcp_frames != sb.mcp_frames:
-        adds.append(_c("frames", lang, n=sb.mcp_frames, base=base, n_base=sa.mcp_frames))
+def _frames_text(n: int, lang: Lang) -> str:
+    return _p("frame" if n == 1 else "frames", lang, n=n)
+
+
+def _model_side(sa: Shape, sb: Shape, base: str, other: str, lang: Lang) -> tuple[list[str], list[str]]:
+    """What stays the same on the model's side, and what differs: its calls, the tool calls it asks for, the answer."""
     same: list[str] = []
     differs: list[str] = []
     if sa.model_calls == sb.model_calls:
@@ -212,11 +213,118 @@ def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
         same.append(_c("same_answer", lang))
     else:
         differs.append(_c("other_answer", lang))
-    # Direct vs MCP: what MCP adds. Any other pair (two eras, two runs of one mode): how the second differs.
-    template = "adds" if (sa.mode, sb.mode) == ("direct", "mcp") else "has"
-    head = (
-        _c(template, lang, other=other, base=base, adds=_list(adds, lang, "，")) if adds else _c("adds_nothing", lang)
-    )
+    return same, differs
+
+
+def _every_request_has_tools(*traces: Trace) -> bool:
+    for trace in traces:
+        for hop in trace.hops:
+            body = payload_of(hop, "llm.request")
+            if body is not None and not (isinstance(body["body"], dict) and body["body"].get("tools")):
+                return False
+    return True
+
+
+def _direct_vs_mcp(a: Trace, b: Trace, sa: Shape, sb: Shape, lang: Lang) -> str:
+    """The lesson's point, from its own figures: the model's requests, what MCP adds once and per question, the
+    model's side, what MCP buys and when to choose which."""
+    base, other = _p("direct", lang), "MCP"
+    fa, fb = figures(a), figures(b)
+    share_a, share_b = f"{fa.tool_share:.0%}", f"{fb.tool_share:.0%}"
+    near = abs(fa.bytes_to_model - fb.bytes_to_model) <= 0.05 * max(fa.bytes_to_model, fb.bytes_to_model, 1)
+    if fa.model_calls == fb.model_calls and near:
+        share = share_a if share_a == share_b else _p("shares", lang, a=share_a, b=share_b)
+        parts = [
+            _p(
+                "requests_same",
+                lang,
+                calls=fa.model_calls,
+                bytes_a=f"{fa.bytes_to_model:,}",
+                bytes_b=f"{fb.bytes_to_model:,}",
+                share=share,
+                again=_p("again", lang) if fa.model_calls > 1 and _every_request_has_tools(a, b) else "",
+            )
+        ]
+    else:
+        parts = [
+            _p(
+                "requests_differ",
+                lang,
+                base=base,
+                other=other,
+                n_a=fa.model_calls,
+                n_b=fb.model_calls,
+                bytes_a=f"{fa.bytes_to_model:,}",
+                bytes_b=f"{fb.bytes_to_model:,}",
+                share_a=share_a,
+                share_b=share_b,
+            )
+        ]
+    listing = _list(list(sb.discovery_methods), lang) or "tools/list"
+    n_list = _frames_text(sb.discovery_frames, lang)
+    if sb.setup_frames:
+        once = _p(
+            "per_session",
+            lang,
+            setup=_list(list(sb.setup_methods), lang, " + ", " + "),
+            n_setup=_frames_text(sb.setup_frames, lang),
+            listing=listing,
+            n_list=n_list,
+        )
+    elif sb.discover_frames:
+        once = _p(
+            "per_client",
+            lang,
+            discover="server/discover",
+            n_setup=_frames_text(sb.discover_frames, lang),
+            listing=listing,
+            n_list=n_list,
+        )
+    else:
+        once = _p("listing_only", lang, listing=listing, n_list=n_list)
+    parts.append(once + _p("per_question", lang, calls=sb.calls, call_frames=_frames_text(sb.call_frames, lang)))
+    parts.append(_p("no_translation", lang))
+    same, differs = _model_side(sa, sb, base, other, lang)
+    if same:
+        parts.append(_p("model_side", lang, same=_list(same, lang, "、", "; ")))
+    if differs:
+        parts.append(_p("model_differs", lang, differs=_list(differs, lang, "、", "; ")))
+    parts.append(_p("buys_choose", lang))
+    return ("" if lang == "zh" else " ").join(parts)
+
+
+def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
+    """What a pair of runs teaches, computed from the two traces in either order. Direct mode against MCP: the
+    model's requests practically the same and the tool definitions' share of them, what MCP adds once per session
+    and per question, the model's side, what MCP buys and when to choose which. Any other pair (two eras, two runs of
+    one mode): how the second differs (set-up, discovery, translations, frames) and what stays the same."""
+    sa, sb = shape(a), shape(b)
+    if sa.mode == "mcp" and sb.mode == "direct":  # say what MCP adds, whichever side it was put on
+        sa, sb = sb, sa
+        a, b = b, a
+    if sa.mode == "direct" and sb.mode == "mcp":
+        return _direct_vs_mcp(a, b, sa, sb, lang)
+    base, other = _c("side", lang, side="A"), _c("side", lang, side="B")
+    adds: list[str] = []
+    for n_a, n_b, what, methods in (
+        (sa.setup_frames, sb.setup_frames, "setup", sb.setup_methods or sa.setup_methods),
+        (sa.discovery_frames, sb.discovery_frames, "discovery", sb.discovery_methods or sa.discovery_methods),
+    ):
+        if n_a != n_b:
+            detail = _list(list(methods), lang) + (_c("versus", lang, base=base, n=n_a) if n_a else "")
+            adds.append(_c(what, lang, n=n_b, detail=detail))
+    if sa.discover_frames != sb.discover_frames:
+        adds.append(_p("discover_piece", lang, n=sb.discover_frames))
+    if sa.translation_hops != sb.translation_hops:
+        more = [k for k in TRANSLATIONS if sb.translations[k] > sa.translations[k]]
+        detail = _c("more", lang, kinds=_list([KIND_NAMES[k][lang] for k in more], lang)) if more else ""
+        adds.append(
+            _c("translations", lang, n=sb.translation_hops, base=base, n_base=sa.translation_hops, detail=detail)
+        )
+    if sa.mcp_frames != sb.mcp_frames:
+        adds.append(_c("frames", lang, n=sb.mcp_frames, base=base, n_base=sa.mcp_frames))
+    same, differs = _model_side(sa, sb, base, other, lang)
+    head = _c("has", lang, other=other, base=base, adds=_list(adds, lang, "，")) if adds else _c("adds_nothing", lang)
     tail = _c("same", lang, same=_list(same, lang, "、", "; ")) if same else ""
     tail += _c("differs", lang, differs=_list(differs, lang, "、", "; ")) if differs else ""
     return head + tail + _c("end", lang)
@@ -241,7 +349,7 @@ def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any
         ("prompt_tokens", fa.prompt_tokens, fb.prompt_tokens),
         ("tool_tokens", fa.tool_definition_tokens, fb.tool_definition_tokens),
     ]
-    return [{"figure": FIGURE_NAMES[key][lang], "A": va, "B": vb} for key, va, vb in rows]
+    return [{"figure": {**FIGURE_NAMES, **FIGURE_WORDS}[key][lang], "A": va, "B": vb} for key, va, vb in rows]
 
 
 def _only(kinds: list[Kind], lang: Lang) -> str:
@@ -264,7 +372,7 @@ def per_step(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
         out.append(
             {
                 "step": int(step),
-                "what": message_name(int(step), lang) + " · " + STEP_NAMES[step][lang],
+                "what": message_name(int(step), lang) + " · " + ROUTE_NAMES[step][lang],
                 "phase": step.phase,
                 "hops A": len(ha),
                 "hops B": len(hb),
@@ -278,8 +386,8 @@ def per_step(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
 
 
 def message_name(step: int, lang: Lang) -> str:
-    """The articles' name for a step: message 1-10, or phase zero for step 0."""
-    return MESSAGE_NAMES["zero" if step == 0 else "number"][lang].format(n=step)
+    """The articles' name for a step, as Step through's route says it: message 1-10, or phase zero for step 0."""
+    return CLOSING_TEXT["phase_zero"][lang] if step == 0 else CLOSING_TEXT["message"][lang].format(n=step)
 
 
 def _span(hops: list[Hop]) -> float:

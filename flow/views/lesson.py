@@ -30,6 +30,7 @@ from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
 from flow.trace.route import Message, route, stop_hop
 from flow.trace.steps import Step
+from flow.views.closing import closing_markdown
 from flow.views.diagram import drawn_ends
 from flow.views.focus import Path, focus, resolve
 from flow.views.table import focus_view
@@ -261,6 +262,7 @@ def lesson_markdown(
         if excerpt:
             body = _excerpt_text(excerpt)
             out += ["", _t("focus", lang), "", fenced(body)]
+    out += closing_markdown(trace, lang, prose)
     # A terminal obeys ESC and BEL and a bidi override reorders what it shows: every such character from the file
     # is written as its escape (inside JSON, the same escape JSON reads back).
     return escape_controls("\n".join(out) + "\n", keep="\n")

@@ -35,6 +35,7 @@ from flow.trace.files import clip_strings
 from flow.trace.model import Hop, Trace
 from flow.trace.questions import Question
 from flow.trace.route import message_of, route
+from flow.views.closing import closing_bundle
 from flow.views.diagram import MAX_ARROWS, RenderError, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
 from flow.views.labels import PHASE_COLORS, short_label
@@ -168,7 +169,8 @@ def viewer_bundle(
     `svg` is drawn once with no hop highlighted; arrows carry ids `hop-N` / `hop-A-B` and labels
     `label-hop-…` (see flow.render_diagram). Each hop names its arrow by index into `rows`. A hop's
     `focus` is a list of JSON paths into its `view` (or into `view.payload`) to open and highlight;
-    an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour. A hop's `message` is the
+    an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour. `closing` is the closing view
+    shown as one more step after the last hop (flow.views.closing; None for a part of a long trace). A hop's `message` is the
     articles' message it belongs to (see `route_bundle`), and `question` the question asked before it, if any
     (`questions`: by hop `seq`, from flow.questions_for).
     """
@@ -216,7 +218,15 @@ def viewer_bundle(
         "phases": {p: {"name": PHASE_NAMES[p], "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
         "route": route_bundle(trace),
         "ui": {key: dict(value) for key, value in VIEWER_TEXT.items()},
+        "closing": closing_bundle(trace) if _whole(trace) else None,
     }
+
+
+def _whole(trace: Trace) -> bool:
+    """Whether the trace holds all the hops it was recorded with: a part of a long trace gets no closing view, which
+    would speak of the part as if it were the run."""
+    recorded = trace.meta.stats.get("hops")
+    return not isinstance(recorded, int) or recorded == len(trace.hops)
 
 
 # The viewer's parts, joined in this order into one module and one style sheet: the route at a glance and the

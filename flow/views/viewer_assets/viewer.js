@@ -15,6 +15,8 @@
 //   showing that position has been painted (a timer after the animation frame that drew it), with
 //   data-asking="1" while that hop's question waits to be revealed (see quiz.js), and data-message
 //   the articles' message number of the current hop (see route.js; empty for a wire frame).
+//   After the last hop, → (or the button that takes Next's place there) shows the closing view (the bundle's `closing`, flow/views/closing.py: what this
+//   run shows), one more step: the root gets data-closing="1"; Previous goes back to the last hop.
 //
 // The route at a glance (route.js) and the questions (quiz.js) are in their own files, joined
 // before this one into one module.
@@ -193,6 +195,7 @@ class Viewer {
     this.fast = false;
     this.frame = 0;
     this.reportTimer = 0;
+    this.closing = false;
     this.build();
     this.onKey = (e) => this.key(e);
     this.onKeyCapture = (e) => this.keyCapture(e);
@@ -219,6 +222,7 @@ class Viewer {
       next: () => v.move(1),
       prev: () => v.move(-1),
       goto: (n) => v.goto(n),
+      get closing() { return v.closing; },
       root: v.el,
     };
   }
@@ -245,6 +249,9 @@ class Viewer {
     this.whereEl = h('div', { class: 'fv-where', 'aria-live': 'polite' });
     this.prevBtn = b('fv-prev', () => this.move(-1));
     this.nextBtn = b('fv-next fv-primary', () => this.move(1));
+    // At the last hop, in Next's place: the closing view (→ and a clicker's keys go there too).
+    this.closingBtn = b('fv-closing-open fv-primary', () => this.showClosing());
+    this.closingBtn.hidden = true;
     this.slider = h('input', { class: 'fv-slider', type: 'range', min: '1', max: '1', value: '1' });
     this.slider.addEventListener('input', () => this.goto(+this.slider.value - 1));
     this.playBtn = b('fv-play', () => (this.playing ? this.stop() : this.play()));
@@ -256,7 +263,7 @@ class Viewer {
     this.fullBtn = b('fv-full', () => this.fullscreen());
     this.langBtn = this.host.standalone && !this.host.follower ? b('fv-lang', () => this.setLang(this.lang === 'zh' ? 'en' : 'zh')) : null;
     this.typedEl = h('span', { class: 'fv-typed' });
-    this.controls = h('div', { class: 'fv-controls' }, this.prevBtn, this.nextBtn, this.slider, this.typedEl,
+    this.controls = h('div', { class: 'fv-controls' }, this.prevBtn, this.nextBtn, this.closingBtn, this.slider, this.typedEl,
       this.playBtn, this.speedSel, this.presenterBtn, this.fullBtn, this.langBtn);
     this.routeStrip = new RouteStrip(this);
     this.quiz = new Quiz(this);
@@ -285,18 +292,20 @@ class Viewer {
     this.jsonEl = h('div', { class: 'fv-json' });
     this.tree = null;
     this.side = h('div', { class: 'fv-side' }, this.labelEl, this.quiz.el, this.teachEl, this.listEl, this.jsonTitle, this.jsonEl);
+    this.closingEl = h('div', { class: 'fv-closing', 'aria-live': 'polite' });
     this.overviewEl = h('div', { class: 'fv-overview' });
     this.overviewCaption = h('div', { class: 'fv-overview-caption' });
     this.keysEl = h('div', { class: 'fv-keys' });
     this.el = h('div', { class: 'fv', 'data-flow-viewer': '', 'data-mode': 'normal', tabindex: '-1' },
       h('div', { class: 'fv-top' }, this.titleEl, h('div', { class: 'fv-bar' }, this.whereEl, this.controls), this.routeStrip.el),
-      h('div', { class: 'fv-body' }, this.diagram, this.side),
+      h('div', { class: 'fv-body' }, this.diagram, this.side, this.closingEl),
       h('div', { class: 'fv-foot' }, this.overviewCaption, this.overviewEl, this.keysEl));
     this.root.append(this.el);
   }
 
   load(bundle, start) {
     const same = this.bundle && this.bundle.trace === bundle.trace;
+    if (!same) this.leaveClosing();
     const sameDrawing = same && this.bundle.lang === bundle.lang && this.bundle.svg === bundle.svg;
     this.bundle = bundle;
     this.hops = bundle.hops;
@@ -428,6 +437,7 @@ class Viewer {
     this.nextBtn.textContent = ui.next[L] + ' ▶';
     this.prevBtn.title = this.prevBtn.textContent + ' (←)';
     this.nextBtn.title = this.nextBtn.textContent + ' (→)';
+    if (this.bundle.closing) this.closingBtn.textContent = this.bundle.closing[L].title + ' ▶';
     this.playBtn.textContent = this.playing ? '⏸ ' + ui.pause[L] : '▶ ' + ui.play[L];
     this.speedSel.title = ui.speed[L];
     this.presenterBtn.textContent = this.presenter ? ui.leave_presenter[L] : ui.presenter[L];
@@ -451,17 +461,75 @@ class Viewer {
     this.paint(true);
   }
 
+  // ---- the closing view: one more step after the last hop ----
+
+  showClosing() {
+    const closing = this.bundle && this.bundle.closing;
+    if (!closing || this.closing) return false;
+    this.closing = true;
+    if (this.playing) this.stop();
+    this.el.classList.add('fv-closed');
+    this.paintClosing();
+    return true;
+  }
+
+  leaveClosing() {
+    if (!this.closing) return;
+    this.closing = false;
+    this.el.classList.remove('fv-closed');
+    this.el.dataset.closing = '';
+    this.painted = -1;
+  }
+
+  paintClosing() {
+    const c = this.bundle.closing[this.lang];
+    const parts = [];
+    if (c.notice) parts.push(h('p', { class: 'fv-closing-notice', text: c.notice }));
+    // Two columns on a wide screen: the questions and the roles, then the cost and the choice.
+    const columns = [h('div', { class: 'fv-closing-col' }), h('div', { class: 'fv-closing-col' })];
+    c.sections.forEach((s, k) => {
+      const section = h('section', { class: `fv-closing-section fv-closing-${s.key}` }, h('h3', { text: s.heading }));
+      if (typeof s.bar === 'number') {
+        const pct = `${Math.round(s.bar * 100)}%`;
+        const fill = h('span', { class: 'fv-closing-fill' });
+        fill.style.width = pct;
+        section.append(h('div', { class: 'fv-closing-bar', role: 'img', 'aria-label': pct }, fill, h('b', { text: pct })));
+      }
+      const list = h('ul', {});
+      for (const item of s.items) {
+        list.append(h('li', {}, item.label ? h('b', { class: 'fv-closing-label', text: item.label }) : null, item.text));
+      }
+      section.append(list);
+      columns[k < c.sections.length / 2 ? 0 : 1].append(section);
+    });
+    parts.push(h('div', { class: 'fv-closing-cols' }, ...columns));
+    this.closingEl.replaceChildren(...parts);
+    this.closingEl.scrollTop = 0;
+    this.whereEl.replaceChildren(h('span', { class: 'fv-num', text: c.title }),
+      h('span', { class: 'fv-pos', text: fmt(this.ui.hop_of[this.lang], { i: this.hops.length, n: this.hops.length }) }));
+    this.prevBtn.disabled = false;
+    this.nextBtn.disabled = true;
+    this.closingBtn.hidden = true;
+    requestAnimationFrame(() => setTimeout(() => { if (this.closing) this.el.dataset.closing = '1'; }, 0));
+  }
+
   // ---- moving ----
 
   move(delta) {
+    if (this.closing) {  // the closing view is the step after the last hop
+      if (delta < 0) { this.leaveClosing(); this.paint(true); }
+      return;
+    }
     // Forward from a waiting question reveals it first (the Next button, a clicker, the keys alike).
     if (delta > 0 && this.quiz.reveal(this.index)) return;
+    if (delta > 0 && this.hops && this.index === this.hops.length - 1 && this.showClosing()) return;
     this.goto(this.index + delta);
   }
 
   goto(index) {
     if (!this.hops || !this.hops.length) return;
     const next = Math.max(0, Math.min(this.hops.length - 1, index | 0));
+    this.leaveClosing();
     const now = performance.now();
     this.fast = now - this.lastMove < FAST_MS;
     this.lastMove = now;
@@ -598,6 +666,7 @@ class Viewer {
   }
 
   paint(force) {
+    if (this.closing) { this.paintClosing(); return; }
     const i = this.index;
     if (!this.hops || (!force && i === this.painted)) return;
     const hop = this.hops[i];
@@ -642,6 +711,7 @@ class Viewer {
     }
     this.prevBtn.disabled = i === 0;
     this.nextBtn.disabled = i === this.hops.length - 1;
+    this.closingBtn.hidden = !(this.bundle.closing && i === this.hops.length - 1);
     this.slider.value = String(i + 1);
     this.drawList(i);
     if (this.slices && this.slices.length) {

@@ -1,0 +1,351 @@
+"""The words of the closing view (after a trace's last hop) and of Compare's sentence, in Chinese and English.
+
+flow.views.closing and flow.views.compare fill them with figures computed from the traces; nothing here is a
+number. The facts follow article 000 (its three questions) and article 004 (what tool definitions cost, when to
+choose MCP); where an article is wrong the text says so: the host app, not MCP, translates between MCP and
+function calling, and MCP does not shrink what the model is sent.
+"""
+
+from __future__ import annotations
+
+from flow.text.names import Lang
+
+CLOSING_TEXT: dict[str, dict[Lang, str]] = {
+    "title": {"zh": "这次运行说明了什么", "en": "What this run shows"},
+    "stopped": {
+        "zh": "这次运行在第 {seq} 跳（{where}）中止，没有得到回答：{error}。下面只写这之前的跳能说明的事。",
+        "en": "This run stopped at hop {seq} ({where}) with no answer: {error}. What follows is only what the hops "
+        "before it show.",
+    },
+    "no_answer": {
+        "zh": "这次运行没有把回答交给用户（最后一跳是第 {seq} 跳）。下面只写这些跳能说明的事。",
+        "en": "This run gave the user no answer (its last hop is hop {seq}). What follows is only what its hops show.",
+    },
+    "message": {"zh": "消息 {n}", "en": "message {n}"},
+    "phase_zero": {"zh": "阶段零", "en": "phase zero"},
+    "wire": {"zh": "线路帧", "en": "a wire frame"},
+    # --- article 000's three questions --------------------------------------------------------------------------
+    "questions": {
+        "zh": "文章的三个问题，用这次运行回答",
+        "en": "The article's three questions, answered from this run",
+    },
+    "q_fc": {"zh": "函数调用在哪一步？", "en": "Where is function calling?"},
+    "q_mcp": {"zh": "MCP 做了什么？", "en": "What did MCP do?"},
+    "q_tool": {"zh": "工具是谁执行的？", "en": "Who ran the tool?"},
+    "fc_decided": {
+        "zh": "消息 4（{hops}）：模型回复 tool_calls：{calls}，finish_reason 为 {finish}。这只是意图，模型什么也没执行。"
+        "它能这样回复，是因为消息 3（第 {request} 跳）在 tools 里带上了 {n_tools} 个工具定义。",
+        "en": "Message 4 ({hops}): the model replied with tool_calls {calls}, finish_reason {finish}. That is an "
+        "intent only: the model ran nothing. It could, because message 3 (hop {request}) carried {n_tools} tool "
+        "definitions in tools.",
+    },
+    "fc_none": {
+        "zh": "这次模型没有要求调用任何工具：{requests} 个请求都带着工具定义，模型直接回答了。",
+        "en": "The model asked for no tool in this run: its {requests} requests carried the tool definitions and "
+        "it answered without them.",
+    },
+    "fc_none_one": {
+        "zh": "这次模型没有要求调用任何工具：唯一的请求带着工具定义，模型直接回答了。",
+        "en": "The model asked for no tool in this run: its one request carried the tool definitions and it answered "
+        "without them.",
+    },
+    "fc_no_reply": {
+        "zh": "这次运行没有记录到模型的决策：它在模型回复 tool_calls 之前就中止了。",
+        "en": "No decision of the model is recorded: the run stopped before the model replied with tool_calls.",
+    },
+    "mcp_did": {
+        "zh": "MCP 客户端和服务器之间走了 {frames} 个 JSON-RPC 帧：{methods}。{setup}",
+        "en": "The MCP client and server exchanged {frames} JSON-RPC frames: {methods}. {setup}",
+    },
+    "setup_handshake": {
+        "zh": "initialize 和 notifications/initialized 建立会话，每个会话一次。",
+        "en": "initialize and notifications/initialized set up the session, once per session.",
+    },
+    "setup_discover": {
+        "zh": "server/discover 只是询问服务器支持的版本和能力，不建立会话（2026-07-28 没有会话），客户端也可以不发它。",
+        "en": "server/discover only asks which versions and capabilities the server has; it sets up no session "
+        "(2026-07-28 has none), and a client may skip it.",
+    },
+    "translations_by_host": {
+        "zh": "两次翻译是宿主应用做的，不是 MCP：正向翻译（{forward}，inputSchema → parameters）和反向翻译"
+        "（{reverse}，tool_call → tools/call）都在应用里。MCP 没有定义函数调用的格式；文章 000 说“MCP 客户端 → "
+        "模型 API”、由 MCP 翻译，这一点它说错了。",
+        "en": "The two translations are the host app's work, not MCP's: the forward translation ({forward}, "
+        "inputSchema → parameters) and the reverse translation ({reverse}, tool_call → tools/call) both happen in "
+        "the app. MCP defines no function-calling format; article 000 has it wrong where it says the MCP client "
+        "translates and sends message 3 to the model API.",
+    },
+    "forward_by_host": {
+        "zh": "正向翻译（{forward}，inputSchema → parameters）是宿主应用做的，不是 MCP：MCP 没有定义函数调用的格式；"
+        "文章 000 说由 MCP 客户端翻译并发给模型 API，这一点它说错了。",
+        "en": "The forward translation ({forward}, inputSchema → parameters) is the host app's work, not MCP's: MCP "
+        "defines no function-calling format; article 000 has it wrong where it says the MCP client translates and "
+        "sends message 3 to the model API.",
+    },
+    "mcp_none": {
+        "zh": "这次运行没有 MCP：应用自己持有手写的工具 Schema（第 {schemas} 跳），自己调用函数。"
+        "把 arguments 字符串解析成 JSON 不是反向翻译——反向翻译指把模型的 tool_call 变成 MCP 的 tools/call。",
+        "en": "There is no MCP in this run: the app holds hand-written tool schemas (hop {schemas}) and calls the "
+        "function itself. Reading the arguments with json.loads is no reverse translation: that name is for turning "
+        "the model's tool_call into an MCP tools/call.",
+    },
+    "mcp_no_frames": {
+        "zh": "这次运行里 MCP 客户端和服务器之间没有记录到任何帧。",
+        "en": "No frame between the MCP client and the server is recorded in this run.",
+    },
+    "ran_server": {
+        "zh": "{name}({args})：真实的 Python 函数，在 MCP 服务器的进程里运行；服务器报告它运行了（第 {seq} 跳）。",
+        "en": "{name}({args}): the real Python function, run inside the MCP server's process; the server reports "
+        "that it ran (hop {seq}).",
+    },
+    "ran_app": {
+        "zh": "{name}({args})：应用自己的 Python 函数，在应用的进程里运行（第 {seq} 跳）。",
+        "en": "{name}({args}): the app's own Python function, run in the app's process (hop {seq}).",
+    },
+    "ran_raised": {
+        "zh": "它运行了，但抛出了 {error}（第 {seq} 跳）。",
+        "en": "It ran and raised {error} (hop {seq}).",
+    },
+    "unreported": {
+        "zh": "{name}：tools/call 送到了服务器，结果也回来了（第 {seq} 跳），但服务器没有报告函数本身的运行。",
+        "en": "{name}: the tools/call reached the server and its result came back (hop {seq}); the server did not "
+        "report the function's own run.",
+    },
+    "error_result": {
+        "zh": "{name}：服务器的结果是一个错误（isError 为 true，第 {seq} 跳），它没有报告函数运行过。",
+        "en": "{name}: the server's result is an error (isError true, hop {seq}), and it reports no run of the "
+        "function.",
+    },
+    "not_sent": {
+        "zh": "{name}：模型在第 {seq} 跳要求了它，但运行在应用发出调用之前就中止了，什么也没有运行。",
+        "en": "{name}: the model asked for it at hop {seq}, but the run stopped before the app sent the call; nothing "
+        "ran.",
+    },
+    "tool_stopped": {
+        "zh": "没有工具运行：运行在模型要求调用工具之前就中止了。",
+        "en": "No tool ran: the run stopped before the model asked for one.",
+    },
+    "rpc_error": {
+        "zh": "{name}：什么也没有运行，服务器回了 JSON-RPC 错误 {code}（第 {seq} 跳）。",
+        "en": "{name}: nothing ran; the server answered with JSON-RPC error {code} (hop {seq}).",
+    },
+    "refused": {
+        "zh": "{name}：什么也没有运行，应用在发出调用之前就拒绝了这些参数（第 {seq} 跳）。",
+        "en": "{name}: nothing ran; the app refused its arguments before sending the call (hop {seq}).",
+    },
+    "direct_failed": {
+        "zh": "{name}：应用里没有这个名字的函数，什么也没有运行，结果是一个错误（第 {seq} 跳）。",
+        "en": "{name}: the app has no function by that name, so nothing ran; the result is an error (hop {seq}).",
+    },
+    "no_result": {
+        "zh": "{name}：没有记录到它的结果——运行在那之前中止了。",
+        "en": "{name}: no result of it is recorded; the run stopped first.",
+    },
+    "no_tool": {
+        "zh": "没有：模型没有要求调用工具，这次运行没有执行任何工具代码。",
+        "en": "No one: the model asked for no tool, and no tool code ran in this run.",
+    },
+    "nobody_ran_model": {
+        "zh": "模型和 MCP 客户端都不执行工具代码。",
+        "en": "Neither the model nor the MCP client runs tool code.",
+    },
+    "model_runs_none": {"zh": "模型不执行任何代码。", "en": "The model runs no code."},
+    # --- roles ----------------------------------------------------------------------------------------------------
+    "roles": {"zh": "谁做什么，各自看到什么", "en": "Who does what, and what each one sees"},
+    "role_host": {"zh": "宿主应用", "en": "Host app"},
+    "role_client": {"zh": "MCP 客户端", "en": "MCP client"},
+    "role_server": {"zh": "MCP 服务器", "en": "MCP server"},
+    "role_model": {"zh": "模型 API", "en": "Model API"},
+    "host_mcp": {
+        "zh": "看到一切：问题、{requests} 个模型请求和回复、每个 tool_call_id、每个结果。"
+        "tool_call_id 和 JSON-RPC id 的配对由它保管（{pairs}）。",
+        "en": "Sees everything: the question, the {requests} model requests and replies, every tool_call_id, every "
+        "result. It keeps the pairing of tool_call_id and JSON-RPC id ({pairs}).",
+    },
+    "host_mcp_nopair": {
+        "zh": "看到一切：问题、{requests} 个模型请求和回复、工具清单和每个结果；两边的翻译都由它来做。",
+        "en": "Sees everything: the question, the {requests} model requests and replies, the tool list and every "
+        "result; it does both translations.",
+    },
+    "client": {
+        "zh": "在宿主里面，和服务器说 JSON-RPC：{frames} 个帧。{no_id}",
+        "en": "Lives inside the host and speaks JSON-RPC to the server: {frames} frames. {no_id}",
+    },
+    "client_no_id": {
+        "zh": "这些帧里没有一个带 tool_call_id：MCP 从来看不到它。",
+        "en": "None of them carries a tool_call_id: MCP never sees one.",
+    },
+    "server": {
+        "zh": "从另一端看到同样的帧：工具名和参数{no_question}。工具函数在它这里运行。",
+        "en": "Sees the same frames from the other side: the tool's name and its arguments{no_question}. Tool "
+        "functions run here.",
+    },
+    "server_no_question": {
+        "zh": "，看不到用户的问题，也看不到模型的请求",
+        "en": ", not the user's question nor the model's requests",
+    },
+    "model": {
+        "zh": "收到 {requests} 个 HTTP 请求：对话消息和函数调用格式的工具定义{backfill}。{no_frame}",
+        "en": "Receives {requests} HTTP requests: the messages and the tools in function-calling format{backfill}. "
+        "{no_frame}",
+    },
+    "model_backfill": {"zh": "，回填时还有 tool_call_id", "en": ", and in the backfill the tool_call_id"},
+    "model_no_frame": {
+        "zh": "JSON-RPC 帧一个也到不了它那里。",
+        "en": "Not one JSON-RPC frame reaches it.",
+    },
+    "host_direct": {
+        "zh": "自己持有手写的工具 Schema，自己调用函数，看到一切。",
+        "en": "Holds the hand-written tool schemas, calls the function itself, and sees everything.",
+    },
+    "direct_no_mcp": {
+        "zh": "直接调用模式没有 MCP 客户端，也没有 MCP 服务器。",
+        "en": "Direct mode has no MCP client and no MCP server.",
+    },
+    # --- what the tool definitions cost ------------------------------------------------------------------------
+    "cost": {"zh": "工具定义的代价", "en": "What the tool definitions cost"},
+    "cost_request": {
+        "zh": "第 {k} 个请求（第 {seq} 跳）：{total} 字节里有 {tools} 字节是 {n_tools} 个工具定义（{share}）{tokens}。",
+        "en": "Request {k} (hop {seq}): {tools} of its {total} bytes are the {n_tools} tool definitions "
+        "({share}){tokens}.",
+    },
+    "cost_tokens": {
+        "zh": "；输入词元数 (prompt_tokens) {prompt}，其中工具定义约 {est}（估算）",
+        "en": "; prompt_tokens {prompt}, of which about {est} are the definitions (estimated)",
+    },
+    "cost_total": {
+        "zh": "合计：发给模型的 {total} 字节里，工具定义占 {tools} 字节（{share}）。{again}",
+        "en": "In all: {tools} of the {total} bytes sent to the model are tool definitions ({share}).{again}",
+    },
+    "cost_again": {
+        "zh": "{requests} 个请求每个都重新带上全部定义。",
+        "en": " Each of the {requests} requests carries all of them again.",
+    },
+    "cost_no_request": {
+        "zh": "这次运行没有记录到发给模型的请求，所以没有可算的数字。",
+        "en": "No request to the model is recorded in this run, so there is nothing to measure.",
+    },
+    "cost_both": {
+        "zh": "不用 MCP 也一样：Chat Completions API 在请求之间什么也不记，工具定义每次都要放进请求的 tools 里。",
+        "en": "Without MCP it is the same: the Chat Completions API keeps nothing between requests, so the "
+        "definitions go into each request's tools.",
+    },
+    "cost_40": {
+        "zh": "文章 004 的算法：一个工具定义动辄几百词元，按每个 300 算，40 个工具就是 40 × 300 = 12,000 词元，每个请求都要带"
+        "（文章说的“几万”，要每个定义 500 词元以上才够）。"
+        "这次的定义：{n_tools} 个约 {est} 词元，每个约 {each}；40 个这样的工具每个请求约 {forty} 词元，"
+        "这次的 {requests} 个请求合计约 {run}。",
+        "en": "Article 004's sum: a tool definition is easily a few hundred tokens; at 300 each, 40 tools are "
+        "40 × 300 = 12,000 tokens, in every request (the article's 'tens of thousands' needs 500 or more a "
+        "definition). This run's definitions: {n_tools} are about {est} tokens, about "
+        "{each} each; 40 such tools would be about {forty} tokens per request, about {run} for this run's {requests} "
+        "requests.",
+    },
+    "cost_correction": {
+        "zh": "文章 004 说 MCP 把工具清单缓存在客户端，不必塞进每一次模型请求，从结构上解决了工具定义膨胀——这不对。"
+        "MCP 客户端缓存的是它从 tools/list 拿到的清单；宿主选择暴露给模型的每一个定义，仍然要放进每一个请求"
+        "（这次的 {requests} 个请求各带 {n_tools} 个）。MCP 改变的是谁来维护这些定义，不是模型收到多少。"
+        "想少发，只能让宿主少暴露几个工具。",
+        "en": "Article 004 says MCP keeps the tool list on the client instead of putting it into every model request, "
+        "and so solves the growth of tool definitions. It does not: the MCP client caches the list it got from "
+        "tools/list, but the host still sends every definition it chooses to expose in every request (this run's "
+        "{requests} requests carry {n_tools} each). What MCP changes is who maintains the definitions, not what the "
+        "model is sent. To send fewer, the host has to expose fewer tools.",
+    },
+    # --- when to choose which ---------------------------------------------------------------------------------------
+    "choose": {"zh": "什么时候用哪一个", "en": "When to choose which"},
+    "choose_fc": {
+        "zh": "只有几个固定的函数、只在一个应用里用：直接用函数调用就够了，MCP 是多出来的一层。",
+        "en": "A few fixed functions used by one app: function calling is enough; MCP is one more layer to run.",
+    },
+    "choose_mcp": {
+        "zh": "工具会越来越多、要给几个客户端或几个团队共用：用 MCP。",
+        "en": "A growing tool set shared by several clients or teams: MCP.",
+    },
+    "buys": {
+        "zh": "MCP 换来的是：一个服务器给许多宿主复用；它单独部署、单独发布；工具在运行时才被发现（tools/list）；"
+        "工具之外还有资源和提示模板{offered}。",
+        "en": "What MCP buys: one server reused by many hosts; deployed and released on its own; tools discovered at "
+        "run time (tools/list); resources and prompts beside tools{offered}.",
+    },
+    "cap_resources": {"zh": "资源", "en": "resources"},
+    "cap_prompts": {"zh": "提示模板", "en": "prompts"},
+    "buys_offered": {
+        "zh": "（这个服务器在第 {seq} 跳就声明了它还提供{caps}）",
+        "en": " (this server announced {caps} at hop {seq})",
+    },
+}
+
+
+"""The closing view's sentences; `{…}` are filled from the trace by flow.views.closing."""
+
+
+COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
+    "direct": {"zh": "直接调用模式", "en": "direct mode"},
+    "requests_same": {
+        "zh": "模型收到的请求几乎一样：两边各调用模型 {calls} 次，共 {bytes_a} 和 {bytes_b} 字节；工具定义在两边都占 {share}"
+        "{again}。",
+        "en": "The model receives practically the same requests: {calls} calls in each, {bytes_a} and {bytes_b} bytes "
+        "in all; the tool definitions are {share} of them in both{again}.",
+    },
+    "requests_differ": {
+        "zh": "模型收到的请求不一样：{base}调用模型 {n_a} 次、共 {bytes_a} 字节，工具定义占 {share_a}；{other} 调用 {n_b} 次、"
+        "共 {bytes_b} 字节，工具定义占 {share_b}。",
+        "en": "The model receives different requests: {base} makes {n_a} calls of {bytes_a} bytes in all, tool "
+        "definitions {share_a} of them; {other} {n_b} calls of {bytes_b} bytes, tool definitions {share_b}.",
+    },
+    "shares": {"zh": "{a} 和 {b}", "en": "{a} and {b}"},
+    "again": {"zh": "，每一轮都重新发送", "en": ", sent again every round"},
+    "frames": {"zh": "{n} 帧", "en": "{n} frames"},
+    "frame": {"zh": "{n} 帧", "en": "{n} frame"},
+    "per_session": {
+        "zh": "MCP 每个会话多一次 {setup}（{n_setup}）和 {listing}（{n_list}）",
+        "en": "MCP adds, once per session, {setup} ({n_setup}) and {listing} ({n_list})",
+    },
+    "per_client": {
+        "zh": "MCP 在提问之前多一次 {discover}（{n_setup}；2026-07-28 没有会话，它只询问版本和能力，客户端也可以不发）和 "
+        "{listing}（{n_list}）",
+        "en": "MCP adds, once before any question, {discover} ({n_setup}; 2026-07-28 has no session: it only asks for "
+        "versions and capabilities, and a client may skip it) and {listing} ({n_list})",
+    },
+    "listing_only": {
+        "zh": "MCP 在提问之前多一次 {listing}（{n_list}）",
+        "en": "MCP adds, once before any question, {listing} ({n_list})",
+    },
+    "per_question": {
+        "zh": "；每个问题多宿主的正向翻译（inputSchema → parameters），每个工具调用（这里 {calls} 个）多一次反向翻译"
+        "（tool_call → tools/call）和它的请求、结果两帧（共 {call_frames}）。",
+        "en": "; per question, the host's forward translation (inputSchema → parameters), and per tool call (here "
+        "{calls}) a reverse translation (tool_call → tools/call) with its request and result frames ({call_frames} "
+        "in all).",
+    },
+    "no_translation": {
+        "zh": "直接调用模式只是把 arguments 字符串解析成 JSON，再调用自己的函数：这不是反向翻译。",
+        "en": "Direct mode's json.loads of the arguments is no reverse translation: the app calls its own function.",
+    },
+    "model_side": {"zh": "模型一方：{same}。", "en": "On the model's side: {same}."},
+    "model_differs": {"zh": "不同的是：{differs}。", "en": "What differs: {differs}."},
+    "buys_choose": {
+        "zh": "MCP 换来的是：一个服务器给许多宿主复用，单独部署、单独发布，工具在运行时发现，工具之外还有资源和提示模板——"
+        "工具越来越多、几个客户端或团队共用时选它；几个固定函数、一个应用，用函数调用就够了。",
+        "en": "What MCP buys: one server reused by many hosts, deployed and released on its own, tools discovered at "
+        "run time, resources and prompts beside tools; choose it for a growing tool set shared by several clients "
+        "or teams, and function calling for a few fixed functions in one app.",
+    },
+    "discover_piece": {
+        "zh": "server/discover {n} 帧（不是会话建立：它只询问版本和能力）",
+        "en": "server/discover of {n} frames (no session set-up: it only asks for versions and capabilities)",
+    },
+}
+
+
+"""Compare's sentences for a pair of runs, in pieces (flow.views.compare.point fills them from the two traces)."""
+
+
+FIGURE_WORDS: dict[str, dict[Lang, str]] = {
+    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "输入词元数 (prompt_tokens)（模型报告）"},
+    "tool_tokens": {"en": "tool definition tokens (estimated)", "zh": "工具定义的词元数（估算）"},
+}
+
+
+"""Compare's figures named in the glossary's words (token: 词元), where they differ from flow.text.names."""

@@ -1,0 +1,560 @@
+"""The closing view: what a whole trace shows, said after its last hop, in the viewer, the HTML export and the lesson
+script alike.
+
+Every figure and every hop number comes from the trace: article 000's three questions answered from its hops, the
+roles and what each one saw, the tool definitions' share of what the model was sent (bytes of `tools` against the
+request body, and `prompt_tokens` where the model reported usage), article 004's 40-tool sum with this run's
+figures, and when to choose which. A run that stopped says so, and says only what the hops before the stop show.
+Pure: trace in, words out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from flow.capture.recorder import compact_json
+from flow.text.closing import CLOSING_TEXT
+from flow.text.names import Lang
+from flow.trace.model import Hop, Trace, as_dict
+from flow.trace.pairing import exchanges, model_calls, tool_calls
+from flow.trace.stats import estimate_tokens
+from flow.trace.steps import Step
+from flow.views.labels import parse_arguments_text
+
+Fate = Literal[
+    "ran", "raised", "unreported", "error_result", "rpc_error", "refused", "direct_failed", "no_result", "not_sent"
+]
+
+
+@dataclass(frozen=True)
+class RequestCost:
+    """One request to the model: its body's bytes, the bytes and count of its `tools`, the prompt_tokens its reply
+    reported (None when it reported none), and the definitions' tokens estimated with the app's stand-in tokenizer."""
+
+    seq: int
+    bytes: int
+    tool_bytes: int
+    tools: int
+    prompt_tokens: int | None
+    tool_tokens: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A model reply that asked for tools (message 4): the hop, the calls as name(arguments), its finish_reason."""
+
+    seq: int
+    calls: tuple[str, ...]
+    finish: str | None
+
+
+@dataclass(frozen=True)
+class CallFate:
+    """What became of one tool call the model asked for, and the hop that shows it."""
+
+    name: str
+    args: str
+    fate: Fate
+    seq: int | None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Closing:
+    """What a trace shows, as facts: the words are put on them by `sections`."""
+
+    mode: str
+    last_seq: int
+    stopped: bool
+    stop_step: int | None
+    error: dict[Lang, str]
+    answered: bool
+    decisions: tuple[Decision, ...]
+    requests: tuple[RequestCost, ...]
+    frames: int
+    methods: tuple[str, ...]
+    forward: tuple[int, ...]
+    reverse: tuple[int, ...]
+    fates: tuple[CallFate, ...]
+    pairs: tuple[tuple[str, str], ...]  # (tool_call_id, JSON-RPC id) the host kept
+    ids_in_mcp: bool  # a tool_call_id appears in an MCP frame
+    question_in_mcp: bool
+    jsonrpc_to_model: bool  # a JSON-RPC frame's marker appears in a request to the model
+    backfill: bool
+    schemas_seq: int | None  # direct mode: the hand-written schemas
+    offered: tuple[int, tuple[str, ...]] | None = None  # the hop where the server announced resources / prompts
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_bytes(self) -> int:
+        return sum(r.tool_bytes for r in self.requests)
+
+    @property
+    def bytes(self) -> int:
+        return sum(r.bytes for r in self.requests)
+
+    @property
+    def share(self) -> float:
+        return self.tool_bytes / self.bytes if self.bytes else 0.0
+
+
+def _text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=True, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _args_text(arguments: Any) -> str:
+    ok, args = parse_arguments_text(arguments) if isinstance(arguments, str) else (True, arguments)
+    if ok and isinstance(args, dict):
+        return ", ".join(f"{k}={v if isinstance(v, str) else _text(v)}" for k, v in args.items())
+    return str(arguments)
+
+
+def _message(hop: Hop) -> tuple[dict[str, Any], str | None] | None:
+    """The assistant message and finish_reason a model reply holds (a response, or a stream's assembled message)."""
+    payload = as_dict(hop.payload)
+    if hop.kind == "llm.assembled":
+        return as_dict(payload.get("message")), payload.get("finish_reason")
+    if hop.kind == "llm.response":
+        choices = as_dict(payload.get("body")).get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            return as_dict(choices[0].get("message")), choices[0].get("finish_reason")
+    return None
+
+
+def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = message.get("tool_calls")
+    return [as_dict(c) for c in calls] if isinstance(calls, list) else []
+
+
+def _requests_and_decisions(trace: Trace) -> tuple[list[RequestCost], list[Decision], set[str]]:
+    costs: list[RequestCost] = []
+    decisions: list[Decision] = []
+    ids: set[str] = set()
+    for call in model_calls(trace.hops):
+        body = as_dict(call.request.payload).get("body")
+        tools = as_dict(body).get("tools") if isinstance(body, dict) else None
+        tools = tools if isinstance(tools, list) else []
+        usage = next((r.usage for r in call.replies if r.usage and r.usage.get("prompt_tokens") is not None), None)
+        costs.append(
+            RequestCost(
+                seq=call.request.seq,
+                bytes=call.request.bytes,
+                tool_bytes=len(compact_json(tools).encode()) if tools else 0,
+                tools=len(tools),
+                prompt_tokens=int(usage["prompt_tokens"] or 0) if usage else None,
+                tool_tokens=estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0,
+            )
+        )
+        replies = [r for r in call.replies if r.kind == "llm.assembled"] or [
+            r for r in call.replies if r.kind == "llm.response"
+        ]
+        for reply in replies[-1:]:
+            got = _message(reply)
+            if got is None:
+                continue
+            message, finish = got
+            calls = _calls(message)
+            if calls:
+                fn = [as_dict(c.get("function")) for c in calls]
+                ids.update(str(c["id"]) for c in calls if c.get("id"))
+                shown = tuple(f"{f.get('name')}({_args_text(f.get('arguments'))})" for f in fn)
+                decisions.append(Decision(reply.seq, shown, finish if isinstance(finish, str) else None))
+    return costs, decisions, ids
+
+
+def _known_functions(trace: Trace) -> set[str]:
+    """The tool names the run had: the server's list, or direct mode's hand-written schemas."""
+    names: set[str] = set()
+    for hop in trace.hops:
+        if hop.kind in ("prepare.tools", "tool.list"):
+            for tool in as_dict(hop.payload).get("tools") or []:
+                tool = as_dict(tool)
+                names.add(str(as_dict(tool.get("function")).get("name") or tool.get("name")))
+    return names
+
+
+def _raised(hop: Hop) -> str:
+    payload = as_dict(hop.payload)
+    kind = as_dict(payload.get("raised")).get("type")
+    if kind:
+        return str(kind)
+    found = re.match(r"Error: (\w+)", str(payload.get("tool_message_content") or ""))
+    return found[1] if found else "isError"
+
+
+def _fates(trace: Trace) -> list[CallFate]:
+    out: list[CallFate] = []
+    known = _known_functions(trace)
+    for call in tool_calls(trace.hops).values():
+        first = as_dict(call.first.payload)
+        fn = as_dict(as_dict(first.get("tool_call")).get("function"))
+        name, args = str(fn.get("name")), _args_text(fn.get("arguments"))
+        if call.first.kind == "error":
+            out.append(CallFate(name, args, "refused", call.first.seq))
+            continue
+        invoke = next((h for h in call.hops if h.kind == "tool.invoke"), None)
+        results = [h for h in call.hops if h.kind == "tool.result"]
+        to_app = next((h for h in results if h.target == "app"), None)
+        raised = next((h for h in results if "raised" in as_dict(h.payload)), None)
+        error = as_dict(as_dict(to_app.payload).get("error")) if to_app is not None else {}
+        if invoke is not None and trace.meta.mode == "direct" and known and name not in known:
+            out.append(CallFate(name, args, "direct_failed", to_app.seq if to_app else invoke.seq))
+        elif invoke is not None:
+            failed = raised or next((h for h in results if as_dict(h.payload).get("isError") is True), None)
+            if failed is not None:
+                out.append(CallFate(name, args, "raised", failed.seq, _raised(failed)))
+            else:
+                out.append(CallFate(name, args, "ran", invoke.seq, invoke.source))
+        elif error:
+            out.append(CallFate(name, args, "rpc_error", to_app.seq if to_app else None, str(error.get("code"))))
+        elif to_app is not None and trace.meta.mode == "direct":
+            out.append(CallFate(name, args, "direct_failed", to_app.seq))
+        elif to_app is not None and as_dict(as_dict(to_app.payload).get("result")).get("isError") is True:
+            out.append(CallFate(name, args, "error_result", to_app.seq))
+        elif to_app is not None:
+            out.append(CallFate(name, args, "unreported", to_app.seq))
+        else:
+            out.append(CallFate(name, args, "no_result", None))
+    return out
+
+
+def _not_sent(trace: Trace, handled: set[str]) -> list[CallFate]:
+    """The tool calls the model asked for that the app never took up (the run stopped first)."""
+    out: list[CallFate] = []
+    for hop in trace.hops:
+        got = _message(hop) if hop.kind in ("llm.response", "llm.assembled") else None
+        for call in _calls(got[0]) if got else []:
+            if call.get("id") and str(call["id"]) not in handled:
+                fn = as_dict(call.get("function"))
+                out.append(CallFate(str(fn.get("name")), _args_text(fn.get("arguments")), "not_sent", hop.seq))
+    return out
+
+
+def closing_facts(trace: Trace) -> Closing:
+    """The facts of the closing view, computed from the trace's hops."""
+    hops = trace.hops
+    costs, decisions, ids = _requests_and_decisions(trace)
+    fates = _fates(trace)
+    fates += _not_sent(trace, set(tool_calls(hops)))
+    mcp_hops = [h for h in hops if h.kind.startswith("mcp.")]
+    mcp_text = [_text(h.payload) for h in mcp_hops]
+    methods: list[str] = []
+    offered: tuple[int, tuple[str, ...]] | None = None
+    pairs: list[tuple[str, str]] = []
+    for ex in exchanges(hops):
+        method = str(as_dict(ex.request.payload).get("method") or "")
+        if method and method not in methods and ex.request.source == "mcp_client":
+            methods.append(method)
+        if ex.tool_call_id and ex.request.jsonrpc_id is not None:
+            pairs.append((ex.tool_call_id, str(ex.request.jsonrpc_id)))
+        if method in ("initialize", "server/discover") and ex.reply is not None and offered is None:
+            caps = as_dict(as_dict(as_dict(ex.reply.payload).get("result")).get("capabilities"))
+            named = tuple(c for c in ("resources", "prompts") if c in caps)
+            offered = (ex.reply.seq, named) if named else None
+    bodies = [compact_json(as_dict(h.payload).get("body")) for h in hops if h.kind == "llm.request"]
+    meta = trace.meta
+    answered = any(h.kind == "app.answer" for h in hops)
+    stopped = meta.outcome == "error"
+    failures = [h for h in hops if h.kind in ("error", "llm.error")] if stopped else []
+    last = failures[0] if failures else (hops[-1] if hops else None)
+    return Closing(
+        mode=meta.mode,
+        last_seq=last.seq if last else 0,
+        stopped=stopped,
+        stop_step=int(last.step) if last is not None and last.step is not None else None,
+        error={"en": meta.error or "", "zh": meta.error_zh or meta.error or ""},
+        answered=answered and not stopped,
+        decisions=tuple(decisions),
+        requests=tuple(costs),
+        frames=len(mcp_hops),
+        methods=tuple(methods),
+        # the tool definitions' translation; one with `what` carries a resource's or a prompt's content instead
+        forward=tuple(h.seq for h in hops if h.kind == "translate.forward" and "what" not in as_dict(h.payload)),
+        reverse=tuple(h.seq for h in hops if h.kind == "translate.reverse" and h.target == "mcp_client"),
+        fates=tuple(fates),
+        pairs=tuple(pairs),
+        ids_in_mcp=any(i in t for i in ids for t in mcp_text),
+        question_in_mcp=bool(meta.question) and any(meta.question in t for t in mcp_text),
+        jsonrpc_to_model=any('"jsonrpc"' in b for b in bodies),
+        backfill=any(h.kind == "llm.request" and h.step == Step.BACKFILL for h in hops),
+        schemas_seq=next((h.seq for h in hops if h.kind == "tool.list"), None),
+        offered=offered,
+    )
+
+
+# --- the words ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    label: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    heading: str
+    items: tuple[Item, ...]
+    bar: float | None = None  # the tool definitions' share, for a bar beside the figures
+
+
+def _t(key: str, lang: Lang, **values: object) -> str:
+    return CLOSING_TEXT[key][lang].format(**values)
+
+
+def _n(value: float) -> str:
+    return f"{math.floor(value + 0.5):,}"
+
+
+def _pct(value: float) -> str:
+    return f"{value:.0%}"
+
+
+def _hops(seqs: list[int] | tuple[int, ...], lang: Lang) -> str:
+    shown = ("、" if lang == "zh" else ", ").join(str(s) for s in seqs)
+    if lang == "zh":
+        return f"第 {shown} 跳"
+    return ("hop " if len(seqs) == 1 else "hops ") + shown
+
+
+def _join(items: list[str], lang: Lang) -> str:
+    return ("；" if lang == "zh" else "; ").join(items)
+
+
+def _where(step: int | None, lang: Lang) -> str:
+    if step is None:
+        return _t("wire", lang)
+    return _t("phase_zero", lang) if step == 0 else _t("message", lang, n=step)
+
+
+def _fc(c: Closing, lang: Lang) -> str:
+    if c.decisions:
+        calls = _join([", ".join(d.calls) for d in c.decisions], lang)
+        finishes = sorted({d.finish for d in c.decisions if d.finish}) or ["null"]
+        finish = ("、" if lang == "zh" else ", ").join(f'"{f}"' if f != "null" else f for f in finishes)
+        first = c.requests[0] if c.requests else None
+        return _t(
+            "fc_decided",
+            lang,
+            hops=_hops([d.seq for d in c.decisions], lang),
+            calls=calls,
+            finish=finish,
+            request=first.seq if first else "?",
+            n_tools=first.tools if first else 0,
+        )
+    if c.requests and not c.stopped:
+        return _t("fc_none" if len(c.requests) != 1 else "fc_none_one", lang, requests=len(c.requests))
+    return _t("fc_no_reply", lang)
+
+
+def _mcp(c: Closing, lang: Lang) -> str:
+    if c.mode == "direct":
+        return _t("mcp_none", lang, schemas=c.schemas_seq if c.schemas_seq is not None else "?")
+    if not c.frames:
+        return _t("mcp_no_frames", lang)
+    setup = ""
+    if "initialize" in c.methods:
+        setup = _t("setup_handshake", lang)
+    elif "server/discover" in c.methods:
+        setup = _t("setup_discover", lang)
+    text = _t("mcp_did", lang, frames=c.frames, methods=("、" if lang == "zh" else ", ").join(c.methods), setup=setup)
+    sep = " " if lang == "en" else ""
+    if c.forward and c.reverse:
+        text = (
+            text.rstrip()
+            + sep
+            + _t("translations_by_host", lang, forward=_hops(c.forward, lang), reverse=_hops(c.reverse, lang))
+        )
+    elif c.forward:
+        text = text.rstrip() + sep + _t("forward_by_host", lang, forward=_hops(c.forward, lang))
+    return text.strip()
+
+
+def _tool(c: Closing, lang: Lang) -> str:
+    if not c.fates:
+        return _t("tool_stopped" if c.stopped else "no_tool", lang)
+    parts: list[str] = []
+    for f in c.fates:
+        if f.fate in ("ran", "raised"):
+            key = "ran_app" if c.mode == "direct" else "ran_server"
+            text = _t(key, lang, name=f.name, args=f.args, seq=f.seq)
+            if f.fate == "raised":
+                text += ("" if lang == "zh" else " ") + _t("ran_raised", lang, error=f.detail, seq=f.seq)
+            parts.append(text)
+        elif f.fate == "rpc_error":
+            parts.append(_t("rpc_error", lang, name=f"{f.name}({f.args})", code=f.detail, seq=f.seq))
+        else:
+            parts.append(_t(f.fate, lang, name=f"{f.name}({f.args})", seq=f.seq))
+    last = _t("model_runs_none" if c.mode == "direct" else "nobody_ran_model", lang)
+    return (" " if lang == "en" else "").join(parts) + ("" if lang == "zh" else " ") + last
+
+
+def _roles(c: Closing, lang: Lang) -> list[Item]:
+    model = _t(
+        "model",
+        lang,
+        requests=len(c.requests),
+        backfill=_t("model_backfill", lang) if c.backfill else "",
+        no_frame="" if c.jsonrpc_to_model else _t("model_no_frame", lang),
+    ).strip()
+    if c.mode == "direct":
+        return [
+            Item(
+                _t("role_host", lang),
+                _t("host_direct", lang) + ("" if lang == "zh" else " ") + _t("direct_no_mcp", lang),
+            ),
+            Item(_t("role_model", lang), model),
+        ]
+    sep = "、" if lang == "zh" else ", "
+    if c.pairs:
+        pairs = sep.join(f"{tc} ↔ id {rpc}" for tc, rpc in c.pairs)
+        host = _t("host_mcp", lang, requests=len(c.requests), pairs=pairs)
+    else:
+        host = _t("host_mcp_nopair", lang, requests=len(c.requests))
+    client = _t("client", lang, frames=c.frames, no_id="" if c.ids_in_mcp else _t("client_no_id", lang)).strip()
+    server = _t("server", lang, no_question="" if c.question_in_mcp else _t("server_no_question", lang))
+    return [
+        Item(_t("role_host", lang), host),
+        Item(_t("role_client", lang), client),
+        Item(_t("role_server", lang), server),
+        Item(_t("role_model", lang), model),
+    ]
+
+
+def _cost(c: Closing, lang: Lang) -> list[Item]:
+    if not c.requests:
+        return [Item(None, _t("cost_no_request", lang))]
+    items: list[Item] = []
+    for k, r in enumerate(c.requests, start=1):
+        tokens = ""
+        if r.prompt_tokens is not None and r.tools:
+            tokens = _t("cost_tokens", lang, prompt=_n(r.prompt_tokens), est=_n(r.tool_tokens))
+        share = _pct(r.tool_bytes / r.bytes) if r.bytes else "—"
+        items.append(
+            Item(
+                None,
+                _t(
+                    "cost_request",
+                    lang,
+                    k=k,
+                    seq=r.seq,
+                    total=_n(r.bytes),
+                    tools=_n(r.tool_bytes),
+                    n_tools=r.tools,
+                    share=share,
+                    tokens=tokens,
+                ),
+            )
+        )
+    all_tools = len(c.requests) > 1 and len({r.tools for r in c.requests}) == 1 and c.requests[0].tools > 0
+    again = _t("cost_again", lang, requests=len(c.requests)) if all_tools else ""
+    items.append(
+        Item(None, _t("cost_total", lang, total=_n(c.bytes), tools=_n(c.tool_bytes), share=_pct(c.share), again=again))
+    )
+    items.append(Item(None, _t("cost_both", lang)))
+    first = next((r for r in c.requests if r.tools), None)
+    if first is not None:
+        each = first.tool_tokens / first.tools
+        forty = math.floor(each * 40 + 0.5)
+        items.append(
+            Item(
+                None,
+                _t(
+                    "cost_40",
+                    lang,
+                    n_tools=first.tools,
+                    est=_n(first.tool_tokens),
+                    each=_n(each),
+                    forty=_n(forty),
+                    run=_n(forty * len(c.requests)),
+                    requests=len(c.requests),
+                ),
+            )
+        )
+        items.append(Item(None, _t("cost_correction", lang, requests=len(c.requests), n_tools=first.tools)))
+    return items
+
+
+def _choose(c: Closing, lang: Lang) -> list[Item]:
+    offered = ""
+    if c.offered is not None:
+        caps = ("和" if lang == "zh" else " and ").join(_t("cap_" + k, lang) for k in c.offered[1])
+        offered = _t("buys_offered", lang, seq=c.offered[0], caps=caps)
+    return [
+        Item(None, _t("choose_fc", lang)),
+        Item(None, _t("choose_mcp", lang)),
+        Item(None, _t("buys", lang, offered=offered)),
+    ]
+
+
+def sections(trace: Trace, lang: Lang) -> tuple[str | None, list[Section]]:
+    """The closing view in `lang`: a notice when the run stopped or gave no answer, then the sections."""
+    c = closing_facts(trace)
+    notice = None
+    if c.stopped:
+        error = c.error[lang] or c.error["en"]
+        notice = _t("stopped", lang, seq=c.last_seq, where=_where(c.stop_step, lang), error=error.rstrip("。."))
+    elif not c.answered:
+        notice = _t("no_answer", lang, seq=c.last_seq)
+    questions = Section(
+        "questions",
+        _t("questions", lang),
+        (
+            Item(_t("q_fc", lang), _fc(c, lang)),
+            Item(_t("q_mcp", lang), _mcp(c, lang)),
+            Item(_t("q_tool", lang), _tool(c, lang)),
+        ),
+    )
+    out = [
+        questions,
+        Section("roles", _t("roles", lang), tuple(_roles(c, lang))),
+        Section("cost", _t("cost", lang), tuple(_cost(c, lang)), bar=c.share if c.requests else None),
+        Section("choose", _t("choose", lang), tuple(_choose(c, lang))),
+    ]
+    return notice, out
+
+
+def closing_bundle(trace: Trace) -> dict[str, Any]:
+    """The closing view for the viewer, in both languages (the viewer switches language without asking again)."""
+    out: dict[str, Any] = {}
+    langs: tuple[Lang, ...] = ("zh", "en")
+    for lang in langs:
+        notice, parts = sections(trace, lang)
+        out[lang] = {
+            "title": _t("title", lang),
+            "notice": notice,
+            "sections": [
+                {
+                    "key": s.key,
+                    "heading": s.heading,
+                    "items": [{"label": i.label, "text": i.text} for i in s.items],
+                    "bar": s.bar,
+                }
+                for s in parts
+            ],
+        }
+    return out
+
+
+def closing_markdown(trace: Trace, lang: Lang, prose: Callable[[str], str]) -> list[str]:
+    """The closing view as lines of the lesson script; `prose` escapes text for Markdown (the lesson's own)."""
+    notice, parts = sections(trace, lang)
+    lines = ["", f"## {prose(_t('title', lang))}"]
+    if notice:
+        lines += ["", f"> {prose(notice)}"]
+    for s in parts:
+        lines += ["", f"**{prose(s.heading)}**", ""]  # not a heading: the script's ### are its hops
+        for item in s.items:
+            mark = "" if item.label and item.label[-1] in "?？" else ("：" if lang == "zh" else ":")
+            label = f"**{prose(item.label)}**{mark}{'' if lang == 'zh' else ' '}" if item.label else ""
+            lines.append(f"- {label}{prose(item.text)}")
+    return lines

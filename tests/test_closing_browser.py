@@ -1,0 +1,84 @@
+"""The closing view in headless Chromium: one more step after the last hop of the HTML export, in Chinese and English,
+reached with → or its button, left with ←, its figures the trace's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from flow.trace.files import load_trace
+from flow.views.closing import closing_bundle
+from flow.views.html import to_html
+from helpers import ROOT
+
+
+def _open(browser, path: Path, size: tuple[int, int]) -> Page:
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(path.as_uri())
+    page.locator("[data-flow-viewer][data-current]").wait_for()
+    return page
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_closing_view_is_the_step_after_the_last_hop(browser, tmp_path, lang):
+    trace = load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
+    path = tmp_path / f"closing-{lang}.html"
+    path.write_text(to_html(trace, lang=lang), encoding="utf-8")
+    closing = closing_bundle(trace)[lang]
+    n = len(trace.hops)
+    page = _open(browser, path, (1280, 720))
+    root = page.locator("[data-flow-viewer]")
+    panel = page.locator(".fv-closing")
+    expect(panel).to_be_hidden()
+    page.keyboard.press("End")
+    root.and_(page.locator(f"[data-current='{n}']")).wait_for()
+    button = page.locator(".fv-closing-open")
+    expect(button).to_be_visible()
+    expect(button).to_contain_text(closing["title"])
+    page.keyboard.press("ArrowRight")
+    expect(root).to_have_attribute("data-closing", "1")
+    expect(panel).to_be_visible()
+    expect(page.locator(".fv-diagram")).to_be_hidden()
+    expect(page.locator(".fv-where")).to_contain_text(closing["title"])
+    expect(panel.locator("h3")).to_have_text([s["heading"] for s in closing["sections"]])
+    cost = next(s for s in closing["sections"] if s["key"] == "cost")
+    expect(panel.locator(".fv-closing-bar b")).to_have_text(f"{round(cost['bar'] * 100)}%")
+    expect(panel).to_contain_text(cost["items"][0]["text"])
+    assert page.evaluate("() => window.__viewer.closing") is True
+    page.keyboard.press("ArrowRight")  # nothing after the closing view
+    assert page.evaluate("() => window.__viewer.index") == n - 1
+    page.keyboard.press("ArrowLeft")
+    expect(root).not_to_have_attribute("data-closing", "1")
+    expect(panel).to_be_hidden()
+    expect(page.locator(".fv-diagram")).to_be_visible()
+    expect(page.locator(".fv-where")).to_contain_text(f"{n}/{n}" if lang == "zh" else f"hop {n} of {n}")
+    button.click()
+    expect(root).to_have_attribute("data-closing", "1")
+    page.keyboard.press("Home")  # any jump leaves it
+    expect(panel).to_be_hidden()
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_the_language_button_redraws_the_closing_view(browser, tmp_path):
+    trace = load_trace(ROOT / "sample_traces" / "beijing-direct.json")
+    path = tmp_path / "closing-lang.html"
+    path.write_text(to_html(trace, lang="zh"), encoding="utf-8")
+    closing = closing_bundle(trace)
+    page = _open(browser, path, (1920, 1080))
+    page.keyboard.press("End")
+    page.locator(f"[data-flow-viewer][data-current='{len(trace.hops)}']").wait_for()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".fv-where")).to_contain_text(closing["zh"]["title"])
+    page.locator(".fv-lang").click()
+    expect(page.locator(".fv-where")).to_contain_text(closing["en"]["title"])
+    expect(page.locator(".fv-closing")).to_contain_text("json.loads")
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    page.context.close()
