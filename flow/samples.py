@@ -297,7 +297,7 @@ SAMPLES: list[Sample] = [
         "对模型请求并非如此：宿主暴露多少工具，就发送多少定义；MCP 改变的是由谁维护这些定义。"
         "应用在提问之前就连上了服务器，所以 initialize 排在问题前面。",
         "The same question through a server with 40 tools (ops-demo: get_weather beside operations tools for alerts, "
-        "inspections, logs, tickets and inventory, article 004's example). The model calls only get_weather, yet every "
+        "inspections, logs, tickets, inventory and more, article 004's example). The model calls only get_weather, yet every "
         "request carries all 40 definitions: the first request's prompt_tokens is 3070 (the mock model's estimate from "
         "the request text), against 457 for beijing-mcp's 4 tools. Article 004 says the tool list is not put into "
         "every model request; for the model request that is not so: the host sends every definition it exposes, and "

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from flow.samples import SAMPLES
+from flow.text.names import Lang
 from flow.trace.files import load_trace
 from flow.trace.model import Trace
 from flow.trace.normalise import normalise
@@ -194,3 +195,40 @@ def test_new_notes_and_titles_follow_the_glossary(name):
         prose = re.sub(r"https?://[^\s（）]+|\w+\([^)]*\)|\"?\w+\"?: \w+", "", text)  # URLs, calls, key: value
         assert not re.search(r"[,:;()]", prose), prose  # Chinese prose takes full-width punctuation
     assert "(s)" not in meta.note["en"]
+
+
+# the questions
+
+
+def _why(name: str, lang: Lang) -> str:
+    from flow.trace.questions import load_questions
+
+    return " ".join(
+        (q.why or {}).get(lang, "") for q in load_questions(SAMPLE_DIR / "questions" / f"{name}.questions.json")
+    )
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_each_new_sample_has_two_or_three_questions_of_its_own(name):
+    from flow.trace.questions import bind_questions, load_questions
+
+    questions = load_questions(SAMPLE_DIR / "questions" / f"{name}.questions.json")
+    assert 2 <= len(questions) <= 3
+    assert len(bind_questions(questions, trace(name))) == len(questions)  # each finds its hop
+
+
+def test_the_figures_in_the_questions_are_the_traces_own():
+    tokens = prompt_tokens(trace("round-limit"))
+    many, four = prompt_tokens(trace("forty-tools-mcp")), prompt_tokens(trace("beijing-mcp"))
+    langs: tuple[Lang, ...] = ("zh", "en")
+    for lang in langs:
+        assert all(f"{t}" in _why("round-limit", lang) for t in tokens)
+        assert f"{many[0]}" in _why("forty-tools-mcp", lang) and f"{many[1]}" in _why("forty-tools-mcp", lang)
+        assert f"{four[0]}" in _why("forty-tools-mcp", lang)
+        assert trace("over-http").meta.settings["server_url"].rsplit("/", 1)[0] in _ask("over-http", lang)
+
+
+def _ask(name: str, lang: Lang) -> str:
+    from flow.trace.questions import load_questions
+
+    return " ".join(q.ask[lang] for q in load_questions(SAMPLE_DIR / "questions" / f"{name}.questions.json"))
