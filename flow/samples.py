@@ -6,14 +6,28 @@ a temporary folder and compares after `normalise`, so the committed files never 
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from flow.backends.scripted import load_script
+from flow.capture.recorder import Recorder
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
-from flow.runs import run
+from flow.runs import run, run_flow
+from flow.servers.builtin import many_tools_server
+from flow.servers.connect import open_session
+from flow.servers.spec import PROJECT_ROOT, ServerSpec
 from flow.trace.files import save_trace
 from flow.trace.model import Hop, Trace
 from flow.trace.steps import Step
@@ -32,6 +46,7 @@ class Sample:
     model: str = "mock"
     options: dict[str, Any] = field(default_factory=dict)
     script: str | None = None  # a scripted model's turns, instead of the mock
+    many_tools: int = 0  # run on the many-tools demo server with this many tools, in process, instead of the demo
 
 
 SAMPLES: list[Sample] = [
@@ -215,18 +230,185 @@ SAMPLES: list[Sample] = [
         question="杭州明天适合出门吗？",
         script="- call: get_forecast\n  arguments: {city: 杭州, days: 2}\n- answer: 杭州明天小雨，出门记得带伞。\n",
     ),
+    Sample(
+        "strict-mode",
+        "严格模式 · strict: true",
+        "Strict mode · strict: true",
+        "打开 strict 后，应用在正向翻译时改写每个工具的 parameters：加上 additionalProperties: false，把所有属性都列进 required，"
+        '并给每个函数加上 "strict": true。在这份追踪里，只有 get_forecast 的 required 变了：days 在服务器上可以省略（默认 3），'
+        "现在成了必填。和每次 MCP 运行一样，title 键被去掉，outputSchema 不发送。模型的参数回来后，应用先按这份模式检查"
+        "（必填字段、未知字段、基本类型），再交给 MCP 客户端。与 beijing-mcp 对照：模式变长，第一次请求的输入词元数（prompt_tokens）"
+        "从 457 升到 506。",
+        "With strict on, the forward translation rewrites each tool's parameters: it adds additionalProperties: false, "
+        'lists every property in required, and sets "strict": true on each function. In this trace only get_forecast\'s '
+        "required changes: days, optional on the server (default 3), becomes required. As in every MCP run, the title "
+        "keys are removed and outputSchema is not sent. When the model's arguments come back, the app checks them "
+        "against this schema (required fields, unknown fields, basic types) before the MCP client gets them. Against "
+        "beijing-mcp, the longer schemas raise the first request's prompt_tokens from 457 to 506.",
+        options={"strict": True},
+    ),
+    Sample(
+        "round-limit",
+        "轮数上限 · max_rounds",
+        "The round limit · max_rounds",
+        "这个模拟模型（mock-loop）从不回答：每次回复都再要一次 get_weather(city=北京)。max_rounds 是 3：应用执行了 3 轮工具调用，"
+        "再发第 4 次请求，让模型根据结果回答；模型仍然返回 tool_calls，应用不再执行，运行以一行错误结束，没有答案。"
+        "每一轮都把 4 个工具定义和越来越长的对话重新发送一次，输入词元数（prompt_tokens）从 457 涨到 807。",
+        "This mock model (mock-loop) never answers: every reply asks for get_weather(city=北京) again. max_rounds is 3: "
+        "the app runs 3 rounds of tool calls, then sends a 4th request for the model to answer from the results; the "
+        "model still returns tool_calls, the app runs nothing more, and the run ends with an error line instead of an "
+        "answer. Each round sends the 4 tool definitions again with the longer conversation: prompt_tokens grow from "
+        "457 to 807.",
+        model="mock-loop",
+        options={"max_rounds": 3},
+    ),
+    Sample(
+        "over-stdio",
+        "stdio 传输 · 服务器是子进程",
+        "stdio · the server as a child process",
+        "应用把演示服务器作为子进程启动（python -m weather_demo），通过它的标准输入和标准输出交换 JSON-RPC 消息："
+        "每条消息占一行，以换行分隔；服务器的标准错误只用来写日志。消息本身和内存传输的 beijing-mcp 完全相同："
+        "传输只决定消息怎样送达，不改变消息。会话结束时，客户端关闭子进程的标准输入，让它退出。",
+        "The app starts the demo server as a child process (python -m weather_demo) and exchanges JSON-RPC messages "
+        "over its stdin and stdout: one message per line, separated by newlines; the server's stderr is for logs only. "
+        "The messages are exactly those of beijing-mcp, which runs in memory: a transport decides how messages travel, "
+        "not what they say. When the session ends, the client closes the child's stdin so that it exits.",
+        options={"transport": "stdio"},
+    ),
+    Sample(
+        "over-http",
+        "HTTP 传输 · 本机回环地址",
+        "Streamable HTTP · on loopback",
+        "演示服务器在自己的进程里监听 http://127.0.0.1:47823/mcp（规范里叫 Streamable HTTP 的传输，本机回环地址，没有设访问令牌）。"
+        "客户端发出的每条 JSON-RPC 消息都是对这一个地址的 HTTP POST；服务器的回答放在这次 POST 的响应里，"
+        "可以是一段 JSON，也可以是一个 SSE 流。协议是 2026-07-28：没有 initialize，也没有 Mcp-Session-Id 头，"
+        "每个请求在 _meta 里自带协议版本。应用只知道一个网址，不知道服务器的代码，所以这份追踪没有阶段零。",
+        "The demo server listens in its own process on http://127.0.0.1:47823/mcp (Streamable HTTP, loopback, no "
+        "bearer token). Every JSON-RPC message the client sends is an HTTP POST to that one address; the server's "
+        "answer comes in that POST's response, as JSON or as an SSE stream. The protocol is 2026-07-28: no "
+        "initialize and no Mcp-Session-Id header; each request carries the protocol version in its _meta. The app "
+        "knows only a URL, not the server's code, so this trace has no phase zero.",
+        options={"transport": "http", "era": "modern"},
+    ),
+    Sample(
+        "forty-tools-mcp",
+        "40 个工具 · 工具定义的代价",
+        "40 tools · what tool definitions cost",
+        "同一个问题，换一个有 40 个工具的服务器（ops-demo：get_weather 加上告警、巡检、日志、工单、库存等运维工具，文章 004 的例子）。"
+        "模型只调用了 get_weather，可应用的每次请求都带上全部 40 个定义：第一次请求的输入词元数（prompt_tokens）是 3070"
+        "（模拟模型按请求文字估算），4 个工具的 beijing-mcp 是 457。文章 004 说工具清单“不会塞进每一次模型请求里”，"
+        "对模型请求并非如此：宿主暴露多少工具，就发送多少定义；MCP 改变的是由谁维护这些定义。"
+        "应用在提问之前就连上了服务器，所以 initialize 排在问题前面。",
+        "The same question through a server with 40 tools (ops-demo: get_weather beside operations tools for alerts, "
+        "inspections, logs, tickets, inventory and more, article 004's example). The model calls only get_weather, yet every "
+        "request carries all 40 definitions: the first request's prompt_tokens is 3070 (the mock model's estimate from "
+        "the request text), against 457 for beijing-mcp's 4 tools. Article 004 says the tool list is not put into "
+        "every model request; for the model request that is not so: the host sends every definition it exposes, and "
+        "what MCP changes is who maintains them. The app connects to the server before the question, so initialize "
+        "comes before it.",
+        many_tools=40,
+    ),
 ]
 
 
 def generate(sample: Sample) -> Trace:
+    """Run a sample as its entry says: in memory unless its options name a transport ("http": the demo server in
+    its own process on a loopback port), on the many-tools server when it names a tool count."""
     options = RunOptions(**{"transport": "memory", **sample.options})
     model = ModelConfig.scripted(load_script(sample.script)) if sample.script else ModelConfig(model=sample.model)
-    result = run(sample.question, options=options, model=model)
-    trace = result.trace
+    if sample.many_tools:
+        trace = run_many_tools(sample.question, sample.many_tools, options=options, model=model)
+    elif options.transport == "http":
+        with demo_server_over_http() as url:
+            trace = run(sample.question, options=RunOptions(**{**sample.options, "server_url": url}), model=model).trace
+    else:
+        trace = run(sample.question, options=options, model=model).trace
     trace.meta.title = {"zh": sample.title_zh, "en": sample.title_en}
     trace.meta.note = {"zh": sample.note_zh, "en": sample.note_en}
     trace.meta.sample = sample.name
     return trace
+
+
+def run_many_tools(question: str, n: int, *, options: RunOptions, model: ModelConfig) -> Trace:
+    """One run on the many-tools demo server with `n` tools, served in this process; its set-up frames are the
+    run's own, recorded before the question because the session is opened first."""
+
+    async def go() -> Trace:
+        rec = Recorder()
+        spec = ServerSpec(transport="memory", server=many_tools_server(n))
+        async with open_session(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as session:
+            result = await run_flow(question, options=options, model=model, recorder=rec, session=session)
+        if result.trace.meta.server is not None:
+            result.trace.meta.server.pop("reused_session", None)  # opened for this run alone
+        return result.trace
+
+    return anyio.run(go)
+
+
+TOOL_COST_SIZES = (4, 10, 20, 30, 40)
+
+
+def tool_cost_traces(sizes: tuple[int, ...] = TOOL_COST_SIZES, *, question: str = BEIJING) -> list[Trace]:
+    """Runs for the tool-cost chart, made now with the mock model: the question through the many-tools server at
+    each size (MCP), and in direct mode with its four functions (function calling)."""
+    model, options = ModelConfig(model="mock"), RunOptions(transport="memory")
+    traces = [run_many_tools(question, n, options=options, model=model) for n in sizes]
+    traces.append(run(question, options=RunOptions(transport="memory", mode="direct"), model=model).trace)
+    return traces
+
+
+HTTP_SAMPLE_PORT = 47823  # fixed, so the URL in the trace is the same each time it is regenerated
+
+
+@contextlib.contextmanager
+def demo_server_over_http(*, port: int = HTTP_SAMPLE_PORT, wait_s: float = 30.0) -> Iterator[str]:
+    """The demo server over Streamable HTTP in its own process on 127.0.0.1:`port`, without a bearer token (loopback
+    only); yields its URL. A port still held by another regeneration is waited for."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "flow", "demo-server", "--http", "--port", str(port), "--no-auth"],
+            cwd=PROJECT_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        said: queue.Queue[str | None] = queue.Queue()
+
+        def drain(stream: Any = proc.stderr, said: queue.Queue[str | None] = said) -> None:
+            for line in stream:
+                said.put(line)
+            said.put(None)
+
+        threading.Thread(target=drain, daemon=True).start()
+        url, lines = None, []
+        while url is None:
+            try:
+                line = said.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                line = None
+            if line is None:
+                break
+            lines.append(line.strip())
+            if found := re.search(r"listening on (http://\S+)", line):
+                url = found.group(1)
+        if url is not None:
+            break
+        proc.kill()
+        proc.wait()
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the demo server did not start on port {port}: {' | '.join(lines[-3:])}")
+        time.sleep(0.5)  # the port is taken: another regeneration is using it
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def write_samples(out: Path, *, names: list[str] | None = None) -> list[Path]:

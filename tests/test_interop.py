@@ -123,7 +123,10 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
         for p in m["parts"]
         if p["type"] == "tool_call"
     ]
-    assert [t["attrs"]["gen_ai.tool.call.id"] for t in tools] == asked
+    # A run stopped at its round limit never runs the last reply's calls: they have no span.
+    ran = {h.tool_call_id for h in trace.hops if h.tool_call_id and not h.kind.startswith("llm.")}
+    assert [t["attrs"]["gen_ai.tool.call.id"] for t in tools] == [i for i in asked if i in ran]
+    assert len(ran & set(asked)) == len(asked) or trace.meta.settings.get("max_rounds") == len(chats) - 1
     for tool in tools:
         assert tool["name"] == f"execute_tool {tool['attrs']['gen_ai.tool.name']}" and tool["kind"] == INTERNAL
         assert "gen_ai.tool.call.arguments" in tool["attrs"]
@@ -366,6 +369,8 @@ def test_an_exported_trace_imports_back_to_the_same_steps(path):
                 )
             )
         ]
+    # The question is the import's root, so it comes back first, even where the session opened before it was asked.
+    expected = sorted(expected, key=lambda r: r[0] != "user.message")
     assert _shape(back) == expected
     assert (back.meta.mode, back.meta.question, back.meta.answer, back.meta.outcome) == (
         original.meta.mode,

@@ -16,6 +16,9 @@ from helpers import ROOT, flow_cli
 SAMPLE_DIR = ROOT / "sample_traces"
 
 
+STOPPED = {"round-limit"}  # samples whose point is a run that stops before an answer
+
+
 def test_the_committed_samples_are_exactly_the_library():
     assert sorted(p.stem for p in SAMPLE_DIR.glob("*.json")) == sorted(s.name for s in SAMPLES)
 
@@ -31,7 +34,7 @@ def test_regenerated_samples_match_the_committed_ones(tmp_path):
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
 def test_each_sample_has_a_title_and_a_note_in_both_languages(sample):
     meta = load_trace(SAMPLE_DIR / f"{sample.name}.json").meta
-    assert meta.outcome == "ok"
+    assert meta.outcome == ("error" if sample.name in STOPPED else "ok")
     for text in (meta.title, meta.note):
         assert set(text) == {"zh", "en"} and all(text.values())
     assert any("\u4e00" <= c <= "\u9fff" for c in meta.note["zh"])
@@ -43,8 +46,26 @@ def test_replaying_each_sample_offline_reproduces_its_steps(sample):
     result = replay(recorded, source=sample.name)
     assert result.trace.meta.replay["diverged"] is False, result.trace.meta.replay["divergences"]
     assert result.answer == recorded.meta.answer
-    assert same_steps(recorded, result.trace)
+    if result.trace.meta.replay["tools"] == "recorded":
+        # Another server's results are served back by a stand-in whose session opens before the question: the
+        # set-up frames may come first; from the first model request on, the steps are the recording's.
+        assert sorted_steps_before_the_model(recorded) == sorted_steps_before_the_model(result.trace)
+        assert steps_from_the_model(recorded) == steps_from_the_model(result.trace)
+    else:
+        assert same_steps(recorded, result.trace)
     assert result.trace.meta.replay["served"] == sum(h.kind == "llm.request" for h in recorded.hops)
+
+
+def _model_first(trace):
+    return next(i for i, h in enumerate(trace.hops) if h.kind == "translate.forward")
+
+
+def sorted_steps_before_the_model(trace):
+    return sorted((h.step, h.kind) for h in trace.hops[: _model_first(trace)])
+
+
+def steps_from_the_model(trace):
+    return [(h.step, h.kind) for h in trace.hops[_model_first(trace) :] if h.kind != "replay.divergence"]
 
 
 def test_a_replay_that_departs_says_so_and_records_where():

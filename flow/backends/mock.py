@@ -22,6 +22,8 @@ The model name picks a behaviour, the way a provider's model names pick a model:
                     "required"` fails with HTTP 500 and an empty message; streamed tool calls repeat the whole
                     name and id in every delta, beside a legacy `function_call` object
   mock-empty        calls tools as `mock` does, then answers with empty content and finish_reason "stop"
+  mock-loop         never answers: every reply asks for the question's tool calls again, however often they ran,
+                    so a run ends at its round limit (max_rounds)
 Any other name is answered with 404 model_not_found, as a provider does.
 """
 
@@ -85,6 +87,7 @@ MODEL_NAMES = [
     "mock-slow",
     "mock-llamacpp",
     "mock-empty",
+    "mock-loop",
 ]
 
 
@@ -242,7 +245,8 @@ def _decide(conv: Conversation, body: dict[str, Any], behaviour: str) -> list[Ca
     choice = body.get("tool_choice", "auto")
     if not conv.tools or choice == "none":
         return answer_from_results(conv, tools_allowed=bool(conv.tools) and choice != "none")
-    pending = [(n, a) for n, a in _intents(conv) if not conv.tried(n, a)]
+    intents = _intents(conv)
+    pending = intents if behaviour == "mock-loop" else [(n, a) for n, a in intents if not conv.tried(n, a)]
     if isinstance(choice, dict):
         wanted = (choice.get("function") or {}).get("name")
         pending = [(n, a) for n, a in pending if n == wanted] or ([(wanted, _guess(conv, wanted))] if wanted else [])

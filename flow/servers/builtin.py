@@ -30,3 +30,11 @@ async def demo_tool_listing() -> list[dict[str, Any]]:
             t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in await demo_server().list_tools()
         )
     return _listed
+
+
+def many_tools_server(n: int) -> Any:
+    """The many-tools demo server (get_weather among operations tools) with its first `n` tools, run in process:
+    what a host pays in every model request for the tool definitions it exposes."""
+    from weather_demo.many_tools import build_many_tools_server
+
+    return build_many_tools_server(n)

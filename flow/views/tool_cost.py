@@ -1,0 +1,127 @@
+"""What tool definitions cost: prompt tokens per model request against the number of tools the request carries,
+function calling (direct mode) beside MCP, read from traces, and a Vega-Lite spec of it (`st.vega_lite_chart` draws
+it offline: the spec names no URL and carries its data inline)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from flow.text.names import Lang
+from flow.trace.model import Trace
+
+Mode = Literal["direct", "mcp"]
+
+
+@dataclass(frozen=True)
+class ToolCostPoint:
+    """One model request: how many tool definitions it carried, and what they and the request weighed."""
+
+    source: str  # the sample's name, or the question
+    mode: Mode
+    request: int  # 1 for the first request of its run, 2 for the next (a backfill), ...
+    tools: int
+    prompt_tokens: int  # as the model reported it in the response's usage
+    tool_bytes: int  # the `tools` array of the request body, as compact JSON
+    request_bytes: int  # the whole request body, as compact JSON
+
+    @property
+    def tool_share(self) -> float:
+        """The part of the request's bytes that is tool definitions."""
+        return self.tool_bytes / self.request_bytes if self.request_bytes else 0.0
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def tool_cost_points(traces: Iterable[Trace]) -> list[ToolCostPoint]:
+    """Every model request of these traces whose response reported usage, in trace order (a request answered with
+    no usage, as some providers do, has no figure to show and is left out)."""
+    points: list[ToolCostPoint] = []
+    for trace in traces:
+        mode: Mode = "direct" if trace.meta.mode == "direct" else "mcp"
+        source = trace.meta.sample or trace.meta.question
+        body: dict[str, Any] | None = None
+        n = 0
+        for hop in trace.hops:
+            if hop.kind == "llm.request" and isinstance(hop.payload, dict):
+                found = hop.payload.get("body")
+                body = found if isinstance(found, dict) else None
+                n += 1
+            elif body is not None and hop.usage and (tokens := hop.usage.get("prompt_tokens")) is not None:
+                listed = body.get("tools")
+                tools: list[Any] = listed if isinstance(listed, list) else []
+                points.append(
+                    ToolCostPoint(
+                        source=source,
+                        mode=mode,
+                        request=n,
+                        tools=len(tools),
+                        prompt_tokens=tokens,
+                        tool_bytes=_size(tools) if tools else 0,
+                        request_bytes=_size(body),
+                    )
+                )
+                body = None
+    return points
+
+
+_WORDS: dict[str, dict[Lang, str]] = {
+    "title": {
+        "zh": "工具定义的代价：每次模型请求的输入词元数",
+        "en": "What tool definitions cost: prompt tokens per model request",
+    },
+    "tools": {"zh": "请求里的工具定义数", "en": "tool definitions in the request"},
+    "tokens": {"zh": "输入词元数（prompt_tokens）", "en": "prompt_tokens"},
+    "mode": {"zh": "方式", "en": "way"},
+    "request": {"zh": "第几次请求", "en": "request"},
+    "direct": {"zh": "函数调用（直接调用模式）", "en": "function calling (direct mode)"},
+    "mcp": {"zh": "MCP", "en": "MCP"},
+    "share": {"zh": "工具定义占请求字节", "en": "tool definitions' share of the bytes"},
+    "source": {"zh": "来源", "en": "from"},
+}
+
+
+def _request_label(n: int, lang: Lang) -> str:
+    if lang == "zh":
+        return "第 1 次请求" if n == 1 else f"第 {n} 次请求（回填）"
+    return "1st request" if n == 1 else f"request {n} (backfill)"
+
+
+def tool_cost_chart(points: Iterable[ToolCostPoint], *, lang: Lang = "en") -> dict[str, Any]:
+    """A Vega-Lite spec: prompt tokens (y) against the number of tools (x), one line per way of giving the model
+    its tools and per request of a run; its data is `points`, inline."""
+    w = {key: words[lang] for key, words in _WORDS.items()}
+    values = [
+        {
+            **asdict(p),
+            "way": w[p.mode],
+            "request_label": _request_label(p.request, lang),
+            "share": round(p.tool_share, 3),
+        }
+        for p in points
+    ]
+    encoding: dict[str, Any] = {
+        "x": {"field": "tools", "type": "quantitative", "title": w["tools"]},
+        "y": {"field": "prompt_tokens", "type": "quantitative", "title": w["tokens"]},
+        "color": {"field": "way", "type": "nominal", "title": w["mode"]},
+        "strokeDash": {"field": "request_label", "type": "nominal", "title": w["request"]},
+        "shape": {"field": "request_label", "type": "nominal", "title": w["request"]},
+        "tooltip": [
+            {"field": "way", "type": "nominal", "title": w["mode"]},
+            {"field": "request_label", "type": "nominal", "title": w["request"]},
+            {"field": "tools", "type": "quantitative", "title": w["tools"]},
+            {"field": "prompt_tokens", "type": "quantitative", "title": w["tokens"]},
+            {"field": "share", "type": "quantitative", "format": ".0%", "title": w["share"]},
+            {"field": "source", "type": "nominal", "title": w["source"]},
+        ],
+    }
+    return {
+        "title": w["title"],
+        "data": {"values": values},
+        "mark": {"type": "line", "point": True},
+        "encoding": encoding,
+    }

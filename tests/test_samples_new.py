@@ -1,0 +1,234 @@
+"""The samples added so each point has a trace (strict mode, the round limit, stdio, Streamable HTTP, 40 tools): each
+note says what its own trace shows, computed from the committed file, and the wrong idea it corrects is absent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from flow.samples import SAMPLES
+from flow.text.names import Lang
+from flow.trace.files import load_trace
+from flow.trace.model import Trace
+from flow.trace.normalise import normalise
+from helpers import ROOT
+
+SAMPLE_DIR = ROOT / "sample_traces"
+
+NEW = ["strict-mode", "round-limit", "over-stdio", "over-http", "forty-tools-mcp"]
+
+
+def trace(name: str) -> Trace:
+    return load_trace(SAMPLE_DIR / f"{name}.json")
+
+
+def note(name: str, lang: str) -> str:
+    text = trace(name).meta.note
+    assert text is not None
+    return text[lang]
+
+
+def requests(t: Trace) -> list[dict]:
+    return [h.payload["body"] for h in t.hops if h.kind == "llm.request"]
+
+
+def prompt_tokens(t: Trace) -> list[int]:
+    return [int(h.usage.get("prompt_tokens") or 0) for h in t.hops if h.kind == "llm.response" and h.usage]
+
+
+def listed(t: Trace) -> list[dict]:
+    return next(
+        h.payload["result"]["tools"]
+        for h in t.hops
+        if h.kind == "mcp.response" and "tools" in h.payload.get("result", {})
+    )
+
+
+def test_the_new_samples_come_after_the_old_ones_in_the_library():
+    assert [s.name for s in SAMPLES[-len(NEW) :]] == NEW
+
+
+# strict mode
+
+
+def test_strict_mode_note_says_what_the_rewrite_did_to_the_schema():
+    t = trace("strict-mode")
+    tools = {tool["function"]["name"]: tool["function"] for tool in requests(t)[0]["tools"]}
+    served = {tool["name"]: tool["inputSchema"] for tool in listed(t)}
+    assert all(fn["strict"] is True and fn["parameters"]["additionalProperties"] is False for fn in tools.values())
+    assert all(fn["parameters"]["required"] == list(fn["parameters"]["properties"]) for fn in tools.values())
+    # Only get_forecast's required list changed: days, optional on the server (default 3), is now required.
+    changed = [n for n in tools if tools[n]["parameters"]["required"] != served[n].get("required", [])]
+    assert changed == ["get_forecast"]
+    assert (
+        "days" not in served["get_forecast"]["required"]
+        and served["get_forecast"]["properties"]["days"]["default"] == 3
+    )
+    assert "days" in tools["get_forecast"]["parameters"]["required"]
+    # As in every MCP run, title keys go and outputSchema is not sent.
+    assert "title" not in str(tools) and "outputSchema" not in str(requests(t)[0])
+    for lang in ("zh", "en"):
+        text = note("strict-mode", lang)
+        assert "additionalProperties: false" in text and "required" in text and "get_forecast" in text
+        assert "outputSchema" in text and "title" in text
+
+
+def test_strict_mode_note_gives_the_prompt_tokens_of_both_traces():
+    strict, plain = prompt_tokens(trace("strict-mode"))[0], prompt_tokens(trace("beijing-mcp"))[0]
+    assert strict > plain
+    for lang in ("zh", "en"):
+        assert f"{plain}" in note("strict-mode", lang) and f"{strict}" in note("strict-mode", lang)
+
+
+def test_strict_mode_note_does_not_say_the_schema_is_unchanged():
+    assert "unchanged" not in note("strict-mode", "en") and "不变" not in note("strict-mode", "zh")
+
+
+# the round limit
+
+
+def test_round_limit_stops_after_max_rounds_with_tool_calls_unrun():
+    t = trace("round-limit")
+    rounds = t.meta.settings["max_rounds"]
+    assert rounds == 3 and t.meta.model["name"] == "mock-loop"
+    assert len(requests(t)) == rounds + 1  # the rounds, then one more request for an answer
+    last_reply = [h for h in t.hops if h.kind == "llm.response"][-1]
+    assert last_reply.payload["body"]["choices"][0]["message"]["tool_calls"]
+    assert sum(h.kind == "mcp.request" and h.payload.get("method") == "tools/call" for h in t.hops) == rounds
+    assert t.hops[-1].kind == "error" and t.meta.outcome == "error" and t.meta.answer is None
+    assert f"after {rounds} tool rounds" in (t.meta.error or "")
+
+
+def test_round_limit_note_tells_the_rounds_and_the_growing_prompt_tokens():
+    t = trace("round-limit")
+    tokens = prompt_tokens(t)
+    assert tokens == sorted(tokens) and len(set(tokens)) == len(tokens)
+    assert len(requests(t)[0]["tools"]) == 4
+    for lang in ("zh", "en"):
+        text = note("round-limit", lang)
+        assert "mock-loop" in text and "max_rounds" in text and "3" in text
+        assert f"{tokens[0]}" in text and f"{tokens[-1]}" in text
+    assert "4th request" in note("round-limit", "en") and "第 4 次请求" in note("round-limit", "zh")
+
+
+# stdio and Streamable HTTP
+
+
+def _frames(t: Trace) -> list:
+    return [normalise(h.payload) for h in t.hops if h.kind.startswith("mcp.")]
+
+
+def test_over_stdio_runs_the_demo_server_as_a_child_and_carries_the_same_frames_as_memory():
+    t = trace("over-stdio")
+    assert t.meta.settings["transport"] == t.meta.server["transport"] == "stdio"
+    assert t.meta.server["command"] == "python -m weather_demo"
+    memory = trace("beijing-mcp")
+    assert memory.meta.settings["transport"] == "memory"
+    assert _frames(t) == _frames(memory)
+    for lang in ("zh", "en"):
+        assert "python -m weather_demo" in note("over-stdio", lang) and "beijing-mcp" in note("over-stdio", lang)
+
+
+def test_over_http_is_stateless_on_loopback_with_no_phase_zero():
+    t = trace("over-http")
+    url = t.meta.settings["server_url"]
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", url) and t.meta.server["transport"] == "http"
+    assert t.meta.server["auth"] == "none" and t.meta.server["era"] == "modern"
+    assert t.meta.server["http_session_id"] is None  # no Mcp-Session-Id header came back
+    methods = [h.payload.get("method") for h in t.hops if h.kind == "mcp.request"]
+    assert "initialize" not in methods and methods[0] == "server/discover"
+    for h in t.hops:
+        if h.kind == "mcp.request":
+            assert h.payload["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    assert all(h.step != 0 for h in t.hops)
+    for lang in ("zh", "en"):
+        text = note("over-http", lang)
+        assert url in text and "Mcp-Session-Id" in text and "2026-07-28" in text and "POST" in text
+    assert "阶段零" in note("over-http", "zh") and "phase zero" in note("over-http", "en")
+
+
+# 40 tools
+
+
+def test_forty_tools_sends_every_definition_in_every_request_and_calls_one():
+    t = trace("forty-tools-mcp")
+    assert len(listed(t)) == 40 and t.meta.server["name"] == "ops-demo"
+    assert [len(body["tools"]) for body in requests(t)] == [40, 40]
+    called = [
+        h.payload["params"]["name"]
+        for h in t.hops
+        if h.kind == "mcp.request" and h.payload.get("method") == "tools/call"
+    ]
+    assert called == ["get_weather"]
+    many, four = prompt_tokens(t)[0], prompt_tokens(trace("beijing-mcp"))[0]
+    assert len(requests(trace("beijing-mcp"))[0]["tools"]) == 4 and many > 4 * four
+    for lang in ("zh", "en"):
+        text = note("forty-tools-mcp", lang)
+        assert f"{many}" in text and f"{four}" in text and "40" in text and "004" in text
+
+
+def test_forty_tools_note_corrects_the_article_that_the_list_stays_out_of_model_requests():
+    # Article 004: "清单不会塞进每一次模型请求里" — the note quotes it and says it is not so of the model request.
+    assert "不会塞进每一次模型请求里" in note("forty-tools-mcp", "zh") and "并非如此" in note("forty-tools-mcp", "zh")
+    assert "not so" in note("forty-tools-mcp", "en")
+    assert "MCP sends only" not in note("forty-tools-mcp", "en")
+
+
+def test_forty_tools_note_explains_why_initialize_comes_before_the_question():
+    kinds = [h.kind for h in trace("forty-tools-mcp").hops]
+    assert kinds.index("mcp.request") < kinds.index("user.message")
+    assert "initialize" in note("forty-tools-mcp", "en") and "initialize" in note("forty-tools-mcp", "zh")
+
+
+# the glossary
+
+
+GLOSSARY_FORBIDDEN_ZH = ["分片", "提示词", "第 0 阶段", "重放", "上了线路", "新协议时代", "服务器在执行中说话", "chunk"]
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_new_notes_and_titles_follow_the_glossary(name):
+    meta = trace(name).meta
+    for text in (meta.title["zh"], meta.note["zh"]):
+        assert not [w for w in GLOSSARY_FORBIDDEN_ZH if w in text]
+        prose = re.sub(r"https?://[^\s（）]+|\w+\([^)]*\)|\"?\w+\"?: \w+", "", text)  # URLs, calls, key: value
+        assert not re.search(r"[,:;()]", prose), prose  # Chinese prose takes full-width punctuation
+    assert "(s)" not in meta.note["en"]
+
+
+# the questions
+
+
+def _why(name: str, lang: Lang) -> str:
+    from flow.trace.questions import load_questions
+
+    return " ".join(
+        (q.why or {}).get(lang, "") for q in load_questions(SAMPLE_DIR / "questions" / f"{name}.questions.json")
+    )
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_each_new_sample_has_two_or_three_questions_of_its_own(name):
+    from flow.trace.questions import bind_questions, load_questions
+
+    questions = load_questions(SAMPLE_DIR / "questions" / f"{name}.questions.json")
+    assert 2 <= len(questions) <= 3
+    assert len(bind_questions(questions, trace(name))) == len(questions)  # each finds its hop
+
+
+def test_the_figures_in_the_questions_are_the_traces_own():
+    tokens = prompt_tokens(trace("round-limit"))
+    many, four = prompt_tokens(trace("forty-tools-mcp")), prompt_tokens(trace("beijing-mcp"))
+    langs: tuple[Lang, ...] = ("zh", "en")
+    for lang in langs:
+        assert all(f"{t}" in _why("round-limit", lang) for t in tokens)
+        assert f"{many[0]}" in _why("forty-tools-mcp", lang) and f"{many[1]}" in _why("forty-tools-mcp", lang)
+        assert f"{four[0]}" in _why("forty-tools-mcp", lang)
+        assert trace("over-http").meta.settings["server_url"].rsplit("/", 1)[0] in _ask("over-http", lang)
+
+
+def _ask(name: str, lang: Lang) -> str:
+    from flow.trace.questions import load_questions
+
+    return " ".join(q.ask[lang] for q in load_questions(SAMPLE_DIR / "questions" / f"{name}.questions.json"))
