@@ -40,11 +40,11 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     "scripted_bad_args": {"zh": "参数不是 JSON 对象：{error}", "en": "The arguments are not a JSON object: {error}"},
     "server_unreachable": {"zh": "无法列出服务器的工具：{error}", "en": "Cannot list the server's tools: {error}"},
-    "context": {"zh": "资源与提示词", "en": "Resources and prompts"},
+    "context": {"zh": "资源与提示模板", "en": "Resources and prompts"},
     "resources": {"zh": "读取资源，作为上下文交给模型", "en": "Read resources and give them to the model as context"},
-    "prompt": {"zh": "使用服务器的提示词（代替问题）", "en": "Use a server prompt (instead of the question)"},
+    "prompt": {"zh": "使用服务器的提示模板（代替问题）", "en": "Use a server prompt (instead of the question)"},
     "no_prompt": {"zh": "不使用", "en": "none"},
-    "prompt_arg": {"zh": "提示词参数 {name}", "en": "Prompt argument {name}"},
+    "prompt_arg": {"zh": "提示模板参数 {name}", "en": "Prompt argument {name}"},
     "mock_behaviour": {"zh": "模拟模型的行为", "en": "Mock behaviour"},
     "preset": {"zh": "预设", "en": "Preset"},
     "base_url": {"zh": "Base URL", "en": "Base URL"},
@@ -227,7 +227,7 @@ COLUMNS: dict[str, str] = {
     "summary": "摘要",
     "ms": "毫秒",
     "bytes": "字节",
-    "tokens": "token",
+    "tokens": "词元",
     "figure": "指标",
     "what": "消息",
     "hops A": "A 跳数",
@@ -237,7 +237,7 @@ COLUMNS: dict[str, str] = {
     "only in A": "仅 A 有",
     "only in B": "仅 B 有",
     "tool definitions": "工具定义",
-    "rest of the prompt": "其余提示词",
+    "rest of the prompt": "请求的其余部分",
 }
 
 
