@@ -256,7 +256,7 @@ def test_every_error_code_is_worded_in_both_languages_in_one_table():
             "mcp_only",
             {},
             "resources and prompts are MCP features; use --mode mcp to read or fetch them",
-            "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们",
+            "资源和提示模板是 MCP 的功能；请使用 MCP 模式读取或获取它们",
         ),
         (
             "tool_call_error",
@@ -329,7 +329,7 @@ def test_a_tool_the_server_refuses_in_a_direct_call_is_one_line_in_both_language
 def test_resources_in_direct_mode_end_the_run_with_one_line():
     result = run_flow_sync(mode="direct", resources=("weather://cities",))
     assert result.error == "resources and prompts are MCP features; use --mode mcp to read or fetch them"
-    assert result.error_in("zh") == "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们"
+    assert result.error_in("zh") == "资源和提示模板是 MCP 的功能；请使用 MCP 模式读取或获取它们"
 
 
 def test_the_failure_shown_where_the_answer_would_be_is_chinese_in_the_chinese_interface():

@@ -141,10 +141,10 @@ def test_a_chinese_label_says_in_chinese_what_the_english_one_says():
     trace = sample("streaming")
     said = {h.seq: (short_label(h, 80), short_label(h, 80, lang="zh")) for h in trace.hops}
     assert said[10] == ("2 messages + 4 tools (stream)", "2 条消息 + 4 个工具（流式）")
-    assert said[12] == ("chunk 2: tool_call get_weather starts", "第 2 块：tool_call get_weather 开始")
+    assert said[12] == ("chunk 2: tool_call get_weather starts", "第 2 个分块：tool_call get_weather 开始")
     last_assembled = [h.seq for h in trace.hops if h.kind == "llm.assembled"][-1]
     assert said[4][1] == "initialize 的结果" and said[last_assembled][1] == "拼装完成 finish_reason: stop"
-    assert [r.label for r in rows(trace, lang="zh") if len(r.hops) > 1][0] == "流式：8 块"
+    assert [r.label for r in rows(trace, lang="zh") if len(r.hops) > 1][0] == "流式：8 个分块"
     many = label_lines(_decision([(f"tool_{i}", {}) for i in range(60)]), 30, lang="zh")
     assert re.search(r"另 \d+ 个$", many[-1])
 

@@ -99,7 +99,7 @@ PROVIDER_NOTES: dict[ProviderNote, dict[Lang, str]] = {
     "null_content_refused": {
         "en": 'a llama.cpp-family server was seen to refuse content null in the backfill (HTTP 500); the app sends "" '
         "unless --no-adapt is given",
-        "zh": '曾观察到 llama.cpp 一类的服务器拒绝回填消息中的 content null（HTTP 500）；除非指定 --no-adapt，应用会发送 ""',
+        "zh": '曾观察到 llama.cpp 一类的服务器拒绝回填消息中 content 为 null 的写法（HTTP 500）；除非指定 --no-adapt，应用会发送 ""',
     },
     "tool_choice_required_fails": {
         "en": 'a llama.cpp-family server was seen to fail tool_choice "required" with HTTP 500 and no message',
@@ -410,14 +410,14 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "choices[0].message 既没有 content 也没有 tool_calls（finish_reason: {finish}）",
     ),
     "chunk_choices_not_list": _unreadable(
-        "streamed chunk {chunk} has choices that are not a list", "第 {chunk} 个流式数据块的 choices 不是列表"
+        "streamed chunk {chunk} has choices that are not a list", "第 {chunk} 个流式分块的 choices 不是列表"
     ),
     "chunk_content_not_text": _unreadable(
-        "streamed chunk {chunk} has delta.content that is not text", "第 {chunk} 个流式数据块的 delta.content 不是文本"
+        "streamed chunk {chunk} has delta.content that is not text", "第 {chunk} 个流式分块的 delta.content 不是文本"
     ),
     "chunk_calls_not_list": _unreadable(
         "streamed chunk {chunk} has delta.tool_calls that is not a list",
-        "第 {chunk} 个流式数据块的 delta.tool_calls 不是列表",
+        "第 {chunk} 个流式分块的 delta.tool_calls 不是列表",
     ),
     "stream_empty": (
         "the model's stream ended without any data (only keep-alive comments, or nothing at all)",
@@ -435,11 +435,11 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
             f"the model's stream ended before it finished: no finish_reason after "
             f"{chunks} chunks (a truncated stream" + (f"; {chars} characters of answer so far)" if chars else ")")
         ),
-        lambda chunks, chars: f"模型的流式回答没有结束就断了：收到 {chunks} 个数据块后仍没有 finish_reason（流被截断）",
+        lambda chunks, chars: f"模型的流式回答没有结束就断了：收到 {chunks} 个分块后仍没有 finish_reason（流被截断）",
     ),
     "mcp_only": (
         "resources and prompts are MCP features; use --mode mcp to read or fetch them",
-        "资源和提示词是 MCP 的功能；请使用 MCP 模式读取或获取它们",
+        "资源和提示模板是 MCP 的功能；请使用 MCP 模式读取或获取它们",
     ),
     "max_rounds": (
         lambda rounds: (

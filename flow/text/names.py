@@ -31,7 +31,7 @@ FIGURE_NAMES: dict[str, dict[Lang, str]] = {
     "bytes": {"en": "bytes sent to the model", "zh": "发给模型的字节数"},
     "tool_bytes": {"en": "… of which tool definitions", "zh": "……其中工具定义"},
     "share": {"en": "tool definitions' share of the bytes", "zh": "工具定义所占比例"},
-    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "提示词 token（模型报告）"},
+    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "输入词元数（模型报告）"},
     "tool_tokens": {"en": "tool definition tokens (estimated)", "zh": "工具定义 token（估算）"},
     "elapsed": {"en": "elapsed ms", "zh": "总耗时（毫秒）"},
     "phase_ms": {"en": "ms in {phase}", "zh": "{phase}阶段耗时（毫秒）"},
@@ -111,15 +111,15 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "rpc_error": {"en": "error {code}: {message}", "zh": "错误 {code}：{message}"},
     "log": {"en": "log {level}: {data}", "zh": "日志 {level}：{data}"},
     "progress": {"en": "progress {done} of {what}", "zh": "进度 {done} · {what}"},
-    "chunk": {"en": "chunk {n}: {what}", "zh": "第 {n} 块：{what}"},
-    "chunk_plain": {"en": "chunk {n}", "zh": "第 {n} 块"},
+    "chunk": {"en": "chunk {n}: {what}", "zh": "第 {n} 个分块：{what}"},
+    "chunk_plain": {"en": "chunk {n}", "zh": "第 {n} 个分块"},
     "chunk_name": {"en": "tool_call {name} starts", "zh": "tool_call {name} 开始"},
     "not_json": {"en": "(not JSON)", "zh": "（不是 JSON）"},
     "more": {"en": "+{n} more", "zh": "另 {n} 个"},
-    "stream_rows": {"en": "stream: {n} chunks", "zh": "流式：{n} 块"},
+    "stream_rows": {"en": "stream: {n} chunks", "zh": "流式：{n} 个分块"},
     "progress_rows": {"en": "progress ×{n}: {what}", "zh": "进度 ×{n}：{what}"},
     "resource": {"en": "resource {uri}: {text}", "zh": "资源 {uri}：{text}"},
-    "prompt": {"en": "prompt {name}: {n} messages", "zh": "提示词 {name}：{n} 条消息"},
+    "prompt": {"en": "prompt {name}: {n} messages", "zh": "提示模板 {name}：{n} 条消息"},
     "listed": {"en": "{n} {what}", "zh": "{n} 个 {what}"},
     "bad_arguments": {"en": "bad arguments: {why}", "zh": "参数无效：{why}"},
     "failure": {"en": "{what}", "zh": "故障：{what}"},
@@ -135,7 +135,7 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
 
 MESSAGE_NAMES: dict[str, dict[Lang, str]] = {
     "number": {"en": "message {n}", "zh": "消息 {n}"},
-    "zero": {"en": "phase zero", "zh": "第 0 阶段"},
+    "zero": {"en": "phase zero", "zh": "阶段零"},
 }
 
 
