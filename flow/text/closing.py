@@ -210,7 +210,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "({share}){tokens}.",
     },
     "cost_tokens": {
-        "zh": "；输入词元数 (prompt_tokens) {prompt}，其中工具定义约 {est}（估算）",
+        "zh": "；输入词元数（prompt_tokens）为 {prompt}，其中工具定义约 {est}（估算）",
         "en": "; prompt_tokens {prompt}, of which about {est} are the definitions (estimated)",
     },
     "cost_total": {
@@ -343,7 +343,7 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
 
 
 FIGURE_WORDS: dict[str, dict[Lang, str]] = {
-    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "输入词元数 (prompt_tokens)（模型报告）"},
+    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "输入词元数（prompt_tokens，模型报告）"},
     "tool_tokens": {"en": "tool definition tokens (estimated)", "zh": "工具定义的词元数（估算）"},
 }
 

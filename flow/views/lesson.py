@@ -170,7 +170,7 @@ def _hops_cell(message: Message, seqs: list[int], trace: Trace, lang: Lang) -> s
         return _missing(message, trace, lang)
     shown = ", ".join(str(s) for s in seqs[:12]) + (" …" if len(seqs) > 12 else "")
     if message.reason == "server_silent":
-        return shown + " (" + _t("missing.server_side", lang) + ")"
+        return shown + _PARENS[lang].format(_t("missing.server_side", lang))
     if message.reason is not None and message.reason != "direct_in_process":  # the route column says that one
         return shown + " · " + REASON_TEXT[message.reason][lang]
     return shown
@@ -214,9 +214,13 @@ def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
 _LETTERS = "ABCDEFGHIJ"
 
 
+_COLON: dict[Lang, str] = {"zh": "：", "en": ":"}
+_PARENS: dict[Lang, str] = {"zh": "（{}）", "en": " ({})"}
+
+
 def _ask(question: LessonQuestion, lang: Lang) -> list[str]:
     """The question and its choices, before the hop."""
-    lines = ["", f"**{_t('question', lang)}:** {prose(question.text)}", ""]
+    lines = ["", f"**{_t('question', lang)}{_COLON[lang]}** {prose(question.text)}", ""]
     lines += [f"- {_LETTERS[i]}. {prose(c)}" for i, c in enumerate(question.choices[: len(_LETTERS)])]
     return lines
 
@@ -227,8 +231,8 @@ def _reveal(question: LessonQuestion, lang: Lang) -> list[str]:
     i = question.answer
     if i is None or not 0 <= i < min(len(question.choices), len(_LETTERS)):
         return []
-    why = f" {prose(question.why)}" if question.why else ""
-    return ["", f"**{_t('answer', lang)}:** {_LETTERS[i]}. {prose(question.choices[i])}{why}"]
+    answer = f"**{_t('answer', lang)}{_COLON[lang]}** {_LETTERS[i]}. {prose(question.choices[i])}"
+    return ["", answer] + (["", prose(question.why)] if question.why else [])
 
 
 def lesson_markdown(
