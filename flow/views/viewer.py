@@ -23,6 +23,7 @@ from flow.text.names import ACTOR_NAMES, PHASE_NAMES, STEP_NAMES, Lang
 from flow.text.route import (
     ARTICLE_PHASE_NAMES,
     ARTICLE_PHASE_SHORT,
+    DIRECT_PHASE_NAMES,
     CAPTIONS,
     MESSAGE_NAMES,
     REASON_SHORT,
@@ -36,7 +37,7 @@ from flow.trace.model import Hop, Trace
 from flow.trace.questions import Question
 from flow.trace.route import message_of, route
 from flow.views.closing import closing_bundle
-from flow.views.diagram import MAX_ARROWS, RenderError, render, rows, to_dot
+from flow.views.diagram import MAX_ARROWS, RenderError, drawn_ends, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
 from flow.views.labels import PHASE_COLORS, short_label
 from flow.views.table import VIEW_BYTES, VIEW_TEXT_CHARS, focus_view
@@ -156,7 +157,8 @@ def route_bundle(trace: Trace) -> dict[str, Any]:
     return {
         "messages": messages,
         "article_phases": {
-            str(k): {"name": dict(v), "short": dict(ARTICLE_PHASE_SHORT[k])} for k, v in ARTICLE_PHASE_NAMES.items()
+            str(k): {"name": dict(v), "short": dict(ARTICLE_PHASE_SHORT[k])}
+            for k, v in (DIRECT_PHASE_NAMES if trace.meta.mode == "direct" else ARTICLE_PHASE_NAMES).items()
         },
     }
 
@@ -191,7 +193,7 @@ def viewer_bundle(
             "row": row_of[hop.seq],
             "kind": hop.kind,
             "phase": hop.phase,
-            "from": ACTOR_NAMES[hop.source],
+            "from": ACTOR_NAMES[drawn_ends(hop)[0]],  # a timeout is the waiting side's own event
             "to": ACTOR_NAMES[hop.target],
             "label": short_label(hop, 80, lang=lang),
             "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},

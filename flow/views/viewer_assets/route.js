@@ -8,12 +8,6 @@
 // its correction in its note and in the line below. A wire frame
 // outside the numbered steps belongs to no message: nothing is lit and the line below says so.
 
-// A timeout is the waiting side's own event: nothing came from the other side (flow.views.diagram.drawn_ends).
-function gaveUp(hop) {
-  const error = hop.view && hop.view.payload ? hop.view.payload.error : undefined;
-  return (hop.kind === 'error' && error === 'timeout') || (hop.kind === 'llm.error' && error === 'deadline');
-}
-
 const APP_PHASE_SPANS = [['prepare', 0, 0], ['request', 1, 3], ['decision', 4, 4], ['execute', 5, 7], ['backfill', 8, 8], ['answer', 9, 10]];
 const ARTICLE_PHASE_SPANS = [[0, 0, 0], [1, 1, 3], [2, 4, 4], [3, 5, 7], [4, 8, 10]];
 
@@ -50,8 +44,8 @@ class RouteStrip {
     for (const hop of hops) {
       if (hop.message === null || hop.message === undefined) continue;
       const list = pairs.get(hop.message) || [];
-      const from = gaveUp(hop) ? hop.to : hop.from;
-      if (!list.some((p) => p.from.en === from.en && p.to.en === hop.to.en)) list.push({ from, to: hop.to });
+      // hop.from is where its arrow starts: a timeout's is the waiting side (flow.views.diagram.drawn_ends)
+      if (!list.some((p) => p.from.en === hop.from.en && p.to.en === hop.to.en)) list.push({ from: hop.from, to: hop.to });
       pairs.set(hop.message, list);
     }
     this.pairs = pairs;
