@@ -23,8 +23,8 @@ from flow.text.names import ACTOR_NAMES, PHASE_NAMES, STEP_NAMES, Lang
 from flow.text.route import (
     ARTICLE_PHASE_NAMES,
     ARTICLE_PHASE_SHORT,
-    DIRECT_PHASE_NAMES,
     CAPTIONS,
+    DIRECT_PHASE_NAMES,
     MESSAGE_NAMES,
     REASON_SHORT,
     REASON_TEXT,
