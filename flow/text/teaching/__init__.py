@@ -58,7 +58,7 @@ def _plurals(template: str, values: dict[str, str]) -> str:
 def render(found: Situation, lang: Lang) -> str:
     """A situation's text in `lang`, filled."""
     template = TEXTS.get(found.key, TEXTS[FALLBACK])[lang]
-    values = {**found.derived, **{name: _shown(v, lang) for name, v in found.fills.items()}}
+    values = {name: _shown(v, lang) for name, v in {**found.derived, **found.fills}.items()}
     template = _plurals(template, values)
     try:
         return template.format_map(values)
