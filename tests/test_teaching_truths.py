@@ -311,8 +311,10 @@ def test_after_a_forced_first_round_the_backfill_says_tool_choice_is_back_to_aut
 
 
 def _share(body: dict[str, Any]) -> int:
-    compact = {"ensure_ascii": False, "separators": (",", ":")}
-    return round(100 * len(json.dumps(body["tools"], **compact).encode()) / len(json.dumps(body, **compact).encode()))
+    def size(v: Any) -> int:
+        return len(json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode())
+
+    return round(100 * size(body["tools"]) / size(body))
 
 
 def test_prompt_tokens_are_not_put_down_to_the_conversation_alone_the_tool_definitions_are_most_of_them():
