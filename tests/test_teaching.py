@@ -447,7 +447,18 @@ ONE_HOP_CASES: list[tuple[str, Hop, list[str]]] = [
             source="tool",
             target="mcp_server",
         ),
-        ["isError"],
+        ["_meta"],
+    ),
+    (
+        "result.server.raised",
+        _hop(
+            "tool.result",
+            {"raised": {"type": "ToolError", "message": "no such city"}, "isError": True, "reported_by": "mcp_server"},
+            step=7,
+            source="tool",
+            target="mcp_server",
+        ),
+        ["ToolError", "no such city"],
     ),
     (
         "result.direct.failed",

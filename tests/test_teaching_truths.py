@@ -193,6 +193,15 @@ def test_a_function_that_raised_is_still_told_as_one_that_ran():
     assert key == "result.wire.raised" and "ran and raised" in texts["en"]
 
 
+@pytest.mark.parametrize("name", ["tool-error", "tool-choice-required"])
+def test_the_servers_report_of_a_raise_does_not_tell_the_answer_the_next_hops_question_asks_for(name: str):
+    hop, key, texts = _of(name, "tool.result", 0)
+    assert hop.source == "tool" and hop.payload["raised"]["type"] == "ToolError" and key == "result.server.raised"
+    for lang in LANGS:
+        assert "ToolError" in texts[lang]
+        assert "isError" not in texts[lang] and "CallToolResult" not in texts[lang], texts[lang]
+
+
 # --- 6. what the server reports is told as its report --------------------------------------------------------------
 
 

@@ -604,6 +604,12 @@ def _result(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     call_id = value(hop.tool_call_id)
     if hop.source == "tool" and hop.target == "mcp_server":
         failed = p.get("isError") is True or as_dict(p.get("result")).get("isError") is True
+        raised = as_dict(p.get("raised"))
+        if failed and isinstance(raised.get("type"), str):  # the report names the exception: say which
+            found = _situation(
+                "result.server.raised", error=value(raised["type"]), message=value(raised.get("message"))
+            )
+            return found or Situation("result.server.failed")
         return Situation("result.server.failed" if failed else "result.server")
     if "error" in p and "result" not in p:  # the JSON-RPC error, handed on: no CallToolResult exists
         return _situation("result.app.rpc_error", id=call_id, code=value(as_dict(p.get("error")).get("code")))

@@ -188,11 +188,10 @@ _FRAMES: Texts = {
         "zh": "{method} 是一条通知：它没有 id，也不需要回复。双方都可以随时发送通知。",
     },
     "cancelled": {
-        "en": "notifications/cancelled: the client withdraws request {request_id}, which it no longer waits for. "
-        "A late answer to it will be ignored; a request is cancelled by a notification, never by closing the "
-        "session.",
-        "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；"
-        "撤回请求靠的是一条通知，而不是关闭会话。",
+        "en": "notifications/cancelled: the client withdraws request {request_id}, which it no longer waits "
+        "for. A late answer to it will be ignored; a request is cancelled by a notification, never by "
+        "closing the connection.",
+        "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；撤回请求靠的是一条通知，而不是关闭连接。",
     },
     "list_changed": {
         "en": "{method}: the server says one of its lists has changed (a tool added or removed, say). The "
@@ -648,11 +647,14 @@ _CALL: Texts = {
         "isError），带着请求的 id 发给客户端。",
     },
     "result.server.failed": {
-        "en": "The server reports, in the result's _meta, that the function raised an exception. It does not "
-        "answer with a protocol error: it answers the tools/call with an ordinary CallToolResult whose "
-        "isError is true, so the model can read the error.",
-        "zh": "服务器在结果的 _meta 里报告：函数抛出了异常。它不用协议错误来回答，而是用一个普通的 CallToolResult 回答 tools/call，其中 isError 为 "
-        "true，这样模型能读到错误。",
+        "en": "The server reports, in the result's _meta, that the function raised an exception. That report "
+        "came inside the server's answer to the tools/call, which is the next hop.",
+        "zh": "服务器在结果的 _meta 里报告：函数抛出了异常。这份报告是装在服务器对 tools/call 的回答里一起来的，那个回答就是下一跳。",
+    },
+    "result.server.raised": {
+        "en": "The server reports, in the result's _meta, that the function raised {error}: “{message}”. That "
+        "report came inside the server's answer to the tools/call, which is the next hop.",
+        "zh": "服务器在结果的 _meta 里报告：函数抛出了 {error}：“{message}”。这份报告是装在服务器对 tools/call 的回答里一起来的，那个回答就是下一跳。",
     },
     "result.other": {
         "en": "A tool's result on its way back to the app. The app will send it to the model as a tool message.",
@@ -770,9 +772,9 @@ _END: Texts = {
         "JSON 或一个 SSE 流），所以 HTTP 失败会和 JSON-RPC 错误出现在一起。",
     },
     "server.broke": {
-        "en": "The server broke the protocol here ({error}): what it sent cannot be taken as JSON-RPC. The client "
-        "ends the session rather than guess.",
-        "zh": "服务器在这里违反了协议（{error}）：它发来的内容不能当作 JSON-RPC。客户端选择结束会话，而不是去猜。",
+        "en": "The server broke the protocol here ({error}): what it sent cannot be taken as JSON-RPC. The "
+        "client gives up on the connection rather than guess.",
+        "zh": "服务器在这里违反了协议（{error}）：它发来的内容不能当作 JSON-RPC。客户端选择放弃这条连接，而不是去猜。",
     },
     "failure.other": {
         "en": "Something went wrong here, and it is recorded where it happened. The payload's error and message say "
