@@ -286,6 +286,18 @@ def test_the_finishing_chunk_is_not_where_the_app_first_learns_of_a_tool_call():
     assert any(h.kind == "translate.reverse" for h in quirky)
 
 
+def test_the_finishing_chunk_of_an_answer_does_not_speak_of_a_tool_call():
+    told = _told(_trace("streaming").hops)
+    finishes = [t for t in told if t[2].startswith("chunk.finish")]
+    assert [t[0].step for t in finishes] == [4, 9] and [t[2] for t in finishes] == [
+        "chunk.finish",
+        "chunk.finish.answer",
+    ]
+    answer = finishes[1][3]
+    assert "know a tool was called" not in answer["en"] and "No delta in this stream brought tool_calls" in answer["en"]
+    assert "没有哪个 delta 带来 tool_calls" in answer["zh"]
+
+
 def test_the_first_chunk_with_only_a_role_is_this_recording_not_a_rule():
     for _, _hop, key, texts in ALL:
         if key == "chunk.role":

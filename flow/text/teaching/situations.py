@@ -34,13 +34,15 @@ class HopContext:
     """What a hop's text may need from its neighbours: the hop just before it; how many tools/call requests (other
     than this hop) were sent and not yet answered when it crossed; for a request, the hop that answers it (`answer`,
     found by its JSON-RPC id); the tool names the app was last given (`listed`: a tools/list result, the MCP client's
-    list, or direct mode's own schemas; None before any); and the model request sent before this hop (`asked`)."""
+    list, or direct mode's own schemas; None before any); the model request sent before this hop (`asked`); and
+    whether a chunk of the stream since that request brought delta.tool_calls (`streamed_calls`)."""
 
     previous: Hop | None = None
     calls_waiting: int = 0
     answer: Hop | None = None
     listed: tuple[str, ...] | None = None
     asked: Hop | None = None
+    streamed_calls: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,20 +66,23 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     previous: Hop | None = None
     listed: tuple[str, ...] | None = None
     asked: Hop | None = None
+    streamed_calls = False
     for hop in hops:
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
         answer = answers.get(rpc_id) if hop.kind == "mcp.request" else None
-        out.append(HopContext(previous, len(waiting), answer, listed, asked))
+        out.append(HopContext(previous, len(waiting), answer, listed, asked, streamed_calls))
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == 7:
             waiting.clear()  # the client gave up on what it was waiting for
         listed = _listed(hop, payload) or listed
         if hop.kind == "llm.request":
-            asked = hop
+            asked, streamed_calls = hop, False
+        elif hop.kind == "llm.chunk":
+            streamed_calls = streamed_calls or _chunk_calls(payload)
         previous = hop
     return out
 
@@ -92,6 +97,12 @@ def _listed(hop: Hop, p: dict[str, Any]) -> tuple[str, ...] | None:
         tools = as_list(p.get("tools"))
         return tuple(_names(tools) or _names([as_dict(t).get("function") for t in tools]))
     return None
+
+
+def _chunk_calls(p: dict[str, Any]) -> bool:
+    """A stream chunk brings delta.tool_calls."""
+    choice = as_dict(next(iter(as_list(as_dict(p.get("data")).get("choices"))), None))
+    return bool(as_list(as_dict(choice.get("delta")).get("tool_calls")))
 
 
 def _hashable(value: Any) -> Any:
@@ -206,7 +217,7 @@ def _by_kind(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     if kind == "llm.response":
         return _model_answer(hop, as_dict(p.get("body")), ctx)
     if kind == "llm.chunk":
-        return _chunk(p)
+        return _chunk(p, ctx)
     if kind == "llm.assembled":
         return _assembled(p)
     if kind == "llm.error":
@@ -514,7 +525,7 @@ def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation 
     )
 
 
-def _chunk(p: dict[str, Any]) -> Situation | None:
+def _chunk(p: dict[str, Any], ctx: HopContext) -> Situation | None:
     data = p.get("data")
     if data == "[DONE]":
         return Situation("chunk.done")
@@ -531,7 +542,12 @@ def _chunk(p: dict[str, Any]) -> Situation | None:
     delta = as_dict(choice.get("delta"))
     finish = value(choice.get("finish_reason"))
     if finish is not None:
-        return _situation("chunk.finish" if not any(delta.values()) else "chunk.finish.delta", finish=finish)
+        called = ctx.streamed_calls or bool(as_list(delta.get("tool_calls")))
+        if called:
+            return _situation("chunk.finish" if not any(delta.values()) else "chunk.finish.delta", finish=finish)
+        return _situation(
+            "chunk.finish.answer" if not any(delta.values()) else "chunk.finish.answer_delta", finish=finish
+        )
     calls = [as_dict(c) for c in as_list(delta.get("tool_calls"))]
     if calls:
         call = calls[0]

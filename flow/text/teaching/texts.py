@@ -431,6 +431,24 @@ _STREAM: Texts = {
         "zh": "结束分块：它的 delta 还带着最后一点内容，finish_reason 为 {finish}，消息到此结束。应用并不是到这里才知道有工具调用：调用在它的第一个 "
         'delta.tool_calls 里就出现了，应用看的是各个 delta 带来了什么，因为有的服务商在 tool_calls 旁边也写 "stop"。',
     },
+    "chunk.finish.answer": {
+        "en": "The finishing chunk: an empty delta and finish_reason {finish}, so the message is complete. No "
+        "delta in this stream brought tool_calls, so the app was already reading an answer; it goes by "
+        'what the deltas held, not by finish_reason alone, since some providers send "stop" beside '
+        "tool_calls.",
+        "zh": "结束分块：delta 为空，finish_reason 为 {finish}，消息到此完整。这个流里没有哪个 delta 带来 "
+        "tool_calls，所以应用一直在接收的就是回答；它看的是各个 delta 带来了什么，而不只看 finish_reason，因为有的服务商在 tool_calls 旁边也写 "
+        '"stop"。',
+    },
+    "chunk.finish.answer_delta": {
+        "en": "The finishing chunk: its delta still brings a last piece, and finish_reason {finish} closes "
+        "the message. No delta in this stream brought tool_calls, so the app was already reading an "
+        "answer; it goes by what the deltas held, not by finish_reason alone, since some providers send "
+        '"stop" beside tool_calls.',
+        "zh": "结束分块：它的 delta 还带着最后一点内容，finish_reason 为 {finish}，消息到此结束。这个流里没有哪个 delta 带来 "
+        "tool_calls，所以应用一直在接收的就是回答；它看的是各个 delta 带来了什么，而不只看 finish_reason，因为有的服务商在 tool_calls 旁边也写 "
+        '"stop"。',
+    },
     "chunk.usage": {
         "en": "The usage chunk comes after the finish, with no choices: {prompt_tokens} prompt and "
         "{completion_tokens} completion tokens for the whole streamed response. A stream reports its "
