@@ -277,10 +277,10 @@ _MODEL: Texts = {
     "ask.backfill": {
         "en": "Message 8, the backfill: the model keeps no memory between requests, so the app sends the "
         "whole conversation again ({messages} messages), the assistant message with its tool_calls "
-        'followed by one role "tool" message per tool_call_id ({ids}). The model answers from these, '
-        "and the loop ends when a reply has no tool_calls.",
+        'followed by one role "tool" message per tool_call_id ({ids}). The model makes its next reply '
+        "from these, and the loop ends when a reply has no tool_calls.",
         "zh": "第 8 条消息，回填：模型在两次请求之间什么都不记得，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 "
-        "tool_call_id 各一条 role 为 tool 的消息（{ids}）。模型根据这些作答，等到某次回复里没有 tool_calls，循环就结束了。",
+        "tool_call_id 各一条 role 为 tool 的消息（{ids}）。模型的下一次回复就根据这些做出；等到某次回复里没有 tool_calls，循环才结束。",
     },
     "translate.content": {
         "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: MCP content "
@@ -299,13 +299,14 @@ _MODEL: Texts = {
     "ask.backfill.adapted": {
         "en": "Message 8, the backfill: the model keeps no memory between requests, so the app sends the "
         "whole conversation again ({messages} messages), the assistant message with its tool_calls "
-        'followed by one role "tool" message per tool_call_id ({ids}). The model answers from these, '
-        "and the loop ends when a reply has no tool_calls. One thing was changed before sending: the "
-        'model wrote {path} as null, and the app sends "" (OpenAI takes both, some compatible servers '
-        "refuse null); the hop's adapted says so.",
+        'followed by one role "tool" message per tool_call_id ({ids}). The model makes its next reply '
+        "from these, and the loop ends when a reply has no tool_calls. One thing was changed before "
+        'sending: the model wrote {path} as null, and the app sends "" (OpenAI takes both, some '
+        "compatible servers refuse null); the hop's adapted says so.",
         "zh": "第 8 条消息，回填：模型在两次请求之间什么都不记得，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 "
-        "tool_call_id 各一条 role 为 tool 的消息（{ids}）。模型根据这些作答，等到某次回复里没有 tool_calls，循环就结束了。发送之前应用改了一处：模型写的 "
-        '{path} 是 null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）；这一跳的 adapted 字段记着这处改动。',
+        "tool_call_id 各一条 role 为 tool 的消息（{ids}）。模型的下一次回复就根据这些做出；等到某次回复里没有 "
+        'tool_calls，循环才结束。发送之前应用改了一处：模型写的 {path} 是 null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）；这一跳的 '
+        "adapted 字段记着这处改动。",
     },
     "ask.backfill.auto": {
         "en": "Message 8, the backfill: the model keeps no memory between requests, so the app sends the "
