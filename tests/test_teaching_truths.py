@@ -214,6 +214,7 @@ def test_a_hop_rebuilt_from_the_results_meta_is_the_servers_report_not_the_funct
     assert hop.payload["reported_by"] == "mcp_server" and key == "invoke.server"
     assert "runs now" not in texts["en"] and "此刻开始运行" not in texts["zh"]
     assert "Reported" in texts["en"] and "报告" in texts["zh"]
+    assert "result's _meta" not in texts["en"]  # the question two hops on asks whether a result or an error comes
     for _, hop, key, texts in ALL:
         if (
             hop.kind in ("tool.invoke", "tool.result")
@@ -236,7 +237,10 @@ def test_the_call_tool_result_is_not_said_to_carry_the_tool_call_id():
             assert "tool_call_id" not in json.dumps(hop.payload.get("result", {}))
             if "result" in hop.payload:
                 assert "carries no tool_call_id" in texts["en"] and "不带 tool_call_id" in texts["zh"], key
-            assert hop.tool_call_id and hop.tool_call_id in texts["en"]
+                # the question after this hop asks which tool_call_id the backfill carries: the hop does not say
+                assert hop.tool_call_id and hop.tool_call_id not in texts["en"], key
+            else:
+                assert "the app pairs it with tool_call_id" in texts["en"] and "MCP never sees one" in texts["en"]
     assert seen > 15
 
 

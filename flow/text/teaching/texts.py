@@ -551,18 +551,18 @@ _CALL: Texts = {
         "JSON-RPC 错误来说明这件事。",
     },
     "invoke.server": {
-        "en": "Reported, not seen on a wire: the server says in its result's _meta that this tools/call ran "
+        "en": "Reported, not seen on a wire: the server says in its answer's _meta that this tools/call ran "
         "the real function {function}, timed by its own clock. This is the articles' message 6, rebuilt "
         "from that report when the answer came and placed before it, not the moment the function "
         "started.",
-        "zh": "这是服务器的报告，不是在线路上看到的：服务器在结果的 _meta 里说，这次 tools/call 运行了真正的函数 {function}，时间按它自己的时钟。这就是文章里的第 6 "
+        "zh": "这是服务器的报告，不是在线路上看到的：服务器在回答的 _meta 里说，这次 tools/call 运行了真正的函数 {function}，时间按它自己的时钟。这就是文章里的第 6 "
         "条消息，是收到回答时根据报告重建、放在回答之前的，并不是函数开始运行的那一刻。",
     },
     "invoke.server.unnamed": {
-        "en": "Reported, not seen on a wire: the server says in its result's _meta that this tools/call ran a "
+        "en": "Reported, not seen on a wire: the server says in its answer's _meta that this tools/call ran a "
         "real function, timed by its own clock. This is the articles' message 6, rebuilt from that "
         "report when the answer came and placed before it, not the moment the function started.",
-        "zh": "这是服务器的报告，不是在线路上看到的：服务器在结果的 _meta 里说，这次 tools/call 运行了一个真正的函数，时间按它自己的时钟。这就是文章里的第 6 "
+        "zh": "这是服务器的报告，不是在线路上看到的：服务器在回答的 _meta 里说，这次 tools/call 运行了一个真正的函数，时间按它自己的时钟。这就是文章里的第 6 "
         "条消息，是收到回答时根据报告重建、放在回答之前的，并不是函数开始运行的那一刻。",
     },
     "result.wire.ok": {
@@ -604,40 +604,40 @@ _CALL: Texts = {
     },
     "result.app.ok": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), "
-        "which carries no tool_call_id: the app itself kept the pairing with {id}. The app turns its "
-        'text content into the role "tool" message of the backfill.',
-        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id：与 {id} "
-        "的对应关系是应用自己记着的。应用把其中的文字内容变成回填时 role 为 tool 的消息。",
+        "which carries no tool_call_id, since MCP never sees one. The app turns its text content into "
+        'the role "tool" message of the backfill.',
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，因为 MCP 从来看不到这个 "
+        "id。应用把其中的文字内容变成回填时 role 为 tool 的消息。",
     },
     "result.app.structured": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), "
-        "which carries no tool_call_id: the app itself kept the pairing with {id}. The app sends the "
-        'text content as the role "tool" message and leaves structuredContent out, because a tool '
-        "message carries text only and here the text already holds the same value.",
-        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id：与 {id} "
-        "的对应关系是应用自己记着的。应用把文字内容作为 role 为 tool 的消息发出，不发 structuredContent，因为工具消息只能带文字，而这里的文字已经包含同一个值。",
+        "which carries no tool_call_id, since MCP never sees one. The app sends the text content as the "
+        'role "tool" message and leaves structuredContent out, because a tool message carries text only '
+        "and here the text already holds the same value.",
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，因为 MCP 从来看不到这个 "
+        "id。应用把文字内容作为 role 为 tool 的消息发出，不发 structuredContent，因为工具消息只能带文字，而这里的文字已经包含同一个值。",
     },
     "result.app.structured_dropped": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), "
-        "which carries no tool_call_id: the app itself kept the pairing with {id}. The app sends the "
-        'text content as the role "tool" message and leaves structuredContent out, because a tool '
-        "message carries text only: the model reads what the text says and nothing more.",
-        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id：与 {id} "
-        "的对应关系是应用自己记着的。应用把文字内容作为 role 为 tool 的消息发出，不发 structuredContent，因为工具消息只能带文字：模型读到的只有这段文字。",
+        "which carries no tool_call_id, since MCP never sees one. The app sends the text content as the "
+        'role "tool" message and leaves structuredContent out, because a tool message carries text '
+        "only: the model reads what the text says and nothing more.",
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，因为 MCP 从来看不到这个 "
+        "id。应用把文字内容作为 role 为 tool 的消息发出，不发 structuredContent，因为工具消息只能带文字：模型读到的只有这段文字。",
     },
     "result.app.failed": {
-        "en": "The failed result reaches the app, isError {is_error}; it carries no tool_call_id, so the app "
-        "pairs it with {id} itself. The app does not stop: it passes the error text on as the tool's "
-        "message, and the model decides what to do.",
-        "zh": "失败的结果交到了应用手里（isError 为 {is_error}）；它不带 tool_call_id，与 {id} "
-        "的对应由应用自己完成。应用不会停下，而是把错误文字当作工具消息传下去，由模型决定怎么办。",
+        "en": "The failed result reaches the app, isError {is_error}, and like any CallToolResult it carries "
+        "no tool_call_id. The app does not stop: it passes the error text on as the tool's message, and "
+        "the model decides what to do.",
+        "zh": "失败的结果交到了应用手里（isError 为 {is_error}），和所有 CallToolResult 一样，它不带 "
+        "tool_call_id。应用不会停下，而是把错误文字当作工具消息传下去，由模型决定怎么办。",
     },
     "result.app.rpc_error": {
-        "en": "No CallToolResult came back: the client reports JSON-RPC error {code} to the app, which pairs "
-        "it with tool_call_id {id} itself. There is no isError to read; the app writes the tool message "
-        "from the error, so the model can correct its call.",
-        "zh": "没有收到 CallToolResult：客户端把 JSON-RPC 错误 {code} 报告给应用，由应用自己把它对应到 tool_call_id {id}。这里没有 isError "
-        "可读，应用根据错误写出工具消息，让模型修正调用。",
+        "en": "No CallToolResult came back: the client reports JSON-RPC error {code} to the app, and the app "
+        "pairs it with tool_call_id {id} itself, since MCP never sees one. There is no isError to read; "
+        "the app writes the tool message from the error, so the model can correct its call.",
+        "zh": "没有收到 CallToolResult：客户端把 JSON-RPC 错误 {code} 报告给应用，由应用自己把它对应到 tool_call_id {id}，因为 MCP 从来看不到这个 "
+        "id。这里没有 isError 可读，应用根据错误写出工具消息，让模型修正调用。",
     },
     "result.direct.ok": {
         "en": "The function returned, and the value is already in the app's hands: no CallToolResult, no "
@@ -659,21 +659,21 @@ _CALL: Texts = {
         "isError 那样的错误字段：只有这段文字能告诉模型调用失败了。",
     },
     "result.server": {
-        "en": "The server reports, in the result's _meta, that the function returned. It wraps the value in a "
+        "en": "The server reports, in its answer's _meta, that the function returned. It wraps the value in a "
         "CallToolResult (content blocks, for a tool with an outputSchema also structuredContent, and "
         "isError) and sends it to the client under the request's id.",
-        "zh": "服务器在结果的 _meta 里报告：函数返回了。它把返回值包装成 CallToolResult（内容块；工具有 outputSchema 时还有 structuredContent；以及 "
+        "zh": "服务器在回答的 _meta 里报告：函数返回了。它把返回值包装成 CallToolResult（内容块；工具有 outputSchema 时还有 structuredContent；以及 "
         "isError），带着请求的 id 发给客户端。",
     },
     "result.server.failed": {
-        "en": "The server reports, in the result's _meta, that the function raised an exception. That report "
-        "came inside the server's answer to the tools/call, which is the next hop.",
-        "zh": "服务器在结果的 _meta 里报告：函数抛出了异常。这份报告是装在服务器对 tools/call 的回答里一起来的，那个回答就是下一跳。",
+        "en": "The server reports, in its answer's _meta, that the function raised an exception. That report "
+        "came with the server's answer to the tools/call, which is the next hop.",
+        "zh": "服务器在回答的 _meta 里报告：函数抛出了异常。这份报告是随服务器对 tools/call 的回答一起来的，那个回答就是下一跳。",
     },
     "result.server.raised": {
-        "en": "The server reports, in the result's _meta, that the function raised {error}: “{message}”. That "
-        "report came inside the server's answer to the tools/call, which is the next hop.",
-        "zh": "服务器在结果的 _meta 里报告：函数抛出了 {error}：“{message}”。这份报告是装在服务器对 tools/call 的回答里一起来的，那个回答就是下一跳。",
+        "en": "The server reports, in its answer's _meta, that the function raised {error}: “{message}”. That "
+        "report came with the server's answer to the tools/call, which is the next hop.",
+        "zh": "服务器在回答的 _meta 里报告：函数抛出了 {error}：“{message}”。这份报告是随服务器对 tools/call 的回答一起来的，那个回答就是下一跳。",
     },
     "result.other": {
         "en": "A tool's result on its way back to the app. The app will send it to the model as a tool message.",
