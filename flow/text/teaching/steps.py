@@ -9,8 +9,10 @@ from flow.trace.steps import Step
 STEP_TEXTS: dict[Step, dict[Lang, str]] = {
     Step.TOOLS_EXIST: {
         "en": "Before anyone asks anything, the tools exist: their names, descriptions and argument schemas. "
-        "In MCP they are built by the server from decorated Python functions.",
-        "zh": "在任何提问之前，工具已经存在：名字、描述和参数的 JSON Schema。在 MCP 中，它们由服务器根据加了装饰器的 Python 函数生成。",
+        "In MCP the server holds them (the demo server builds them from decorated Python functions); in direct "
+        "mode the app's developer writes them by hand.",
+        "zh": "在任何提问之前，工具已经存在：名字、描述和参数的 JSON Schema。在 MCP 中，它们由服务器持有（演示服务器根据加了装饰器的 "
+        "Python 函数生成）；在直接调用模式下，由应用的开发者手写。",
     },
     Step.QUESTION: {
         "en": "The user types a question into the app. Nothing has gone to the model yet.",
