@@ -440,3 +440,39 @@ def test_no_sample_text_uses_a_word_the_glossary_forbids():
         for word in ("分片", "重放", "新协议时代", "上了线路", "提示词", "第 0 阶段"):
             assert word not in texts["zh"], (name, key, word)
         assert "(s)" not in texts["en"], (name, key)
+
+
+@pytest.mark.parametrize(
+    ("error", "key"), [("timeout", "server.timeout.setup"), ("connection closed", "server.closed.setup")]
+)
+def test_a_server_that_never_answers_its_set_up_is_not_said_to_have_withheld_a_tools_result(error: str, key: str):
+    """`python -m flow run --server-fault hang --mcp-timeout 0.5` over stdio: the server is not up in time, and
+    initialize goes unanswered; no tool was ever called."""
+    failed = new_hop(
+        seq=4,
+        kind="error",
+        source="mcp_server",
+        target="mcp_client",
+        payload={"error": error, "method": "initialize", "timeout_s": 0.5, "server_stderr": ""},
+        step=2,
+        t_start_ms=0.0,
+        t_end_ms=0.0,
+        size=0,
+    )
+    end = new_hop(
+        seq=5,
+        kind="error",
+        source="app",
+        target="user",
+        payload={"error": "ServerFault", "message": "the MCP server did not answer initialize within 0.5 s"},
+        step=10,
+        t_start_ms=0.0,
+        t_end_ms=0.0,
+        size=0,
+    )
+    told = _told([failed, end])
+    assert [t[2] for t in told] == [key, "end.server_failed.setup"]
+    for _, _, _, texts in told:
+        assert "initialize" in texts["en"] and "initialize" in texts["zh"]
+        assert "tool's result" not in texts["en"] and "工具的结果" not in texts["zh"]
+        assert texts["en"] != TEXTS["fallback"]["en"]

@@ -653,6 +653,9 @@ def _result(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     return Situation("result.other")
 
 
+_SETUP_METHODS = ("initialize", "server/discover", "tools/list")  # what the app asks before it has a tool list
+
+
 def _failure(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     error = p.get("error")
     if hop.step == 5 and "tool_call" in p:
@@ -664,6 +667,9 @@ def _failure(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
         )
     if error in ("connection closed", "timeout"):
         key = "server.closed" if error == "connection closed" else "server.timeout"
+        method = value(p.get("method"))
+        if method in _SETUP_METHODS:  # the set-up went unanswered: no tool was listed or called yet
+            return _situation(f"{key}.setup", method=method)
         return _situation(key, code=value(as_dict(p.get("sdk_error")).get("code")))
     if "http" in p:
         http = as_dict(p.get("http"))
@@ -676,6 +682,9 @@ def _failure(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
         if before is not None and before.kind == "llm.error":
             return Situation("end.model_failed")
         if before is not None and before.kind == "error" and before.source == "mcp_server":
+            method = value(as_dict(before.payload).get("method"))
+            if method in _SETUP_METHODS:
+                return _situation("end.server_failed.setup", {"method": method})
             return Situation("end.server_failed")
         if before is not None and _asks_for_tools(before):
             return Situation("end.round_limit")

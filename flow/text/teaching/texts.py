@@ -519,17 +519,17 @@ _CALL: Texts = {
     "call.request.checked": {
         "en": "Message 6 on the wire: tools/call for {name} with id {id}, the arguments now a JSON object "
         "rather than a string. Before any function runs, the server must find the tool and accept the "
-        "arguments; what it makes of this request, its reply under id {id} will say.",
+        "arguments; any reply to this request will carry id {id} and say what the server made of it.",
         "zh": "第 6 条消息发出：调用 {name} 的 tools/call，id 为 {id}，参数这次是 JSON "
-        "对象而不是字符串。在任何函数运行之前，服务器得先找到这个工具并接受这些参数；它怎么处理这个请求，要看带着 id {id} 的回复。",
+        "对象而不是字符串。在任何函数运行之前，服务器得先找到这个工具并接受这些参数；对这个请求的任何回复都会带着 id {id}，并说明服务器怎么处理了它。",
     },
     "call.request.unlisted": {
         "en": "Message 6 on the wire: tools/call for {name} with id {id}, though {name} is not among the "
         "tools the server listed ({listed}). The app passes on the name the model wrote; before "
-        "anything runs, the server must find a tool of that name, and its reply under id {id} will say "
-        "what it made of the request.",
+        "anything runs, the server must find a tool of that name, and any reply will carry id {id} and "
+        "say what the server made of the request.",
         "zh": "第 6 条消息发出：调用 {name} 的 tools/call，id 为 {id}，可是服务器列出的工具（{listed}）里并没有 "
-        "{name}。应用照原样传出模型写的名字；在任何东西运行之前，服务器得先找到这个名字的工具，它怎么处理这个请求，要看带着 id {id} 的回复。",
+        "{name}。应用照原样传出模型写的名字；在任何东西运行之前，服务器得先找到这个名字的工具，任何回复都会带着 id {id}，并说明服务器怎么处理了这个请求。",
     },
     "call.request.in_flight": {
         "en": "tools/call for {name} (id {id}) leaves before the earlier calls are answered ({waiting} still "
@@ -707,6 +707,11 @@ _END: Texts = {
         "zh": "本次运行没有回答：服务器始终没有返回工具的结果。没有结果就没有东西可以回填给模型，"
         "所以应用停下来，用一行文字说明原因。",
     },
+    "end.server_failed.setup": {
+        "en": "The run ends before the model was asked anything: the MCP server did not answer {method}, so "
+        "the app has no tool list to send. It stops and says why in one line, in place of the answer.",
+        "zh": "本次运行在询问模型之前就结束了：MCP 服务器没有回答 {method}，应用拿不到可以发送的工具清单。它停下来，用一行文字代替回答说明原因。",
+    },
     "end.round_limit": {
         "en": "The run stops at its round limit: the model still asked for tools after the last round allowed. The "
         "limit keeps a model that never stops calling tools from running up requests without end.",
@@ -777,11 +782,22 @@ _END: Texts = {
         "up by itself, and there is no result to hand on.",
         "zh": "没有收到回复：调用还没有结束，服务器的连接就关闭了（code 为 {code}）。客户端自行放弃，没有结果可以交出。",
     },
+    "server.closed.setup": {
+        "en": "No answer to {method} came: the server's connection closed before any tool was listed or "
+        "called. The client gives up by itself, and the app has no tools to offer the model.",
+        "zh": "没有收到 {method} 的回复：在列出或调用任何工具之前，服务器的连接就关闭了。客户端自行放弃，应用也就没有工具可以提供给模型。",
+    },
     "server.timeout": {
         "en": "No answer in the time allowed: the client stopped waiting for the server (code {code}). A server that "
         "hangs would hold the run for ever, so the client keeps its own limit.",
         "zh": "在限定时间内没有回复：客户端不再等待服务器（code 为 {code}）。卡住的服务器会让运行永远等下去，"
         "所以客户端有自己的时限。",
+    },
+    "server.timeout.setup": {
+        "en": "No answer to {method} in the time allowed: the client stopped waiting for the server before "
+        "any tool was listed or called. A server that never answers would hold the run for ever, so the "
+        "client keeps its own limit.",
+        "zh": "在限定时间内没有收到 {method} 的回复：客户端不再等待服务器，此时还没有列出或调用任何工具。永远不回答的服务器会让运行一直等下去，所以客户端有自己的时限。",
     },
     "server.http": {
         "en": "An HTTP exchange with the MCP server failed ({method}). Over Streamable HTTP the client POSTs "
