@@ -413,11 +413,11 @@ def test_the_backfill_teaches_the_rule_first_and_says_when_the_loop_ends():
     for name, _hop, key, texts in backfills:
         en, zh = texts["en"], texts["zh"]
         rule = en.index("keeps no memory")
-        assert rule < en.index('tool_calls followed by one role "tool" message per tool_call_id'), name
-        assert "loop ends when a reply has no tool_calls" in en or "loop end, when a reply has no tool_calls" in en
-        assert "没有 tool_calls" in zh and "循环" in zh
+        assert rule < en.index('tool_calls and then one role "tool" message per tool_call_id'), name
+        assert "loop ends when a reply has no tool_calls" in en or "a reply without tool_calls end the loop" in en
+        assert ("没有 tool_calls" in zh or "不带 tool_calls" in zh) and "循环" in zh
         if "adapted" in key:
-            assert rule < en.index("null") and zh.index("什么都不记得") < zh.index("null"), name
+            assert rule < en.index("null") and zh.index("不记得上一次请求") < zh.index("null"), name
     step = STEP_TEXTS[Step.BACKFILL]
     assert "until a reply has no tool_calls" in step["en"]
 

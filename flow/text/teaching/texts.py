@@ -275,12 +275,11 @@ _MODEL: Texts = {
         "的字节是工具定义。",
     },
     "ask.backfill": {
-        "en": "Message 8, the backfill: the model keeps no memory between requests, so the app sends the "
-        "whole conversation again ({messages} messages), the assistant message with its tool_calls "
-        'followed by one role "tool" message per tool_call_id ({ids}). The model makes its next reply '
-        "from these, and the loop ends when a reply has no tool_calls.",
-        "zh": "第 8 条消息，回填：模型在两次请求之间什么都不记得，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 "
-        "tool_call_id 各一条 role 为 tool 的消息（{ids}）。模型的下一次回复就根据这些做出；等到某次回复里没有 tool_calls，循环才结束。",
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). The loop ends when a reply has no tool_calls.',
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        "role 为 tool 的消息（{ids}）。等到某次回复里没有 tool_calls，循环才结束。",
     },
     "translate.content": {
         "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: MCP content "
@@ -297,39 +296,36 @@ _MODEL: Texts = {
         "客户端交来的内容（{what}）翻译成对话接口能接受的形式：{hows}。在这个接口里，用户消息可以带文字、图片、音频和文件，系统消息或工具消息只能带文字。本应用不发送文件：不能原样发送的，就换成一行说明它是什么，让模型知道那里本来有东西。",
     },
     "ask.backfill.adapted": {
-        "en": "Message 8, the backfill: the model keeps no memory between requests, so the app sends the "
-        "whole conversation again ({messages} messages), the assistant message with its tool_calls "
-        'followed by one role "tool" message per tool_call_id ({ids}). The model makes its next reply '
-        "from these, and the loop ends when a reply has no tool_calls. One thing was changed before "
-        'sending: the model wrote {path} as null, and the app sends "" (OpenAI takes both, some '
-        "compatible servers refuse null); the hop's adapted says so.",
-        "zh": "第 8 条消息，回填：模型在两次请求之间什么都不记得，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 "
-        "tool_call_id 各一条 role 为 tool 的消息（{ids}）。模型的下一次回复就根据这些做出；等到某次回复里没有 "
-        'tool_calls，循环才结束。发送之前应用改了一处：模型写的 {path} 是 null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）；这一跳的 '
-        "adapted 字段记着这处改动。",
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). The loop ends when a reply has no tool_calls. Before '
+        'sending, the app changed one thing, as adapted records: the model\'s null {path} goes as "" '
+        "(OpenAI takes both, some compatible servers refuse null).",
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        "role 为 tool 的消息（{ids}）。等到某次回复里没有 tool_calls，循环才结束。发送之前应用改了一处，adapted 字段记着：模型写的 {path} 是 "
+        'null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）。',
     },
     "ask.backfill.auto": {
-        "en": "Message 8, the backfill: the model keeps no memory between requests, so the app sends the "
-        "whole conversation again ({messages} messages), the assistant message with its tool_calls "
-        'followed by one role "tool" message per tool_call_id ({ids}). tool_choice is back to "auto" '
-        "(the request before had {before}): while it forces a tool call the model cannot answer, so "
-        "only now can the loop end, when a reply has no tool_calls.",
-        "zh": "第 8 条消息，回填：模型在两次请求之间什么都不记得，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 "
-        'tool_call_id 各一条 role 为 tool 的消息（{ids}）。tool_choice 改回了 "auto"（上一次请求是 '
-        "{before}）：只要它还强制调用工具，模型就没法作答，所以循环只有现在才可能结束，也就是某次回复里没有 tool_calls 的时候。",
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). tool_choice is back to "auto" (it was {before}): '
+        "while forced, the model must call a tool every time, so only now can a reply without "
+        "tool_calls end the loop.",
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        'role 为 tool 的消息（{ids}）。tool_choice 改回了 "auto"（之前是 {before}）：被强制时模型每次都得调用工具，所以只有现在，一次不带 '
+        "tool_calls 的回复才能结束循环。",
     },
     "ask.backfill.auto_adapted": {
-        "en": "Message 8, the backfill: the model keeps no memory between requests, so the app sends the "
-        "whole conversation again ({messages} messages), the assistant message with its tool_calls "
-        'followed by one role "tool" message per tool_call_id ({ids}). tool_choice is back to "auto" '
-        "(the request before had {before}): while it forces a tool call the model cannot answer, so "
-        "only now can the loop end, when a reply has no tool_calls. One thing was changed before "
-        'sending: the model wrote {path} as null, and the app sends "" (OpenAI takes both, some '
-        "compatible servers refuse null); the hop's adapted says so.",
-        "zh": "第 8 条消息，回填：模型在两次请求之间什么都不记得，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 "
-        'tool_call_id 各一条 role 为 tool 的消息（{ids}）。tool_choice 改回了 "auto"（上一次请求是 '
-        "{before}）：只要它还强制调用工具，模型就没法作答，所以循环只有现在才可能结束，也就是某次回复里没有 tool_calls 的时候。发送之前应用改了一处：模型写的 {path} 是 "
-        'null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）；这一跳的 adapted 字段记着这处改动。',
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). tool_choice is back to "auto" (it was {before}): '
+        "while forced, the model must call a tool every time, so only now can a reply without "
+        "tool_calls end the loop. Before sending, the app changed one thing, as adapted records: the "
+        'model\'s null {path} goes as "" (OpenAI takes both, some compatible servers refuse null).',
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        'role 为 tool 的消息（{ids}）。tool_choice 改回了 "auto"（之前是 {before}）：被强制时模型每次都得调用工具，所以只有现在，一次不带 '
+        'tool_calls 的回复才能结束循环。发送之前应用改了一处，adapted 字段记着：模型写的 {path} 是 null，应用改成 "" 发出（OpenAI '
+        "两种都接受，有些兼容服务器拒绝 null）。",
     },
     "ask.other": {
         "en": "A chat.completions request with {messages} message(s). Every request carries the whole conversation: "
