@@ -288,6 +288,11 @@ def test_the_finishing_chunk_is_not_where_the_app_first_learns_of_a_tool_call():
     choice = _body(answer)["choices"][0]
     assert choice["finish_reason"] == "stop" and choice["message"]["tool_calls"]
     assert any(h.kind == "translate.reverse" for h in quirky)
+    _, key, texts = _of("quirky-provider", "llm.response")
+    assert (
+        key == "decide.parallel.finish" and 'not "tool_calls"' in texts["en"] and "not by finish_reason" in texts["en"]
+    )
+    assert "而不是 finish_reason" in texts["zh"]
 
 
 def test_the_finishing_chunk_of_an_answer_does_not_speak_of_a_tool_call():

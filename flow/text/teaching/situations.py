@@ -494,12 +494,15 @@ def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation 
     message = as_dict(choice.get("message"))
     finish = value(choice.get("finish_reason"))
     names, ids, calls = _calls(message)
+    odd = finish is not None and finish != "tool_calls"  # a provider that says "stop" beside tool_calls
     if len(calls) > 1:
+        if odd:
+            return _situation("decide.parallel.finish", {"count": str(len(calls))}, names=names, ids=ids, finish=finish)
         return _situation("decide.parallel", {"count": str(len(calls))}, names=names, ids=ids)
     if calls:
         fn = as_dict(calls[0].get("function"))
         return _situation(
-            "decide.one",
+            "decide.one.finish" if odd else "decide.one",
             name=value(fn.get("name")),
             arguments=_raw(fn.get("arguments")),
             id=value(calls[0].get("id")),

@@ -338,11 +338,27 @@ _MODEL: Texts = {
         "zh": "第 4 条消息：模型没有直接回答，也不执行任何东西，只是请求调用 {name}，参数是字符串 {arguments}"
         "（finish_reason 为 {finish}）。结果必须引用这个调用的 id {id}。",
     },
+    "decide.one.finish": {
+        "en": "Message 4: the model does not answer, and it does not run anything: it asks for {name} with "
+        'the arguments string {arguments}, yet finish_reason is {finish}, not "tool_calls". The app '
+        "goes by the tool_calls the message holds, not by finish_reason; the call's id, {id}, is what "
+        "the result must quote.",
+        "zh": "第 4 条消息：模型没有直接回答，也不执行任何东西，只是请求调用 {name}，参数是字符串 {arguments}，可 finish_reason 却是 {finish}，而不是 "
+        '"tool_calls"。应用看的是消息里有没有 tool_calls，而不是 finish_reason；结果必须引用这个调用的 id {id}。',
+    },
     "decide.parallel": {
         "en": "Parallel calls: one assistant message holds {count} tool_calls ({names}), each with its own id "
         "({ids}). The app may run them side by side; their results are told apart by tool_call_id, not by order.",
         "zh": "并行调用：一条助手消息里有 {count} 个 tool_calls（{names}），各有自己的 id（{ids}）。"
         "应用可以同时执行它们，结果靠 tool_call_id 区分，而不是靠顺序。",
+    },
+    "decide.parallel.finish": {
+        "en": "Parallel calls: one assistant message holds {count} tool_calls ({names}), each with its own id "
+        '({ids}), yet finish_reason is {finish}, not "tool_calls". The app goes by the tool_calls the '
+        "message holds, not by finish_reason, and runs them; their results are told apart by "
+        "tool_call_id, not by order.",
+        "zh": "并行调用：一条助手消息里有 {count} 个 tool_calls（{names}），各有自己的 id（{ids}），可 finish_reason 却是 {finish}，而不是 "
+        '"tool_calls"。应用看的是消息里有没有 tool_calls，而不是 finish_reason，照样执行它们；结果靠 tool_call_id 区分，而不是靠顺序。',
     },
     "answer.after_tools": {
         "en": "Message 9: with the tool results in front of it, the model writes the answer, “{content}”, "
