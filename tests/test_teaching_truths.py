@@ -132,6 +132,19 @@ def test_tools_list_is_paginated_and_a_page_with_next_cursor_says_so():
     assert situation(page).key == "tools_list.result.page"
     for lang in LANGS:
         assert "p2" in teaching_text(page, lang)
+    second = page.model_copy(
+        update={"seq": 2, "payload": {"jsonrpc": "2.0", "id": 3, "result": {"tools": [{"name": "b"}]}}}
+    )
+    call = page.model_copy(
+        update={
+            "seq": 3,
+            "kind": "mcp.request",
+            "payload": {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "a"}},
+        }
+    )
+    contexts = hop_contexts([page, second, call])
+    assert contexts[2].listed == ("a", "b")  # both pages: a tool on the first page is not "unlisted"
+    assert situation(call, contexts[2]).key != "call.request.unlisted"
     _, key, whole = _of("beijing-mcp", "mcp.response", 1)
     assert key == "tools_list.result" and "no nextCursor" in whole["en"]
 

@@ -67,6 +67,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     listed: tuple[str, ...] | None = None
     asked: Hop | None = None
     streamed_calls = False
+    paged = False
     for hop in hops:
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
@@ -78,7 +79,10 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
             waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == 7:
             waiting.clear()  # the client gave up on what it was waiting for
-        listed = _listed(hop, payload) or listed
+        found = _listed(hop, payload)
+        if found is not None:  # a page after one with nextCursor adds to the list; any other list replaces it
+            listed = (listed or ()) + found if paged else found
+            paged = hop.kind == "mcp.response" and "nextCursor" in as_dict(payload.get("result"))
         if hop.kind == "llm.request":
             asked, streamed_calls = hop, False
         elif hop.kind == "llm.chunk":
