@@ -57,10 +57,14 @@ class Situation:
 
 def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     """Each hop's context, in two passes over the trace (the second finds each request's answer)."""
-    answers: dict[Any, Hop] = {}
-    for hop in hops:
-        if hop.kind in ("mcp.response", "mcp.error"):
-            answers.setdefault(_hashable(as_dict(hop.payload).get("id", hop.jsonrpc_id)), hop)
+    answers: dict[int, Hop] = {}  # a request's place in `hops` → the first answer after it, from its target, same id
+    asked_of: dict[tuple[str, Any], int] = {}
+    for i, hop in enumerate(hops):
+        key = _hashable(as_dict(hop.payload).get("id", hop.jsonrpc_id))
+        if hop.kind == "mcp.request":
+            asked_of[(hop.target, key)] = i
+        elif hop.kind in ("mcp.response", "mcp.error") and (hop.source, key) in asked_of:
+            answers[asked_of.pop((hop.source, key))] = hop
     out: list[HopContext] = []
     waiting: set[Any] = set()
     previous: Hop | None = None
@@ -68,13 +72,12 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     asked: Hop | None = None
     streamed_calls = False
     paged = False
-    for hop in hops:
+    for i, hop in enumerate(hops):
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
-        answer = answers.get(rpc_id) if hop.kind == "mcp.request" else None
-        out.append(HopContext(previous, len(waiting), answer, listed, asked, streamed_calls))
+        out.append(HopContext(previous, len(waiting), answers.get(i), listed, asked, streamed_calls))
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == 7:
