@@ -494,3 +494,27 @@ def test_a_server_that_never_answers_its_set_up_is_not_said_to_have_withheld_a_t
         assert "initialize" in texts["en"] and "initialize" in texts["zh"]
         assert "tool's result" not in texts["en"] and "工具的结果" not in texts["zh"]
         assert texts["en"] != TEXTS["fallback"]["en"]
+
+
+def test_a_requests_answer_is_found_by_its_id_from_the_side_it_was_sent_to():
+    def frame(seq: int, kind: str, source: str, target: str, payload: dict[str, Any]) -> Hop:
+        return new_hop(
+            seq=seq,
+            kind=kind,  # type: ignore[arg-type]
+            source=source,  # type: ignore[arg-type]
+            target=target,  # type: ignore[arg-type]
+            payload=payload,
+            step=6,
+            t_start_ms=0.0,
+            t_end_ms=0.0,
+            size=0,
+        )
+
+    call = frame(1, "mcp.request", "mcp_client", "mcp_server", {"jsonrpc": "2.0", "id": 1, "method": "tools/call"})
+    sampling = frame(2, "mcp.request", "mcp_server", "mcp_client", {"jsonrpc": "2.0", "id": 1, "method": "x"})
+    client_answer = frame(3, "mcp.response", "mcp_client", "mcp_server", {"jsonrpc": "2.0", "id": 1, "result": {}})
+    server_error = frame(
+        4, "mcp.error", "mcp_server", "mcp_client", {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "m"}}
+    )
+    contexts = hop_contexts([call, sampling, client_answer, server_error])
+    assert contexts[0].answer is server_error and contexts[1].answer is client_answer
