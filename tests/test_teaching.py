@@ -40,7 +40,8 @@ ALLOWED_IN_ZH = frozenset(
     prompts/get capabilities name description inputSchema parameters arguments messages role tool tool_call
     tool_calls tool_call_id finish_reason content contents delta delta.role delta.content index choices uri
     isError result type function chat.completions tool_choice prompt_tokens completion_tokens progressToken data
-    DONE code error message divergence true false null adapted OpenAI
+    DONE code error message divergence true false null adapted OpenAI title annotations icons outputSchema
+    structuredContent nextCursor strict additionalProperties POST SSE clientInfo auto stop delta.tool_calls
     """.split()
 )
 
@@ -63,7 +64,8 @@ def _items(found: Situation) -> list[str]:
 
 
 def _without_fills(text: str, found: Situation) -> str:
-    for item in sorted(_items(found), key=len, reverse=True):
+    derived = [x for v in found.derived.values() for x in ([v] if isinstance(v, str) else v)]
+    for item in sorted([*_items(found), *derived], key=len, reverse=True):
         text = text.replace(item, " ")
     return text
 
@@ -207,7 +209,7 @@ def test_parallel_calls_in_flight_need_the_neighbours_and_get_them_in_the_viewer
 
     hop, ctx = _hop_of("two-cities-parallel.json", 15)
     assert ctx.calls_waiting == 1 and situation(hop, ctx).key == "call.request.in_flight"
-    assert situation(hop).key == "call.request"  # alone, the hop cannot know
+    assert situation(hop).key == "call.request.checked"  # alone, the hop knows neither the others nor its answer
     bundle = viewer_bundle(_load(ROOT / "sample_traces" / "two-cities-parallel.json"))
     shown = next(h for h in bundle["hops"] if h["seq"] == 15)["teach"]
     assert shown == {lang: teaching_text(hop, lang, context=ctx) for lang in LANGS}
@@ -445,12 +447,23 @@ ONE_HOP_CASES: list[tuple[str, Hop, list[str]]] = [
             source="tool",
             target="mcp_server",
         ),
-        ["isError"],
+        ["_meta"],
+    ),
+    (
+        "result.server.raised",
+        _hop(
+            "tool.result",
+            {"raised": {"type": "ToolError", "message": "no such city"}, "isError": True, "reported_by": "mcp_server"},
+            step=7,
+            source="tool",
+            target="mcp_server",
+        ),
+        ["ToolError", "no such city"],
     ),
     (
         "result.direct.failed",
         _hop("tool.result", {"return": "boom", "isError": True}, step=7, source="tool", tool_call_id="call_9"),
-        ["call_9", "true"],
+        ["call_9", "boom"],
     ),
     (
         "replay.divergence",

@@ -4,8 +4,9 @@ what to notice in this hop's own payload (the negotiated version, the tool names
 `situation` (in `situations.py`) reads the hop and picks a text (in `texts.py`) and the values to fill it with;
 `teaching_text` renders it. The viewer, the Step page and `python -m flow lesson` all call `teaching_text`, so a
 class reads the same words everywhere. A text that depends on the hop's neighbours (a tools/call sent while
-others are in flight; why a run ended) takes them from a `HopContext` (`hop_contexts(trace.hops)`); without one,
-the hop's own payload decides.
+others are in flight, or for a name the server never listed, or answered by an error; why a run ended; the request a
+reply answers) takes them from a `HopContext` (`hop_contexts(trace.hops)`); without one, the hop's own payload
+decides, and the text claims no more than the payload shows.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _plurals(template: str, values: dict[str, str]) -> str:
 def render(found: Situation, lang: Lang) -> str:
     """A situation's text in `lang`, filled."""
     template = TEXTS.get(found.key, TEXTS[FALLBACK])[lang]
-    values = {**found.derived, **{name: _shown(v, lang) for name, v in found.fills.items()}}
+    values = {name: _shown(v, lang) for name, v in {**found.derived, **found.fills}.items()}
     template = _plurals(template, values)
     try:
         return template.format_map(values)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from flow.text.teaching.texts import FALLBACK
 from flow.trace.model import Hop, as_dict, as_list
+from flow.trace.reports import REPORT_KEY
 
 VALUE_CHARS = 48
 
@@ -30,40 +31,85 @@ LIST_ITEMS = 6
 
 @dataclass(frozen=True)
 class HopContext:
-    """What a hop's text may need from its neighbours: the hop just before it, and how many tools/call requests
-    (other than this hop) were sent and not yet answered when it crossed."""
+    """What a hop's text may need from its neighbours: the hop just before it; how many tools/call requests (other
+    than this hop) were sent and not yet answered when it crossed; for a request, the hop that answers it (`answer`,
+    found by its JSON-RPC id); the tool names the app was last given (`listed`: a tools/list result, the MCP client's
+    list, or direct mode's own schemas; None before any); the model request sent before this hop (`asked`); and
+    whether a chunk of the stream since that request brought delta.tool_calls (`streamed_calls`)."""
 
     previous: Hop | None = None
     calls_waiting: int = 0
+    answer: Hop | None = None
+    listed: tuple[str, ...] | None = None
+    asked: Hop | None = None
+    streamed_calls: bool = False
 
 
 @dataclass(frozen=True)
 class Situation:
-    """A text's key, the values from the payload it is filled with (a str, or a list of them), and the counts or
-    defaults the app worked out (`derived`)."""
+    """A text's key, the values from the payload it is filled with (a str, or a list of them), and what the app
+    worked out or read from the hop's neighbours (`derived`: counts, defaults, the tools listed before)."""
 
     key: str
     fills: dict[str, str | list[str]] = field(default_factory=dict)
-    derived: dict[str, str] = field(default_factory=dict)
+    derived: dict[str, str | list[str]] = field(default_factory=dict)
 
 
 def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
-    """Each hop's context, in one pass over the trace."""
+    """Each hop's context, in two passes over the trace (the second finds each request's answer)."""
+    answers: dict[int, Hop] = {}  # a request's place in `hops` → the first answer after it, from its target, same id
+    asked_of: dict[tuple[str, Any], int] = {}
+    for i, hop in enumerate(hops):
+        key = _hashable(as_dict(hop.payload).get("id", hop.jsonrpc_id))
+        if hop.kind == "mcp.request":
+            asked_of[(hop.target, key)] = i
+        elif hop.kind in ("mcp.response", "mcp.error") and (hop.source, key) in asked_of:
+            answers[asked_of.pop((hop.source, key))] = hop
     out: list[HopContext] = []
     waiting: set[Any] = set()
     previous: Hop | None = None
-    for hop in hops:
+    listed: tuple[str, ...] | None = None
+    asked: Hop | None = None
+    streamed_calls = False
+    paged = False
+    for i, hop in enumerate(hops):
         payload = as_dict(hop.payload)
-        rpc_id = payload.get("id", hop.jsonrpc_id)
+        rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
         if hop.kind in ("mcp.response", "mcp.error"):
-            waiting.discard(_hashable(rpc_id))
-        out.append(HopContext(previous=previous, calls_waiting=len(waiting)))
+            waiting.discard(rpc_id)
+        out.append(HopContext(previous, len(waiting), answers.get(i), listed, asked, streamed_calls))
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
-            waiting.add(_hashable(rpc_id))
+            waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == 7:
             waiting.clear()  # the client gave up on what it was waiting for
+        found = _listed(hop, payload)
+        if found is not None:  # a page after one with nextCursor adds to the list; any other list replaces it
+            listed = (listed or ()) + found if paged else found
+            paged = hop.kind == "mcp.response" and "nextCursor" in as_dict(payload.get("result"))
+        if hop.kind == "llm.request":
+            asked, streamed_calls = hop, False
+        elif hop.kind == "llm.chunk":
+            streamed_calls = streamed_calls or _chunk_calls(payload)
         previous = hop
     return out
+
+
+def _listed(hop: Hop, p: dict[str, Any]) -> tuple[str, ...] | None:
+    """The tool names a hop gives the app, if it is one that lists them."""
+    if hop.kind == "mcp.response" and "tools" in as_dict(p.get("result")):
+        return tuple(_names(as_dict(p.get("result")).get("tools")))
+    if hop.kind == "client.result" and "tools" in p:
+        return tuple(_names(p.get("tools")))
+    if hop.kind == "tool.list" or (hop.kind == "prepare.tools" and hop.source == "app"):
+        tools = as_list(p.get("tools"))
+        return tuple(_names(tools) or _names([as_dict(t).get("function") for t in tools]))
+    return None
+
+
+def _chunk_calls(p: dict[str, Any]) -> bool:
+    """A stream chunk brings delta.tool_calls."""
+    choice = as_dict(next(iter(as_list(as_dict(p.get("data")).get("choices"))), None))
+    return bool(as_list(as_dict(choice.get("delta")).get("tool_calls")))
 
 
 def _hashable(value: Any) -> Any:
@@ -98,6 +144,11 @@ def _raw(v: Any) -> str | None:
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
+def _fields(items: Any) -> list[str]:
+    """The fields the objects of a list hold, each named once, in the order first met."""
+    return list(dict.fromkeys(k for item in as_list(items) for k in as_dict(item) if value(k)))
+
+
 def _names(items: Any, key: str = "name") -> list[str]:
     """The `key` of each object in a list, those that are text."""
     out = []
@@ -118,9 +169,9 @@ def _fills(**values: Any) -> dict[str, str | list[str]] | None:
     return out
 
 
-def _situation(key: str, derived: dict[str, str] | None = None, **values: Any) -> Situation | None:
+def _situation(key: str, derived: Mapping[str, str | list[str]] | None = None, **values: Any) -> Situation | None:
     fills = _fills(**values)
-    return None if fills is None else Situation(key, fills, derived or {})
+    return None if fills is None else Situation(key, fills, dict(derived or {}))
 
 
 # --- the situations --------------------------------------------------------------------------------------------------
@@ -137,7 +188,9 @@ def _by_kind(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     kind = hop.kind
     if kind == "prepare.tools":
         tools = _names(p.get("tools")) or _names([as_dict(t).get("function") for t in as_list(p.get("tools"))])
-        return _situation("prepare.direct" if "written_by" in p or hop.source == "app" else "prepare.mcp", tools=tools)
+        if "written_by" in p or hop.source == "app":
+            return _situation("prepare.direct", tools=tools)
+        return _situation("prepare.mcp", tools=tools, fields=_fields(p.get("tools")))
     if kind == "user.message":
         prompt = value(as_dict(p.get("prompt")).get("name"))
         if prompt is not None:
@@ -165,13 +218,13 @@ def _by_kind(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
             if any(h not in ("text", "resource_text", "blob_as_text") for h in hows):
                 return _situation("translate.content.mixed", what=value(p.get("what")), hows=hows)
             return _situation("translate.content", what=value(p.get("what")))
-        return _situation("translate.forward", tools=_names(p.get("mcp")))
+        return _forward(p)
     if kind == "llm.request":
-        return _ask(hop, p)
+        return _ask(hop, p, ctx)
     if kind == "llm.response":
-        return _model_answer(hop, as_dict(p.get("body")))
+        return _model_answer(hop, as_dict(p.get("body")), ctx)
     if kind == "llm.chunk":
-        return _chunk(p)
+        return _chunk(p, ctx)
     if kind == "llm.assembled":
         return _assembled(p)
     if kind == "llm.error":
@@ -179,10 +232,12 @@ def _by_kind(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     if kind == "translate.reverse":
         return _reverse(hop, p)
     if kind == "tool.invoke":
-        return _invoke(hop, p)
+        return _invoke(hop, p, ctx)
     if kind == "tool.result":
-        return _result(hop, p)
+        return _result(hop, p, ctx)
     if kind == "app.answer":
+        if p.get("content") == "":
+            return Situation("answer.shown.empty")
         return _situation("answer.shown", content=value(p.get("content")))
     if kind == "error":
         return _failure(hop, p, ctx)
@@ -259,8 +314,26 @@ def _frame_out(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None
         name = value(params.get("name"))
         if ctx.calls_waiting:
             return _situation("call.request.in_flight", {"waiting": str(ctx.calls_waiting)}, id=rpc_id, name=name)
-        return _situation("call.request", id=rpc_id, name=name)
+        if ctx.listed is not None and name is not None and name not in ctx.listed:
+            return _situation("call.request.unlisted", {"listed": list(ctx.listed)}, id=rpc_id, name=name)
+        if _ran(ctx.answer):
+            return _situation("call.request", id=rpc_id, name=name)
+        return _situation("call.request.checked", id=rpc_id, name=name)
     return _situation("rpc.request", id=rpc_id, method=value(method))
+
+
+def _ran(answer: Hop | None) -> bool:
+    """The answer to a tools/call shows that a function ran: a result that is no error, or one whose server's report
+    (in `_meta`) says the function ran."""
+    if answer is None or answer.kind != "mcp.response":
+        return False
+    result = as_dict(as_dict(answer.payload).get("result"))
+    return result.get("isError") is not True or REPORT_KEY in as_dict(result.get("_meta"))
+
+
+# What a server writes when the arguments failed its inputSchema before any function ran (the Python SDK: pydantic's
+# "1 validation error for get_weatherArguments").
+_INVALID_ARGUMENTS = re.compile(r"\bvalidation errors? for \w+Arguments\b|\bInput validation error\b")
 
 
 def _frame_back(hop: Hop, p: dict[str, Any]) -> Situation | None:
@@ -276,12 +349,25 @@ def _frame_back(hop: Hop, p: dict[str, Any]) -> Situation | None:
             "initialize.result", id=rpc_id, version=value(result.get("protocolVersion")), capabilities=caps
         )
     if "isError" in result or "content" in result:
-        text = next((t for t in (value(as_dict(b).get("text")) for b in as_list(result.get("content"))) if t), None)
+        texts = [t for t in (as_dict(b).get("text") for b in as_list(result.get("content"))) if isinstance(t, str)]
+        text = next((v for v in (value(t) for t in texts) if v), None)
         if result.get("isError") is True:
+            report = as_dict(as_dict(result.get("_meta")).get(REPORT_KEY))
+            if report.get("outcome") == "raised":
+                return _situation("result.wire.raised", id=rpc_id, is_error="true", text=text or "")
+            if any(_INVALID_ARGUMENTS.search(t) for t in texts):
+                return _situation("result.wire.invalid", id=rpc_id, is_error="true", text=text or "")
             return _situation("result.wire.failed", id=rpc_id, is_error="true", text=text or "")
-        return _situation("result.wire.ok", id=rpc_id, is_error=value(result.get("isError", False)))
+        is_error = value(result.get("isError", False))
+        if "structuredContent" in result:
+            return _situation("result.wire.structured", id=rpc_id, is_error=is_error)
+        return _situation("result.wire.ok", id=rpc_id, is_error=is_error)
     if "tools" in result:
-        return _situation("tools_list.result", id=rpc_id, tools=_names(result.get("tools")))
+        tools, fields = _names(result.get("tools")), _fields(result.get("tools"))
+        cursor = value(result.get("nextCursor"))
+        if cursor is not None:
+            return _situation("tools_list.result.page", id=rpc_id, tools=tools, fields=fields, cursor=cursor)
+        return _situation("tools_list.result", id=rpc_id, tools=tools, fields=fields)
     if "resources" in result:
         return _situation("resources_list.result", uris=_names(result.get("resources"), "uri"))
     if "contents" in result:
@@ -294,6 +380,61 @@ def _frame_back(hop: Hop, p: dict[str, Any]) -> Situation | None:
     return _situation("rpc.result", id=rpc_id)
 
 
+def _removed_keys(before: Any, after: Any) -> list[str]:
+    """The keys `before` (a JSON Schema) has that `after` lacks, at any depth, each named once, in order."""
+    out: list[str] = []
+    b, a = as_dict(before), as_dict(after)
+    for key, v in b.items():
+        if key not in a:
+            out.append(key)
+        elif isinstance(v, dict):
+            out += _removed_keys(v, a[key])
+    return list(dict.fromkeys(out))
+
+
+def _count_removed(before: Any, after: Any) -> int:
+    b, a = as_dict(before), as_dict(after)
+    return sum(1 if k not in a else _count_removed(v, a[k]) if isinstance(v, dict) else 0 for k, v in b.items())
+
+
+_FUNCTION_FIELDS = ("name", "description", "inputSchema")  # what a chat function has a field for (as parameters)
+
+
+def _forward(p: dict[str, Any]) -> Situation | None:
+    """The forward translation, saying what changed between the MCP tools and the functions, as this hop shows:
+    keys removed from the schemas, tool fields a chat function has no place for, and a strict rewrite."""
+    mcp = [as_dict(t) for t in as_list(p.get("mcp"))]
+    functions = [as_dict(as_dict(t).get("function")) for t in as_list(p.get("openai"))]
+    tools = _names(mcp)
+    pairs = list(zip(mcp, functions, strict=False))
+    removed: list[str] = []
+    count = 0
+    for tool, fn in pairs:
+        removed += [k for k in _removed_keys(tool.get("inputSchema"), fn.get("parameters")) if value(k)]
+        count += _count_removed(tool.get("inputSchema"), fn.get("parameters"))
+    removed = list(dict.fromkeys(removed))
+    left_out = list(dict.fromkeys(k for tool in mcp for k in tool if k not in _FUNCTION_FIELDS and value(k)))
+    derived = {"count": str(count)}
+    if functions and any(fn.get("strict") is True for fn in functions):
+        both = list(dict.fromkeys(removed + left_out))
+        return _situation("translate.forward.strict", derived, tools=tools, removed=both)
+    if removed and left_out:
+        return _situation("translate.forward", derived, tools=tools, removed=removed, left_out=left_out)
+    if removed:
+        return _situation("translate.forward.schema", derived, tools=tools, removed=removed)
+    if left_out:
+        return _situation("translate.forward.fields", tools=tools, left_out=left_out)
+    return _situation("translate.forward.same", tools=tools)
+
+
+def _parsed(text: Any) -> Any:
+    """A string parsed as JSON; None when it is not a string or not JSON."""
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
 def _json(v: Any) -> str | None:
     try:
         return json.dumps(v, ensure_ascii=False) if v is not None else None
@@ -301,26 +442,50 @@ def _json(v: Any) -> str | None:
         return None
 
 
-def _ask(hop: Hop, p: dict[str, Any]) -> Situation | None:
+def _bytes(v: Any) -> int:
+    try:
+        return len(json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode())
+    except (TypeError, ValueError):
+        return 0
+
+
+def _tools_share(body: dict[str, Any]) -> str | None:
+    """How much of a request body (as compact JSON) its tool definitions are, in whole per cent; None without tools."""
+    whole, tools = _bytes(body), _bytes(body.get("tools"))
+    if not whole or not as_list(body.get("tools")):
+        return None
+    return str(round(100 * tools / whole))
+
+
+def _ask(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     body = as_dict(p.get("body"))
     messages = as_list(body.get("messages"))
     count = {"messages": str(len(messages))}
     if hop.step == 3:
         choice = body.get("tool_choice", "auto")
-        shown = value(choice) or value(as_dict(as_dict(choice).get("function")).get("name"))
-        derived = {**count, "tools": str(len(as_list(body.get("tools"))))}
+        derived = {**count, "tools": str(len(as_list(body.get("tools")))), "share": _tools_share(body) or "0"}
+        named = value(as_dict(as_dict(choice).get("function")).get("name"))
+        if named is not None:  # on the wire a named choice is an object, never the bare name
+            return _situation("ask.first.named", derived, name=named)
         if "tool_choice" not in body:
             derived["choice"] = "auto"
             return _situation("ask.first", derived)
-        return _situation("ask.first", derived, choice=shown)
+        return _situation("ask.first", derived, choice=value(choice))
     if hop.step == 8:
         results = [as_dict(m) for m in messages if as_dict(m).get("role") == "tool"]
         ids = [v for v in (value(m.get("tool_call_id")) for m in results) if v]
         adapted = [as_dict(a) for a in as_list(p.get("adapted"))]
         paths = [v for v in (value(a.get("path")) for a in adapted) if v]
+        derived = {**count, "results": str(len(results))}
+        before = as_dict(as_dict(ctx.asked.payload).get("body")).get("tool_choice", "auto") if ctx.asked else "auto"
+        now = body.get("tool_choice", "auto")
+        back = "_auto" if now == "auto" and before != "auto" else ""
+        if back:
+            derived["before"] = json.dumps(before, ensure_ascii=False)
         if paths:  # what the app changed so that every compatible server takes the request (RunOptions.adapt)
-            return _situation("ask.backfill.adapted", {**count, "results": str(len(results))}, ids=ids, path=paths[0])
-        return _situation("ask.backfill", {**count, "results": str(len(results))}, ids=ids)
+            key = "ask.backfill.auto_adapted" if back else "ask.backfill.adapted"
+            return _situation(key, derived, ids=ids, path=paths[0])
+        return _situation("ask.backfill.auto" if back else "ask.backfill", derived, ids=ids)
     return _situation("ask.other", count)
 
 
@@ -331,34 +496,46 @@ def _calls(message: dict[str, Any]) -> tuple[list[str], list[str], list[dict[str
     return names, ids, calls
 
 
-def _model_answer(hop: Hop, body: dict[str, Any]) -> Situation | None:
+def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation | None:
     choice = as_dict(next(iter(as_list(body.get("choices"))), None))
     message = as_dict(choice.get("message"))
     finish = value(choice.get("finish_reason"))
     names, ids, calls = _calls(message)
+    odd = finish is not None and finish != "tool_calls"  # a provider that says "stop" beside tool_calls
     if len(calls) > 1:
+        if odd:
+            return _situation("decide.parallel.finish", {"count": str(len(calls))}, names=names, ids=ids, finish=finish)
         return _situation("decide.parallel", {"count": str(len(calls))}, names=names, ids=ids)
     if calls:
         fn = as_dict(calls[0].get("function"))
         return _situation(
-            "decide.one",
+            "decide.one.finish" if odd else "decide.one",
             name=value(fn.get("name")),
             arguments=_raw(fn.get("arguments")),
             id=value(calls[0].get("id")),
             finish=finish,
         )
     content = value(message.get("content"))
+    if content is None and message.get("content") in ("", None) and finish is not None:
+        return _situation("answer.empty", finish=finish)
     if hop.round <= 1:
         return _situation("answer.at_once", content=content, finish=finish)
     tokens = value(as_dict(body.get("usage")).get("prompt_tokens"))
+    asked = as_dict(as_dict(ctx.asked.payload).get("body")) if ctx.asked is not None else {}
+    share = _tools_share(asked)
+    if share is not None:
+        derived = {"share": share, "tools": str(len(as_list(asked.get("tools"))))}
+        found = _situation("answer.after_tools", derived, content=content, finish=finish, prompt_tokens=tokens)
+    else:
+        found = _situation("answer.after_tools.no_share", content=content, finish=finish, prompt_tokens=tokens)
     return (
-        _situation("answer.after_tools", content=content, finish=finish, prompt_tokens=tokens)
+        found
         or _situation("answer.after_tools.no_usage", content=content, finish=finish)
         or Situation("response.other")
     )
 
 
-def _chunk(p: dict[str, Any]) -> Situation | None:
+def _chunk(p: dict[str, Any], ctx: HopContext) -> Situation | None:
     data = p.get("data")
     if data == "[DONE]":
         return Situation("chunk.done")
@@ -375,7 +552,12 @@ def _chunk(p: dict[str, Any]) -> Situation | None:
     delta = as_dict(choice.get("delta"))
     finish = value(choice.get("finish_reason"))
     if finish is not None:
-        return _situation("chunk.finish", finish=finish)
+        called = ctx.streamed_calls or bool(as_list(delta.get("tool_calls")))
+        if called:
+            return _situation("chunk.finish" if not any(delta.values()) else "chunk.finish.delta", finish=finish)
+        return _situation(
+            "chunk.finish.answer" if not any(delta.values()) else "chunk.finish.answer_delta", finish=finish
+        )
     calls = [as_dict(c) for c in as_list(delta.get("tool_calls"))]
     if calls:
         call = calls[0]
@@ -435,34 +617,53 @@ def _reverse(hop: Hop, p: dict[str, Any]) -> Situation:
     ) or Situation(FALLBACK)
 
 
-def _invoke(hop: Hop, p: dict[str, Any]) -> Situation | None:
+def _invoke(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     name = next((v for v in (value(p.get(k)) for k in ("function", "name", "tool")) if v), None)
-    if hop.source == "mcp_server":
+    if hop.source == "mcp_server":  # only ever rebuilt from the server's report in the result's _meta
         return _situation("invoke.server", function=name) or Situation("invoke.server.unnamed")
+    if ctx.listed is not None and name is not None and name not in ctx.listed:
+        return _situation("invoke.direct.unknown", {"listed": list(ctx.listed)}, function=name)
     return _situation("invoke.direct", function=name)
 
 
-def _result(hop: Hop, p: dict[str, Any]) -> Situation | None:
+def _result(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     call_id = value(hop.tool_call_id)
     if hop.source == "tool" and hop.target == "mcp_server":
         failed = p.get("isError") is True or as_dict(p.get("result")).get("isError") is True
+        raised = as_dict(p.get("raised"))
+        if failed and isinstance(raised.get("type"), str):  # the report names the exception: say which
+            found = _situation(
+                "result.server.raised", error=value(raised["type"]), message=value(raised.get("message"))
+            )
+            return found or Situation("result.server.failed")
         return Situation("result.server.failed" if failed else "result.server")
     if "error" in p and "result" not in p:  # the JSON-RPC error, handed on: no CallToolResult exists
         return _situation("result.app.rpc_error", id=call_id, code=value(as_dict(p.get("error")).get("code")))
     if "result" in p:
         result = as_dict(p.get("result"))
-        failed = result.get("isError") is True
-        return _situation(
-            "result.app.failed" if failed else "result.app.ok", id=call_id, is_error=value(result.get("isError", False))
-        )
+        if result.get("isError") is True:
+            return _situation("result.app.failed", id=call_id, is_error="true")
+        key = "result.app.ok"
+        if "structuredContent" in result:  # left out of the tool message: say whether its text holds the same value
+            same = _parsed(p.get("tool_message_content")) == result.get("structuredContent")
+            key = "result.app.structured" if same else "result.app.structured_dropped"
+        return _situation(key, id=call_id, is_error=value(result.get("isError", False)))
     if "return" in p or "isError" in p:
-        failed = p.get("isError") is True
-        return _situation(
-            "result.direct.failed" if failed else "result.direct.ok",
-            id=call_id,
-            is_error=value(p.get("isError", False)),
-        )
+        error = value(p.get("tool_message_content")) or value(p.get("return")) or ""
+        if p.get("isError") is not True:
+            return _situation("result.direct.ok", id=call_id)
+        before = ctx.previous
+        if (
+            before is not None
+            and before.kind == "tool.invoke"
+            and situation(before, ctx).key == "invoke.direct.unknown"
+        ):
+            return _situation("result.direct.unknown", id=call_id, error=error)
+        return _situation("result.direct.failed", id=call_id, error=error)
     return Situation("result.other")
+
+
+_SETUP_METHODS = ("initialize", "server/discover", "tools/list")  # what the app asks before it has a tool list
 
 
 def _failure(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
@@ -476,6 +677,9 @@ def _failure(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
         )
     if error in ("connection closed", "timeout"):
         key = "server.closed" if error == "connection closed" else "server.timeout"
+        method = value(p.get("method"))
+        if method in _SETUP_METHODS:  # the set-up went unanswered: no tool was listed or called yet
+            return _situation(f"{key}.setup", method=method)
         return _situation(key, code=value(as_dict(p.get("sdk_error")).get("code")))
     if "http" in p:
         http = as_dict(p.get("http"))
@@ -488,6 +692,9 @@ def _failure(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
         if before is not None and before.kind == "llm.error":
             return Situation("end.model_failed")
         if before is not None and before.kind == "error" and before.source == "mcp_server":
+            method = value(as_dict(before.payload).get("method"))
+            if method in _SETUP_METHODS:
+                return _situation("end.server_failed.setup", {"method": method})
             return Situation("end.server_failed")
         if before is not None and _asks_for_tools(before):
             return Situation("end.round_limit")

@@ -16,11 +16,12 @@ Texts = dict[str, dict[Lang, str]]
 # --- step 0 and 1 --------------------------------------------------------------------------------------------------
 _PREPARE_AND_ASK: Texts = {
     "prepare.mcp": {
-        "en": "Before any question, the server has built its tool list from decorated functions: {tools}. Each entry "
-        "is a name, a description and an inputSchema; read the descriptions, because they are all the model will "
-        "ever learn about the tools.",
-        "zh": "提问之前，服务器已经根据带装饰器的函数生成了工具清单：{tools}。每一项只有 name、description 和 "
-        "inputSchema；留意 description，模型对工具的全部了解都来自它。",
+        "en": "Before any question, the server has built its tool list from decorated functions: {tools}. "
+        "Each entry holds {fields} (the MCP spec also allows title, annotations, icons and _meta); of "
+        "these the model will only ever read the name, the description and the argument schema, so "
+        "those are what to write with care.",
+        "zh": "提问之前，服务器已经根据带装饰器的函数生成了工具清单：{tools}。每一项含有 {fields}（MCP 规范还允许 title、annotations、icons 和 "
+        "_meta）；其中模型只会读到名字、描述和参数的 Schema，所以这几项最要用心写。",
     },
     "prepare.direct": {
         "en": "Direct mode: the developer wrote these schemas by hand, already in the function-calling format (type "
@@ -65,29 +66,39 @@ _SETUP: Texts = {
         "从这时起，客户端才能发送 tools/list 这样的普通请求。",
     },
     "discover.request": {
-        "en": "The modern era has no handshake: the client asks server/discover (id {id}) what the server supports. "
-        "Every request carries the protocol version ({version}) in its own _meta, so the server keeps no session.",
-        "zh": "新协议时代没有握手：客户端用 server/discover（id {id}）询问服务器支持什么。每个请求都在自己的 "
-        "_meta 里带上协议版本（{version}），所以服务器不必保存会话。",
+        "en": "Protocol 2026-07-28 has no handshake and no session: with server/discover (id {id}) the client "
+        "only asks which versions and capabilities the server advertises, and it may skip this request "
+        "altogether. Every request carries its protocol version ({version}) in its own _meta, where "
+        "clientInfo is optional, so the server keeps nothing between requests.",
+        "zh": "2026-07-28 协议没有握手，也没有会话：客户端用 server/discover（id {id}）只是询问服务器公布了哪些版本和能力，这个请求也可以完全省略。每个请求都在自己的 "
+        "_meta 里带上协议版本（{version}），clientInfo 在那里是可选的，所以服务器在请求之间什么也不保存。",
     },
     "discover.result": {
-        "en": "The discover answer (id {id}) lists the versions the server accepts ({versions}) and its capabilities "
-        "({capabilities}). Nothing is negotiated and nothing is remembered, unlike an InitializeResult, which "
-        "opens a session.",
-        "zh": "server/discover 的回答（id {id}）列出服务器接受的版本（{versions}）和 capabilities（{capabilities}）。"
-        "这里没有协商，也不保存状态，这一点与开启会话的 InitializeResult 不同。",
+        "en": "The discover answer (id {id}) advertises the versions the server supports ({versions}) and its "
+        "capabilities ({capabilities}). The client chooses a version from that list and names it in the "
+        "_meta of each later request; nothing is settled or remembered here, unlike an "
+        "InitializeResult, which opens a session.",
+        "zh": "server/discover 的回答（id {id}）公布了服务器支持的版本（{versions}）和 "
+        "capabilities（{capabilities}）。客户端从中选一个版本，写进之后每个请求的 _meta；这里什么也没有确定下来，也不保存状态，这一点与开启会话的 "
+        "InitializeResult 不同。",
     },
     "tools_list.request": {
-        "en": "The client asks for tools/list (id {id}). The request names no tool: the server answers with every "
-        "tool it has, and the app will offer all of them to the model.",
-        "zh": "客户端请求 tools/list（id {id}）。请求里不指定任何工具：服务器会返回它全部的工具，"
-        "应用随后把它们全部提供给模型。",
+        "en": "The client asks for tools/list (id {id}). The request names no tool: the server answers with "
+        "its tools a page at a time (a nextCursor in the result would call for another request), and "
+        "this app offers every tool listed to the model.",
+        "zh": "客户端请求 tools/list（id {id}）。请求里不指定任何工具：服务器按页返回它的工具（结果里若有 nextCursor，就要再请求下一页），本应用会把列出的工具全部提供给模型。",
     },
     "tools_list.result": {
-        "en": "The tool list comes back under the same id {id}: {tools}. Each tool has an inputSchema, a JSON Schema "
-        "of its arguments; this is the menu the model will choose from.",
-        "zh": "工具清单带着同一个 id {id} 返回：{tools}。每个工具都有 inputSchema（描述参数的 JSON Schema），"
-        "这就是模型之后点菜用的菜单。",
+        "en": "The tool list comes back under the same id {id}: {tools}. Each tool carries {fields}, and the "
+        "result has no nextCursor, so this one page is the whole list.",
+        "zh": "工具清单带着同一个 id {id} 返回：{tools}。每个工具都带有 {fields}；结果里没有 nextCursor，所以这一页就是完整的清单。",
+    },
+    "tools_list.result.page": {
+        "en": "A page of the tool list comes back under id {id}: {tools}, each with {fields}. Its nextCursor "
+        "({cursor}) says there are more: the client asks tools/list again with that cursor for the next "
+        "page.",
+        "zh": "工具清单的一页带着 id {id} 返回：{tools}，每个都带有 {fields}。其中的 nextCursor（{cursor}）说明后面还有：客户端要带着这个游标再请求一次 "
+        "tools/list，才能拿到下一页。",
     },
     "client.tools": {
         "en": "The MCP client hands the app the tools ({tools}) as objects, without the JSON-RPC envelope. This "
@@ -102,14 +113,15 @@ _SETUP: Texts = {
         "这一步没有开销，也没有跨越任何进程。",
     },
     "resources_list.request": {
-        "en": "resources/list (id {id}) asks what read-only data the server offers. Resources are for the app to "
-        "read; the model cannot call them.",
-        "zh": "resources/list（id {id}）询问服务器提供哪些只读数据。资源是给应用读取的，模型无法调用它们。",
+        "en": "resources/list (id {id}) asks what read-only data the server offers. In this app resources are "
+        "read by the app and put into the conversation, not offered to the model as tools: MCP leaves "
+        "that choice to the host.",
+        "zh": "resources/list（id {id}）询问服务器提供哪些只读数据。在本应用里，资源由应用读取并放进对话，而不是作为工具提供给模型：怎么用资源，MCP 留给宿主应用决定。",
     },
     "resources_list.result": {
-        "en": "The server lists its resources, each named by a uri: {uris}. The app decides which to read; the model "
-        "never sees this list.",
-        "zh": "服务器列出了自己的资源，每个都用一个 uri 标识：{uris}。读哪一个由应用决定，模型看不到这份清单。",
+        "en": "The server lists its resources, each named by a uri: {uris}. The app decides which to read; in "
+        "this app the model does not see this list.",
+        "zh": "服务器列出了自己的资源，每个都用一个 uri 标识：{uris}。读哪一个由应用决定；在本应用里，模型看不到这份清单。",
     },
     "resources_read.request": {
         "en": "resources/read (id {id}) fetches {uri}. It is the app, not the model, that asks: this is context "
@@ -117,9 +129,9 @@ _SETUP: Texts = {
         "zh": "resources/read（id {id}）读取 {uri}。发起读取的是应用而不是模型：这是在调用模型之前就选好的上下文。",
     },
     "resources_read.result": {
-        "en": "The contents of {uri} come back as {mime}. The app will put this text into the conversation itself, "
-        "so the model reads it as part of the prompt.",
-        "zh": "{uri} 的 contents 以 {mime} 返回。应用会自己把这段文字放进对话，模型把它当作提示词的一部分来读。",
+        "en": "The contents of {uri} come back as {mime}. The app will put this text into the conversation "
+        "itself, so the model reads it as part of its input.",
+        "zh": "{uri} 的 contents 以 {mime} 返回。应用会自己把这段文字放进对话，模型把它当作输入的一部分来读。",
     },
     "client.resource": {
         "en": "The client hands the app the resource {uri}. Unlike a tool result it answers no tool_call: it goes "
@@ -176,11 +188,10 @@ _FRAMES: Texts = {
         "zh": "{method} 是一条通知：它没有 id，也不需要回复。双方都可以随时发送通知。",
     },
     "cancelled": {
-        "en": "notifications/cancelled: the client withdraws request {request_id}, which it no longer waits for. "
-        "A late answer to it will be ignored; a request is cancelled by a notification, never by closing the "
-        "session.",
-        "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；"
-        "撤回请求靠的是一条通知，而不是关闭会话。",
+        "en": "notifications/cancelled: the client withdraws request {request_id}, which it no longer waits "
+        "for. A late answer to it will be ignored; a request is cancelled by a notification, never by "
+        "closing the connection.",
+        "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；撤回请求靠的是一条通知，而不是关闭连接。",
     },
     "list_changed": {
         "en": "{method}: the server says one of its lists has changed (a tool added or removed, say). The "
@@ -210,24 +221,65 @@ _FRAMES: Texts = {
 # --- steps 3, 4, 8, 9: the model -----------------------------------------------------------------------------------
 _MODEL: Texts = {
     "translate.forward": {
-        "en": "Forward translation, inside the app: each MCP tool ({tools}) becomes a function; inputSchema is "
-        'renamed parameters and wrapped in type "function". The schema itself is unchanged: only the envelope '
-        "differs.",
-        "zh": "正向翻译，在应用内部完成：每个 MCP 工具（{tools}）都变成一个 function，inputSchema 改名为 parameters，"
-        "外面再包一层 type: function。Schema 本身不变，变的只是外壳。",
+        "en": "Forward translation, inside the app: each MCP tool ({tools}) becomes a function, its "
+        'inputSchema renamed parameters inside type "function". The schema does not cross unchanged: '
+        "the app removes {removed} from the schemas ({count} key(s) in all, which only add tokens) and "
+        "leaves out {left_out}, for which a chat function has no field.",
+        "zh": "正向翻译，在应用内部完成：每个 MCP 工具（{tools}）都变成一个 function，inputSchema 改名为 parameters，外面包一层 type: "
+        "function。Schema 并非原样传过去：应用从中删掉了 {removed}（一共 {count} 个键，它们只会多占词元），还去掉了 {left_out}，因为对话接口的 "
+        "function 没有对应的字段。",
+    },
+    "translate.forward.schema": {
+        "en": "Forward translation, inside the app: each MCP tool ({tools}) becomes a function, its "
+        'inputSchema renamed parameters inside type "function". The schema does not cross unchanged: '
+        "the app removes {removed} ({count} key(s) in all), which only add tokens.",
+        "zh": "正向翻译，在应用内部完成：每个 MCP 工具（{tools}）都变成一个 function，inputSchema 改名为 parameters，外面包一层 type: "
+        "function。Schema 并非原样传过去：应用从中删掉了 {removed}（一共 {count} 个键），它们只会多占词元。",
+    },
+    "translate.forward.fields": {
+        "en": "Forward translation, inside the app: each MCP tool ({tools}) becomes a function, its "
+        'inputSchema renamed parameters inside type "function". The schemas cross unchanged, but the '
+        "app leaves out {left_out}, for which a chat function has no field.",
+        "zh": "正向翻译，在应用内部完成：每个 MCP 工具（{tools}）都变成一个 function，inputSchema 改名为 parameters，外面包一层 type: "
+        "function。Schema 原样传过去，但应用去掉了 {left_out}，因为对话接口的 function 没有对应的字段。",
+    },
+    "translate.forward.same": {
+        "en": "Forward translation, inside the app: each MCP tool ({tools}) becomes a function, its "
+        'inputSchema renamed parameters inside type "function". Here the schemas cross unchanged and '
+        "the tools hold nothing more: only the envelope differs.",
+        "zh": "正向翻译，在应用内部完成：每个 MCP 工具（{tools}）都变成一个 function，inputSchema 改名为 parameters，外面包一层 type: "
+        "function。这里 Schema 原样传过去，工具也没有别的字段：变的只是外壳。",
+    },
+    "translate.forward.strict": {
+        "en": "Forward translation with strict on: each MCP tool ({tools}) becomes a function carrying strict "
+        "true, and the app rewrites its schema so that every property is required and "
+        "additionalProperties is false. It also leaves out {removed}: compare the two sides of this hop "
+        "key by key.",
+        "zh": "开启 strict 的正向翻译：每个 MCP 工具（{tools}）都变成一个带 strict: true 的 function，应用还改写了它的 "
+        "Schema：每个属性都变成必填，additionalProperties 为 false。它另外去掉了 {removed}：把这一跳的两边逐个键对比一下。",
     },
     "ask.first": {
-        "en": "Message 3: the first chat.completions request, with {messages} message(s), {tools} tool(s) "
-        "and tool_choice {choice}. The model sees only this JSON; notice how much of it is tool descriptions.",
-        "zh": "第 3 条消息：第一次 chat.completions 请求，带 {messages} 条消息、{tools} 个工具定义，tool_choice 为 "
-        "{choice}。模型只看得到这段 JSON；留意其中有多少是工具描述。",
+        "en": "Message 3: the first chat.completions request, with {messages} message(s), {tools} tool(s) and "
+        "tool_choice {choice}. The model sees only this JSON, and {share} % of its bytes are the tool "
+        "definitions.",
+        "zh": "第 3 条消息：第一次 chat.completions 请求，带 {messages} 条消息、{tools} 个工具定义，tool_choice 为 {choice}。模型只看得到这段 "
+        "JSON，其中 {share}% 的字节是工具定义。",
+    },
+    "ask.first.named": {
+        "en": "Message 3: the first chat.completions request, with {messages} message(s) and {tools} tool(s), "
+        'and a tool_choice that names one function: on the wire it is {{"type": "function", "function": '
+        '{{"name": "{name}"}}}}, not the bare name. The model sees only this JSON, and {share} % of its '
+        "bytes are the tool definitions.",
+        "zh": "第 3 条消息：第一次 chat.completions 请求，带 {messages} 条消息、{tools} 个工具定义，tool_choice 指定了一个函数：线路上它是 "
+        '{{"type": "function", "function": {{"name": "{name}"}}}}，而不是光写函数名。模型只看得到这段 JSON，其中 {share}% '
+        "的字节是工具定义。",
     },
     "ask.backfill": {
-        "en": "Message 8, the backfill: the whole conversation again ({messages} messages), now with the assistant's "
-        'tool_calls and {results} result(s) as role "tool" messages, quoting {ids}. The model remembers nothing between '
-        "requests, and each id must match a call it made.",
-        "zh": "第 8 条消息，回填：整段对话再发一次（{messages} 条消息），这次带上助手的 tool_calls 和 {results} 条 "
-        "role 为 tool 的消息，分别引用 {ids}。模型在两次请求之间什么都不记得，每个 id 都必须对上它发出的调用。",
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). The loop ends when a reply has no tool_calls.',
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        "role 为 tool 的消息（{ids}）。等到某次回复里没有 tool_calls，循环才结束。",
     },
     "translate.content": {
         "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: MCP content "
@@ -236,19 +288,44 @@ _MODEL: Texts = {
         "这里全是文字，所以原样传过去。",
     },
     "translate.content.mixed": {
-        "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: {hows}. Only a "
-        "user message carries images or audio, and nothing carries a file: what cannot go as itself goes as a line "
-        "saying what it was, so the model knows something was there.",
-        "zh": "应用把 MCP 客户端交来的内容（{what}）翻译成对话接口能接受的形式：{hows}。只有用户消息能带图片和音频，"
-        "文件则哪条消息都带不了：不能原样发送的，就换成一行说明它是什么，让模型知道那里本来有东西。",
+        "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: "
+        "{hows}. There a user message may carry text, image, audio and file parts, a system or tool "
+        "message text only. This app sends no file part: what cannot go as itself goes as a line saying "
+        "what it was, so the model knows something was there.",
+        "zh": "应用把 MCP "
+        "客户端交来的内容（{what}）翻译成对话接口能接受的形式：{hows}。在这个接口里，用户消息可以带文字、图片、音频和文件，系统消息或工具消息只能带文字。本应用不发送文件：不能原样发送的，就换成一行说明它是什么，让模型知道那里本来有东西。",
     },
     "ask.backfill.adapted": {
-        "en": 'Message 8, the backfill: the conversation again ({messages} messages), with {results} role "tool" '
-        "result(s) quoting {ids}. One thing was changed before sending: the model wrote {path} as null, and the app "
-        'sends "" (OpenAI takes both, some compatible servers refuse null); the hop\'s `adapted` says so beside the body.',
-        "zh": "第 8 条消息，回填：整段对话再发一次（{messages} 条消息），带上 {results} 条 role 为 tool 的结果，引用 {ids}。"
-        '发送之前应用改了一处：模型写的 {path} 是 null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）；'
-        "这一跳的 adapted 字段就记着这处改动。",
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). The loop ends when a reply has no tool_calls. Before '
+        'sending, the app changed one thing, as adapted records: the model\'s null {path} goes as "" '
+        "(OpenAI takes both, some compatible servers refuse null).",
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        "role 为 tool 的消息（{ids}）。等到某次回复里没有 tool_calls，循环才结束。发送之前应用改了一处，adapted 字段记着：模型写的 {path} 是 "
+        'null，应用改成 "" 发出（OpenAI 两种都接受，有些兼容服务器拒绝 null）。',
+    },
+    "ask.backfill.auto": {
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). tool_choice is back to "auto" (it was {before}): '
+        "while forced, the model must call a tool every time, so only now can a reply without "
+        "tool_calls end the loop.",
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        'role 为 tool 的消息（{ids}）。tool_choice 改回了 "auto"（之前是 {before}）：被强制时模型每次都得调用工具，所以只有现在，一次不带 '
+        "tool_calls 的回复才能结束循环。",
+    },
+    "ask.backfill.auto_adapted": {
+        "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
+        "again ({messages} messages), the assistant message with its tool_calls and then one role "
+        '"tool" message per tool_call_id ({ids}). tool_choice is back to "auto" (it was {before}): '
+        "while forced, the model must call a tool every time, so only now can a reply without "
+        "tool_calls end the loop. Before sending, the app changed one thing, as adapted records: the "
+        'model\'s null {path} goes as "" (OpenAI takes both, some compatible servers refuse null).',
+        "zh": "第 8 条消息，回填：模型不记得上一次请求，所以应用把整段对话再发一次（{messages} 条消息）：先是带 tool_calls 的助手消息，再是每个 tool_call_id 各一条 "
+        'role 为 tool 的消息（{ids}）。tool_choice 改回了 "auto"（之前是 {before}）：被强制时模型每次都得调用工具，所以只有现在，一次不带 '
+        'tool_calls 的回复才能结束循环。发送之前应用改了一处，adapted 字段记着：模型写的 {path} 是 null，应用改成 "" 发出（OpenAI '
+        "两种都接受，有些兼容服务器拒绝 null）。",
     },
     "ask.other": {
         "en": "A chat.completions request with {messages} message(s). Every request carries the whole conversation: "
@@ -261,18 +338,44 @@ _MODEL: Texts = {
         "zh": "第 4 条消息：模型没有直接回答，也不执行任何东西，只是请求调用 {name}，参数是字符串 {arguments}"
         "（finish_reason 为 {finish}）。结果必须引用这个调用的 id {id}。",
     },
+    "decide.one.finish": {
+        "en": "Message 4: the model does not answer, and it does not run anything: it asks for {name} with "
+        'the arguments string {arguments}, yet finish_reason is {finish}, not "tool_calls". The app '
+        "goes by the tool_calls the message holds, not by finish_reason; the call's id, {id}, is what "
+        "the result must quote.",
+        "zh": "第 4 条消息：模型没有直接回答，也不执行任何东西，只是请求调用 {name}，参数是字符串 {arguments}，可 finish_reason 却是 {finish}，而不是 "
+        '"tool_calls"。应用看的是消息里有没有 tool_calls，而不是 finish_reason；结果必须引用这个调用的 id {id}。',
+    },
     "decide.parallel": {
         "en": "Parallel calls: one assistant message holds {count} tool_calls ({names}), each with its own id "
         "({ids}). The app may run them side by side; their results are told apart by tool_call_id, not by order.",
         "zh": "并行调用：一条助手消息里有 {count} 个 tool_calls（{names}），各有自己的 id（{ids}）。"
         "应用可以同时执行它们，结果靠 tool_call_id 区分，而不是靠顺序。",
     },
+    "decide.parallel.finish": {
+        "en": "Parallel calls: one assistant message holds {count} tool_calls ({names}), each with its own id "
+        '({ids}), yet finish_reason is {finish}, not "tool_calls". The app goes by the tool_calls the '
+        "message holds, not by finish_reason, and runs them; their results are told apart by "
+        "tool_call_id, not by order.",
+        "zh": "并行调用：一条助手消息里有 {count} 个 tool_calls（{names}），各有自己的 id（{ids}），可 finish_reason 却是 {finish}，而不是 "
+        '"tool_calls"。应用看的是消息里有没有 tool_calls，而不是 finish_reason，照样执行它们；结果靠 tool_call_id 区分，而不是靠顺序。',
+    },
     "answer.after_tools": {
-        "en": "Message 9: with the tool results in front of it, the model writes the answer, “{content}”, with "
-        "finish_reason {finish}. This call read {prompt_tokens} prompt tokens, because the whole conversation was "
-        "sent again.",
-        "zh": "第 9 条消息：看到工具结果后，模型写出回答“{content}”，finish_reason 为 {finish}。这次调用的 "
-        "prompt_tokens 为 {prompt_tokens}，因为整段对话又发了一遍。",
+        "en": "Message 9: with the tool results in front of it, the model writes the answer, “{content}”, "
+        "with finish_reason {finish} and no tool_calls, so the loop ends. This call read "
+        "{prompt_tokens} prompt tokens, and not only because the conversation was sent again: the "
+        "{tools} tool definitions, {share} % of the request's bytes, were sent again too.",
+        "zh": "第 9 条消息：看到工具结果后，模型写出回答“{content}”，finish_reason 为 {finish}，没有 "
+        "tool_calls，循环到此结束。这次调用的输入词元数（prompt_tokens）为 {prompt_tokens}，不只是因为整段对话又发了一遍：{tools} "
+        "个工具定义也又发了一遍，占请求字节的 {share}%。",
+    },
+    "answer.after_tools.no_share": {
+        "en": "Message 9: with the tool results in front of it, the model writes the answer, “{content}”, "
+        "with finish_reason {finish} and no tool_calls, so the loop ends. This call read "
+        "{prompt_tokens} prompt tokens: both the whole conversation and every tool definition were sent "
+        "again.",
+        "zh": "第 9 条消息：看到工具结果后，模型写出回答“{content}”，finish_reason 为 {finish}，没有 "
+        "tool_calls，循环到此结束。这次调用的输入词元数（prompt_tokens）为 {prompt_tokens}：整段对话和每个工具定义都又发了一遍。",
     },
     "answer.after_tools.no_usage": {
         "en": "Message 9: with the tool results in front of it, the model writes the answer, “{content}”, with "
@@ -286,6 +389,12 @@ _MODEL: Texts = {
         "zh": "模型直接回答，没有请求任何工具：“{content}”（finish_reason 为 {finish}）。它拿到了工具，"
         "但自己决定不用，或者 tool_choice 不让它用。",
     },
+    "answer.empty": {
+        "en": "The model ends its turn with finish_reason {finish}, no tool_calls and empty content. The loop "
+        "ends here, as after any reply without tool_calls, but there is no text to show the user.",
+        "zh": "模型以 finish_reason {finish} 结束了这一轮，没有 tool_calls，content 也是空的。和任何不带 tool_calls "
+        "的回复一样，循环到此结束，只是没有文字可以展示给用户。",
+    },
     "response.other": {
         "en": "The model's HTTP response, recorded as it came. Look at choices and finish_reason to see what it "
         "decided.",
@@ -297,22 +406,22 @@ _MODEL: Texts = {
 # --- streamed responses ---------------------------------------------------------------------------------------------
 _STREAM: Texts = {
     "chunk.role": {
-        "en": 'The stream opens: the first chunk only says who is speaking (delta.role "{role}"). There is no text '
-        "and no tool call yet; the message will be built up piece by piece.",
-        "zh": "流开始了：第一个分片只说明谁在说话（delta.role 为 {role}）。还没有文字，也没有工具调用，"
-        "消息要一片一片地拼出来。",
+        "en": 'The stream opens: here the first chunk only says who is speaking (delta.role "{role}"), with '
+        "no text and no tool call yet. That is this recording, not a rule: a provider may put text or "
+        "the start of a call in its first chunk too.",
+        "zh": "流开始了：这里的第一个分块只说明谁在说话（delta.role 为 "
+        "{role}），还没有文字，也没有工具调用。这只是这次录制的情形，并非规定：服务商也可以在第一个分块里就放进文字或工具调用的开头。",
     },
     "chunk.content": {
-        "en": "A content chunk: delta.content brings the next piece of text, “{delta}”. The app appends it to what it "
-        "has; a chunk may stop in the middle of a word.",
-        "zh": "一个内容分片：delta.content 带来下一段文字“{delta}”。应用把它接在已收到的文字后面；"
-        "分片可能在一个词的中间断开。",
+        "en": "A content chunk: delta.content brings the next piece of text, “{delta}”. The app appends it to "
+        "what it has; a chunk may stop in the middle of a word.",
+        "zh": "一个内容分块：delta.content 带来下一段文字“{delta}”。应用把它接在已收到的文字后面；分块可能在一个词的中间断开。",
     },
     "chunk.call_start": {
-        "en": "A tool call begins in the stream: this chunk carries its id {id} and the function name {name}, and no "
-        "arguments yet. Only a call's first chunk has the id; later chunks are matched to it by index.",
-        "zh": "流里开始了一个工具调用：这个分片带来它的 id {id} 和函数名 {name}，还没有参数。"
-        "只有第一个分片带 id，后面的分片靠 index 对应到它。",
+        "en": "A tool call begins in the stream: this chunk carries its id {id} and the function name {name}, "
+        "and no arguments yet. Only a call's first chunk has the id; later chunks are matched to it by "
+        "index.",
+        "zh": "流里开始了一个工具调用：这个分块带来它的 id {id} 和函数名 {name}，还没有参数。只有第一个分块带 id，后面的分块靠 index 对应到它。",
     },
     "chunk.arguments": {
         "en": "An arguments fragment for tool call {index}: “{fragment}”. It is not valid JSON on its own; the app "
@@ -320,16 +429,45 @@ _STREAM: Texts = {
         "zh": "第 {index} 个工具调用的参数片段：“{fragment}”。单看它不是合法 JSON，应用要等最后一个片段到了才能解析参数。",
     },
     "chunk.finish": {
-        "en": "The finishing chunk: an empty delta and finish_reason {finish}. Only here does the app learn whether "
-        "the model wants tools or has finished its answer.",
-        "zh": "结束分片：delta 为空，finish_reason 为 {finish}。应用直到这里才知道模型是要调用工具，还是已经答完了。",
+        "en": "The finishing chunk: an empty delta and finish_reason {finish}, so the message is complete. "
+        "The app did not wait for this to know a tool was called: a call shows in its first "
+        'delta.tool_calls, and the app goes by what the deltas held, since some providers send "stop" '
+        "beside tool_calls.",
+        "zh": "结束分块：delta 为空，finish_reason 为 {finish}，消息到此完整。应用并不是到这里才知道有工具调用：调用在它的第一个 delta.tool_calls "
+        '里就出现了，应用看的是各个 delta 带来了什么，因为有的服务商在 tool_calls 旁边也写 "stop"。',
+    },
+    "chunk.finish.delta": {
+        "en": "The finishing chunk: its delta still brings a last piece, and finish_reason {finish} closes "
+        "the message. The app did not wait for this to know a tool was called: a call shows in its "
+        "first delta.tool_calls, and the app goes by what the deltas held, since some providers send "
+        '"stop" beside tool_calls.',
+        "zh": "结束分块：它的 delta 还带着最后一点内容，finish_reason 为 {finish}，消息到此结束。应用并不是到这里才知道有工具调用：调用在它的第一个 "
+        'delta.tool_calls 里就出现了，应用看的是各个 delta 带来了什么，因为有的服务商在 tool_calls 旁边也写 "stop"。',
+    },
+    "chunk.finish.answer": {
+        "en": "The finishing chunk: an empty delta and finish_reason {finish}, so the message is complete. No "
+        "delta in this stream brought tool_calls, so the app was already reading an answer; it goes by "
+        'what the deltas held, not by finish_reason alone, since some providers send "stop" beside '
+        "tool_calls.",
+        "zh": "结束分块：delta 为空，finish_reason 为 {finish}，消息到此完整。这个流里没有哪个 delta 带来 "
+        "tool_calls，所以应用一直在接收的就是回答；它看的是各个 delta 带来了什么，而不只看 finish_reason，因为有的服务商在 tool_calls 旁边也写 "
+        '"stop"。',
+    },
+    "chunk.finish.answer_delta": {
+        "en": "The finishing chunk: its delta still brings a last piece, and finish_reason {finish} closes "
+        "the message. No delta in this stream brought tool_calls, so the app was already reading an "
+        "answer; it goes by what the deltas held, not by finish_reason alone, since some providers send "
+        '"stop" beside tool_calls.',
+        "zh": "结束分块：它的 delta 还带着最后一点内容，finish_reason 为 {finish}，消息到此结束。这个流里没有哪个 delta 带来 "
+        "tool_calls，所以应用一直在接收的就是回答；它看的是各个 delta 带来了什么，而不只看 finish_reason，因为有的服务商在 tool_calls 旁边也写 "
+        '"stop"。',
     },
     "chunk.usage": {
         "en": "The usage chunk comes after the finish, with no choices: {prompt_tokens} prompt and "
-        "{completion_tokens} completion tokens for the whole streamed response. A stream reports its cost only at "
-        "the end, and only when asked to.",
-        "zh": "用量分片在结束分片之后到达，choices 为空：整个流式响应的 prompt_tokens 为 {prompt_tokens}，"
-        "completion_tokens 为 {completion_tokens}。流式响应只在最后、并且只在请求了时才报告用量。",
+        "{completion_tokens} completion tokens for the whole streamed response. A stream reports its "
+        "cost only at the end, and only when asked to.",
+        "zh": "用量分块在结束分块之后到达，choices 为空：整个流式响应的输入词元数（prompt_tokens）为 {prompt_tokens}，completion_tokens 为 "
+        "{completion_tokens}。流式响应只在最后、并且只在请求了时才报告用量。",
     },
     "chunk.done": {
         "en": "data: [DONE] closes the event stream. It is not JSON and carries nothing; it only tells the client "
@@ -342,10 +480,10 @@ _STREAM: Texts = {
         "zh": "流式响应中的一个事件。流式响应由许多小的 JSON 事件组成，应用把它们拼成一条消息。",
     },
     "assembled.calls": {
-        "en": "The app has joined the chunks into one assistant message: tool_calls {names} with the ids {ids}, "
-        "finish_reason {finish}. It is the same message a response without streaming carries in one piece.",
-        "zh": "应用把分片拼成了一条完整的助手消息：tool_calls 为 {names}，id 为 {ids}，finish_reason 为 {finish}。"
-        "这和非流式响应一次带来的消息完全一样。",
+        "en": "The app has joined the chunks into one assistant message: tool_calls {names} with the ids "
+        "{ids}, finish_reason {finish}. It is the same message a response without streaming carries in "
+        "one piece.",
+        "zh": "应用把分块拼成了一条完整的助手消息：tool_calls 为 {names}，id 为 {ids}，finish_reason 为 {finish}。这和非流式响应一次带来的消息完全一样。",
     },
     "assembled.content": {
         "en": "The app has joined the content deltas into the answer, “{content}” (finish_reason {finish}). "
@@ -384,16 +522,32 @@ _CALL: Texts = {
         "并把不符之处作为 {id} 的结果发回。",
     },
     "call.request": {
-        "en": "Message 6 on the wire: tools/call for {name} with id {id}, the arguments now a JSON object rather than "
-        "a string. The server checks them and runs the function; the reply will carry id {id}.",
-        "zh": "第 6 条消息上了线路：调用 {name} 的 tools/call，id 为 {id}，参数这次是 JSON 对象而不是字符串。"
-        "服务器校验参数后运行函数，回复会带回 id {id}。",
+        "en": "Message 6 on the wire: tools/call for {name} with id {id}, the arguments now a JSON object "
+        "rather than a string. The server looks the tool up, checks the arguments and runs its "
+        "function; the reply will carry id {id}.",
+        "zh": "第 6 条消息发出：调用 {name} 的 tools/call，id 为 {id}，参数这次是 JSON 对象而不是字符串。服务器查到这个工具、校验参数之后运行它的函数，回复会带回 id "
+        "{id}。",
+    },
+    "call.request.checked": {
+        "en": "Message 6 on the wire: tools/call for {name} with id {id}, the arguments now a JSON object "
+        "rather than a string. Before any function runs, the server must find the tool and accept the "
+        "arguments; any reply to this request will carry id {id} and say what the server made of it.",
+        "zh": "第 6 条消息发出：调用 {name} 的 tools/call，id 为 {id}，参数这次是 JSON "
+        "对象而不是字符串。在任何函数运行之前，服务器得先找到这个工具并接受这些参数；对这个请求的任何回复都会带着 id {id}，并说明服务器怎么处理了它。",
+    },
+    "call.request.unlisted": {
+        "en": "Message 6 on the wire: tools/call for {name} with id {id}, though {name} is not among the "
+        "tools the server listed ({listed}). The app passes on the name the model wrote; before "
+        "anything runs, the server must find a tool of that name, and any reply will carry id {id} and "
+        "say what the server made of the request.",
+        "zh": "第 6 条消息发出：调用 {name} 的 tools/call，id 为 {id}，可是服务器列出的工具（{listed}）里并没有 "
+        "{name}。应用照原样传出模型写的名字；在任何东西运行之前，服务器得先找到这个名字的工具，任何回复都会带着 id {id}，并说明服务器怎么处理了这个请求。",
     },
     "call.request.in_flight": {
-        "en": "tools/call for {name} (id {id}) leaves before the earlier calls are answered ({waiting} still open). Several "
-        "requests can be in flight on one connection; each reply will be paired by its id, whatever the order.",
-        "zh": "调用 {name} 的 tools/call（id {id}）发出时，还有 {waiting} 个调用没有收到回复。一条连接上可以同时有"
-        "多个请求在途，无论先后，每个回复都靠 id 配对。",
+        "en": "tools/call for {name} (id {id}) leaves before the earlier calls are answered ({waiting} still "
+        "open). Several requests can be in flight on one connection; each reply will be paired by its "
+        "id, whatever the order.",
+        "zh": "调用 {name} 的 tools/call（id {id}）发出时，还有 {waiting} 个调用没有收到回复。一条连接上可以同时有多个请求在途，无论先后，每个回复都靠 id 配对。",
     },
     "invoke.direct": {
         "en": "Direct mode: the app calls {function} itself, as an ordinary function call in its own process. No "
@@ -401,28 +555,58 @@ _CALL: Texts = {
         "zh": "直接调用模式：应用自己调用 {function}，就是自己进程里的一次普通函数调用。没有 JSON-RPC 帧，"
         "也没有服务器；把这一跳和 MCP 的 tools/call 对比一下。",
     },
+    "invoke.direct.unknown": {
+        "en": "Direct mode: the model asked for {function}, but the app has no function of that name (it has "
+        "{listed}). Nothing is called: the lookup fails in the app's own process, and there is no "
+        "server and no JSON-RPC error to say so.",
+        "zh": "直接调用模式：模型要调用 {function}，但应用里没有这个名字的函数（只有 {listed}）。什么也没有被调用：查找在应用自己的进程里就失败了，这里既没有服务器，也没有 "
+        "JSON-RPC 错误来说明这件事。",
+    },
     "invoke.server": {
-        "en": "Inside the server: the tools/call has been matched to the real function {function}, which runs now. "
-        "This is the articles' message 6, recorded by the server with its own clock.",
-        "zh": "在服务器内部：tools/call 已经对应到真正的函数 {function}，函数此刻开始运行。这就是文章里的第 6 条消息，"
-        "由服务器用自己的时钟记录。",
+        "en": "Reported, not seen on a wire: the server says in its answer's _meta that this tools/call ran "
+        "the real function {function}, timed by its own clock. This is the articles' message 6, rebuilt "
+        "from that report when the answer came and placed before it, not the moment the function "
+        "started.",
+        "zh": "这是服务器的报告，不是在线路上看到的：服务器在回答的 _meta 里说，这次 tools/call 运行了真正的函数 {function}，时间按它自己的时钟。这就是文章里的第 6 "
+        "条消息，是收到回答时根据报告重建、放在回答之前的，并不是函数开始运行的那一刻。",
     },
     "invoke.server.unnamed": {
-        "en": "Inside the server: the tools/call has been matched to a real function, which runs now. This is the "
-        "articles' message 6, recorded by the server with its own clock.",
-        "zh": "在服务器内部：tools/call 已经对应到一个真正的函数，函数此刻开始运行。这就是文章里的第 6 条消息，"
-        "由服务器用自己的时钟记录。",
+        "en": "Reported, not seen on a wire: the server says in its answer's _meta that this tools/call ran a "
+        "real function, timed by its own clock. This is the articles' message 6, rebuilt from that "
+        "report when the answer came and placed before it, not the moment the function started.",
+        "zh": "这是服务器的报告，不是在线路上看到的：服务器在回答的 _meta 里说，这次 tools/call 运行了一个真正的函数，时间按它自己的时钟。这就是文章里的第 6 "
+        "条消息，是收到回答时根据报告重建、放在回答之前的，并不是函数开始运行的那一刻。",
     },
     "result.wire.ok": {
         "en": "The CallToolResult for id {id}: content blocks with the function's output, and isError {is_error}. "
         "The id says which request this answers.",
         "zh": "id {id} 的 CallToolResult：内容块里是函数的输出，isError 为 {is_error}。这个 id 说明它回答的是哪个请求。",
     },
+    "result.wire.structured": {
+        "en": "The CallToolResult for id {id}: content blocks with the function's output as text, the same "
+        "value as JSON in structuredContent, and isError {is_error}. The id says which request this "
+        "answers.",
+        "zh": "id {id} 的 CallToolResult：内容块里是函数输出的文字，structuredContent 里是同一个值的 JSON，isError 为 {is_error}。这个 "
+        "id 说明它回答的是哪个请求。",
+    },
     "result.wire.failed": {
-        "en": "The tool ran and failed, yet the server answers with an ordinary result: isError {is_error}, and the "
-        "reason as text (“{text}”). This is a tool result, not a protocol error, so the model can read it and react.",
-        "zh": "工具运行失败了，但服务器仍然给出普通的结果：isError 为 {is_error}，原因写在文字里（“{text}”）。"
-        "这是工具结果而不是协议错误，模型能读到它并作出反应。",
+        "en": "The call failed, yet the server answers with an ordinary result: isError {is_error}, and the "
+        "reason as text (“{text}”). This is a tool result, not a protocol error, so the model can read "
+        "it and react.",
+        "zh": "调用失败了，但服务器仍然给出普通的结果：isError 为 {is_error}，原因写在文字里（“{text}”）。这是工具结果而不是协议错误，模型能读到它并作出反应。",
+    },
+    "result.wire.raised": {
+        "en": "The function ran and raised, yet the server answers with an ordinary result: isError "
+        "{is_error}, and the reason as text (“{text}”). This is a tool result, not a protocol error, so "
+        "the model can read it and react.",
+        "zh": "函数运行了，但抛出了异常；服务器仍然给出普通的结果：isError 为 {is_error}，原因写在文字里（“{text}”）。这是工具结果而不是协议错误，模型能读到它并作出反应。",
+    },
+    "result.wire.invalid": {
+        "en": "No function ran: the server checked the arguments against the inputSchema first, and they did "
+        "not fit (“{text}”). It still answers with an ordinary result, isError {is_error}, not a "
+        "protocol error, so the model can read why and call again.",
+        "zh": "没有任何函数运行：服务器先用 inputSchema 校验参数，参数不符合（“{text}”）。它仍然给出普通的结果，isError 为 "
+        "{is_error}，而不是协议错误，这样模型能读到原因并重新调用。",
     },
     "rpc.error": {
         "en": "A JSON-RPC error answers id {id}: code {code}, “{message}”. There is no result and no isError here: it "
@@ -431,47 +615,77 @@ _CALL: Texts = {
         "被拒绝的是请求本身，而不是工具执行失败。",
     },
     "result.app.ok": {
-        "en": "Message 7 reaches the app: the client hands over the CallToolResult (isError {is_error}) for "
-        'tool_call_id {id}. The app turns its text into the role "tool" message of the backfill.',
-        "zh": "第 7 条消息到达应用：客户端交出 tool_call_id 为 {id} 的 CallToolResult（isError 为 {is_error}）。"
-        "应用把其中的文字变成回填时 role 为 tool 的消息。",
+        "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), "
+        "which carries no tool_call_id, since MCP never sees one. The app turns its text content into "
+        'the role "tool" message of the backfill.',
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，因为 MCP 从来看不到这个 "
+        "id。应用把其中的文字内容变成回填时 role 为 tool 的消息。",
+    },
+    "result.app.structured": {
+        "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), "
+        "which carries no tool_call_id, since MCP never sees one. The app sends the text content as the "
+        'role "tool" message and leaves structuredContent out, because a tool message carries text only '
+        "and here the text already holds the same value.",
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，因为 MCP 从来看不到这个 "
+        "id。应用把文字内容作为 role 为 tool 的消息发出，不发 structuredContent，因为工具消息只能带文字，而这里的文字已经包含同一个值。",
+    },
+    "result.app.structured_dropped": {
+        "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), "
+        "which carries no tool_call_id, since MCP never sees one. The app sends the text content as the "
+        'role "tool" message and leaves structuredContent out, because a tool message carries text '
+        "only: the model reads what the text says and nothing more.",
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，因为 MCP 从来看不到这个 "
+        "id。应用把文字内容作为 role 为 tool 的消息发出，不发 structuredContent，因为工具消息只能带文字：模型读到的只有这段文字。",
     },
     "result.app.failed": {
-        "en": "The failed result reaches the app for tool_call_id {id}, with isError {is_error}. The app does not "
-        "stop: it passes the error text on as the tool's message, and the model decides what to do.",
-        "zh": "失败的结果交到了应用手里（tool_call_id 为 {id}，isError 为 {is_error}）。应用不会停下，"
-        "而是把错误文字当作工具消息传下去，由模型决定怎么办。",
+        "en": "The failed result reaches the app, isError {is_error}, and like any CallToolResult it carries "
+        "no tool_call_id. The app does not stop: it passes the error text on as the tool's message, and "
+        "the model decides what to do.",
+        "zh": "失败的结果交到了应用手里（isError 为 {is_error}），和所有 CallToolResult 一样，它不带 "
+        "tool_call_id。应用不会停下，而是把错误文字当作工具消息传下去，由模型决定怎么办。",
     },
     "result.app.rpc_error": {
-        "en": "No CallToolResult came back: the client reports JSON-RPC error {code} to the app for tool_call_id "
-        "{id}. There is no isError to read; the app writes the tool message from the error itself, so the model can "
-        "correct its call.",
-        "zh": "没有收到 CallToolResult：客户端把 JSON-RPC 错误 {code} 报告给应用（tool_call_id 为 {id}）。"
-        "这里没有 isError 可读，应用根据错误自己写出工具消息，让模型修正调用。",
+        "en": "No CallToolResult came back: the client reports JSON-RPC error {code} to the app, and the app "
+        "pairs it with tool_call_id {id} itself, since MCP never sees one. There is no isError to read; "
+        "the app writes the tool message from the error, so the model can correct its call.",
+        "zh": "没有收到 CallToolResult：客户端把 JSON-RPC 错误 {code} 报告给应用，由应用自己把它对应到 tool_call_id {id}，因为 MCP 从来看不到这个 "
+        "id。这里没有 isError 可读，应用根据错误写出工具消息，让模型修正调用。",
     },
     "result.direct.ok": {
-        "en": "The function returned, and the value is already in the app's hands (isError {is_error}). The app "
-        'turns it into text for the role "tool" message quoting {id}.',
-        "zh": "函数返回了，值直接就在应用手里（isError 为 {is_error}）。应用把它转成文字，"
-        "放进引用 {id} 的 role 为 tool 的消息。",
+        "en": "The function returned, and the value is already in the app's hands: no CallToolResult, no "
+        'content blocks. The app turns it into text for the role "tool" message quoting {id}.',
+        "zh": "函数返回了，值直接就在应用手里：没有 CallToolResult，也没有内容块。应用把它转成文字，放进引用 {id} 的 role 为 tool 的消息。",
     },
     "result.direct.failed": {
-        "en": "The function raised an exception; the app catches it and marks the result isError {is_error}. The "
-        "message goes to the model as the result of {id}, as an MCP server would send it.",
-        "zh": "函数抛出了异常；应用捕获了它，并把结果标记为 isError {is_error}。这段信息作为 {id} 的结果发给模型，"
-        "和 MCP 服务器的做法一样。",
+        "en": "Calling the function raised an exception, which the app catches and sends as the text of the "
+        'role "tool" message for {id} (“{error}”). A tool message has no error field like MCP\'s '
+        "isError: only these words tell the model that the call failed.",
+        "zh": "调用函数时抛出了异常；应用捕获了它，把它作为 {id} 的 role 为 tool 的消息的文字发出（“{error}”）。工具消息没有 MCP 的 isError "
+        "那样的错误字段：只有这段文字能告诉模型调用失败了。",
+    },
+    "result.direct.unknown": {
+        "en": "No function ran, as the app has none by the name the model wrote; it sends its own error as "
+        'the text of the role "tool" message for {id} (“{error}”). A tool message has no error field '
+        "like MCP's isError: only these words tell the model that the call failed.",
+        "zh": "没有任何函数运行，因为应用里没有模型写的那个名字；应用把自己的错误作为 {id} 的 role 为 tool 的消息的文字发出（“{error}”）。工具消息没有 MCP 的 "
+        "isError 那样的错误字段：只有这段文字能告诉模型调用失败了。",
     },
     "result.server": {
-        "en": "The function has returned inside the server. The server now wraps the value in a CallToolResult "
-        "(content blocks and isError) and sends it to the client under the request's id.",
-        "zh": "函数在服务器内部返回了。服务器接着把返回值包装成 CallToolResult（内容块加 isError），"
-        "带着请求的 id 发给客户端。",
+        "en": "The server reports, in its answer's _meta, that the function returned. It wraps the value in a "
+        "CallToolResult (content blocks, for a tool with an outputSchema also structuredContent, and "
+        "isError) and sends it to the client under the request's id.",
+        "zh": "服务器在回答的 _meta 里报告：函数返回了。它把返回值包装成 CallToolResult（内容块；工具有 outputSchema 时还有 structuredContent；以及 "
+        "isError），带着请求的 id 发给客户端。",
     },
     "result.server.failed": {
-        "en": "The function raised an exception inside the server. The server does not break the session: it answers "
-        "the tools/call with an ordinary CallToolResult whose isError is true, so the model can read the error.",
-        "zh": "函数在服务器内部抛出了异常。服务器不会中断会话，而是用一个普通的 CallToolResult 回答 tools/call，"
-        "其中 isError 为 true，这样模型能读到错误。",
+        "en": "The server reports, in its answer's _meta, that the function raised an exception. That report "
+        "came with the server's answer to the tools/call, which is the next hop.",
+        "zh": "服务器在回答的 _meta 里报告：函数抛出了异常。这份报告是随服务器对 tools/call 的回答一起来的，那个回答就是下一跳。",
+    },
+    "result.server.raised": {
+        "en": "The server reports, in its answer's _meta, that the function raised {error}: “{message}”. That "
+        "report came with the server's answer to the tools/call, which is the next hop.",
+        "zh": "服务器在回答的 _meta 里报告：函数抛出了 {error}：“{message}”。这份报告是随服务器对 tools/call 的回答一起来的，那个回答就是下一跳。",
     },
     "result.other": {
         "en": "A tool's result on its way back to the app. The app will send it to the model as a tool message.",
@@ -488,6 +702,11 @@ _END: Texts = {
         "zh": "第 10 条消息：应用把回答展示给用户：“{content}”。数一数这次的模型请求：每轮工具调用需要一次来做决定，"
         "最后还要一次来写出这个回答。",
     },
+    "answer.shown.empty": {
+        "en": "Message 10: the app shows the answer, and it is empty, because the model's last reply had no "
+        "text. Nothing failed, so no error line takes its place: the app passes on what the model wrote.",
+        "zh": "第 10 条消息：应用展示回答，但它是空的，因为模型最后一次回复没有文字。这里没有出错，所以也没有错误说明来代替它：应用只是把模型写的内容交给用户。",
+    },
     "end.model_failed": {
         "en": "The run ends without an answer because the model call just before it failed. The user gets one line "
         "saying why, in place of the answer; the trace keeps every hop up to the failure.",
@@ -499,6 +718,11 @@ _END: Texts = {
         "is nothing to send back to the model, so the app stops and says why in one line.",
         "zh": "本次运行没有回答：服务器始终没有返回工具的结果。没有结果就没有东西可以回填给模型，"
         "所以应用停下来，用一行文字说明原因。",
+    },
+    "end.server_failed.setup": {
+        "en": "The run ends before the model was asked anything: the MCP server did not answer {method}, so "
+        "the app has no tool list to send. It stops and says why in one line, in place of the answer.",
+        "zh": "本次运行在询问模型之前就结束了：MCP 服务器没有回答 {method}，应用拿不到可以发送的工具清单。它停下来，用一行文字代替回答说明原因。",
     },
     "end.round_limit": {
         "en": "The run stops at its round limit: the model still asked for tools after the last round allowed. The "
@@ -570,22 +794,34 @@ _END: Texts = {
         "up by itself, and there is no result to hand on.",
         "zh": "没有收到回复：调用还没有结束，服务器的连接就关闭了（code 为 {code}）。客户端自行放弃，没有结果可以交出。",
     },
+    "server.closed.setup": {
+        "en": "No answer to {method} came: the server's connection closed before any tool was listed or "
+        "called. The client gives up by itself, and the app has no tools to offer the model.",
+        "zh": "没有收到 {method} 的回复：在列出或调用任何工具之前，服务器的连接就关闭了。客户端自行放弃，应用也就没有工具可以提供给模型。",
+    },
     "server.timeout": {
         "en": "No answer in the time allowed: the client stopped waiting for the server (code {code}). A server that "
         "hangs would hold the run for ever, so the client keeps its own limit.",
         "zh": "在限定时间内没有回复：客户端不再等待服务器（code 为 {code}）。卡住的服务器会让运行永远等下去，"
         "所以客户端有自己的时限。",
     },
+    "server.timeout.setup": {
+        "en": "No answer to {method} in the time allowed: the client stopped waiting for the server before "
+        "any tool was listed or called. A server that never answers would hold the run for ever, so the "
+        "client keeps its own limit.",
+        "zh": "在限定时间内没有收到 {method} 的回复：客户端不再等待服务器，此时还没有列出或调用任何工具。永远不回答的服务器会让运行一直等下去，所以客户端有自己的时限。",
+    },
     "server.http": {
-        "en": "An HTTP exchange with the MCP server failed ({method}). Over Streamable HTTP each JSON-RPC frame rides "
-        "in an HTTP request, so HTTP failures show up beside JSON-RPC ones.",
-        "zh": "与 MCP 服务器的一次 HTTP 交换失败了（{method}）。在 HTTP 传输上，每个 JSON-RPC 帧都装在一个 "
-        "HTTP 请求里，所以 HTTP 失败会和 JSON-RPC 错误出现在一起。",
+        "en": "An HTTP exchange with the MCP server failed ({method}). Over Streamable HTTP the client POSTs "
+        "each of its messages, and the server's come back in that POST's response, as JSON or an SSE "
+        "stream, so HTTP failures show up beside JSON-RPC ones.",
+        "zh": "与 MCP 服务器的一次 HTTP 交换失败了（{method}）。在 HTTP 传输上，客户端用 POST 发出自己的每条消息，服务器的消息则在这个 POST 的响应里返回（一段 "
+        "JSON 或一个 SSE 流），所以 HTTP 失败会和 JSON-RPC 错误出现在一起。",
     },
     "server.broke": {
-        "en": "The server broke the protocol here ({error}): what it sent cannot be taken as JSON-RPC. The client "
-        "ends the session rather than guess.",
-        "zh": "服务器在这里违反了协议（{error}）：它发来的内容不能当作 JSON-RPC。客户端选择结束会话，而不是去猜。",
+        "en": "The server broke the protocol here ({error}): what it sent cannot be taken as JSON-RPC. The "
+        "client gives up on the connection rather than guess.",
+        "zh": "服务器在这里违反了协议（{error}）：它发来的内容不能当作 JSON-RPC。客户端选择放弃这条连接，而不是去猜。",
     },
     "failure.other": {
         "en": "Something went wrong here, and it is recorded where it happened. The payload's error and message say "
@@ -595,19 +831,19 @@ _END: Texts = {
     "replay.divergence": {
         "en": "The replay departs from the recording here (request {request_number}): what the app sent, or what a "
         "tool returned, is not what was recorded. From here on the recording no longer answers for this run.",
-        "zh": "重放在这里偏离了录制（第 {request_number} 次请求）：应用发出的内容或工具返回的结果与录制时不同。"
+        "zh": "回放在这里偏离了录制（第 {request_number} 次请求）：应用发出的内容或工具返回的结果与录制时不同。"
         "从这里开始，录制不再能代表这次运行。",
     },
     "replay.divergence.tool": {
         "en": "The replay departs from the recording here: the result for tool_call_id {tool_call_id} is not what was "
         "recorded. A tool that answers differently makes every later step differ too.",
-        "zh": "重放在这里偏离了录制：tool_call_id 为 {tool_call_id} 的结果与录制时不同。"
+        "zh": "回放在这里偏离了录制：tool_call_id 为 {tool_call_id} 的结果与录制时不同。"
         "工具的回答一变，之后的每一步也都会跟着变。",
     },
     "replay.divergence.plain": {
         "en": "The replay departs from the recording here: what the app sent, or what a tool returned, is not what was "
         "recorded. The payload's divergence says where.",
-        "zh": "重放在这里偏离了录制：应用发出的内容或工具返回的结果与录制时不同。载荷中的 divergence 说明了差在哪里。",
+        "zh": "回放在这里偏离了录制：应用发出的内容或工具返回的结果与录制时不同。载荷中的 divergence 说明了差在哪里。",
     },
 }
 
