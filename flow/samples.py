@@ -83,8 +83,8 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "tool-error",
-        "工具执行失败 · isError",
-        "A tool that fails · isError",
+        "工具执行失败",
+        "A tool that fails",
         "天气工具没有火星的数据而抛出异常。MCP 服务器不把它当成协议错误，而是返回 isError: true 的结果，模型读到错误文字后据此回答。",
         "The weather tool has no data for Mars and raises. The MCP server does not treat this as a protocol error: it "
         "returns a result with isError: true, and the model reads the error text and answers from it.",
@@ -92,8 +92,8 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "unknown-tool",
-        "调用不存在的工具 · 协议错误",
-        "Calling a tool that does not exist · protocol error",
+        "调用不存在的工具",
+        "Calling a tool that does not exist",
         "模型编造了一个工具名 get_current_weather。服务器用 JSON-RPC 错误 -32602 回答（协议错误，不是工具结果），"
         "应用把错误作为 tool 消息交回模型，模型改用正确的名字重试。",
         "The model invents a tool name, get_current_weather. The server answers with JSON-RPC error -32602 (a protocol "

@@ -82,3 +82,30 @@ def test_the_language_button_redraws_the_closing_view(browser, tmp_path):
     expect(page.locator(".fv-closing")).to_contain_text("json.loads")
     assert not page.errors, page.errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def test_a_samples_note_waits_for_the_closing_view_while_it_has_questions(browser, tmp_path):
+    """tool-error's note says the server answers isError: true, which its questions ask a class to predict: with the
+    questions on, the title bar shows the title only and the note opens the closing view; without them, the title
+    bar has it as before."""
+    from flow.trace.questions import questions_for
+
+    source = ROOT / "sample_traces" / "tool-error.json"
+    trace = load_trace(source)
+    note = trace.meta.note["en"]
+    assert "isError" in note
+    with_questions = tmp_path / "asked.html"
+    with_questions.write_text(to_html(trace, lang="en", questions=questions_for(source)), encoding="utf-8")
+    page = _open(browser, with_questions, (1280, 720))
+    title = page.locator(".fv-title")
+    expect(title).to_contain_text(trace.meta.title["en"])
+    expect(title).not_to_contain_text("isError")  # neither the note nor the title tells what the server answers
+    page.keyboard.press("End")
+    page.locator(f"[data-flow-viewer][data-current='{len(trace.hops)}']").wait_for()
+    page.locator(".fv-closing-open").click()
+    expect(page.locator(".fv-closing-note")).to_have_text(note)
+    bare = tmp_path / "bare.html"
+    bare.write_text(to_html(trace, lang="en"), encoding="utf-8")
+    page = _open(browser, bare, (1280, 720))
+    expect(page.locator(".fv-title")).to_contain_text("isError")
+    assert not page.errors  # type: ignore[attr-defined]

@@ -430,7 +430,8 @@ class Viewer {
   texts() {
     const ui = this.ui;
     const L = this.lang;
-    const note = this.bundle.note[L] || '';
+    // A sample's note tells what its questions ask: with questions it waits for the closing view.
+    const note = this.noteHeld() ? '' : this.bundle.note[L] || '';
     this.titleEl.replaceChildren(...[h('b', { text: this.bundle.title[L] || '' }), note ? h('span', { text: ' — ' + note }) : null].filter(Boolean));
     this.titleEl.title = note;
     this.prevBtn.textContent = '◀ ' + ui.prev[L];
@@ -481,9 +482,15 @@ class Viewer {
     this.painted = -1;
   }
 
+  noteHeld() {
+    return !!this.bundle.closing && this.bundle.hops.some((hop) => hop.question);
+  }
+
   paintClosing() {
     const c = this.bundle.closing[this.lang];
     const parts = [];
+    const note = this.noteHeld() ? this.bundle.note[this.lang] || '' : '';
+    if (note) parts.push(h('p', { class: 'fv-closing-note', text: note }));
     if (c.notice) parts.push(h('p', { class: 'fv-closing-notice', text: c.notice }));
     // Two columns on a wide screen: the questions and the roles, then the cost and the choice.
     const columns = [h('div', { class: 'fv-closing-col' }), h('div', { class: 'fv-closing-col' })];
