@@ -5,6 +5,8 @@ definitions' share of them, what MCP adds per session and per question, what it 
 the two diagrams side by side, each message level with the same message of the other. Below: the figures that do not
 depend on noise, and the messages one by one. No times: one run's milliseconds are noise."""
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -63,6 +65,32 @@ with chart_col:
     )
     st.bar_chart(sizes.rename(columns=column_names(lang)), height=220, horizontal=True)
     st.caption(t("no_times", lang))
+
+st.subheader(t("tool_cost_heading", lang))
+
+
+@st.cache_data(show_spinner=False)
+def _tool_cost() -> list[Any]:
+    """Prompt tokens per model request at 4 to 40 tools, from mock runs made once per process (about a second)."""
+    return flow.tool_cost_points(flow.tool_cost_traces())
+
+
+with st.spinner(t("running", lang)):
+    cost = _tool_cost()
+first = {(p.server, p.tools): p.prompt_tokens for p in cost if p.request == 1}
+most = max(p.tools for p in cost)
+st.vega_lite_chart(flow.tool_cost_chart(cost, lang=lang), width="stretch", height=260)
+st.caption(
+    t(
+        "tool_cost_caption",
+        lang,
+        direct=first[("", 4)],
+        mcp=first[("weather-demo", 4)],
+        most=most,
+        most_tokens=first[("ops-demo", most)],
+        fewest_tokens=first[("ops-demo", 4)],
+    )
+)
 
 st.subheader(t("by_step", lang))
 steps_table = pd.DataFrame(per_step(a.trace, b.trace, lang=lang)).drop(columns=["step"])

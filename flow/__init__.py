@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from flow.rooms.page import qr_svg
     from flow.rooms.store import RoomError, RoomKeys, RoomView
     from flow.runs import run, run_flow
-    from flow.samples import SAMPLES
+    from flow.samples import SAMPLES, tool_cost_traces
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
     from flow.servers.spec import Era, ServerSpec
     from flow.text.errors import PROVIDER_NOTES, FlowError, sending_line
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from flow.views.html import to_html
     from flow.views.labels import short_label
     from flow.views.table import focus_view, hop_dataframe, hop_rows, hop_table, summary_line
+    from flow.views.tool_cost import tool_cost_chart, tool_cost_points
     from flow.views.viewer import (
         bundle_json,
         part_trace,
@@ -73,7 +74,7 @@ _HOME = {
     "qr_svg": "flow.rooms.page",
     **dict.fromkeys(("room_store", "rooms_served"), "flow.rooms"),
     **dict.fromkeys(("run", "run_flow"), "flow.runs"),
-    "SAMPLES": "flow.samples",
+    **dict.fromkeys(("SAMPLES", "tool_cost_traces"), "flow.samples"),
     **dict.fromkeys(
         ("DEMO", "ServerConfigError", "allow_typed_commands", "built_in_servers", "configured_servers"),
         "flow.servers.config",
@@ -103,6 +104,7 @@ _HOME = {
         ("bundle_json", "part_trace", "trace_digest", "viewer_bundle", "viewer_css", "viewer_js", "viewer_parts"),
         "flow.views.viewer",
     ),
+    **dict.fromkeys(("tool_cost_chart", "tool_cost_points"), "flow.views.tool_cost"),
     "WarmSession": "flow.warm",
 }
 
@@ -198,6 +200,9 @@ __all__ = [
     "to_dot",
     "to_html",
     "to_otlp_json",
+    "tool_cost_chart",
+    "tool_cost_points",
+    "tool_cost_traces",
     "trace_digest",
     "viewer_bundle",
     "viewer_css",

@@ -350,9 +350,11 @@ TOOL_COST_SIZES = (4, 10, 20, 30, 40)
 
 def tool_cost_traces(sizes: tuple[int, ...] = TOOL_COST_SIZES, *, question: str = BEIJING) -> list[Trace]:
     """Runs for the tool-cost chart, made now with the mock model: the question through the many-tools server at
-    each size (MCP), and in direct mode with its four functions (function calling)."""
+    each size (MCP), and through the demo server and in direct mode with its four functions (function calling)."""
     model, options = ModelConfig(model="mock"), RunOptions(transport="memory")
     traces = [run_many_tools(question, n, options=options, model=model) for n in sizes]
+    # the demo's four tools both ways: the model is sent the same function definitions through MCP and in direct mode
+    traces.append(run(question, options=options, model=model).trace)
     traces.append(run(question, options=RunOptions(transport="memory", mode="direct"), model=model).trace)
     return traces
 

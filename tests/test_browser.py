@@ -96,9 +96,9 @@ def test_switching_language_keeps_what_was_chosen_on_the_run_page(browser, app_u
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.goto(f"{app_url}/run")
-    page.locator(".st-key-mode_en").get_by_text("Direct function calling").click()
+    page.locator(".st-key-mode_en").get_by_text("Direct mode (function calling, no MCP)").click()
     page.locator(".st-key-lang_choice").get_by_text("中文").click()
-    expect(page.locator(".st-key-mode_zh")).to_contain_text("直接函数调用")
+    expect(page.locator(".st-key-mode_zh")).to_contain_text("直接调用模式")
     expect(page.locator(".st-key-mode_zh input[type='radio']").nth(1)).to_be_checked()
     page.locator(".st-key-run button").click()
     expect(_header(page)).to_contain_text("第 1/11 跳")  # a direct-mode run has 11 hops; MCP has 20

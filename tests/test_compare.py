@@ -135,7 +135,7 @@ def test_the_figures_hold_no_times_and_match_the_traces():
         names = [r["figure"] for r in summary_rows(a, b, lang=lang)]
         assert not [n for n in names if "ms" in n or "耗时" in n or "毫秒" in n], names
     zh = [r["figure"] for r in summary_rows(a, b, lang="zh")]
-    assert {"输入词元数 (prompt_tokens)（模型报告）", "工具定义的词元数（估算）"} <= set(zh)
+    assert {"输入词元数（prompt_tokens，模型报告）", "工具定义的词元数（估算）"} <= set(zh)
     assert not [n for n in zh if "提示词" in n or " token" in n]  # the glossary: 词元, and prompt_tokens shares no 提示
     rows = {r["figure"]: (r["A"], r["B"]) for r in summary_rows(a, b, lang="en")}
     assert rows["hops"] == (len(a.hops), len(b.hops))

@@ -26,19 +26,28 @@ def made_now() -> list[ToolCostPoint]:
 
 def test_prompt_tokens_rise_with_the_tool_count_in_runs_made_now(made_now):
     for request in (1, 2):
-        mcp = sorted((p.tools, p.prompt_tokens) for p in made_now if p.mode == "mcp" and p.request == request)
+        mcp = sorted((p.tools, p.prompt_tokens) for p in made_now if p.server == "ops-demo" and p.request == request)
         assert [n for n, _ in mcp] == list(TOOL_COST_SIZES)
         tokens = [t for _, t in mcp]
         assert tokens == sorted(tokens) and len(set(tokens)) == len(tokens), mcp
     # Each request of a run pays for every definition again: the backfill costs more than the first request.
-    first = {p.tools: p.prompt_tokens for p in made_now if p.mode == "mcp" and p.request == 1}
-    backfill = {p.tools: p.prompt_tokens for p in made_now if p.mode == "mcp" and p.request == 2}
+    first = {p.tools: p.prompt_tokens for p in made_now if p.server == "ops-demo" and p.request == 1}
+    backfill = {p.tools: p.prompt_tokens for p in made_now if p.server == "ops-demo" and p.request == 2}
     assert all(backfill[n] > first[n] for n in first)
 
 
 def test_the_definitions_are_most_of_a_forty_tool_request_and_their_share_grows(made_now):
-    shares = [p.tool_share for p in sorted(made_now, key=lambda p: p.tools) if p.mode == "mcp" and p.request == 1]
+    shares = [
+        p.tool_share for p in sorted(made_now, key=lambda p: p.tools) if p.server == "ops-demo" and p.request == 1
+    ]
     assert shares == sorted(shares) and shares[-1] > 0.9
+
+
+def test_the_runs_made_now_put_the_demos_four_tools_through_mcp_and_direct_mode_at_one_point(made_now):
+    """The chart's function-calling point and the weather demo's MCP point are the same request: the model is sent
+    the same function definitions either way (what MCP changes is where they come from)."""
+    first = {(p.mode, p.server): p.prompt_tokens for p in made_now if p.request == 1 and p.tools == 4}
+    assert first[("direct", "")] == first[("mcp", "weather-demo")]
 
 
 def test_function_calling_and_mcp_send_the_model_the_same_first_request_at_four_tools():
@@ -69,6 +78,10 @@ def test_the_chart_is_a_vega_lite_spec_with_its_data_inline_and_no_address(made_
     ways = {v["way"] for v in spec["data"]["values"]}
     if lang == "zh":
         assert spec["encoding"]["y"]["title"] == "输入词元数（prompt_tokens）"
-        assert ways == {"MCP", "函数调用（直接调用模式）"} and "提示" not in json.dumps(spec, ensure_ascii=False)
+        assert ways == {
+            "MCP · ops-demo",
+            "MCP · weather-demo",
+            "函数调用（直接调用模式）",
+        } and "提示" not in json.dumps(spec, ensure_ascii=False)
     else:
-        assert ways == {"MCP", "function calling (direct mode)"}
+        assert ways == {"MCP · ops-demo", "MCP · weather-demo", "function calling (direct mode)"}

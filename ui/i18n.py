@@ -21,7 +21,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "examples": {"zh": "示例问题", "en": "Example questions"},
     "mode": {"zh": "模式", "en": "Mode"},
     "mode_mcp": {"zh": "MCP（客户端 + 服务器）", "en": "MCP (client + server)"},
-    "mode_direct": {"zh": "直接函数调用", "en": "Direct function calling"},
+    "mode_direct": {"zh": "直接调用模式（函数调用，无 MCP）", "en": "Direct mode (function calling, no MCP)"},
     "model": {"zh": "模型", "en": "Model"},
     "backend_mock": {"zh": "离线模拟模型", "en": "Offline mock model"},
     "backend_provider": {"zh": "OpenAI 兼容服务", "en": "OpenAI-compatible provider"},
@@ -187,7 +187,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "overview": {"zh": "全程概览", "en": "Overview"},
     "whole_trace": {"zh": "显示全部（不截取窗口）", "en": "Show all hops (no window)"},
     # compare
-    "compare_title": {"zh": "直接函数调用与 MCP 对比", "en": "Direct function calling vs MCP"},
+    "compare_title": {"zh": "直接调用模式与 MCP 对比", "en": "Direct mode vs MCP"},
     "diagram_alt": {"zh": "{name} 的时序图", "en": "Sequence diagram of {name}"},
     "trace_a": {"zh": "A", "en": "A"},
     "trace_b": {"zh": "B", "en": "B"},
@@ -200,6 +200,16 @@ TEXT: dict[str, dict[Lang, str]] = {
     "figures": {"zh": "数字对比", "en": "Figures"},
     "by_step": {"zh": "逐条消息对照（消息编号同原文）", "en": "Message by message (numbered as in the articles)"},
     "chart_bytes": {"zh": "发给模型的字节数", "en": "Bytes sent to the model"},
+    "tool_cost_heading": {"zh": "工具越多，每次请求越贵", "en": "More tools, dearer requests"},
+    "tool_cost_caption": {
+        "zh": "用模拟模型现场跑出来的数字。演示服务器的 4 个工具：直接调用模式第 1 次请求 {direct} 个输入词元，"
+        "经 MCP 也是 {mcp} 个：模型收到的函数定义一模一样。有 40 个工具的 ops-demo 服务器：4 个工具时 {fewest_tokens} 个，"
+        "{most} 个工具时 {most_tokens} 个，而且每次请求都要再付一遍。MCP 改变的是谁来维护这些定义，不是模型收到多少。",
+        "en": "Figures from mock runs made just now. The demo server's 4 tools: direct mode's first request has {direct} "
+        "prompt tokens, through MCP {mcp}: the model gets the same function definitions. The 40-tool ops-demo server: "
+        "{fewest_tokens} at 4 tools, {most_tokens} at {most}, paid again on every request. MCP changes who maintains "
+        "the definitions, not how much the model is sent.",
+    },
     "compare_heading": {"zh": "直接调用模式与 MCP 对比", "en": "Direct mode vs MCP"},
     # hops
     "hops_title": {"zh": "全部消息", "en": "All hops"},
@@ -213,7 +223,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "choose": {"zh": "请选择", "en": "Choose options"},
     "run_title_item": {"zh": "第 {n} 次运行 · {mode} · {question}", "en": "#{n} {mode} · {question}"},
     "mode_short_mcp": {"zh": "MCP", "en": "MCP"},
-    "mode_short_direct": {"zh": "直接函数调用", "en": "direct"},
+    "mode_short_direct": {"zh": "直接调用模式", "en": "direct mode"},
     "download_table": {"zh": "下载此表（CSV）", "en": "Download this table (CSV)"},
 }
 

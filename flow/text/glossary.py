@@ -31,7 +31,11 @@ GLOSSARY: tuple[Term, ...] = (
     Term("prompt_tokens: what the request's input counted", "输入词元数", "prompt tokens", (r"提示词元",)),
     Term("a token of the model's input or output", "词元", "token", ()),
     Term(
-        "running the tools in the app's own process, no MCP", "直接调用模式", "direct mode", (r"直接模式", r"直连模式")
+        "running the tools in the app's own process, no MCP",
+        "直接调用模式",
+        "direct mode",
+        (r"直接模式", r"直连模式", r"直接函数调用"),
+        (r"direct function calling",),
     ),
     Term("the articles' phase zero, before any message", "阶段零", "phase zero", (r"第\s*0\s*阶段",)),
     Term("playing a saved trace again", "回放", "replay", (r"重放",)),

@@ -143,7 +143,7 @@ MESSAGE_NAMES: dict[str, dict[Lang, str]] = {
 
 
 COMPARE_TEXT: dict[str, dict[Lang, str]] = {
-    "direct": {"en": "direct function calling", "zh": "直接函数调用"},
+    "direct": {"en": "direct mode", "zh": "直接调用模式"},
     "mcp": {"en": "MCP", "zh": "MCP"},
     "side": {"en": "{side}", "zh": "{side}"},
     "setup": {"en": "session set-up of {n} frames ({detail})", "zh": "会话建立 {n} 帧（{detail}）"},

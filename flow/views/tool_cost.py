@@ -21,6 +21,7 @@ class ToolCostPoint:
 
     source: str  # the sample's name, or the question
     mode: Mode
+    server: str  # the MCP server that listed the tools; "" in direct mode (the app's own functions)
     request: int  # 1 for the first request of its run, 2 for the next (a backfill), ...
     tools: int
     prompt_tokens: int  # as the model reported it in the response's usage
@@ -44,6 +45,8 @@ def tool_cost_points(traces: Iterable[Trace]) -> list[ToolCostPoint]:
     for trace in traces:
         mode: Mode = "direct" if trace.meta.mode == "direct" else "mcp"
         source = trace.meta.sample or trace.meta.question
+        named = (trace.meta.server or {}).get("name") if mode == "mcp" else None
+        server = named if isinstance(named, str) else ""
         body: dict[str, Any] | None = None
         n = 0
         for hop in trace.hops:
@@ -58,6 +61,7 @@ def tool_cost_points(traces: Iterable[Trace]) -> list[ToolCostPoint]:
                     ToolCostPoint(
                         source=source,
                         mode=mode,
+                        server=server,
                         request=n,
                         tools=len(tools),
                         prompt_tokens=tokens,
@@ -79,7 +83,7 @@ _WORDS: dict[str, dict[Lang, str]] = {
     "mode": {"zh": "方式", "en": "way"},
     "request": {"zh": "第几次请求", "en": "request"},
     "direct": {"zh": "函数调用（直接调用模式）", "en": "function calling (direct mode)"},
-    "mcp": {"zh": "MCP", "en": "MCP"},
+    "mcp": {"zh": "MCP · {server}", "en": "MCP · {server}"},
     "share": {"zh": "工具定义占请求字节", "en": "tool definitions' share of the bytes"},
     "source": {"zh": "来源", "en": "from"},
 }
@@ -93,12 +97,13 @@ def _request_label(n: int, lang: Lang) -> str:
 
 def tool_cost_chart(points: Iterable[ToolCostPoint], *, lang: Lang = "en") -> dict[str, Any]:
     """A Vega-Lite spec: prompt tokens (y) against the number of tools (x), one line per way of giving the model
-    its tools and per request of a run; its data is `points`, inline."""
+    its tools (and per MCP server: the same four tools through MCP and in direct mode are one point) and per request
+    of a run; its data is `points`, inline."""
     w = {key: words[lang] for key, words in _WORDS.items()}
     values = [
         {
             **asdict(p),
-            "way": w[p.mode],
+            "way": w[p.mode].format(server=p.server),
             "request_label": _request_label(p.request, lang),
             "share": round(p.tool_share, 3),
         }
