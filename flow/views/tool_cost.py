@@ -110,9 +110,14 @@ def tool_cost_chart(points: Iterable[ToolCostPoint], *, lang: Lang = "en") -> di
         for p in points
     ]
     encoding: dict[str, Any] = {
-        "x": {"field": "tools", "type": "quantitative", "title": w["tools"]},
+        "x": {
+            "field": "tools",
+            "type": "quantitative",
+            "title": w["tools"],
+            "axis": {"values": sorted({v["tools"] for v in values})},  # the sizes measured, not every integer
+        },
         "y": {"field": "prompt_tokens", "type": "quantitative", "title": w["tokens"]},
-        "color": {"field": "way", "type": "nominal", "title": w["mode"]},
+        "color": {"field": "way", "type": "nominal", "title": w["mode"], "legend": {"labelLimit": 320}},
         "strokeDash": {"field": "request_label", "type": "nominal", "title": w["request"]},
         "shape": {"field": "request_label", "type": "nominal", "title": w["request"]},
         "tooltip": [
