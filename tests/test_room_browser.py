@@ -123,6 +123,20 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     _shot(laptop, "room-follower-revealed-en-1280x720.png")
     _shot(phone, "room-phone-revealed-en-360x740.png")
 
+    # The teacher opens the closing view after the last hop: the class sees it too, and leaves it with the teacher.
+    last = len(SAMPLE.hops) - 1
+    _teacher_goto(teacher, last)
+    teacher.locator(".fv-closing-open").click()
+    for page in (teacher, laptop, phone):
+        expect(page.locator("[data-flow-viewer]")).to_have_attribute("data-closing", "1", timeout=FOLLOW_MS)
+    expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
+    _shot(phone, "room-phone-closing-en-360x740.png")
+    teacher.evaluate("() => window.__viewer.prev()")
+    for page in (laptop, phone):
+        expect(page.locator("[data-flow-viewer]")).not_to_have_attribute("data-closing", "1", timeout=FOLLOW_MS)
+        _at(page, last + 1)
+    _teacher_goto(teacher, ASKED)
+
     # The teacher switches to Chinese: the followers' screens do too.
     teacher.locator(".st-key-lang_choice").get_by_text("中文").click()
     for page in (laptop, phone):

@@ -411,3 +411,21 @@ def test_the_operator_sets_what_one_address_may_for_a_class_behind_one_address()
     ) and got.client_joins_per_s == Limits().client_joins_per_s
     for odd in ("0", "-3", "²", "1e3", "9" * 40, "many"):
         assert limits_from({PER_ADDRESS_ENV: odd}) == Limits()
+
+
+def test_the_closing_view_is_part_of_the_teachers_view():
+    """The teacher opens the closing view after the last hop: a follower joining now is told so, and back on a hop
+    it is closed again (a view without the field, as an older page posts it, is a hop)."""
+
+    async def main() -> None:
+        store = MemoryRooms()
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        await store.move(room.code, room.key, _view(HOPS - 1, closing=True))
+        _, snap = await store.join(room.code, None)
+        assert snap.view == RoomView(index=HOPS - 1, quiz=True, closing=True)
+        assert snap.view.to_json()["closing"] is True
+        await store.move(room.code, room.key, _view(HOPS - 1))
+        _, snap = await store.join(room.code, None)
+        assert snap.view.closing is False
+
+    asyncio.run(main())

@@ -895,5 +895,9 @@ class RedisRooms:
 def _view(text: str) -> RoomView:
     data = json.loads(text)
     return RoomView(
-        index=int(data["index"]), lang=data["lang"], quiz=bool(data["quiz"]), captions=bool(data["captions"])
+        index=int(data["index"]),
+        lang=data["lang"],
+        quiz=bool(data["quiz"]),
+        captions=bool(data["captions"]),
+        closing=bool(data.get("closing")),
     )

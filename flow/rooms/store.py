@@ -184,9 +184,16 @@ class RoomView:
     lang: Lang = "zh"
     quiz: bool = False
     captions: bool = False
+    closing: bool = False  # the closing view, the step after the last hop, is open
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "lang": self.lang, "quiz": self.quiz, "captions": self.captions}
+        return {
+            "index": self.index,
+            "lang": self.lang,
+            "quiz": self.quiz,
+            "captions": self.captions,
+            "closing": self.closing,
+        }
 
 
 def within(view: RoomView, hops: int) -> RoomView:
@@ -195,7 +202,8 @@ def within(view: RoomView, hops: int) -> RoomView:
 
 
 def view_from(data: Any, hops: int) -> RoomView:
-    """A posted view, checked: an object with an index into the trace, a language, two switches."""
+    """A posted view, checked: an object with an index into the trace, a language, two switches, and whether the
+    closing view is open."""
     if not isinstance(data, Mapping):
         raise RoomError(
             400,
@@ -208,7 +216,13 @@ def view_from(data: Any, hops: int) -> RoomView:
     lang = data.get("lang", "zh")
     if lang not in LANGS:
         raise RoomError(400, "lang is zh or en", "lang 应为 zh 或 en")
-    return RoomView(index=index, lang=lang, quiz=bool(data.get("quiz")), captions=bool(data.get("captions")))
+    return RoomView(
+        index=index,
+        lang=lang,
+        quiz=bool(data.get("quiz")),
+        captions=bool(data.get("captions")),
+        closing=bool(data.get("closing")),
+    )
 
 
 EventKind = Literal["view", "tally", "joined", "reveal", "teacher", "closed", "ping"]

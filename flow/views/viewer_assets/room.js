@@ -105,14 +105,14 @@ class RoomLink {
 
   view() {
     const v = this.v;
-    return { index: v.index, lang: v.lang, quiz: !!v.quiz.on, captions: !!v.routeStrip.captions };
+    return { index: v.index, lang: v.lang, quiz: !!v.quiz.on, captions: !!v.routeStrip.captions, closing: !!v.closing };
   }
 
   changed() {
     // The viewer moved or a toggle changed: the teacher posts; a follower checks whether it left the teacher.
     if (this.role === 'teacher') { this.post(); return; }
     if (this.applying || !this.teacher) return;
-    const here = this.v.index === this.teacher.index;
+    const here = this.v.index === this.teacher.index && !!this.v.closing === !!this.teacher.closing;
     if (here !== this.following) { this.following = here; this.texts(); }
   }
 
@@ -203,7 +203,10 @@ class RoomLink {
     try {
       if (!!v.quiz.on !== view.quiz) v.quiz.setOn(view.quiz);
       if (!!v.routeStrip.captions !== view.captions) v.routeStrip.setCaptions(view.captions);
-      if (this.following) v.goto(view.index);
+      if (this.following) {
+        if (!view.closing || v.index !== view.index) v.goto(view.index);
+        if (view.closing) v.showClosing(); // the step after the last hop, as the teacher has it
+      }
     } finally {
       this.applying = false;
     }

@@ -471,6 +471,7 @@ class Viewer {
     if (this.playing) this.stop();
     this.el.classList.add('fv-closed');
     this.paintClosing();
+    if (this.room) this.room.changed();
     return true;
   }
 
@@ -480,6 +481,7 @@ class Viewer {
     this.el.classList.remove('fv-closed');
     this.el.dataset.closing = '';
     this.painted = -1;
+    if (this.room) this.room.changed();
   }
 
   noteHeld() {
