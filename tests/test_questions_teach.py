@@ -110,11 +110,12 @@ def test_no_hop_before_a_question_states_its_answer(sample, phrase, en, zh, said
 
 
 def test_the_moved_questions_are_asked_before_the_hop_that_told_their_answer():
-    """tool-error and tool-choice-required: asked before the server's own tool.result (hop 15), which says
-    isError is true; unknown-tool: before its tools/call, not at the error after it."""
+    """tool-error and tool-choice-required: asked before the server's own tool.result (hop 15), and no hop before
+    it speaks of isError; unknown-tool: before its tools/call, not at the error after it."""
     for sample in ("tool-error", "tool-choice-required"):
         trace, index, _ = _question_at(sample, Anchor(7, "tool.result"))
-        assert trace.hops[index].kind == "tool.result" and "isError" in teaching_texts(trace.hops, "en")[index]
+        told = teaching_texts(trace.hops, "en")
+        assert trace.hops[index].kind == "tool.result" and not any("isError" in t for t in told[:index])
         assert not any(q.at == Anchor(7, "mcp.response") for q in questions_for(trace).values())
     trace, index, q = _question_at("unknown-tool", Anchor(6, "mcp.request"))
     assert trace.hops[index + 1].kind == "mcp.error" and q.choices[q.answer - 1]["en"].startswith("a JSON-RPC error")

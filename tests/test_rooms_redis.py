@@ -170,7 +170,7 @@ def test_create_serves_the_bundles_and_a_join_gives_a_token_that_is_reused(make:
         assert await store.bundle(keys.code, "zh") == BUNDLES["zh"]
         token, snap = await store.join(keys.code, None)
         assert snap.to_json() == {
-            "view": {"index": 0, "lang": "zh", "quiz": False, "captions": False},
+            "view": {"index": 0, "lang": "zh", "quiz": False, "captions": False, "closing": False},
             "round": 1,
             "hops": HOPS,
             "revealed": {},
@@ -214,6 +214,7 @@ def test_a_follower_follows_a_move_with_growing_ids(make: Make) -> None:
             "lang": "en",
             "quiz": True,
             "captions": False,
+            "closing": False,
         }
         _, snap = await store.join(keys.code, None)
         assert snap.view == RoomView(index=1, lang="zh", quiz=False, captions=True)
@@ -242,7 +243,7 @@ def test_a_reconnecting_follower_catches_up_after_its_last_event(make: Make) -> 
         behind = await store.listen(keys.code, ids[0], tallies=False)
         got = [await nxt(behind) for _ in range(3)]
         assert [{k: v for k, v in e.to_json().items() if k != "id"} for e in got] == [
-            {"kind": "view", "round": 1, "index": 2, "lang": "en", "quiz": False, "captions": False},
+            {"kind": "view", "round": 1, "index": 2, "lang": "en", "quiz": False, "captions": False, "closing": False},
             {"kind": "teacher", "here": False},
             {"kind": "reveal", "index": 1, "counts": [0, 0, 0]},
         ]
@@ -492,7 +493,7 @@ def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
         moved = await nxt(stream)
         assert (moved.kind, moved.data) == (
             "view",
-            {"round": 2, "index": 4, "lang": "zh", "quiz": False, "captions": False},
+            {"round": 2, "index": 4, "lang": "zh", "quiz": False, "captions": False, "closing": False},
         )
         assert await store.bundle(keys.code, "en", 2) == other["en"]
         with pytest.raises(RoomError) as exc:
@@ -929,7 +930,7 @@ def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis
         assert got == [
             f"id: {moved.json()['id']}",
             "event: view",
-            'data: {"round":1,"index":2,"lang":"en","quiz":false,"captions":false}',
+            'data: {"round":1,"index":2,"lang":"en","quiz":false,"captions":false,"closing":false}',
         ]
         wrong = httpx.post(f"{b}/room/{keys.code}/view", json={"index": 1}, headers={"X-Room-Key": "no"}, timeout=5)
         assert (wrong.status_code, wrong.json()) == (403, not_teacher().to_json())
