@@ -340,12 +340,3 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
 
 
 """Compare's sentences for a pair of runs, in pieces (flow.views.compare.point fills them from the two traces)."""
-
-
-FIGURE_WORDS: dict[str, dict[Lang, str]] = {
-    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "输入词元数（prompt_tokens，模型报告）"},
-    "tool_tokens": {"en": "tool definition tokens (estimated)", "zh": "工具定义的词元数（估算）"},
-}
-
-
-"""Compare's figures named in the glossary's words (token: 词元), where they differ from flow.text.names."""

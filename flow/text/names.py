@@ -31,8 +31,8 @@ FIGURE_NAMES: dict[str, dict[Lang, str]] = {
     "bytes": {"en": "bytes sent to the model", "zh": "发给模型的字节数"},
     "tool_bytes": {"en": "… of which tool definitions", "zh": "……其中工具定义"},
     "share": {"en": "tool definitions' share of the bytes", "zh": "工具定义所占比例"},
-    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "输入词元数（模型报告）"},
-    "tool_tokens": {"en": "tool definition tokens (estimated)", "zh": "工具定义 token（估算）"},
+    "prompt_tokens": {"en": "prompt tokens (reported)", "zh": "输入词元数（prompt_tokens，模型报告）"},
+    "tool_tokens": {"en": "tool definition tokens (estimated)", "zh": "工具定义的词元数（估算）"},
     "elapsed": {"en": "elapsed ms", "zh": "总耗时（毫秒）"},
     "phase_ms": {"en": "ms in {phase}", "zh": "{phase}阶段耗时（毫秒）"},
 }

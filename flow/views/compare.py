@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.capture.recorder import compact_json
-from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT, FIGURE_WORDS
+from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT
 from flow.text.names import (
     COMPARE_TEXT,
     FIGURE_NAMES,
@@ -349,7 +349,7 @@ def summary_rows(a: Trace, b: Trace, *, lang: Lang = "en") -> list[dict[str, Any
         ("prompt_tokens", fa.prompt_tokens, fb.prompt_tokens),
         ("tool_tokens", fa.tool_definition_tokens, fb.tool_definition_tokens),
     ]
-    return [{"figure": {**FIGURE_NAMES, **FIGURE_WORDS}[key][lang], "A": va, "B": vb} for key, va, vb in rows]
+    return [{"figure": FIGURE_NAMES[key][lang], "A": va, "B": vb} for key, va, vb in rows]
 
 
 def _only(kinds: list[Kind], lang: Lang) -> str:
