@@ -22,26 +22,13 @@ from flow.text.closing import CLOSING_TEXT
 from flow.text.names import Lang
 from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.pairing import exchanges, model_calls, tool_calls
-from flow.trace.stats import estimate_tokens
 from flow.trace.steps import Step
-from flow.views.labels import parse_arguments_text
+from flow.views.labels import shown_arguments
+from flow.views.tool_cost import RequestCost, request_costs
 
 Fate = Literal[
     "ran", "raised", "unreported", "error_result", "rpc_error", "refused", "direct_failed", "no_result", "not_sent"
 ]
-
-
-@dataclass(frozen=True)
-class RequestCost:
-    """One request to the model: its body's bytes, the bytes and count of its `tools`, the prompt_tokens its reply
-    reported (None when it reported none), and the definitions' tokens estimated with the app's stand-in tokenizer."""
-
-    seq: int
-    bytes: int
-    tool_bytes: int
-    tools: int
-    prompt_tokens: int | None
-    tool_tokens: int
 
 
 @dataclass(frozen=True)
@@ -110,13 +97,6 @@ def _text(value: Any) -> str:
         return ""
 
 
-def _args_text(arguments: Any) -> str:
-    ok, args = parse_arguments_text(arguments) if isinstance(arguments, str) else (True, arguments)
-    if ok and isinstance(args, dict):
-        return ", ".join(f"{k}={v if isinstance(v, str) else _text(v)}" for k, v in args.items())
-    return str(arguments)
-
-
 def _message(hop: Hop) -> tuple[dict[str, Any], str | None] | None:
     """The assistant message and finish_reason a model reply holds (a response, or a stream's assembled message)."""
     payload = as_dict(hop.payload)
@@ -134,25 +114,10 @@ def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [as_dict(c) for c in calls] if isinstance(calls, list) else []
 
 
-def _requests_and_decisions(trace: Trace) -> tuple[list[RequestCost], list[Decision], set[str]]:
-    costs: list[RequestCost] = []
+def _decisions(trace: Trace) -> tuple[list[Decision], set[str]]:
     decisions: list[Decision] = []
     ids: set[str] = set()
     for call in model_calls(trace.hops):
-        body = as_dict(call.request.payload).get("body")
-        tools = as_dict(body).get("tools") if isinstance(body, dict) else None
-        tools = tools if isinstance(tools, list) else []
-        usage = next((r.usage for r in call.replies if r.usage and r.usage.get("prompt_tokens") is not None), None)
-        costs.append(
-            RequestCost(
-                seq=call.request.seq,
-                bytes=call.request.bytes,
-                tool_bytes=len(compact_json(tools).encode()) if tools else 0,
-                tools=len(tools),
-                prompt_tokens=int(usage["prompt_tokens"] or 0) if usage else None,
-                tool_tokens=estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0,
-            )
-        )
         replies = [r for r in call.replies if r.kind == "llm.assembled"] or [
             r for r in call.replies if r.kind == "llm.response"
         ]
@@ -165,9 +130,9 @@ def _requests_and_decisions(trace: Trace) -> tuple[list[RequestCost], list[Decis
             if calls:
                 fn = [as_dict(c.get("function")) for c in calls]
                 ids.update(str(c["id"]) for c in calls if c.get("id"))
-                shown = tuple(f"{f.get('name')}({_args_text(f.get('arguments'))})" for f in fn)
+                shown = tuple(f"{f.get('name')}({shown_arguments(f.get('arguments'))})" for f in fn)
                 decisions.append(Decision(reply.seq, shown, finish if isinstance(finish, str) else None))
-    return costs, decisions, ids
+    return decisions, ids
 
 
 def _known_functions(trace: Trace) -> set[str]:
@@ -196,7 +161,7 @@ def _fates(trace: Trace) -> list[CallFate]:
     for call in tool_calls(trace.hops).values():
         first = as_dict(call.first.payload)
         fn = as_dict(as_dict(first.get("tool_call")).get("function"))
-        name, args = str(fn.get("name")), _args_text(fn.get("arguments"))
+        name, args = str(fn.get("name")), shown_arguments(fn.get("arguments"))
         if call.first.kind == "error":
             out.append(CallFate(name, args, "refused", call.first.seq))
             continue
@@ -234,14 +199,14 @@ def _not_sent(trace: Trace, handled: set[str]) -> list[CallFate]:
         for call in _calls(got[0]) if got else []:
             if call.get("id") and str(call["id"]) not in handled:
                 fn = as_dict(call.get("function"))
-                out.append(CallFate(str(fn.get("name")), _args_text(fn.get("arguments")), "not_sent", hop.seq))
+                out.append(CallFate(str(fn.get("name")), shown_arguments(fn.get("arguments")), "not_sent", hop.seq))
     return out
 
 
 def closing_facts(trace: Trace) -> Closing:
     """The facts of the closing view, computed from the trace's hops."""
     hops = trace.hops
-    costs, decisions, ids = _requests_and_decisions(trace)
+    costs, (decisions, ids) = request_costs(trace), _decisions(trace)
     fates = _fates(trace)
     fates += _not_sent(trace, set(tool_calls(hops)))
     mcp_hops = [h for h in hops if h.kind.startswith("mcp.")]

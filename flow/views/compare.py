@@ -11,11 +11,9 @@ once before any question: that era has no session) and what per question; what M
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flow.capture.recorder import compact_json
 from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT
 from flow.text.names import (
     COMPARE_TEXT,
@@ -27,10 +25,11 @@ from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
 from flow.trace.model import PHASES, Hop, Kind, Trace
 from flow.trace.pairing import exchanges
 from flow.trace.payloads import payload_of
-from flow.trace.stats import estimate_tokens, mcp_frames, model_calls, tool_calls
+from flow.trace.stats import mcp_frames, model_calls, tool_calls
 from flow.trace.steps import Step
 from flow.views.diagram import aligned_room, to_dot
-from flow.views.labels import parse_arguments_text
+from flow.views.labels import shown_arguments
+from flow.views.tool_cost import request_costs
 
 
 @dataclass(frozen=True)
@@ -58,17 +57,16 @@ _MODEL_HTTP = ("llm.request", "llm.response", "llm.chunk")  # the model's HTTP: 
 
 def figures(trace: Trace) -> Figures:
     requests = [h for h in trace.hops if h.kind == "llm.request"]
-    bodies = [p["body"] for h in requests if (p := payload_of(h, "llm.request")) is not None]
-    tools = [b.get("tools", []) for b in bodies if isinstance(b, dict)]
+    costs = request_costs(trace)
     return Figures(
         hops=len(trace.hops),
         wire_messages=mcp_frames(trace.hops) + sum(h.kind in _MODEL_HTTP for h in trace.hops),
         model_calls=model_calls(trace.hops),
         tool_calls=tool_calls(trace.hops),
         bytes_to_model=sum(h.bytes for h in requests),
-        tool_definition_bytes=sum(len(compact_json(t).encode()) for t in tools),
+        tool_definition_bytes=sum(c.tool_bytes for c in costs),
         prompt_tokens=sum(int((h.usage or {}).get("prompt_tokens") or 0) for h in trace.hops),
-        tool_definition_tokens=sum(estimate_tokens(json.dumps(t, ensure_ascii=False)) for t in tools),
+        tool_definition_tokens=sum(c.tool_tokens for c in costs),
         elapsed_ms=float(trace.meta.stats.get("elapsed_ms") or (trace.hops[-1].t_end_ms if trace.hops else 0.0)),
         mcp_frames=mcp_frames(trace.hops),
     )
@@ -112,14 +110,7 @@ def _frames(ex_request: Hop, reply: Hop | None) -> int:
 
 
 def _call_text(name: Any, arguments: Any) -> str:
-    ok, args = parse_arguments_text(arguments) if isinstance(arguments, str) else (True, arguments)
-    if ok and isinstance(args, dict):
-        shown = ", ".join(
-            f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in args.items()
-        )
-    else:
-        shown = str(arguments)
-    return f"{name}({shown})"
+    return f"{name}({shown_arguments(arguments)})"
 
 
 def _decisions(trace: Trace) -> tuple[str, ...]:

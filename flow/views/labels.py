@@ -14,7 +14,7 @@ from flow.trace.files import escape_controls
 from flow.trace.model import Actor, Hop, Mode, Trace
 from flow.trace.payloads import JsonObject, payload_of
 from flow.trace.steps import STEPS, Phase
-from flow.trace.summaries import frame_summary
+from flow.trace.summaries import arguments_text, frame_summary
 
 PHASE_COLORS: dict[Phase, str] = {
     "prepare": "#f2f2f2",
@@ -122,6 +122,13 @@ def parse_arguments_text(text: Any) -> tuple[bool, Any]:
         return False, f"{exc.msg} at position {exc.pos}"
     except RecursionError:
         return False, "nested too deeply"
+
+
+def shown_arguments(arguments: Any) -> str:
+    """A call's arguments (the JSON string the model sent, or the parsed object) as `city=北京, days=3`, the way
+    every summary writes them; text that is not a JSON object is shown as it came."""
+    ok, args = parse_arguments_text(arguments) if isinstance(arguments, str) else (True, arguments)
+    return arguments_text(args) if ok and isinstance(args, dict) else str(arguments)
 
 
 # A label is atoms joined by spaces; a line may break between two atoms, never inside one.

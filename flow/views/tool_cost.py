@@ -10,9 +10,47 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from flow.text.names import Lang
-from flow.trace.model import Trace
+from flow.trace.factory import json_bytes
+from flow.trace.model import Trace, as_dict
+from flow.trace.pairing import model_calls
+from flow.trace.stats import estimate_tokens
 
 Mode = Literal["direct", "mcp"]
+
+
+@dataclass(frozen=True)
+class RequestCost:
+    """One request to the model: its body's bytes, the bytes and count of its `tools`, the prompt_tokens its reply
+    reported (None when it reported none), and the definitions' tokens estimated with the app's stand-in tokenizer."""
+
+    seq: int
+    bytes: int
+    tool_bytes: int
+    tools: int
+    prompt_tokens: int | None
+    tool_tokens: int
+
+
+def request_costs(trace: Trace) -> list[RequestCost]:
+    """What each model request of `trace` weighed, and how much of it was tool definitions (the closing view, Compare's
+    figures and the tool-cost chart all measure with this)."""
+    costs: list[RequestCost] = []
+    for call in model_calls(trace.hops):
+        body = as_dict(call.request.payload).get("body")
+        listed = as_dict(body).get("tools")
+        tools = listed if isinstance(listed, list) else []
+        usage = next((r.usage for r in call.replies if r.usage and r.usage.get("prompt_tokens") is not None), None)
+        costs.append(
+            RequestCost(
+                seq=call.request.seq,
+                bytes=call.request.bytes,
+                tool_bytes=len(json_bytes(tools)) if tools else 0,
+                tools=len(tools),
+                prompt_tokens=int(usage["prompt_tokens"] or 0) if usage else None,
+                tool_tokens=estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0,
+            )
+        )
+    return costs
 
 
 @dataclass(frozen=True)
@@ -34,42 +72,30 @@ class ToolCostPoint:
         return self.tool_bytes / self.request_bytes if self.request_bytes else 0.0
 
 
-def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
-
-
 def tool_cost_points(traces: Iterable[Trace]) -> list[ToolCostPoint]:
     """Every model request of these traces whose response reported usage, in trace order (a request answered with
     no usage, as some providers do, has no figure to show and is left out)."""
     points: list[ToolCostPoint] = []
     for trace in traces:
         mode: Mode = "direct" if trace.meta.mode == "direct" else "mcp"
-        source = trace.meta.sample or trace.meta.question
         named = (trace.meta.server or {}).get("name") if mode == "mcp" else None
         server = named if isinstance(named, str) else ""
-        body: dict[str, Any] | None = None
-        n = 0
-        for hop in trace.hops:
-            if hop.kind == "llm.request" and isinstance(hop.payload, dict):
-                found = hop.payload.get("body")
-                body = found if isinstance(found, dict) else None
-                n += 1
-            elif body is not None and hop.usage and (tokens := hop.usage.get("prompt_tokens")) is not None:
-                listed = body.get("tools")
-                tools: list[Any] = listed if isinstance(listed, list) else []
-                points.append(
-                    ToolCostPoint(
-                        source=source,
-                        mode=mode,
-                        server=server,
-                        request=n,
-                        tools=len(tools),
-                        prompt_tokens=tokens,
-                        tool_bytes=_size(tools) if tools else 0,
-                        request_bytes=_size(body),
-                    )
+        source = trace.meta.sample or trace.meta.question
+        for n, cost in enumerate(request_costs(trace), 1):
+            if cost.prompt_tokens is None:
+                continue
+            points.append(
+                ToolCostPoint(
+                    source=source,
+                    mode=mode,
+                    server=server,
+                    request=n,
+                    tools=cost.tools,
+                    prompt_tokens=cost.prompt_tokens,
+                    tool_bytes=cost.tool_bytes,
+                    request_bytes=cost.bytes,
                 )
-                body = None
+            )
     return points
 
 

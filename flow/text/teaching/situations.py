@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.text.teaching.texts import FALLBACK
+from flow.trace.factory import json_bytes
 from flow.trace.model import Hop, as_dict, as_list
 from flow.trace.reports import REPORT_KEY
 
@@ -442,16 +443,9 @@ def _json(v: Any) -> str | None:
         return None
 
 
-def _bytes(v: Any) -> int:
-    try:
-        return len(json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode())
-    except (TypeError, ValueError):
-        return 0
-
-
 def _tools_share(body: dict[str, Any]) -> str | None:
     """How much of a request body (as compact JSON) its tool definitions are, in whole per cent; None without tools."""
-    whole, tools = _bytes(body), _bytes(body.get("tools"))
+    whole, tools = len(json_bytes(body)), len(json_bytes(body.get("tools")))  # as a hop's `bytes` counts
     if not whole or not as_list(body.get("tools")):
         return None
     return str(round(100 * tools / whole))
