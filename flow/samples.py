@@ -362,55 +362,79 @@ def tool_cost_traces(sizes: tuple[int, ...] = TOOL_COST_SIZES, *, question: str 
 HTTP_SAMPLE_PORT = 47823  # fixed, so the URL in the trace is the same each time it is regenerated
 
 
-@contextlib.contextmanager
-def demo_server_over_http(*, port: int = HTTP_SAMPLE_PORT, wait_s: float = 30.0) -> Iterator[str]:
-    """The demo server over Streamable HTTP in its own process on 127.0.0.1:`port`, without a bearer token (loopback
-    only); yields its URL. A port still held by another regeneration is waited for."""
+@dataclass
+class DemoServerProcess:
+    """`python -m flow demo-server --http` as a child process: its URL, and what it has said on stderr."""
+
+    proc: subprocess.Popen[str]
+    url: str = ""
+    lines: list[str] = field(default_factory=list)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def spawn_demo_server(*args: str, env: dict[str, str] | None = None, wait_s: float = 30.0) -> DemoServerProcess:
+    """The demo server over Streamable HTTP in its own process (`args` are demo-server's, after --http), returned once
+    it has said all it says on starting; one that exits first or says nothing for `wait_s` is stopped and raises
+    RuntimeError with its last words."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flow", "demo-server", "--http", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    server = DemoServerProcess(proc)
+    said: queue.Queue[str | None] = queue.Queue()
+
+    def drain() -> None:  # keeps the pipe empty for as long as the server lives
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            server.lines.append(line.rstrip("\n"))
+            said.put(line)
+        said.put(None)
+
+    threading.Thread(target=drain, daemon=True).start()
     deadline = time.monotonic() + wait_s
     while True:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "flow", "demo-server", "--http", "--port", str(port), "--no-auth"],
-            cwd=PROJECT_ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        said: queue.Queue[str | None] = queue.Queue()
-
-        def drain(stream: Any = proc.stderr, said: queue.Queue[str | None] = said) -> None:
-            for line in stream:
-                said.put(line)
-            said.put(None)
-
-        threading.Thread(target=drain, daemon=True).start()
-        url, lines = None, []
-        while url is None:
-            try:
-                line = said.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                line = None
-            if line is None:
-                break
-            lines.append(line.strip())
-            if found := re.search(r"listening on (http://\S+)", line):
-                url = found.group(1)
-        if url is not None:
-            break
-        proc.kill()
-        proc.wait()
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the demo server did not start on port {port}: {' | '.join(lines[-3:])}")
-        time.sleep(0.5)  # the port is taken: another regeneration is using it
-    try:
-        yield url
-    finally:
-        proc.terminate()
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            line = said.get(timeout=max(0.1, deadline - time.monotonic()))
+        except queue.Empty:
+            line = None
+        if line is None:
+            server.stop()
+            raise RuntimeError(f"the demo server did not start: {' | '.join(server.lines[-3:])}")
+        if found := re.search(r"listening on (http://\S+)", line):
+            server.url = found.group(1)
+        if server.url and line.startswith("connect with:"):  # its last word on starting
+            return server
+
+
+@contextlib.contextmanager
+def demo_server_over_http(*, port: int = HTTP_SAMPLE_PORT, wait_s: float = 30.0) -> Iterator[str]:
+    """The demo server over Streamable HTTP on 127.0.0.1:`port`, without a bearer token (loopback only); yields its
+    URL. A port still held by another regeneration is waited for."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            server = spawn_demo_server("--port", str(port), "--no-auth", wait_s=max(0.1, deadline - time.monotonic()))
+            break
+        except RuntimeError as exc:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{exc} (port {port})") from None
+            time.sleep(0.5)  # the port is taken: another regeneration is using it
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 def write_samples(out: Path, *, names: list[str] | None = None) -> list[Path]:

@@ -4,17 +4,15 @@ command line in its own process, the demo HTTP server as a child process, and sm
 from __future__ import annotations
 
 import os
-import queue
-import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from flow import ModelConfig, RunOptions, RunResult, run
+from flow.samples import DemoServerProcess, spawn_demo_server
 from flow.trace.model import Hop
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,60 +65,20 @@ def kinds(hops: list[Hop]) -> list[str]:
 TOKEN = "test-token-9f8e7d6c5b4a"
 
 
-@dataclass
-class DemoServer:
-    """`python -m flow demo-server --http` as a child process, and what it has said on stderr."""
-
-    proc: subprocess.Popen[str]
-    url: str = ""
-    lines: list[str] = field(default_factory=list)
+DemoServer = DemoServerProcess  # `python -m flow demo-server --http` as a child process (flow.samples)
 
 
 def start_demo_server(*args: str, env: dict[str, str] | None = None) -> DemoServer:
     full_env = {k: v for k, v in os.environ.items() if k != "MCP_BEARER_TOKEN"}
     full_env.update(env or {})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "flow", "demo-server", "--http", "--port", "0", *args],
-        cwd=ROOT,
-        env=full_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    server = DemoServer(proc)
-    said: queue.Queue[str | None] = queue.Queue()
-
-    def drain() -> None:  # keeps the pipe empty for as long as the server lives
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            server.lines.append(line.rstrip("\n"))
-            said.put(line)
-        said.put(None)
-
-    threading.Thread(target=drain, daemon=True).start()
-    while True:
-        try:
-            line = said.get(timeout=30)
-        except queue.Empty:
-            stop_demo_server(server)
-            raise AssertionError(f"the demo server did not start listening: {server.lines}") from None
-        if line is None:
-            stop_demo_server(server)
-            raise AssertionError(f"the demo server exited: {server.lines}")
-        if match := re.search(r"listening on (http://\S+)", line):
-            server.url = match.group(1)
-        if server.url and line.startswith("connect with:"):  # its last word on starting
-            return server
+    try:
+        return spawn_demo_server("--port", "0", *args, env=full_env)
+    except RuntimeError as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def stop_demo_server(server: DemoServer) -> None:
-    server.proc.terminate()
-    try:
-        server.proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.proc.kill()
-        server.proc.wait()
+    server.stop()
 
 
 def odd_payload_hops(payload: Any) -> Iterator[tuple[str, Any]]:
