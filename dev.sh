@@ -2,8 +2,9 @@
 # One entry point: set everything up, then start the app or run the tests.
 #   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
 #   ./dev.sh app --lan   the same, served to the local network (a classroom)
-#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports, mypy), then the test suite
+#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports, mypy, mkdocs), then the test suite
 #   ./dev.sh check  install what is missing and run only the checks
+#   ./dev.sh docs   install what is missing and build the docs site (docs/ -> site/); docs-serve previews it
 #   ./dev.sh setup  only install
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -34,10 +35,12 @@ system_packages() {
   command -v dot >/dev/null || need+=(graphviz)
   { command -v fc-list >/dev/null && fc-list :lang=zh | grep -q .; } || need+=(fonts-wqy-zenhei)
   if [ "${1:-}" = test ]; then
-    want+=(chromium nodejs npm redis-server)
+    want+=(chromium nodejs npm redis-server nginx)
     command -v chromium >/dev/null || need+=(chromium)
     # The rooms' Redis store is tested against a real redis-server (tests/test_rooms_redis.py).
     command -v redis-server >/dev/null || need+=(redis-server)
+    # The school deployment recipe (deploy/nginx.conf) is tested behind a real nginx (tests/test_deploy.py).
+    { command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } || need+=(nginx)
     # Node runs the third-party MCP servers from npm that the tests start over stdio.
     command -v node >/dev/null || need+=(nodejs)
     command -v npm >/dev/null || need+=(npm)
@@ -55,7 +58,7 @@ system_packages() {
 # too for the tests. Each file is installed again only when it changed since it was last installed.
 python_packages() {
   local files=(requirements.txt) stale=() f
-  if [ "${1:-}" = test ]; then files+=(requirements-dev.txt); fi
+  if [ "${1:-}" = test ] || [ "${1:-}" = docs ]; then files+=(requirements-dev.txt); fi
   for f in "${files[@]}"; do
     [ "$(cat "$VENV/.${f%.txt}.sha256" 2>/dev/null)" = "$(sha256sum "$f" | cut -d' ' -f1)" ] || stale+=("$f")
   done
@@ -131,35 +134,10 @@ checks() {
   begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop, flow.rooms, flow.proxy)"
   "$VENV/bin/mypy"
   finish
-}
-
-LAN_NOTE="serving the local network: anyone who can reach this machine can open the app, run the offline mock, \
-the scripted model and the configured MCP servers, and a provider with a key they type; \
-keys in this environment go only to the base URLs they were set up for"
-
-# The command `./dev.sh app [--lan] [streamlit options] [-- app options]` runs, into APP_CMD (LAN=1 with --lan).
-# .streamlit/config.toml binds 127.0.0.1; --lan binds every interface, and never with typed server commands.
-app_command() {
-  LAN=0
-  local rest=() arg
-  for arg in "$@"; do
-    if [ "$arg" = --lan ]; then LAN=1; else rest+=("$arg"); fi
-  done
-  APP_CMD=("$VENV/bin/python" -m streamlit run serve.py --server.headless true --browser.gatherUsageStats false)
-  if [ "$LAN" = 1 ]; then
-    for arg in "${rest[@]}"; do
-      if [ "$arg" = --allow-server-commands ]; then
-        echo "error: --lan with --allow-server-commands would let anyone on the network run commands here" >&2
-        return 2
-      fi
-    done
-    if [ "${MCP_FLOW_ALLOW_COMMANDS:-}" = 1 ]; then
-      echo "error: --lan with MCP_FLOW_ALLOW_COMMANDS=1 would let anyone on the network run commands here" >&2
-      return 2
-    fi
-    APP_CMD+=(--server.address 0.0.0.0)
-  fi
-  APP_CMD+=("${rest[@]}")
+  begin "mkdocs build --strict (the docs site: a broken link or a missing page fails)"
+  NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-flow-site.$$"
+  rm -rf "${TMPDIR:-/tmp}/mcp-flow-site.$$"
+  finish
 }
 
 main() {
@@ -168,12 +146,18 @@ main() {
   case "$cmd" in
     setup) setup test ;;
     app)
-      app_command "$@" || exit $?
       setup
-      if [ "$LAN" = 1 ]; then echo "$LAN_NOTE" >&2; fi
-      begin "App (streamlit run serve.py: the pages of app.py and the rooms' routes; Ctrl-C stops it)"
-      exec "${APP_CMD[@]}"
+      begin "App (mcp-flow app $*: the pages and the rooms' routes; Ctrl-C stops it)"
+      exec "$VENV/bin/python" -m flow app "$@"
       ;;
+    docs)
+      setup docs
+      begin "Docs (mkdocs build --strict: docs/ in Chinese and English, into site/)"
+      NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict --quiet
+      finish
+      echo "open site/index.html (中文) or site/en/index.html (English); ./dev.sh docs-serve previews while you edit" >&2
+      ;;
+    docs-serve) setup docs; NO_MKDOCS_2_WARNING=1 exec "$VENV/bin/mkdocs" serve --dev-addr 127.0.0.1:8000 ;;
     test)
       setup test
       checks
@@ -181,7 +165,7 @@ main() {
       exec "$VENV/bin/python" -m pytest -q "$@"
       ;;
     check) setup test; checks ;;
-    *) echo "usage: ./dev.sh [app [--lan]|test|check|setup]" >&2; exit 2 ;;
+    *) echo "usage: ./dev.sh [app [--lan]|test|check|docs|docs-serve|setup]" >&2; exit 2 ;;
   esac
 }
 

@@ -153,26 +153,14 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def app_process(env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`streamlit run serve.py` (the pages and the rooms' routes, as `./dev.sh app` serves them) on a free loopback
+    """`mcp-flow app` (the pages and the rooms' routes, as `./dev.sh app` serves them) on a free loopback
     port, with no OPENAI_ variables and the given ones; stopped afterwards. Yields its URL and its process."""
+    from flow.cli.app import app_command
+
     port = _free_port()
     base = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "MCP_FLOW_ROOMS_REDIS"}
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "serve.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
+        app_command(port=port),  # what `mcp-flow app --port PORT` runs
         cwd=ROOT,
         env={**base, **(env or {})},
         stdout=subprocess.DEVNULL,
@@ -187,7 +175,7 @@ def app_process(env: dict[str, str] | None = None) -> Iterator[tuple[str, subpro
                     break
             except OSError:
                 if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the app (serve.py) did not start") from None
+                    raise RuntimeError("the app (mcp-flow app) did not start") from None
                 time.sleep(0.1)
         yield url, proc
     finally:

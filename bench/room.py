@@ -1,6 +1,6 @@
 """Classroom rooms under load: students' screens following a teacher's viewer over Server-Sent Events.
 
-The server under test is the app itself (`streamlit run serve.py`, the rooms' routes beside Streamlit's). The
+The server under test is the app itself (`mcp-flow app`, the rooms routes beside Streamlit's). The
 teacher's presses are the request the teacher's viewer sends (POST /room/{code}/view with X-Room-Key, one every
 `PACE_S`); a press's lag runs from just before that request leaves (time.time() here) to the follower's
 highlighted hop: in a headless Chromium follower page, when the viewer marks the new position painted
@@ -107,7 +107,7 @@ class App:
 
 @contextlib.contextmanager
 def serve(redis_url: str | None) -> Iterator[App]:
-    """`streamlit run serve.py` (the app with the rooms' routes) on a free loopback port."""
+    """`mcp-flow app` (the app with the rooms routes) on a free loopback port."""
     # Every follower here comes from this machine's one address: the per-address bounds are set for a class.
     env = {"MCP_FLOW_ROOMS_PER_ADDRESS": "1000", **({"MCP_FLOW_ROOMS_REDIS": redis_url} if redis_url else {})}
     with app_process(env) as (url, proc):

@@ -36,6 +36,7 @@ import flow
 from bench.browser import browser_figures
 from bench.room import room_figures
 from flow.capture.recorder import NullRecorder, Recorder
+from flow.cli.app import app_command
 from flow.engine.options import RunOptions
 from flow.runs import run_flow
 from flow.samples import synthetic_trace
@@ -214,7 +215,7 @@ def app_step_change(n_hops: int, repeats: int) -> dict[str, float]:
     from flow.views.viewer import trace_digest
 
     def per_report(trace: flow.Trace) -> float:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+        at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=120).run()
         at.radio(key="step_source_zh").set_value("upload").run()
         at.file_uploader(key="step_upload").set_value(("t.json", trace.to_json().encode(), "application/json")).run()
         assert not at.exception and not at.error, at.error
@@ -252,19 +253,7 @@ def app_startup() -> dict[str, float]:
     import_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-        ],
+        app_command(port=port),  # what `mcp-flow app` runs
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

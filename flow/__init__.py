@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         key_for,
         notes_before_sending,
     )
-    from flow.rooms import room_store, rooms_served
+    from flow.rooms import room_routes, room_store, rooms_served
     from flow.rooms.page import qr_svg
     from flow.rooms.store import RoomError, RoomKeys, RoomView
     from flow.runs import run, run_flow
@@ -36,10 +36,19 @@ if TYPE_CHECKING:
     from flow.servers.spec import Era, ServerSpec
     from flow.text.errors import PROVIDER_NOTES, FlowError, sending_line
     from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
-    from flow.trace.files import MAX_TRACE_BYTES, TraceError, load_trace, parse_trace, read_trace_bytes, save_trace
+    from flow.trace.files import (
+        MAX_TRACE_BYTES,
+        UPLOAD_LIMIT_MB,
+        TraceError,
+        load_trace,
+        parse_trace,
+        read_trace_bytes,
+        save_trace,
+    )
     from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
     from flow.trace.questions import QuestionsError, bind_questions, questions_for, read_questions_bytes
     from flow.trace.route import message_of, route
+    from flow.trace.shipped import SAMPLE_DIR
     from flow.views.compare import figures, message_name, per_phase_ms, per_step, point, side_by_side, summary_rows
     from flow.views.diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
     from flow.views.html import to_html
@@ -72,9 +81,10 @@ _HOME = {
     **dict.fromkeys(("PROVIDER_NOTES", "FlowError", "sending_line"), "flow.text.errors"),
     **dict.fromkeys(("RoomError", "RoomKeys", "RoomView"), "flow.rooms.store"),
     "qr_svg": "flow.rooms.page",
-    **dict.fromkeys(("room_store", "rooms_served"), "flow.rooms"),
+    **dict.fromkeys(("room_routes", "room_store", "rooms_served"), "flow.rooms"),
     **dict.fromkeys(("run", "run_flow"), "flow.runs"),
     **dict.fromkeys(("SAMPLES", "tool_cost_traces"), "flow.samples"),
+    "SAMPLE_DIR": "flow.trace.shipped",
     **dict.fromkeys(
         ("DEMO", "ServerConfigError", "allow_typed_commands", "built_in_servers", "configured_servers"),
         "flow.servers.config",
@@ -82,7 +92,15 @@ _HOME = {
     **dict.fromkeys(("Era", "ServerSpec"), "flow.servers.spec"),
     **dict.fromkeys(("ACTOR_NAMES", "KIND_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
     **dict.fromkeys(
-        ("MAX_TRACE_BYTES", "TraceError", "load_trace", "parse_trace", "read_trace_bytes", "save_trace"),
+        (
+            "MAX_TRACE_BYTES",
+            "UPLOAD_LIMIT_MB",
+            "TraceError",
+            "load_trace",
+            "parse_trace",
+            "read_trace_bytes",
+            "save_trace",
+        ),
         "flow.trace.files",
     ),
     **dict.fromkeys(("FORMAT_VERSION", "PHASES", "Hop", "Trace", "TraceMeta"), "flow.trace.model"),
@@ -145,6 +163,7 @@ __all__ = [
     "RunOptions",
     "RunResult",
     "SAMPLES",
+    "SAMPLE_DIR",
     "SMALL_SIZE",
     "ScriptError",
     "ServerConfigError",
@@ -153,6 +172,7 @@ __all__ = [
     "TraceError",
     "TraceMeta",
     "Turn",
+    "UPLOAD_LIMIT_MB",
     "WarmSession",
     "allow_typed_commands",
     "bind_questions",
@@ -186,6 +206,7 @@ __all__ = [
     "read_trace_bytes",
     "render",
     "replay",
+    "room_routes",
     "room_store",
     "rooms_served",
     "route",

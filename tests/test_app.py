@@ -15,7 +15,7 @@ PAGES = ["app_pages/run.py", "app_pages/step.py", "app_pages/compare.py", "app_p
 
 
 def app(lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
     at.radio(key="lang_choice").set_value(lang).run()
     assert not at.exception
     return at
@@ -83,7 +83,7 @@ def test_a_sample_steps_forward_and_back():
 
 
 def test_a_link_opens_at_the_hop_it_names():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60)
     at.query_params["hop"] = "7"
     at.run()
     assert not at.exception and "hop 7 of 20" in header(at)
@@ -93,7 +93,7 @@ def test_a_link_opens_at_the_hop_it_names():
 
 
 def test_a_link_or_a_reload_opens_the_sample_it_names():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60)
     at.query_params["sample"] = "two-rounds"
     at.query_params["hop"] = "5"
     at.run()
@@ -103,7 +103,7 @@ def test_a_link_or_a_reload_opens_the_sample_it_names():
     assert "hop 1 of 11" in header(at) and at.query_params["sample"] == "beijing-direct"
     # A name that is no sample (or a path) opens what the page would open anyway.
     for name in ("../../etc/passwd", "nothing-like-this", ""):
-        other = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        other = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60)
         other.query_params["sample"] = name
         other.run()
         assert not other.exception and "hop 1 of 20" in header(other)

@@ -203,7 +203,7 @@ def test_the_two_diagrams_put_each_message_level(a, b):
 
 
 def compare_page(lang: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=90).run()
     at.radio(key="lang_choice").set_value(lang).run()
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception, at.exception

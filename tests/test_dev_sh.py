@@ -16,7 +16,7 @@ import pytest
 from helpers import ROOT
 
 SKIPS = [
-    "==> System packages: graphviz fonts-wqy-zenhei chromium nodejs npm redis-server are there, skipped",
+    "==> System packages: graphviz fonts-wqy-zenhei chromium nodejs npm redis-server nginx are there, skipped",
     "==> Python environment: .venv is there, skipped",
     "==> Python packages: requirements.txt requirements-dev.txt unchanged since the last install, skipped",
     "==> MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped",
@@ -53,14 +53,14 @@ def tree(tmp_path: Path) -> Path:
         (tmp_path / ".venv" / f".{name}.sha256").write_text(_sha256(tmp_path / f"{name}.txt") + "\n")
     lock = _sha256(tmp_path / "third_party" / "package-lock.json")
     (tmp_path / "third_party" / "node_modules" / ".lock.sha256").write_text(lock + "\n")
-    for name in ("python", "ruff", "lint-imports", "mypy"):
+    for name in ("python", "ruff", "lint-imports", "mypy", "mkdocs"):
         _stand_in(tmp_path / ".venv" / "bin" / name)
     (tmp_path / "requirements-phoenix.txt").write_text("arize-phoenix\n", encoding="utf-8")
     for name in ("python", "phoenix"):
         _stand_in(tmp_path / ".venv-phoenix" / "bin" / name, PHOENIX_STAND_IN)
     stamp = tmp_path / ".venv-phoenix" / ".requirements-phoenix.sha256"
     stamp.write_text(_sha256(tmp_path / "requirements-phoenix.txt") + "\n")
-    for name in ("dot", "chromium", "node", "npm", "redis-server"):  # only looked for
+    for name in ("dot", "chromium", "node", "npm", "redis-server", "nginx"):  # only looked for
         _stand_in(tmp_path / "fakebin" / name, "true")
     _stand_in(tmp_path / "fakebin" / "fc-list", 'echo "/usr/share/fonts/wqy-zenhei.ttc: WenQuanYi Zen Hei"')
     return tmp_path
@@ -121,6 +121,17 @@ def test_a_missing_phoenix_venv_is_made_with_the_python_dev_sh_uses(tree):
     )
 
 
+def test_the_app_is_mcp_flow_app_with_the_options_given(tree):
+    code, _, calls = _dev_sh(tree, "app", "--lan", "--port", "9000")
+    assert code == 0 and calls[-1] == "python -m flow app --lan --port 9000"
+
+
+def test_docs_builds_the_site_strictly_without_the_test_tools(tree):
+    code, lines, calls = _dev_sh(tree, "docs")
+    assert code == 0 and calls == ["mkdocs build --strict --quiet"]
+    assert not any("chromium" in line or "Phoenix" in line or "npm" in line for line in lines)
+
+
 def test_the_app_does_not_install_phoenix(tree):
     (tree / "requirements-phoenix.txt").write_text("arize-phoenix>=20\n", encoding="utf-8")
     (tree / ".venv" / "bin" / "python").write_text("#!/usr/bin/env bash\nexit 0\n")  # `exec streamlit`: at once
@@ -136,6 +147,7 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
         "ruff format --check .",
         "lint-imports --no-logo",
         "mypy",
+        "mkdocs build --strict --quiet --site-dir " + calls[4].rsplit(" ", 1)[-1],
         "python -m pytest -q -k something",
     ]
     phases = [line for line in lines[len(SKIPS) :] if not DONE.fullmatch(line)]
@@ -144,11 +156,12 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
         "==> ruff format --check",
         "==> lint-imports",
         "==> mypy",
+        "==> mkdocs build --strict",
         "==> pytest",
     ]
 
 
-@pytest.mark.parametrize("failing", ["ruff", "lint-imports", "mypy"])
+@pytest.mark.parametrize("failing", ["ruff", "lint-imports", "mypy", "mkdocs"])
 def test_a_finding_stops_the_run_before_the_tests(tree, failing):
     code, _, calls = _dev_sh(tree, "test", FAIL_ON=failing)
     assert code == 1

@@ -3,7 +3,7 @@
 
 The corpus is what a class reads: every sample's lesson script in both languages (each hop's teaching text, the
 route, the questions and their explanations), the samples' titles and notes, the Compare sentence, and every zh/en
-text table in `flow.text`, `flow.views` and the pages' strings (`ui.i18n`).
+text table in `flow.text`, `flow.views` and the pages' strings (`flow_ui.i18n`).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _bilingual(value: Any, seen: set[int]) -> Iterator[dict[str, str]]:
 
 def _tables() -> Iterator[tuple[str, Lang, str]]:
     seen: set[int] = set()
-    modules = ["ui.i18n"]
+    modules = ["flow_ui.i18n"]
     for package in (flow.text, flow.views):
         modules += [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
     for name in modules:

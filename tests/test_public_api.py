@@ -1,4 +1,4 @@
-"""The public surface is pinned: `flow.__all__` is the list below, and the app (app.py, ui/, app_pages/) uses only
+"""The public surface is pinned: `flow.__all__` is the list below, and the app (flow_ui/, flow_ui/app_pages/) uses only
 those names, through `flow` itself, never a submodule. A change to either is a decision, made here on purpose."""
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ EXPORTED = [
     "RunOptions",
     "RunResult",
     "SAMPLES",
+    "SAMPLE_DIR",
     "SMALL_SIZE",
     "ScriptError",
     "ServerConfigError",
@@ -47,6 +48,7 @@ EXPORTED = [
     "TraceError",
     "TraceMeta",
     "Turn",
+    "UPLOAD_LIMIT_MB",
     "WarmSession",
     "allow_typed_commands",
     "bind_questions",
@@ -80,6 +82,7 @@ EXPORTED = [
     "read_trace_bytes",
     "render",
     "replay",
+    "room_routes",
     "room_store",
     "rooms_served",
     "route",
@@ -104,7 +107,7 @@ EXPORTED = [
     "viewer_parts",
 ]
 
-APP_FILES = sorted([ROOT / "app.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "app_pages").glob("*.py")])
+APP_FILES = sorted([*(ROOT / "flow_ui").glob("*.py"), *(ROOT / "flow_ui" / "app_pages").glob("*.py")])
 
 
 def test_all_is_the_pinned_list_and_every_name_resolves():

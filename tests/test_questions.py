@@ -212,7 +212,7 @@ def test_a_lone_surrogate_in_a_questions_file_is_one_line_not_a_traceback(tmp_pa
 def _app(lang: str = "en"):
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
     at.radio(key="lang_choice").set_value(lang).run()
     assert not at.exception
     return at

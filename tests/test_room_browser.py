@@ -1,4 +1,4 @@
-"""A classroom room in headless Chromium: a teacher on the Step page (the app as `./dev.sh app` serves it, serve.py)
+"""A classroom room in headless Chromium: a teacher on the Step page (the app as `./dev.sh app` serves it, flow_ui/serve.py)
 and two followers, a laptop and a phone (360 px), on the link the room gives.
 
 The followers follow the teacher's steps and language; one looks ahead on its own and comes back; neither moves

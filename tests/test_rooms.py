@@ -388,7 +388,7 @@ def test_a_room_taken_back_sets_lesson_toggles_that_take_no_default_too():
     reclaim); a widget created with a default `value` as well makes Streamlit log a warning with a 30-line stack."""
     import ast
 
-    tree = ast.parse((ROOT / "app_pages" / "step.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "flow_ui" / "app_pages" / "step.py").read_text(encoding="utf-8"))
     toggles = [
         node
         for node in ast.walk(tree)

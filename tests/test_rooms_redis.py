@@ -13,7 +13,6 @@ import queue
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -26,6 +25,7 @@ import redis
 import uvicorn
 from starlette.applications import Starlette
 
+from flow.cli.app import app_command
 from flow.rooms.redis_store import RedisRooms
 from flow.rooms.store import (
     Event,
@@ -871,8 +871,7 @@ def test_a_redis_that_does_not_answer_is_a_one_line_503_without_the_password() -
 
 
 def _serve(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(port)]
-    command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    command = app_command(port=port)  # what `mcp-flow app --port PORT` runs
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

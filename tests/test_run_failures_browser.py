@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from flow.backends.mock import MODEL_NAMES
-from ui.i18n import t
+from flow_ui.i18n import t
 
 FOLLOW_MS = 10_000  # generous for a loaded CI machine
 

@@ -10,9 +10,7 @@ import html
 import io
 import json
 import re
-import subprocess
 import threading
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,12 +19,13 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from flow.cli.app import app_command
 from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, same_endpoint
 from flow.trace.files import MAX_TRACE_BYTES, read_trace_bytes
 from flow.views.table import hop_dataframe
+from flow_ui.state import UPLOAD_LIMIT_MB
+from flow_ui.text import plain, spreadsheet_safe, table_csv
 from helpers import ROOT
-from ui.state import UPLOAD_LIMIT_MB
-from ui.text import plain, spreadsheet_safe, table_csv
 
 OPERATOR_KEY = "sk-operator-secret-9c41d2"
 VISITOR_KEY = "sk-visitor-own-key-55e0"
@@ -178,7 +177,7 @@ def completion(content: str) -> dict[str, Any]:
 
 
 def app(lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
     at.radio(key="lang_choice").set_value(lang).run()
     assert not at.exception
     return at
@@ -443,19 +442,27 @@ def test_the_hops_page_exports_its_own_csv_and_the_built_in_export_is_off():
     assert not at.exception
     button = next(e for e in at.get("download_button") if "hops_csv" in e.proto.id)
     assert button.proto.label == "Download this table (CSV)"
-    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
-    assert config["client"]["disableDataExport"] is True
+    assert _settings(app_command(port=8501, environ={}))["client.disableDataExport"] == "true"
 
 
 # --- what the app exposes on a network ----------------------------------------------------------
 
 
+def _settings(command: list[str]) -> dict[str, str]:
+    """The settings a command line `mcp-flow app` runs gives Streamlit (--name value pairs before any --)."""
+    options = command[command.index("run") + 2 :]
+    if "--" in options:
+        options = options[: options.index("--")]
+    return {name.removeprefix("--"): value for name, value in zip(options[::2], options[1::2], strict=True)}
+
+
 def test_the_app_binds_loopback_and_caps_uploads_at_the_trace_limit():
-    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
-    assert config["server"]["address"] == "127.0.0.1"
+    config = _settings(app_command(port=8501, environ={}))
+    assert config["server.address"] == "127.0.0.1"
+    assert _settings(app_command(port=8501, lan=True, environ={}))["server.address"] == "0.0.0.0"
     # Streamlit's browser counts a megabyte as 10^6 bytes, its server as 2^20: the widget's limit is the trace limit
     # rounded up in the smaller unit, so the widget never refuses a file the CLI loads.
-    assert config["server"]["maxUploadSize"] == UPLOAD_LIMIT_MB
+    assert int(config["server.maxUploadSize"]) == UPLOAD_LIMIT_MB
     assert (UPLOAD_LIMIT_MB - 1) * 10**6 < MAX_TRACE_BYTES <= UPLOAD_LIMIT_MB * 10**6
 
 
@@ -482,39 +489,6 @@ def test_the_app_and_the_cli_open_the_same_files_up_to_the_one_limit(tmp_path, c
     at.file_uploader(key="step_upload").set_value(("over.json", path.read_bytes(), "application/json")).run()
     [error] = at.error
     assert unescaped(error.value).startswith("over.json: ") and "over the 50" in error.value
-
-
-def dev_app_command(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """What `./dev.sh app ARGS` would start, read from its own argument logic (nothing is started)."""
-    script = 'source ./dev.sh && app_command "$@" && echo "LAN=$LAN" && printf "%s\\n" "${APP_CMD[@]}"'
-    return subprocess.run(
-        ["bash", "-c", script, "dev.sh", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", **(env or {})},
-        timeout=20,
-    )
-
-
-def test_dev_sh_app_keeps_loopback_and_lan_binds_every_interface():
-    plain_run = dev_app_command("--server.port", "8600")
-    assert plain_run.returncode == 0, plain_run.stderr
-    assert "LAN=0" in plain_run.stdout and "--server.address" not in plain_run.stdout
-    assert plain_run.stdout.split("\n")[1:4] == [".venv/bin/python", "-m", "streamlit"]
-    lan = dev_app_command("--lan", "--server.port", "8600")
-    argv = lan.stdout.split()
-    assert lan.returncode == 0 and "LAN=1" in argv and "--lan" not in argv
-    assert argv[argv.index("--server.address") + 1] == "0.0.0.0" and argv[-2:] == ["--server.port", "8600"]
-
-
-@pytest.mark.parametrize(
-    ("args", "env"), [(("--lan", "--", "--allow-server-commands"), {}), (("--lan",), {"MCP_FLOW_ALLOW_COMMANDS": "1"})]
-)
-def test_dev_sh_lan_refuses_typed_server_commands(args, env):
-    refused = dev_app_command(*args, env=env)
-    assert refused.returncode == 2 and refused.stdout == ""
-    assert len(refused.stderr.splitlines()) == 1 and "anyone on the network" in refused.stderr
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

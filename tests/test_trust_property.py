@@ -32,9 +32,9 @@ from flow.views.diagram import RenderError, aligned_room, overview_dot, to_dot, 
 from flow.views.labels import short_label, step_numbers, trace_lifelines
 from flow.views.table import focus_view, hop_dataframe, hop_table, summary_line
 from flow.views.viewer import viewer_bundle
+from flow_ui.state import AppState, add_upload
+from flow_ui.text import plain, table_csv
 from helpers import ROOT
-from ui.state import AppState, add_upload
-from ui.text import plain, table_csv
 
 # A few samples that between them hold every hop kind the readers branch on.
 SAMPLES = {

@@ -214,7 +214,7 @@ def test_compare_figures_of_a_trace_with_extra_usage_fields():
 
 
 def _upload_empty_trace() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
     at.radio(key="lang_choice").set_value("en").run()
     at.radio(key="step_source_en").set_value("upload").run()
     data = json.dumps({**SAMPLE, "hops": []}).encode()
@@ -369,7 +369,7 @@ def test_the_step_page_steps_through_a_trace_whose_wire_bodies_hold_anything():
     data["hops"][8]["payload"]["mcp"][0]["inputSchema"] = json.loads("[" * 150 + "]" * 150)
     data["meta"]["started_at"] = "9999-12-31T23:59:59+00:00"
     to_otlp_json(parse_trace(data))  # the page's OTLP download
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
     at.radio(key="lang_choice").set_value("en").run()
     at.radio(key="step_source_en").set_value("upload").run()
     at.file_uploader(key="step_upload").set_value(("odd.json", json.dumps(data).encode(), "application/json")).run()
@@ -392,7 +392,7 @@ def test_the_step_page_steps_through_a_trace_whose_wire_bodies_hold_anything():
 def test_a_payload_of_the_wrong_shape_for_its_kind_is_one_line_everywhere(tmp_path, path, value, where):
     data = mutated(path, value)
     one_line_error(cli("show", write(tmp_path, data)), where)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
     at.radio(key="lang_choice").set_value("en").run()
     at.radio(key="step_source_en").set_value("upload").run()
     at.file_uploader(key="step_upload").set_value(("odd.json", json.dumps(data).encode(), "application/json")).run()

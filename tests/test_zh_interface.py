@@ -291,7 +291,7 @@ def _element_texts(at: AppTest) -> list[str]:
 
 
 def zh_app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=90).run()
     at.radio(key="lang_choice").set_value("zh").run()
     assert not at.exception
     return at

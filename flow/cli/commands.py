@@ -1,6 +1,6 @@
-"""The command line: `python -m flow run | tools | call | show | validate | replay | samples | render | lesson | export |
-import | schema | mock-server | demo-server | proxy | proxy-model | proxy-http |
-merge | record`."""
+"""The command line: `mcp-flow app | run | tools | call | show | validate | replay | samples | render | lesson | export |
+import | schema | mock-server | demo-server | proxy | proxy-model | proxy-http | merge | record` (from a clone,
+`python -m flow ...` is the same)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from flow.backends.replay import Cursor
 from flow.backends.scripted import ScriptError, load_script
+from flow.cli import app as web_app
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
 from flow.providers import notes_before_sending
@@ -44,8 +45,21 @@ from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line,
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = Parser(prog="python -m flow", description="See how a language model uses tools, hop by hop.")
+    p = Parser(prog="mcp-flow", description="See how a language model uses tools, hop by hop.")
     sub = p.add_subparsers(dest="command", required=True)
+
+    a = _command(sub, "app", what="start the web app (the offline mock model by default), on this machine only")
+    a.add_argument("--port", type=int, default=8501, help="the port to serve on (default: 8501)")
+    a.add_argument(
+        "--lan",
+        action="store_true",
+        help="serve every network interface, for a classroom: anyone who can reach this machine can open the app",
+    )
+    a.add_argument(
+        "--allow-server-commands",
+        action="store_true",
+        help="let the Run page start an MCP server from a command typed in the page (never with --lan)",
+    )
 
     r = _command(sub, "run", what="run one question through the model and the tools, and write the trace")
     r.add_argument("--question", "-q", default="北京今天天气怎么样？")
@@ -1102,7 +1116,23 @@ def _record(args: argparse.Namespace, command: list[str], upstream: str, folder:
     return code, False
 
 
+def _cmd_app(args: argparse.Namespace) -> int:
+    check_port(args.port)
+    try:
+        command = web_app.app_command(port=args.port, lan=args.lan, allow_commands=args.allow_server_commands)
+    except web_app.AppRefused as exc:
+        raise UsageError(str(exc)) from None
+    for line in web_app.missing_system_packages():
+        print(f"note: {line}", file=sys.stderr)
+    if args.lan:
+        print(f"note: {web_app.LAN_NOTE}", file=sys.stderr)
+    where = "every interface" if args.lan else "this machine only"
+    print(f"the app: http://127.0.0.1:{args.port} ({where}; Ctrl-C stops it)", file=sys.stderr)
+    return web_app.serve(command)
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "app": _cmd_app,
     "run": _cmd_run,
     "show": _cmd_show,
     "tools": _cmd_tools,

@@ -4,7 +4,7 @@ One store per process (`room_store()`): rooms in memory, or in Redis when the op
 (a redis:// URL), so that several app processes behind one address share them. MCP_FLOW_ROOMS_PER_ADDRESS (a
 number) is how many event streams and new followers at once one address may have, for a class behind one
 address (a proxy, a NAT) or a load test; 16 streams and 10 followers otherwise. The routes (flow.rooms.web) are
-mounted beside Streamlit's by serve.py; `rooms_served()` tells the Step page whether they are.
+mounted beside Streamlit's by flow_ui/serve.py; `rooms_served()` tells the Step page whether they are.
 """
 
 from __future__ import annotations
@@ -13,10 +13,14 @@ import os
 import threading
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from flow.rooms.page import qr_svg
 from flow.rooms.store import Limits, MemoryRooms, RoomError, RoomKeys, RoomStore, RoomView
 from flow.rooms.web import room_routes as _routes
+
+if TYPE_CHECKING:
+    from starlette.routing import Route
 
 __all__ = [
     "PER_ADDRESS_ENV",
@@ -65,11 +69,11 @@ def room_store() -> RoomStore:
         return _store
 
 
-def room_routes() -> list[object]:
+def room_routes() -> list[Route]:
     """The rooms' routes for `st.App(..., routes=...)`; from then on `rooms_served()` is true in this process."""
     global _served
     _served = True
-    return list(_routes(room_store))
+    return _routes(room_store)
 
 
 def rooms_served() -> bool:

@@ -1,4 +1,4 @@
-"""The rooms' HTTP routes, mounted beside Streamlit's own (serve.py: `st.App("app.py", routes=room_routes())`).
+"""The rooms' HTTP routes, mounted beside Streamlit's own (flow_ui/serve.py: `st.App("app.py", routes=room_routes())`).
 
     GET  /room/{code}                 the follower page (the viewer, read-only to the room)
     GET  /room/{code}/bundle/{lang}   the trace's viewer bundle in that language (?round=N: of that round, else 409)
@@ -234,7 +234,7 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 def room_routes(store: Callable[[], RoomStore], *, open_files: int | None = None) -> list[Route]:
-    """The routes, reading the store through `store()` (made on first use, so importing serve.py connects nothing).
+    """The routes, reading the store through `store()` (made on first use, so importing flow_ui/serve.py connects nothing).
     The streams' limit follows `open_files` (this process's own limit when not given)."""
     files = open_files if open_files is not None else open_files_limit()
     made: dict[str, Any] = {}  # the gate and the join rates, made with the store's limits on first use

@@ -7,7 +7,7 @@ JSON file named by `$MCP_FLOW_SERVERS` (Claude Desktop's shape:
 HTTP `{"url": "http...", "bearer_token_env": "NAME"}`: a token is read from the environment, never
 written in the file). Typing a new
 command in the app is allowed only when the app was started with `--allow-server-commands`
-(`streamlit run app.py -- --allow-server-commands`) or `MCP_FLOW_ALLOW_COMMANDS=1`.
+(`mcp-flow app --allow-server-commands`) or `MCP_FLOW_ALLOW_COMMANDS=1`.
 """
 
 from __future__ import annotations

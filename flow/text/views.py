@@ -1,5 +1,5 @@
 """The wording of the views: the trace viewer's controls (it also runs without the app, in an HTML export) and the
-sequence diagram's own labels. The app's page wording lives in ui/i18n.py."""
+sequence diagram's own labels. The app's page wording lives in flow_ui/i18n.py."""
 
 from __future__ import annotations
 

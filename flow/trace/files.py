@@ -32,10 +32,14 @@ message saying so. Unknown extra fields are kept and ignored."""
 
 
 MAX_TRACE_BYTES = 50 * 1024 * 1024
+# The app's upload limit, in Streamlit's megabytes: its browser counts one as 1,000,000 bytes (1 MiB on Windows), its
+# server as 1 MiB. Rounded up from the one limit, so the widget lets through every file the CLI loads, and this
+# reader refuses a bigger one in the CLI's own line.
+UPLOAD_LIMIT_MB = -(-MAX_TRACE_BYTES // 1_000_000)
 
 
 """Files above this are refused before they are read: a 1,000-hop run is about 1 MB. The app's upload takes the same
-files: its widget is set just above this in its own units (`ui.state.UPLOAD_LIMIT_MB`), and this reader refuses."""
+files: its widget is set just above this in its own units (`flow_ui.state.UPLOAD_LIMIT_MB`), and this reader refuses."""
 
 
 MAX_HOPS = 20_000

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from flow.trace.files import TraceError, escape_controls, json_value_problem, load_trace, read_limited
 from flow.trace.model import KINDS, Trace
+from flow.trace.shipped import SAMPLE_DIR
 
 Lang = Literal["zh", "en"]  # as flow.text.names.Lang, which this layer cannot import
 LANGS: tuple[Lang, ...] = ("zh", "en")
@@ -39,7 +40,7 @@ QUESTIONS_VERSION = 1
 SUFFIX = ".questions.json"
 
 # Where the committed samples keep their questions.
-SAMPLE_QUESTIONS = Path(__file__).resolve().parents[2] / "sample_traces" / "questions"
+SAMPLE_QUESTIONS = SAMPLE_DIR / "questions"
 
 Text = dict[Lang, str]
 

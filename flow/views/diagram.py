@@ -532,7 +532,10 @@ def render(dot: str, fmt: str) -> bytes:
     try:
         done = subprocess.run([*command, f"-T{fmt}"], input=dot.encode(), capture_output=True, timeout=300)
     except FileNotFoundError:
-        raise RenderError("the graphviz program is not installed (./dev.sh setup installs it)") from None
+        raise RenderError(
+            "graphviz is not installed: pictures need its `dot` program (Debian/Ubuntu: sudo apt install graphviz, "
+            "macOS: brew install graphviz; ./dev.sh setup installs it)"
+        ) from None
     except subprocess.TimeoutExpired:
         raise RenderError("graphviz took more than 5 minutes to draw this") from None
     if done.returncode != 0:

@@ -1,10 +1,10 @@
 """The app as an ASGI app: Streamlit's pages (app.py) with the classroom rooms' routes beside them.
 
-`./dev.sh app` runs `streamlit run serve.py`; `uvicorn serve:app` serves the same app.
+`mcp-flow app` (and `./dev.sh app`) runs `streamlit run` on this file; `uvicorn flow_ui.serve:app` serves the same app.
 """
 
 import streamlit as st
 
-from flow.rooms import room_routes
+from flow import room_routes
 
 app = st.App("app.py", routes=room_routes())

@@ -12,11 +12,11 @@ shows; a reload takes the room back (the viewer hands over the code and key its 
 import streamlit as st
 
 import flow
-from ui import rooms
-from ui.i18n import t
-from ui.state import UPLOAD_LIMIT_MB, add_upload, all_traces, state
-from ui.text import plain
-from ui.trace_viewer import (
+from flow_ui import rooms
+from flow_ui.i18n import t
+from flow_ui.state import UPLOAD_LIMIT_MB, add_upload, all_traces, state
+from flow_ui.text import plain
+from flow_ui.trace_viewer import (
     add_questions,
     bundle_text,
     part_at,
@@ -27,7 +27,7 @@ from ui.trace_viewer import (
     reported_hop,
     trace_viewer,
 )
-from ui.view import downloads, picker, remembered
+from flow_ui.view import downloads, picker, remembered
 
 app = state()
 lang = app.lang
@@ -181,7 +181,7 @@ with st.sidebar:
     app.captions = st.toggle(t("captions_toggle", lang), key=f"step_captions_{lang}")
 
 
-# A classroom room: students' screens follow this viewer (ui/rooms.py, flow's room routes in serve.py).
+# A classroom room: students' screens follow this viewer (flow_ui/rooms.py, flow's room routes in flow_ui/serve.py).
 def bundles() -> dict[str, str]:
     return {code: bundle_text(view, code, found) for code in ("zh", "en")}
 

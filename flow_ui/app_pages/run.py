@@ -28,10 +28,10 @@ from flow import (
     parse_script,
     short_label,
 )
-from ui.i18n import t
-from ui.state import add_run, server_listing, state, warm_session
-from ui.text import plain
-from ui.view import remembered, remembered_multiselect, remembered_value
+from flow_ui.i18n import t
+from flow_ui.state import add_run, server_listing, state, warm_session
+from flow_ui.text import plain
+from flow_ui.view import remembered, remembered_multiselect, remembered_value
 from weather_demo.tools import DIRECT_TOOL_SCHEMAS
 
 app = state()

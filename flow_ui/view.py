@@ -1,6 +1,6 @@
 """Widgets the pages share: the diagram (Compare), pickers and downloads. No flow logic here.
 
-The Step through page steps with the client-side viewer (ui/trace_viewer.py) instead."""
+The Step through page steps with the client-side viewer (flow_ui/trace_viewer.py) instead."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from flow import (
     to_html,
     to_otlp_json,
 )
-from ui.i18n import t
-from ui.state import AppState, Loaded, all_traces, state, trace_title
+from flow_ui.i18n import t
+from flow_ui.state import AppState, Loaded, all_traces, state, trace_title
 
 WINDOW = 36  # arrows drawn around the current hop; a long trace gets the overview strip too
 

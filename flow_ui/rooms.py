@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 import flow
-from ui.state import AppState, Loaded
+from flow_ui.state import AppState, Loaded
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", ""}
 

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui.i18n import t
-from ui.state import state
+from flow_ui.i18n import t
+from flow_ui.state import state
 
 st.set_page_config(page_title="MCP Flow · 工具调用全流程", page_icon="🔎", layout="wide")
 app = state()

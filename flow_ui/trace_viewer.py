@@ -16,7 +16,7 @@ import streamlit as st
 
 import flow
 from flow import Lang, bundle_json, part_trace, trace_digest, viewer_bundle, viewer_css, viewer_js, viewer_parts
-from ui.state import AppState, Loaded
+from flow_ui.state import AppState, Loaded
 
 VIEWER_KEY = "trace_viewer"
 
@@ -113,7 +113,7 @@ def trace_viewer(
     room: dict[str, Any] | None = None,
 ) -> Any:
     """Mount the viewer at hop index `start` (0-based), with the trace's questions (`found`, by hop seq), the
-    page's toggles and the room it presents to (ui.rooms.viewer_room). The browser sends the data again only when it changes: `start` is what the page knew when
+    page's toggles and the room it presents to (flow_ui.rooms.viewer_room). The browser sends the data again only when it changes: `start` is what the page knew when
     it was last drawn as a whole, not every step since."""
     found = found or {}
     text = _bundle_json(item.key, lang, _questions_key(found), item.trace, found)
@@ -124,7 +124,7 @@ def trace_viewer(
 
 def reclaimed_room() -> Any:
     """What the viewer of a page that reloaded handed over: {code, key} of the room its tab presented (untrusted:
-    ui.rooms.reclaim checks it with the room), or None."""
+    flow_ui.rooms.reclaim checks it with the room), or None."""
     state = st.session_state.get(VIEWER_KEY)
     return state.get("room") if isinstance(state, dict) else None
 

@@ -5,10 +5,10 @@ import json
 import streamlit as st
 
 from flow import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, focus_view, hop_dataframe
-from ui.i18n import column_names, t
-from ui.state import all_traces, state
-from ui.text import table_csv
-from ui.view import picker
+from flow_ui.i18n import column_names, t
+from flow_ui.state import all_traces, state
+from flow_ui.text import table_csv
+from flow_ui.view import picker
 
 app = state()
 lang = app.lang

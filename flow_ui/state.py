@@ -6,7 +6,6 @@ import hashlib
 import uuid
 import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -15,12 +14,10 @@ import streamlit as st
 import flow
 from flow import Era, Lang, ServerSpec, WarmSession, import_bytes
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_traces"
+SAMPLE_DIR = flow.SAMPLE_DIR
 
-# The upload widget's limit, in its own megabytes: Streamlit's browser counts one as 1,000,000 bytes (1 MiB on
-# Windows), its server as 1 MiB. Rounded up from the one limit, so the widget lets through every file the CLI loads,
-# and flow's reader refuses a bigger one in the CLI's own line (.streamlit/config.toml holds the same number).
-UPLOAD_LIMIT_MB = -(-flow.MAX_TRACE_BYTES // 1_000_000)
+# The upload widget's limit (`mcp-flow app` gives Streamlit's server the same one).
+UPLOAD_LIMIT_MB = flow.UPLOAD_LIMIT_MB
 
 
 @dataclass
@@ -51,7 +48,7 @@ class AppState:
     run_error: dict[str, str] | None = None  # the last run's failure line, in both languages
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
     warm: dict[str, WarmSession] = field(default_factory=dict)  # open stdio sessions, by era
-    room: object | None = None  # the classroom room this session presents (ui.rooms.Presenting)
+    room: object | None = None  # the classroom room this session presents (flow_ui.rooms.Presenting)
     room_error: str | None = None  # why the last "Present to a room" failed, in the page's language
 
 

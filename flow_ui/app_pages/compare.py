@@ -12,10 +12,10 @@ import streamlit as st
 
 import flow
 from flow import EXAMPLE_QUESTIONS, PHASE_NAMES, figures, per_step, point, summary_rows
-from ui.i18n import column_names, t
-from ui.state import add_run, all_traces, state
-from ui.text import plain
-from ui.view import aligned_diagrams, picker
+from flow_ui.i18n import column_names, t
+from flow_ui.state import add_run, all_traces, state
+from flow_ui.text import plain
+from flow_ui.view import aligned_diagrams, picker
 
 app = state()
 lang = app.lang

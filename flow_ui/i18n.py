@@ -149,8 +149,8 @@ TEXT: dict[str, dict[Lang, str]] = {
         "`./dev.sh app --lan` for a classroom",
     },
     "room_not_served": {
-        "zh": "房间需要应用的房间路由：用 `./dev.sh app`（即 `streamlit run serve.py`）启动",
-        "en": "Rooms need the app's room routes: start it with `./dev.sh app` (`streamlit run serve.py`)",
+        "zh": "房间需要应用的房间路由：用 `mcp-flow app` 或 `./dev.sh app` 启动",
+        "en": "Rooms need the app's room routes: start it with `mcp-flow app` or `./dev.sh app`",
     },
     "room_failed": {"zh": "无法打开房间", "en": "Cannot open a room"},
     "questions_upload": {

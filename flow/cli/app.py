@@ -1,0 +1,107 @@
+"""`mcp-flow app`: the web app (flow_ui, Streamlit's pages with the rooms' routes), as Streamlit's own
+command line runs it, with the settings it needs wherever it is started from.
+
+The app is found as an installed package (flow_ui/serve.py), never imported here: nothing under flow loads
+Streamlit. Loopback unless `--lan`; `--lan` never with commands typed in the page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from flow.servers.config import ALLOW_ENV, ALLOW_FLAG
+from flow.trace.files import UPLOAD_LIMIT_MB
+
+LAN_NOTE = (
+    "serving the local network: anyone who can reach this machine can open the app, run the offline mock, the "
+    "scripted model and the configured MCP servers, and a provider with a key they type; keys in this environment "
+    "go only to the base URLs they were set up for"
+)
+
+# Streamlit's settings, given on its command line so that they hold from any working directory (a
+# .streamlit/config.toml is read only from the one Streamlit starts in).
+SETTINGS = {
+    "server.headless": "true",
+    "server.maxUploadSize": str(UPLOAD_LIMIT_MB),
+    "browser.gatherUsageStats": "false",
+    # Never a traceback to a user: pages show one-line errors of their own.
+    "client.showErrorDetails": "none",
+    "client.toolbarMode": "minimal",
+    # A table's built-in CSV export writes cells as they are, formulas included; the Hops page offers its own.
+    "client.disableDataExport": "true",
+    "theme.base": "light",
+}
+
+
+class AppRefused(Exception):
+    """The app was asked to start in a way it will not: the message says why in one line."""
+
+
+def serve_script() -> Path:
+    """flow_ui/serve.py where the app is installed (or in the clone this runs from)."""
+    spec = importlib.util.find_spec("flow_ui")
+    if spec is None or not spec.submodule_search_locations:
+        raise AppRefused("the web app (the flow_ui package) is not installed beside flow")
+    return Path(next(iter(spec.submodule_search_locations))) / "serve.py"
+
+
+def app_command(
+    *,
+    port: int = 8501,
+    lan: bool = False,
+    allow_commands: bool = False,
+    environ: Mapping[str, str] = os.environ,
+) -> list[str]:
+    """The command line that serves the app: loopback, or every interface with `lan`."""
+    if lan and (allow_commands or environ.get(ALLOW_ENV) == "1"):
+        how = ALLOW_FLAG if allow_commands else f"{ALLOW_ENV}=1"
+        raise AppRefused(f"--lan with {how} would let anyone on the network run commands here")
+    command = [sys.executable, "-m", "streamlit", "run", str(serve_script())]
+    settings = {**SETTINGS, "server.port": str(port), "server.address": "0.0.0.0" if lan else "127.0.0.1"}
+    for name, value in settings.items():
+        command += [f"--{name}", value]
+    if allow_commands:
+        command += ["--", ALLOW_FLAG]
+    return command
+
+
+def missing_system_packages(which: object = shutil.which) -> list[str]:
+    """One line for each system program the wheel cannot carry that is missing here, saying what to install."""
+    find = which if callable(which) else shutil.which
+    lines = []
+    if find("dot") is None:
+        lines.append(
+            "graphviz's `dot` is not installed: pictures (render, the HTML export) need it; install graphviz "
+            "(Debian/Ubuntu: sudo apt install graphviz, macOS: brew install graphviz)"
+        )
+    fc_list = find("fc-list")
+    if fc_list is not None:
+        try:
+            fonts = subprocess.run([fc_list, ":lang=zh"], capture_output=True, text=True, timeout=20).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            fonts = "unknown"
+        if not fonts.strip():
+            lines.append(
+                "no Chinese font is installed: Chinese text in pictures shows as boxes; install one "
+                "(Debian/Ubuntu: sudo apt install fonts-wqy-zenhei)"
+            )
+    return lines
+
+
+def serve(command: Sequence[str]) -> int:
+    """Become the app (on POSIX, so that a signal sent to this process reaches Streamlit itself), or run it in the
+    foreground until it stops; Ctrl-C stops it."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":
+        os.execv(command[0], list(command))
+    try:
+        return subprocess.run(list(command), check=False).returncode
+    except KeyboardInterrupt:
+        return 130
