@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import PurePath
 
 import pytest
 
@@ -126,20 +127,20 @@ def test_show_of_a_broken_file_is_one_line(tmp_path, cli):
             "--server is empty: give a command line or an http(s):// URL, or leave it out for the demo server",
         ),
         # What argparse finds wrong is one line too, never the usage block.
-        ([], "python -m flow: the following arguments are required: command (see python -m flow --help)"),
+        ([], "mcp-flow: the following arguments are required: command (see mcp-flow --help)"),
         (
             ["merge", "--out", "x.json"],
-            "python -m flow merge: the following arguments are required: RECORDING (see python -m flow merge --help)",
+            "mcp-flow merge: the following arguments are required: RECORDING (see mcp-flow merge --help)",
         ),
         (
             ["proxy-model"],
-            "python -m flow proxy-model: the following arguments are required: --upstream, --out/-o "
-            "(see python -m flow proxy-model --help)",
+            "mcp-flow proxy-model: the following arguments are required: --upstream, --out/-o "
+            "(see mcp-flow proxy-model --help)",
         ),
         (
             ["run", "--mode", "x"],
-            "python -m flow run: argument --mode: invalid choice: 'x' (choose from 'mcp', 'direct') "
-            "(see python -m flow run --help)",
+            "mcp-flow run: argument --mode: invalid choice: 'x' (choose from 'mcp', 'direct') "
+            "(see mcp-flow run --help)",
         ),
         # Seconds are checked by one rule, which no NaN or infinity passes.
         (
@@ -438,7 +439,7 @@ def test_public_surface_is_what_all_says():
         getattr(flow, name).__module__ == flow._HOME[name]
         for name in flow.__all__
         if getattr(getattr(flow, name), "__module__", "typing") != "typing"  # a Literal alias says typing
-        and not isinstance(getattr(flow, name), (int, list))
+        and not isinstance(getattr(flow, name), (int, list, PurePath))  # values: no module of their own
     )
     assert not hasattr(flow, "no_such_name")
 

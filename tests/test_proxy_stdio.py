@@ -494,7 +494,7 @@ def test_the_command_line_is_redacted():
         (["--out", "x.jsonl", "--grace", "0", "--", "cat"], "--grace 0: give seconds above 0"),
         (["--out", "x.jsonl", "--grace", "nan", "--", "cat"], "--grace nan: give seconds above 0 and at most 300"),
         (["--out", "x.jsonl", "--bogus", "--", "cat"], "unrecognized arguments: --bogus"),
-        (["--grace", "soon"], "python -m flow proxy: argument --grace: invalid float value: 'soon'"),
+        (["--grace", "soon"], "mcp-flow proxy: argument --grace: invalid float value: 'soon'"),
         (["--out", "/proc/x.jsonl", "--", "cat"], "/proc/x.jsonl: cannot be written: its folder does not exist"),
         (["--out", ".", "--", "cat"], ".: is a folder: name a file to write"),
     ],

@@ -270,7 +270,7 @@ def run_proxy(args: argparse.Namespace) -> int:
 
 def main(argv: list[str]) -> int:
     """`python -m flow proxy ...`, started without the rest of the command line's imports: a client waits for it."""
-    p = Parser(prog="python -m flow proxy", description=DESCRIPTION)
+    p = Parser(prog="mcp-flow proxy", description=DESCRIPTION)
     add_arguments(p)
     try:
         return run_proxy(p.parse_args(argv))
