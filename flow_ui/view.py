@@ -95,7 +95,8 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang) -> None:
     st.html(
         "<style>.cmp-row{display:flex;gap:18px;align-items:flex-start}"
         ".cmp-side{flex:1 1 0;min-width:0}"
-        ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px}"
+        ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
+        "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
         "</style>"
         f'<div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div>'
     )
