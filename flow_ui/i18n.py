@@ -144,9 +144,9 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "The room follows this page: students now see this trace (the same link)",
     },
     "room_loopback": {
-        "zh": "本应用只在本机监听，其他设备打不开这个链接：用 `./dev.sh app --lan` 启动，教室里的设备才能加入",
+        "zh": "本应用只在本机监听，其他设备打不开这个链接：用 `mcp-flow app --lan`（在克隆的仓库里是 `./dev.sh app --lan`）启动，教室里的设备才能加入",
         "en": "This app listens on this machine only, so other devices cannot open the link: start it with "
-        "`./dev.sh app --lan` for a classroom",
+        "`mcp-flow app --lan` (in a clone, `./dev.sh app --lan`) for a classroom",
     },
     "room_not_served": {
         "zh": "房间需要应用的房间路由：用 `mcp-flow app` 或 `./dev.sh app` 启动",

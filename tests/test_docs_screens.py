@@ -26,7 +26,7 @@ LOCALES = {"zh": "zh-CN", "en": "en-US"}
 DESKTOP = (1280, 720)
 PHONE = (390, 844)
 SAMPLE = flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
-# Message 5 of the ten: the MCP client asks the server to run the tool the model chose.
+# Message 6 of the ten: the MCP client asks the server to run the tool the model chose.
 CALL = next(
     i for i, hop in enumerate(SAMPLE.hops) if hop.kind == "mcp.request" and hop.payload.get("method") == "tools/call"
 )

@@ -82,7 +82,9 @@ ALLOWED = {
     "stdio",
     "python",
     "bench",
-    "dev",  # ./dev.sh app --lan, the command that serves a room to a classroom
+    "dev",  # ./dev.sh app --lan and mcp-flow app --lan, the commands that serve a room to a classroom
+    "mcp",
+    "flow",
     "sh",
     "app",
     "lan",

@@ -89,8 +89,8 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     },
     "room_new_trace": {"zh": "老师换了一个记录：{title}", "en": "The teacher moved on to another trace: {title}"},
     "room_loopback": {
-        "zh": "这个链接只在本机有效：要让学生的设备打开，请用 ./dev.sh app --lan 启动应用。",
-        "en": "This link works on this computer only: for students' devices, start the app with ./dev.sh app --lan.",
+        "zh": "这个链接只在本机有效：要让学生的设备打开，请用 mcp-flow app --lan（在克隆的仓库里是 ./dev.sh app --lan）启动应用。",
+        "en": "This link works on this computer only: for students' devices, start the app with mcp-flow app --lan (in a clone, ./dev.sh app --lan).",
     },
     "colon": {"zh": "：", "en": ": "},
 }
