@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -30,6 +31,7 @@ from flow.servers.connect import open_session
 from flow.servers.spec import PROJECT_ROOT, ServerSpec
 from flow.trace.files import save_trace
 from flow.trace.model import Hop, Trace
+from flow.trace.questions import sample_questions_path
 from flow.trace.steps import Step
 
 BEIJING = "北京今天天气怎么样？"
@@ -444,6 +446,13 @@ def write_samples(out: Path, *, names: list[str] | None = None) -> list[Path]:
         if names and sample.name not in names:
             continue
         written.append(save_trace(generate(sample), out / f"{sample.name}.json"))
+        questions = sample_questions_path(sample.name)
+        if questions is not None:  # beside the trace, where `lesson`, `render` and the app look for them
+            copy = out / "questions" / questions.name
+            if not copy.exists() or not copy.samefile(questions):
+                copy.parent.mkdir(exist_ok=True)
+                shutil.copyfile(questions, copy)
+                written.append(copy)
     return written
 
 

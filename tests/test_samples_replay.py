@@ -11,6 +11,7 @@ from flow.backends.replay import Cursor, replay, same_steps
 from flow.samples import SAMPLES, write_samples
 from flow.trace.files import TraceError, load_trace
 from flow.trace.normalise import normalise
+from flow.trace.questions import questions_for
 from helpers import ROOT, flow_cli
 
 SAMPLE_DIR = ROOT / "sample_traces"
@@ -29,6 +30,10 @@ def test_regenerated_samples_match_the_committed_ones(tmp_path):
         fresh = json.loads((tmp_path / f"{sample.name}.json").read_text(encoding="utf-8"))
         committed = json.loads((SAMPLE_DIR / f"{sample.name}.json").read_text(encoding="utf-8"))
         assert normalise(fresh) == normalise(committed), f"{sample.name} drifted: run python -m flow samples"
+    # The questions travel with the traces, where `lesson`, `render` and the app look for them.
+    copied = sorted(p.name for p in (tmp_path / "questions").iterdir())
+    assert copied == sorted(p.name for p in (SAMPLE_DIR / "questions").glob("*.questions.json"))
+    assert questions_for(tmp_path / "beijing-mcp.json")
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
