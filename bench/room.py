@@ -15,7 +15,7 @@ follower, per follower and step; its memory the RSS once the followers are conne
 Rooms are made where the app keeps them. With Redis (`redis-server` on a free port, MCP_FLOW_ROOMS_REDIS for the
 app processes) the bench makes a room in Redis itself (flow.rooms.redis_store.RedisRooms), and a second app
 process on the same Redis serves a follower of the teacher's presses to the first. Without Redis (no
-`redis-server`, or no flow/rooms/redis_store.py yet) the app keeps rooms in memory, so the bench makes each room
+`redis-server` on this machine) the app keeps rooms in memory, so the bench makes each room
 as a teacher does: the Step page in Chromium, "Present to a room", and reads the keys from the teacher's viewer.
 """
 
