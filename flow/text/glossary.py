@@ -54,10 +54,11 @@ GLOSSARY: tuple[Term, ...] = (
 AWKWARD_ZH = (r"上了线路", r"新协议时代", r"服务器在执行中说话")
 
 # Leave code alone: a fenced block, `inline code`, a {placeholder}, a URL, and the wire's own names
-# (tools/call, tool_calls, isError, weather://cities, get_weather ...).
+# (tools/call, tool_calls, isError, weather://cities, get_weather ...), and a command line of the program's own
+# (mcp-flow app --lan).
 _CODE = re.compile(
     r"```.*?```|`[^`]*`|“[^”]*”|\{[^{}]*\}|[A-Za-z_]\w*\((?:[^()]*=[^()]*)?\)|https?://\S+|\w+://\S*|[A-Za-z_][\w.-]*(?:/[\w.-]+)+|"
-    r"\b[a-z]+(?:[_.][A-Za-z0-9]+)+\b|\b[a-z]+[A-Z]\w*\b",
+    r"\b[a-z]+(?:[_.][A-Za-z0-9]+)+\b|\b[a-z]+[A-Z]\w*\b|\bmcp-flow(?: -{0,2}[a-z][\w-]*)*",
     re.S,
 )
 _CJK = r"[\u4e00-\u9fff]"
