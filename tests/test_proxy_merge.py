@@ -625,7 +625,7 @@ STREAMED_CALL = [  # a llama.cpp-family server: the whole name and id in every d
 
 
 def test_stream_chunks_are_labelled_by_the_engines_rule_and_the_assembled_hop_names_the_call():
-    """Issue 23 item 5: one rule (flow.trace.stream) for the engine, the HTTP tap and merge."""
+    """Issue 23 item 5: one rule (flow.wire.chat.ChatStream) for the engine, the HTTP tap and merge."""
     trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=STREAMED_CALL)))])  # fmt: skip
     said = [h.summary for h in trace.hops if h.kind == "llm.chunk"]
     assert said == [

@@ -14,7 +14,7 @@ def model_transport(model: ModelConfig) -> httpx2.AsyncBaseTransport | None:
 
         return MockModelTransport()
     if model.backend == "scripted":
-        from flow.backends.scripted import ScriptedModelTransport
+        from flow.backends.scripted import ScriptedModelTransport, Turn
 
-        return ScriptedModelTransport(model.script)
+        return ScriptedModelTransport(tuple(turn for turn in model.script if isinstance(turn, Turn)))
     return None  # "openai" goes to the network; "replay" brings its own transport

@@ -23,8 +23,9 @@ from flow.trace.model import Hop
 from flow.trace.redact import redact_headers, redact_url
 from flow.trace.stats import RETRY_HEADER
 from flow.trace.steps import STEPS, Step
-from flow.trace.stream import StreamAssembly, chunk_label
-from flow.trace.summaries import _response_step, amount_text, counted, response_summary
+from flow.trace.summaries import amount_text, counted
+from flow.wire.base import WireApi
+from flow.wire.chat import CHAT
 
 MAX_RESPONSE_BYTES = 16 << 20  # one model response, or one whole stream, decoded: far above any real answer
 
@@ -114,11 +115,12 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         inner: httpx2.AsyncBaseTransport,
         recorder: Recorder,
         *,
+        api: WireApi = CHAT,
         scripted: bool = False,
         timeout_s: float = math.inf,
         max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
-        self._inner, self._rec = inner, recorder
+        self._inner, self._rec, self.api = inner, recorder, api
         self._scripted = scripted  # the answers come from the user's script: every model hop says so
         self.timeout_s, self.max_bytes = timeout_s, max_bytes
         self._deadline = math.inf
@@ -220,13 +222,13 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
                     source="model",
                     target="app",
                     payload={"status": response.status_code, "headers": headers, "body": resp_body},
-                    step=_response_step(resp_body) if ok else step,
+                    step=self.api.response_step(resp_body) if ok else step,
                     direction="response" if ok else "error",
                     t_start_ms=request_hop.t_start_ms,
                     size=len(raw_body),
                     wire_text=decoded + json_bytes(headers),
                     usage=usage if isinstance(usage, dict) else None,
-                    summary=response_summary(resp_body) if ok else f"HTTP {response.status_code}",
+                    summary=self.api.response_summary(resp_body) if ok else f"HTTP {response.status_code}",
                 )
             )
         if built_from_bytes:
@@ -366,7 +368,7 @@ class _StreamTap(httpx2.AsyncByteStream):
         self._response, self._tap, self._exchange, self._headers = response, tap, exchange, headers
         self._rec = tap._rec
         self._hops: list[Hop] = []
-        self._stream = StreamAssembly()  # what the deltas so far built: how the next one is labelled
+        self._stream = tap.api.stream()  # what the events so far built: how the next one is labelled
         self._step = Step.MODEL_ANSWER
         self._seen = bytearray()  # the first bytes, kept while no data has come
 
@@ -425,8 +427,9 @@ class _StreamTap(httpx2.AsyncByteStream):
         payload: dict[str, Any] = {"data": data}
         if not self._hops:
             payload = {"status": self._response.status_code, "headers": self._headers, **payload}
-        # A stream is the answer (step 9) until a tool_calls delta shows it is the decision (step 4).
-        if self._step == Step.MODEL_ANSWER and isinstance(data, dict) and _response_step(data) == Step.DECISION:
+        summary = self._stream.add(data)
+        # A stream is the answer (step 9) until an event shows the model decided to call a tool (step 4).
+        if self._step == Step.MODEL_ANSWER and self._stream.decided:
             self._step = Step.DECISION
             for hop in self._hops:
                 self._rec.restep(hop, Step.DECISION)
@@ -444,7 +447,7 @@ class _StreamTap(httpx2.AsyncByteStream):
                     t_start_ms=request_hop.t_start_ms,
                     size=len(event) + 2,
                     usage=usage if isinstance(usage, dict) else None,
-                    summary=chunk_label(data, len(self._hops) + 1, self._stream),
+                    summary=summary,
                 )
             )
         )

@@ -16,23 +16,22 @@ from typing import Any, Protocol
 
 import anyio
 import httpx2
-import openai
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
 from flow.engine.errors import FlowAbort, as_flow_error
-from flow.engine.model import ModelConfig, StreamAssembler, make_client, not_json, read_completion
+from flow.engine.model import ModelClient, ModelConfig, malformed, not_json
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
 from flow.engine.translate import (
     ArgumentError,
     CallRequest,
+    function_spec,
     map_content,
     parse_arguments,
     resource_text,
-    to_openai_tool,
-    with_strict,
+    tool_spec,
 )
 from flow.servers import builtin
 from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail, timed_out
@@ -42,19 +41,23 @@ from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
-from flow.trace.summaries import arguments_text, counted, response_summary
+from flow.trace.summaries import arguments_text, counted
+from flow.wire import API
+from flow.wire.base import Conversation, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi, WireProblem
 
 
 @dataclass
 class _Setup:
     """What the app has before it first asks the model."""
 
-    tools: list[dict[str, Any]]
+    tools: list[ToolSpec]
     context: list[str] = field(default_factory=list)  # resource texts for the system message
     prompt_messages: list[dict[str, Any]] | None = None
 
 
 class _Tools(Protocol):
+    api: WireApi
+
     async def list(self) -> _Setup: ...
     async def call(self, tool_call: dict[str, Any]) -> str: ...
 
@@ -63,12 +66,6 @@ def _dump(model: Any) -> dict[str, Any]:
     """An SDK object as the JSON the wire carries (aliases, no empty fields)."""
     result: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
     return result
-
-
-def _tool_choice_param(choice: str) -> Any:
-    if choice in ("auto", "none", "required"):
-        return choice
-    return {"type": "function", "function": {"name": choice}}
 
 
 def _content_text(result: dict[str, Any]) -> str:
@@ -98,6 +95,7 @@ class _McpTools:
     tap: FrameTap
     rec: Recorder
     options: RunOptions
+    api: WireApi
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     async def list(self) -> _Setup:
@@ -159,17 +157,17 @@ class _McpTools:
                 [m.how for _, m in mapped],
             )
         rec.step = Step.ASK_MODEL
-        openai_tools = [to_openai_tool(t, strict=self.options.strict) for t in mcp_tools]
-        self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in openai_tools}
+        specs = [tool_spec(t, strict=self.options.strict) for t in mcp_tools]
+        self.schemas = {spec.name: spec.parameters for spec in specs}
         rec.record(
             kind="translate.forward",
             source="app",
             target="app",
-            payload={"mcp": mcp_tools, "openai": openai_tools},
+            payload={"mcp": mcp_tools, "openai": [self.api.tool(spec) for spec in specs]},
             step=Step.ASK_MODEL,
             summary="inputSchema → parameters for " + ", ".join(t["name"] for t in mcp_tools),
         )
-        setup.tools = openai_tools
+        setup.tools = specs
         return setup
 
     async def call(self, tool_call: dict[str, Any]) -> str:
@@ -246,25 +244,24 @@ async def _progress_seen(progress: float, total: float | None, message: str | No
 class _DirectTools:
     rec: Recorder
     options: RunOptions
+    api: WireApi
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     async def list(self) -> _Setup:
         if self.options.resources or self.options.prompt:
             raise FlowAbort("mcp_only")
-        tools = builtin.DIRECT_TOOL_SCHEMAS
-        if self.options.strict:
-            tools = [with_strict(t) for t in tools]
-        self.schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+        specs = [function_spec(t, strict=self.options.strict) for t in builtin.DIRECT_TOOL_SCHEMAS]
+        self.schemas = {spec.name: spec.parameters for spec in specs}
         self.rec.record(
             kind="tool.list",
             source="tool",
             target="app",
-            payload={"tools": tools},
+            payload={"tools": [self.api.tool(spec) for spec in specs]},
             step=Step.LIST_TOOLS,
             direction="response",
-            summary=f"{len(tools)} local functions: " + ", ".join(self.schemas),
+            summary=f"{len(specs)} local functions: " + ", ".join(self.schemas),
         )
-        return _Setup(tools=tools)
+        return _Setup(tools=specs)
 
     async def call(self, tool_call: dict[str, Any]) -> str:
         rec = self.rec
@@ -347,18 +344,16 @@ def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError
 DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
 
 
-async def _ask_model(
-    client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any], *, timeout_s: float
-) -> dict[str, Any]:
-    """One chat completion within the call's total time; returns the assistant message as the app will send it back.
+async def _ask_model(model: ModelClient, rec: Recorder, body: dict[str, Any], *, timeout_s: float) -> Turn:
+    """One model call within the call's total time; returns the model's turn.
 
     An answer the app cannot read (no choices, a tool call without a name, a body that is not JSON, a stream cut
-    off before its finish_reason) ends the run with one line and an llm.error hop, never a KeyError. The model
+    off before it said it finished) ends the run with one line and an llm.error hop, never a KeyError. The model
     tap holds each attempt to the deadline; this scope also bounds what the SDK does between attempts (its retries
     sleep, up to a minute when a server asks), so that the time is total for the user."""
     with anyio.CancelScope(deadline=anyio.current_time() + timeout_s + DEADLINE_GRACE_S):
         try:
-            return await _completion(client, rec, kwargs)
+            return await _completion(model, rec, body)
         except MalformedResponse as exc:
             if exc.recorded:
                 raise
@@ -385,27 +380,34 @@ async def _ask_model(
     raise late
 
 
-async def _completion(client: openai.AsyncOpenAI, rec: Recorder, kwargs: dict[str, Any]) -> dict[str, Any]:
-    stream = bool(kwargs.get("stream"))
-    assembler = StreamAssembler()
+async def _completion(model: ModelClient, rec: Recorder, body: dict[str, Any]) -> Turn:
+    api = model.api
+    stream = bool(body.get("stream"))
     try:
         if not stream:
-            return read_completion(await client.chat.completions.create(**kwargs))
-        chunks = await client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
-        async for chunk in chunks:
-            assembler.add(chunk)
+            response = await model.send(body)
+            if isinstance(response, str):  # the SDK hands over a body that is not JSON as text
+                raise not_json(response, stream=False)
+            return api.read(response)
+        events = api.stream()
+        async for event in await model.send(body):
+            events.add(event)
+            if events.problem is not None:
+                raise events.problem
+        turn = events.turn()
     except json.JSONDecodeError as exc:  # the SDK parses what the server said is JSON, and it was not
         raise not_json(exc.doc, stream=stream) from None
-    message, finish = assembler.message()
+    except WireProblem as problem:
+        raise malformed(problem) from None
     rec.record(
         kind="llm.assembled",
         source="app",
         target="app",
-        payload={"message": message, "finish_reason": finish},
-        step=Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER,
-        summary="assembled " + response_summary({"choices": [{"message": message, "finish_reason": finish}]}),
+        payload={"message": turn.raw, "finish_reason": turn.finish},
+        step=Step.DECISION if turn.calls else Step.MODEL_ANSWER,
+        summary="assembled " + api.turn_summary(turn),
     )
-    return message
+    return turn
 
 
 async def run_flow(
@@ -442,6 +444,7 @@ async def run_flow(
     error: str | None = None
     error_zh: str | None = None
     stderr_tail = ""
+    api = API["chat"]
     try:
         if options.mode == "mcp":
             if (session.spec if session else spec).is_demo:  # step 0 is the demo server's code; another's is not ours
@@ -463,7 +466,12 @@ async def run_flow(
                 session.tap.recorder = rec
                 meta.server = {**session.describe(), "reused_session": True}
                 answer = await _loop(
-                    question, _McpTools(session.client, session.tap, rec, options), rec, options, model, model_transport
+                    question,
+                    _McpTools(session.client, session.tap, rec, options, api),
+                    rec,
+                    options,
+                    model,
+                    model_transport,
                 )
             else:
                 async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (
@@ -474,7 +482,7 @@ async def run_flow(
                     meta.server = McpSession(client, tap, spec).describe()
                     try:
                         answer = await _loop(
-                            question, _McpTools(client, tap, rec, options), rec, options, model, model_transport
+                            question, _McpTools(client, tap, rec, options, api), rec, options, model, model_transport
                         )
                     except BaseException:
                         stderr_tail = server_stderr_tail(err)
@@ -496,7 +504,7 @@ async def run_flow(
                 step=Step.QUESTION,
                 summary=question,
             )
-            answer = await _loop(question, _DirectTools(rec, options), rec, options, model, model_transport)
+            answer = await _loop(question, _DirectTools(rec, options, api), rec, options, model, model_transport)
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
         if os.environ.get("FLOW_DEBUG"):
             traceback.print_exc()
@@ -544,31 +552,38 @@ async def _record_server_tools(rec: Recorder) -> None:
 
 
 async def _loop(
-    question: str, tools: _Tools, rec: Recorder, options: RunOptions, model: ModelConfig, model_transport: Any
+    question: str, tools: _Tools, rec: Recorder, options: RunOptions, config: ModelConfig, transport: Any
 ) -> str:
     setup = await tools.list()
-    openai_tools = setup.tools
-    client = make_client(model, rec, transport=model_transport)
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "\n\n".join([SYSTEM_PROMPT, *setup.context])},
-        *(setup.prompt_messages or [{"role": "user", "content": question}]),
-    ]
-    async with client:
+    model = ModelClient(config, rec, api=tools.api, transport=transport)
+    api = model.api
+    definitions = [api.tool(spec) for spec in setup.tools]
+    conversation = Conversation("\n\n".join([SYSTEM_PROMPT, *setup.context]))
+    if setup.prompt_messages is not None:
+        conversation.items += [Native(m) for m in setup.prompt_messages]
+    else:
+        conversation.items.append(question)
+    told: set[str] = set()
+    async with model:
         # max_rounds tool rounds, then one more request for the answer that uses their results.
         for round_no in range(1, options.max_rounds + 2):
             rec.round = round_no
             rec.step = Step.ASK_MODEL if round_no == 1 else Step.BACKFILL
-            kwargs: dict[str, Any] = {"model": model.model, "messages": list(messages), "tools": openai_tools}
-            kwargs["tool_choice"] = _tool_choice_param(options.tool_choice) if round_no == 1 else "auto"
-            if not options.parallel:
-                kwargs["parallel_tool_calls"] = False
-            if options.stream:
-                kwargs["stream"] = True
-            message = await _ask_model(client, rec, kwargs, timeout_s=model.timeout_s)
+            settings = Settings(
+                model.config.model,
+                tool_choice=options.tool_choice if round_no == 1 else "auto",
+                parallel=options.parallel,
+                stream=options.stream,
+                adapt=options.adapt,
+            )
+            request = api.request(conversation, definitions, settings)
+            # A change is told on the first request that makes it; later requests repeat the changed history.
+            rec.adaptations = [a.as_json() for a in request.adapted if a.path not in told]
+            told.update(a.path for a in request.adapted)
+            turn = await _ask_model(model, rec, request.body, timeout_s=model.config.timeout_s)
             rec.adaptations = []
-            calls = message.get("tool_calls") or []
-            if not calls:
-                answer = message.get("content") or ""
+            if not turn.calls:
+                answer = turn.text or ""
                 rec.record(
                     kind="app.answer",
                     source="app",
@@ -580,24 +595,19 @@ async def _loop(
                 return answer
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
-            if message.get("content") is None and options.adapt:
-                # OpenAI takes null beside tool_calls; some compatible servers refuse it (HTTP 500), none refuses "".
-                message = {**message, "content": ""}
-                rec.adaptations.append(
-                    {"path": f"messages[{len(messages)}].content", "received": None, "sent": "", "why": "content_null"}
-                )
-            messages.append(message)
+            conversation.items.append(turn)
             rec.step = Step.CALL_TOOL
-            results: list[str] = [""] * len(calls)
+            results: list[str] = [""] * len(turn.calls)
 
             async def run_one(out: list[str], i: int, call: dict[str, Any]) -> None:
                 out[i] = await tools.call(call)
 
             async with anyio.create_task_group() as tg:
-                for i, call in enumerate(calls):
-                    tg.start_soon(run_one, results, i, call)
-            for call, content in zip(calls, results, strict=True):
-                messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+                for i, call in enumerate(turn.calls):
+                    tg.start_soon(run_one, results, i, call.raw)
+            conversation.items += [
+                ToolOutput(call.id, content) for call, content in zip(turn.calls, results, strict=True)
+            ]
     raise AssertionError("unreachable: the loop returns an answer or stops")
 
 

@@ -1,7 +1,7 @@
 """The two translations the app performs between MCP and function calling.
 
-Forward: an MCP tool (name, description, inputSchema) becomes an OpenAI tool (type function,
-parameters). Reverse: a tool_call (arguments as a JSON string) becomes a call request
+Forward: an MCP tool (name, description, inputSchema) becomes a tool definition (`ToolSpec`, which each model API
+writes in its own form: `flow.wire`). Reverse: a tool call (arguments as a JSON string) becomes a call request
 (name + parsed arguments), checked against the schema.
 """
 
@@ -13,6 +13,8 @@ import copy
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from flow.wire.base import ToolSpec
 
 _JSON_TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str,
@@ -36,25 +38,24 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def to_openai_tool(tool: dict[str, Any], *, strict: bool = False) -> dict[str, Any]:
-    """Forward translation of one MCP tool (as listed on the wire) to an OpenAI tool schema."""
+def tool_spec(tool: dict[str, Any], *, strict: bool = False) -> ToolSpec:
+    """Forward translation of one MCP tool (as listed on the wire): what a model API's tool definition is made of.
+    The `title` keys pydantic writes into a schema go (providers ignore them, and they only add tokens)."""
     params = copy.deepcopy(tool.get("inputSchema") or {"type": "object", "properties": {}})
-    params.pop("title", None)  # a pydantic artefact; providers ignore it, and it only adds tokens
+    params.pop("title", None)
     for prop in (params.get("properties") or {}).values():
         if isinstance(prop, dict):
             prop.pop("title", None)
-    fn: dict[str, Any] = {"name": tool["name"], "description": tool.get("description") or "", "parameters": params}
-    if strict:
-        fn["parameters"] = strict_schema(params)
-        fn["strict"] = True
-    return {"type": "function", "function": fn}
+    return ToolSpec(
+        tool["name"], tool.get("description") or "", strict_schema(params) if strict else params, strict=strict
+    )
 
 
-def with_strict(tool: dict[str, Any]) -> dict[str, Any]:
-    fn = dict(tool["function"])
-    fn["parameters"] = strict_schema(fn.get("parameters") or {})
-    fn["strict"] = True
-    return {"type": "function", "function": fn}
+def function_spec(tool: dict[str, Any], *, strict: bool = False) -> ToolSpec:
+    """A hand-written function schema (direct mode's, in Chat Completions' form) as a tool definition's parts."""
+    fn = tool["function"]
+    params = fn.get("parameters") or {}
+    return ToolSpec(fn["name"], fn.get("description") or "", strict_schema(params) if strict else params, strict=strict)
 
 
 class ArgumentError(ValueError):

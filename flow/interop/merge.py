@@ -30,8 +30,8 @@ from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list
 from flow.trace.payloads import ChatRequest
 from flow.trace.stats import RETRY_HEADER, retry_number
 from flow.trace.steps import Step
-from flow.trace.stream import StreamAssembly, chunk_label
-from flow.trace.summaries import _response_step, arguments_text, counted, response_summary
+from flow.trace.summaries import arguments_text, counted
+from flow.wire.chat import CHAT
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
 
@@ -290,9 +290,9 @@ class _Merge:
             event.failure = self._model_failure(status, body, error)
             return [event]
         if ex.chunks:
-            stream = StreamAssembly()
-            labels = [chunk_label(chunk.get("data"), i, stream) for i, chunk in enumerate(ex.chunks, 1)]
-            message, finish_reason = stream.message(), stream.finish_reason
+            stream = CHAT.stream()
+            labels = [stream.add(chunk.get("data")) for chunk in ex.chunks]
+            message, finish_reason = stream.message(), stream.finish
             answer_step = Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER
             for i, chunk in enumerate(ex.chunks, 1):
                 payload = {"data": chunk.get("data", chunk.get("data_too_large"))}
@@ -337,7 +337,7 @@ class _Merge:
                 answer_step,
                 t_end,
                 rnd,
-                "assembled " + response_summary({"choices": [assembled]}),
+                "assembled " + CHAT.response_summary({"choices": [assembled]}),
                 source="app",
                 direction="event",
                 inferred=said + (f"; cut to the limit of one value: {cut}" if cut else ""),
@@ -347,7 +347,7 @@ class _Merge:
         else:
             body = (ex.body or {}).get("body", (ex.body or {}).get("body_too_large"))
             message = _message_of(body)
-            answer_step = _response_step(body)
+            answer_step = CHAT.response_step(body)
             t_end = ms(ex.body or ex.end or ex.response)
             usage = usage_counts(as_dict(body).get("usage"))
             event = self._event(
@@ -357,7 +357,7 @@ class _Merge:
                 answer_step,
                 t_req,
                 rnd,
-                response_summary(body),
+                CHAT.response_summary(body),
                 direction="response",
                 usage=usage,
             )

@@ -29,7 +29,8 @@ from flow.interop.common import (
 )
 from flow.trace.files import TraceError, json_value_problem
 from flow.trace.model import Actor, ImportInfo, Kind, Trace, TraceMeta, answer_step, as_dict, as_list, usage_counts
-from flow.trace.summaries import arguments_text, frame_kind, frame_summary, response_summary
+from flow.trace.summaries import arguments_text, frame_kind, frame_summary
+from flow.wire.chat import CHAT
 
 _CHAT_OPERATIONS = {"chat", "text_completion", "generate_content"}
 
@@ -490,7 +491,7 @@ class _OtlpImport:
             direction="response",
             rnd=rnd,
             usage=usage,
-            summary=response_summary(response),
+            summary=CHAT.response_summary(response),
         )
 
     def tool(self, span: _Span) -> None:

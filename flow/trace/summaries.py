@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from flow.trace.model import Kind, as_dict
-from flow.trace.steps import Step
 
 
 def counted(n: int, noun: str) -> str:
@@ -71,45 +70,3 @@ def progress_summary(params: dict[str, Any], what: str) -> str:
     return f"progress {number(params.get('progress'))}{f'/{number(total)}' if total is not None else ''} of {what}" + (
         f": {params['message']}" if params.get("message") else ""
     )
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _first_choice(body: Any) -> dict[str, Any]:
-    """The first choice of a completion or a chunk, or {} when it has none a reader can use: the tap records
-    whatever came, so everything it reads of a body is read this way."""
-    choices = body.get("choices") if isinstance(body, dict) else None
-    return _dict(choices[0]) if isinstance(choices, list) and choices else {}
-
-
-def _response_step(body: Any) -> Step:
-    """A response that asks for tools is the decision (step 4); one that answers is step 9."""
-    choice = _first_choice(body)
-    message = _dict(choice.get("message")) or _dict(choice.get("delta"))
-    if message.get("tool_calls") or choice.get("finish_reason") == "tool_calls":
-        return Step.DECISION
-    return Step.MODEL_ANSWER
-
-
-def response_summary(body: Any) -> str:
-    choice = _first_choice(body)
-    if not choice:
-        return "response"
-    calls = _dict(choice.get("message")).get("tool_calls")
-    if isinstance(calls, list) and calls:
-        return "tool_calls: " + ", ".join(_call_text(c) for c in calls)
-    return f"finish_reason: {choice.get('finish_reason')}"
-
-
-def _call_text(call: Any) -> str:
-    fn = _dict(_dict(call).get("function"))
-    raw = fn.get("arguments")
-    text = raw if isinstance(raw, str) else "" if raw is None else json.dumps(raw, ensure_ascii=False, default=str)
-    try:
-        args = json.loads(text or "{}")
-        shown = arguments_text(args) if isinstance(args, dict) else json.dumps(args, ensure_ascii=False)
-    except json.JSONDecodeError:
-        shown = text[:40] + " (not JSON)"
-    return f"{fn.get('name')}({shown})"

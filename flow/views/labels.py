@@ -474,7 +474,7 @@ def _chunk_text(hop: Hop, lang: Lang) -> str:
     calls = delta.get("tool_calls")
     if isinstance(calls, list) and calls:
         fn = _dict(_dict(calls[0]).get("function"))
-        # Whether a delta starts a call is the stream's memory (flow.trace.stream), which the summary states: a name
+        # Whether a delta starts a call is the stream's memory (flow.wire.chat.ChatStream), which the summary states: a name
         # sent again in every delta starts nothing.
         if fn.get("name") and re.match(r"chunk \d+: tool_call .* starts", hop.summary):
             return _w("chunk", lang, n=n, what=_w("chunk_name", lang, name=fn["name"]))

@@ -1,0 +1,156 @@
+"""The model-API seam: the neutral shapes the engine thinks in, and the one interface each model API implements.
+
+A model API (Chat Completions today) is a wire format: how a conversation and its tools become a request body,
+how a response body or a stream of events becomes the model's turn, and how the app writes that turn and the
+tools' results back. Everything here is JSON in, JSON out, with no SDK: the engine sends the bodies through the
+API's official SDK, the HTTP tap and merge label what they recorded with the same reader, and the views read a
+recorded body through it. The raw bodies stay beside the neutral view (`Turn.raw`), because showing the wire is
+the product.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from flow.trace.steps import Step
+
+ApiName = Literal["chat"]
+
+
+"""The model APIs the engine speaks (a trace's `meta.settings.api`; absent means "chat")."""
+
+
+ToolChoice = str
+
+
+"""Neutral tool choice: "auto", "none", "required", or the name of the one tool the model must call."""
+
+
+class WireProblem(Exception):
+    """A response the app cannot read: a code (`flow.text.errors` words it) and its facts."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code, self.params = code, params
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool as the app offers it to a model: a name, a description and the JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    strict: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call the model made: its id, the tool's name, and its arguments as the JSON text the model wrote."""
+
+    id: str
+    name: str
+    arguments: str
+    raw: dict[str, Any]  # the call as the API wrote it, sent back as it came
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The model's turn: its text (None when it wrote none), the calls it made, why it stopped, and the message as
+    the API wrote it (`raw`), which the app sends back in the next request."""
+
+    text: str | None
+    calls: tuple[Call, ...]
+    finish: str | None
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What the app sends back for one call: the text the model reads, and whether the tool failed."""
+
+    call_id: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Native:
+    """A message already in the API's own form (a prompt's messages as the app translated them)."""
+
+    message: dict[str, Any]
+
+
+Item = str | Turn | ToolOutput | Native
+
+
+"""One entry of a conversation: the user's text, the model's turn, a tool's output, or a message in the API's form."""
+
+
+@dataclass
+class Conversation:
+    """What the app has said and heard so far; the model API has no memory, so every request carries all of it."""
+
+    system: str
+    items: list[Item] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a request asks of the model besides the conversation and the tools."""
+
+    model: str
+    tool_choice: ToolChoice = "auto"
+    parallel: bool = True  # False: ask for at most one call per turn
+    stream: bool = False
+    adapt: bool = True  # change what some servers refuse (a null content beside tool calls), and say so
+
+
+@dataclass(frozen=True, slots=True)
+class Adaptation:
+    """A value the app changed before sending, so that every compatible server takes the request."""
+
+    path: str  # where in the body, as a JSON path: messages[2].content
+    received: Any
+    sent: Any
+    why: str  # a code flow.text words: "content_null"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "received": self.received, "sent": self.sent, "why": self.why}
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request body, and what the app changed in it (`Settings.adapt`)."""
+
+    body: dict[str, Any]
+    adapted: tuple[Adaptation, ...] = ()
+
+
+class Stream(Protocol):
+    """A streamed response, event by event: each event's line, the turn they build, and whether the model has
+    decided to call a tool (which makes the stream step 4 rather than 9)."""
+
+    events: int
+    decided: bool
+    problem: WireProblem | None  # the first event the app cannot read; the engine stops there
+
+    def add(self, event: Any) -> str: ...
+    def turn(self) -> Turn: ...
+
+
+class WireApi(Protocol):
+    """One model API's wire format."""
+
+    name: ApiName
+    path: str  # the request's path under the base URL: "/chat/completions"
+
+    def tool(self, spec: ToolSpec) -> dict[str, Any]: ...
+    def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request: ...
+    def read(self, response: Any) -> Turn: ...
+    def stream(self) -> Stream: ...
+    def response_step(self, body: Any) -> Step: ...
+    def response_summary(self, body: Any) -> str: ...
+    def turn_summary(self, turn: Turn) -> str: ...

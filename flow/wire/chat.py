@@ -1,0 +1,421 @@
+"""OpenAI Chat Completions (`POST /chat/completions`): the wire format the articles teach.
+
+Tools are `{"type": "function", "function": {name, description, parameters}}`; the model's turn is the first
+choice's assistant message, its calls in `tool_calls` with the arguments as a JSON *string*; the app sends that
+message back as it came, then one role "tool" message per call, carrying its `tool_call_id`.
+
+A stream is chunks of `choices[].delta`. The rule for adding them up, one for the engine (which reads what the SDK
+hands it), the HTTP tap and merge (which label the events they recorded): a tool-call delta with an integer
+`index` belongs to that call; one without starts a call when it has an id and continues the last one when it has
+none. A name sent again whole is the same name (some servers repeat it, and the id, in every delta): only a piece
+that is not the whole name so far continues it. Text is kept as pieces and joined once, and no value grows past
+what one value of a trace may hold (`MAX_STRING_CHARS`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+
+from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.steps import Step
+from flow.trace.summaries import arguments_text
+from flow.wire.base import (
+    Adaptation,
+    ApiName,
+    Call,
+    Conversation,
+    Native,
+    Request,
+    Settings,
+    ToolOutput,
+    ToolSpec,
+    Turn,
+    WireProblem,
+)
+
+LABEL_CHARS = 60  # of a piece of text, what a chunk's line quotes
+
+
+def get(obj: Any, name: str) -> Any:
+    """A field of an SDK object or of a plain dict, None when absent: the SDK builds responses without checking
+    them, and a recording holds whatever came, so any field may be missing or of another type."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    if isinstance(obj, pydantic.BaseModel):
+        return getattr(obj, name, None)
+    return None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def excerpt(value: Any) -> str:
+    """The start of a value, quoted, for a line that says what came instead of what was expected."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return repr(text[:60] + ("…" if len(text) > 60 else ""))
+
+
+# --- the request ------------------------------------------------------------------------------------------------------
+
+
+def tool_choice(choice: str) -> Any:
+    """The neutral choice as Chat Completions writes it: a word, or the one function the model must call."""
+    if choice in ("auto", "none", "required"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _messages(conversation: Conversation, adapt: bool) -> tuple[list[dict[str, Any]], list[Adaptation]]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": conversation.system}]
+    adapted: list[Adaptation] = []
+    for item in conversation.items:
+        if isinstance(item, str):
+            messages.append({"role": "user", "content": item})
+        elif isinstance(item, Native):
+            messages.append(item.message)
+        elif isinstance(item, ToolOutput):
+            messages.append({"role": "tool", "tool_call_id": item.call_id, "content": item.content})
+        else:
+            message = item.raw
+            if message.get("content") is None and item.calls and adapt:
+                # OpenAI takes null beside tool_calls; some compatible servers refuse it (HTTP 500), none refuses "".
+                message = {**message, "content": ""}
+                adapted.append(Adaptation(f"messages[{len(messages)}].content", None, "", "content_null"))
+            messages.append(message)
+    return messages, adapted
+
+
+def _turn(message: dict[str, Any], finish: str | None) -> Turn:
+    calls = tuple(
+        Call(c["id"], c["function"]["name"], c["function"]["arguments"], c) for c in message.get("tool_calls") or []
+    )
+    return Turn(message.get("content"), calls, finish, message)
+
+
+# --- a whole response ---------------------------------------------------------------------------------------------------
+
+
+def _tool_calls(value: Any, where: str) -> list[dict[str, Any]]:
+    """Tool calls as the app sends them back, each with an id, a function name and its arguments as a string."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise WireProblem("not_a_list", where=where)
+    calls = []
+    for i, call in enumerate(value):
+        fn = get(call, "function")
+        name, call_id, arguments = get(fn, "name"), get(call, "id"), get(fn, "arguments")
+        if not isinstance(name, str) or not name:
+            raise WireProblem("call_without_name", where=where, i=i)
+        if not isinstance(call_id, str) or not call_id:
+            raise WireProblem("call_without_id", where=where, i=i, name=name)
+        if isinstance(arguments, dict):  # an object where a JSON string belongs: some providers
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        elif arguments is None:
+            arguments = ""
+        elif not isinstance(arguments, str):
+            raise WireProblem("arguments_not_text", where=where, i=i, name=name)
+        dumped = (
+            call.model_dump(mode="json", exclude_none=True, warnings=False)
+            if isinstance(call, pydantic.BaseModel)
+            else dict(call)
+        )
+        dumped.setdefault("type", "function")
+        dumped["id"] = call_id
+        dumped["function"] = {**_dict(dumped.get("function")), "name": name, "arguments": arguments}
+        calls.append(dumped)
+    return calls
+
+
+def read(completion: Any) -> Turn:
+    """The model's turn in a chat completion (the SDK's object, or its JSON); `WireProblem` says what is wrong."""
+    if not isinstance(completion, (pydantic.BaseModel, dict)):
+        raise WireProblem("body_not_object", excerpt=excerpt(completion))
+    choices = get(completion, "choices")
+    if not isinstance(choices, list) or not choices:
+        raise WireProblem("no_choices", excerpt=excerpt(choices))
+    message = get(choices[0], "message")
+    if not isinstance(message, (pydantic.BaseModel, dict)):
+        raise WireProblem("no_message")
+    content = get(message, "content")
+    if content is not None and not isinstance(content, str):
+        raise WireProblem("content_not_text")
+    calls = _tool_calls(get(message, "tool_calls"), "choices[0].message.tool_calls")
+    if content is None and not calls and get(message, "refusal") is None:
+        raise WireProblem("no_content", finish=str(get(choices[0], "finish_reason")))
+    out: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        out["tool_calls"] = calls
+    finish = get(choices[0], "finish_reason")
+    return _turn(out, None if finish is None else str(finish))
+
+
+def first_choice(body: Any) -> dict[str, Any]:
+    """The first choice of a completion or a chunk, or {} when it has none a reader can use."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    return _dict(choices[0]) if isinstance(choices, list) and choices else {}
+
+
+def response_step(body: Any) -> Step:
+    """A response (or a chunk) that asks for tools is the decision (step 4); one that answers is step 9."""
+    choice = first_choice(body)
+    message = _dict(choice.get("message")) or _dict(choice.get("delta"))
+    if message.get("tool_calls") or choice.get("finish_reason") == "tool_calls":
+        return Step.DECISION
+    return Step.MODEL_ANSWER
+
+
+def call_text(call: Any) -> str:
+    """One tool call of a message as a summary writes it: `get_weather(city=北京)`."""
+    fn = _dict(_dict(call).get("function"))
+    raw = fn.get("arguments")
+    text = raw if isinstance(raw, str) else "" if raw is None else json.dumps(raw, ensure_ascii=False, default=str)
+    try:
+        args = json.loads(text or "{}")
+        shown = arguments_text(args) if isinstance(args, dict) else json.dumps(args, ensure_ascii=False)
+    except json.JSONDecodeError:
+        shown = text[:40] + " (not JSON)"
+    return f"{fn.get('name')}({shown})"
+
+
+def response_summary(body: Any) -> str:
+    """A completion's line: the calls it asks for, or why it stopped."""
+    choice = first_choice(body)
+    if not choice:
+        return "response"
+    calls = _dict(choice.get("message")).get("tool_calls")
+    if isinstance(calls, list) and calls:
+        return "tool_calls: " + ", ".join(call_text(c) for c in calls)
+    return f"finish_reason: {choice.get('finish_reason')}"
+
+
+def turn_summary(turn: Turn) -> str:
+    """The assembled turn's line, as a whole response's would read."""
+    return response_summary({"choices": [{"message": turn.raw, "finish_reason": turn.finish}]})
+
+
+# --- a stream -----------------------------------------------------------------------------------------------------------
+
+
+class _Text:
+    """Text that arrives in pieces: kept as a list, joined once, and cut at `limit` characters."""
+
+    __slots__ = ("_joined", "_pieces", "chars", "cut", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self._pieces: list[str] = []
+        self._joined: str | None = ""
+        self.chars = 0
+        self.cut = 0  # characters that came after the limit
+        self.limit = limit
+
+    def add(self, piece: str) -> None:
+        room = self.limit - self.chars
+        if len(piece) > room:
+            self.cut += len(piece) - max(room, 0)
+            piece = piece[: max(room, 0)]
+        if piece:
+            self._pieces.append(piece)
+            self.chars += len(piece)
+            self._joined = None
+
+    def is_whole(self, piece: str) -> bool:
+        """Whether `piece` is all the text so far (compared only when the lengths agree)."""
+        return len(piece) == self.chars and piece == self.text()
+
+    def text(self) -> str:
+        if self._joined is None:
+            self._joined = "".join(self._pieces)
+            self._pieces = [self._joined] if self._joined else []
+        return self._joined
+
+
+@dataclass
+class _Slot:
+    name: _Text
+    arguments: _Text
+    id: str = ""
+
+
+@dataclass
+class ChatStream:
+    """The chunks of one streamed completion, added in order (the SDK's objects or their JSON): each chunk's line,
+    the assistant message they build, and the first chunk the app cannot read (`problem`)."""
+
+    limit: int = MAX_STRING_CHARS
+    events: int = 0
+    decided: bool = False  # a chunk brought delta.tool_calls or finish_reason "tool_calls"
+    finish: str | None = None
+    problem: WireProblem | None = None
+    calls: dict[int, _Slot] = field(default_factory=dict)
+    _content: _Text | None = None  # None until a delta carries content, "" when it was streamed empty
+
+    def add(self, event: Any) -> str:
+        """One chunk (its first choice: the app asks for one); its line: `chunk 3: arguments += '京"}'`."""
+        self.events += 1
+        n = self.events
+        if not isinstance(event, (dict, pydantic.BaseModel)):
+            return f"chunk {n}: {str(event)[:30]}"
+        choices = get(event, "choices")
+        if not isinstance(choices, list) or not choices:
+            if choices is not None and not isinstance(choices, list):
+                self._fail(WireProblem("chunk_choices_not_list", chunk=n))
+            return f"chunk {n}: usage" if get(event, "usage") else f"chunk {n}"
+        choice = choices[0]
+        delta = get(choice, "delta")
+        content, calls = get(delta, "content"), get(delta, "tool_calls")
+        if isinstance(content, str):
+            self._add_content(content)
+        elif content is not None:
+            self._fail(WireProblem("chunk_content_not_text", chunk=n))
+        said: list[str] = []
+        if isinstance(calls, list):
+            self.decided = self.decided or bool(calls)
+            for i, part in enumerate(calls):
+                fn = get(part, "function")
+                arguments = get(fn, "arguments")
+                if isinstance(arguments, dict):  # an object where a JSON string belongs: some providers
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                arguments = arguments if isinstance(arguments, str) else None
+                said.append(self._add_call(get(part, "index"), get(part, "id"), get(fn, "name"), arguments, i == 0))
+        elif calls is not None:
+            self._fail(WireProblem("chunk_calls_not_list", chunk=n))
+            said.append(f"tool_calls is not a list ({type(calls).__name__})")
+        finish = get(choice, "finish_reason")
+        if finish is not None:
+            self.finish = str(finish)
+            self.decided = self.decided or self.finish == "tool_calls"
+            return f"chunk {n}: finish_reason: {finish}"
+        if said:
+            return f"chunk {n}: {said[0]}" + (f" (and {len(said) - 1} more tool_call deltas)" if len(said) > 1 else "")
+        role = get(delta, "role")
+        if isinstance(content, str) and (content or not role):
+            return f"chunk {n}: content += {_quoted(content)}"
+        return f"chunk {n}: role {role or ''}".strip()
+
+    def _fail(self, problem: WireProblem) -> None:
+        if self.problem is None:
+            self.problem = problem
+
+    def _add_content(self, piece: str) -> None:
+        if self._content is None:
+            self._content = _Text(self.limit)
+        self._content.add(piece)
+
+    def _add_call(self, index: Any, call_id: Any, name: Any, arguments: str | None, said: bool) -> str:
+        """One tool-call delta; what it did, as a line's words (only the first of an event's deltas is told)."""
+        if type(index) is not int:
+            index = len(self.calls) if (isinstance(call_id, str) and call_id) or not self.calls else max(self.calls)
+        new = index not in self.calls
+        slot = self.calls.setdefault(index, _Slot(_Text(self.limit), _Text(self.limit)))
+        if isinstance(call_id, str) and call_id:
+            slot.id = call_id
+        if isinstance(arguments, str):
+            slot.arguments.add(arguments)
+        renamed = isinstance(name, str) and name and not slot.name.is_whole(name)
+        if renamed:
+            slot.name.add(name)
+        if not said:
+            return ""
+        more = f", arguments += {_quoted(arguments)}" if arguments else ""
+        if renamed:
+            if new or slot.name.chars == len(name):
+                return f"tool_call {_clip(name)} starts{more}"
+            return f"tool_call name += {_quoted(name)}{more}"
+        repeated = " (its name and id sent again)" if isinstance(name, str) and name else ""
+        return f"arguments += {_quoted(arguments or '')}{repeated}"
+
+    def message(self) -> dict[str, Any]:
+        """The assistant message so far: content as streamed (null when no delta carried any), the calls by index."""
+        content = self._content.text() if self._content is not None else None
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if self.calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name.text(), "arguments": c.arguments.text()}}
+                for _, c in sorted(self.calls.items())
+            ]
+        return message
+
+    def cut(self) -> str | None:
+        """What the limit left out of the message, in a line; None when nothing was."""
+        parts = [("content", self._content)] if self._content is not None else []
+        for i, c in sorted(self.calls.items()):
+            parts += [(f"tool_calls[{i}].function.name", c.name), (f"tool_calls[{i}].function.arguments", c.arguments)]
+        cut = [f"{where}: {text.cut:,} characters past the first {text.limit:,}" for where, text in parts if text.cut]
+        return "; ".join(cut) or None
+
+    def turn(self) -> Turn:
+        """The turn the stream built; a stream that never said it finished is truncated, never an (empty) answer."""
+        if self.problem is not None:
+            raise self.problem
+        if self.finish is None:
+            if not self.events:
+                raise WireProblem("stream_empty")
+            content = self.message()["content"] or ""
+            raise WireProblem("stream_truncated", chunks=self.events, chars=len(content))
+        message = self.message()
+        calls = _tool_calls(message.pop("tool_calls", None) or [], "the streamed tool_calls")
+        if calls:
+            message["tool_calls"] = calls
+        return _turn(message, self.finish)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def _quoted(text: str | None) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= LABEL_CHARS + 2 else shown[: LABEL_CHARS + 1] + "…"
+
+
+# --- the interface --------------------------------------------------------------------------------------------------------
+
+
+class ChatCompletions:
+    """Chat Completions as the engine, the taps and the views use it."""
+
+    name: ApiName = "chat"
+    path = "/chat/completions"
+
+    def tool(self, spec: ToolSpec) -> dict[str, Any]:
+        fn: dict[str, Any] = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+        if spec.strict:
+            fn["strict"] = True
+        return {"type": "function", "function": fn}
+
+    def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request:
+        messages, adapted = _messages(conversation, settings.adapt)
+        body: dict[str, Any] = {"model": settings.model, "messages": messages, "tools": list(tools)}
+        body["tool_choice"] = tool_choice(settings.tool_choice)
+        if not settings.parallel:
+            body["parallel_tool_calls"] = False
+        if settings.stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}  # the last chunk then says what the call cost
+        return Request(body, tuple(adapted))
+
+    def read(self, response: Any) -> Turn:
+        return read(response)
+
+    def stream(self) -> ChatStream:
+        return ChatStream()
+
+    def response_step(self, body: Any) -> Step:
+        return response_step(body)
+
+    def response_summary(self, body: Any) -> str:
+        return response_summary(body)
+
+    def turn_summary(self, turn: Turn) -> str:
+        return turn_summary(turn)
+
+
+CHAT = ChatCompletions()
