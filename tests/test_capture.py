@@ -19,6 +19,7 @@ from flow.capture.mcp import FrameTap, TappedTransport
 from flow.capture.recorder import Recorder
 from flow.servers.builtin import demo_server
 from flow.servers.memory import MemoryTransport
+from flow.trace import hops
 from flow.trace.factory import SUMMARY_CHARS, checked_hop, new_hop
 from flow.trace.model import Hop
 from flow.trace.pairing import Pairing
@@ -143,16 +144,8 @@ def test_a_value_no_trace_can_hold_is_refused_by_the_checked_build():
 def test_a_recorded_progress_notification_carries_its_request_from_the_start():
     seen: list[Hop] = []
     rec = Recorder(on_hop=seen.append)
-    hop = rec.record(
-        kind="mcp.notification",
-        source="mcp_server",
-        target="mcp_client",
-        payload={},
-        step=6,
-        direction="notification",
-        summary="progress",
-        progress_of=4,
-    )
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}
+    hop = rec.add(hops.frame(progress, source="mcp_server", target="mcp_client", step=Step.CALL_TOOL, progress_of=4))
     assert seen[0].progress_of == 4  # a live view sees it too, not only the saved trace
     again = Hop.model_validate(hop.model_dump())
     assert hop == again and hop.model_fields_set == again.model_fields_set

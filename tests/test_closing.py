@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from flow.capture.recorder import compact_json
+from flow.trace.factory import compact_json
 from flow.trace.files import load_trace
 from flow.trace.model import Trace
 from flow.views.closing import closing_bundle, closing_facts, sections

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+from flow.trace import hops
 from flow.trace.redact import REDACTED, SecretLeakError, assert_no_secrets, redact, redact_headers
+from flow.trace.steps import Step
 from helpers import flow_cli
 
 FAKE_KEY = "sk-FAKE-key-for-leak-test-3141592653"
@@ -164,7 +166,7 @@ def test_a_field_named_like_a_secret_is_redacted_when_recorded(name):
 
     rec = Recorder()
     payload = {"jsonrpc": "2.0", "id": 1, "params": {"城市": "北京", name: FAKE_SECRET, "other": "kept"}}
-    hop = rec.record(kind="mcp.request", source="mcp_client", target="mcp_server", payload=payload, step=6)
+    hop = rec.add(hops.frame(payload, source="mcp_client", target="mcp_server", step=Step.CALL_TOOL))
     assert hop.payload["params"] == {"城市": "北京", name: REDACTED, "other": "kept"}
     assert hop.bytes == len(json.dumps(hop.payload, ensure_ascii=False, separators=(",", ":")).encode())
 
@@ -176,9 +178,8 @@ def test_a_secret_value_in_wire_bytes_is_redacted_when_recorded(monkeypatch):
     rec = Recorder()
     body = {"messages": [{"role": "user", "content": f"北京 {FAKE_KEY}"}]}
     wire = json.dumps(body, ensure_ascii=False).encode()
-    hop = rec.record(
-        kind="llm.request", source="app", target="model", payload={"body": body}, wire_text=wire, size=len(wire)
-    )
+    sent = hops.model_request({"body": body}, step=Step.ASK_MODEL, path="/v1/chat/completions", carries="1 message")
+    hop = rec.add(sent, wire_text=wire, size=len(wire))
     assert FAKE_KEY not in json.dumps(hop.payload) and REDACTED in hop.payload["body"]["messages"][0]["content"]
     assert hop.bytes == len(wire)
 

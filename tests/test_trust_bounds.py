@@ -22,6 +22,7 @@ from flow.capture.recorder import CLIPPED_TEXT_CHARS, HOP_PAYLOAD_BYTES, RUN_PAY
 from flow.cli import main
 from flow.interop.importers import import_bytes
 from flow.samples import synthetic_trace
+from flow.trace import hops
 from flow.trace.files import (
     MAX_HOPS,
     MAX_STRING_CHARS,
@@ -32,6 +33,7 @@ from flow.trace.files import (
     save_trace,
 )
 from flow.trace.model import Trace
+from flow.trace.steps import Step
 from flow.views.diagram import MAX_ARROWS, RenderError, rows, to_dot
 from flow.views.html import to_html
 from flow.views.table import VIEW_BYTES, focus_view
@@ -376,13 +378,8 @@ def test_a_run_whose_tool_returns_10_mb_writes_a_trace_that_loads_and_says_it_wa
 def test_the_recorder_stops_at_the_hop_limit_with_a_last_hop_saying_so(tmp_path):
     rec = Recorder()
     for _ in range(MAX_HOPS + 5):
-        hop = rec.record(
-            kind="mcp.notification",
-            source="mcp_server",
-            target="mcp_client",
-            payload={"jsonrpc": "2.0", "method": "notifications/message"},
-            step=6,
-        )
+        log = {"jsonrpc": "2.0", "method": "notifications/message"}
+        hop = rec.add(hops.frame(log, source="mcp_server", target="mcp_client", step=Step.CALL_TOOL))
     assert len(rec.hops) == MAX_HOPS and rec.dropped == 6
     assert rec.hops[-1].kind == "error" and "limit of 20,000 hops" in rec.hops[-1].summary
     assert hop.seq == 0 and hop not in rec.hops  # handed back for the caller to use, not kept
@@ -394,7 +391,7 @@ def test_the_recorder_keeps_payloads_to_a_budget_for_the_run(tmp_path):
     rec = Recorder()
     chunk = "p" * (HOP_PAYLOAD_BYTES - 100)  # just under the hop budget: kept whole, until the run's runs out
     for _ in range(RUN_PAYLOAD_BYTES // HOP_PAYLOAD_BYTES + 3):
-        rec.record(kind="tool.result", source="tool", target="app", payload={"text": chunk}, step=7)
+        rec.add(hops.function_returned(chunk, "ok", is_error=False, call_id="call_1"))
     kept = [h for h in rec.hops if h.payload is not None]
     dropped = [h for h in rec.hops if h.payload is None]
     assert kept and dropped and all("not kept" in h.clipped for h in dropped)

@@ -19,8 +19,10 @@ import flow.cli
 from flow.capture.recorder import Recorder
 from flow.interop.importers import import_bytes
 from flow.interop.otlp import to_otlp_json
+from flow.trace import hops
 from flow.trace.files import TraceError, parse_trace, read_trace_bytes, save_trace
 from flow.trace.model import Trace
+from flow.trace.steps import Step
 from flow.views.compare import summary_rows
 from flow.views.table import hop_table, terminal_safe
 from flow.views.viewer import viewer_bundle
@@ -143,17 +145,10 @@ def test_arguments_that_are_not_utf8_text_are_one_line(argv):
 def test_the_recorder_never_writes_a_lone_surrogate(tmp_path):
     rec = Recorder()
     # what json.loads makes of a model's "\ud800" escape: pydantic-core refuses it, the json module does not
-    hop = rec.record(
-        kind="llm.response",
-        source="model",
-        target="app",
-        payload={"body": {"content": "a\ud800b"}},
-        step=9,
-        summary="a\ud800b",
-        wire_text=b'{"body": {"content": "a\\ud800b"}}',
-    )
+    answered = hops.model_response({"body": {"content": "a\ud800b"}}, step=Step.MODEL_ANSWER, summary="a\ud800b")
+    hop = rec.add(answered, wire_text=b'{"body": {"content": "a\\ud800b"}}')
     assert hop.payload == {"body": {"content": "a\ufffdb"}} and hop.summary == "a\ufffdb"
-    hop = rec.record(kind="app.answer", source="app", target="user", payload={"content": "\udc80"}, step=10)
+    hop = rec.add(hops.answer("\udc80", empty_line="(empty)"))
     assert hop.payload == {"content": "\ufffd"}
     trace = Trace.model_validate({**SAMPLE, "hops": [h.model_dump() for h in rec.hops]}, strict=False)
     trace.hops[0].seq, trace.hops[1].seq = 1, 2
@@ -187,19 +182,13 @@ def test_non_numeric_usage_or_stats_are_refused_with_their_path(tmp_path, path, 
 
 def test_a_model_that_reports_odd_usage_still_records_a_trace_that_loads():
     rec = Recorder()
-    hop = rec.record(
-        kind="llm.response",
-        source="model",
-        target="app",
-        payload={"body": {}},
-        step=9,
-        usage={
-            "prompt_tokens": "12",
-            "completion_tokens": 3.5,
-            "total_tokens": 7,
-            "prompt_tokens_details": {"cached_tokens": 0},
-        },
-    )
+    usage = {
+        "prompt_tokens": "12",
+        "completion_tokens": 3.5,
+        "total_tokens": 7,
+        "prompt_tokens_details": {"cached_tokens": 0},
+    }
+    hop = rec.add(hops.model_response({"body": {"usage": usage}}, step=Step.MODEL_ANSWER, summary="odd usage"))
     assert hop.usage == {"total_tokens": 7}
     assert parse_trace({**SAMPLE, "hops": [hop.model_dump()]}).hops[0].usage == {"total_tokens": 7}
 
@@ -414,10 +403,8 @@ def test_a_file_nested_too_deeply_is_refused_with_where_it_starts(tmp_path):
 def test_what_the_recorder_or_an_import_holds_nested_too_deeply_is_cut_so_the_file_loads(tmp_path):
     deep = json.loads("[" * 400 + "]" * 400)
     rec = Recorder()
-    rec.record(kind="user.message", source="user", target="app", payload={"content": "q"}, step=1)
-    rec.record(
-        kind="llm.response", source="model", target="app", payload={"body": deep}, step=9, wire_text=json.dumps(deep)
-    )
+    rec.add(hops.question("q"))
+    rec.add(hops.model_response({"body": deep}, step=Step.MODEL_ANSWER, summary="deep"), wire_text=json.dumps(deep))
     trace = parse_trace({**SAMPLE, "hops": []}).model_copy(update={"hops": rec.hops})
     loaded = read_trace_bytes(save_trace(trace, tmp_path / "deep.json").read_bytes())
     assert "left out" in json.dumps(loaded.hops[1].payload)

@@ -32,9 +32,11 @@ from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
 from flow.servers.connect import open_session
 from flow.servers.spec import ServerSpec
+from flow.trace import hops
 from flow.trace.files import TraceError, escape_controls
 from flow.trace.model import Hop, Trace, TraceMeta
 from flow.trace.normalise import normalise
+from flow.trace.payloads import ReplayDivergencePayload
 from flow.trace.steps import Phase
 
 # The replay model's address: never resolved or contacted (the replay transport answers every request), and
@@ -217,17 +219,14 @@ class ReplayModelTransport(httpx2.AsyncBaseTransport):
     served: int = 0
     divergences: list[str] = field(default_factory=list)
 
-    def _diverge(self, text: str, **extra: Any) -> None:
+    def _diverge(self, text: str, *, request_number: int | None = None, tool_call_id: str | None = None) -> None:
         self.divergences.append(text)
-        self.recorder.record(
-            kind="replay.divergence",
-            source="model",
-            target="app",
-            payload={"divergence": text, **extra},
-            step=self.recorder.step,
-            direction="event",
-            summary=text,
-        )
+        payload: ReplayDivergencePayload = {"divergence": text}
+        if request_number is not None:
+            payload["request_number"] = request_number
+        if tool_call_id is not None:
+            payload["tool_call_id"] = tool_call_id
+        self.recorder.add(hops.diverged(payload, step=self.recorder.step))
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(await request.aread())

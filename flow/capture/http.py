@@ -17,13 +17,16 @@ import anyio
 import httpx2
 import pydantic_core
 
-from flow.capture.recorder import Recorder, json_bytes
+from flow.capture.recorder import Recorder
 from flow.text.errors import MalformedResponse, ModelLimitError
+from flow.trace import hops
+from flow.trace.factory import json_bytes
 from flow.trace.model import Hop
+from flow.trace.payloads import LlmChunkPayload, LlmErrorPayload, LlmRequestPayload
 from flow.trace.redact import redact_headers, redact_url
 from flow.trace.stats import RETRY_HEADER
 from flow.trace.steps import STEPS, Step
-from flow.trace.summaries import amount_text, counted
+from flow.trace.summaries import amount_text
 from flow.wire.base import WireApi
 from flow.wire.chat import CHAT
 
@@ -155,27 +158,13 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         body = _json_or_text(raw)
         request_headers = redact_headers(request.headers.multi_items())
         url = redact_url(str(request.url))  # no user-info or query values: `?api-key=` is a key
-        n_msgs = len(body.get("messages") or []) if isinstance(body, dict) else 0
-        n_tools = len(body.get("tools") or []) if isinstance(body, dict) else 0
-        payload: dict[str, Any] = {"method": request.method, "url": url, "headers": request_headers, "body": body}
+        payload: LlmRequestPayload = {"method": request.method, "url": url, "headers": request_headers, "body": body}
         if rec.adaptations:
             payload["adapted"] = rec.adaptations
-        return self._mark(
-            rec.record(
-                kind="llm.request",
-                source="app",
-                target="model",
-                payload=payload,
-                step=step,
-                direction="request",
-                size=len(raw),
-                # Everything in the payload, as text: the body as sent, the URL, the headers.
-                wire_text=raw + url.encode() + json_bytes(request_headers),
-                summary=f"{request.method} {request.url.path}: {counted(n_msgs, 'message')}, {counted(n_tools, 'tool')}"
-                + (" (stream)" if isinstance(body, dict) and body.get("stream") else "")
-                + (f", {len(rec.adaptations)} adapted by the app" if rec.adaptations else ""),
-            )
-        )
+        sent = hops.model_request(payload, step=step, path=request.url.path, carries=self.api.request_summary(body))
+        # Everything in the payload, as text: the body as sent, the URL, the headers.
+        wire = raw + url.encode() + json_bytes(request_headers)
+        return self._mark(rec.add(sent, size=len(raw), wire_text=wire))
 
     async def _exchange(self, request: httpx2.Request, exchange: _Exchange) -> httpx2.Response:
         rec, request_hop, step = self._rec, exchange.request_hop, exchange.step
@@ -184,15 +173,13 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         except httpx2.TransportError as exc:
             if request_hop is not None:
                 self._mark(
-                    rec.record(
-                        kind="llm.error",
-                        source="model",
-                        target="app",
-                        payload={"error": type(exc).__name__, "message": str(exc) or type(exc).__name__},
-                        step=step,
-                        direction="error",
+                    rec.add(
+                        hops.model_failed(
+                            {"error": type(exc).__name__, "message": str(exc) or type(exc).__name__},
+                            step=step,
+                            summary=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
+                        ),
                         t_start_ms=request_hop.t_start_ms,
-                        summary=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
                     )
                 )
             raise
@@ -214,23 +201,20 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
             raise self.size_crossed(exchange, step)
         if request_hop is not None:
             resp_body = _json_or_text(decoded)
-            ok = response.status_code < 400
-            usage = resp_body.get("usage") if ok and isinstance(resp_body, dict) else None
-            self._mark(
-                rec.record(
-                    kind="llm.response" if ok else "llm.error",
-                    source="model",
-                    target="app",
-                    payload={"status": response.status_code, "headers": headers, "body": resp_body},
-                    step=self.api.response_step(resp_body) if ok else step,
-                    direction="response" if ok else "error",
-                    t_start_ms=request_hop.t_start_ms,
-                    size=len(raw_body),
-                    wire_text=decoded + json_bytes(headers),
-                    usage=usage if isinstance(usage, dict) else None,
-                    summary=self.api.response_summary(resp_body) if ok else f"HTTP {response.status_code}",
+            status = response.status_code
+            got: hops.Draft[Any] = (
+                hops.model_response(
+                    {"status": status, "headers": headers, "body": resp_body},
+                    step=self.api.response_step(resp_body),
+                    summary=self.api.response_summary(resp_body),
+                )
+                if status < 400
+                else hops.model_failed(
+                    {"status": status, "headers": headers, "body": resp_body}, step=step, summary=f"HTTP {status}"
                 )
             )
+            wire = decoded + json_bytes(headers)
+            self._mark(rec.add(got, t_start_ms=request_hop.t_start_ms, size=len(raw_body), wire_text=wire))
         if built_from_bytes:
             return response  # handed on as the transport built it, just as when nothing is recorded
         return httpx2.Response(
@@ -258,21 +242,11 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         raw_body = b"".join(raw_parts)
         return raw_body, raw_body if meter.plain else b"".join(decoded_parts)
 
-    def _limit_hop(self, exchange: _Exchange, step: Step | None, payload: dict[str, Any], summary: str) -> None:
+    def _limit_hop(self, exchange: _Exchange, step: Step | None, payload: LlmErrorPayload, summary: str) -> None:
         if exchange.request_hop is None:
             return
-        self._mark(
-            self._rec.record(
-                kind="llm.error",
-                source="model",
-                target="app",
-                payload=payload,
-                step=step,
-                direction="error",
-                t_start_ms=exchange.request_hop.t_start_ms,
-                summary=summary,
-            )
-        )
+        failed = hops.model_failed(payload, step=step, summary=summary)
+        self._mark(self._rec.add(failed, t_start_ms=exchange.request_hop.t_start_ms))
 
     def deadline_crossed(self, exchange: _Exchange, step: Step | None) -> ModelLimitError:
         """The call's time ran out: the hop says so where it happened, the error is the user's line."""
@@ -326,28 +300,21 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         error.recorded = True
         if request_hop is not None and meter is not None:
             text = seen.decode("utf-8", errors="replace")
-            self._mark(
-                self._rec.record(
-                    kind="llm.error",
-                    source="model",
-                    target="app",
-                    payload={
-                        "status": status,
-                        "headers": headers,
-                        "body": text,
-                        "error": "malformed response",
-                        "reason": str(error),
-                        "stream": True,
-                        "received_bytes": meter.wire,
-                    },
-                    step=exchange.step,
-                    direction="error",
-                    t_start_ms=request_hop.t_start_ms,
-                    size=meter.wire,
-                    wire_text=seen + json_bytes(headers),
-                    summary=f"HTTP {status}: a stream of {amount_text(meter.wire)} with no data",
-                )
+            failed = hops.model_failed(
+                {
+                    "status": status,
+                    "headers": headers,
+                    "body": text,
+                    "error": "malformed response",
+                    "reason": str(error),
+                    "stream": True,
+                    "received_bytes": meter.wire,
+                },
+                step=exchange.step,
+                summary=f"HTTP {status}: a stream of {amount_text(meter.wire)} with no data",
             )
+            wire = seen + json_bytes(headers)
+            self._mark(self._rec.add(failed, t_start_ms=request_hop.t_start_ms, size=meter.wire, wire_text=wire))
         return error
 
     async def aclose(self) -> None:
@@ -423,8 +390,7 @@ class _StreamTap(httpx2.AsyncByteStream):
         if not data_lines:
             return
         data = _json_or_text(b"\n".join(data_lines))
-        usage = data.get("usage") if isinstance(data, dict) else None
-        payload: dict[str, Any] = {"data": data}
+        payload: LlmChunkPayload = {"data": data}
         if not self._hops:
             payload = {"status": self._response.status_code, "headers": self._headers, **payload}
         summary = self._stream.add(data)
@@ -437,17 +403,10 @@ class _StreamTap(httpx2.AsyncByteStream):
         assert request_hop is not None
         self._hops.append(
             self._tap._mark(
-                self._rec.record(
-                    kind="llm.chunk",
-                    source="model",
-                    target="app",
-                    payload=payload,
-                    step=self._step,
-                    direction="response",
+                self._rec.add(
+                    hops.model_chunk(payload, step=self._step, summary=summary),
                     t_start_ms=request_hop.t_start_ms,
                     size=len(event) + 2,
-                    usage=usage if isinstance(usage, dict) else None,
-                    summary=summary,
                 )
             )
         )

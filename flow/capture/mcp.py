@@ -18,9 +18,10 @@ from pydantic import ValidationError
 
 from flow.capture.recorder import Recorder
 from flow.text.errors import ServerFault
+from flow.trace import hops
 from flow.trace.factory import json_bytes
-from flow.trace.model import Direction
 from flow.trace.pairing import Pairing, Request
+from flow.trace.payloads import ErrorPayload, HttpExchange
 from flow.trace.redact import redact_headers, redact_url
 from flow.trace.reports import RefusedReport, placed, read_report, refused_note
 from flow.trace.steps import Step
@@ -34,9 +35,6 @@ MAX_FRAME_BYTES = 32 << 20
 
 """One JSON-RPC message from a server; a larger one ends the session. A tool result travels twice in one message
 (`content` text and `structuredContent`), so a 10 MB result is a 20 MB frame: it is recorded clipped, not refused."""
-
-
-_DIRECTION: dict[str, Direction] = {"mcp.request": "request", "mcp.notification": "notification", "mcp.error": "error"}
 
 
 SSE_EVENT_SLACK = 64 << 10  # room for an event's own lines beside its data, in the SDK's count of its size
@@ -87,19 +85,11 @@ class FrameTap:
         oldest = self.pairing.oldest()
         return oldest.answer_step if oldest is not None else self.recorder.step
 
-    def record_fault(self, fault: ServerFault, payload: dict[str, Any]) -> None:
+    def record_fault(self, fault: ServerFault, payload: ErrorPayload) -> None:
         """Remember what the server did and record it where it happened, as the server's hop."""
         self.fault = self.fault or fault
         if self.recorder.enabled:
-            self.recorder.record(
-                kind="error",
-                source="mcp_server",
-                target="mcp_client",
-                payload=payload,
-                step=self._pending_step(),
-                direction="error",
-                summary=str(fault),
-            )
+            self.recorder.add(hops.server_failed(payload, str(fault), step=self._pending_step()))
 
     def awaited(self, jsonrpc_id: Any) -> tuple[Step | None, float] | None:
         """For a request still waiting: the step its answer belongs to, and when it was sent."""
@@ -133,18 +123,7 @@ class FrameTap:
                 t_ms=rec.now_ms(),
                 tag=tool_call_id,
             )
-        kind = frame_kind(frame)
-        rec.record(
-            kind=kind,
-            source="mcp_client",
-            target="mcp_server",
-            payload=frame,
-            step=step,
-            direction="request" if kind == "mcp.request" else "notification",
-            wire_text=text,
-            jsonrpc_id=frame.get("id"),
-            summary=frame_summary(frame, None),
-        )
+        rec.add(hops.frame(frame, source="mcp_client", target="mcp_server", step=step), wire_text=text)
 
     def incoming(self, item: SessionMessage | Exception) -> None:
         rec = self.recorder
@@ -154,15 +133,8 @@ class FrameTap:
         if not rec.enabled:
             return
         if isinstance(item, Exception):
-            rec.record(
-                kind="error",
-                source="mcp_server",
-                target="mcp_client",
-                payload={"error": type(item).__name__, "message": str(item)},
-                step=None,
-                direction="error",
-                summary=f"unreadable frame: {type(item).__name__}",
-            )
+            unreadable: ErrorPayload = {"error": type(item).__name__, "message": str(item)}
+            rec.add(hops.server_failed(unreadable, f"unreadable frame: {type(item).__name__}", step=None))
             return
         frame = frame_json(item)
         wire = json_bytes(frame)  # what the recorder would make of it: measured here, and handed to it
@@ -193,19 +165,16 @@ class FrameTap:
                 asked = self.pairing.progress(params.get("progressToken"))
                 if asked is not None:
                     progress_of, step, summary = asked.id, asked.step, progress_summary(params, asked.what)
-        rec.record(
-            kind=kind,
+        got = hops.frame(
+            frame,
             source="mcp_server",
             target="mcp_client",
-            payload=frame,
             step=step,
-            direction=_DIRECTION.get(kind, "response"),
-            t_start_ms=t_start,
-            wire_text=wire,
-            jsonrpc_id=frame.get("id"),
-            summary=summary or frame_summary(frame, method),
+            method=method,
+            summary=summary or "",
             progress_of=progress_of,
         )
+        rec.add(got, t_start_ms=t_start, wire_text=wire)
 
     def _reported(self, asked: Request, result: Any, frame_bytes: int) -> str | None:
         """The server's own account of running the tool, if its answer carries one (`flow.trace.reports`), as two
@@ -220,38 +189,16 @@ class FrameTap:
         self.reports += 1
         rec = self.recorder
         began, ended = placed(asked.t_ms, rec.now_ms(), report)  # the server's own times stay in the payloads
-        ids = {"jsonrpc_id": asked.id, "tool_call_id": asked.tag}
-        rec.record(
-            kind="tool.invoke",
-            source="mcp_server",
-            target="tool",
-            payload=report.invoke,
-            step=Step.CALL_TOOL,
-            direction="request",
-            t_start_ms=began,
-            t_end_ms=began,
-            summary=report.invoke_summary,
-            **ids,
-        )
-        rec.record(
-            kind="tool.result",
-            source="tool",
-            target="mcp_server",
-            payload=report.result,
-            step=Step.TOOL_RESULT,
-            direction="error" if report.raised else "response",
-            t_start_ms=began,
-            t_end_ms=ended,
-            summary=report.result_summary,
-            **ids,
-        )
+        invoked, returned = hops.run_reported(report, jsonrpc_id=asked.id, call_id=asked.tag)
+        rec.add(invoked, t_start_ms=began, t_end_ms=began)
+        rec.add(returned, t_start_ms=began, t_end_ms=ended)
         return None
 
     @property
     def unanswered(self) -> list[str]:
         return [req.method for req in self.pairing.unanswered]
 
-    def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, dict[str, Any]]:
+    def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, ErrorPayload]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""
         fault = ServerFault(
             "message_too_large",
@@ -270,7 +217,7 @@ class FrameTap:
         }
 
 
-def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, dict[str, Any]]:
+def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, ErrorPayload]:
     """A line the transport could not read as JSON-RPC: what the user is told, and what the hop keeps."""
     line: Any = None
     reason = f"{type(exc).__name__}: {exc}"
@@ -380,7 +327,7 @@ class _BodyTap(httpx2.AsyncByteStream):
     """Passes a response body through unchanged, noting the answers in it and how it ended; a line (a JSON body,
     or an event's data) longer than the message cap is not passed on: the tap records it and stops reading."""
 
-    def __init__(self, inner: Any, http: McpHttpTap, exchange: dict[str, Any]) -> None:
+    def __init__(self, inner: Any, http: McpHttpTap, exchange: HttpExchange) -> None:
         self._inner, self._http, self._exchange = inner, http, exchange
         self._pending: list[bytes] = []  # the line not yet ended
         self._pending_bytes = 0
@@ -440,7 +387,7 @@ class McpHttpTap(httpx2.AsyncBaseTransport):
         # The frame tap's recorder is the one to use: a session kept open across runs hands it each run's.
         self._inner, self.frames = inner, frames
         self.session_id: str | None = None
-        self.failure: dict[str, Any] | None = None  # the first failed exchange: status or exception
+        self.failure: HttpExchange | None = None  # the first failed exchange: status or exception
         self.reached = False  # whether the server ever answered over HTTP
         self._get_failed = False
         self._closing = False  # the client ended the session: its event stream closing is no failure
@@ -470,7 +417,7 @@ class McpHttpTap(httpx2.AsyncBaseTransport):
                 # The POST body is the frame exactly as it went out. Recording here, not where the client
                 # wrote it, leaves out what the transport never sends (at 2026-07-28 a cancel is a closed stream).
                 self.frames.sent(sent, text)
-        exchange: dict[str, Any] = {"method": request.method, "url": redact_url(str(request.url))}
+        exchange: HttpExchange = {"method": request.method, "url": redact_url(str(request.url))}
         self._closing = self._closing or request.method == "DELETE"
         if isinstance(sent, dict):
             exchange["jsonrpc"] = {k: sent[k] for k in ("id", "method") if k in sent}
@@ -514,7 +461,7 @@ class McpHttpTap(httpx2.AsyncBaseTransport):
             extensions=response.extensions,
         )
 
-    def failed(self, exchange: dict[str, Any], exc: BaseException | None) -> None:
+    def failed(self, exchange: HttpExchange, exc: BaseException | None) -> None:
         if exc is not None:
             exchange = {**exchange, "exception": type(exc).__name__, "message": str(exc)}
         if self._closing or (exchange["method"] == "GET" and self._get_failed):
@@ -532,17 +479,8 @@ class McpHttpTap(httpx2.AsyncBaseTransport):
         summary = f"HTTP {status} for {what}" if status else f"HTTP {what}: {type(exc).__name__}: {exc}"
         awaited = self.frames.awaited(call["id"]) if "id" in call else None
         step, t_start = awaited if awaited is not None else (rec.step, None)
-        rec.record(
-            kind="error",
-            source="mcp_server",
-            target="mcp_client",
-            payload={"http": exchange},
-            step=step,
-            direction="error",
-            t_start_ms=t_start,
-            jsonrpc_id=call.get("id"),
-            summary=summary,
-        )
+        lost = hops.server_failed({"http": exchange}, summary, step=step, jsonrpc_id=call.get("id"))
+        rec.add(lost, t_start_ms=t_start)
 
     async def aclose(self) -> None:
         await self._inner.aclose()

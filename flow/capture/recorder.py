@@ -11,21 +11,13 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flow.trace.factory import compact_json as compact_json  # re-exported: its callers' old home
 from flow.trace.factory import json_bytes, new_hop
 from flow.trace.files import MAX_HOPS, MAX_STRING_CHARS, clip_strings
-from flow.trace.model import (
-    MAX_DEPTH,
-    PAYLOAD_DEPTH,
-    Actor,
-    Direction,
-    Hop,
-    Kind,
-    usage_counts,
-    writable_json,
-)
+from flow.trace.hops import Draft, recording_stopped
+from flow.trace.model import MAX_DEPTH, PAYLOAD_DEPTH, Hop, writable_json
+from flow.trace.payloads import Adaptation
 from flow.trace.redact import needs_redaction, redact, secret_values
-from flow.trace.steps import STEP_OF, Phase, Step, explain_key
+from flow.trace.steps import Step, explain_key
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -65,7 +57,7 @@ class Recorder:
         self.round = 0
         self.step: Step | None = None  # the numbered step the app is in; wire frames default to it
         # What the app changed in the request it is sending, so that its hop says so (`flow.engine.loop`).
-        self.adaptations: list[dict[str, Any]] = []
+        self.adaptations: list[Adaptation] = []
         self._secrets = secret_values(secrets) if self.enabled else []  # the baseline leaves recording's work undone
         self._secrets_utf8 = [v.encode() for v in self._secrets]
         self._on_hop = on_hop
@@ -76,44 +68,26 @@ class Recorder:
     def now_ms(self) -> float:
         return round((time.perf_counter() - self._t0) * 1000, 3)
 
-    def record(
+    def add(
         self,
+        draft: Draft[Any],
         *,
-        kind: Kind,
-        source: Actor,
-        target: Actor,
-        payload: Any,
-        step: Step | None = None,
-        phase: Phase | None = None,
-        direction: Direction = "event",
         t_start_ms: float | None = None,
         t_end_ms: float | None = None,
         size: int | None = None,
         wire_text: str | bytes | None = None,
-        jsonrpc_id: int | str | None = None,
-        tool_call_id: str | None = None,
-        usage: dict[str, Any] | None = None,
-        summary: str = "",
-        progress_of: int | str | None = None,
     ) -> Hop:
-        """`wire_text`, when the caller has it, is everything in the payload as text or as UTF-8 (what crossed
-        the wire, plus any URL): it is searched for secrets instead of serialising the payload again.
-        `progress_of`: a progress notification's request id, an extra field the hop carries only then.
-        `t_end_ms` (default now): for what happened before the app learned of it, as a server's report."""
+        """The hop `draft` describes, numbered and timed, its secrets redacted and its payload held to the limits.
+
+        `wire_text`, when the caller has it, is everything in the payload as text or as UTF-8 (what crossed the wire,
+        plus any URL): it is searched for secrets instead of serialising the payload again. `t_end_ms` (default
+        now): for what happened before the app learned of it, as a server's report."""
         now = self.now_ms()
         seq = len(self.hops) + 1
-        if step is not None:
-            step = STEP_OF[step]  # the member, should a caller pass the number: a file holds the number either way
+        step = draft.step
         if seq >= MAX_HOPS:
-            return self._past_limit(
-                kind=kind,
-                source=source,
-                target=target,
-                step=step,
-                phase=phase,
-                direction=direction,
-                t_start_ms=now if t_start_ms is None else t_start_ms,
-            )
+            return self._past_limit(draft, now if t_start_ms is None else t_start_ms)
+        payload, summary, jsonrpc_id, tool_call_id = draft.payload, draft.summary, draft.jsonrpc_id, draft.tool_call_id
         wire = json_bytes(payload) if wire_text is None else wire_text
         if isinstance(wire, str):
             wire = wire.encode("utf-8", "backslashreplace")
@@ -135,26 +109,26 @@ class Recorder:
         if self._secrets and summary and any(s in summary for s in self._secrets):
             summary = redact(summary, self._secrets)
         extra: dict[str, Any] | None = None  # fields a hop carries only sometimes: what was cut, a progress's request
-        if clipped or progress_of is not None:
+        if clipped or draft.progress_of is not None:
             extra = {"clipped": clipped} if clipped else {}
-            if progress_of is not None:
-                extra["progress_of"] = progress_of
+            if draft.progress_of is not None:
+                extra["progress_of"] = draft.progress_of
         hop = new_hop(
             seq=seq,
-            kind=kind,
-            source=source,
-            target=target,
+            kind=draft.kind,
+            source=draft.source,
+            target=draft.target,
             payload=payload,
             step=step,
-            phase=phase,
-            direction=direction,
+            phase=draft.phase,
+            direction=draft.direction,
             rnd=self.round,
             t_start_ms=now if t_start_ms is None else t_start_ms,
             t_end_ms=now if t_end_ms is None else t_end_ms,
             size=wire_bytes if size is None else size,
             jsonrpc_id=jsonrpc_id,
             tool_call_id=tool_call_id,
-            usage=usage_counts(usage),
+            usage=draft.usage,
             summary=summary,
             extra=extra,
         )
@@ -208,37 +182,18 @@ class Recorder:
             (f"payload of {wire_bytes:,} bytes: only the first {CLIPPED_TEXT_CHARS:,} bytes of its JSON kept, as text"),
         )
 
-    def _past_limit(self, **fields: Any) -> Hop:
+    def _past_limit(self, draft: Draft[Any], t_start_ms: float) -> Hop:
         """A hop past `MAX_HOPS` is handed back but not kept; the trace's last hop says where recording stopped."""
         self.dropped += 1
         if len(self.hops) == MAX_HOPS - 1:
             note = f"the trace reached its limit of {MAX_HOPS:,} hops: the hops after this one were not recorded"
+            stop = recording_stopped(note)
             now = self.now_ms()
-            self.hops.append(
-                new_hop(
-                    seq=MAX_HOPS,
-                    kind="error",
-                    source="app",
-                    target="app",
-                    payload={"error": note},
-                    step=None,
-                    rnd=self.round,
-                    t_start_ms=now,
-                    t_end_ms=now,
-                    size=0,
-                    summary=note,
-                )
-            )
+            self.hops.append(_hop(stop, seq=MAX_HOPS, rnd=self.round, t_start_ms=now, t_end_ms=now))
             if self._on_hop is not None:
                 self._on_hop(self.hops[-1])
-        return new_hop(
-            seq=0,
-            payload=None,
-            size=0,
-            t_end_ms=self.now_ms(),
-            summary="not recorded: past the trace's hop limit",
-            **fields,
-        )
+        kept = Draft(draft.kind, draft.source, draft.target, None, draft.step, draft.direction, _NOT_RECORDED)
+        return _hop(kept, seq=0, rnd=self.round, t_start_ms=t_start_ms, t_end_ms=self.now_ms())
 
     def restep(self, hop: Hop, step: Step) -> None:
         """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""
@@ -252,8 +207,29 @@ class NullRecorder(Recorder):
 
     enabled = False
 
-    def record(self, **kwargs: Any) -> Hop:
+    def add(self, draft: Draft[Any], **stamp: Any) -> Hop:
         return _NO_HOP
 
 
 _NO_HOP = Hop(seq=0, step=None, phase=None, source="app", target="app", kind="error")
+
+
+_NOT_RECORDED = "not recorded: past the trace's hop limit"
+
+
+def _hop(draft: Draft[Any], *, seq: int, rnd: int, t_start_ms: float, t_end_ms: float) -> Hop:
+    """A hop from a draft with no payload work to do (the limit's own hops)."""
+    return new_hop(
+        seq=seq,
+        kind=draft.kind,
+        source=draft.source,
+        target=draft.target,
+        payload=draft.payload,
+        step=draft.step,
+        direction=draft.direction,
+        rnd=rnd,
+        t_start_ms=t_start_ms,
+        t_end_ms=t_end_ms,
+        size=0,
+        summary=draft.summary,
+    )

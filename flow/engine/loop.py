@@ -12,7 +12,7 @@ import os
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import anyio
 import httpx2
@@ -37,13 +37,16 @@ from flow.servers import builtin
 from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail, timed_out
 from flow.servers.spec import Era, ServerSpec
 from flow.text.errors import EMPTY_ANSWER, SERVER_FAILURES, MalformedResponse, ModelLimitError
+from flow.trace import hops
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
+from flow.trace.payloads import CallRequest as CallRequestPayload
+from flow.trace.payloads import ErrorPayload, PromptRef, ToolCall
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
-from flow.trace.summaries import arguments_text, counted
+from flow.trace.summaries import arguments_text
 from flow.wire import API
-from flow.wire.base import Conversation, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi, WireProblem
+from flow.wire.base import Call, Conversation, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi, WireProblem
 
 
 @dataclass
@@ -59,7 +62,7 @@ class _Tools(Protocol):
     api: WireApi
 
     async def list(self) -> _Setup: ...
-    async def call(self, tool_call: dict[str, Any]) -> str: ...
+    async def call(self, call: Call) -> str: ...
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -73,20 +76,6 @@ def _content_text(result: dict[str, Any]) -> str:
     binary resource goes as a line that says what it was (`map_content`)."""
     text = "\n".join(map_content(block, role="tool").text for block in result.get("content") or [])
     return f"Error: {text}" if result.get("isError") and not text.startswith("Error") else text
-
-
-def _record_content_translation(rec: Recorder, what: str, mcp: list[Any], chat: list[Any], hows: list[str]) -> None:
-    """The app's translation of MCP content (a prompt's messages, a resource's contents) into what the chat API
-    takes, as the hop it is: each block, what it became, and how."""
-    kinds = [str(b.get("type") or "text") if isinstance(b, dict) and "type" in b else "contents" for b in mcp]
-    rec.record(
-        kind="translate.forward",
-        source="app",
-        target="app",
-        payload={"what": what, "mcp": mcp, "openai": chat, "content": hows},
-        step=Step.LIST_TOOLS,
-        summary=f"{what}: " + ", ".join(f"{k} → {h}" for k, h in zip(kinds, hows, strict=False)),
-    )
 
 
 @dataclass
@@ -103,15 +92,7 @@ class _McpTools:
         rec.step = Step.LIST_TOOLS
         listed = await self.client.list_tools()
         mcp_tools = [_dump(t) for t in listed.tools]
-        rec.record(
-            kind="client.result",
-            source="mcp_client",
-            target="app",
-            payload={"tools": mcp_tools},
-            step=Step.LIST_TOOLS,
-            direction="response",
-            summary=f"{len(mcp_tools)} tools: " + ", ".join(t["name"] for t in mcp_tools),
-        )
+        rec.add(hops.tools_listed(mcp_tools))
         setup = _Setup(tools=[])
         if self.options.resources:
             await self.client.list_resources()
@@ -121,17 +102,9 @@ class _McpTools:
                 text, hows = resource_text(data.get("contents"))
                 context = f"Context from the MCP resource {uri}:\n{text}"
                 setup.context.append(context)
-                rec.record(
-                    kind="client.result",
-                    source="mcp_client",
-                    target="app",
-                    payload={"uri": uri, "result": data},
-                    step=Step.LIST_TOOLS,
-                    direction="response",
-                    summary=f"resource {uri}: {' '.join(text.split())[:50]}",
-                )
+                rec.add(hops.resource_read(uri, data, text))
                 as_chat = [{"role": "system", "content": context}]  # joined into the system message
-                _record_content_translation(rec, f"resource {uri}", data.get("contents") or [], as_chat, hows)
+                rec.add(hops.content_translated(f"resource {uri}", data.get("contents") or [], as_chat, hows))
         if self.options.prompt:
             await self.client.list_prompts()
             got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
@@ -140,43 +113,29 @@ class _McpTools:
             setup.prompt_messages = [
                 {"role": role, "content": m.text if m.part.get("type") == "text" else [m.part]} for role, m in mapped
             ]
-            rec.record(
-                kind="client.result",
-                source="mcp_client",
-                target="app",
-                payload={"prompt": self.options.prompt, "result": data, "as_chat_messages": setup.prompt_messages},
-                step=Step.LIST_TOOLS,
-                direction="response",
-                summary=f"prompt {self.options.prompt}: {counted(len(setup.prompt_messages), 'message')}",
-            )
-            _record_content_translation(
-                rec,
-                f"prompt {self.options.prompt}",
-                [m["content"] for m in data.get("messages") or []],
-                setup.prompt_messages,
-                [m.how for _, m in mapped],
+            rec.add(hops.prompt_fetched(self.options.prompt, data, setup.prompt_messages))
+            rec.add(
+                hops.content_translated(
+                    f"prompt {self.options.prompt}",
+                    [m["content"] for m in data.get("messages") or []],
+                    setup.prompt_messages,
+                    [m.how for _, m in mapped],
+                )
             )
         rec.step = Step.ASK_MODEL
         specs = [tool_spec(t, strict=self.options.strict) for t in mcp_tools]
         self.schemas = {spec.name: spec.parameters for spec in specs}
-        rec.record(
-            kind="translate.forward",
-            source="app",
-            target="app",
-            payload={"mcp": mcp_tools, "openai": [self.api.tool(spec) for spec in specs]},
-            step=Step.ASK_MODEL,
-            summary="inputSchema → parameters for " + ", ".join(t["name"] for t in mcp_tools),
-        )
+        rec.add(hops.tools_translated(mcp_tools, [self.api.tool(spec) for spec in specs]))
         setup.tools = specs
         return setup
 
-    async def call(self, tool_call: dict[str, Any]) -> str:
+    async def call(self, call: Call) -> str:
         rec = self.rec
-        translated = _reverse_translate(rec, tool_call, self.schemas, strict=self.options.strict, target="mcp_client")
+        translated = _reverse_translate(rec, call, self.schemas, strict=self.options.strict, target="mcp_client")
         if isinstance(translated, str):
             return translated
         request, reverse_hop = translated
-        self.tap.expect_call(request.name, tool_call["id"])  # so the server's report of the call names it
+        self.tap.expect_call(request.name, call.id)  # so the server's report of the call names it
         try:
             # A progress callback makes the SDK send a progress token, so a server may report how far it got.
             result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
@@ -186,53 +145,31 @@ class _McpTools:
             if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
                 # No frame came back: the client gave up on its own, so this is no protocol error.
                 method = f"tools/call {request.name}"
-                seen: dict[str, Any] = {"error": "connection closed"}
+                seen: ErrorPayload = {"error": "connection closed"}
                 if exc.code == REQUEST_TIMEOUT:  # silent, or still sending a large answer
                     fault, seen = timed_out(method, self.options.mcp_timeout_s, self.tap.unread_bytes())
-                    seen = {k: v for k, v in seen.items() if k not in ("method", "timeout_s")}
+                    seen.pop("method", None)
+                    seen.pop("timeout_s", None)
                     abort = FlowAbort(fault.code, **fault.params)
                 elif self.tap.stopped is not None:
                     abort = FlowAbort("server_stopped", method=method, said=self.tap.stopped)
                 else:
                     abort = FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
-                rec.record(
-                    kind="error",
-                    source="mcp_server",
-                    target="mcp_client",
-                    payload={**seen, "sdk_error": {"code": exc.code, "message": exc.message}},
+                lost = hops.server_failed(
+                    {**seen, "sdk_error": {"code": exc.code, "message": exc.message}},
+                    str(abort),
                     step=Step.TOOL_RESULT,
-                    direction="error",
-                    t_start_ms=reverse_hop.t_start_ms,
-                    tool_call_id=tool_call["id"],
-                    summary=str(abort),
+                    tool_call_id=call.id,
                 )
+                rec.add(lost, t_start_ms=reverse_hop.t_start_ms)
                 raise abort from None
-            error = {"code": exc.code, "message": exc.message}
-            rec.record(
-                kind="tool.result",
-                source="mcp_client",
-                target="app",
-                payload={"error": error},
-                step=Step.TOOL_RESULT,
-                direction="error",
-                tool_call_id=tool_call["id"],
-                summary=f"protocol error {exc.code}: {exc.message}",
-            )
+            rec.add(hops.call_refused({"code": exc.code, "message": exc.message}, call_id=call.id))
             return f"Error: {exc.message} (JSON-RPC error {exc.code})"
         finally:
-            self.tap.forget_call(tool_call["id"])
+            self.tap.forget_call(call.id)
         data = _dump(result)
         content = _content_text(data)
-        rec.record(
-            kind="tool.result",
-            source="mcp_client",
-            target="app",
-            payload={"result": data, "tool_message_content": content},
-            step=Step.TOOL_RESULT,
-            direction="response",
-            tool_call_id=tool_call["id"],
-            summary=("isError: " if data.get("isError") else "") + " ".join(content.split())[:60],
-        )
+        rec.add(hops.call_answered(data, content, call_id=call.id))
         return content
 
 
@@ -252,34 +189,17 @@ class _DirectTools:
             raise FlowAbort("mcp_only")
         specs = [function_spec(t, strict=self.options.strict) for t in builtin.DIRECT_TOOL_SCHEMAS]
         self.schemas = {spec.name: spec.parameters for spec in specs}
-        self.rec.record(
-            kind="tool.list",
-            source="tool",
-            target="app",
-            payload={"tools": [self.api.tool(spec) for spec in specs]},
-            step=Step.LIST_TOOLS,
-            direction="response",
-            summary=f"{len(specs)} local functions: " + ", ".join(self.schemas),
-        )
+        self.rec.add(hops.local_tools([self.api.tool(spec) for spec in specs]))
         return _Setup(tools=specs)
 
-    async def call(self, tool_call: dict[str, Any]) -> str:
+    async def call(self, call: Call) -> str:
         rec = self.rec
-        translated = _reverse_translate(rec, tool_call, self.schemas, strict=self.options.strict, target="tool")
+        translated = _reverse_translate(rec, call, self.schemas, strict=self.options.strict, target="tool")
         if isinstance(translated, str):
             return translated
         request, _ = translated
         function = builtin.DIRECT_FUNCTIONS.get(request.name)
-        invoke = rec.record(
-            kind="tool.invoke",
-            source="app",
-            target="tool",
-            payload={"function": request.name, "kwargs": request.arguments},
-            step=Step.CALL_TOOL,
-            direction="request",
-            tool_call_id=tool_call["id"],
-            summary=f"{request.name}({arguments_text(request.arguments)})",
-        )
+        invoke = rec.add(hops.function_called(request.name, request.arguments, call.id))
         is_error = False
         try:
             if function is None:
@@ -290,55 +210,23 @@ class _DirectTools:
             is_error = True
             value = None
             content = f"Error: {type(exc).__name__}: {exc}"
-        rec.record(
-            kind="tool.result",
-            source="tool",
-            target="app",
-            payload={"return": value, "isError": is_error, "tool_message_content": content},
-            step=Step.TOOL_RESULT,
-            direction="error" if is_error else "response",
-            t_start_ms=invoke.t_start_ms,
-            tool_call_id=tool_call["id"],
-            summary=("isError: " if is_error else "") + content[:60],
-        )
+        returned = hops.function_returned(value, content, is_error=is_error, call_id=call.id)
+        rec.add(returned, t_start_ms=invoke.t_start_ms)
         return content
 
 
 def _reverse_translate(
-    rec: Recorder, tool_call: dict[str, Any], schemas: dict[str, dict[str, Any]], *, strict: bool, target: Actor
+    rec: Recorder, call: Call, schemas: dict[str, dict[str, Any]], *, strict: bool, target: Actor
 ) -> tuple[CallRequest, Hop] | str:
-    """Step 5: the tool_call's JSON string becomes a call request; or the error text that goes back to the model."""
-    fn = tool_call["function"]
+    """Step 5: the call's JSON string becomes a call request; or the error text that goes back to the model."""
+    tool_call = cast(ToolCall, call.raw)
     try:
-        request = parse_arguments(fn["name"], fn["arguments"], schemas.get(fn["name"]), check_schema=strict)
+        request = parse_arguments(call.name, call.arguments, schemas.get(call.name), check_schema=strict)
     except ArgumentError as exc:
-        return _argument_error(rec, tool_call, exc)
-    hop = rec.record(
-        kind="translate.reverse",
-        source="app",
-        target=target,
-        payload={"tool_call": tool_call, "call_request": {"name": request.name, "arguments": request.arguments}},
-        step=Step.REVERSE_TRANSLATION,
-        direction="request",
-        tool_call_id=tool_call["id"],
-        summary=f"call {request.name}({arguments_text(request.arguments)})",
-    )
-    return request, hop
-
-
-def _argument_error(rec: Recorder, tool_call: dict[str, Any], exc: ArgumentError) -> str:
-    # Nothing leaves the app: the arrow loops back to it, and the error goes to the model in step 8.
-    rec.record(
-        kind="error",
-        source="app",
-        target="app",
-        payload={"tool_call": tool_call, "error": str(exc), "sent_back_to_model": True},
-        step=Step.REVERSE_TRANSLATION,
-        direction="error",
-        tool_call_id=tool_call["id"],
-        summary=f"bad arguments: {exc}",
-    )
-    return f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
+        rec.add(hops.arguments_refused(tool_call, str(exc)))
+        return f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
+    asked: CallRequestPayload = {"name": request.name, "arguments": request.arguments}
+    return request, rec.add(hops.reverse_translation(tool_call, asked, target=target))
 
 
 DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
@@ -357,26 +245,12 @@ async def _ask_model(model: ModelClient, rec: Recorder, body: dict[str, Any], *,
         except MalformedResponse as exc:
             if exc.recorded:
                 raise
-            rec.record(
-                kind="llm.error",
-                source="model",
-                target="app",
-                payload={"error": "malformed response", "reason": str(exc)},
-                step=rec.step,
-                direction="error",
-                summary=str(exc),
+            rec.add(
+                hops.model_failed({"error": "malformed response", "reason": str(exc)}, step=rec.step, summary=str(exc))
             )
             raise
     late = ModelLimitError("model_deadline", timeout_s=timeout_s)
-    rec.record(
-        kind="llm.error",
-        source="model",
-        target="app",
-        payload={"error": "deadline", "limit_s": timeout_s},
-        step=rec.step,
-        direction="error",
-        summary=str(late),
-    )
+    rec.add(hops.model_failed({"error": "deadline", "limit_s": timeout_s}, step=rec.step, summary=str(late)))
     raise late
 
 
@@ -399,14 +273,8 @@ async def _completion(model: ModelClient, rec: Recorder, body: dict[str, Any]) -
         raise not_json(exc.doc, stream=stream) from None
     except WireProblem as problem:
         raise malformed(problem) from None
-    rec.record(
-        kind="llm.assembled",
-        source="app",
-        target="app",
-        payload={"message": turn.raw, "finish_reason": turn.finish},
-        step=Step.DECISION if turn.calls else Step.MODEL_ANSWER,
-        summary="assembled " + api.turn_summary(turn),
-    )
+    summary = "assembled " + api.turn_summary(turn)
+    rec.add(hops.assembled(turn.raw, turn.finish, decided=bool(turn.calls), summary=summary))
     return turn
 
 
@@ -449,17 +317,10 @@ async def run_flow(
         if options.mode == "mcp":
             if (session.spec if session else spec).is_demo:  # step 0 is the demo server's code; another's is not ours
                 await _record_server_tools(rec)
-            user_payload: dict[str, Any] = {"content": question}
+            prompt: PromptRef | None = None
             if options.prompt:
-                user_payload["prompt"] = {"name": options.prompt, "arguments": dict(options.prompt_args)}
-            rec.record(
-                kind="user.message",
-                source="user",
-                target="app",
-                payload=user_payload,
-                step=Step.QUESTION,
-                summary=question,
-            )
+                prompt = {"name": options.prompt, "arguments": dict(options.prompt_args)}
+            rec.add(hops.question(question, prompt))
             rec.step = Step.LIST_TOOLS
             if session is not None:
                 # A connection kept open across runs: its set-up frames belong to the run that opened it.
@@ -488,22 +349,8 @@ async def run_flow(
                         stderr_tail = server_stderr_tail(err)
                         raise
         else:
-            rec.record(
-                kind="prepare.tools",
-                source="app",
-                target="app",
-                payload={"written_by": builtin.DIRECT_WRITTEN_BY, "tools": builtin.DIRECT_TOOL_SCHEMAS},
-                step=Step.TOOLS_EXIST,
-                summary="hand-written schemas: " + ", ".join(builtin.DIRECT_FUNCTIONS),
-            )
-            rec.record(
-                kind="user.message",
-                source="user",
-                target="app",
-                payload={"content": question},
-                step=Step.QUESTION,
-                summary=question,
-            )
+            rec.add(hops.tools_written(builtin.DIRECT_TOOL_SCHEMAS, builtin.DIRECT_WRITTEN_BY))
+            rec.add(hops.question(question))
             answer = await _loop(question, _DirectTools(rec, options, api), rec, options, model, model_transport)
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
         if os.environ.get("FLOW_DEBUG"):
@@ -511,19 +358,10 @@ async def run_flow(
         cause = leaf_exception(exc)
         failure = as_flow_error(cause, options, model)
         error, error_zh = failure.line("en"), failure.line("zh")
-        payload: dict[str, Any] = {"error": type(cause).__name__, "message": error, "message_zh": error_zh}
+        payload: ErrorPayload = {"error": type(cause).__name__, "message": error, "message_zh": error_zh}
         if stderr_tail and failure.code in SERVER_FAILURES:  # a stop of the run's own is not the server's doing
             payload["server_stderr"] = stderr_tail
-        # The user gets this line where the answer would have been: step 10.
-        rec.record(
-            kind="error",
-            source="app",
-            target="user",
-            payload=payload,
-            step=Step.SHOW_ANSWER,
-            direction="error",
-            summary=error,
-        )
+        rec.add(hops.run_failed(payload, error))  # where the answer would have been: step 10
     meta.outcome = "ok" if error is None else "error"
     # A server or model may echo a secret back: what the run keeps and prints is scrubbed as its hops are.
     answer, error, error_zh = rec.scrub(answer), rec.scrub(error), rec.scrub(error_zh)
@@ -540,15 +378,7 @@ def _server_secrets(spec: ServerSpec) -> list[str]:
 
 async def _record_server_tools(rec: Recorder) -> None:
     """Step 0: what the demo server's decorators built, read from the same code the server runs."""
-    listed = await builtin.demo_tool_listing()
-    rec.record(
-        kind="prepare.tools",
-        source="mcp_server",
-        target="mcp_server",
-        payload={"built_from": builtin.SERVER_BUILT_FROM, "tools": listed},
-        step=Step.TOOLS_EXIST,
-        summary="tools built from decorated functions: " + ", ".join(t["name"] for t in listed),
-    )
+    rec.add(hops.tools_built(await builtin.demo_tool_listing(), builtin.SERVER_BUILT_FROM))
 
 
 async def _loop(
@@ -584,14 +414,7 @@ async def _loop(
             rec.adaptations = []
             if not turn.calls:
                 answer = turn.text or ""
-                rec.record(
-                    kind="app.answer",
-                    source="app",
-                    target="user",
-                    payload={"content": answer},
-                    step=Step.SHOW_ANSWER,
-                    summary=answer[:80] if answer.strip() else EMPTY_ANSWER["en"],
-                )
+                rec.add(hops.answer(answer, empty_line=EMPTY_ANSWER["en"]))
                 return answer
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
@@ -599,12 +422,12 @@ async def _loop(
             rec.step = Step.CALL_TOOL
             results: list[str] = [""] * len(turn.calls)
 
-            async def run_one(out: list[str], i: int, call: dict[str, Any]) -> None:
+            async def run_one(out: list[str], i: int, call: Call) -> None:
                 out[i] = await tools.call(call)
 
             async with anyio.create_task_group() as tg:
                 for i, call in enumerate(turn.calls):
-                    tg.start_soon(run_one, results, i, call.raw)
+                    tg.start_soon(run_one, results, i, call)
             conversation.items += [
                 ToolOutput(call.id, content) for call, content in zip(turn.calls, results, strict=True)
             ]
@@ -657,15 +480,7 @@ async def _probe(
     except Exception as exc:  # boundary: one line and a hop, as for a run
         failure = as_flow_error(exc, RunOptions(mcp_timeout_s=timeout_s), ModelConfig())
         error, meta.error_zh = failure.line("en"), failure.line("zh")
-        rec.record(
-            kind="error",
-            source="app",
-            target="user",
-            payload={"error": type(leaf_exception(exc)).__name__, "message": error},
-            step=None,
-            direction="error",
-            summary=error,
-        )
+        rec.add(hops.run_failed({"error": type(leaf_exception(exc)).__name__, "message": error}, error, step=None))
     if tap is not None and spec.transport == "stdio" and not spec.is_http and meta.server is not None:
         meta.server["stderr_bytes"] = tap.stderr_bytes
     error, meta.error_zh = rec.scrub(error), rec.scrub(meta.error_zh)
@@ -688,15 +503,7 @@ async def inspect_server(
             listed["resources"] = [_dump(r) for r in (await client.list_resources()).resources]
         if caps.prompts is not None:
             listed["prompts"] = [_dump(p) for p in (await client.list_prompts()).prompts]
-        rec.record(
-            kind="client.result",
-            source="mcp_client",
-            target="app",
-            payload=listed,
-            step=Step.LIST_TOOLS,
-            direction="response",
-            summary=", ".join(f"{len(v)} {k}" for k, v in listed.items()),
-        )
+        rec.add(hops.offered(listed))
         return listed
 
     result, listed = await _probe(
@@ -731,15 +538,7 @@ async def call_server_tool(
                 raise  # the server went away or quiet: connect() says which
             raise FlowAbort("tool_call_error", name=name, code=exc.code, message=exc.message) from None
         content = _content_text(result)
-        rec.record(
-            kind="tool.result",
-            source="mcp_client",
-            target="app",
-            payload={"result": result, "tool_message_content": content},
-            step=Step.TOOL_RESULT,
-            direction="error" if result.get("isError") else "response",
-            summary=("isError: " if result.get("isError") else "") + " ".join(content.split())[:60],
-        )
+        rec.add(hops.call_answered(result, content, call_id=None))
         return result
 
     shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())

@@ -37,6 +37,7 @@ from flow.servers.memory import MemoryTransport
 from flow.servers.spec import SERVER_TOKEN_ENV, Era, ServerSpec, pids_marked, reap_leftovers
 from flow.text.errors import FlowError, Note, ServerFault, ServerHttpError
 from flow.trace.factory import APP_NAME
+from flow.trace.payloads import ErrorPayload, HttpExchange
 from flow.trace.redact import redact_url
 from flow.trace.steps import Step
 
@@ -129,6 +130,7 @@ def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: 
     if not tap.unanswered:
         return None
     method = tap.unanswered[0]
+    payload: ErrorPayload
     if _timed_out(exc):
         fault, payload = timed_out(method, timeout_s, tap.unread_bytes())
     elif isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED and tap.stopped is not None:
@@ -146,12 +148,12 @@ def _silence(exc: BaseException, tap: FrameTap, err: IO[str] | None, timeout_s: 
     return fault
 
 
-def timed_out(method: str, timeout_s: float, unread: int | None) -> tuple[ServerFault, dict[str, Any]]:
+def timed_out(method: str, timeout_s: float, unread: int | None) -> tuple[ServerFault, ErrorPayload]:
     """A request unanswered at its timeout: silence, or an answer the server had begun to send (bytes of it were
     still waiting to be read), which a large answer over stdio is: what the user is told, and what the hop keeps."""
-    payload: dict[str, Any] = {"error": "timeout", "method": method, "timeout_s": timeout_s}
+    payload: ErrorPayload = {"error": "timeout", "method": method, "timeout_s": timeout_s}
     if unread:
-        payload.update(answering=True, unread_bytes=unread)
+        payload["answering"], payload["unread_bytes"] = True, unread
         return ServerFault("server_slow_answer", method=method, timeout_s=timeout_s), payload
     return ServerFault("server_silent", method=method, timeout_s=timeout_s), payload
 
@@ -188,7 +190,7 @@ def leaf_exception(exc: BaseException) -> BaseException:
 
 
 def _http_failure_line(spec: ServerSpec, http: McpHttpTap, unanswered: list[str]) -> ServerHttpError:
-    failure = http.failure or {}
+    failure: HttpExchange | dict[str, Any] = http.failure or {}
     status, url = failure.get("status"), redact_url(spec.url)
     body = failure.get("response_body")
     detail = ""

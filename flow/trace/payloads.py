@@ -331,6 +331,9 @@ class ErrorPayload(TypedDict, total=False):
     message_zh: str  # step 10: the same line in Chinese, as the user was told it
     method: str  # the MCP request that went unanswered
     timeout_s: float
+    answering: bool  # at the timeout the server had begun to send its answer (`unread_bytes` were waiting)
+    unread_bytes: int
+    server_raised: str  # what an in-process server raised when its run ended
     server_stderr: str  # the end of a stdio server's stderr
     sdk_error: RpcError  # what the MCP SDK reported
     tool_call: ToolCall  # step 5: the call whose arguments were refused

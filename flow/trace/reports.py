@@ -13,10 +13,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from flow.trace.factory import json_bytes
-from flow.trace.summaries import arguments_text
+from flow.trace.payloads import RaisedError, ServerClock, ToolInvokePayload, ToolResultPayload
+from flow.trace.summaries import call_text
 
 REPORT_KEY = "dev.mcp-flow/tool-execution"
 
@@ -39,7 +40,7 @@ NAME_CHARS = 100  # an exception's type name, as kept
 MESSAGE_CHARS = 2000  # an exception's message, as kept
 
 
-REPORTED_BY = "mcp_server"
+REPORTED_BY: Literal["mcp_server"] = "mcp_server"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +48,8 @@ class ExecutionReport:
     """A report that passed every check: the two payloads it becomes, the one-line summaries, and how long the
     function ran by the server's own clock (the times themselves are the server's, never compared with the app's)."""
 
-    invoke: dict[str, Any]
-    result: dict[str, Any]
+    invoke: ToolInvokePayload
+    result: ToolResultPayload
     invoke_summary: str
     result_summary: str
     raised: bool
@@ -104,29 +105,32 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     duration_s = (ended - started).total_seconds()
     if not 0 <= duration_s <= MAX_DURATION_S:
         raise RefusedReport("server_clock ends before it starts, or a day after")
-    times = {"started_at": clock["started_at"], "ended_at": clock["ended_at"]}
+    times: ServerClock = {"started_at": clock["started_at"], "ended_at": clock["ended_at"]}
     outcome = report.get("outcome")
-    invoke: dict[str, Any] = {
+    invoke: ToolInvokePayload = {
         "function": function,
         "kwargs": kwargs,
         "reported_by": REPORTED_BY,
         "server_clock": {"started_at": times["started_at"]},
     }
-    shown: dict[str, Any] = {"reported_by": REPORTED_BY, "server_clock": times}
-    for key, into in (("kwargs_clipped_bytes", invoke), ("value_clipped_bytes", shown)):
-        value = report.get(key)
-        if type(value) is int and 0 <= value <= 1 << 40:
-            into[key] = value
+    shown: ToolResultPayload = {"reported_by": REPORTED_BY, "server_clock": times}
+    clipped = report.get("kwargs_clipped_bytes")
+    if type(clipped) is int and 0 <= clipped <= 1 << 40:
+        invoke["kwargs_clipped_bytes"] = clipped
+    clipped = report.get("value_clipped_bytes")
+    if type(clipped) is int and 0 <= clipped <= 1 << 40:
+        shown["value_clipped_bytes"] = clipped
+    result_payload: ToolResultPayload
     if outcome == "returned" and "value" in report:
         value = report["value"]
-        result_payload: dict[str, Any] = {"return": value, "isError": False, **shown}
+        result_payload = {"return": value, "isError": False, **shown}
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         result_summary = " ".join(text.split())[:60]
     elif outcome == "raised" and isinstance(raised := report.get("raised"), dict):
         name, message = raised.get("type"), raised.get("message")
         if not isinstance(name, str) or not isinstance(message, str):
             raise RefusedReport("raised needs a type and a message, both text")
-        error = {"type": name[:NAME_CHARS], "message": message[:MESSAGE_CHARS]}
+        error: RaisedError = {"type": name[:NAME_CHARS], "message": message[:MESSAGE_CHARS]}
         result_payload = {"raised": error, "isError": True, **shown}
         result_summary = f"isError: raised {error['type']}: {' '.join(error['message'].split())[:50]}"
     else:
@@ -134,7 +138,7 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     return ExecutionReport(
         invoke=invoke,
         result=result_payload,
-        invoke_summary=f"the server runs {function}({arguments_text(kwargs)})",
+        invoke_summary="the server runs " + call_text(function, kwargs),
         result_summary=result_summary,
         raised=outcome == "raised",
         duration_ms=round(duration_s * 1000, 3),

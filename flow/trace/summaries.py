@@ -36,6 +36,12 @@ def arguments_text(args: dict[str, Any]) -> str:
     )
 
 
+def call_text(name: Any, arguments: Any) -> str:
+    """A call as every line writes it: `get_weather(city=北京)`; arguments that are not an object as they came."""
+    shown = arguments_text(arguments) if isinstance(arguments, dict) else str(arguments)
+    return f"{name}({shown})"
+
+
 def frame_summary(frame: dict[str, Any], method: str | None) -> str:
     """The one line a frame's arrow says; `method` is the request's, for a response."""
     if "method" in frame:
@@ -43,7 +49,7 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
         if frame["method"] == "notifications/message":
             return f"log {params.get('level')}: {params.get('data')}"
         if frame["method"] == "tools/call":
-            return f"tools/call {params.get('name')}({arguments_text(as_dict(params.get('arguments')))})"
+            return "tools/call " + call_text(params.get("name"), as_dict(params.get("arguments")))
         if frame["method"] == "resources/read":
             return f"resources/read {params.get('uri')}"
         if frame["method"] == "prompts/get":

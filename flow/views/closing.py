@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from flow.capture.recorder import compact_json
 from flow.text.closing import CLOSING_TEXT
 from flow.text.names import Lang
+from flow.trace.factory import compact_json
 from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.pairing import exchanges, model_calls, tool_calls
 from flow.trace.steps import Step

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from flow.trace.payloads import Adaptation as AdaptationPayload
 from flow.trace.steps import Step
 
 ApiName = Literal["chat"]
@@ -117,7 +118,7 @@ class Adaptation:
     sent: Any
     why: str  # a code flow.text words: "content_null"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> AdaptationPayload:
         return {"path": self.path, "received": self.received, "sent": self.sent, "why": self.why}
 
 
@@ -152,5 +153,6 @@ class WireApi(Protocol):
     def read(self, response: Any) -> Turn: ...
     def stream(self) -> Stream: ...
     def response_step(self, body: Any) -> Step: ...
+    def request_summary(self, body: Any) -> str: ...
     def response_summary(self, body: Any) -> str: ...
     def turn_summary(self, turn: Turn) -> str: ...

@@ -23,7 +23,7 @@ import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
 from flow.trace.steps import Step
-from flow.trace.summaries import arguments_text
+from flow.trace.summaries import arguments_text, counted
 from flow.wire.base import (
     Adaptation,
     ApiName,
@@ -183,6 +183,16 @@ def call_text(call: Any) -> str:
     except json.JSONDecodeError:
         shown = text[:40] + " (not JSON)"
     return f"{fn.get('name')}({shown})"
+
+
+def request_summary(body: Any) -> str:
+    """What a request body carries, in a line: `2 messages, 4 tools (stream)`."""
+    body = _dict(body)
+    messages, tools = body.get("messages"), body.get("tools")
+    return (
+        f"{counted(len(messages) if isinstance(messages, list) else 0, 'message')}, "
+        f"{counted(len(tools) if isinstance(tools, list) else 0, 'tool')}" + (" (stream)" if body.get("stream") else "")
+    )
 
 
 def response_summary(body: Any) -> str:
@@ -410,6 +420,9 @@ class ChatCompletions:
 
     def response_step(self, body: Any) -> Step:
         return response_step(body)
+
+    def request_summary(self, body: Any) -> str:
+        return request_summary(body)
 
     def response_summary(self, body: Any) -> str:
         return response_summary(body)

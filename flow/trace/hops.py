@@ -1,0 +1,443 @@
+"""One constructor per hop kind (or per situation of a kind): what crossed, typed with its kind's payload.
+
+A constructor decides once what every producer of that hop would otherwise decide on its own: the kind, the two
+sides, the direction, the step and the line a table or an arrow shows. It returns a `Draft`; the recorder stamps a
+draft with its counter, its clock and its secrets (`flow.capture.recorder.Recorder.add`), an importer or a merge
+with the times the recording holds (`flow.interop.common.Hops.add`). No producer passes a payload of no type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from flow.trace.model import Actor, Direction, Kind, Usage, usage_counts
+from flow.trace.payloads import (
+    AppAnswerPayload,
+    CallRequest,
+    ClientResultPayload,
+    ErrorPayload,
+    JsonObject,
+    LlmAssembledPayload,
+    LlmChunkPayload,
+    LlmErrorPayload,
+    LlmRequestPayload,
+    LlmResponsePayload,
+    McpErrorPayload,
+    McpNotificationPayload,
+    McpRequestPayload,
+    McpResponsePayload,
+    PrepareToolsPayload,
+    PromptRef,
+    ReplayDivergencePayload,
+    RpcError,
+    ToolCall,
+    ToolInvokePayload,
+    ToolListPayload,
+    ToolResultPayload,
+    TranslateForwardPayload,
+    TranslateReversePayload,
+    UserMessagePayload,
+)
+from flow.trace.reports import ExecutionReport
+from flow.trace.steps import Phase, Step
+from flow.trace.summaries import call_text, counted, frame_kind, frame_summary
+
+P = TypeVar("P", covariant=True)
+
+McpPayload = McpRequestPayload | McpResponsePayload | McpErrorPayload | McpNotificationPayload
+
+
+@dataclass(frozen=True, slots=True)
+class Draft(Generic[P]):
+    """A hop before it is numbered and timed: what crossed, from whom to whom, where in the flow, and its line."""
+
+    kind: Kind
+    source: Actor
+    target: Actor
+    payload: P
+    step: Step | None
+    direction: Direction = "event"
+    summary: str = ""
+    jsonrpc_id: int | str | None = None
+    tool_call_id: str | None = None
+    usage: Usage | None = None
+    progress_of: int | str | None = None  # the request a progress notification reports on
+    phase: Phase | None = None  # the step's phase unless said
+
+
+def _names(tools: Sequence[Any], *, nested: bool = False) -> str:
+    return ", ".join(str((t.get("function") if nested else t).get("name")) for t in tools)
+
+
+# --- step 0 and 1: the tools as built, the question --------------------------------------------------------------
+
+
+def tools_built(tools: list[JsonObject], built_from: str) -> Draft[PrepareToolsPayload]:
+    """MCP mode: the tool list the server's decorators built, before anyone asks."""
+    return Draft(
+        "prepare.tools",
+        "mcp_server",
+        "mcp_server",
+        {"built_from": built_from, "tools": tools},
+        Step.TOOLS_EXIST,
+        summary="tools built from decorated functions: " + _names(tools),
+    )
+
+
+def tools_written(tools: list[JsonObject], written_by: str) -> Draft[PrepareToolsPayload]:
+    """Direct mode: the function schemas written by hand in the app."""
+    return Draft(
+        "prepare.tools",
+        "app",
+        "app",
+        {"written_by": written_by, "tools": tools},
+        Step.TOOLS_EXIST,
+        summary="hand-written schemas: " + _names(tools, nested=True),
+    )
+
+
+def question(content: str, prompt: PromptRef | None = None) -> Draft[UserMessagePayload]:
+    payload: UserMessagePayload = {"content": content}
+    if prompt is not None:
+        payload["prompt"] = prompt
+    return Draft("user.message", "user", "app", payload, Step.QUESTION, summary=content)
+
+
+# --- step 2: what the app has to offer -----------------------------------------------------------------------------
+
+
+def local_tools(tools: list[JsonObject]) -> Draft[ToolListPayload]:
+    """Direct mode: the app's own function schemas, as the model API takes them."""
+    names = [str(t.get("function", t).get("name")) for t in tools]
+    return Draft(
+        "tool.list",
+        "tool",
+        "app",
+        {"tools": tools},
+        Step.LIST_TOOLS,
+        "response",
+        f"{len(tools)} local functions: " + ", ".join(names),
+    )
+
+
+def tools_listed(tools: list[JsonObject]) -> Draft[ClientResultPayload]:
+    """The MCP client hands the app the server's tool list."""
+    return Draft(
+        "client.result",
+        "mcp_client",
+        "app",
+        {"tools": tools},
+        Step.LIST_TOOLS,
+        "response",
+        f"{len(tools)} tools: " + _names(tools),
+    )
+
+
+def offered(listed: dict[str, list[JsonObject]]) -> Draft[ClientResultPayload]:
+    """What a server offers, listed with no model involved (`mcp-flow tools`)."""
+    payload: ClientResultPayload = {
+        "tools": listed["tools"],
+        "resources": listed["resources"],
+        "prompts": listed["prompts"],
+    }
+    summary = ", ".join(f"{len(v)} {k}" for k, v in listed.items())
+    return Draft("client.result", "mcp_client", "app", payload, Step.LIST_TOOLS, "response", summary)
+
+
+def resource_read(uri: str, result: JsonObject, text: str) -> Draft[ClientResultPayload]:
+    return Draft(
+        "client.result",
+        "mcp_client",
+        "app",
+        {"uri": uri, "result": result},
+        Step.LIST_TOOLS,
+        "response",
+        f"resource {uri}: {' '.join(text.split())[:50]}",
+    )
+
+
+def prompt_fetched(name: str, result: JsonObject, as_chat: list[JsonObject]) -> Draft[ClientResultPayload]:
+    return Draft(
+        "client.result",
+        "mcp_client",
+        "app",
+        {"prompt": name, "result": result, "as_chat_messages": as_chat},
+        Step.LIST_TOOLS,
+        "response",
+        f"prompt {name}: {counted(len(as_chat), 'message')}",
+    )
+
+
+def content_translated(
+    what: str, mcp: list[Any], chat: list[JsonObject], hows: list[str]
+) -> Draft[TranslateForwardPayload]:
+    """The app's translation of MCP content (a prompt's messages, a resource's contents) into what the model API
+    takes: each block, what it became, and how."""
+    kinds = [str(b.get("type") or "text") if isinstance(b, dict) and "type" in b else "contents" for b in mcp]
+    return Draft(
+        "translate.forward",
+        "app",
+        "app",
+        {"what": what, "mcp": mcp, "openai": chat, "content": hows},
+        Step.LIST_TOOLS,
+        summary=f"{what}: " + ", ".join(f"{k} → {h}" for k, h in zip(kinds, hows, strict=False)),
+    )
+
+
+# --- step 3: the forward translation -----------------------------------------------------------------------------
+
+
+def tools_translated(mcp: list[JsonObject], translated: list[JsonObject]) -> Draft[TranslateForwardPayload]:
+    """Each MCP tool as the server listed it, and the tool definition the model API is sent."""
+    return Draft(
+        "translate.forward",
+        "app",
+        "app",
+        {"mcp": mcp, "openai": translated},
+        Step.ASK_MODEL,
+        summary="inputSchema → parameters for " + _names(mcp),
+    )
+
+
+# --- MCP frames ------------------------------------------------------------------------------------------------------
+
+
+_FRAME_DIRECTION: dict[Kind, Direction] = {
+    "mcp.request": "request",
+    "mcp.notification": "notification",
+    "mcp.error": "error",
+    "mcp.response": "response",
+}
+
+
+def frame(
+    message: JsonObject,
+    *,
+    source: Actor,
+    target: Actor,
+    step: Step | None,
+    method: str | None = None,
+    summary: str = "",
+    progress_of: int | str | None = None,
+) -> Draft[McpPayload]:
+    """One JSON-RPC frame as the transport carried it; `method` is the request's, for an answer."""
+    kind = frame_kind(message)
+    return Draft(
+        kind,
+        source,
+        target,
+        message,  # type: ignore[arg-type]  # frame_kind read its shape
+        step,
+        _FRAME_DIRECTION[kind],
+        summary or frame_summary(message, method),
+        jsonrpc_id=message.get("id"),
+        progress_of=progress_of,
+    )
+
+
+# --- the model's side --------------------------------------------------------------------------------------------
+
+
+def model_request(
+    payload: LlmRequestPayload, *, step: Step | None, path: str, carries: str
+) -> Draft[LlmRequestPayload]:
+    """The HTTP request the SDK sent; `carries` is the model API's line of what its body holds."""
+    adapted = payload.get("adapted") or []
+    summary = f"{payload.get('method', 'POST')} {path}: {carries}" + (
+        f", {len(adapted)} adapted by the app" if adapted else ""
+    )
+    return Draft("llm.request", "app", "model", payload, step, "request", summary)
+
+
+def model_response(payload: LlmResponsePayload, *, step: Step, summary: str) -> Draft[LlmResponsePayload]:
+    """A whole response; its step (the decision or the answer) and line are read by the model API's format."""
+    body = payload.get("body")
+    usage = body.get("usage") if isinstance(body, dict) else None
+    return Draft("llm.response", "model", "app", payload, step, "response", summary, usage=usage_counts(usage))
+
+
+def model_chunk(payload: LlmChunkPayload, *, step: Step, summary: str) -> Draft[LlmChunkPayload]:
+    """One event of a streamed response, with its line (`flow.wire`'s stream says what it did)."""
+    data = payload.get("data")
+    usage = data.get("usage") if isinstance(data, dict) else None
+    return Draft("llm.chunk", "model", "app", payload, step, "response", summary, usage=usage_counts(usage))
+
+
+def model_failed(payload: LlmErrorPayload, *, step: Step | None, summary: str) -> Draft[LlmErrorPayload]:
+    """A model call that failed: an HTTP error status, a transport failure, a limit crossed, an unreadable answer."""
+    return Draft("llm.error", "model", "app", payload, step, "error", summary)
+
+
+def assembled(message: Any, finish: str | None, *, decided: bool, summary: str) -> Draft[LlmAssembledPayload]:
+    """The message the app assembled from a stream."""
+    step = Step.DECISION if decided else Step.MODEL_ANSWER
+    return Draft("llm.assembled", "app", "app", {"message": message, "finish_reason": finish}, step, summary=summary)
+
+
+# --- steps 5 to 7: the call ------------------------------------------------------------------------------------------
+
+
+def reverse_translation(tool_call: ToolCall, request: CallRequest, *, target: Actor) -> Draft[TranslateReversePayload]:
+    """The tool call's JSON string become a call request: to the MCP client, or to the function in direct mode."""
+    return Draft(
+        "translate.reverse",
+        "app",
+        target,
+        {"tool_call": tool_call, "call_request": request},
+        Step.REVERSE_TRANSLATION,
+        "request",
+        "call " + call_text(request["name"], request["arguments"]),
+        tool_call_id=tool_call["id"],
+    )
+
+
+def arguments_refused(tool_call: ToolCall, reason: str) -> Draft[ErrorPayload]:
+    """Arguments the app cannot use: nothing leaves the app, and the error goes back to the model in step 8."""
+    return Draft(
+        "error",
+        "app",
+        "app",
+        {"tool_call": tool_call, "error": reason, "sent_back_to_model": True},
+        Step.REVERSE_TRANSLATION,
+        "error",
+        f"bad arguments: {reason}",
+        tool_call_id=tool_call["id"],
+    )
+
+
+def function_called(name: str, kwargs: JsonObject, call_id: str) -> Draft[ToolInvokePayload]:
+    """Direct mode: the app calls its own function."""
+    return Draft(
+        "tool.invoke",
+        "app",
+        "tool",
+        {"function": name, "kwargs": kwargs},
+        Step.CALL_TOOL,
+        "request",
+        call_text(name, kwargs),
+        tool_call_id=call_id,
+    )
+
+
+def function_returned(value: Any, content: str, *, is_error: bool, call_id: str) -> Draft[ToolResultPayload]:
+    """Direct mode: what the function returned (or raised), and the text the model will read."""
+    return Draft(
+        "tool.result",
+        "tool",
+        "app",
+        {"return": value, "isError": is_error, "tool_message_content": content},
+        Step.TOOL_RESULT,
+        "error" if is_error else "response",
+        ("isError: " if is_error else "") + content[:60],
+        tool_call_id=call_id,
+    )
+
+
+def call_answered(result: JsonObject, content: str, *, call_id: str | None) -> Draft[ToolResultPayload]:
+    """MCP mode: the CallToolResult the MCP client hands the app. A result with isError is an answer like any
+    other on the wire (the tool failed, the protocol did not)."""
+    is_error = bool(result.get("isError"))
+    return Draft(
+        "tool.result",
+        "mcp_client",
+        "app",
+        {"result": result, "tool_message_content": content},
+        Step.TOOL_RESULT,
+        "response",
+        ("isError: " if is_error else "") + " ".join(content.split())[:60],
+        tool_call_id=call_id,
+    )
+
+
+def call_refused(error: RpcError, *, call_id: str) -> Draft[ToolResultPayload]:
+    """MCP mode: a JSON-RPC error came back instead of a result."""
+    return Draft(
+        "tool.result",
+        "mcp_client",
+        "app",
+        {"error": error},
+        Step.TOOL_RESULT,
+        "error",
+        f"protocol error {error['code']}: {error['message']}",
+        tool_call_id=call_id,
+    )
+
+
+def run_reported(
+    report: ExecutionReport, *, jsonrpc_id: int | str | None, call_id: str | None
+) -> tuple[Draft[ToolInvokePayload], Draft[ToolResultPayload]]:
+    """A server's own account of running the tool's function (`flow.trace.reports`): the call and its return,
+    inside the server, drawn between the server and the function."""
+    return (
+        Draft(
+            "tool.invoke",
+            "mcp_server",
+            "tool",
+            report.invoke,
+            Step.CALL_TOOL,
+            "request",
+            report.invoke_summary,
+            jsonrpc_id=jsonrpc_id,
+            tool_call_id=call_id,
+        ),
+        Draft(
+            "tool.result",
+            "tool",
+            "mcp_server",
+            report.result,
+            Step.TOOL_RESULT,
+            "error" if report.raised else "response",
+            report.result_summary,
+            jsonrpc_id=jsonrpc_id,
+            tool_call_id=call_id,
+        ),
+    )
+
+
+# --- step 10, failures, replay ---------------------------------------------------------------------------------------
+
+
+def answer(content: str, *, empty_line: str) -> Draft[AppAnswerPayload]:
+    """The answer shown to the user; `empty_line` is what the line says when the model wrote nothing."""
+    summary = content[:80] if content.strip() else empty_line
+    return Draft("app.answer", "app", "user", {"content": content}, Step.SHOW_ANSWER, summary=summary)
+
+
+def run_failed(payload: ErrorPayload, summary: str, *, step: Step | None = Step.SHOW_ANSWER) -> Draft[ErrorPayload]:
+    """The line the user gets where the answer would have been (step 10), or where a probe stopped."""
+    return Draft("error", "app", "user", payload, step, "error", summary)
+
+
+def server_failed(
+    payload: ErrorPayload,
+    summary: str,
+    *,
+    step: Step | None,
+    jsonrpc_id: int | str | None = None,
+    tool_call_id: str | None = None,
+) -> Draft[ErrorPayload]:
+    """What went wrong on the server's side as the client saw it: a frame it could not read, a request no answer
+    came for, a process that died, an HTTP exchange that failed."""
+    return Draft(
+        "error",
+        "mcp_server",
+        "mcp_client",
+        payload,
+        step,
+        "error",
+        summary,
+        jsonrpc_id=jsonrpc_id,
+        tool_call_id=tool_call_id,
+    )
+
+
+def recording_stopped(note: str) -> Draft[ErrorPayload]:
+    """The trace's last hop when it reached its hop limit."""
+    return Draft("error", "app", "app", {"error": note}, None, "event", note)
+
+
+def diverged(payload: ReplayDivergencePayload, *, step: Step | None) -> Draft[ReplayDivergencePayload]:
+    """A re-run departed from the recording it replays."""
+    return Draft("replay.divergence", "model", "app", payload, step, "event", payload["divergence"])
