@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from flow.trace.factory import checked_hop
 from flow.trace.files import TraceError, json_value_problem, parse_trace
-from flow.trace.model import Actor, Direction, Hop, Kind, Trace, TraceMeta, Usage
+from flow.trace.hops import Draft
+from flow.trace.model import Hop, Trace, TraceMeta
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
 
@@ -88,43 +89,40 @@ class Hops:
 
     def add(
         self,
-        kind: Kind,
-        source: Actor,
-        target: Actor,
-        payload: Any,
+        draft: Draft[Any],
         *,
-        step: int | None,
         t_start_ms: float,
         t_end_ms: float,
-        direction: Direction = "event",
         rnd: int = 0,
-        jsonrpc_id: int | str | None = None,
-        tool_call_id: str | None = None,
-        usage: Usage | None = None,
-        summary: str = "",
-        progress_of: int | str | None = None,
-        extra: dict[str, Any] | None = None,
+        inferred: str | None = None,
     ) -> None:
-        # progress_of (the request a progress notification reports on) is an extra field, set only when known; so is
-        # `inferred` (what a merge of the proxies' recordings guessed, and how)
+        """The hop `draft` describes, numbered, at the recording's times. `inferred`: what a merge of the proxies'
+        recordings guessed (the hop crossed no wire they saw), and how; its line says so."""
         seq = len(self.hops) + 1
-        extra = {**(extra or {}), **({"progress_of": progress_of} if progress_of is not None else {})}
+        extra: dict[str, Any] = {}
+        if draft.progress_of is not None:  # the request a progress notification reports on, when known
+            extra["progress_of"] = draft.progress_of
+        summary = draft.summary
+        if inferred:
+            extra["inferred"] = inferred
+            summary = f"{summary} (inferred)"
         try:
             self.hops.append(
                 checked_hop(
                     seq=seq,
-                    kind=kind,
-                    source=source,
-                    target=target,
-                    payload=payload,
-                    step=step,
-                    direction=direction,
+                    kind=draft.kind,
+                    source=draft.source,
+                    target=draft.target,
+                    payload=draft.payload,
+                    step=draft.step,
+                    phase=draft.phase,
+                    direction=draft.direction,
                     rnd=rnd,
                     t_start_ms=round(t_start_ms, 3),
                     t_end_ms=round(max(t_start_ms, t_end_ms), 3),
-                    jsonrpc_id=jsonrpc_id,
-                    tool_call_id=tool_call_id,
-                    usage=usage,
+                    jsonrpc_id=draft.jsonrpc_id,
+                    tool_call_id=draft.tool_call_id,
+                    usage=draft.usage,
                     summary=summary,
                     extra=extra or None,
                 )
@@ -132,7 +130,7 @@ class Hops:
         except ValidationError as exc:  # a value of the recording no trace can hold (a time beyond range, ...)
             err = exc.errors()[0]
             where = ".".join(str(part) for part in err["loc"])
-            raise TraceError(f"{self.name}: hop {seq} ({kind}) would have {where}: {err['msg']}") from None
+            raise TraceError(f"{self.name}: hop {seq} ({draft.kind}) would have {where}: {err['msg']}") from None
 
 
 def finish(meta: TraceMeta, hops: list[Hop], name: str) -> Trace:

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from flow.interop.common import SERVER_METHODS, Hops, NothingRecorded, finish, json_line, method_step, quoted
+from flow.trace import hops
 from flow.trace.files import TraceError
-from flow.trace.model import MAX_COUNT, Actor, ImportInfo, Trace, TraceMeta, answer_step, as_dict
+from flow.trace.model import MAX_COUNT, Actor, ImportInfo, Trace, TraceMeta, as_dict
 from flow.trace.pairing import Pairing, Request
+from flow.trace.payloads import ErrorPayload
 from flow.trace.reports import RefusedReport, placed, read_report, refused_note
+from flow.trace.steps import answer_step
 from flow.trace.summaries import amount_text, frame_kind, frame_summary, progress_summary
 
 # How a log names the way a message went, seen from the client (the Inspector is a client).
@@ -156,29 +159,9 @@ def _reported(out: Hops, asked: Request, result: Any, t_ms: float) -> str | None
     if report is None:
         return None
     began, ended = placed(asked.t_ms, t_ms, report)
-    common: dict[str, Any] = {"rnd": asked.round, "jsonrpc_id": asked.id, "t_start_ms": began}
-    out.add(
-        "tool.invoke",
-        "mcp_server",
-        "tool",
-        report.invoke,
-        step=6,
-        t_end_ms=began,
-        direction="request",
-        summary=report.invoke_summary,
-        **common,
-    )
-    out.add(
-        "tool.result",
-        "tool",
-        "mcp_server",
-        report.result,
-        step=7,
-        t_end_ms=ended,
-        direction="error" if report.raised else "response",
-        summary=report.result_summary,
-        **common,
-    )
+    invoked, returned = hops.run_reported(report, jsonrpc_id=asked.id, call_id=None)
+    out.add(invoked, t_start_ms=began, t_end_ms=began, rnd=asked.round)
+    out.add(returned, t_start_ms=began, t_end_ms=ended, rnd=asked.round)
     return None
 
 
@@ -195,7 +178,7 @@ def _noted(out: Hops, line: _Line, pairing: Pairing, t_ms: float) -> None:
     step = None
     if not from_client and (handling := pairing.latest("client")) is not None:
         step = handling.answer_step
-    payload: dict[str, Any]
+    payload: ErrorPayload
     if problem.get("noted") == "too_large":
         size = _count(problem.get("bytes"))
         payload = {
@@ -213,17 +196,8 @@ def _noted(out: Hops, line: _Line, pairing: Pairing, t_ms: float) -> None:
             "line_chars": _count(problem.get("line_chars")),
         }
         summary = f"a line that is not JSON-RPC ({payload['reason']}): {quoted(start, 40)}"
-    out.add(
-        "error",
-        "mcp_client" if from_client else "mcp_server",
-        "mcp_server" if from_client else "mcp_client",
-        payload,
-        step=step,
-        t_start_ms=t_ms,
-        t_end_ms=t_ms,
-        direction="error",
-        summary=summary,
-    )
+    relayed = hops.line_unrecorded(payload, summary, from_client=from_client, step=step)
+    out.add(relayed, t_start_ms=t_ms, t_end_ms=t_ms)
 
 
 def _proxy_notes(proxied: _Proxied, server: dict[str, Any], settings: dict[str, Any]) -> list[str]:
@@ -304,20 +278,8 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
             # The 2026 protocol states its version on every request instead of agreeing on it once.
             stated = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
             server["protocol_version"] = server["protocol_version"] or stated
-            out.add(
-                kind,
-                source,
-                target,
-                frame,
-                step=step,
-                t_start_ms=t_ms,
-                t_end_ms=t_ms,
-                rnd=rnd,
-                direction="request" if kind == "mcp.request" else "notification",
-                jsonrpc_id=frame.get("id"),
-                summary=summary,
-                progress_of=progress_of,
-            )
+            said = hops.frame(frame, source=source, target=target, step=step, summary=summary, progress_of=progress_of)
+            out.add(said, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd)
             continue
         asked = pairing.reply("client" if sender == "server" else "server", frame.get("id"))
         if asked is None:  # the log may start after the request was sent
@@ -340,19 +302,8 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
         summary = frame_summary(frame, asked_method)
         if asked is not None and asked_method == "tools/call" and kind == "mcp.response" and sender == "server":
             summary = _reported(out, asked, result, t_ms) or summary
-        out.add(
-            kind,
-            source,
-            target,
-            frame,
-            step=answer_step(req_step),
-            t_start_ms=t_start,
-            t_end_ms=t_ms,
-            rnd=rnd,
-            direction="error" if kind == "mcp.error" else "response",
-            jsonrpc_id=frame.get("id"),
-            summary=summary,
-        )
+        answered = hops.frame(frame, source=source, target=target, step=answer_step(req_step), summary=summary)
+        out.add(answered, t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd)
     for req in pairing.unanswered:
         unmapped.append(f"line {req.seq}: {req.method} got no response in the log")
     if not times:

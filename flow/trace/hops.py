@@ -433,6 +433,15 @@ def server_failed(
     )
 
 
+def line_unrecorded(
+    payload: ErrorPayload, summary: str, *, from_client: bool, step: Step | None
+) -> Draft[ErrorPayload]:
+    """A line a proxy relayed but could not record as a frame (too large, or not JSON-RPC), from its sender."""
+    source: Actor = "mcp_client" if from_client else "mcp_server"
+    target: Actor = "mcp_server" if from_client else "mcp_client"
+    return Draft("error", source, target, payload, step, "error", summary)
+
+
 def recording_stopped(note: str) -> Draft[ErrorPayload]:
     """The trace's last hop when it reached its hop limit."""
     return Draft("error", "app", "app", {"error": note}, None, "event", note)
