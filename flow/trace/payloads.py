@@ -18,7 +18,8 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypeAlias, cast, overload
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, Literal, NotRequired, TypeAlias, TypeVar, cast, overload
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
@@ -38,6 +39,9 @@ JsonObject = dict[str, Any]
 
 
 _OPEN = ConfigDict(extra="allow")
+
+
+P = TypeVar("P", covariant=True)
 
 
 # --- shapes the app builds and the payloads share ----------------------------------------------------------------
@@ -455,6 +459,165 @@ def payload_of(hop: Hop, kind: Kind) -> Payload | None:
     if hop.kind != kind or not isinstance(hop.payload, dict):
         return None
     return cast("Payload", hop.payload)
+
+
+# --- a hop typed by its kind -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Of(Generic[P]):
+    hop: Hop
+    payload: P
+
+
+class PrepareTools(_Of[PrepareToolsPayload]):
+    __slots__ = ()
+
+
+class UserMessage(_Of[UserMessagePayload]):
+    __slots__ = ()
+
+
+class ToolList(_Of[ToolListPayload]):
+    __slots__ = ()
+
+
+class ClientResult(_Of[ClientResultPayload]):
+    __slots__ = ()
+
+
+class McpRequest(_Of[McpRequestPayload]):
+    __slots__ = ()
+
+
+class McpResponse(_Of[McpResponsePayload]):
+    __slots__ = ()
+
+
+class McpError(_Of[McpErrorPayload]):
+    __slots__ = ()
+
+
+class McpNotification(_Of[McpNotificationPayload]):
+    __slots__ = ()
+
+
+class TranslateForward(_Of[TranslateForwardPayload]):
+    __slots__ = ()
+
+
+class LlmRequest(_Of[LlmRequestPayload]):
+    __slots__ = ()
+
+
+class LlmResponse(_Of[LlmResponsePayload]):
+    __slots__ = ()
+
+
+class LlmChunk(_Of[LlmChunkPayload]):
+    __slots__ = ()
+
+
+class LlmAssembled(_Of[LlmAssembledPayload]):
+    __slots__ = ()
+
+
+class LlmError(_Of[LlmErrorPayload]):
+    __slots__ = ()
+
+
+class TranslateReverse(_Of[TranslateReversePayload]):
+    __slots__ = ()
+
+
+class ToolInvoke(_Of[ToolInvokePayload]):
+    __slots__ = ()
+
+
+class ToolResult(_Of[ToolResultPayload]):
+    __slots__ = ()
+
+
+class AppAnswer(_Of[AppAnswerPayload]):
+    __slots__ = ()
+
+
+class Failure(_Of[ErrorPayload]):
+    __slots__ = ()
+
+
+class ReplayDivergence(_Of[ReplayDivergencePayload]):
+    __slots__ = ()
+
+
+class Clipped(_Of[None]):
+    """A hop whose payload the recorder cut to text, or left out (`Hop.clipped` says what): its kind, no payload."""
+
+    __slots__ = ()
+
+
+TypedHop: TypeAlias = (
+    PrepareTools
+    | UserMessage
+    | ToolList
+    | ClientResult
+    | McpRequest
+    | McpResponse
+    | McpError
+    | McpNotification
+    | TranslateForward
+    | LlmRequest
+    | LlmResponse
+    | LlmChunk
+    | LlmAssembled
+    | LlmError
+    | TranslateReverse
+    | ToolInvoke
+    | ToolResult
+    | AppAnswer
+    | Failure
+    | ReplayDivergence
+    | Clipped
+)
+
+
+"""A hop with its payload typed by its kind: what a reader matches on (`match typed(hop): case ToolResult(payload=p)`)
+and ends with `assert_never`, so that a new kind fails the type check wherever it is not handled."""
+
+
+_TYPED: dict[Kind, type[_Of[Any]]] = {
+    "prepare.tools": PrepareTools,
+    "user.message": UserMessage,
+    "tool.list": ToolList,
+    "client.result": ClientResult,
+    "mcp.request": McpRequest,
+    "mcp.response": McpResponse,
+    "mcp.error": McpError,
+    "mcp.notification": McpNotification,
+    "translate.forward": TranslateForward,
+    "llm.request": LlmRequest,
+    "llm.response": LlmResponse,
+    "llm.chunk": LlmChunk,
+    "llm.assembled": LlmAssembled,
+    "llm.error": LlmError,
+    "translate.reverse": TranslateReverse,
+    "tool.invoke": ToolInvoke,
+    "tool.result": ToolResult,
+    "app.answer": AppAnswer,
+    "error": Failure,
+    "replay.divergence": ReplayDivergence,
+}
+
+
+assert set(_TYPED) == set(KINDS), "every kind has its typed hop"
+
+
+def typed(hop: Hop) -> TypedHop:
+    """The hop with its payload typed by its kind; `Clipped` for a payload that is not whole. A loaded trace's
+    payloads have been checked against their types (`payload_problem`); what the engine records is of them."""
+    if not isinstance(hop.payload, dict):
+        return Clipped(hop, None)
+    return cast(TypedHop, _TYPED[hop.kind](hop, hop.payload))
 
 
 _make_typed_dict: Any = TypedDict  # called with names made at run time, which a type checker cannot follow
