@@ -147,3 +147,22 @@ def test_the_check_sees_a_submodule_import(tmp_path):
         (4, "flow._HOME"),
         (5, "flow.run"),
     ]
+
+
+def _packages() -> list[str]:
+    """Every package of the project, by its folder: a new one is checked without being listed here."""
+    found = []
+    for top in ("flow", "flow_ui", "weather_demo"):
+        for init in sorted((ROOT / top).rglob("__init__.py")):
+            found.append(".".join(init.parent.relative_to(ROOT).parts))
+    return found
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_every_package_can_be_star_imported(package):
+    """`__all__` names only what the package has: `from package import *` raises AttributeError otherwise."""
+    namespace: dict[str, object] = {}
+    exec(f"from {package} import *", namespace)
+    declared = getattr(__import__(package, fromlist=["__all__"]), "__all__", None)
+    if declared is not None:
+        assert set(declared) <= set(namespace)

@@ -26,13 +26,15 @@ __all__ = [
     "PER_ADDRESS_ENV",
     "REDIS_ENV",
     "Limits",
+    "MemoryRooms",
     "RoomError",
     "RoomKeys",
     "RoomStore",
     "RoomView",
+    "limits_from",
     "qr_svg",
     "room_routes",
-    "rooms",
+    "room_store",
     "rooms_served",
 ]
 

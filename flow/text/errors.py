@@ -277,10 +277,9 @@ def _unreadable(en: str, zh: str) -> tuple[Template, Template]:
 
 
 _LINES: dict[ErrorCode, tuple[Template, Template]] = {
-    # (the command not found is not yet in Chinese, as before)
     "server_no_command": (
         "the MCP server did not start: no such command: {command} (not a file, and not found on PATH)",
-        "MCP 服务器没有启动成功：no such command: {command} (not a file, and not found on PATH)",
+        "MCP 服务器没有启动成功：找不到命令 {command}（它不是文件，PATH 中也没有）",
     ),
     "server_said": (
         "the MCP server did not start: {said}",  # its last line of stderr
@@ -323,14 +322,16 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
             f"{'（' + during + ' 期间）' if during else ''}：{shown!r}（{reason}）"
         ),
     ),
-    # said after another line: a server that flooded its stderr (not yet in Chinese, as before)
+    # said after another line: a server that flooded its stderr
     "stderr_flood": (
         lambda written_bytes, kept_bytes: (
             f" (it wrote {written_bytes / (1 << 20):.1f} MB to stderr; "
             f"the trace keeps the last {kept_bytes // 1024} KB)"
         ),
-    )
-    * 2,
+        lambda written_bytes, kept_bytes: (
+            f"（它向 stderr 写了 {written_bytes / (1 << 20):.1f} MB；trace 只保留最后 {kept_bytes // 1024} KB）"
+        ),
+    ),
     # said after a server's last words when its Python could not find a module (`python -m flow proxy` run elsewhere)
     "python_no_module": (
         "; the server's Python looks for {module} in the folder it starts in and on PYTHONPATH: run from the folder "

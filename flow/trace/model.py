@@ -156,7 +156,7 @@ class Hop(BaseModel):
     usage: Usage | None = None
     summary: str = ""
     explain: str = ""  # the key of its teaching text: `flow.trace.steps.explain_key(step, kind)`
-    # Present only where they say something: a file holds no null for them, and files without them load as before.
+    # Present only where they say something: a file holds no null for them, and a file without them loads.
     clipped: str | None = Field(default=None, exclude_if=_absent)  # what the recorder cut from the payload
     scripted: bool | None = Field(default=None, exclude_if=_absent)  # a model hop answered by the user's script
     progress_of: int | str | None = Field(default=None, exclude_if=_absent)  # the request a progress notice is about

@@ -386,7 +386,7 @@ def _span(hops: list[Hop]) -> float:
 
 
 def per_phase_ms(trace: Trace) -> dict[str, float]:
-    """Milliseconds per phase of one recorded run: noise for a comparison (the page no longer shows them)."""
+    """Milliseconds per phase of one recorded run (Compare does not show them: one run's times are noise)."""
     return {phase: _span([h for h in trace.hops if h.phase == phase]) for phase in PHASES}
 
 
