@@ -28,7 +28,8 @@ from flow.interop.common import (
     quoted,
 )
 from flow.trace.files import TraceError, json_value_problem
-from flow.trace.model import Actor, ImportInfo, Kind, Trace, TraceMeta, answer_step, as_dict, as_list, usage_counts
+from flow.trace.model import Actor, ImportInfo, Kind, Trace, TraceMeta, as_dict, as_list, usage_counts
+from flow.trace.steps import answer_step
 from flow.trace.summaries import arguments_text, frame_kind, frame_summary
 from flow.wire.chat import CHAT
 
