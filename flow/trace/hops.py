@@ -244,9 +244,10 @@ def frame(
     )
 
 
-def recorded(hop: Hop) -> Draft[Payload]:
+def recorded(hop: Hop, *, tool_call_id: str | None = None) -> Draft[Payload]:
     """A hop another reader made with these constructors (the JSON-RPC log importer's, which a merge places again on
-    its own clock): what crossed, as that reader said it."""
+    its own clock): what crossed, as that reader said it; `tool_call_id`, the model's call it belongs to, when the
+    merge has learnt it."""
     return Draft(
         hop.kind,
         hop.source,
@@ -256,7 +257,7 @@ def recorded(hop: Hop) -> Draft[Payload]:
         hop.direction,
         hop.summary,
         jsonrpc_id=hop.jsonrpc_id,
-        tool_call_id=hop.tool_call_id,
+        tool_call_id=tool_call_id or hop.tool_call_id,
         usage=hop.usage,
         progress_of=hop.progress_of,
         phase=hop.phase,
