@@ -49,6 +49,9 @@ from flow.wire.chat import CHAT
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
 
 
+Recording = tuple[str, str]  # a file's name and its text
+
+
 def recording_kind(text: str) -> str:
     """ "model" for a recording of the model proxy, else "mcp" (an MCP proxy's, or any JSON-RPC log)."""
     first = next((line for line in text.splitlines() if line.strip()), "")
@@ -203,7 +206,7 @@ class _Merge:
 
     # --- the model's side ----------------------------------------------------------------------------------------
 
-    def model_side(self, recording: tuple[str, str] | None, t0: float) -> list[_Event]:
+    def model_side(self, recording: Recording | None, t0: float) -> list[_Event]:
         """The model proxy's recording as events: its notes kept, its exchanges of one conversation stepped."""
         if recording is None:
             return []
@@ -261,11 +264,9 @@ class _Merge:
         again = f", retry {attempt} of the same call" if attempt else ""
         carries = CHAT.request_summary(body) + again
         t_req = ms(req)
-        asked = _Event(
-            hops.model_request(payload, step=step, path=str(req.get("path")), carries=carries), t_req, t_req, rnd
-        )
-        sent = payload["body"]
-        tools = sent.get("tools") if isinstance(sent, dict) else None
+        sent = hops.model_request(payload, step=step, path=str(req.get("path")), carries=carries)
+        asked = _Event(sent, t_req, t_req, rnd)
+        tools = payload["body"].get("tools") if isinstance(payload["body"], dict) else None
         if tools and self.first_offer is None:
             self.first_offer = (asked, tools)
         return asked
@@ -368,9 +369,8 @@ class _Merge:
         }
         got = hops.model_response(payload, step=step, summary=CHAT.response_summary(body))
         failure = None if message else self._unread(ex, body, ex.end.get("error"))
-        event = _Event(got, asked.t_start_ms, ms(ex.body or ex.end or ex.response), asked.rnd, failure=failure)
-        event.answered = bool(message)
-        return [event], message, step
+        t = ms(ex.body or ex.end or ex.response)
+        return [_Event(got, asked.t_start_ms, t, asked.rnd, failure=failure, answered=bool(message))], message, step
 
     def _unread(self, ex: _Exchange, body: Any, error: Any) -> Failure | None:
         """How the app would tell an answer with no message it can read; None when the recording cannot say (a body
@@ -405,7 +405,7 @@ class _Merge:
 
     # --- the MCP side ----------------------------------------------------------------------------------------------
 
-    def mcp_side(self, recording: tuple[str, str] | None, t0: float) -> tuple[Trace | None, list[_Event], list[str]]:
+    def mcp_side(self, recording: Recording | None, t0: float) -> tuple[Trace | None, list[_Event], list[str]]:
         """The MCP proxy's recording, read as a JSON-RPC log, as events on the merged clock (of one conversation's
         time when the model recording holds several), and the log's notes."""
         if recording is None:
@@ -641,9 +641,6 @@ def _start(text: str) -> float | None:
         if isinstance(t, (int, float)) and not isinstance(t, bool):
             return float(t)
     return None
-
-
-Recording = tuple[str, str]  # a file's name and its text
 
 
 def _one_of_each(recordings: list[Recording], name: str) -> tuple[Recording | None, Recording | None]:
