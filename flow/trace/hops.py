@@ -246,8 +246,8 @@ def frame(
 
 def recorded(hop: Hop, *, tool_call_id: str | None = None) -> Draft[Payload]:
     """A hop another reader made with these constructors (the JSON-RPC log importer's, which a merge places again on
-    its own clock): what crossed, as that reader said it; `tool_call_id`, the model's call it belongs to, when the
-    merge has learnt it."""
+    its own clock): what crossed, as that reader said it, its payload checked against its kind's type when that
+    reader's trace was finished; `tool_call_id`, the model's call it belongs to, when the merge has learnt it."""
     return Draft(
         hop.kind,
         hop.source,
@@ -402,7 +402,8 @@ def call_received(answer: Hop, sent: Json, *, call_id: str) -> Draft[ToolResultP
     if refused is not None:
         draft = call_refused(refused["error"], call_id=call_id)
     else:
-        result = as_dict(as_dict(answer.payload).get("result"))
+        answered = payload_of(answer, "mcp.response")
+        result = answered["result"] if answered is not None else {}
         texts = [str(b.get("text")) for b in as_list(result.get("content")) if as_dict(b).get("type") == "text"]
         draft = call_answered(result, " ".join(texts), call_id=call_id)
     text, parts = _tool_message(sent)
