@@ -387,6 +387,9 @@ def test_an_exported_trace_imports_back_to_the_same_steps(path):
         first.payload["body"]["messages"]
         == next(h for h in original.hops if h.kind == "llm.request").payload["body"]["messages"]
     )
+    # The app's hops are built by the constructors the engine uses, so they say the same lines.
+    for kind in ("user.message", "translate.reverse", "app.answer"):
+        assert [h.summary for h in back.hops if h.kind == kind] == [h.summary for h in original.hops if h.kind == kind]
     # An imported trace is a trace: it validates and it draws.
     parse_trace(back.model_dump(mode="json"))
     assert "digraph" in to_dot(back) and "sequenceDiagram" in to_mermaid(back) and "<html" in to_html(back).lower()
@@ -443,6 +446,8 @@ def test_spans_from_another_recorder_import_leniently():
     }
     trace = import_bytes(json.dumps(data).encode(), name="theirs.json")
     assert [(h.kind, h.step, h.t_end_ms) for h in trace.hops] == [("llm.request", 3, 0.0), ("llm.response", 9, 500.0)]
+    # The body is rebuilt in Chat Completions' form, and its line says so as a recorded request's does.
+    assert trace.hops[0].summary == "POST /chat/completions: 2 messages, 0 tools"
     assert trace.hops[0].payload["body"]["messages"] == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Hi"},

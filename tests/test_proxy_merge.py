@@ -199,6 +199,8 @@ def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, 
         assert reverse == [] and any("no tool call of the model matches it" in n for n in trace.meta.imported.unmapped)  # type: ignore[union-attr]
         return
     assert reverse[0].inferred and said in reverse[0].inferred and reverse[0].tool_call_id == "call_1"
+    # The line is the reverse translation's, as the app records it; how the call was matched is in `inferred`.
+    assert reverse[0].summary == f"call {name}({', '.join(f'{k}={v}' for k, v in arguments.items())}) (inferred)"
     assert label_lines(reverse[0], lang="zh")[-1] == "（推断）"
     assert f"not seen crossing a wire: the tools/call that carries out the model's call call_1: {said}" in (
         teaching_text(reverse[0], "en")
@@ -288,7 +290,8 @@ def test_of_several_conversations_the_mcp_frames_kept_are_the_set_up_and_those_o
         reverse = next(h for h in trace.hops if h.kind == "translate.reverse")
         assert (
             reverse.payload["call_request"]["arguments"] == {"city": city}
-            and "by name and arguments" in reverse.summary
+            and reverse.summary == f"call get_weather(city={city}) (inferred)"
+            and "by name and arguments" in (reverse.inferred or "")
         )
         assert not any("no tool call of the model matches" in n for n in trace.meta.imported.unmapped)  # type: ignore[union-attr]
 
@@ -565,6 +568,17 @@ def test_a_jsonrpc_error_the_model_never_answered_after_is_the_outcome():
     assert trace.meta.error == "the MCP server answered with error -32603: boom" and trace.meta.outcome == "error"
     answered = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", _model_log({"city": "北京"}))])
     assert answered.meta.outcome == "ok"  # the error went back to the model, which answered
+    received = next(h for h in answered.hops if h.kind == "tool.result")
+    assert received.direction == "error" and received.payload["error"] == {"code": -32603, "message": "boom"}
+    assert received.summary == "protocol error -32603: boom (inferred)"  # worded as the app's own trace words it
+
+
+def test_an_empty_answer_is_shown_as_the_app_shows_one():
+    empty = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": ""}}]}
+    trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, ASK, answer=empty)))])
+    shown = trace.hops[-1]
+    assert (shown.kind, shown.payload, trace.meta.answer) == ("app.answer", {"content": ""}, "")
+    assert shown.summary == "(the model returned an empty answer) (inferred)"
 
 
 def test_a_stream_cut_short_is_a_failed_run_not_an_answer():

@@ -92,52 +92,16 @@ class _Proxied:
 _PROBLEMS = ("not_jsonrpc", "too_large")
 
 
-def _log_lines(text: str, name: str, proxied: _Proxied | None = None) -> list[_Line]:
+def _log_lines(text: str, name: str, proxied: _Proxied) -> list[_Line]:
     lines: list[_Line] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
         where = f"{name} line {lineno}"
         entry = json_line(raw, where)
-        if isinstance(entry, dict) and proxied is not None:
-            if isinstance(entry.get("mcp_flow_proxy"), dict):
-                proxied.header = entry["mcp_flow_proxy"]
-                continue
-            if isinstance(entry.get("mcp_flow_proxy_end"), dict):
-                proxied.end = entry["mcp_flow_proxy_end"]
-                continue
-            if isinstance(entry.get("note"), str) and "message" not in entry:
-                proxied.notes.append(f"line {lineno}: {entry['note'][:200]}")
-                continue
-            noted = next((key for key in _PROBLEMS if isinstance(entry.get(key), dict)), None)
-            if noted is not None:
-                sender = _DIRECTIONS.get(str(entry.get("direction")).lower())
-                time_s = _timestamp(entry.get("timestamp"), where)
-                lines.append(_Line(lineno, sender, time_s, {}, {"noted": noted, **entry[noted]}))
-                continue
-        message: Any
-        if isinstance(entry, list) or (
-            isinstance(entry, dict)
-            and "message" not in entry
-            and any(k in entry for k in ("jsonrpc", "method", "result", "error"))
-        ):
-            message, sender, time_s = entry, None, None  # a bare frame, or a bare batch
-        elif not isinstance(entry, dict):
-            raise TraceError(f"{where}: expected a JSON object, got {type(entry).__name__}")
-        else:
-            message = entry.get("message", entry.get("frame"))
-            if isinstance(message, str):  # some loggers keep the frame as the text that crossed the wire
-                message = json_line(message, f"{where}: message")
-            direction = entry.get("direction")
-            sender = None
-            if direction is not None:
-                sender = _DIRECTIONS.get(str(direction).strip().lower().replace("-", "_").replace(" ", "_"))
-                if sender is None:
-                    raise TraceError(
-                        f"{where}: unknown direction {quoted(direction)} (expected outgoing or incoming, "
-                        "client_to_server or server_to_client, send or recv)"
-                    )
-            time_s = _timestamp(entry.get("timestamp", entry.get("time", entry.get("ts"))), where)
+        if isinstance(entry, dict) and _proxy_line(entry, lineno, where, proxied, lines):
+            continue
+        message, sender, time_s = _message(entry, where)
         for frame in message if isinstance(message, list) else [message]:  # a JSON-RPC batch is several frames
             if not isinstance(frame, dict) or not any(k in frame for k in ("method", "result", "error")):
                 raise TraceError(f"{where}: not a JSON-RPC message (no method, result or error)")
@@ -147,6 +111,49 @@ def _log_lines(text: str, name: str, proxied: _Proxied | None = None) -> list[_L
     if not lines:
         raise NothingRecorded(name)
     return lines
+
+
+def _proxy_line(entry: dict[str, Any], lineno: int, where: str, proxied: _Proxied, lines: list[_Line]) -> bool:
+    """Whether the entry is what a proxy says beside the frames: its first or last line, a note, or a line it relayed
+    but could not record (kept in `lines`, for its hop)."""
+    if isinstance(entry.get("mcp_flow_proxy"), dict):
+        proxied.header = entry["mcp_flow_proxy"]
+    elif isinstance(entry.get("mcp_flow_proxy_end"), dict):
+        proxied.end = entry["mcp_flow_proxy_end"]
+    elif isinstance(entry.get("note"), str) and "message" not in entry:
+        proxied.notes.append(f"line {lineno}: {entry['note'][:200]}")
+    elif (noted := next((key for key in _PROBLEMS if isinstance(entry.get(key), dict)), None)) is not None:
+        sender = _DIRECTIONS.get(str(entry.get("direction")).lower())
+        time_s = _timestamp(entry.get("timestamp"), where)
+        lines.append(_Line(lineno, sender, time_s, {}, {"noted": noted, **entry[noted]}))
+    else:
+        return False
+    return True
+
+
+def _message(entry: Any, where: str) -> tuple[Any, str | None, float | None]:
+    """A line's message (a frame or a batch), who sent it and when, as far as the line says."""
+    if isinstance(entry, list) or (
+        isinstance(entry, dict)
+        and "message" not in entry
+        and any(k in entry for k in ("jsonrpc", "method", "result", "error"))
+    ):
+        return entry, None, None  # a bare frame, or a bare batch
+    if not isinstance(entry, dict):
+        raise TraceError(f"{where}: expected a JSON object, got {type(entry).__name__}")
+    message = entry.get("message", entry.get("frame"))
+    if isinstance(message, str):  # some loggers keep the frame as the text that crossed the wire
+        message = json_line(message, f"{where}: message")
+    direction = entry.get("direction")
+    sender = None
+    if direction is not None:
+        sender = _DIRECTIONS.get(str(direction).strip().lower().replace("-", "_").replace(" ", "_"))
+        if sender is None:
+            raise TraceError(
+                f"{where}: unknown direction {quoted(direction)} (expected outgoing or incoming, "
+                "client_to_server or server_to_client, send or recv)"
+            )
+    return message, sender, _timestamp(entry.get("timestamp", entry.get("time", entry.get("ts"))), where)
 
 
 def _reported(out: Hops, asked: Request, result: Any, t_ms: float) -> str | None:
@@ -221,6 +228,105 @@ def _proxy_notes(proxied: _Proxied, server: dict[str, Any], settings: dict[str, 
     return notes
 
 
+def _sides(sender: str) -> tuple[Actor, Actor]:
+    return ("mcp_client", "mcp_server") if sender == "client" else ("mcp_server", "mcp_client")
+
+
+class _LogImport:
+    """A log's lines read in order: the hops so far, the requests still open (by the side that sent them, "client"
+    or "server", and their id), the tool round, what the log says of its server, and what it leaves out."""
+
+    def __init__(self, name: str) -> None:
+        self.out = Hops(name)
+        self.pairing = Pairing()
+        self.tool_round = 0
+        self.server: dict[str, Any] = {
+            "name": "mcp-server",
+            "transport": None,
+            "protocol_version": None,
+            "era": "handshake",
+        }
+        self.unmapped: list[str] = []
+
+    def read(self, line: _Line, t_ms: float) -> None:
+        if line.problem is not None:
+            _noted(self.out, line, self.pairing, t_ms)
+        elif line.frame.get("method") is not None:
+            self.said(line, line.sender or self.sender_of(line.frame), t_ms)
+        else:
+            self.answered(line, line.sender or self.sender_of(line.frame), t_ms)
+
+    def sender_of(self, frame: dict[str, Any]) -> str:
+        """Who sent a frame the log does not say: a method by the spec's sides; an answer goes back to whoever
+        asked, and the server answers unless only it asked."""
+        method = frame.get("method")
+        if method is not None:
+            return "server" if method in SERVER_METHODS else "client"
+        rid = frame.get("id")
+        asked_by_server = self.pairing.is_open("server", rid) and not self.pairing.is_open("client", rid)
+        return "client" if asked_by_server else "server"
+
+    def said(self, line: _Line, sender: str, t_ms: float) -> None:
+        """A request or a notification, in the step and round of what it belongs to."""
+        frame, method = line.frame, str(line.frame["method"])
+        step = method_step(method)
+        if method == "tools/call" and not any(r.method == "tools/call" for r in self.pairing.unanswered):
+            self.tool_round += 1  # calls sent while others are still open belong to the same round
+        rnd = self.tool_round if method == "tools/call" else 0
+        params = as_dict(frame.get("params"))
+        summary, progress_of = frame_summary(frame, None), None
+        if frame.get("id") is not None:  # a request: "id": null is discouraged and answered by no one
+            self.pairing.request(sender, frame["id"], method, params, step=step, t_ms=t_ms, seq=line.lineno, rnd=rnd)
+        elif sender == "server" and (reported := self.pairing.progress(params.get("progressToken"))) is not None:
+            # tied to its request by token
+            progress_of, step, rnd = reported.id, reported.step, reported.round
+            summary = progress_summary(params, reported.what)
+        elif sender == "server":  # a log line or the like, said while the server handles the latest request
+            handling = self.pairing.latest("client")
+            step, rnd = (method_step(handling.method), handling.round) if handling else (step, rnd)
+        if method == "server/discover":
+            self.server["era"] = "modern"
+        # The 2026 protocol states its version on every request instead of agreeing on it once.
+        stated = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
+        self.server["protocol_version"] = self.server["protocol_version"] or stated
+        source, target = _sides(sender)
+        said = hops.frame(frame, source=source, target=target, step=step, summary=summary, progress_of=progress_of)
+        self.out.add(said, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd)
+
+    def answered(self, line: _Line, sender: str, t_ms: float) -> None:
+        """A response or an error, in the step of the request it answers, from when that request was sent."""
+        frame = line.frame
+        asked = self.pairing.reply("client" if sender == "server" else "server", frame.get("id"))
+        if asked is None:  # the log may start after the request was sent
+            self.unmapped.append(
+                f"line {line.lineno}: an answer to id {quoted(frame.get('id'))}, whose request is not in the log"
+            )
+        method = asked.method if asked is not None else None
+        result = frame.get("result")
+        if method in ("initialize", "server/discover") and isinstance(result, dict):
+            self.introduced(result)
+        summary = frame_summary(frame, method)
+        if asked is not None and method == "tools/call" and frame_kind(frame) == "mcp.response" and sender == "server":
+            summary = _reported(self.out, asked, result, t_ms) or summary
+        source, target = _sides(sender)
+        step = answer_step(asked.step) if asked is not None else None
+        answer = hops.frame(frame, source=source, target=target, step=step, summary=summary)
+        t_start, rnd = (asked.t_ms, asked.round) if asked is not None else (t_ms, 0)
+        self.out.add(answer, t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd)
+
+    def introduced(self, result: dict[str, Any]) -> None:
+        """What the server says of itself when a session opens (initialize) or it is asked (server/discover)."""
+        server = self.server
+        info = as_dict(
+            result.get("serverInfo") or as_dict(result.get("_meta")).get("io.modelcontextprotocol/serverInfo")
+        )
+        server.update(
+            name=str(info.get("name") or server["name"]),
+            server_info=info or None,
+            protocol_version=result.get("protocolVersion") or server["protocol_version"],
+        )
+
+
 def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     """A JSON-RPC message log, one message a line, as MCP frames between the MCP client and server.
 
@@ -231,95 +337,28 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     lines = _log_lines(text, name, proxied)
     times = [line.time_s for line in lines if line.time_s is not None]
     t0 = times[0] if times else 0.0
-    out = Hops(name)
-    unmapped: list[str] = []
-    pairing = Pairing()  # requests by the side that sent them ("client" or "server") and their id
-    server: dict[str, Any] = {"name": "mcp-server", "transport": None, "protocol_version": None, "era": "handshake"}
-    tool_round, t_ms = 0, 0.0
+    job = _LogImport(name)
+    t_ms = 0.0
     for line in lines:
-        frame = line.frame
         t_ms = (line.time_s - t0) * 1000 if line.time_s is not None else t_ms
-        if line.problem is not None:
-            _noted(out, line, pairing, t_ms)
-            continue
-        kind = frame_kind(frame)
-        if kind == "mcp.request" and frame.get("id") is None:
-            kind = "mcp.notification"  # "id": null is discouraged and answered by no one
-        method = frame.get("method")
-        sender = line.sender
-        if sender is None and method is not None:
-            sender = "server" if method in SERVER_METHODS else "client"
-        elif sender is None:  # an answer goes back to whoever asked; the server answers unless only it asked
-            rid = frame.get("id")
-            asked_by_server = pairing.is_open("server", rid) and not pairing.is_open("client", rid)
-            sender = "client" if asked_by_server else "server"
-        source: Actor = "mcp_client" if sender == "client" else "mcp_server"
-        target: Actor = "mcp_server" if sender == "client" else "mcp_client"
-        if method is not None:
-            step = method_step(str(method))
-            if method == "tools/call" and not any(r.method == "tools/call" for r in pairing.unanswered):
-                tool_round += 1  # calls sent while others are still open belong to the same round
-            rnd = tool_round if method == "tools/call" else 0
-            params = as_dict(frame.get("params"))
-            summary, progress_of = frame_summary(frame, None), None
-            if kind == "mcp.request":
-                pairing.request(
-                    sender, frame["id"], str(method), params, step=step, t_ms=t_ms, seq=line.lineno, rnd=rnd
-                )
-            elif sender == "server" and (reported := pairing.progress(params.get("progressToken"))) is not None:
-                # tied to its request by token
-                progress_of, step, rnd = reported.id, reported.step, reported.round
-                summary = progress_summary(params, reported.what)
-            elif sender == "server":  # a log line or the like, said while the server handles the latest request
-                handling = pairing.latest("client")
-                step, rnd = (method_step(handling.method), handling.round) if handling else (step, rnd)
-            if method == "server/discover":
-                server["era"] = "modern"
-            # The 2026 protocol states its version on every request instead of agreeing on it once.
-            stated = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
-            server["protocol_version"] = server["protocol_version"] or stated
-            said = hops.frame(frame, source=source, target=target, step=step, summary=summary, progress_of=progress_of)
-            out.add(said, t_start_ms=t_ms, t_end_ms=t_ms, rnd=rnd)
-            continue
-        asked = pairing.reply("client" if sender == "server" else "server", frame.get("id"))
-        if asked is None:  # the log may start after the request was sent
-            unmapped.append(
-                f"line {line.lineno}: an answer to id {quoted(frame.get('id'))}, whose request is not in the log"
-            )
-        asked_method, t_start, req_step, rnd = (
-            (asked.method, asked.t_ms, asked.step, asked.round) if asked else (None, t_ms, None, 0)
-        )
-        result = frame.get("result")
-        if asked_method in ("initialize", "server/discover") and isinstance(result, dict):
-            info = as_dict(
-                result.get("serverInfo") or as_dict(result.get("_meta")).get("io.modelcontextprotocol/serverInfo")
-            )
-            server.update(
-                name=str(info.get("name") or server["name"]),
-                server_info=info or None,
-                protocol_version=result.get("protocolVersion") or server["protocol_version"],
-            )
-        summary = frame_summary(frame, asked_method)
-        if asked is not None and asked_method == "tools/call" and kind == "mcp.response" and sender == "server":
-            summary = _reported(out, asked, result, t_ms) or summary
-        answered = hops.frame(frame, source=source, target=target, step=answer_step(req_step), summary=summary)
-        out.add(answered, t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd)
-    for req in pairing.unanswered:
+        job.read(line, t_ms)
+    unmapped = job.unmapped
+    for req in job.pairing.unanswered:
         unmapped.append(f"line {req.seq}: {req.method} got no response in the log")
     if not times:
         unmapped.append("no timestamps: every hop is placed at 0 ms")
     unmapped.append("a JSON-RPC log holds only MCP frames: no question, model calls or answer")
     settings: dict[str, Any] = {}
     if proxied.header:
-        unmapped += _proxy_notes(proxied, server, settings)
+        unmapped += _proxy_notes(proxied, job.server, settings)
     started = dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if times else ""
     meta = TraceMeta(
         mode="mcp",
         question=f"({'recorded by python -m flow proxy' if proxied.header else 'imported JSON-RPC log'} "
         f"{Path(name).name})",
-        server=server,
+        server=job.server,
         settings=settings,
         started_at=started,
         imported=ImportInfo(format="jsonrpc-jsonl", file=name, unmapped=unmapped),
     )
-    return finish(meta, out.hops, name)
+    return finish(meta, job.out.hops, name)

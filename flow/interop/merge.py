@@ -22,18 +22,34 @@ from pydantic import TypeAdapter, ValidationError
 
 from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
-from flow.text.errors import ErrorCode, error_line
+from flow.text.errors import EMPTY_ANSWER, ErrorCode, error_line
 from flow.text.provider import names_a_field, provider_detail, provider_line
 from flow.text.recordings import APP_EXITED
+from flow.trace import hops
 from flow.trace.files import TraceError
-from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
-from flow.trace.payloads import ChatRequest
+from flow.trace.hops import Draft
+from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list
+from flow.trace.payloads import (
+    ChatRequest,
+    JsonObject,
+    LlmChunkPayload,
+    LlmErrorPayload,
+    LlmRequestPayload,
+    LlmResponsePayload,
+    McpRequestPayload,
+    Payload,
+    ToolCall,
+    payload_of,
+)
 from flow.trace.stats import RETRY_HEADER, retry_number
 from flow.trace.steps import Step
-from flow.trace.summaries import arguments_text, counted
+from flow.trace.summaries import counted
 from flow.wire.chat import CHAT
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
+
+
+Recording = tuple[str, str]  # a file's name and its text
 
 
 def recording_kind(text: str) -> str:
@@ -57,6 +73,11 @@ class _Exchange:
     body: dict[str, Any] | None = None
     chunks: list[dict[str, Any]] = field(default_factory=list)
     end: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> Any:
+        """The response's HTTP status as the proxy recorded it (a trace's check refuses one that is not a number)."""
+        return self.response.get("status")
 
 
 def _model_log(text: str, name: str) -> tuple[dict[str, Any], list[_Exchange], list[str]]:
@@ -113,41 +134,22 @@ def _chat_request(body: Any) -> ChatRequest | str:
         return json.dumps(body, ensure_ascii=False)
 
 
-def _tool_call(call: dict[str, Any]) -> dict[str, Any]:
-    """A model's tool call as the app's hops hold one: an id, a name and the arguments as a string."""
-    fn = as_dict(call.get("function"))
-    arguments = fn.get("arguments")
-    return {
-        "id": str(call.get("id")),
-        "type": "function",
-        "function": {
-            "name": str(fn.get("name") or ""),
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False),
-        },
-    }
-
-
-def _message_of(body: Any) -> dict[str, Any]:
-    choices = as_list(as_dict(body).get("choices"))
-    return as_dict(as_dict(choices[0]).get("message")) if choices else {}
-
-
 @dataclass
 class _Call:
     """A tool call the model asked for, waiting for the tools/call that carries it out."""
 
-    tool_call: dict[str, Any]
+    tool_call: ToolCall
     rnd: int
     t_ms: float
     taken: bool = False
 
     @property
     def name(self) -> str:
-        return str(as_dict(self.tool_call.get("function")).get("name") or "")
+        return self.tool_call["function"]["name"]
 
     @property
     def arguments(self) -> Any:
-        return json_or_text(as_dict(self.tool_call.get("function")).get("arguments"))
+        return json_or_text(self.tool_call["function"]["arguments"])
 
 
 Failure = tuple[str, str, str]  # what failed in a word or two, and the line in English and Chinese
@@ -155,13 +157,31 @@ Failure = tuple[str, str, str]  # what failed in a word or two, and the line in 
 
 @dataclass
 class _Event:
-    """A hop to add (`Hops.add`'s arguments), and when it crossed on the merged clock; whether it shows the run
-    failing (and how the app would say so), or the model answering, which a run that failed before goes on from."""
+    """A hop to add, at its times on the merged clock (placed by when it ended) and in its round; `inferred` says
+    what was guessed, and how, for a hop that crossed no wire the proxies saw. Whether it shows the run failing (and
+    how the app would say so), or the model answering, which a run that failed before goes on from."""
 
-    t_ms: float
-    spec: dict[str, Any]
+    draft: Draft[Payload]
+    t_start_ms: float
+    t_end_ms: float
+    rnd: int = 0
+    inferred: str | None = None
     failure: Failure | None = None
     answered: bool = False
+
+    @property
+    def t_ms(self) -> float:
+        return self.t_end_ms
+
+    def add_to(self, out: Hops) -> None:
+        out.add(self.draft, t_start_ms=self.t_start_ms, t_end_ms=self.t_end_ms, rnd=self.rnd, inferred=self.inferred)
+
+
+Clock = Callable[[dict[str, Any]], float]  # a model proxy's line's time, in ms on the merged clock
+
+
+def _headers(entry: dict[str, Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in as_dict(entry.get("headers")).items()}
 
 
 class _Merge:
@@ -181,13 +201,37 @@ class _Merge:
         self.answer: str | None = None
         self.model: dict[str, Any] = {}
         self.base_url = ""
+        # The first model request that sent functions, and those functions: the forward translation is inferred there.
+        self.first_offer: tuple[_Event, list[JsonObject]] | None = None
+
+    # --- the model's side ----------------------------------------------------------------------------------------
+
+    def model_side(self, recording: Recording | None, t0: float) -> list[_Event]:
+        """The model proxy's recording as events: its notes kept, its exchanges of one conversation stepped."""
+        if recording is None:
+            return []
+        header, exchanges, notes = _model_log(recording[1], recording[0])
+        self.notes += notes
+        return self.model_events(exchanges, t0, str(header.get("upstream") or ""))
 
     def model_events(self, exchanges: list[_Exchange], t0: float, base_url: str) -> list[_Event]:
-        events: list[_Event] = []
-
         def ms(entry: dict[str, Any]) -> float:
             return (float(entry.get("timestamp") or t0) - t0) * 1000
 
+        chats = self.one_conversation(self.chat_exchanges(exchanges), ms)
+        self.base_url = base_url
+        events: list[_Event] = []
+        rnd, attempt, previous = 0, 0, None
+        for ex in chats:
+            attempt = _attempt(ex, previous, attempt)
+            rnd += 0 if attempt else 1  # the SDK sending a call again is the same call, in the same round
+            previous = ex
+            asked = self.request_event(ex, rnd, attempt, ms)
+            events += [asked, *self.answer_events(ex, asked, ms)]
+        return events
+
+    def chat_exchanges(self, exchanges: list[_Exchange]) -> list[_Exchange]:
+        """The Chat Completions exchanges; the others are recorded, not stepped, and a note says so."""
         others = [ex for ex in exchanges if not str(ex.request.get("path") or "").endswith("/chat/completions")]
         if others:
             first = others[0].request
@@ -195,57 +239,39 @@ class _Merge:
                 f"{counted(len(others), 'model exchange')} on other paths (the first: {first.get('method')} "
                 f"{quoted(first.get('path'))}): recorded, not stepped (only Chat Completions is)"
             )
-        chats = self.one_conversation([ex for ex in exchanges if ex not in others], ms)
-        self.base_url = base_url
-        rnd, attempt, previous = 0, 0, None
-        for ex in chats:
-            req = ex.request
-            body = req.get("body")
-            attempt = _attempt(ex, previous, attempt)
-            rnd += 0 if attempt else 1  # the SDK sending a call again is the same call, in the same round
-            previous = ex
-            messages = [as_dict(m) for m in as_list(as_dict(body).get("messages"))]
-            for m in messages:
-                if m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str):
-                    self.tool_messages.setdefault(m["tool_call_id"], m.get("content"))
-            backfill = any(m.get("role") == "tool" for m in messages)
-            step = Step.BACKFILL if backfill else Step.ASK_MODEL
-            if self.question is None:
-                users = [m.get("content") for m in messages if m.get("role") == "user"]
-                self.question = next((u for u in reversed(users) if isinstance(u, str) and u), None)
-                self.model = {"name": as_dict(body).get("model"), "base_url": base_url}
-            t_req = ms(req)
-            payload: dict[str, Any] = {
-                "method": str(req.get("method") or "POST"),
-                "url": base_url.rstrip("/") + str(req.get("path") or "").removeprefix("/v1"),
-                "headers": {str(k): str(v) for k, v in as_dict(req.get("headers")).items()},
-                "body": _chat_request(body),
-            }
-            n_tools = len(as_list(as_dict(body).get("tools")))
-            stream = " (stream)" if as_dict(body).get("stream") else ""
-            again = f", retry {attempt} of the same call" if attempt else ""
-            events.append(
-                _Event(
-                    t_req,
-                    dict(
-                        kind="llm.request",
-                        source="app",
-                        target="model",
-                        payload=payload,
-                        step=step,
-                        t_start_ms=t_req,
-                        t_end_ms=t_req,
-                        direction="request",
-                        rnd=rnd,
-                        summary=f"{payload['method']} {req.get('path')}: {counted(len(messages), 'message')}, "
-                        f"{counted(n_tools, 'tool')}{stream}{again}",
-                    ),
-                )
-            )
-            events += self.answer_events(ex, rnd, step, t_req, ms)
-        return events
+        return [ex for ex in exchanges if ex not in others]
 
-    def one_conversation(self, chats: list[_Exchange], ms: Callable[[dict[str, Any]], float]) -> list[_Exchange]:
+    def request_event(self, ex: _Exchange, rnd: int, attempt: int, ms: Clock) -> _Event:
+        """The request as the model proxy saw it (a backfill when it sends tool results back); the first one's last
+        user message is the question."""
+        req = ex.request
+        body = req.get("body")
+        messages = [as_dict(m) for m in as_list(as_dict(body).get("messages"))]
+        for m in messages:
+            if m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str):
+                self.tool_messages.setdefault(m["tool_call_id"], m.get("content"))
+        step = Step.BACKFILL if any(m.get("role") == "tool" for m in messages) else Step.ASK_MODEL
+        if self.question is None:
+            users = [m.get("content") for m in messages if m.get("role") == "user"]
+            self.question = next((u for u in reversed(users) if isinstance(u, str) and u), None)
+            self.model = {"name": as_dict(body).get("model"), "base_url": self.base_url}
+        payload: LlmRequestPayload = {
+            "method": str(req.get("method") or "POST"),
+            "url": self.base_url.rstrip("/") + str(req.get("path") or "").removeprefix("/v1"),
+            "headers": _headers(req),
+            "body": _chat_request(body),
+        }
+        again = f", retry {attempt} of the same call" if attempt else ""
+        carries = CHAT.request_summary(body) + again
+        t_req = ms(req)
+        sent = hops.model_request(payload, step=step, path=str(req.get("path")), carries=carries)
+        asked = _Event(sent, t_req, t_req, rnd)
+        tools = payload["body"].get("tools") if isinstance(payload["body"], dict) else None
+        if tools and self.first_offer is None:
+            self.first_offer = (asked, tools)
+        return asked
+
+    def one_conversation(self, chats: list[_Exchange], ms: Clock) -> list[_Exchange]:
         """The exchanges of one conversation: a long-running model proxy records several, and one trace shows one
         (the last, unless `conversation` names another), saying so in a note."""
         runs = _conversations(chats)
@@ -270,107 +296,81 @@ class _Merge:
         )
         return run
 
-    def answer_events(self, ex: _Exchange, rnd: int, step: Step, t_req: float, ms: Any) -> list[_Event]:
-        events: list[_Event] = []
-        status = ex.response.get("status")
-        headers = {str(k): str(v) for k, v in as_dict(ex.response.get("headers")).items()}
-        error = ex.end.get("error")
-        if not ex.response or (type(status) is int and status >= 400):
-            body = (ex.body or {}).get("body")
-            t = ms(ex.end or ex.body or ex.response or ex.request)
-            payload: dict[str, Any] = {
-                "status": status if type(status) is int else None,
-                "headers": headers,
-                "body": body,
-            }
-            if error:
-                payload["error"], payload["message"] = "proxy", str(error)
-            summary = f"HTTP {status}" if type(status) is int else str(error or "no answer")
-            event = self._event(t, "llm.error", payload, step, t_req, rnd, summary, direction="error")
-            event.failure = self._model_failure(status, body, error)
-            return [event]
-        if ex.chunks:
-            stream = CHAT.stream()
-            labels = [stream.add(chunk.get("data")) for chunk in ex.chunks]
-            message, finish_reason = stream.message(), stream.finish
-            answer_step = Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER
-            for i, chunk in enumerate(ex.chunks, 1):
-                payload = {"data": chunk.get("data", chunk.get("data_too_large"))}
-                if i == 1:
-                    payload = {"status": status, "headers": headers, **payload}
-                usage = usage_counts(as_dict(chunk.get("data")).get("usage"))
-                events.append(
-                    self._event(ms(chunk), "llm.chunk", payload, answer_step, t_req, rnd, labels[i - 1], usage=usage)
-                )
-            t_end = ms(ex.chunks[-1])
-            unrecorded = sum("data" not in chunk for chunk in ex.chunks)  # too large for the proxy to keep
-            if finish_reason is None and not unrecorded:  # cut short: no answer to assemble, as a client reading fails
-                content = message.get("content") or ""
-                line = (
-                    error_line("stream_truncated", "en", chunks=len(ex.chunks), chars=len(content)),
-                    error_line("stream_truncated", "zh", chunks=len(ex.chunks), chars=len(content)),
-                )
-                event = self._event(
-                    t_end,
-                    "llm.error",
-                    {"error": "malformed response", "reason": line[0]},
-                    answer_step,
-                    t_end,
-                    rnd,
-                    line[0],
-                    source="model",
-                    direction="error",
-                    inferred="the stream ended with no finish_reason" + (f" ({error})" if error else ""),
-                )
-                event.failure = ("malformed response", *line)
-                events.append(event)
-                return events
-            assembled = {"message": message, "finish_reason": finish_reason}
-            cut = stream.cut()
-            said = "assembled here from the streamed deltas, as a client does" + (
-                f" (from those recorded: {counted(unrecorded, 'event')} too large to keep)" if unrecorded else ""
-            )
-            event = self._event(
-                t_end,
-                "llm.assembled",
-                assembled,
-                answer_step,
-                t_end,
-                rnd,
-                "assembled " + CHAT.response_summary({"choices": [assembled]}),
-                source="app",
-                direction="event",
-                inferred=said + (f"; cut to the limit of one value: {cut}" if cut else ""),
-            )
-            event.answered = True
-            events.append(event)
-        else:
-            body = (ex.body or {}).get("body", (ex.body or {}).get("body_too_large"))
-            message = _message_of(body)
-            answer_step = CHAT.response_step(body)
-            t_end = ms(ex.body or ex.end or ex.response)
-            usage = usage_counts(as_dict(body).get("usage"))
-            event = self._event(
-                t_end,
-                "llm.response",
-                {"status": status, "headers": headers, "body": body},
-                answer_step,
-                t_req,
-                rnd,
-                CHAT.response_summary(body),
-                direction="response",
-                usage=usage,
-            )
-            event.answered = bool(message)
-            if not message:
-                event.failure = self._unread(ex, body, error)
-            events.append(event)
+    def answer_events(self, ex: _Exchange, asked: _Event, ms: Clock) -> list[_Event]:
+        """What came back for a request: a failure, the streamed events and the message assembled from them, or a
+        whole response; the tool calls it asks for wait for the tools/calls that carry them out."""
+        if _failed_status(ex) or not ex.response:
+            return [self.failed_event(ex, asked, ms)]
+        events, message, step = self.streamed(ex, asked, ms) if ex.chunks else self.whole(ex, asked, ms)
+        if message is None:  # cut short: nothing to read the calls or the answer from
+            return events
         for call in as_list(message.get("tool_calls")):
             if isinstance(call, dict) and isinstance(call.get("id"), str):
-                self.calls.append(_Call(_tool_call(call), rnd, t_end))
-        if answer_step == Step.MODEL_ANSWER and isinstance(message.get("content"), str):
+                self.calls.append(_Call(_tool_call(call), asked.rnd, events[-1].t_end_ms))
+        if step == Step.MODEL_ANSWER and isinstance(message.get("content"), str):
             self.answer = message["content"]
         return events
+
+    def failed_event(self, ex: _Exchange, asked: _Event, ms: Clock) -> _Event:
+        """An HTTP error status, or no answer at all (the proxy says why)."""
+        status, error = ex.status, ex.end.get("error")
+        body = (ex.body or {}).get("body")
+        payload: LlmErrorPayload = {
+            "status": status if type(status) is int else None,
+            "headers": _headers(ex.response),
+            "body": body,
+        }
+        if error:
+            payload["error"] = "proxy"
+            payload["message"] = str(error)
+        summary = f"HTTP {status}" if type(status) is int else str(error or "no answer")
+        failed = hops.model_failed(payload, step=asked.draft.step, summary=summary)
+        t = ms(ex.end or ex.body or ex.response or ex.request)
+        return _Event(failed, asked.t_start_ms, t, asked.rnd, failure=self._model_failure(status, body, error))
+
+    def streamed(self, ex: _Exchange, asked: _Event, ms: Clock) -> tuple[list[_Event], dict[str, Any] | None, Step]:
+        """The streamed events, labelled by the one stream assembler, and the message the app assembled from them
+        (None, and a failure, when the stream was cut short)."""
+        stream = CHAT.stream()
+        labels = [stream.add(chunk.get("data")) for chunk in ex.chunks]
+        message, finish = stream.message(), stream.finish
+        step = Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER
+        events = []
+        for i, chunk in enumerate(ex.chunks):
+            payload: LlmChunkPayload = {"data": chunk.get("data", chunk.get("data_too_large"))}
+            if i == 0:
+                payload = {"status": ex.status, "headers": _headers(ex.response), **payload}
+            got = hops.model_chunk(payload, step=step, summary=labels[i])
+            events.append(_Event(got, asked.t_start_ms, ms(chunk), asked.rnd))
+        t_end = ms(ex.chunks[-1])
+        unrecorded = sum("data" not in chunk for chunk in ex.chunks)  # too large for the proxy to keep
+        if finish is None and not unrecorded:  # cut short: no answer to assemble, as a client reading fails
+            events.append(_cut_short(ex, str(message.get("content") or ""), step, t_end, asked.rnd))
+            return events, None, step
+        cut = stream.cut()
+        said = "assembled here from the streamed deltas, as a client does" + (
+            f" (from those recorded: {counted(unrecorded, 'event')} too large to keep)" if unrecorded else ""
+        )
+        line = "assembled " + CHAT.response_summary({"choices": [{"message": message, "finish_reason": finish}]})
+        assembled = hops.assembled(message, finish, decided=step == Step.DECISION, summary=line)
+        inferred = said + (f"; cut to the limit of one value: {cut}" if cut else "")
+        events.append(_Event(assembled, t_end, t_end, asked.rnd, inferred, answered=True))
+        return events, message, step
+
+    def whole(self, ex: _Exchange, asked: _Event, ms: Clock) -> tuple[list[_Event], dict[str, Any], Step]:
+        """A whole response, and its message; one the app cannot read is a failure when the recording can say so."""
+        body = (ex.body or {}).get("body", (ex.body or {}).get("body_too_large"))
+        message = _message_of(body)
+        step = CHAT.response_step(body)
+        payload: LlmResponsePayload = {
+            "status": ex.status,
+            "headers": _headers(ex.response),
+            "body": body,
+        }
+        got = hops.model_response(payload, step=step, summary=CHAT.response_summary(body))
+        failure = None if message else self._unread(ex, body, ex.end.get("error"))
+        t = ms(ex.body or ex.end or ex.response)
+        return [_Event(got, asked.t_start_ms, t, asked.rnd, failure=failure, answered=bool(message))], message, step
 
     def _unread(self, ex: _Exchange, body: Any, error: Any) -> Failure | None:
         """How the app would tell an answer with no message it can read; None when the recording cannot say (a body
@@ -403,38 +403,29 @@ class _Merge:
         en, zh = (error_line("model_unreachable", lang, url=url, cause=cause) for lang in ("en", "zh"))
         return "no answer", en, zh
 
-    @staticmethod
-    def _event(
-        t: float,
-        kind: str,
-        payload: Any,
-        step: Step,
-        t_start: float,
-        rnd: int,
-        summary: str,
-        *,
-        source: str = "model",
-        direction: str = "response",
-        usage: Any = None,
-        inferred: str | None = None,
-    ) -> _Event:
-        spec: dict[str, Any] = dict(
-            kind=kind,
-            source=source,
-            target="app",
-            payload=payload,
-            step=step,
-            t_start_ms=t_start,
-            t_end_ms=t,
-            direction=direction,
-            rnd=rnd,
-            summary=summary,
-            usage=usage,
-        )
-        if inferred:
-            spec["extra"] = {"inferred": inferred}
-            spec["summary"] = f"{summary} (inferred)"
-        return _Event(t, spec)
+    # --- the MCP side ----------------------------------------------------------------------------------------------
+
+    def mcp_side(self, recording: Recording | None, t0: float) -> tuple[Trace | None, list[_Event], list[str]]:
+        """The MCP proxy's recording, read as a JSON-RPC log, as events on the merged clock (of one conversation's
+        time when the model recording holds several), and the log's notes."""
+        if recording is None:
+            return None, [], []
+        try:
+            imported = import_jsonrpc_log(recording[1], name=recording[0])
+        except NothingRecorded as exc:  # the server was started, and nothing crossed: the model's side still counts
+            return None, [], [str(exc)]
+        started = imported.meta.started_at
+        offset = (dt.datetime.fromisoformat(started).timestamp() - t0) * 1000 if started else 0.0
+        frames = imported.hops
+        if self.window is not None:
+            set_up_until, start, end = self.window
+            frames = [h for h in frames if h.t_end_ms + offset < set_up_until or start <= h.t_end_ms + offset < end]
+        notes = [
+            n
+            for n in (imported.meta.imported.unmapped if imported.meta.imported else [])
+            if not n.startswith("a JSON-RPC log holds only MCP frames")
+        ]
+        return imported, self.mcp_events(frames, offset), notes
 
     def match(self, name: str, arguments: Any, t_ms: float) -> tuple[_Call | None, str]:
         """The model's tool call a tools/call carries out: the earliest not yet taken, asked before it, with its
@@ -449,152 +440,165 @@ class _Merge:
             return asked[0], "matched by name only (the arguments differ)"
         return None, ""
 
-    def mcp_events(self, hops: list[Hop], offset_ms: float) -> list[_Event]:
+    def mcp_events(self, frames: list[Hop], offset_ms: float) -> list[_Event]:
         """The MCP hops on the merged clock; around each tools/call the model asked for, the app's hops."""
         events: list[_Event] = []
-        by_id: dict[Any, tuple[_Call, str]] = {}
-        for hop in hops:
-            spec = _spec(hop, offset_ms)
+        carried: dict[int | str | None, tuple[_Call, str]] = {}  # the model's call a tools/call carries out, by id
+        for hop in frames:
             t = hop.t_end_ms + offset_ms
-            frame = as_dict(hop.payload)
-            if hop.kind == "mcp.request" and frame.get("method") == "tools/call":
-                params = as_dict(frame.get("params"))
-                name = str(params.get("name") or "")
-                arguments = as_dict(params.get("arguments"))
-                call, how = self.match(name, arguments, t)
-                if call is not None:
-                    by_id[hop.jsonrpc_id] = (call, how)
-                    spec["rnd"] = call.rnd
-                    tool_call_id = str(call.tool_call["id"])
-                    events.append(
-                        _Event(
-                            t,
-                            dict(
-                                kind="translate.reverse",
-                                source="app",
-                                target="mcp_client",
-                                payload={
-                                    "tool_call": call.tool_call,
-                                    "call_request": {"name": name, "arguments": arguments},
-                                },
-                                step=Step.REVERSE_TRANSLATION,
-                                t_start_ms=t,
-                                t_end_ms=t,
-                                direction="request",
-                                rnd=call.rnd,
-                                tool_call_id=tool_call_id,
-                                summary=f"call {name}({arguments_text(arguments)}) ({how}, inferred)",
-                                extra={
-                                    "inferred": f"the tools/call that carries out the model's call {tool_call_id}: {how}"
-                                },
-                            ),
-                        )
-                    )
-                else:
-                    self.notes.append(
-                        f"tools/call {name} (id {quoted(hop.jsonrpc_id)}): no tool call of the model matches it"
-                    )
-            paired = by_id.get(hop.jsonrpc_id) if hop.step in (Step.CALL_TOOL, Step.TOOL_RESULT) else None
-            if paired is not None:
-                spec["rnd"] = paired[0].rnd
-                if hop.kind in ("tool.invoke", "tool.result"):
-                    spec["tool_call_id"] = str(paired[0].tool_call["id"])
-            events.append(_Event(t, spec, failure=_mcp_failure(hop)))
+            request = payload_of(hop, "mcp.request")
+            if request is not None and request["method"] == "tools/call":
+                reverse = self.reverse(hop, request, t, carried)
+                events += [reverse] if reverse is not None else []
+            paired = carried.get(hop.jsonrpc_id) if hop.step in (Step.CALL_TOOL, Step.TOOL_RESULT) else None
+            call = paired[0] if paired is not None else None
+            tool_call_id = (
+                call.tool_call["id"] if call is not None and hop.kind in ("tool.invoke", "tool.result") else None
+            )
+            placed = hops.recorded(hop, tool_call_id=tool_call_id)
+            rnd = call.rnd if call is not None else hop.round
+            events.append(_Event(placed, hop.t_start_ms + offset_ms, t, rnd, failure=_mcp_failure(hop)))
             if paired is not None and hop.kind in ("mcp.response", "mcp.error") and hop.step == Step.TOOL_RESULT:
                 events.append(self.received(hop, paired, t))
-            listed = [t for t in as_list(as_dict(frame.get("result")).get("tools")) if isinstance(t, dict)]
-            if hop.kind == "mcp.response" and hop.step == Step.LIST_TOOLS and "tools" in as_dict(frame.get("result")):
-                names = ", ".join(str(as_dict(tool).get("name")) for tool in listed)
-                events.append(
-                    _Event(
-                        t,
-                        dict(
-                            kind="client.result",
-                            source="mcp_client",
-                            target="app",
-                            payload={"tools": listed},
-                            step=Step.LIST_TOOLS,
-                            t_start_ms=t,
-                            t_end_ms=t,
-                            direction="response",
-                            summary=f"{len(listed)} tools: {names} (inferred)",
-                            extra={"inferred": "the tool list the server sent, as the MCP client hands it to the app"},
-                        ),
-                    )
-                )
+            listed = _listed(hop, t)
+            events += [listed] if listed is not None else []
         return events
+
+    def reverse(
+        self, hop: Hop, request: McpRequestPayload, t: float, carried: dict[int | str | None, tuple[_Call, str]]
+    ) -> _Event | None:
+        """The reverse translation a tools/call carries out, when a tool call of the model matches it."""
+        params = as_dict(request.get("params"))
+        name = str(params.get("name") or "")
+        arguments = as_dict(params.get("arguments"))
+        call, how = self.match(name, arguments, t)
+        if call is None:
+            self.notes.append(f"tools/call {name} (id {quoted(hop.jsonrpc_id)}): no tool call of the model matches it")
+            return None
+        carried[hop.jsonrpc_id] = (call, how)
+        tool_call_id = call.tool_call["id"]
+        draft = hops.reverse_translation(call.tool_call, {"name": name, "arguments": arguments}, target="mcp_client")
+        how_inferred = f"the tools/call that carries out the model's call {tool_call_id}: {how}"
+        return _Event(draft, t, t, call.rnd, how_inferred)
 
     def received(self, hop: Hop, paired: tuple[_Call, str], t: float) -> _Event:
         """The result as the app received it (step 7): what its next request sent back, when it did."""
         call, how = paired
-        tool_call_id = str(call.tool_call["id"])
-        frame = as_dict(hop.payload)
+        tool_call_id = call.tool_call["id"]
         sent = self.tool_messages.get(tool_call_id)
-        if hop.kind == "mcp.error":
-            payload: dict[str, Any] = {"error": frame.get("error")}
-            summary = f"protocol error {as_dict(frame.get('error')).get('code')}"
-        else:
-            result = as_dict(frame.get("result"))
-            texts = [str(b.get("text")) for b in as_list(result.get("content")) if as_dict(b).get("type") == "text"]
-            payload = {"result": result}
-            summary = ("isError: " if result.get("isError") else "") + " ".join(" ".join(texts).split())[:60]
-        text, parts = _tool_message(sent)
-        payload["tool_message_content"] = text
-        if parts is not None:
-            payload["tool_message_parts"] = parts
         backfilled = (
             "its text is what the next model request sent back" if sent is not None else "no later request sent it back"
         )
-        return _Event(
-            t,
-            dict(
-                kind="tool.result",
-                source="mcp_client",
-                target="app",
-                payload=payload,
-                step=Step.TOOL_RESULT,
-                t_start_ms=t,
-                t_end_ms=t,
-                direction="error" if hop.kind == "mcp.error" else "response",
-                rnd=call.rnd,
-                tool_call_id=tool_call_id,
-                summary=f"{summary} (inferred)",
-                extra={"inferred": f"for the model's call {tool_call_id} ({how}); {backfilled}"},
-            ),
-        )
+        draft = hops.call_received(hop, sent, call_id=tool_call_id)
+        return _Event(draft, t, t, call.rnd, f"for the model's call {tool_call_id} ({how}); {backfilled}")
+
+    # --- the trace -------------------------------------------------------------------------------------------------
+
+    def exited(self, code: int | None, failure: Failure | None) -> Failure | None:
+        """The run's failure, given the app's exit code (from `record`) when there is one: noted, and the failure
+        when the wire shows none."""
+        if code is None:
+            return failure
+        self.notes.append(APP_EXITED["en"].format(code=code))
+        if code != 0 and failure is None:
+            return (f"exit code {code}", APP_EXITED["en"].format(code=code), APP_EXITED["zh"].format(code=code))
+        return failure
+
+    def trace_hops(
+        self, events: list[_Event], listed: list[JsonObject], *, failed: bool, names: str
+    ) -> tuple[Hops, float, int]:
+        """The events as hops, with the app's hops only inferred: the question, the forward translation beside the
+        first request that sent functions, and the answer unless the wire shows the run failing; the last time, and
+        the last round."""
+        out = Hops(self.name)
+        if self.question is not None:
+            asked = hops.question(self.question)
+            out.add(asked, t_start_ms=0.0, t_end_ms=0.0, inferred="the last user message of the first model request")
+        for event in events:
+            if self.first_offer is not None and event is self.first_offer[0] and listed:
+                forward = hops.tools_translated(listed, self.first_offer[1])
+                said = "the tools the server listed beside the functions the first model request sent"
+                out.add(forward, t_start_ms=event.t_ms, t_end_ms=event.t_ms, inferred=said)
+            event.add_to(out)
+        t_last = max((e.t_ms for e in events), default=0.0)
+        rounds = max((e.rnd for e in events if e.draft.kind == "llm.request"), default=0)
+        if self.answer is not None and not failed:
+            shown = hops.answer(self.answer, empty_line=EMPTY_ANSWER["en"])
+            said = "the model's final answer; what the app showed the user is not recorded"
+            out.add(shown, t_start_ms=t_last, t_end_ms=t_last, rnd=rounds, inferred=said)
+        if not out.hops:  # an exit code alone is not a recording
+            raise NothingRecorded(names)
+        return out, t_last, rounds
+
+
+def _failed_status(ex: _Exchange) -> bool:
+    return type(ex.status) is int and ex.status >= 400
+
+
+def _cut_short(ex: _Exchange, content: str, step: Step, t_end: float, rnd: int) -> _Event:
+    """A stream that ended with no finish_reason: the failure a client reading it meets."""
+    en, zh = (error_line("stream_truncated", lang, chunks=len(ex.chunks), chars=len(content)) for lang in ("en", "zh"))
+    failed = hops.model_failed({"error": "malformed response", "reason": en}, step=step, summary=en)
+    error = ex.end.get("error")
+    said = "the stream ended with no finish_reason" + (f" ({error})" if error else "")
+    return _Event(failed, t_end, t_end, rnd, said, failure=("malformed response", en, zh))
+
+
+def _listed(hop: Hop, t: float) -> _Event | None:
+    """The tool list the MCP client hands the app, beside the server's answer to tools/list."""
+    response = payload_of(hop, "mcp.response")
+    if response is None or hop.step != Step.LIST_TOOLS or "tools" not in response["result"]:
+        return None
+    tools = [tool for tool in as_list(response["result"]["tools"]) if isinstance(tool, dict)]
+    said = "the tool list the server sent, as the MCP client hands it to the app"
+    return _Event(hops.tools_listed(tools), t, t, inferred=said)
 
 
 def _mcp_failure(hop: Hop) -> Failure | None:
     """How the app would tell what an MCP hop shows going wrong: a JSON-RPC error; None for every other hop (a line
     the proxy could not record may still have been read: the app's exit code says whether the run failed)."""
-    if hop.kind == "mcp.error":
-        error = as_dict(as_dict(hop.payload).get("error"))
-        code, message = error.get("code"), str(error.get("message") or "")[:200]
-        en, zh = (error_line("mcp_error", lang, code=code, message=message) for lang in ("en", "zh"))
-        return f"JSON-RPC error {code}", en, zh
-    return None
+    refused = payload_of(hop, "mcp.error")
+    if refused is None:
+        return None
+    error = refused["error"]
+    code, message = error.get("code"), str(error.get("message") or "")[:200]
+    en, zh = (error_line("mcp_error", lang, code=code, message=message) for lang in ("en", "zh"))
+    return f"JSON-RPC error {code}", en, zh
 
 
-def _tool_message(content: Any) -> tuple[str, list[Any] | None]:
-    """What a role "tool" message sent back: its text, and its parts when it was sent as a list of them (as
-    openai-agents sends it), kept as they were; a text part's text is what the model reads of it."""
-    if content is None:
-        return "", None
-    if isinstance(content, str):
-        return content, None
-    if isinstance(content, list):
-        texts = [str(p["text"]) for p in content if isinstance(p, dict) and p.get("type") == "text" and "text" in p]
-        others = [p for p in content if not (isinstance(p, dict) and p.get("type") == "text")]
-        text = "\n".join(texts)
-        if others:
-            text += ("\n" if text else "") + json.dumps(others, ensure_ascii=False)
-        return text, content
-    return json.dumps(content, ensure_ascii=False), None
+def _outcome(events: list[_Event]) -> tuple[Failure | None, _Event | None]:
+    """The last failure the run did not go on from (the model answered after it), and its event."""
+    failure: Failure | None = None
+    failed_at: _Event | None = None
+    for event in events:
+        if event.failure is not None:
+            failure, failed_at = event.failure, event
+        elif event.answered:
+            failure = failed_at = None
+    return failure, failed_at
+
+
+def _tool_call(call: dict[str, Any]) -> ToolCall:
+    """A model's tool call as the app's hops hold one: an id, a name and the arguments as a string."""
+    fn = as_dict(call.get("function"))
+    arguments = fn.get("arguments")
+    return {
+        "id": str(call.get("id")),
+        "type": "function",
+        "function": {
+            "name": str(fn.get("name") or ""),
+            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False),
+        },
+    }
+
+
+def _message_of(body: Any) -> dict[str, Any]:
+    choices = as_list(as_dict(body).get("choices"))
+    return as_dict(as_dict(choices[0]).get("message")) if choices else {}
 
 
 def _failed(ex: _Exchange) -> bool:
-    status = ex.response.get("status")
-    return not ex.response or (type(status) is int and status >= 400) or bool(ex.end.get("error"))
+    return not ex.response or _failed_status(ex) or bool(ex.end.get("error"))
 
 
 def _attempt(ex: _Exchange, previous: _Exchange | None, before: int) -> int:
@@ -606,25 +610,6 @@ def _attempt(ex: _Exchange, previous: _Exchange | None, before: int) -> int:
     if any(str(k).lower() == RETRY_HEADER for k in headers):
         return retry_number(headers)
     return before + 1 if _failed(previous) else 0
-
-
-def _spec(hop: Hop, offset_ms: float) -> dict[str, Any]:
-    extra = {"progress_of": hop.progress_of} if hop.progress_of is not None else None
-    return dict(
-        kind=hop.kind,
-        source=hop.source,
-        target=hop.target,
-        payload=hop.payload,
-        step=hop.step,
-        t_start_ms=hop.t_start_ms + offset_ms,
-        t_end_ms=hop.t_end_ms + offset_ms,
-        direction=hop.direction,
-        rnd=hop.round,
-        jsonrpc_id=hop.jsonrpc_id,
-        tool_call_id=hop.tool_call_id,
-        summary=hop.summary,
-        extra=extra,
-    )
 
 
 def _conversations(chats: list[_Exchange]) -> list[list[_Exchange]]:
@@ -658,8 +643,21 @@ def _start(text: str) -> float | None:
     return None
 
 
+def _one_of_each(recordings: list[Recording], name: str) -> tuple[Recording | None, Recording | None]:
+    """The MCP recording and the model one, each at most one."""
+    mcp = [(n, t) for n, t in recordings if recording_kind(t) == "mcp"]
+    models = [(n, t) for n, t in recordings if recording_kind(t) == "model"]
+    if len(models) > 1:
+        raise TraceError(f"{name}: {len(models)} model recordings: merge one run's, one model recording at most")
+    if len(mcp) > 1:
+        raise TraceError(f"{name}: {len(mcp)} MCP recordings: this merge takes one MCP server's")
+    if not recordings:
+        raise TraceError(f"{name}: nothing to merge")
+    return (mcp[0] if mcp else None), (models[0] if models else None)
+
+
 def merge_recordings(
-    recordings: list[tuple[str, str]],
+    recordings: list[Recording],
     *,
     name: str = "merged",
     conversation: int | None = None,
@@ -671,144 +669,42 @@ def merge_recordings(
     The run failed when the wire shows a failure the model never answered after (an HTTP error, a JSON-RPC error, a
     stream cut short), or when the app's exit code (from `record`) says so: then the trace ends in the error hop the
     app would have shown, and its meta says `outcome: "error"` with the line."""
-    mcp = [(n, t) for n, t in recordings if recording_kind(t) == "mcp"]
-    models = [(n, t) for n, t in recordings if recording_kind(t) == "model"]
-    if len(models) > 1:
-        raise TraceError(f"{name}: {len(models)} model recordings: merge one run's, one model recording at most")
-    if len(mcp) > 1:
-        raise TraceError(f"{name}: {len(mcp)} MCP recordings: this merge takes one MCP server's")
-    if not recordings:
-        raise TraceError(f"{name}: nothing to merge")
+    mcp, model = _one_of_each(recordings, name)
     starts = [s for _, t in recordings if (s := _start(t)) is not None]
     t0 = min(starts) if starts else 0.0
     job = _Merge(name, conversation)
-    model_events: list[_Event] = []
-    header: dict[str, Any] = {}
-    if models:
-        header, exchanges, proxy_notes = _model_log(models[0][1], models[0][0])
-        job.notes += proxy_notes
-        model_events = job.model_events(exchanges, t0, str(header.get("upstream") or ""))
-    imported: Trace | None = None
-    mcp_events: list[_Event] = []
-    unmapped: list[str] = []
-    if mcp:
-        try:
-            imported = import_jsonrpc_log(mcp[0][1], name=mcp[0][0])
-        except NothingRecorded as exc:  # the server was started, and nothing crossed: the model's side still counts
-            unmapped.append(str(exc))
-    if imported is not None:
-        started = imported.meta.started_at
-        offset = (dt.datetime.fromisoformat(started).timestamp() - t0) * 1000 if started else 0.0
-        hops = imported.hops
-        if job.window is not None:
-            set_up_until, start, end = job.window
-            hops = [h for h in hops if h.t_end_ms + offset < set_up_until or start <= h.t_end_ms + offset < end]
-        mcp_events = job.mcp_events(hops, offset)
-        unmapped += [
-            n
-            for n in (imported.meta.imported.unmapped if imported.meta.imported else [])
-            if not n.startswith("a JSON-RPC log holds only MCP frames")
-        ]
+    model_events = job.model_side(model, t0)
+    imported, mcp_events, unmapped = job.mcp_side(mcp, t0)
     events = _interleave(mcp_events, model_events)
-    failure: Failure | None = None  # the last failure the run did not go on from
-    failed_at: _Event | None = None
-    for event in events:
-        if event.failure is not None:
-            failure, failed_at = event.failure, event
-        elif event.answered:
-            failure = failed_at = None
-    if app_exit_code is not None:
-        job.notes.append(APP_EXITED["en"].format(code=app_exit_code))
-        if app_exit_code != 0 and failure is None:
-            failure = (
-                f"exit code {app_exit_code}",
-                APP_EXITED["en"].format(code=app_exit_code),
-                APP_EXITED["zh"].format(code=app_exit_code),
-            )
-    out = Hops(name)
-    if job.question is not None:
-        out.add(
-            "user.message",
-            "user",
-            "app",
-            {"content": job.question},
-            step=Step.QUESTION,
-            t_start_ms=0.0,
-            t_end_ms=0.0,
-            summary=f"{job.question} (inferred)",
-            extra={"inferred": "the last user message of the first model request"},
-        )
-    forward_done = False
-    tools_listed = _listed_tools(imported.hops if imported else [])
-    for event in events:
-        spec = event.spec
-        if not forward_done and spec["kind"] == "llm.request" and tools_listed and _tools(spec["payload"]):
-            forward_done = True
-            out.add(
-                "translate.forward",
-                "app",
-                "app",
-                {"mcp": tools_listed, "openai": _tools(spec["payload"])},
-                step=Step.ASK_MODEL,
-                t_start_ms=event.t_ms,
-                t_end_ms=event.t_ms,
-                summary="inputSchema → parameters for "
-                + ", ".join(str(as_dict(t).get("name")) for t in tools_listed)
-                + " (inferred)",
-                extra={"inferred": "the tools the server listed beside the functions the first model request sent"},
-            )
-        out.add(**spec)
-    t_last = max((e.t_ms for e in events), default=0.0)
-    rounds = max((int(e.spec["rnd"]) for e in model_events if e.spec["kind"] == "llm.request"), default=0)
-    if job.answer is not None and failed_at is None:
-        out.add(
-            "app.answer",
-            "app",
-            "user",
-            {"content": job.answer},
-            step=Step.SHOW_ANSWER,
-            t_start_ms=t_last,
-            t_end_ms=t_last,
-            rnd=rounds,
-            summary=f"{job.answer[:80]} (inferred)",
-            extra={"inferred": "the model's final answer; what the app showed the user is not recorded"},
-        )
-    if not out.hops:  # an exit code alone is not a recording
-        raise NothingRecorded(", ".join(n for n, _ in recordings))
+    failure, failed_at = _outcome(events)
+    failure = job.exited(app_exit_code, failure)
+    names = ", ".join(n for n, _ in recordings)
+    listed = _listed_tools(imported.hops if imported else [])
+    out, t_last, rounds = job.trace_hops(events, listed, failed=failed_at is not None, names=names)
     if failure is not None:
         word, en, zh = failure
         seen = "the failure the wire shows" if failed_at is not None else "the app's exit code"
-        out.add(
-            "error",
-            "app",
-            "user",
-            {"error": word, "message": en, "message_zh": zh},
-            step=Step.SHOW_ANSWER,
-            t_start_ms=t_last,
-            t_end_ms=t_last,
-            direction="error",
-            rnd=int(failed_at.spec.get("rnd") or 0) if failed_at is not None else rounds,
-            summary=f"{en} (inferred)",
-            extra={"inferred": f"{seen}, as the app would tell it; what the app showed the user is not recorded"},
-        )
+        failed = hops.run_failed({"error": word, "message": en, "message_zh": zh}, en)
+        said = f"{seen}, as the app would tell it; what the app showed the user is not recorded"
+        rnd = failed_at.rnd if failed_at is not None else rounds
+        out.add(failed, t_start_ms=t_last, t_end_ms=t_last, rnd=rnd, inferred=said)
     unmapped += job.notes
     unmapped.append(
         "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "
         "tools/call carries out and the answer shown are inferred (each such hop says so in `inferred`)"
     )
-    server = imported.meta.server if imported else None
     meta = TraceMeta(
         mode="mcp" if imported else "direct",
         question=job.question or f"(recorded by the proxies: {Path(name).name})",
         model={k: v for k, v in job.model.items() if v},
-        server=server,
+        server=imported.meta.server if imported else None,
         settings=imported.meta.settings if imported else {},
         started_at=dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if starts else "",
         answer=job.answer,
         outcome="error" if failure is not None else "ok",
         error=failure[1] if failure is not None else None,
         error_zh=failure[2] if failure is not None else None,
-        imported=ImportInfo(format="proxy-jsonl", file=", ".join(n for n, _ in recordings), unmapped=unmapped),
+        imported=ImportInfo(format="proxy-jsonl", file=names, unmapped=unmapped),
     )
     return finish(meta, out.hops, name)
 
@@ -827,13 +723,9 @@ def _interleave(first: list[_Event], second: list[_Event]) -> list[_Event]:
     return merged
 
 
-def _listed_tools(hops: list[Hop]) -> list[Any]:
-    for hop in hops:
+def _listed_tools(frames: list[Hop]) -> list[JsonObject]:
+    for hop in frames:
         listed = as_dict(as_dict(hop.payload).get("result")).get("tools")
         if hop.kind == "mcp.response" and isinstance(listed, list):
             return [t for t in listed if isinstance(t, dict)]
     return []
-
-
-def _tools(payload: Any) -> list[Any]:
-    return [t for t in as_list(as_dict(as_dict(payload).get("body")).get("tools")) if isinstance(t, dict)]

@@ -27,9 +27,25 @@ from flow.interop.common import (
     method_step,
     quoted,
 )
+from flow.text.errors import EMPTY_ANSWER
+from flow.trace import hops
 from flow.trace.files import TraceError, json_value_problem
-from flow.trace.model import Actor, ImportInfo, Kind, Trace, TraceMeta, answer_step, as_dict, as_list, usage_counts
-from flow.trace.summaries import arguments_text, frame_kind, frame_summary
+from flow.trace.hops import Draft
+from flow.trace.model import ImportInfo, Trace, TraceMeta, as_dict, as_list, usage_counts
+from flow.trace.payloads import (
+    CallRequest,
+    ChatRequest,
+    ErrorPayload,
+    JsonObject,
+    LlmResponsePayload,
+    Payload,
+    RpcError,
+    ToolCall,
+    ToolResultPayload,
+)
+from flow.trace.reports import REPORTED_BY, ExecutionReport
+from flow.trace.steps import Step, answer_step
+from flow.trace.summaries import call_text, frame_summary
 from flow.wire.chat import CHAT
 
 _CHAT_OPERATIONS = {"chat", "text_completion", "generate_content"}
@@ -268,6 +284,80 @@ def _loops(span: _Span, by_id: dict[str, _Span]) -> bool:
     return False
 
 
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """A hop to add: what crossed, when on the trace's clock (ms from its first span), and in which round."""
+
+    draft: Draft[Payload]
+    t_start_ms: float
+    t_end_ms: float
+    rnd: int
+
+
+def _call_result(text: str, value: Any, is_error: bool) -> JsonObject:
+    """A CallToolResult rebuilt from what the conventions record: the result's text, and its value when an object."""
+    result: JsonObject = {"content": [{"type": "text", "text": text}], "isError": is_error}
+    if isinstance(value, dict):
+        result["structuredContent"] = value
+    return result
+
+
+def _tool_output(span: _Span) -> tuple[Any, str]:
+    """A tool span's result: its value, and the text the model reads of it (an error's message when it failed)."""
+    value = json_or_text(span.attrs.get("gen_ai.tool.call.result"))
+    error = span.error
+    text = error[1] if error else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value, text
+
+
+def _request_frame(span: _Span, method: str, rpc_id: int | str | None) -> JsonObject:
+    """The JSON-RPC frame an MCP span stands for, with the parameters the conventions record."""
+    a = span.attrs
+    params: JsonObject = {}
+    if method == "tools/call":
+        params = {
+            "name": a.get("gen_ai.tool.name"),
+            "arguments": json_or_text(a.get("gen_ai.tool.call.arguments")) or {},
+        }
+    elif a.get("gen_ai.prompt.name"):
+        params = {"name": a["gen_ai.prompt.name"]}
+    elif a.get("mcp.resource.uri"):
+        params = {"uri": a["mcp.resource.uri"]}
+    frame: JsonObject = {"jsonrpc": "2.0", **({"id": rpc_id} if rpc_id is not None else {}), "method": method}
+    if params:
+        frame["params"] = params
+    return frame
+
+
+def _execution_report(span: _Span) -> ExecutionReport:
+    """A server's span of running its tool's function (`REPORTED_BY_ATTR`), as the report the MCP tap reads from a
+    result's `_meta` (`flow.trace.reports`), worded by the same rules."""
+    a = span.attrs
+    name = str(a.get("code.function.name") or span.name or "unknown")
+    kwargs = as_dict(json_or_text(a.get(REPORTED_ARGUMENTS_ATTR)))
+    result: ToolResultPayload
+    if span.error:
+        result = {
+            "raised": {"type": span.error[0], "message": span.error[1]},
+            "isError": True,
+            "reported_by": REPORTED_BY,
+        }
+        summary = f"isError: raised {span.error[0]}: {' '.join(span.error[1].split())[:50]}"
+    else:
+        value = json_or_text(a.get(REPORTED_RESULT_ATTR))
+        result = {"return": value, "isError": False, "reported_by": REPORTED_BY}
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        summary = " ".join(text.split())[:60]
+    return ExecutionReport(
+        invoke={"function": name, "kwargs": kwargs, "reported_by": REPORTED_BY},
+        result=result,
+        invoke_summary="the server runs " + call_text(name, kwargs),
+        result_summary=summary,
+        raised=span.error is not None,
+        duration_ms=(span.end_ns - span.start_ns) / 1e6,
+    )
+
+
 class _OtlpImport:
     """Walks one trace's span tree; each span it knows becomes the hops the orchestrator would have recorded."""
 
@@ -288,7 +378,7 @@ class _OtlpImport:
         chats = sorted((s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method), key=lambda s: s.start_ns)
         self.chat_round = {s.span_id: i for i, s in enumerate(chats, 1)}
         self.chat_starts = [s.start_ns for s in chats]
-        self.events: list[tuple[int, int, dict[str, Any]]] = []  # (when it happened, walk order, hop)
+        self.events: list[tuple[int, int, _Placed]] = []  # (when it happened, walk order, hop)
         self.meta: dict[str, Any] = {
             "question": None,
             "answer": None,
@@ -302,39 +392,19 @@ class _OtlpImport:
         return (ns - self.t0) / 1e6
 
     def hop(
-        self,
-        when_ns: int,
-        kind: Kind,
-        source: Actor,
-        target: Actor,
-        payload: Any,
-        *,
-        step: int | None,
-        start_ns: int,
-        end_ns: int | None = None,
-        **extra: Any,
+        self, when_ns: int, draft: Draft[Payload], *, start_ns: int, end_ns: int | None = None, rnd: int = 0
     ) -> None:
         """A hop placed in the trace's order at `when_ns` (ties in the order of these calls), its times from
         `start_ns` to `end_ns` (default `when_ns`)."""
-        self.events.append(
-            (
-                when_ns,
-                len(self.events),
-                dict(
-                    kind=kind,
-                    source=source,
-                    target=target,
-                    payload=payload,
-                    step=step,
-                    t_start_ms=self.ms(start_ns),
-                    t_end_ms=self.ms(when_ns if end_ns is None else end_ns),
-                    **extra,
-                ),
-            )
-        )
+        placed = _Placed(draft, self.ms(start_ns), self.ms(when_ns if end_ns is None else end_ns), rnd)
+        self.events.append((when_ns, len(self.events), placed))
 
     def round_at(self, ns: int) -> int:
         return sum(start <= ns for start in self.chat_starts)
+
+    def messages(self, span: _Span, key: str) -> list[JsonObject]:
+        """The GenAI messages a span's attribute `key` holds, as OpenAI chat messages."""
+        return _openai_messages(_messages_attr(span, key, self.unmapped), self.unmapped)
 
     def walk(self, span: _Span, parent: _Span | None) -> None:
         if span.attrs.get(REPORTED_BY_ATTR) == "mcp_server" and parent is not None and parent.method == "tools/call":
@@ -357,67 +427,62 @@ class _OtlpImport:
         if span.operation in ("invoke_agent", "invoke_workflow") and not span.method:
             self.agent_end(span)
 
+    # --- the agent: the question and the answer --------------------------------------------------------------------
+
     def agent(self, span: _Span) -> None:
-        messages = _openai_messages(_messages_attr(span, "gen_ai.input.messages", self.unmapped), self.unmapped)
-        question = _last_text(messages, "user")
+        question = _last_text(self.messages(span, "gen_ai.input.messages"), "user")
         self.meta["question"] = self.meta["question"] or question
         if question is not None:
-            self.hop(
-                span.start_ns,
-                "user.message",
-                "user",
-                "app",
-                {"content": question},
-                step=1,
-                start_ns=span.start_ns,
-                summary=question,
-            )
+            self.hop(span.start_ns, hops.question(question), start_ns=span.start_ns)
 
     def agent_end(self, span: _Span) -> None:
         rnd = self.round_at(span.end_ns)
         if span.error:
             self.meta["error"] = span.error[1] or span.error[0]
-            self.hop(
-                span.end_ns,
-                "error",
-                "app",
-                "user",
-                {"error": span.error[0], "message": span.error[1]},
-                step=10,
-                start_ns=span.end_ns,
-                direction="error",
-                rnd=rnd,
-                summary=self.meta["error"],
-            )
+            failed = hops.run_failed({"error": span.error[0], "message": span.error[1]}, self.meta["error"])
+            self.hop(span.end_ns, failed, start_ns=span.end_ns, rnd=rnd)
             return
-        messages = _openai_messages(_messages_attr(span, "gen_ai.output.messages", self.unmapped), self.unmapped)
-        answer = _last_text(messages, "assistant")
+        answer = _last_text(self.messages(span, "gen_ai.output.messages"), "assistant")
         if answer is not None:
             self.meta["answer"] = answer
-            self.hop(
-                span.end_ns,
-                "app.answer",
-                "app",
-                "user",
-                {"content": answer},
-                step=10,
-                start_ns=span.end_ns,
-                rnd=rnd,
-                summary=answer[:80],
-            )
+            shown = hops.answer(answer, empty_line=EMPTY_ANSWER["en"])
+            self.hop(span.end_ns, shown, start_ns=span.end_ns, rnd=rnd)
+
+    # --- the model ---------------------------------------------------------------------------------------------------
 
     def chat(self, span: _Span) -> None:
         a = span.attrs
         rnd = self.chat_round[span.span_id]
         self.meta["model"] = self.meta["model"] or a.get("gen_ai.request.model")
         self.meta["provider"] = self.meta["provider"] or a.get("gen_ai.provider.name")
-        messages = [
+        body = self.chat_body(span)
+        if self.meta["question"] is None:
+            self.meta["question"] = _last_text(body["messages"], "user")
+        step = Step.ASK_MODEL if rnd == 1 else Step.BACKFILL
+        # The body is rebuilt in Chat Completions' form, so its line names that API's path.
+        sent = hops.model_request({"body": body}, step=step, path=CHAT.path, carries=CHAT.request_summary(body))
+        self.hop(span.start_ns, sent, start_ns=span.start_ns, rnd=rnd)
+        if span.error:
+            kind, message = span.error
+            failed = hops.model_failed(
+                {"status": _code(kind), "error": kind, "message": message},
+                step=step,
+                summary=f"{kind}: {message}".strip(": "),
+            )
+            self.hop(span.end_ns, failed, start_ns=span.start_ns, rnd=rnd)
+            return
+        self.hop(span.end_ns, self.chat_response(span), start_ns=span.start_ns, rnd=rnd)
+
+    def chat_body(self, span: _Span) -> ChatRequest:
+        """The request body a chat span stands for: the system instructions, the input messages, the tools."""
+        a = span.attrs
+        messages: list[JsonObject] = [
             {"role": "system", "content": p.get("content")}
             for p in as_list(json_or_text(a.get("gen_ai.system_instructions")))
             if isinstance(p, dict)
         ]
-        messages += _openai_messages(_messages_attr(span, "gen_ai.input.messages", self.unmapped), self.unmapped)
-        body: dict[str, Any] = {"model": a.get("gen_ai.request.model"), "messages": messages}
+        messages += self.messages(span, "gen_ai.input.messages")
+        body: ChatRequest = {"model": a.get("gen_ai.request.model"), "messages": messages}
         tools = json_or_text(a.get("gen_ai.tool.definitions"))
         if isinstance(tools, list) and tools:
             body["tools"] = [
@@ -428,43 +493,18 @@ class _OtlpImport:
         if a.get("gen_ai.request.stream"):
             body["stream"] = True
             self.unmapped.add("streamed chunks: the spans hold the assembled message, shown as one response")
-        if self.meta["question"] is None:
-            self.meta["question"] = _last_text(messages, "user")
-        self.hop(
-            span.start_ns,
-            "llm.request",
-            "app",
-            "model",
-            {"body": body},
-            step=3 if rnd == 1 else 8,
-            start_ns=span.start_ns,
-            direction="request",
-            rnd=rnd,
-            summary=f"chat {body['model']}: {len(messages)} messages, {len(body.get('tools') or [])} tools",
-        )
-        if span.error:
-            status = _code(span.error[0])
-            self.hop(
-                span.end_ns,
-                "llm.error",
-                "model",
-                "app",
-                {"status": status, "error": span.error[0], "message": span.error[1]},
-                step=3 if rnd == 1 else 8,
-                start_ns=span.start_ns,
-                direction="error",
-                rnd=rnd,
-                summary=f"{span.error[0]}: {span.error[1]}".strip(": "),
-            )
-            return
-        outputs = _openai_messages(_messages_attr(span, "gen_ai.output.messages", self.unmapped), self.unmapped)
-        choices: list[dict[str, Any]] = [
+        return body
+
+    def chat_response(self, span: _Span) -> Draft[LlmResponsePayload]:
+        """The completion a chat span stands for: its output messages as choices, and the tokens it counted."""
+        a = span.attrs
+        choices: list[JsonObject] = [
             {
                 "index": i,
                 "message": {k: v for k, v in m.items() if k != "finish_reason"},
                 "finish_reason": m.get("finish_reason"),
             }
-            for i, m in enumerate(outputs)
+            for i, m in enumerate(self.messages(span, "gen_ai.output.messages"))
         ]
         tokens = {
             "prompt_tokens": a.get("gen_ai.usage.input_tokens"),
@@ -480,145 +520,91 @@ class _OtlpImport:
             "usage": usage,
         }
         asks = any(c["message"].get("tool_calls") or c["finish_reason"] == "tool_calls" for c in choices)
-        self.hop(
-            span.end_ns,
-            "llm.response",
-            "model",
-            "app",
+        return hops.model_response(
             {"status": 200, "body": response},
-            step=4 if asks else 9,
-            start_ns=span.start_ns,
-            direction="response",
-            rnd=rnd,
-            usage=usage,
+            step=Step.DECISION if asks else Step.MODEL_ANSWER,
             summary=CHAT.response_summary(response),
         )
 
-    def tool(self, span: _Span) -> None:
+    # --- the app's tool call -----------------------------------------------------------------------------------------
+
+    def tool_call(self, span: _Span) -> ToolCall:
+        """The model's tool call an execute_tool span carries out, with its arguments as a JSON string."""
         a = span.attrs
         name = str(a.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip() or "unknown")
         call_id = a.get("gen_ai.tool.call.id")
         if not call_id:
             call_id = f"call_{span.span_id[:8]}"
             self.unmapped.add("execute_tool spans without gen_ai.tool.call.id: ids made up from the span id")
-        call_id = str(call_id)
         args = json_or_text(a.get("gen_ai.tool.call.arguments"))
-        tool_call = {
-            "id": call_id,
-            "type": "function",
-            "function": {
-                "name": name,
-                "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False),
-            },
-        }
+        arguments = args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False)
+        return {"id": str(call_id), "type": "function", "function": {"name": name, "arguments": arguments}}
+
+    def tool(self, span: _Span) -> None:
+        tool_call = self.tool_call(span)
+        call_id, name = tool_call["id"], tool_call["function"]["name"]
         rnd = self.round_at(span.start_ns)
         over_mcp = any(c.method == "tools/call" for c in span.children)
         if span.error and span.error[0] == INVALID_ARGUMENTS:  # refused by the app before anything ran
-            self.hop(
-                span.start_ns,
-                "error",
-                "app",
-                "app",
-                {"tool_call": tool_call, "error": span.error[1], "sent_back_to_model": True},
-                step=5,
-                start_ns=span.start_ns,
-                direction="error",
-                rnd=rnd,
-                tool_call_id=call_id,
-                summary=f"bad arguments: {span.error[1]}",
-            )
+            self.hop(span.start_ns, hops.arguments_refused(tool_call, span.error[1]), start_ns=span.start_ns, rnd=rnd)
             return
+        args = json_or_text(span.attrs.get("gen_ai.tool.call.arguments"))
         arguments = args if isinstance(args, dict) else {}
-        self.hop(
-            span.start_ns,
-            "translate.reverse",
-            "app",
-            "mcp_client" if over_mcp else "tool",
-            {"tool_call": tool_call, "call_request": {"name": name, "arguments": arguments}},
-            step=5,
-            start_ns=span.start_ns,
-            direction="request",
-            rnd=rnd,
-            tool_call_id=call_id,
-            summary=f"call {name}({', '.join(f'{k}={v}' for k, v in arguments.items())})",
-        )
+        request: CallRequest = {"name": name, "arguments": arguments}
+        asked = hops.reverse_translation(tool_call, request, target="mcp_client" if over_mcp else "tool")
+        self.hop(span.start_ns, asked, start_ns=span.start_ns, rnd=rnd)
         if not over_mcp:
-            self.hop(
-                span.start_ns,
-                "tool.invoke",
-                "app",
-                "tool",
-                {"function": name, "kwargs": arguments},
-                step=6,
-                start_ns=span.start_ns,
-                direction="request",
-                rnd=rnd,
-                tool_call_id=call_id,
-                summary=f"{name}({', '.join(f'{k}={v}' for k, v in arguments.items())})",
-            )
-        self.tool_result(span, call_id, rnd, over_mcp)
+            self.hop(span.start_ns, hops.function_called(name, arguments, call_id), start_ns=span.start_ns, rnd=rnd)
+        result = self.tool_result(span, call_id, over_mcp)
+        if result is not None:
+            self.hop(span.end_ns, result, start_ns=span.start_ns, rnd=rnd)
 
-    def tool_result(self, span: _Span, call_id: str, rnd: int, over_mcp: bool) -> None:
-        source: Actor = "mcp_client" if over_mcp else "tool"
+    def tool_result(self, span: _Span, call_id: str, over_mcp: bool) -> Draft[Payload] | None:
+        """What came back to the app: the result (over MCP, or the function's return), a JSON-RPC error code, or
+        a failure the span reports; None where the tools/call span's own hops say it."""
         error = span.error
-        if error and _code(error[0]) is not None:  # a JSON-RPC error code: no result came back
-            self.hop(
-                span.end_ns,
-                "tool.result",
-                source,
-                "app",
-                {"error": {"code": _code(error[0]), "message": error[1]}},
-                step=7,
-                start_ns=span.start_ns,
-                direction="error",
-                rnd=rnd,
-                tool_call_id=call_id,
-                summary=f"protocol error {error[0]}: {error[1]}",
-            )
-            return
+        code = _code(error[0]) if error else None
+        if error and code is not None:  # a JSON-RPC error code: no result came back
+            refused: RpcError = {"code": code, "message": error[1]}
+            return hops.call_refused(refused, call_id=call_id, source="mcp_client" if over_mcp else "tool")
         if error and error[0] != "tool_error":
-            if not over_mcp:  # over MCP, the tools/call span's own error hop says it
-                self.hop(
-                    span.end_ns,
-                    "error",
-                    "tool",
-                    "app",
-                    {"error": error[0], "message": error[1]},
-                    step=7,
-                    start_ns=span.start_ns,
-                    direction="error",
-                    rnd=rnd,
-                    tool_call_id=call_id,
-                    summary=error[1] or error[0],
-                )
-            return
-        value = json_or_text(span.attrs.get("gen_ai.tool.call.result"))
-        text = error[1] if error else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        payload: dict[str, Any] = {"isError": bool(error), "tool_message_content": text}
+            if over_mcp:  # the tools/call span's own error hop says it
+                return None
+            return hops.function_failed({"error": error[0], "message": error[1]}, error[1] or error[0], call_id=call_id)
+        value, text = _tool_output(span)
         if over_mcp:
-            result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": bool(error)}
-            if isinstance(value, dict):
-                result["structuredContent"] = value
-            payload = {"result": result, "tool_message_content": text}
-        else:
-            payload["return"] = value
-        self.hop(
-            span.end_ns,
-            "tool.result",
-            source,
-            "app",
-            payload,
-            step=7,
-            start_ns=span.start_ns,
-            direction="error" if error and not over_mcp else "response",
-            rnd=rnd,
-            tool_call_id=call_id,
-            summary=("isError: " if error else "") + " ".join(str(text).split())[:60],
-        )
+            return hops.call_answered(_call_result(text, value, bool(error)), text, call_id=call_id)
+        return hops.function_returned(value, text, is_error=bool(error), call_id=call_id)
+
+    # --- MCP -----------------------------------------------------------------------------------------------------------
 
     def mcp(self, span: _Span, parent: _Span | None) -> None:
-        a, method = span.attrs, str(span.method)
-        server = self.meta["server"]
+        method = str(span.method)
+        self.note_server(span)
+        rpc_id = _rpc_id(span.attrs.get("jsonrpc.request.id"))
+        frame = _request_frame(span, method, rpc_id)
+        from_client = method not in SERVER_METHODS
+        step, rnd, progress_of = self.placed(span, parent, method)
+        said = hops.frame(
+            frame,
+            source="mcp_client" if from_client else "mcp_server",
+            target="mcp_server" if from_client else "mcp_client",
+            step=step,
+            summary=frame_summary(frame, None) if "params" in frame else method,
+            progress_of=progress_of,
+        )
+        self.hop(span.start_ns, said, start_ns=span.start_ns, rnd=rnd)
+        if rpc_id is None:
+            return
+        if method == "tools/call":
+            self.reported(span, rpc_id, rnd)
+        reply = self.reply(span, method, rpc_id, answer_step(step), from_client=from_client)
+        if reply is not None:
+            self.hop(span.end_ns, reply, start_ns=span.start_ns, rnd=rnd)
+
+    def note_server(self, span: _Span) -> None:
+        """What an MCP span says of the server: its protocol version, its transport, its name."""
+        a, server = span.attrs, self.meta["server"]
         server.setdefault("protocol_version", a.get("mcp.protocol.version"))
         if a.get("network.transport"):
             server.setdefault("transport", "stdio" if a["network.transport"] == "pipe" else a["network.transport"])
@@ -627,101 +613,52 @@ class _OtlpImport:
         for child in span.children:
             if child.kind == 2 and child.method:
                 server.setdefault("name", child.service)
-        rpc_id = _rpc_id(a.get("jsonrpc.request.id"))
-        params: dict[str, Any] = {}
-        if method == "tools/call":
-            params = {
-                "name": a.get("gen_ai.tool.name"),
-                "arguments": json_or_text(a.get("gen_ai.tool.call.arguments")) or {},
-            }
-        elif a.get("gen_ai.prompt.name"):
-            params = {"name": a["gen_ai.prompt.name"]}
-        elif a.get("mcp.resource.uri"):
-            params = {"uri": a["mcp.resource.uri"]}
-        frame: dict[str, Any] = {"jsonrpc": "2.0", **({"id": rpc_id} if rpc_id is not None else {}), "method": method}
-        if params:
-            frame["params"] = params
-        sender_is_client = method not in SERVER_METHODS
-        source: Actor = "mcp_client" if sender_is_client else "mcp_server"
-        target: Actor = "mcp_server" if sender_is_client else "mcp_client"
-        step = method_step(method)
-        rnd = self.round_at(span.start_ns) if method == "tools/call" else 0
-        extra: dict[str, Any] = {}
-        if parent is not None and parent.method and parent.kind == 2:  # sent while the server handled a request
-            step = method_step(parent.method)
-            rnd = self.round_at(parent.start_ns) if parent.method == "tools/call" else 0
-            if method == "notifications/progress":
-                extra["progress_of"] = _rpc_id(parent.attrs.get("jsonrpc.request.id"))
+
+    def placed(self, span: _Span, parent: _Span | None, method: str) -> tuple[Step | None, int, int | str | None]:
+        """An MCP message's step and round, and the request a progress notification reports on: those of the
+        request the server was handling when it sent the message, if it was handling one."""
+        if parent is not None and parent.method and parent.kind == 2:
             self.unmapped.add("parameters of notifications (progress, log text): the conventions do not record them")
-        kind: Kind = "mcp.request" if rpc_id is not None else "mcp.notification"
-        self.hop(
-            span.start_ns,
-            kind,
-            source,
-            target,
-            frame,
-            step=step,
-            start_ns=span.start_ns,
-            rnd=rnd,
-            direction="request" if rpc_id is not None else "notification",
-            jsonrpc_id=rpc_id,
-            summary=frame_summary(frame, None) if params else method,
-            **extra,
-        )
-        if rpc_id is None:
-            return
-        if method == "tools/call":
-            self.reported(span, rpc_id, rnd)
+            rnd = self.round_at(parent.start_ns) if parent.method == "tools/call" else 0
+            progress_of = (
+                _rpc_id(parent.attrs.get("jsonrpc.request.id")) if method == "notifications/progress" else None
+            )
+            return method_step(parent.method), rnd, progress_of
+        return method_step(method), self.round_at(span.start_ns) if method == "tools/call" else 0, None
+
+    def reply(
+        self, span: _Span, method: str, rpc_id: int | str, step: Step | None, *, from_client: bool
+    ) -> Draft[Payload] | None:
+        """The answer to an MCP request: a result frame, an error frame for a JSON-RPC error code, or the failure the
+        span reports instead; None when no answer came."""
         error = span.error
         if error and error[0] == NO_RESPONSE:
-            return
-        if error and _code(error[0]) is not None:
-            reply: dict[str, Any] = {
-                "jsonrpc": "2.0",
-                "id": rpc_id,
-                "error": {"code": _code(error[0]), "message": error[1]},
-            }
+            return None
+        code = _code(error[0]) if error else None
+        reply: JsonObject
+        if error and code is not None:
+            reply = {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": error[1]}}
         elif error and error[0] != "tool_error":
-            self.hop(
-                span.end_ns,
-                "error",
-                target,
-                source,
-                {"error": error[0], "message": error[1]},
-                step=answer_step(step),
-                start_ns=span.start_ns,
-                direction="error",
-                rnd=rnd,
-                summary=error[1] or error[0],
-            )
-            return
+            payload: ErrorPayload = {"error": error[0], "message": error[1]}
+            summary = error[1] or error[0]
+            if from_client:
+                return hops.server_failed(payload, summary, step=step)
+            return hops.client_failed(payload, summary, step=step)
+        elif method == "tools/call":
+            value, text = _tool_output(span)
+            reply = {"jsonrpc": "2.0", "id": rpc_id, "result": _call_result(text, value, bool(error))}
         else:
-            result: dict[str, Any] = {}
-            if method == "tools/call":
-                value = json_or_text(a.get("gen_ai.tool.call.result"))
-                text = error[1] if error else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                result = {"content": [{"type": "text", "text": text}], "isError": bool(error)}
-                if isinstance(value, dict):
-                    result["structuredContent"] = value
-            else:
-                self.unmapped.add(
-                    "results of MCP requests other than tools/call: the conventions do not record "
-                    "them, so their result frames are empty"
-                )
-            reply = {"jsonrpc": "2.0", "id": rpc_id, "result": result}
-        reply_kind = frame_kind(reply)
-        self.hop(
-            span.end_ns,
-            reply_kind,
-            target,
-            source,
+            self.unmapped.add(
+                "results of MCP requests other than tools/call: the conventions do not record "
+                "them, so their result frames are empty"
+            )
+            reply = {"jsonrpc": "2.0", "id": rpc_id, "result": {}}
+        return hops.frame(
             reply,
-            step=answer_step(step),
-            start_ns=span.start_ns,
-            direction="error" if reply_kind == "mcp.error" else "response",
-            rnd=rnd,
-            jsonrpc_id=rpc_id,
-            summary=frame_summary(reply, method),
+            source="mcp_server" if from_client else "mcp_client",
+            target="mcp_client" if from_client else "mcp_server",
+            step=step,
+            method=method,
         )
 
     def reported(self, client: _Span, rpc_id: int | str, rnd: int) -> None:
@@ -731,57 +668,23 @@ class _OtlpImport:
             for span in server.children:
                 if span.attrs.get(REPORTED_BY_ATTR) != "mcp_server":
                     continue
-                a = span.attrs
-                name = str(a.get("code.function.name") or span.name or "unknown")
-                kwargs = as_dict(json_or_text(a.get(REPORTED_ARGUMENTS_ATTR)))
-                call_id = a.get("gen_ai.tool.call.id")
-                ids = {"jsonrpc_id": rpc_id, "tool_call_id": str(call_id) if call_id else None, "rnd": rnd}
-                mark = {"reported_by": "mcp_server"}
-                shown = arguments_text(kwargs)  # as the tap wrote it (flow.trace.reports)
-                self.hop(
-                    client.end_ns,
-                    "tool.invoke",
-                    "mcp_server",
-                    "tool",
-                    {"function": name, "kwargs": kwargs, **mark},
-                    step=6,
-                    start_ns=span.start_ns,
-                    end_ns=span.start_ns,
-                    direction="request",
-                    summary=f"the server runs {name}({shown})",
-                    **ids,
+                call_id = span.attrs.get("gen_ai.tool.call.id")
+                report = _execution_report(span)
+                invoked, returned = hops.run_reported(
+                    report, jsonrpc_id=rpc_id, call_id=str(call_id) if call_id else None
                 )
-                if span.error:
-                    result: dict[str, Any] = {"raised": {"type": span.error[0], "message": span.error[1]}}
-                    summary = f"isError: raised {span.error[0]}: {' '.join(span.error[1].split())[:50]}"
-                else:
-                    value = json_or_text(a.get(REPORTED_RESULT_ATTR))
-                    result = {"return": value}
-                    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                    summary = " ".join(text.split())[:60]
-                self.hop(
-                    client.end_ns,
-                    "tool.result",
-                    "tool",
-                    "mcp_server",
-                    {**result, "isError": bool(span.error), **mark},
-                    step=7,
-                    start_ns=span.start_ns,
-                    end_ns=span.end_ns,
-                    direction="error" if span.error else "response",
-                    summary=summary,
-                    **ids,
-                )
+                self.hop(client.end_ns, invoked, start_ns=span.start_ns, end_ns=span.start_ns, rnd=rnd)
+                self.hop(client.end_ns, returned, start_ns=span.start_ns, end_ns=span.end_ns, rnd=rnd)
                 self.unmapped.add("the server's own clock in its reports of running its tools: spans keep the app's")
                 return
 
     def trace(self, started_at: str) -> Trace:
         for root in self.roots:
             self.walk(root, None)
-        hops = Hops(self.name)
-        for _, _, spec in sorted(self.events, key=lambda e: (e[0], e[1])):
-            hops.add(**spec)
-        if not hops.hops:
+        out = Hops(self.name)
+        for _, _, placed in sorted(self.events, key=lambda e: (e[0], e[1])):
+            out.add(placed.draft, t_start_ms=placed.t_start_ms, t_end_ms=placed.t_end_ms, rnd=placed.rnd)
+        if not out.hops:
             raise TraceError(
                 f"{self.name}: none of its spans is a GenAI or MCP span, so there is nothing to step through"
             )
@@ -809,7 +712,7 @@ class _OtlpImport:
                 + ["wire frames and HTTP bodies are rebuilt from span attributes, not the bytes that were sent"],
             ),
         )
-        return finish(meta, hops.hops, self.name)
+        return finish(meta, out.hops, self.name)
 
 
 def import_otlp_json(text: str, *, name: str) -> Trace:

@@ -8,16 +8,18 @@ with the times the recording holds (`flow.interop.common.Hops.add`). No producer
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
-from flow.trace.model import Actor, Direction, Kind, Usage, usage_counts
+from flow.trace.model import Actor, Direction, Hop, Kind, Usage, as_dict, as_list, usage_counts
 from flow.trace.payloads import (
     AppAnswerPayload,
     CallRequest,
     ClientResultPayload,
     ErrorPayload,
+    Json,
     JsonObject,
     LlmAssembledPayload,
     LlmChunkPayload,
@@ -28,6 +30,7 @@ from flow.trace.payloads import (
     McpNotificationPayload,
     McpRequestPayload,
     McpResponsePayload,
+    Payload,
     PrepareToolsPayload,
     PromptRef,
     ReplayDivergencePayload,
@@ -39,6 +42,7 @@ from flow.trace.payloads import (
     TranslateForwardPayload,
     TranslateReversePayload,
     UserMessagePayload,
+    payload_of,
 )
 from flow.trace.reports import ExecutionReport
 from flow.trace.steps import Phase, Step
@@ -222,8 +226,11 @@ def frame(
     summary: str = "",
     progress_of: int | str | None = None,
 ) -> Draft[McpPayload]:
-    """One JSON-RPC frame as the transport carried it; `method` is the request's, for an answer."""
+    """One JSON-RPC frame as the transport carried it; `method` is the request's, for an answer. A request whose id
+    is null (a log may hold one: the spec discourages it) is answered by no one, so it is a notification."""
     kind = frame_kind(message)
+    if kind == "mcp.request" and message.get("id") is None:
+        kind = "mcp.notification"
     return Draft(
         kind,
         source,
@@ -234,6 +241,26 @@ def frame(
         summary or frame_summary(message, method),
         jsonrpc_id=message.get("id"),
         progress_of=progress_of,
+    )
+
+
+def recorded(hop: Hop, *, tool_call_id: str | None = None) -> Draft[Payload]:
+    """A hop another reader made with these constructors (the JSON-RPC log importer's, which a merge places again on
+    its own clock): what crossed, as that reader said it, its payload checked against its kind's type when that
+    reader's trace was finished; `tool_call_id`, the model's call it belongs to, when the merge has learnt it."""
+    return Draft(
+        hop.kind,
+        hop.source,
+        hop.target,
+        hop.payload,
+        hop.step,
+        hop.direction,
+        hop.summary,
+        jsonrpc_id=hop.jsonrpc_id,
+        tool_call_id=tool_call_id or hop.tool_call_id,
+        usage=hop.usage,
+        progress_of=hop.progress_of,
+        phase=hop.phase,
     )
 
 
@@ -351,11 +378,12 @@ def call_answered(result: JsonObject, content: str, *, call_id: str | None) -> D
     )
 
 
-def call_refused(error: RpcError, *, call_id: str) -> Draft[ToolResultPayload]:
-    """MCP mode: a JSON-RPC error came back instead of a result."""
+def call_refused(error: RpcError, *, call_id: str, source: Actor = "mcp_client") -> Draft[ToolResultPayload]:
+    """MCP mode: a JSON-RPC error came back instead of a result. `source` is who handed the app the error: the MCP
+    client, or the function itself where an imported span says a direct call failed with a numeric error code."""
     return Draft(
         "tool.result",
-        "mcp_client",
+        source,
         "app",
         {"error": error},
         Step.TOOL_RESULT,
@@ -363,6 +391,49 @@ def call_refused(error: RpcError, *, call_id: str) -> Draft[ToolResultPayload]:
         f"protocol error {error['code']}: {error['message']}",
         tool_call_id=call_id,
     )
+
+
+def call_received(answer: Hop, sent: Json, *, call_id: str) -> Draft[ToolResultPayload]:
+    """MCP mode, as a merge of the proxies' recordings infers it: the answer frame to a tools/call (an mcp.response
+    or mcp.error hop) as the MCP client hands it to the app, its line as `call_answered` (the result's text) or
+    `call_refused` words it; and what the app's next model request sent back under the call's tool_call_id (`sent`:
+    a role "tool" message's content, None when no request sent it back)."""
+    refused = payload_of(answer, "mcp.error")
+    if refused is not None:
+        draft = call_refused(refused["error"], call_id=call_id)
+    else:
+        answered = payload_of(answer, "mcp.response")
+        result = answered["result"] if answered is not None else {}
+        texts = [str(b.get("text")) for b in as_list(result.get("content")) if as_dict(b).get("type") == "text"]
+        draft = call_answered(result, " ".join(texts), call_id=call_id)
+    text, parts = _tool_message(sent)
+    payload: ToolResultPayload = {**draft.payload, "tool_message_content": text}
+    if parts is not None:
+        payload["tool_message_parts"] = parts
+    return replace(draft, payload=payload)
+
+
+def _tool_message(content: Json) -> tuple[str, list[Json] | None]:
+    """What a role "tool" message sent back: its text, and its parts when it was sent as a list of them (as
+    openai-agents sends it), kept as they were; a text part's text is what the model reads of it."""
+    if content is None:
+        return "", None
+    if isinstance(content, str):
+        return content, None
+    if isinstance(content, list):
+        texts = [str(p["text"]) for p in content if isinstance(p, dict) and p.get("type") == "text" and "text" in p]
+        others = [p for p in content if not (isinstance(p, dict) and p.get("type") == "text")]
+        text = "\n".join(texts)
+        if others:
+            text += ("\n" if text else "") + json.dumps(others, ensure_ascii=False)
+        return text, content
+    return json.dumps(content, ensure_ascii=False), None
+
+
+def function_failed(payload: ErrorPayload, summary: str, *, call_id: str) -> Draft[ErrorPayload]:
+    """Direct mode: a call of the function that failed with neither a value nor an error it returned (an imported
+    span says only that it failed, and how)."""
+    return Draft("error", "tool", "app", payload, Step.TOOL_RESULT, "error", summary, tool_call_id=call_id)
 
 
 def run_reported(
@@ -431,6 +502,12 @@ def server_failed(
         jsonrpc_id=jsonrpc_id,
         tool_call_id=tool_call_id,
     )
+
+
+def client_failed(payload: ErrorPayload, summary: str, *, step: Step | None) -> Draft[ErrorPayload]:
+    """What went wrong on the client's side as the server saw it: a request the server sent (sampling,
+    elicitation, roots) that failed with no answer frame."""
+    return Draft("error", "mcp_client", "mcp_server", payload, step, "error", summary)
 
 
 def line_unrecorded(

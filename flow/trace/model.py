@@ -15,8 +15,7 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-from flow.trace.steps import STEPS, Phase, Step
-from flow.trace.steps import answer_step as answer_step  # re-exported for the importers
+from flow.trace.steps import Phase, Step
 
 FORMAT_VERSION = 1
 
@@ -61,12 +60,6 @@ KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
 PHASES: tuple[Phase, ...] = get_args(Phase)
-
-
-STEP_PHASE: dict[Step, Phase] = {step: info.phase for step, info in STEPS.items()}
-
-
-"""Each step's phase, read off `STEPS` (kept for the importers, which build hops from it)."""
 
 
 MAX_MS = 1e12

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flow.trace.model import Hop, answer_step, as_dict
-from flow.trace.steps import Step
+from flow.trace.model import Hop, as_dict
+from flow.trace.steps import Step, answer_step
 from flow.trace.summaries import frame_summary
 
 
