@@ -188,10 +188,12 @@ def test_an_out_that_cannot_be_written_is_one_plain_line_and_leaves_nothing_behi
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b1", "t.json"] and not any(folder.iterdir())
 
 
-def test_every_command_says_what_it_does_on_its_help_page(capsys):
-    from flow.cli.commands import _COMMANDS
+def test_every_command_says_what_it_does_on_its_help_page_and_runs_a_handler(capsys):
+    from flow.cli import parser, subcommands
 
-    for command in _COMMANDS:
+    commands = subcommands(parser())
+    assert len(commands) == 20 and all(callable(sub.get_default("run")) for sub in commands.values())
+    for command in commands:
         with pytest.raises(SystemExit) as done:
             main([command, "--help"])
         page = capsys.readouterr().out
