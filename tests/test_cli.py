@@ -432,6 +432,18 @@ def test_importing_flow_does_not_import_streamlit():
     assert proc.stdout.strip() == "False", proc.stderr
 
 
+def test_the_help_pages_load_no_model_sdk():
+    # The engine and the backends load with the commands that use them: a client waits for `mcp-flow proxy`.
+    code = (
+        "import sys\nfrom flow.cli import main\nfor argv in (['--help'], ['proxy', '--help'], ['proxy-model', '--help']):"
+        "\n    try: main(argv)\n    except SystemExit: pass\n"
+        "print(sorted({'openai', 'anthropic', 'flow.engine', 'flow.backends'} & set(sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.splitlines()[-1] == "[]", proc.stderr
+    assert "mcp-flow proxy-model" in proc.stdout  # the help pages were printed, from the same process
+
+
 def test_public_surface_is_what_all_says():
     import flow
 

@@ -1,8 +1,9 @@
 """The command line: `mcp-flow COMMAND` (from a clone, `python -m flow COMMAND` is the same).
 
 One module per group of commands, each adding its own subcommands with the function each runs (`add_parsers`); here
-the arguments are parsed, the command is run, and whatever it refuses is reported as one line. The model and MCP
-SDKs are imported by the commands that use them, so that --help and the proxies start without them.
+the arguments are parsed, the command is run, and whatever it refuses is reported as one line. The engine, the
+backends and the samples (and with them the model SDK) are imported by the commands that use them, so that --help
+and the proxies start without them.
 """
 
 from __future__ import annotations

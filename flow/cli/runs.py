@@ -1,5 +1,5 @@
 """`mcp-flow run | tools | call`: the commands that talk to a model and an MCP server and write what crossed as a
-trace. The engine (and with it the model and MCP SDKs) is imported when one of them runs, not to print --help."""
+trace. The engine (and with it the model SDK) is imported when one of them runs, not to print --help."""
 
 from __future__ import annotations
 
