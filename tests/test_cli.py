@@ -188,10 +188,12 @@ def test_an_out_that_cannot_be_written_is_one_plain_line_and_leaves_nothing_behi
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b1", "t.json"] and not any(folder.iterdir())
 
 
-def test_every_command_says_what_it_does_on_its_help_page(capsys):
-    from flow.cli.commands import _COMMANDS
+def test_every_command_says_what_it_does_on_its_help_page_and_runs_a_handler(capsys):
+    from flow.cli import parser, subcommands
 
-    for command in _COMMANDS:
+    commands = subcommands(parser())
+    assert len(commands) == 20 and all(callable(sub.get_default("run")) for sub in commands.values())
+    for command in commands:
         with pytest.raises(SystemExit) as done:
             main([command, "--help"])
         page = capsys.readouterr().out
@@ -428,6 +430,18 @@ def test_importing_flow_does_not_import_streamlit():
     code = "import sys, flow, flow.cli, flow.engine.loop; print('streamlit' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_the_help_pages_load_no_model_sdk():
+    # The engine and the backends load with the commands that use them: a client waits for `mcp-flow proxy`.
+    code = (
+        "import sys\nfrom flow.cli import main\nfor argv in (['--help'], ['proxy', '--help'], ['proxy-model', '--help']):"
+        "\n    try: main(argv)\n    except SystemExit: pass\n"
+        "print(sorted({'openai', 'anthropic', 'flow.engine', 'flow.backends'} & set(sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.splitlines()[-1] == "[]", proc.stderr
+    assert "mcp-flow proxy-model" in proc.stdout  # the help pages were printed, from the same process
 
 
 def test_public_surface_is_what_all_says():

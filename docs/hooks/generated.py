@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -31,13 +30,12 @@ def cli_reference() -> str:
     """Every subcommand's help, as `mcp-flow COMMAND --help` prints it (at a fixed width)."""
     if str(ROOT) not in sys.path:  # the code documented is the repository's, whatever the working directory
         sys.path.insert(0, str(ROOT))
-    from flow.cli.commands import _parser
+    from flow.cli import parser, subcommands
 
     os.environ["COLUMNS"] = "100"  # argparse wraps at the terminal's width; the page has one width
-    parser = _parser()
-    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    parts = ["```text", parser.format_usage().strip(), "```", ""]
-    for name, sub in subs.choices.items():
+    top = parser()
+    parts = ["```text", top.format_usage().strip(), "```", ""]
+    for name, sub in subcommands(top).items():
         parts += [f"### {name}", "", "```text", sub.format_help().strip(), "```", ""]
     return "\n".join(parts)
 

@@ -7,6 +7,7 @@ Streamlit. Loopback unless `--lan`; `--lan` never with commands typed in the pag
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import shutil
@@ -15,6 +16,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from flow.cli.common import Subcommands, add_command
+from flow.proxy.options import UsageError, check_port
 from flow.servers.config import ALLOW_ENV, ALLOW_FLAG
 from flow.trace.files import UPLOAD_LIMIT_MB
 
@@ -105,3 +108,35 @@ def serve(command: Sequence[str]) -> int:
         return subprocess.run(list(command), check=False).returncode
     except KeyboardInterrupt:
         return 130
+
+
+def add_parsers(sub: Subcommands) -> None:
+    a = add_command(
+        sub, "app", what="start the web app (the offline mock model by default), on this machine only", run=_app
+    )
+    a.add_argument("--port", type=int, default=8501, help="the port to serve on (default: 8501)")
+    a.add_argument(
+        "--lan",
+        action="store_true",
+        help="serve every network interface, for a classroom: anyone who can reach this machine can open the app",
+    )
+    a.add_argument(
+        "--allow-server-commands",
+        action="store_true",
+        help="let the Run page start an MCP server from a command typed in the page (never with --lan)",
+    )
+
+
+def _app(args: argparse.Namespace) -> int:
+    check_port(args.port)
+    try:
+        command = app_command(port=args.port, lan=args.lan, allow_commands=args.allow_server_commands)
+    except AppRefused as exc:
+        raise UsageError(str(exc)) from None
+    for line in missing_system_packages():
+        print(f"note: {line}", file=sys.stderr)
+    if args.lan:
+        print(f"note: {LAN_NOTE}", file=sys.stderr)
+    where = "every interface" if args.lan else "this machine only"
+    print(f"the app: http://127.0.0.1:{args.port} ({where}; Ctrl-C stops it)", file=sys.stderr)
+    return serve(command)

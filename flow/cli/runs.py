@@ -1,0 +1,276 @@
+"""`mcp-flow run | tools | call`: the commands that talk to a model and an MCP server and write what crossed as a
+trace. The engine (and with it the model SDK) is imported when one of them runs, not to print --help."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from flow.cli.common import MAX_EXCHANGE_S, Subcommands, add_command, error, lines_to, save, where
+from flow.cli.server_options import add_probe_options, add_server_access_options, env_pair, server_spec
+from flow.proxy.options import UsageError, check_seconds
+from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, FlowError, sending_line
+from flow.trace.files import json_value_problem
+from flow.views.labels import clip
+from flow.views.table import summary_line
+
+if TYPE_CHECKING:
+    from flow.engine.model import ModelConfig
+    from flow.engine.options import RunOptions, RunResult
+
+
+def add_parsers(sub: Subcommands) -> None:
+    _add_run(sub)
+    _add_tools(sub)
+    _add_call(sub)
+
+
+def _add_run(sub: Subcommands) -> None:
+    r = add_command(sub, "run", what="run one question through the model and the tools, and write the trace", run=_run)
+    r.add_argument("--question", "-q", default="北京今天天气怎么样？")
+    r.add_argument("--mode", choices=["mcp", "direct"], default="mcp")
+    r.add_argument(
+        "--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-<mode>.json)"
+    )
+    _add_model_options(r)
+    _add_mcp_options(r)
+
+
+def _add_model_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s model, and what the app asks of it."""
+    r.add_argument(
+        "--model",
+        help="model name: mock, mock-bad-json, ... (a name starting with mock) for the offline mock; any other "
+        "name goes to a provider, at --base-url, $OPENAI_BASE_URL, else https://api.openai.com/v1 (default: mock, "
+        "or $OPENAI_MODEL when a base URL is given; the run says where it sends before it does)",
+    )
+    r.add_argument(
+        "--base-url",
+        help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; with neither, a mock model name stays "
+        "offline and any other goes to https://api.openai.com/v1)",
+    )
+    r.add_argument(
+        "--script",
+        metavar="FILE|TEXT",
+        help="a scripted model: the decisions it makes, as a JSON or "
+        "YAML list of turns (call/arguments, calls, answer); offline, for any MCP server",
+    )
+    r.add_argument("--tool-choice", default="auto", help="auto | none | required | the name of one function")
+    r.add_argument("--no-parallel", action="store_true", help="send parallel_tool_calls: false")
+    r.add_argument("--strict", action="store_true", help="send strict schemas and check the arguments against them")
+    r.add_argument("--stream", action="store_true", help="stream the model's responses")
+    r.add_argument(
+        "--no-adapt",
+        action="store_true",
+        help='send the conversation back exactly as the model wrote it (content null, not ""), to show what a '
+        "provider refuses; by default the app sends a form every compatible server accepts and marks each change",
+    )
+    r.add_argument("--max-rounds", type=int, default=5)
+
+
+def _add_mcp_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s MCP server, how it is reached, and what the app takes from it besides tools."""
+    r.add_argument(
+        "--era",
+        choices=["handshake", "modern"],
+        default="handshake",
+        help="MCP protocol era: initialize handshake, or 2026-07-28 server/discover",
+    )
+    r.add_argument("--transport", choices=["stdio", "memory"], default="stdio")
+    r.add_argument(
+        "--server",
+        metavar="COMMAND|URL",
+        help="another MCP server: a stdio command line, e.g. "
+        '"python -m weather_demo", or a Streamable HTTP URL, e.g. http://127.0.0.1:8000/mcp '
+        "(default: the demo server)",
+    )
+    add_server_access_options(r)
+    r.add_argument(
+        "--server-fault",
+        choices=["none", "die", "hang"],
+        default="none",
+        help="make the demo server die or hang on tools/call",
+    )
+    r.add_argument("--mcp-timeout", type=float, default=10.0, help="seconds to wait for an MCP answer")
+    r.add_argument("--model-timeout", type=float, default=60.0, help="seconds to wait for the model")
+    r.add_argument(
+        "--resource",
+        action="append",
+        default=[],
+        metavar="URI",
+        help="read an MCP resource (e.g. weather://cities) and give it to the model as context; repeatable",
+    )
+    r.add_argument("--prompt", metavar="NAME", help="fetch an MCP prompt (e.g. weather_report) and send its messages")
+    r.add_argument("--prompt-arg", action="append", default=[], metavar="KEY=VALUE", help="an argument for --prompt")
+
+
+def _add_tools(sub: Subcommands) -> None:
+    tl = add_command(
+        sub, "tools", what="connect to an MCP server and list its tools, resources and prompts", run=_tools
+    )
+    add_probe_options(tl)
+    tl.add_argument("--out", "-o", help="write the set-up and listing frames as a trace (- for standard output)")
+
+
+def _add_call(sub: Subcommands) -> None:
+    c = add_command(
+        sub,
+        "call",
+        what="connect to an MCP server and call one tool directly (no model), and write the "
+        "trace; exit code 0 only for a result without isError",
+        run=_call,
+    )
+    c.add_argument("tool", help="the tool's name, as `tools` lists it")
+    c.add_argument(
+        "--args", "-a", default="{}", metavar="JSON", help='the arguments as a JSON object, e.g. \'{"city": "北京"}\''
+    )
+    add_probe_options(c)
+    c.add_argument("--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-call.json)")
+
+
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    """`run`'s arguments as the engine's options, or one line saying which of them do not go together."""
+    from flow.engine.options import RunOptions
+
+    if args.max_rounds < 1:
+        raise UsageError("--max-rounds must be at least 1")
+    check_seconds(args.mcp_timeout, "--mcp-timeout", at_most=MAX_EXCHANGE_S)
+    check_seconds(args.model_timeout, "--model-timeout", at_most=MAX_EXCHANGE_S)
+    if args.mode == "direct" and (args.server_fault != "none" or args.resource or args.prompt or args.server):
+        raise UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
+    if args.script and (args.model or args.base_url):
+        raise UsageError("--script is the model; leave out --model and --base-url")
+    return RunOptions.build(
+        server=server_spec(args),
+        mode=args.mode,
+        tool_choice=args.tool_choice,
+        parallel=not args.no_parallel,
+        strict=args.strict,
+        stream=args.stream,
+        adapt=not args.no_adapt,
+        max_rounds=args.max_rounds,
+        era=args.era,
+        transport=args.transport,
+        server_fault=args.server_fault,
+        mcp_timeout_s=args.mcp_timeout,
+        resources=args.resource,
+        prompt=args.prompt,
+        prompt_args=[env_pair(a, "--prompt-arg", from_environment=False) for a in args.prompt_arg],
+    )
+
+
+def _model(args: argparse.Namespace, options: RunOptions) -> ModelConfig:
+    """The scripted model, the offline mock or a provider; for a provider, its notes and where the run sends, said
+    before anything is sent."""
+    from flow.backends.scripted import load_script
+    from flow.engine.model import ModelConfig
+    from flow.providers import notes_before_sending
+
+    if args.script:
+        return ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
+    try:
+        model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+    except FlowError as exc:  # a base URL no request can go to
+        raise UsageError(str(exc)) from None
+    for note in notes_before_sending(model.base_url or "", options):
+        print(f"note: {PROVIDER_NOTES[note]['en']}", file=sys.stderr)
+    if model.backend == "openai":  # a name that is not a mock's goes to a provider
+        print(sending_line(model.describe(), "en"), file=lines_to(args.out), flush=True)
+    return model
+
+
+def _run(args: argparse.Namespace) -> int:
+    from flow.runs import run
+
+    options = _run_options(args)
+    model = _model(args, options)
+    result = run(args.question, options=options, model=model)
+    say = lines_to(args.out)
+    if result.ok:
+        print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say, flush=True)
+    else:
+        error(result.error)
+    out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
+    save(result.trace, out)
+    print(f"{summary_line(result.trace)} → {where(out)}", file=say)
+    return 0 if result.ok else 1
+
+
+def _tools(args: argparse.Namespace) -> int:
+    import anyio
+
+    from flow.engine.loop import inspect_server
+
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
+    spec = server_spec(args)
+    result, listing = anyio.run(lambda: inspect_server(spec, era=args.era, timeout_s=args.timeout))
+    if args.out:
+        save(result.trace, args.out)
+    _stderr_note(result)
+    if not result.ok:
+        error(result.error)
+        return 1
+    say = lines_to(args.out)
+    server = result.trace.meta.server or {}
+    over = ""
+    if server.get("transport") == "http":
+        over = f" · {server.get('url')} ({'bearer token' if server.get('auth') == 'bearer' else 'no token'})"
+    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}", file=say)
+    for tool in listing["tools"]:
+        params = ", ".join((tool.get("inputSchema") or {}).get("properties") or {})
+        print(f"  tool     {tool['name']}({params}) — {clip(tool.get('description') or '', 70)}", file=say)
+    for resource in listing["resources"]:
+        print(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}", file=say)
+    for prompt in listing["prompts"]:
+        print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}", file=say)
+    print(summary_line(result.trace) + (f" → {where(args.out)}" if args.out else ""), file=say)
+    return 0
+
+
+def _stderr_note(result: RunResult) -> None:
+    """A note when the server wrote more than a megabyte to stderr (the trace keeps only its count)."""
+    written = (result.trace.meta.server or {}).get("stderr_bytes") or 0
+    if written > 1 << 20:
+        print(f"note: the MCP server wrote {written / (1 << 20):.1f} MB to stderr", file=sys.stderr)
+
+
+def _tool_arguments(text: str) -> dict[str, object]:
+    """--args: a JSON object a trace can hold, or one line saying what is wrong with it."""
+    try:
+        arguments = json.loads(text)
+    except json.JSONDecodeError as exc:
+        arguments, problem = None, f"not valid JSON ({exc})"
+    else:
+        bad = json_value_problem(arguments)
+        problem = f"not usable ({bad})" if bad else "not a JSON object"
+    if not isinstance(arguments, dict) or json_value_problem(arguments):
+        raise UsageError(f"--args is {problem}: {text}")
+    return arguments
+
+
+def _call(args: argparse.Namespace) -> int:
+    import anyio
+
+    from flow.engine.loop import call_server_tool
+
+    arguments = _tool_arguments(args.args)
+    check_seconds(args.timeout, "--timeout", at_most=MAX_EXCHANGE_S)
+    spec = server_spec(args)
+    result, called = anyio.run(
+        lambda: call_server_tool(spec, args.tool, arguments, era=args.era, timeout_s=args.timeout)
+    )
+    out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-call.json"
+    save(result.trace, out)
+    _stderr_note(result)
+    if not result.ok or called is None:
+        error(result.error)
+        return 1
+    say = lines_to(out)
+    tool_result = next(h for h in reversed(result.trace.hops) if h.kind == "tool.result")
+    print(("isError: " if called.get("isError") else "") + tool_result.payload["tool_message_content"], file=say)
+    print(f"{summary_line(result.trace)} → {where(out)}", file=say)
+    return 1 if called.get("isError") else 0
