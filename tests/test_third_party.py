@@ -97,7 +97,9 @@ def test_mcp_server_time_reports_a_bad_time_zone_as_a_tool_error():
     trace, called = _engine_call(TIME, "get_current_time", {"timezone": "Mars/Olympus"})
     assert called["isError"] is True and "Mars/Olympus" in called["content"][0]["text"]
     assert trace["meta"]["outcome"] == "ok"  # the server answered; the tool said no
-    assert next(h for h in trace["hops"] if h["kind"] == "tool.result")["direction"] == "error"
+    # A CallToolResult with isError is an answer on the wire like any other: the tool failed, the protocol did not.
+    result = next(h for h in trace["hops"] if h["kind"] == "tool.result")
+    assert result["direction"] == "response" and result["summary"].startswith("isError: ")
 
 
 @pytest.mark.parametrize("era", ["handshake", "modern"])

@@ -10,12 +10,13 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from mcp import StdioServerParameters
-
 from flow.trace.redact import redact_url, redacted_command, redacted_environment, url_secrets
+
+if TYPE_CHECKING:
+    from mcp import StdioServerParameters
 
 Era = Literal["handshake", "modern"]
 
@@ -119,6 +120,8 @@ class ServerSpec:
         return ["--fault", self.fault] if self.fault != "none" else []
 
     def stdio_parameters(self) -> StdioServerParameters:
+        from mcp import StdioServerParameters  # here, so that what names a server (the CLI's help) loads no SDK
+
         if not self.is_demo:
             # Run exactly as configured by whoever started this program: no shell, the environment the SDK
             # passes plus what was asked for.
