@@ -91,7 +91,7 @@ KIND_NAMES: dict[Kind, dict[Lang, str]] = {
 LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "tools": {"en": "tools:", "zh": "工具："},
     "n_tools": {"en": "{n} tool(s):", "zh": "{n} 个工具："},
-    "n_functions": {"en": "{n} local function(s):", "zh": "{n} 个本地函数："},
+    "n_functions": {"en": "{n} local functions:", "zh": "{n} 个本地函数："},
     "scripted": {"en": "scripted · ", "zh": "脚本 · "},
     "inferred": {"en": "(inferred)", "zh": "（推断）"},
     "request": {"en": "{m} message(s) + {t} tool(s)", "zh": "{m} 条消息 + {t} 个工具"},

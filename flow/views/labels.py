@@ -270,12 +270,12 @@ def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LI
     return [clip(head, width)]
 
 
-_PLURAL = re.compile(r"\{(\w+)\}([^{}]*?)\(s\)")
+_PLURAL = re.compile(r"\{(\w+)\} (\w+)\(s\)")
 
 
 def _w(key: str, lang: Lang, **values: object) -> str:
     """A label word in the interface language, filled in; English "{n} tool(s)" says "1 tool" or "2 tools"."""
-    text = _PLURAL.sub(lambda m: f"{{{m[1]}}}{m[2]}" + ("" if values.get(m[1]) == 1 else "s"), LABEL_TEXT[key][lang])
+    text = _PLURAL.sub(lambda m: f"{{{m[1]}}} {m[2]}" + ("" if values.get(m[1]) == 1 else "s"), LABEL_TEXT[key][lang])
     return text.format(**values) if values else text
 
 
