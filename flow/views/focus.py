@@ -1,6 +1,6 @@
 """The step's focus: which parts of a hop's JSON view the inspector opens and highlights.
 
-Every path is a list of keys and indices into the view `render_text.focus_view` builds (the JSON the inspector
+Every path is a list of keys and indices into the view `flow.views.table.focus_view` builds (the JSON the inspector
 shows), and is only ever one that exists there: a foreign or odd trace gets a smaller focus, never a path to
 nothing. A pairing (a tool call and the answer that names its id; an MCP schema and the OpenAI one it became)
 is drawn as a colour: paths that share a colour index belong together.
