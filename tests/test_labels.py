@@ -269,7 +269,7 @@ def test_every_kind_has_a_name_and_a_label_when_its_payload_is_cut():
                 }
             },
             "HTTP 404 for POST tools/list",
-            "故障：POST tools/list 收到 HTTP 404",
+            "故障：HTTP 404（POST tools/list）",
         ),
     ],
 )

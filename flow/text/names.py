@@ -126,7 +126,7 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "failure": {"en": "{what}", "zh": "故障：{what}"},
     "model_error": {"en": "{what}", "zh": "模型出错：{what}"},
     "http_status": {"en": "HTTP {status}", "zh": "HTTP {status} 错误"},
-    "http_failed": {"en": "HTTP {status} for {what}", "zh": "故障：{what} 收到 HTTP {status}"},
+    "http_failed": {"en": "HTTP {status} for {what}", "zh": "故障：HTTP {status}（{what}）"},
     "no_answer": {"en": "no answer to {method} within {s} s", "zh": "{s} 秒内没有回答 {method}"},
     "slow_answer": {
         "en": "the answer to {method} still arriving after {s} s",
