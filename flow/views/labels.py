@@ -304,7 +304,7 @@ def _unsaid(hop: Hop, lang: Lang) -> str:
 
 
 def _line(text: str, width: int) -> list[str]:
-    """Free text as a label: one clipped line, or none (the kind's name stands in) when there is no text."""
+    """Free text as a label: one clipped line, or none when there is no text (`_unsaid` stands in)."""
     return [clip(text, width)] if text else []
 
 
