@@ -9,8 +9,9 @@ import re
 import pytest
 
 from flow.samples import SAMPLES
+from flow.text.names import KIND_NAMES
 from flow.trace.files import load_trace
-from flow.trace.model import Hop, Trace
+from flow.trace.model import KINDS, Hop, Trace
 from flow.views.diagram import COL_W, _label_width, render, rows, to_dot
 from flow.views.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
 from helpers import ROOT, odd_payload_hops
@@ -220,3 +221,74 @@ def test_an_empty_answer_is_said_not_shown_as_nothing(lang):
 
     hop = Hop(seq=1, step=10, phase="answer", source="app", target="user", kind="app.answer", payload={"content": ""})
     assert short_label(hop, 60, lang=lang) == EMPTY_ANSWER[lang]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_label_is_made_from_the_payload_in_both_languages(name):
+    """Whatever the recorded summary says, the arrow says what the payload holds, by the same rule in English and
+    in Chinese; only what the pairing or the stream knew (the method a result answers, a chunk's number, the request
+    a progress notice is about) is read from the summary, in both languages."""
+    trace = sample(name)
+    for hop in trace.hops:
+        if hop.kind in ("mcp.response", "llm.chunk", "mcp.notification"):
+            continue
+        other = hop.model_copy(update={"summary": "something else"})
+        for lang in ("en", "zh"):
+            assert label_lines(other, 80, lang=lang) == label_lines(hop, 80, lang=lang), (hop.seq, lang)
+
+
+def test_every_kind_has_a_name_and_a_label_when_its_payload_is_cut():
+    for kind in KINDS:
+        assert set(KIND_NAMES[kind]) == {"en", "zh"}, kind
+        hop = Hop(seq=1, step=None, phase=None, source="app", target="app", kind=kind, payload="{", clipped="cut")
+        assert label_lines(hop, lang="zh") == [KIND_NAMES[kind]["zh"]]
+        assert label_lines(hop.model_copy(update={"summary": "what was recorded"})) == ["what was recorded"]
+        assert label_lines(hop) == [kind]  # no summary either: the kind, as the English table names it
+
+
+@pytest.mark.parametrize(
+    ("payload", "en", "zh"),
+    [
+        (
+            {"error": "timeout", "method": "tools/call", "timeout_s": 0.5},
+            "no answer to tools/call within 0.5 s",
+            "故障：0.5 秒内没有回答 tools/call",
+        ),
+        (
+            {"error": "timeout", "method": "tools/call", "timeout_s": 30.0, "answering": True, "unread_bytes": 9},
+            "the answer to tools/call still arriving after 30 s",
+            "故障：30 秒后 tools/call 的回答仍未传完",
+        ),
+        (
+            {
+                "http": {
+                    "method": "POST",
+                    "url": "http://127.0.0.1:1/mcp",
+                    "jsonrpc": {"method": "tools/list"},
+                    "status": 404,
+                }
+            },
+            "HTTP 404 for POST tools/list",
+            "故障：HTTP 404（POST tools/list）",
+        ),
+    ],
+)
+def test_a_server_failure_says_what_its_payload_holds_in_both_languages(payload, en, zh):
+    hop = Hop(seq=1, step=7, phase="execute", source="mcp_server", target="mcp_client", kind="error", payload=payload)
+    assert (short_label(hop, 80), short_label(hop, 80, lang="zh")) == (en, zh)
+
+
+def test_a_model_failure_says_the_limit_it_crossed_in_both_languages():
+    def said(payload):
+        hop = Hop(seq=1, step=4, phase="decision", source="model", target="app", kind="llm.error", payload=payload)
+        return short_label(hop, 80), short_label(hop, 80, lang="zh")
+
+    assert said({"error": "deadline", "limit_s": 30.0}) == (
+        "no complete answer within 30 s",
+        "模型出错：30 秒内没有完整的回答",
+    )
+    assert said({"error": "too large", "limit_bytes": 10 << 20}) == (
+        "answer over 10 MB: reading stopped",
+        "模型出错：回答超过 10 MB，已停止读取",
+    )
+    assert said({"status": 429, "body": {}}) == ("HTTP 429", "模型出错：HTTP 429 错误")

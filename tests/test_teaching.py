@@ -24,6 +24,7 @@ from flow.text.teaching import (
 from flow.trace.factory import new_hop
 from flow.trace.files import load_trace
 from flow.trace.model import Hop, Trace
+from flow.trace.payloads import payload_problem
 from helpers import ROOT
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.json"))
@@ -430,7 +431,7 @@ ONE_HOP_CASES: list[tuple[str, Hop, list[str]]] = [
     ),
     (
         "invoke.server.unnamed",
-        _hop("tool.invoke", {"arguments": {"city": "北京"}}, step=6, source="mcp_server", target="tool"),
+        _hop("tool.invoke", {"function": " ", "kwargs": {"city": "北京"}}, step=6, source="mcp_server", target="tool"),
         [],
     ),
     (
@@ -540,7 +541,10 @@ def test_an_odd_payload_gets_a_plainer_text_never_an_exception(payload: Any):
     from helpers import odd_payload_hops
 
     hops = [hop for _, hop in odd_payload_hops(payload)]
-    hops += [_hop(kind, payload, step=step) for kind in ("mcp.response", "tool.result", "error") for step in (4, 10)]
+    # Built by hand, where a neighbour or the step decides the text: as the loader would take them (a payload of its
+    # kind's type), or with no payload it can read.
+    built = [_hop(kind, payload, step=step) for kind in ("mcp.response", "tool.result", "error") for step in (4, 10)]
+    hops += [hop for hop in built if not isinstance(payload, dict) or payload_problem([hop]) is None]
     assert hops
     for lang in LANGS:
         for hop, text in zip(hops, teaching_texts(hops, lang), strict=True):

@@ -1,6 +1,6 @@
 """The step's focus: which parts of a hop's JSON view the inspector opens and highlights.
 
-Every path is a list of keys and indices into the view `render_text.focus_view` builds (the JSON the inspector
+Every path is a list of keys and indices into the view `flow.views.table.focus_view` builds (the JSON the inspector
 shows), and is only ever one that exists there: a foreign or odd trace gets a smaller focus, never a path to
 nothing. A pairing (a tool call and the answer that names its id; an MCP schema and the OpenAI one it became)
 is drawn as a colour: paths that share a colour index belong together.
@@ -12,7 +12,31 @@ from dataclasses import dataclass
 from typing import Any, assert_never
 
 from flow.trace.model import Hop, as_dict
-from flow.trace.payloads import payload_of
+from flow.trace.payloads import (
+    AppAnswer,
+    ClientResult,
+    Clipped,
+    Failure,
+    LlmAssembled,
+    LlmChunk,
+    LlmError,
+    LlmRequest,
+    LlmResponse,
+    McpError,
+    McpNotification,
+    McpRequest,
+    McpResponse,
+    PrepareTools,
+    ReplayDivergence,
+    ToolInvoke,
+    ToolList,
+    ToolResult,
+    TranslateForward,
+    TranslateForwardPayload,
+    TranslateReverse,
+    UserMessage,
+    typed,
+)
 from flow.views.table import PARSED_ARGUMENTS, focus_view
 
 Path = tuple[str | int, ...]
@@ -113,10 +137,9 @@ def _first(items: Any) -> list[tuple[int, Any]]:
     return list(enumerate(items[:MAX_PAIRS])) if isinstance(items, list) else []
 
 
-def _schemas(b: _Builder, hop: Hop) -> None:
+def _schemas(b: _Builder, p: TranslateForwardPayload) -> None:
     """3a: each MCP inputSchema and the OpenAI parameters it became, one colour per tool; the first pair open."""
-    p = payload_of(hop, "translate.forward")
-    if p is None or not b.has("payload", "mcp") or not b.has("payload", "openai"):
+    if not b.has("payload", "mcp") or not b.has("payload", "openai"):
         b.mark("payload", open_it=True)
         return
     if "content" in p:  # step 2: MCP content → chat messages: how each block was mapped, and what it became
@@ -229,61 +252,97 @@ def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
 def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
     """The hop's focus in `view` (by default its `focus_view`): what the step is about, per hop kind."""
     b = _Builder(focus_view(hop) if view is None else view)
-    kind = hop.kind
-    match kind:
-        case "error" | "mcp.error" | "llm.error" | "replay.divergence":
+    match typed(hop):
+        case Failure() | McpError() | LlmError() | ReplayDivergence():
             _error(b)
-        case "prepare.tools" | "tool.list" | "client.result":
-            for key in ("tools", "result", "prompt"):
-                if b.mark("payload", key, open_it=True):
-                    b.open("payload", key, 0)
-                    break
-        case "user.message" | "app.answer":
+        case PrepareTools() | ToolList() | ClientResult():
+            _listing(b)
+        case UserMessage() | AppAnswer():
             b.mark("content")
-        case "translate.forward":
-            _schemas(b, hop)
-        case "llm.request":
-            tool_at = _trailing_tool_messages(b.at("messages"))
-            if tool_at:
-                _backfill(b, tool_at)
-            else:
-                b.mark("messages")
-                b.open_items("messages", last=True)
-                if b.mark("payload", "body", "tools", open_it=True):
-                    b.open("payload", "body", "tools", 0)
-                    b.open("payload", "body", "tools", 0, "function")
-        case "llm.response" | "llm.assembled":
-            if isinstance(b.at("tool_calls"), list):
-                _tool_calls(b)
-            else:
-                b.mark("content")
-                b.mark("finish_reason")
-            b.mark("error", open_it=True)
-        case "llm.chunk":
-            if not b.mark("payload", "data", "choices", 0, "delta", open_it=True):
-                if not b.mark("payload", "data", "usage", open_it=True):
-                    b.mark("payload", "data")
-        case "translate.reverse":
-            b.open("call_request")
-            b.mark("call_request", "name")
-            b.mark("call_request", "arguments", open_it=True)
-            b.open("tool_call")
-            b.open("tool_call", "function")
-        case "tool.invoke":
+        case TranslateForward(payload=p):
+            _schemas(b, p)
+        case LlmRequest():
+            _request(b)
+        case LlmResponse() | LlmAssembled():
+            _decision(b)
+        case LlmChunk():
+            _chunk(b)
+        case TranslateReverse():
+            _reverse(b)
+        case ToolInvoke():
             b.mark("payload", "function")
             b.mark("payload", "kwargs", open_it=True)
-        case "mcp.request" | "mcp.notification" if b.has("params", "name"):  # tools/call, prompts/get
-            b.open("params")
-            b.mark("params", "name")
-            b.mark("params", "arguments", open_it=True)
-        case "mcp.request" | "mcp.notification":
-            b.mark("method")
-            b.open("params")
-        case "mcp.response" | "tool.result":
-            _result(b, ("result",) if kind == "mcp.response" else ("payload", "result"), app_side=kind == "tool.result")
-        case _:
-            assert_never(kind)
+        case McpRequest() | McpNotification():
+            _frame_out(b)
+        case McpResponse():
+            _result(b, ("result",), app_side=False)
+        case ToolResult():
+            _result(b, ("payload", "result"), app_side=True)
+        case Clipped():  # what the recorder cut, and what is left of it
+            b.mark("clipped")
+            b.mark("payload")
+        case _ as never:
+            assert_never(never)
     return b.build()
+
+
+def _listing(b: _Builder) -> None:
+    """0 and 2: the tool list (or what else the client handed over), its first item open."""
+    for key in ("tools", "result", "prompt"):
+        if b.mark("payload", key, open_it=True):
+            b.open("payload", key, 0)
+            return
+
+
+def _request(b: _Builder) -> None:
+    """3 and 8: a backfill's tool messages paired with the calls they answer; else the last messages and the
+    tools."""
+    tool_at = _trailing_tool_messages(b.at("messages"))
+    if tool_at:
+        _backfill(b, tool_at)
+        return
+    b.mark("messages")
+    b.open_items("messages", last=True)
+    if b.mark("payload", "body", "tools", open_it=True):
+        b.open("payload", "body", "tools", 0)
+        b.open("payload", "body", "tools", 0, "function")
+
+
+def _decision(b: _Builder) -> None:
+    """4 and 9: the tool calls the model asks for, or its answer and why it stopped."""
+    if isinstance(b.at("tool_calls"), list):
+        _tool_calls(b)
+    else:
+        b.mark("content")
+        b.mark("finish_reason")
+    b.mark("error", open_it=True)
+
+
+def _chunk(b: _Builder) -> None:
+    """One stream event: its delta, or the usage it reports."""
+    if not b.mark("payload", "data", "choices", 0, "delta", open_it=True):
+        if not b.mark("payload", "data", "usage", open_it=True):
+            b.mark("payload", "data")
+
+
+def _reverse(b: _Builder) -> None:
+    """5: the call request's name and parsed arguments, the tool call it came from beside it."""
+    b.open("call_request")
+    b.mark("call_request", "name")
+    b.mark("call_request", "arguments", open_it=True)
+    b.open("tool_call")
+    b.open("tool_call", "function")
+
+
+def _frame_out(b: _Builder) -> None:
+    """A request or notification: what it names and its arguments (tools/call, prompts/get), else its method."""
+    if b.has("params", "name"):
+        b.open("params")
+        b.mark("params", "name")
+        b.mark("params", "arguments", open_it=True)
+    else:
+        b.mark("method")
+        b.open("params")
 
 
 def focus_json(hop: Hop, view: dict[str, Any] | None = None) -> dict[str, Any]:

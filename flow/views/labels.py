@@ -6,15 +6,51 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import Any, Literal, assert_never
+from typing import Any, Literal, TypeAlias, assert_never
 
 from flow.text.errors import EMPTY_ANSWER
 from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang
 from flow.trace.files import escape_controls
 from flow.trace.model import Actor, Hop, Mode, Trace
-from flow.trace.payloads import JsonObject, payload_of
+from flow.trace.payloads import (
+    AppAnswer,
+    ClientResult,
+    ClientResultPayload,
+    Clipped,
+    ErrorPayload,
+    Failure,
+    HttpExchange,
+    JsonObject,
+    LlmAssembled,
+    LlmAssembledPayload,
+    LlmChunk,
+    LlmChunkPayload,
+    LlmError,
+    LlmErrorPayload,
+    LlmRequest,
+    LlmRequestPayload,
+    LlmResponse,
+    LlmResponsePayload,
+    McpError,
+    McpNotification,
+    McpNotificationPayload,
+    McpRequest,
+    McpResponse,
+    McpResponsePayload,
+    PrepareTools,
+    ReplayDivergence,
+    ToolInvoke,
+    ToolList,
+    ToolResult,
+    ToolResultPayload,
+    TranslateForward,
+    TranslateReverse,
+    UserMessage,
+    typed,
+)
 from flow.trace.steps import STEPS, Phase
-from flow.trace.summaries import arguments_text, frame_summary
+from flow.trace.summaries import amount_text, arguments_text, frame_summary
+from flow.wire.chat import first_choice
 
 PHASE_COLORS: dict[Phase, str] = {
     "prepare": "#f2f2f2",
@@ -234,9 +270,12 @@ def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LI
     return [clip(head, width)]
 
 
+_PLURAL = re.compile(r"\{(\w+)\} (\w+)\(s\)")
+
+
 def _w(key: str, lang: Lang, **values: object) -> str:
-    """A label word in the interface language, filled in."""
-    text = LABEL_TEXT[key][lang]
+    """A label word in the interface language, filled in; English "{n} tool(s)" says "1 tool" or "2 tools"."""
+    text = _PLURAL.sub(lambda m: f"{{{m[1]}}} {m[2]}" + ("" if values.get(m[1]) == 1 else "s"), LABEL_TEXT[key][lang])
     return text.format(**values) if values else text
 
 
@@ -245,163 +284,221 @@ def label_lines(hop: Hop, width: int = 32, *, lang: Lang = "en") -> list[str]:
     A key value (a call with its arguments, every parallel call, an isError flag, a tool_call_id) is never cut;
     free text (a question, a result, an error message) is clipped to one line.
 
-    In English, where no key value is shown, the arrow says the hop's recorded `summary`; in Chinese the label is
-    made from the hop's kind and payload (the summary is English, and stays as the trace file holds it)."""
+    Every language's label is made from the hop's payload by the same rule, in the words of `LABEL_TEXT`. Where the
+    payload cannot say (the recorder cut it, or it holds nothing a label reads), the arrow says the recorded summary
+    in English, the language it is written in, and the kind's name in another."""
     # escaped: a terminal must not run them, and graphviz refuses a label that holds one
     lines = [escape_controls(line) for line in _label_lines(hop, width, lang) if line]
-    lines = lines or [clip(hop.kind if lang == "en" else KIND_NAMES[hop.kind][lang], width)]
+    lines = lines or [clip(_unsaid(hop, lang), width)]
     mark = _w("inferred", lang)
     # A hop a merge inferred says so on its arrow, once (an English summary may say it already).
     return lines + [mark] if hop.inferred and not lines[-1].endswith(mark) else lines
 
 
+def _unsaid(hop: Hop, lang: Lang) -> str:
+    """What an arrow says when its payload cannot say: the recorded summary (English), else the kind's name (its code
+    in English, as the table writes it)."""
+    if lang == "en":
+        return hop.summary if clip(hop.summary, 8) else hop.kind
+    return KIND_NAMES[hop.kind][lang]
+
+
+def _line(text: str, width: int) -> list[str]:
+    """Free text as a label: one clipped line, or none when there is no text (`_unsaid` stands in)."""
+    return [clip(text, width)] if text else []
+
+
+AppHop: TypeAlias = PrepareTools | ToolList | ClientResult | UserMessage | AppAnswer | TranslateForward
+
+
+ModelHop: TypeAlias = LlmRequest | LlmResponse | LlmChunk | LlmAssembled | LlmError
+
+
+FrameHop: TypeAlias = McpRequest | McpResponse | McpError | McpNotification
+
+
+CallHop: TypeAlias = TranslateReverse | ToolInvoke | ToolResult
+
+
 def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:
-    kind = hop.kind
-    scripted = _w("scripted", lang) if hop.scripted else ""
-    zh = lang != "en"  # the recorded summary is English: other languages say it from the payload
-    text: str
-    match kind:
-        case "prepare.tools" | "tool.list" | "client.result":
-            listing = payload_of(hop, kind)
-            tools = listing.get("tools") if listing is not None else None
-            if tools is None:
-                text = _client_text(hop, lang) if zh else hop.summary
-            else:
-                names = [t.get("name") or _dict(t.get("function")).get("name") for t in tools]
-                what = {"prepare.tools": "tools", "tool.list": "n_functions", "client.result": "n_tools"}[kind]
-                head = _w(what, lang, n=len(names))
-                return _some(head, [[str(n)] for n in names], width, max_lines=2, lang=lang)
-        case "user.message" | "app.answer":
-            said = payload_of(hop, kind)
-            text = (said["content"] if said is not None else "") or ("" if zh else hop.summary)
-            if kind == "app.answer" and said is not None and not said["content"].strip():
-                text = EMPTY_ANSWER[lang]  # said, not shown as nothing
-        case "llm.request":
-            request = payload_of(hop, "llm.request")
-            body = request["body"] if request is not None else None
-            if not isinstance(body, dict) or not body:  # text, or a payload cut short
-                text = KIND_NAMES[kind][lang] if zh else hop.summary
-            elif ids := _tool_ids(body.get("messages", [])):
-                head = "role: tool" if len(ids) == 1 else f"role: tool ×{len(ids)}"
-                items = [[("(" if k == 0 else "") + i + (")" if k == len(ids) - 1 else "")] for k, i in enumerate(ids)]
-                return _some(scripted + head, items, width, lang=lang)
-            else:
-                n_msgs, n_tools = len(body.get("messages", [])), len(body.get("tools", []))
-                stream = _w("stream_flag", lang) if body.get("stream") else ""
-                text = scripted + _w("request", lang, m=n_msgs, t=n_tools) + stream
-        case "llm.response":
-            response = payload_of(hop, "llm.response")
-            choices = _dict(response["body"]).get("choices") if response is not None else None  # JSON, as it came
-            choice = _dict(choices[0]) if isinstance(choices, list) and choices else {}
-            calls = _calls_of(_dict(choice.get("message")))
-            if calls:
-                return _calls_label(scripted + "tool_calls:", calls, width, lang)
-            if not zh:
-                text = hop.summary
-            elif response is not None and isinstance(response.get("status"), int) and response["status"] >= 400:
-                text = _w("http_status", lang, status=response["status"])
-            else:
-                text = scripted + (_finish(choice) or _w("response", lang))
-        case "llm.assembled":
-            assembled = payload_of(hop, "llm.assembled")
-            message = assembled["message"] if assembled is not None else None
-            calls = (
-                [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls", [])]
-                if message is not None
-                else []
-            )
-            if calls:
-                return _calls_label(scripted + _w("assembled_calls", lang), calls, width, lang)
-            if not zh:
-                text = hop.summary
-            else:
-                finish = assembled["finish_reason"] if assembled is not None else None
-                text = _w("assembled", lang, what=f"finish_reason: {finish}")
-        case "translate.reverse":
-            if (reverse := payload_of(hop, "translate.reverse")) is not None:
-                call = reverse["call_request"]
-                return _calls_label(_w("call", lang), [(call["name"], call["arguments"])], width, lang)
-            text = KIND_NAMES[kind][lang] if zh else hop.summary
-        case "tool.invoke":
-            if (invoke := payload_of(hop, "tool.invoke")) is not None:
-                return _calls_label("", [(invoke["function"], invoke["kwargs"])], width, lang)
-            text = KIND_NAMES[kind][lang] if zh else hop.summary
-        case "mcp.request":
-            frame = payload_of(hop, "mcp.request")
-            if frame is not None and frame["method"] == "tools/call" and "params" in frame:
-                params = frame["params"]  # as it crossed the wire
+    """One function per kind, grouped by who speaks; every one ends in `assert_never`, so a new kind fails the type
+    check here until its label is written."""
+    match typed(hop):
+        case PrepareTools() | ToolList() | ClientResult() | UserMessage() | AppAnswer() | TranslateForward() as t:
+            return _app_label(t, width, lang)
+        case LlmRequest() | LlmResponse() | LlmChunk() | LlmAssembled() | LlmError() as t:
+            return _model_label(t, width, lang)
+        case McpRequest() | McpResponse() | McpError() | McpNotification() as t:
+            return _frame_label(t, width, lang)
+        case TranslateReverse() | ToolInvoke() | ToolResult() as t:
+            return _call_label(t, width, lang)
+        case Failure(payload=p):
+            return _line(_failure_text(p, lang), width)
+        case ReplayDivergence(payload=p):
+            return _line(_w("divergence", lang, what=p["divergence"]), width)
+        case Clipped():  # the payload cannot say (`_unsaid`)
+            return []
+        case _ as never:
+            assert_never(never)
+
+
+def _app_label(t: AppHop, width: int, lang: Lang) -> list[str]:
+    """What the app holds, is asked, is handed or says."""
+    match t:
+        case PrepareTools(payload=p):
+            return _listing(_w("tools", lang), p["tools"], width, lang)
+        case ToolList(payload=p):
+            return _listing(_w("n_functions", lang, n=len(p["tools"])), p["tools"], width, lang)
+        case ClientResult(payload=p):
+            return _client_label(p, width, lang)
+        case UserMessage(payload=p):
+            return _line(p["content"], width)
+        case AppAnswer(payload=p):
+            return _line(p["content"] if p["content"].strip() else EMPTY_ANSWER[lang], width)  # said, not blank
+        case TranslateForward(payload=p):
+            if "content" in p:  # MCP content → chat messages
+                return _line(_w("content_translation", lang, n=len(p["content"])), width)
+            return _line(f"inputSchema → parameters ×{len(p['openai'])}", width)
+        case _ as never:
+            assert_never(never)
+
+
+def _model_label(t: ModelHop, width: int, lang: Lang) -> list[str]:
+    """What crosses to and from the model API."""
+    match t:
+        case LlmRequest(hop=h, payload=p):
+            return _request_label(h, p, width, lang)
+        case LlmResponse(hop=h, payload=p):
+            return _response_label(h, p, width, lang)
+        case LlmChunk(hop=h, payload=p):
+            return _line(_chunk_text(h, p, lang), width)
+        case LlmAssembled(hop=h, payload=p):
+            return _assembled_label(h, p, width, lang)
+        case LlmError(payload=p):
+            return _line(_model_error_text(p, lang), width)
+        case _ as never:
+            assert_never(never)
+
+
+def _frame_label(t: FrameHop, width: int, lang: Lang) -> list[str]:
+    """A JSON-RPC frame between the MCP client and server."""
+    match t:
+        case McpRequest(payload=p):
+            if p["method"] == "tools/call" and "params" in p:
+                params = p["params"]  # as it crossed the wire
                 return _calls_label("tools/call", [(params.get("name"), params.get("arguments"))], width, lang)
-            if not zh:
-                text = hop.summary
-            else:
-                text = frame_summary(dict(frame), None) if frame is not None else KIND_NAMES[kind][lang]
-        case "mcp.response":
-            answer = payload_of(hop, "mcp.response")
-            result = answer["result"] if answer is not None else {}
-            if "isError" in result:
-                return [_w("result_flag", lang, flag=_value_text(result["isError"]))]
-            if not zh:
-                text = hop.summary.replace("result of ", "result: ")
-            elif hop.summary.startswith("result of "):  # the request's method, which only the pairing knew
-                text = _w("result_of", lang, method=hop.summary.removeprefix("result of "))
-            else:
-                text = _w("result", lang)
-        case "tool.result":
-            got = payload_of(hop, "tool.result")
-            # MCP mode: the flag is the CallToolResult's; direct mode: the payload's own. A protocol error has none.
-            flags: Mapping[str, object] = {} if got is None or "error" in got else got.get("result", got)
-            content = got.get("tool_message_content") if got is not None else None
-            if got is not None and got.get("reported_by") == "mcp_server":  # inside the server: what the function did
-                raised = got.get("raised")
-                if isinstance(raised, Mapping):
-                    return _lay_out(["isError: true"], _w("function_raised", lang, type=raised.get("type", "")), width)
-                return _lay_out(["isError: false"], _w("function_returned", lang), width)
-            if "isError" in flags:
-                tail = content if content is not None else hop.summary.removeprefix("isError: ")
-                if flags["isError"] is True:
-                    return _lay_out(["isError: true"], tail, width)
-                text = _w("result_text", lang, text=tail)
-            elif zh:
-                text = _tool_result_text(got, content, lang) or KIND_NAMES[kind][lang]
-            elif hop.summary and not hop.summary.startswith(("isError", "protocol error")):
-                text = "result: " + hop.summary
-            else:
-                text = hop.summary
-        case "llm.error":
-            if not zh:
-                text = hop.summary or "error"
-            else:
-                failed = payload_of(hop, "llm.error") or {}
-                status = failed.get("status")
-                what = _w("http_status", lang, status=status) if isinstance(status, int) else ""
-                text = _w("model_error", lang, what=what or _first_text(failed, "message", "reason", "error"))
-        case "translate.forward":
-            forward = payload_of(hop, kind)
-            if forward is not None and "content" in forward:  # MCP content → chat messages
-                text = _w("content_translation", lang, n=len(forward["content"]))
-            else:
-                text = f"inputSchema → parameters ×{len(forward['openai']) if forward is not None else 0}"
-        case "mcp.error":
-            if not zh:
-                text = hop.summary
-            else:
-                error = _dict(_dict(hop.payload).get("error"))
-                text = _w("rpc_error", lang, code=error.get("code"), message=error.get("message"))
-        case "mcp.notification":
-            text = _notification_text(hop, lang) if zh else hop.summary
-        case "llm.chunk":
-            text = _chunk_text(hop, lang) if zh else hop.summary
-        case "error":
-            text = _failure_text(hop, lang) if zh else hop.summary
-        case "replay.divergence":
-            what = _first_text(_dict(hop.payload), "message", "reason", "error", "expected")
-            text = _w("divergence", lang, what=what) if zh else hop.summary
-        case _:
-            assert_never(kind)
-    return [clip(text or (kind if not zh else KIND_NAMES[kind][lang]), width)]
+            return _line(frame_summary(dict(p), None), width)
+        case McpNotification(hop=h, payload=p):
+            return _line(_notification_text(h, p, lang), width)
+        case McpResponse(hop=h, payload=p):
+            return _mcp_result_label(h, p, width, lang)
+        case McpError(payload=p):
+            error = p["error"]
+            return _line(_w("rpc_error", lang, code=error["code"], message=error["message"]), width)
+        case _ as never:
+            assert_never(never)
 
 
-def _first_text(payload: Mapping[str, Any], *keys: str) -> str:
+def _call_label(t: CallHop, width: int, lang: Lang) -> list[str]:
+    """A tool call on its way to the function, and its result on the way back."""
+    match t:
+        case TranslateReverse(payload=p):
+            call = p["call_request"]
+            return _calls_label(_w("call", lang), [(call["name"], call["arguments"])], width, lang)
+        case ToolInvoke(payload=p):
+            return _calls_label("", [(p["function"], p["kwargs"])], width, lang)
+        case ToolResult(hop=h, payload=p):
+            return _tool_result_label(h, p, width, lang)
+        case _ as never:
+            assert_never(never)
+
+
+def _listing(head: str, tools: list[JsonObject], width: int, lang: Lang) -> list[str]:
+    """A tool list: every name (an MCP tool's own, or an OpenAI function's), in two lines at most."""
+    names = [t.get("name") or _dict(t.get("function")).get("name") for t in tools]
+    return _some(head, [[str(n)] for n in names], width, max_lines=2, lang=lang)
+
+
+def _client_label(p: ClientResultPayload, width: int, lang: Lang) -> list[str]:
+    """What the MCP client handed the app: the tool list, a resource read, a prompt, or other listings."""
+    if "tools" in p:
+        return _listing(_w("n_tools", lang, n=len(p["tools"])), p["tools"], width, lang)
+    if "uri" in p:
+        contents = p.get("result", {}).get("contents")  # the server's JSON, as it came
+        texts = [str(_dict(c).get("text", "")) for c in contents] if isinstance(contents, list) else []
+        return _line(_w("resource", lang, uri=p["uri"], text=clip(" ".join(texts), 50)), width)
+    if "prompt" in p:
+        return _line(_w("prompt", lang, name=p["prompt"], n=len(p.get("as_chat_messages", []))), width)
+    listed = [(k, v) for k, v in p.items() if k in ("resources", "prompts") and isinstance(v, list)]
+    return _line(", ".join(_w("listed", lang, n=len(v), what=k) for k, v in listed), width)
+
+
+def _request_label(hop: Hop, p: LlmRequestPayload, width: int, lang: Lang) -> list[str]:
+    """A model request: the tool_call_ids a backfill answers, or how many messages and tools it sends."""
+    body = p["body"]
+    if isinstance(body, str) or not body:  # a body that was not JSON says nothing a label can count
+        return []
+    scripted = _w("scripted", lang) if hop.scripted else ""
+    messages = body.get("messages", [])
+    if ids := _tool_ids(messages):
+        head = "role: tool" if len(ids) == 1 else f"role: tool ×{len(ids)}"
+        items = [[("(" if k == 0 else "") + i + (")" if k == len(ids) - 1 else "")] for k, i in enumerate(ids)]
+        return _some(scripted + head, items, width, lang=lang)
+    stream = _w("stream_flag", lang) if body.get("stream") else ""
+    return _line(scripted + _w("request", lang, m=len(messages), t=len(body.get("tools", []))) + stream, width)
+
+
+def _response_label(hop: Hop, p: LlmResponsePayload, width: int, lang: Lang) -> list[str]:
+    """A whole model response: every call it asks for, or why it stopped."""
+    scripted = _w("scripted", lang) if hop.scripted else ""
+    choice = first_choice(p["body"])  # the provider's JSON, as it came
+    if calls := _calls_of(_dict(choice.get("message"))):
+        return _calls_label(scripted + "tool_calls:", calls, width, lang)
+    if p.get("status", 0) >= 400:
+        return _line(_w("http_status", lang, status=p.get("status")), width)
+    return _line(scripted + (_finish(choice) or _w("response", lang)), width)
+
+
+def _assembled_label(hop: Hop, p: LlmAssembledPayload, width: int, lang: Lang) -> list[str]:
+    """The message the app assembled from a stream: its calls, or why the stream stopped."""
+    calls = [(c["function"]["name"], c["function"]["arguments"]) for c in p["message"].get("tool_calls", [])]
+    if calls:
+        scripted = _w("scripted", lang) if hop.scripted else ""
+        return _calls_label(scripted + _w("assembled_calls", lang), calls, width, lang)
+    return _line(_w("assembled", lang, what=f"finish_reason: {p['finish_reason']}"), width)
+
+
+def _mcp_result_label(hop: Hop, p: McpResponsePayload, width: int, lang: Lang) -> list[str]:
+    """A result frame: a tool's isError flag, or the request it answers (which only the pairing knew, and the
+    recorded summary names: "result of tools/list")."""
+    result = p["result"]
+    if "isError" in result:
+        return [_w("result_flag", lang, flag=_value_text(result["isError"]))]
+    method = hop.summary.removeprefix("result of ") if hop.summary.startswith("result of ") else ""
+    return _line(_w("result_of", lang, method=method) if method else _w("result", lang), width)
+
+
+def _tool_result_label(hop: Hop, p: ToolResultPayload, width: int, lang: Lang) -> list[str]:
+    """A tool's result: what the function did (a server's report), its isError flag and text, or the protocol
+    error that came back instead."""
+    if p.get("reported_by") == "mcp_server":  # inside the server: what the function did
+        if "raised" in p:
+            return _lay_out(["isError: true"], _w("function_raised", lang, type=p["raised"]["type"]), width)
+        return _lay_out(["isError: false"], _w("function_returned", lang), width)
+    # MCP mode: the flag is the CallToolResult's; direct mode: the payload's own. A protocol error has none.
+    flags: Mapping[str, object] = {} if "error" in p else p.get("result", p)
+    content = p.get("tool_message_content")
+    if "isError" in flags:
+        tail = content if content is not None else hop.summary.removeprefix("isError: ")
+        if flags["isError"] is True:
+            return _lay_out(["isError: true"], tail, width)
+        return _line(_w("result_text", lang, text=tail), width)
+    if "error" in p:
+        return _line(_w("protocol_error", lang, code=p["error"]["code"], message=p["error"]["message"]), width)
+    return _line(_w("result_text", lang, text=_value_text(content)) if content is not None else "", width)
+
+
+def _first_text(payload: Mapping[str, object], *keys: str) -> str:
     """The first of `keys` the payload holds a value for, as text (a payload value, shown as it came)."""
     for key in keys:
         value = payload.get(key)
@@ -415,57 +512,45 @@ def _finish(choice: Mapping[str, Any]) -> str:
     return f"finish_reason: {reason}" if reason is not None else ""
 
 
-def _client_text(hop: Hop, lang: Lang) -> str:
-    """What the MCP client handed the app when it is not a tool list: a resource read, a prompt, other listings."""
-    got = _dict(hop.payload)
-    if "uri" in got:
-        contents = _dict(got.get("result")).get("contents")
-        texts = [str(_dict(c).get("text", "")) for c in contents] if isinstance(contents, list) else []
-        return _w("resource", lang, uri=got["uri"], text=clip(" ".join(texts), 50))
-    if "prompt" in got:
-        messages = got.get("as_chat_messages")
-        return _w("prompt", lang, name=got["prompt"], n=len(messages) if isinstance(messages, list) else 0)
-    listed = [(k, v) for k, v in got.items() if k in ("tools", "resources", "prompts") and isinstance(v, list)]
-    return ", ".join(_w("listed", lang, n=len(v), what=k) for k, v in listed) or KIND_NAMES[hop.kind][lang]
+def _model_error_text(p: LlmErrorPayload, lang: Lang) -> str:
+    """A model call that failed: its HTTP error status, the limit it crossed, or what the app saw."""
+    status = p.get("status")
+    if status is not None and status >= 400:
+        what = _w("http_status", lang, status=status)
+    elif p.get("error") == "deadline" and "limit_s" in p:
+        what = _w("deadline", lang, s=f"{p['limit_s']:g}")
+    elif p.get("error") == "too large" and "limit_bytes" in p:
+        what = _w("too_large", lang, limit=amount_text(p["limit_bytes"]))
+    else:
+        what = _first_text(p, "message", "reason", "error")
+    return _w("model_error", lang, what=what) if what else ""
 
 
-def _tool_result_text(got: Mapping[str, Any] | None, content: Any, lang: Lang) -> str:
-    """A tool result that carries no isError flag: a JSON-RPC error in its place, or the content."""
-    if got is None:
-        return ""
-    error = got.get("error")
-    if isinstance(error, dict):
-        return _w("protocol_error", lang, code=error.get("code"), message=error.get("message"))
-    if content is not None:
-        return _w("result_text", lang, text=_value_text(content))
-    return ""
-
-
-def _notification_text(hop: Hop, lang: Lang) -> str:
-    frame = _dict(hop.payload)
-    method, params = str(frame.get("method", "")), _dict(frame.get("params"))
+def _notification_text(hop: Hop, p: McpNotificationPayload, lang: Lang) -> str:
+    method, params = p["method"], p.get("params", {})  # params: the peer's JSON, as it came
     if method == "notifications/message":
         return _w("log", lang, level=params.get("level"), data=_value_text(params.get("data")))
     if method == "notifications/progress":
         total = params.get("total")
-        done = f"{_value_text(params.get('progress'))}" + (f"/{_value_text(total)}" if total is not None else "")
+        done = _value_text(params.get("progress")) + (f"/{_value_text(total)}" if total is not None else "")
         # The request it reports on, which only the recorder knew: the summary names it ("… of tools/call x").
         found = re.match(r"progress \S+ of (.*?)(?:: |$)", hop.summary)
         what = found[1] if found else str(params.get("progressToken", ""))
-        text = _w("progress", lang, done=done, what=what)
-        return text + (f"：{params['message']}" if params.get("message") else "")
-    return method or KIND_NAMES[hop.kind][lang]
+        if params.get("message"):
+            return _w("progress_said", lang, done=done, what=what, message=params["message"])
+        return _w("progress", lang, done=done, what=what)
+    return method
 
 
-def _chunk_text(hop: Hop, lang: Lang) -> str:
-    """One stream event, as the recorder summed it up, in the interface language."""
+def _chunk_text(hop: Hop, p: LlmChunkPayload, lang: Lang) -> str:
+    """One stream event; its number, and whether a delta starts a call, are the stream's memory, which the recorded
+    summary states (flow.wire.chat.ChatStream: a name sent again in every delta starts nothing)."""
     found = re.match(r"chunk (\d+)", hop.summary)
     n = found[1] if found else "?"
-    data = _dict(hop.payload).get("data")
+    data = p["data"]  # the provider's JSON, as it came
     if not isinstance(data, dict):
         return _w("chunk", lang, n=n, what=clip(_value_text(data), 30))
-    choices = data.get("choices")
-    choice = _dict(choices[0]) if isinstance(choices, list) and choices else {}
+    choice = first_choice(data)
     if not choice:
         return _w("chunk", lang, n=n, what="usage") if data.get("usage") else _w("chunk_plain", lang, n=n)
     delta = _dict(choice.get("delta"))
@@ -474,8 +559,6 @@ def _chunk_text(hop: Hop, lang: Lang) -> str:
     calls = delta.get("tool_calls")
     if isinstance(calls, list) and calls:
         fn = _dict(_dict(calls[0]).get("function"))
-        # Whether a delta starts a call is the stream's memory (flow.wire.chat.ChatStream), which the summary states: a name
-        # sent again in every delta starts nothing.
         if fn.get("name") and re.match(r"chunk \d+: tool_call .* starts", hop.summary):
             return _w("chunk", lang, n=n, what=_w("chunk_name", lang, name=fn["name"]))
         return _w("chunk", lang, n=n, what=f"arguments += {fn.get('arguments', '')!r}")
@@ -485,15 +568,37 @@ def _chunk_text(hop: Hop, lang: Lang) -> str:
     return _w("chunk", lang, n=n, what=f"role {delta.get('role', '')}".strip())
 
 
-def _failure_text(hop: Hop, lang: Lang) -> str:
-    """A failure the app detected: the bad arguments' reason, or what failed, as the payload says it."""
-    got = _dict(hop.payload)
-    if "tool_call" in got and got.get("error"):
-        return _w("bad_arguments", lang, why=_value_text(got["error"]))
-    said = _first_text(got, "message_zh") if lang == "zh" else ""  # the line as the user was told it, in Chinese
-    return said or _w(
-        "failure", lang, what=_first_text(got, "message", "error", "method") or KIND_NAMES[hop.kind][lang]
-    )
+_TOLD: dict[Lang, Literal["message", "message_zh"]] = {"en": "message", "zh": "message_zh"}
+
+
+def _failure_text(p: ErrorPayload, lang: Lang) -> str:
+    """A failure the app detected: the bad arguments' reason, the line the user was told (in their language), or
+    what failed, as the payload says it."""
+    if "tool_call" in p and p.get("error"):
+        return _w("bad_arguments", lang, why=p.get("error"))
+    if "message_zh" in p and (told := p.get(_TOLD[lang])):  # step 10: the user's line, in both languages
+        return told
+    if "http" in p:
+        return _http_failure_text(p["http"], lang)
+    if p.get("error") == "timeout" and "method" in p and "timeout_s" in p:
+        late = "slow_answer" if p.get("answering") else "no_answer"  # silence, or an answer still arriving
+        return _w("failure", lang, what=_w(late, lang, method=p["method"], s=f"{p['timeout_s']:g}"))
+    what = _first_text(p, "message") or _joined_text(p, "error", "reason") or _first_text(p, "method")
+    return _w("failure", lang, what=what) if what else ""
+
+
+def _joined_text(payload: Mapping[str, object], what: str, why: str) -> str:
+    """`what: why`, or as much of it as the payload holds."""
+    return ": ".join(t for t in (_first_text(payload, what), _first_text(payload, why)) if t)
+
+
+def _http_failure_text(http: HttpExchange, lang: Lang) -> str:
+    """An exchange with an MCP server over HTTP that failed: its status, or the exception it ended in."""
+    what = f"{http['method']} {http.get('jsonrpc', {}).get('method') or ''}".strip()
+    if "status" in http:
+        return _w("http_failed", lang, status=http["status"], what=what)
+    cause = _joined_text(http, "exception", "message")
+    return _w("failure", lang, what=f"HTTP {what}: {cause}" if cause else f"HTTP {what}")
 
 
 def short_label(hop: Hop, width: int = 32, *, lang: Lang = "en") -> str:

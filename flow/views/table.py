@@ -9,9 +9,34 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
 from flow.trace.files import clip_strings, clip_text, escape_controls
-from flow.trace.model import Hop, Trace, as_dict, as_list
-from flow.trace.payloads import payload_of
+from flow.trace.model import Hop, Trace, as_dict
+from flow.trace.payloads import (
+    AppAnswer,
+    ClientResult,
+    Clipped,
+    Failure,
+    LlmAssembled,
+    LlmChunk,
+    LlmError,
+    LlmRequest,
+    LlmResponse,
+    McpError,
+    McpNotification,
+    McpRequest,
+    McpResponse,
+    PrepareTools,
+    ReplayDivergence,
+    ToolInvoke,
+    ToolList,
+    ToolResult,
+    TranslateForward,
+    TranslateReverse,
+    TypedHop,
+    UserMessage,
+    typed,
+)
 from flow.views.labels import display_width, label_lines, parse_arguments_text
+from flow.wire.chat import first_choice
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,8 +138,8 @@ def summary_line(trace: Trace) -> str:
         f"tool calls {s.get('tool_calls', 0)}",
         f"elapsed {s.get('elapsed_ms', 0):.0f} ms",
     ]
-    if s.get("prompt_tokens"):
-        parts.append(f"tokens {s['prompt_tokens']}+{s.get('completion_tokens', 0)}")
+    if tokens := s.get("prompt_tokens"):
+        parts.append(f"tokens {tokens}+{s.get('completion_tokens', 0)}")
     if trace.meta.outcome == "ok" and trace.meta.answer is not None and not trace.meta.answer.strip():
         parts.append("empty answer")
     return terminal_safe(" · ".join(parts))
@@ -188,35 +213,7 @@ def focus_view(hop: Hop) -> dict[str, Any]:
 
 
 def _focus_view(hop: Hop) -> dict[str, Any]:
-    facts: dict[str, Any] = {}
-    kind = hop.kind
-    match kind:
-        case "llm.request" | "llm.response" | "llm.chunk" | "llm.assembled" | "llm.error":
-            facts = _model_facts(hop)
-        case "mcp.request" | "mcp.response" | "mcp.error" | "mcp.notification":
-            frame: Mapping[str, Any] = payload_of(hop, kind) or {}
-            facts = {key: frame[key] for key in ("method", "id", "params", "result", "error") if key in frame}
-            result = frame.get("result")
-            if isinstance(result, dict) and "isError" in result:
-                facts["isError"] = result["isError"]
-        case (
-            "prepare.tools"
-            | "user.message"
-            | "tool.list"
-            | "client.result"
-            | "translate.forward"
-            | "translate.reverse"
-            | "tool.invoke"
-            | "tool.result"
-            | "app.answer"
-            | "error"
-            | "replay.divergence"
-        ):
-            p: Mapping[str, Any] = payload_of(hop, kind) or {}
-            keys = ("tool_call", "call_request", "tool_message_content", "isError", "error", "content")
-            facts = {key: p[key] for key in keys if key in p}
-        case _:
-            assert_never(kind)
+    facts = _facts(typed(hop))
     if hop.tool_call_id and "tool_call_id" not in facts:
         facts["tool_call_id"] = hop.tool_call_id
     if hop.clipped:
@@ -224,46 +221,92 @@ def _focus_view(hop: Hop) -> dict[str, Any]:
     return {**facts, "payload": hop.payload}
 
 
-def _model_facts(hop: Hop) -> dict[str, Any]:
-    """A model hop's facts: the assistant message's tool calls and content, the finish reason, the messages sent
-    and the tool_call_ids they answer, the HTTP status. The body is the provider's JSON as it came, so it is read
-    with care; what the app assembled is typed."""
+_CALL_KEYS = ("tool_call", "call_request", "tool_message_content", "isError", "error", "content")
+
+
+"""What a lesson is about in a hop of the app's own (a question, a translation, a call, a result, an answer)."""
+
+
+def _facts(t: TypedHop) -> dict[str, Any]:
+    """The fields a lesson is about, by kind."""
+    match t:
+        case LlmRequest(payload=p):
+            return _body_facts(p["body"])
+        case LlmResponse(payload=p):
+            return _body_facts(p["body"]) | _status(p)
+        case LlmChunk(payload=p):
+            return _body_facts(p["data"]) | _status(p)
+        case LlmAssembled(payload=p):
+            return _body_facts({"choices": [p]})  # the assembled message stands where a response's choice does
+        case LlmError(payload=p):
+            return _body_facts(p.get("body")) | _status(p)
+        case McpRequest(payload=p) | McpResponse(payload=p) | McpError(payload=p) | McpNotification(payload=p):
+            return _frame_facts(p)
+        case (
+            PrepareTools(payload=p)
+            | UserMessage(payload=p)
+            | ToolList(payload=p)
+            | ClientResult(payload=p)
+            | TranslateForward(payload=p)
+            | TranslateReverse(payload=p)
+            | ToolInvoke(payload=p)
+            | ToolResult(payload=p)
+            | AppAnswer(payload=p)
+            | Failure(payload=p)
+            | ReplayDivergence(payload=p)
+        ):
+            return _picked(p, _CALL_KEYS)
+        case Clipped():
+            return {}
+        case _ as never:
+            assert_never(never)
+
+
+def _picked(payload: Mapping[str, object], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: payload[key] for key in keys if key in payload}
+
+
+def _status(payload: Mapping[str, object]) -> dict[str, Any]:
+    """The HTTP status a model hop's payload holds."""
+    return _picked(payload, ("status",))
+
+
+def _frame_facts(frame: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON-RPC frame's method, id, params, result or error, and a tool result's isError."""
+    facts = _picked(frame, ("method", "id", "params", "result", "error"))
+    result = frame.get("result")
+    if isinstance(result, dict) and "isError" in result:
+        facts["isError"] = result["isError"]
+    return facts
+
+
+def _body_facts(body: Any) -> dict[str, Any]:
+    """A model body's facts: the assistant message's tool calls and content, the finish reason, the messages sent
+    and the tool_call_ids they answer. The body is the provider's JSON as it came, so it is read with care."""
+    if not isinstance(body, dict):
+        return {}
+    facts = _choice_facts(first_choice(body))
+    if isinstance(body.get("messages"), list):
+        facts["messages"] = [_message_facts(m) for m in body["messages"]]
+        ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
+        if ids:
+            facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
+    return facts | _picked(body, ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"))
+
+
+def _choice_facts(choice: dict[str, Any]) -> dict[str, Any]:
+    """A choice's message (or a chunk's delta): its tool calls, content, role, and the finish reason."""
     facts: dict[str, Any] = {}
-    body: Any = None
-    holder: Mapping[str, Any] = {}  # the payload that may hold an HTTP status
-    if (request := payload_of(hop, "llm.request")) is not None:
-        body = request["body"]
-    elif (response := payload_of(hop, "llm.response")) is not None:
-        body, holder = response["body"], response
-    elif (chunk := payload_of(hop, "llm.chunk")) is not None:
-        body, holder = chunk["data"], chunk
-    elif (assembled := payload_of(hop, "llm.assembled")) is not None:
-        body = {"choices": [assembled]}  # the message assembled from a stream stands where a response's choice does
-    elif (error := payload_of(hop, "llm.error")) is not None:
-        body, holder = error.get("body"), error
-    if isinstance(body, dict):
-        choices = as_list(body.get("choices"))
-        choice = as_dict(choices[0]) if choices else {}
-        message = as_dict(choice.get("message") or choice.get("delta"))
-        whole = "message" in choice  # a whole message, not one chunk's delta
-        if message.get("tool_calls"):
-            facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
-        if whole and "content" in message:
-            facts["content"] = message["content"]
-        if "role" in message:
-            facts["role"] = message["role"]
-        if choice.get("finish_reason") is not None:
-            facts["finish_reason"] = choice["finish_reason"]
-        if isinstance(body.get("messages"), list):
-            facts["messages"] = [_message_facts(m) for m in body["messages"]]
-            ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
-            if ids:
-                facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
-        for key in ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"):
-            if key in body:
-                facts[key] = body[key]
-    if "status" in holder:
-        facts["status"] = holder["status"]
+    message = as_dict(choice.get("message") or choice.get("delta"))
+    whole = "message" in choice  # a whole message, not one chunk's delta
+    if message.get("tool_calls"):
+        facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
+    if whole and "content" in message:
+        facts["content"] = message["content"]
+    if "role" in message:
+        facts["role"] = message["role"]
+    if choice.get("finish_reason") is not None:
+        facts["finish_reason"] = choice["finish_reason"]
     return facts
 
 

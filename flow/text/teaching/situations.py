@@ -1,8 +1,10 @@
 """Which situation a hop is in, and the values its text is filled with: read from the hop's own payload.
 
-A payload is whatever was recorded (or written by hand), so every part is taken through `as_dict` / `as_list`
-and checked for its type: an odd payload gets a plainer situation, never an exception. Values filled in are the
-payload's own (clipped to a line's worth, whitespace folded); counts the text states are kept apart, as derived.
+A hop's payload is typed by its kind (`typed`); what a peer sent inside it (a model's body, a frame's params and
+result, a server's tool list) is JSON as it came, so those parts are taken through `as_dict` / `as_list` and checked
+for their type: an odd value gets a plainer situation, never an exception. A payload the recorder cut gets the
+fallback text, which claims nothing of it. Values filled in are the payload's own (clipped to a line's worth,
+whitespace folded); counts the text states are kept apart, as derived.
 """
 
 from __future__ import annotations
@@ -11,12 +13,50 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias, assert_never
 
 from flow.text.teaching.texts import FALLBACK
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop, as_dict, as_list
+from flow.trace.payloads import (
+    Adaptation,
+    AppAnswer,
+    ChatRequest,
+    ClientResult,
+    ClientResultPayload,
+    Clipped,
+    ErrorPayload,
+    Failure,
+    JsonObject,
+    LlmAssembled,
+    LlmAssembledPayload,
+    LlmChunk,
+    LlmError,
+    LlmErrorPayload,
+    LlmRequest,
+    LlmRequestPayload,
+    LlmResponse,
+    McpError,
+    McpNotification,
+    McpRequest,
+    McpResponse,
+    PrepareTools,
+    ReplayDivergence,
+    ToolInvoke,
+    ToolList,
+    ToolResult,
+    ToolResultPayload,
+    TranslateForward,
+    TranslateForwardPayload,
+    TranslateReverse,
+    TypedHop,
+    UserMessage,
+    payload_of,
+    typed,
+)
 from flow.trace.reports import REPORT_KEY
+from flow.trace.steps import Step
+from flow.wire.chat import first_choice
 
 VALUE_CHARS = 48
 
@@ -81,9 +121,9 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
         out.append(HopContext(previous, len(waiting), answers.get(i), listed, asked, streamed_calls))
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
-        elif hop.kind == "error" and hop.step == 7:
+        elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
             waiting.clear()  # the client gave up on what it was waiting for
-        found = _listed(hop, payload)
+        found = _listed(typed(hop))
         if found is not None:  # a page after one with nextCursor adds to the list; any other list replaces it
             listed = (listed or ()) + found if paged else found
             paged = hop.kind == "mcp.response" and "nextCursor" in as_dict(payload.get("result"))
@@ -95,22 +135,23 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     return out
 
 
-def _listed(hop: Hop, p: dict[str, Any]) -> tuple[str, ...] | None:
+def _listed(t: TypedHop) -> tuple[str, ...] | None:
     """The tool names a hop gives the app, if it is one that lists them."""
-    if hop.kind == "mcp.response" and "tools" in as_dict(p.get("result")):
-        return tuple(_names(as_dict(p.get("result")).get("tools")))
-    if hop.kind == "client.result" and "tools" in p:
-        return tuple(_names(p.get("tools")))
-    if hop.kind == "tool.list" or (hop.kind == "prepare.tools" and hop.source == "app"):
-        tools = as_list(p.get("tools"))
-        return tuple(_names(tools) or _names([as_dict(t).get("function") for t in tools]))
+    match t:
+        case McpResponse(payload=p) if "tools" in p["result"]:
+            return tuple(_names(p["result"].get("tools")))
+        case ClientResult(payload=p) if "tools" in p:
+            return tuple(_names(p["tools"]))
+        case ToolList(payload=p):
+            return tuple(_names(p["tools"]) or _names([tool.get("function") for tool in p["tools"]]))
+        case PrepareTools(hop=hop, payload=p) if hop.source == "app":
+            return tuple(_names(p["tools"]) or _names([tool.get("function") for tool in p["tools"]]))
     return None
 
 
 def _chunk_calls(p: dict[str, Any]) -> bool:
     """A stream chunk brings delta.tool_calls."""
-    choice = as_dict(next(iter(as_list(as_dict(p.get("data")).get("choices"))), None))
-    return bool(as_list(as_dict(choice.get("delta")).get("tool_calls")))
+    return bool(as_list(as_dict(first_choice(p.get("data")).get("delta")).get("tool_calls")))
 
 
 def _hashable(value: Any) -> Any:
@@ -181,115 +222,143 @@ def _situation(key: str, derived: Mapping[str, str | list[str]] | None = None, *
 def situation(hop: Hop, context: HopContext | None = None) -> Situation:
     """The hop's situation: the most specific one its payload supports, else the fallback."""
     context = context or HopContext()
-    found = _by_kind(hop, as_dict(hop.payload), context)
-    return found or Situation(FALLBACK)
+    return _by_kind(typed(hop), context) or Situation(FALLBACK)
 
 
-def _by_kind(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
-    kind = hop.kind
-    if kind == "prepare.tools":
-        tools = _names(p.get("tools")) or _names([as_dict(t).get("function") for t in as_list(p.get("tools"))])
-        if "written_by" in p or hop.source == "app":
-            return _situation("prepare.direct", tools=tools)
-        return _situation("prepare.mcp", tools=tools, fields=_fields(p.get("tools")))
-    if kind == "user.message":
-        prompt = value(as_dict(p.get("prompt")).get("name"))
-        if prompt is not None:
-            return _situation("question.prompt", prompt=prompt)
-        return _situation("question", question=value(p.get("content")))
-    if kind == "tool.list":
-        return _situation("direct.tools", tools=_names([as_dict(t).get("function") for t in as_list(p.get("tools"))]))
-    if kind == "client.result":
-        return _client_result(p)
-    if kind in ("mcp.request", "mcp.notification"):
-        return _frame_out(hop, p, ctx)
-    if kind == "mcp.response":
-        return _frame_back(hop, p)
-    if kind == "mcp.error":
-        err = as_dict(p.get("error"))
-        return _situation(
-            "rpc.error",
-            id=value(p.get("id", hop.jsonrpc_id)),
-            code=value(err.get("code")),
-            message=value(err.get("message")),
-        )
-    if kind == "translate.forward":
-        if "content" in p:  # a prompt's messages or a resource's contents, translated for the chat API
-            hows = [v for v in (value(h) for h in as_list(p.get("content"))) if v]
-            if any(h not in ("text", "resource_text", "blob_as_text") for h in hows):
-                return _situation("translate.content.mixed", what=value(p.get("what")), hows=hows)
-            return _situation("translate.content", what=value(p.get("what")))
-        return _forward(p)
-    if kind == "llm.request":
-        return _ask(hop, p, ctx)
-    if kind == "llm.response":
-        return _model_answer(hop, as_dict(p.get("body")), ctx)
-    if kind == "llm.chunk":
-        return _chunk(p, ctx)
-    if kind == "llm.assembled":
-        return _assembled(p)
-    if kind == "llm.error":
-        return _model_error(p)
-    if kind == "translate.reverse":
-        return _reverse(hop, p)
-    if kind == "tool.invoke":
-        return _invoke(hop, p, ctx)
-    if kind == "tool.result":
-        return _result(hop, p, ctx)
-    if kind == "app.answer":
-        if p.get("content") == "":
-            return Situation("answer.shown.empty")
-        return _situation("answer.shown", content=value(p.get("content")))
-    if kind == "error":
-        return _failure(hop, p, ctx)
-    if kind == "replay.divergence":
-        return (
-            _situation("replay.divergence", request_number=value(p.get("request_number")))
-            or _situation("replay.divergence.tool", tool_call_id=value(p.get("tool_call_id")))
-            or Situation("replay.divergence.plain")
-        )
-    return None
+AppHop: TypeAlias = PrepareTools | UserMessage | ToolList | ClientResult | TranslateForward | AppAnswer
 
 
-def _client_result(p: dict[str, Any]) -> Situation | None:
+FrameHop: TypeAlias = McpRequest | McpNotification | McpResponse | McpError
+
+
+ModelHop: TypeAlias = LlmRequest | LlmResponse | LlmChunk | LlmAssembled | LlmError
+
+
+CallHop: TypeAlias = TranslateReverse | ToolInvoke | ToolResult
+
+
+def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
+    """One function per kind, grouped by who speaks; every one ends in `assert_never`, so a new kind fails the type
+    check here until its text is chosen."""
+    match t:
+        case PrepareTools() | UserMessage() | ToolList() | ClientResult() | TranslateForward() | AppAnswer() as app:
+            return _app(app)
+        case McpRequest() | McpNotification() | McpResponse() | McpError() as frame:
+            return _frame(frame, ctx)
+        case LlmRequest() | LlmResponse() | LlmChunk() | LlmAssembled() | LlmError() as model:
+            return _model(model, ctx)
+        case TranslateReverse() | ToolInvoke() | ToolResult() as call:
+            return _call(call, ctx)
+        case Failure(hop=hop, payload=p):
+            return _failure(hop, p, ctx)
+        case ReplayDivergence(payload=p):
+            return (
+                _situation("replay.divergence", request_number=value(p.get("request_number")))
+                or _situation("replay.divergence.tool", tool_call_id=value(p.get("tool_call_id")))
+                or Situation("replay.divergence.plain")
+            )
+        case Clipped():  # the recorder cut the payload: a text can claim nothing of it
+            return None
+        case _ as never:
+            assert_never(never)
+
+
+def _app(t: AppHop) -> Situation | None:
+    """What the app holds, is asked, is handed, translates or shows."""
+    match t:
+        case PrepareTools(hop=hop, payload=p):
+            tools = _names(p["tools"]) or _names([tool.get("function") for tool in p["tools"]])
+            if "written_by" in p or hop.source == "app":
+                return _situation("prepare.direct", tools=tools)
+            return _situation("prepare.mcp", tools=tools, fields=_fields(p["tools"]))
+        case UserMessage(payload=p):
+            prompt = value(p["prompt"]["name"]) if "prompt" in p else None
+            if prompt is not None:
+                return _situation("question.prompt", prompt=prompt)
+            return _situation("question", question=value(p["content"]))
+        case ToolList(payload=p):
+            return _situation("direct.tools", tools=_names([tool.get("function") for tool in p["tools"]]))
+        case ClientResult(payload=p):
+            return _client_result(p)
+        case TranslateForward(payload=p):
+            return _translation(p)
+        case AppAnswer(payload=p):
+            if p["content"] == "":
+                return Situation("answer.shown.empty")
+            return _situation("answer.shown", content=value(p["content"]))
+        case _ as never:
+            assert_never(never)
+
+
+def _client_result(p: ClientResultPayload) -> Situation | None:
     if "tools" in p:
-        return _situation("client.tools", tools=_names(p.get("tools")))
+        return _situation("client.tools", tools=_names(p["tools"]))
     if "uri" in p:
-        return _situation("client.resource", uri=value(p.get("uri")))
+        return _situation("client.resource", uri=value(p["uri"]))
     if "prompt" in p:
-        return _situation("client.prompt", prompt=value(p.get("prompt")))
+        return _situation("client.prompt", prompt=value(p["prompt"]))
     return Situation("client.other")
+
+
+def _translation(p: TranslateForwardPayload) -> Situation | None:
+    if "content" not in p:
+        return _forward(p)
+    # a prompt's messages or a resource's contents, translated for the chat API
+    hows = [v for v in (value(h) for h in p["content"]) if v]
+    if any(h not in ("text", "resource_text", "blob_as_text") for h in hows):
+        return _situation("translate.content.mixed", what=value(p.get("what")), hows=hows)
+    return _situation("translate.content", what=value(p.get("what")))
+
+
+def _frame(t: FrameHop, ctx: HopContext) -> Situation | None:
+    """A JSON-RPC frame between the MCP client and server."""
+    match t:
+        case McpRequest(payload=p):
+            return _request(value(p["id"]), p["method"], p.get("params", {}), ctx)
+        case McpNotification(payload=p):
+            return _notification(p["method"], p.get("params", {}))
+        case McpResponse(hop=hop, payload=p):
+            return _frame_back(value(p.get("id", hop.jsonrpc_id)), p["result"])
+        case McpError(hop=hop, payload=p):
+            error = p["error"]
+            rpc_id = value(p.get("id", hop.jsonrpc_id))
+            return _situation("rpc.error", id=rpc_id, code=value(error["code"]), message=value(error["message"]))
+        case _ as never:
+            assert_never(never)
 
 
 _LIST_CHANGED = re.compile(r"^notifications/\w+/list_changed$")
 
 
-def _frame_out(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
-    """A request or a notification, by its method."""
-    method = p.get("method")
-    params = as_dict(p.get("params"))
-    rpc_id = value(p.get("id", hop.jsonrpc_id))
-    if not isinstance(method, str):
-        return None
-    if hop.kind == "mcp.notification":
-        if method == "notifications/initialized":
-            return Situation("initialized")
-        if method == "notifications/progress":
-            token, progress = value(params.get("progressToken")), value(params.get("progress"))
-            return _situation("progress", token=token, progress=progress, total=value(params.get("total"))) or (
-                _situation("progress.open", token=token, progress=progress)
-            )
-        if method == "notifications/message":
-            data = params.get("data")
-            return _situation("log", level=value(params.get("level")), data=value(data) or _raw(_json(data)))
-        if method == "notifications/cancelled":
-            return _situation("cancelled", request_id=value(params.get("requestId"))) or _situation(
-                "rpc.notification", method=value(method)
-            )
-        if _LIST_CHANGED.match(method):
-            return _situation("list_changed", method=value(method))
-        return _situation("rpc.notification", method=value(method))
-    meta = as_dict(params.get("_meta"))
+def _notification(method: str, params: JsonObject) -> Situation | None:
+    """A notification, by its method; its params are the peer's, as they came."""
+    if method == "notifications/initialized":
+        return Situation("initialized")
+    if method == "notifications/progress":
+        token, progress = value(params.get("progressToken")), value(params.get("progress"))
+        return _situation("progress", token=token, progress=progress, total=value(params.get("total"))) or (
+            _situation("progress.open", token=token, progress=progress)
+        )
+    if method == "notifications/message":
+        data = params.get("data")
+        return _situation("log", level=value(params.get("level")), data=value(data) or _raw(_json(data)))
+    if method == "notifications/cancelled":
+        return _situation("cancelled", request_id=value(params.get("requestId"))) or _situation(
+            "rpc.notification", method=value(method)
+        )
+    if _LIST_CHANGED.match(method):
+        return _situation("list_changed", method=value(method))
+    return _situation("rpc.notification", method=value(method))
+
+
+_LISTINGS = {"tools/list": "tools_list", "resources/list": "resources_list", "prompts/list": "prompts_list"}
+
+
+"""A request that names nothing but what it lists: its text's key."""
+
+
+def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContext) -> Situation | None:
+    """A request, by its method; its params are the peer's, as they came."""
     if method == "initialize":
         return _situation(
             "initialize.request",
@@ -298,29 +367,29 @@ def _frame_out(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None
             client=value(as_dict(params.get("clientInfo")).get("name")),
         )
     if method == "server/discover":
-        return _situation(
-            "discover.request", id=rpc_id, version=value(meta.get("io.modelcontextprotocol/protocolVersion"))
-        )
-    if method == "tools/list":
-        return _situation("tools_list.request", id=rpc_id)
-    if method == "resources/list":
-        return _situation("resources_list.request", id=rpc_id)
+        version = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
+        return _situation("discover.request", id=rpc_id, version=value(version))
+    if method in _LISTINGS:
+        return _situation(f"{_LISTINGS[method]}.request", id=rpc_id)
     if method == "resources/read":
         return _situation("resources_read.request", id=rpc_id, uri=value(params.get("uri")))
-    if method == "prompts/list":
-        return _situation("prompts_list.request", id=rpc_id)
     if method == "prompts/get":
         return _situation("prompts_get.request", id=rpc_id, prompt=value(params.get("name")))
     if method == "tools/call":
-        name = value(params.get("name"))
-        if ctx.calls_waiting:
-            return _situation("call.request.in_flight", {"waiting": str(ctx.calls_waiting)}, id=rpc_id, name=name)
-        if ctx.listed is not None and name is not None and name not in ctx.listed:
-            return _situation("call.request.unlisted", {"listed": list(ctx.listed)}, id=rpc_id, name=name)
-        if _ran(ctx.answer):
-            return _situation("call.request", id=rpc_id, name=name)
-        return _situation("call.request.checked", id=rpc_id, name=name)
+        return _call_request(rpc_id, value(params.get("name")), ctx)
     return _situation("rpc.request", id=rpc_id, method=value(method))
+
+
+def _call_request(rpc_id: str | None, name: str | None, ctx: HopContext) -> Situation | None:
+    """A tools/call: sent while others are in flight, for a name never listed, answered by a function that ran, or
+    checked by the server before any ran."""
+    if ctx.calls_waiting:
+        return _situation("call.request.in_flight", {"waiting": str(ctx.calls_waiting)}, id=rpc_id, name=name)
+    if ctx.listed is not None and name is not None and name not in ctx.listed:
+        return _situation("call.request.unlisted", {"listed": list(ctx.listed)}, id=rpc_id, name=name)
+    if _ran(ctx.answer):
+        return _situation("call.request", id=rpc_id, name=name)
+    return _situation("call.request.checked", id=rpc_id, name=name)
 
 
 def _ran(answer: Hop | None) -> bool:
@@ -328,7 +397,8 @@ def _ran(answer: Hop | None) -> bool:
     (in `_meta`) says the function ran."""
     if answer is None or answer.kind != "mcp.response":
         return False
-    result = as_dict(as_dict(answer.payload).get("result"))
+    got = payload_of(answer, "mcp.response")
+    result = got["result"] if got is not None else {}  # a result the recorder cut was a result all the same
     return result.get("isError") is not True or REPORT_KEY in as_dict(result.get("_meta"))
 
 
@@ -337,10 +407,8 @@ def _ran(answer: Hop | None) -> bool:
 _INVALID_ARGUMENTS = re.compile(r"\bvalidation errors? for \w+Arguments\b|\bInput validation error\b")
 
 
-def _frame_back(hop: Hop, p: dict[str, Any]) -> Situation | None:
+def _frame_back(rpc_id: str | None, result: JsonObject) -> Situation | None:
     """A result frame, by its shape: a result names no method, and a text needs none of its neighbours."""
-    result = as_dict(p.get("result"))
-    rpc_id = value(p.get("id", hop.jsonrpc_id))
     caps = sorted(as_dict(result.get("capabilities")))
     if "supportedVersions" in result:
         versions = [v for v in (value(x) for x in as_list(result.get("supportedVersions"))) if v]
@@ -350,19 +418,7 @@ def _frame_back(hop: Hop, p: dict[str, Any]) -> Situation | None:
             "initialize.result", id=rpc_id, version=value(result.get("protocolVersion")), capabilities=caps
         )
     if "isError" in result or "content" in result:
-        texts = [t for t in (as_dict(b).get("text") for b in as_list(result.get("content"))) if isinstance(t, str)]
-        text = next((v for v in (value(t) for t in texts) if v), None)
-        if result.get("isError") is True:
-            report = as_dict(as_dict(result.get("_meta")).get(REPORT_KEY))
-            if report.get("outcome") == "raised":
-                return _situation("result.wire.raised", id=rpc_id, is_error="true", text=text or "")
-            if any(_INVALID_ARGUMENTS.search(t) for t in texts):
-                return _situation("result.wire.invalid", id=rpc_id, is_error="true", text=text or "")
-            return _situation("result.wire.failed", id=rpc_id, is_error="true", text=text or "")
-        is_error = value(result.get("isError", False))
-        if "structuredContent" in result:
-            return _situation("result.wire.structured", id=rpc_id, is_error=is_error)
-        return _situation("result.wire.ok", id=rpc_id, is_error=is_error)
+        return _call_result(rpc_id, result)
     if "tools" in result:
         tools, fields = _names(result.get("tools")), _fields(result.get("tools"))
         cursor = value(result.get("nextCursor"))
@@ -379,6 +435,24 @@ def _frame_back(hop: Hop, p: dict[str, Any]) -> Situation | None:
     if "messages" in result:
         return _situation("prompts_get.result", roles=_names(result.get("messages"), "role"))
     return _situation("rpc.result", id=rpc_id)
+
+
+def _call_result(rpc_id: str | None, result: JsonObject) -> Situation | None:
+    """A CallToolResult on the wire: the function raised, the arguments failed the schema, another failure, or a
+    result, structured or not."""
+    texts = [t for t in (as_dict(b).get("text") for b in as_list(result.get("content"))) if isinstance(t, str)]
+    text = next((v for v in (value(t) for t in texts) if v), None)
+    if result.get("isError") is True:
+        report = as_dict(as_dict(result.get("_meta")).get(REPORT_KEY))
+        if report.get("outcome") == "raised":
+            return _situation("result.wire.raised", id=rpc_id, is_error="true", text=text or "")
+        if any(_INVALID_ARGUMENTS.search(t) for t in texts):
+            return _situation("result.wire.invalid", id=rpc_id, is_error="true", text=text or "")
+        return _situation("result.wire.failed", id=rpc_id, is_error="true", text=text or "")
+    is_error = value(result.get("isError", False))
+    if "structuredContent" in result:
+        return _situation("result.wire.structured", id=rpc_id, is_error=is_error)
+    return _situation("result.wire.ok", id=rpc_id, is_error=is_error)
 
 
 def _removed_keys(before: Any, after: Any) -> list[str]:
@@ -401,16 +475,15 @@ def _count_removed(before: Any, after: Any) -> int:
 _FUNCTION_FIELDS = ("name", "description", "inputSchema")  # what a chat function has a field for (as parameters)
 
 
-def _forward(p: dict[str, Any]) -> Situation | None:
+def _forward(p: TranslateForwardPayload) -> Situation | None:
     """The forward translation, saying what changed between the MCP tools and the functions, as this hop shows:
     keys removed from the schemas, tool fields a chat function has no place for, and a strict rewrite."""
-    mcp = [as_dict(t) for t in as_list(p.get("mcp"))]
-    functions = [as_dict(as_dict(t).get("function")) for t in as_list(p.get("openai"))]
+    mcp = p["mcp"]  # each tool as the server listed it
+    functions = [as_dict(t.get("function")) for t in p["openai"]]
     tools = _names(mcp)
-    pairs = list(zip(mcp, functions, strict=False))
     removed: list[str] = []
     count = 0
-    for tool, fn in pairs:
+    for tool, fn in zip(mcp, functions, strict=False):
         removed += [k for k in _removed_keys(tool.get("inputSchema"), fn.get("parameters")) if value(k)]
         count += _count_removed(tool.get("inputSchema"), fn.get("parameters"))
     removed = list(dict.fromkeys(removed))
@@ -443,7 +516,7 @@ def _json(v: Any) -> str | None:
         return None
 
 
-def _tools_share(body: dict[str, Any]) -> str | None:
+def _tools_share(body: Mapping[str, Any]) -> str | None:
     """How much of a request body (as compact JSON) its tool definitions are, in whole per cent; None without tools."""
     whole, tools = len(json_bytes(body)), len(json_bytes(body.get("tools")))  # as a hop's `bytes` counts
     if not whole or not as_list(body.get("tools")):
@@ -451,39 +524,70 @@ def _tools_share(body: dict[str, Any]) -> str | None:
     return str(round(100 * tools / whole))
 
 
-def _ask(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
-    body = as_dict(p.get("body"))
-    messages = as_list(body.get("messages"))
-    count = {"messages": str(len(messages))}
-    if hop.step == 3:
-        choice = body.get("tool_choice", "auto")
-        derived = {**count, "tools": str(len(as_list(body.get("tools")))), "share": _tools_share(body) or "0"}
-        named = value(as_dict(as_dict(choice).get("function")).get("name"))
-        if named is not None:  # on the wire a named choice is an object, never the bare name
-            return _situation("ask.first.named", derived, name=named)
-        if "tool_choice" not in body:
-            derived["choice"] = "auto"
-            return _situation("ask.first", derived)
-        return _situation("ask.first", derived, choice=value(choice))
-    if hop.step == 8:
-        results = [as_dict(m) for m in messages if as_dict(m).get("role") == "tool"]
-        ids = [v for v in (value(m.get("tool_call_id")) for m in results) if v]
-        adapted = [as_dict(a) for a in as_list(p.get("adapted"))]
-        paths = [v for v in (value(a.get("path")) for a in adapted) if v]
-        derived = {**count, "results": str(len(results))}
-        before = as_dict(as_dict(ctx.asked.payload).get("body")).get("tool_choice", "auto") if ctx.asked else "auto"
-        now = body.get("tool_choice", "auto")
-        back = "_auto" if now == "auto" and before != "auto" else ""
-        if back:
-            derived["before"] = json.dumps(before, ensure_ascii=False)
-        if paths:  # what the app changed so that every compatible server takes the request (RunOptions.adapt)
-            key = "ask.backfill.auto_adapted" if back else "ask.backfill.adapted"
-            return _situation(key, derived, ids=ids, path=paths[0])
-        return _situation("ask.backfill.auto" if back else "ask.backfill", derived, ids=ids)
+def _body(hop: Hop | None) -> ChatRequest:
+    """The body of a model request, {} for any other hop or a body that was not JSON."""
+    request = payload_of(hop, "llm.request") if hop is not None else None
+    body = request["body"] if request is not None else None
+    return body if isinstance(body, dict) else {}
+
+
+def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
+    """What crosses to and from the model API."""
+    match t:
+        case LlmRequest(hop=hop, payload=p):
+            return _ask(hop, p, ctx)
+        case LlmResponse(hop=hop, payload=p):
+            return _model_answer(hop, as_dict(p["body"]), ctx)  # the provider's JSON, as it came
+        case LlmChunk(payload=p):
+            return _chunk(p["data"], ctx)
+        case LlmAssembled(payload=p):
+            return _assembled(p)
+        case LlmError(payload=p):
+            return _model_error(p)
+        case _ as never:
+            assert_never(never)
+
+
+def _ask(hop: Hop, p: LlmRequestPayload, ctx: HopContext) -> Situation | None:
+    body = _body(hop)
+    count = {"messages": str(len(body.get("messages", [])))}
+    if hop.step == Step.ASK_MODEL:
+        return _ask_first(body, count)
+    if hop.step == Step.BACKFILL:
+        return _backfill(body, p.get("adapted", []), count, _body(ctx.asked).get("tool_choice", "auto"))
     return _situation("ask.other", count)
 
 
-def _calls(message: dict[str, Any]) -> tuple[list[str], list[str], list[dict[str, Any]]]:
+def _ask_first(body: ChatRequest, count: dict[str, str]) -> Situation | None:
+    """3: the first request, with the tools and the tool_choice it sends."""
+    choice = body.get("tool_choice", "auto")
+    derived = {**count, "tools": str(len(body.get("tools", []))), "share": _tools_share(body) or "0"}
+    named = value(as_dict(as_dict(choice).get("function")).get("name"))
+    if named is not None:  # on the wire a named choice is an object, never the bare name
+        return _situation("ask.first.named", derived, name=named)
+    if "tool_choice" not in body:
+        derived["choice"] = "auto"
+        return _situation("ask.first", derived)
+    return _situation("ask.first", derived, choice=value(choice))
+
+
+def _backfill(body: ChatRequest, adapted: list[Adaptation], count: dict[str, str], before: Any) -> Situation | None:
+    """8: the results sent back, what the app changed so that every compatible server takes the request
+    (RunOptions.adapt), and a tool_choice set back to auto (`before`: the previous request's)."""
+    results = [m for m in body.get("messages", []) if m.get("role") == "tool"]
+    ids = [v for v in (value(m.get("tool_call_id")) for m in results) if v]
+    paths = [v for v in (value(a["path"]) for a in adapted) if v]
+    derived = {**count, "results": str(len(results))}
+    back = "_auto" if body.get("tool_choice", "auto") == "auto" and before != "auto" else ""
+    if back:
+        derived["before"] = json.dumps(before, ensure_ascii=False)
+    if paths:
+        key = "ask.backfill.auto_adapted" if back else "ask.backfill.adapted"
+        return _situation(key, derived, ids=ids, path=paths[0])
+    return _situation("ask.backfill.auto" if back else "ask.backfill", derived, ids=ids)
+
+
+def _calls(message: Mapping[str, Any]) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     calls = [as_dict(c) for c in as_list(message.get("tool_calls"))]
     names = [v for v in (value(as_dict(c.get("function")).get("name")) for c in calls) if v]
     ids = [v for v in (value(c.get("id")) for c in calls) if v]
@@ -491,7 +595,7 @@ def _calls(message: dict[str, Any]) -> tuple[list[str], list[str], list[dict[str
 
 
 def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation | None:
-    choice = as_dict(next(iter(as_list(body.get("choices"))), None))
+    choice = first_choice(body)
     message = as_dict(choice.get("message"))
     finish = value(choice.get("finish_reason"))
     names, ids, calls = _calls(message)
@@ -514,11 +618,16 @@ def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation 
         return _situation("answer.empty", finish=finish)
     if hop.round <= 1:
         return _situation("answer.at_once", content=content, finish=finish)
+    return _answer_after_tools(body, content, finish, _body(ctx.asked))
+
+
+def _answer_after_tools(body: dict[str, Any], content: str | None, finish: str | None, asked: ChatRequest) -> Situation:
+    """9 after a tool round: the answer, what it cost (the prompt tokens reported) and the tools' share of the
+    request that asked for it."""
     tokens = value(as_dict(body.get("usage")).get("prompt_tokens"))
-    asked = as_dict(as_dict(ctx.asked.payload).get("body")) if ctx.asked is not None else {}
     share = _tools_share(asked)
     if share is not None:
-        derived = {"share": share, "tools": str(len(as_list(asked.get("tools"))))}
+        derived = {"share": share, "tools": str(len(asked.get("tools", [])))}
         found = _situation("answer.after_tools", derived, content=content, finish=finish, prompt_tokens=tokens)
     else:
         found = _situation("answer.after_tools.no_share", content=content, finish=finish, prompt_tokens=tokens)
@@ -529,8 +638,8 @@ def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation 
     )
 
 
-def _chunk(p: dict[str, Any], ctx: HopContext) -> Situation | None:
-    data = p.get("data")
+def _chunk(data: Any, ctx: HopContext) -> Situation | None:
+    """One stream event (the provider's JSON, as it came)."""
     if data == "[DONE]":
         return Situation("chunk.done")
     data = as_dict(data)
@@ -552,6 +661,11 @@ def _chunk(p: dict[str, Any], ctx: HopContext) -> Situation | None:
         return _situation(
             "chunk.finish.answer" if not any(delta.values()) else "chunk.finish.answer_delta", finish=finish
         )
+    return _delta(delta)
+
+
+def _delta(delta: dict[str, Any]) -> Situation | None:
+    """A chunk's delta: a call starting, its arguments arriving, text, or the role."""
     calls = [as_dict(c) for c in as_list(delta.get("tool_calls"))]
     if calls:
         call = calls[0]
@@ -566,13 +680,13 @@ def _chunk(p: dict[str, Any], ctx: HopContext) -> Situation | None:
     return Situation("chunk.other")
 
 
-def _assembled(p: dict[str, Any]) -> Situation | None:
-    message = as_dict(p.get("message"))
-    finish = value(p.get("finish_reason"))
+def _assembled(p: LlmAssembledPayload) -> Situation | None:
+    message = p["message"]
+    finish = value(p["finish_reason"])
     names, ids, calls = _calls(message)
     if calls:
         return _situation("assembled.calls", names=names, ids=ids, finish=finish)
-    return _situation("assembled.content", content=value(message.get("content")), finish=finish)
+    return _situation("assembled.content", content=value(message["content"]), finish=finish)
 
 
 # What a server says when it refused the request itself, whatever status it gave (llama-cpp-python: 500 for
@@ -580,18 +694,10 @@ def _assembled(p: dict[str, Any]) -> Situation | None:
 _REFUSED = re.compile(r"\bvalidation errors?\b|\bInput should be\b|\bField required\b|\binvalid_request_error\b")
 
 
-def _model_error(p: dict[str, Any]) -> Situation | None:
+def _model_error(p: LlmErrorPayload) -> Situation | None:
     status = p.get("status")
-    if isinstance(status, int) and not isinstance(status, bool):
-        err = as_dict(as_dict(p.get("body")).get("error"))
-        message = value(err.get("message")) or ""
-        key = {401: "model.401", 403: "model.401", 404: "model.404", 429: "model.429"}.get(status)
-        if key is None and 500 <= status <= 599:
-            refused = _REFUSED.search(message) or err.get("type") == "invalid_request_error"
-            key = "model.5xx.refused" if refused else "model.5xx"
-        if key is not None and message:
-            return _situation(key, status=value(status), message=message)
-        return _situation("model.status", status=value(status))
+    if status is not None:
+        return _http_error(status, as_dict(as_dict(p.get("body")).get("error")))  # the provider's JSON, as it came
     error = p.get("error")
     if error == "deadline" or "limit_s" in p:
         return _situation("model.deadline", limit_s=value(p.get("limit_s")))
@@ -602,17 +708,36 @@ def _model_error(p: dict[str, Any]) -> Situation | None:
     return _situation("model.unreachable", error=value(error))
 
 
-def _reverse(hop: Hop, p: dict[str, Any]) -> Situation:
-    call = as_dict(p.get("tool_call"))
-    fn = as_dict(call.get("function"))
-    key = "reverse.direct" if hop.target == "tool" else "reverse.mcp"
-    return _situation(
-        key, arguments=_raw(fn.get("arguments")), name=value(fn.get("name")), id=value(call.get("id", hop.tool_call_id))
-    ) or Situation(FALLBACK)
+def _http_error(status: int, err: dict[str, Any]) -> Situation | None:
+    """An HTTP error status, and what the provider's error object says."""
+    message = value(err.get("message")) or ""
+    key = {401: "model.401", 403: "model.401", 404: "model.404", 429: "model.429"}.get(status)
+    if key is None and 500 <= status <= 599:
+        refused = _REFUSED.search(message) or err.get("type") == "invalid_request_error"
+        key = "model.5xx.refused" if refused else "model.5xx"
+    if key is not None and message:
+        return _situation(key, status=value(status), message=message)
+    return _situation("model.status", status=value(status))
 
 
-def _invoke(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
-    name = next((v for v in (value(p.get(k)) for k in ("function", "name", "tool")) if v), None)
+def _call(t: CallHop, ctx: HopContext) -> Situation | None:
+    """A tool call on its way to the function, and its result on the way back."""
+    match t:
+        case TranslateReverse(hop=hop, payload=p):
+            fn = p["tool_call"]["function"]
+            key = "reverse.direct" if hop.target == "tool" else "reverse.mcp"
+            return _situation(
+                key, arguments=_raw(fn["arguments"]), name=value(fn["name"]), id=value(p["tool_call"]["id"])
+            )
+        case ToolInvoke(hop=hop, payload=p):
+            return _invoke(hop, value(p["function"]), ctx)
+        case ToolResult(hop=hop, payload=p):
+            return _result(hop, p, ctx)
+        case _ as never:
+            assert_never(never)
+
+
+def _invoke(hop: Hop, name: str | None, ctx: HopContext) -> Situation | None:
     if hop.source == "mcp_server":  # only ever rebuilt from the server's report in the result's _meta
         return _situation("invoke.server", function=name) or Situation("invoke.server.unnamed")
     if ctx.listed is not None and name is not None and name not in ctx.listed:
@@ -620,21 +745,14 @@ def _invoke(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
     return _situation("invoke.direct", function=name)
 
 
-def _result(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
+def _result(hop: Hop, p: ToolResultPayload, ctx: HopContext) -> Situation | None:
     call_id = value(hop.tool_call_id)
     if hop.source == "tool" and hop.target == "mcp_server":
-        failed = p.get("isError") is True or as_dict(p.get("result")).get("isError") is True
-        raised = as_dict(p.get("raised"))
-        if failed and isinstance(raised.get("type"), str):  # the report names the exception: say which
-            found = _situation(
-                "result.server.raised", error=value(raised["type"]), message=value(raised.get("message"))
-            )
-            return found or Situation("result.server.failed")
-        return Situation("result.server.failed" if failed else "result.server")
+        return _server_result(p)
     if "error" in p and "result" not in p:  # the JSON-RPC error, handed on: no CallToolResult exists
-        return _situation("result.app.rpc_error", id=call_id, code=value(as_dict(p.get("error")).get("code")))
+        return _situation("result.app.rpc_error", id=call_id, code=value(p["error"]["code"]))
     if "result" in p:
-        result = as_dict(p.get("result"))
+        result = p["result"]
         if result.get("isError") is True:
             return _situation("result.app.failed", id=call_id, is_error="true")
         key = "result.app.ok"
@@ -643,65 +761,77 @@ def _result(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
             key = "result.app.structured" if same else "result.app.structured_dropped"
         return _situation(key, id=call_id, is_error=value(result.get("isError", False)))
     if "return" in p or "isError" in p:
-        error = value(p.get("tool_message_content")) or value(p.get("return")) or ""
-        if p.get("isError") is not True:
-            return _situation("result.direct.ok", id=call_id)
-        before = ctx.previous
-        if (
-            before is not None
-            and before.kind == "tool.invoke"
-            and situation(before, ctx).key == "invoke.direct.unknown"
-        ):
-            return _situation("result.direct.unknown", id=call_id, error=error)
-        return _situation("result.direct.failed", id=call_id, error=error)
+        return _direct_result(call_id, p, ctx)
     return Situation("result.other")
+
+
+def _server_result(p: ToolResultPayload) -> Situation:
+    """A server's report of running the function: what it raised, or that it returned."""
+    failed = p.get("isError") is True or p.get("result", {}).get("isError") is True
+    if failed and "raised" in p:  # the report names the exception: say which
+        raised = p["raised"]
+        found = _situation("result.server.raised", error=value(raised["type"]), message=value(raised["message"]))
+        return found or Situation("result.server.failed")
+    return Situation("result.server.failed" if failed else "result.server")
+
+
+def _direct_result(call_id: str | None, p: ToolResultPayload, ctx: HopContext) -> Situation | None:
+    """Direct mode: what the app's own function returned, or raised (for a name it never offered, say so)."""
+    error = value(p.get("tool_message_content")) or value(p.get("return")) or ""
+    if p.get("isError") is not True:
+        return _situation("result.direct.ok", id=call_id)
+    before = ctx.previous
+    if before is not None and before.kind == "tool.invoke" and situation(before, ctx).key == "invoke.direct.unknown":
+        return _situation("result.direct.unknown", id=call_id, error=error)
+    return _situation("result.direct.failed", id=call_id, error=error)
 
 
 _SETUP_METHODS = ("initialize", "server/discover", "tools/list")  # what the app asks before it has a tool list
 
 
-def _failure(hop: Hop, p: dict[str, Any], ctx: HopContext) -> Situation | None:
+def _failure(hop: Hop, p: ErrorPayload, ctx: HopContext) -> Situation | None:
     error = p.get("error")
-    if hop.step == 5 and "tool_call" in p:
-        call = as_dict(p.get("tool_call"))
-        fn = as_dict(call.get("function"))
+    if hop.step == Step.REVERSE_TRANSLATION and "tool_call" in p:
+        call = p["tool_call"]
         key = "arguments.not_json" if isinstance(error, str) and "not valid JSON" in error else "arguments.schema"
-        return _situation(
-            key, name=value(fn.get("name")), arguments=_raw(fn.get("arguments")), id=value(call.get("id"))
-        )
+        fn = call["function"]
+        return _situation(key, name=value(fn["name"]), arguments=_raw(fn["arguments"]), id=value(call["id"]))
     if error in ("connection closed", "timeout"):
         key = "server.closed" if error == "connection closed" else "server.timeout"
         method = value(p.get("method"))
         if method in _SETUP_METHODS:  # the set-up went unanswered: no tool was listed or called yet
             return _situation(f"{key}.setup", method=method)
-        return _situation(key, code=value(as_dict(p.get("sdk_error")).get("code")))
+        return _situation(key, code=value(p["sdk_error"]["code"]) if "sdk_error" in p else None)
     if "http" in p:
-        http = as_dict(p.get("http"))
-        call = as_dict(http.get("jsonrpc"))
-        return _situation("server.http", method=value(call.get("method")) or value(http.get("method")))
+        http = p["http"]
+        return _situation("server.http", method=value(http.get("jsonrpc", {}).get("method")) or value(http["method"]))
     if hop.source == "mcp_server" and isinstance(error, str):
         return _situation("server.broke", error=value(error))
-    if hop.step == 10:
-        before = ctx.previous
-        if before is not None and before.kind == "llm.error":
-            return Situation("end.model_failed")
-        if before is not None and before.kind == "error" and before.source == "mcp_server":
-            method = value(as_dict(before.payload).get("method"))
-            if method in _SETUP_METHODS:
-                return _situation("end.server_failed.setup", {"method": method})
-            return Situation("end.server_failed")
-        if before is not None and _asks_for_tools(before):
-            return Situation("end.round_limit")
-        return Situation("end.failed")
+    if hop.step == Step.SHOW_ANSWER:
+        return _run_end(ctx.previous)
     return Situation("failure.other")
+
+
+def _run_end(before: Hop | None) -> Situation:
+    """10: why the run ended without an answer, as the hop before it shows."""
+    if before is not None and before.kind == "llm.error":
+        return Situation("end.model_failed")
+    if before is not None and before.kind == "error" and before.source == "mcp_server":
+        method = value((payload_of(before, "error") or {}).get("method"))
+        if method in _SETUP_METHODS:
+            return Situation("end.server_failed.setup", {}, {"method": method})
+        return Situation("end.server_failed")
+    if before is not None and _asks_for_tools(before):
+        return Situation("end.round_limit")
+    return Situation("end.failed")
 
 
 def _asks_for_tools(hop: Hop) -> bool:
     """The hop is the model asking for tools (a response or an assembled stream with tool_calls)."""
-    p = as_dict(hop.payload)
-    if hop.kind == "llm.assembled":
-        return bool(as_list(as_dict(p.get("message")).get("tool_calls")))
-    if hop.kind == "llm.response":
-        choice = as_dict(next(iter(as_list(as_dict(p.get("body")).get("choices"))), None))
-        return bool(as_list(as_dict(choice.get("message")).get("tool_calls")))
-    return False
+    match typed(hop):
+        case LlmAssembled(payload=p):
+            return bool(p["message"].get("tool_calls"))
+        case LlmResponse(payload=p):
+            return bool(as_list(as_dict(first_choice(p["body"]).get("message")).get("tool_calls")))
+        case _:
+            return False
