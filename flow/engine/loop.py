@@ -6,6 +6,7 @@ The same loop serves both modes; only how tools are listed and executed differs
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 import json
 import os
@@ -97,37 +98,38 @@ class _McpTools:
         if self.options.resources:
             await self.client.list_resources()
             for uri in self.options.resources:
-                read = await self.client.read_resource(uri)
-                data = _dump(read)
-                text, hows = resource_text(data.get("contents"))
-                context = f"Context from the MCP resource {uri}:\n{text}"
-                setup.context.append(context)
-                rec.add(hops.resource_read(uri, data, text))
-                as_chat = [{"role": "system", "content": context}]  # joined into the system message
-                rec.add(hops.content_translated(f"resource {uri}", data.get("contents") or [], as_chat, hows))
+                setup.context.append(await self._read(uri))
         if self.options.prompt:
             await self.client.list_prompts()
-            got = await self.client.get_prompt(self.options.prompt, dict(self.options.prompt_args))
-            data = _dump(got)
-            mapped = [(m["role"], map_content(m["content"], role=m["role"])) for m in data.get("messages") or []]
-            setup.prompt_messages = [
-                {"role": role, "content": m.text if m.part.get("type") == "text" else [m.part]} for role, m in mapped
-            ]
-            rec.add(hops.prompt_fetched(self.options.prompt, data, setup.prompt_messages))
-            rec.add(
-                hops.content_translated(
-                    f"prompt {self.options.prompt}",
-                    [m["content"] for m in data.get("messages") or []],
-                    setup.prompt_messages,
-                    [m.how for _, m in mapped],
-                )
-            )
+            setup.prompt_messages = await self._prompt(self.options.prompt)
         rec.step = Step.ASK_MODEL
         specs = [tool_spec(t, strict=self.options.strict) for t in mcp_tools]
         self.schemas = {spec.name: spec.parameters for spec in specs}
         rec.add(hops.tools_translated(mcp_tools, [self.api.tool(spec) for spec in specs]))
         setup.tools = specs
         return setup
+
+    async def _read(self, uri: str) -> str:
+        """A resource read, and its text as the context the system message carries."""
+        data = _dump(await self.client.read_resource(uri))
+        text, hows = resource_text(data.get("contents"))
+        context = f"Context from the MCP resource {uri}:\n{text}"
+        self.rec.add(hops.resource_read(uri, data, text))
+        as_chat = [{"role": "system", "content": context}]  # joined into the system message
+        self.rec.add(hops.content_translated(f"resource {uri}", data.get("contents") or [], as_chat, hows))
+        return context
+
+    async def _prompt(self, name: str) -> builtins.list[dict[str, Any]]:
+        """A prompt fetched, and its messages as the model API takes them."""
+        data = _dump(await self.client.get_prompt(name, dict(self.options.prompt_args)))
+        mapped = [(m["role"], map_content(m["content"], role=m["role"])) for m in data.get("messages") or []]
+        messages = [
+            {"role": role, "content": m.text if m.part.get("type") == "text" else [m.part]} for role, m in mapped
+        ]
+        self.rec.add(hops.prompt_fetched(name, data, messages))
+        blocks = [m["content"] for m in data.get("messages") or []]
+        self.rec.add(hops.content_translated(f"prompt {name}", blocks, messages, [m.how for _, m in mapped]))
+        return messages
 
     async def call(self, call: Call) -> str:
         rec = self.rec
@@ -308,67 +310,85 @@ async def run_flow(
         settings=options.settings(),
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
+    run = _Run(question, options, model, model_transport, rec, meta, API["chat"])
     answer: str | None = None
     error: str | None = None
-    error_zh: str | None = None
-    stderr_tail = ""
-    api = API["chat"]
     try:
         if options.mode == "mcp":
-            if (session.spec if session else spec).is_demo:  # step 0 is the demo server's code; another's is not ours
-                await _record_server_tools(rec)
-            prompt: PromptRef | None = None
-            if options.prompt:
-                prompt = {"name": options.prompt, "arguments": dict(options.prompt_args)}
-            rec.add(hops.question(question, prompt))
-            rec.step = Step.LIST_TOOLS
-            if session is not None:
-                # A connection kept open across runs: its set-up frames belong to the run that opened it.
-                session.tap.recorder = rec
-                meta.server = {**session.describe(), "reused_session": True}
-                answer = await _loop(
-                    question,
-                    _McpTools(session.client, session.tap, rec, options, api),
-                    rec,
-                    options,
-                    model,
-                    model_transport,
-                )
-            else:
-                async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (
-                    client,
-                    tap,
-                    err,
-                ):
-                    meta.server = McpSession(client, tap, spec).describe()
-                    try:
-                        answer = await _loop(
-                            question, _McpTools(client, tap, rec, options, api), rec, options, model, model_transport
-                        )
-                    except BaseException:
-                        stderr_tail = server_stderr_tail(err)
-                        raise
+            answer = await run.through_mcp(spec, session)
         else:
-            rec.add(hops.tools_written(builtin.DIRECT_TOOL_SCHEMAS, builtin.DIRECT_WRITTEN_BY))
-            rec.add(hops.question(question))
-            answer = await _loop(question, _DirectTools(rec, options, api), rec, options, model, model_transport)
+            answer = await run.direct()
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
+        error = run.failed(exc)
+    return run.result(answer, error)
+
+
+@dataclass
+class _Run:
+    """One run under way: what it was asked, what it records into, and how it ends."""
+
+    question: str
+    options: RunOptions
+    model: ModelConfig
+    transport: httpx2.AsyncBaseTransport | None
+    rec: Recorder
+    meta: TraceMeta
+    api: WireApi
+    stderr_tail: str = ""  # the end of a stdio server's stderr, when the run failed while it ran
+    error_zh: str | None = None
+
+    async def through_mcp(self, spec: ServerSpec, session: McpSession | None) -> str:
+        rec, options = self.rec, self.options
+        if (session.spec if session else spec).is_demo:  # step 0 is the demo server's code; another's is not ours
+            await _record_server_tools(rec)
+        prompt: PromptRef | None = None
+        if options.prompt:
+            prompt = {"name": options.prompt, "arguments": dict(options.prompt_args)}
+        rec.add(hops.question(self.question, prompt))
+        rec.step = Step.LIST_TOOLS
+        if session is not None:
+            # A connection kept open across runs: its set-up frames belong to the run that opened it.
+            session.tap.recorder = rec
+            self.meta.server = {**session.describe(), "reused_session": True}
+            return await self.loop(_McpTools(session.client, session.tap, rec, options, self.api))
+        async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (client, tap, err):
+            self.meta.server = McpSession(client, tap, spec).describe()
+            try:
+                return await self.loop(_McpTools(client, tap, rec, options, self.api))
+            except BaseException:
+                self.stderr_tail = server_stderr_tail(err)
+                raise
+
+    async def direct(self) -> str:
+        self.rec.add(hops.tools_written(builtin.DIRECT_TOOL_SCHEMAS, builtin.DIRECT_WRITTEN_BY))
+        self.rec.add(hops.question(self.question))
+        return await self.loop(_DirectTools(self.rec, self.options, self.api))
+
+    async def loop(self, tools: _Tools) -> str:
+        return await _loop(self.question, tools, self.rec, self.options, self.model, self.transport)
+
+    def failed(self, exc: Exception) -> str:
+        """The failure as a hop where the answer would have been (step 10), and its line."""
         if os.environ.get("FLOW_DEBUG"):
             traceback.print_exc()
         cause = leaf_exception(exc)
-        failure = as_flow_error(cause, options, model)
-        error, error_zh = failure.line("en"), failure.line("zh")
-        payload: ErrorPayload = {"error": type(cause).__name__, "message": error, "message_zh": error_zh}
-        if stderr_tail and failure.code in SERVER_FAILURES:  # a stop of the run's own is not the server's doing
-            payload["server_stderr"] = stderr_tail
-        rec.add(hops.run_failed(payload, error))  # where the answer would have been: step 10
-    meta.outcome = "ok" if error is None else "error"
-    # A server or model may echo a secret back: what the run keeps and prints is scrubbed as its hops are.
-    answer, error, error_zh = rec.scrub(answer), rec.scrub(error), rec.scrub(error_zh)
-    meta.answer, meta.error = answer, error
-    meta.error_zh = error_zh if error else None
-    meta.stats = hop_stats(rec.hops, rec.now_ms())
-    return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
+        failure = as_flow_error(cause, self.options, self.model)
+        error, self.error_zh = failure.line("en"), failure.line("zh")
+        payload: ErrorPayload = {"error": type(cause).__name__, "message": error, "message_zh": self.error_zh}
+        if self.stderr_tail and failure.code in SERVER_FAILURES:  # a stop of the run's own is not the server's doing
+            payload["server_stderr"] = self.stderr_tail
+        self.rec.add(hops.run_failed(payload, error))
+        return error
+
+    def result(self, answer: str | None, error: str | None) -> RunResult:
+        rec, meta = self.rec, self.meta
+        meta.outcome = "ok" if error is None else "error"
+        # A server or model may echo a secret back: what the run keeps and prints is scrubbed as its hops are.
+        answer, error, error_zh = rec.scrub(answer), rec.scrub(error), rec.scrub(self.error_zh)
+        meta.answer, meta.error = answer, error
+        meta.error_zh = error_zh if error else None
+        meta.stats = hop_stats(rec.hops, rec.now_ms())
+        return RunResult(Trace(meta=meta, hops=rec.hops), answer, error)
 
 
 def _server_secrets(spec: ServerSpec) -> list[str]:
@@ -434,6 +454,20 @@ async def _loop(
     raise AssertionError("unreachable: the loop returns an answer or stops")
 
 
+_PROBE_SETTINGS = (
+    "era",
+    "transport",
+    "server_command",
+    "server_env",
+    "server_env_public",
+    "server_url",
+    "bearer_token_env",
+)
+
+
+"""What a probe of a server (no model) keeps of a run's settings: how the server was reached."""
+
+
 async def _probe(
     spec: ServerSpec,
     *,
@@ -450,23 +484,7 @@ async def _probe(
         mode="mcp",
         question=question,
         server=spec.describe(),
-        settings={
-            **{
-                k: v
-                for k, v in settings.items()
-                if k
-                in (
-                    "era",
-                    "transport",
-                    "server_command",
-                    "server_env",
-                    "server_env_public",
-                    "server_url",
-                    "bearer_token_env",
-                )
-            },
-            **extra,
-        },
+        settings={**{k: v for k, v in settings.items() if k in _PROBE_SETTINGS}, **extra},
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
     error: str | None = None
