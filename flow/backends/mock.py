@@ -1,4 +1,5 @@
-"""The offline mock model: a deterministic OpenAI-compatible Chat Completions endpoint.
+"""The offline mock model: a deterministic OpenAI-compatible Chat Completions endpoint (and, in
+`flow.backends.mock_apis`, the same model behind OpenAI Responses and Anthropic Messages).
 
 It reads a request the way a model would: from the tool schemas and the conversation it
 decides which tools to call and with what arguments, or answers. It is reached by the real
@@ -387,6 +388,7 @@ class MockReply:
     body: dict[str, Any] | None = None  # a whole JSON response
     chunks: list[dict[str, Any]] | None = None  # or the events of a stream
     delay_s: float = 0.0
+    named: bool = False  # each event's line names its type (`event: message_start`), as Responses and Messages do
 
 
 def complete(body: dict[str, Any]) -> MockReply:
@@ -616,28 +618,56 @@ def _chunks(
     yield _chunk(cid, created, model, {}, finish)
 
 
-def sse_events(chunks: list[dict[str, Any]]) -> Iterator[bytes]:
+def sse_events(chunks: list[dict[str, Any]], *, named: bool = False) -> Iterator[bytes]:
+    """Server-sent events: Chat Completions' `data:` lines ending in `[DONE]`; or, `named`, each event's type on an
+    `event:` line before its data and no `[DONE]` (Responses, Messages: the anthropic SDK reads only named events)."""
     for c in chunks:
-        yield f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode()
-    yield b"data: [DONE]\n\n"
+        name = f"event: {c.get('type')}\n" if named else ""
+        yield f"{name}data: {json.dumps(c, ensure_ascii=False)}\n\n".encode()
+    if not named:
+        yield b"data: [DONE]\n\n"
 
 
 class EventStream(httpx2.AsyncByteStream):
-    def __init__(self, chunks: list[dict[str, Any]]) -> None:
-        self._chunks = chunks
+    def __init__(self, chunks: list[dict[str, Any]], *, named: bool = False) -> None:
+        self._chunks, self._named = chunks, named
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for event in sse_events(self._chunks):
+        for event in sse_events(self._chunks, named=self._named):
             await anyio.sleep(0)  # let the reader see each event as it comes, as over a socket
             yield event
 
 
+ROUTES = ("/chat/completions", "/responses", "/messages")
+
+
+def answer(path: str, body: Any, store: Any) -> MockReply:
+    """Answer one request body sent to `path` (under /v1), in the API the path names; `store` keeps what the
+    Responses endpoint answered (`flow.backends.mock_apis.new_store`)."""
+    from flow.backends.mock_apis import respond_messages, respond_responses
+
+    path = path.rstrip("/")
+    body = body if isinstance(body, dict) else {}
+    if path.endswith("/responses"):
+        return respond_responses(body, store)
+    if path.endswith("/messages"):
+        return respond_messages(body)
+    if path.endswith("/chat/completions"):
+        return complete(body)
+    return MockReply(404, {"error": {"message": f"No route {path}", "type": "not_found"}})
+
+
 class MockModelTransport(httpx2.AsyncBaseTransport):
-    """The mock model behind the httpx2 transport interface the openai SDK is given."""
+    """The mock model behind the httpx2 transport interface the openai and anthropic SDKs are given."""
+
+    def __init__(self) -> None:
+        from flow.backends.mock_apis import new_store
+
+        self._store = new_store()
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         raw = await request.aread()
-        if not request.url.path.endswith("/chat/completions"):
+        if not request.url.path.rstrip("/").endswith(ROUTES):
             return httpx2.Response(
                 404, json={"error": {"message": f"No route {request.url.path}", "type": "not_found"}}
             )
@@ -647,7 +677,7 @@ class MockModelTransport(httpx2.AsyncBaseTransport):
             return httpx2.Response(
                 400, json={"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
             )
-        reply = complete(body)
+        reply = answer(request.url.path, body, self._store)
         if reply.delay_s:
             read_timeout = (request.extensions.get("timeout") or {}).get("read")
             if read_timeout is not None and read_timeout < reply.delay_s:
@@ -655,5 +685,6 @@ class MockModelTransport(httpx2.AsyncBaseTransport):
                 raise httpx2.ReadTimeout("mock model did not answer in time", request=request)
             await anyio.sleep(reply.delay_s)
         if reply.chunks is not None:
-            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=EventStream(reply.chunks))
+            events = EventStream(reply.chunks, named=reply.named)
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=events)
         return httpx2.Response(reply.status, json=reply.body)

@@ -1,4 +1,5 @@
-"""The mock model served over HTTP, so any OpenAI-compatible client can talk to it."""
+"""The mock model served over HTTP, so any client of Chat Completions, Responses or Anthropic Messages can talk to it
+(`/v1/chat/completions`, `/v1/responses`, `/v1/messages`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from flow.backends.mock import MODEL_NAMES, complete, sse_events
+from flow.backends.mock import MODEL_NAMES, ROUTES, answer, sse_events
+from flow.backends.mock_apis import new_store
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -37,7 +39,12 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
         key = getattr(self.server, "api_key", None)
-        if key and self.headers.get("authorization") != f"Bearer {key}":
+        sent = self.headers.get("x-api-key") or (self.headers.get("authorization") or "").removeprefix("Bearer ")
+        if key and sent != key:  # OpenAI's SDK sends a bearer token, Anthropic's an x-api-key header
+            if self.path.split("?")[0].rstrip("/").endswith("/messages"):
+                refused = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+                self._send_json(401, refused)
+                return
             self._send_json(
                 401,
                 {
@@ -49,7 +56,7 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             )
             return
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if not self.path.split("?")[0].rstrip("/").endswith(ROUTES):
             self._send_json(404, {"error": {"message": f"No route {self.path}", "type": "not_found"}})
             return
         try:
@@ -57,7 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._send_json(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
             return
-        reply = complete(body if isinstance(body, dict) else {})
+        reply = answer(self.path.split("?")[0], body, self.server.responses)  # type: ignore[attr-defined]
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if reply.chunks is None:
@@ -68,7 +75,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("cache-control", "no-cache")
         self.send_header("connection", "close")
         self.end_headers()
-        for event in sse_events(reply.chunks):
+        for event in sse_events(reply.chunks, named=reply.named):
             self.wfile.write(event)
             self.wfile.flush()
         self.close_connection = True
@@ -79,6 +86,7 @@ def make_server(port: int, host: str = "127.0.0.1", api_key: str | None = None) 
     server = ThreadingHTTPServer((host, port), _Handler)
     server.daemon_threads = True
     server.api_key = api_key  # type: ignore[attr-defined]
+    server.responses = new_store()  # type: ignore[attr-defined]  # what its Responses endpoint answered
     return server
 
 

@@ -63,7 +63,7 @@ class _Tools(Protocol):
     api: WireApi
 
     async def list(self) -> _Setup: ...
-    async def call(self, call: Call) -> str: ...
+    async def call(self, call: Call) -> ToolOutput: ...
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -105,7 +105,8 @@ class _McpTools:
         rec.step = Step.ASK_MODEL
         specs = [tool_spec(t, strict=self.options.strict) for t in mcp_tools]
         self.schemas = {spec.name: spec.parameters for spec in specs}
-        rec.add(hops.tools_translated(mcp_tools, [self.api.tool(spec) for spec in specs]))
+        translated = [self.api.tool(spec) for spec in specs]
+        rec.add(hops.tools_translated(mcp_tools, translated, schema_field=self.api.schema_field))
         setup.tools = specs
         return setup
 
@@ -131,10 +132,10 @@ class _McpTools:
         self.rec.add(hops.content_translated(f"prompt {name}", blocks, messages, [m.how for _, m in mapped]))
         return messages
 
-    async def call(self, call: Call) -> str:
+    async def call(self, call: Call) -> ToolOutput:
         rec = self.rec
         translated = _reverse_translate(rec, call, self.schemas, strict=self.options.strict, target="mcp_client")
-        if isinstance(translated, str):
+        if isinstance(translated, ToolOutput):
             return translated
         request, reverse_hop = translated
         self.tap.expect_call(request.name, call.id)  # so the server's report of the call names it
@@ -166,13 +167,13 @@ class _McpTools:
                 rec.add(lost, t_start_ms=reverse_hop.t_start_ms)
                 raise abort from None
             rec.add(hops.call_refused({"code": exc.code, "message": exc.message}, call_id=call.id))
-            return f"Error: {exc.message} (JSON-RPC error {exc.code})"
+            return ToolOutput(call.id, f"Error: {exc.message} (JSON-RPC error {exc.code})", is_error=True)
         finally:
             self.tap.forget_call(call.id)
         data = _dump(result)
         content = _content_text(data)
         rec.add(hops.call_answered(data, content, call_id=call.id))
-        return content
+        return ToolOutput(call.id, content, is_error=bool(data.get("isError")))
 
 
 async def _progress_seen(progress: float, total: float | None, message: str | None) -> None:
@@ -194,10 +195,10 @@ class _DirectTools:
         self.rec.add(hops.local_tools([self.api.tool(spec) for spec in specs]))
         return _Setup(tools=specs)
 
-    async def call(self, call: Call) -> str:
+    async def call(self, call: Call) -> ToolOutput:
         rec = self.rec
         translated = _reverse_translate(rec, call, self.schemas, strict=self.options.strict, target="tool")
-        if isinstance(translated, str):
+        if isinstance(translated, ToolOutput):
             return translated
         request, _ = translated
         function = builtin.DIRECT_FUNCTIONS.get(request.name)
@@ -214,21 +215,23 @@ class _DirectTools:
             content = f"Error: {type(exc).__name__}: {exc}"
         returned = hops.function_returned(value, content, is_error=is_error, call_id=call.id)
         rec.add(returned, t_start_ms=invoke.t_start_ms)
-        return content
+        return ToolOutput(call.id, content, is_error=is_error)
 
 
 def _reverse_translate(
     rec: Recorder, call: Call, schemas: dict[str, dict[str, Any]], *, strict: bool, target: Actor
-) -> tuple[CallRequest, Hop] | str:
-    """Step 5: the call's JSON string becomes a call request; or the error text that goes back to the model."""
+) -> tuple[CallRequest, Hop] | ToolOutput:
+    """Step 5: the call's arguments (a JSON string, or the object Messages sends) become a call request; or the
+    error that goes back to the model."""
     tool_call = cast(ToolCall, call.raw)
     try:
         request = parse_arguments(call.name, call.arguments, schemas.get(call.name), check_schema=strict)
     except ArgumentError as exc:
-        rec.add(hops.arguments_refused(tool_call, str(exc)))
-        return f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
+        rec.add(hops.arguments_refused(tool_call, str(exc), call_id=call.id))
+        text = f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
+        return ToolOutput(call.id, text, is_error=True)
     asked: CallRequestPayload = {"name": request.name, "arguments": request.arguments}
-    return request, rec.add(hops.reverse_translation(tool_call, asked, target=target))
+    return request, rec.add(hops.reverse_translation(tool_call, asked, target=target, call_id=call.id))
 
 
 DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
@@ -305,12 +308,12 @@ async def run_flow(
     meta = TraceMeta(
         mode=options.mode,
         question=question,
-        model=model.describe(),
+        model=model.describe(options.api),
         server=spec.describe() if options.mode == "mcp" else None,
         settings=options.settings(),
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
-    run = _Run(question, options, model, model_transport, rec, meta, API["chat"])
+    run = _Run(question, options, model, model_transport, rec, meta, API[options.api])
     answer: str | None = None
     error: str | None = None
     try:
@@ -425,6 +428,7 @@ async def _loop(
                 parallel=options.parallel,
                 stream=options.stream,
                 adapt=options.adapt,
+                previous_response_id=_previous_response(conversation) if options.previous_response else None,
             )
             request = api.request(conversation, definitions, settings)
             # A change is told on the first request that makes it; later requests repeat the changed history.
@@ -440,18 +444,23 @@ async def _loop(
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
             conversation.items.append(turn)
             rec.step = Step.CALL_TOOL
-            results: list[str] = [""] * len(turn.calls)
+            results: list[ToolOutput | None] = [None] * len(turn.calls)
 
-            async def run_one(out: list[str], i: int, call: Call) -> None:
+            async def run_one(out: list[ToolOutput | None], i: int, call: Call) -> None:
                 out[i] = await tools.call(call)
 
             async with anyio.create_task_group() as tg:
                 for i, call in enumerate(turn.calls):
                     tg.start_soon(run_one, results, i, call)
-            conversation.items += [
-                ToolOutput(call.id, content) for call, content in zip(turn.calls, results, strict=True)
-            ]
+            conversation.items += [output for output in results if output is not None]
     raise AssertionError("unreachable: the loop returns an answer or stops")
+
+
+def _previous_response(conversation: Conversation) -> str | None:
+    """The id of the model's last response (Responses), which a follow-up names instead of sending it again."""
+    turns = [item for item in conversation.items if isinstance(item, Turn)]
+    last = turns[-1].raw.get("id") if turns else None
+    return last if isinstance(last, str) and last else None
 
 
 _PROBE_SETTINGS = (

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
+import anthropic
 import httpx2
 import openai
 
@@ -20,11 +21,14 @@ from flow.capture.http import MAX_RESPONSE_BYTES, ModelHttpTap
 from flow.capture.recorder import Recorder
 from flow.text.errors import FlowError, MalformedResponse
 from flow.trace.redact import redact_url
-from flow.wire.base import WireApi, WireProblem
+from flow.wire.base import ApiName, WireApi, WireProblem
 from flow.wire.chat import CHAT, excerpt
 
 MOCK_BASE_URL = "http://mock.local/v1"  # where the stand-in models answer; never a real host
 SCRIPTED_BASE_URL = "http://scripted.local/v1"
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"  # the anthropic SDK adds /v1/messages itself
+ANTHROPIC_DEFAULT_MODEL = "claude-haiku-4-5"
 
 Backend = Literal["mock", "openai", "replay", "scripted"]
 
@@ -57,22 +61,57 @@ class ModelConfig:
         return cls(backend="scripted", model="scripted", script=script, **overrides)
 
     @classmethod
-    def from_env(cls, *, backend: Backend | None = None, model: str | None = None, **overrides: Any) -> ModelConfig:
-        """OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL pick a real provider; otherwise the mock."""
-        base_url = overrides.pop("base_url", None) or os.environ.get("OPENAI_BASE_URL")
+    def from_env(
+        cls,
+        *,
+        backend: Backend | None = None,
+        model: str | None = None,
+        api: ApiName = "chat",
+        environ: Any = None,
+        **overrides: Any,
+    ) -> ModelConfig:
+        """OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL pick a real provider; otherwise the mock. For the
+        Messages API, ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY / ANTHROPIC_MODEL do, and the key goes only to the base
+        URL it is configured for (ANTHROPIC_BASE_URL, else Anthropic's own), never to one given on the command line."""
+        env = os.environ if environ is None else environ
+        if api == "messages":
+            return cls._anthropic_from_env(backend=backend, model=model, env=env, **overrides)
+        base_url = overrides.pop("base_url", None) or env.get("OPENAI_BASE_URL")
         if backend is None:
             backend = "openai" if base_url or (model and not model.startswith("mock")) else "mock"
         if backend == "mock":
             return cls(backend="mock", model=model or "mock", **overrides)
         return cls(
             backend="openai",
-            model=model or os.environ.get("OPENAI_MODEL") or "gpt-4o-mini",
+            model=model or env.get("OPENAI_MODEL") or "gpt-4o-mini",
             base_url=base_url,
-            api_key=overrides.pop("api_key", None) or os.environ.get("OPENAI_API_KEY"),
+            api_key=overrides.pop("api_key", None) or env.get("OPENAI_API_KEY"),
             **overrides,
         )
 
-    def describe(self) -> dict[str, Any]:
+    @classmethod
+    def _anthropic_from_env(
+        cls, *, backend: Backend | None, model: str | None, env: Any, **overrides: Any
+    ) -> ModelConfig:
+        given = overrides.pop("base_url", None)
+        home = (env.get("ANTHROPIC_BASE_URL") or "").strip() or ANTHROPIC_BASE_URL
+        if backend is None:
+            backend = "openai" if given or (model and not model.startswith("mock")) else "mock"
+        if backend == "mock":
+            return cls(backend="mock", model=model or "mock", base_url=given, **overrides)
+        base_url = (given or home).strip()
+        key = overrides.pop("api_key", None)
+        if key is None and base_url.rstrip("/") == home.rstrip("/"):
+            key = env.get("ANTHROPIC_API_KEY") or None
+        return cls(
+            backend="openai",
+            model=model or env.get("ANTHROPIC_MODEL") or ANTHROPIC_DEFAULT_MODEL,
+            base_url=base_url,
+            api_key=key,
+            **overrides,
+        )
+
+    def describe(self, api: ApiName = "chat") -> dict[str, Any]:
         if self.backend == "scripted":
             return {
                 "backend": "scripted",
@@ -84,9 +123,9 @@ class ModelConfig:
                 "script": [turn.as_json() for turn in self.script],
             }
         base_url = (
-            (self.base_url or "https://api.openai.com/v1")
+            (self.base_url or (ANTHROPIC_BASE_URL if api == "messages" else OPENAI_BASE_URL))
             if self.backend == "openai"
-            else (self.base_url or MOCK_BASE_URL)
+            else (self.base_url or stand_in_url(MOCK_BASE_URL, api))
         )
         return {
             "backend": self.backend,
@@ -131,35 +170,57 @@ def check_base_url(url: str) -> str:
     return url
 
 
+def stand_in_url(url: str, api: ApiName) -> str:
+    """A stand-in model's base URL as the API's SDK takes it: the anthropic SDK adds `/v1/messages` itself."""
+    return url.removesuffix("/").removesuffix("/v1") if api == "messages" else url
+
+
+Sdk = openai.AsyncOpenAI | anthropic.AsyncAnthropic
+
+
 def make_client(
     config: ModelConfig,
     recorder: Recorder,
     *,
     api: WireApi = CHAT,
     transport: httpx2.AsyncBaseTransport | None = None,
-) -> openai.AsyncOpenAI:
-    """The openai SDK, its HTTP recorded by the tap. A stand-in model (mock, scripted, replay) is the `transport`
-    the caller gives; the engine never picks one, and without one it talks to the network."""
+) -> Sdk:
+    """The API's official SDK (openai for Chat Completions and Responses, anthropic for Messages), its HTTP
+    recorded by the tap. A stand-in model (mock, scripted, replay) is the `transport` the caller gives; the engine
+    never picks one, and without one it talks to the network."""
     scripted = config.backend == "scripted"
     if transport is None and config.backend != "openai":
         raise ValueError(f"the {config.backend} model needs its transport (flow.backends.model_transport)")
     inner = transport or httpx2.AsyncHTTPTransport()
-    base_url = config.base_url if config.backend == "openai" else (config.base_url or MOCK_BASE_URL)
+    if config.backend == "openai":
+        base_url = config.base_url or (ANTHROPIC_BASE_URL if api.name == "messages" else None)
+    else:
+        base_url = stand_in_url(SCRIPTED_BASE_URL if scripted else (config.base_url or MOCK_BASE_URL), api.name)
+    http_client = httpx2.AsyncClient(
+        transport=ModelHttpTap(
+            inner,
+            recorder,
+            api=api,
+            scripted=scripted,
+            timeout_s=config.timeout_s,
+            max_bytes=config.max_response_bytes,
+        )
+    )
+    # The key is always given, so that neither SDK reads one from the environment for an endpoint it is not for.
+    if api.name == "messages":
+        return anthropic.AsyncAnthropic(
+            api_key=config.api_key or "no-key",
+            base_url=base_url,
+            timeout=config.timeout_s,
+            max_retries=config.max_retries,
+            http_client=http_client,
+        )
     return openai.AsyncOpenAI(
         api_key=config.api_key or "no-key",
-        base_url=SCRIPTED_BASE_URL if scripted else base_url,
+        base_url=base_url,
         timeout=config.timeout_s,
         max_retries=config.max_retries,
-        http_client=httpx2.AsyncClient(
-            transport=ModelHttpTap(
-                inner,
-                recorder,
-                api=api,
-                scripted=scripted,
-                timeout_s=config.timeout_s,
-                max_bytes=config.max_response_bytes,
-            )
-        ),
+        http_client=http_client,
     )
 
 
@@ -180,7 +241,12 @@ class ModelClient:
 
     async def send(self, body: dict[str, Any]) -> Any:
         """The SDK's answer: a parsed response, or for `"stream": true` an async iterator of its events."""
-        return await self._sdk.chat.completions.create(**body)
+        sdk = self._sdk
+        if isinstance(sdk, anthropic.AsyncAnthropic):
+            return await sdk.messages.create(**body)
+        if self.api.name == "responses":
+            return await sdk.responses.create(**body)
+        return await sdk.chat.completions.create(**body)
 
     async def __aenter__(self) -> ModelClient:
         await self._sdk.__aenter__()

@@ -12,6 +12,7 @@ from flow.text.names import Lang
 from flow.trace.files import TraceError
 from flow.trace.model import Mode, Trace
 from flow.trace.redact import redact_url, redacted_command
+from flow.wire.base import ApiName
 
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
 
@@ -22,6 +23,10 @@ class RunOptions:
     "auto"), so that "required" cannot loop forever; the Agents SDK resets it the same way."""
 
     mode: Mode = "mcp"
+    api: ApiName = "chat"  # the model API: Chat Completions, Responses or Anthropic Messages
+    # Responses: a follow-up names the previous response (`previous_response_id`) and sends only what is new,
+    # instead of the whole input again
+    previous_response: bool = False
     tool_choice: str = "auto"  # auto | none | required | the name of one function
     parallel: bool = True
     strict: bool = False
@@ -49,6 +54,8 @@ class RunOptions:
         *,
         server: ServerSpec,
         mode: Mode = "mcp",
+        api: ApiName = "chat",
+        previous_response: bool = False,
         tool_choice: str = "auto",
         parallel: bool = True,
         strict: bool = False,
@@ -69,6 +76,8 @@ class RunOptions:
         demo = server.is_demo
         return cls(
             mode=mode,
+            api=api,
+            previous_response=previous_response and api == "responses",
             tool_choice=tool_choice,
             parallel=parallel,
             strict=strict,
@@ -109,13 +118,13 @@ class RunOptions:
 
     def settings(self) -> dict[str, Any]:
         """The options as a trace records them: environment values only where marked public, the command line and
-        URLs without their secrets (`redacted_command`, `redact_url`), and how to reach another server only when
-        there is one (traces of the demo server stay as they were)."""
+        URLs without their secrets (`redacted_command`, `redact_url`), how to reach another server only when there is
+        one, and the model API only when it is not Chat Completions (such traces stay as they were)."""
         settings = asdict(self)
         settings["server_command"] = redacted_command(self.server_command)[0]
         settings["server_env"] = self.server_spec().recorded_env()
         settings["server_url"] = redact_url(self.server_url)
-        for name in ("server_env", "server_env_public", "server_url", "bearer_token_env"):
+        for name in ("api", "previous_response", "server_env", "server_env_public", "server_url", "bearer_token_env"):
             if getattr(self, name) == self.__dataclass_fields__[name].default:
                 del settings[name]
         return settings
@@ -202,6 +211,8 @@ MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
 # What a re-run takes from a trace's settings: each name's check (the value, or _BAD) and what it must be.
 _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "mode": (_choice("mcp", "direct"), '"mcp" or "direct"'),
+    "api": (_choice("chat", "responses", "messages"), '"chat", "responses" or "messages"'),
+    "previous_response": (_flag, "true or false"),
     "tool_choice": (_text, f"a non-empty string of at most {_MAX_TEXT} characters"),
     "parallel": (_flag, "true or false"),
     "strict": (_flag, "true or false"),

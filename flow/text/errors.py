@@ -57,9 +57,13 @@ ErrorCode = Literal[
     "call_without_id",
     "arguments_not_text",
     "no_choices",
+    "no_output",
+    "no_content_blocks",
+    "input_not_object",
     "no_message",
     "content_not_text",
     "no_content",
+    "no_text_no_calls",
     "chunk_choices_not_list",
     "chunk_content_not_text",
     "chunk_calls_not_list",
@@ -404,7 +408,19 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "{where}[{i}] ({name}) has arguments that are not a string", "{where}[{i}]（{name}）的 arguments 不是字符串"
     ),
     "no_choices": _unreadable("it has no choices (choices: {excerpt})", "没有 choices（choices: {excerpt}）"),
+    "no_output": _unreadable(
+        "it has no output list (output: {excerpt})", "没有 output 列表（output: {excerpt}）"
+    ),
+    "no_content_blocks": _unreadable(
+        "it has no content list (content: {excerpt})", "没有 content 列表（content: {excerpt}）"
+    ),
+    "input_not_object": _unreadable(
+        "{where} ({name}) has an input that is not an object", "{where}（{name}）的 input 不是对象"
+    ),
     "no_message": _unreadable("choices[0] has no message", "choices[0] 没有 message"),
+    "no_text_no_calls": _unreadable(
+        "it has no text and no tool call ({field}: {finish})", "既没有文本也没有工具调用（{field}: {finish}）"
+    ),
     "content_not_text": _unreadable("choices[0].message.content is not text", "choices[0].message.content 不是文本"),
     "no_content": _unreadable(
         "choices[0].message has no content and no tool_calls (finish_reason: {finish})",

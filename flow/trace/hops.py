@@ -193,15 +193,18 @@ def content_translated(
 # --- step 3: the forward translation -----------------------------------------------------------------------------
 
 
-def tools_translated(mcp: list[JsonObject], translated: list[JsonObject]) -> Draft[TranslateForwardPayload]:
-    """Each MCP tool as the server listed it, and the tool definition the model API is sent."""
+def tools_translated(
+    mcp: list[JsonObject], translated: list[JsonObject], *, schema_field: str = "parameters"
+) -> Draft[TranslateForwardPayload]:
+    """Each MCP tool as the server listed it, and the tool definition the model API is sent; `schema_field` is
+    where that API wants the schema (`parameters`; Messages: `input_schema`)."""
     return Draft(
         "translate.forward",
         "app",
         "app",
         {"mcp": mcp, "openai": translated},
         Step.ASK_MODEL,
-        summary="inputSchema → parameters for " + _names(mcp),
+        summary=f"inputSchema → {schema_field} for " + _names(mcp),
     )
 
 
@@ -306,8 +309,11 @@ def assembled(message: Any, finish: str | None, *, decided: bool, summary: str) 
 # --- steps 5 to 7: the call ------------------------------------------------------------------------------------------
 
 
-def reverse_translation(tool_call: ToolCall, request: CallRequest, *, target: Actor) -> Draft[TranslateReversePayload]:
-    """The tool call's JSON string become a call request: to the MCP client, or to the function in direct mode."""
+def reverse_translation(
+    tool_call: ToolCall, request: CallRequest, *, target: Actor, call_id: str | None = None
+) -> Draft[TranslateReversePayload]:
+    """The tool call's arguments become a call request: to the MCP client, or to the function in direct mode.
+    `call_id` is the id the API pairs the result with, when it is not the call's `id` (Responses: `call_id`)."""
     return Draft(
         "translate.reverse",
         "app",
@@ -316,11 +322,11 @@ def reverse_translation(tool_call: ToolCall, request: CallRequest, *, target: Ac
         Step.REVERSE_TRANSLATION,
         "request",
         "call " + call_text(request["name"], request["arguments"]),
-        tool_call_id=tool_call["id"],
+        tool_call_id=call_id or tool_call["id"],
     )
 
 
-def arguments_refused(tool_call: ToolCall, reason: str) -> Draft[ErrorPayload]:
+def arguments_refused(tool_call: ToolCall, reason: str, *, call_id: str | None = None) -> Draft[ErrorPayload]:
     """Arguments the app cannot use: nothing leaves the app, and the error goes back to the model in step 8."""
     return Draft(
         "error",
@@ -330,7 +336,7 @@ def arguments_refused(tool_call: ToolCall, reason: str) -> Draft[ErrorPayload]:
         Step.REVERSE_TRANSLATION,
         "error",
         f"bad arguments: {reason}",
-        tool_call_id=tool_call["id"],
+        tool_call_id=call_id or tool_call["id"],
     )
 
 

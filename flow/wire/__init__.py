@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from flow.wire.base import ApiName, WireApi
 from flow.wire.chat import CHAT
+from flow.wire.messages import MESSAGES
+from flow.wire.responses import RESPONSES
 
-API: dict[ApiName, WireApi] = {"chat": CHAT}
+API: dict[ApiName, WireApi] = {"chat": CHAT, "responses": RESPONSES, "messages": MESSAGES}
 
 
 def api_for_path(path: str) -> WireApi | None:

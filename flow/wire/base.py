@@ -17,10 +17,11 @@ from typing import Any, Literal, Protocol
 from flow.trace.payloads import Adaptation as AdaptationPayload
 from flow.trace.steps import Step
 
-ApiName = Literal["chat"]
+ApiName = Literal["chat", "responses", "messages"]
 
 
-"""The model APIs the engine speaks (a trace's `meta.settings.api`; absent means "chat")."""
+"""The model APIs the engine speaks: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages (a trace's
+`meta.settings.api`; absent means "chat")."""
 
 
 ToolChoice = str
@@ -55,6 +56,7 @@ class Call:
     name: str
     arguments: str
     raw: dict[str, Any]  # the call as the API wrote it, sent back as it came
+    parsed: dict[str, Any] | None = None  # the arguments as an object, where the API sends them so (Messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,7 @@ class Settings:
     parallel: bool = True  # False: ask for at most one call per turn
     stream: bool = False
     adapt: bool = True  # change what some servers refuse (a null content beside tool calls), and say so
+    previous_response_id: str | None = None  # Responses: send only what is new, and name the response it follows
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +150,7 @@ class WireApi(Protocol):
 
     name: ApiName
     path: str  # the request's path under the base URL: "/chat/completions"
+    schema_field: str  # where a tool definition carries the JSON Schema of its arguments: "parameters"
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]: ...
     def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request: ...

@@ -394,6 +394,7 @@ class ChatCompletions:
 
     name: ApiName = "chat"
     path = "/chat/completions"
+    schema_field = "parameters"
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         fn: dict[str, Any] = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}

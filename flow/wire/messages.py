@@ -1,0 +1,304 @@
+"""Anthropic Messages (`POST /v1/messages`): the other API most people meet tool use through.
+
+Tools are `{"name", "description", "input_schema"}`; the system prompt is the top-level `system` field and
+`max_tokens` is required. The model's turn is the response's `content` blocks: `text` blocks and `tool_use` blocks
+(`id`, `name`, and `input` as a JSON *object*, not a string), with `stop_reason: "tool_use"`. The app sends the
+assistant's blocks back as they came, then one `user` message whose `tool_result` blocks carry each call's
+`tool_use_id` (and `is_error`). `tool_choice` is an object (`auto`, `any`, `tool` with a name, `none`), which also
+carries `disable_parallel_tool_use`.
+
+A stream is `message_start`, then per block `content_block_start`, `content_block_delta` (`text_delta`, or
+`input_json_delta` with a piece of the input's JSON), `content_block_stop`, then `message_delta` (the stop reason)
+and `message_stop`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+
+from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.steps import Step
+from flow.trace.summaries import call_text, counted
+from flow.wire.base import (
+    ApiName,
+    Call,
+    Conversation,
+    Native,
+    Request,
+    Settings,
+    ToolOutput,
+    ToolSpec,
+    Turn,
+    WireProblem,
+)
+from flow.wire.chat import LABEL_CHARS, excerpt, get
+
+MAX_TOKENS = 1024  # the answer's cap the app sends: required by the API, far above what a weather answer takes
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json", exclude_none=True, warnings=False)
+    return value
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+# --- the request ---------------------------------------------------------------------------------------------------
+
+
+def tool_choice(choice: str, parallel: bool) -> dict[str, Any]:
+    """The neutral choice as Messages writes it; one call at a time is said inside it (not for "none")."""
+    out: dict[str, Any]
+    if choice == "required":
+        out = {"type": "any"}
+    elif choice in ("auto", "none"):
+        out = {"type": choice}
+    else:
+        out = {"type": "tool", "name": choice}
+    if not parallel and out["type"] != "none":
+        out["disable_parallel_tool_use"] = True
+    return out
+
+
+def _messages(conversation: Conversation) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []  # tool results go back together, in one user message
+    for item in conversation.items:
+        if isinstance(item, ToolOutput):
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": item.call_id, "content": item.content}
+            if item.is_error:
+                result["is_error"] = True
+            results.append(result)
+            continue
+        if results:
+            messages.append({"role": "user", "content": results})
+            results = []
+        if isinstance(item, str):
+            messages.append({"role": "user", "content": item})
+        elif isinstance(item, Native):
+            messages.append(item.message)
+        else:
+            messages.append({"role": "assistant", "content": item.raw["content"]})
+    if results:
+        messages.append({"role": "user", "content": results})
+    return messages
+
+
+# --- a whole response --------------------------------------------------------------------------------------------------
+
+
+def _turn(content: list[Any], stop: Any, raw: dict[str, Any]) -> Turn:
+    calls = []
+    texts = []
+    for i, block in enumerate(content):
+        kind = get(block, "type")
+        if kind == "text":
+            texts.append(str(get(block, "text") or ""))
+        elif kind == "tool_use":
+            name, call_id, given = get(block, "name"), get(block, "id"), get(block, "input")
+            where = f"content[{i}]"
+            if not isinstance(name, str) or not name:
+                raise WireProblem("call_without_name", where=where, i=i)
+            if not isinstance(call_id, str) or not call_id:
+                raise WireProblem("call_without_id", where=where, i=i, name=name)
+            if isinstance(given, str):  # JSON text where the object belongs: the reverse translation parses it
+                calls.append(Call(call_id, name, given, _dict(_plain(block))))
+                continue
+            if not isinstance(given, dict):
+                raise WireProblem("input_not_object", where=where, name=name)
+            calls.append(Call(call_id, name, json.dumps(given, ensure_ascii=False), _dict(_plain(block)), given))
+    return Turn("".join(texts) if texts else None, tuple(calls), None if stop is None else str(stop), raw)
+
+
+def read(message: Any) -> Turn:
+    if not isinstance(message, (pydantic.BaseModel, dict)):
+        raise WireProblem("body_not_object", excerpt=excerpt(message))
+    content = get(message, "content")
+    if not isinstance(content, list):
+        raise WireProblem("no_content_blocks", excerpt=excerpt(content))
+    raw = _dict(_plain(message))
+    turn = _turn(content, get(message, "stop_reason"), {"content": raw["content"]})
+    if turn.text is None and not turn.calls:
+        raise WireProblem("no_text_no_calls", field="stop_reason", finish=str(turn.finish))
+    return turn
+
+
+def response_step(body: Any) -> Step:
+    body = _dict(body)
+    content = body.get("content")
+    blocks = content if isinstance(content, list) else []
+    if body.get("stop_reason") == "tool_use" or any(_dict(b).get("type") == "tool_use" for b in blocks):
+        return Step.DECISION
+    return Step.MODEL_ANSWER
+
+
+def response_summary(body: Any) -> str:
+    body = _dict(body)
+    content = body.get("content")
+    if not isinstance(content, list):
+        return "response"
+    uses = [_dict(b) for b in content if _dict(b).get("type") == "tool_use"]
+    if uses:
+        return "tool_use: " + ", ".join(call_text(b.get("name"), b.get("input")) for b in uses)
+    return f"stop_reason: {body.get('stop_reason')}"
+
+
+def request_summary(body: Any) -> str:
+    body = _dict(body)
+    messages, tools = body.get("messages"), body.get("tools")
+    return (
+        f"{counted(len(messages) if isinstance(messages, list) else 0, 'message')}, "
+        f"{counted(len(tools) if isinstance(tools, list) else 0, 'tool')}" + (" (stream)" if body.get("stream") else "")
+    )
+
+
+# --- a stream ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Block:
+    block: dict[str, Any]
+    pieces: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MessagesStream:
+    """The events of one streamed message, added in order: each event's line, and the blocks they build."""
+
+    limit: int = MAX_STRING_CHARS
+    events: int = 0
+    decided: bool = False
+    problem: WireProblem | None = None
+    stop: str | None = None
+    stopped: bool = False  # message_stop came
+    blocks: dict[int, _Block] = field(default_factory=dict)
+
+    def add(self, event: Any) -> str:
+        self.events += 1
+        n = self.events
+        data = _dict(_plain(event))
+        kind = str(data.get("type") or "")
+        index = data.get("index")
+        if kind == "content_block_start" and isinstance(index, int):
+            block = _dict(data.get("content_block"))
+            self.blocks[index] = _Block(dict(block))
+            if block.get("type") == "tool_use":
+                self.decided = True
+                return f"event {n}: tool_use {_clip(str(block.get('name')))} starts"
+            return f"event {n}: {block.get('type')} block starts"
+        if kind == "content_block_delta" and isinstance(index, int) and index in self.blocks:
+            delta = _dict(data.get("delta"))
+            piece = str(delta.get("partial_json", delta.get("text", "")) or "")
+            self.blocks[index].pieces.append(piece)
+            what = "input +=" if delta.get("type") == "input_json_delta" else "text +="
+            return f"event {n}: {what} {_quoted(piece)}"
+        if kind == "message_delta":
+            stop = _dict(data.get("delta")).get("stop_reason")
+            if stop is not None:
+                self.stop = str(stop)
+                self.decided = self.decided or self.stop == "tool_use"
+            return f"event {n}: stop_reason: {stop}"
+        if kind == "message_stop":
+            self.stopped = True
+        elif kind == "error":
+            message = _dict(data.get("error")).get("message")
+            self.problem = self.problem or WireProblem("model_stream_error", message=str(message))
+        return f"event {n}: {kind or str(event)[:30]}"
+
+    def content(self) -> list[dict[str, Any]]:
+        """The blocks the deltas built: a text block's text, a tool_use block's input parsed from its pieces."""
+        out = []
+        for _, slot in sorted(self.blocks.items()):
+            block = dict(slot.block)
+            joined = "".join(slot.pieces)[: self.limit]
+            if block.get("type") == "text":
+                block["text"] = str(block.get("text") or "") + joined
+            elif block.get("type") == "tool_use" and slot.pieces:
+                try:
+                    block["input"] = json.loads(joined or "{}")
+                except json.JSONDecodeError:
+                    block["input"] = joined  # what the model streamed, which is not JSON
+            out.append(block)
+        return out
+
+    def message(self) -> dict[str, Any]:
+        return {"content": self.content(), "stop_reason": self.stop}
+
+    def turn(self) -> Turn:
+        if self.problem is not None:
+            raise self.problem
+        if not self.stopped or self.stop is None:
+            if not self.events:
+                raise WireProblem("stream_empty")
+            text = "".join(str(b.get("text") or "") for b in self.content() if b.get("type") == "text")
+            raise WireProblem("stream_truncated", chunks=self.events, chars=len(text))
+        content = self.content()
+        return _turn(content, self.stop, {"content": content})
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def _quoted(text: str | None) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= LABEL_CHARS + 2 else shown[: LABEL_CHARS + 1] + "…"
+
+
+# --- the interface --------------------------------------------------------------------------------------------------
+
+
+class Messages:
+    """Anthropic Messages as the engine, the taps and the views use it."""
+
+    name: ApiName = "messages"
+    path = "/messages"
+    schema_field = "input_schema"
+
+    def tool(self, spec: ToolSpec) -> dict[str, Any]:
+        tool: dict[str, Any] = {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+        if spec.strict:
+            tool["strict"] = True
+        return tool
+
+    def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request:
+        body: dict[str, Any] = {
+            "model": settings.model,
+            "max_tokens": MAX_TOKENS,
+            "system": conversation.system,
+            "messages": _messages(conversation),
+            "tools": list(tools),
+            "tool_choice": tool_choice(settings.tool_choice, settings.parallel),
+        }
+        if settings.stream:
+            body["stream"] = True
+        return Request(body)
+
+    def read(self, response: Any) -> Turn:
+        return read(response)
+
+    def stream(self) -> MessagesStream:
+        return MessagesStream()
+
+    def response_step(self, body: Any) -> Step:
+        return response_step(body)
+
+    def request_summary(self, body: Any) -> str:
+        return request_summary(body)
+
+    def response_summary(self, body: Any) -> str:
+        return response_summary(body)
+
+    def turn_summary(self, turn: Turn) -> str:
+        return response_summary({**turn.raw, "stop_reason": turn.finish})
+
+
+MESSAGES = Messages()

@@ -1,0 +1,331 @@
+"""OpenAI Responses (`POST /responses`): the API OpenAI recommends for new work.
+
+Tools are flat, `{"type": "function", "name", "description", "parameters", "strict"}` (not nested under
+`function`; `strict` must be sent, and the API takes it as true when it is null or missing, so the app says false
+unless it rewrote the schema for strict mode). The system prompt is `instructions`; the conversation is `input`, a
+list of items. The model's turn is the response's `output`: `function_call` items (`call_id`, `name`, `arguments`
+still a JSON *string*) and `message` items of `output_text` parts, and any other item (reasoning, …) the app does not
+read but must send back as it came. The app answers a call with a `function_call_output` input item carrying the
+same `call_id`. A follow-up either sends the whole input again, the model's output items included, or only the new
+items beside `previous_response_id`, and the server keeps the rest: two very different requests on the wire.
+
+A stream is typed events (`response.output_item.added`, `response.function_call_arguments.delta` / `.done`,
+`response.output_text.delta`, `response.completed`, …): assembled by item, the same for the engine, the HTTP tap
+and merge.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+
+from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.steps import Step
+from flow.trace.summaries import call_text, counted
+from flow.wire.base import (
+    ApiName,
+    Call,
+    Conversation,
+    Native,
+    Request,
+    Settings,
+    ToolOutput,
+    ToolSpec,
+    Turn,
+    WireProblem,
+)
+from flow.wire.chat import LABEL_CHARS, excerpt, get
+
+CALL_ITEMS = ("function_call",)
+
+
+"""Output items that are calls the app runs (hosted tools' items are the provider's own)."""
+
+
+def _plain(value: Any) -> Any:
+    """An SDK object as the JSON it came as, or the JSON itself."""
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json", exclude_none=True, warnings=False)
+    return value
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+# --- the request ---------------------------------------------------------------------------------------------------
+
+
+def tool_choice(choice: str) -> Any:
+    if choice in ("auto", "none", "required"):
+        return choice
+    return {"type": "function", "name": choice}
+
+
+def _input(conversation: Conversation, *, since_response: bool) -> list[dict[str, Any]]:
+    """The conversation as input items; with a previous response, only what came after the model's last turn."""
+    items = conversation.items
+    if since_response:
+        last = max((i for i, item in enumerate(items) if isinstance(item, Turn)), default=-1)
+        items = items[last + 1 :]
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append({"role": "user", "content": item})
+        elif isinstance(item, Native):
+            out.append(item.message)
+        elif isinstance(item, ToolOutput):
+            out.append({"type": "function_call_output", "call_id": item.call_id, "output": item.content})
+        else:
+            out += item.raw["output"]  # every output item, as it came: reasoning and messages too
+    return out
+
+
+# --- a whole response --------------------------------------------------------------------------------------------------
+
+
+def _calls(output: list[Any]) -> tuple[Call, ...]:
+    calls = []
+    for i, item in enumerate(output):
+        if get(item, "type") not in CALL_ITEMS:
+            continue
+        name, call_id, arguments = get(item, "name"), get(item, "call_id"), get(item, "arguments")
+        where = f"output[{i}]"
+        if not isinstance(name, str) or not name:
+            raise WireProblem("call_without_name", where=where, i=i)
+        if not isinstance(call_id, str) or not call_id:
+            raise WireProblem("call_without_id", where=where, i=i, name=name)
+        if arguments is None:
+            arguments = ""
+        elif not isinstance(arguments, str):
+            raise WireProblem("arguments_not_text", where=where, i=i, name=name)
+        calls.append(Call(call_id, name, arguments, _dict(_plain(item))))
+    return tuple(calls)
+
+
+def _text(output: list[Any]) -> str | None:
+    """The text of the output's message items (its `output_text` parts), None when there is none."""
+    pieces = [
+        str(get(part, "text") or "")
+        for item in output
+        if get(item, "type") == "message"
+        for part in (get(item, "content") or [])
+        if get(part, "type") == "output_text"
+    ]
+    return "".join(pieces) if pieces else None
+
+
+def read(response: Any) -> Turn:
+    """The model's turn in a response (the SDK's object, or its JSON); `WireProblem` says what is wrong."""
+    if not isinstance(response, (pydantic.BaseModel, dict)):
+        raise WireProblem("body_not_object", excerpt=excerpt(response))
+    output = get(response, "output")
+    if not isinstance(output, list):
+        raise WireProblem("no_output", excerpt=excerpt(output))
+    calls = _calls(output)
+    text = _text(output)
+    status = get(response, "status")
+    if text is None and not calls:
+        raise WireProblem("no_text_no_calls", field="status", finish=str(status))
+    raw = _dict(_plain(response))
+    return Turn(text, calls, None if status is None else str(status), {"id": raw.get("id"), "output": raw["output"]})
+
+
+def response_step(body: Any) -> Step:
+    output = _dict(body).get("output")
+    items = output if isinstance(output, list) else []
+    return Step.DECISION if any(_dict(i).get("type") in CALL_ITEMS for i in items) else Step.MODEL_ANSWER
+
+
+def _item_text(item: dict[str, Any]) -> str:
+    return call_text(item.get("name"), _arguments(item.get("arguments")))
+
+
+def _arguments(raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return raw[:40] + " (not JSON)"
+
+
+def response_summary(body: Any) -> str:
+    output = _dict(body).get("output")
+    if not isinstance(output, list):
+        return "response"
+    calls = [_dict(i) for i in output if _dict(i).get("type") in CALL_ITEMS]
+    if calls:
+        return "function_call: " + ", ".join(_item_text(c) for c in calls)
+    kinds = [str(_dict(i).get("type")) for i in output]
+    return f"status: {_dict(body).get('status')}" + (f" ({', '.join(kinds)})" if kinds else "")
+
+
+def request_summary(body: Any) -> str:
+    body = _dict(body)
+    items = body.get("input")
+    n = len(items) if isinstance(items, list) else 1 if isinstance(items, str) else 0
+    tools = body.get("tools")
+    return (
+        f"{counted(n, 'input item')}, {counted(len(tools) if isinstance(tools, list) else 0, 'tool')}"
+        + (" after " + str(body["previous_response_id"]) if body.get("previous_response_id") else "")
+        + (" (stream)" if body.get("stream") else "")
+    )
+
+
+# --- a stream ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Item:
+    item: dict[str, Any]
+    arguments: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ResponsesStream:
+    """The typed events of one streamed response, added in order: each event's line, the output items they build
+    (the `response.completed` event's response when it came, else what the deltas added up to)."""
+
+    limit: int = MAX_STRING_CHARS
+    events: int = 0
+    decided: bool = False
+    problem: WireProblem | None = None
+    completed: dict[str, Any] | None = None
+    items: dict[int, _Item] = field(default_factory=dict)
+
+    def add(self, event: Any) -> str:
+        self.events += 1
+        n = self.events
+        data = _dict(_plain(event))
+        kind = str(data.get("type") or "")
+        if not kind:
+            return f"event {n}: {str(event)[:30]}"
+        index = data.get("output_index")
+        slot = self.items.get(index) if isinstance(index, int) else None
+        if kind == "response.output_item.added" and isinstance(index, int):
+            item = _dict(data.get("item"))
+            self.items[index] = _Item(item)
+            if item.get("type") in CALL_ITEMS:
+                self.decided = True
+                return f"event {n}: {item.get('type')} {_clip(str(item.get('name')))} starts"
+            return f"event {n}: {item.get('type')} item starts"
+        if kind == "response.function_call_arguments.delta" and slot is not None:
+            piece = str(data.get("delta") or "")
+            slot.arguments.append(piece)
+            return f"event {n}: arguments += {_quoted(piece)}"
+        if kind == "response.output_text.delta" and slot is not None:
+            piece = str(data.get("delta") or "")
+            slot.text.append(piece)
+            return f"event {n}: text += {_quoted(piece)}"
+        if kind == "response.output_item.done" and isinstance(index, int):
+            self.items[index] = _Item(_dict(data.get("item")))
+            return f"event {n}: {_dict(data.get('item')).get('type')} item done"
+        if kind in ("response.completed", "response.incomplete"):
+            self.completed = _dict(data.get("response"))
+            return f"event {n}: {kind.removeprefix('response.')} (status: {self.completed.get('status')})"
+        if kind == "response.failed":  # the response's own error says why
+            said = _dict(_dict(data.get("response")).get("error")).get("message")
+            self._fail(WireProblem("model_stream_error", message=str(said)))
+        elif kind == "error":
+            self._fail(WireProblem("model_stream_error", message=str(data.get("message"))))
+        return f"event {n}: {kind}"
+
+    def _fail(self, problem: WireProblem) -> None:
+        if self.problem is None:
+            self.problem = problem
+
+    def message(self) -> dict[str, Any]:
+        """What the events built: the completed response's output, or the items assembled from their deltas."""
+        if self.completed is not None and isinstance(self.completed.get("output"), list):
+            return {"id": self.completed.get("id"), "output": self.completed["output"]}
+        output = []
+        for _, slot in sorted(self.items.items()):
+            item = dict(slot.item)
+            if item.get("type") in CALL_ITEMS and slot.arguments and not item.get("arguments"):
+                item["arguments"] = "".join(slot.arguments)[: self.limit]
+            if item.get("type") == "message" and slot.text and not item.get("content"):
+                item["content"] = [{"type": "output_text", "text": "".join(slot.text)[: self.limit]}]
+            output.append(item)
+        return {"output": output}
+
+    def turn(self) -> Turn:
+        if self.problem is not None:
+            raise self.problem
+        if self.completed is None:
+            if not self.events:
+                raise WireProblem("stream_empty")
+            raise WireProblem("stream_truncated", chunks=self.events, chars=len(_text(self.message()["output"]) or ""))
+        return read({**self.completed, "output": self.message()["output"]})
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def _quoted(text: str | None) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= LABEL_CHARS + 2 else shown[: LABEL_CHARS + 1] + "…"
+
+
+# --- the interface --------------------------------------------------------------------------------------------------
+
+
+class Responses:
+    """OpenAI Responses as the engine, the taps and the views use it."""
+
+    name: ApiName = "responses"
+    path = "/responses"
+    schema_field = "parameters"
+
+    def tool(self, spec: ToolSpec) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters,
+            "strict": spec.strict,
+        }
+
+    def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request:
+        previous = settings.previous_response_id
+        body: dict[str, Any] = {
+            "model": settings.model,
+            "instructions": conversation.system,
+            "input": _input(conversation, since_response=previous is not None),
+            "tools": list(tools),
+            "tool_choice": tool_choice(settings.tool_choice),
+        }
+        if previous is not None:
+            body["previous_response_id"] = previous
+        if not settings.parallel:
+            body["parallel_tool_calls"] = False
+        if settings.stream:
+            body["stream"] = True
+        return Request(body)
+
+    def read(self, response: Any) -> Turn:
+        return read(response)
+
+    def stream(self) -> ResponsesStream:
+        return ResponsesStream()
+
+    def response_step(self, body: Any) -> Step:
+        return response_step(body)
+
+    def request_summary(self, body: Any) -> str:
+        return request_summary(body)
+
+    def response_summary(self, body: Any) -> str:
+        return response_summary(body)
+
+    def turn_summary(self, turn: Turn) -> str:
+        return response_summary({**turn.raw, "status": turn.finish})
+
+
+RESPONSES = Responses()
