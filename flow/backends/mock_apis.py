@@ -140,7 +140,7 @@ def _chat_choice(choice: Any, *, api: str) -> Any:
         return choice if choice is not None else "auto"
     kind = choice.get("type") if isinstance(choice, dict) else "auto"
     if kind == "tool":
-        return {"type": "function", "function": {"name": choice.get("name")}}  # type: ignore[union-attr]
+        return {"type": "function", "function": {"name": choice.get("name")}}
     return {"any": "required", "none": "none"}.get(str(kind), "auto")
 
 
@@ -207,7 +207,9 @@ def _common_refusal(body: dict[str, Any], *, api: str) -> MockReply | None:
         return None
     if api == "messages":
         return _anthropic_error(400, "invalid_request_error", f"{refused}: Extra inputs are not permitted")
-    return _openai_error(400, f"Unrecognized request argument supplied: {refused}", "invalid_request_error", param=refused)
+    return _openai_error(
+        400, f"Unrecognized request argument supplied: {refused}", "invalid_request_error", param=refused
+    )
 
 
 def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
@@ -237,7 +239,13 @@ def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
     if isinstance(decision, str):
         text = {"type": "output_text", "text": decision, "annotations": []}
         output = [
-            {"type": "message", "id": f"msg_{digest[:24]}", "status": "completed", "role": "assistant", "content": [text]}
+            {
+                "type": "message",
+                "id": f"msg_{digest[:24]}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [text],
+            }
         ]
     else:
         output = [
@@ -297,7 +305,9 @@ def _response_events(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield event("response.in_progress", response=started)
     for i, item in enumerate(response["output"]):
         if item["type"] == "function_call":
-            yield event("response.output_item.added", output_index=i, item={**item, "arguments": "", "status": "in_progress"})
+            yield event(
+                "response.output_item.added", output_index=i, item={**item, "arguments": "", "status": "in_progress"}
+            )
             for piece in _pieces(item["arguments"], 3):
                 yield event("response.function_call_arguments.delta", item_id=item["id"], output_index=i, delta=piece)
             yield event(
@@ -309,7 +319,9 @@ def _response_events(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
             )
         else:
             part = item["content"][0]
-            yield event("response.output_item.added", output_index=i, item={**item, "status": "in_progress", "content": []})
+            yield event(
+                "response.output_item.added", output_index=i, item={**item, "status": "in_progress", "content": []}
+            )
             empty = {**part, "text": ""}
             yield event("response.content_part.added", item_id=item["id"], output_index=i, content_index=0, part=empty)
             for piece in _pieces(part["text"], max(2, len(part["text"]) // 8)):

@@ -205,8 +205,12 @@ class _Events(httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for data in self._events:
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            # An event whose data says its type (Responses, Messages) is named by it, as those APIs send it: the
+            # anthropic SDK reads only named events. A chunk of Chat Completions names no type.
+            kind = data.get("type") if isinstance(data, dict) else None
+            name = f"event: {kind}\n" if isinstance(kind, str) and kind.isprintable() and kind else ""
             await anyio.sleep(0)
-            yield f"data: {text}\n\n".encode()
+            yield f"{name}data: {text}\n\n".encode()
 
 
 @dataclass

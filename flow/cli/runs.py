@@ -43,6 +43,19 @@ def _add_run(sub: Subcommands) -> None:
 def _add_model_options(r: argparse.ArgumentParser) -> None:
     """`run`'s model, and what the app asks of it."""
     r.add_argument(
+        "--api",
+        choices=["chat", "responses", "messages"],
+        default="chat",
+        help="the model API: OpenAI Chat Completions, OpenAI Responses, or Anthropic Messages (sent with the "
+        "anthropic SDK: $ANTHROPIC_BASE_URL, else https://api.anthropic.com, and $ANTHROPIC_API_KEY, which goes only "
+        "to that base URL; $ANTHROPIC_MODEL names the model)",
+    )
+    r.add_argument(
+        "--previous-response-id",
+        action="store_true",
+        help="Responses: send a follow-up as the new items beside previous_response_id, not the whole input again",
+    )
+    r.add_argument(
         "--model",
         help="model name: mock, mock-bad-json, ... (a name starting with mock) for the offline mock; any other "
         "name goes to a provider, at --base-url, $OPENAI_BASE_URL, else https://api.openai.com/v1 (default: mock, "
@@ -51,7 +64,8 @@ def _add_model_options(r: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--base-url",
         help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; with neither, a mock model name stays "
-        "offline and any other goes to https://api.openai.com/v1)",
+        "offline and any other goes to https://api.openai.com/v1); with --api messages, an endpoint as the anthropic "
+        "SDK takes it, without /v1 (a key from $ANTHROPIC_API_KEY is not sent to it)",
     )
     r.add_argument(
         "--script",
@@ -60,7 +74,11 @@ def _add_model_options(r: argparse.ArgumentParser) -> None:
         "YAML list of turns (call/arguments, calls, answer); offline, for any MCP server",
     )
     r.add_argument("--tool-choice", default="auto", help="auto | none | required | the name of one function")
-    r.add_argument("--no-parallel", action="store_true", help="send parallel_tool_calls: false")
+    r.add_argument(
+        "--no-parallel",
+        action="store_true",
+        help="ask for one call at a time (parallel_tool_calls: false; Messages: disable_parallel_tool_use)",
+    )
     r.add_argument("--strict", action="store_true", help="send strict schemas and check the arguments against them")
     r.add_argument("--stream", action="store_true", help="stream the model's responses")
     r.add_argument(
@@ -144,9 +162,15 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         raise UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
     if args.script and (args.model or args.base_url):
         raise UsageError("--script is the model; leave out --model and --base-url")
+    if args.script and args.api != "chat":
+        raise UsageError("--script answers Chat Completions only; leave out --api")
+    if args.previous_response_id and args.api != "responses":
+        raise UsageError("--previous-response-id is a Responses option: use --api responses")
     return RunOptions.build(
         server=server_spec(args),
         mode=args.mode,
+        api=args.api,
+        previous_response=args.previous_response_id,
         tool_choice=args.tool_choice,
         parallel=not args.no_parallel,
         strict=args.strict,
@@ -173,13 +197,15 @@ def _model(args: argparse.Namespace, options: RunOptions) -> ModelConfig:
     if args.script:
         return ModelConfig.scripted(load_script(args.script), timeout_s=args.model_timeout)
     try:
-        model = ModelConfig.from_env(model=args.model, base_url=args.base_url, timeout_s=args.model_timeout)
+        model = ModelConfig.from_env(
+            model=args.model, base_url=args.base_url, api=options.api, timeout_s=args.model_timeout
+        )
     except FlowError as exc:  # a base URL no request can go to
         raise UsageError(str(exc)) from None
     for note in notes_before_sending(model.base_url or "", options):
         print(f"note: {PROVIDER_NOTES[note]['en']}", file=sys.stderr)
     if model.backend == "openai":  # a name that is not a mock's goes to a provider
-        print(sending_line(model.describe(), "en"), file=lines_to(args.out), flush=True)
+        print(sending_line(model.describe(options.api), "en"), file=lines_to(args.out), flush=True)
     return model
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anthropic
 import anyio
 import openai
 from mcp.shared.exceptions import MCPError
@@ -51,7 +52,7 @@ def as_flow_error(exc: BaseException, options: RunOptions, model: ModelConfig) -
     exc = leaf_exception(exc)
     if isinstance(exc, FlowError):  # a FlowAbort, or a server or model that broke, refused or went quiet
         return exc
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, (openai.APIStatusError, anthropic.APIStatusError)):
         body = exc.body if isinstance(exc.body, dict) else {}
         err = body.get("error", body)
         full = provider_detail(exc.body)
@@ -67,11 +68,12 @@ def as_flow_error(exc: BaseException, options: RunOptions, model: ModelConfig) -
             suspects=suspects,
             refused=exc.status_code >= 500 and names_a_field(full),
         )
-    if isinstance(exc, openai.APITimeoutError):
+    if isinstance(exc, (openai.APITimeoutError, anthropic.APITimeoutError)):
         return FlowError("model_timeout", timeout_s=model.timeout_s)
-    if isinstance(exc, openai.APIConnectionError):
-        return FlowError("model_unreachable", url=model.describe()["base_url"], cause=str(exc.__cause__ or exc))
-    if isinstance(exc, openai.APIError):  # an error event inside a stream that began well
+    if isinstance(exc, (openai.APIConnectionError, anthropic.APIConnectionError)):
+        url = model.describe(options.api)["base_url"]
+        return FlowError("model_unreachable", url=url, cause=str(exc.__cause__ or exc))
+    if isinstance(exc, (openai.APIError, anthropic.APIError)):  # an error event inside a stream that began well
         return FlowError("model_stream_error", message=exc.message)
     if (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT) or isinstance(exc, TimeoutError):
         return FlowError("mcp_timeout", timeout_s=options.mcp_timeout_s, detail=str(exc))

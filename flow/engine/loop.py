@@ -223,15 +223,20 @@ def _reverse_translate(
 ) -> tuple[CallRequest, Hop] | ToolOutput:
     """Step 5: the call's arguments (a JSON string, or the object Messages sends) become a call request; or the
     error that goes back to the model."""
-    tool_call = cast(ToolCall, call.raw)
+    api_call: dict[str, Any] | None = None
+    if "function" in call.raw:
+        tool_call = cast(ToolCall, call.raw)
+    else:  # Responses and Messages: the call in the form the app reads, and as the API wrote it
+        tool_call = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+        api_call = call.raw
     try:
         request = parse_arguments(call.name, call.arguments, schemas.get(call.name), check_schema=strict)
     except ArgumentError as exc:
-        rec.add(hops.arguments_refused(tool_call, str(exc), call_id=call.id))
+        rec.add(hops.arguments_refused(tool_call, str(exc), api_call=api_call))
         text = f"Error: {exc}. Call the tool again with valid JSON arguments that match its schema."
         return ToolOutput(call.id, text, is_error=True)
     asked: CallRequestPayload = {"name": request.name, "arguments": request.arguments}
-    return request, rec.add(hops.reverse_translation(tool_call, asked, target=target, call_id=call.id))
+    return request, rec.add(hops.reverse_translation(tool_call, asked, target=target, api_call=api_call))
 
 
 DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits

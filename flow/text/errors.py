@@ -408,9 +408,7 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "{where}[{i}] ({name}) has arguments that are not a string", "{where}[{i}]（{name}）的 arguments 不是字符串"
     ),
     "no_choices": _unreadable("it has no choices (choices: {excerpt})", "没有 choices（choices: {excerpt}）"),
-    "no_output": _unreadable(
-        "it has no output list (output: {excerpt})", "没有 output 列表（output: {excerpt}）"
-    ),
+    "no_output": _unreadable("it has no output list (output: {excerpt})", "没有 output 列表（output: {excerpt}）"),
     "no_content_blocks": _unreadable(
         "it has no content list (content: {excerpt})", "没有 content 列表（content: {excerpt}）"
     ),

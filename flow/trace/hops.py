@@ -290,8 +290,12 @@ def model_response(payload: LlmResponsePayload, *, step: Step, summary: str) -> 
 
 def model_chunk(payload: LlmChunkPayload, *, step: Step, summary: str) -> Draft[LlmChunkPayload]:
     """One event of a streamed response, with its line (`flow.wire`'s stream says what it did)."""
-    data = payload.get("data")
-    usage = data.get("usage") if isinstance(data, dict) else None
+    data = as_dict(payload.get("data"))
+    usage = data.get("usage")
+    if data.get("type") == "response.completed":  # Responses: the usage is the completed response's
+        usage = as_dict(data.get("response")).get("usage")
+    elif data.get("type") == "message_start":  # Messages: the input here; the output in message_delta, whole
+        usage = {"input_tokens": as_dict(as_dict(data.get("message")).get("usage")).get("input_tokens")}
     return Draft("llm.chunk", "model", "app", payload, step, "response", summary, usage=usage_counts(usage))
 
 
@@ -310,33 +314,40 @@ def assembled(message: Any, finish: str | None, *, decided: bool, summary: str) 
 
 
 def reverse_translation(
-    tool_call: ToolCall, request: CallRequest, *, target: Actor, call_id: str | None = None
+    tool_call: ToolCall, request: CallRequest, *, target: Actor, api_call: JsonObject | None = None
 ) -> Draft[TranslateReversePayload]:
     """The tool call's arguments become a call request: to the MCP client, or to the function in direct mode.
-    `call_id` is the id the API pairs the result with, when it is not the call's `id` (Responses: `call_id`)."""
+    `api_call` is the call as an API other than Chat Completions wrote it (a Responses `function_call` item, a
+    Messages `tool_use` block), beside the call in Chat Completions' form that the app reads."""
+    payload: TranslateReversePayload = {"tool_call": tool_call, "call_request": request}
+    if api_call is not None:
+        payload["api_call"] = api_call
     return Draft(
         "translate.reverse",
         "app",
         target,
-        {"tool_call": tool_call, "call_request": request},
+        payload,
         Step.REVERSE_TRANSLATION,
         "request",
         "call " + call_text(request["name"], request["arguments"]),
-        tool_call_id=call_id or tool_call["id"],
+        tool_call_id=tool_call["id"],
     )
 
 
-def arguments_refused(tool_call: ToolCall, reason: str, *, call_id: str | None = None) -> Draft[ErrorPayload]:
+def arguments_refused(tool_call: ToolCall, reason: str, *, api_call: JsonObject | None = None) -> Draft[ErrorPayload]:
     """Arguments the app cannot use: nothing leaves the app, and the error goes back to the model in step 8."""
+    payload: ErrorPayload = {"tool_call": tool_call, "error": reason, "sent_back_to_model": True}
+    if api_call is not None:
+        payload["api_call"] = api_call
     return Draft(
         "error",
         "app",
         "app",
-        {"tool_call": tool_call, "error": reason, "sent_back_to_model": True},
+        payload,
         Step.REVERSE_TRANSLATION,
         "error",
         f"bad arguments: {reason}",
-        tool_call_id=call_id or tool_call["id"],
+        tool_call_id=tool_call["id"],
     )
 
 

@@ -111,14 +111,21 @@ class Stats(TypedDict, total=False):
 
 def usage_counts(usage: Any) -> Usage | None:
     """A model's `usage` object as a hop keeps it: the token counts that are counts, the rest dropped (the
-    payload keeps the body as it came). What a provider sends must never make a trace its loader refuses."""
+    payload keeps the body as it came), in Chat Completions' names (Responses and Messages say `input_tokens` and
+    `output_tokens`). What a provider sends must never make a trace its loader refuses."""
     if not isinstance(usage, dict):
         return None
+    def count(key: str, other: str = "") -> int | None:
+        value = usage.get(key, usage.get(other))
+        return value if type(value) is int and 0 <= value <= MAX_COUNT else None
+
     out: Usage = {}
-    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        value = usage.get(key)
-        if type(value) is int and 0 <= value <= MAX_COUNT:
-            out[key] = value
+    if (prompt := count("prompt_tokens", "input_tokens")) is not None:
+        out["prompt_tokens"] = prompt
+    if (completion := count("completion_tokens", "output_tokens")) is not None:
+        out["completion_tokens"] = completion
+    if (total := count("total_tokens")) is not None:
+        out["total_tokens"] = total
     return out or None
 
 

@@ -66,11 +66,14 @@ class ToolCall(TypedDict):
 
 @with_config(_OPEN)
 class AssistantMessage(TypedDict):
-    """The assistant message the app assembled from a stream."""
+    """The model's turn the app assembled from a stream, in its API's form: Chat Completions' assistant message
+    (`role`, `content` text, `tool_calls`), Responses' `output` items (and the response's `id`), or Messages'
+    `content` blocks."""
 
-    role: str
-    content: str | None
+    role: NotRequired[str]
+    content: NotRequired[str | None | list[JsonObject]]
     tool_calls: NotRequired[list[ToolCall]]
+    output: NotRequired[list[JsonObject]]
 
 
 @with_config(_OPEN)
@@ -271,6 +274,7 @@ class TranslateReversePayload(TypedDict):
 
     tool_call: ToolCall
     call_request: CallRequest
+    api_call: NotRequired[JsonObject]  # the call as Responses or Messages wrote it
 
 
 @with_config(_OPEN)
@@ -341,6 +345,7 @@ class ErrorPayload(TypedDict, total=False):
     server_stderr: str  # the end of a stdio server's stderr
     sdk_error: RpcError  # what the MCP SDK reported
     tool_call: ToolCall  # step 5: the call whose arguments were refused
+    api_call: JsonObject  # ...as Responses or Messages wrote it
     sent_back_to_model: bool
     http: HttpExchange  # an MCP exchange over HTTP that failed
     bytes: int  # a message over the size cap: its size (or at least that much), the cap, and how it began

@@ -686,7 +686,10 @@ def _assembled(p: LlmAssembledPayload) -> Situation | None:
     names, ids, calls = _calls(message)
     if calls:
         return _situation("assembled.calls", names=names, ids=ids, finish=finish)
-    return _situation("assembled.content", content=value(message["content"]), finish=finish)
+    content = message.get("content")
+    if "content" not in message or not (content is None or isinstance(content, str)):
+        return None  # Responses' output items, Messages' content blocks: the general text says what this hop is
+    return _situation("assembled.content", content=value(content), finish=finish)
 
 
 # What a server says when it refused the request itself, whatever status it gave (llama-cpp-python: 500 for
