@@ -115,6 +115,7 @@ def usage_counts(usage: Any) -> Usage | None:
     `output_tokens`). What a provider sends must never make a trace its loader refuses."""
     if not isinstance(usage, dict):
         return None
+
     def count(key: str, other: str = "") -> int | None:
         value = usage.get(key, usage.get(other))
         return value if type(value) is int and 0 <= value <= MAX_COUNT else None
