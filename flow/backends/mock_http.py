@@ -40,7 +40,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length)
         key = getattr(self.server, "api_key", None)
         sent = self.headers.get("x-api-key") or (self.headers.get("authorization") or "").removeprefix("Bearer ")
-        if key and sent != key:  # OpenAI's SDK sends a bearer token, Anthropic's an x-api-key header
+        if key and sent != key:  # a bearer token (both SDKs), or Anthropic's x-api-key header
             if self.path.split("?")[0].rstrip("/").endswith("/messages"):
                 refused = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
                 self._send_json(401, refused)
