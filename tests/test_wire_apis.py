@@ -296,5 +296,5 @@ def test_the_anthropic_key_goes_only_to_its_configured_base_url() -> None:
 
 def test_replay_takes_the_api_from_the_recording_checked() -> None:
     assert RunOptions.from_settings({"api": "messages"}).api == "messages"
-    with pytest.raises(Exception, match="meta.settings.api"):
+    with pytest.raises(Exception, match=r"meta\.settings\.api"):
         RunOptions.from_settings({"api": "soap"})
