@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from flow.backends.mock import MODEL_NAMES as MOCK_MODELS
 from flow.engine.options import RunOptions
 from flow.text.errors import ProviderNote
+from flow.wire.base import ApiName
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Preset:
     needs_key: bool = True
     # What its server is known to do with the options the app sends only when asked (flow.text.errors words them).
     known: tuple[ProviderNote, ...] = ()
+    api: ApiName = "chat"  # the model API the preset's endpoint is spoken to in
 
 
 PRESETS: list[Preset] = [
@@ -53,6 +55,9 @@ PRESETS: list[Preset] = [
         needs_key=False,
         known=("null_content_refused", "tool_choice_required_fails"),
     ),
+    Preset("OpenAI Responses", "https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY", api="responses"),
+    # The anthropic SDK's base URL, without /v1 (it adds /v1/messages itself).
+    Preset("Anthropic", "https://api.anthropic.com", "claude-haiku-4-5", "ANTHROPIC_API_KEY", api="messages"),
 ]
 
 
@@ -132,6 +137,8 @@ def key_homes(preset: Preset, environ: Mapping[str, str] = os.environ) -> list[t
     the preset's own variable for the preset's URL, and OPENAI_API_KEY for OPENAI_BASE_URL (unset: the
     openai SDK's default), as the SDK and `python -m flow run` pair them."""
     homes = [(preset.key_env, preset.base_url)] if preset.key_env != "OPENAI_API_KEY" else []
+    if preset.api == "messages":  # the anthropic SDK is never given the OpenAI key
+        return homes
     return [*homes, ("OPENAI_API_KEY", environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE_URL)]
 
 

@@ -298,3 +298,12 @@ def test_replay_takes_the_api_from_the_recording_checked() -> None:
     assert RunOptions.from_settings({"api": "messages"}).api == "messages"
     with pytest.raises(Exception, match=r"meta\.settings\.api"):
         RunOptions.from_settings({"api": "soap"})
+
+
+def test_the_anthropic_preset_keeps_the_openai_key_away() -> None:
+    from flow.providers import PRESETS, key_for
+
+    anthropic_preset = next(p for p in PRESETS if p.api == "messages")
+    env = {"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk-openai", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    assert key_for(anthropic_preset, "https://api.anthropic.com", "", env).key == "sk-ant"
+    assert key_for(anthropic_preset, "http://127.0.0.1:9/v1", "", env).key is None

@@ -168,7 +168,7 @@ with left:
         preset = remembered(
             st.selectbox,
             t("preset", lang),
-            PRESETS,
+            [p for p in PRESETS if p.api == "chat"],  # the page runs Chat Completions
             key="preset",
             format_func=lambda p: p.name.replace(" (local)", t("local", lang)),
         )
