@@ -100,11 +100,13 @@ def test_a_responses_follow_up_by_previous_response_id_sends_only_what_is_new() 
 
     # the mock reads the chained request as the whole one: the same answer
     def said(body: dict[str, Any], store: Any) -> str:
-        return respond_responses(body, store).body["output"][0]["content"][0]["text"]
+        answered = respond_responses(body, store).body
+        assert answered is not None
+        return str(answered["output"][0]["content"][0]["text"])
 
     assert said(chained, store) == said(whole, new_store()) and "ok" in said(whole, new_store())
     unknown = respond_responses({**chained, "previous_response_id": "resp_nowhere"}, new_store())
-    assert unknown.status == 400 and unknown.body["error"]["code"] == "previous_response_not_found"
+    assert unknown.status == 400 and (unknown.body or {})["error"]["code"] == "previous_response_not_found"
 
 
 def test_messages_tool_results_carry_is_error() -> None:
@@ -188,7 +190,8 @@ def test_a_run_through_each_api_and_mode(api: str, mode: str, stream: bool) -> N
     assert result.trace.meta.stats["prompt_tokens"] > 0
     loaded = read_trace_bytes(trace_text(result.trace).encode())  # it loads, and replays offline without a difference
     again = replay(loaded, transport="memory")
-    assert again.ok and again.trace.meta.replay["diverged"] is False, again.trace.meta.replay["divergences"]
+    replayed = again.trace.meta.replay or {}
+    assert again.ok and replayed["diverged"] is False, replayed["divergences"]
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -200,7 +203,7 @@ def test_a_responses_run_by_previous_response_id(stream: bool) -> None:
     assert {i["type"] for i in follow["input"]} == {"function_call_output"}
     assert result.trace.meta.settings["previous_response"] is True
     again = replay(read_trace_bytes(trace_text(result.trace).encode()), transport="memory")
-    assert again.ok and not again.trace.meta.replay["diverged"]
+    assert again.ok and not (again.trace.meta.replay or {})["diverged"]
 
 
 def test_a_chat_run_records_no_api_setting() -> None:
