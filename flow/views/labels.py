@@ -449,8 +449,8 @@ def _request_label(hop: Hop, p: LlmRequestPayload, width: int, lang: Lang) -> li
         items = [[("(" if k == 0 else "") + i + (")" if k == len(ids) - 1 else "")] for k, i in enumerate(ids)]
         return _some(scripted + head, items, width, lang=lang)
     stream = _w("stream_flag", lang) if body.get("stream") else ""
-    items, tools = len(conversation(body, api)), len(body.get("tools", []))
-    count = _w("request_items" if api.name == "responses" else "request", lang, m=items, t=tools)
+    sent, tools = len(conversation(body, api)), len(body.get("tools", []))
+    count = _w("request_items" if api.name == "responses" else "request", lang, m=sent, t=tools)
     return _line(scripted + count + stream, width)
 
 
