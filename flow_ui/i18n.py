@@ -22,6 +22,25 @@ TEXT: dict[str, dict[Lang, str]] = {
     "mode": {"zh": "模式", "en": "Mode"},
     "mode_mcp": {"zh": "MCP（客户端 + 服务器）", "en": "MCP (client + server)"},
     "mode_direct": {"zh": "直接调用模式（函数调用，无 MCP）", "en": "Direct mode (function calling, no MCP)"},
+    "api": {"zh": "模型接口", "en": "Model API"},
+    "api_chat": {"zh": "Chat Completions", "en": "Chat Completions"},
+    "api_responses": {"zh": "Responses", "en": "Responses"},
+    "api_messages": {"zh": "Anthropic Messages", "en": "Anthropic Messages"},
+    "api_help": {
+        "zh": "同一个问题、同样的工具，用哪种线路格式发给模型：OpenAI 的 Chat Completions 或 Responses，或 Anthropic 的 Messages。",
+        "en": "The wire format the same question and tools go to the model in: OpenAI Chat Completions or Responses, "
+        "or Anthropic Messages.",
+    },
+    "previous_response": {"zh": "回填时用 previous_response_id", "en": "Backfill with previous_response_id"},
+    "previous_response_help": {
+        "zh": "打开：回填只发新的 function_call_output 项，并用 previous_response_id 指向上一次响应；关闭：整个 input 再发一次。",
+        "en": "On: the backfill sends only the new function_call_output items and names the previous response by "
+        "previous_response_id. Off: the whole input goes again.",
+    },
+    "api_scripted": {
+        "zh": "脚本模型只会说 Chat Completions：请选择离线模拟模型或服务商来试 {api}。",
+        "en": "The scripted model speaks Chat Completions only: choose the offline mock or a provider to try {api}.",
+    },
     "model": {"zh": "模型", "en": "Model"},
     "backend_mock": {"zh": "离线模拟模型", "en": "Offline mock model"},
     "backend_provider": {"zh": "OpenAI 兼容服务", "en": "OpenAI-compatible provider"},
@@ -191,8 +210,19 @@ TEXT: dict[str, dict[Lang, str]] = {
     "diagram_alt": {"zh": "{name} 的时序图", "en": "Sequence diagram of {name}"},
     "trace_a": {"zh": "A", "en": "A"},
     "trace_b": {"zh": "B", "en": "B"},
-    "run_both": {"zh": "运行两种模式", "en": "Run both modes"},
-    "run_both_go": {"zh": "用这个问题运行直接调用和 MCP", "en": "Run direct and MCP on this question"},
+    "run_both": {"zh": "运行两次", "en": "Run two"},
+    "run_both_go": {"zh": "用这个问题运行这两种", "en": "Run both on this question"},
+    "compare_pair": {"zh": "比较什么", "en": "What to compare"},
+    "pair_modes": {"zh": "直接调用 vs MCP（Chat Completions）", "en": "direct vs MCP (Chat Completions)"},
+    "pair_chat_responses": {"zh": "Chat Completions vs Responses（MCP）", "en": "Chat Completions vs Responses (MCP)"},
+    "pair_chat_messages": {
+        "zh": "Chat Completions vs Anthropic Messages（MCP）",
+        "en": "Chat Completions vs Anthropic Messages (MCP)",
+    },
+    "pair_responses_messages": {
+        "zh": "Responses vs Anthropic Messages（MCP）",
+        "en": "Responses vs Anthropic Messages (MCP)",
+    },
     "no_times": {
         "zh": "这里不比较耗时：单次运行的毫秒数主要是噪声（同一个问题连续运行，结果相差数倍），MCP 的握手又总落在先运行的那一次上。值得比较的耗时是多次运行的中位数及其波动范围，一次记录给不出来。",
         "en": "No times here: one run's milliseconds are mostly noise (the same question run twice differs several-fold), and MCP's handshake falls on whichever run comes first. A time worth comparing is the median of many runs with its spread, which one recording cannot give.",

@@ -460,3 +460,21 @@ def test_a_trace_longer_than_the_viewer_holds_is_stepped_a_part_at_a_time():
     report_hop(at, 5)
     assert at.session_state["app"].index == 2 * PART_HOPS + 4 and at.query_params["hop"] == str(2 * PART_HOPS + 5)
     assert at.selectbox(key="step_part_en").value == 2
+
+
+def test_the_run_page_runs_the_question_through_the_model_api_chosen():
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    assert not [w for w in at.checkbox if w.key == "previous_response_en"]  # a Responses option only
+    at.radio(key="api_en").set_value("responses").run()
+    at.checkbox(key="previous_response_en").check().run()
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    trace = last_trace(at)
+    assert trace.meta.settings["api"] == "responses" and trace.meta.settings["previous_response"] is True
+    backfill = next(h for h in trace.hops if h.kind == "llm.request" and h.step == 8)
+    assert backfill.payload["url"].endswith("/v1/responses") and "previous_response_id" in backfill.payload["body"]
+    at.switch_page("app_pages/run.py").run()  # a run opens the Step page
+    at.radio(key="api_en").set_value("messages").run()
+    at.button(key="run").click().run()
+    assert last_trace(at).meta.settings["api"] == "messages"

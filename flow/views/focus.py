@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from flow.text.apis import answered, api_of_body, api_of_request
 from flow.trace.model import Hop, as_dict
 from flow.trace.payloads import (
     AppAnswer,
@@ -38,6 +39,7 @@ from flow.trace.payloads import (
     typed,
 )
 from flow.views.table import PARSED_ARGUMENTS, focus_view
+from flow.wire.base import WireApi
 
 Path = tuple[str | int, ...]
 
@@ -146,18 +148,21 @@ def _schemas(b: _Builder, p: TranslateForwardPayload) -> None:
         b.mark("payload", "content", open_it=True)
         b.mark("payload", "openai", open_it=True)
         return
-    where: dict[str, int] = {}
+    where: dict[str, tuple[str | int, ...]] = {}  # each tool's schema, where its API puts it
     for j, tool in enumerate(p["openai"]):
-        name = as_dict(tool.get("function")).get("name")
+        at: tuple[str, ...]
+        if "function" in tool:  # Chat Completions: nested under function
+            name, at = as_dict(tool.get("function")).get("name"), ("function", "parameters")
+        else:  # Responses: flat, parameters; Messages: input_schema
+            name, at = tool.get("name"), ("input_schema",) if "input_schema" in tool else ("parameters",)
         if isinstance(name, str):
-            where.setdefault(name, j)
+            where.setdefault(name, ("payload", "openai", j, *at))
     first = True
     for i, tool in enumerate(p["mcp"]):  # as the server listed them
         name = tool.get("name")
         if not isinstance(name, str) or name not in where:
             continue
-        j = where[name]
-        for path in (("payload", "mcp", i, "inputSchema"), ("payload", "openai", j, "function", "parameters")):
+        for path in (("payload", "mcp", i, "inputSchema"), where[name]):
             b.colour(name, *path)
             if first:
                 b.mark(*path, open_it=True)
@@ -261,12 +266,20 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
             b.mark("content")
         case TranslateForward(payload=p):
             _schemas(b, p)
-        case LlmRequest():
-            _request(b)
+        case LlmRequest(payload=p):
+            api = api_of_request(p)
+            _request(b) if api.name == "chat" else _api_request(b, api, p["body"])
+        case LlmResponse(payload=p) if api_of_body(p["body"]).name != "chat":
+            _api_decision(b, api_of_body(p["body"]))
+        case LlmAssembled(payload=p) if api_of_body(p["message"]).name != "chat":
+            _api_decision(b, api_of_body(p["message"]))
         case LlmResponse() | LlmAssembled():
             _decision(b)
-        case LlmChunk():
-            _chunk(b)
+        case LlmChunk(payload=p):
+            if api_of_body(p["data"]).name == "chat":
+                _chunk(b)
+            elif not any(b.mark(key, open_it=True) for key in ("delta", "item", "content_block", "usage")):
+                b.mark("type")
         case TranslateReverse():
             _reverse(b)
         case ToolInvoke():
@@ -326,12 +339,87 @@ def _chunk(b: _Builder) -> None:
 
 
 def _reverse(b: _Builder) -> None:
-    """5: the call request's name and parsed arguments, the tool call it came from beside it."""
+    """5: the call request's name and parsed arguments, the tool call it came from beside it: as Chat Completions
+    wrote it (its arguments a string), or as Responses (a string too) or Messages (`input`, an object) did."""
     b.open("call_request")
     b.mark("call_request", "name")
     b.mark("call_request", "arguments", open_it=True)
+    if b.open("api_call"):
+        if not b.mark("api_call", "input", open_it=True):
+            b.mark("api_call", "arguments")
+        return
     b.open("tool_call")
     b.open("tool_call", "function")
+
+
+def _api_request(b: _Builder, api: WireApi, body: Any) -> None:
+    """3 and 8 of Responses and Messages: a backfill's tool results (function_call_output items, tool_result blocks)
+    paired by colour with the calls they answer (function_call items, tool_use blocks) where the request carries
+    them; else the conversation, the tools and what that API asks for beside them."""
+    field = "input" if api.name == "responses" else "messages"
+    results = answered(body, api)
+    items = b.at(field)
+    if results and isinstance(items, list):
+        b.open(field)
+        first = results[0][0][1]
+        assert isinstance(first, int)
+        for i in range(first - 1, -1, -1):  # the model's calls, as they were sent back
+            item = as_dict(items[i])
+            if api.name == "responses" and item.get("type") == "function_call":
+                b.mark(field, i, open_it=True)
+                b.colour(item.get("call_id"), field, i, "call_id")
+            elif api.name == "messages" and item.get("role") == "assistant":
+                b.mark(field, i, open_it=True)
+                b.open(field, i, "content")
+                for k, block in _first(item.get("content")):
+                    if as_dict(block).get("type") == "tool_use":
+                        b.open(field, i, "content", k)
+                        b.colour(as_dict(block).get("id"), field, i, "content", k, "id")
+                break
+            elif api.name == "responses":
+                break
+        for path, call_id in results[:MAX_PAIRS]:
+            b.mark(*path, open_it=True)
+            if api.name == "messages":  # the user message the tool_result blocks are in
+                b.open(*path[:-2])
+            b.colour(call_id, *path, "call_id" if api.name == "responses" else "tool_use_id")
+        b.mark("previous_response_id")
+        return
+    b.mark(field)
+    b.open_items(field, last=True)
+    for key in ("instructions", "system", "max_tokens", "previous_response_id"):
+        b.mark(key)
+    if b.mark("payload", "body", "tools", open_it=True):
+        b.open("payload", "body", "tools", 0)
+
+
+def _api_decision(b: _Builder, api: WireApi) -> None:
+    """4 and 9 of Responses and Messages: each function_call item's arguments string beside its parsed object, or
+    each tool_use block's input (already an object), a colour per call id; else the text and why it stopped."""
+    field, kind, key, args = (
+        ("output", "function_call", "call_id", "arguments")
+        if api.name == "responses"
+        else ("content", "tool_use", "id", "input")
+    )
+    called = False
+    b.open(field)
+    for k, item in _first(b.at(field)):
+        item = as_dict(item)
+        if item.get("type") != kind:
+            continue
+        called = True
+        b.open(field, k)
+        b.mark(field, k, args, open_it=True)
+        b.mark(field, k, PARSED_ARGUMENTS, open_it=True)
+        b.colour(item.get(key), field, k, key)
+    if not called:
+        b.mark(field)
+        b.open_items(field)
+        if api.name == "responses":
+            for k, _ in _first(b.at(field)):
+                b.open(field, k, "content")
+    b.mark("status" if api.name == "responses" else "stop_reason")
+    b.mark("error", open_it=True)
 
 
 def _frame_out(b: _Builder) -> None:

@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias, assert_never
 
+from flow.text.apis import API_WORDS, answered, api_of_body, api_of_request, arguments_of, conversation, turn_of
 from flow.text.errors import EMPTY_ANSWER
 from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang
 from flow.trace.files import escape_controls
@@ -358,7 +359,8 @@ def _app_label(t: AppHop, width: int, lang: Lang) -> list[str]:
         case TranslateForward(payload=p):
             if "content" in p:  # MCP content → chat messages
                 return _line(_w("content_translation", lang, n=len(p["content"])), width)
-            return _line(f"inputSchema → parameters ×{len(p['openai'])}", width)
+            field = "input_schema" if any("input_schema" in t for t in p["openai"]) else "parameters"
+            return _line(f"inputSchema → {field} ×{len(p['openai'])}", width)
         case _ as never:
             assert_never(never)
 
@@ -434,23 +436,45 @@ def _client_label(p: ClientResultPayload, width: int, lang: Lang) -> list[str]:
 
 
 def _request_label(hop: Hop, p: LlmRequestPayload, width: int, lang: Lang) -> list[str]:
-    """A model request: the tool_call_ids a backfill answers, or how many messages and tools it sends."""
+    """A model request: the call ids a backfill answers (in its API's own result form), or how much conversation and
+    how many tools it sends."""
     body = p["body"]
     if isinstance(body, str) or not body:  # a body that was not JSON says nothing a label can count
         return []
+    api = api_of_request(p)
     scripted = _w("scripted", lang) if hop.scripted else ""
-    messages = body.get("messages", [])
-    if ids := _tool_ids(messages):
-        head = "role: tool" if len(ids) == 1 else f"role: tool ×{len(ids)}"
+    if ids := [i for _, i in answered(body, api)]:
+        word = API_WORDS[api.name]["result"]
+        head = word if len(ids) == 1 else f"{word} ×{len(ids)}"
         items = [[("(" if k == 0 else "") + i + (")" if k == len(ids) - 1 else "")] for k, i in enumerate(ids)]
         return _some(scripted + head, items, width, lang=lang)
     stream = _w("stream_flag", lang) if body.get("stream") else ""
-    return _line(scripted + _w("request", lang, m=len(messages), t=len(body.get("tools", []))) + stream, width)
+    sent, tools = len(conversation(body, api)), len(body.get("tools", []))
+    count = _w("request_items" if api.name == "responses" else "request", lang, m=sent, t=tools)
+    return _line(scripted + count + stream, width)
+
+
+def _turn_label(scripted: str, body: Any, finish: Any, width: int, lang: Lang, *, assembled: bool) -> list[str]:
+    """A Responses or Messages turn: its calls under the API's own name, or why it stopped."""
+    api = api_of_body(body)
+    turn = turn_of(body, api, finish=finish)
+    words = API_WORDS[api.name]
+    if turn is not None and turn.calls:
+        calls = [(c.name, arguments_of(c)) for c in turn.calls]
+        head = _w("assembled_of", lang, what=words["calls"]) if assembled else words["calls"] + ":"
+        return _calls_label(scripted + head, calls, width, lang)
+    said = finish if finish is not None else _dict(body).get(words["finish"])
+    stop = f"{words['finish']}: {said}" if said is not None else ""
+    if assembled:
+        return _line(_w("assembled", lang, what=stop), width)
+    return _line(scripted + (stop or _w("response", lang)), width)
 
 
 def _response_label(hop: Hop, p: LlmResponsePayload, width: int, lang: Lang) -> list[str]:
     """A whole model response: every call it asks for, or why it stopped."""
     scripted = _w("scripted", lang) if hop.scripted else ""
+    if p.get("status", 0) < 400 and api_of_body(p["body"]).name != "chat":
+        return _turn_label(scripted, p["body"], None, width, lang, assembled=False)
     choice = first_choice(p["body"])  # the provider's JSON, as it came
     if calls := _calls_of(_dict(choice.get("message"))):
         return _calls_label(scripted + "tool_calls:", calls, width, lang)
@@ -461,6 +485,9 @@ def _response_label(hop: Hop, p: LlmResponsePayload, width: int, lang: Lang) -> 
 
 def _assembled_label(hop: Hop, p: LlmAssembledPayload, width: int, lang: Lang) -> list[str]:
     """The message the app assembled from a stream: its calls, or why the stream stopped."""
+    if api_of_body(p["message"]).name != "chat":
+        scripted = _w("scripted", lang) if hop.scripted else ""
+        return _turn_label(scripted, p["message"], p["finish_reason"], width, lang, assembled=True)
     calls = [(c["function"]["name"], c["function"]["arguments"]) for c in p["message"].get("tool_calls", [])]
     if calls:
         scripted = _w("scripted", lang) if hop.scripted else ""
@@ -550,6 +577,10 @@ def _chunk_text(hop: Hop, p: LlmChunkPayload, lang: Lang) -> str:
     data = p["data"]  # the provider's JSON, as it came
     if not isinstance(data, dict):
         return _w("chunk", lang, n=n, what=clip(_value_text(data), 30))
+    api = api_of_body(data)
+    if api.name != "chat":
+        found = re.match(r"event (\d+)", hop.summary)
+        return _w("event", lang, n=found[1] if found else "?", what=_event_text(api.name, data, lang))
     choice = first_choice(data)
     if not choice:
         return _w("chunk", lang, n=n, what="usage") if data.get("usage") else _w("chunk_plain", lang, n=n)
@@ -566,6 +597,31 @@ def _chunk_text(hop: Hop, p: LlmChunkPayload, lang: Lang) -> str:
     if isinstance(content, str) and (content or not delta.get("role")):
         return _w("chunk", lang, n=n, what=f"content += {content!r}")
     return _w("chunk", lang, n=n, what=f"role {delta.get('role', '')}".strip())
+
+
+def _event_text(api: str, data: dict[str, Any], lang: Lang) -> str:
+    """One Responses or Messages stream event: a call starting, a piece of its arguments or of text, why the
+    message stopped, or the event's type (a wire name, the same in every language)."""
+    kind = str(data.get("type"))
+    delta = data.get("delta")
+    if api == "responses":
+        item = _dict(data.get("item"))
+        if kind == "response.output_item.added" and item.get("type") == "function_call":
+            return _w("event_call", lang, what="function_call", name=item.get("name"))
+        if kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
+            field = "arguments" if "arguments" in kind else "output_text"
+            return f"{field} += {delta!r}"
+        return kind
+    block, moved = _dict(data.get("content_block")), _dict(delta)
+    if kind == "content_block_start" and block.get("type") == "tool_use":
+        return _w("event_call", lang, what="tool_use", name=block.get("name"))
+    if kind == "content_block_delta" and moved.get("type") == "input_json_delta":
+        return f"partial_json += {moved.get('partial_json')!r}"
+    if kind == "content_block_delta" and moved.get("type") == "text_delta":
+        return f"text += {moved.get('text')!r}"
+    if kind == "message_delta" and moved.get("stop_reason") is not None:
+        return f"stop_reason: {moved['stop_reason']}"
+    return kind
 
 
 _TOLD: dict[Lang, Literal["message", "message_zh"]] = {"en": "message", "zh": "message_zh"}

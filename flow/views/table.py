@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, assert_never
 
+from flow.text.apis import answered, api_of_body, api_of_request, conversation
 from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
 from flow.trace.files import clip_strings, clip_text, escape_controls
 from flow.trace.model import Hop, Trace, as_dict
@@ -36,6 +37,7 @@ from flow.trace.payloads import (
     typed,
 )
 from flow.views.labels import display_width, label_lines, parse_arguments_text
+from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
 
 if TYPE_CHECKING:
@@ -221,7 +223,7 @@ def _focus_view(hop: Hop) -> dict[str, Any]:
     return {**facts, "payload": hop.payload}
 
 
-_CALL_KEYS = ("tool_call", "call_request", "tool_message_content", "isError", "error", "content")
+_CALL_KEYS = ("tool_call", "api_call", "call_request", "tool_message_content", "isError", "error", "content")
 
 
 """What a lesson is about in a hop of the app's own (a question, a translation, a call, a result, an answer)."""
@@ -231,12 +233,23 @@ def _facts(t: TypedHop) -> dict[str, Any]:
     """The fields a lesson is about, by kind."""
     match t:
         case LlmRequest(payload=p):
-            return _body_facts(p["body"])
+            api = api_of_request(p)
+            return _body_facts(p["body"]) if api.name == "chat" else _request_facts(p["body"], api)
         case LlmResponse(payload=p):
+            if api_of_body(p["body"]).name != "chat" and p.get("status", 0) < 400:
+                facts = _turn_facts(p["body"])
+                # a Responses body has a status of its own ("completed"), which is what the lesson is about
+                return facts | ({"HTTP status": p["status"]} if "status" in facts and "status" in p else _status(p))
             return _body_facts(p["body"]) | _status(p)
         case LlmChunk(payload=p):
+            if api_of_body(p["data"]).name != "chat":
+                return _picked(as_dict(p["data"]), _EVENT_KEYS) | _status(p)
             return _body_facts(p["data"]) | _status(p)
         case LlmAssembled(payload=p):
+            if api_of_body(p["message"]).name == "responses":
+                return _turn_facts({**p["message"], "status": p["finish_reason"]})
+            if api_of_body(p["message"]).name == "messages":
+                return _turn_facts({**p["message"], "stop_reason": p["finish_reason"]})
             return _body_facts({"choices": [p]})  # the assembled message stands where a response's choice does
         case LlmError(payload=p):
             return _body_facts(p.get("body")) | _status(p)
@@ -255,7 +268,10 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             | Failure(payload=p)
             | ReplayDivergence(payload=p)
         ):
-            return _picked(p, _CALL_KEYS)
+            facts = _picked(p, _CALL_KEYS)
+            if "api_call" in facts:  # the call as its API wrote it; the Chat-shaped copy stays in the payload
+                del facts["tool_call"]
+            return facts
         case Clipped():
             return {}
         case _ as never:
@@ -292,6 +308,59 @@ def _body_facts(body: Any) -> dict[str, Any]:
         if ids:
             facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
     return facts | _picked(body, ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"))
+
+
+_EVENT_KEYS = ("type", "item", "content_block", "delta", "arguments", "message", "response", "usage", "error")
+
+
+"""What a Responses or Messages stream event is about: its type and what it brings."""
+
+
+_REQUEST_KEYS: dict[str, tuple[str, ...]] = {
+    "responses": ("instructions", "previous_response_id", "tool_choice", "parallel_tool_calls", "stream"),
+    "messages": ("system", "max_tokens", "tool_choice", "stream"),
+}
+
+
+def _request_facts(body: Any, wire: WireApi) -> dict[str, Any]:
+    """A Responses or Messages request's facts: the conversation it sends (input items, or messages), the call ids
+    its tool results quote (`call_id`, `tool_use_id`), and the fields that API teaches (`previous_response_id`;
+    the top-level `system` and the required `max_tokens`)."""
+    if not isinstance(body, dict):
+        return {}
+    api = wire.name
+    field = "input" if api == "responses" else "messages"
+    facts: dict[str, Any] = {field: conversation(body, wire)}
+    ids = [i for _, i in answered(body, wire)]
+    if ids:
+        facts["call_id" if api == "responses" else "tool_use_id"] = ids if len(ids) > 1 else ids[0]
+    return facts | _picked(body, _REQUEST_KEYS[api])
+
+
+def _turn_facts(body: Any) -> dict[str, Any]:
+    """A Responses or Messages turn's facts: the response's id and its output items (a call's arguments string read
+    as JSON beside it), or the content blocks (a tool_use's input already an object), and why it stopped."""
+    if not isinstance(body, dict):
+        return {}
+    if api_of_body(body).name == "responses":
+        output = body.get("output")
+        items = [_item_with_parsed_arguments(i) for i in output] if isinstance(output, list) else output
+        facts = _picked(body, ("id",)) | {"output": items} | _picked(body, ("status", "usage"))
+    else:
+        facts = _picked(body, ("content", "stop_reason", "usage"))
+    return facts | ({"error": body["error"]} if body.get("error") is not None else {})
+
+
+def _item_with_parsed_arguments(item: Any) -> Any:
+    if not isinstance(item, dict) or item.get("type") != "function_call" or "arguments" not in item:
+        return item
+    ok, parsed = parse_arguments_text(item["arguments"])
+    shown: dict[str, Any] = {}
+    for key, value in item.items():
+        shown[key] = value
+        if key == "arguments":
+            shown[PARSED_ARGUMENTS] = parsed if ok else f"not JSON: {parsed}"
+    return shown
 
 
 def _choice_facts(choice: dict[str, Any]) -> dict[str, Any]:

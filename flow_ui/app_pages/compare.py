@@ -1,4 +1,5 @@
-"""Compare two runs side by side: by default direct function calling and MCP on the same question.
+"""Compare two runs side by side: by default direct function calling and MCP on the same question, or one MCP run
+through two model APIs.
 
 One screen makes the point: the pickers, the sentence (the model's requests practically the same, the tool
 definitions' share of them, what MCP adds per session and per question, what it buys and when to choose it), then
@@ -17,6 +18,23 @@ from flow_ui.state import add_run, all_traces, state
 from flow_ui.text import plain
 from flow_ui.view import aligned_diagrams, picker
 
+# The two runs "Run two" makes: the two modes through Chat Completions, or the same MCP run through two model APIs.
+PAIRS: dict[str, tuple[flow.RunOptions, flow.RunOptions]] = {
+    "modes": (flow.RunOptions(mode="direct", transport="memory"), flow.RunOptions(mode="mcp", transport="memory")),
+    "chat_responses": (
+        flow.RunOptions(api="chat", transport="memory"),
+        flow.RunOptions(api="responses", transport="memory"),
+    ),
+    "chat_messages": (
+        flow.RunOptions(api="chat", transport="memory"),
+        flow.RunOptions(api="messages", transport="memory"),
+    ),
+    "responses_messages": (
+        flow.RunOptions(api="responses", transport="memory"),
+        flow.RunOptions(api="messages", transport="memory"),
+    ),
+}
+
 app = state()
 lang = app.lang
 st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
@@ -25,16 +43,18 @@ st.subheader(t("compare_heading", lang))
 pick_a, pick_b, run_col = st.columns([5, 5, 2], vertical_alignment="bottom")
 with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
     question = st.text_input(t("question", lang), value=EXAMPLE_QUESTIONS[0], key="compare_question")
+    pair = st.radio(
+        t("compare_pair", lang), list(PAIRS), key="compare_pair", format_func=lambda p: t(f"pair_{p}", lang)
+    )
     if st.form_submit_button(t("run_both_go", lang), type="primary"):
         with st.spinner(t("running", lang)):
-            for mode in ("direct", "mcp"):
-                result = flow.run(question, options=flow.RunOptions(mode=mode, transport="memory"))
+            for side, options in zip(("compare_a", "compare_b"), PAIRS[pair], strict=True):
+                result = flow.run(question, options=options)
                 item = add_run(app, result.trace)
-                side = "compare_a" if mode == "direct" else "compare_b"
                 setattr(app, side, item.key)
                 st.session_state[f"{side}_{lang}"] = item.key  # the picker below shows the new run
                 if not result.ok:
-                    st.error(f"{mode}: {plain(result.error_in(lang))}", icon=":material/error:")
+                    st.error(f"{options.mode} · {options.api}: {plain(result.error_in(lang))}", icon=":material/error:")
 with pick_a:
     app.compare_a = picker(app, t("trace_a", lang), app.compare_a, key="compare_a")
 with pick_b:

@@ -120,6 +120,15 @@ with left:
         key="mode",
         format_func=lambda m: t(f"mode_{m}", lang),
     )
+    api = remembered(
+        st.radio,
+        t("api", lang),
+        ["chat", "responses", "messages"],
+        horizontal=True,
+        key="api",
+        format_func=lambda a: t(f"api_{a}", lang),
+        help=t("api_help", lang),
+    )
     server_name = remembered(
         st.selectbox,
         t("mcp_server", lang),
@@ -207,6 +216,13 @@ with right:
         parallel = remembered_value(st.checkbox, t("parallel", lang), key="parallel", default=True)
         strict = remembered_value(st.checkbox, t("strict", lang), key="strict", default=False)
         stream = remembered_value(st.checkbox, t("stream", lang), key="stream", default=False)
+        previous_response = api == "responses" and remembered_value(
+            st.checkbox,
+            t("previous_response", lang),
+            key="previous_response",
+            default=False,
+            help=t("previous_response_help", lang),
+        )
         adapt = remembered_value(st.checkbox, t("adapt", lang), key="adapt", default=True, help=t("adapt_help", lang))
         era = remembered(
             st.radio,
@@ -278,7 +294,7 @@ if mode == "mcp" and not bad_command:
             )
 
 if backend == "provider" and base_url:  # what the preset's server is known to do with the options chosen
-    chosen = flow.RunOptions(tool_choice=choice, parallel=parallel, strict=strict, stream=stream, adapt=adapt)
+    chosen = flow.RunOptions(api=api, tool_choice=choice, parallel=parallel, strict=strict, stream=stream, adapt=adapt)
     for note in flow.notes_before_sending(base_url, chosen):
         st.info(t("provider_note", lang, note=flow.PROVIDER_NOTES[note][lang]), icon=":material/info:")
 
@@ -286,7 +302,11 @@ missing_key = backend == "provider" and preset is not None and preset.needs_key 
 if missing_key and not key.withheld:  # a withheld key has said why already
     st.warning(t("no_key", lang, env=key_env) if key_env else t("no_key_typed", lang))
 
-blocked = missing_key or script is None or bad_command or bad_url is not None or not question.strip()
+scripted_api = backend == "scripted" and api != "chat"
+if scripted_api:
+    st.info(t("api_scripted", lang, api=t(f"api_{api}", lang)), icon=":material/info:")
+
+blocked = scripted_api or missing_key or script is None or bad_command or bad_url is not None or not question.strip()
 # A crafted client can press a disabled button (the server does not check): a URL that cannot be used still runs nothing.
 if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key="run", width="stretch") and (
     bad_url is None
@@ -294,6 +314,8 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
     options = flow.RunOptions.build(
         server=server_spec,
         mode=mode,
+        api=api,
+        previous_response=previous_response,
         tool_choice=choice,
         parallel=parallel,
         strict=strict,

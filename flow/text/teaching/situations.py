@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, assert_never
 
+from flow.text.apis import answered, api_of_body, api_of_request, conversation, turn_of
 from flow.text.teaching.texts import FALLBACK
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop, as_dict, as_list
@@ -56,6 +57,7 @@ from flow.trace.payloads import (
 )
 from flow.trace.reports import REPORT_KEY
 from flow.trace.steps import Step
+from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
 
 VALUE_CHARS = 48
@@ -76,7 +78,8 @@ class HopContext:
     than this hop) were sent and not yet answered when it crossed; for a request, the hop that answers it (`answer`,
     found by its JSON-RPC id); the tool names the app was last given (`listed`: a tools/list result, the MCP client's
     list, or direct mode's own schemas; None before any); the model request sent before this hop (`asked`); and
-    whether a chunk of the stream since that request brought delta.tool_calls (`streamed_calls`)."""
+    whether a chunk of the stream since that request brought delta.tool_calls (`streamed_calls`); and the model API
+    the run's requests went to (`api`: "chat", "responses" or "messages"), which decides how the app answers a call."""
 
     previous: Hop | None = None
     calls_waiting: int = 0
@@ -84,6 +87,7 @@ class HopContext:
     listed: tuple[str, ...] | None = None
     asked: Hop | None = None
     streamed_calls: bool = False
+    api: str = "chat"
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
             asked_of[(hop.target, key)] = i
         elif hop.kind in ("mcp.response", "mcp.error") and (hop.source, key) in asked_of:
             answers[asked_of.pop((hop.source, key))] = hop
+    api = next((api_of_request(p).name for p in (payload_of(h, "llm.request") for h in hops) if p is not None), "chat")
     out: list[HopContext] = []
     waiting: set[Any] = set()
     previous: Hop | None = None
@@ -118,7 +123,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
-        out.append(HopContext(previous, len(waiting), answers.get(i), listed, asked, streamed_calls))
+        out.append(HopContext(previous, len(waiting), answers.get(i), listed, asked, streamed_calls, api))
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
@@ -211,6 +216,12 @@ def _fills(**values: Any) -> dict[str, str | list[str]] | None:
     return out
 
 
+def _keyed(api: str, key: str) -> str:
+    """A situation's key for a run through `api`: Chat Completions' own, or the same key with the API's name in front
+    (`responses.decide.one`), whose text says what that API puts on the wire."""
+    return key if api == "chat" else f"{api}.{key}"
+
+
 def _situation(key: str, derived: Mapping[str, str | list[str]] | None = None, **values: Any) -> Situation | None:
     fills = _fills(**values)
     return None if fills is None else Situation(key, fills, dict(derived or {}))
@@ -242,7 +253,7 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
     check here until its text is chosen."""
     match t:
         case PrepareTools() | UserMessage() | ToolList() | ClientResult() | TranslateForward() | AppAnswer() as app:
-            return _app(app)
+            return _app(app, ctx)
         case McpRequest() | McpNotification() | McpResponse() | McpError() as frame:
             return _frame(frame, ctx)
         case LlmRequest() | LlmResponse() | LlmChunk() | LlmAssembled() | LlmError() as model:
@@ -263,13 +274,13 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
             assert_never(never)
 
 
-def _app(t: AppHop) -> Situation | None:
+def _app(t: AppHop, ctx: HopContext) -> Situation | None:
     """What the app holds, is asked, is handed, translates or shows."""
     match t:
         case PrepareTools(hop=hop, payload=p):
             tools = _names(p["tools"]) or _names([tool.get("function") for tool in p["tools"]])
             if "written_by" in p or hop.source == "app":
-                return _situation("prepare.direct", tools=tools)
+                return _situation(_keyed(ctx.api, "prepare.direct"), tools=tools)
             return _situation("prepare.mcp", tools=tools, fields=_fields(p["tools"]))
         case UserMessage(payload=p):
             prompt = value(p["prompt"]["name"]) if "prompt" in p else None
@@ -277,7 +288,8 @@ def _app(t: AppHop) -> Situation | None:
                 return _situation("question.prompt", prompt=prompt)
             return _situation("question", question=value(p["content"]))
         case ToolList(payload=p):
-            return _situation("direct.tools", tools=_names([tool.get("function") for tool in p["tools"]]))
+            tools = _names([tool.get("function") for tool in p["tools"]]) or _names(p["tools"])
+            return _situation(_keyed(ctx.api, "direct.tools"), tools=tools)
         case ClientResult(payload=p):
             return _client_result(p)
         case TranslateForward(payload=p):
@@ -479,26 +491,30 @@ def _forward(p: TranslateForwardPayload) -> Situation | None:
     """The forward translation, saying what changed between the MCP tools and the functions, as this hop shows:
     keys removed from the schemas, tool fields a chat function has no place for, and a strict rewrite."""
     mcp = p["mcp"]  # each tool as the server listed it
-    functions = [as_dict(t.get("function")) for t in p["openai"]]
+    sent = p["openai"]  # each as the model API takes it: nested under function (Chat), flat (Responses, Messages)
+    api = "chat" if any("function" in t for t in sent) or not sent else "responses"
+    api = "messages" if any("input_schema" in t for t in sent) else api
+    functions = [as_dict(t.get("function")) if api == "chat" else t for t in sent]
+    schema = "input_schema" if api == "messages" else "parameters"
     tools = _names(mcp)
     removed: list[str] = []
     count = 0
     for tool, fn in zip(mcp, functions, strict=False):
-        removed += [k for k in _removed_keys(tool.get("inputSchema"), fn.get("parameters")) if value(k)]
-        count += _count_removed(tool.get("inputSchema"), fn.get("parameters"))
+        removed += [k for k in _removed_keys(tool.get("inputSchema"), fn.get(schema)) if value(k)]
+        count += _count_removed(tool.get("inputSchema"), fn.get(schema))
     removed = list(dict.fromkeys(removed))
     left_out = list(dict.fromkeys(k for tool in mcp for k in tool if k not in _FUNCTION_FIELDS and value(k)))
     derived = {"count": str(count)}
     if functions and any(fn.get("strict") is True for fn in functions):
         both = list(dict.fromkeys(removed + left_out))
-        return _situation("translate.forward.strict", derived, tools=tools, removed=both)
+        return _situation(_keyed(api, "translate.forward.strict"), derived, tools=tools, removed=both)
     if removed and left_out:
-        return _situation("translate.forward", derived, tools=tools, removed=removed, left_out=left_out)
+        return _situation(_keyed(api, "translate.forward"), derived, tools=tools, removed=removed, left_out=left_out)
     if removed:
-        return _situation("translate.forward.schema", derived, tools=tools, removed=removed)
+        return _situation(_keyed(api, "translate.forward.schema"), derived, tools=tools, removed=removed)
     if left_out:
-        return _situation("translate.forward.fields", tools=tools, left_out=left_out)
-    return _situation("translate.forward.same", tools=tools)
+        return _situation(_keyed(api, "translate.forward.fields"), tools=tools, left_out=left_out)
+    return _situation(_keyed(api, "translate.forward.same"), tools=tools)
 
 
 def _parsed(text: Any) -> Any:
@@ -535,13 +551,18 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
     """What crosses to and from the model API."""
     match t:
         case LlmRequest(hop=hop, payload=p):
-            return _ask(hop, p, ctx)
+            api = api_of_request(p)
+            return _ask(hop, p, ctx) if api.name == "chat" else _api_ask(hop, api, ctx)
         case LlmResponse(hop=hop, payload=p):
-            return _model_answer(hop, as_dict(p["body"]), ctx)  # the provider's JSON, as it came
+            body = as_dict(p["body"])  # the provider's JSON, as it came
+            api = api_of_body(body)
+            return _model_answer(hop, body, ctx) if api.name == "chat" else _api_answer(hop, body, api, ctx)
         case LlmChunk(payload=p):
-            return _chunk(p["data"], ctx)
+            api = api_of_body(p["data"])
+            return _chunk(p["data"], ctx) if api.name == "chat" else _api_event(as_dict(p["data"]), api)
         case LlmAssembled(payload=p):
-            return _assembled(p)
+            api = api_of_body(p["message"])
+            return _assembled(p) if api.name == "chat" else _api_assembled(p, api)
         case LlmError(payload=p):
             return _model_error(p)
         case _ as never:
@@ -729,6 +750,21 @@ def _call(t: CallHop, ctx: HopContext) -> Situation | None:
         case TranslateReverse(hop=hop, payload=p):
             fn = p["tool_call"]["function"]
             key = "reverse.direct" if hop.target == "tool" else "reverse.mcp"
+            api_call = as_dict(as_dict(p).get("api_call"))  # the call as Responses or Messages wrote it
+            if api_call.get("type") == "tool_use" and isinstance(api_call.get("input"), dict):
+                return _situation(
+                    "messages." + key,
+                    input=_raw(_json(api_call["input"])),
+                    name=value(api_call.get("name")),
+                    id=value(api_call.get("id")),
+                )
+            if api_call.get("type") == "function_call":
+                return _situation(
+                    "responses." + key,
+                    arguments=_raw(api_call.get("arguments")),
+                    name=value(api_call.get("name")),
+                    id=value(api_call.get("call_id")),
+                )
             return _situation(
                 key, arguments=_raw(fn["arguments"]), name=value(fn["name"]), id=value(p["tool_call"]["id"])
             )
@@ -753,16 +789,16 @@ def _result(hop: Hop, p: ToolResultPayload, ctx: HopContext) -> Situation | None
     if hop.source == "tool" and hop.target == "mcp_server":
         return _server_result(p)
     if "error" in p and "result" not in p:  # the JSON-RPC error, handed on: no CallToolResult exists
-        return _situation("result.app.rpc_error", id=call_id, code=value(p["error"]["code"]))
+        return _situation(_keyed(ctx.api, "result.app.rpc_error"), id=call_id, code=value(p["error"]["code"]))
     if "result" in p:
         result = p["result"]
         if result.get("isError") is True:
-            return _situation("result.app.failed", id=call_id, is_error="true")
+            return _situation(_keyed(ctx.api, "result.app.failed"), id=call_id, is_error="true")
         key = "result.app.ok"
         if "structuredContent" in result:  # left out of the tool message: say whether its text holds the same value
             same = _parsed(p.get("tool_message_content")) == result.get("structuredContent")
             key = "result.app.structured" if same else "result.app.structured_dropped"
-        return _situation(key, id=call_id, is_error=value(result.get("isError", False)))
+        return _situation(_keyed(ctx.api, key), id=call_id, is_error=value(result.get("isError", False)))
     if "return" in p or "isError" in p:
         return _direct_result(call_id, p, ctx)
     return Situation("result.other")
@@ -782,11 +818,11 @@ def _direct_result(call_id: str | None, p: ToolResultPayload, ctx: HopContext) -
     """Direct mode: what the app's own function returned, or raised (for a name it never offered, say so)."""
     error = value(p.get("tool_message_content")) or value(p.get("return")) or ""
     if p.get("isError") is not True:
-        return _situation("result.direct.ok", id=call_id)
+        return _situation(_keyed(ctx.api, "result.direct.ok"), id=call_id)
     before = ctx.previous
     if before is not None and before.kind == "tool.invoke" and situation(before, ctx).key == "invoke.direct.unknown":
-        return _situation("result.direct.unknown", id=call_id, error=error)
-    return _situation("result.direct.failed", id=call_id, error=error)
+        return _situation(_keyed(ctx.api, "result.direct.unknown"), id=call_id, error=error)
+    return _situation(_keyed(ctx.api, "result.direct.failed"), id=call_id, error=error)
 
 
 _SETUP_METHODS = ("initialize", "server/discover", "tools/list")  # what the app asks before it has a tool list
@@ -832,9 +868,152 @@ def _run_end(before: Hop | None) -> Situation:
 def _asks_for_tools(hop: Hop) -> bool:
     """The hop is the model asking for tools (a response or an assembled stream with tool_calls)."""
     match typed(hop):
+        case LlmAssembled(payload=p) if api_of_body(p["message"]).name != "chat":
+            turn = turn_of(p["message"], api_of_body(p["message"]), finish=p["finish_reason"])
+            return turn is not None and bool(turn.calls)
+        case LlmResponse(payload=p) if api_of_body(p["body"]).name != "chat":
+            turn = turn_of(p["body"], api_of_body(p["body"]))
+            return turn is not None and bool(turn.calls)
         case LlmAssembled(payload=p):
             return bool(p["message"].get("tool_calls"))
         case LlmResponse(payload=p):
             return bool(as_list(as_dict(first_choice(p["body"]).get("message")).get("tool_calls")))
         case _:
             return False
+
+
+# --- Responses and Messages: the same steps in their shapes ----------------------------------------
+
+
+def _is_auto(choice: Any) -> bool:
+    return choice == "auto" or as_dict(choice).get("type") == "auto"
+
+
+def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
+    """3 and 8 of a Responses or Messages run: the first request (the tools, the tool_choice as that API writes it,
+    Messages' top-level system and required max_tokens), or the backfill (the results as function_call_output items
+    or tool_result blocks; with previous_response_id, only what is new)."""
+    body = _body(hop)
+    name = api.name
+    count = {"items" if name == "responses" else "messages": str(len(conversation(body, api)))}
+    extra = {"max_tokens": value(body.get("max_tokens"))} if name == "messages" else {}
+    if hop.step == Step.ASK_MODEL:
+        choice = body.get("tool_choice", "auto")
+        derived = {**count, "tools": str(len(as_list(body.get("tools")))), "share": _tools_share(body) or "0"}
+        named = as_dict(choice).get("name") if as_dict(choice).get("type") in ("function", "tool") else None
+        if named is not None:  # on the wire a named choice is an object, never the bare name
+            return _situation(f"{name}.ask.first.named", derived, name=value(named), **extra)
+        return _situation(f"{name}.ask.first", derived, choice=value(choice) or _json(choice), **extra)
+    if hop.step == Step.BACKFILL:
+        ids = [v for v in (value(i) for _, i in answered(body, api)) if v]
+        previous = value(body.get("previous_response_id"))
+        if name == "responses" and previous is not None:
+            return _situation("responses.ask.backfill.previous", count, ids=ids, previous=previous)
+        before = _body(ctx.asked).get("tool_choice", "auto")
+        if _is_auto(body.get("tool_choice", "auto")) and not _is_auto(before):
+            derived = {**count, "before": json.dumps(before, ensure_ascii=False)}
+            return _situation(f"{name}.ask.backfill.auto", derived, ids=ids)
+        return _situation(f"{name}.ask.backfill", count, ids=ids)
+    return _situation(f"{name}.ask.other", count)
+
+
+def _stopped(api: WireApi, finish: Any) -> dict[str, Any]:
+    """Why the model stopped, under the name its API gives it: a Responses status, a Messages stop_reason."""
+    return {"status" if api.name == "responses" else "stop": value(finish)}
+
+
+def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, ctx: HopContext) -> Situation | None:
+    """4 and 9 of a Responses or Messages run, read by the API's own reader: the calls (function_call items with
+    their arguments string; tool_use blocks with their input object), or the answer and what it cost."""
+    name = api.name
+    turn = turn_of(body, api)
+    if turn is None:
+        return Situation(f"{name}.response.other")
+    stopped = _stopped(api, turn.finish)
+    names = [v for v in (value(c.name) for c in turn.calls) if v]
+    ids = [v for v in (value(c.id) for c in turn.calls) if v]
+    if len(turn.calls) > 1:
+        return _situation(f"{name}.decide.parallel", {"count": str(len(turn.calls))}, names=names, ids=ids)
+    if turn.calls:
+        call = turn.calls[0]
+        if name == "messages":
+            given = _raw(_json(call.parsed)) if call.parsed is not None else _raw(call.arguments)
+            return _situation("messages.decide.one", name=value(call.name), input=given, id=value(call.id), **stopped)
+        return _situation(
+            "responses.decide.one", name=value(call.name), arguments=_raw(call.arguments), id=value(call.id), **stopped
+        )
+    content = value(turn.text)
+    if hop.round <= 1:
+        return _situation(f"{name}.answer.at_once", content=content, **stopped)
+    asked = _body(ctx.asked)
+    share = _tools_share(asked)
+    tokens = value(as_dict(body.get("usage")).get("input_tokens"))
+    found = None
+    if share is not None:
+        derived = {"share": share, "tools": str(len(as_list(asked.get("tools"))))}
+        found = _situation(f"{name}.answer.after_tools", derived, content=content, input_tokens=tokens, **stopped)
+    return (
+        found
+        or _situation(f"{name}.answer.after_tools.no_usage", content=content, **stopped)
+        or Situation(f"{name}.response.other")
+    )
+
+
+def _api_event(data: dict[str, Any], api: WireApi) -> Situation | None:
+    """One event of a Responses or Messages stream, by its type."""
+    kind = data.get("type")
+    if api.name == "responses":
+        item = as_dict(data.get("item"))
+        if kind == "response.output_item.added" and item.get("type") == "function_call":
+            return _situation("responses.event.call_start", id=value(item.get("call_id")), name=value(item.get("name")))
+        if kind == "response.output_item.added":
+            return _situation("responses.event.item", item=value(item.get("type")))
+        if kind == "response.function_call_arguments.delta":
+            return _situation("responses.event.arguments", fragment=_raw(data.get("delta")))
+        if kind == "response.function_call_arguments.done":
+            return _situation("responses.event.arguments_done", arguments=_raw(data.get("arguments")))
+        if kind == "response.output_text.delta":
+            return _situation("responses.event.text", fragment=_raw(data.get("delta")))
+        if kind == "response.completed":
+            response = as_dict(data.get("response"))
+            usage = as_dict(response.get("usage"))
+            found = _situation(
+                "responses.event.completed",
+                status=value(response.get("status")),
+                input_tokens=value(usage.get("input_tokens")),
+                output_tokens=value(usage.get("output_tokens")),
+            )
+            if found is not None:
+                return found
+        return _situation("responses.event.other", type=value(kind))
+    block, delta = as_dict(data.get("content_block")), as_dict(data.get("delta"))
+    if kind == "message_start":
+        return Situation("messages.event.start")
+    if kind == "content_block_start" and block.get("type") == "tool_use":
+        return _situation("messages.event.call_start", id=value(block.get("id")), name=value(block.get("name")))
+    if kind == "content_block_start":
+        return _situation("messages.event.block", block=value(block.get("type")))
+    if kind == "content_block_delta" and delta.get("type") == "input_json_delta":
+        return _situation("messages.event.input", fragment=_raw(delta.get("partial_json")))
+    if kind == "content_block_delta" and delta.get("type") == "text_delta":
+        return _situation("messages.event.text", fragment=_raw(delta.get("text")))
+    if kind == "content_block_stop":
+        return Situation("messages.event.block_stop")
+    if kind == "message_delta" and delta.get("stop_reason") is not None:
+        return _situation("messages.event.stop_reason", stop=value(delta.get("stop_reason")))
+    if kind == "message_stop":
+        return Situation("messages.event.stop")
+    return _situation("messages.event.other", type=value(kind))
+
+
+def _api_assembled(p: LlmAssembledPayload, api: WireApi) -> Situation | None:
+    """The turn the app assembled from a Responses or Messages stream: its calls, or its text."""
+    turn = turn_of(p["message"], api, finish=p["finish_reason"])
+    if turn is None:
+        return None
+    stopped = _stopped(api, p["finish_reason"])
+    if turn.calls:
+        names = [v for v in (value(c.name) for c in turn.calls) if v]
+        ids = [v for v in (value(c.id) for c in turn.calls) if v]
+        return _situation(f"{api.name}.assembled.calls", names=names, ids=ids, **stopped)
+    return _situation(f"{api.name}.assembled.content", content=value(turn.text), **stopped)

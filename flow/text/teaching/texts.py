@@ -9,6 +9,7 @@ and use no other English word.
 from __future__ import annotations
 
 from flow.text.names import Lang
+from flow.text.teaching.apis import API_TEXTS
 
 Texts = dict[str, dict[Lang, str]]
 
@@ -862,6 +863,7 @@ TEXTS: Texts = {
     **_STREAM,
     **_CALL,
     **_END,
+    **API_TEXTS,
     FALLBACK: {
         "en": "A message crossing between two parts of the system.",
         "zh": "系统两个部分之间传递的一条消息。",
