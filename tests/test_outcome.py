@@ -60,10 +60,12 @@ def _check(trace: Trace, outcome: Outcome) -> None:
         elif key in ("not_json", "not_object", "off_schema"):
             assert first is not None
             args = [f.get("arguments") for f in _calls(first) if f.get("name") == values["name"]]
-            try:
-                parsed: Any = json.loads(args[0])
-            except ValueError:
-                parsed = ValueError
+            parsed: Any = args[0]
+            if isinstance(args[0], str):
+                try:
+                    parsed = json.loads(args[0])
+                except ValueError:
+                    parsed = ValueError
             expected = {"not_json": parsed is ValueError, "not_object": not isinstance(parsed, dict | type)}
             assert expected.get(key, isinstance(parsed, dict)), c
         elif key == "not_offered":
