@@ -41,6 +41,7 @@ from flow.trace.redact import SecretLeakError, redact_url
 from flow.trace.writes import unwritable
 from flow.views.diagram import RenderError
 from flow.views.labels import clip
+from flow.views.outcome import run_outcome
 from flow.views.table import ACTOR_LABEL, bounded_view, hop_table, summary_line, terminal_safe
 
 
@@ -563,6 +564,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _error(result.error)
     out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
     _save(result.trace, out)
+    print(f"what happened: {run_outcome(result.trace).text['en']}", file=say)
     print(f"{summary_line(result.trace)} → {_where(out)}", file=say)
     return 0 if result.ok else 1
 
