@@ -5,7 +5,9 @@ import streamlit as st
 from flow_ui.i18n import t
 from flow_ui.state import state
 
-st.set_page_config(page_title="MCP Flow · 工具调用全流程", page_icon="🔎", layout="wide")
+# A narrower sidebar than Streamlit's 300 px: at 1280 × 720 the Step through page then has the width its viewer needs
+# for a JSON card beside a diagram with 13 px labels (flow/views/viewer_assets/viewer.js, fit()).
+st.set_page_config(page_title="MCP Flow · 工具调用全流程", page_icon="🔎", layout="wide", initial_sidebar_state=240)
 app = state()
 # Less empty space above each page: a projector has few pixels to spare.
 st.html("<style>.block-container { padding-top: 2.2rem; padding-bottom: 1rem; }</style>")

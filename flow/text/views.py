@@ -28,6 +28,7 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "language": {"zh": "English", "en": "中文"},
     "items": {"zh": "{n} 项", "en": "{n} items"},
     "item": {"zh": "1 项", "en": "1 item"},
+    "more_chars": {"zh": "展开余下 {n} 个字符", "en": "{n} more characters"},
     "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
     "key_count": {"zh": "1 个键", "en": "1 key"},
     # the route at a glance: the articles' ten messages

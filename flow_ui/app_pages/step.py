@@ -121,8 +121,8 @@ with st.sidebar:
     else:
         choose(app.last_run)
 
-# The viewer fills the window below it; narrower margins give the diagram room at 1280 × 720.
-st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
+# The viewer fills the window below it; narrow margins give the diagram room at 1280 × 720.
+st.html("<style>.block-container { padding-left: 1rem; padding-right: 1rem; }</style>")
 
 item = all_traces(app).get(app.step_key) or all_traces(app)["sample:beijing-mcp"]
 app.step_key = item.key

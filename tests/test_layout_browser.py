@@ -1,0 +1,167 @@
+"""The viewer's layout on the screens a class has, measured in headless Chromium (issue 26).
+
+Over every sample, at 1280 × 720 and 1920 × 1080, in normal and presenter mode, in Chinese and English, in the HTML
+export (every sample) and on the Step through page (a few: the app is slower to drive), every hop is stepped to in
+one page load and measured: its explanation whole on screen, the JSON card's focus fields in the card without
+scrolling, every lifeline on screen with no sideways scroll, the current arrow in view, and arrow labels at least
+13 px (16 px in presenter mode). Then a phone's layout, the clicker after a sidebar choice, presenter mode after a
+reload, the sidebar giving the diagram its room, and the room's controls above the sidebar's fold.
+
+The focus fields are the marked fields a hop's text is about: every marked value (`content: null`, `isError`, a
+call's arguments) and the first pairing (a call's id and the `tool_call_id` answering it), with the first marked
+field, which the card scrolls to. Later pairings and marked containers after the first (the other tools' schemas at
+message 3) are in the card, a scroll away.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from flow.trace.files import load_trace
+from flow.views.focus import PAIR_PALETTE
+from flow.views.html import to_html
+from helpers import ARTIFACTS, ROOT
+
+SIZES = [(1280, 720), (1920, 1080)]
+SAMPLES = sorted(p.stem for p in (ROOT / "sample_traces").glob("*.json"))
+# The app host, on fewer samples: the longest texts, two tool calls answered at once, an error's hops.
+APP_SAMPLES = ["tool-choice-named", "two-cities-parallel", "tool-error"]
+LABEL_PX = {"normal": 13, "presenter": 16}
+PHONE = (360, 740)
+
+# Every hop of the loaded trace, in normal then presenter mode, in one call: go there and lay it out at once (settle:
+# what the frame after a step does, the paint, the diagram following its box, the JSON card at its first marked
+# field), then measure. Returns what is wrong, at most 12 lines a mode.
+_EVERY_HOP = """async ({least, pair}) => {
+  const v = window.__viewer;
+  const root = v.root;
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  await frame(); await frame(); // the window's new size laid out
+  const found = [];
+  for (const mode of ['normal', 'presenter']) {
+    if (root.dataset.mode !== mode) root.querySelector('.fv-presenter').click();
+    if (root.dataset.mode !== mode) { found.push(`${mode}: the mode did not change`); continue; }
+    found.push(...measure(least[mode]).map((p) => `${mode}: ${p}`));
+  }
+  return found;
+
+  function measure(least) {
+  const out = [];
+  const svg = root.querySelector('.fv-svg svg');
+  const lines = [...svg.querySelectorAll('g[id^="lifeline-"]')];
+  if (lines.length < 4) out.push(`${lines.length} lifelines found`);
+  const text = svg.querySelector('g.fv-label-node text');
+  const px = parseFloat(text.getAttribute('font-size')) * text.getScreenCTM().a;
+  if (px < least - 0.01) out.push(`arrow labels ${px.toFixed(1)} px, under ${least} px`);
+  for (let i = 0; i < v.count && out.length < 12; i++) {
+    const where = `hop ${i + 1}`;
+    v.settle(i);
+    const diagram = root.querySelector('.fv-diagram');
+    const box = diagram.getBoundingClientRect();
+    const left = Math.max(box.left, 0), right = Math.min(box.right, innerWidth);
+    const top = Math.max(box.top, 0), bottom = Math.min(box.bottom, innerHeight);
+    // The current arrow and its label, whole, in the diagram's box and the window.
+    let t = Infinity, b = -Infinity, l = Infinity, r = -Infinity;
+    for (const g of root.querySelectorAll('.fv-svg g.fv-current')) {
+      const q = g.getBoundingClientRect();
+      t = Math.min(t, q.top); b = Math.max(b, q.bottom); l = Math.min(l, q.left); r = Math.max(r, q.right);
+    }
+    if (!(t >= top - 0.5 && b <= bottom + 0.5 && l >= left - 0.5 && r <= right + 0.5)) {
+      out.push(`${where}: current arrow at ${[l, t, r, b].map(Math.round)}, box ${[left, top, right, bottom].map(Math.round)}`);
+    }
+    // Every lifeline on screen: nothing scrolls sideways, and each line's x is inside the box and the window.
+    if (diagram.scrollWidth > diagram.clientWidth + 1) out.push(`${where}: the diagram scrolls sideways`);
+    for (const g of lines) {
+      const q = g.getBoundingClientRect();
+      const x = (q.left + q.right) / 2;
+      if (x < left || x > right) out.push(`${where}: ${g.id} off screen at x ${Math.round(x)}`);
+    }
+    // The hop's explanation, whole: nothing scrolled away inside it, nothing below the window or under another part.
+    const teach = root.querySelector('.fv-teach');
+    const q = teach.getBoundingClientRect();
+    if (teach.hidden || !q.height) out.push(`${where}: no explanation shown`);
+    else if (teach.scrollHeight > teach.clientHeight + 1 || q.top < -0.5 || q.bottom > innerHeight + 0.5
+             || q.bottom > root.querySelector('.fv-body').getBoundingClientRect().bottom + 0.5) {
+      out.push(`${where}: explanation cut (${Math.round(q.top)}–${Math.round(q.bottom)} px of ${innerHeight})`);
+    }
+    // The focus fields: each one's first line inside the JSON card (and the window).
+    const card = root.querySelector('.fv-json');
+    const c = card.getBoundingClientRect();
+    const last = Math.min(c.bottom, innerHeight);
+    [...card.querySelectorAll('.fv-mark')].forEach((m, k) => {
+      const colour = m.style.getPropertyValue('--fv-mark').trim();
+      if (k > 0 && !(m.classList.contains('fv-leaf') && (!colour || colour === pair))) return;
+      const line = m.tagName === 'DETAILS' ? m.querySelector('summary') : m;
+      const f = line.getBoundingClientRect();
+      const first = Math.min(f.height, parseFloat(getComputedStyle(line).lineHeight) || f.height);
+      if (f.top < c.top - 0.5 || f.top + first > last + 0.5) {
+        out.push(`${where}: ${JSON.stringify(line.textContent.slice(0, 40))} outside the JSON card (${Math.round(f.top)} px; card ${Math.round(c.top)}–${Math.round(last)})`);
+      }
+    });
+  }
+  return out;
+  }
+}"""
+
+
+def _open(browser: Any, url: str, size: tuple[int, int], *, locale: str = "en-US") -> Page:
+    # Reduced motion: the diagram scrolls at once, so a measure right after a step sees where the scroll ends.
+    context = browser.new_context(
+        locale=locale, viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce"
+    )
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(url)
+    page.locator("[data-flow-viewer][data-current]").wait_for()
+    return page
+
+
+def _every_size_and_mode(page: Page, where: str) -> list[str]:
+    problems = []
+    for size in SIZES:
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        found = page.evaluate(_EVERY_HOP, {"least": LABEL_PX, "pair": PAIR_PALETTE[0]})
+        problems += [f"{where} {size[0]}x{size[1]} {p}" for p in found]
+    return problems
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory) -> dict[tuple[str, str], Path]:
+    """Every sample's HTML export, in Chinese and English."""
+    folder = tmp_path_factory.mktemp("layout")
+    out = {}
+    for name in SAMPLES:
+        trace = load_trace(ROOT / "sample_traces" / f"{name}.json")
+        for lang in ("zh", "en"):
+            path = folder / f"{name}-{lang}.html"
+            path.write_text(to_html(trace, lang=lang), encoding="utf-8")
+            out[name, lang] = path
+    return out
+
+
+def test_every_hop_of_every_sample_fits_the_html_export(browser, exports):
+    problems: list[str] = []
+    for (name, lang), path in exports.items():
+        page = _open(browser, path.as_uri(), SIZES[0])
+        problems += _every_size_and_mode(page, f"{name} {lang}")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+        page.context.close()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
+
+
+def test_every_hop_fits_the_step_page(browser, app_url):
+    problems: list[str] = []
+    for name in APP_SAMPLES:
+        for lang, locale in (("zh", "zh-CN"), ("en", "en-US")):
+            page = _open(browser, f"{app_url}/?sample={name}&hop=1", SIZES[0], locale=locale)
+            problems += _every_size_and_mode(page, f"app {name} {lang}")
+            page.context.close()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
