@@ -165,3 +165,32 @@ def test_every_hop_fits_the_step_page(browser, app_url):
             problems += _every_size_and_mode(page, f"app {name} {lang}")
             page.context.close()
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
+
+
+def test_presenter_mode_survives_a_reload(browser, app_url, exports):
+    # The app keeps it in its URL, beside the hop.
+    page = _open(browser, f"{app_url}/?sample=beijing-mcp&hop=5", SIZES[0])
+    root = page.locator("[data-flow-viewer]")
+    page.keyboard.press("p")
+    expect(root).to_have_attribute("data-mode", "presenter")
+    expect(page).to_have_url(re.compile(r"[?&]presenter=1"))
+    page.reload()
+    page.locator("[data-flow-viewer][data-current='5']").wait_for()
+    expect(root).to_have_attribute("data-mode", "presenter")
+    page.keyboard.press("Escape")
+    expect(root).to_have_attribute("data-mode", "normal")
+    expect(page).not_to_have_url(re.compile(r"presenter="))
+    page.reload()
+    page.locator("[data-flow-viewer][data-current='5']").wait_for()
+    expect(root).to_have_attribute("data-mode", "normal")
+    page.context.close()
+    # The HTML export keeps it, and the hop, in the file's address.
+    page = _open(browser, exports["beijing-mcp", "en"].as_uri(), SIZES[0])
+    root = page.locator("[data-flow-viewer]")
+    page.keyboard.press("p")
+    page.evaluate("() => window.__viewer.goto(6)")
+    expect(page).to_have_url(re.compile(r"#hop=7&presenter$"))
+    page.reload()
+    page.locator("[data-flow-viewer][data-current='7']").wait_for()
+    expect(root).to_have_attribute("data-mode", "presenter")
+    assert not page.errors, page.errors  # type: ignore[attr-defined]

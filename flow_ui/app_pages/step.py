@@ -2,7 +2,8 @@
 hop's JSON), then downloads.
 
 Stepping happens in the browser; the viewer reports where it is (component state `hop`), which this
-page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows.
+page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows; presenter mode
+(component state `presenter`) is kept in the URL too (`?presenter=1`).
 The sidebar's lesson toggles turn on the trace's questions (a sample's own, or a file uploaded with an
 uploaded trace) and the restaurant captions; the viewer has the same two buttons for presenter mode.
 "Present to a room" opens a classroom room for the trace: students' screens follow this viewer, whichever trace it
@@ -25,6 +26,7 @@ from flow_ui.trace_viewer import (
     questions,
     reclaimed_room,
     reported_hop,
+    reported_presenter,
     trace_viewer,
 )
 from flow_ui.view import downloads, picker, remembered
@@ -67,6 +69,14 @@ def on_hop() -> None:
     if hop is not None:
         go(part.start + hop - 1)
         st.query_params["hop"] = str(app.index + 1)
+
+
+def on_presenter() -> None:
+    """Presenter mode turned on or off in the viewer: kept in the URL (`?presenter=1`), so a reload stays in it."""
+    if reported_presenter():
+        st.query_params["presenter"] = "1"
+    else:
+        st.query_params.pop("presenter", None)
 
 
 def on_part() -> None:
@@ -264,6 +274,8 @@ def stepper(start: int) -> None:
         quiz=app.quiz,
         captions=app.captions,
         room=rooms.viewer_room(room, view),
+        presenter=st.query_params.get("presenter") == "1",
+        on_presenter=on_presenter,
     )
 
 

@@ -362,6 +362,11 @@ class Viewer {
     this.appliedOptions = key;
     if ('captions' in options) this.routeStrip.setCaptions(!!options.captions);
     if ('questions' in options) this.quiz.on = !!options.questions;
+    // The mode the host's URL names (a reload in presenter mode stays in it); load() lays it out.
+    if ('presenter' in options && !!options.presenter !== this.presenter) {
+      this.presenter = !!options.presenter;
+      this.el.dataset.mode = this.presenter ? 'presenter' : 'normal';
+    }
     this.quiz.setOn(this.quiz.on);
     // A classroom room (room.js): the teacher's, from the Step page, or a follower's, from the follower page.
     const room = options.room || null;
@@ -737,6 +742,9 @@ class Viewer {
   setPresenter(on) {
     this.presenter = on;
     this.el.dataset.mode = on ? 'presenter' : 'normal';
+    // Kept where a reload finds it: the page's URL (the host keeps it) or the file's address (#presenter).
+    if (this.host.presenter) this.host.presenter(on);
+    this.remember();
     this.texts();
     this.fit();
     this.painted = -1;
@@ -938,8 +946,18 @@ class Viewer {
     this.diagram.scrollTo({ top: y, left: x, behavior: instant || reduce ? 'instant' : 'smooth' });
   }
 
+  remember() {
+    // The self-contained file keeps the hop and the mode in its address (#hop=N&presenter), so a reload, or a link
+    // to the file, opens where the class was; the app keeps them in its own URL (the host's report and presenter).
+    if (!this.host.standalone || this.host.follower || !this.hops) return;
+    const hash = `#hop=${this.index + 1}${this.presenter ? '&presenter' : ''}`;
+    if (location.hash !== hash) {
+      try { history.replaceState(history.state, '', hash); } catch (e) { /* an address the browser will not change */ }
+    }
+  }
+
   report(i) {
-    if (!this.host.report) return;
+    if (!this.host.report) { clearTimeout(this.reportTimer); this.reportTimer = setTimeout(() => this.remember(), 300); return; }
     clearTimeout(this.reportTimer);
     // Tell the host once the presses settle: one message per pause, not one per key; and only news.
     const trace = this.bundle.trace;
@@ -952,9 +970,17 @@ class Viewer {
   }
 }
 
+function addressed() {
+  // What a self-contained file's address asks for: {start (0-based), presenter}.
+  const found = new URLSearchParams(location.hash.slice(1));
+  const hop = parseInt(found.get('hop') || '', 10);
+  return { start: Number.isFinite(hop) && hop > 0 ? hop - 1 : 0, options: found.has('presenter') ? { presenter: true } : null };
+}
+
 export function mountViewer(root, bundle, host = {}) {
   let viewer = root.__flowViewer;
   if (!viewer) {
+    if (host.standalone && !host.follower) host = { ...addressed(), ...host };
     viewer = new Viewer(root, host);
     root.__flowViewer = viewer;
   } else {
@@ -964,18 +990,19 @@ export function mountViewer(root, bundle, host = {}) {
   return viewer;
 }
 
-// The Streamlit host (st.components.v2): data = {bundle, start, options: {questions, captions}}, as an object
+// The Streamlit host (st.components.v2): data = {bundle, start, options: {questions, captions, presenter}}, as an object
 // or as its JSON text.
 // The position goes back as state "hop": {trace: the bundle's trace digest, hop: 1-based position},
 // so a late report about a trace the page no longer shows can be told apart; a room this tab presented before
-// a reload goes back as state "room": {code, key} (room.js), for the page to take back.
+// a reload goes back as state "room": {code, key} (room.js), for the page to take back; presenter mode turned on
+// or off goes back as state "presenter" (true or false), for the page's URL.
 export default function (component) {
   const { parentElement, setStateValue } = component;
   const data = typeof component.data === 'string' ? JSON.parse(component.data) : component.data;
   if (!data || !data.bundle) return undefined;
   const viewer = mountViewer(parentElement, data.bundle, {
     start: data.start || 0, options: data.options || null, report: (value) => setStateValue('hop', value),
-    reclaim: (value) => setStateValue('room', value),
+    reclaim: (value) => setStateValue('room', value), presenter: (on) => setStateValue('presenter', !!on),
   });
   return () => {
     viewer.destroy();
