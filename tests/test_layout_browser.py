@@ -194,3 +194,19 @@ def test_presenter_mode_survives_a_reload(browser, app_url, exports):
     page.locator("[data-flow-viewer][data-current='7']").wait_for()
     expect(root).to_have_attribute("data-mode", "presenter")
     assert not page.errors, page.errors  # type: ignore[attr-defined]
+
+
+def test_the_clicker_steps_after_a_sample_is_chosen_in_the_sidebar(browser, app_url):
+    page = _open(browser, app_url, SIZES[0])
+    page.locator(".st-key-step_sample_en").click()
+    page.keyboard.type("Two rounds")  # the list shows a few of its samples at a time
+    page.get_by_role("option", name="Two rounds of tools").click()
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 28")
+    # No click on the viewer: a clicker's PageDown and the arrow keys step it at once.
+    page.keyboard.press("PageDown")
+    page.keyboard.press("ArrowRight")
+    page.locator("[data-flow-viewer][data-current='3']").wait_for()
+    page.keyboard.press("ArrowLeft")
+    page.locator("[data-flow-viewer][data-current='2']").wait_for()
+    expect(page.locator(".fv-where")).to_contain_text("hop 2 of 28")  # the list kept its choice
+    assert not page.errors, page.errors  # type: ignore[attr-defined]

@@ -332,6 +332,7 @@ class Viewer {
   load(bundle, start) {
     const same = this.bundle && this.bundle.trace === bundle.trace;
     if (!same) this.leaveClosing();
+    if (this.bundle && !same) this.takeFocus();
     const sameDrawing = same && this.bundle.lang === bundle.lang && this.bundle.svg === bundle.svg;
     this.bundle = bundle;
     this.hops = bundle.hops;
@@ -353,6 +354,16 @@ class Viewer {
     this.fit();
     this.paint(true);
     if (this.room) this.room.changed();
+  }
+
+  takeFocus() {
+    // Another trace, chosen in the page (a sample from the sidebar's list, an upload, the last run): the keys step it
+    // now (a clicker's PageDown, →), not the control that still holds the focus. Typing in a text box keeps it.
+    const active = document.activeElement;
+    if (!active || active === document.body || this.el.contains(active)) return;
+    if (active.tagName === 'TEXTAREA' || active.isContentEditable || (active.tagName === 'INPUT' && active.type === 'text' && active.getAttribute('role') !== 'combobox')) return;
+    active.blur();
+    this.el.focus({ preventScroll: true });
   }
 
   options(options) {
@@ -664,10 +675,13 @@ class Viewer {
 
   keyCapture(e) {
     // Before the page's own handlers: a control the mouse just clicked outside the viewer would take an arrow itself
-    // (Streamlit's radios change their choice on one), so the viewer takes it first and keeps it.
+    // (Streamlit's radios change their choice on one), so the viewer takes it first and keeps it. A closed list the
+    // mouse chose from (the sidebar's samples) gives up the keys that step, and keeps the letters it searches with.
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const target = e.composedPath ? e.composedPath()[0] : e.target;
-    if (this.keysOf(target) === 'clicked' && this.handle(e)) e.stopPropagation();
+    const whose = this.keysOf(target);
+    if (whose === 'list' && !STEP_KEYS.includes(e.key)) return;
+    if ((whose === 'clicked' || whose === 'list') && this.handle(e)) e.stopPropagation();
   }
 
   handle(e) {
@@ -703,10 +717,14 @@ class Viewer {
     // Whose a key is: 'field' (typing in a field, or a control reached with Tab: a keyboard user's), 'clicked' (a
     // radio, checkbox or button outside the viewer that the mouse just clicked: the sidebar's language, a lesson
     // toggle, "Present to a room"; a clicker's or an arrow's press after it still steps the viewer, instead of
-    // changing that choice), or 'viewer'. (:focus-visible cannot tell: Streamlit's widgets show focus after a click.)
+    // changing that choice), 'list' (a closed drop-down list the mouse chose from: the same for the keys that step),
+    // or 'viewer'. (:focus-visible cannot tell: Streamlit's widgets show focus after a click.)
     const tag = target && target.tagName ? target.tagName.toLowerCase() : '';
     if (!tag || target === this.slider) return 'viewer';
     if (tag === 'textarea' || tag === 'select' || target.isContentEditable) return 'field';
+    if (target.getAttribute('role') === 'combobox' && target.getAttribute('aria-expanded') !== 'true' && !this.el.contains(target)) {
+      return this.pointed ? 'list' : 'field';
+    }
     const pressable = tag === 'button' || (tag === 'input' && ['radio', 'checkbox', 'button', 'submit', 'range'].includes(target.type));
     if (tag === 'input' && !pressable) return 'field';
     if (!pressable || this.el.contains(target)) return 'viewer';
