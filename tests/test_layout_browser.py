@@ -210,3 +210,23 @@ def test_the_clicker_steps_after_a_sample_is_chosen_in_the_sidebar(browser, app_
     page.locator("[data-flow-viewer][data-current='2']").wait_for()
     expect(page.locator(".fv-where")).to_contain_text("hop 2 of 28")  # the list kept its choice
     assert not page.errors, page.errors  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_room_controls_are_above_the_sidebars_fold_at_720p(browser, app_url, lang):
+    page = _open(browser, app_url, SIZES[0], locale="zh-CN" if lang == "zh" else "en-US")
+    sidebar = page.locator("[data-testid='stSidebar']")
+    present = sidebar.get_by_role("button", name="投屏到房间" if lang == "zh" else "Present to a room")
+    expect(present).to_be_visible()
+    box = present.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= SIZES[0][1], box
+    present.click()
+    page.locator(".fv-qr").click()  # the join code fills the screen first
+    close = sidebar.get_by_role("button", name="关闭房间" if lang == "zh" else "Close the room")
+    expect(close).to_be_visible()
+    box = close.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= SIZES[0][1], box
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"layout-room-sidebar-{lang}-1280x720.png"))
+    close.click()
+    expect(present).to_be_visible()

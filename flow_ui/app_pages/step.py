@@ -96,6 +96,10 @@ if (named_sample := url_sample()) is not None and app.step_key != named_sample:
 if (named := url_index()) is not None:
     app.index = max(0, named)
 
+# The classroom room's controls come first in the page's part of the sidebar (filled in below, once the trace is
+# known): at 1280 × 720 "Present to a room" and "Close the room" stay above the sidebar's fold.
+room_box = st.sidebar.container()
+
 # Where the trace comes from lives in the sidebar; the page keeps the lesson.
 with st.sidebar:
     st.divider()
@@ -221,7 +225,7 @@ def reclaim() -> None:
         st.session_state[f"step_captions_{lang}"] = taken.captions
 
 
-with st.sidebar:
+with room_box:
     st.divider()
     st.markdown(f"**{t('room_head', lang)}**")
     room = rooms.live(app)
@@ -247,9 +251,6 @@ with st.sidebar:
             icon=":material/error:",
         )
     if room is not None:
-        st.caption(t("room_link", lang).format(link=room.link))
-        if not room.lan:
-            st.caption(t("room_loopback", lang))
         st.button(
             t("room_close", lang),
             key="step_room_close",
@@ -257,6 +258,9 @@ with st.sidebar:
             on_click=rooms.close,
             args=(app,),
         )
+        st.caption(t("room_link", lang).format(link=room.link))
+        if not room.lan:
+            st.caption(t("room_loopback", lang))
 
 
 @st.fragment
