@@ -167,6 +167,60 @@ def test_every_hop_fits_the_step_page(browser, app_url):
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_phone_gets_the_hops_card_then_rows_it_can_read(browser, exports, lang):
+    """At 360 × 740 no diagram is shrunk to fit: the hop's text and JSON come first, then the trace as rows (its
+    lanes drawn small), every word at least 12 px; stepping moves the row marked."""
+    page = _open(
+        browser, exports["two-cities-parallel", lang].as_uri(), PHONE, locale="zh-CN" if lang == "zh" else "en-US"
+    )
+    root = page.locator("[data-flow-viewer]")
+    expect(root).to_have_attribute("data-layout", "phone")
+    expect(page.locator(".fv-diagram")).to_be_hidden()
+    rows = page.locator(".fv-lane-row")
+    expect(rows.first).to_be_visible()
+    seen = page.evaluate(
+        """() => {
+      const px = (sel) => [...document.querySelectorAll(sel)].map((e) => parseFloat(getComputedStyle(e).fontSize));
+      const top = (sel) => document.querySelector(sel).getBoundingClientRect().top;
+      return {smallest: Math.min(...px('.fv-lane-row .fv-li-label'), ...px('.fv-lane-ends'), ...px('.fv-lane-num'),
+                                 ...px('.fv-teach'), ...px('.fv-json'), ...px('.fv-where')),
+              teach: top('.fv-teach'), json: top('.fv-json'), rows: top('.fv-lanes'),
+              wide: document.documentElement.scrollWidth, lanes: document.querySelectorAll('.fv-lane-track i').length};
+    }"""
+    )
+    assert seen["smallest"] >= 12, seen
+    assert seen["teach"] < seen["json"] < seen["rows"], seen  # the hop's card first
+    assert seen["wide"] <= PHONE[0], seen  # nothing wider than the phone
+    assert seen["lanes"] == 6 * rows.count(), seen  # each row draws the six lanes of an MCP run
+    page.locator(".fv-next").click()
+    page.locator(".fv-next").click()
+    page.locator("[data-flow-viewer][data-current='3']").wait_for()
+    expect(page.locator(".fv-lane-row.fv-on")).to_have_count(1)
+    expect(page.locator(".fv-lane-row.fv-on .fv-lane-num")).to_have_text(
+        page.evaluate("() => window.__viewer.root.querySelector('.fv-num').textContent.split(' ').pop()")
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"layout-phone-{lang}-360x740.png"), full_page=True)
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+
+
+def test_the_clicker_steps_after_a_sample_is_chosen_in_the_sidebar(browser, app_url):
+    page = _open(browser, app_url, SIZES[0])
+    page.locator(".st-key-step_sample_en").click()
+    page.keyboard.type("Two rounds")  # the list shows a few of its samples at a time
+    page.get_by_role("option", name="Two rounds of tools").click()
+    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 28")
+    # No click on the viewer: a clicker's PageDown and the arrow keys step it at once.
+    page.keyboard.press("PageDown")
+    page.keyboard.press("ArrowRight")
+    page.locator("[data-flow-viewer][data-current='3']").wait_for()
+    page.keyboard.press("ArrowLeft")
+    page.locator("[data-flow-viewer][data-current='2']").wait_for()
+    expect(page.locator(".fv-where")).to_contain_text("hop 2 of 28")  # the list kept its choice
+    assert not page.errors, page.errors  # type: ignore[attr-defined]
+
+
 def test_presenter_mode_survives_a_reload(browser, app_url, exports):
     # The app keeps it in its URL, beside the hop.
     page = _open(browser, f"{app_url}/?sample=beijing-mcp&hop=5", SIZES[0])
@@ -196,20 +250,23 @@ def test_presenter_mode_survives_a_reload(browser, app_url, exports):
     assert not page.errors, page.errors  # type: ignore[attr-defined]
 
 
-def test_the_clicker_steps_after_a_sample_is_chosen_in_the_sidebar(browser, app_url):
+def test_collapsing_the_sidebar_gives_the_diagram_the_room(browser, app_url):
     page = _open(browser, app_url, SIZES[0])
-    page.locator(".st-key-step_sample_en").click()
-    page.keyboard.type("Two rounds")  # the list shows a few of its samples at a time
-    page.get_by_role("option", name="Two rounds of tools").click()
-    expect(page.locator(".fv-where")).to_contain_text("hop 1 of 28")
-    # No click on the viewer: a clicker's PageDown and the arrow keys step it at once.
-    page.keyboard.press("PageDown")
-    page.keyboard.press("ArrowRight")
-    page.locator("[data-flow-viewer][data-current='3']").wait_for()
-    page.keyboard.press("ArrowLeft")
-    page.locator("[data-flow-viewer][data-current='2']").wait_for()
-    expect(page.locator(".fv-where")).to_contain_text("hop 2 of 28")  # the list kept its choice
-    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    measure = """() => {
+      const root = window.__viewer.root;  // in the component's shadow root
+      const text = root.querySelector('.fv-svg g.fv-label-node text');
+      return {width: root.querySelector('.fv-diagram').clientWidth,
+              label: parseFloat(text.getAttribute('font-size')) * text.getScreenCTM().a};
+    }"""
+    page.locator(".fv-svg g.fv-label-node").first.wait_for()
+    before = page.evaluate(measure)
+    page.locator("[data-testid='stSidebar']").hover()
+    page.locator("[data-testid='stSidebarCollapseButton'] button").click()
+    expect(page.locator("[data-testid='stSidebar']")).to_have_attribute("data-collapsed", "true")
+    page.wait_for_function(f"() => window.__viewer.root.querySelector('.fv-diagram').clientWidth > {before['width']} + 60")
+    after = page.evaluate(measure)
+    assert after["label"] > before["label"] + 1, (before, after)  # larger, not only wider: no window resize needed
+    assert page.viewport_size == {"width": SIZES[0][0], "height": SIZES[0][1]}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
