@@ -346,6 +346,7 @@ class Viewer {
     this.routeStrip.draw(bundle, this.hops);
     this.drawOverview();
     this.options(this.host.options);
+    this.layer();
     this.slider.max = String(this.hops.length);
     const index = same ? this.index : Math.max(0, Math.min(this.hops.length - 1, start | 0));
     this.index = index;
@@ -760,6 +761,7 @@ class Viewer {
   setPresenter(on) {
     this.presenter = on;
     this.el.dataset.mode = on ? 'presenter' : 'normal';
+    this.layer();
     // Kept where a reload finds it: the page's URL (the host keeps it) or the file's address (#presenter).
     if (this.host.presenter) this.host.presenter(on);
     this.remember();
@@ -768,6 +770,21 @@ class Viewer {
     this.painted = -1;
     this.paint(true);
     this.el.focus({ preventScroll: true });
+  }
+
+  layer() {
+    // Presenter mode fills the window from the browser's top layer (a manual popover) where it can: above the page
+    // whatever the page does meanwhile (Streamlit fades what a rerun has not redrawn yet, and the fade would put the
+    // sidebar and the buttons below the viewer over it).
+    if (!this.el.showPopover || !this.el.isConnected) return;
+    const open = this.el.matches(':popover-open');
+    if (this.presenter && !open) {
+      this.el.popover = 'manual';
+      this.el.showPopover();
+    } else if (!this.presenter && open) {
+      this.el.hidePopover();
+      this.el.removeAttribute('popover');
+    }
   }
 
   fullscreen() {
