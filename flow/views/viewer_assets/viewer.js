@@ -374,8 +374,11 @@ class Viewer {
     this.appliedOptions = key;
     if ('captions' in options) this.routeStrip.setCaptions(!!options.captions);
     if ('questions' in options) this.quiz.on = !!options.questions;
-    // The mode the host's URL names (a reload in presenter mode stays in it); load() lays it out.
-    if ('presenter' in options && !!options.presenter !== this.presenter) {
+    // The mode the host's URL names when the viewer is mounted (a reload in presenter mode stays in it); load() lays
+    // it out. From then on the viewer's own mode is the news (it tells the host), and a page that reruns with a mode
+    // it heard of before the last change cannot turn it back.
+    if ('presenter' in options && !this.modeHeard) {
+      this.modeHeard = true;
       this.presenter = !!options.presenter;
       this.el.dataset.mode = this.presenter ? 'presenter' : 'normal';
     }
