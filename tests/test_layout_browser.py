@@ -263,7 +263,9 @@ def test_collapsing_the_sidebar_gives_the_diagram_the_room(browser, app_url):
     page.locator("[data-testid='stSidebar']").hover()
     page.locator("[data-testid='stSidebarCollapseButton'] button").click()
     expect(page.locator("[data-testid='stSidebar']")).to_have_attribute("data-collapsed", "true")
-    page.wait_for_function(f"() => window.__viewer.root.querySelector('.fv-diagram').clientWidth > {before['width']} + 60")
+    page.wait_for_function(
+        f"() => window.__viewer.root.querySelector('.fv-diagram').clientWidth > {before['width']} + 60"
+    )
     after = page.evaluate(measure)
     assert after["label"] > before["label"] + 1, (before, after)  # larger, not only wider: no window resize needed
     assert page.viewport_size == {"width": SIZES[0][0], "height": SIZES[0][1]}
