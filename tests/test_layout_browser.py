@@ -289,3 +289,51 @@ def test_the_room_controls_are_above_the_sidebars_fold_at_720p(browser, app_url,
     page.screenshot(path=str(ARTIFACTS / f"layout-room-sidebar-{lang}-1280x720.png"))
     close.click()
     expect(present).to_be_visible()
+
+
+# Every question of the trace, its card asking: its last choice and its Reveal button inside the card and the side.
+_EVERY_QUESTION = """({presenter}) => {
+  const v = window.__viewer;
+  const root = v.root;
+  if ((root.dataset.mode === 'presenter') !== presenter) root.querySelector('.fv-presenter').click();
+  const toggle = root.querySelector('.fv-questions-toggle');
+  if (toggle.getAttribute('aria-pressed') !== 'true') toggle.click();
+  const out = [];
+  let asked = 0;
+  for (let i = 0; i < v.count; i++) {
+    v.settle(i);
+    const card = root.querySelector('.fv-quiz-card');
+    if (card.hidden || card.dataset.state !== 'asking') continue;
+    asked += 1;
+    const side = root.querySelector('.fv-side').getBoundingClientRect();
+    const c = card.getBoundingClientRect();
+    const lowest = Math.max(...[...card.querySelectorAll('.fv-choice, .fv-reveal')].map((e) => e.getBoundingClientRect().bottom));
+    if (card.scrollHeight > card.clientHeight + 1 || lowest > Math.min(c.bottom, side.bottom, innerHeight) + 0.5) {
+      out.push(`hop ${i + 1}: a choice or Reveal at ${Math.round(lowest)} px, the card ends at ${Math.round(c.bottom)}`);
+    }
+  }
+  return {asked, out};
+}"""
+
+
+def test_every_question_card_fits_at_720p(browser, tmp_path):
+    """With questions on, each question's card shows every choice and its Reveal button in presenter mode at
+    1280 × 720 (the tight case: the largest type in the smallest window), in both languages."""
+    from flow.trace.questions import questions_for
+
+    problems, asked = [], 0
+    for name in SAMPLES:
+        trace = load_trace(ROOT / "sample_traces" / f"{name}.json")
+        found = questions_for(trace)
+        if not found:
+            continue
+        for lang in ("zh", "en"):
+            path = tmp_path / f"{name}-{lang}.html"
+            path.write_text(to_html(trace, lang=lang, questions=found), encoding="utf-8")
+            page = _open(browser, path.as_uri(), SIZES[0])
+            seen = page.evaluate(_EVERY_QUESTION, {"presenter": True})
+            asked += seen["asked"]
+            problems += [f"{name} {lang} {p}" for p in seen["out"]]
+            page.context.close()
+    assert asked >= 20, asked  # the samples' questions were asked
+    assert not problems, "\n".join(problems[:20])
