@@ -497,17 +497,24 @@ class Viewer {
     }
     this.lanesEl.replaceChildren(...items);
     this.laneShown = -1;
+    const hop = this.hops[this.index];
+    if (hop) this.paintLanes(hop.row, this.quiz.asking(this.index));
   }
 
   paintLanes(row, asking) {
-    // The rows' states, as the diagram's arrows: earlier, the current one (or the one a question asks about), later.
+    // The rows' states, as the diagram's arrows: earlier, the current one (or the one a question asks about), later;
+    // only the rows between the old and the new position change.
     if (!this.lanes) return;
-    for (let r = 0; r < this.lanes.length; r++) {
+    const from = this.laneShown;
+    const low = from < 0 ? 0 : Math.min(from, row);
+    const high = from < 0 ? this.lanes.length - 1 : Math.max(from, row);
+    for (let r = low; r <= high; r++) {
       const item = this.lanes[r];
       if (!item) continue;
       item.classList.toggle('fv-on', r === row);
       item.classList.toggle('fv-after', r > row || (r === row && asking));
     }
+    this.laneShown = row;
     if (this.el.dataset.layout !== 'phone' || !this.lanes[row]) return;
     // The current row in view, with a row before it for context.
     const box = this.lanesEl;
