@@ -4,8 +4,9 @@ Over every sample, at 1280 × 720 and 1920 × 1080, in normal and presenter mode
 export (every sample) and on the Step through page (a few: the app is slower to drive), every hop is stepped to in
 one page load and measured: its explanation whole on screen, the JSON card's focus fields in the card without
 scrolling, every lifeline on screen with no sideways scroll, the current arrow in view, and arrow labels at least
-13 px (16 px in presenter mode). Then a phone's layout, the clicker after a sidebar choice, presenter mode after a
-reload, the sidebar giving the diagram its room, and the room's controls above the sidebar's fold.
+13 px (16 px in presenter mode); with questions on, every question's card whole in presenter mode at 1280 × 720. Then
+a phone's layout, the clicker after a sidebar choice, presenter mode after a reload, the sidebar giving the diagram its
+room, and the room's controls above the sidebar's fold.
 
 The focus fields are the marked fields a hop's text is about: every marked value (`content: null`, `isError`, a
 call's arguments) and the first pairing (a call's id and the `tool_call_id` answering it), with the first marked
@@ -23,6 +24,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from flow.trace.files import load_trace
+from flow.trace.questions import questions_for
 from flow.views.focus import PAIR_PALETTE
 from flow.views.html import to_html
 from helpers import ARTIFACTS, ROOT
@@ -109,6 +111,33 @@ _EVERY_HOP = """async ({least, pair}) => {
 }"""
 
 
+# Every question of the trace, its card asking: its last choice and its Reveal button inside the card and the side.
+_EVERY_QUESTION = """async () => {
+  const v = window.__viewer;
+  const root = v.root;
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  await frame(); await frame(); // the window's new size laid out
+  if (root.dataset.mode !== 'presenter') root.querySelector('.fv-presenter').click();
+  const toggle = root.querySelector('.fv-questions-toggle');
+  if (toggle.getAttribute('aria-pressed') !== 'true') toggle.click();
+  const out = [];
+  let asked = 0;
+  for (let i = 0; i < v.count; i++) {
+    v.settle(i);
+    const card = root.querySelector('.fv-quiz-card');
+    if (card.hidden || card.dataset.state !== 'asking') continue;
+    asked += 1;
+    const side = root.querySelector('.fv-side').getBoundingClientRect();
+    const c = card.getBoundingClientRect();
+    const lowest = Math.max(...[...card.querySelectorAll('.fv-choice, .fv-reveal')].map((e) => e.getBoundingClientRect().bottom));
+    if (card.scrollHeight > card.clientHeight + 1 || lowest > Math.min(c.bottom, side.bottom, innerHeight) + 0.5) {
+      out.push(`hop ${i + 1}: a choice or Reveal at ${Math.round(lowest)} px, the card ends at ${Math.round(c.bottom)}`);
+    }
+  }
+  return {asked, out};
+}"""
+
+
 def _open(browser: Any, url: str, size: tuple[int, int], *, locale: str = "en-US") -> Page:
     # Reduced motion: the diagram scrolls at once, so a measure right after a step sees where the scroll ends.
     context = browser.new_context(
@@ -135,25 +164,34 @@ def _every_size_and_mode(page: Page, where: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def exports(tmp_path_factory) -> dict[tuple[str, str], Path]:
-    """Every sample's HTML export, in Chinese and English."""
+    """Every sample's HTML export, in Chinese and English, with its questions (off until turned on), as the Step page
+    shows a sample."""
     folder = tmp_path_factory.mktemp("layout")
     out = {}
     for name in SAMPLES:
         trace = load_trace(ROOT / "sample_traces" / f"{name}.json")
         for lang in ("zh", "en"):
             path = folder / f"{name}-{lang}.html"
-            path.write_text(to_html(trace, lang=lang), encoding="utf-8")
+            path.write_text(to_html(trace, lang=lang, questions=questions_for(trace)), encoding="utf-8")
             out[name, lang] = path
     return out
 
 
 def test_every_hop_of_every_sample_fits_the_html_export(browser, exports):
+    """Every hop at both sizes in both modes; then, in the same page, every question asked in presenter mode at
+    1280 × 720 (the tight case: the largest type in the smallest window) shows every choice and its Reveal button."""
     problems: list[str] = []
+    asked = 0
     for (name, lang), path in exports.items():
         page = _open(browser, path.as_uri(), SIZES[0])
         problems += _every_size_and_mode(page, f"{name} {lang}")
+        page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+        seen = page.evaluate(_EVERY_QUESTION)
+        asked += seen["asked"]
+        problems += [f"{name} {lang} 1280x720 presenter, questions on: {p}" for p in seen["out"]]
         assert not page.errors, page.errors  # type: ignore[attr-defined]
         page.context.close()
+    assert asked >= len(exports), asked  # every sample asks
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
 
 
@@ -289,51 +327,3 @@ def test_the_room_controls_are_above_the_sidebars_fold_at_720p(browser, app_url,
     page.screenshot(path=str(ARTIFACTS / f"layout-room-sidebar-{lang}-1280x720.png"))
     close.click()
     expect(present).to_be_visible()
-
-
-# Every question of the trace, its card asking: its last choice and its Reveal button inside the card and the side.
-_EVERY_QUESTION = """({presenter}) => {
-  const v = window.__viewer;
-  const root = v.root;
-  if ((root.dataset.mode === 'presenter') !== presenter) root.querySelector('.fv-presenter').click();
-  const toggle = root.querySelector('.fv-questions-toggle');
-  if (toggle.getAttribute('aria-pressed') !== 'true') toggle.click();
-  const out = [];
-  let asked = 0;
-  for (let i = 0; i < v.count; i++) {
-    v.settle(i);
-    const card = root.querySelector('.fv-quiz-card');
-    if (card.hidden || card.dataset.state !== 'asking') continue;
-    asked += 1;
-    const side = root.querySelector('.fv-side').getBoundingClientRect();
-    const c = card.getBoundingClientRect();
-    const lowest = Math.max(...[...card.querySelectorAll('.fv-choice, .fv-reveal')].map((e) => e.getBoundingClientRect().bottom));
-    if (card.scrollHeight > card.clientHeight + 1 || lowest > Math.min(c.bottom, side.bottom, innerHeight) + 0.5) {
-      out.push(`hop ${i + 1}: a choice or Reveal at ${Math.round(lowest)} px, the card ends at ${Math.round(c.bottom)}`);
-    }
-  }
-  return {asked, out};
-}"""
-
-
-def test_every_question_card_fits_at_720p(browser, tmp_path):
-    """With questions on, each question's card shows every choice and its Reveal button in presenter mode at
-    1280 × 720 (the tight case: the largest type in the smallest window), in both languages."""
-    from flow.trace.questions import questions_for
-
-    problems, asked = [], 0
-    for name in SAMPLES:
-        trace = load_trace(ROOT / "sample_traces" / f"{name}.json")
-        found = questions_for(trace)
-        if not found:
-            continue
-        for lang in ("zh", "en"):
-            path = tmp_path / f"{name}-{lang}.html"
-            path.write_text(to_html(trace, lang=lang, questions=found), encoding="utf-8")
-            page = _open(browser, path.as_uri(), SIZES[0])
-            seen = page.evaluate(_EVERY_QUESTION, {"presenter": True})
-            asked += seen["asked"]
-            problems += [f"{name} {lang} {p}" for p in seen["out"]]
-            page.context.close()
-    assert asked >= 20, asked  # the samples' questions were asked
-    assert not problems, "\n".join(problems[:20])
