@@ -81,7 +81,7 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "room_answered": {"zh": "已有 {n} 人作答，揭晓时显示票数", "en": "{n} answered: the counts show at the reveal"},
     "room_votes_live": {"zh": "实时票数", "en": "Live votes"},
     "room_votes_live_help": {
-        "zh": "揭晓之前也在这块屏幕上显示每个选项的票数：还没作答的同学会看到大家选了什么。",
+        "zh": "揭晓之前就在老师的屏幕（投影）上显示每个选项的票数：还没作答的同学会看到大家选了什么。",
         "en": "Show each choice's count on this screen before the reveal: students still answering see what others chose.",
     },
     "room_gone": {"zh": "房间已关闭", "en": "the room was closed"},
