@@ -73,10 +73,19 @@ def on_hop() -> None:
 
 def on_presenter() -> None:
     """Presenter mode turned on or off in the viewer: kept in the URL (`?presenter=1`), so a reload stays in it."""
-    if reported_presenter():
+    keep_presenter()
+
+
+def keep_presenter() -> bool:
+    """The URL's presenter mode in line with what the viewer last said, written on every run of the viewer's
+    fragment (a write a concurrent rerun lost is made again by the next); True when on. A new session (a reload)
+    has heard nothing yet and keeps what its URL says."""
+    said = reported_presenter()
+    if said is True:
         st.query_params["presenter"] = "1"
-    else:
+    elif said is False:
         st.query_params.pop("presenter", None)
+    return st.query_params.get("presenter") == "1"
 
 
 def on_part() -> None:
@@ -278,7 +287,7 @@ def stepper(start: int) -> None:
         quiz=app.quiz,
         captions=app.captions,
         room=rooms.viewer_room(room, view),
-        presenter=st.query_params.get("presenter") == "1",
+        presenter=keep_presenter(),
         on_presenter=on_presenter,
     )
 

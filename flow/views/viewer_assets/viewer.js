@@ -381,6 +381,8 @@ class Viewer {
       this.modeHeard = true;
       this.presenter = !!options.presenter;
       this.el.dataset.mode = this.presenter ? 'presenter' : 'normal';
+    } else if ('presenter' in options && !!options.presenter !== this.presenter && this.host.presenter) {
+      this.host.presenter(this.presenter); // the page has not heard the last change (lost in a rerun): say it again
     }
     this.quiz.setOn(this.quiz.on);
     // A classroom room (room.js): the teacher's, from the Step page, or a follower's, from the follower page.
