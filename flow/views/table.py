@@ -225,7 +225,7 @@ def _focus_view(hop: Hop) -> dict[str, Any]:
 
 
 def _model_facts(hop: Hop) -> dict[str, Any]:
-    """A model hop's facts: the assistant message's tool calls and content, the finish reason, the messages sent
+    """A model hop's facts: the assistant message's content and tool calls, the finish reason, the messages sent
     and the tool_call_ids they answer, the HTTP status. The body is the provider's JSON as it came, so it is read
     with care; what the app assembled is typed."""
     facts: dict[str, Any] = {}
@@ -246,10 +246,10 @@ def _model_facts(hop: Hop) -> dict[str, Any]:
         choice = as_dict(choices[0]) if choices else {}
         message = as_dict(choice.get("message") or choice.get("delta"))
         whole = "message" in choice  # a whole message, not one chunk's delta
+        if whole and "content" in message:  # first: null when the model asks for tools instead of answering
+            facts["content"] = message["content"]
         if message.get("tool_calls"):
             facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
-        if whole and "content" in message:
-            facts["content"] = message["content"]
         if "role" in message:
             facts["role"] = message["role"]
         if choice.get("finish_reason") is not None:
