@@ -272,10 +272,11 @@ def _painted_s(page: Any) -> float:
     return page.evaluate("() => window.__benchPainted") / 1000
 
 
-def _first_render(browser: Any, url: str, repeats: int) -> tuple[list[float], list[float]]:
+def _first_render(browser: Any, url: str, repeats: int) -> tuple[list[float], list[float], list[float]]:
     """Seconds from requesting Step through to the viewer painted, warm server: in a new browser context
-    (nothing cached: Streamlit's 3 MB of scripts come over the wire), then reloaded (the browser's cache warm)."""
-    fresh, cached = [], []
+    (nothing cached: Streamlit's 3 MB of scripts come over the wire), then reloaded (the browser's cache warm);
+    with the machine's 1-minute load average after each, since other work on a shared machine slows both."""
+    fresh, cached, load = [], [], []
     for _ in range(repeats):
         context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
         context.add_init_script(_FIRST_PAINT)
@@ -286,7 +287,8 @@ def _first_render(browser: Any, url: str, repeats: int) -> tuple[list[float], li
         page.reload()
         cached.append(_painted_s(page))
         context.close()
-    return fresh, cached
+        load.append(os.getloadavg()[0])
+    return fresh, cached, load
 
 
 def _autoplay(page: Any, steps: int) -> dict[str, float]:
@@ -389,11 +391,12 @@ def _measure(
         try:
             with serve_app() as url:
                 _open(browser, url).context.close()  # warm: the first session imports and draws
-                fresh, cached = _first_render(browser, url, 2 if quick else 5)
+                fresh, cached, load = _first_render(browser, url, 2 if quick else 5)
                 out.update(
                     first_render_s=statistics.median(fresh),
                     first_render_max_s=max(fresh),
                     first_render_cached_s=statistics.median(cached),
+                    first_render_load=statistics.median(load),
                 )
 
                 page = _open(browser, url)

@@ -39,6 +39,15 @@ SETTINGS = {
     # A table's built-in CSV export writes cells as they are, formulas included; the Hops page offers its own.
     "client.disableDataExport": "true",
     "theme.base": "light",
+    # A new browser session's first page waited behind two things Streamlit does after every run, each holding the
+    # server's Python for 150–200 ms here (bench/browser.py measures the first paint): a full garbage collection (the
+    # process holds the SDKs, pandas and graphviz), and the source watcher resolving the path of every imported
+    # module. The app serves a class: it does not reload on edits, and Python's own collector still runs.
+    "runner.postScriptGC": "false",
+    "server.fileWatcherType": "none",
+    # The pages write everything they show with a call; without "magic" a page's code is compiled without rewriting
+    # its syntax tree (about 20 ms, paid again whenever the last session has left).
+    "runner.magicEnabled": "false",
 }
 
 

@@ -326,6 +326,7 @@ def to_dot(
         name = ACTOR_NAMES[actor][lang]
         g.node(
             f"line_{actor}",
+            id=f"lifeline-{actor}",  # for a page that checks every lifeline is on screen
             shape="box",
             style="dashed",
             color="#9e9e9e",

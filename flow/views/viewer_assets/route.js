@@ -133,6 +133,7 @@ class RouteStrip {
     const here = pairs.length > 2 ? `${pairs.slice(0, 2).join('，')} …` : pairs.join(L === 'zh' ? '，' : ', ');
     const count = m.hops === 1 ? ui.route_hop[L] : fmt(ui.route_hops[L], { n: m.hops });
     this.detail.replaceChildren(...[
+      h('span', { class: 'fv-rphase', text: this.route.article_phases[m.article_phase].short[L] }),
       h('b', { text: `${head} · ${m.name[L]}` }),
       h('span', { class: 'fv-rsays', text: fmt(ui.route_says[L], { route: m.article_route[L] }) }),
       h('span', { class: 'fv-rhere', text: fmt(ui.route_here[L], { route: here, hops: count }) }),
