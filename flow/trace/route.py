@@ -12,24 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from flow.trace.model import Hop, Trace
-from flow.trace.steps import STEPS, Phase, Step
-
-ArticlePhase = Literal[0, 1, 2, 3, 4]
-
-# The articles' phase of each message (0 is the preparation before any message).
-ARTICLE_PHASE: dict[Step, ArticlePhase] = {
-    Step.TOOLS_EXIST: 0,
-    Step.QUESTION: 1,
-    Step.LIST_TOOLS: 1,
-    Step.ASK_MODEL: 1,
-    Step.DECISION: 2,
-    Step.REVERSE_TRANSLATION: 3,
-    Step.CALL_TOOL: 3,
-    Step.TOOL_RESULT: 3,
-    Step.BACKFILL: 4,
-    Step.MODEL_ANSWER: 4,
-    Step.SHOW_ANSWER: 4,
-}
+from flow.trace.steps import STEPS, ArticlePhase, Phase, Step
 
 # How a message stands in one trace:
 #   present: its hops are here, as the articles draw them;
@@ -174,7 +157,7 @@ def route(trace: Trace) -> list[Message]:
         out.append(
             Message(
                 step=step,
-                article_phase=ARTICLE_PHASE[step],
+                article_phase=STEPS[step].article_phase,
                 app_phase=STEPS[step].phase,
                 state=state,
                 reason=reason,

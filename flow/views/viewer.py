@@ -36,6 +36,7 @@ from flow.trace.files import clip_strings
 from flow.trace.model import Hop, Trace
 from flow.trace.questions import Question
 from flow.trace.route import message_of, route
+from flow.trace.steps import phase_spans
 from flow.views.closing import closing_bundle
 from flow.views.diagram import MAX_ARROWS, RenderError, drawn_ends, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
@@ -156,6 +157,10 @@ def route_bundle(trace: Trace) -> dict[str, Any]:
         )
     return {
         "messages": messages,
+        # the bands above and below the messages: [phase, first step, last step], from the one step table
+        "spans": {
+            grouping: [[p, int(a), int(b)] for p, a, b in phase_spans(grouping)] for grouping in ("app", "article")
+        },
         "article_phases": {
             str(k): {"name": dict(v), "short": dict(ARTICLE_PHASE_SHORT[k])}
             for k, v in (DIRECT_PHASE_NAMES if trace.meta.mode == "direct" else ARTICLE_PHASE_NAMES).items()
