@@ -136,7 +136,7 @@ checks() {
   finish
   # The pyright wheel carries pyright and runs it on the system's node. It would ask PyPI for a newer release on
   # every run (PYRIGHT_PYTHON_IGNORE_WARNINGS stops that), and download node if none were on PATH (setup installs it).
-  begin "pyright (standard for flow, flow_ui, weather_demo, bench, tests; strict for the trace format and flow.wire)"
+  begin "pyright (standard for flow, flow_ui, weather_demo, bench, tests, docs/hooks; strict for the trace format, flow.wire)"
   PYRIGHT_PYTHON_IGNORE_WARNINGS=1 "$VENV/bin/pyright"
   finish
   begin "mkdocs build --strict (the docs site: a broken link or a missing page fails)"
