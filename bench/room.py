@@ -33,7 +33,7 @@ import socket
 import statistics
 import subprocess
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -194,7 +194,7 @@ async def _headers(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
     return status, {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
 
 
-async def _chunks(reader: asyncio.StreamReader, headers: dict[str, str]) -> Any:
+async def _chunks(reader: asyncio.StreamReader, headers: dict[str, str]) -> AsyncIterator[bytes]:
     """The body's bytes as they come, chunked or not."""
     if headers.get("transfer-encoding", "").lower() != "chunked":
         while data := await reader.read(65536):
@@ -621,7 +621,7 @@ async def _measure(
     }
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        teacher = None
+        teacher: Any | None = None  # the teacher's browser context (page_room), while its room is in use
         try:
 
             async def new_room() -> Room:

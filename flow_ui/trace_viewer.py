@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
+from streamlit.components.v2 import component
 
 import flow
 from flow import Lang, bundle_json, part_trace, trace_digest, viewer_bundle, viewer_css, viewer_js, viewer_parts
@@ -20,7 +21,7 @@ from flow_ui.state import AppState, Loaded
 
 VIEWER_KEY = "trace_viewer"
 
-_mount = st.components.v2.component("mcp_flow_trace_viewer", css=viewer_css(), js=viewer_js())
+_mount = component("mcp_flow_trace_viewer", css=viewer_css(), js=viewer_js())
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

@@ -30,7 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
-from pydantic import Field
+from pydantic import AnyHttpUrl, Field
 
 from weather_demo import tools as demo_tools
 from weather_demo.report import ReportToolExecution, reported
@@ -132,7 +132,7 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit
         # The SDK's resource-server hooks; with no OAuth server behind them the issuer is only a required name.
         auth = {
             "token_verifier": StaticBearerToken(bearer_token),
-            "auth": AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None),
+            "auth": AuthSettings(issuer_url=AnyHttpUrl("http://127.0.0.1"), resource_server_url=None),
         }
     server = MCPServer(
         SERVER_NAME,

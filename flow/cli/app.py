@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from flow.cli.common import Subcommands, add_command
@@ -83,9 +83,8 @@ def app_command(
     return command
 
 
-def missing_system_packages(which: object = shutil.which) -> list[str]:
+def missing_system_packages(find: Callable[[str], str | None] = shutil.which) -> list[str]:
     """One line for each system program the wheel cannot carry that is missing here, saying what to install."""
-    find = which if callable(which) else shutil.which
     lines = []
     if find("dot") is None:
         lines.append(

@@ -307,7 +307,7 @@ def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
     if sa.discover_frames != sb.discover_frames:
         adds.append(_p("discover_piece", lang, n=sb.discover_frames))
     if sa.translation_hops != sb.translation_hops:
-        more = [k for k in TRANSLATIONS if sb.translations[k] > sa.translations[k]]
+        more: list[Kind] = [k for k in TRANSLATIONS if sb.translations[k] > sa.translations[k]]
         detail = _c("more", lang, kinds=_list([KIND_NAMES[k][lang] for k in more], lang)) if more else ""
         adds.append(
             _c("translations", lang, n=sb.translation_hops, base=base, n_base=sa.translation_hops, detail=detail)

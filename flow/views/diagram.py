@@ -176,7 +176,7 @@ def message_heights(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = 
     """How tall (inches) each message's rows are in the whole diagram of `trace`, in order; `to_dot(room=...)`
     takes the larger of two traces' heights to draw them aligned (`aligned_room`)."""
     cols = trace_lifelines(trace)
-    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    x_of: dict[Actor, float] = {actor: i * COL_W for i, actor in enumerate(cols)}
     out: dict[str, float] = {}
     group = ""
     for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang)[:MAX_ARROWS]:
@@ -237,7 +237,7 @@ def to_dot(
     if window is None or window > MAX_ARROWS:
         window = MAX_ARROWS
     cols = trace_lifelines(trace)
-    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    x_of: dict[Actor, float] = {actor: i * COL_W for i, actor in enumerate(cols)}
     all_rows = rows(trace, collapse_chunks=collapse_chunks, lang=lang)
     start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]

@@ -35,7 +35,7 @@ from flow_ui.view import remembered, remembered_multiselect, remembered_value
 from weather_demo.tools import DIRECT_TOOL_SCHEMAS
 
 app = state()
-lang = app.lang
+lang: Lang = app.lang
 st.title(t("run_title", lang))
 TYPED = "(typed)"  # the choice that lets a command be typed, offered only when the app was started allowing it
 LIVE_LIST_PX = 260  # the live list's height: the question, the toggle and the newest hops fit in 720 px
@@ -190,8 +190,11 @@ with left:
             key="preset",
             format_func=lambda p: p.name.replace(" (local)", t("local", lang)),
         )
-        base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
-        model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
+        # Typed, so that the inputs are known to return a str (a text input given None as its value may return None).
+        preset_url: str = preset.base_url
+        preset_model: str = preset.model
+        base_url = st.text_input(t("base_url", lang), value=preset_url, key=f"base_url_{preset.name}").strip()
+        model_name = st.text_input(t("model_name", lang), value=preset_model, key=f"model_{preset.name}")
         # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
         key_env = key_env_for(preset, base_url)
         # No session key: the typed key lives only in this widget, never in the app's state or a trace.

@@ -32,7 +32,7 @@ from flow_ui.trace_viewer import (
 from flow_ui.view import downloads, picker, remembered
 
 app = state()
-lang = app.lang
+lang: flow.Lang = app.lang
 
 
 def go(index: int) -> None:
