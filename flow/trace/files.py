@@ -312,8 +312,9 @@ def clip_strings(value: Any, limit: int) -> tuple[Any, int]:
         count = 0
         for key, inner in value.items():
             new, n = clip_strings(inner, limit)
-            key, k = clip_strings(key, limit)  # a key built in code may be no string: it stays as it is
-            out[key], count = new, count + n + k
+            if type(key) is str and len(key) > limit:  # a key built in code may be of another type
+                key, n = clip_text(key, limit), n + 1
+            out[key], count = new, count + n
         return (out, count) if count else (value, 0)
     if is_sequence(value):
         parts = [clip_strings(inner, limit) for inner in value]
