@@ -98,7 +98,7 @@ def _redact_pairs(text: str) -> str:
     """`a=1&b` becomes `a=[redacted]&[redacted]`: a piece without `=` may be a bare key."""
     if not text:
         return text
-    pieces = []
+    pieces: list[str] = []
     for piece in text.split("&"):
         name, eq, value = piece.partition("=")
         pieces.append(f"{name}={REDACTED}" if eq and value else piece if eq else REDACTED)

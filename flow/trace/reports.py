@@ -108,7 +108,7 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     times: ServerClock = {"started_at": clock["started_at"], "ended_at": clock["ended_at"]}
     outcome = report.get("outcome")
     invoke: ToolInvokePayload = {
-        "function": function,
+        "function": tool,  # the name the report gives, found equal above
         "kwargs": kwargs,
         "reported_by": REPORTED_BY,
         "server_clock": {"started_at": times["started_at"]},
