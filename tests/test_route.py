@@ -143,7 +143,6 @@ def test_a_wire_frame_outside_the_numbered_steps_belongs_to_no_message():
     frame = next(h for h in raw["hops"] if h["kind"] == "mcp.notification")
     frame["step"] = None
     frame["phase"] = None
-    frame["explain"] = frame["kind"]
     trace = parse_trace(raw)
     hop = next(h for h in trace.hops if h.seq == frame["seq"])
     assert message_of(hop) is None
@@ -243,7 +242,6 @@ def test_a_model_error_stops_the_run_at_message_3():
         "kind": "llm.error",
         "source": "model",
         "target": "app",
-        "explain": "step3.llm.error",
         "direction": "error",
         "payload": {"status": 500},
     }
@@ -255,7 +253,6 @@ def test_a_model_error_stops_the_run_at_message_3():
         "target": "user",
         "step": 10,
         "phase": "answer",
-        "explain": "step10.error",
         "payload": {"error": "InternalServerError"},
     }
     raw["hops"] = [h for h in raw["hops"] if h["seq"] <= request["seq"]] + [failed, end]

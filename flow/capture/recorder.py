@@ -17,7 +17,7 @@ from flow.trace.hops import Draft, recording_stopped
 from flow.trace.model import MAX_DEPTH, PAYLOAD_DEPTH, Hop, writable_json
 from flow.trace.payloads import Adaptation
 from flow.trace.redact import needs_redaction, redact, secret_values
-from flow.trace.steps import Step, explain_key
+from flow.trace.steps import Step
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -199,7 +199,6 @@ class Recorder:
         """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""
         hop.step = step
         hop.phase = step.phase
-        hop.explain = explain_key(step, hop.kind)
 
 
 class NullRecorder(Recorder):

@@ -164,7 +164,6 @@ class Hop(BaseModel):
     tool_call_id: str | None = None
     usage: Usage | None = None
     summary: str = ""
-    explain: str = ""  # the key of its teaching text: `flow.trace.steps.explain_key(step, kind)`
     # Present only where they say something: a file holds no null for them, and a file without them loads.
     clipped: str | None = Field(default=None, exclude_if=_absent)  # what the recorder cut from the payload
     scripted: bool | None = Field(default=None, exclude_if=_absent)  # a model hop answered by the user's script

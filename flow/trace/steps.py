@@ -96,12 +96,3 @@ def answer_step(request_step: int | None) -> Step | None:
     """The step an answer belongs to: a tools/call is step 6 and its result step 7; other answers share their
     request's step."""
     return None if request_step is None else STEPS[STEP_OF[request_step]].answered_in
-
-
-def explain_key(step: int | None, kind: str) -> str:
-    """The key of a hop's teaching text, as `Hop.explain` holds it: "step{n}.{kind}", or the kind alone outside a
-    numbered step. The one place it is worked out."""
-    return kind if step is None else _EXPLAIN_PREFIX[step] + kind
-
-
-_EXPLAIN_PREFIX = tuple(f"step{int(s)}." for s in Step)  # formatting an IntEnum costs the recorder twice as much
