@@ -445,64 +445,81 @@ def _checked(model: Any, data: Any, what: str) -> Any:
         ) from None
 
 
+@dataclass
+class _RecordedAnswers:
+    """What a recording's server answered: its tool list, each call's results by tool and arguments (in recorded
+    order), and the resources it read and prompts it fetched, by URI and name (the first answer of each)."""
+
+    tools: Any = None
+    results: dict[tuple[str, str], deque[dict[str, Any]]] = field(default_factory=lambda: defaultdict(deque))
+    resources: dict[str, Any] = field(default_factory=dict)
+    prompts: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, trace: Trace) -> _RecordedAnswers:
+        out = cls()
+        calls: dict[str, Any] = {}
+        for hop in trace.hops:
+            payload = hop.payload if isinstance(hop.payload, dict) else {}
+            if hop.kind == "translate.reverse" and hop.tool_call_id:
+                calls[hop.tool_call_id] = payload.get("call_request")
+            elif hop.kind == "client.result":
+                if "tools" in payload and out.tools is None:
+                    out.tools = payload["tools"]
+                elif isinstance(payload.get("uri"), str):
+                    out.resources.setdefault(payload["uri"], payload.get("result"))
+                elif isinstance(payload.get("prompt"), str):
+                    out.prompts.setdefault(payload["prompt"], payload.get("result"))
+            elif (
+                hop.kind == "tool.result"
+                and hop.target == "app"  # what the client got, not a server's report of its function
+                and isinstance(request := calls.get(hop.tool_call_id or ""), dict)
+            ):
+                if isinstance(request.get("name"), str):
+                    out.results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+        return out
+
+
+def _recorded_error(error: Any) -> MCPError:
+    """The MCP error a recorded call failed with, as far as the recording says it (an internal error if not)."""
+    error = error if isinstance(error, dict) else {}
+    code = error.get("code")
+    code = code if isinstance(code, int) else types.INTERNAL_ERROR
+    return MCPError(code, str(error.get("message") or "the recording holds no result for this call"))
+
+
 def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
     """An MCP server that answers from a recording: its tool list, and each tools/call with the result recorded
     for the same tool and arguments (in recorded order), its resource reads and its prompt. It runs nothing."""
-    tools: Any = None
-    results: dict[tuple[str, str], deque[dict[str, Any]]] = defaultdict(deque)
-    resources: dict[str, Any] = {}
-    prompts: dict[str, Any] = {}
-    calls: dict[str, Any] = {}
-    for hop in trace.hops:
-        payload = hop.payload if isinstance(hop.payload, dict) else {}
-        if hop.kind == "translate.reverse" and hop.tool_call_id:
-            calls[hop.tool_call_id] = payload.get("call_request")
-        elif hop.kind == "client.result":
-            if "tools" in payload and tools is None:
-                tools = payload["tools"]
-            elif isinstance(payload.get("uri"), str):
-                resources.setdefault(payload["uri"], payload.get("result"))
-            elif isinstance(payload.get("prompt"), str):
-                prompts.setdefault(payload["prompt"], payload.get("result"))
-        elif (
-            hop.kind == "tool.result"
-            and hop.target == "app"  # what the client got, not a server's report of its function
-            and isinstance(request := calls.get(hop.tool_call_id or ""), dict)
-        ):
-            if isinstance(request.get("name"), str):
-                results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+    answers = _RecordedAnswers.of(trace)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return _checked(types.ListToolsResult, {"tools": tools or []}, "tool list")
+        return _checked(types.ListToolsResult, {"tools": answers.tools or []}, "tool list")
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        queue = results.get((params.name, _arguments_key(params.arguments)))
+        queue = answers.results.get((params.name, _arguments_key(params.arguments)))
         if not queue:
             raise MCPError(types.INVALID_PARAMS, f"the recording has no result for {params.name} with these arguments")
         recorded = queue.popleft()
         if "result" in recorded:
             return _checked(types.CallToolResult, recorded["result"], "tool result")
-        error = recorded.get("error")
-        error = error if isinstance(error, dict) else {}
-        code = error.get("code")
-        code = code if isinstance(code, int) else types.INTERNAL_ERROR
-        raise MCPError(code, str(error.get("message") or "the recording holds no result for this call"))
+        raise _recorded_error(recorded.get("error"))
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[types.Resource(uri=uri, name=uri) for uri in resources])
+        return types.ListResourcesResult(resources=[types.Resource(uri=uri, name=uri) for uri in answers.resources])
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        if str(params.uri) not in resources:
+        if str(params.uri) not in answers.resources:
             raise MCPError(types.INVALID_PARAMS, f"the recording did not read the resource {params.uri}")
-        return _checked(types.ReadResourceResult, resources[str(params.uri)], "resource")
+        return _checked(types.ReadResourceResult, answers.resources[str(params.uri)], "resource")
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[types.Prompt(name=prompt) for prompt in prompts])
+        return types.ListPromptsResult(prompts=[types.Prompt(name=prompt) for prompt in answers.prompts])
 
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        if params.name not in prompts:
+        if params.name not in answers.prompts:
             raise MCPError(types.INVALID_PARAMS, f"the recording did not fetch the prompt {params.name}")
-        return _checked(types.GetPromptResult, prompts[params.name], "prompt")
+        return _checked(types.GetPromptResult, answers.prompts[params.name], "prompt")
 
     return Server(
         name,
