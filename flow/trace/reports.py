@@ -97,13 +97,14 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     kwargs = report.get("kwargs")
     if not isinstance(kwargs, dict) or len(kwargs) > MAX_KWARGS:
         raise RefusedReport(f"kwargs is not an object of at most {MAX_KWARGS} arguments")
-    times, duration_s = _server_clock(report.get("server_clock"))
+    started_at, ended_at, duration_s = _server_clock(report.get("server_clock"))
+    times: ServerClock = {"started_at": started_at, "ended_at": ended_at}
     outcome = report.get("outcome")
     invoke: ToolInvokePayload = {
         "function": function,
         "kwargs": kwargs,
         "reported_by": REPORTED_BY,
-        "server_clock": {"started_at": times["started_at"]},
+        "server_clock": {"started_at": started_at},
     }
     shown: ToolResultPayload = {"reported_by": REPORTED_BY, "server_clock": times}
     clipped = report.get("kwargs_clipped_bytes")
@@ -123,8 +124,8 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     )
 
 
-def _server_clock(clock: Any) -> tuple[ServerClock, float]:
-    """A report's server clock, checked, and how long the run it times took (seconds)."""
+def _server_clock(clock: Any) -> tuple[str, str, float]:
+    """A report's server clock, checked: when the run it times started and ended, and how long it took (seconds)."""
     if not isinstance(clock, dict):
         raise RefusedReport("server_clock is not an object")
     started = _time(clock.get("started_at"), "server_clock.started_at")
@@ -132,7 +133,7 @@ def _server_clock(clock: Any) -> tuple[ServerClock, float]:
     duration_s = (ended - started).total_seconds()
     if not 0 <= duration_s <= MAX_DURATION_S:
         raise RefusedReport("server_clock ends before it starts, or a day after")
-    return {"started_at": clock["started_at"], "ended_at": clock["ended_at"]}, duration_s
+    return clock["started_at"], clock["ended_at"], duration_s
 
 
 def _outcome(report: dict[str, Any], shown: ToolResultPayload) -> tuple[ToolResultPayload, str]:
