@@ -237,7 +237,7 @@ def to_dot(
     if window is None or window > MAX_ARROWS:
         window = MAX_ARROWS
     cols = trace_lifelines(trace)
-    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    x_of: dict[Actor, float] = {actor: i * COL_W for i, actor in enumerate(cols)}
     all_rows = rows(trace, collapse_chunks=collapse_chunks, lang=lang)
     start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]
