@@ -331,6 +331,50 @@ def _verdict(key: str, value: float, section: dict[str, Any]) -> str:
     return f"  (target {op} {limit:g}: {'met' if checks[op] else 'MISSED'}){load}"
 
 
+def _print_scaling(value: list[dict[str, float]]) -> dict[str, float]:
+    """The scaling table, µs per hop at each size, and how that grew over the last size step (returned)."""
+    keys = [k for k in value[0] if k.endswith("_us_per_hop")]
+    print(
+        f"{'hops':>7} {'file KB':>9} "
+        + " ".join(f"{k.removesuffix('_us_per_hop'):>14}" for k in keys)
+        + "   (µs per hop)"
+    )
+    for row in value:
+        print(
+            f"{row['hops']:>7} {row['file_kb']:>9.0f} "
+            + " ".join(f"{row[k]:>14.1f}" if k in row else f"{'-':>14}" for k in keys)
+        )
+    having = {k: [row[k] for row in value if k in row] for k in keys}  # html stops at MAX_ARROWS
+    growth = {k: v[-1] / v[-2] for k, v in having.items()}
+    print(
+        "growth of µs/hop over the last size step (≈1 is linear): "
+        + ", ".join(f"{k.removesuffix('_us_per_hop')} {g:.2f}" for k, g in growth.items())
+    )
+    for row in value:
+        if row["hops"] == 1000:
+            print(
+                f"1,000-hop frame: {row['dot_frame_ms']:.1f} ms (target < 100: "
+                f"{'met' if row['dot_frame_ms'] < 100 else 'MISSED'})"
+            )
+        if row["hops"] == 10000:
+            print(
+                f"10,000-hop load: {row['load_validate_ms']:.0f} ms (target < 1000: "
+                f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})"
+            )
+    return growth
+
+
+def _print_figures(value: dict[str, Any]) -> None:
+    """One section's figures, one a line, each with its target's verdict."""
+    for key, v in value.items():
+        if isinstance(v, list):  # the browser's cases out of view, one a line
+            print(f"  {key:28} {len(v):10d}" + "".join(f"\n    {case}" for case in v))
+        elif v is None or isinstance(v, str | bool):  # the rooms' store; a figure not measured here
+            print(f"  {key:28} {'not measured' if v is None else str(v):>10}")
+        else:
+            print(f"  {key:28} {v:10.3f}{_verdict(key, v, value)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (for the test suite)")
@@ -375,43 +419,9 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = value
         print(f"\n[{name}]")
         if isinstance(value, list):
-            keys = [k for k in value[0] if k.endswith("_us_per_hop")]
-            print(
-                f"{'hops':>7} {'file KB':>9} "
-                + " ".join(f"{k.removesuffix('_us_per_hop'):>14}" for k in keys)
-                + "   (µs per hop)"
-            )
-            for row in value:
-                print(
-                    f"{row['hops']:>7} {row['file_kb']:>9.0f} "
-                    + " ".join(f"{row[k]:>14.1f}" if k in row else f"{'-':>14}" for k in keys)
-                )
-            having = {k: [row[k] for row in value if k in row] for k in keys}  # html stops at MAX_ARROWS
-            growth = {k: v[-1] / v[-2] for k, v in having.items()}
-            results["scaling_growth"] = growth
-            print(
-                "growth of µs/hop over the last size step (≈1 is linear): "
-                + ", ".join(f"{k.removesuffix('_us_per_hop')} {g:.2f}" for k, g in growth.items())
-            )
-            for row in value:
-                if row["hops"] == 1000:
-                    print(
-                        f"1,000-hop frame: {row['dot_frame_ms']:.1f} ms (target < 100: "
-                        f"{'met' if row['dot_frame_ms'] < 100 else 'MISSED'})"
-                    )
-                if row["hops"] == 10000:
-                    print(
-                        f"10,000-hop load: {row['load_validate_ms']:.0f} ms (target < 1000: "
-                        f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})"
-                    )
+            results["scaling_growth"] = _print_scaling(value)
         else:
-            for key, v in value.items():
-                if isinstance(v, list):  # the browser's cases out of view, one a line
-                    print(f"  {key:28} {len(v):10d}" + "".join(f"\n    {case}" for case in v))
-                elif v is None or isinstance(v, str | bool):  # the rooms' store; a figure not measured here
-                    print(f"  {key:28} {'not measured' if v is None else str(v):>10}")
-                else:
-                    print(f"  {key:28} {v:10.3f}{_verdict(key, v, value)}")
+            _print_figures(value)
     default = ROOT / "bench" / "results.json"
     out = args.out or (None if quick else str(default))
     if out and not args.out and (args.browser or args.room or args.no_browser) and default.exists():
