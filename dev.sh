@@ -2,7 +2,7 @@
 # One entry point: set everything up, then start the app or run the tests.
 #   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
 #   ./dev.sh app --lan   the same, served to the local network (a classroom)
-#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports, mypy, mkdocs), then the test suite
+#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports, mypy, pyright, mkdocs), then the test suite
 #   ./dev.sh check  install what is missing and run only the checks
 #   ./dev.sh docs   install what is missing and build the docs site (docs/ -> site/); docs-serve previews it
 #   ./dev.sh setup  only install
@@ -133,6 +133,11 @@ checks() {
   finish
   begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop, flow.rooms, flow.proxy)"
   "$VENV/bin/mypy"
+  finish
+  # The pyright wheel carries pyright and runs it on the system's node. It would ask PyPI for a newer release on
+  # every run (PYRIGHT_PYTHON_IGNORE_WARNINGS stops that), and download node if none were on PATH (setup installs it).
+  begin "pyright (standard for flow, flow_ui, weather_demo, bench, tests, docs/hooks; strict for the trace format, flow.wire)"
+  PYRIGHT_PYTHON_IGNORE_WARNINGS=1 "$VENV/bin/pyright"
   finish
   begin "mkdocs build --strict (the docs site: a broken link or a missing page fails)"
   NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-flow-site.$$"

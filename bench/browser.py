@@ -272,10 +272,11 @@ def _painted_s(page: Any) -> float:
     return page.evaluate("() => window.__benchPainted") / 1000
 
 
-def _first_render(browser: Any, url: str, repeats: int) -> tuple[list[float], list[float]]:
+def _first_render(browser: Any, url: str, repeats: int) -> tuple[list[float], list[float], list[float]]:
     """Seconds from requesting Step through to the viewer painted, warm server: in a new browser context
-    (nothing cached: Streamlit's 3 MB of scripts come over the wire), then reloaded (the browser's cache warm)."""
-    fresh, cached = [], []
+    (nothing cached: Streamlit's 3 MB of scripts come over the wire), then reloaded (the browser's cache warm);
+    with the machine's 1-minute load average after each, since other work on a shared machine slows both."""
+    fresh, cached, load = [], [], []
     for _ in range(repeats):
         context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
         context.add_init_script(_FIRST_PAINT)
@@ -286,7 +287,8 @@ def _first_render(browser: Any, url: str, repeats: int) -> tuple[list[float], li
         page.reload()
         cached.append(_painted_s(page))
         context.close()
-    return fresh, cached
+        load.append(os.getloadavg()[0])
+    return fresh, cached, load
 
 
 def _autoplay(page: Any, steps: int) -> dict[str, float]:
@@ -381,75 +383,110 @@ def _measure(
 
     repeats = 6 if quick else 40
     pauses = [50, 150] if quick else [200, 450, 1000]  # between timed steps, in turn
-    out: dict[str, Any] = {}
-    cases: list[str] = []
-    checked = 0
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             with serve_app() as url:
-                _open(browser, url).context.close()  # warm: the first session imports and draws
-                fresh, cached = _first_render(browser, url, 2 if quick else 5)
-                out.update(
-                    first_render_s=statistics.median(fresh),
-                    first_render_max_s=max(fresh),
-                    first_render_cached_s=statistics.median(cached),
+                out, app_cases, app_checked = _app_figures(
+                    browser, url, files, hops, large_n, two_rounds, quick=quick, repeats=repeats, pauses=pauses
                 )
-
-                page = _open(browser, url)
-                small = _steps(page, repeats, pauses)
-                out.update(
-                    step_p50_ms=small["p50"],
-                    step_p95_ms=small["p95"],
-                    step_busy_ms=small["cpu"],
-                    steps_lost=small["lost"],
-                )
-                out.update(_autoplay(page, 2 if quick else 6))
-                for name, n_hops in hops.items():
-                    if name != "beijing-mcp":
-                        _upload(page, SAMPLES / f"{name}.json", n_hops)
-                    n, bad = _out_of_view(page, f"app {name}", n_hops)
-                    checked += n
-                    cases += bad
-                out["out_of_view_app"] = len(cases)
-                _upload(page, SAMPLES / "two-rounds.json", two_rounds)
-                out["presses_sent"] = 20
-                out["presses_moved"] = _presses(page, 20)
-                _upload(page, files["large"], large_n)
-                _goto(page, large_n // 10)
-                large = _steps(page, repeats, pauses)
-                out.update(
-                    large_step_p50_ms=large["p50"],
-                    large_step_p95_ms=large["p95"],
-                    large_step_busy_ms=large["cpu"],
-                    large_steps_lost=large["lost"],
-                )
-                page.context.close()
-
-            page = _open(browser, files["html"].as_uri())
-            small = _steps(page, repeats, pauses)
-            out.update(html_step_p50_ms=small["p50"], html_step_p95_ms=small["p95"], html_step_busy_ms=small["cpu"])
-            page.context.close()
-            page = _open(browser, files["html_large"].as_uri())
-            _goto(page, large_n // 10)
-            large = _steps(page, repeats, pauses)
-            out.update(
-                html_large_step_p50_ms=large["p50"],
-                html_large_step_p95_ms=large["p95"],
-                html_large_step_busy_ms=large["cpu"],
-                html_steps_lost=small["lost"] + large["lost"],
-            )
-            page.context.close()
-            for name in hops:
-                page = _open(browser, files[f"html:{name}"].as_uri())
-                n, bad = _out_of_view(page, f"html {name}", hops[name])
-                checked += n
-                cases += bad
-                page.context.close()
+            html, html_cases, html_checked = _html_figures(browser, files, hops, large_n, repeats, pauses)
+            out.update(html)
         finally:
             browser.close()
+    cases = app_cases + html_cases
     out["out_of_view"] = len(cases)
     out["out_of_view_html"] = len(cases) - out["out_of_view_app"]
-    out["out_of_view_checked"] = checked
+    out["out_of_view_checked"] = app_checked + html_checked
     out["out_of_view_cases"] = cases
     return out
+
+
+def _app_figures(
+    browser: Any,
+    url: str,
+    files: dict[str, Path],
+    hops: dict[str, int],
+    large_n: int,
+    two_rounds: int,
+    *,
+    quick: bool,
+    repeats: int,
+    pauses: list[int],
+) -> tuple[dict[str, Any], list[str], int]:
+    """The app's viewer: its first render, steps on a sample and on a large trace, autoplay, presses, and every
+    sample checked for arrows out of view (the cases found, and how many arrows were checked)."""
+    out: dict[str, Any] = {}
+    cases: list[str] = []
+    checked = 0
+    _open(browser, url).context.close()  # warm: the first session imports and draws
+    fresh, cached, load = _first_render(browser, url, 2 if quick else 5)
+    out.update(
+        first_render_s=statistics.median(fresh),
+        first_render_max_s=max(fresh),
+        first_render_cached_s=statistics.median(cached),
+        first_render_load=statistics.median(load),
+    )
+
+    page = _open(browser, url)
+    small = _steps(page, repeats, pauses)
+    out.update(
+        step_p50_ms=small["p50"],
+        step_p95_ms=small["p95"],
+        step_busy_ms=small["cpu"],
+        steps_lost=small["lost"],
+    )
+    out.update(_autoplay(page, 2 if quick else 6))
+    for name, n_hops in hops.items():
+        if name != "beijing-mcp":
+            _upload(page, SAMPLES / f"{name}.json", n_hops)
+        n, bad = _out_of_view(page, f"app {name}", n_hops)
+        checked += n
+        cases += bad
+    out["out_of_view_app"] = len(cases)
+    _upload(page, SAMPLES / "two-rounds.json", two_rounds)
+    out["presses_sent"] = 20
+    out["presses_moved"] = _presses(page, 20)
+    _upload(page, files["large"], large_n)
+    _goto(page, large_n // 10)
+    large = _steps(page, repeats, pauses)
+    out.update(
+        large_step_p50_ms=large["p50"],
+        large_step_p95_ms=large["p95"],
+        large_step_busy_ms=large["cpu"],
+        large_steps_lost=large["lost"],
+    )
+    page.context.close()
+    return out, cases, checked
+
+
+def _html_figures(
+    browser: Any, files: dict[str, Path], hops: dict[str, int], large_n: int, repeats: int, pauses: list[int]
+) -> tuple[dict[str, Any], list[str], int]:
+    """The exported HTML viewer: steps on a sample and on a large trace, and every sample checked for arrows out
+    of view (the cases found, and how many arrows were checked)."""
+    cases: list[str] = []
+    checked = 0
+    page = _open(browser, files["html"].as_uri())
+    small = _steps(page, repeats, pauses)
+    out: dict[str, Any] = dict(
+        html_step_p50_ms=small["p50"], html_step_p95_ms=small["p95"], html_step_busy_ms=small["cpu"]
+    )
+    page.context.close()
+    page = _open(browser, files["html_large"].as_uri())
+    _goto(page, large_n // 10)
+    large = _steps(page, repeats, pauses)
+    out.update(
+        html_large_step_p50_ms=large["p50"],
+        html_large_step_p95_ms=large["p95"],
+        html_large_step_busy_ms=large["cpu"],
+        html_steps_lost=small["lost"] + large["lost"],
+    )
+    page.context.close()
+    for name in hops:
+        page = _open(browser, files[f"html:{name}"].as_uri())
+        n, bad = _out_of_view(page, f"html {name}", hops[name])
+        checked += n
+        cases += bad
+        page.context.close()
+    return out, cases, checked

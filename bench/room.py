@@ -33,7 +33,7 @@ import socket
 import statistics
 import subprocess
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -194,7 +194,7 @@ async def _headers(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
     return status, {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
 
 
-async def _chunks(reader: asyncio.StreamReader, headers: dict[str, str]) -> Any:
+async def _chunks(reader: asyncio.StreamReader, headers: dict[str, str]) -> AsyncIterator[bytes]:
     """The body's bytes as they come, chunked or not."""
     if headers.get("transfer-encoding", "").lower() != "chunked":
         while data := await reader.read(65536):
@@ -621,102 +621,124 @@ async def _measure(
     }
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        teacher = None
+        rooms = _Rooms(browser, a.url, redis_url, texts)
         try:
-
-            async def new_room() -> Room:
-                nonlocal teacher
-                if redis_url:  # the store is synchronous there, as on the Step page's script thread
-                    return await asyncio.to_thread(redis_room, redis_url, a.url, texts)
-                if teacher is not None:
-                    await teacher.close()  # its room closes with the next one
-                room, teacher = await page_room(browser, a.url)
-                return room
-
-            room = await new_room()
+            room = await rooms.new()
             await lite_phase(room, a.pid, 2, 5)  # warm: the routes, the store's first calls (Redis: its scripts)
             # Each pace has its own baseline: the server's work grows with the presses a second, not only with time.
             idle = await idle_cpu(room, a.pid, min(steps, 20))
             idle_class = await idle_cpu(room, a.pid, min(steps, 20), CLASS_PACE_S)
             out["idle_cpu_ms_per_s"] = idle
-
-            def per_follower_step(phase: Phase, n: int, baseline: float = idle) -> float:
-                return (phase.cpu_ms - baseline * phase.wall_s) / (n * steps)
-
-            pages = Pages(browser, room)
-            rss0 = rss_mb(a.pid)
-            # A few pages first, then the whole class at a lecture's pace, then the whole class with the teacher
-            # holding →: the lag with the machine to spare, then without.
-            await pages.grow(few)
-            first = await browser_phase(pages, a.pid, steps, rss0)
-            await pages.grow(followers)
-            shown = await browser_phase(pages, a.pid, steps, rss0, CLASS_PACE_S)
-            stress = await browser_phase(pages, a.pid, steps, rss0)
-            await pages.shrink(few)  # the baseline with the machine as the few pages had it
-            local = await pages.local_busy_ms(20)
-            await pages.close()
-            out.update(
-                pace_s=CLASS_PACE_S,
-                **browser_keys("", shown),
-                heard_p50_ms=shown.p(50, shown.heard),
-                heard_p95_ms=shown.p(95, shown.heard),
-                refused_presses=shown.refused,
-                cpu_ms_per_follower_step=per_follower_step(shown, followers, idle_class),
-                rss_mb_per_follower=(shown.rss_mb - rss0) / followers,
-                server_cpu_pct=shown.server_cpu_pct,
-                pages_open_s=pages.open_s,
-                few_followers=few,
-                **browser_keys("few_", first),
-                local_page_busy_ms_per_step=local,
-                room_over_local_busy=first.page_busy_ms / local,
-                stress_pace_s=PACE_S,
-                **browser_keys("stress_", stress),
-                stress_cpu_ms_per_follower_step=per_follower_step(stress, followers),
-            )
-
-            room = await new_room()
-            lite40 = await lite_phase(room, a.pid, followers, steps)
-            out.update(
-                lite_as_browsers_lag_p50_ms=lite40.p(50),
-                lite_as_browsers_lag_p95_ms=lite40.p(95),
-                lite_as_browsers_missed=lite40.missed,
-                lite_as_browsers_reordered=lite40.reordered,
-                lite_as_browsers_cpu_ms_per_follower_step=per_follower_step(lite40, followers),
-                lite_as_browsers_rss_mb_per_follower=(lite40.rss_mb - lite40.rss_before_mb) / followers,
-            )
-
-            room = await new_room()
-            lite = await lite_phase(room, a.pid, lite_n, steps)
-            out.update(
-                lite_followers=lite_n,
-                lite_lag_p50_ms=lite.p(50),
-                lite_lag_p95_ms=lite.p(95),
-                lite_missed=lite.missed,
-                lite_reordered=lite.reordered,
-                lite_dropped=lite.drops,
-                lite_drop_reasons=lite.why,
-                lite_cpu_ms_per_follower_step=per_follower_step(lite, lite_n),
-                lite_rss_mb_per_follower=(lite.rss_mb - lite.rss_before_mb) / lite_n,
-                lite_server_cpu_pct=lite.server_cpu_pct,
-                lite_machine_busy_pct=lite.busy_pct,
-            )
-
+            out.update(await _browser_figures(browser, room, a.pid, (few, followers), steps, (idle, idle_class)))
+            out.update(await _lite_figures(rooms, a.pid, (followers, lite_n), steps, idle))
             if b is not None and redis_url:
                 room = await asyncio.to_thread(redis_room, redis_url, a.url, texts)
-                there = [Lite(b.url, room.code) for _ in range(5)]
-                cross = await lite_phase(room, a.pid, 0, steps, extra=there)
-                ok = cross.missed == 0 and cross.reordered == 0 and cross.drops == 0 and len(cross.lags) > 0
-                out.update(
-                    redis_cross_process=ok,
-                    cross_lag_p50_ms=cross.p(50),
-                    cross_lag_p95_ms=cross.p(95),
-                    cross_missed=cross.missed,
-                    cross_reordered=cross.reordered,
-                )
+                out.update(await _cross_process_figures(room, a.pid, b, steps))
             else:
                 out["redis_cross_process"] = None  # not measured: no Redis store or no redis-server here
         finally:
-            if teacher is not None:
-                await teacher.close()
+            await rooms.close()
             await browser.close()
     return out
+
+
+class _Rooms:
+    """A new room for each phase: in Redis as the Step page makes one, or opened by a teacher's page (the page of
+    the room before is closed, and its room with it)."""
+
+    def __init__(self, browser: Any, base: str, redis_url: str | None, texts: dict[str, str]) -> None:
+        self.browser, self.base, self.redis_url, self.texts = browser, base, redis_url, texts
+        self.teacher: Any = None
+
+    async def new(self) -> Room:
+        if self.redis_url:  # the store is synchronous there, as on the Step page's script thread
+            return await asyncio.to_thread(redis_room, self.redis_url, self.base, self.texts)
+        if self.teacher is not None:
+            await self.teacher.close()  # its room closes with the next one
+        room, self.teacher = await page_room(self.browser, self.base)
+        return room
+
+    async def close(self) -> None:
+        if self.teacher is not None:
+            await self.teacher.close()
+
+
+def _per_follower_step(phase: Phase, n: int, steps: int, baseline: float) -> float:
+    """The server's CPU time (ms) per follower per step, over what it spends idle at the same pace."""
+    return (phase.cpu_ms - baseline * phase.wall_s) / (n * steps)
+
+
+async def _browser_figures(
+    browser: Any, room: Room, pid: int, sizes: tuple[int, int], steps: int, idle: tuple[float, float]
+) -> dict[str, Any]:
+    """A few pages first, then the whole class at a lecture's pace, then the whole class with the teacher
+    holding →: the lag with the machine to spare, then without."""
+    (few, followers), (idle_stress, idle_class) = sizes, idle
+    pages = Pages(browser, room)
+    rss0 = rss_mb(pid)
+    await pages.grow(few)
+    first = await browser_phase(pages, pid, steps, rss0)
+    await pages.grow(followers)
+    shown = await browser_phase(pages, pid, steps, rss0, CLASS_PACE_S)
+    stress = await browser_phase(pages, pid, steps, rss0)
+    await pages.shrink(few)  # the baseline with the machine as the few pages had it
+    local = await pages.local_busy_ms(20)
+    await pages.close()
+    return dict(
+        pace_s=CLASS_PACE_S,
+        **browser_keys("", shown),
+        heard_p50_ms=shown.p(50, shown.heard),
+        heard_p95_ms=shown.p(95, shown.heard),
+        refused_presses=shown.refused,
+        cpu_ms_per_follower_step=_per_follower_step(shown, followers, steps, idle_class),
+        rss_mb_per_follower=(shown.rss_mb - rss0) / followers,
+        server_cpu_pct=shown.server_cpu_pct,
+        pages_open_s=pages.open_s,
+        few_followers=few,
+        **browser_keys("few_", first),
+        local_page_busy_ms_per_step=local,
+        room_over_local_busy=first.page_busy_ms / local,
+        stress_pace_s=PACE_S,
+        **browser_keys("stress_", stress),
+        stress_cpu_ms_per_follower_step=_per_follower_step(stress, followers, steps, idle_stress),
+    )
+
+
+async def _lite_figures(rooms: _Rooms, pid: int, sizes: tuple[int, int], steps: int, idle: float) -> dict[str, Any]:
+    """Light followers, each in a room of its own: as many as the browsers were, then a crowd of them."""
+    followers, lite_n = sizes
+    lite40 = await lite_phase(await rooms.new(), pid, followers, steps)
+    lite = await lite_phase(await rooms.new(), pid, lite_n, steps)
+    return dict(
+        lite_as_browsers_lag_p50_ms=lite40.p(50),
+        lite_as_browsers_lag_p95_ms=lite40.p(95),
+        lite_as_browsers_missed=lite40.missed,
+        lite_as_browsers_reordered=lite40.reordered,
+        lite_as_browsers_cpu_ms_per_follower_step=_per_follower_step(lite40, followers, steps, idle),
+        lite_as_browsers_rss_mb_per_follower=(lite40.rss_mb - lite40.rss_before_mb) / followers,
+        lite_followers=lite_n,
+        lite_lag_p50_ms=lite.p(50),
+        lite_lag_p95_ms=lite.p(95),
+        lite_missed=lite.missed,
+        lite_reordered=lite.reordered,
+        lite_dropped=lite.drops,
+        lite_drop_reasons=lite.why,
+        lite_cpu_ms_per_follower_step=_per_follower_step(lite, lite_n, steps, idle),
+        lite_rss_mb_per_follower=(lite.rss_mb - lite.rss_before_mb) / lite_n,
+        lite_server_cpu_pct=lite.server_cpu_pct,
+        lite_machine_busy_pct=lite.busy_pct,
+    )
+
+
+async def _cross_process_figures(room: Room, pid: int, b: App, steps: int) -> dict[str, Any]:
+    """Followers on a second app process, in a room the first one serves: Redis carries every step across."""
+    there = [Lite(b.url, room.code) for _ in range(5)]
+    cross = await lite_phase(room, pid, 0, steps, extra=there)
+    ok = cross.missed == 0 and cross.reordered == 0 and cross.drops == 0 and len(cross.lags) > 0
+    return dict(
+        redis_cross_process=ok,
+        cross_lag_p50_ms=cross.p(50),
+        cross_lag_p95_ms=cross.p(95),
+        cross_missed=cross.missed,
+        cross_reordered=cross.reordered,
+    )

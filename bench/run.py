@@ -130,6 +130,7 @@ def recording_overhead(repeats: int) -> dict[str, float]:
         runs = {"on": lambda: _flow(Recorder), "off": lambda: _flow(NullRecorder), "bare": _bare_sdk}
         wall: dict[str, list[float]] = {k: [] for k in runs}
         cpu: dict[str, list[float]] = {k: [] for k in runs}
+        load: list[float] = []
         names = list(runs)
         for i in range(repeats + 2):
             for name in names if i % 2 == 0 else names[::-1]:
@@ -140,6 +141,7 @@ def recording_overhead(repeats: int) -> dict[str, float]:
                 if i >= 2:  # the first rounds warm up
                     wall[name].append((t1 - t0) * 1000)
                     cpu[name].append((c1 - c0) * 1000)
+            load.append(os.getloadavg()[0])
         on, off, bare = (statistics.median(wall[k]) for k in ("on", "off", "bare"))
 
         def paired(a: list[float], b: list[float]) -> float:
@@ -154,6 +156,7 @@ def recording_overhead(repeats: int) -> dict[str, float]:
             "recorded_over_unrecorded_cpu": paired(cpu["on"], cpu["off"]),
             "ratio_of_medians": on / off,
             "recorded_over_bare": paired(wall["on"], wall["bare"]),
+            "recording_load": statistics.median(load),
         }
 
     return anyio.run(main)
@@ -311,12 +314,65 @@ TARGETS = {
 }
 
 
-def _verdict(key: str, value: float) -> str:
+# The figures a shared machine's other work moves most, each with the 1-minute load average taken beside it.
+LOAD_OF = {
+    "recorded_over_unrecorded": "recording_load",
+    "recorded_over_unrecorded_cpu": "recording_load",
+    "first_render_s": "first_render_load",
+}
+
+
+def _verdict(key: str, value: float, section: dict[str, Any]) -> str:
+    load = f"  (load {section[LOAD_OF[key]]:.2f})" if LOAD_OF.get(key) in section else ""
     if key not in TARGETS:
-        return ""
+        return load
     op, limit = TARGETS[key]
     checks = {"<=": value <= limit, "<": value < limit, "==": value == limit, "±": abs(value) <= limit}
-    return f"  (target {op} {limit:g}: {'met' if checks[op] else 'MISSED'})"
+    return f"  (target {op} {limit:g}: {'met' if checks[op] else 'MISSED'}){load}"
+
+
+def _print_scaling(value: list[dict[str, float]]) -> dict[str, float]:
+    """The scaling table, µs per hop at each size, and how that grew over the last size step (returned)."""
+    keys = [k for k in value[0] if k.endswith("_us_per_hop")]
+    print(
+        f"{'hops':>7} {'file KB':>9} "
+        + " ".join(f"{k.removesuffix('_us_per_hop'):>14}" for k in keys)
+        + "   (µs per hop)"
+    )
+    for row in value:
+        print(
+            f"{row['hops']:>7} {row['file_kb']:>9.0f} "
+            + " ".join(f"{row[k]:>14.1f}" if k in row else f"{'-':>14}" for k in keys)
+        )
+    having = {k: [row[k] for row in value if k in row] for k in keys}  # html stops at MAX_ARROWS
+    growth = {k: v[-1] / v[-2] for k, v in having.items()}
+    print(
+        "growth of µs/hop over the last size step (≈1 is linear): "
+        + ", ".join(f"{k.removesuffix('_us_per_hop')} {g:.2f}" for k, g in growth.items())
+    )
+    for row in value:
+        if row["hops"] == 1000:
+            print(
+                f"1,000-hop frame: {row['dot_frame_ms']:.1f} ms (target < 100: "
+                f"{'met' if row['dot_frame_ms'] < 100 else 'MISSED'})"
+            )
+        if row["hops"] == 10000:
+            print(
+                f"10,000-hop load: {row['load_validate_ms']:.0f} ms (target < 1000: "
+                f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})"
+            )
+    return growth
+
+
+def _print_figures(value: dict[str, Any]) -> None:
+    """One section's figures, one a line, each with its target's verdict."""
+    for key, v in value.items():
+        if isinstance(v, list):  # the browser's cases out of view, one a line
+            print(f"  {key:28} {len(v):10d}" + "".join(f"\n    {case}" for case in v))
+        elif v is None or isinstance(v, str | bool):  # the rooms' store; a figure not measured here
+            print(f"  {key:28} {'not measured' if v is None else str(v):>10}")
+        else:
+            print(f"  {key:28} {v:10.3f}{_verdict(key, v, value)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"machine: {os.cpu_count()} CPUs · Python {platform.python_version()} · {platform.machine()}"
+        + f" · load {os.getloadavg()[0]:.2f}"
         + (" · quick mode" if quick else "")
     )
     results: dict[str, Any] = {"cpus": os.cpu_count(), "python": platform.python_version(), "quick": quick}
@@ -362,43 +419,9 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = value
         print(f"\n[{name}]")
         if isinstance(value, list):
-            keys = [k for k in value[0] if k.endswith("_us_per_hop")]
-            print(
-                f"{'hops':>7} {'file KB':>9} "
-                + " ".join(f"{k.removesuffix('_us_per_hop'):>14}" for k in keys)
-                + "   (µs per hop)"
-            )
-            for row in value:
-                print(
-                    f"{row['hops']:>7} {row['file_kb']:>9.0f} "
-                    + " ".join(f"{row[k]:>14.1f}" if k in row else f"{'-':>14}" for k in keys)
-                )
-            having = {k: [row[k] for row in value if k in row] for k in keys}  # html stops at MAX_ARROWS
-            growth = {k: v[-1] / v[-2] for k, v in having.items()}
-            results["scaling_growth"] = growth
-            print(
-                "growth of µs/hop over the last size step (≈1 is linear): "
-                + ", ".join(f"{k.removesuffix('_us_per_hop')} {g:.2f}" for k, g in growth.items())
-            )
-            for row in value:
-                if row["hops"] == 1000:
-                    print(
-                        f"1,000-hop frame: {row['dot_frame_ms']:.1f} ms (target < 100: "
-                        f"{'met' if row['dot_frame_ms'] < 100 else 'MISSED'})"
-                    )
-                if row["hops"] == 10000:
-                    print(
-                        f"10,000-hop load: {row['load_validate_ms']:.0f} ms (target < 1000: "
-                        f"{'met' if row['load_validate_ms'] < 1000 else 'MISSED'})"
-                    )
+            results["scaling_growth"] = _print_scaling(value)
         else:
-            for key, v in value.items():
-                if isinstance(v, list):  # the browser's cases out of view, one a line
-                    print(f"  {key:28} {len(v):10d}" + "".join(f"\n    {case}" for case in v))
-                elif v is None or isinstance(v, str | bool):  # the rooms' store; a figure not measured here
-                    print(f"  {key:28} {'not measured' if v is None else str(v):>10}")
-                else:
-                    print(f"  {key:28} {v:10.3f}{_verdict(key, v)}")
+            _print_figures(value)
     default = ROOT / "bench" / "results.json"
     out = args.out or (None if quick else str(default))
     if out and not args.out and (args.browser or args.room or args.no_browser) and default.exists():

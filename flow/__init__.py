@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from flow.views.diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
     from flow.views.html import to_html
     from flow.views.labels import short_label
+    from flow.views.outcome import Outcome, run_outcome
     from flow.views.table import focus_view, hop_dataframe, hop_rows, hop_table, summary_line
     from flow.views.tool_cost import tool_cost_chart, tool_cost_points
     from flow.views.viewer import (
@@ -117,6 +118,7 @@ _HOME = {
     ),
     "to_html": "flow.views.html",
     "short_label": "flow.views.labels",
+    **dict.fromkeys(("Outcome", "run_outcome"), "flow.views.outcome"),
     **dict.fromkeys(("focus_view", "hop_dataframe", "hop_rows", "hop_table", "summary_line"), "flow.views.table"),
     **dict.fromkeys(
         ("bundle_json", "part_trace", "trace_digest", "viewer_bundle", "viewer_css", "viewer_js", "viewer_parts"),
@@ -151,6 +153,7 @@ __all__ = [
     "MAX_TRACE_BYTES",
     "MOCK_MODELS",
     "ModelConfig",
+    "Outcome",
     "PHASES",
     "PHASE_NAMES",
     "PRESETS",
@@ -212,6 +215,7 @@ __all__ = [
     "route",
     "run",
     "run_flow",
+    "run_outcome",
     "save_trace",
     "sending_line",
     "short_label",

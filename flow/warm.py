@@ -27,7 +27,8 @@ class WarmSession:
     """One open MCP connection and the thread that keeps it; `close()` ends both and reaps the server."""
 
     def __init__(self, spec: ServerSpec, *, era: Era, timeout_s: float = 10.0) -> None:
-        self.spec, self.era, self.timeout_s = spec, era, timeout_s
+        self.spec, self.timeout_s = spec, timeout_s
+        self.era: Era = era
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-warm-session", daemon=True)
         self._thread.start()

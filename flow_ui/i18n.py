@@ -107,9 +107,26 @@ TEXT: dict[str, dict[Lang, str]] = {
     "fault_hang": {"zh": "调用时卡住（5 秒超时）", "en": "hang on tools/call (5 s timeout)"},
     "run_button": {"zh": "运行", "en": "Run"},
     "running": {"zh": "正在运行……", "en": "Running…"},
-    "run_done": {"zh": "完成", "en": "Done"},
-    "run_failed": {"zh": "运行未完成", "en": "The run did not complete"},
-    "open_step": {"zh": "在“逐步讲解”中打开", "en": "Open in Step through"},
+    "running_paced": {
+        "zh": "正在运行……每 {s} 秒显示一跳（记录里保存的是真实时间）",
+        "en": "Running… one hop shown every {s} s (the trace keeps the real times)",
+    },
+    "run_done": {"zh": "完成：{hops} 跳，用时 {ms} 毫秒", "en": "Done: {hops} hops in {ms} ms"},
+    "run_failed": {
+        "zh": "运行未完成：{hops} 跳，用时 {ms} 毫秒",
+        "en": "The run did not complete: {hops} hops in {ms} ms",
+    },
+    "pace": {"zh": "逐跳显示（每跳 {s} 秒）", "en": "Show the hops one by one ({s} s each)"},
+    "pace_help": {
+        "zh": "进程内的演示几毫秒就跑完了。打开后，每一跳在这里停留 {s} 秒再显示下一跳，方便全班看清顺序；"
+        "运行本身不会变慢，记录里的时间仍是真实的。来得比这更慢的跳（真实的模型、stdio 服务器）一到就显示。",
+        "en": "The in-process demo finishes in milliseconds. With this on, each hop stays {s} s before the next is "
+        "shown, so a class can follow the order; the run itself is not slowed, and the trace keeps the real times. "
+        "Hops that come slower than that (a real model, a stdio server) are shown as they arrive.",
+    },
+    "run_hops": {"zh": "这次运行的 {n} 跳", "en": "The run's {n} hops"},
+    "outcome_open": {"zh": "在“逐步讲解”中从第 {n} 跳打开", "en": "Open Step through at hop {n}"},
+    "outcome_start": {"zh": "从第 1 跳开始", "en": "Start at hop 1"},
     "no_key": {
         "zh": "这个服务需要 API Key：请输入，或设置环境变量 {env}。",
         "en": "This provider needs an API key: type it, or set ${env}.",

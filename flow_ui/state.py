@@ -45,7 +45,8 @@ class AppState:
     questions_error: str | None = None
     quiz: bool = False  # the Step page's questions are on
     captions: bool = False  # the Step page's restaurant captions are on
-    run_error: dict[str, str] | None = None  # the last run's failure line, in both languages
+    # What the last run did (flow.run_outcome): {"key", "verdict", "seq", "text": {lang: line}}, shown on the Run page.
+    last_outcome: dict[str, Any] | None = None
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
     warm: dict[str, WarmSession] = field(default_factory=dict)  # open stdio sessions, by era
     room: object | None = None  # the classroom room this session presents (flow_ui.rooms.Presenting)

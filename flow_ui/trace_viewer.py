@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
+from streamlit.components.v2 import component
 
 import flow
 from flow import Lang, bundle_json, part_trace, trace_digest, viewer_bundle, viewer_css, viewer_js, viewer_parts
@@ -20,7 +21,7 @@ from flow_ui.state import AppState, Loaded
 
 VIEWER_KEY = "trace_viewer"
 
-_mount = st.components.v2.component("mcp_flow_trace_viewer", css=viewer_css(), js=viewer_js())
+_mount = component("mcp_flow_trace_viewer", css=viewer_css(), js=viewer_js())
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -111,15 +112,30 @@ def trace_viewer(
     quiz: bool = False,
     captions: bool = False,
     room: dict[str, Any] | None = None,
+    presenter: bool = False,
+    on_presenter: Callable[[], None] | None = None,
 ) -> Any:
     """Mount the viewer at hop index `start` (0-based), with the trace's questions (`found`, by hop seq), the
-    page's toggles and the room it presents to (flow_ui.rooms.viewer_room). The browser sends the data again only when it changes: `start` is what the page knew when
+    page's toggles, the room it presents to (flow_ui.rooms.viewer_room) and whether it opens in presenter mode. The browser sends the data again only when it changes: `start` is what the page knew when
     it was last drawn as a whole, not every step since."""
     found = found or {}
     text = _bundle_json(item.key, lang, _questions_key(found), item.trace, found)
-    options = json.dumps({"questions": bool(quiz), "captions": bool(captions), "room": room})
+    options = json.dumps({"questions": bool(quiz), "captions": bool(captions), "room": room, "presenter": presenter})
     data = f'{{"start": {int(start)}, "options": {options}, "bundle": {text}}}'
-    return _mount(key=VIEWER_KEY, data=data, on_hop_change=on_hop, on_room_change=on_room or (lambda: None))
+    return _mount(
+        key=VIEWER_KEY,
+        data=data,
+        on_hop_change=on_hop,
+        on_room_change=on_room or (lambda: None),
+        on_presenter_change=on_presenter or (lambda: None),
+    )
+
+
+def reported_presenter() -> bool | None:
+    """Whether the viewer last said it is in presenter mode; None if it has not said."""
+    state = st.session_state.get(VIEWER_KEY)
+    value = state.get("presenter") if isinstance(state, dict) else None
+    return value if isinstance(value, bool) else None
 
 
 def reclaimed_room() -> Any:

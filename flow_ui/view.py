@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import html as html_text
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -75,12 +76,18 @@ def _aligned_svgs(key_a: str, key_b: str, lang: Lang, _a: flow.Trace, _b: flow.T
 _SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="[\d.]+pt"')
 
 
+READABLE_PX = 13  # the smallest arrow label a projector's back row reads at 1280 × 720
+
+
 def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang) -> None:
     """Two sequence diagrams side by side at one scale, so that message N of one is level with message N of the
-    other (a narrower diagram is drawn narrower, not larger)."""
+    other (a narrower diagram is drawn narrower, not larger); one above the other where side by side would draw
+    their labels under READABLE_PX (the page's width decides, in the browser)."""
     svgs = _aligned_svgs(a.key, b.key, lang, a.trace, b.trace)
     widths = [float(m[1]) if (m := _SVG_SIZE.search(svg)) else 0.0 for svg in svgs]
     widest = max(widths) or 1.0
+    # The drawing's units are its labels' size (LABEL_SIZE): side by side, each picture gets half the row, less the gap.
+    side_by_side = math.ceil(2 * READABLE_PX * widest / LABEL_SIZE + 18)
     cells = []
     for name, item, svg, width in zip(("A", "B"), (a, b), svgs, widths, strict=True):
         title = html_text.escape(f"{name} · {shown_title(item, lang)}")
@@ -93,12 +100,14 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang) -> None:
         )
         cells.append(f'<div class="cmp-side"><div class="cmp-title" title="{title}">{title}</div>{body}</div>')
     st.html(
-        "<style>.cmp-row{display:flex;gap:18px;align-items:flex-start}"
+        "<style>.cmp-wrap{container-type:inline-size}.cmp-row{display:flex;gap:18px;align-items:flex-start}"
         ".cmp-side{flex:1 1 0;min-width:0}"
         ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
         "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
+        f"@container (max-width:{side_by_side}px){{.cmp-row{{flex-direction:column;gap:28px}}"
+        ".cmp-side{flex:none;width:100%}}"
         "</style>"
-        f'<div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div>'
+        f'<div class="cmp-wrap"><div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div></div>'
     )
 
 

@@ -14,10 +14,12 @@ from helpers import ROOT
 PAGES = ["app_pages/run.py", "app_pages/step.py", "app_pages/compare.py", "app_pages/hops.py"]
 
 
-def app(lang: str = "en") -> AppTest:
+def app(lang: str = "en", *, pace: bool = False) -> AppTest:
+    """The app on its first page; the Run page's pace (a hop every 0.25 s) off unless asked for, to keep runs quick."""
     at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
     at.radio(key="lang_choice").set_value(lang).run()
     assert not at.exception
+    at.session_state["app"].choices["pace"] = pace
     return at
 
 
@@ -135,9 +137,46 @@ def test_the_run_page_completes_a_mock_run_and_opens_it(mode):
     run = state.loaded[state.last_run]
     assert run.trace.meta.mode == mode and run.trace.meta.outcome == "ok"
     assert state.step_key == state.last_run
+    # The page stays, says what happened, and offers the hop it points at (the model's decision, message 4).
+    said = at.success[0].value
+    assert said.startswith("The model called get_weather(city=北京) (hop ") and "; the model answered (hop " in said
+    decision = next(h for h in run.trace.hops if h.kind == "llm.response")
+    assert at.button(key="open_outcome").label == f"Open Step through at hop {decision.seq}"
     # The step page now shows the run.
     at.switch_page("app_pages/step.py").run()
     assert f"hop 1 of {len(run.trace.hops)}" in header(at)
+
+
+def test_a_run_that_recovered_says_so_and_opens_where_it_went_wrong():
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.selectbox(key="mock_model_en").set_value("mock-bad-json").run()
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    said = at.warning[0].value
+    assert said.startswith("The model sent arguments for get_weather that are not valid JSON (hop 11)")
+    assert "the model tried again with get_weather(city=北京)" in said and "\n" not in said
+    hops = len(last_trace(at).hops)
+    at.button(key="open_outcome").click().run()
+    assert not at.exception, at.exception
+    assert header(at) == f"Step 4 · hop 11 of {hops}"  # the model's reply with the broken arguments
+    # Back on the Run page the line is still there, with the run's hops to look back at, in the other language too.
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="lang_choice").set_value("zh").run()
+    assert at.warning[0].value.startswith("模型给 get_weather 的参数不是合法的 JSON（第 11 跳）")
+    assert f"这次运行的 {hops} 跳" in [e.label for e in at.expander]
+    at.button(key="open_start").click().run()
+    assert header(at).startswith("Step 0") and f"hop 1 of {hops}" in header(at)
+
+
+def test_the_run_page_says_it_paces_the_hops_and_lets_the_teacher_turn_it_off():
+    at = app(pace=True)
+    at.switch_page("app_pages/run.py").run()
+    pace = at.toggle(key="pace_en")
+    assert pace.value is True and pace.label == "Show the hops one by one (0.25 s each)"
+    assert "the trace keeps the real times" in pace.help
+    pace.set_value(False).run()
+    assert at.session_state["app"].choices["pace"] is False
 
 
 def test_a_failing_run_shows_one_line_and_keeps_earlier_results():
@@ -310,7 +349,7 @@ def test_a_failing_run_speaks_chinese_in_the_chinese_interface():
     at.switch_page("app_pages/run.py").run()
     at.selectbox(key="mock_model_zh").set_value("mock-error-429").run()
     at.button(key="run").click().run()
-    assert at.error[0].value.startswith("模型接口返回 HTTP 429") and "限流" in at.error[0].value
+    assert at.error[0].value.startswith("运行中止（第 11 跳）：模型接口返回 HTTP 429") and "限流" in at.error[0].value
 
 
 @pytest.mark.parametrize("mode", ["mcp", "direct"])
@@ -400,7 +439,10 @@ def test_a_typed_server_command_needs_the_flag_and_fails_as_one_line(monkeypatch
     at.text_input(key="server_command").set_value(failing).run()
     at.button(key="run").click().run()
     assert not at.exception
-    assert at.error[0].value == "the MCP server did not start: no config file"
+    said = at.error[0].value
+    assert said.startswith("The run stopped (hop ") and said.endswith(
+        "): the MCP server did not start: no config file."
+    )
 
 
 def test_a_broken_servers_file_is_one_line_and_the_built_in_servers_stay(tmp_path, monkeypatch):

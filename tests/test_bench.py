@@ -40,7 +40,11 @@ def test_bench_quick_prints_every_figure(tmp_path):
         "peak_over_file",
     ]:
         assert figure in text, figure
+    # The recording overhead is printed with the machine's load beside it (a shared machine's other work moves it).
+    overhead = next(line for line in text.splitlines() if line.strip().startswith("recorded_over_unrecorded "))
+    assert "(load " in overhead and " · load " in text.splitlines()[0]
     results = json.loads(out.read_text(encoding="utf-8"))
     assert results["recording"]["recorded_ms"] > 0 and len(results["scaling"]) == 2
+    assert results["recording"]["recording_load"] >= 0
     assert all(v > 0 for v in results["memory"].values())
     assert "browser" not in results and "[browser]" not in text

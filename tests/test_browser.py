@@ -101,4 +101,5 @@ def test_switching_language_keeps_what_was_chosen_on_the_run_page(browser, app_u
     expect(page.locator(".st-key-mode_zh")).to_contain_text("直接调用模式")
     expect(page.locator(".st-key-mode_zh input[type='radio']").nth(1)).to_be_checked()
     page.locator(".st-key-run button").click()
+    page.locator(".st-key-open_start button").click()  # the run ended on the Run page; Step through from hop 1
     expect(_header(page)).to_contain_text("第 1/11 跳")  # a direct-mode run has 11 hops; MCP has 20

@@ -39,8 +39,9 @@ def test_run_prints_answer_and_summary_and_writes_the_trace(tmp_path, cli, mode)
     out = tmp_path / f"beijing-{mode}.json"
     ran = cli("run", "--mode", mode, "--question", "北京今天天气怎么样？", "--out", str(out))
     assert ran.returncode == 0, ran.stderr
-    answer, summary = ran.stdout.strip().splitlines()
+    answer, happened, summary = ran.stdout.strip().splitlines()
     assert answer.startswith("北京今天晴")
+    assert happened.startswith("what happened: The model called get_weather(city=北京)")
     assert summary.startswith("hops ") and "model calls 2" in summary and "tool calls 1" in summary and " ms" in summary
     assert summary.endswith(f"→ {out}")
     trace = json.loads(out.read_text(encoding="utf-8"))
@@ -86,6 +87,15 @@ def test_a_failed_run_exits_non_zero_with_one_line_and_still_writes_the_trace(tm
     )
     assert "Traceback" not in proc.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["meta"]["outcome"] == "error"
+    # What happened, read from the trace: where the run stopped, and why.
+    assert "what happened: The run stopped (hop 11): the model endpoint answered HTTP 401" in proc.stdout
+
+
+def test_run_says_what_happened_when_the_model_sends_broken_arguments(tmp_path, cli):
+    ran = cli("run", "--transport", "memory", "--model", "mock-bad-json", "--out", str(tmp_path / "t.json"))
+    happened = next(line for line in ran.stdout.splitlines() if line.startswith("what happened: "))
+    assert happened.startswith("what happened: The model sent arguments for get_weather that are not valid JSON")
+    assert "the app called nothing and sent the error back" in happened and "the model tried again" in happened
 
 
 def test_a_usage_error_from_the_real_entry_point_is_one_line_and_exit_2():
@@ -212,8 +222,9 @@ def test_run_out_dash_writes_the_trace_to_stdout_and_its_own_lines_to_stderr(tmp
     assert ran.returncode == 0, ran.stderr
     trace = read_trace_bytes(ran.stdout.encode("utf-8"))  # stdout is the trace file, and nothing else
     assert trace.meta.outcome == "ok" and trace.meta.answer.startswith("北京今天晴")
-    answer, summary = ran.stderr.splitlines()
+    answer, happened, summary = ran.stderr.splitlines()
     assert answer == trace.meta.answer and summary.endswith("→ standard output")
+    assert happened.startswith("what happened: ") and happened.endswith("the model answered (hop 19).")
     assert not (tmp_path / "-").exists() and not (ROOT / "-").exists()
 
 
@@ -468,8 +479,9 @@ def test_run_says_so_when_the_model_answers_with_nothing(tmp_path, cli):
     out = tmp_path / "empty.json"
     ran = cli("run", "--model", "mock-empty", "--question", "北京今天天气怎么样？", "--out", str(out))
     assert ran.returncode == 0, ran.stderr
-    answer, summary = ran.stdout.strip().splitlines()
+    answer, happened, summary = ran.stdout.strip().splitlines()
     assert answer == "(the model returned an empty answer)" and "empty answer" in summary
+    assert happened.endswith("the model's answer was empty (hop 19).")
 
 
 def test_no_adapt_sends_the_backfill_as_the_model_wrote_it(tmp_path, cli):

@@ -1,5 +1,6 @@
-"""Compare in a real browser at a projector's 1280 × 720: the sentence and both diagrams are on the first screen,
-drawn at one scale with each message level, in both languages. Screenshots go to test-artifacts/."""
+"""Compare in a real browser on a projector: the sentence first, then both diagrams at one scale with each message
+level, their arrow labels at least 13 px: side by side where the page is wide enough (1920 × 1080), one above the
+other where it is not (1280 × 720), in both languages. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -8,13 +9,19 @@ from playwright.sync_api import expect
 
 from helpers import ARTIFACTS
 
+# The drawing's units are its labels' size (20): a picture's labels are 20 px times its width over its drawing's.
+# An SVG image's natural width is its width in pt as CSS px (4/3 of the drawing's units).
+_LABELS = """() => [...document.querySelectorAll('[data-testid="compare-diagrams"] img')]
+  .map((i) => 20 * i.getBoundingClientRect().width / (i.naturalWidth * 0.75))"""
+
 
 @pytest.mark.parametrize(
     ("locale", "said"),
     [("zh-CN", "模型收到的请求几乎一样"), ("en-US", "The model receives practically the same requests")],
 )
-def test_the_point_and_both_diagrams_fit_the_first_screen(browser, app_url, locale, said):
-    context = browser.new_context(locale=locale, viewport={"width": 1280, "height": 720})
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_point_first_then_both_diagrams_readable_on_a_projector(browser, app_url, locale, said, size):
+    context = browser.new_context(locale=locale, viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.set_default_timeout(60_000)
     page.goto(f"{app_url}/compare")
@@ -28,12 +35,18 @@ def test_the_point_and_both_diagrams_fit_the_first_screen(browser, app_url, loca
     )
     a, b = (pictures.nth(i).bounding_box() for i in range(2))
     assert a is not None and b is not None
-    assert abs(a["y"] - b["y"]) < 2 and b["x"] > a["x"] + a["width"]  # side by side, tops level
-    assert a["y"] + 250 < 720 and b["y"] + 250 < 720  # both begin high on the first screen: a good part shows
+    labels = page.evaluate(_LABELS)
+    assert min(labels) >= 13, labels
+    if size[0] >= 1920:
+        assert abs(a["y"] - b["y"]) < 2 and b["x"] > a["x"] + a["width"]  # side by side, tops level
+        assert b["y"] + 250 < size[1]
+    else:
+        assert b["y"] > a["y"] + a["height"]  # one above the other: side by side would draw them too small
+    assert a["y"] + 250 < size[1]  # the first begins high on the first screen: a good part shows
     box = sentence.bounding_box()
     assert box is not None and box["y"] + box["height"] <= a["y"]  # the sentence first, then the pictures
     # one scale: the direct run has one lifeline fewer, so its picture is narrower, never taller per message
     assert a["width"] < b["width"] and abs(a["height"] - b["height"]) / b["height"] < 0.05
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"compare-browser-{locale}-1280x720.png"))
+    page.screenshot(path=str(ARTIFACTS / f"compare-browser-{locale}-{size[0]}x{size[1]}.png"))
     context.close()

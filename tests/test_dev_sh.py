@@ -53,7 +53,7 @@ def tree(tmp_path: Path) -> Path:
         (tmp_path / ".venv" / f".{name}.sha256").write_text(_sha256(tmp_path / f"{name}.txt") + "\n")
     lock = _sha256(tmp_path / "third_party" / "package-lock.json")
     (tmp_path / "third_party" / "node_modules" / ".lock.sha256").write_text(lock + "\n")
-    for name in ("python", "ruff", "lint-imports", "mypy", "mkdocs"):
+    for name in ("python", "ruff", "lint-imports", "mypy", "pyright", "mkdocs"):
         _stand_in(tmp_path / ".venv" / "bin" / name)
     (tmp_path / "requirements-phoenix.txt").write_text("arize-phoenix\n", encoding="utf-8")
     for name in ("python", "phoenix"):
@@ -147,7 +147,8 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
         "ruff format --check .",
         "lint-imports --no-logo",
         "mypy",
-        "mkdocs build --strict --quiet --site-dir " + calls[4].rsplit(" ", 1)[-1],
+        "pyright",
+        "mkdocs build --strict --quiet --site-dir " + calls[5].rsplit(" ", 1)[-1],
         "python -m pytest -q -k something",
     ]
     phases = [line for line in lines[len(SKIPS) :] if not DONE.fullmatch(line)]
@@ -156,12 +157,13 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
         "==> ruff format --check",
         "==> lint-imports",
         "==> mypy",
+        "==> pyright",
         "==> mkdocs build --strict",
         "==> pytest",
     ]
 
 
-@pytest.mark.parametrize("failing", ["ruff", "lint-imports", "mypy", "mkdocs"])
+@pytest.mark.parametrize("failing", ["ruff", "lint-imports", "mypy", "pyright", "mkdocs"])
 def test_a_finding_stops_the_run_before_the_tests(tree, failing):
     code, _, calls = _dev_sh(tree, "test", FAIL_ON=failing)
     assert code == 1

@@ -56,6 +56,25 @@ def test_the_app_listens_on_loopback_unless_asked_and_never_lan_with_typed_comma
         app_command(lan=True, environ={"MCP_FLOW_ALLOW_COMMANDS": "1"})
 
 
+def test_the_app_runs_without_magic_and_no_page_needs_it():
+    """`mcp-flow app` turns Streamlit's "magic" off (a faster first page); a bare expression in a page would then show
+    nothing in the app while AppTest, which keeps magic on, still showed it."""
+    import ast
+
+    command = app_command(environ={})
+    assert command[command.index("--runner.magicEnabled") + 1] == "false"
+    pages = [ROOT / "flow_ui" / "app.py", *sorted((ROOT / "flow_ui" / "app_pages").glob("*.py"))]
+    bare = [
+        f"{page.name}:{node.lineno}"
+        for page in pages
+        for node in ast.walk(ast.parse(page.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Expr)
+        and not isinstance(node.value, ast.Call | ast.Await | ast.Yield | ast.YieldFrom)
+        and not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str))  # docstrings
+    ]
+    assert len(pages) > 2 and bare == []
+
+
 def test_the_cli_refuses_lan_with_typed_commands_in_one_line(capsys):
     from flow.cli import main
 

@@ -227,7 +227,7 @@ def _viewer(at) -> dict:
 def test_the_step_page_s_toggles_reach_the_viewer_and_survive_a_language_switch():
     at = _app()
     data = _viewer(at)
-    assert data["options"] == {"questions": False, "captions": False, "room": None}
+    assert data["options"] == {"questions": False, "captions": False, "room": None, "presenter": False}
     expected = questions_for(load_trace(SAMPLE_DIR / "beijing-mcp.json"))
     asked = {h["seq"]: h["question"]["ask"]["en"] for h in data["bundle"]["hops"] if "question" in h}
     assert asked == {seq: q.ask["en"] for seq, q in expected.items()}  # the sample's file, loaded by itself
@@ -237,13 +237,17 @@ def test_the_step_page_s_toggles_reach_the_viewer_and_survive_a_language_switch(
     at.toggle(key="step_captions_en").set_value(True).run()
     assert not at.exception
     data = _viewer(at)
-    assert data["options"] == {"questions": True, "captions": True, "room": None}
+    assert data["options"] == {"questions": True, "captions": True, "room": None, "presenter": False}
     assert data["bundle"] == bundle  # a toggle redraws nothing: the same bundle
     at.radio(key="lang_choice").set_value("zh").run()
     assert at.toggle(key="step_quiz_zh").value is True and at.toggle(key="step_captions_zh").value is True
-    assert _viewer(at)["options"] == {"questions": True, "captions": True, "room": None}
+    assert _viewer(at)["options"] == {"questions": True, "captions": True, "room": None, "presenter": False}
     at.toggle(key="step_quiz_zh").set_value(False).run()
-    assert _viewer(at)["options"] == {"questions": False, "captions": True, "room": None}
+    assert _viewer(at)["options"] == {"questions": False, "captions": True, "room": None, "presenter": False}
+    # A page whose URL says presenter mode (a reload in it) opens the viewer in it.
+    at.query_params["presenter"] = "1"
+    at.run()
+    assert _viewer(at)["options"]["presenter"] is True
 
 
 def test_a_questions_file_uploaded_with_a_trace_is_used_and_a_bad_one_is_one_line():

@@ -213,8 +213,8 @@ def test_json_view_puts_what_matters_first():
     trace = sample("beijing-mcp")
     decision = next(h for h in trace.hops if h.kind == "llm.response" and h.step == 4)
     view = focus_view(decision)
-    # The decision: the calls, then the `content: null` beside them (issue 13), then the rest.
-    assert list(view)[:5] == ["tool_calls", "content", "role", "finish_reason", "usage"] and list(view)[-1] == "payload"
+    # The decision: the `content: null`, then the calls beside it (issue 13), so a 720p card shows both; then the rest.
+    assert list(view)[:5] == ["content", "tool_calls", "role", "finish_reason", "usage"] and list(view)[-1] == "payload"
     assert view["content"] is None
     backfill = next(h for h in trace.hops if h.kind == "llm.request" and h.step == 8)
     assert backfill.payload["body"]["messages"][-1]["tool_call_id"] == focus_view(backfill)["tool_call_id"]

@@ -2,8 +2,9 @@
 and two followers, a laptop and a phone (360 px), on the link the room gives.
 
 The followers follow the teacher's steps and language; one looks ahead on its own and comes back; neither moves
-the teacher; both answer a question once, the teacher sees the tally and reveals, and each follower sees the right
-choice and its own. Screenshots go to test-artifacts/ for a person to look at.
+the teacher; both answer a question once, the teacher's screen (the projector) says how many answered and shows the
+counts only at the reveal (or live, when the teacher turns that on), and each follower sees the right choice and its
+own. The phone gets the phone's layout. Screenshots go to test-artifacts/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -68,6 +69,14 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     laptop = _page(browser, follow_url, locale="zh-CN", width=1280, height=720)
     phone = _page(browser, follow_url, locale="en-US", width=360, height=740, phone=True)
     expect(teacher.locator(".fv-room")).to_contain_text("2 following")
+    # The phone has the phone's layout: the hop's card, then the trace as rows it can read, no shrunken diagram.
+    expect(phone.locator("[data-flow-viewer]")).to_have_attribute("data-layout", "phone")
+    expect(phone.locator(".fv-diagram")).to_be_hidden()
+    smallest = phone.evaluate(
+        "() => Math.min(...[...document.querySelectorAll('.fv-lane-row .fv-li-label, .fv-lane-ends, .fv-teach')]"
+        ".map((e) => parseFloat(getComputedStyle(e).fontSize)))"
+    )
+    assert smallest >= 12, smallest
 
     # The teacher steps; both follow.
     for _ in range(3):
@@ -107,13 +116,25 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     phone.locator(f".fv-choice[data-choice='{wrong}']").click()
     phone.locator(f".fv-choice[data-choice='{RIGHT}']").click()  # a second answer from the same screen: ignored
     expect(laptop.locator(".fv-quiz-wait")).to_contain_text("Answer sent")
+    # The projector says how many answered, not what they chose: counts on the wall would steer the rest.
+    expect(teacher.locator(".fv-quiz-answered")).to_have_attribute("data-answered", "2")
+    expect(teacher.locator(".fv-quiz-answered")).to_contain_text("2 answered")
+    expect(teacher.locator(".fv-votes")).to_have_count(0)
+    _shot(teacher, "room-teacher-answered-en-1280x720.png")
+    # Live votes, when the teacher wants them: every choice's count, before the reveal.
+    teacher.locator(".fv-room-live").click()
+    expect(teacher.locator(".fv-room-live")).to_have_attribute("aria-pressed", "true")
     votes = teacher.locator(".fv-votes")
     expect(teacher.locator(f".fv-choice[data-choice='{RIGHT}'] .fv-votes")).to_have_attribute("data-votes", "1")
     expect(teacher.locator(f".fv-choice[data-choice='{wrong}'] .fv-votes")).to_have_attribute("data-votes", "1")
     assert sum(int(votes.nth(k).get_attribute("data-votes") or 0) for k in range(votes.count())) == 2
     _shot(teacher, "room-teacher-tally-en-1280x720.png")
+    teacher.locator(".fv-room-live").click()
+    expect(teacher.locator(".fv-votes")).to_have_count(0)
     _shot(phone, "room-phone-question-en-360x740.png")
     teacher.locator(".fv-reveal").click()
+    # At the reveal the counts are for everyone, the teacher's screen too.
+    expect(teacher.locator(f".fv-choice[data-choice='{RIGHT}'] .fv-votes")).to_have_attribute("data-votes", "1")
     for page, mine in ((laptop, RIGHT), (phone, wrong)):
         card = page.locator(".fv-quiz-card")
         expect(card).to_have_attribute("data-state", "revealed", timeout=FOLLOW_MS)
@@ -191,6 +212,7 @@ def test_the_room_stays_with_the_teacher_through_a_click_a_new_trace_a_reload_an
 
     # Another sample on the teacher's page: the room shows it, at the same link, and the class follows.
     teacher.locator(".st-key-step_sample_en").click()
+    teacher.keyboard.type("direct mode")  # the list shows a few of its samples at a time
     teacher.get_by_role("option", name="Beijing weather · direct mode").click()
     expect(student.locator(".fv-title")).to_contain_text("direct mode", timeout=10_000)
     expect(student.locator(".fv-where")).to_contain_text("of 11")

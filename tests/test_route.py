@@ -11,8 +11,8 @@ import pytest
 from flow.samples import SAMPLES
 from flow.text.route import CAPTIONS, MESSAGE_NAMES, REASON_TEXT
 from flow.trace.files import load_trace, parse_trace
-from flow.trace.route import ARTICLE_PHASE, message_of, route, stop_hop
-from flow.trace.steps import STEPS, Step
+from flow.trace.route import message_of, route, stop_hop
+from flow.trace.steps import STEPS, Step, phase_spans
 from flow.views.viewer import viewer_bundle, viewer_css, viewer_js
 from helpers import ROOT
 
@@ -65,11 +65,25 @@ def test_every_hop_of_every_sample_maps_to_the_message_its_step_numbers(name):
 
 def test_the_articles_phases_group_the_messages_as_the_articles_do():
     groups: dict[int, list[int]] = {}
-    for step, phase in ARTICLE_PHASE.items():
-        groups.setdefault(phase, []).append(int(step))
+    for step, info in STEPS.items():
+        groups.setdefault(info.article_phase, []).append(int(step))
     assert groups == {0: [0], 1: [1, 2, 3], 2: [4], 3: [5, 6, 7], 4: [8, 9, 10]}
     # The app splits the articles' last phase in two: that is where the overview shows both.
     assert {STEPS[Step(n)].phase for n in groups[4]} == {"backfill", "answer"}
+
+
+def test_the_routes_bands_are_the_phases_spans_of_the_one_step_table():
+    assert phase_spans("article") == [(0, 0, 0), (1, 1, 3), (2, 4, 4), (3, 5, 7), (4, 8, 10)]
+    assert phase_spans("app") == [
+        ("prepare", 0, 0),
+        ("request", 1, 3),
+        ("decision", 4, 4),
+        ("execute", 5, 7),
+        ("backfill", 8, 8),
+        ("answer", 9, 10),
+    ]
+    spans = viewer_bundle(load_trace(ROOT / "sample_traces" / "beijing-mcp.json"))["route"]["spans"]
+    assert spans == {"app": [list(s) for s in phase_spans("app")], "article": [list(s) for s in phase_spans("article")]}
 
 
 def test_mcp_mode_without_the_servers_own_hop_says_message_6_was_not_reported():
@@ -129,7 +143,6 @@ def test_a_wire_frame_outside_the_numbered_steps_belongs_to_no_message():
     frame = next(h for h in raw["hops"] if h["kind"] == "mcp.notification")
     frame["step"] = None
     frame["phase"] = None
-    frame["explain"] = frame["kind"]
     trace = parse_trace(raw)
     hop = next(h for h in trace.hops if h.seq == frame["seq"])
     assert message_of(hop) is None
@@ -229,7 +242,6 @@ def test_a_model_error_stops_the_run_at_message_3():
         "kind": "llm.error",
         "source": "model",
         "target": "app",
-        "explain": "step3.llm.error",
         "direction": "error",
         "payload": {"status": 500},
     }
@@ -241,7 +253,6 @@ def test_a_model_error_stops_the_run_at_message_3():
         "target": "user",
         "step": 10,
         "phase": "answer",
-        "explain": "step10.error",
         "payload": {"error": "InternalServerError"},
     }
     raw["hops"] = [h for h in raw["hops"] if h["seq"] <= request["seq"]] + [failed, end]

@@ -168,7 +168,7 @@ def test_a_recorded_hop_is_the_hop_validation_would_build():
     assert hop.model_extra == again.model_extra == {}
     assert list(hop.model_dump()) == [f for f in Hop.model_fields if f not in OPTIONAL_HOP_FIELDS]
     rec.restep(hop, Step.TOOL_RESULT)
-    assert (hop.step, hop.phase, hop.explain) == (7, "execute", "step7.mcp.request")
+    assert (hop.step, hop.phase) == (7, "execute")
 
 
 OPTIONAL_HOP_FIELDS = ("clipped", "scripted", "progress_of", "inferred")

@@ -139,14 +139,21 @@ def test_the_html_export_steps_once_per_press_and_works_from_a_file(browser, htm
     assert not page.errors, page.errors
 
 
+# Presenter mode's least sizes (px): a projector shows 720 rows as large as 1080, so at 720 the same size on the wall
+# is two thirds of the pixels; the arrow labels never under 16 px (issue 26).
+BACK_ROW = {
+    (1280, 720): {"header": 26, "teach": 20, "json": 16, "label": 16},
+    (1920, 1080): {"header": 32, "teach": 24, "json": 18, "label": 18},
+}
+
+
 def test_presenter_mode_is_readable_from_the_back_row(browser, html_files):
     for size in SIZES:
         page = _open(browser, html_files["beijing-mcp"].as_uri(), size)
         _presenter(page, True)
         _goto(page, 8)
         sizes = page.evaluate(_SIZES)
-        assert sizes["header"] >= 32 and sizes["teach"] >= 24 and sizes["json"] >= 18, sizes
-        assert sizes["label"] >= 18, sizes
+        assert all(sizes[k] >= least - 0.01 for k, least in BACK_ROW[size].items()), (size, sizes)
         # Nothing but the diagram, the sentence and the JSON card (and the buttons that step).
         for hidden in (".fv-list", ".fv-slider", ".fv-phases", ".fv-label"):
             expect(page.locator(hidden)).to_be_hidden()
@@ -246,6 +253,7 @@ def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
     page = _open(browser, app_url, (1280, 720))
     # Two rounds of tools has 28 hops, so 20 presses from the first never reach the end.
     page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").click()
+    page.keyboard.type("Two rounds")  # the list shows a few of its samples at a time
     page.get_by_role("option", name="Two rounds of tools").click()
     expect(page.locator(".fv-where")).to_contain_text("hop 1 of 28")
     _wait_for(page, 1)
@@ -520,7 +528,9 @@ def test_the_step_page_has_the_route_and_its_questions_toggle(browser, app_url):
     expect(page.locator(".fv-rcell")).to_have_count(11)
     expect(page.locator(".fv-rcell.fv-here")).to_have_attribute("data-message", "0")
     seen = page.evaluate(_ROUTE)
-    assert seen["diagramHeight"] >= 300, seen
+    # The route strip leaves the diagram its room: with the hop's text under it (whole, see test_layout_browser.py)
+    # still about eight arrows.
+    assert seen["diagramHeight"] >= 260, seen
     page.locator("[data-testid='stSidebar'] .st-key-step_quiz_en").get_by_text("Questions").click()
     expect(page.locator("[data-flow-viewer]")).to_have_class(re.compile(r"\bfv-quiz\b"))
     page.locator(".fv-title").click()

@@ -30,7 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
-from pydantic import Field
+from pydantic import AnyHttpUrl, Field
 
 from weather_demo import tools as demo_tools
 from weather_demo.report import ReportToolExecution, reported
@@ -127,12 +127,23 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit
 
     `exit_on_crash` is for a server that is a process of its own: `fault="die"` then ends the process; otherwise
     it raises `ServerCrashed` out of the server's run and nothing exits."""
+    server = _new_server(bearer_token)
+    logs = _answer_set_level(server)
+    if fault != "none":
+        server.middleware.append(_Fault(fault, exit_on_crash=exit_on_crash))
+    _add_tools(server, logs)
+    _add_resources_and_prompts(server)
+    return server
+
+
+def _new_server(bearer_token: str | None) -> MCPServer:
+    """The MCPServer with our middleware, behind the SDK's bearer check when there is a token."""
     auth: dict[str, Any] = {}
     if bearer_token:
         # The SDK's resource-server hooks; with no OAuth server behind them the issuer is only a required name.
         auth = {
             "token_verifier": StaticBearerToken(bearer_token),
-            "auth": AuthSettings(issuer_url="http://127.0.0.1", resource_server_url=None),
+            "auth": AuthSettings(issuer_url=AnyHttpUrl("http://127.0.0.1"), resource_server_url=None),
         }
     server = MCPServer(
         SERVER_NAME,
@@ -144,9 +155,15 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit
     server.middleware.append(ReportToolExecution())  # outermost of ours: it sees the result every other step made
     server.middleware.append(_UnknownToolIsProtocolError(server))
     server.middleware.append(_PromptArgumentsChecked(server))
-    # The server sends log messages, so it declares the logging capability, which the SDK does for a server that
-    # answers logging/setLevel. The level is the server's (the SDK hands a handler no object that lasts as long as
-    # one connection): a stdio or HTTP server serves one client, and the in-process one is never asked.
+    return server
+
+
+def _answer_set_level(server: MCPServer) -> Callable[[str], bool]:
+    """Register logging/setLevel; the function returned says whether a message of a severity is sent.
+
+    The server sends log messages, so it declares the logging capability, which the SDK does for a server that
+    answers logging/setLevel. The level is the server's (the SDK hands a handler no object that lasts as long as
+    one connection): a stdio or HTTP server serves one client, and the in-process one is never asked."""
     level = {"min": "debug"}
 
     async def set_level(ctx: Any, params: mcp_types.SetLevelRequestParams) -> mcp_types.EmptyResult:
@@ -160,8 +177,11 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit
     def logs(severity: str) -> bool:
         return _LEVELS.index(severity) >= _LEVELS.index(level["min"])
 
-    if fault != "none":
-        server.middleware.append(_Fault(fault, exit_on_crash=exit_on_crash))
+    return logs
+
+
+def _add_tools(server: MCPServer, logs: Callable[[str], bool]) -> None:
+    """The demo tools; `logs` says whether the server sends a log message of a severity."""
 
     @server.tool(
         description="Get today's weather for one city: condition, temperature range (°C), humidity and wind. "
@@ -218,6 +238,10 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit
     def best_practice(topic: Annotated[str, Field(description="The topic, e.g. 'rain' or 'security'")]) -> str:
         return demo_tools.best_practice(topic)
 
+
+def _add_resources_and_prompts(server: MCPServer) -> None:
+    """A resource that changes (the clock), one that does not (the cities) and a prompt."""
+
     @server.resource("dev://now", name="now", description="The server's current date and time", mime_type="text/plain")
     def now() -> str:
         return dt.datetime.now().astimezone().isoformat(timespec="seconds")
@@ -231,8 +255,6 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit
     @server.prompt(description="Ask for a short weather report for a city, with advice")
     def weather_report(city: str) -> str:
         return f"Look up today's weather in {city} and write a two-sentence report with one piece of advice."
-
-    return server
 
 
 @functools.cache

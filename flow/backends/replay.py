@@ -311,61 +311,11 @@ def replay(
     options = RunOptions.from_settings({**meta.settings, "mode": meta.mode})
     model = replay_model(meta)
     other = recorded_server(meta)
-    tools: ToolsSource
-    if server is not None:
-        if options.mode == "direct":
-            raise ReplayError(
-                "the recording is in direct mode: its tools are this program's own functions, "
-                "so --server does not apply"
-            )
-        if transport is not None:
-            raise ReplayError("--transport is for the demo server: a --server command runs over stdio, a URL over HTTP")
-        tools, options = "server", replace(options, transport="stdio", server_fault="none").with_server(server)
-    elif other is None:
-        # As the recording ran: `run` and the app default to stdio, and a replay does what the recording did.
-        recorded = options.transport if options.transport in ("stdio", "memory") else "stdio"
-        chosen = transport or ("stdio" if options.server_fault != "none" else recorded)
-        if chosen == "memory" and options.server_fault == "die":
-            raise ReplayError(
-                "the recording made the demo server die (server_fault die), which in process would end "
-                "this program: replay it with --transport stdio"
-            )
-        tools, options = "demo", replace(options, transport=chosen)
-    else:
-        if transport is not None:
-            raise ReplayError(
-                f"the recording came from {other}, not the demo server: --transport does not apply "
-                "(name a server with --server, or leave both out to replay the model side only)"
-            )
-        tools, options = "recorded", replace(options, transport="memory", server_fault="none")
-    # Keyed by who handed the result on as well: a server's report of its function's return (tool → MCP server)
-    # and the result the app got (MCP client → app) carry the same tool_call_id.
-    recorded_results = {(h.source, h.tool_call_id): h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id}
-    # A recording made before servers reported their tools' execution has no such hops: a re-run's are not compared.
-    has_reports = any(h.source == "tool" and h.target == "mcp_server" for h in trace.hops)
-
-    def check_tool_result(hop: Hop) -> None:
-        if hop.kind != "tool.result" or not hop.tool_call_id:
-            return
-        if hop.target == "mcp_server" and not has_reports:
-            return
-        before = recorded_results.get((hop.source, hop.tool_call_id))
-        if before is None:
-            transport_._diverge(
-                f"tool result for {hop.tool_call_id} has no counterpart in the recording", tool_call_id=hop.tool_call_id
-            )
-            return
-        times = transport_.times_vary
-        diff = first_difference(normalise(before.payload, times=times), normalise(hop.payload, times=times))
-        if diff:
-            transport_._diverge(
-                f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
-                tool_call_id=hop.tool_call_id,
-            )
-
-    # The check runs only once `transport_` below exists; the user-named server's secrets are scrubbed as in a run.
-    recorder = Recorder(secrets=server.secret_values() if server is not None else (), on_hop=check_tool_result)
-    transport_ = ReplayModelTransport(
+    tools, options = _where_tools_run(options, other=other, transport=transport, server=server)
+    check = _ToolResultCheck(trace)
+    # The user-named server's secrets are scrubbed as in a run.
+    recorder = Recorder(secrets=server.secret_values() if server is not None else (), on_hop=check)
+    check.transport = transport_ = ReplayModelTransport(
         recorded_exchanges(trace), recorder, times_vary=tools == "demo" or meta.mode == "direct"
     )
 
@@ -386,13 +336,94 @@ def replay(
             )
 
     result = anyio.run(rerun)
-    t = transport_
+    _note_replay(result.trace, meta, transport_, tools=tools, other=other, source=source)
+    return result
+
+
+def _where_tools_run(
+    options: RunOptions,
+    *,
+    other: str | None,
+    transport: Literal["stdio", "memory"] | None,
+    server: ServerSpec | None,
+) -> tuple[ToolsSource, RunOptions]:
+    """Where a re-run's tool results come from, and the recording's options changed to get them there: the server a
+    user named, the demo server (as the recording ran it), or, for a recording of another server, the recording."""
+    if server is not None:
+        if options.mode == "direct":
+            raise ReplayError(
+                "the recording is in direct mode: its tools are this program's own functions, "
+                "so --server does not apply"
+            )
+        if transport is not None:
+            raise ReplayError("--transport is for the demo server: a --server command runs over stdio, a URL over HTTP")
+        return "server", replace(options, transport="stdio", server_fault="none").with_server(server)
+    if other is None:
+        # As the recording ran: `run` and the app default to stdio, and a replay does what the recording did.
+        recorded = options.transport if options.transport in ("stdio", "memory") else "stdio"
+        chosen = transport or ("stdio" if options.server_fault != "none" else recorded)
+        if chosen == "memory" and options.server_fault == "die":
+            raise ReplayError(
+                "the recording made the demo server die (server_fault die), which in process would end "
+                "this program: replay it with --transport stdio"
+            )
+        return "demo", replace(options, transport=chosen)
+    if transport is not None:
+        raise ReplayError(
+            f"the recording came from {other}, not the demo server: --transport does not apply "
+            "(name a server with --server, or leave both out to replay the model side only)"
+        )
+    return "recorded", replace(options, transport="memory", server_fault="none")
+
+
+class _ToolResultCheck:
+    """The recorder's `on_hop` in a re-run: each tool result against the recording's, a difference (or a result the
+    recording lacks) a divergence on `transport`, which is set once it exists."""
+
+    def __init__(self, trace: Trace) -> None:
+        # Keyed by who handed the result on as well: a server's report of its function's return (tool → MCP server)
+        # and the result the app got (MCP client → app) carry the same tool_call_id.
+        self.recorded = {
+            (h.source, h.tool_call_id): h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id
+        }
+        # A recording made before servers reported their tools' execution has no such hops: a re-run's are not
+        # compared.
+        self.has_reports = any(h.source == "tool" and h.target == "mcp_server" for h in trace.hops)
+        self.transport: ReplayModelTransport | None = None
+
+    def __call__(self, hop: Hop) -> None:
+        if hop.kind != "tool.result" or not hop.tool_call_id:
+            return
+        if hop.target == "mcp_server" and not self.has_reports:
+            return
+        transport_ = self.transport
+        assert transport_ is not None, "the re-run's model transport comes before its first hop"
+        before = self.recorded.get((hop.source, hop.tool_call_id))
+        if before is None:
+            transport_._diverge(
+                f"tool result for {hop.tool_call_id} has no counterpart in the recording", tool_call_id=hop.tool_call_id
+            )
+            return
+        times = transport_.times_vary
+        diff = first_difference(normalise(before.payload, times=times), normalise(hop.payload, times=times))
+        if diff:
+            transport_._diverge(
+                f"tool result for {hop.tool_call_id} differs from the recording at {diff}",
+                tool_call_id=hop.tool_call_id,
+            )
+
+
+def _note_replay(
+    trace: Trace, meta: TraceMeta, t: ReplayModelTransport, *, tools: ToolsSource, other: str | None, source: str
+) -> None:
+    """Write into a re-run's trace what it replayed and how far it kept to the recording (a model request the
+    recording has and the re-run did not make is a divergence too), and the recording's title, note and sample."""
     if t.served < len(t.exchanges) and not t.divergences:
         t._diverge(f"the re-run made {t.served} model requests; the recording has {len(t.exchanges)}")
-    if tools == "recorded" and result.trace.meta.server is not None:
-        result.trace.meta.server.pop("reused_session", None)
-        result.trace.meta.server["replayed_from"] = other
-    result.trace.meta.replay = {
+    if tools == "recorded" and trace.meta.server is not None:
+        trace.meta.server.pop("reused_session", None)
+        trace.meta.server["replayed_from"] = other
+    trace.meta.replay = {
         "source": source,
         "tools": tools,  # demo: the demo server ran them; server: one the user named; recorded: served back
         "recorded_model_exchanges": len(t.exchanges),
@@ -401,8 +432,7 @@ def replay(
         "divergences": t.divergences,
     }
     for key in ("title", "note", "sample"):
-        setattr(result.trace.meta, key, getattr(meta, key))
-    return result
+        setattr(trace.meta, key, getattr(meta, key))
 
 
 def _arguments_key(arguments: Any) -> str:
@@ -419,64 +449,81 @@ def _checked(model: Any, data: Any, what: str) -> Any:
         ) from None
 
 
+@dataclass
+class _RecordedAnswers:
+    """What a recording's server answered: its tool list, each call's results by tool and arguments (in recorded
+    order), and the resources it read and prompts it fetched, by URI and name (the first answer of each)."""
+
+    tools: Any = None
+    results: dict[tuple[str, str], deque[dict[str, Any]]] = field(default_factory=lambda: defaultdict(deque))
+    resources: dict[str, Any] = field(default_factory=dict)
+    prompts: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, trace: Trace) -> _RecordedAnswers:
+        out = cls()
+        calls: dict[str, Any] = {}
+        for hop in trace.hops:
+            payload = hop.payload if isinstance(hop.payload, dict) else {}
+            if hop.kind == "translate.reverse" and hop.tool_call_id:
+                calls[hop.tool_call_id] = payload.get("call_request")
+            elif hop.kind == "client.result":
+                if "tools" in payload and out.tools is None:
+                    out.tools = payload["tools"]
+                elif isinstance(payload.get("uri"), str):
+                    out.resources.setdefault(payload["uri"], payload.get("result"))
+                elif isinstance(payload.get("prompt"), str):
+                    out.prompts.setdefault(payload["prompt"], payload.get("result"))
+            elif (
+                hop.kind == "tool.result"
+                and hop.target == "app"  # what the client got, not a server's report of its function
+                and isinstance(request := calls.get(hop.tool_call_id or ""), dict)
+            ):
+                if isinstance(request.get("name"), str):
+                    out.results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+        return out
+
+
+def _recorded_error(error: Any) -> MCPError:
+    """The MCP error a recorded call failed with, as far as the recording says it (an internal error if not)."""
+    error = error if isinstance(error, dict) else {}
+    code = error.get("code")
+    code = code if isinstance(code, int) else types.INTERNAL_ERROR
+    return MCPError(code, str(error.get("message") or "the recording holds no result for this call"))
+
+
 def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
     """An MCP server that answers from a recording: its tool list, and each tools/call with the result recorded
     for the same tool and arguments (in recorded order), its resource reads and its prompt. It runs nothing."""
-    tools: Any = None
-    results: dict[tuple[str, str], deque[dict[str, Any]]] = defaultdict(deque)
-    resources: dict[str, Any] = {}
-    prompts: dict[str, Any] = {}
-    calls: dict[str, Any] = {}
-    for hop in trace.hops:
-        payload = hop.payload if isinstance(hop.payload, dict) else {}
-        if hop.kind == "translate.reverse" and hop.tool_call_id:
-            calls[hop.tool_call_id] = payload.get("call_request")
-        elif hop.kind == "client.result":
-            if "tools" in payload and tools is None:
-                tools = payload["tools"]
-            elif isinstance(payload.get("uri"), str):
-                resources.setdefault(payload["uri"], payload.get("result"))
-            elif isinstance(payload.get("prompt"), str):
-                prompts.setdefault(payload["prompt"], payload.get("result"))
-        elif (
-            hop.kind == "tool.result"
-            and hop.target == "app"  # what the client got, not a server's report of its function
-            and isinstance(request := calls.get(hop.tool_call_id or ""), dict)
-        ):
-            if isinstance(request.get("name"), str):
-                results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+    answers = _RecordedAnswers.of(trace)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return _checked(types.ListToolsResult, {"tools": tools or []}, "tool list")
+        return _checked(types.ListToolsResult, {"tools": answers.tools or []}, "tool list")
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        queue = results.get((params.name, _arguments_key(params.arguments)))
+        queue = answers.results.get((params.name, _arguments_key(params.arguments)))
         if not queue:
             raise MCPError(types.INVALID_PARAMS, f"the recording has no result for {params.name} with these arguments")
         recorded = queue.popleft()
         if "result" in recorded:
             return _checked(types.CallToolResult, recorded["result"], "tool result")
-        error = recorded.get("error")
-        error = error if isinstance(error, dict) else {}
-        code = error.get("code")
-        code = code if isinstance(code, int) else types.INTERNAL_ERROR
-        raise MCPError(code, str(error.get("message") or "the recording holds no result for this call"))
+        raise _recorded_error(recorded.get("error"))
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[types.Resource(uri=uri, name=uri) for uri in resources])
+        return types.ListResourcesResult(resources=[types.Resource(uri=uri, name=uri) for uri in answers.resources])
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        if str(params.uri) not in resources:
+        if str(params.uri) not in answers.resources:
             raise MCPError(types.INVALID_PARAMS, f"the recording did not read the resource {params.uri}")
-        return _checked(types.ReadResourceResult, resources[str(params.uri)], "resource")
+        return _checked(types.ReadResourceResult, answers.resources[str(params.uri)], "resource")
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[types.Prompt(name=prompt) for prompt in prompts])
+        return types.ListPromptsResult(prompts=[types.Prompt(name=prompt) for prompt in answers.prompts])
 
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        if params.name not in prompts:
+        if params.name not in answers.prompts:
             raise MCPError(types.INVALID_PARAMS, f"the recording did not fetch the prompt {params.name}")
-        return _checked(types.GetPromptResult, prompts[params.name], "prompt")
+        return _checked(types.GetPromptResult, answers.prompts[params.name], "prompt")
 
     return Server(
         name,

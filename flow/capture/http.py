@@ -347,12 +347,13 @@ class _StreamTap(httpx2.AsyncByteStream):
         chunks = self._response.aiter_raw()
         try:
             while True:
-                with anyio.CancelScope(deadline=deadline) as waited:
+                raw = None  # stays None only when the deadline cut the wait short
+                with anyio.CancelScope(deadline=deadline):
                     try:
                         raw = await chunks.__anext__()
                     except StopAsyncIteration:
                         break
-                if waited.cancelled_caught:
+                if raw is None:
                     raise self._tap.deadline_crossed(self._exchange, self._step)
                 out = meter.feed(raw)
                 if meter.over:

@@ -8,11 +8,16 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import anyio
 import httpx2
 from mcp.client import Transport
+
+# The SDK's stream protocols, which its own transports are typed by: `mcp.client._transport` exports them (its
+# `__all__`), and no public module does yet.
+from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
@@ -237,7 +242,9 @@ def _unreadable(exc: Exception, unanswered: list[str]) -> tuple[ServerFault, Err
 
 
 class _TapRead:
-    def __init__(self, inner: Any, tap: FrameTap) -> None:
+    """A transport's read stream, each message shown to the tap before the client reads it."""
+
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], tap: FrameTap) -> None:
         self._inner, self._tap = inner, tap
 
     async def receive(self) -> SessionMessage | Exception:
@@ -252,7 +259,7 @@ class _TapRead:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def __aiter__(self) -> _TapRead:
+    def __aiter__(self) -> Self:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
@@ -261,15 +268,19 @@ class _TapRead:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> _TapRead:
+    async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> None:
         await self.aclose()
 
 
 class _TapWrite:
-    def __init__(self, inner: Any, tap: FrameTap) -> None:
+    """A transport's write stream, each message shown to the tap before it is sent."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], tap: FrameTap) -> None:
         self._inner, self._tap = inner, tap
 
     async def send(self, item: SessionMessage, /) -> None:
@@ -279,10 +290,12 @@ class _TapWrite:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    async def __aenter__(self) -> _TapWrite:
+    async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> None:
         await self.aclose()
 
 
@@ -292,12 +305,14 @@ class TappedTransport:
     def __init__(self, inner: Transport, tap: FrameTap) -> None:
         self._inner, self.tap = inner, tap
 
-    async def __aenter__(self) -> tuple[_TapRead, _TapWrite]:
+    async def __aenter__(self) -> TransportStreams:
         read, write = await self._inner.__aenter__()
         return _TapRead(read, self.tap), _TapWrite(write, self.tap)
 
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc)
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
 
 
 def _answer_ids(text: str) -> list[Any]:

@@ -17,7 +17,7 @@ from flow.trace.hops import Draft, recording_stopped
 from flow.trace.model import MAX_DEPTH, PAYLOAD_DEPTH, Hop, writable_json
 from flow.trace.payloads import Adaptation
 from flow.trace.redact import needs_redaction, redact, secret_values
-from flow.trace.steps import Step, explain_key
+from flow.trace.steps import Step
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -87,18 +87,7 @@ class Recorder:
         step = draft.step
         if seq >= MAX_HOPS:
             return self._past_limit(draft, now if t_start_ms is None else t_start_ms)
-        payload, summary, jsonrpc_id, tool_call_id = draft.payload, draft.summary, draft.jsonrpc_id, draft.tool_call_id
-        wire = json_bytes(payload) if wire_text is None else wire_text
-        if isinstance(wire, str):
-            wire = wire.encode("utf-8", "backslashreplace")
-        if _SURROGATE_ESCAPE.search(wire):  # JSON text escaped half a UTF-16 pair, which no file can hold
-            payload, summary, jsonrpc_id, tool_call_id = writable_json((payload, summary, jsonrpc_id, tool_call_id))
-        if wire.count(b"[") + wire.count(b"{") >= MAX_DEPTH - PAYLOAD_DEPTH:  # it might nest too deeply to load
-            payload = writable_json(payload, depth=PAYLOAD_DEPTH)
-        if needs_redaction(wire, self._secrets_utf8):  # the walk is the costly part of recording; most hops skip it
-            payload = redact(payload, self._secrets)
-            wire = json_bytes(payload)
-        wire_bytes = len(wire)
+        payload, summary, jsonrpc_id, tool_call_id, wire_bytes = self._writable(draft, wire_text)
         clipped = None
         # Two comparisons a hop: only an oversized payload, or one past the run's budget, costs more.
         if wire_bytes > HOP_PAYLOAD_BYTES or self._payload_bytes + wire_bytes > RUN_PAYLOAD_BYTES:
@@ -106,8 +95,6 @@ class Recorder:
             self._payload_bytes += kept
         else:
             self._payload_bytes += wire_bytes
-        if self._secrets and summary and any(s in summary for s in self._secrets):
-            summary = redact(summary, self._secrets)
         extra: dict[str, Any] | None = None  # fields a hop carries only sometimes: what was cut, a progress's request
         if clipped or draft.progress_of is not None:
             extra = {"clipped": clipped} if clipped else {}
@@ -136,6 +123,26 @@ class Recorder:
         if self._on_hop is not None:
             self._on_hop(hop)
         return hop
+
+    def _writable(
+        self, draft: Draft[Any], wire_text: str | bytes | None
+    ) -> tuple[Any, str, int | str | None, str | None, int]:
+        """The draft's payload, summary and ids as a trace can hold them (JSON a file can hold, nested no deeper
+        than a load takes, the run's secrets redacted), and the payload's size in bytes."""
+        payload, summary, jsonrpc_id, tool_call_id = draft.payload, draft.summary, draft.jsonrpc_id, draft.tool_call_id
+        wire = json_bytes(payload) if wire_text is None else wire_text
+        if isinstance(wire, str):
+            wire = wire.encode("utf-8", "backslashreplace")
+        if _SURROGATE_ESCAPE.search(wire):  # JSON text escaped half a UTF-16 pair, which no file can hold
+            payload, summary, jsonrpc_id, tool_call_id = writable_json((payload, summary, jsonrpc_id, tool_call_id))
+        if wire.count(b"[") + wire.count(b"{") >= MAX_DEPTH - PAYLOAD_DEPTH:  # it might nest too deeply to load
+            payload = writable_json(payload, depth=PAYLOAD_DEPTH)
+        if needs_redaction(wire, self._secrets_utf8):  # the walk is the costly part of recording; most hops skip it
+            payload = redact(payload, self._secrets)
+            wire = json_bytes(payload)
+        if self._secrets and summary and any(s in summary for s in self._secrets):
+            summary = redact(summary, self._secrets)
+        return payload, summary, jsonrpc_id, tool_call_id, len(wire)
 
     def add_secret(self, value: str) -> None:
         """One more value never to write, learnt during the run (the token that marks a stdio server's processes:
@@ -199,7 +206,6 @@ class Recorder:
         """Move a hop to a step decided after it was recorded (a streamed chunk's step is known at the end)."""
         hop.step = step
         hop.phase = step.phase
-        hop.explain = explain_key(step, hop.kind)
 
 
 class NullRecorder(Recorder):

@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from flow.cli.common import Subcommands, add_command
@@ -39,6 +39,15 @@ SETTINGS = {
     # A table's built-in CSV export writes cells as they are, formulas included; the Hops page offers its own.
     "client.disableDataExport": "true",
     "theme.base": "light",
+    # A new browser session's first page waited behind two things Streamlit does after every run, each holding the
+    # server's Python for 150–200 ms here (bench/browser.py measures the first paint): a full garbage collection (the
+    # process holds the SDKs, pandas and graphviz), and the source watcher resolving the path of every imported
+    # module. The app serves a class: it does not reload on edits, and Python's own collector still runs.
+    "runner.postScriptGC": "false",
+    "server.fileWatcherType": "none",
+    # The pages write everything they show with a call; without "magic" a page's code is compiled without rewriting
+    # its syntax tree (about 20 ms, paid again whenever the last session has left).
+    "runner.magicEnabled": "false",
 }
 
 
@@ -74,9 +83,8 @@ def app_command(
     return command
 
 
-def missing_system_packages(which: object = shutil.which) -> list[str]:
+def missing_system_packages(find: Callable[[str], str | None] = shutil.which) -> list[str]:
     """One line for each system program the wheel cannot carry that is missing here, saying what to install."""
-    find = which if callable(which) else shutil.which
     lines = []
     if find("dot") is None:
         lines.append(

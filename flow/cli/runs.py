@@ -16,6 +16,7 @@ from flow.proxy.options import UsageError, check_seconds
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, FlowError, sending_line
 from flow.trace.files import json_value_problem
 from flow.views.labels import clip
+from flow.views.outcome import run_outcome
 from flow.views.table import summary_line
 
 if TYPE_CHECKING:
@@ -222,6 +223,7 @@ def _run(args: argparse.Namespace) -> int:
         error(result.error)
     out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
     save(result.trace, out)
+    print(f"what happened: {run_outcome(result.trace).text['en']}", file=say)
     print(f"{summary_line(result.trace)} → {where(out)}", file=say)
     return 0 if result.ok else 1
 

@@ -122,13 +122,19 @@ def _print_hop(hop: Hop) -> None:
 
 def _show(args: argparse.Namespace) -> int:
     trace = load_trace(args.file)
-    if args.step is not None or args.hop is not None:
+    seq: int | None = args.hop
+    step: int | None = args.step
+    if seq is not None or step is not None:
         from flow.backends.replay import Cursor
 
         cursor = Cursor(trace)
-        hops = [cursor.goto_seq(args.hop)] if args.hop is not None else cursor.hops_of_step(args.step)
-        if not hops:
-            cursor.goto_step(args.step)  # raises with the steps the trace does have
+        if seq is not None:
+            hops = [cursor.goto_seq(seq)]
+        else:
+            assert step is not None  # one of the two was given
+            hops = cursor.hops_of_step(step)
+            if not hops:
+                cursor.goto_step(step)  # raises with the steps the trace does have
         for hop in hops:
             _print_hop(hop)
         return 0

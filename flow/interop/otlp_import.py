@@ -457,7 +457,7 @@ class _OtlpImport:
         self.meta["provider"] = self.meta["provider"] or a.get("gen_ai.provider.name")
         body = self.chat_body(span)
         if self.meta["question"] is None:
-            self.meta["question"] = _last_text(body["messages"], "user")
+            self.meta["question"] = _last_text(body.get("messages", []), "user")
         step = Step.ASK_MODEL if rnd == 1 else Step.BACKFILL
         # The body is rebuilt in Chat Completions' form, so its line names that API's path.
         sent = hops.model_request({"body": body}, step=step, path=CHAT.path, carries=CHAT.request_summary(body))

@@ -284,12 +284,13 @@ class Relay:
         chunks = upstream.aiter_bytes()
         try:
             while True:
-                with anyio.move_on_after(deadline - anyio.current_time()) as waited:
+                chunk = None  # stays None only when the deadline cut the wait short
+                with anyio.move_on_after(deadline - anyio.current_time()):
                     try:
                         chunk = await chunks.__anext__()
                     except StopAsyncIteration:
                         break
-                if waited.cancelled_caught:
+                if chunk is None:
                     error = f"the answer did not end within {self.timeout_s:g} s: cut here"
                     cut = True
                     break

@@ -160,7 +160,6 @@ class ProxyLog:
                 **base,
                 "too_large": {"bytes": size, "limit_bytes": self.max_frame_bytes, "line_start": excerpt(data)},
             }
-        reason = None
         try:
             message = json.loads(data.decode("utf-8"))
         except UnicodeDecodeError:
@@ -168,13 +167,12 @@ class ProxyLog:
         except (ValueError, RecursionError) as exc:
             reason = f"not JSON ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else "not JSON"
         else:
-            if not is_frame(message):
-                reason = "valid JSON, but not a JSON-RPC message"
-        if reason is not None:
-            self.counts["not_jsonrpc"] += 1
-            return {**base, "not_jsonrpc": {"reason": reason, "line_start": excerpt(data), "line_chars": size}}
-        self.counts["frames"] += 1
-        return {**base, "bytes": size, "message": message}
+            if is_frame(message):
+                self.counts["frames"] += 1
+                return {**base, "bytes": size, "message": message}
+            reason = "valid JSON, but not a JSON-RPC message"
+        self.counts["not_jsonrpc"] += 1
+        return {**base, "not_jsonrpc": {"reason": reason, "line_start": excerpt(data), "line_chars": size}}
 
     def _write(self, entry: dict[str, Any], *, last: bool = False) -> None:
         if self._full and not last:
@@ -216,7 +214,8 @@ class LineSplitter:
     a flood or a line with no end costs a bounded buffer."""
 
     def __init__(self, log: ProxyLog, direction: Sender) -> None:
-        self._log, self._direction = log, direction
+        self._log = log
+        self._direction: Sender = direction
         self._cap = log.max_frame_bytes + 1
         self._buf = bytearray()
         self._size = 0

@@ -64,26 +64,8 @@ async def connect(
             yield opened
         return
     tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
-    token = uuid.uuid4().hex
     with contextlib.ExitStack() as files:
-        err: IO[str] | None = None
-        inner: Transport
-        if spec.transport == "memory" and spec.server is not None:
-            inner = MemoryTransport(spec.server, on_died=tap.server_stopped)
-        elif spec.transport == "memory" and spec.is_demo:
-            from flow.servers.builtin import demo_server
-
-            inner = MemoryTransport(demo_server(spec.fault), on_died=tap.server_stopped)
-        else:
-            # The server's stderr goes to a file, so a crash can be reported with its last words
-            # and a flood of it costs disk, not memory.
-            err = files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
-            params = spec.stdio_parameters()
-            params = params.model_copy(update={"env": {**(params.env or {}), SERVER_TOKEN_ENV: token}})
-            recorder.add_secret(token)
-            inner = stdio_client(params, errlog=err)
-            tap.unread_bytes = lambda: stdout_backlog(token)
-            files.callback(reap_leftovers, token)
+        inner, err = _inner_transport(spec, tap, recorder=recorder, files=files)
         client = Client(
             TappedTransport(inner, tap),
             mode="legacy" if era == "handshake" else "auto",
@@ -103,22 +85,56 @@ async def connect(
                         tap.unread_bytes = lambda: unread
                     raise
         except Exception as exc:
-            leaf = leaf_exception(exc)
-            if tap.fault is None and not entered and err is not None and not _timed_out(leaf):
-                # It never got as far as answering: its own last words say why better than "connection closed".
-                last = server_stderr_tail(err).splitlines()
-                if isinstance(leaf, FileNotFoundError) and not last:
-                    raise ServerStartError("server_no_command", command=leaf.filename or spec.command[:1]) from exc
-                said = last[-1] if last else f"{type(leaf).__name__}: {leaf}"
-                raise ServerStartError(
-                    "server_said", said=said, notes=_missing_module(said) + _flood_notes(err)
-                ) from exc
-            fault = tap.fault or _silence(leaf, tap, err, timeout_s)
-            if fault is not None:
-                raise fault.with_notes(*_flood_notes(err)) from exc
-            raise
+            failure = _named_failure(leaf_exception(exc), spec, tap, err, entered=entered, timeout_s=timeout_s)
+            if failure is None:
+                raise
+            raise failure from exc
         finally:
             tap.stderr_bytes = server_stderr_bytes(err)
+
+
+def _inner_transport(
+    spec: ServerSpec, tap: FrameTap, *, recorder: Recorder, files: contextlib.ExitStack
+) -> tuple[Transport, IO[str] | None]:
+    """The transport the tap wraps: the server in this process, or a subprocess over stdio with its stderr file.
+
+    A subprocess gets a random token in its environment, kept out of the trace, by which the processes it leaves
+    behind are found and killed when `files` closes."""
+    if spec.transport == "memory" and spec.server is not None:
+        return MemoryTransport(spec.server, on_died=tap.server_stopped), None
+    if spec.transport == "memory" and spec.is_demo:
+        from flow.servers.builtin import demo_server
+
+        return MemoryTransport(demo_server(spec.fault), on_died=tap.server_stopped), None
+    token = uuid.uuid4().hex
+    # The server's stderr goes to a file, so a crash can be reported with its last words
+    # and a flood of it costs disk, not memory.
+    err = files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+    params = spec.stdio_parameters()
+    params = params.model_copy(update={"env": {**(params.env or {}), SERVER_TOKEN_ENV: token}})
+    recorder.add_secret(token)
+    inner = stdio_client(params, errlog=err)
+    tap.unread_bytes = lambda: stdout_backlog(token)
+    files.callback(reap_leftovers, token)
+    return inner, err
+
+
+def _named_failure(
+    leaf: BaseException, spec: ServerSpec, tap: FrameTap, err: IO[str] | None, *, entered: bool, timeout_s: float
+) -> FlowError | None:
+    """What a session that failed with `leaf` is reported as: a server that never started, in its own last words;
+    a fault the tap saw or a request left unanswered; None when it is none of these (the error goes on as it is)."""
+    if tap.fault is None and not entered and err is not None and not _timed_out(leaf):
+        # It never got as far as answering: its own last words say why better than "connection closed".
+        last = server_stderr_tail(err).splitlines()
+        if isinstance(leaf, FileNotFoundError) and not last:
+            return ServerStartError("server_no_command", command=leaf.filename or spec.command[:1])
+        said = last[-1] if last else f"{type(leaf).__name__}: {leaf}"
+        return ServerStartError("server_said", said=said, notes=_missing_module(said) + _flood_notes(err))
+    fault = tap.fault or _silence(leaf, tap, err, timeout_s)
+    if fault is not None:
+        return fault.with_notes(*_flood_notes(err))
+    return None
 
 
 def _timed_out(exc: BaseException) -> bool:

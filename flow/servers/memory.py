@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import anyio
+from mcp.client._transport import WriteStream  # the SDK's stream protocol; no public module exports it yet
 from mcp.server import MCPServer, Server
 from mcp.shared.memory import MessageStream, create_client_server_memory_streams
 from mcp.shared.message import SessionMessage
@@ -66,7 +67,7 @@ class _ClosedByHost:
     """The server's side of its output, which the server's run cannot close: its host closes it once it knows why the
     run ended, so a client never sees the connection close before the host has heard what the server raised."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: WriteStream[SessionMessage]) -> None:
         self._inner = inner
 
     async def send(self, item: SessionMessage, /) -> None:
@@ -75,10 +76,12 @@ class _ClosedByHost:
     async def aclose(self) -> None:
         return None
 
-    async def __aenter__(self) -> _ClosedByHost:
+    async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> None:
         return None
 
 
@@ -110,7 +113,7 @@ class MemoryTransport:
         return await self._cm.__aenter__()
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
     ) -> bool | None:
         cm, self._cm = self._cm, None
-        return await cm.__aexit__(exc_type, exc, tb) if cm is not None else None
+        return await cm.__aexit__(exc_type, exc_val, exc_tb) if cm is not None else None

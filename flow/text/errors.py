@@ -481,7 +481,8 @@ class FlowError(Exception):
     Both are worded when it is raised, so parameters that do not fit the code fail there, not when shown."""
 
     def __init__(self, code: ErrorCode, /, *, notes: tuple[Note, ...] = (), **params: Any) -> None:
-        self.code, self.params, self.notes = code, params, notes
+        self.code: ErrorCode = code
+        self.params, self.notes = params, notes
         self.lines: dict[Lang, str] = {
             lang: error_line(code, lang, **params) + "".join(error_line(c, lang, **p) for c, p in notes)
             for lang in ("en", "zh")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from flow.text.names import ACTOR_NAMES, Lang
 from flow.trace.model import Actor
-from flow.trace.route import ArticlePhase, Reason
-from flow.trace.steps import Step
+from flow.trace.route import Reason
+from flow.trace.steps import ArticlePhase, Step
 
 MESSAGE_NAMES: dict[Step, dict[Lang, str]] = {
     Step.TOOLS_EXIST: {"zh": "工具清单", "en": "tool list"},

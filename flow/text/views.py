@@ -28,6 +28,7 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "language": {"zh": "English", "en": "中文"},
     "items": {"zh": "{n} 项", "en": "{n} items"},
     "item": {"zh": "1 项", "en": "1 item"},
+    "more_chars": {"zh": "展开余下 {n} 个字符", "en": "{n} more characters"},
     "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
     "key_count": {"zh": "1 个键", "en": "1 key"},
     # the route at a glance: the articles' ten messages
@@ -77,6 +78,12 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "room_sent": {"zh": "已提交，等老师揭晓", "en": "Answer sent: the teacher reveals"},
     "room_votes": {"zh": "{n} 票", "en": "{n} votes"},
     "room_vote": {"zh": "{n} 票", "en": "{n} vote"},
+    "room_answered": {"zh": "已有 {n} 人作答，揭晓时显示票数", "en": "{n} answered: the counts show at the reveal"},
+    "room_votes_live": {"zh": "实时票数", "en": "Live votes"},
+    "room_votes_live_help": {
+        "zh": "揭晓之前就在老师的屏幕（投影）上显示每个选项的票数：还没作答的同学会看到大家选了什么。",
+        "en": "Show each choice's count on this screen before the reveal: students still answering see what others chose.",
+    },
     "room_gone": {"zh": "房间已关闭", "en": "the room was closed"},
     "room_gone_banner": {
         "zh": "老师已关闭房间：你可以继续自己翻看这个记录。",

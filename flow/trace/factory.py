@@ -1,7 +1,7 @@
 """Building a hop: one home for what a hop's fields are made of, shared by the recorder and both importers.
 
 A caller says what crossed (kind, sides, payload, step, ids, times); the factory derives the rest as the format
-defines it: the phase from the step, `explain`, the size as compact JSON, the summary clipped to one line's worth.
+defines it: the phase from the step, the size as compact JSON, the summary clipped to one line's worth.
 What is about recording (the counter, the clock, secrets, clipping payloads) stays in the recorder; what is about
 reading another tool's recording (its times, its problems) stays in the importers.
 """
@@ -15,7 +15,7 @@ import pydantic_core
 
 from flow.trace.files import clip_text
 from flow.trace.model import Actor, Direction, Hop, Kind, Usage
-from flow.trace.steps import STEP_OF, STEPS, Phase, explain_key
+from flow.trace.steps import STEP_OF, STEPS, Phase
 
 APP_NAME = "mcp-flow-app"
 
@@ -106,7 +106,6 @@ def new_hop(
             "tool_call_id": tool_call_id,
             "usage": usage,
             "summary": summary,
-            "explain": explain_key(step, kind),
             "clipped": None,
             "scripted": None,
             "progress_of": None,

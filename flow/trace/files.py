@@ -12,14 +12,14 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
 import pydantic_core
 from pydantic import ValidationError
 
-from flow.trace.model import _LONE_SURROGATE, FORMAT_VERSION, MAX_DEPTH, Trace, _json_type
+from flow.trace.model import FORMAT_VERSION, LONE_SURROGATE, MAX_DEPTH, Trace, is_array, is_object, is_sequence
 from flow.trace.payloads import error_path, payload_problem, payload_schemas
 from flow.trace.writes import write_atomically
 
@@ -236,7 +236,7 @@ def parse_trace(data: Any, *, name: str = "trace", size: int | None = None) -> T
 
 
 @contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
+def _no_gc() -> Generator[None, None, None]:
     """Parsing allocates many small objects and nothing cyclic: the collector's passes only make a
     10,000-hop file grow quadratically slower."""
     was_enabled = gc.isenabled()
@@ -251,8 +251,8 @@ def _no_gc() -> Iterator[None]:
 def bounds_problem(data: Any, *, size: int | None = None) -> str | None:
     """What makes decoded trace data too large to work with (`MAX_HOPS`, `MAX_STRING_CHARS`), or None.
     Text no longer than the limit cannot hold a longer string, so a small file (`size`) is not walked."""
-    hops = data.get("hops") if isinstance(data, dict) else None
-    if isinstance(hops, list) and len(hops) > MAX_HOPS:
+    hops = data.get("hops") if is_object(data) else None
+    if is_array(hops) and len(hops) > MAX_HOPS:
         return f"hops: {len(hops):,} hops is over the limit of {MAX_HOPS:,} for a trace"
     if size is not None and size <= MAX_STRING_CHARS:
         return None
@@ -271,7 +271,7 @@ def _long_string(data: Any, limit: int) -> tuple[tuple[Any, ...], int] | None:
     found = False
     while stack and not found:
         value = pop()
-        kind = type(value)
+        kind = value.__class__  # type(value) for JSON data; a checker keeps it Any, as the value is
         if kind is str:
             found = len(value) > limit
         elif kind is dict:
@@ -286,7 +286,7 @@ def _long_string(data: Any, limit: int) -> tuple[tuple[Any, ...], int] | None:
         value, loc = paths.pop()
         if isinstance(value, str) and len(value) > limit:
             return loc, len(value)
-        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        items = value.items() if is_object(value) else enumerate(value) if is_array(value) else ()
         for key, inner in reversed(list(items)):
             if isinstance(key, str) and len(key) > limit:
                 return (*loc, "(a key)"), len(key)
@@ -307,15 +307,16 @@ def clip_strings(value: Any, limit: int) -> tuple[Any, int]:
     with nothing to clip are the same objects. Raises RecursionError on data nested too deeply to walk."""
     if isinstance(value, str):
         return (value, 0) if len(value) <= limit else (clip_text(value, limit), 1)
-    if isinstance(value, dict):
-        out, count = {}, 0
+    if is_object(value):
+        out: dict[str, Any] = {}
+        count = 0
         for key, inner in value.items():
             new, n = clip_strings(inner, limit)
-            if isinstance(key, str) and len(key) > limit:
+            if type(key) is str and len(key) > limit:  # a key built in code may be of another type
                 key, n = clip_text(key, limit), n + 1
             out[key], count = new, count + n
         return (out, count) if count else (value, 0)
-    if isinstance(value, (list, tuple)):
+    if is_sequence(value):
         parts = [clip_strings(inner, limit) for inner in value]
         count = sum(n for _, n in parts)
         return ([new for new, _ in parts], count) if count else (value, 0)
@@ -351,6 +352,20 @@ def _pydantic_problem(exc: ValidationError, data: Any) -> str:
     return f"{where}: {err['msg']}"
 
 
+_JSON_TYPES: dict[type[object], str] = {
+    list: "an array",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true/false",
+    type(None): "null",
+}
+
+
+def _json_type(value: object) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
 def _clipped(value: Any, width: int = 60) -> str:
     """A value from the file, quoted for a message: never a whole megabyte on one line."""
     text = repr(value)
@@ -363,7 +378,7 @@ def trace_problems(data: Any) -> list[str]:
 
 
 def _check(data: Any) -> tuple[list[str], Trace | None]:
-    if not isinstance(data, dict):
+    if not is_object(data):
         return [f"(top level): a trace is a JSON object, got {_json_type(data)}"], None
     version = data.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool):
@@ -385,7 +400,7 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
         return [_pydantic_problem(exc, data)], None
     except RecursionError:
         return ["(top level): nested too deeply to be a trace"], None
-    problems = []
+    problems: list[str] = []
     for i, hop in enumerate(trace.hops):
         if hop.seq != i + 1:
             problems.append(f"hops[{i}].seq: out of order (expected {i + 1}, got {hop.seq})")
@@ -394,7 +409,7 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
         if hop.kind in _NEEDS_TOOL_CALL_ID and not hop.tool_call_id and not reported:
             problems.append(f"hops[{i}].tool_call_id: missing")
         # An answer whose own frame says "id": null (a server that could not read the request's id) has none to carry.
-        said_null = hop.kind == "mcp.response" and isinstance(hop.payload, dict) and hop.payload.get("id", 0) is None
+        said_null = hop.kind == "mcp.response" and is_object(hop.payload) and hop.payload.get("id", 0) is None
         if hop.kind in _NEEDS_JSONRPC_ID and hop.jsonrpc_id is None and not said_null:
             problems.append(f"hops[{i}].jsonrpc_id: missing")
         if hop.t_end_ms < hop.t_start_ms:
@@ -420,16 +435,16 @@ def json_value_problem(data: Any) -> str | None:
     while stack:
         value, loc = stack.pop()
         if isinstance(value, str):
-            if lone := _LONE_SURROGATE.search(value):
+            if lone := LONE_SURROGATE.search(value):
                 return f"{_path(loc)}: text with a lone surrogate (\\u{ord(lone[0]):04x}), not a character"
             continue
-        if not isinstance(value, (dict, list)):
+        if not (is_object(value) or is_array(value)):
             continue
         if len(loc) >= MAX_DEPTH:
             return f"{_path(loc[:4])}…: nested more than {MAX_DEPTH} levels deep"
-        items = value.items() if isinstance(value, dict) else enumerate(value)
+        items = value.items() if is_object(value) else enumerate(value)
         for key, inner in reversed(list(items)):
-            if isinstance(key, str) and _LONE_SURROGATE.search(key):
+            if isinstance(key, str) and LONE_SURROGATE.search(key):
                 return f"{_path(loc)}: a key with a lone surrogate, not a character"
             stack.append((inner, (*loc, key)))
     return "(top level): not JSON data"

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
-from flow.trace.model import Actor, Direction, Hop, Kind, Usage, as_dict, as_list, usage_counts
+from flow.trace.model import Actor, Direction, Hop, Kind, Usage, as_dict, as_list, is_array, is_object, usage_counts
 from flow.trace.payloads import (
     AppAnswerPayload,
     CallRequest,
@@ -179,7 +179,7 @@ def content_translated(
 ) -> Draft[TranslateForwardPayload]:
     """The app's translation of MCP content (a prompt's messages, a resource's contents) into what the model API
     takes: each block, what it became, and how."""
-    kinds = [str(b.get("type") or "text") if isinstance(b, dict) and "type" in b else "contents" for b in mcp]
+    kinds = [str(b.get("type") or "text") if is_object(b) and "type" in b else "contents" for b in mcp]
     return Draft(
         "translate.forward",
         "app",
@@ -284,7 +284,7 @@ def model_request(
 def model_response(payload: LlmResponsePayload, *, step: Step, summary: str) -> Draft[LlmResponsePayload]:
     """A whole response; its step (the decision or the answer) and line are read by the model API's format."""
     body = payload.get("body")
-    usage = body.get("usage") if isinstance(body, dict) else None
+    usage = body.get("usage") if is_object(body) else None
     return Draft("llm.response", "model", "app", payload, step, "response", summary, usage=usage_counts(usage))
 
 
@@ -437,9 +437,9 @@ def _tool_message(content: Json) -> tuple[str, list[Json] | None]:
         return "", None
     if isinstance(content, str):
         return content, None
-    if isinstance(content, list):
-        texts = [str(p["text"]) for p in content if isinstance(p, dict) and p.get("type") == "text" and "text" in p]
-        others = [p for p in content if not (isinstance(p, dict) and p.get("type") == "text")]
+    if is_array(content):
+        texts = [str(p["text"]) for p in content if is_object(p) and p.get("type") == "text" and "text" in p]
+        others = [p for p in content if not (is_object(p) and p.get("type") == "text")]
         text = "\n".join(texts)
         if others:
             text += ("\n" if text else "") + json.dumps(others, ensure_ascii=False)

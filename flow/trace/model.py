@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, with_config
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, TypeIs
 
 from flow.trace.steps import Phase, Step
 
@@ -109,11 +109,27 @@ class Stats(TypedDict, total=False):
     completion_tokens: Count
 
 
+def is_object(value: object) -> TypeIs[dict[str, Any]]:
+    """Whether a JSON value is an object. isinstance checks only that it is a dict; decoded JSON's keys are
+    strings, and its values any JSON, which this says so that a reader's `.get` is typed."""
+    return isinstance(value, dict)
+
+
+def is_array(value: object) -> TypeIs[list[Any]]:
+    """Whether a JSON value is an array (a list: what `json.loads` and pydantic's dump make of one)."""
+    return isinstance(value, list)
+
+
+def is_sequence(value: object) -> TypeIs[list[Any] | tuple[Any, ...]]:
+    """Whether a value is one JSON writes as an array: a list, or a tuple built in code."""
+    return isinstance(value, (list, tuple))
+
+
 def usage_counts(usage: Any) -> Usage | None:
     """A model's `usage` object as a hop keeps it: the token counts that are counts, the rest dropped (the
     payload keeps the body as it came), in Chat Completions' names (Responses and Messages say `input_tokens` and
     `output_tokens`). What a provider sends must never make a trace its loader refuses."""
-    if not isinstance(usage, dict):
+    if not is_object(usage):
         return None
 
     def count(key: str, other: str = "") -> int | None:
@@ -156,7 +172,6 @@ class Hop(BaseModel):
     tool_call_id: str | None = None
     usage: Usage | None = None
     summary: str = ""
-    explain: str = ""  # the key of its teaching text: `flow.trace.steps.explain_key(step, kind)`
     # Present only where they say something: a file holds no null for them, and a file without them loads.
     clipped: str | None = Field(default=None, exclude_if=_absent)  # what the recorder cut from the payload
     scripted: bool | None = Field(default=None, exclude_if=_absent)  # a model hop answered by the user's script
@@ -168,12 +183,12 @@ class Hop(BaseModel):
 def as_dict(value: Any) -> dict[str, Any]:
     """A payload part that should be an object, or {}: a payload is whatever was recorded (or written by hand),
     so every reader takes its parts through these two instead of trusting their shape."""
-    return value if isinstance(value, dict) else {}
+    return value if is_object(value) else {}
 
 
 def as_list(value: Any) -> list[Any]:
     """A payload part that should be an array, or []."""
-    return value if isinstance(value, list) else []
+    return value if is_array(value) else []
 
 
 ImportFormat = Literal["jsonrpc-jsonl", "otlp-json", "proxy-jsonl"]
@@ -217,7 +232,7 @@ class Trace(BaseModel):
 
     format_version: int = FORMAT_VERSION
     meta: TraceMeta
-    hops: list[Hop] = Field(default_factory=list)
+    hops: list[Hop] = Field(default_factory=list[Hop])
 
     def file_data(self) -> dict[str, Any]:
         """The trace as JSON values; a payload nested too deeply for the encoder (built in code, or parsed from
@@ -247,7 +262,7 @@ def indented_json(value: Any) -> str:
     return out.getvalue()
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, a pair is one code point: any surrogate is alone
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, a pair is one code point: any surrogate is alone
 
 
 PAYLOAD_DEPTH = 3
@@ -272,22 +287,11 @@ def writable_json(value: Any, *, depth: int = 0) -> Any:
 
 def _writable(value: Any, depth: int) -> Any:
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if not isinstance(value, (dict, list, tuple)):
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if not (is_object(value) or is_sequence(value)):
         return value
     if depth >= MAX_DEPTH:
         return f"(nested more than {MAX_DEPTH} levels deep: left out)"
-    if isinstance(value, dict):
+    if is_object(value):
         return {_writable(k, depth): _writable(v, depth + 1) for k, v in value.items()}
     return type(value)(_writable(v, depth + 1) for v in value)
-
-
-def _json_type(value: Any) -> str:
-    return {
-        list: "an array",
-        str: "a string",
-        int: "a number",
-        float: "a number",
-        bool: "true/false",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from flow.trace.model import is_array, is_object
+
 _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?")
 
 
@@ -26,9 +28,9 @@ def normalise(value: Any, *, times: bool = True) -> Any:
     `times` also replaces every date-time in the payloads with `<time>`: right for the demo server, whose
     `dev://now` resource is the one value it makes vary, wrong for another server, whose answer that changed is
     news a replay must report (a time tool's answer is all date-times)."""
-    if isinstance(value, dict):
+    if is_object(value):
         return {k: normalise(v, times=times) for k, v in value.items() if k not in _VOLATILE_KEYS}
-    if isinstance(value, list):
+    if is_array(value):
         return [normalise(v, times=times) for v in value]
     if isinstance(value, str) and times:
         return _ISO_TIME.sub("<time>", value)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flow.trace.model import Hop, as_dict
+from flow.trace.model import Hop, as_dict, is_object
 from flow.trace.steps import Step, answer_step
 from flow.trace.summaries import frame_summary
 
@@ -75,7 +75,7 @@ class Pairing:
         tag: Any = None,
     ) -> Request:
         """A request `side` sent: open until a reply with its id comes back (see `reply`)."""
-        params = params if isinstance(params, dict) else {}
+        params = as_dict(params)
         req = Request(side, rid, method, params, step, t_ms, seq, rnd, tag)
         key = (side, rid)
         displaced = self._open.get(key)
@@ -83,7 +83,7 @@ class Pairing:
             self.duplicates.append(displaced)
         self._open[key] = req  # a dict keeps a key's first place: the order stays that of first sending
         meta = params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        token = meta.get("progressToken") if is_object(meta) else None
         if isinstance(token, (str, int)):  # what else a frame holds names no request
             self._progress[token] = req
         return req
@@ -144,13 +144,13 @@ class Exchange:
 @dataclass(eq=False)
 class ModelCall:
     request: Hop  # llm.request
-    replies: list[Hop] = field(default_factory=list)  # llm.response, llm.chunk, llm.assembled, llm.error
+    replies: list[Hop] = field(default_factory=list[Hop])  # llm.response, llm.chunk, llm.assembled, llm.error
 
 
 @dataclass(eq=False)
 class ToolCall:
     first: Hop  # translate.reverse, or the step-5 error when the arguments were refused
-    hops: list[Hop] = field(default_factory=list)
+    hops: list[Hop] = field(default_factory=list[Hop])
 
 
 MODEL_REPLIES = ("llm.response", "llm.chunk", "llm.assembled", "llm.error")

@@ -16,15 +16,15 @@ checked, and `payload_of` gives None for it.
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import GenericAlias
 from typing import Annotated, Any, Generic, Literal, NotRequired, TypeAlias, TypeVar, cast, overload
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from flow.trace.model import KINDS, Hop, Kind
+from flow.trace.model import KINDS, Hop, Kind, is_array, is_object
 
 Json = Any
 
@@ -461,7 +461,7 @@ def payload_of(hop: Hop, kind: Kind) -> Payload | None:
     """The hop's payload typed by its kind, when the hop is of `kind` and its payload is whole: None for another
     kind, and for a payload the recorder cut to text or left out. A loaded trace's payloads have been checked
     (`payload_problem`); what the engine records is of these types (tests run it and check)."""
-    if hop.kind != kind or not isinstance(hop.payload, dict):
+    if hop.kind != kind or not is_object(hop.payload):
         return None
     return cast("Payload", hop.payload)
 
@@ -620,7 +620,7 @@ assert set(_TYPED) == set(KINDS), "every kind has its typed hop"
 def typed(hop: Hop) -> TypedHop:
     """The hop with its payload typed by its kind; `Clipped` for a payload that is not whole. A loaded trace's
     payloads have been checked against their types (`payload_problem`); what the engine records is of them."""
-    if not isinstance(hop.payload, dict):
+    if not is_object(hop.payload):
         return Clipped(hop, None)
     return cast(TypedHop, _TYPED[hop.kind](hop, hop.payload))
 
@@ -636,9 +636,9 @@ def _tagged(kind: Kind) -> Any:
 def _check_adapter() -> TypeAdapter[list[Any]]:
     """Every hop's payload against its kind's type, in one call: a union of the tagged hops, discriminated by
     `kind`."""
-    union: Any = functools.reduce(operator.or_, [_tagged(kind) for kind in KINDS])
-    hop: Any = Annotated[union, Field(discriminator="kind")]
-    return TypeAdapter(list[hop])
+    union: Any = functools.reduce(lambda a, b: a | b, [_tagged(kind) for kind in KINDS])
+    hops: Any = GenericAlias(list, (Annotated[union, Field(discriminator="kind")],))  # list[...] of a run-time type
+    return TypeAdapter(hops)
 
 
 _CHECK = _check_adapter()
@@ -664,9 +664,9 @@ def error_path(value: Any, loc: Sequence[Any], *, missing: bool) -> tuple[Any, .
     members, `int` or `ChatRequest`), and the key that is missing, if one is."""
     out: list[Any] = []
     for n, part in enumerate(loc):
-        if (isinstance(value, dict) and part in value) or (
-            isinstance(value, list) and type(part) is int and 0 <= part < len(value)
-        ):
+        if is_array(value) and type(part) is int and 0 <= part < len(value):
+            value = value[part]
+        elif is_object(value) and part in value:
             value = value[part]
         elif not (missing and n == len(loc) - 1):
             continue

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flow.trace.files import TraceError, escape_controls, json_value_problem, load_trace, read_limited
-from flow.trace.model import KINDS, Trace
+from flow.trace.model import KINDS, Trace, is_array, is_object
 from flow.trace.shipped import SAMPLE_DIR
 
 Lang = Literal["zh", "en"]  # as flow.text.names.Lang, which this layer cannot import
@@ -80,7 +80,7 @@ class Question:
 def _text(value: Any, where: str) -> Text:
     if isinstance(value, str):
         value = {"zh": value, "en": value}
-    if not isinstance(value, dict):
+    if not is_object(value):
         raise QuestionsError(f'{where}: a text is a string or {{"zh": ..., "en": ...}}, not {type(value).__name__}')
     extra = sorted(set(value) - set(LANGS))
     if extra:
@@ -103,7 +103,7 @@ def _text(value: Any, where: str) -> Text:
 
 
 def _keys(value: Any, where: str, required: set[str], optional: set[str]) -> dict[str, Any]:
-    if not isinstance(value, dict):
+    if not is_object(value):
         raise QuestionsError(f"{where}: expected an object, not {type(value).__name__}")
     unknown = sorted(set(value) - required - optional)
     if unknown:
@@ -148,7 +148,7 @@ def parse_questions(data: Any, *, name: str = "questions") -> list[Question]:
     if version != QUESTIONS_VERSION:
         raise QuestionsError(f"{name}: version {_shown(version)} is not one this app reads ({QUESTIONS_VERSION})")
     items = top["questions"]
-    if not isinstance(items, list):
+    if not is_array(items):
         raise QuestionsError(f"{name}: questions: expected a list, not {type(items).__name__}")
     if len(items) > MAX_QUESTIONS:
         raise QuestionsError(f"{name}: {len(items)} questions is over the limit of {MAX_QUESTIONS}")
@@ -162,8 +162,8 @@ def parse_questions(data: Any, *, name: str = "questions") -> list[Question]:
             raise QuestionsError(f"{where}: a second question at the same hop ({at.describe()})")
         seen.add(at)
         choices = q["choices"]
-        if not isinstance(choices, list) or not 2 <= len(choices) <= MAX_CHOICES:
-            count = f"{len(choices)} choices" if isinstance(choices, list) else type(choices).__name__
+        if not is_array(choices) or not 2 <= len(choices) <= MAX_CHOICES:
+            count = f"{len(choices)} choices" if is_array(choices) else type(choices).__name__
             raise QuestionsError(f"{where}: choices: expected a list of 2 to {MAX_CHOICES}, not {count}")
         texts = tuple(_text(c, f"{where}: choice {k}") for k, c in enumerate(choices, 1))
         answer = _int(q["answer"], f"{where}: answer", 1, len(texts))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -62,16 +63,18 @@ class SecretLeakError(Exception):
 def secret_values(extra: Iterable[str] = ()) -> list[str]:
     """Values that must never be written: env vars named like secrets, plus any given."""
     env = os.environ  # only the values of matching names are decoded: a recorder reads this for every run
-    values = [v for k in env if _SECRET_ENV.search(k) and len(v := env[k]) >= _MIN_SECRET_LEN]
+    values = [v for k in env if secret_named(k) and len(v := env[k]) >= _MIN_SECRET_LEN]
     values += [v for v in extra if v and len(v) >= _MIN_SECRET_LEN]
     return sorted(set(values), key=len, reverse=True)
 
 
+@functools.lru_cache(maxsize=1024)  # asked of every variable for every run: the names seldom change
 def secret_named(name: str) -> bool:
     """An environment variable whose name says it holds a secret (API_KEY, *_TOKEN, ...)."""
     return _SECRET_ENV.search(name) is not None
 
 
+@functools.lru_cache(maxsize=64)  # each model request and MCP exchange is recorded with its URL: the same few
 def redact_url(url: str) -> str:
     """A URL as a trace may hold it: user-info left out, every query and fragment value replaced.
 
@@ -95,7 +98,7 @@ def _redact_pairs(text: str) -> str:
     """`a=1&b` becomes `a=[redacted]&[redacted]`: a piece without `=` may be a bare key."""
     if not text:
         return text
-    pieces = []
+    pieces: list[str] = []
     for piece in text.split("&"):
         name, eq, value = piece.partition("=")
         pieces.append(f"{name}={REDACTED}" if eq and value else piece if eq else REDACTED)
@@ -184,6 +187,7 @@ def redacted_environment(
     return [[k, v if k in visible else REDACTED] for k, v in pairs], [v for k, v in pairs if k not in visible]
 
 
+@functools.lru_cache(maxsize=1024)  # every header of every recorded exchange: the same names again and again
 def secret_header(name: str) -> bool:
     """A header whose value no trace or recording keeps: the one rule for the app's traces and the proxies'."""
     lowered = name.lower()

@@ -97,21 +97,14 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     kwargs = report.get("kwargs")
     if not isinstance(kwargs, dict) or len(kwargs) > MAX_KWARGS:
         raise RefusedReport(f"kwargs is not an object of at most {MAX_KWARGS} arguments")
-    clock = report.get("server_clock")
-    if not isinstance(clock, dict):
-        raise RefusedReport("server_clock is not an object")
-    started = _time(clock.get("started_at"), "server_clock.started_at")
-    ended = _time(clock.get("ended_at"), "server_clock.ended_at")
-    duration_s = (ended - started).total_seconds()
-    if not 0 <= duration_s <= MAX_DURATION_S:
-        raise RefusedReport("server_clock ends before it starts, or a day after")
-    times: ServerClock = {"started_at": clock["started_at"], "ended_at": clock["ended_at"]}
+    started_at, ended_at, duration_s = _server_clock(report.get("server_clock"))
+    times: ServerClock = {"started_at": started_at, "ended_at": ended_at}
     outcome = report.get("outcome")
     invoke: ToolInvokePayload = {
-        "function": function,
+        "function": tool,  # the name the report gives, found equal above
         "kwargs": kwargs,
         "reported_by": REPORTED_BY,
-        "server_clock": {"started_at": times["started_at"]},
+        "server_clock": {"started_at": started_at},
     }
     shown: ToolResultPayload = {"reported_by": REPORTED_BY, "server_clock": times}
     clipped = report.get("kwargs_clipped_bytes")
@@ -120,21 +113,7 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
     clipped = report.get("value_clipped_bytes")
     if type(clipped) is int and 0 <= clipped <= 1 << 40:
         shown["value_clipped_bytes"] = clipped
-    result_payload: ToolResultPayload
-    if outcome == "returned" and "value" in report:
-        value = report["value"]
-        result_payload = {"return": value, "isError": False, **shown}
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        result_summary = " ".join(text.split())[:60]
-    elif outcome == "raised" and isinstance(raised := report.get("raised"), dict):
-        name, message = raised.get("type"), raised.get("message")
-        if not isinstance(name, str) or not isinstance(message, str):
-            raise RefusedReport("raised needs a type and a message, both text")
-        error: RaisedError = {"type": name[:NAME_CHARS], "message": message[:MESSAGE_CHARS]}
-        result_payload = {"raised": error, "isError": True, **shown}
-        result_summary = f"isError: raised {error['type']}: {' '.join(error['message'].split())[:50]}"
-    else:
-        raise RefusedReport('outcome is neither "returned" with a value nor "raised" with an exception')
+    result_payload, result_summary = _outcome(report, shown)
     return ExecutionReport(
         invoke=invoke,
         result=result_payload,
@@ -143,6 +122,35 @@ def read_report(result: Any, *, tool: Any, frame_bytes: int | None = None) -> Ex
         raised=outcome == "raised",
         duration_ms=round(duration_s * 1000, 3),
     )
+
+
+def _server_clock(clock: Any) -> tuple[str, str, float]:
+    """A report's server clock, checked: when the run it times started and ended, and how long it took (seconds)."""
+    if not isinstance(clock, dict):
+        raise RefusedReport("server_clock is not an object")
+    started = _time(clock.get("started_at"), "server_clock.started_at")
+    ended = _time(clock.get("ended_at"), "server_clock.ended_at")
+    duration_s = (ended - started).total_seconds()
+    if not 0 <= duration_s <= MAX_DURATION_S:
+        raise RefusedReport("server_clock ends before it starts, or a day after")
+    return clock["started_at"], clock["ended_at"], duration_s
+
+
+def _outcome(report: dict[str, Any], shown: ToolResultPayload) -> tuple[ToolResultPayload, str]:
+    """The result hop's payload (`shown` and what the function returned or raised) and its summary."""
+    outcome = report.get("outcome")
+    if outcome == "returned" and "value" in report:
+        value = report["value"]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return {"return": value, "isError": False, **shown}, " ".join(text.split())[:60]
+    if outcome == "raised" and isinstance(raised := report.get("raised"), dict):
+        name, message = raised.get("type"), raised.get("message")
+        if not isinstance(name, str) or not isinstance(message, str):
+            raise RefusedReport("raised needs a type and a message, both text")
+        error: RaisedError = {"type": name[:NAME_CHARS], "message": message[:MESSAGE_CHARS]}
+        summary = f"isError: raised {error['type']}: {' '.join(error['message'].split())[:50]}"
+        return {"raised": error, "isError": True, **shown}, summary
+    raise RefusedReport('outcome is neither "returned" with a value nor "raised" with an exception')
 
 
 def refused_note(summary: str, reason: str) -> str:

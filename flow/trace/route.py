@@ -12,24 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from flow.trace.model import Hop, Trace
-from flow.trace.steps import STEPS, Phase, Step
-
-ArticlePhase = Literal[0, 1, 2, 3, 4]
-
-# The articles' phase of each message (0 is the preparation before any message).
-ARTICLE_PHASE: dict[Step, ArticlePhase] = {
-    Step.TOOLS_EXIST: 0,
-    Step.QUESTION: 1,
-    Step.LIST_TOOLS: 1,
-    Step.ASK_MODEL: 1,
-    Step.DECISION: 2,
-    Step.REVERSE_TRANSLATION: 3,
-    Step.CALL_TOOL: 3,
-    Step.TOOL_RESULT: 3,
-    Step.BACKFILL: 4,
-    Step.MODEL_ANSWER: 4,
-    Step.SHOW_ANSWER: 4,
-}
+from flow.trace.steps import STEPS, ArticlePhase, Phase, Step
 
 # How a message stands in one trace:
 #   present: its hops are here, as the articles draw them;
@@ -131,50 +114,14 @@ def route(trace: Trace) -> list[Message]:
         if step != previous:
             visits[step] = visits.get(step, 0) + 1
         previous = step
-    direct = trace.meta.mode == "direct"
-    asked_tool = Step.DECISION in first
-    reported = server_reports_execution(trace)
-    stop = stop_hop(trace)
-    stopped_at = None if stop is None or stop.step is None else Step(stop.step)
-    how = None if stop is None else _stop_reason(stop)
-    shown = [h.kind for h in trace.hops if h.step == Step.SHOW_ANSWER]
+    run = _Run.of(trace, has=set(first))
     out = []
     for step in Step:
-        state: MessageState = "present"
-        reason: Reason | None = None
-        if step not in first:
-            state = "missing"
-            if step in _TOOL_ROUND and not asked_tool and Step.MODEL_ANSWER in first:
-                reason = "no_tool_call"
-            elif stopped_at is not None and step > stopped_at:
-                reason = "stopped"
-            else:
-                reason = "not_recorded"
-        elif step == stopped_at and how is not None:
-            state, reason = "partial", how
-        elif step == Step.SHOW_ANSWER and shown and all(k == "error" for k in shown):
-            state, reason = "partial", "error_shown"
-        elif direct and step in _IN_PROCESS:
-            state, reason = "in_process", "direct_in_process"
-        elif (
-            not direct
-            and step == Step.CALL_TOOL
-            and stopped_at == Step.TOOL_RESULT
-            and how in ("timed_out", "connection_closed")
-        ):
-            state, reason = "partial", "unanswered"
-        elif not direct and step == Step.CALL_TOOL and not reported:
-            state, reason = "partial", "server_silent"
-        elif (
-            not direct
-            and step in _CORRECTED
-            and any(h.step == step and h.kind in _CORRECTED[step][1] for h in trace.hops)
-        ):
-            state, reason = "corrected", _CORRECTED[step][0]
+        state, reason = run.state(step)
         out.append(
             Message(
                 step=step,
-                article_phase=ARTICLE_PHASE[step],
+                article_phase=STEPS[step].article_phase,
                 app_phase=STEPS[step].phase,
                 state=state,
                 reason=reason,
@@ -184,3 +131,55 @@ def route(trace: Trace) -> list[Message]:
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What one trace says of its whole run, from which each message's state follows."""
+
+    trace: Trace
+    has: set[Step]  # the messages it has a hop of
+    direct: bool
+    reported: bool  # the MCP server reported running the tool
+    stopped_at: Step | None
+    how: Reason | None  # how it stopped there
+    shown: list[str]  # the kinds of the hops of message 10
+
+    @classmethod
+    def of(cls, trace: Trace, *, has: set[Step]) -> _Run:
+        stop = stop_hop(trace)
+        return cls(
+            trace=trace,
+            has=has,
+            direct=trace.meta.mode == "direct",
+            reported=server_reports_execution(trace),
+            stopped_at=None if stop is None or stop.step is None else Step(stop.step),
+            how=None if stop is None else _stop_reason(stop),
+            shown=[h.kind for h in trace.hops if h.step == Step.SHOW_ANSWER],
+        )
+
+    def state(self, step: Step) -> tuple[MessageState, Reason | None]:
+        """How `step` stands in this run, and why, if it is not simply present."""
+        if step not in self.has:
+            if step in _TOOL_ROUND and Step.DECISION not in self.has and Step.MODEL_ANSWER in self.has:
+                return "missing", "no_tool_call"
+            if self.stopped_at is not None and step > self.stopped_at:
+                return "missing", "stopped"
+            return "missing", "not_recorded"
+        if step == self.stopped_at and self.how is not None:
+            return "partial", self.how
+        if step == Step.SHOW_ANSWER and self.shown and all(k == "error" for k in self.shown):
+            return "partial", "error_shown"
+        if self.direct:
+            return ("in_process", "direct_in_process") if step in _IN_PROCESS else ("present", None)
+        if (
+            step == Step.CALL_TOOL
+            and self.stopped_at == Step.TOOL_RESULT
+            and self.how in ("timed_out", "connection_closed")
+        ):
+            return "partial", "unanswered"
+        if step == Step.CALL_TOOL and not self.reported:
+            return "partial", "server_silent"
+        if step in _CORRECTED and any(h.step == step and h.kind in _CORRECTED[step][1] for h in self.trace.hops):
+            return "corrected", _CORRECTED[step][0]
+        return "present", None

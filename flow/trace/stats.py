@@ -13,11 +13,14 @@ RETRY_HEADER = "x-stainless-retry-count"  # the openai SDK numbers the attempts 
 
 def retry_number(headers: object) -> int:
     """Which retry of its call a request is, as its headers number it (the openai SDK's); 0 for a first attempt."""
-    for key, value in as_dict(headers).items():
-        if str(key).lower() == RETRY_HEADER:
-            text = str(value).strip()
-            return int(text) if text.isascii() and text.isdigit() and len(text) < 6 else 0
-    return 0
+    found = as_dict(headers)
+    value = found.get(RETRY_HEADER)  # as recorded (httpx names headers in lower case); a file may spell it otherwise
+    if value is None:
+        value = next((v for k, v in found.items() if str(k).lower() == RETRY_HEADER), None)
+    if value is None:
+        return 0
+    text = str(value).strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 6 else 0
 
 
 def model_calls(hops: list[Hop]) -> int:
@@ -37,16 +40,29 @@ def mcp_frames(hops: list[Hop]) -> int:
 
 
 def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
-    """The figures `TraceMeta.stats` holds: counts of hops, calls and frames, time and tokens."""
-    usage = [h.usage for h in hops if h.usage]
+    """The figures `TraceMeta.stats` holds: counts of hops, calls and frames, time and tokens. One pass, as a
+    recorder computes them at the end of every run; the counts are those of the three functions above."""
+    calls = tools = frames = prompt = completion = 0
+    refused = Step.REVERSE_TRANSLATION
+    for h in hops:
+        kind = h.kind
+        if kind == "llm.request":
+            calls += not retry_number(as_dict(h.payload).get("headers"))
+        elif kind == "translate.reverse" or (kind == "error" and h.step == refused):
+            tools += 1
+        elif kind.startswith("mcp."):
+            frames += 1
+        if h.usage:
+            prompt += h.usage.get("prompt_tokens") or 0
+            completion += h.usage.get("completion_tokens") or 0
     return {
         "hops": len(hops),
-        "model_calls": model_calls(hops),
-        "tool_calls": tool_calls(hops),
-        "wire_frames": mcp_frames(hops),
+        "model_calls": calls,
+        "tool_calls": tools,
+        "wire_frames": frames,
         "elapsed_ms": round(elapsed_ms, 1),
-        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
-        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
     }
 
 

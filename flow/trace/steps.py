@@ -11,6 +11,7 @@ from enum import IntEnum
 from typing import Literal
 
 Phase = Literal["prepare", "request", "decision", "execute", "backfill", "answer"]
+ArticlePhase = Literal[0, 1, 2, 3, 4]  # the articles' four phases, and 0: the preparation before any message
 
 
 class Step(IntEnum):
@@ -41,7 +42,8 @@ class Step(IntEnum):
 class StepInfo:
     """What a step means for the code that records and reads hops."""
 
-    phase: Phase
+    phase: Phase  # the app's six phases
+    article_phase: ArticlePhase  # the articles group the same steps in four (the last holds backfill and answer)
     answered_in: Step  # where the reply to a request sent in this step belongs: a tools/call (6) is answered in 7
     asks_model: bool = False  # the app sends a chat request in this step (3 first, 8 after each tool round)
     # For the steps of a tool round (4-8): what to add to a hop's `round` (its model request's number) to get the
@@ -50,17 +52,17 @@ class StepInfo:
 
 
 STEPS: dict[Step, StepInfo] = {
-    Step.TOOLS_EXIST: StepInfo("prepare", Step.TOOLS_EXIST),
-    Step.QUESTION: StepInfo("request", Step.QUESTION),
-    Step.LIST_TOOLS: StepInfo("request", Step.LIST_TOOLS),
-    Step.ASK_MODEL: StepInfo("request", Step.ASK_MODEL, asks_model=True),
-    Step.DECISION: StepInfo("decision", Step.DECISION, round_shift=0),
-    Step.REVERSE_TRANSLATION: StepInfo("execute", Step.REVERSE_TRANSLATION, round_shift=0),
-    Step.CALL_TOOL: StepInfo("execute", Step.TOOL_RESULT, round_shift=0),
-    Step.TOOL_RESULT: StepInfo("execute", Step.TOOL_RESULT, round_shift=0),
-    Step.BACKFILL: StepInfo("backfill", Step.BACKFILL, asks_model=True, round_shift=-1),
-    Step.MODEL_ANSWER: StepInfo("answer", Step.MODEL_ANSWER),
-    Step.SHOW_ANSWER: StepInfo("answer", Step.SHOW_ANSWER),
+    Step.TOOLS_EXIST: StepInfo("prepare", 0, Step.TOOLS_EXIST),
+    Step.QUESTION: StepInfo("request", 1, Step.QUESTION),
+    Step.LIST_TOOLS: StepInfo("request", 1, Step.LIST_TOOLS),
+    Step.ASK_MODEL: StepInfo("request", 1, Step.ASK_MODEL, asks_model=True),
+    Step.DECISION: StepInfo("decision", 2, Step.DECISION, round_shift=0),
+    Step.REVERSE_TRANSLATION: StepInfo("execute", 3, Step.REVERSE_TRANSLATION, round_shift=0),
+    Step.CALL_TOOL: StepInfo("execute", 3, Step.TOOL_RESULT, round_shift=0),
+    Step.TOOL_RESULT: StepInfo("execute", 3, Step.TOOL_RESULT, round_shift=0),
+    Step.BACKFILL: StepInfo("backfill", 4, Step.BACKFILL, asks_model=True, round_shift=-1),
+    Step.MODEL_ANSWER: StepInfo("answer", 4, Step.MODEL_ANSWER),
+    Step.SHOW_ANSWER: StepInfo("answer", 4, Step.SHOW_ANSWER),
 }
 
 
@@ -74,16 +76,23 @@ recorder ten times as much per hop."""
 assert [int(s) for s in STEP_OF] == list(range(len(STEP_OF))) and set(STEPS) == set(Step)
 
 
+def phase_spans(grouping: Literal["app", "article"]) -> list[tuple[Phase | ArticlePhase, Step, Step]]:
+    """Each phase of one grouping with its first and last step, in order: the bands the viewer's route draws.
+    A grouping's phases are runs of consecutive steps (asserted below)."""
+    spans: list[tuple[Phase | ArticlePhase, Step, Step]] = []
+    for step in Step:
+        phase = STEPS[step].phase if grouping == "app" else STEPS[step].article_phase
+        if spans and spans[-1][0] == phase:
+            spans[-1] = (phase, spans[-1][1], step)
+        else:
+            spans.append((phase, step, step))
+    return spans
+
+
+assert all(len({p for p, _, _ in phase_spans(g)}) == len(phase_spans(g)) for g in ("app", "article"))
+
+
 def answer_step(request_step: int | None) -> Step | None:
     """The step an answer belongs to: a tools/call is step 6 and its result step 7; other answers share their
     request's step."""
     return None if request_step is None else STEPS[STEP_OF[request_step]].answered_in
-
-
-def explain_key(step: int | None, kind: str) -> str:
-    """The key of a hop's teaching text, as `Hop.explain` holds it: "step{n}.{kind}", or the kind alone outside a
-    numbered step. The one place it is worked out."""
-    return kind if step is None else _EXPLAIN_PREFIX[step] + kind
-
-
-_EXPLAIN_PREFIX = tuple(f"step{int(s)}." for s in Step)  # formatting an IntEnum costs the recorder twice as much

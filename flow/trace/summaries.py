@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flow.trace.model import Kind, as_dict
+from flow.trace.model import Kind, as_dict, is_object
 
 
 def counted(n: int, noun: str) -> str:
@@ -38,7 +38,7 @@ def arguments_text(args: dict[str, Any]) -> str:
 
 def call_text(name: Any, arguments: Any) -> str:
     """A call as every line writes it: `get_weather(city=北京)`; arguments that are not an object as they came."""
-    shown = arguments_text(arguments) if isinstance(arguments, dict) else str(arguments)
+    shown = arguments_text(arguments) if is_object(arguments) else str(arguments)
     return f"{name}({shown})"
 
 

@@ -38,6 +38,7 @@ class Decision:
     seq: int
     calls: tuple[str, ...]
     finish: str | None
+    ids: tuple[str, ...] = ()  # each call's tool_call_id, as the model gave it ("" when it gave none)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class CallFate:
     fate: Fate
     seq: int | None
     detail: str = ""
+    call_id: str = ""  # the model's tool_call_id for it
 
 
 @dataclass(frozen=True)
@@ -114,9 +116,8 @@ def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [as_dict(c) for c in calls] if isinstance(calls, list) else []
 
 
-def _decisions(trace: Trace) -> tuple[list[Decision], set[str]]:
+def _decisions(trace: Trace) -> list[Decision]:
     decisions: list[Decision] = []
-    ids: set[str] = set()
     for call in model_calls(trace.hops):
         replies = [r for r in call.replies if r.kind == "llm.assembled"] or [
             r for r in call.replies if r.kind == "llm.response"
@@ -129,10 +130,10 @@ def _decisions(trace: Trace) -> tuple[list[Decision], set[str]]:
             calls = _calls(message)
             if calls:
                 fn = [as_dict(c.get("function")) for c in calls]
-                ids.update(str(c["id"]) for c in calls if c.get("id"))
                 shown = tuple(f"{f.get('name')}({shown_arguments(f.get('arguments'))})" for f in fn)
-                decisions.append(Decision(reply.seq, shown, finish if isinstance(finish, str) else None))
-    return decisions, ids
+                given = tuple(str(c.get("id") or "") for c in calls)
+                decisions.append(Decision(reply.seq, shown, finish if isinstance(finish, str) else None, given))
+    return decisions
 
 
 def _known_functions(trace: Trace) -> set[str]:
@@ -158,12 +159,12 @@ def _raised(hop: Hop) -> str:
 def _fates(trace: Trace) -> list[CallFate]:
     out: list[CallFate] = []
     known = _known_functions(trace)
-    for call in tool_calls(trace.hops).values():
+    for call_id, call in tool_calls(trace.hops).items():
         first = as_dict(call.first.payload)
         fn = as_dict(as_dict(first.get("tool_call")).get("function"))
         name, args = str(fn.get("name")), shown_arguments(fn.get("arguments"))
         if call.first.kind == "error":
-            out.append(CallFate(name, args, "refused", call.first.seq))
+            out.append(CallFate(name, args, "refused", call.first.seq, call_id=call_id))
             continue
         invoke = next((h for h in call.hops if h.kind == "tool.invoke"), None)
         results = [h for h in call.hops if h.kind == "tool.result"]
@@ -171,23 +172,27 @@ def _fates(trace: Trace) -> list[CallFate]:
         raised = next((h for h in results if "raised" in as_dict(h.payload)), None)
         error = as_dict(as_dict(to_app.payload).get("error")) if to_app is not None else {}
         if invoke is not None and trace.meta.mode == "direct" and known and name not in known:
-            out.append(CallFate(name, args, "direct_failed", to_app.seq if to_app else invoke.seq))
+            out.append(CallFate(name, args, "direct_failed", to_app.seq if to_app else invoke.seq, call_id=call_id))
         elif invoke is not None:
             failed = raised or next((h for h in results if as_dict(h.payload).get("isError") is True), None)
             if failed is not None:
-                out.append(CallFate(name, args, "raised", failed.seq, _raised(failed)))
+                out.append(CallFate(name, args, "raised", failed.seq, _raised(failed), call_id=call_id))
             else:
-                out.append(CallFate(name, args, "ran", invoke.seq, invoke.source))
+                out.append(CallFate(name, args, "ran", invoke.seq, invoke.source, call_id=call_id))
         elif error:
-            out.append(CallFate(name, args, "rpc_error", to_app.seq if to_app else None, str(error.get("code"))))
+            out.append(
+                CallFate(
+                    name, args, "rpc_error", to_app.seq if to_app else None, str(error.get("code")), call_id=call_id
+                )
+            )
         elif to_app is not None and trace.meta.mode == "direct":
-            out.append(CallFate(name, args, "direct_failed", to_app.seq))
+            out.append(CallFate(name, args, "direct_failed", to_app.seq, call_id=call_id))
         elif to_app is not None and as_dict(as_dict(to_app.payload).get("result")).get("isError") is True:
-            out.append(CallFate(name, args, "error_result", to_app.seq))
+            out.append(CallFate(name, args, "error_result", to_app.seq, call_id=call_id))
         elif to_app is not None:
-            out.append(CallFate(name, args, "unreported", to_app.seq))
+            out.append(CallFate(name, args, "unreported", to_app.seq, call_id=call_id))
         else:
-            out.append(CallFate(name, args, "no_result", None))
+            out.append(CallFate(name, args, "no_result", None, call_id=call_id))
     return out
 
 
@@ -199,16 +204,21 @@ def _not_sent(trace: Trace, handled: set[str]) -> list[CallFate]:
         for call in _calls(got[0]) if got else []:
             if call.get("id") and str(call["id"]) not in handled:
                 fn = as_dict(call.get("function"))
-                out.append(CallFate(str(fn.get("name")), shown_arguments(fn.get("arguments")), "not_sent", hop.seq))
+                name, args = str(fn.get("name")), shown_arguments(fn.get("arguments"))
+                out.append(CallFate(name, args, "not_sent", hop.seq, call_id=str(call["id"])))
     return out
+
+
+def calls_and_fates(trace: Trace) -> tuple[list[Decision], list[CallFate]]:
+    """The model's decisions (replies with tool_calls) in order, and what became of each call it asked for."""
+    return _decisions(trace), _fates(trace) + _not_sent(trace, set(tool_calls(trace.hops)))
 
 
 def closing_facts(trace: Trace) -> Closing:
     """The facts of the closing view, computed from the trace's hops."""
     hops = trace.hops
-    costs, (decisions, ids) = request_costs(trace), _decisions(trace)
-    fates = _fates(trace)
-    fates += _not_sent(trace, set(tool_calls(hops)))
+    costs, (decisions, fates) = request_costs(trace), calls_and_fates(trace)
+    ids = {i for d in decisions for i in d.ids if i}
     mcp_hops = [h for h in hops if h.kind.startswith("mcp.")]
     mcp_text = [_text(h.payload) for h in mcp_hops]
     methods: list[str] = []

@@ -220,37 +220,49 @@ def _direct_vs_mcp(a: Trace, b: Trace, sa: Shape, sb: Shape, lang: Lang) -> str:
     """The lesson's point, from its own figures: the model's requests, what MCP adds once and per question, the
     model's side, what MCP buys and when to choose which."""
     base, other = _p("direct", lang), "MCP"
+    parts = [_requests_compared(a, b, base, other, lang), _what_mcp_adds(sb, lang), _p("no_translation", lang)]
+    same, differs = _model_side(sa, sb, base, other, lang)
+    if same:
+        parts.append(_p("model_side", lang, same=_list(same, lang, "、", "; ")))
+    if differs:
+        parts.append(_p("model_differs", lang, differs=_list(differs, lang, "、", "; ")))
+    parts.append(_p("buys_choose", lang))
+    return ("" if lang == "zh" else " ").join(parts)
+
+
+def _requests_compared(a: Trace, b: Trace, base: str, other: str, lang: Lang) -> str:
+    """The model's requests in the two runs: practically the same (how many, their bytes, the tools' share), or
+    how they differ."""
     fa, fb = figures(a), figures(b)
     share_a, share_b = f"{fa.tool_share:.0%}", f"{fb.tool_share:.0%}"
     near = abs(fa.bytes_to_model - fb.bytes_to_model) <= 0.05 * max(fa.bytes_to_model, fb.bytes_to_model, 1)
     if fa.model_calls == fb.model_calls and near:
         share = share_a if share_a == share_b else _p("shares", lang, a=share_a, b=share_b)
-        parts = [
-            _p(
-                "requests_same",
-                lang,
-                calls=fa.model_calls,
-                bytes_a=f"{fa.bytes_to_model:,}",
-                bytes_b=f"{fb.bytes_to_model:,}",
-                share=share,
-                again=_p("again", lang) if fa.model_calls > 1 and _every_request_has_tools(a, b) else "",
-            )
-        ]
-    else:
-        parts = [
-            _p(
-                "requests_differ",
-                lang,
-                base=base,
-                other=other,
-                n_a=fa.model_calls,
-                n_b=fb.model_calls,
-                bytes_a=f"{fa.bytes_to_model:,}",
-                bytes_b=f"{fb.bytes_to_model:,}",
-                share_a=share_a,
-                share_b=share_b,
-            )
-        ]
+        return _p(
+            "requests_same",
+            lang,
+            calls=fa.model_calls,
+            bytes_a=f"{fa.bytes_to_model:,}",
+            bytes_b=f"{fb.bytes_to_model:,}",
+            share=share,
+            again=_p("again", lang) if fa.model_calls > 1 and _every_request_has_tools(a, b) else "",
+        )
+    return _p(
+        "requests_differ",
+        lang,
+        base=base,
+        other=other,
+        n_a=fa.model_calls,
+        n_b=fb.model_calls,
+        bytes_a=f"{fa.bytes_to_model:,}",
+        bytes_b=f"{fb.bytes_to_model:,}",
+        share_a=share_a,
+        share_b=share_b,
+    )
+
+
+def _what_mcp_adds(sb: Shape, lang: Lang) -> str:
+    """What MCP adds once (a session's setup or a client's discovery, and the tool listing) and per question."""
     listing = _list(list(sb.discovery_methods), lang) or "tools/list"
     n_list = _frames_text(sb.discovery_frames, lang)
     if sb.setup_frames:
@@ -273,15 +285,7 @@ def _direct_vs_mcp(a: Trace, b: Trace, sa: Shape, sb: Shape, lang: Lang) -> str:
         )
     else:
         once = _p("listing_only", lang, listing=listing, n_list=n_list)
-    parts.append(once + _p("per_question", lang, calls=sb.calls, call_frames=_frames_text(sb.call_frames, lang)))
-    parts.append(_p("no_translation", lang))
-    same, differs = _model_side(sa, sb, base, other, lang)
-    if same:
-        parts.append(_p("model_side", lang, same=_list(same, lang, "、", "; ")))
-    if differs:
-        parts.append(_p("model_differs", lang, differs=_list(differs, lang, "、", "; ")))
-    parts.append(_p("buys_choose", lang))
-    return ("" if lang == "zh" else " ").join(parts)
+    return once + _p("per_question", lang, calls=sb.calls, call_frames=_frames_text(sb.call_frames, lang))
 
 
 def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
@@ -307,7 +311,7 @@ def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
     if sa.discover_frames != sb.discover_frames:
         adds.append(_p("discover_piece", lang, n=sb.discover_frames))
     if sa.translation_hops != sb.translation_hops:
-        more = [k for k in TRANSLATIONS if sb.translations[k] > sa.translations[k]]
+        more: list[Kind] = [k for k in TRANSLATIONS if sb.translations[k] > sa.translations[k]]
         detail = _c("more", lang, kinds=_list([KIND_NAMES[k][lang] for k in more], lang)) if more else ""
         adds.append(
             _c("translations", lang, n=sb.translation_hops, base=base, n_base=sa.translation_hops, detail=detail)

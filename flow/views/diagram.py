@@ -176,7 +176,7 @@ def message_heights(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = 
     """How tall (inches) each message's rows are in the whole diagram of `trace`, in order; `to_dot(room=...)`
     takes the larger of two traces' heights to draw them aligned (`aligned_room`)."""
     cols = trace_lifelines(trace)
-    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    x_of: dict[Actor, float] = {actor: i * COL_W for i, actor in enumerate(cols)}
     out: dict[str, float] = {}
     group = ""
     for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang)[:MAX_ARROWS]:
@@ -237,20 +237,47 @@ def to_dot(
     if window is None or window > MAX_ARROWS:
         window = MAX_ARROWS
     cols = trace_lifelines(trace)
-    x_of = {actor: i * COL_W for i, actor in enumerate(cols)}
+    x_of: dict[Actor, float] = {actor: i * COL_W for i, actor in enumerate(cols)}
     all_rows = rows(trace, collapse_chunks=collapse_chunks, lang=lang)
     start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]
-    extra_top = 1 if start > 0 else 0
+    top = -ROW_H if start > 0 else 0.0
     texts = [_row_text(row, x_of, lang) for row in shown]
-    # Each arrow's y: a row is ROW_H tall, plus LINE_H for every further line of its label (which grows upwards).
-    # With `room`, each message's rows take at least the height given for it, so that two diagrams drawn with the
-    # same `room` put each message at the same height (the Compare page).
-    # A message this trace lacks keeps its room empty; `room` lists the messages in order.
+    ys, gaps = _row_heights(shown, texts, top=top, room=room)
+    last_y = ys[-1] if ys else top
+    bottom = last_y - (2 if end < len(all_rows) else 1) * ROW_H
+
+    g = _new_graph()
+    _draw_phase_bands(g, shown, ys, gaps, top=top, right=(len(cols) - 1) * COL_W + 1.0, lang=lang)
+    _draw_lifelines(g, cols, x_of, bottom=bottom, lang=lang)
+    middle = (len(cols) - 1) * COL_W / 2
+    if start > 0:
+        earlier = sum(len(r.hops) for r in all_rows[:start])
+        _draw_left_out(g, "more_above", DIAGRAM_TEXT["more_above"][lang].format(n=earlier), _pos(middle, -ROW_H))
+    if end < len(all_rows):
+        later = sum(len(r.hops) for r in all_rows[end:])
+        _draw_left_out(g, "more_below", DIAGRAM_TEXT["more_below"][lang].format(n=later), _pos(middle, last_y - ROW_H))
+
+    out = _Statements([], [], [])
+    for i, row in enumerate(shown):
+        _draw_row(out, row, i, texts[i], y=ys[i], x_of=x_of, current=current)
+    _write_statements(g, out)
+    return str(g.source)
+
+
+def _row_heights(
+    shown: list[Row], texts: list[str], *, top: float, room: Mapping[str, float] | None
+) -> tuple[list[float], dict[int, float]]:
+    """Each arrow's y, and the room left empty below a row (by its index) where its message ends.
+
+    A row is ROW_H tall, plus LINE_H for every further line of its label (which grows upwards). With `room`,
+    each message's rows take at least the height given for it, so that two diagrams drawn with the same `room`
+    put each message at the same height (the Compare page). A message this trace lacks keeps its room empty;
+    `room` lists the messages in order."""
     order = list(room or {})
     ys: list[float] = []
     gaps: dict[int, float] = {}
-    y, group, used = -extra_top * ROW_H, "", 0.0
+    y, group, used = top, "", 0.0
     for row, text in zip(shown, texts, strict=True):
         key = message_key(row) or group
         if room is not None and key != group:
@@ -265,9 +292,10 @@ def to_dot(
         height = ROW_H + text.count("\n") * LINE_H
         y, used = y - height, used + height
         ys.append(y)
-    last_y = ys[-1] if ys else -extra_top * ROW_H
-    bottom = last_y - (2 if end < len(all_rows) else 1) * ROW_H
+    return ys, gaps
 
+
+def _new_graph() -> graphviz.Digraph:
     g = graphviz.Digraph("sequence", engine="neato")
     # Positions are written in points with inputscale=72, which both a full neato run (the browser's)
     # and `neato -n` (no layout pass: linear in the hops, used by `render`) read the same way.
@@ -283,9 +311,21 @@ def to_dot(
     )
     g.attr("node", fontname=FONT, fontsize=str(LABEL_SIZE), label="")
     g.attr("edge", fontname=FONT, arrowsize="0.9")
+    return g
 
-    # Phase bands behind everything, labelled at the left.
-    left, right = -1.6, (len(cols) - 1) * COL_W + 1.0
+
+def _draw_phase_bands(
+    g: graphviz.Digraph,
+    shown: list[Row],
+    ys: list[float],
+    gaps: dict[int, float],
+    *,
+    top: float,
+    right: float,
+    lang: Lang,
+) -> None:
+    """Phase bands behind everything, labelled at the left: one per run of rows in the same phase."""
+    left = -1.6
     band: list[tuple[Phase | None, int, int]] = []
     phase: Phase | None = None
     for i, row in enumerate(shown):
@@ -297,7 +337,7 @@ def to_dot(
     for b, (ph, i0, i1) in enumerate(band):
         if ph is None:
             continue
-        top_y = (ys[i0 - 1] - gaps.get(i0 - 1, 0.0) if i0 else -extra_top * ROW_H) - ROW_H / 2
+        top_y = (ys[i0 - 1] - gaps.get(i0 - 1, 0.0) if i0 else top) - ROW_H / 2
         bot_y = ys[i1] - gaps.get(i1, 0.0) - ROW_H / 2
         g.node(
             f"band{b}",
@@ -320,12 +360,17 @@ def to_dot(
             **{"class": "small"},
         )
 
-    # Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it).
+
+def _draw_lifelines(
+    g: graphviz.Digraph, cols: list[Actor], x_of: dict[Actor, float], *, bottom: float, lang: Lang
+) -> None:
+    """Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it)."""
     for actor in cols:
         x = x_of[actor]
         name = ACTOR_NAMES[actor][lang]
         g.node(
             f"line_{actor}",
+            id=f"lifeline-{actor}",  # for a page that checks every lifeline is on screen
             shape="box",
             style="dashed",
             color="#9e9e9e",
@@ -351,29 +396,14 @@ def to_dot(
                 pos=_pos(x, y),
             )
 
-    if extra_top:
-        earlier = sum(len(r.hops) for r in all_rows[:start])
-        g.node(
-            "more_above",
-            label=DIAGRAM_TEXT["more_above"][lang].format(n=earlier),
-            shape="plaintext",
-            fontcolor="#707070",
-            pos=_pos((len(cols) - 1) * COL_W / 2, -ROW_H),
-        )
-    if end < len(all_rows):
-        later = sum(len(r.hops) for r in all_rows[end:])
-        g.node(
-            "more_below",
-            label=DIAGRAM_TEXT["more_below"][lang].format(n=later),
-            shape="plaintext",
-            fontcolor="#707070",
-            pos=_pos((len(cols) - 1) * COL_W / 2, last_y - ROW_H),
-        )
 
-    out = _Statements([], [], [])
-    for i, row in enumerate(shown):
-        _draw_row(out, row, i, texts[i], y=ys[i], x_of=x_of, current=current)
-    # Defaults hold what every anchor point, label and arrow shares, so each statement stays short.
+def _draw_left_out(g: graphviz.Digraph, name: str, label: str, pos: str) -> None:
+    """The mark above or below a window that says how many hops it leaves out."""
+    g.node(name, label=label, shape="plaintext", fontcolor="#707070", pos=pos)
+
+
+def _write_statements(g: graphviz.Digraph, out: _Statements) -> None:
+    """The rows' points, labels and arrows; defaults hold what they share, so each statement stays short."""
     g.attr("node", shape="point", width="0.01", style="invis")
     for name, pos in out.points:
         g.node(name, pos=pos)
@@ -393,7 +423,6 @@ def to_dot(
     g.attr("edge", color=NORMAL, penwidth="1.6")
     for tail, head, attrs in out.edges:
         g.edge(tail, head, **attrs)
-    return str(g.source)
 
 
 @dataclass

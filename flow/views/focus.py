@@ -244,8 +244,8 @@ def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
         _error(b)
     if b.mark(*result, "content"):
         b.open_items(*result, "content")
-        if not b.mark("isError"):
-            b.mark(*result, "isError")
+        if not b.mark(*result, "isError"):  # beside the content it qualifies, rather than the copy at the top
+            b.mark("isError")
     elif app_side:  # a direct-mode result: the text for the model and the flag; a server's report: the value
         if not b.mark("tool_message_content") and not b.mark("payload", "return", open_it=True):
             b.mark("payload", "raised", open_it=True)

@@ -364,14 +364,14 @@ def _item_with_parsed_arguments(item: Any) -> Any:
 
 
 def _choice_facts(choice: dict[str, Any]) -> dict[str, Any]:
-    """A choice's message (or a chunk's delta): its tool calls, content, role, and the finish reason."""
+    """A choice's message (or a chunk's delta): its content, tool calls, role, and the finish reason."""
     facts: dict[str, Any] = {}
     message = as_dict(choice.get("message") or choice.get("delta"))
     whole = "message" in choice  # a whole message, not one chunk's delta
+    if whole and "content" in message:  # first: null when the model asks for tools instead of answering
+        facts["content"] = message["content"]
     if message.get("tool_calls"):
         facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
-    if whole and "content" in message:
-        facts["content"] = message["content"]
     if "role" in message:
         facts["role"] = message["role"]
     if choice.get("finish_reason") is not None:

@@ -46,7 +46,7 @@ def request_costs(trace: Trace) -> list[RequestCost]:
                 bytes=call.request.bytes,
                 tool_bytes=len(json_bytes(tools)) if tools else 0,
                 tools=len(tools),
-                prompt_tokens=int(usage["prompt_tokens"] or 0) if usage else None,
+                prompt_tokens=int(usage.get("prompt_tokens") or 0) if usage else None,
                 tool_tokens=estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0,
             )
         )

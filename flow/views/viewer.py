@@ -36,10 +36,11 @@ from flow.trace.files import clip_strings
 from flow.trace.model import Hop, Trace
 from flow.trace.questions import Question
 from flow.trace.route import message_of, route
+from flow.trace.steps import phase_spans
 from flow.views.closing import closing_bundle
 from flow.views.diagram import MAX_ARROWS, RenderError, drawn_ends, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
-from flow.views.labels import PHASE_COLORS, short_label
+from flow.views.labels import PHASE_COLORS, short_label, trace_lifelines
 from flow.views.table import VIEW_BYTES, VIEW_TEXT_CHARS, focus_view
 
 ASSETS = Path(__file__).resolve().parent / "viewer_assets"
@@ -156,6 +157,10 @@ def route_bundle(trace: Trace) -> dict[str, Any]:
         )
     return {
         "messages": messages,
+        # the bands above and below the messages: [phase, first step, last step], from the one step table
+        "spans": {
+            grouping: [[p, int(a), int(b)] for p, a, b in phase_spans(grouping)] for grouping in ("app", "article")
+        },
         "article_phases": {
             str(k): {"name": dict(v), "short": dict(ARTICLE_PHASE_SHORT[k])}
             for k, v in (DIRECT_PHASE_NAMES if trace.meta.mode == "direct" else ARTICLE_PHASE_NAMES).items()
@@ -172,7 +177,8 @@ def viewer_bundle(
     `label-hop-…` (see flow.render_diagram). Each hop names its arrow by index into `rows`. A hop's
     `focus` is a list of JSON paths into its `view` (or into `view.payload`) to open and highlight;
     an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour. `closing` is the closing view
-    shown as one more step after the last hop (flow.views.closing; None for a part of a long trace). A hop's `message` is the
+    shown as one more step after the last hop (flow.views.closing; None for a part of a long trace). `lanes` names the
+    lifelines left to right, and a hop's `lanes` the two its arrow joins (a phone draws the hops as rows of them). A hop's `message` is the
     articles' message it belongs to (see `route_bundle`), and `question` the question asked before it, if any
     (`questions`: by hop `seq`, from flow.questions_for).
     """
@@ -183,18 +189,21 @@ def viewer_bundle(
         for h in row.hops:
             row_of[h.seq] = r
     numbers = {h.seq: row.number for row in rows(trace, collapse_chunks=False) for h in row.hops}
+    lanes = trace_lifelines(trace)
     hops = []
     teach = {code: teaching_texts(trace.hops, code) for code in ("zh", "en")}  # texts that need neighbours
     for i, hop in enumerate(trace.hops):
         view = focus_view(hop)
+        start, end = drawn_ends(hop)  # a timeout is the waiting side's own event
         item: dict[str, Any] = {
             "seq": hop.seq,
             "number": numbers[hop.seq],
             "row": row_of[hop.seq],
             "kind": hop.kind,
             "phase": hop.phase,
-            "from": ACTOR_NAMES[drawn_ends(hop)[0]],  # a timeout is the waiting side's own event
+            "from": ACTOR_NAMES[start],
             "to": ACTOR_NAMES[hop.target],
+            "lanes": [lanes.index(start), lanes.index(end)],
             "label": short_label(hop, 80, lang=lang),
             "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},
             "view": view,
@@ -216,6 +225,7 @@ def viewer_bundle(
         "svg": svg,
         "svg_error": error,
         "rows": [row.arrow_id for row in all_rows],
+        "lanes": [ACTOR_NAMES[actor] for actor in lanes],
         "hops": hops,
         "phases": {p: {"name": PHASE_NAMES[p], "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
         "route": route_bundle(trace),

@@ -97,7 +97,7 @@ class Conversation:
     """What the app has said and heard so far; the model API has no memory, so every request carries all of it."""
 
     system: str
-    items: list[Item] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list[Item])
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from typing import Any
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.model import as_dict, is_array, is_object
 from flow.trace.steps import Step
 from flow.trace.summaries import arguments_text, counted
 from flow.wire.base import (
@@ -44,15 +45,11 @@ LABEL_CHARS = 60  # of a piece of text, what a chunk's line quotes
 def get(obj: Any, name: str) -> Any:
     """A field of an SDK object or of a plain dict, None when absent: the SDK builds responses without checking
     them, and a recording holds whatever came, so any field may be missing or of another type."""
-    if isinstance(obj, dict):
+    if is_object(obj):
         return obj.get(name)
     if isinstance(obj, pydantic.BaseModel):
         return getattr(obj, name, None)
     return None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def excerpt(value: Any) -> str:
@@ -93,9 +90,8 @@ def _messages(conversation: Conversation, adapt: bool) -> tuple[list[dict[str, A
 
 
 def _turn(message: dict[str, Any], finish: str | None) -> Turn:
-    calls = tuple(
-        Call(c["id"], c["function"]["name"], c["function"]["arguments"], c) for c in message.get("tool_calls") or []
-    )
+    sent: list[dict[str, Any]] = message.get("tool_calls") or []
+    calls = tuple(Call(c["id"], c["function"]["name"], c["function"]["arguments"], c) for c in sent)
     return Turn(message.get("content"), calls, finish, message)
 
 
@@ -106,9 +102,9 @@ def _tool_calls(value: Any, where: str) -> list[dict[str, Any]]:
     """Tool calls as the app sends them back, each with an id, a function name and its arguments as a string."""
     if value is None:
         return []
-    if not isinstance(value, list):
+    if not is_array(value):
         raise WireProblem("not_a_list", where=where)
-    calls = []
+    calls: list[dict[str, Any]] = []
     for i, call in enumerate(value):
         fn = get(call, "function")
         name, call_id, arguments = get(fn, "name"), get(call, "id"), get(fn, "arguments")
@@ -116,20 +112,20 @@ def _tool_calls(value: Any, where: str) -> list[dict[str, Any]]:
             raise WireProblem("call_without_name", where=where, i=i)
         if not isinstance(call_id, str) or not call_id:
             raise WireProblem("call_without_id", where=where, i=i, name=name)
-        if isinstance(arguments, dict):  # an object where a JSON string belongs: some providers
+        if is_object(arguments):  # an object where a JSON string belongs: some providers
             arguments = json.dumps(arguments, ensure_ascii=False)
         elif arguments is None:
             arguments = ""
         elif not isinstance(arguments, str):
             raise WireProblem("arguments_not_text", where=where, i=i, name=name)
-        dumped = (
+        dumped: dict[str, Any] = (
             call.model_dump(mode="json", exclude_none=True, warnings=False)
             if isinstance(call, pydantic.BaseModel)
             else dict(call)
         )
         dumped.setdefault("type", "function")
         dumped["id"] = call_id
-        dumped["function"] = {**_dict(dumped.get("function")), "name": name, "arguments": arguments}
+        dumped["function"] = {**as_dict(dumped.get("function")), "name": name, "arguments": arguments}
         calls.append(dumped)
     return calls
 
@@ -139,7 +135,7 @@ def read(completion: Any) -> Turn:
     if not isinstance(completion, (pydantic.BaseModel, dict)):
         raise WireProblem("body_not_object", excerpt=excerpt(completion))
     choices = get(completion, "choices")
-    if not isinstance(choices, list) or not choices:
+    if not is_array(choices) or not choices:
         raise WireProblem("no_choices", excerpt=excerpt(choices))
     message = get(choices[0], "message")
     if not isinstance(message, (pydantic.BaseModel, dict)):
@@ -159,14 +155,14 @@ def read(completion: Any) -> Turn:
 
 def first_choice(body: Any) -> dict[str, Any]:
     """The first choice of a completion or a chunk, or {} when it has none a reader can use."""
-    choices = body.get("choices") if isinstance(body, dict) else None
-    return _dict(choices[0]) if isinstance(choices, list) and choices else {}
+    choices = body.get("choices") if is_object(body) else None
+    return as_dict(choices[0]) if is_array(choices) and choices else {}
 
 
 def response_step(body: Any) -> Step:
     """A response (or a chunk) that asks for tools is the decision (step 4); one that answers is step 9."""
     choice = first_choice(body)
-    message = _dict(choice.get("message")) or _dict(choice.get("delta"))
+    message = as_dict(choice.get("message")) or as_dict(choice.get("delta"))
     if message.get("tool_calls") or choice.get("finish_reason") == "tool_calls":
         return Step.DECISION
     return Step.MODEL_ANSWER
@@ -174,12 +170,12 @@ def response_step(body: Any) -> Step:
 
 def call_text(call: Any) -> str:
     """One tool call of a message as a summary writes it: `get_weather(city=北京)`."""
-    fn = _dict(_dict(call).get("function"))
+    fn = as_dict(as_dict(call).get("function"))
     raw = fn.get("arguments")
     text = raw if isinstance(raw, str) else "" if raw is None else json.dumps(raw, ensure_ascii=False, default=str)
     try:
         args = json.loads(text or "{}")
-        shown = arguments_text(args) if isinstance(args, dict) else json.dumps(args, ensure_ascii=False)
+        shown = arguments_text(args) if is_object(args) else json.dumps(args, ensure_ascii=False)
     except json.JSONDecodeError:
         shown = text[:40] + " (not JSON)"
     return f"{fn.get('name')}({shown})"
@@ -187,11 +183,11 @@ def call_text(call: Any) -> str:
 
 def request_summary(body: Any) -> str:
     """What a request body carries, in a line: `2 messages, 4 tools (stream)`."""
-    body = _dict(body)
+    body = as_dict(body)
     messages, tools = body.get("messages"), body.get("tools")
     return (
-        f"{counted(len(messages) if isinstance(messages, list) else 0, 'message')}, "
-        f"{counted(len(tools) if isinstance(tools, list) else 0, 'tool')}" + (" (stream)" if body.get("stream") else "")
+        f"{counted(len(messages) if is_array(messages) else 0, 'message')}, "
+        f"{counted(len(tools) if is_array(tools) else 0, 'tool')}" + (" (stream)" if body.get("stream") else "")
     )
 
 
@@ -200,8 +196,8 @@ def response_summary(body: Any) -> str:
     choice = first_choice(body)
     if not choice:
         return "response"
-    calls = _dict(choice.get("message")).get("tool_calls")
-    if isinstance(calls, list) and calls:
+    calls = as_dict(choice.get("message")).get("tool_calls")
+    if is_array(calls) and calls:
         return "tool_calls: " + ", ".join(call_text(c) for c in calls)
     return f"finish_reason: {choice.get('finish_reason')}"
 
@@ -264,7 +260,7 @@ class ChatStream:
     decided: bool = False  # a chunk brought delta.tool_calls or finish_reason "tool_calls"
     finish: str | None = None
     problem: WireProblem | None = None
-    calls: dict[int, _Slot] = field(default_factory=dict)
+    calls: dict[int, _Slot] = field(default_factory=dict[int, _Slot])
     _content: _Text | None = None  # None until a delta carries content, "" when it was streamed empty
 
     def add(self, event: Any) -> str:
@@ -274,8 +270,8 @@ class ChatStream:
         if not isinstance(event, (dict, pydantic.BaseModel)):
             return f"chunk {n}: {str(event)[:30]}"
         choices = get(event, "choices")
-        if not isinstance(choices, list) or not choices:
-            if choices is not None and not isinstance(choices, list):
+        if not is_array(choices) or not choices:
+            if choices is not None and not is_array(choices):
                 self._fail(WireProblem("chunk_choices_not_list", chunk=n))
             return f"chunk {n}: usage" if get(event, "usage") else f"chunk {n}"
         choice = choices[0]
@@ -286,12 +282,12 @@ class ChatStream:
         elif content is not None:
             self._fail(WireProblem("chunk_content_not_text", chunk=n))
         said: list[str] = []
-        if isinstance(calls, list):
+        if is_array(calls):
             self.decided = self.decided or bool(calls)
             for i, part in enumerate(calls):
                 fn = get(part, "function")
                 arguments = get(fn, "arguments")
-                if isinstance(arguments, dict):  # an object where a JSON string belongs: some providers
+                if is_object(arguments):  # an object where a JSON string belongs: some providers
                     arguments = json.dumps(arguments, ensure_ascii=False)
                 arguments = arguments if isinstance(arguments, str) else None
                 said.append(self._add_call(get(part, "index"), get(part, "id"), get(fn, "name"), arguments, i == 0))

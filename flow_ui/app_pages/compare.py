@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 import flow
-from flow import EXAMPLE_QUESTIONS, PHASE_NAMES, figures, per_step, point, summary_rows
+from flow import EXAMPLE_QUESTIONS, PHASE_NAMES, Lang, figures, per_step, point, summary_rows
 from flow_ui.i18n import column_names, t
 from flow_ui.state import add_run, all_traces, state
 from flow_ui.text import plain
@@ -36,7 +36,7 @@ PAIRS: dict[str, tuple[flow.RunOptions, flow.RunOptions]] = {
 }
 
 app = state()
-lang = app.lang
+lang: Lang = app.lang
 st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
 st.subheader(t("compare_heading", lang))
 

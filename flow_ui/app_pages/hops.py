@@ -4,14 +4,14 @@ import json
 
 import streamlit as st
 
-from flow import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, focus_view, hop_dataframe
+from flow import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang, focus_view, hop_dataframe
 from flow_ui.i18n import column_names, t
 from flow_ui.state import all_traces, state
 from flow_ui.text import table_csv
 from flow_ui.view import picker
 
 app = state()
-lang = app.lang
+lang: Lang = app.lang
 st.title(t("hops_title", lang))
 
 app.hops_key = picker(app, t("trace", lang), app.hops_key, key="hops_trace")

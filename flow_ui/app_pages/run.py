@@ -1,15 +1,15 @@
 """Run one question live, watch each hop arrive, then open it in the step-through view."""
 
 import json
-import queue
 import shlex
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import streamlit as st
 
 import flow
 from flow import (
-    ACTOR_NAMES,
     DEMO,
     EXAMPLE_QUESTIONS,
     MOCK_MODELS,
@@ -26,18 +26,31 @@ from flow import (
     key_env_for,
     key_for,
     parse_script,
-    short_label,
 )
 from flow_ui.i18n import t
-from flow_ui.state import add_run, server_listing, state, warm_session
+from flow_ui.live import PACE_S, hop_line, in_thread, watch
+from flow_ui.state import add_run, all_traces, server_listing, state, warm_session
 from flow_ui.text import plain
 from flow_ui.view import remembered, remembered_multiselect, remembered_value
 from weather_demo.tools import DIRECT_TOOL_SCHEMAS
 
 app = state()
-lang = app.lang
+lang: Lang = app.lang
 st.title(t("run_title", lang))
 TYPED = "(typed)"  # the choice that lets a command be typed, offered only when the app was started allowing it
+LIVE_LIST_PX = 260  # the live list's height: the question, the toggle and the newest hops fit in 720 px
+OUTCOME_ICONS = {"clean": ":material/check_circle:", "answered_after_problem": ":material/warning:"}
+
+
+def open_at(key: str, index: int, *, switch: bool = True) -> None:
+    """Step through shows this run from hop `index` (0-based); with `switch`, the page goes there now."""
+    app.step_key, app.index = key, index
+    st.query_params.clear()  # a sample or hop another page's URL named is not where Step through opens now
+    app.choices["step_source"] = "run"
+    for code in ("zh", "en"):  # the step page's source radio starts again, from "run"
+        st.session_state.pop(f"step_source_{code}", None)
+    if switch:
+        st.switch_page("app_pages/step.py")
 
 
 def offered_tools(mode: str, spec: ServerSpec) -> list[dict[str, Any]] | None:
@@ -102,7 +115,12 @@ st.pills(t("examples", lang), EXAMPLE_QUESTIONS, key="example", on_change=use_ex
 ask, go = st.columns([6, 1], vertical_alignment="bottom")
 question = ask.text_input(t("question", lang), value=EXAMPLE_QUESTIONS[0], key="question")
 run_slot = go.empty()  # the Run button sits beside the question, drawn once its options are known
+pace = remembered_value(
+    st.toggle, t("pace", lang, s=PACE_S), key="pace", default=True, help=t("pace_help", lang, s=PACE_S)
+)
+outcome_slot = st.empty()  # what the last run did, and where to open it
 progress = st.container()  # and the hops, as they happen, right under it
+just_ran = False
 
 try:
     servers = configured_servers()
@@ -181,8 +199,11 @@ with left:
             key="preset",
             format_func=lambda p: p.name.replace(" (local)", t("local", lang)),
         )
-        base_url = st.text_input(t("base_url", lang), value=preset.base_url, key=f"base_url_{preset.name}").strip()
-        model_name = st.text_input(t("model_name", lang), value=preset.model, key=f"model_{preset.name}")
+        # Typed, so that the inputs are known to return a str (a text input given None as its value may return None).
+        preset_url: str = preset.base_url
+        preset_model: str = preset.model
+        base_url = st.text_input(t("base_url", lang), value=preset_url, key=f"base_url_{preset.name}").strip()
+        model_name = st.text_input(t("model_name", lang), value=preset_model, key=f"model_{preset.name}")
         # The operator's key goes only to the URL it was set up for; a visitor's URL gets a typed key or none.
         key_env = key_env_for(preset, base_url)
         # No session key: the typed key lives only in this widget, never in the app's state or a trace.
@@ -336,46 +357,41 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
         model = flow.ModelConfig(model=model_name)
     else:
         model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key.key)
-    with progress.status(t("running", lang), expanded=True) as status:
+    warm = keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none"
 
-        def show(hop: flow.Hop) -> None:
-            step = "·" if hop.step is None else hop.step
-            status.write(
-                f"`{hop.seq:>3}` **{step}** {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}"
-                f" · {plain(short_label(hop, 70, lang=lang))}"
-            )
+    def start(on_hop: Callable[[flow.Hop], None]) -> Future[flow.RunResult]:
+        if warm:  # the warm session runs on its own thread already
+            return warm_session(app, era).submit(question, options=options, model=model, on_hop=on_hop)
+        return in_thread(lambda: flow.run(question, options=options, model=model, on_hop=on_hop))
 
-        if keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none":
-            # The warm session runs on its own thread; its hops come back through a queue to this one.
-            arrived: queue.Queue[flow.Hop] = queue.Queue()
-            pending = warm_session(app, era).submit(question, options=options, model=model, on_hop=arrived.put)
-            while not pending.done() or not arrived.empty():
-                try:
-                    show(arrived.get(timeout=0.05))
-                except queue.Empty:
-                    pass
-            result = pending.result()
-        else:
-            result = flow.run(question, options=options, model=model, on_hop=show)
+    label = t("running_paced", lang, s=PACE_S) if pace else t("running", lang)
+    with progress.status(label, expanded=True) as status:
+        # A box of its own height that follows the newest hop: at 1280 × 720 the list would run below the fold.
+        lines = status.container(height=LIVE_LIST_PX, autoscroll=True, gap=None, border=False, key="run_live")
+        result = watch(start, lambda hop: lines.markdown(hop_line(hop, lang)), pace_s=PACE_S if pace else 0.0)
+        elapsed = f"{(result.trace.meta.stats or {}).get('elapsed_ms', 0):,.0f}"
         status.update(
-            label=t("run_done" if result.ok else "run_failed", lang),
+            label=t("run_done" if result.ok else "run_failed", lang, hops=len(result.trace.hops), ms=elapsed),
             state="complete" if result.ok else "error",
-            expanded=not result.ok,
         )
     item = add_run(app, result.trace)
-    app.run_error = None if result.ok else {"en": result.error_in("en") or "", "zh": result.error_in("zh") or ""}
-    if result.ok:
-        app.step_key, app.index = item.key, 0
-        app.choices["step_source"] = "run"
-        for code in ("zh", "en"):  # the step page's source radio starts again, from "run"
-            st.session_state.pop(f"step_source_{code}", None)
-        st.switch_page("app_pages/step.py")
+    told = flow.run_outcome(result.trace)
+    app.last_outcome = {"key": item.key, "verdict": told.verdict, "seq": told.seq, "text": told.text}
+    open_at(item.key, 0, switch=False)  # Step through shows this run from now on
+    just_ran = True
 
-if app.run_error and app.last_run:
-    progress.error(plain(app.run_error[lang]), icon=":material/error:")
-    if progress.button(t("open_step", lang), key="open_failed"):
-        app.step_key, app.index = app.last_run, 0
-        app.choices["step_source"] = "run"
-        for code in ("zh", "en"):  # the step page's source radio starts again, from "run"
-            st.session_state.pop(f"step_source_{code}", None)
-        st.switch_page("app_pages/step.py")
+outcome = app.last_outcome
+if outcome is not None and outcome["key"] in all_traces(app):
+    with outcome_slot.container(key="run_outcome"):
+        alert = {"clean": st.success, "answered_after_problem": st.warning}.get(outcome["verdict"], st.error)
+        alert(plain(outcome["text"][lang]), icon=OUTCOME_ICONS.get(outcome["verdict"], ":material/error:"))
+        jump_at, from_start = st.columns([3, 2, 3])[:2]
+        seq = max(1, int(outcome["seq"]))
+        if jump_at.button(t("outcome_open", lang, n=seq), key="open_outcome", type="primary", width="stretch"):
+            open_at(outcome["key"], seq - 1)
+        if from_start.button(t("outcome_start", lang), key="open_start", width="stretch"):
+            open_at(outcome["key"], 0)
+        if not just_ran:  # the hops as they came, for a look back (the live list is gone after a rerun)
+            hops = all_traces(app)[outcome["key"]].trace.hops
+            with st.expander(t("run_hops", lang, n=len(hops))):
+                st.markdown("  \n".join(hop_line(h, lang) for h in hops))

@@ -2,7 +2,8 @@
 hop's JSON), then downloads.
 
 Stepping happens in the browser; the viewer reports where it is (component state `hop`), which this
-page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows.
+page keeps in the app state and in the URL (`?hop=N`), so a reload, a link or another page knows; presenter mode
+(component state `presenter`) is kept in the URL too (`?presenter=1`).
 The sidebar's lesson toggles turn on the trace's questions (a sample's own, or a file uploaded with an
 uploaded trace) and the restaurant captions; the viewer has the same two buttons for presenter mode.
 "Present to a room" opens a classroom room for the trace: students' screens follow this viewer, whichever trace it
@@ -25,12 +26,13 @@ from flow_ui.trace_viewer import (
     questions,
     reclaimed_room,
     reported_hop,
+    reported_presenter,
     trace_viewer,
 )
 from flow_ui.view import downloads, picker, remembered
 
 app = state()
-lang = app.lang
+lang: flow.Lang = app.lang
 
 
 def go(index: int) -> None:
@@ -69,6 +71,23 @@ def on_hop() -> None:
         st.query_params["hop"] = str(app.index + 1)
 
 
+def on_presenter() -> None:
+    """Presenter mode turned on or off in the viewer: kept in the URL (`?presenter=1`), so a reload stays in it."""
+    keep_presenter()
+
+
+def keep_presenter() -> bool:
+    """The URL's presenter mode in line with what the viewer last said, written on every run of the viewer's
+    fragment (a write a concurrent rerun lost is made again by the next); True when on. A new session (a reload)
+    has heard nothing yet and keeps what its URL says."""
+    said = reported_presenter()
+    if said is True:
+        st.query_params["presenter"] = "1"
+    elif said is False:
+        st.query_params.pop("presenter", None)
+    return st.query_params.get("presenter") == "1"
+
+
 def on_part() -> None:
     """Another part chosen: the viewer opens at its first hop."""
     chosen = st.session_state.get(f"step_part_{lang}")
@@ -85,6 +104,10 @@ if (named_sample := url_sample()) is not None and app.step_key != named_sample:
     app.choices["step_source"] = "sample"
 if (named := url_index()) is not None:
     app.index = max(0, named)
+
+# The classroom room's controls come first in the page's part of the sidebar (filled in below, once the trace is
+# known): at 1280 × 720 "Present to a room" and "Close the room" stay above the sidebar's fold.
+room_box = st.sidebar.container()
 
 # Where the trace comes from lives in the sidebar; the page keeps the lesson.
 with st.sidebar:
@@ -121,8 +144,8 @@ with st.sidebar:
     else:
         choose(app.last_run)
 
-# The viewer fills the window below it; narrower margins give the diagram room at 1280 × 720.
-st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
+# The viewer fills the window below it; narrow margins give the diagram room at 1280 × 720.
+st.html("<style>.block-container { padding-left: 1rem; padding-right: 1rem; }</style>")
 
 item = all_traces(app).get(app.step_key) or all_traces(app)["sample:beijing-mcp"]
 app.step_key = item.key
@@ -211,7 +234,7 @@ def reclaim() -> None:
         st.session_state[f"step_captions_{lang}"] = taken.captions
 
 
-with st.sidebar:
+with room_box:
     st.divider()
     st.markdown(f"**{t('room_head', lang)}**")
     room = rooms.live(app)
@@ -237,9 +260,6 @@ with st.sidebar:
             icon=":material/error:",
         )
     if room is not None:
-        st.caption(t("room_link", lang).format(link=room.link))
-        if not room.lan:
-            st.caption(t("room_loopback", lang))
         st.button(
             t("room_close", lang),
             key="step_room_close",
@@ -247,6 +267,9 @@ with st.sidebar:
             on_click=rooms.close,
             args=(app,),
         )
+        st.caption(t("room_link", lang).format(link=room.link))
+        if not room.lan:
+            st.caption(t("room_loopback", lang))
 
 
 @st.fragment
@@ -264,6 +287,8 @@ def stepper(start: int) -> None:
         quiz=app.quiz,
         captions=app.captions,
         room=rooms.viewer_room(room, view),
+        presenter=keep_presenter(),
+        on_presenter=on_presenter,
     )
 
 

@@ -86,9 +86,13 @@ class Quiz {
     const open = !this.revealed.has(i);
     const picked = this.picked.get(i);
     const room = this.v.room;
-    // In a room the teacher sees the count of every choice from the start (zeros too); the class at the reveal.
-    const counts = room ? room.counts.get(i) || (room.role === 'teacher' ? q.choices.map(() => 0) : null) : null;
-    const total = counts ? counts.reduce((a, b) => a + b, 0) : 0;
+    // In a room everyone sees the count of every choice at the reveal. Before it the teacher's screen, which the
+    // class sees on the projector, says only how many have answered (counts on show would steer those still
+    // answering), unless the teacher turned live votes on (room.js).
+    const tally = room ? room.counts.get(i) || (room.role === 'teacher' ? q.choices.map(() => 0) : null) : null;
+    const hidden = !!(tally && open && room.role === 'teacher' && !room.liveVotes);
+    const counts = hidden ? null : tally;
+    const total = tally ? tally.reduce((a, b) => a + b, 0) : 0;
     const items = q.choices.map((c, k) => {
       const right = !open && k + 1 === q.answer;
       const cls = ['fv-choice', k === picked ? 'fv-picked' : '', right ? 'fv-right' : '', !open && k === picked && !right ? 'fv-wrong' : ''];
@@ -110,6 +114,7 @@ class Quiz {
       h('div', { class: 'fv-choices' }, ...items),
       open && !waiting ? h('div', { class: 'fv-quiz-foot' },
         h('button', { class: 'fv-reveal fv-primary', type: 'button', onclick: () => this.reveal(i), text: ui.reveal[L] }),
+        hidden ? h('span', { class: 'fv-quiz-answered', 'data-answered': String(total), text: fmt(ui.room_answered[L], { n: total }) }) : null,
         h('span', { class: 'fv-quiz-keys', text: ui.quiz_keys[L] })) : null,
       waiting ? h('div', { class: 'fv-quiz-foot fv-quiz-wait', text: picked === undefined ? ui.room_pick[L] : ui.room_sent[L] }) : null,
       !open && q.why ? h('div', { class: 'fv-quiz-why', text: q.why[L] }) : null].filter(Boolean));

@@ -1,8 +1,10 @@
 // Classroom rooms (flow/rooms): the teacher's viewer posts its view (hop, language, the two toggles) to the app's
 // room routes; each follower's viewer hears it over Server-Sent Events and follows, unless the student has looked
 // back or ahead on their own ("back to the teacher" returns). A question the teacher reaches is answered once
-// from each follower's screen; the teacher's viewer shows the counts live and reveals; followers then see the
-// right choice and their own. Part of the viewer's module (flow/views/viewer.py joins the files).
+// from each follower's screen; the teacher's viewer counts the answers and reveals; followers then see the
+// right choice and their own. Until the reveal the teacher's screen (the projector) says how many answered, not the
+// counts per choice, which would steer the students still answering; a toggle on the room's badge shows them live.
+// Part of the viewer's module (flow/views/viewer.py joins the files).
 //
 // The room shows the trace on the teacher's screen: when the teacher's page shows another, the room starts a new
 // round (the view carries it) and each follower fetches that round's bundle. When the teacher's page reloads, its
@@ -15,6 +17,7 @@
 const ROOM_GAP_MS = 50; // the teacher's posts: one in flight, the latest view wins, at most 20 a second
 const QR_SHOW_MS = 15000;
 const TEACHER_ROOM = 'fv-teacher-room'; // sessionStorage: the room this tab presents, for a reload to take back
+const LIVE_VOTES = 'fv-live-votes'; // sessionStorage: '1' when the teacher shows the counts before the reveal
 
 function roomText(ui, key, L) {
   return ui[key] ? ui[key][L] : key;
@@ -49,6 +52,8 @@ class RoomLink {
     this.pending = false;
     this.lastPost = '';
     this.closed = false;
+    this.liveVotes = false;
+    try { this.liveVotes = sessionStorage.getItem(LIVE_VOTES) === '1'; } catch (e) { /* private mode: hidden */ }
     this.badge = h('div', { class: 'fv-room', 'data-room-role': this.role });
     this.banner = h('div', { class: 'fv-room-banner', hidden: '' });
     this.v.el.classList.add(this.role === 'teacher' ? 'fv-room-teacher' : 'fv-room-follower');
@@ -157,6 +162,13 @@ class RoomLink {
     clearTimeout(this.qrTimer);
     this.qrTimer = setTimeout(close, QR_SHOW_MS);
     this.cfg.shown = true;
+  }
+
+  setLiveVotes(on) {
+    this.liveVotes = !!on;
+    try { sessionStorage.setItem(LIVE_VOTES, this.liveVotes ? '1' : ''); } catch (e) { /* private mode */ }
+    this.texts();
+    this.repaintQuiz(this.v.index);
   }
 
   // ---- a follower ----
@@ -270,6 +282,8 @@ class RoomLink {
       parts.push(' · ', fmt(roomText(ui, 'room_joined', L), { n: this.followers }));
       if (this.joined > this.followers) parts.push(' ', h('span', { class: 'fv-room-all', text: fmt(roomText(ui, 'room_joined_all', L), { n: this.joined }) }));
       parts.push(h('button', { class: 'fv-toggle fv-room-qr', type: 'button', onclick: () => this.showQr(), text: roomText(ui, 'room_show_qr', L) }));
+      parts.push(h('button', { class: 'fv-toggle fv-room-live', type: 'button', 'aria-pressed': this.liveVotes ? 'true' : 'false',
+        title: roomText(ui, 'room_votes_live_help', L), onclick: () => this.setLiveVotes(!this.liveVotes), text: roomText(ui, 'room_votes_live', L) }));
     }
     if (this.problem) parts.push(' · ', h('span', { class: 'fv-room-problem', text: roomText(ui, this.problem, L) }));
     else if (this.offline) parts.push(' · ', h('span', { class: 'fv-room-problem', text: roomText(ui, 'room_offline', L) }));

@@ -8,8 +8,6 @@
 // its correction in its note and in the line below. A wire frame
 // outside the numbered steps belongs to no message: nothing is lit and the line below says so.
 
-const APP_PHASE_SPANS = [['prepare', 0, 0], ['request', 1, 3], ['decision', 4, 4], ['execute', 5, 7], ['backfill', 8, 8], ['answer', 9, 10]];
-const ARTICLE_PHASE_SPANS = [[0, 0, 0], [1, 1, 3], [2, 4, 4], [3, 5, 7], [4, 8, 10]];
 
 class RouteStrip {
   constructor(viewer) {
@@ -34,7 +32,7 @@ class RouteStrip {
     this.articleLabel = h('div', { class: 'fv-rrowlabel', style: 'grid-row: 1; grid-column: 1' });
     this.appLabel = h('div', { class: 'fv-rrowlabel', style: 'grid-row: 3; grid-column: 1' });
     this.grid.append(this.articleLabel, this.appLabel);
-    this.articleBands = ARTICLE_PHASE_SPANS.map(([p, a, b]) => {
+    this.articleBands = route.spans.article.map(([p, a, b]) => {
       const band = h('div', { class: 'fv-rband fv-rarticle', 'data-article-phase': String(p), style: `grid-row: 1; grid-column: ${a + 2} / ${b + 3}` });
       this.grid.append(band);
       return band;
@@ -58,7 +56,7 @@ class RouteStrip {
       this.cells.push({ m, cell });
       this.grid.append(cell);
     }
-    for (const [phase, a, b] of APP_PHASE_SPANS) {
+    for (const [phase, a, b] of route.spans.app) {
       const first = route.messages.slice(a, b + 1).map((m) => m.first).find((f) => f !== null);
       const band = h('button', { class: 'fv-rband fv-rapp', type: 'button', 'data-phase': phase, style: `grid-row: 3; grid-column: ${a + 2} / ${b + 3}` });
       band.style.setProperty('--fv-phase', bundle.phases[phase].color);
@@ -133,6 +131,7 @@ class RouteStrip {
     const here = pairs.length > 2 ? `${pairs.slice(0, 2).join('，')} …` : pairs.join(L === 'zh' ? '，' : ', ');
     const count = m.hops === 1 ? ui.route_hop[L] : fmt(ui.route_hops[L], { n: m.hops });
     this.detail.replaceChildren(...[
+      h('span', { class: 'fv-rphase', text: this.route.article_phases[m.article_phase].short[L] }),
       h('b', { text: `${head} · ${m.name[L]}` }),
       h('span', { class: 'fv-rsays', text: fmt(ui.route_says[L], { route: m.article_route[L] }) }),
       h('span', { class: 'fv-rhere', text: fmt(ui.route_here[L], { route: here, hops: count }) }),

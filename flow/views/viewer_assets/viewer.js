@@ -10,11 +10,13 @@
 // arrows between the old and the new position, the panel texts, a window of the hop list.
 //
 // For benchmarks and tests:
-//   window.__viewer = {index, count, next(), prev(), goto(n)}   (index 0-based; goto takes 0-based)
+//   window.__viewer = {index, count, next(), prev(), goto(n), settle(n)}   (index 0-based; goto and settle take
+//   0-based; settle lays the hop out at once, where goto waits for the next frame)
 //   the root element [data-flow-viewer] gets data-current="<1-based position>" once the frame
-//   showing that position has been painted (a timer after the animation frame that drew it), with
-//   data-asking="1" while that hop's question waits to be revealed (see quiz.js), and data-message
-//   the articles' message number of the current hop (see route.js; empty for a wire frame).
+//   showing that position has been painted (a timer after the animation frame that drew it, which also scrolls
+//   the JSON card to the hop's first marked field), with data-asking="1" while that hop's question waits to be revealed (see quiz.js), and data-message
+//   the articles' message number of the current hop (see route.js; empty for a wire frame), and data-layout the
+//   layout fit() chose for the box (wide, stack or phone).
 //   After the last hop, → (or the button that takes Next's place there) shows the closing view (the bundle's `closing`, flow/views/closing.py: what this
 //   run shows), one more step: the root gets data-closing="1"; Previous goes back to the last hop.
 //
@@ -26,6 +28,16 @@ const LIST_BEFORE = 2;
 const LIST_AFTER = 3;
 const OVERVIEW_SLICES = 60;
 const FAST_MS = 350; // presses closer than this scroll instantly
+// The smallest arrow labels a layout may draw, in CSS px: a projector's back row reads 13 px at 1280 × 720 in normal
+// mode and 16 px in presenter mode; a phone's reader, 12 px (where no layout draws the diagram that large, a phone
+// gets rows instead, see fit()).
+const LABEL_PX = 13;
+const PRESENTER_LABEL_PX = 16;
+const PHONE_PX = 640; // with no drawing to measure, a box narrower than this is a phone's
+const GAP = 12; // between the diagram and the JSON card (.fv-body's column gap)
+const LONG_STRING = 200; // characters of a string in the JSON card beyond which only its start shows
+const LONG_STRING_SHOWN = 120;
+const STEP_KEYS = ['ArrowRight', 'ArrowDown', 'PageDown', ' ', 'ArrowLeft', 'ArrowUp', 'PageUp']; // a clicker's, and the arrows
 
 function h(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -121,16 +133,17 @@ class JsonTree {
     // A focused container shows its own contents too.
     for (const p of paths) this.open.add(JSON.stringify(p));
     this.fill(this.node(null, value, [], 0));
-    const first = this.container.querySelector('.fv-mark');
-    if (first) {
-      // After the frame that shows the step: measuring now would hold that frame back.
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => {
-        if (!first.isConnected) return;
-        const top = first.getBoundingClientRect().top - this.container.getBoundingClientRect().top;
-        this.container.scrollTop += top - 8;
-      }, 30);
-    }
+    this.first = this.container.querySelector('.fv-mark');
+  }
+
+  reveal() {
+    // The first marked field at the top of the card. Called after the frame that shows the step: measuring while
+    // painting it would hold that frame back.
+    const first = this.first;
+    this.first = null;
+    if (!first || !first.isConnected) return;
+    const top = first.getBoundingClientRect().top - this.container.getBoundingClientRect().top;
+    this.container.scrollTop += top - 8;
   }
 
   keyLabel(key) {
@@ -167,8 +180,16 @@ class JsonTree {
       row.addEventListener('toggle', () => { if (row.open) fill(); });
     } else {
       const text = kind === 'string' ? JSON.stringify(value) : String(value);
-      row = h('div', { class: 'fv-leaf' }, this.keyLabel(key), key === null ? null : h('span', { class: 'fv-punct', text: ': ' }),
-        h('span', { class: `fv-${kind}`, text }));
+      const shown = h('span', { class: `fv-${kind}`, text });
+      row = h('div', { class: 'fv-leaf' }, this.keyLabel(key), key === null ? null : h('span', { class: 'fv-punct', text: ': ' }), shown);
+      // A long string (a tool's JSON result as text, a prompt) shows its start, the rest a click away, so the fields
+      // after it stay in the card; a string the step is about shows whole.
+      if (text.length > LONG_STRING && mark === undefined) {
+        shown.textContent = text.slice(0, LONG_STRING_SHOWN) + '…';
+        const more = h('button', { class: 'fv-more', type: 'button', text: fmt(this.ui.more_chars[this.lang], { n: text.length - LONG_STRING_SHOWN }) });
+        more.addEventListener('click', () => { shown.textContent = text; more.remove(); });
+        row.append(' ', more);
+      }
     }
     if (mark !== undefined) {
       row.classList.add('fv-mark');
@@ -222,6 +243,7 @@ class Viewer {
       next: () => v.move(1),
       prev: () => v.move(-1),
       goto: (n) => v.goto(n),
+      settle: (n) => v.settle(n),
       get closing() { return v.closing; },
       root: v.el,
     };
@@ -275,37 +297,42 @@ class Viewer {
       if (this.scrollTimer) return;
       this.scrollTimer = setTimeout(() => { this.scrollTimer = 0; this.scrollY = this.diagram.scrollTop; this.scrollX = this.diagram.scrollLeft; }, 120);
     }, { passive: true });
-    // The box changes size when the header wraps, the mode changes or the window does: follow again.
-    this.resizer = new ResizeObserver(() => {
-      const h = this.diagram.clientHeight;
-      const w = this.diagram.clientWidth;
-      if (h === this.viewH && w === this.viewW) return;
-      this.viewH = h;
-      this.viewW = w;
-      this.follow(true);
+    // The viewer's width changes with the window, or without it (the app's sidebar collapsing): lay out again. The
+    // diagram's box changes height when the header wraps or the hop's text is longer: follow again.
+    this.resizer = new ResizeObserver((entries) => {
+      if (entries.some((e) => e.target === this.el) && this.el.clientWidth !== this.boxW) {
+        this.fit();
+        this.follow(true);
+        return;
+      }
+      this.boxChanged();
     });
-    this.resizer.observe(this.diagram);
     this.labelEl = h('div', { class: 'fv-label' });
     this.teachEl = h('div', { class: 'fv-teach' });
     this.listEl = h('ol', { class: 'fv-list' });
     this.jsonTitle = h('div', { class: 'fv-json-title' });
     this.jsonEl = h('div', { class: 'fv-json' });
     this.tree = null;
-    this.side = h('div', { class: 'fv-side' }, this.labelEl, this.quiz.el, this.teachEl, this.listEl, this.jsonTitle, this.jsonEl);
+    this.side = h('div', { class: 'fv-side' }, this.labelEl, this.quiz.el, this.listEl, this.jsonTitle, this.jsonEl);
+    // On a phone the diagram gives way to the trace as rows, one a hop, its lanes drawn small (drawLanes).
+    this.lanesEl = h('ol', { class: 'fv-lanes' });
     this.closingEl = h('div', { class: 'fv-closing', 'aria-live': 'polite' });
     this.overviewEl = h('div', { class: 'fv-overview' });
     this.overviewCaption = h('div', { class: 'fv-overview-caption' });
     this.keysEl = h('div', { class: 'fv-keys' });
     this.el = h('div', { class: 'fv', 'data-flow-viewer': '', 'data-mode': 'normal', tabindex: '-1' },
       h('div', { class: 'fv-top' }, this.titleEl, h('div', { class: 'fv-bar' }, this.whereEl, this.controls), this.routeStrip.el),
-      h('div', { class: 'fv-body' }, this.diagram, this.side, this.closingEl),
+      this.body = h('div', { class: 'fv-body' }, this.diagram, this.teachEl, this.side, this.lanesEl, this.closingEl),
       h('div', { class: 'fv-foot' }, this.overviewCaption, this.overviewEl, this.keysEl));
     this.root.append(this.el);
+    this.resizer.observe(this.diagram);
+    this.resizer.observe(this.el);
   }
 
   load(bundle, start) {
     const same = this.bundle && this.bundle.trace === bundle.trace;
     if (!same) this.leaveClosing();
+    if (this.bundle && !same) this.takeFocus();
     const sameDrawing = same && this.bundle.lang === bundle.lang && this.bundle.svg === bundle.svg;
     this.bundle = bundle;
     this.hops = bundle.hops;
@@ -313,10 +340,13 @@ class Viewer {
     this.ui = bundle.ui;
     this.tree = new JsonTree(this.jsonEl, this.ui, (box) => { this.jsonEl = box; });
     if (!sameDrawing) this.drawSvg();
+    if (!sameDrawing) this.lanes = null;
+    if (!this.lanes && this.el.dataset.layout === 'phone') this.drawLanes();
     if (!same) this.quiz.reset();
     this.routeStrip.draw(bundle, this.hops);
     this.drawOverview();
     this.options(this.host.options);
+    this.layer();
     this.slider.max = String(this.hops.length);
     const index = same ? this.index : Math.max(0, Math.min(this.hops.length - 1, start | 0));
     this.index = index;
@@ -327,6 +357,16 @@ class Viewer {
     if (this.room) this.room.changed();
   }
 
+  takeFocus() {
+    // Another trace, chosen in the page (a sample from the sidebar's list, an upload, the last run): the keys step it
+    // now (a clicker's PageDown, →), not the control that still holds the focus. Typing in a text box keeps it.
+    const active = document.activeElement;
+    if (!active || active === document.body || this.el.contains(active)) return;
+    if (active.tagName === 'TEXTAREA' || active.isContentEditable || (active.tagName === 'INPUT' && active.type === 'text' && active.getAttribute('role') !== 'combobox')) return;
+    active.blur();
+    this.el.focus({ preventScroll: true });
+  }
+
   options(options) {
     // The host's toggles (the Step page's), applied when they change; the viewer's own buttons change them too.
     const key = JSON.stringify(options || {});
@@ -334,6 +374,16 @@ class Viewer {
     this.appliedOptions = key;
     if ('captions' in options) this.routeStrip.setCaptions(!!options.captions);
     if ('questions' in options) this.quiz.on = !!options.questions;
+    // The mode the host's URL names when the viewer is mounted (a reload in presenter mode stays in it); load() lays
+    // it out. From then on the viewer's own mode is the news (it tells the host), and a page that reruns with a mode
+    // it heard of before the last change cannot turn it back.
+    if ('presenter' in options && !this.modeHeard) {
+      this.modeHeard = true;
+      this.presenter = !!options.presenter;
+      this.el.dataset.mode = this.presenter ? 'presenter' : 'normal';
+    } else if ('presenter' in options && !!options.presenter !== this.presenter && this.host.presenter) {
+      this.host.presenter(this.presenter); // the page has not heard the last change (lost in a rerun): say it again
+    }
     this.quiz.setOn(this.quiz.on);
     // A classroom room (room.js): the teacher's, from the Step page, or a follower's, from the follower page.
     const room = options.room || null;
@@ -346,6 +396,27 @@ class Viewer {
       const saved = savedTeacherRoom();
       if (saved && saved.code && saved.key) this.host.reclaim({ code: String(saved.code), key: String(saved.key) });
     }
+  }
+
+  boxChanged() {
+    // The diagram's box may have changed size (the hop's text under it is longer or shorter): follow in the new one.
+    const h = this.diagram.clientHeight;
+    const w = this.diagram.clientWidth;
+    if (h === this.viewH && w === this.viewW) return;
+    this.viewH = h;
+    this.viewW = w;
+    this.follow(true);
+  }
+
+  settle(n) {
+    // Go to hop n and lay it out now, as the next frame would: the paint, the diagram following its box, the JSON
+    // card at its first marked field (for tests that measure every hop in one call; a step waits for its frame).
+    this.goto(n);
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.paint(false);
+    this.boxChanged();
+    this.tree.reveal();
   }
 
   fitSoon() {
@@ -370,6 +441,8 @@ class Viewer {
     this.naturalH = vb && vb.height ? vb.height : 600;
     this.svg.removeAttribute('width');
     this.svg.removeAttribute('height');
+    const label = this.svg.querySelector('g.node[id^="label-"] text');
+    this.labelUnits = (label && parseFloat(label.getAttribute('font-size'))) || 20;
     const byId = new Map(b.rows.map((id, r) => [id, r]));
     for (let r = 0; r < b.rows.length; r++) this.rowEls.push({ parts: [], label: null });
     let pending = [];
@@ -392,6 +465,65 @@ class Viewer {
     // Everything starts as "later"; painting the first position walks forward from there once.
     for (const row of this.rowEls) this.setRow(row, 'later');
     this.shownRow = -1;
+  }
+
+  drawLanes() {
+    // The trace as rows for a phone: one a diagram row, its number, its lanes drawn small with the arrow between
+    // them, who sends to whom and its label, in words at a size a phone reads.
+    const lanes = this.bundle.lanes || [];
+    const n = Math.max(1, lanes.length);
+    const L = this.lang;
+    const first = new Map();
+    this.hops.forEach((hop, i) => { if (!first.has(hop.row)) first.set(hop.row, i); });
+    const pos = (k) => `${((k + 0.5) * 100) / n}%`;
+    this.lanes = [];
+    const items = [];
+    for (let r = 0; r < this.bundle.rows.length; r++) {
+      const i = first.get(r);
+      const hop = this.hops[i];
+      if (!hop) continue;
+      const [a, b] = hop.lanes || [0, 0];
+      const track = h('span', { class: 'fv-lane-track', 'aria-hidden': 'true' });
+      for (let k = 0; k < n; k++) track.append(h('i', { style: `left: ${pos(k)}` }));
+      const arrow = h('b', { class: a === b ? 'fv-lane-self' : a < b ? 'fv-lane-right' : 'fv-lane-left' });
+      arrow.style.left = pos(Math.min(a, b));
+      arrow.style.width = `${(Math.abs(a - b) * 100) / n}%`;
+      track.append(arrow);
+      const ends = hop.from[L] === hop.to[L] ? hop.from[L] : `${hop.from[L]} → ${hop.to[L]}`;
+      const item = h('li', { class: 'fv-lane-row', onclick: () => this.goto(i) },
+        h('span', { class: 'fv-lane-num', text: hop.number }), track,
+        h('span', { class: 'fv-lane-text' }, h('span', { class: 'fv-lane-ends', text: ends }), h('span', { class: 'fv-li-label', text: hop.label })));
+      if (this.rowEls[r] && this.rowEls[r].style === 'error') item.classList.add('fv-lane-error');
+      this.lanes[r] = item;
+      items.push(item);
+    }
+    this.lanesEl.replaceChildren(...items);
+    this.laneShown = -1;
+    const hop = this.hops[this.index];
+    if (hop) this.paintLanes(hop.row, this.quiz.asking(this.index));
+  }
+
+  paintLanes(row, asking) {
+    // The rows' states, as the diagram's arrows: earlier, the current one (or the one a question asks about), later;
+    // only the rows between the old and the new position change.
+    if (!this.lanes) return;
+    const from = this.laneShown;
+    const low = from < 0 ? 0 : Math.min(from, row);
+    const high = from < 0 ? this.lanes.length - 1 : Math.max(from, row);
+    for (let r = low; r <= high; r++) {
+      const item = this.lanes[r];
+      if (!item) continue;
+      item.classList.toggle('fv-on', r === row);
+      item.classList.toggle('fv-after', r > row || (r === row && asking));
+    }
+    this.laneShown = row;
+    if (this.el.dataset.layout !== 'phone' || !this.lanes[row]) return;
+    // The current row in view, with a row before it for context.
+    const box = this.lanesEl;
+    const item = this.lanes[row];
+    const top = item.offsetTop - box.offsetTop;
+    const before = this.lanes[row - 1] ? item.offsetTop - this.lanes[row - 1].offsetTop : 0;
+    if (top - before < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - before);
   }
 
   setRow(row, state) {
@@ -457,6 +589,7 @@ class Viewer {
 
   setLang(lang) {
     this.lang = lang;
+    if (this.lanes) this.drawLanes();
     this.texts();
     this.painted = -1;
     this.paint(true);
@@ -555,10 +688,13 @@ class Viewer {
 
   keyCapture(e) {
     // Before the page's own handlers: a control the mouse just clicked outside the viewer would take an arrow itself
-    // (Streamlit's radios change their choice on one), so the viewer takes it first and keeps it.
+    // (Streamlit's radios change their choice on one), so the viewer takes it first and keeps it. A closed list the
+    // mouse chose from (the sidebar's samples) gives up the keys that step, and keeps the letters it searches with.
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const target = e.composedPath ? e.composedPath()[0] : e.target;
-    if (this.keysOf(target) === 'clicked' && this.handle(e)) e.stopPropagation();
+    const whose = this.keysOf(target);
+    if (whose === 'list' && !STEP_KEYS.includes(e.key)) return;
+    if ((whose === 'clicked' || whose === 'list') && this.handle(e)) e.stopPropagation();
   }
 
   handle(e) {
@@ -594,10 +730,14 @@ class Viewer {
     // Whose a key is: 'field' (typing in a field, or a control reached with Tab: a keyboard user's), 'clicked' (a
     // radio, checkbox or button outside the viewer that the mouse just clicked: the sidebar's language, a lesson
     // toggle, "Present to a room"; a clicker's or an arrow's press after it still steps the viewer, instead of
-    // changing that choice), or 'viewer'. (:focus-visible cannot tell: Streamlit's widgets show focus after a click.)
+    // changing that choice), 'list' (a closed drop-down list the mouse chose from: the same for the keys that step),
+    // or 'viewer'. (:focus-visible cannot tell: Streamlit's widgets show focus after a click.)
     const tag = target && target.tagName ? target.tagName.toLowerCase() : '';
     if (!tag || target === this.slider) return 'viewer';
     if (tag === 'textarea' || tag === 'select' || target.isContentEditable) return 'field';
+    if (target.getAttribute('role') === 'combobox' && target.getAttribute('aria-expanded') !== 'true' && !this.el.contains(target)) {
+      return this.pointed ? 'list' : 'field';
+    }
     const pressable = tag === 'button' || (tag === 'input' && ['radio', 'checkbox', 'button', 'submit', 'range'].includes(target.type));
     if (tag === 'input' && !pressable) return 'field';
     if (!pressable || this.el.contains(target)) return 'viewer';
@@ -633,11 +773,30 @@ class Viewer {
   setPresenter(on) {
     this.presenter = on;
     this.el.dataset.mode = on ? 'presenter' : 'normal';
+    this.layer();
+    // Kept where a reload finds it: the page's URL (the host keeps it) or the file's address (#presenter).
+    if (this.host.presenter) this.host.presenter(on);
+    this.remember();
     this.texts();
     this.fit();
     this.painted = -1;
     this.paint(true);
     this.el.focus({ preventScroll: true });
+  }
+
+  layer() {
+    // Presenter mode fills the window from the browser's top layer (a manual popover) where it can: above the page
+    // whatever the page does meanwhile (Streamlit fades what a rerun has not redrawn yet, and the fade would put the
+    // sidebar and the buttons below the viewer over it).
+    if (!this.el.showPopover || !this.el.isConnected) return;
+    const open = this.el.matches(':popover-open');
+    if (this.presenter && !open) {
+      this.el.popover = 'manual';
+      this.el.showPopover();
+    } else if (!this.presenter && open) {
+      this.el.hidePopover();
+      this.el.removeAttribute('popover');
+    }
   }
 
   fullscreen() {
@@ -649,22 +808,50 @@ class Viewer {
   // ---- painting ----
 
   fit() {
+    // The layout that fits the viewer's box, decided by measuring it against the drawing: arrow labels at least
+    // LABEL_PX (PRESENTER_LABEL_PX in presenter mode) and every lifeline on screen, so the diagram is never drawn
+    // wider than its box.
+    //   wide:  the diagram with the hop's text under it, the JSON card beside both, the whole height;
+    //   stack: a box too narrow for a JSON card beside the diagram: the diagram across, the text and the JSON below;
+    //   phone: a box where even the whole width draws labels too small: the hop's card first, then the trace as rows
+    //          (drawLanes) in place of the diagram.
     if (!this.el.isConnected) return;
-    if (!this.host.standalone && !this.presenter) {
+    const width = this.body.clientWidth;
+    this.boxW = this.el.clientWidth;
+    const least = this.presenter ? PRESENTER_LABEL_PX : LABEL_PX;
+    const natural = this.svg ? this.naturalW : 0;
+    const units = this.labelUnits || 20;
+    let layout = 'wide';
+    let column = 0;
+    if (natural ? (width - 4) * units / natural < least : width < PHONE_PX) {
+      layout = 'phone';
+    } else if (natural) {
+      // The drawing's width at that size, and what its box takes beside it: a border, and a scrollbar where the
+      // system draws one (measured when the box is shown; 17 px otherwise, a classic scrollbar and the border).
+      const chrome = this.diagram.offsetWidth ? this.diagram.offsetWidth - this.diagram.clientWidth : 17;
+      const need = Math.ceil((natural * least) / units) + 5 + chrome;
+      const sideLeast = this.presenter ? 400 : 300;
+      if (width - GAP - need >= sideLeast) column = Math.max(need, width - GAP - Math.min(680, Math.max(sideLeast, width * 0.36)));
+      else layout = 'stack';
+    }
+    if (layout !== this.el.dataset.layout) {
+      this.el.dataset.layout = layout;
+      if (layout === 'phone' && !this.lanes) this.drawLanes();
+    }
+    this.body.style.setProperty('--fv-diagram-w', column ? `${column}px` : '');
+    if (!this.host.standalone && !this.presenter && layout !== 'phone') {
       // Fill the window below where the viewer starts, so the diagram, the text and the JSON are all above the fold.
       const top = this.el.getBoundingClientRect().top + window.scrollY;
       this.el.style.height = `${Math.max(420, window.innerHeight - top - 12)}px`;
     } else {
       this.el.style.height = '';
     }
-    if (!this.svg) return;
-    const width = this.diagram.clientWidth - 4;
-    // Labels are 20 units high in the drawing; a projector needs 18 px, so presenter mode never shrinks below 0.9.
-    const least = this.presenter ? 0.9 : 0.45;
-    const scale = Math.max(least, Math.min(this.presenter ? 1.5 : 1.25, width / this.naturalW));
-    // Rounded up: rounding down could leave the floor's 18 px labels a fraction of a pixel short.
-    this.svg.style.width = `${Math.ceil(this.naturalW * scale)}px`;
-    this.svg.style.height = `${Math.ceil(this.naturalH * scale)}px`;
+    if (!this.svg || layout === 'phone') { this.scale = 0; return; }
+    // As wide as the box allows (never wider: a lifeline off screen is a lifeline lost), up to a limit.
+    const scale = Math.min(this.presenter ? 1.5 : 1.25, (this.diagram.clientWidth - 4) / this.naturalW);
+    // Rounded down: a drawing a fraction of a pixel wider than its box would scroll sideways.
+    this.svg.style.width = `${Math.floor(this.naturalW * scale)}px`;
+    this.svg.style.height = `${Math.floor(this.naturalH * scale)}px`;
     this.scale = scale;
     // What follow() needs, read here (a resize or a mode change) rather than on every step.
     this.viewH = this.diagram.clientHeight;
@@ -697,6 +884,7 @@ class Viewer {
       this.setRow(this.rowEls[to], asking ? 'ask' : 'current');
       this.shownRow = to;
     }
+    this.paintLanes(hop.row, asking);
     const phase = hop.phase ? this.bundle.phases[hop.phase] : null;
     this.whereEl.replaceChildren(
       h('span', { class: 'fv-num', text: `${ui.step[L]} ${hop.number}` }),
@@ -731,6 +919,7 @@ class Viewer {
     this.report(i);
     const mark = i + 1;
     requestAnimationFrame(() => setTimeout(() => {
+      this.tree.reveal();
       this.el.dataset.asking = asking ? '1' : '';
       this.el.dataset.current = String(mark);
     }, 0));
@@ -804,8 +993,18 @@ class Viewer {
     this.diagram.scrollTo({ top: y, left: x, behavior: instant || reduce ? 'instant' : 'smooth' });
   }
 
+  remember() {
+    // The self-contained file keeps the hop and the mode in its address (#hop=N&presenter), so a reload, or a link
+    // to the file, opens where the class was; the app keeps them in its own URL (the host's report and presenter).
+    if (!this.host.standalone || this.host.follower || !this.hops) return;
+    const hash = `#hop=${this.index + 1}${this.presenter ? '&presenter' : ''}`;
+    if (location.hash !== hash) {
+      try { history.replaceState(history.state, '', hash); } catch (e) { /* an address the browser will not change */ }
+    }
+  }
+
   report(i) {
-    if (!this.host.report) return;
+    if (!this.host.report) { clearTimeout(this.reportTimer); this.reportTimer = setTimeout(() => this.remember(), 300); return; }
     clearTimeout(this.reportTimer);
     // Tell the host once the presses settle: one message per pause, not one per key; and only news.
     const trace = this.bundle.trace;
@@ -818,9 +1017,17 @@ class Viewer {
   }
 }
 
+function addressed() {
+  // What a self-contained file's address asks for: {start (0-based), presenter}.
+  const found = new URLSearchParams(location.hash.slice(1));
+  const hop = parseInt(found.get('hop') || '', 10);
+  return { start: Number.isFinite(hop) && hop > 0 ? hop - 1 : 0, options: found.has('presenter') ? { presenter: true } : null };
+}
+
 export function mountViewer(root, bundle, host = {}) {
   let viewer = root.__flowViewer;
   if (!viewer) {
+    if (host.standalone && !host.follower) host = { ...addressed(), ...host };
     viewer = new Viewer(root, host);
     root.__flowViewer = viewer;
   } else {
@@ -830,18 +1037,19 @@ export function mountViewer(root, bundle, host = {}) {
   return viewer;
 }
 
-// The Streamlit host (st.components.v2): data = {bundle, start, options: {questions, captions}}, as an object
+// The Streamlit host (st.components.v2): data = {bundle, start, options: {questions, captions, presenter}}, as an object
 // or as its JSON text.
 // The position goes back as state "hop": {trace: the bundle's trace digest, hop: 1-based position},
 // so a late report about a trace the page no longer shows can be told apart; a room this tab presented before
-// a reload goes back as state "room": {code, key} (room.js), for the page to take back.
+// a reload goes back as state "room": {code, key} (room.js), for the page to take back; presenter mode turned on
+// or off goes back as state "presenter" (true or false), for the page's URL.
 export default function (component) {
   const { parentElement, setStateValue } = component;
   const data = typeof component.data === 'string' ? JSON.parse(component.data) : component.data;
   if (!data || !data.bundle) return undefined;
   const viewer = mountViewer(parentElement, data.bundle, {
     start: data.start || 0, options: data.options || null, report: (value) => setStateValue('hop', value),
-    reclaim: (value) => setStateValue('room', value),
+    reclaim: (value) => setStateValue('room', value), presenter: (on) => setStateValue('presenter', !!on),
   });
   return () => {
     viewer.destroy();

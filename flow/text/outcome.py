@@ -1,0 +1,86 @@
+"""The words of a run's one-line outcome (flow.views.outcome), in Chinese and English.
+
+Each clause says one thing a hop shows, and ends with the hop's number ({at}); flow.views.outcome picks the clauses
+from the trace and joins them. Nothing here is a figure or a name: those come from the hops.
+"""
+
+from __future__ import annotations
+
+from flow.text.names import Lang
+
+OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
+    "at": {"zh": "（第 {seq} 跳）", "en": " (hop {seq})"},
+    "at_many": {"zh": "（第 {seqs} 跳）", "en": " (hops {seqs})"},
+    "and": {"zh": "、", "en": " and "},
+    "more": {"zh": "等 {n} 个调用", "en": " and {n} more"},
+    # the model's decisions
+    "called": {"zh": "模型调用了 {calls}{at}", "en": "the model called {calls}{at}"},
+    "retried": {"zh": "模型重新调用了 {calls}{at}", "en": "the model tried again with {calls}{at}"},
+    "kept_asking": {
+        "zh": "模型连续 {n} 次回复都要求调用工具{at}",
+        "en": "the model asked for tools in {n} replies in a row{at}",
+    },
+    "not_json": {
+        "zh": "模型给 {name} 的参数不是合法的 JSON{at}",
+        "en": "the model sent arguments for {name} that are not valid JSON{at}",
+    },
+    "not_object": {
+        "zh": "模型给 {name} 的参数不是一个 JSON 对象{at}",
+        "en": "the model sent arguments for {name} that are not a JSON object{at}",
+    },
+    "off_schema": {
+        "zh": "模型给 {name} 的参数不符合它的 schema{at}",
+        "en": "the model sent arguments for {name} that do not match its schema{at}",
+    },
+    "not_offered": {
+        "zh": "模型要求调用 {name}，但请求里没有提供这个工具{at}",
+        "en": "the model asked for {name}, a tool it was not offered{at}",
+    },
+    # what became of a call
+    "refused": {
+        "zh": "应用没有调用工具，把错误作为 tool 消息交回给模型{at}",
+        "en": "the app called nothing and sent the error back to the model as the tool message{at}",
+    },
+    "refused_kept": {"zh": "应用没有调用工具{at}", "en": "the app called nothing{at}"},
+    "ran_server": {"zh": "MCP 服务器运行了 {name}{at}", "en": "the MCP server ran {name}{at}"},
+    "ran_server_many": {"zh": "MCP 服务器运行了这 {n} 个调用{at}", "en": "the MCP server ran the {n} calls{at}"},
+    "ran_app": {"zh": "应用在自己的进程里运行了 {name}{at}", "en": "the app ran {name} in its own process{at}"},
+    "ran_app_many": {
+        "zh": "应用在自己的进程里运行了这 {n} 个调用{at}",
+        "en": "the app ran the {n} calls in its own process{at}",
+    },
+    "answered_call": {"zh": "服务器返回了 {name} 的结果{at}", "en": "the server answered {name}{at}"},
+    "answered_call_many": {"zh": "服务器返回了这 {n} 个调用的结果{at}", "en": "the server answered the {n} calls{at}"},
+    "rpc_error": {
+        "zh": "服务器回了 JSON-RPC 错误 {code}{at}",
+        "en": "the server answered with JSON-RPC error {code}{at}",
+    },
+    "app_error": {
+        "zh": "应用里没有这个函数，返回了一个错误{at}",
+        "en": "the app has no function by that name and answered with an error{at}",
+    },
+    "raised_server": {
+        "zh": "{call} 在工具里抛出了 {error}，服务器把它作为 isError: true 的结果返回{at}",
+        "en": "{call} raised {error} in the tool, and the server returned a result with isError: true{at}",
+    },
+    "raised_app": {
+        "zh": "{call} 抛出了 {error}，应用把错误文字作为结果{at}",
+        "en": "{call} raised {error}, and the app took the error text as its result{at}",
+    },
+    "error_result": {
+        "zh": "{call} 的结果是一个错误（isError: true）{at}",
+        "en": "{call} came back as an error (isError: true){at}",
+    },
+    # the end
+    "answered": {"zh": "模型给出了回答{at}", "en": "the model answered{at}"},
+    "answered_after_error": {"zh": "模型根据这个错误作答{at}", "en": "the model answered from the error{at}"},
+    "answered_empty": {"zh": "模型的回答是空的{at}", "en": "the model's answer was empty{at}"},
+    "answered_no_tool": {
+        "zh": "模型没有调用工具，直接回答了{at}",
+        "en": "the model answered without calling a tool{at}",
+    },
+    "stopped": {"zh": "运行中止{at}：{error}", "en": "the run stopped{at}: {error}"},
+    "stopped_prefix": {"zh": "已停止：", "en": "stopped: "},  # how the round limit's error line begins
+    "no_answer": {"zh": "记录里没有交给用户的回答{at}", "en": "no answer to the user is recorded{at}"},
+    "empty_trace": {"zh": "这份记录里没有任何一跳", "en": "this trace holds no hops"},
+}

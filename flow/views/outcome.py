@@ -1,0 +1,251 @@
+"""What happened in a run, in one line, and the hop to open it at: "the model sent arguments for get_weather that are
+not valid JSON (hop 11); the app called nothing and sent the error back …; the model tried again …".
+
+The Run page shows it when a run ends, with a jump to that hop; `mcp-flow run` prints it. Every clause is read from
+the trace's hops (the model's replies, what became of each call it asked for, how the run ended) and names the hop
+that shows it. Pure: trace in, words out, for any trace a file may hold.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from flow.text.names import Lang
+from flow.text.outcome import OUTCOME_TEXT
+from flow.trace.model import Hop, Trace, as_dict, as_list
+from flow.trace.pairing import exchanges
+from flow.views.closing import CallFate, Decision, calls_and_fates
+
+Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
+LANGS: tuple[Lang, ...] = ("zh", "en")
+SHOWN_CALLS = 3  # a reply with more calls is written as the first ones "and N more"
+KEPT_ASKING = 3  # this many replies with tool_calls and no failure are one clause
+_PROBLEMS = ("refused", "rpc_error", "direct_failed", "raised", "error_result")
+
+
+@dataclass(frozen=True)
+class Clause:
+    key: str  # a key of OUTCOME_TEXT
+    seqs: tuple[int, ...]  # the hops it is about, the first where it happened
+    problem: bool = False
+    values: tuple[tuple[str, str | dict[Lang, str]], ...] = ()  # what fills the text; a dict is in both languages
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A run's one line in each language, whether it went through cleanly, and the hop to open it at: where the
+    first thing went wrong, else the model's first decision, else its answer."""
+
+    verdict: Verdict
+    seq: int
+    text: dict[Lang, str]
+    clauses: tuple[Clause, ...]
+
+
+def _t(key: str, lang: Lang, **values: object) -> str:
+    return OUTCOME_TEXT[key][lang].format(**values)
+
+
+def _at(seqs: tuple[int, ...], lang: Lang) -> str:
+    if not seqs:
+        return ""
+    if len(seqs) == 1:
+        return _t("at", lang, seq=seqs[0])
+    return _t("at_many", lang, seqs=("、" if lang == "zh" else ", ").join(str(s) for s in seqs))
+
+
+def _list(items: list[str], lang: Lang) -> str:
+    """`a`, `a and b`, `a, b and c`, `a, b, c and 2 more` (zh: 、 and 等 N 个调用)."""
+    shown, rest = items[:SHOWN_CALLS], len(items) - SHOWN_CALLS
+    if lang == "zh":
+        return "、".join(shown) + (_t("more", lang, n=len(items)) if rest > 0 else "")
+    if rest > 0:
+        return ", ".join(shown) + _t("more", lang, n=rest)
+    return ", ".join(shown[:-1]) + _t("and", lang) + shown[-1] if len(shown) > 1 else "".join(shown)
+
+
+def _offered(trace: Trace) -> set[str] | None:
+    """The tool names the model's requests offered it (Chat Completions, Responses or Messages shapes); None when
+    no request offered any, so that no call is said to be missing from them."""
+    names: set[str] = set()
+    for hop in trace.hops:
+        if hop.kind == "llm.request":
+            for tool in as_list(as_dict(as_dict(hop.payload).get("body")).get("tools")):
+                tool = as_dict(tool)
+                name = as_dict(tool.get("function")).get("name") or tool.get("name")
+                if isinstance(name, str):
+                    names.add(name)
+    return names or None
+
+
+def _arguments_problem(hop: Hop) -> str:
+    """Why the app refused a call's arguments, read from the arguments themselves: not JSON, not an object, or (so
+    the app checked them against the schema) not what the schema asks."""
+    arguments = as_dict(as_dict(as_dict(hop.payload).get("tool_call")).get("function")).get("arguments")
+    if not isinstance(arguments, str):
+        return "not_object" if not isinstance(arguments, dict) else "off_schema"
+    try:
+        value = json.loads(arguments or "{}")
+    except (ValueError, RecursionError):
+        return "not_json"
+    return "off_schema" if isinstance(value, dict) else "not_object"
+
+
+class _Reading:
+    """What the clauses look up in a trace, found once."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.offered = _offered(trace)
+        self.by_seq = {h.seq: h for h in trace.hops}
+        # the JSON-RPC frame that answered each tools/call, by the model's call it carried out
+        self.replies = {ex.tool_call_id: ex.reply.seq for ex in exchanges(trace.hops) if ex.tool_call_id and ex.reply}
+        self.last_request = max((h.seq for h in trace.hops if h.kind == "llm.request"), default=0)
+
+    def sent_back(self, refusal: Hop) -> bool:
+        """The app said it sends the refusal back, and a later request to the model carried it."""
+        said = as_dict(refusal.payload).get("sent_back_to_model") is True
+        return said and self.last_request > refusal.seq
+
+    def reply_frame(self, fate: CallFate) -> int | None:
+        """The hop of the JSON-RPC frame that answered a call (the fate's own hop is the MCP client's result)."""
+        return self.replies.get(fate.call_id, fate.seq)
+
+
+def _decision_clauses(r: _Reading, d: Decision, fates: list[CallFate], again: bool) -> list[Clause]:
+    """A reply with tool_calls, and what became of its calls."""
+    trace, offered = r.trace, r.offered
+    out: list[Clause] = []
+    caller_faults = [
+        f
+        for f in fates
+        if f.fate == "refused"
+        or (f.fate in ("rpc_error", "direct_failed") and offered is not None and f.name not in offered)
+    ]
+    for f in caller_faults:
+        if f.fate == "refused":
+            refusal = r.by_seq.get(f.seq) if f.seq is not None else None
+            key = _arguments_problem(refusal) if refusal is not None else "off_schema"
+        else:
+            key = "not_offered"
+        out.append(Clause(key, (d.seq,), problem=True, values=(("name", f.name),)))
+    if not caller_faults:
+        calls = [f"{f.name}({f.args})" for f in fates] or list(d.calls)
+        out.append(Clause("retried" if again else "called", (d.seq,), values=(("calls", _lists(calls)),)))
+    ran = [f for f in fates if f.fate == "ran"]
+    if ran:
+        seqs = tuple(f.seq for f in ran if f.seq is not None)
+        out.append(_ran("ran_app" if trace.meta.mode == "direct" else "ran_server", ran, seqs))
+    answered = [f for f in fates if f.fate == "unreported"]
+    if answered:
+        replies = tuple(seq for f in answered if (seq := r.reply_frame(f)) is not None)
+        out.append(_ran("answered_call", answered, replies))
+    for f in fates:
+        seqs = (f.seq,) if f.seq is not None else ()
+        if f.fate == "refused":
+            refusal = r.by_seq.get(f.seq) if f.seq is not None else None
+            kept = refusal is None or not r.sent_back(refusal)
+            out.append(Clause("refused_kept" if kept else "refused", seqs, problem=True))
+        elif f.fate == "rpc_error":
+            frame = r.reply_frame(f)
+            out.append(Clause("rpc_error", (frame,) if frame else (), True, (("code", f.detail),)))
+        elif f.fate == "direct_failed":
+            out.append(Clause("app_error", seqs, problem=True))
+        elif f.fate == "raised":
+            key = "raised_app" if trace.meta.mode == "direct" else "raised_server"
+            out.append(Clause(key, seqs, True, (("call", f"{f.name}({f.args})"), ("error", f.detail))))
+        elif f.fate == "error_result":
+            out.append(Clause("error_result", seqs, True, (("call", f"{f.name}({f.args})"),)))
+    return out
+
+
+def _lists(items: list[str]) -> dict[Lang, str]:
+    return {lang: _list(items, lang) for lang in LANGS}
+
+
+def _ran(key: str, fates: list[CallFate], seqs: tuple[int, ...]) -> Clause:
+    """The calls of one reply that ran (or were answered): the tool's name, or "the N calls" (they may all be one
+    tool)."""
+    if len(fates) == 1:
+        return Clause(key, seqs, values=(("name", fates[0].name),))
+    return Clause(f"{key}_many", seqs, values=(("n", str(len(fates))),))
+
+
+def _stop_line(error: str, lang: Lang) -> str:
+    """The run's error line after "the run stopped:", without a "stopped:" of its own (the round limit's)."""
+    said = OUTCOME_TEXT["stopped_prefix"][lang]
+    return error.removeprefix(said).rstrip("。." if lang == "zh" else ".")
+
+
+def _ending(trace: Trace, failed_last: bool, decided: bool) -> Clause:
+    hops = trace.hops
+    meta = trace.meta
+    if meta.outcome == "error":
+        # Where the failure that ended the run first shows: the first of the error hops that end the trace (a dead
+        # server's, then the app's line to the user), not an earlier failure the run recovered from.
+        i = len(hops)
+        while i > 0 and hops[i - 1].kind in ("error", "llm.error"):
+            i -= 1
+        stop = hops[min(i, len(hops) - 1)]
+        error: dict[Lang, str] = {
+            "en": _stop_line(meta.error or "", "en"),
+            "zh": _stop_line(meta.error_zh or meta.error or "", "zh"),
+        }
+        return Clause("stopped", (stop.seq,), problem=True, values=(("error", error),))
+    answer = next((h for h in reversed(hops) if h.kind == "app.answer"), None)
+    if answer is None:
+        return Clause("no_answer", (hops[-1].seq,), problem=True)
+    reply = next(
+        (h for h in reversed(hops) if h.kind in ("llm.response", "llm.assembled") and h.seq < answer.seq), None
+    )
+    seqs = (reply.seq,) if reply is not None else (answer.seq,)
+    if not (meta.answer or "").strip():
+        return Clause("answered_empty", seqs, problem=True)
+    if failed_last:
+        return Clause("answered_after_error", seqs)
+    return Clause("answered" if decided else "answered_no_tool", seqs)
+
+
+def _clauses(trace: Trace) -> list[Clause]:
+    r = _Reading(trace)
+    decisions, fates = calls_and_fates(trace)
+    by_id = {f.call_id: f for f in fates if f.call_id}
+    of = [[by_id[i] for i in d.ids if i in by_id] for d in decisions]
+    out: list[Clause] = []
+    failed = False  # the latest calls went wrong, and the model has not asked again since
+    if len(decisions) >= KEPT_ASKING and not any(f.fate in _PROBLEMS for fs in of for f in fs):
+        out.append(Clause("kept_asking", tuple(d.seq for d in decisions), values=(("n", str(len(decisions))),)))
+    else:
+        for i, (d, fs) in enumerate(zip(decisions, of, strict=True)):
+            out += _decision_clauses(r, d, fs, again=i > 0 and failed)
+            failed = any(f.fate in _PROBLEMS for f in fs)
+    out.append(_ending(trace, failed, bool(decisions)))
+    return out
+
+
+def _line(clauses: list[Clause], lang: Lang) -> str:
+    parts = []
+    for c in clauses:
+        values = {k: v[lang] if isinstance(v, dict) else v for k, v in c.values}
+        parts.append(_t(c.key, lang, at=_at(c.seqs, lang), **values))
+    if lang == "zh":
+        return "；".join(parts) + "。"
+    text = "; ".join(parts) + "."
+    return text[:1].upper() + text[1:]
+
+
+def run_outcome(trace: Trace) -> Outcome:
+    """The trace's one-line outcome in both languages, and the hop it points at."""
+    if not trace.hops:
+        return Outcome("no_answer", 0, {lang: _t("empty_trace", lang) for lang in LANGS}, ())
+    clauses = _clauses(trace)
+    problem = next((c for c in clauses if c.problem and c.seqs), None)
+    pointed = problem or next((c for c in clauses if c.seqs), None)
+    end = clauses[-1].key
+    verdict: Verdict = "answered_after_problem" if problem else "clean"
+    if end in ("stopped", "no_answer"):
+        verdict = "stopped" if end == "stopped" else "no_answer"
+    seq = pointed.seqs[0] if pointed is not None else trace.hops[0].seq
+    return Outcome(verdict, seq, {lang: _line(clauses, lang) for lang in LANGS}, tuple(clauses))
