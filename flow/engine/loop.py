@@ -224,6 +224,7 @@ def _reverse_translate(
     """Step 5: the call's arguments (a JSON string, or the object Messages sends) become a call request; or the
     error that goes back to the model."""
     api_call: dict[str, Any] | None = None
+    tool_call: ToolCall
     if "function" in call.raw:
         tool_call = cast(ToolCall, call.raw)
     else:  # Responses and Messages: the call in the form the app reads, and as the API wrote it

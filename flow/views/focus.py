@@ -266,20 +266,8 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
             b.mark("content")
         case TranslateForward(payload=p):
             _schemas(b, p)
-        case LlmRequest(payload=p):
-            api = api_of_request(p)
-            _request(b) if api.name == "chat" else _api_request(b, api, p["body"])
-        case LlmResponse(payload=p) if api_of_body(p["body"]).name != "chat":
-            _api_decision(b, api_of_body(p["body"]))
-        case LlmAssembled(payload=p) if api_of_body(p["message"]).name != "chat":
-            _api_decision(b, api_of_body(p["message"]))
-        case LlmResponse() | LlmAssembled():
-            _decision(b)
-        case LlmChunk(payload=p):
-            if api_of_body(p["data"]).name == "chat":
-                _chunk(b)
-            elif not any(b.mark(key, open_it=True) for key in ("delta", "item", "content_block", "usage")):
-                b.mark("type")
+        case LlmRequest() | LlmResponse() | LlmAssembled() | LlmChunk() as model:
+            _model(b, model)
         case TranslateReverse():
             _reverse(b)
         case ToolInvoke():
@@ -297,6 +285,25 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
         case _ as never:
             assert_never(never)
     return b.build()
+
+
+def _model(b: _Builder, hop: LlmRequest | LlmResponse | LlmAssembled | LlmChunk) -> None:
+    """3, 4, 8, 9 and a stream's events, each in the terms of the model API it was recorded with."""
+    match hop:
+        case LlmRequest(payload=p):
+            api = api_of_request(p)
+            _request(b) if api.name == "chat" else _api_request(b, api, p["body"])
+        case LlmResponse(payload=p) if api_of_body(p["body"]).name != "chat":
+            _api_decision(b, api_of_body(p["body"]))
+        case LlmAssembled(payload=p) if api_of_body(p["message"]).name != "chat":
+            _api_decision(b, api_of_body(p["message"]))
+        case LlmResponse() | LlmAssembled():
+            _decision(b)
+        case LlmChunk(payload=p):
+            if api_of_body(p["data"]).name == "chat":
+                _chunk(b)
+            elif not any(b.mark(key, open_it=True) for key in ("delta", "item", "content_block", "usage")):
+                b.mark("type")
 
 
 def _listing(b: _Builder) -> None:

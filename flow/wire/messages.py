@@ -22,6 +22,7 @@ from typing import Any
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.model import as_dict, is_array, is_object
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
@@ -45,10 +46,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json", exclude_none=True, warnings=False)
     return value
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 # --- the request ---------------------------------------------------------------------------------------------------
@@ -96,8 +93,8 @@ def _messages(conversation: Conversation) -> list[dict[str, Any]]:
 
 
 def _turn(content: list[Any], stop: Any, raw: dict[str, Any]) -> Turn:
-    calls = []
-    texts = []
+    calls: list[Call] = []
+    texts: list[str] = []
     for i, block in enumerate(content):
         kind = get(block, "type")
         if kind == "text":
@@ -110,11 +107,11 @@ def _turn(content: list[Any], stop: Any, raw: dict[str, Any]) -> Turn:
             if not isinstance(call_id, str) or not call_id:
                 raise WireProblem("call_without_id", where=where, i=i, name=name)
             if isinstance(given, str):  # JSON text where the object belongs: the reverse translation parses it
-                calls.append(Call(call_id, name, given, _dict(_plain(block))))
+                calls.append(Call(call_id, name, given, as_dict(_plain(block))))
                 continue
-            if not isinstance(given, dict):
+            if not is_object(given):
                 raise WireProblem("input_not_object", where=where, name=name)
-            calls.append(Call(call_id, name, json.dumps(given, ensure_ascii=False), _dict(_plain(block)), given))
+            calls.append(Call(call_id, name, json.dumps(given, ensure_ascii=False), as_dict(_plain(block)), given))
     return Turn("".join(texts) if texts else None, tuple(calls), None if stop is None else str(stop), raw)
 
 
@@ -122,9 +119,9 @@ def read(message: Any) -> Turn:
     if not isinstance(message, (pydantic.BaseModel, dict)):
         raise WireProblem("body_not_object", excerpt=excerpt(message))
     content = get(message, "content")
-    if not isinstance(content, list):
+    if not is_array(content):
         raise WireProblem("no_content_blocks", excerpt=excerpt(content))
-    raw = _dict(_plain(message))
+    raw = as_dict(_plain(message))
     turn = _turn(content, get(message, "stop_reason"), {"content": raw["content"]})
     if turn.text is None and not turn.calls:
         raise WireProblem("no_text_no_calls", field="stop_reason", finish=str(turn.finish))
@@ -132,31 +129,31 @@ def read(message: Any) -> Turn:
 
 
 def response_step(body: Any) -> Step:
-    body = _dict(body)
+    body = as_dict(body)
     content = body.get("content")
-    blocks = content if isinstance(content, list) else []
-    if body.get("stop_reason") == "tool_use" or any(_dict(b).get("type") == "tool_use" for b in blocks):
+    blocks = content if is_array(content) else []
+    if body.get("stop_reason") == "tool_use" or any(as_dict(b).get("type") == "tool_use" for b in blocks):
         return Step.DECISION
     return Step.MODEL_ANSWER
 
 
 def response_summary(body: Any) -> str:
-    body = _dict(body)
+    body = as_dict(body)
     content = body.get("content")
-    if not isinstance(content, list):
+    if not is_array(content):
         return "response"
-    uses = [_dict(b) for b in content if _dict(b).get("type") == "tool_use"]
+    uses = [as_dict(b) for b in content if as_dict(b).get("type") == "tool_use"]
     if uses:
         return "tool_use: " + ", ".join(call_text(b.get("name"), b.get("input")) for b in uses)
     return f"stop_reason: {body.get('stop_reason')}"
 
 
 def request_summary(body: Any) -> str:
-    body = _dict(body)
+    body = as_dict(body)
     messages, tools = body.get("messages"), body.get("tools")
     return (
-        f"{counted(len(messages) if isinstance(messages, list) else 0, 'message')}, "
-        f"{counted(len(tools) if isinstance(tools, list) else 0, 'tool')}" + (" (stream)" if body.get("stream") else "")
+        f"{counted(len(messages) if is_array(messages) else 0, 'message')}, "
+        f"{counted(len(tools) if is_array(tools) else 0, 'tool')}" + (" (stream)" if body.get("stream") else "")
     )
 
 
@@ -166,7 +163,7 @@ def request_summary(body: Any) -> str:
 @dataclass
 class _Block:
     block: dict[str, Any]
-    pieces: list[str] = field(default_factory=list)
+    pieces: list[str] = field(default_factory=list[str])
 
 
 @dataclass
@@ -179,29 +176,29 @@ class MessagesStream:
     problem: WireProblem | None = None
     stop: str | None = None
     stopped: bool = False  # message_stop came
-    blocks: dict[int, _Block] = field(default_factory=dict)
+    blocks: dict[int, _Block] = field(default_factory=dict[int, _Block])
 
     def add(self, event: Any) -> str:
         self.events += 1
         n = self.events
-        data = _dict(_plain(event))
+        data = as_dict(_plain(event))
         kind = str(data.get("type") or "")
         index = data.get("index")
         if kind == "content_block_start" and isinstance(index, int):
-            block = _dict(data.get("content_block"))
+            block = as_dict(data.get("content_block"))
             self.blocks[index] = _Block(dict(block))
             if block.get("type") == "tool_use":
                 self.decided = True
                 return f"event {n}: tool_use {_clip(str(block.get('name')))} starts"
             return f"event {n}: {block.get('type')} block starts"
         if kind == "content_block_delta" and isinstance(index, int) and index in self.blocks:
-            delta = _dict(data.get("delta"))
+            delta = as_dict(data.get("delta"))
             piece = str(delta.get("partial_json", delta.get("text", "")) or "")
             self.blocks[index].pieces.append(piece)
             what = "input +=" if delta.get("type") == "input_json_delta" else "text +="
             return f"event {n}: {what} {_quoted(piece)}"
         if kind == "message_delta":
-            stop = _dict(data.get("delta")).get("stop_reason")
+            stop = as_dict(data.get("delta")).get("stop_reason")
             if stop is not None:
                 self.stop = str(stop)
                 self.decided = self.decided or self.stop == "tool_use"
@@ -209,13 +206,13 @@ class MessagesStream:
         if kind == "message_stop":
             self.stopped = True
         elif kind == "error":
-            message = _dict(data.get("error")).get("message")
+            message = as_dict(data.get("error")).get("message")
             self.problem = self.problem or WireProblem("model_stream_error", message=str(message))
         return f"event {n}: {kind or str(event)[:30]}"
 
     def content(self) -> list[dict[str, Any]]:
         """The blocks the deltas built: a text block's text, a tool_use block's input parsed from its pieces."""
-        out = []
+        out: list[dict[str, Any]] = []
         for _, slot in sorted(self.blocks.items()):
             block = dict(slot.block)
             joined = "".join(slot.pieces)[: self.limit]

@@ -24,6 +24,7 @@ from typing import Any
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.model import as_dict, as_list, is_array
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
@@ -51,10 +52,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json", exclude_none=True, warnings=False)
     return value
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 # --- the request ---------------------------------------------------------------------------------------------------
@@ -89,7 +86,7 @@ def _input(conversation: Conversation, *, since_response: bool) -> list[dict[str
 
 
 def _calls(output: list[Any]) -> tuple[Call, ...]:
-    calls = []
+    calls: list[Call] = []
     for i, item in enumerate(output):
         if get(item, "type") not in CALL_ITEMS:
             continue
@@ -103,7 +100,7 @@ def _calls(output: list[Any]) -> tuple[Call, ...]:
             arguments = ""
         elif not isinstance(arguments, str):
             raise WireProblem("arguments_not_text", where=where, i=i, name=name)
-        calls.append(Call(call_id, name, arguments, _dict(_plain(item))))
+        calls.append(Call(call_id, name, arguments, as_dict(_plain(item))))
     return tuple(calls)
 
 
@@ -113,7 +110,7 @@ def _text(output: list[Any]) -> str | None:
         str(get(part, "text") or "")
         for item in output
         if get(item, "type") == "message"
-        for part in (get(item, "content") or [])
+        for part in as_list(get(item, "content"))
         if get(part, "type") == "output_text"
     ]
     return "".join(pieces) if pieces else None
@@ -124,21 +121,21 @@ def read(response: Any) -> Turn:
     if not isinstance(response, (pydantic.BaseModel, dict)):
         raise WireProblem("body_not_object", excerpt=excerpt(response))
     output = get(response, "output")
-    if not isinstance(output, list):
+    if not is_array(output):
         raise WireProblem("no_output", excerpt=excerpt(output))
     calls = _calls(output)
     text = _text(output)
     status = get(response, "status")
     if text is None and not calls:
         raise WireProblem("no_text_no_calls", field="status", finish=str(status))
-    raw = _dict(_plain(response))
+    raw = as_dict(_plain(response))
     return Turn(text, calls, None if status is None else str(status), {"id": raw.get("id"), "output": raw["output"]})
 
 
 def response_step(body: Any) -> Step:
-    output = _dict(body).get("output")
-    items = output if isinstance(output, list) else []
-    return Step.DECISION if any(_dict(i).get("type") in CALL_ITEMS for i in items) else Step.MODEL_ANSWER
+    output = as_dict(body).get("output")
+    items = output if is_array(output) else []
+    return Step.DECISION if any(as_dict(i).get("type") in CALL_ITEMS for i in items) else Step.MODEL_ANSWER
 
 
 def _item_text(item: dict[str, Any]) -> str:
@@ -155,23 +152,23 @@ def _arguments(raw: Any) -> Any:
 
 
 def response_summary(body: Any) -> str:
-    output = _dict(body).get("output")
-    if not isinstance(output, list):
+    output = as_dict(body).get("output")
+    if not is_array(output):
         return "response"
-    calls = [_dict(i) for i in output if _dict(i).get("type") in CALL_ITEMS]
+    calls = [as_dict(i) for i in output if as_dict(i).get("type") in CALL_ITEMS]
     if calls:
         return "function_call: " + ", ".join(_item_text(c) for c in calls)
-    kinds = [str(_dict(i).get("type")) for i in output]
-    return f"status: {_dict(body).get('status')}" + (f" ({', '.join(kinds)})" if kinds else "")
+    kinds = [str(as_dict(i).get("type")) for i in output]
+    return f"status: {as_dict(body).get('status')}" + (f" ({', '.join(kinds)})" if kinds else "")
 
 
 def request_summary(body: Any) -> str:
-    body = _dict(body)
+    body = as_dict(body)
     items = body.get("input")
-    n = len(items) if isinstance(items, list) else 1 if isinstance(items, str) else 0
+    n = len(items) if is_array(items) else 1 if isinstance(items, str) else 0
     tools = body.get("tools")
     return (
-        f"{counted(n, 'input item')}, {counted(len(tools) if isinstance(tools, list) else 0, 'tool')}"
+        f"{counted(n, 'input item')}, {counted(len(tools) if is_array(tools) else 0, 'tool')}"
         + (" after " + str(body["previous_response_id"]) if body.get("previous_response_id") else "")
         + (" (stream)" if body.get("stream") else "")
     )
@@ -183,8 +180,8 @@ def request_summary(body: Any) -> str:
 @dataclass
 class _Item:
     item: dict[str, Any]
-    arguments: list[str] = field(default_factory=list)
-    text: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list[str])
+    text: list[str] = field(default_factory=list[str])
 
 
 @dataclass
@@ -197,19 +194,19 @@ class ResponsesStream:
     decided: bool = False
     problem: WireProblem | None = None
     completed: dict[str, Any] | None = None
-    items: dict[int, _Item] = field(default_factory=dict)
+    items: dict[int, _Item] = field(default_factory=dict[int, _Item])
 
     def add(self, event: Any) -> str:
         self.events += 1
         n = self.events
-        data = _dict(_plain(event))
+        data = as_dict(_plain(event))
         kind = str(data.get("type") or "")
         if not kind:
             return f"event {n}: {str(event)[:30]}"
         index = data.get("output_index")
         slot = self.items.get(index) if isinstance(index, int) else None
         if kind == "response.output_item.added" and isinstance(index, int):
-            item = _dict(data.get("item"))
+            item = as_dict(data.get("item"))
             self.items[index] = _Item(item)
             if item.get("type") in CALL_ITEMS:
                 self.decided = True
@@ -224,13 +221,13 @@ class ResponsesStream:
             slot.text.append(piece)
             return f"event {n}: text += {_quoted(piece)}"
         if kind == "response.output_item.done" and isinstance(index, int):
-            self.items[index] = _Item(_dict(data.get("item")))
-            return f"event {n}: {_dict(data.get('item')).get('type')} item done"
+            self.items[index] = _Item(as_dict(data.get("item")))
+            return f"event {n}: {as_dict(data.get('item')).get('type')} item done"
         if kind in ("response.completed", "response.incomplete"):
-            self.completed = _dict(data.get("response"))
+            self.completed = as_dict(data.get("response"))
             return f"event {n}: {kind.removeprefix('response.')} (status: {self.completed.get('status')})"
         if kind == "response.failed":  # the response's own error says why
-            said = _dict(_dict(data.get("response")).get("error")).get("message")
+            said = as_dict(as_dict(data.get("response")).get("error")).get("message")
             self._fail(WireProblem("model_stream_error", message=str(said)))
         elif kind == "error":
             self._fail(WireProblem("model_stream_error", message=str(data.get("message"))))
@@ -242,9 +239,10 @@ class ResponsesStream:
 
     def message(self) -> dict[str, Any]:
         """What the events built: the completed response's output, or the items assembled from their deltas."""
-        if self.completed is not None and isinstance(self.completed.get("output"), list):
-            return {"id": self.completed.get("id"), "output": self.completed["output"]}
-        output = []
+        done = self.completed.get("output") if self.completed is not None else None
+        if self.completed is not None and is_array(done):
+            return {"id": self.completed.get("id"), "output": done}
+        output: list[dict[str, Any]] = []
         for _, slot in sorted(self.items.items()):
             item = dict(slot.item)
             if item.get("type") in CALL_ITEMS and slot.arguments and not item.get("arguments"):

@@ -961,31 +961,40 @@ def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, ctx: HopContext) -
 
 def _api_event(data: dict[str, Any], api: WireApi) -> Situation | None:
     """One event of a Responses or Messages stream, by its type."""
+    return _responses_event(data) if api.name == "responses" else _messages_event(data)
+
+
+def _responses_event(data: dict[str, Any]) -> Situation | None:
+    """One typed event of a Responses stream."""
     kind = data.get("type")
-    if api.name == "responses":
-        item = as_dict(data.get("item"))
-        if kind == "response.output_item.added" and item.get("type") == "function_call":
-            return _situation("responses.event.call_start", id=value(item.get("call_id")), name=value(item.get("name")))
-        if kind == "response.output_item.added":
-            return _situation("responses.event.item", item=value(item.get("type")))
-        if kind == "response.function_call_arguments.delta":
-            return _situation("responses.event.arguments", fragment=_raw(data.get("delta")))
-        if kind == "response.function_call_arguments.done":
-            return _situation("responses.event.arguments_done", arguments=_raw(data.get("arguments")))
-        if kind == "response.output_text.delta":
-            return _situation("responses.event.text", fragment=_raw(data.get("delta")))
-        if kind == "response.completed":
-            response = as_dict(data.get("response"))
-            usage = as_dict(response.get("usage"))
-            found = _situation(
-                "responses.event.completed",
-                status=value(response.get("status")),
-                input_tokens=value(usage.get("input_tokens")),
-                output_tokens=value(usage.get("output_tokens")),
-            )
-            if found is not None:
-                return found
-        return _situation("responses.event.other", type=value(kind))
+    item = as_dict(data.get("item"))
+    if kind == "response.output_item.added" and item.get("type") == "function_call":
+        return _situation("responses.event.call_start", id=value(item.get("call_id")), name=value(item.get("name")))
+    if kind == "response.output_item.added":
+        return _situation("responses.event.item", item=value(item.get("type")))
+    if kind == "response.function_call_arguments.delta":
+        return _situation("responses.event.arguments", fragment=_raw(data.get("delta")))
+    if kind == "response.function_call_arguments.done":
+        return _situation("responses.event.arguments_done", arguments=_raw(data.get("arguments")))
+    if kind == "response.output_text.delta":
+        return _situation("responses.event.text", fragment=_raw(data.get("delta")))
+    if kind == "response.completed":
+        response = as_dict(data.get("response"))
+        usage = as_dict(response.get("usage"))
+        found = _situation(
+            "responses.event.completed",
+            status=value(response.get("status")),
+            input_tokens=value(usage.get("input_tokens")),
+            output_tokens=value(usage.get("output_tokens")),
+        )
+        if found is not None:
+            return found
+    return _situation("responses.event.other", type=value(kind))
+
+
+def _messages_event(data: dict[str, Any]) -> Situation | None:
+    """One event of a Messages stream."""
+    kind = data.get("type")
     block, delta = as_dict(data.get("content_block")), as_dict(data.get("delta"))
     if kind == "message_start":
         return Situation("messages.event.start")
