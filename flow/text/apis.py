@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flow.trace.model import Trace
 from flow.wire import API, api_for_path
 from flow.wire.base import ApiName, Turn, WireApi, WireProblem
 
@@ -136,10 +137,46 @@ def answered(body: Any, api: WireApi) -> list[tuple[tuple[str | int, ...], str]]
 
 
 API_WORDS: dict[ApiName, dict[str, str]] = {
-    "chat": {"calls": "tool_calls", "finish": "finish_reason", "result": "role: tool", "id": "tool_call_id"},
-    "responses": {"calls": "function_call", "finish": "status", "result": "function_call_output", "id": "call_id"},
-    "messages": {"calls": "tool_use", "finish": "stop_reason", "result": "tool_result", "id": "tool_use_id"},
+    "chat": {
+        "calls": "tool_calls",
+        "call": "tool_call",
+        "finish": "finish_reason",
+        "result": "role: tool",
+        "id": "tool_call_id",
+        "schema": "parameters",
+        "tokens": "prompt_tokens",
+        "api": "Chat Completions",
+    },
+    "responses": {
+        "calls": "function_call",
+        "call": "function_call",
+        "finish": "status",
+        "result": "function_call_output",
+        "id": "call_id",
+        "schema": "parameters",
+        "tokens": "input_tokens",
+        "api": "Responses",
+    },
+    "messages": {
+        "calls": "tool_use",
+        "call": "tool_use",
+        "finish": "stop_reason",
+        "result": "tool_result",
+        "id": "tool_use_id",
+        "schema": "input_schema",
+        "tokens": "input_tokens",
+        "api": "Anthropic Messages",
+    },
 }
 
 
-"""Each API's own names for a model's calls, why it stopped, the app's answer to a call and the id that pairs them."""
+"""Each API's own names for a model's calls (the field, and one call), why it stopped, the app's answer to a call,
+the id that pairs them, where a tool definition holds its JSON Schema, the input's token count, and the API's name."""
+
+
+def api_of_trace(trace: Trace) -> WireApi:
+    """The API a trace's model requests were sent to: its first request's, else the one its settings name."""
+    first = next((h for h in trace.hops if h.kind == "llm.request"), None)
+    if first is not None and isinstance(first.payload, dict):
+        return api_of_request(first.payload)
+    return api_named(trace.meta.settings.get("api"))

@@ -33,9 +33,9 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "q_mcp": {"zh": "MCP 做了什么？", "en": "What did MCP do?"},
     "q_tool": {"zh": "工具是谁执行的？", "en": "Who ran the tool?"},
     "fc_decided": {
-        "zh": "消息 4（{hops}）：模型回复 tool_calls：{calls}，finish_reason 为 {finish}。这只是意图，模型什么也没执行。"
+        "zh": "消息 4（{hops}）：模型回复 {w_calls}：{calls}，{w_finish} 为 {finish}。这只是意图，模型什么也没执行。"
         "它能这样回复，是因为消息 3（第 {request} 跳）在 tools 里带上了 {n_tools} 个工具定义。",
-        "en": "Message 4 ({hops}): the model replied with tool_calls {calls}, finish_reason {finish}. That is an "
+        "en": "Message 4 ({hops}): the model replied with {w_calls} {calls}, {w_finish} {finish}. That is an "
         "intent only: the model ran nothing. It could, because message 3 (hop {request}) carried {n_tools} tool "
         "definitions in tools.",
     },
@@ -50,8 +50,8 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "without them.",
     },
     "fc_no_reply": {
-        "zh": "这次运行没有记录到模型的决策：它在模型回复 tool_calls 之前就中止了。",
-        "en": "No decision of the model is recorded: the run stopped before the model replied with tool_calls.",
+        "zh": "这次运行没有记录到模型的决策：它在模型回复 {w_calls} 之前就中止了。",
+        "en": "No decision of the model is recorded: the run stopped before the model replied with {w_calls}.",
     },
     "mcp_did": {
         "zh": "MCP 客户端和服务器之间走了 {frames} 个 JSON-RPC 帧：{methods}。{setup}",
@@ -67,27 +67,35 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "(2026-07-28 has none), and a client may skip it.",
     },
     "translations_by_host": {
-        "zh": "两次翻译是宿主应用做的，不是 MCP：正向翻译（{forward}，inputSchema → parameters）和反向翻译"
-        "（{reverse}，tool_call → tools/call）都在应用里。MCP 没有定义函数调用的格式；文章 000 说“MCP 客户端 → "
+        "zh": "两次翻译是宿主应用做的，不是 MCP：正向翻译（{forward}，inputSchema → {w_schema}）和反向翻译"
+        "（{reverse}，{w_call} → tools/call）都在应用里。MCP 没有定义函数调用的格式；文章 000 说“MCP 客户端 → "
         "模型 API”、由 MCP 翻译，这一点它说错了。",
         "en": "The two translations are the host app's work, not MCP's: the forward translation ({forward}, "
-        "inputSchema → parameters) and the reverse translation ({reverse}, tool_call → tools/call) both happen in "
+        "inputSchema → {w_schema}) and the reverse translation ({reverse}, {w_call} → tools/call) both happen in "
         "the app. MCP defines no function-calling format; article 000 has it wrong where it says the MCP client "
         "translates and sends message 3 to the model API.",
     },
     "forward_by_host": {
-        "zh": "正向翻译（{forward}，inputSchema → parameters）是宿主应用做的，不是 MCP：MCP 没有定义函数调用的格式；"
+        "zh": "正向翻译（{forward}，inputSchema → {w_schema}）是宿主应用做的，不是 MCP：MCP 没有定义函数调用的格式；"
         "文章 000 说由 MCP 客户端翻译并发给模型 API，这一点它说错了。",
-        "en": "The forward translation ({forward}, inputSchema → parameters) is the host app's work, not MCP's: MCP "
+        "en": "The forward translation ({forward}, inputSchema → {w_schema}) is the host app's work, not MCP's: MCP "
         "defines no function-calling format; article 000 has it wrong where it says the MCP client translates and "
         "sends message 3 to the model API.",
     },
     "mcp_none": {
         "zh": "这次运行没有 MCP：应用自己持有手写的工具 Schema（第 {schemas} 跳），自己调用函数。"
-        "把 arguments 字符串解析成 JSON 不是反向翻译——反向翻译指把模型的 tool_call 变成 MCP 的 tools/call。",
+        "把 arguments 字符串解析成 JSON 不是反向翻译——反向翻译指把模型的 {w_call} 变成 MCP 的 tools/call。",
         "en": "There is no MCP in this run: the app holds hand-written tool schemas (hop {schemas}) and calls the "
         "function itself. Reading the arguments with json.loads is no reverse translation: that name is for turning "
-        "the model's tool_call into an MCP tools/call.",
+        "the model's {w_call} into an MCP tools/call.",
+    },
+    "mcp_none_messages": {
+        "zh": "这次运行没有 MCP：应用自己持有手写的工具 Schema（第 {schemas} 跳），自己调用函数。"
+        "tool_use 的 input 本来就是一个对象，应用直接拿来用，这不是反向翻译——反向翻译指把模型的 tool_use 变成 MCP 的 "
+        "tools/call。",
+        "en": "There is no MCP in this run: the app holds hand-written tool schemas (hop {schemas}) and calls the "
+        "function itself. A tool_use's input is already an object, which the app takes as it is; that is no reverse "
+        "translation: that name is for turning the model's tool_use into an MCP tools/call.",
     },
     "mcp_no_frames": {
         "zh": "这次运行里 MCP 客户端和服务器之间没有记录到任何帧。",
@@ -157,10 +165,10 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "role_server": {"zh": "MCP 服务器", "en": "MCP server"},
     "role_model": {"zh": "模型 API", "en": "Model API"},
     "host_mcp": {
-        "zh": "看到一切：问题、{requests} 个模型请求和回复、每个 tool_call_id、每个结果。"
-        "tool_call_id 和 JSON-RPC id 的配对由它保管（{pairs}）。",
-        "en": "Sees everything: the question, the {requests} model requests and replies, every tool_call_id, every "
-        "result. It keeps the pairing of tool_call_id and JSON-RPC id ({pairs}).",
+        "zh": "看到一切：问题、{requests} 个模型请求和回复、每个 {w_id}、每个结果。"
+        "{w_id} 和 JSON-RPC id 的配对由它保管（{pairs}）。",
+        "en": "Sees everything: the question, the {requests} model requests and replies, every {w_id}, every "
+        "result. It keeps the pairing of {w_id} and JSON-RPC id ({pairs}).",
     },
     "host_mcp_nopair": {
         "zh": "看到一切：问题、{requests} 个模型请求和回复、工具清单和每个结果；两边的翻译都由它来做。",
@@ -172,8 +180,8 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Lives inside the host and speaks JSON-RPC to the server: {frames} frames. {no_id}",
     },
     "client_no_id": {
-        "zh": "这些帧里没有一个带 tool_call_id：MCP 从来看不到它。",
-        "en": "None of them carries a tool_call_id: MCP never sees one.",
+        "zh": "这些帧里没有一个带 {w_id}：MCP 从来看不到它。",
+        "en": "None of them carries a {w_id}: MCP never sees one.",
     },
     "server": {
         "zh": "从另一端看到同样的帧：工具名和参数{no_question}。工具函数在它这里运行。",
@@ -185,11 +193,22 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": ", not the user's question nor the model's requests",
     },
     "model": {
-        "zh": "收到 {requests} 个 HTTP 请求：对话消息和函数调用格式的工具定义{backfill}。{no_frame}",
-        "en": "Receives {requests} HTTP requests: the messages and the tools in function-calling format{backfill}. "
-        "{no_frame}",
+        "zh": "收到 {requests} 个 HTTP 请求：{carries}{backfill}。{no_frame}",
+        "en": "Receives {requests} HTTP requests: {carries}{backfill}. {no_frame}",
     },
-    "model_backfill": {"zh": "，回填时还有 tool_call_id", "en": ", and in the backfill the tool_call_id"},
+    "carries_chat": {
+        "zh": "对话消息（messages）和函数调用格式的工具定义（嵌套在 function 里）",
+        "en": "the messages and the tools in function-calling format (nested under function)",
+    },
+    "carries_responses": {
+        "zh": "输入条目（input）和扁平的函数工具定义（type、name、parameters 在同一层）",
+        "en": "the input items and the function tools, flat (type, name and parameters side by side)",
+    },
+    "carries_messages": {
+        "zh": "顶层的 system、对话消息（messages）和带 input_schema 的工具定义",
+        "en": "the top-level system, the messages and the tools with their input_schema",
+    },
+    "model_backfill": {"zh": "，回填时还有 {w_id}", "en": ", and in the backfill the {w_id}"},
     "model_no_frame": {
         "zh": "JSON-RPC 帧一个也到不了它那里。",
         "en": "Not one JSON-RPC frame reaches it.",
@@ -210,8 +229,8 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "({share}){tokens}.",
     },
     "cost_tokens": {
-        "zh": "；输入词元数（prompt_tokens）为 {prompt}，其中工具定义约 {est}（估算）",
-        "en": "; prompt_tokens {prompt}, of which about {est} are the definitions (estimated)",
+        "zh": "；输入词元数（{w_tokens}）为 {prompt}，其中工具定义约 {est}（估算）",
+        "en": "; {w_tokens} {prompt}, of which about {est} are the definitions (estimated)",
     },
     "cost_total": {
         "zh": "合计：发给模型的 {total} 字节里，工具定义占 {tools} 字节（{share}）。{again}",
@@ -226,9 +245,22 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "No request to the model is recorded in this run, so there is nothing to measure.",
     },
     "cost_both": {
-        "zh": "不用 MCP 也一样：Chat Completions API 在请求之间什么也不记，工具定义每次都要放进请求的 tools 里。",
-        "en": "Without MCP it is the same: the Chat Completions API keeps nothing between requests, so the "
+        "zh": "不用 MCP 也一样：{w_api} API 在请求之间什么也不记，工具定义每次都要放进请求的 tools 里。",
+        "en": "Without MCP it is the same: the {w_api} API keeps nothing between requests, so the "
         "definitions go into each request's tools.",
+    },
+    "cost_both_responses": {
+        "zh": "不用 MCP 也一样：这次每个请求都把整个输入重新发一遍（没有用 previous_response_id），工具定义也每次都放进请求的"
+        " tools 里。",
+        "en": "Without MCP it is the same: each request of this run sends the whole input again (it names no "
+        "previous_response_id), and the definitions go into each request's tools.",
+    },
+    "cost_both_previous": {
+        "zh": "不用 MCP 也一样：这次的后续请求用 previous_response_id 接上服务器保存的对话，不再重发对话；工具定义却没有"
+        "省下，应用在每个请求的 tools 里都又发了一遍。",
+        "en": "Without MCP it is the same: this run's follow-ups name previous_response_id and pick up the "
+        "conversation the server kept, so it is not sent again; the tool definitions are not spared: the app sent "
+        "them in each request's tools.",
     },
     "cost_40": {
         "zh": "文章 004 的算法：一个工具定义动辄几百词元，按每个 300 算，40 个工具就是 40 × 300 = 12,000 词元，每个请求都要带"

@@ -17,14 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from flow.text.apis import API_WORDS, api_of_body, api_of_trace, arguments_of, turn_of
 from flow.text.closing import CLOSING_TEXT
 from flow.text.names import Lang
 from flow.trace.factory import compact_json
-from flow.trace.model import Hop, Trace, as_dict
+from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges, model_calls, tool_calls
 from flow.trace.steps import Step
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import RequestCost, request_costs
+from flow.wire.base import ApiName
 
 Fate = Literal[
     "ran", "raised", "unreported", "error_result", "rpc_error", "refused", "direct_failed", "no_result", "not_sent"
@@ -78,6 +80,13 @@ class Closing:
     schemas_seq: int | None  # direct mode: the hand-written schemas
     offered: tuple[int, tuple[str, ...]] | None = None  # the hop where the server announced resources / prompts
     extra: dict[str, Any] = field(default_factory=dict)
+    api: ApiName = "chat"  # the model API the requests went to
+    previous: bool = False  # a follow-up named previous_response_id (Responses)
+
+    @property
+    def words(self) -> dict[str, str]:
+        """The API's own names, as the texts' `{w_…}` fields take them."""
+        return {f"w_{k}": v for k, v in API_WORDS[self.api].items()}
 
     @property
     def tool_bytes(self) -> int:
@@ -99,21 +108,40 @@ def _text(value: Any) -> str:
         return ""
 
 
-def _message(hop: Hop) -> tuple[dict[str, Any], str | None] | None:
-    """The assistant message and finish_reason a model reply holds (a response, or a stream's assembled message)."""
+def _chat_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
+    """A Chat Completions reply's tool_calls as (name, arguments, id), read leniently (a call without an id is
+    still a call the model asked for), and its finish_reason."""
     payload = as_dict(hop.payload)
     if hop.kind == "llm.assembled":
-        return as_dict(payload.get("message")), payload.get("finish_reason")
-    if hop.kind == "llm.response":
-        choices = as_dict(payload.get("body")).get("choices")
-        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-            return as_dict(choices[0].get("message")), choices[0].get("finish_reason")
-    return None
+        message, finish = as_dict(payload.get("message")), payload.get("finish_reason")
+    else:
+        choices = as_list(as_dict(payload.get("body")).get("choices"))
+        choice = as_dict(choices[0]) if choices else {}
+        if not choice:
+            return None
+        message, finish = as_dict(choice.get("message")), choice.get("finish_reason")
+    calls = [as_dict(c) for c in as_list(message.get("tool_calls"))]
+    fns = [as_dict(c.get("function")) for c in calls]
+    found = [(str(f.get("name")), f.get("arguments"), str(c.get("id") or "")) for c, f in zip(calls, fns, strict=True)]
+    return found, finish if isinstance(finish, str) else None
 
 
-def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
-    calls = message.get("tool_calls")
-    return [as_dict(c) for c in calls] if isinstance(calls, list) else []
+def reply_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
+    """The calls a model reply (a response, or a stream's assembled turn) asks for, as (name, arguments, id) in its
+    API's terms (tool_calls, function_call items, tool_use blocks; a Messages input is the object it came as), and
+    why the model stopped (finish_reason, status, stop_reason); None for another hop or a body no API reads."""
+    if hop.kind not in ("llm.response", "llm.assembled"):
+        return None
+    payload = as_dict(hop.payload)
+    assembled = hop.kind == "llm.assembled"
+    body = payload.get("message") if assembled else payload.get("body")
+    api = api_of_body(body)
+    if api.name == "chat":
+        return _chat_calls(hop)
+    turn = turn_of(body, api, finish=payload.get("finish_reason") if assembled else None)
+    if turn is None:
+        return None
+    return [(c.name, arguments_of(c), c.id) for c in turn.calls], turn.finish
 
 
 def _decisions(trace: Trace) -> list[Decision]:
@@ -123,16 +151,12 @@ def _decisions(trace: Trace) -> list[Decision]:
             r for r in call.replies if r.kind == "llm.response"
         ]
         for reply in replies[-1:]:
-            got = _message(reply)
-            if got is None:
+            got = reply_calls(reply)
+            if got is None or not got[0]:
                 continue
-            message, finish = got
-            calls = _calls(message)
-            if calls:
-                fn = [as_dict(c.get("function")) for c in calls]
-                shown = tuple(f"{f.get('name')}({shown_arguments(f.get('arguments'))})" for f in fn)
-                given = tuple(str(c.get("id") or "") for c in calls)
-                decisions.append(Decision(reply.seq, shown, finish if isinstance(finish, str) else None, given))
+            calls, finish = got
+            shown = tuple(f"{name}({shown_arguments(args)})" for name, args, _ in calls)
+            decisions.append(Decision(reply.seq, shown, finish, tuple(i for _, _, i in calls)))
     return decisions
 
 
@@ -200,12 +224,10 @@ def _not_sent(trace: Trace, handled: set[str]) -> list[CallFate]:
     """The tool calls the model asked for that the app never took up (the run stopped first)."""
     out: list[CallFate] = []
     for hop in trace.hops:
-        got = _message(hop) if hop.kind in ("llm.response", "llm.assembled") else None
-        for call in _calls(got[0]) if got else []:
-            if call.get("id") and str(call["id"]) not in handled:
-                fn = as_dict(call.get("function"))
-                name, args = str(fn.get("name")), shown_arguments(fn.get("arguments"))
-                out.append(CallFate(name, args, "not_sent", hop.seq, call_id=str(call["id"])))
+        got = reply_calls(hop)
+        for name, args, call_id in got[0] if got else []:
+            if call_id and call_id not in handled:
+                out.append(CallFate(name, shown_arguments(args), "not_sent", hop.seq, call_id=call_id))
     return out
 
 
@@ -262,6 +284,10 @@ def closing_facts(trace: Trace) -> Closing:
         backfill=any(h.kind == "llm.request" and h.step == Step.BACKFILL for h in hops),
         schemas_seq=next((h.seq for h in hops if h.kind == "tool.list"), None),
         offered=offered,
+        api=api_of_trace(trace).name,
+        previous=any(
+            as_dict(as_dict(h.payload).get("body")).get("previous_response_id") for h in hops if h.kind == "llm.request"
+        ),
     )
 
 
@@ -325,15 +351,17 @@ def _fc(c: Closing, lang: Lang) -> str:
             finish=finish,
             request=first.seq if first else "?",
             n_tools=first.tools if first else 0,
+            **c.words,
         )
     if c.requests and not c.stopped:
         return _t("fc_none" if len(c.requests) != 1 else "fc_none_one", lang, requests=len(c.requests))
-    return _t("fc_no_reply", lang)
+    return _t("fc_no_reply", lang, **c.words)
 
 
 def _mcp(c: Closing, lang: Lang) -> str:
     if c.mode == "direct":
-        return _t("mcp_none", lang, schemas=c.schemas_seq if c.schemas_seq is not None else "?")
+        key = "mcp_none_messages" if c.api == "messages" else "mcp_none"
+        return _t(key, lang, schemas=c.schemas_seq if c.schemas_seq is not None else "?", **c.words)
     if not c.frames:
         return _t("mcp_no_frames", lang)
     setup = ""
@@ -347,10 +375,16 @@ def _mcp(c: Closing, lang: Lang) -> str:
         text = (
             text.rstrip()
             + sep
-            + _t("translations_by_host", lang, forward=_hops(c.forward, lang), reverse=_hops(c.reverse, lang))
+            + _t(
+                "translations_by_host",
+                lang,
+                forward=_hops(c.forward, lang),
+                reverse=_hops(c.reverse, lang),
+                **c.words,
+            )
         )
     elif c.forward:
-        text = text.rstrip() + sep + _t("forward_by_host", lang, forward=_hops(c.forward, lang))
+        text = text.rstrip() + sep + _t("forward_by_host", lang, forward=_hops(c.forward, lang), **c.words)
     return text.strip()
 
 
@@ -378,7 +412,8 @@ def _roles(c: Closing, lang: Lang) -> list[Item]:
         "model",
         lang,
         requests=len(c.requests),
-        backfill=_t("model_backfill", lang) if c.backfill else "",
+        carries=_t(f"carries_{c.api}", lang),
+        backfill=_t("model_backfill", lang, **c.words) if c.backfill else "",
         no_frame="" if c.jsonrpc_to_model else _t("model_no_frame", lang),
     ).strip()
     if c.mode == "direct":
@@ -392,10 +427,11 @@ def _roles(c: Closing, lang: Lang) -> list[Item]:
     sep = "、" if lang == "zh" else ", "
     if c.pairs:
         pairs = sep.join(f"{tc} ↔ id {rpc}" for tc, rpc in c.pairs)
-        host = _t("host_mcp", lang, requests=len(c.requests), pairs=pairs)
+        host = _t("host_mcp", lang, requests=len(c.requests), pairs=pairs, **c.words)
     else:
         host = _t("host_mcp_nopair", lang, requests=len(c.requests))
-    client = _t("client", lang, frames=c.frames, no_id="" if c.ids_in_mcp else _t("client_no_id", lang)).strip()
+    no_id = "" if c.ids_in_mcp else _t("client_no_id", lang, **c.words)
+    client = _t("client", lang, frames=c.frames, no_id=no_id).strip()
     server = _t("server", lang, no_question="" if c.question_in_mcp else _t("server_no_question", lang))
     return [
         Item(_t("role_host", lang), host),
@@ -412,7 +448,7 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
     for k, r in enumerate(c.requests, start=1):
         tokens = ""
         if r.prompt_tokens is not None and r.tools:
-            tokens = _t("cost_tokens", lang, prompt=_n(r.prompt_tokens), est=_n(r.tool_tokens))
+            tokens = _t("cost_tokens", lang, prompt=_n(r.prompt_tokens), est=_n(r.tool_tokens), **c.words)
         share = _pct(r.tool_bytes / r.bytes) if r.bytes else "—"
         items.append(
             Item(
@@ -435,7 +471,7 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
     items.append(
         Item(None, _t("cost_total", lang, total=_n(c.bytes), tools=_n(c.tool_bytes), share=_pct(c.share), again=again))
     )
-    items.append(Item(None, _t("cost_both", lang)))
+    items.append(Item(None, _cost_both(c, lang)))
     first = next((r for r in c.requests if r.tools), None)
     if first is not None:
         each = first.tool_tokens / first.tools
@@ -457,6 +493,14 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
         )
         items.append(Item(None, _t("cost_correction", lang, requests=len(c.requests), n_tools=first.tools)))
     return items
+
+
+def _cost_both(c: Closing, lang: Lang) -> str:
+    """That function calling without MCP sends the definitions again too, in the terms of the run's API."""
+    if c.api != "responses":
+        return _t("cost_both", lang, **c.words)
+    every = all(r.tools for r in c.requests)
+    return _t("cost_both_previous" if c.previous and every else "cost_both_responses", lang)
 
 
 def _choose(c: Closing, lang: Lang) -> list[Item]:

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
+from flow.text.apis import api_of_trace
 from flow.text.names import Lang
 from flow.text.outcome import OUTCOME_TEXT
 from flow.trace.model import Hop, Trace, as_dict, as_list
@@ -103,6 +104,8 @@ class _Reading:
         # the JSON-RPC frame that answered each tools/call, by the model's call it carried out
         self.replies = {ex.tool_call_id: ex.reply.seq for ex in exchanges(trace.hops) if ex.tool_call_id and ex.reply}
         self.last_request = max((h.seq for h in trace.hops if h.kind == "llm.request"), default=0)
+        key = f"result_{api_of_trace(trace).name}"
+        self.result: dict[Lang, str] = {lang: OUTCOME_TEXT[key][lang] for lang in LANGS}
 
     def sent_back(self, refusal: Hop) -> bool:
         """The app said it sends the refusal back, and a later request to the model carried it."""
@@ -147,7 +150,7 @@ def _decision_clauses(r: _Reading, d: Decision, fates: list[CallFate], again: bo
         if f.fate == "refused":
             refusal = r.by_seq.get(f.seq) if f.seq is not None else None
             kept = refusal is None or not r.sent_back(refusal)
-            out.append(Clause("refused_kept" if kept else "refused", seqs, problem=True))
+            out.append(Clause("refused_kept" if kept else "refused", seqs, True, (("result", r.result),)))
         elif f.fate == "rpc_error":
             frame = r.reply_frame(f)
             out.append(Clause("rpc_error", (frame,) if frame else (), True, (("code", f.detail),)))

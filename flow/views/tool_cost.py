@@ -9,11 +9,13 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from flow.text.apis import API_WORDS, api_of_trace
 from flow.text.names import Lang
 from flow.trace.factory import json_bytes
 from flow.trace.model import Trace, as_dict
 from flow.trace.pairing import model_calls
 from flow.trace.stats import estimate_tokens
+from flow.wire.base import ApiName
 
 Mode = Literal["direct", "mcp"]
 
@@ -65,6 +67,7 @@ class ToolCostPoint:
     prompt_tokens: int  # as the model reported it in the response's usage
     tool_bytes: int  # the `tools` array of the request body, as compact JSON
     request_bytes: int  # the whole request body, as compact JSON
+    api: ApiName = "chat"  # the model API: its tool definitions are shaped, and so weigh, differently
 
     @property
     def tool_share(self) -> float:
@@ -81,6 +84,7 @@ def tool_cost_points(traces: Iterable[Trace]) -> list[ToolCostPoint]:
         named = (trace.meta.server or {}).get("name") if mode == "mcp" else None
         server = named if isinstance(named, str) else ""
         source = trace.meta.sample or trace.meta.question
+        api = api_of_trace(trace).name
         for n, cost in enumerate(request_costs(trace), 1):
             if cost.prompt_tokens is None:
                 continue
@@ -94,6 +98,7 @@ def tool_cost_points(traces: Iterable[Trace]) -> list[ToolCostPoint]:
                     prompt_tokens=cost.prompt_tokens,
                     tool_bytes=cost.tool_bytes,
                     request_bytes=cost.bytes,
+                    api=api,
                 )
             )
     return points
@@ -105,7 +110,7 @@ _WORDS: dict[str, dict[Lang, str]] = {
         "en": "What tool definitions cost: prompt tokens per model request",
     },
     "tools": {"zh": "请求里的工具定义数", "en": "tool definitions in the request"},
-    "tokens": {"zh": "输入词元数（prompt_tokens）", "en": "prompt_tokens"},
+    "tokens": {"zh": "输入词元数（{fields}）", "en": "{fields}"},
     "mode": {"zh": "方式", "en": "way"},
     "request": {"zh": "第几次请求", "en": "request"},
     "direct": {"zh": "函数调用（直接调用模式）", "en": "function calling (direct mode)"},
@@ -126,10 +131,13 @@ def tool_cost_chart(points: Iterable[ToolCostPoint], *, lang: Lang = "en") -> di
     its tools (and per MCP server: the same four tools through MCP and in direct mode are one point) and per request
     of a run; its data is `points`, inline."""
     w = {key: words[lang] for key, words in _WORDS.items()}
+    points = list(points)
+    apis = sorted({p.api for p in points}, key=list(API_WORDS).index) or ["chat"]
+    w["tokens"] = w["tokens"].format(fields=" / ".join(dict.fromkeys(API_WORDS[a]["tokens"] for a in apis)))
     values = [
         {
             **asdict(p),
-            "way": w[p.mode].format(server=p.server),
+            "way": w[p.mode].format(server=p.server) + ("" if p.api == "chat" else f" · {API_WORDS[p.api]['api']}"),
             "request_label": _request_label(p.request, lang),
             "share": round(p.tool_share, 3),
         }
