@@ -40,17 +40,25 @@ from flow.interop.common import (
     REPORTED_ARGUMENTS_ATTR,
     REPORTED_BY_ATTR,
     REPORTED_RESULT_ATTR,
-    json_or_text,
 )
+from flow.interop.genai import (
+    OPENAI_API_TYPES,
+    PROVIDERS,
+    chat_message,
+    chat_output,
+    input_messages,
+    output_message,
+    system_instructions,
+    tool_definitions,
+)
+from flow.text.apis import api_of_request, api_of_trace, turn_of
 from flow.trace.factory import APP_NAME
-from flow.trace.model import Trace, as_dict, as_list, writable_json
+from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
 from flow.trace.payloads import ToolResultPayload, payload_of
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.steps import Step
-
-PROVIDER = "openai"  # every model is reached through the openai SDK's chat.completions API
-
+from flow.wire.base import WireApi
 
 SCOPE = "mcp-flow"
 
@@ -60,51 +68,6 @@ Attributes = dict[str, Any]
 
 class OtlpExportError(Exception):
     """The spans could not be delivered; the message is one line for the user."""
-
-
-def _text_parts(content: Any) -> list[dict[str, Any]]:
-    if content is None or content == "":
-        return []
-    if isinstance(content, str):
-        return [{"type": "text", "content": content}]
-    if isinstance(content, list):  # OpenAI content parts
-        return [
-            {"type": "text", "content": p.get("text")}
-            if isinstance(p, dict) and p.get("type") == "text"
-            else {"type": str(p.get("type") if isinstance(p, dict) else "unknown"), "value": p}
-            for p in content
-        ]
-    return [{"type": "unknown", "value": content}]
-
-
-def semconv_message(message: Mapping[str, Any]) -> dict[str, Any]:
-    """One OpenAI chat message in the GenAI conventions' shape: a role and typed parts."""
-    role = message.get("role", "user")
-    if role == "tool":
-        return {
-            "role": "tool",
-            "parts": [
-                {"type": "tool_call_response", "id": message.get("tool_call_id"), "response": message.get("content")}
-            ],
-        }
-    parts = _text_parts(message.get("content"))
-    for call in map(as_dict, as_list(message.get("tool_calls"))):
-        fn = as_dict(call.get("function"))
-        parts.append(
-            {
-                "type": "tool_call",
-                "id": call.get("id"),
-                "name": fn.get("name"),
-                "arguments": json_or_text(fn.get("arguments")),
-            }
-        )
-    return {"role": role, "parts": parts}
-
-
-def _output_message(message: Mapping[str, Any], finish_reason: Any) -> dict[str, Any]:
-    # The conventions' value for OpenAI's "tool_calls"; gen_ai.response.finish_reasons keeps the provider's own.
-    finish = "tool_call" if finish_reason in ("tool_calls", "function_call") else finish_reason or "stop"
-    return {**semconv_message({**message, "role": "assistant"}), "finish_reason": finish}
 
 
 def _dumps(value: Any) -> str:
@@ -173,6 +136,59 @@ def _epoch_ns(started_at: str) -> int:
     return ns if 0 <= ns <= _MAX_NS else 0
 
 
+class _Reply:
+    """What a model call's replies say, read in its API's terms: the output messages (each with the provider's own
+    finish reason), the response's id and model, the usage, the stream's events and the error."""
+
+    def __init__(self, api: WireApi) -> None:
+        self.api = api
+        self.outputs: list[tuple[dict[str, Any], Any]] = []
+        self.response: dict[str, Any] = {}
+        self.usage: Mapping[str, Any] = {}
+        self.chunks: list[Hop] = []
+        self.error: tuple[str, str] | None = None
+
+    def _turn(self, body: Any, finish: Any = None) -> None:
+        turn = turn_of(body, self.api, finish=finish)
+        if turn is not None:
+            self.outputs = [(output_message(turn, self.api), turn.finish)]
+
+    def add(self, hop: Hop) -> None:
+        # A response body or a chunk is the provider's JSON, as it came: read with care.
+        chat = self.api.name == "chat"
+        if hop.kind == "llm.chunk":
+            self.chunks.append(hop)
+        if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
+            self.response = answer["body"]
+            if chat:
+                choices = map(as_dict, as_list(self.response.get("choices")))
+                self.outputs = [
+                    (chat_output(as_dict(c.get("message")), c.get("finish_reason")), c.get("finish_reason"))
+                    for c in choices
+                ]
+            else:
+                self._turn(self.response)
+        elif (assembled := payload_of(hop, "llm.assembled")) is not None:
+            if chat:
+                self.outputs = [
+                    (chat_output(assembled["message"], assembled["finish_reason"]), assembled["finish_reason"])
+                ]
+            else:
+                self._turn(assembled["message"], assembled["finish_reason"])
+        elif (chunk := payload_of(hop, "llm.chunk")) is not None and isinstance(chunk["data"], dict):
+            data = chunk["data"]
+            # Responses names the response in its first events, Messages the message in message_start
+            inner = data if chat else as_dict(data.get("response")) or as_dict(data.get("message"))
+            self.response = self.response or inner
+        elif (failed := payload_of(hop, "llm.error")) is not None:
+            detail = as_dict(as_dict(failed.get("body")).get("error"))
+            self.error = (
+                str(failed.get("status") or failed.get("error") or "_OTHER"),
+                str(detail.get("message") or failed.get("message") or hop.summary),
+            )
+        self.usage = {**self.usage, **(hop.usage or {})}  # Messages counts input in message_start, output after
+
+
 class _SpanBuilder:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
@@ -234,10 +250,10 @@ class _SpanBuilder:
         attrs: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": APP_NAME,
-            "gen_ai.provider.name": PROVIDER,
+            "gen_ai.provider.name": PROVIDERS[api_of_trace(self.trace).name],
             "gen_ai.request.model": meta.model.get("name"),
-            "gen_ai.input.messages": _dumps([semconv_message({"role": "user", "content": meta.question})]),
-            "gen_ai.output.messages": _dumps([_output_message({"content": meta.answer}, "stop")])
+            "gen_ai.input.messages": _dumps([chat_message({"role": "user", "content": meta.question})]),
+            "gen_ai.output.messages": _dumps([chat_output({"content": meta.answer}, "stop")])
             if meta.answer is not None
             else None,
         }
@@ -248,57 +264,36 @@ class _SpanBuilder:
     def chat(self, call: ModelCall, parent: otel_trace.Span) -> None:
         request = payload_of(call.request, "llm.request")
         body = request["body"] if request is not None and isinstance(request["body"], dict) else {}
+        api = api_of_request(request) if request is not None else api_of_trace(self.trace)
         model = body.get("model") or self.trace.meta.model.get("name")
         host, port = _host_port(request.get("url") if request is not None else None)
+        tools = tool_definitions(body, api)
         attrs: Attributes = {
             "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": PROVIDER,
+            "gen_ai.provider.name": PROVIDERS[api.name],
+            "openai.api.type": OPENAI_API_TYPES.get(api.name),
             "gen_ai.request.model": model,
             "gen_ai.request.stream": True if body.get("stream") else None,
             "server.address": host,
             "server.port": port,
-            "gen_ai.input.messages": _dumps([semconv_message(m) for m in body.get("messages", [])]),
-            "gen_ai.tool.definitions": _dumps(
-                [{"type": t.get("type", "function"), **as_dict(t.get("function"))} for t in body.get("tools", [])]
-            )
-            if body.get("tools")
-            else None,
+            "gen_ai.system_instructions": _dumps(said) if (said := system_instructions(body, api)) else None,
+            "gen_ai.input.messages": _dumps(input_messages(body, api)),
+            "gen_ai.tool.definitions": _dumps(tools) if tools else None,
         }
-        error = None
-        messages: list[tuple[Mapping[str, Any], Any]] = []  # (assistant message, finish_reason) per choice
-        response: dict[str, Any] = {}
-        usage: Mapping[str, Any] = {}
-        chunks = [h for h in call.replies if h.kind == "llm.chunk"]
+        reply = _Reply(api)
         for hop in call.replies:
-            # A response body or a chunk is the provider's JSON, as it came: read with care.
-            if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
-                response = answer["body"]
-                messages = [
-                    (as_dict(c.get("message")), c.get("finish_reason"))
-                    for c in map(as_dict, as_list(response.get("choices")))
-                ]
-            elif (assembled := payload_of(hop, "llm.assembled")) is not None:
-                messages = [(assembled["message"], assembled["finish_reason"])]
-            elif (chunk := payload_of(hop, "llm.chunk")) is not None and isinstance(chunk["data"], dict):
-                response = response or chunk["data"]
-            elif (failed := payload_of(hop, "llm.error")) is not None:
-                detail = as_dict(as_dict(failed.get("body")).get("error"))
-                error = (
-                    str(failed.get("status") or failed.get("error") or "_OTHER"),
-                    str(detail.get("message") or failed.get("message") or hop.summary),
-                )
-            usage = hop.usage or usage
-        if messages:
-            attrs["gen_ai.output.messages"] = _dumps([_output_message(m, f) for m, f in messages])
-            attrs["gen_ai.response.finish_reasons"] = [str(f or "stop") for _, f in messages]
-        attrs["gen_ai.response.id"] = response.get("id")
-        attrs["gen_ai.response.model"] = response.get("model")
-        attrs["gen_ai.usage.input_tokens"] = usage.get("prompt_tokens")
-        attrs["gen_ai.usage.output_tokens"] = usage.get("completion_tokens")
-        if chunks:
-            attrs["gen_ai.response.time_to_first_chunk"] = (chunks[0].t_end_ms - call.request.t_start_ms) / 1000
+            reply.add(hop)
+        if reply.outputs:
+            attrs["gen_ai.output.messages"] = _dumps([m for m, _ in reply.outputs])
+            attrs["gen_ai.response.finish_reasons"] = [str(f or "stop") for _, f in reply.outputs]
+        attrs["gen_ai.response.id"] = reply.response.get("id")
+        attrs["gen_ai.response.model"] = reply.response.get("model")
+        attrs["gen_ai.usage.input_tokens"] = reply.usage.get("prompt_tokens")
+        attrs["gen_ai.usage.output_tokens"] = reply.usage.get("completion_tokens")
+        if reply.chunks:
+            attrs["gen_ai.response.time_to_first_chunk"] = (reply.chunks[0].t_end_ms - call.request.t_start_ms) / 1000
         end = max((h.t_end_ms for h in call.replies), default=call.request.t_end_ms)
-        self.span("app", f"chat {model}", parent, SpanKind.CLIENT, call.request.t_start_ms, end, attrs, error)
+        self.span("app", f"chat {model}", parent, SpanKind.CLIENT, call.request.t_start_ms, end, attrs, reply.error)
 
     def execute_tool(self, call_id: str, call: ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
         reverse, refused = payload_of(call.first, "translate.reverse"), payload_of(call.first, "error")

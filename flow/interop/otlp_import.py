@@ -49,6 +49,8 @@ from flow.trace.summaries import call_text, frame_summary
 from flow.wire.chat import CHAT
 
 _CHAT_OPERATIONS = {"chat", "text_completion", "generate_content"}
+# (gen_ai.provider.name, openai.api.type) of a chat span whose API was not Chat Completions
+_API_SPOKEN = {("openai", "responses"): "the Responses API", ("anthropic", "None"): "the Anthropic Messages API"}
 
 
 @dataclass
@@ -255,8 +257,10 @@ def _openai_messages(messages: list[dict[str, Any]], unmapped: set[str]) -> list
                 )
             else:
                 unmapped.add(f"message parts of type {quoted(kind)}")
-        if role == "tool":
-            continue
+        if role == "tool" or (
+            parts and not texts and not calls and all(p.get("type") == "tool_call_response" for p in parts)
+        ):
+            continue  # Anthropic's tool results ride in a user message: they became the role "tool" messages above
         converted: dict[str, Any] = {"role": role, "content": "".join(texts) if texts else None}
         if calls:
             converted["tool_calls"] = calls
@@ -455,6 +459,9 @@ class _OtlpImport:
         rnd = self.chat_round[span.span_id]
         self.meta["model"] = self.meta["model"] or a.get("gen_ai.request.model")
         self.meta["provider"] = self.meta["provider"] or a.get("gen_ai.provider.name")
+        spoken = _API_SPOKEN.get((str(a.get("gen_ai.provider.name")), str(a.get("openai.api.type"))))
+        if spoken is not None:
+            self.unmapped.add(f"model calls made with {spoken}: their bodies are rebuilt in Chat Completions' form")
         body = self.chat_body(span)
         if self.meta["question"] is None:
             self.meta["question"] = _last_text(body.get("messages", []), "user")
