@@ -22,6 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
+from flow.text.apis import API_WORDS, conversation
 from flow.text.errors import EMPTY_ANSWER, ErrorCode, error_line
 from flow.text.provider import names_a_field, provider_detail, provider_line
 from flow.text.recordings import APP_EXITED
@@ -44,6 +45,8 @@ from flow.trace.payloads import (
 from flow.trace.stats import RETRY_HEADER, retry_number
 from flow.trace.steps import Step
 from flow.trace.summaries import counted
+from flow.wire import api_for_path
+from flow.wire.base import Call, Turn, WireApi, WireProblem
 from flow.wire.chat import CHAT
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
@@ -142,6 +145,7 @@ class _Call:
     rnd: int
     t_ms: float
     taken: bool = False
+    api_call: JsonObject | None = None  # the call as Responses or Messages wrote it
 
     @property
     def name(self) -> str:
@@ -203,6 +207,7 @@ class _Merge:
         self.base_url = ""
         # The first model request that sent functions, and those functions: the forward translation is inferred there.
         self.first_offer: tuple[_Event, list[JsonObject]] | None = None
+        self.api: WireApi = CHAT  # the model API the app spoke: the first recorded request's
 
     # --- the model's side ----------------------------------------------------------------------------------------
 
@@ -218,7 +223,7 @@ class _Merge:
         def ms(entry: dict[str, Any]) -> float:
             return (float(entry.get("timestamp") or t0) - t0) * 1000
 
-        chats = self.one_conversation(self.chat_exchanges(exchanges), ms)
+        chats = self.one_conversation(self.api_exchanges(exchanges), ms)
         self.base_url = base_url
         events: list[_Event] = []
         rnd, attempt, previous = 0, 0, None
@@ -230,14 +235,17 @@ class _Merge:
             events += [asked, *self.answer_events(ex, asked, ms)]
         return events
 
-    def chat_exchanges(self, exchanges: list[_Exchange]) -> list[_Exchange]:
-        """The Chat Completions exchanges; the others are recorded, not stepped, and a note says so."""
-        others = [ex for ex in exchanges if not str(ex.request.get("path") or "").endswith("/chat/completions")]
+    def api_exchanges(self, exchanges: list[_Exchange]) -> list[_Exchange]:
+        """The exchanges of the model API the app spoke (the first request's on a path one of them serves); the others
+        are recorded, not stepped, and a note says so."""
+        apis = [api_for_path(str(ex.request.get("path") or "").split("?", 1)[0]) for ex in exchanges]
+        self.api = next((api for api in apis if api is not None), CHAT)
+        others = [ex for ex, api in zip(exchanges, apis, strict=True) if api is not self.api]
         if others:
             first = others[0].request
             self.notes.append(
                 f"{counted(len(others), 'model exchange')} on other paths (the first: {first.get('method')} "
-                f"{quoted(first.get('path'))}): recorded, not stepped (only Chat Completions is)"
+                f"{quoted(first.get('path'))}): recorded, not stepped (only {API_WORDS[self.api.name]['api']} is)"
             )
         return [ex for ex in exchanges if ex not in others]
 
@@ -246,14 +254,12 @@ class _Merge:
         user message is the question."""
         req = ex.request
         body = req.get("body")
-        messages = [as_dict(m) for m in as_list(as_dict(body).get("messages"))]
-        for m in messages:
-            if m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str):
-                self.tool_messages.setdefault(m["tool_call_id"], m.get("content"))
-        step = Step.BACKFILL if any(m.get("role") == "tool" for m in messages) else Step.ASK_MODEL
+        results = _results(body, self.api)
+        for call_id, content in results:
+            self.tool_messages.setdefault(call_id, content)
+        step = Step.BACKFILL if results else Step.ASK_MODEL
         if self.question is None:
-            users = [m.get("content") for m in messages if m.get("role") == "user"]
-            self.question = next((u for u in reversed(users) if isinstance(u, str) and u), None)
+            self.question = _last_user_text(body, self.api)
             self.model = {"name": as_dict(body).get("model"), "base_url": self.base_url}
         payload: LlmRequestPayload = {
             "method": str(req.get("method") or "POST"),
@@ -262,7 +268,7 @@ class _Merge:
             "body": _chat_request(body),
         }
         again = f", retry {attempt} of the same call" if attempt else ""
-        carries = CHAT.request_summary(body) + again
+        carries = self.api.request_summary(body) + again
         t_req = ms(req)
         sent = hops.model_request(payload, step=step, path=str(req.get("path")), carries=carries)
         asked = _Event(sent, t_req, t_req, rnd)
@@ -274,7 +280,7 @@ class _Merge:
     def one_conversation(self, chats: list[_Exchange], ms: Clock) -> list[_Exchange]:
         """The exchanges of one conversation: a long-running model proxy records several, and one trace shows one
         (the last, unless `conversation` names another), saying so in a note."""
-        runs = _conversations(chats)
+        runs = _conversations(chats, self.api)
         if self.conversation is None and len(runs) < 2:
             return chats
         chosen = len(runs) if self.conversation is None else self.conversation
@@ -301,6 +307,8 @@ class _Merge:
         whole response; the tool calls it asks for wait for the tools/calls that carry them out."""
         if _failed_status(ex) or not ex.response:
             return [self.failed_event(ex, asked, ms)]
+        if self.api.name != "chat":
+            return self.api_answer(ex, asked, ms)
         events, message, step = self.streamed(ex, asked, ms) if ex.chunks else self.whole(ex, asked, ms)
         if message is None:  # cut short: nothing to read the calls or the answer from
             return events
@@ -310,6 +318,59 @@ class _Merge:
         if step == Step.MODEL_ANSWER and isinstance(message.get("content"), str):
             self.answer = message["content"]
         return events
+
+    def api_answer(self, ex: _Exchange, asked: _Event, ms: Clock) -> list[_Event]:
+        """A Responses or Messages answer, read by its API as the app reads it: the calls it asks for wait for their
+        tools/calls, its text is the answer."""
+        events, turn = self.api_streamed(ex, asked, ms) if ex.chunks else self.api_whole(ex, asked, ms)
+        if turn is None:
+            return events
+        for call in turn.calls:
+            self.calls.append(_Call(_call_of(call), asked.rnd, events[-1].t_end_ms, api_call=call.raw))
+        if not turn.calls and turn.text is not None:
+            self.answer = turn.text
+        return events
+
+    def api_streamed(self, ex: _Exchange, asked: _Event, ms: Clock) -> tuple[list[_Event], Turn | None]:
+        """The streamed events, labelled by the API's one stream reader, and the turn the app assembled from them; a
+        stream the app cannot read (cut short, an error event) is the failure the app would meet."""
+        stream = self.api.stream()
+        labels = [stream.add(chunk.get("data")) for chunk in ex.chunks]
+        step = Step.DECISION if stream.decided else Step.MODEL_ANSWER
+        events = []
+        for i, chunk in enumerate(ex.chunks):
+            payload: LlmChunkPayload = {"data": chunk.get("data", chunk.get("data_too_large"))}
+            if i == 0:
+                payload = {"status": ex.status, "headers": _headers(ex.response), **payload}
+            got = hops.model_chunk(payload, step=step, summary=labels[i])
+            events.append(_Event(got, asked.t_start_ms, ms(chunk), asked.rnd))
+        t_end = ms(ex.chunks[-1])
+        try:
+            turn = stream.turn()
+        except WireProblem as problem:
+            en, zh = (error_line(problem.code, lang, **problem.params) for lang in ("en", "zh"))  # type: ignore[arg-type]
+            failed = hops.model_failed({"error": "malformed response", "reason": en}, step=step, summary=en)
+            said = f"the stream could not be read as the app reads it ({problem.code})"
+            events.append(_Event(failed, t_end, t_end, asked.rnd, said, failure=("malformed response", en, zh)))
+            return events, None
+        line = "assembled " + self.api.turn_summary(turn)
+        assembled = hops.assembled(turn.raw, turn.finish, decided=bool(turn.calls), summary=line)
+        said = "assembled here from the streamed events, as a client does"
+        events.append(_Event(assembled, t_end, t_end, asked.rnd, said, answered=True))
+        return events, turn
+
+    def api_whole(self, ex: _Exchange, asked: _Event, ms: Clock) -> tuple[list[_Event], Turn | None]:
+        """A whole response, and its turn; one the app cannot read is a failure when the recording can say so."""
+        body = (ex.body or {}).get("body", (ex.body or {}).get("body_too_large"))
+        payload: LlmResponsePayload = {"status": ex.status, "headers": _headers(ex.response), "body": body}
+        got = hops.model_response(payload, step=self.api.response_step(body), summary=self.api.response_summary(body))
+        turn, failure = None, None
+        try:
+            turn = self.api.read(body)
+        except WireProblem as problem:
+            failure = self._unread(ex, body, ex.end.get("error"), problem)
+        t = ms(ex.body or ex.end or ex.response)
+        return [_Event(got, asked.t_start_ms, t, asked.rnd, failure=failure, answered=turn is not None)], turn
 
     def failed_event(self, ex: _Exchange, asked: _Event, ms: Clock) -> _Event:
         """An HTTP error status, or no answer at all (the proxy says why)."""
@@ -372,16 +433,18 @@ class _Merge:
         t = ms(ex.body or ex.end or ex.response)
         return [_Event(got, asked.t_start_ms, t, asked.rnd, failure=failure, answered=bool(message))], message, step
 
-    def _unread(self, ex: _Exchange, body: Any, error: Any) -> Failure | None:
-        """How the app would tell an answer with no message it can read; None when the recording cannot say (a body
-        too large to record, which the app may well have read)."""
+    def _unread(self, ex: _Exchange, body: Any, error: Any, problem: WireProblem | None = None) -> Failure | None:
+        """How the app would tell an answer with no message it can read (`problem`: what its API's reader found);
+        None when the recording cannot say (a body too large to record, which the app may well have read)."""
         if error or ex.body is None:
             return self._model_failure(None, None, error)
         if "body" not in ex.body:
             return None
         code: ErrorCode
         params: dict[str, Any] = {}
-        if not isinstance(body, dict):
+        if problem is not None:
+            code, params = problem.code, problem.params  # type: ignore[assignment]
+        elif not isinstance(body, dict):
             code, params = "body_not_json", {"excerpt": str(body)[:80]}
         elif not as_list(body.get("choices")):
             code, params = "no_choices", {"excerpt": quoted(body.get("choices"), 80)}
@@ -477,7 +540,9 @@ class _Merge:
             return None
         carried[hop.jsonrpc_id] = (call, how)
         tool_call_id = call.tool_call["id"]
-        draft = hops.reverse_translation(call.tool_call, {"name": name, "arguments": arguments}, target="mcp_client")
+        draft = hops.reverse_translation(
+            call.tool_call, {"name": name, "arguments": arguments}, target="mcp_client", api_call=call.api_call
+        )
         how_inferred = f"the tools/call that carries out the model's call {tool_call_id}: {how}"
         return _Event(draft, t, t, call.rnd, how_inferred)
 
@@ -516,7 +581,7 @@ class _Merge:
             out.add(asked, t_start_ms=0.0, t_end_ms=0.0, inferred="the last user message of the first model request")
         for event in events:
             if self.first_offer is not None and event is self.first_offer[0] and listed:
-                forward = hops.tools_translated(listed, self.first_offer[1])
+                forward = hops.tools_translated(listed, self.first_offer[1], schema_field=self.api.schema_field)
                 said = "the tools the server listed beside the functions the first model request sent"
                 out.add(forward, t_start_ms=event.t_ms, t_end_ms=event.t_ms, inferred=said)
             event.add_to(out)
@@ -612,20 +677,55 @@ def _attempt(ex: _Exchange, previous: _Exchange | None, before: int) -> int:
     return before + 1 if _failed(previous) else 0
 
 
-def _conversations(chats: list[_Exchange]) -> list[list[_Exchange]]:
-    """Chat exchanges in conversations. A chat API is stateless: each request of a conversation resends all its
-    messages so far, so a request whose messages do not begin with the previous request's starts a new one (a retry,
-    resending the same, does not). A request with no messages belongs to the conversation it comes in."""
+def _conversations(chats: list[_Exchange], api: WireApi) -> list[list[_Exchange]]:
+    """Model exchanges in conversations. A model API is stateless: each request of a conversation resends all it has
+    said so far (messages, or Responses' input items), so a request whose conversation does not begin with the
+    previous request's starts a new one (a retry, resending the same, does not). A request with none belongs to the
+    conversation it comes in, and so does a Responses follow-up that names the response it follows
+    (previous_response_id: the server keeps the rest)."""
     runs: list[list[_Exchange]] = []
     previous: list[Any] = []
     for ex in chats:
-        messages = as_list(as_dict(ex.request.get("body")).get("messages"))
-        if runs and (not messages or messages[: len(previous)] == previous):
+        body = ex.request.get("body")
+        messages = conversation(body, api)
+        follows = bool(as_dict(body).get("previous_response_id"))
+        if runs and (not messages or follows or messages[: len(previous)] == previous):
             runs[-1].append(ex)
         else:
             runs.append([ex])
         previous = messages or previous
     return runs
+
+
+def _results(body: Any, api: WireApi) -> list[tuple[str, Any]]:
+    """The tool results a request sends back, each as (the call id it answers, its content): Chat's role "tool"
+    messages, Responses' function_call_output items, Messages' tool_result blocks."""
+    found: list[tuple[Any, Any]] = []
+    for item in map(as_dict, conversation(body, api)):
+        if api.name == "chat" and item.get("role") == "tool":
+            found.append((item.get("tool_call_id"), item.get("content")))
+        elif api.name == "responses" and item.get("type") == "function_call_output":
+            found.append((item.get("call_id"), item.get("output")))
+        elif api.name == "messages" and item.get("role") == "user":
+            blocks = [as_dict(b) for b in as_list(item.get("content"))]
+            found += [(b.get("tool_use_id"), b.get("content")) for b in blocks if b.get("type") == "tool_result"]
+    return [(i, content) for i, content in found if isinstance(i, str)]
+
+
+def _last_user_text(body: Any, api: WireApi) -> str | None:
+    """The last user message's text in a request (Responses also takes its input as one string)."""
+    items = conversation(body, api)
+    users = [
+        i if isinstance(i, str) else as_dict(i).get("content")
+        for i in items
+        if isinstance(i, str) or as_dict(i).get("role") == "user"
+    ]
+    return next((u for u in reversed(users) if isinstance(u, str) and u), None)
+
+
+def _call_of(call: Call) -> ToolCall:
+    """A Responses or Messages call in the form the app's hops hold one (beside the call as its API wrote it)."""
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
 def _start(text: str) -> float | None:
