@@ -201,7 +201,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "the messages and the tools in function-calling format (nested under function)",
     },
     "carries_responses": {
-        "zh": "输入条目（input）和扁平的函数工具定义（type、name、parameters 在同一层）",
+        "zh": "输入项（input）和扁平的函数工具定义（type、name、parameters 在同一层）",
         "en": "the input items and the function tools, flat (type, name and parameters side by side)",
     },
     "carries_messages": {
@@ -313,6 +313,45 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
 
 
 COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
+    "apis": {
+        "zh": "A 用 {api_a}，B 用 {api_b}：同样的问题，线路上的字节不同。模型一共收到 {bytes_a} 和 {bytes_b} 字节；每个请求里的工具"
+        "定义是 {tools_a} 和 {tools_b} 字节（A：{shape_a}；B：{shape_b}）。回填（消息 8）时，A {back_a}，B {back_b}"
+        "（第一个回填请求 {back_bytes_a} 和 {back_bytes_b} 字节）。",
+        "en": "A speaks {api_a}, B {api_b}: the same question, other bytes on the wire. The model is sent {bytes_a} "
+        "and {bytes_b} bytes in all; the tool definitions weigh {tools_a} and {tools_b} bytes a request (A: "
+        "{shape_a}; B: {shape_b}). In the backfill (message 8), A {back_a}, B {back_b} (the first backfill "
+        "request: {back_bytes_a} and {back_bytes_b} bytes).",
+    },
+    "shape_chat": {
+        "zh": "嵌套在 function 里，Schema 在 parameters",
+        "en": "nested under function, the schema in parameters",
+    },
+    "shape_responses": {
+        "zh": "扁平的，type、name、parameters 在同一层",
+        "en": "flat, type, name and parameters side by side",
+    },
+    "shape_messages": {
+        "zh": "name、description 和 input_schema，没有 type",
+        "en": "name, description and input_schema, no type",
+    },
+    "back_chat": {
+        "zh": "每个调用一条 role 为 tool 的消息，引用 tool_call_id",
+        "en": 'sends a role "tool" message per call, quoting its tool_call_id',
+    },
+    "back_responses": {
+        "zh": "每个调用一个 function_call_output 项，引用 call_id",
+        "en": "sends a function_call_output item per call, quoting its call_id",
+    },
+    "back_previous": {
+        "zh": "每个调用一个 function_call_output 项，引用 call_id，只发新项并附上 previous_response_id",
+        "en": "sends a function_call_output item per call, quoting its call_id, and only the new items beside "
+        "previous_response_id",
+    },
+    "back_messages": {
+        "zh": "发一条 user 消息，里面每个调用一个 tool_result 内容块，引用 tool_use_id",
+        "en": "sends one user message of tool_result blocks, each quoting a tool_use_id",
+    },
+    "no_backfill": {"zh": "没有回填", "en": "has no backfill"},
     "direct": {"zh": "直接调用模式", "en": "direct mode"},
     "requests_same": {
         "zh": "模型收到的请求几乎一样：两边各调用模型 {calls} 次，共 {bytes_a} 和 {bytes_b} 字节；工具定义在两边都占 {share}"
@@ -345,10 +384,10 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
         "en": "MCP adds, once before any question, {listing} ({n_list})",
     },
     "per_question": {
-        "zh": "；每个问题多宿主的正向翻译（inputSchema → parameters），每个工具调用（这里 {calls} 个）多一次反向翻译"
-        "（tool_call → tools/call）和它的请求、结果两帧（共 {call_frames}）。",
-        "en": "; per question, the host's forward translation (inputSchema → parameters), and per tool call (here "
-        "{calls}) a reverse translation (tool_call → tools/call) with its request and result frames ({call_frames} "
+        "zh": "；每个问题多宿主的正向翻译（inputSchema → {w_schema}），每个工具调用（这里 {calls} 个）多一次反向翻译"
+        "（{w_call} → tools/call）和它的请求、结果两帧（共 {call_frames}）。",
+        "en": "; per question, the host's forward translation (inputSchema → {w_schema}), and per tool call (here "
+        "{calls}) a reverse translation ({w_call} → tools/call) with its request and result frames ({call_frames} "
         "in all).",
     },
     "no_translation": {

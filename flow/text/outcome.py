@@ -43,8 +43,8 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
     },
     # how each model API carries a tool's result back, as "refused" names it
     "result_chat": {"zh": " tool 消息", "en": "the tool message"},
-    "result_responses": {"zh": " function_call_output 条目", "en": "a function_call_output item"},
-    "result_messages": {"zh": " tool_result 块", "en": "a tool_result block"},
+    "result_responses": {"zh": " function_call_output 项", "en": "a function_call_output item"},
+    "result_messages": {"zh": " tool_result 内容块", "en": "a tool_result block"},
     "refused_kept": {"zh": "应用没有调用工具{at}", "en": "the app called nothing{at}"},
     "ran_server": {"zh": "MCP 服务器运行了 {name}{at}", "en": "the MCP server ran {name}{at}"},
     "ran_server_many": {"zh": "MCP 服务器运行了这 {n} 个调用{at}", "en": "the MCP server ran the {n} calls{at}"},

@@ -136,11 +136,13 @@ REASON_TEXT: dict[Reason, dict[Lang, str]] = {
     "host_pairs": {
         "zh": "文章 000 里 MCP 返回的结果带着 tool_call_id，这是错的：CallToolResult 没有这个字段，MCP 从不经手 "
         "tool_call_id。MCP 客户端按 JSON-RPC 的 id 收到回答；是宿主应用记着这次 tools/call 是为哪个工具调用发的，"
-        "再把 tool_call_id 写进 role 为 tool 的消息。",
+        "再把这个调用的 id 写进给模型的结果里（Chat Completions 是 role 为 tool 的消息的 tool_call_id，Responses 是 "
+        "function_call_output 的 call_id，Anthropic Messages 是 tool_result 的 tool_use_id）。",
         "en": "Article 000 gives the MCP result a tool_call_id, and that is wrong: a CallToolResult has no such "
         "field, and MCP never sees a tool_call_id. The MCP client gets its answer by the JSON-RPC id; the host app "
-        "remembers which tool call it sent that tools/call for, and writes the tool_call_id into the role "
-        '"tool" message itself.',
+        "remembers which tool call it sent that tools/call for, and writes that call's id into the result it "
+        'sends the model itself (Chat Completions: the role "tool" message\'s tool_call_id; Responses: the '
+        "function_call_output's call_id; Anthropic Messages: the tool_result's tool_use_id).",
     },
     "not_recorded": {
         "zh": "这份记录里没有属于这条消息的跳。",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from flow.text.apis import API_WORDS, api_of_request, api_of_trace
 from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT
 from flow.text.names import (
     COMPARE_TEXT,
@@ -22,7 +23,7 @@ from flow.text.names import (
     Lang,
 )
 from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
-from flow.trace.model import PHASES, Hop, Kind, Trace
+from flow.trace.model import PHASES, Hop, Kind, Trace, as_dict
 from flow.trace.pairing import exchanges
 from flow.trace.payloads import payload_of
 from flow.trace.stats import mcp_frames, model_calls, tool_calls
@@ -30,6 +31,7 @@ from flow.trace.steps import Step
 from flow.views.diagram import aligned_room, to_dot
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import request_costs
+from flow.wire.base import ApiName
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class Shape:
     decisions: tuple[str, ...]  # each tool call the model asked for, as name(arguments), in order
     answer: str | None
     mode: str = field(default="mcp")
+    api: ApiName = "chat"  # the model API its requests went to
     call_frames: int = 0  # tools/call requests and what answered them
     calls: int = 0  # tools/call requests
 
@@ -164,6 +167,7 @@ def shape(trace: Trace) -> Shape:
         decisions=_decisions(trace),
         answer=answers[-1] if answers else None,
         mode=trace.meta.mode,
+        api=api_of_trace(trace).name,
         call_frames=n_call,
         calls=calls,
     )
@@ -236,7 +240,7 @@ def _requests_compared(a: Trace, b: Trace, base: str, other: str, lang: Lang) ->
     fa, fb = figures(a), figures(b)
     share_a, share_b = f"{fa.tool_share:.0%}", f"{fb.tool_share:.0%}"
     near = abs(fa.bytes_to_model - fb.bytes_to_model) <= 0.05 * max(fa.bytes_to_model, fb.bytes_to_model, 1)
-    if fa.model_calls == fb.model_calls and near:
+    if fa.model_calls == fb.model_calls and near and api_of_trace(a) is api_of_trace(b):
         share = share_a if share_a == share_b else _p("shares", lang, a=share_a, b=share_b)
         return _p(
             "requests_same",
@@ -285,10 +289,57 @@ def _what_mcp_adds(sb: Shape, lang: Lang) -> str:
         )
     else:
         once = _p("listing_only", lang, listing=listing, n_list=n_list)
-    return once + _p("per_question", lang, calls=sb.calls, call_frames=_frames_text(sb.call_frames, lang))
+    words = {f"w_{k}": v for k, v in API_WORDS[sb.api].items()}
+    return once + _p("per_question", lang, calls=sb.calls, call_frames=_frames_text(sb.call_frames, lang), **words)
+
+
+def _backfill(trace: Trace, lang: Lang) -> tuple[str, str]:
+    """How a run's first backfill sends the tool results back, in its API's terms, and that request's bytes."""
+    first = next((h for h in trace.hops if h.kind == "llm.request" and h.step == Step.BACKFILL), None)
+    if first is None:
+        return _p("no_backfill", lang), "—"
+    api = api_of_request(as_dict(first.payload))
+    previous = api.name == "responses" and bool(as_dict(as_dict(first.payload).get("body")).get("previous_response_id"))
+    return _p("back_previous" if previous else f"back_{api.name}", lang), f"{first.bytes:,}"
+
+
+def apis_compared(a: Trace, b: Trace, *, lang: Lang = "en") -> str | None:
+    """When the two runs spoke different model APIs: which, and where their request bytes differ (measured): all
+    the bytes sent, the tool definitions a request (nested, flat, input_schema), the backfill's form and its bytes.
+    None when they spoke the same API."""
+    api_a, api_b = api_of_trace(a).name, api_of_trace(b).name
+    if api_a == api_b:
+        return None
+    fa, fb = figures(a), figures(b)
+    ca, cb = request_costs(a), request_costs(b)
+    (back_a, bytes_back_a), (back_b, bytes_back_b) = _backfill(a, lang), _backfill(b, lang)
+    return _p(
+        "apis",
+        lang,
+        api_a=API_WORDS[api_a]["api"],
+        api_b=API_WORDS[api_b]["api"],
+        bytes_a=f"{fa.bytes_to_model:,}",
+        bytes_b=f"{fb.bytes_to_model:,}",
+        tools_a=f"{ca[0].tool_bytes:,}" if ca else "—",
+        tools_b=f"{cb[0].tool_bytes:,}" if cb else "—",
+        shape_a=_p(f"shape_{api_a}", lang),
+        shape_b=_p(f"shape_{api_b}", lang),
+        back_a=back_a,
+        back_b=back_b,
+        back_bytes_a=bytes_back_a,
+        back_bytes_b=bytes_back_b,
+    )
 
 
 def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
+    """What a pair of runs teaches (see `_point`); two runs of different model APIs begin with where their bytes
+    differ (`apis_compared`)."""
+    lead = apis_compared(a, b, lang=lang)
+    text = _point(a, b, lang=lang)
+    return text if lead is None else lead + ("" if lang == "zh" else " ") + text
+
+
+def _point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
     """What a pair of runs teaches, computed from the two traces in either order. Direct mode against MCP: the
     model's requests practically the same and the tool definitions' share of them, what MCP adds once per session
     and per question, the model's side, what MCP buys and when to choose which. Any other pair (two eras, two runs of

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from flow.text.apis import api_of_trace
 from flow.text.names import ACTOR_NAMES, Lang
 from flow.text.route import (
     ARTICLE_PHASE_NAMES,
@@ -25,7 +26,7 @@ from flow.text.route import (
     route_cell,
 )
 from flow.text.teaching import teaching_texts
-from flow.text.teaching.lesson import ARTICLE_MESSAGES, LESSON_TEXT
+from flow.text.teaching.lesson import API_CROSSES, ARTICLE_MESSAGES, LESSON_TEXT
 from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
 from flow.trace.route import Message, route, stop_hop
@@ -182,6 +183,7 @@ def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
         if hop.step is not None:
             by_step.setdefault(hop.step, []).append(hop.seq)
     direct = trace.meta.mode == "direct"
+    api_crosses = API_CROSSES[api_of_trace(trace).name]
     columns = ["message", "step", "phase", "route", "crosses", "hops"] + (["restaurant"] if restaurant else [])
     lines = [
         "| " + " | ".join(_t("col." + c, lang) for c in columns) + " |",
@@ -199,6 +201,7 @@ def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
                 route_cell(step, lang),
                 message.crosses[lang],
             )
+        crosses = api_crosses[step][lang] if step in api_crosses else crosses
         cells = [
             _t("phase_zero", lang) if step == 0 else _t("message_n", lang, n=int(step)),
             str(int(step)),

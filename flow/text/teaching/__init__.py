@@ -16,11 +16,12 @@ from collections.abc import Sequence
 
 from flow.text.names import Lang
 from flow.text.teaching.situations import LIST_ITEMS, HopContext, Situation, hop_contexts, situation
-from flow.text.teaching.steps import STEP_TEXTS
+from flow.text.teaching.steps import API_STEP_TEXTS, STEP_TEXTS, step_texts
 from flow.text.teaching.texts import FALLBACK, TEXTS
 from flow.trace.model import Hop
 
 __all__ = [
+    "API_STEP_TEXTS",
     "FALLBACK",
     "STEP_TEXTS",
     "TEXTS",
@@ -28,6 +29,7 @@ __all__ = [
     "Situation",
     "hop_contexts",
     "situation",
+    "step_texts",
     "teaching_text",
     "teaching_texts",
 ]

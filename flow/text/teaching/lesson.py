@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from flow.text.names import Lang
 from flow.trace.steps import Step
+from flow.wire.base import ApiName
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,41 @@ ARTICLE_MESSAGES: dict[Step, ArticleMessage] = {
     ),
     Step.MODEL_ANSWER: ArticleMessage({"zh": "最终回答的文字", "en": "the answer's text"}),
     Step.SHOW_ANSWER: ArticleMessage({"zh": "展示给用户的回答", "en": "the answer shown to the user"}),
+}
+
+
+# What crosses at a message where an API other than Chat Completions carries it differently.
+API_CROSSES: dict[ApiName, dict[Step, dict[Lang, str]]] = {
+    "chat": {},
+    "responses": {
+        Step.ASK_MODEL: {
+            "zh": "instructions、input 项，加上翻译成扁平函数定义的工具",
+            "en": "instructions, the input items and the tools, translated to flat function definitions",
+        },
+        Step.DECISION: {
+            "zh": "function_call 项：函数名、参数字符串和 call_id",
+            "en": "function_call items: a function name, an arguments string and a call_id",
+        },
+        Step.BACKFILL: {
+            "zh": "function_call_output 项（连同整个 input，或附上 previous_response_id）",
+            "en": "function_call_output items (with the whole input again, or beside previous_response_id)",
+        },
+    },
+    "messages": {
+        Step.ASK_MODEL: {
+            "zh": "顶层 system、messages，加上带 input_schema 的工具",
+            "en": "the top-level system, the messages and the tools with their input_schema",
+        },
+        Step.DECISION: {
+            "zh": "tool_use 内容块：工具名、input 对象和 id",
+            "en": "tool_use blocks: a tool name, an input object and an id",
+        },
+        Step.REVERSE_TRANSLATION: {"zh": "取出 input 对象作为调用请求", "en": "the input object, as the call request"},
+        Step.BACKFILL: {
+            "zh": "整段对话加上一条 user 消息，里面是 tool_result 内容块",
+            "en": "the whole conversation plus a user message of tool_result blocks",
+        },
+    },
 }
 
 

@@ -315,7 +315,7 @@ def _client_result(p: ClientResultPayload) -> Situation | None:
 def _translation(p: TranslateForwardPayload) -> Situation | None:
     if "content" not in p:
         return _forward(p)
-    # a prompt's messages or a resource's contents, translated for the chat API
+    # a prompt's messages or a resource's contents, translated for the model API
     hows = [v for v in (value(h) for h in p["content"]) if v]
     if any(h not in ("text", "resource_text", "blob_as_text") for h in hows):
         return _situation("translate.content.mixed", what=value(p.get("what")), hows=hows)

@@ -283,18 +283,18 @@ _MODEL: Texts = {
         "role 为 tool 的消息（{ids}）。等到某次回复里没有 tool_calls，循环才结束。",
     },
     "translate.content": {
-        "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: MCP content "
-        "blocks become chat messages. Here it is all text, so the words go across as they are.",
-        "zh": "应用把 MCP 客户端交来的内容（{what}）翻译成对话接口能接受的形式：MCP 的内容块变成对话消息。"
+        "en": "The app translates what the MCP client handed over ({what}) into what the model API takes: MCP content "
+        "blocks become messages. Here it is all text, so the words go across as they are.",
+        "zh": "应用把 MCP 客户端交来的内容（{what}）翻译成模型接口能接受的形式：MCP 的内容块变成消息。"
         "这里全是文字，所以原样传过去。",
     },
     "translate.content.mixed": {
-        "en": "The app translates what the MCP client handed over ({what}) into what the chat API takes: "
-        "{hows}. There a user message may carry text, image, audio and file parts, a system or tool "
+        "en": "The app translates what the MCP client handed over ({what}) into what the model API takes: "
+        "{hows}. In Chat Completions a user message may carry text, image, audio and file parts, a system or tool "
         "message text only. This app sends no file part: what cannot go as itself goes as a line saying "
         "what it was, so the model knows something was there.",
         "zh": "应用把 MCP "
-        "客户端交来的内容（{what}）翻译成对话接口能接受的形式：{hows}。在这个接口里，用户消息可以带文字、图片、音频和文件，系统消息或工具消息只能带文字。本应用不发送文件：不能原样发送的，就换成一行说明它是什么，让模型知道那里本来有东西。",
+        "客户端交来的内容（{what}）翻译成模型接口能接受的形式：{hows}。在 Chat Completions 里，用户消息可以带文字、图片、音频和文件，系统消息或工具消息只能带文字。本应用不发送文件：不能原样发送的，就换成一行说明它是什么，让模型知道那里本来有东西。",
     },
     "ask.backfill.adapted": {
         "en": "Message 8, the backfill: the model keeps no memory, so the app sends the whole conversation "
