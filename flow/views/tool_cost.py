@@ -132,8 +132,9 @@ def tool_cost_chart(points: Iterable[ToolCostPoint], *, lang: Lang = "en") -> di
     of a run; its data is `points`, inline."""
     w = {key: words[lang] for key, words in _WORDS.items()}
     points = list(points)
-    apis = sorted({p.api for p in points}, key=list(API_WORDS).index) or ["chat"]
-    w["tokens"] = w["tokens"].format(fields=" / ".join(dict.fromkeys(API_WORDS[a]["tokens"] for a in apis)))
+    present = {p.api for p in points} or {"chat"}
+    fields = dict.fromkeys(words["tokens"] for api, words in API_WORDS.items() if api in present)
+    w["tokens"] = w["tokens"].format(fields=" / ".join(fields))
     values = [
         {
             **asdict(p),
