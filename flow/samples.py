@@ -310,6 +310,67 @@ SAMPLES: list[Sample] = [
         "comes before it.",
         many_tools=40,
     ),
+    Sample(
+        "responses-mcp",
+        "北京天气 · MCP · Responses API",
+        "Beijing weather · MCP · Responses API",
+        "同一个问题走 MCP，模型接口换成 OpenAI 的 Responses（POST /v1/responses）。系统提示放在 instructions，对话是 input 里的项；"
+        "工具定义是扁平的（type、name、parameters 在同一层，不嵌套在 function 里）。模型的决定是 output 里的一个 function_call 项，"
+        "参数仍是 JSON 字符串，配对靠 call_id；应用回填一个 function_call_output 项，并把模型的 function_call 项连同整个 input "
+        "再发一遍。响应对象还会把请求的设置（tools、instructions 等）原样带回来，所以这里的响应体比 Chat Completions 的大得多。"
+        "MCP 这一侧和 beijing-mcp 完全一样。",
+        "The same question through MCP, with the model reached over OpenAI's Responses API (POST /v1/responses). The "
+        "system prompt goes in instructions and the conversation as input items; the tools are flat (type, name and "
+        "parameters side by side, not nested under function). The model's decision is a function_call output item, "
+        "its arguments still a JSON string, paired by call_id; the app backfills a function_call_output item and "
+        "sends the whole input again, the model's function_call item included. The response object echoes the "
+        "request's settings (tools, instructions and more), so its bodies are much larger than Chat Completions'. "
+        "The MCP side is exactly beijing-mcp's.",
+        options={"api": "responses"},
+    ),
+    Sample(
+        "responses-previous-id",
+        "Responses · 用 previous_response_id 回填",
+        "Responses · backfill with previous_response_id",
+        "和 responses-mcp 一样的运行，只是回填时不再重发整个 input：请求只带新的 function_call_output 项，"
+        "再用 previous_response_id 指向第一次的响应，由服务器接上它保存的对话。省下的只是对话部分："
+        "应用在回填请求里照样带着全部 4 个工具定义。与 responses-mcp 对照第 8 条消息的字节数。",
+        "The same run as responses-mcp, except that the backfill does not send the whole input again: the request "
+        "carries only the new function_call_output item and names the first response in previous_response_id, and "
+        "the server picks up the conversation it kept. Only the conversation is saved: the app still sends all 4 "
+        "tool definitions in the backfill. Compare message 8's bytes with responses-mcp.",
+        options={"api": "responses", "previous_response": True},
+    ),
+    Sample(
+        "messages-mcp",
+        "北京天气 · MCP · Anthropic Messages API",
+        "Beijing weather · MCP · Anthropic Messages API",
+        "同一个问题走 MCP，模型接口换成 Anthropic 的 Messages（POST /v1/messages）。系统提示是顶层的 system 字段，max_tokens 必须给；"
+        "工具是 name、description 和 input_schema（正向翻译是 inputSchema → input_schema）。模型的决定是一个 tool_use 内容块，"
+        'stop_reason 为 "tool_use"，它的 input 已经是 JSON 对象，不是字符串。回填没有 role 为 tool 的消息：应用把助手的内容块原样放回，'
+        "再加一条 user 消息，里面的 tool_result 内容块引用 tool_use_id。",
+        "The same question through MCP, with the model reached over Anthropic's Messages API (POST /v1/messages). The "
+        "system prompt is the top-level system field and max_tokens is required; a tool is name, description and "
+        "input_schema (the forward translation is inputSchema → input_schema). The model's decision is a tool_use "
+        'content block with stop_reason "tool_use", its input already a JSON object, not a string. The backfill has '
+        'no role "tool" message: the app sends the assistant\'s blocks back as they came, then a user message whose '
+        "tool_result block quotes the tool_use_id.",
+        options={"api": "messages"},
+    ),
+    Sample(
+        "messages-stream",
+        "Anthropic Messages · 流式输出",
+        "Anthropic Messages · streaming",
+        "messages-mcp 的流式版本。Messages 的流是一串有类型的事件：message_start，然后每个内容块一组 content_block_start、"
+        "content_block_delta、content_block_stop，最后 message_delta（带 stop_reason）和 message_stop。tool_use 的 input 以 "
+        "input_json_delta 的 partial_json 一段段到达，应用拼起来再解析成对象；回答的文字以 text_delta 到达。",
+        "The streamed version of messages-mcp. A Messages stream is typed events: message_start, then for each "
+        "content block content_block_start, content_block_delta and content_block_stop, and last message_delta "
+        "(with the stop_reason) and message_stop. The tool_use's input arrives in pieces, as the partial_json of "
+        "input_json_delta events, which the app joins and then parses into an object; the answer's text arrives as "
+        "text_delta events.",
+        options={"api": "messages", "stream": True},
+    ),
 ]
 
 

@@ -17,6 +17,7 @@ _VOLATILE_KEYS = {
     "elapsed_ms",
     "headers",
     "created",
+    "created_at",  # Responses' name for it
     "server_stderr",
     "server_clock",
 }

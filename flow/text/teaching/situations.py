@@ -903,7 +903,9 @@ def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
         named = as_dict(choice).get("name") if as_dict(choice).get("type") in ("function", "tool") else None
         if named is not None:  # on the wire a named choice is an object, never the bare name
             return _situation(f"{name}.ask.first.named", derived, name=value(named), **extra)
-        return _situation(f"{name}.ask.first", derived, choice=value(choice) or _json(choice), **extra)
+        if value(choice) is None:  # Messages writes every choice as an object: its JSON is the payload's, re-written
+            return _situation(f"{name}.ask.first", {**derived, "choice": _json(choice) or ""}, **extra)
+        return _situation(f"{name}.ask.first", derived, choice=value(choice), **extra)
     if hop.step == Step.BACKFILL:
         ids = [v for v in (value(i) for _, i in answered(body, api)) if v]
         previous = value(body.get("previous_response_id"))
@@ -937,7 +939,10 @@ def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, ctx: HopContext) -
     if turn.calls:
         call = turn.calls[0]
         if name == "messages":
-            given = _raw(_json(call.parsed)) if call.parsed is not None else _raw(call.arguments)
+            if call.parsed is not None:  # the input object as JSON: the payload's, re-written
+                derived = {"input": _raw(_json(call.parsed)) or ""}
+                return _situation("messages.decide.one", derived, name=value(call.name), id=value(call.id), **stopped)
+            given = _raw(call.arguments)
             return _situation("messages.decide.one", name=value(call.name), input=given, id=value(call.id), **stopped)
         return _situation(
             "responses.decide.one", name=value(call.name), arguments=_raw(call.arguments), id=value(call.id), **stopped
