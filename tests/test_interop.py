@@ -97,19 +97,22 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
     for hop in trace.hops:
         if hop.kind == "llm.request":
             usage.append({})
-        elif hop.usage:
-            usage[-1] = hop.usage
+        elif hop.usage:  # a Messages stream counts the input in message_start, the output in message_delta
+            usage[-1] = {**usage[-1], **hop.usage}
     for chat, used in zip(chats, usage, strict=True):
         a = chat["attrs"]
         assert chat["name"] == f"chat {a['gen_ai.request.model']}" and chat["kind"] == CLIENT
-        assert a["gen_ai.provider.name"] == "openai" and a["gen_ai.request.model"] == trace.meta.model["name"]
+        provider = "anthropic" if trace.meta.settings.get("api") == "messages" else "openai"  # by the API it spoke
+        assert a["gen_ai.provider.name"] == provider and a["gen_ai.request.model"] == trace.meta.model["name"]
         assert (a.get("gen_ai.usage.input_tokens"), a.get("gen_ai.usage.output_tokens")) == (
             str(used["prompt_tokens"]) if used else None,
             str(used["completion_tokens"]) if used else None,
         )
         reasons = [v["stringValue"] for v in a["gen_ai.response.finish_reasons"]["values"]]
         output = json.loads(a["gen_ai.output.messages"])
-        assert [m["role"] for m in output] == ["assistant"] and reasons[0] in ("stop", "tool_calls")
+        # the provider's own word: Chat's finish_reason, Responses' status, Messages' stop_reason
+        said = ("stop", "tool_calls", "completed", "tool_use", "end_turn")
+        assert [m["role"] for m in output] == ["assistant"] and reasons[0] in said
         assert all(
             p["type"] in ("text", "tool_call", "tool_call_response")
             for m in json.loads(a["gen_ai.input.messages"]) + output
@@ -383,10 +386,13 @@ def test_an_exported_trace_imports_back_to_the_same_steps(path):
         original.meta.stats["tool_calls"],
     )
     first = next(h for h in back.hops if h.kind == "llm.request")
-    assert (
-        first.payload["body"]["messages"]
-        == next(h for h in original.hops if h.kind == "llm.request").payload["body"]["messages"]
-    )
+    sent = next(h for h in original.hops if h.kind == "llm.request").payload["body"]
+    if "messages" in sent and "system" not in sent:  # Chat Completions: the same messages come back
+        assert first.payload["body"]["messages"] == sent["messages"]
+    else:  # Responses or Messages: rebuilt in Chat Completions' form, the system prompt first
+        system = sent.get("instructions", sent.get("system"))
+        expected_messages = [{"role": "system", "content": system}, {"role": "user", "content": original.meta.question}]
+        assert first.payload["body"]["messages"] == expected_messages
     # The app's hops are built by the constructors the engine uses, so they say the same lines.
     for kind in ("user.message", "translate.reverse", "app.answer"):
         assert [h.summary for h in back.hops if h.kind == kind] == [h.summary for h in original.hops if h.kind == kind]

@@ -33,12 +33,21 @@ def _message(hop: Hop) -> dict[str, Any]:
 
 
 def _calls(hop: Hop) -> list[dict[str, Any]]:
-    return [as_dict(as_dict(c).get("function")) for c in as_list(_message(hop).get("tool_calls"))]
+    """The calls a reply asks for, as {name, arguments}: Chat's tool_calls, Responses' function_call output items,
+    Messages' tool_use content blocks (in a response body, or in the turn the app assembled)."""
+    payload = as_dict(hop.payload)
+    body = as_dict(payload.get("message") if hop.kind == "llm.assembled" else payload.get("body"))
+    items = [as_dict(i) for i in as_list(body.get("output")) + as_list(body.get("content"))]
+    return [as_dict(as_dict(c).get("function")) for c in as_list(_message(hop).get("tool_calls"))] + [
+        {"name": i.get("name"), "arguments": i.get("arguments", i.get("input"))}
+        for i in items
+        if i.get("type") in ("function_call", "tool_use")
+    ]
 
 
 def _offered(trace: Trace) -> set[str]:
     return {
-        as_dict(t).get("function", {}).get("name")
+        as_dict(t).get("function", t).get("name")  # nested in Chat Completions, flat in Responses and Messages
         for h in trace.hops
         if h.kind == "llm.request"
         for t in as_list(as_dict(as_dict(h.payload).get("body")).get("tools"))
