@@ -112,6 +112,7 @@ def test_an_exported_run_of_each_api_imports_back_with_its_calls_and_says_how_it
     assert [m["tool_call_id"] for m in tool_messages] == [h.tool_call_id for h in trace.hops if h.kind == "translate.reverse"]  # fmt: skip
     assert not [m for m in backfill.payload["body"]["messages"] if m["role"] == "user" and m["content"] is None]
     assert back.meta.answer == trace.meta.answer
+    assert back.meta.imported is not None
     assert any("rebuilt in Chat Completions' form" in n for n in back.meta.imported.unmapped)
 
 
