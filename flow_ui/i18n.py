@@ -43,7 +43,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     "model": {"zh": "模型", "en": "Model"},
     "backend_mock": {"zh": "离线模拟模型", "en": "Offline mock model"},
-    "backend_provider": {"zh": "OpenAI 兼容服务", "en": "OpenAI-compatible provider"},
+    "backend_provider": {"zh": "真实模型服务", "en": "Real provider"},
     "backend_scripted": {"zh": "脚本模型（由你决定）", "en": "Scripted (you decide)"},
     "scripted_help": {
         "zh": "不需要模型和 Key：你替模型决定调用哪个工具、用什么参数，或直接回答。请求仍经过真实的 openai SDK。",

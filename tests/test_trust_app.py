@@ -128,7 +128,7 @@ def test_a_keyless_local_preset_sends_no_key_to_a_typed_url():
 
 @dataclass
 class Recorder:
-    """A local OpenAI-compatible endpoint that keeps the Authorization header of every request."""
+    """A local model endpoint that keeps the key headers of every request (Authorization, x-api-key)."""
 
     url: str
     authorizations: list[str] = field(default_factory=list)
@@ -147,7 +147,8 @@ def recorder() -> Iterator[Recorder]:
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length") or 0))
-            box["r"].authorizations.append(self.headers.get("authorization") or "")
+            sent = (self.headers.get("authorization") or "", self.headers.get("x-api-key") or "")
+            box["r"].authorizations.append(" ".join(sent).strip())
             status, body = box["r"].reply
             data = json.dumps(body).encode()
             self.send_response(status)
@@ -188,8 +189,9 @@ def provider_page(preset: Preset, base_url: str, *, lang: str = "en", typed_key:
     at = app(lang)
     at.switch_page("app_pages/run.py").run()
     at.radio(key=f"mode_{lang}").set_value("direct").run()
+    at.radio(key=f"api_{lang}").set_value(preset.api).run()
     at.radio(key=f"backend_{lang}").set_value("provider").run()
-    at.selectbox(key=f"preset_{lang}").set_value(preset).run()
+    at.selectbox(key=f"preset_{preset.api}_{lang}").set_value(preset).run()
     at.text_input(key=f"base_url_{preset.name}").set_value(base_url).run()
     if typed_key:
         next(w for w in at.text_input if w.proto.type == w.proto.PASSWORD).set_value(typed_key).run()
@@ -522,3 +524,20 @@ def test_a_base_url_no_request_can_go_to_is_one_line_on_the_run_page_and_nothing
     run.proto.disabled = False  # a crafted client presses it anyway: still one line, no run, no page error
     run.click().run()
     assert not at.exception and at.session_state["app"].runs == 0
+
+
+def test_the_run_page_offers_the_presets_of_the_chosen_api_and_anthropics_key_stays_home(recorder, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", OPERATOR_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", OPERATOR_KEY + "-anthropic")
+    anthropic = next(p for p in PRESETS if p.api == "messages")
+    at = provider_page(anthropic, anthropic.base_url)
+    offered = at.selectbox(key="preset_messages_en").options
+    assert offered == [p.name for p in PRESETS if p.api == "messages"]
+    assert not at.warning  # its own key is there, for its own URL
+    at = provider_page(anthropic, recorder.url)  # a typed URL: neither key goes there
+    assert [w.value for w in at.warning][0].startswith("$ANTHROPIC_API_KEY is not sent to this base URL")
+    assert at.button(key="run").disabled
+    at = provider_page(anthropic, recorder.url, typed_key="typed-key")  # a typed key goes where its typist says
+    at.button(key="run").click().run()
+    assert recorder.authorizations and all("typed-key" in a for a in recorder.authorizations)
+    assert all(OPERATOR_KEY not in a for a in recorder.authorizations), recorder.authorizations

@@ -310,3 +310,10 @@ def test_the_anthropic_preset_keeps_the_openai_key_away() -> None:
     env = {"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk-openai", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     assert key_for(anthropic_preset, "https://api.anthropic.com", "", env).key == "sk-ant"
     assert key_for(anthropic_preset, "http://127.0.0.1:9/v1", "", env).key is None
+
+
+def test_a_refused_one_call_at_a_time_in_messages_says_to_leave_out_no_parallel():
+    from flow.engine.errors import _rejected_option
+
+    detail = "tool_choice.disable_parallel_tool_use: Extra inputs are not permitted"
+    assert _rejected_option(400, {"message": detail}, detail) == "disable_parallel_tool_use"

@@ -64,9 +64,10 @@ def _add_model_options(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--base-url",
-        help="an OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; with neither, a mock model name stays "
+        help="the model API's endpoint (default: $OPENAI_BASE_URL; with neither, a mock model name stays "
         "offline and any other goes to https://api.openai.com/v1); with --api messages, an endpoint as the anthropic "
-        "SDK takes it, without /v1 (a key from $ANTHROPIC_API_KEY is not sent to it)",
+        "SDK takes it, without /v1 (default: $ANTHROPIC_BASE_URL, else https://api.anthropic.com; a key from "
+        "$ANTHROPIC_API_KEY goes only to that one)",
     )
     r.add_argument(
         "--script",

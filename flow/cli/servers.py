@@ -20,7 +20,10 @@ def add_parsers(sub: Subcommands) -> None:
 
 def _add_mock_server(sub: Subcommands) -> None:
     m = add_command(
-        sub, "mock-server", what="serve the offline mock model over HTTP (OpenAI-compatible)", run=_mock_server
+        sub,
+        "mock-server",
+        what="serve the offline mock model over HTTP (Chat Completions, Responses and Anthropic Messages)",
+        run=_mock_server,
     )
     m.add_argument("--port", type=int, default=8765)
     m.add_argument("--host", default="127.0.0.1")

@@ -72,7 +72,8 @@ class ModelConfig:
     ) -> ModelConfig:
         """OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL pick a real provider; otherwise the mock. For the
         Messages API, ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY / ANTHROPIC_MODEL do, and the key goes only to the base
-        URL it is configured for (ANTHROPIC_BASE_URL, else Anthropic's own), never to one given on the command line."""
+        URL it is configured for (ANTHROPIC_BASE_URL, else Anthropic's own), never to another one given on the command
+        line."""
         env = os.environ if environ is None else environ
         if api == "messages":
             return cls._anthropic_from_env(backend=backend, model=model, env=env, **overrides)

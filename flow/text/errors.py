@@ -120,6 +120,10 @@ OPTION_HINTS: dict[str, tuple[str, str]] = {
         "leave out --no-parallel; in the app, allow parallel calls",
         "命令行去掉 --no-parallel；应用中允许并行调用",
     ),
+    "disable_parallel_tool_use": (  # the Messages API's way of asking for one call at a time, inside tool_choice
+        "leave out --no-parallel; in the app, allow parallel calls",
+        "命令行去掉 --no-parallel；应用中允许并行调用",
+    ),
     "strict": ("leave out --strict; in the app, turn off strict schemas", "命令行去掉 --strict；应用中关闭严格模式"),
     "stream_options": ("leave out --stream; in the app, turn off streaming", "命令行去掉 --stream；应用中关闭流式"),
     "tool_choice": ("--tool-choice auto", "tool_choice 选 auto"),

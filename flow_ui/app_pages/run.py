@@ -195,8 +195,8 @@ with left:
         preset = remembered(
             st.selectbox,
             t("preset", lang),
-            [p for p in PRESETS if p.api == "chat"],  # the page runs Chat Completions
-            key="preset",
+            [p for p in PRESETS if p.api == api],  # the endpoints that speak the chosen model API
+            key=f"preset_{api}",
             format_func=lambda p: p.name.replace(" (local)", t("local", lang)),
         )
         # Typed, so that the inputs are known to return a str (a text input given None as its value may return None).
