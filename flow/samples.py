@@ -371,6 +371,66 @@ SAMPLES: list[Sample] = [
         "text_delta events.",
         options={"api": "messages", "stream": True},
     ),
+    Sample(
+        "responses-direct",
+        "北京天气 · 直接调用模式 · Responses API",
+        "Beijing weather · direct mode · Responses API",
+        "beijing-direct 的 Responses 版本：没有 MCP，应用把手写的工具定义按 Responses 的扁平形式发出（type、name、parameters "
+        "在同一层）。模型的 function_call 项带着 JSON 字符串参数和 call_id，应用在本进程内调用函数，再用一个 "
+        "function_call_output 项把结果交回。与 responses-mcp 对照：模型一侧的请求几乎一样。",
+        "beijing-direct over the Responses API: no MCP; the app sends its hand-written tools in Responses' flat form "
+        "(type, name and parameters side by side). The model's function_call item carries a JSON string of arguments "
+        "and a call_id; the app calls the function in its own process and hands the result back in a "
+        "function_call_output item. Compare with responses-mcp: the model's side is almost the same.",
+        options={"mode": "direct", "api": "responses"},
+    ),
+    Sample(
+        "messages-direct",
+        "北京天气 · 直接调用模式 · Anthropic Messages",
+        "Beijing weather · direct mode · Anthropic Messages",
+        "beijing-direct 的 Messages 版本：没有 MCP，工具定义的参数模式放在 input_schema 里。模型的 tool_use 内容块里 input "
+        "已经是对象，应用不必解析 JSON 字符串就能调用函数；结果作为 user 消息里的 tool_result 内容块交回，靠 tool_use_id 配对。",
+        "beijing-direct over Anthropic Messages: no MCP; each tool's argument schema goes in input_schema. The model's "
+        "tool_use block carries its input already as an object, so the app calls the function without parsing a JSON "
+        "string; the result goes back as a tool_result block in a user message, paired by tool_use_id.",
+        options={"mode": "direct", "api": "messages"},
+    ),
+    Sample(
+        "responses-two-cities",
+        "两座城市 · 并行调用 · Responses API",
+        "Two cities · parallel calls · Responses API",
+        "两座城市的问题走 Responses：模型在一次回复的 output 里给出两个 function_call 项（各有自己的 call_id），"
+        "应用各调用一次 MCP 工具，回填两个 function_call_output 项。",
+        "The two-city question over the Responses API: the model's one reply holds two function_call items in its "
+        "output (each with its own call_id); the app calls the MCP tool once for each and backfills two "
+        "function_call_output items.",
+        question="北京和上海今天天气怎么样？",
+        options={"api": "responses"},
+    ),
+    Sample(
+        "messages-two-cities",
+        "两座城市 · 并行调用 · Anthropic Messages",
+        "Two cities · parallel calls · Anthropic Messages",
+        "两座城市的问题走 Messages：模型一次回复里有两个 tool_use 内容块，应用各调用一次 MCP 工具，然后在同一条 user 消息里"
+        "放两个 tool_result 内容块交回。",
+        "The two-city question over Anthropic Messages: the model's one reply holds two tool_use blocks; the app calls "
+        "the MCP tool once for each and sends both tool_result blocks back in one user message.",
+        question="北京和上海今天天气怎么样？",
+        options={"api": "messages"},
+    ),
+    Sample(
+        "responses-stream",
+        "Responses API · 流式输出",
+        "Responses API · streaming",
+        "responses-mcp 的流式版本。Responses 的流是一串有类型的事件：response.created、response.in_progress，然后每个输出项"
+        "一组 response.output_item.added、参数的 response.function_call_arguments.delta 和 .done、response.output_item.done"
+        "（回答的文字则是 response.output_text.delta），最后 response.completed 带着完整的响应和用量。",
+        "The streamed version of responses-mcp. A Responses stream is typed events: response.created and "
+        "response.in_progress, then for each output item response.output_item.added, the arguments' "
+        "response.function_call_arguments.delta and .done (the answer's text: response.output_text.delta), "
+        "response.output_item.done, and last response.completed with the whole response and its usage.",
+        options={"api": "responses", "stream": True},
+    ),
 ]
 
 

@@ -17,7 +17,17 @@ from helpers import ROOT
 SAMPLE_DIR = ROOT / "sample_traces"
 
 NEW = ["strict-mode", "round-limit", "over-stdio", "over-http", "forty-tools-mcp"]
-API_SAMPLES = ["responses-mcp", "responses-previous-id", "messages-mcp", "messages-stream"]  # added after these
+API_SAMPLES = [
+    "responses-mcp",
+    "responses-previous-id",
+    "messages-mcp",
+    "messages-stream",
+    "responses-direct",
+    "messages-direct",
+    "responses-two-cities",
+    "messages-two-cities",
+    "responses-stream",
+]  # added after these
 
 
 def trace(name: str) -> Trace:

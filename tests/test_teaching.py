@@ -47,6 +47,9 @@ ALLOWED_IN_ZH = frozenset(
     function_call function_call_output call_id previous_response_id input_tokens max_tokens system user text
     input_schema tool_use tool_result tool_use_id stop_reason message_start message_delta message_stop
     content_block_start content_block_stop input_json_delta text_delta partial_json
+    response.output_item.added response.output_item.done response.function_call_arguments.delta
+    response.function_call_arguments.done response.output_text.delta response.completed response.created
+    response.in_progress output_index item_id response
     """.split()
     # what is left of a path or a key when the value filled into it is cut out: /v1/responses, tool_use_id
     + ["v", "responses", "_id"]

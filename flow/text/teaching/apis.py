@@ -190,9 +190,9 @@ _RESPONSES: Texts = {
     },
     "responses.event.arguments": {
         "en": "A piece of a function_call's arguments (response.function_call_arguments.delta): “{fragment}”. It is "
-        "not valid JSON on its own; the string is whole only when ….done arrives.",
+        "not valid JSON on its own; the string is whole only when response.function_call_arguments.done arrives.",
         "zh": "function_call 参数的一个片段（response.function_call_arguments.delta）：“{fragment}”。单看它不是合法 JSON，"
-        "要等到 ….done 事件，字符串才完整。",
+        "要等到 response.function_call_arguments.done 事件，字符串才完整。",
     },
     "responses.event.arguments_done": {
         "en": "response.function_call_arguments.done brings the whole arguments string, {arguments}. It is still JSON "
