@@ -4,16 +4,21 @@ command line in its own process, the demo HTTP server as a child process, and sm
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flow import ModelConfig, RunOptions, RunResult, run
 from flow.samples import DemoServerProcess, spawn_demo_server
-from flow.trace.model import Hop
+from flow.trace.model import Hop, Trace
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page  # only the browser tests import playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"  # screenshots from the browser tests
@@ -59,6 +64,47 @@ def model_requests(hops: list[Hop]) -> list[dict[str, Any]]:
 
 def kinds(hops: list[Hop]) -> list[str]:
     return [h.kind for h in hops]
+
+
+def must_search(pattern: str, text: str, flags: int = 0) -> re.Match[str]:
+    """`re.search` for what the test expects to find: no match fails the test, naming the pattern."""
+    found = re.search(pattern, text, flags)
+    assert found is not None, f"nothing matches {pattern!r}"
+    return found
+
+
+def replay_report(trace: Trace) -> dict[str, Any]:
+    """What a re-run replayed and where it diverged (`TraceMeta.replay`), which every replayed trace has."""
+    assert trace.meta.replay is not None, "the trace has no replay report"
+    return trace.meta.replay
+
+
+def server_facts(trace: Trace) -> dict[str, Any]:
+    """What the run knew of its MCP server (`TraceMeta.server`), which every run in MCP mode has."""
+    assert trace.meta.server is not None, "the trace names no MCP server"
+    return trace.meta.server
+
+
+def unmapped(trace: Trace) -> list[str]:
+    """What an imported recording held that did not become hops (`ImportInfo.unmapped`)."""
+    assert trace.meta.imported is not None, "the trace was not imported"
+    return trace.meta.imported.unmapped
+
+
+# A browser test ends by checking that the page raised no script error on the way.
+_PAGE_ERRORS: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
+
+
+def watch_page_errors(page: Page) -> None:
+    """Keep the page's uncaught script errors from now on, for `page_errors`."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _PAGE_ERRORS[page] = errors
+
+
+def page_errors(page: Page) -> list[str]:
+    """The uncaught script errors of a page given to `watch_page_errors`, in the order they came."""
+    return _PAGE_ERRORS[page]
 
 
 # The demo server over Streamable HTTP, as its own process, behind a bearer token.

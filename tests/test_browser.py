@@ -48,7 +48,10 @@ def test_stepping_to_the_final_step_shows_the_answer_in_the_diagram_and_the_json
     heads = {
         name: page.locator(".fv-svg svg text", has_text=name).first.bounding_box() for name in ["User", "Model API"]
     }
-    assert heads["Model API"]["x"] - heads["User"]["x"] > 400  # lifelines spread across the page, not piled up
+    user, model = heads["User"], heads["Model API"]
+    assert user is not None and model is not None  # both names are drawn
+    assert model["x"] - user["x"] > 400  # lifelines spread across the page, not piled up
+
     current = page.locator(".fv-svg g.edge.fv-current")
     expect(current).to_have_count(1)
     assert current.get_attribute("id") == "hop-20"

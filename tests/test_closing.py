@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from flow.text.names import Lang
 from flow.trace.factory import compact_json
 from flow.trace.files import load_trace
 from flow.trace.model import Trace
@@ -18,24 +19,24 @@ from flow.views.lesson import lesson_markdown
 from flow.views.viewer import part_trace, viewer_bundle
 from helpers import ROOT, run_flow_sync
 
-LANGS = ["zh", "en"]
+LANGS: list[Lang] = ["zh", "en"]
 
 
 def sample(name: str) -> Trace:
     return load_trace(ROOT / "sample_traces" / f"{name}.json")
 
 
-def text_of(trace: Trace, lang: str) -> str:
-    notice, parts = sections(trace, lang)  # type: ignore[arg-type]
+def text_of(trace: Trace, lang: Lang) -> str:
+    notice, parts = sections(trace, lang)
     lines = [notice or ""]
     for s in parts:
         lines += [s.heading] + [f"{i.label or ''} {i.text}" for i in s.items]
     return "\n".join(lines)
 
 
-def answer(trace: Trace, lang: str, k: int) -> str:
+def answer(trace: Trace, lang: Lang, k: int) -> str:
     """The closing view's answer to article 000's question k (0: function calling, 1: MCP, 2: who ran the tool)."""
-    return sections(trace, lang)[1][0].items[k].text  # type: ignore[arg-type]
+    return sections(trace, lang)[1][0].items[k].text
 
 
 def requests_of(trace: Trace) -> list[dict]:
@@ -76,9 +77,10 @@ def test_the_tool_definitions_share_is_computed_from_the_request_payloads(lang):
     text = text_of(trace, lang)
     shown = f"{tools:,}"
     assert shown in text and f"{total:,}" in text and "78%" in text
-    assert [s.bar for s in sections(trace, lang)[1] if s.key == "cost"] == [pytest.approx(tools / total)]  # type: ignore[arg-type]
+    assert [s.bar for s in sections(trace, lang)[1] if s.key == "cost"] == [pytest.approx(tools / total)]
     # prompt_tokens where the model reported usage, beside the estimate
-    reported = [h.usage["prompt_tokens"] for h in trace.hops if h.kind == "llm.response" and h.usage]
+    reported = [h.usage.get("prompt_tokens") for h in trace.hops if h.kind == "llm.response" and h.usage]
+
     assert all(f"{n:,}" in text for n in reported)
 
 
@@ -141,7 +143,7 @@ def test_direct_mode_has_no_mcp_and_its_json_loads_is_no_reverse_translation(lan
     mcp = answer(trace, lang, 1)
     assert ("把 arguments 字符串解析成 JSON" if lang == "zh" else "json.loads") in mcp
     assert ("不是反向翻译" if lang == "zh" else "is no reverse translation") in mcp
-    roles = [i.label for i in sections(trace, lang)[1][1].items]  # type: ignore[arg-type]
+    roles = [i.label for i in sections(trace, lang)[1][1].items]
     assert roles == (["宿主应用", "模型 API"] if lang == "zh" else ["Host app", "Model API"])
     assert ("没有 MCP 客户端，也没有 MCP 服务器" if lang == "zh" else "no MCP client and no MCP server") in text_of(
         trace, lang
@@ -196,7 +198,7 @@ def test_the_roles_say_what_each_one_saw_computed_from_the_frames(lang):
     ids = {h.tool_call_id for h in trace.hops if h.tool_call_id}
     frames = [json.dumps(h.payload, ensure_ascii=False) for h in trace.hops if h.kind.startswith("mcp.")]
     assert ids and not any(i in f for i in ids for f in frames)  # the fact the text states, checked here
-    roles = {i.label: i.text for i in sections(trace, lang)[1][1].items}  # type: ignore[arg-type]
+    roles = {i.label: i.text for i in sections(trace, lang)[1][1].items}
     client = roles["MCP 客户端" if lang == "zh" else "MCP client"]
     assert f"{len(frames)}" in client and ("MCP 从来看不到它" if lang == "zh" else "MCP never sees one") in client
     model = roles["模型 API" if lang == "zh" else "Model API"]
@@ -231,14 +233,14 @@ def stopped() -> Trace:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_run_that_stopped_says_so_and_invents_no_answer_or_run(stopped, lang):
-    notice, _ = sections(stopped, lang)  # type: ignore[arg-type]
+    notice, _ = sections(stopped, lang)
     failure = next(h for h in stopped.hops if h.kind == "error")
     assert notice is not None and str(failure.seq) in notice
     assert ("中止" if lang == "zh" else "stopped") in notice
     tool = answer(stopped, lang, 2)
     assert ("没有记录到它的结果" if lang == "zh" else "no result of it is recorded") in tool
     assert ("在 MCP 服务器的进程里运行" if lang == "zh" else "run inside the MCP server's process") not in tool
-    assert sections(sample("beijing-mcp"), lang)[0] is None  # type: ignore[arg-type]
+    assert sections(sample("beijing-mcp"), lang)[0] is None
 
 
 # --- in every host -----------------------------------------------------------------------------------------
@@ -255,7 +257,7 @@ def test_the_closing_view_ends_the_lesson_script(lang):
     assert f"{tools:,}" in tail and "78%" in tail
     assert ("函数调用在哪一步？" if lang == "zh" else "Where is function calling?") in tail
     assert "\n### " not in tail  # the script's ### are its hops, one each
-    assert all(f"\n**{s.heading}**\n" in tail for s in sections(trace, lang)[1])  # type: ignore[arg-type]
+    assert all(f"\n**{s.heading}**\n" in tail for s in sections(trace, lang)[1])
 
 
 @pytest.mark.parametrize("lang", LANGS)

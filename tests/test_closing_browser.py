@@ -11,16 +11,14 @@ from playwright.sync_api import Page, expect
 from flow.trace.files import load_trace
 from flow.views.closing import closing_bundle
 from flow.views.html import to_html
-from helpers import ROOT
+from helpers import ROOT, page_errors, watch_page_errors
 
 
 def _open(browser, path: Path, size: tuple[int, int]) -> Page:
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, reduced_motion="reduce")
     page = context.new_page()
     page.set_default_timeout(30_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors  # type: ignore[attr-defined]
+    watch_page_errors(page)
     page.goto(path.as_uri())
     page.locator("[data-flow-viewer][data-current]").wait_for()
     return page
@@ -63,7 +61,7 @@ def test_the_closing_view_is_the_step_after_the_last_hop(browser, tmp_path, lang
     expect(root).to_have_attribute("data-closing", "1")
     page.keyboard.press("Home")  # any jump leaves it
     expect(panel).to_be_hidden()
-    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    assert not page_errors(page), page_errors(page)
     page.context.close()
 
 
@@ -80,7 +78,7 @@ def test_the_language_button_redraws_the_closing_view(browser, tmp_path):
     page.locator(".fv-lang").click()
     expect(page.locator(".fv-where")).to_contain_text(closing["en"]["title"])
     expect(page.locator(".fv-closing")).to_contain_text("json.loads")
-    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    assert not page_errors(page), page_errors(page)
     page.context.close()
 
 
@@ -92,7 +90,9 @@ def test_a_samples_note_waits_for_the_closing_view_while_it_has_questions(browse
 
     source = ROOT / "sample_traces" / "tool-error.json"
     trace = load_trace(source)
+    assert trace.meta.note is not None and trace.meta.title is not None  # a sample has both
     note = trace.meta.note["en"]
+
     assert "isError" in note
     with_questions = tmp_path / "asked.html"
     with_questions.write_text(to_html(trace, lang="en", questions=questions_for(source)), encoding="utf-8")
@@ -108,4 +108,4 @@ def test_a_samples_note_waits_for_the_closing_view_while_it_has_questions(browse
     bare.write_text(to_html(trace, lang="en"), encoding="utf-8")
     page = _open(browser, bare, (1280, 720))
     expect(page.locator(".fv-title")).to_contain_text("isError")
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page_errors(page)

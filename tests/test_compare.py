@@ -139,7 +139,9 @@ def test_the_figures_hold_no_times_and_match_the_traces():
     assert not [n for n in zh if "提示词" in n or " token" in n]  # the glossary: 词元, and prompt_tokens shares no 提示
     rows = {r["figure"]: (r["A"], r["B"]) for r in summary_rows(a, b, lang="en")}
     assert rows["hops"] == (len(a.hops), len(b.hops))
-    assert rows["MCP wire frames"] == (a.meta.stats["wire_frames"], b.meta.stats["wire_frames"])
+    frames = (a.meta.stats.get("wire_frames"), b.meta.stats.get("wire_frames"))
+    assert None not in frames and rows["MCP wire frames"] == frames
+
     assert rows["model calls"] == (2, 2)
     requests = [h for h in b.hops if h.kind == "llm.request"]
     assert rows["bytes sent to the model"][1] == sum(h.bytes for h in requests) == figures(b).bytes_to_model

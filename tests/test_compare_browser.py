@@ -15,6 +15,20 @@ _LABELS = """() => [...document.querySelectorAll('[data-testid="compare-diagrams
   .map((i) => 20 * i.getBoundingClientRect().width / (i.naturalWidth * 0.75))"""
 
 
+def _settled_boxes(page, pictures):
+    """The two pictures' boxes once the page has stopped moving them: a Streamlit rerun can still be placing the
+    second while the first has its size (a busy machine shows it)."""
+    boxes = None
+    for _ in range(25):
+        now = [pictures.nth(i).bounding_box() for i in range(2)]
+        if now == boxes:
+            break
+        boxes = now
+        page.wait_for_timeout(200)
+    assert boxes is not None and boxes[0] is not None and boxes[1] is not None
+    return boxes[0], boxes[1]
+
+
 @pytest.mark.parametrize(
     ("locale", "said"),
     [("zh-CN", "模型收到的请求几乎一样"), ("en-US", "The model receives practically the same requests")],
@@ -33,8 +47,7 @@ def test_the_point_first_then_both_diagrams_readable_on_a_projector(browser, app
         "() => [...document.querySelectorAll('[data-testid=\"compare-diagrams\"] img')]"
         ".every(i => i.complete && i.naturalWidth > 0)"
     )
-    a, b = (pictures.nth(i).bounding_box() for i in range(2))
-    assert a is not None and b is not None
+    a, b = _settled_boxes(page, pictures)
     labels = page.evaluate(_LABELS)
     assert min(labels) >= 13, labels
     if size[0] >= 1920:

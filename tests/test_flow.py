@@ -7,7 +7,7 @@ import json
 import jsonschema
 import pytest
 
-from helpers import kinds, model_requests, numbered_steps, run_flow_sync
+from helpers import kinds, model_requests, numbered_steps, run_flow_sync, server_facts
 
 TEN = list(range(1, 11))
 
@@ -16,20 +16,20 @@ TEN = list(range(1, 11))
 def test_one_round_shows_every_step_in_order(mode):
     result = run_flow_sync(mode=mode)
     assert result.ok, result.error
-    assert "北京" in result.answer and "°C" in result.answer
+    assert result.answer is not None and "北京" in result.answer and "°C" in result.answer
     assert numbered_steps(result.trace.hops) == [0, *TEN]
     seqs = [h.seq for h in result.trace.hops]
     assert seqs == list(range(1, len(seqs) + 1))
     stats = result.trace.meta.stats
-    assert stats["model_calls"] == 2 and stats["tool_calls"] == 1
+    assert stats.get("model_calls") == 2 and stats.get("tool_calls") == 1
 
 
 def test_stdio_transport_runs_the_real_server_process():
     result = run_flow_sync(transport="stdio")
     assert result.ok, result.error
     assert numbered_steps(result.trace.hops) == [0, *TEN]
-    assert result.trace.meta.server["transport"] == "stdio"
-    assert result.trace.meta.server["server_info"]["name"] == "weather-demo"
+    assert server_facts(result.trace)["transport"] == "stdio"
+    assert server_facts(result.trace)["server_info"]["name"] == "weather-demo"
 
 
 def test_direct_mode_has_no_mcp_frames_and_calls_the_function_in_process():
@@ -103,7 +103,7 @@ def test_two_cities_are_two_parallel_tool_calls_in_one_response(mode):
     assert [json.loads(c["function"]["arguments"]) for c in calls] == [{"city": "北京"}, {"city": "上海"}]
     results = [h for h in hops if h.kind == "tool.result" and h.step == 7]
     assert {h.tool_call_id for h in results} == {c["id"] for c in calls}
-    assert "北京" in result.answer and "上海" in result.answer
+    assert result.answer is not None and "北京" in result.answer and "上海" in result.answer
 
 
 def test_no_parallel_gives_one_call_per_round():
@@ -117,7 +117,7 @@ def test_no_parallel_gives_one_call_per_round():
 
 def test_english_question_gets_an_english_answer():
     result = run_flow_sync(question="What's the weather like in London today?")
-    assert result.ok and result.answer.startswith("London today")
+    assert result.ok and result.answer is not None and result.answer.startswith("London today")
 
 
 def test_two_rounds_when_the_second_call_depends_on_the_first_result():
@@ -127,7 +127,7 @@ def test_two_rounds_when_the_second_call_depends_on_the_first_result():
     assert [(h.round, h.payload["call_request"]["name"]) for h in reverse] == [(1, "get_weather"), (2, "best_practice")]
     # The advice follows from what the weather tool returned (sunny in Beijing).
     assert reverse[1].payload["call_request"]["arguments"] == {"topic": "sunny"}
-    assert result.trace.meta.stats["model_calls"] == 3
+    assert result.trace.meta.stats.get("model_calls") == 3
 
 
 @pytest.mark.parametrize(
@@ -146,7 +146,7 @@ def test_tool_choice_is_sent_and_honoured(choice, expect_tools):
 
 def test_a_question_with_no_fitting_tool_is_answered_directly():
     result = run_flow_sync(question="你好，你是谁？")
-    assert result.ok and result.trace.meta.stats["tool_calls"] == 0
+    assert result.ok and result.trace.meta.stats.get("tool_calls") == 0
     assert numbered_steps(result.trace.hops) == [0, 1, 2, 3, 9, 10]
 
 
@@ -158,12 +158,12 @@ def test_each_era_shows_its_own_setup_frames(era):
     if era == "handshake":
         assert setup[:3] == ["initialize", None, "notifications/initialized"]
         assert "server/discover" not in setup
-        assert result.trace.meta.server["protocol_version"] == "2025-11-25"
+        assert server_facts(result.trace)["protocol_version"] == "2025-11-25"
     else:
         assert setup[:2] == ["server/discover", None]
         assert "initialize" not in setup and "notifications/initialized" not in setup
-        assert result.trace.meta.server["protocol_version"] == "2026-07-28"
-    assert result.trace.meta.server["era"] == era
+        assert server_facts(result.trace)["protocol_version"] == "2026-07-28"
+    assert server_facts(result.trace)["era"] == era
     assert "tools/list" in setup
 
 
@@ -189,7 +189,8 @@ def test_streaming_reassembles_the_same_arguments_as_non_streaming(mode):
 def test_model_hops_carry_usage_and_http_headers_without_authorization():
     hops = run_flow_sync().trace.hops
     responses = [h for h in hops if h.kind == "llm.response"]
-    assert all(h.usage and h.usage["total_tokens"] > 0 for h in responses)
+    assert all(h.usage and (h.usage.get("total_tokens") or 0) > 0 for h in responses)
+
     request = next(h for h in hops if h.kind == "llm.request")
     assert request.payload["headers"]["authorization"] == "[redacted]"
     assert request.payload["url"].endswith("/chat/completions")

@@ -23,7 +23,7 @@ from flow.engine.loop import call_server_tool, inspect_server
 from flow.engine.model import ModelConfig
 from flow.servers.connect import STDERR_TAIL_BYTES
 from flow.servers.spec import ServerSpec
-from helpers import TOKEN, flow_cli, start_demo_server, stop_demo_server
+from helpers import TOKEN, flow_cli, server_facts, start_demo_server, stop_demo_server
 
 HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
 
@@ -125,7 +125,7 @@ def test_a_line_with_no_end_times_out_and_the_server_is_stopped(hostile):
     # 64 MB with no newline: the SDK's reader is still taking it in at the timeout, then the server is killed. It
     # was answering, not silent: bytes of its answer were waiting in the pipe.
     result = _engine_tools(hostile("long-line", on="tools/list"), timeout_s=1)
-    assert result.error.startswith(
+    assert result.error is not None and result.error.startswith(
         "the MCP server began answering tools/list, but its answer was still arriving after 1 s (a large answer is "
         "slow to arrive"
     )
@@ -142,6 +142,7 @@ def test_an_answer_still_arriving_at_the_timeout_of_a_run_is_told_apart_from_sil
         return run("echo hi", options=options, model=ModelConfig.scripted(script))
 
     arriving = run_against("long-line")
+    assert arriving.error is not None and arriving.trace.meta.error_zh is not None
     assert arriving.error.startswith("the MCP server began answering tools/call echo, but its answer was still")
     assert "开始回答 tools/call echo" in arriving.trace.meta.error_zh
     err = _server_error(json.loads(arriving.trace.model_dump_json()))
@@ -203,10 +204,12 @@ def test_a_run_against_a_server_that_talks_garbage_ends_cleanly(hostile):
         options=RunOptions(server_command=tuple(shlex.split(hostile("invalid-json"))), mcp_timeout_s=5),
         model=ModelConfig.scripted(load_script('{"call": "echo", "arguments": {"message": "hi"}}')),
     )
-    assert not result.ok and result.error.startswith(
+    assert result.error is not None and result.error.startswith(
         "the MCP server sent a line that is not JSON-RPC during tools/call"
     )
-    assert result.trace.meta.error_zh.startswith("MCP 服务器发来一行不是 JSON-RPC 的内容（tools/call 期间）")
+    assert result.trace.meta.error_zh is not None and result.trace.meta.error_zh.startswith(
+        "MCP 服务器发来一行不是 JSON-RPC 的内容（tools/call 期间）"
+    )
     assert [h.kind for h in result.trace.hops][-2:] == ["error", "error"]  # the server's hop, then the user's line
     assert result.trace.hops[-2].source == "mcp_server" and result.trace.hops[-2].step == 7
 
@@ -290,8 +293,9 @@ def test_a_servers_file_in_claude_desktops_shape_adds_servers_with_their_environ
     spec = servers["everything-with-env"].spec
     assert spec.describe()["env"] == ["MCP_FLOW_GREETING"]  # names only in a trace
     result, called = anyio.run(lambda: call_server_tool(spec, "get-env", {}))
-    assert result.ok, result.error
+    assert result.ok and called is not None, result.error
     env = json.loads(called["content"][0]["text"])
+
     assert env["MCP_FLOW_GREETING"] == "你好"
     assert "OPENAI_API_KEY" not in env  # the SDK passes a short list of variables, not this program's whole environment
 
@@ -331,7 +335,7 @@ def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
         ["PYTHONPATH", "[redacted]"],
         ["WEATHER_API_TOKEN", "[redacted]"],
     ]
-    assert result.trace.meta.server["env"] == ["PYTHONPATH", "WEATHER_API_TOKEN"]
+    assert server_facts(result.trace)["env"] == ["PYTHONPATH", "WEATHER_API_TOKEN"]
     assert "tok-1234567890" not in result.trace.model_dump_json()
     assert RunOptions.from_settings(result.trace.meta.settings).server_env == ()  # a trace never chooses a server
 
@@ -352,6 +356,6 @@ def test_a_servers_file_may_name_a_streamable_http_server_whose_token_stays_in_t
         result, listing = anyio.run(lambda: inspect_server(spec))
         assert result.ok, result.error
         assert "get_weather" in {t["name"] for t in listing["tools"]}
-        assert result.trace.meta.server["auth"] == "bearer" and TOKEN not in result.trace.model_dump_json()
+        assert server_facts(result.trace)["auth"] == "bearer" and TOKEN not in result.trace.model_dump_json()
     finally:
         stop_demo_server(server)

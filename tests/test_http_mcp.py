@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import socket
 import subprocess
@@ -20,7 +19,17 @@ from flow.cli import main
 from flow.engine.model import ModelConfig
 from flow.servers.spec import ServerSpec
 from flow.trace.files import load_trace
-from helpers import ROOT, TOKEN, DemoServer, Ran, numbered_steps, start_demo_server, stop_demo_server
+from helpers import (
+    ROOT,
+    TOKEN,
+    DemoServer,
+    Ran,
+    must_search,
+    numbered_steps,
+    server_facts,
+    start_demo_server,
+    stop_demo_server,
+)
 
 WRONG = "wrong-token-0a1b2c3d"
 REFUSED = "error: the MCP server refused the bearer token (HTTP 401)"
@@ -98,7 +107,7 @@ def test_run_over_http_answers_with_the_ten_steps(demo, cli, tmp_path, era):
     assert numbered_steps(trace.hops) == list(range(1, 11))
     calls = [h for h in trace.hops if h.kind == "mcp.request" and h.payload["method"] == "tools/call"]
     assert [(h.step, h.payload["params"]["arguments"]) for h in calls] == [(6, {"city": "北京"})]
-    assert trace.meta.server["era"] == era and trace.meta.server["transport"] == "http"
+    assert server_facts(trace)["era"] == era and server_facts(trace)["transport"] == "http"
     assert trace.meta.settings["server_url"] == demo.url
     assert TOKEN.encode() not in out.read_bytes()
 
@@ -195,7 +204,7 @@ def test_a_wrong_path_is_a_404(demo, cli, tmp_path):
 def test_demo_server_makes_a_token_and_prints_it_once(start_server, cli, tmp_path):
     server = start_server()
     said = "\n".join(server.lines)
-    token = re.search(r"bearer token \(shown only now\): (\S+)", said).group(1)
+    token = must_search(r"bearer token \(shown only now\): (\S+)", said).group(1)
     assert said.count(token) == 2 and f"MCP_BEARER_TOKEN={token} python -m flow tools --server {server.url}" in said
     assert server.url.startswith("http://127.0.0.1:")  # bound to this machine unless told otherwise
     assert cli("tools", "--server", server.url, token=token).returncode == 0
@@ -219,7 +228,7 @@ def test_the_token_can_come_from_another_variable_and_is_scrubbed_if_echoed(demo
     assert options.server_spec() == ServerSpec(transport="http", url=demo.url, bearer_token_env="DEMO_AUTH")
     result = run("北京今天天气怎么样？", options=options, model=ModelConfig(model="mock"))
     assert result.ok, result.error
-    assert result.trace.meta.server["bearer_token_env"] == "DEMO_AUTH"
+    assert server_facts(result.trace)["bearer_token_env"] == "DEMO_AUTH"
     assert TOKEN not in result.trace.to_json()
     echo = ServerSpec(url=demo.url, bearer_token=TOKEN)
     assert TOKEN not in repr(echo) and TOKEN not in json.dumps(echo.describe())
@@ -287,7 +296,7 @@ def test_a_session_kept_open_over_http_records_each_run(demo, monkeypatch):
         warm.close()
     for result in (first, second):
         assert result.ok, result.error
-        assert result.trace.meta.server["reused_session"] and result.trace.meta.server["http_session_id"]
+        assert server_facts(result.trace)["reused_session"] and server_facts(result.trace)["http_session_id"]
         methods = [h.payload["method"] for h in result.trace.hops if h.kind == "mcp.request"]
         assert methods == ["tools/list", "tools/call"]
 
@@ -301,4 +310,4 @@ def test_credentials_in_a_url_stay_out_of_the_trace(demo, tmp_path):
     )
     assert result.error == "the MCP server requires a bearer token (HTTP 401): set NO_SUCH_VARIABLE"
     text = result.trace.to_json()
-    assert "pa55word-xyz" not in text and result.trace.meta.server["url"] == demo.url
+    assert "pa55word-xyz" not in text and server_facts(result.trace)["url"] == demo.url

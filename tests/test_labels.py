@@ -12,6 +12,7 @@ from flow.samples import SAMPLES
 from flow.text.names import KIND_NAMES
 from flow.trace.files import load_trace
 from flow.trace.model import KINDS, Hop, Trace
+from flow.trace.steps import Step
 from flow.views.diagram import COL_W, _label_width, render, rows, to_dot
 from flow.views.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
 from helpers import ROOT, odd_payload_hops
@@ -115,7 +116,7 @@ def _decision(calls: list[tuple[str, dict]]) -> Hop:
     ]
     return Hop(
         seq=1,
-        step=4,
+        step=Step.DECISION,
         phase="decision",
         source="model",
         target="app",
@@ -219,7 +220,15 @@ def test_a_label_of_several_lines_is_drawn_on_several_lines_with_room_above():
 def test_an_empty_answer_is_said_not_shown_as_nothing(lang):
     from flow.text.errors import EMPTY_ANSWER
 
-    hop = Hop(seq=1, step=10, phase="answer", source="app", target="user", kind="app.answer", payload={"content": ""})
+    hop = Hop(
+        seq=1,
+        step=Step.SHOW_ANSWER,
+        phase="answer",
+        source="app",
+        target="user",
+        kind="app.answer",
+        payload={"content": ""},
+    )
     assert short_label(hop, 60, lang=lang) == EMPTY_ANSWER[lang]
 
 
@@ -274,13 +283,23 @@ def test_every_kind_has_a_name_and_a_label_when_its_payload_is_cut():
     ],
 )
 def test_a_server_failure_says_what_its_payload_holds_in_both_languages(payload, en, zh):
-    hop = Hop(seq=1, step=7, phase="execute", source="mcp_server", target="mcp_client", kind="error", payload=payload)
+    hop = Hop(
+        seq=1,
+        step=Step.TOOL_RESULT,
+        phase="execute",
+        source="mcp_server",
+        target="mcp_client",
+        kind="error",
+        payload=payload,
+    )
     assert (short_label(hop, 80), short_label(hop, 80, lang="zh")) == (en, zh)
 
 
 def test_a_model_failure_says_the_limit_it_crossed_in_both_languages():
     def said(payload):
-        hop = Hop(seq=1, step=4, phase="decision", source="model", target="app", kind="llm.error", payload=payload)
+        hop = Hop(
+            seq=1, step=Step.DECISION, phase="decision", source="model", target="app", kind="llm.error", payload=payload
+        )
         return short_label(hop, 80), short_label(hop, 80, lang="zh")
 
     assert said({"error": "deadline", "limit_s": 30.0}) == (

@@ -27,7 +27,7 @@ from flow.trace.files import load_trace
 from flow.trace.questions import questions_for
 from flow.views.focus import PAIR_PALETTE
 from flow.views.html import to_html
-from helpers import ARTIFACTS, ROOT
+from helpers import ARTIFACTS, ROOT, page_errors, watch_page_errors
 
 SIZES = [(1280, 720), (1920, 1080)]
 SAMPLES = sorted(p.stem for p in (ROOT / "sample_traces").glob("*.json"))
@@ -145,9 +145,7 @@ def _open(browser: Any, url: str, size: tuple[int, int], *, locale: str = "en-US
     )
     page = context.new_page()
     page.set_default_timeout(60_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors  # type: ignore[attr-defined]
+    watch_page_errors(page)
     page.goto(url)
     page.locator("[data-flow-viewer][data-current]").wait_for()
     return page
@@ -189,7 +187,7 @@ def test_every_hop_of_every_sample_fits_the_html_export(browser, exports):
         seen = page.evaluate(_EVERY_QUESTION)
         asked += seen["asked"]
         problems += [f"{name} {lang} 1280x720 presenter, questions on: {p}" for p in seen["out"]]
-        assert not page.errors, page.errors  # type: ignore[attr-defined]
+        assert not page_errors(page), page_errors(page)
         page.context.close()
     assert asked >= len(exports), asked  # every sample asks
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:30])
@@ -240,7 +238,7 @@ def test_a_phone_gets_the_hops_card_then_rows_it_can_read(browser, exports, lang
     )
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"layout-phone-{lang}-360x740.png"), full_page=True)
-    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    assert not page_errors(page), page_errors(page)
 
 
 def test_the_clicker_steps_after_a_sample_is_chosen_in_the_sidebar(browser, app_url):
@@ -256,7 +254,7 @@ def test_the_clicker_steps_after_a_sample_is_chosen_in_the_sidebar(browser, app_
     page.keyboard.press("ArrowLeft")
     page.locator("[data-flow-viewer][data-current='2']").wait_for()
     expect(page.locator(".fv-where")).to_contain_text("hop 2 of 28")  # the list kept its choice
-    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    assert not page_errors(page), page_errors(page)
 
 
 def test_presenter_mode_survives_a_reload(browser, app_url, exports):
@@ -285,7 +283,7 @@ def test_presenter_mode_survives_a_reload(browser, app_url, exports):
     page.reload()
     page.locator("[data-flow-viewer][data-current='7']").wait_for()
     expect(root).to_have_attribute("data-mode", "presenter")
-    assert not page.errors, page.errors  # type: ignore[attr-defined]
+    assert not page_errors(page), page_errors(page)
 
 
 def test_collapsing_the_sidebar_gives_the_diagram_the_room(browser, app_url):

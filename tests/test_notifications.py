@@ -54,5 +54,6 @@ def test_the_diagram_draws_one_requests_progress_as_one_arrow_and_the_table_keep
 
 def test_direct_mode_has_no_channel_for_progress():
     result = run_flow_sync(FORECAST, mode="direct")
-    assert result.ok and "上海未来 3 天" in result.answer
+    assert result.ok and result.answer is not None and "上海未来 3 天" in result.answer
+
     assert not any(h.kind == "mcp.notification" for h in result.trace.hops)

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import SpanContext
 
 from flow.cli import main
 from flow.interop.otlp import to_spans
@@ -30,6 +32,12 @@ SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
 START_TIMEOUT_S = 120  # importing Phoenix alone took 36-48 s on a busy 2-CPU machine; it then migrates its database
 ARRIVAL_TIMEOUT_S = 30
 PROJECT = "default"  # the spans carry no openinference.project.name
+
+
+def _ids(span: ReadableSpan) -> SpanContext:
+    """The span's trace and span ids, which every span the exporter builds has."""
+    assert span.context is not None, span.name
+    return span.context
 
 
 def _free_port() -> int:
@@ -122,12 +130,12 @@ def test_phoenix_shows_the_exported_trace_whole(phoenix, capsys):
     assert main(["export", str(SAMPLE), "--otlp-endpoint", endpoint]) == 0, capsys.readouterr().err
     assert capsys.readouterr().out.splitlines() == [f"{len(expected)} spans sent to {endpoint}"]
 
-    trace_id = format(expected[0].context.trace_id, "032x")
+    trace_id = format(_ids(expected[0]).trace_id, "032x")
     got = _phoenix_spans(phoenix, trace_id, len(expected))
     assert len(got) == len(expected) == 13, f"{len(got)} of {len(expected)} spans arrived:\n{phoenix.tail()}"
 
     # The same spans, by id (ids are derived from the trace), with the same names, times and status.
-    want = {format(s.context.span_id, "016x"): s for s in expected}
+    want = {format(_ids(s).span_id, "016x"): s for s in expected}
     by_id = {s["context"]["span_id"]: s for s in got}
     assert set(by_id) == set(want)
     for span_id, span in want.items():
@@ -147,7 +155,7 @@ def test_phoenix_shows_the_exported_trace_whole(phoenix, capsys):
     [root] = [s for s in got if s["parent_id"] is None]
     assert root["name"] == "invoke_agent mcp-flow-app"
     assert all(s["parent_id"] in names for s in got if s is not root)
-    expected_names = {format(s.context.span_id, "016x"): s.name for s in expected}
+    expected_names = {format(_ids(s).span_id, "016x"): s.name for s in expected}
     assert sorted((s["name"], names.get(s["parent_id"])) for s in got) == sorted(
         (s.name, expected_names[format(s.parent.span_id, "016x")] if s.parent else None) for s in expected
     )

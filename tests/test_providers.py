@@ -51,7 +51,7 @@ def over_http(
 def test_a_run_over_http_answers_and_keeps_the_key_out_of_the_trace(endpoint, stream):
     result = over_http(endpoint, stream=stream)
     assert result.ok, result.error
-    assert "北京" in result.answer and "上海" in result.answer
+    assert result.answer is not None and "北京" in result.answer and "上海" in result.answer
     text = result.trace.to_json()
     assert KEY not in text
     request = next(h for h in result.trace.hops if h.kind == "llm.request")
@@ -79,7 +79,7 @@ def test_a_quirky_provider_is_recorded_as_it_answered_and_still_works(endpoint):
     # The short ids still tie each tool message to its call.
     tool_messages = [m for m in result.trace.hops if m.kind == "llm.request"][-1].payload["body"]["messages"]
     assert {m["tool_call_id"] for m in tool_messages if m["role"] == "tool"} == {c["id"] for c in calls}
-    assert result.trace.meta.stats["prompt_tokens"] == 0
+    assert result.trace.meta.stats.get("prompt_tokens") == 0
 
 
 def test_a_quirky_stream_with_whole_tool_calls_in_one_delta_is_assembled(endpoint):
@@ -100,7 +100,7 @@ def test_a_quirky_stream_with_whole_tool_calls_in_one_delta_is_assembled(endpoin
 )
 def test_a_rejected_option_says_which_option_to_drop(endpoint, model, options, option, flag):
     result = over_http(endpoint, model=model, **options)
-    assert not result.ok
+    assert result.error is not None and result.trace.meta.error_zh is not None
     assert f"`{option}`" in result.error and flag in result.error and "HTTP 400" in result.error
     assert f"`{option}`" in result.trace.meta.error_zh
     err = next(h for h in result.trace.hops if h.kind == "llm.error")
@@ -119,7 +119,8 @@ def test_a_rejected_option_says_which_option_to_drop(endpoint, model, options, o
 )
 def test_error_statuses_from_a_real_socket_are_one_line_and_a_hop(endpoint, model, key, status, words):
     result = over_http(endpoint, model=model, key=key)
-    assert not result.ok and words in result.error and f"HTTP {status}" in result.error and "\n" not in result.error
+    assert result.error is not None
+    assert words in result.error and f"HTTP {status}" in result.error and "\n" not in result.error
     err = next(h for h in result.trace.hops if h.kind == "llm.error")
     assert err.payload["status"] == status and err.step == 3
     assert "sk-wrong-key-000000" not in result.trace.to_json()
@@ -127,7 +128,7 @@ def test_error_statuses_from_a_real_socket_are_one_line_and_a_hop(endpoint, mode
 
 def test_a_slow_endpoint_times_out_over_http(endpoint):
     result = over_http(endpoint, model="mock-slow", timeout_s=0.5)
-    assert not result.ok and "did not answer within 0.5 s" in result.error
+    assert result.error is not None and "did not answer within 0.5 s" in result.error
     assert (
         next(h for h in result.trace.hops if h.kind == "llm.error").payload["error"] == "deadline"
     )  # the total time ran out first
@@ -159,7 +160,7 @@ def test_the_backfill_sends_empty_content_not_null_and_its_hop_says_the_app_chan
 
 def test_with_adaptation_off_the_raw_refusal_is_one_line_naming_the_field(endpoint):
     result = over_http(endpoint, model="mock-llamacpp", adapt=False)
-    assert not result.ok
+    assert result.error is not None and result.trace.meta.error_zh is not None
     assert "\n" not in result.error and "Traceback" not in result.error
     assert "HTTP 500" in result.error and "messages[2].content: expected a string" in result.error
     assert "more lines of the provider's message in the trace" in result.error
@@ -191,7 +192,7 @@ def test_a_streamed_name_and_id_repeated_in_every_delta_is_one_call(endpoint):
 
 def test_a_refusal_with_no_message_names_the_options_that_were_sent(endpoint):
     result = over_http(endpoint, model="mock-llamacpp", tool_choice="required")
-    assert not result.ok
+    assert result.error is not None and result.trace.meta.error_zh is not None
     assert "HTTP 500 and gave no reason" in result.error and "`tool_choice`" in result.error
     assert "--tool-choice auto" in result.error and "\n" not in result.error
     assert "`tool_choice`" in result.trace.meta.error_zh
@@ -200,7 +201,7 @@ def test_a_refusal_with_no_message_names_the_options_that_were_sent(endpoint):
 
 def test_a_refusal_with_no_message_and_no_options_says_only_that(endpoint):
     result = over_http(endpoint, model="mock-error-500", stream=False)
-    assert not result.ok and "HTTP 500" in result.error and "likely cause" not in result.error
+    assert result.error is not None and "HTTP 500" in result.error and "likely cause" not in result.error
 
 
 def test_an_empty_answer_is_said_in_the_hop_the_summary_line_and_the_cli(endpoint, capsys):
@@ -307,6 +308,7 @@ def test_a_refused_backfill_says_sending_it_again_will_not_help_and_the_viewer_s
     from flow.text.teaching.situations import situation
 
     result = over_http(endpoint, model="mock-llamacpp", adapt=False)
+    assert result.error is not None
     assert "messages[2].content: expected a string, not null" in result.error
     assert "sent again unchanged, it fails the same way" in result.error
     err = next(h for h in result.trace.hops if h.kind == "llm.error")
@@ -316,4 +318,4 @@ def test_a_refused_backfill_says_sending_it_again_will_not_help_and_the_viewer_s
     # A 500 that names nothing of the request keeps the text of a failure on the provider's side.
     plain = over_http(endpoint, model="mock-error-500")
     assert situation(next(h for h in plain.trace.hops if h.kind == "llm.error")).key == "model.5xx"
-    assert "sent again" not in plain.error
+    assert plain.error is not None and "sent again" not in plain.error

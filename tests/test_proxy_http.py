@@ -14,7 +14,7 @@ from flow.interop.importers import import_file
 from flow.proxy.http import mcp_http_proxy
 from flow.trace.files import load_trace
 from flow.trace.normalise import normalise
-from helpers import TOKEN, DemoServer, start_demo_server, stop_demo_server
+from helpers import TOKEN, DemoServer, start_demo_server, stop_demo_server, unmapped
 
 
 @pytest.fixture(scope="module")
@@ -69,4 +69,4 @@ def test_a_wrong_token_is_relayed_and_noted(tmp_path, demo, monkeypatch, capsys)
     written = log.read_text(encoding="utf-8")
     assert "wrong-token-0a1b2c3d" not in written
     recorded = import_file(log)
-    assert any("HTTP 401 from the server" in note for note in recorded.meta.imported.unmapped)  # type: ignore[union-attr]
+    assert any("HTTP 401 from the server" in note for note in unmapped(recorded))

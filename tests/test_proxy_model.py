@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 import httpx2
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from flow.backends.mock_http import make_server
 from flow.cli import main
@@ -36,7 +37,7 @@ TOOLS = [
         },
     }
 ]
-QUESTION = [{"role": "user", "content": "北京今天天气怎么样？"}]
+QUESTION: list[ChatCompletionMessageParam] = [{"role": "user", "content": "北京今天天气怎么样？"}]
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ tests/data/hostile_server.py, all over real stdio, offline.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
@@ -26,7 +27,7 @@ from flow.servers.config import EVERYTHING_SERVER, TIME_SERVER
 from flow.trace.files import load_trace
 from flow.trace.normalise import normalise
 from flow.trace.redact import REDACTED, redacted_command
-from helpers import ROOT, flow_cli
+from helpers import ROOT, flow_cli, unmapped
 
 HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
 PY = sys.executable
@@ -70,8 +71,10 @@ def send(proc: subprocess.Popen[bytes], frame: dict | bytes) -> None:
 
 def read_line(proc: subprocess.Popen[bytes], timeout: float = 15) -> bytes:
     got: list[bytes] = []
-    assert proc.stdout is not None
-    reader = threading.Thread(target=lambda: got.append(proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+    stdout = proc.stdout
+    assert stdout is not None
+    reader = threading.Thread(target=lambda: got.append(stdout.readline()), daemon=True)
+
     reader.start()
     reader.join(timeout)
     assert got, "no line from the proxy in time"
@@ -226,8 +229,8 @@ def test_a_server_that_exits_mid_call_passes_its_exit_code_through(tmp_path, hos
     assert end["exit_code"] == 3 and end["ended_by"] == "server"
     trace = import_file(log)
     assert [h.kind for h in trace.hops] == ["mcp.request", "mcp.response", "mcp.request"]
-    assert "the server exited with code 3" in trace.meta.imported.unmapped  # type: ignore[union-attr]
-    assert "line 4: tools/call got no response in the log" in trace.meta.imported.unmapped  # type: ignore[union-attr]
+    assert "the server exited with code 3" in unmapped(trace)
+    assert "line 4: tools/call got no response in the log" in unmapped(trace)
 
 
 def test_garbage_and_a_flood_from_the_server_are_relayed_and_recorded_within_bounds(tmp_path, hostile):
@@ -270,7 +273,7 @@ def test_one_huge_line_is_noted_not_held(tmp_path, hostile):
     read_line(proc)
     send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     got, started = 0, time.monotonic()
-    assert proc.stdout is not None
+    assert isinstance(proc.stdout, io.BufferedReader)  # a binary pipe: read1 takes what has arrived
     while got < 64 << 20:
         got += len(proc.stdout.read1(1 << 20))
     assert time.monotonic() - started < 15  # relayed at pipe speed: recording holds 1 MiB of it and counts the rest

@@ -28,7 +28,7 @@ from flow.trace.questions import (
     sample_questions_path,
 )
 from flow.views.html import to_html
-from helpers import ROOT, flow_cli
+from helpers import ROOT, flow_cli, must_search
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SAMPLE_DIR = ROOT / "sample_traces"
@@ -170,12 +170,12 @@ def test_the_html_export_carries_the_questions(tmp_path):
     trace = load_trace(SAMPLE_DIR / "unknown-tool.json")
     found = questions_for(trace)
     page = to_html(trace, lang="en", questions=found)
-    bundle = json.loads(re.search(r'id="flow-bundle">(.*?)</script>', page, re.S).group(1))
+    bundle = json.loads(must_search(r'id="flow-bundle">(.*?)</script>', page, re.S).group(1))
     asked = {h["seq"]: h["question"] for h in bundle["hops"] if "question" in h}
     assert set(asked) == set(found)
     for seq, q in found.items():
         assert asked[seq]["ask"] == q.ask and asked[seq]["answer"] == q.answer
-    plain = json.loads(re.search(r'id="flow-bundle">(.*?)</script>', to_html(trace, lang="en"), re.S).group(1))
+    plain = json.loads(must_search(r'id="flow-bundle">(.*?)</script>', to_html(trace, lang="en"), re.S).group(1))
     assert not any("question" in h for h in plain["hops"])
 
 

@@ -100,8 +100,10 @@ SPOILERS = [
 @pytest.mark.parametrize(("sample", "phrase", "en", "zh", "said_after"), SPOILERS, ids=[s[1] for s in SPOILERS])
 def test_no_hop_before_a_question_states_its_answer(sample, phrase, en, zh, said_after):
     trace, index, _ = _question_asking(sample, phrase)
-    for lang, pattern in (("en", en), ("zh", zh)):
+    patterns: tuple[tuple[Lang, str], ...] = (("en", en), ("zh", zh))
+    for lang, pattern in patterns:
         texts = teaching_texts(trace.hops, lang)
+
         before = [(hop.seq, text) for hop, text in zip(trace.hops[:index], texts[:index], strict=True)]
         spoilers = [(seq, text) for seq, text in before if re.search(pattern, text)]
         assert not spoilers, f"{sample}: hop {spoilers[0][0]} tells the answer before the question: {spoilers[0][1]}"

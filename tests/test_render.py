@@ -17,7 +17,7 @@ from flow.views.html import to_html
 from flow.views.labels import clip, display_width, short_label, step_numbers
 from flow.views.table import TABLE_COLUMNS, focus_view, hop_dataframe
 from flow.views.viewer import viewer_js
-from helpers import ROOT, flow_cli
+from helpers import ROOT, flow_cli, must_search
 
 GOLDEN = ROOT / "tests" / "golden"
 NAMES = [s.name for s in SAMPLES]
@@ -147,7 +147,7 @@ def test_svg_holds_the_lifeline_names_and_step_numbers(lang):
         assert re.search(rf"<text[^>]*>{number}</text>", svg), number
     assert "北京今天天气怎么样" in texts
     # The lifelines stand in columns across the picture, in the design's order.
-    xs = [float(re.search(rf'<text[^>]*x="([\d.]+)"[^>]*>{name}</text>', svg).group(1)) for name in names]
+    xs = [float(must_search(rf'<text[^>]*x="([\d.]+)"[^>]*>{name}</text>', svg).group(1)) for name in names]
     assert xs == sorted(xs) and xs[-1] - xs[0] > 500
 
 
@@ -162,7 +162,7 @@ def test_html_export_holds_every_hop_and_references_nothing_outside():
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
     assert "<script src" not in page and "<link" not in page and "import(" not in page
     bundle = json.loads(
-        re.search(r'<script type="application/json" id="flow-bundle">(.*?)</script>', page, re.S).group(1)
+        must_search(r'<script type="application/json" id="flow-bundle">(.*?)</script>', page, re.S).group(1)
     )
     assert [h["seq"] for h in bundle["hops"]] == [h.seq for h in trace.hops]
     assert bundle["hops"][0]["teach"]["zh"] and bundle["hops"][0]["teach"]["en"]

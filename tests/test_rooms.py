@@ -357,7 +357,7 @@ def test_routes_join_follow_answer_and_refuse(served):
             assert http.get(url + "/bundle/en", params={"round": odd}).status_code == 200
         with http.stream("GET", url + "/events", params={"after": "²"}) as odd_stream:
             assert odd_stream.status_code == 200
-        with http.stream("GET", url + "/events", headers={"last-event-id": "²".encode("latin-1")}) as odd_stream:
+        with http.stream("GET", url + "/events", headers={b"last-event-id": "²".encode("latin-1")}) as odd_stream:
             assert odd_stream.status_code == 200
         later = http.get(url + "/bundle/en", params={"round": 2})
         assert later.status_code == 409 and later.json()["error"].startswith("the room shows another trace")

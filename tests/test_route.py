@@ -213,7 +213,8 @@ def test_after_a_hang_the_route_says_the_run_stopped_at_message_7_on_a_timeout(h
         "stopped at message 7" in REASON_TEXT["unanswered"]["en"] and "第 7 条消息" in REASON_TEXT["unanswered"]["zh"]
     )
     assert "timeout" in REASON_TEXT["timed_out"]["en"] and "超时" in REASON_TEXT["timed_out"]["zh"]
-    assert stop_hop(hung) is not None and stop_hop(hung).step == 7
+    stopped = stop_hop(hung)
+    assert stopped is not None and stopped.step == 7
 
 
 def test_after_a_dead_server_the_route_says_the_connection_closed_at_message_7(died):

@@ -12,15 +12,13 @@ from playwright.sync_api import Page, expect
 
 from flow.trace.files import load_trace
 from flow.views.html import to_html
-from helpers import ROOT
+from helpers import ROOT, page_errors, watch_page_errors
 
 
 def _open(browser, path: Path) -> Page:
     page = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce").new_page()
     page.set_default_timeout(30_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors  # type: ignore[attr-defined]
+    watch_page_errors(page)
     page.goto(path.as_uri())
     page.locator("[data-flow-viewer][data-current]").wait_for()
     return page
@@ -62,7 +60,7 @@ def test_after_a_hang_the_strip_says_the_run_stopped_at_message_7(browser, hung_
     expect(page.locator(".fv-rhere")).not_to_contain_text("MCP Server")
     cell(8).click()  # no hop: the line below says why
     expect(page.locator(".fv-rdetail")).to_contain_text("The run stopped with an error at an earlier message")
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -81,4 +79,4 @@ def test_message_3_and_7_say_where_article_000_is_wrong(browser, tmp_path, lang)
     expect(detail).to_contain_text(
         "CallToolResult 没有这个字段" if lang == "zh" else "a CallToolResult has no such field"
     )
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)

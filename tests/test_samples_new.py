@@ -12,7 +12,7 @@ from flow.text.names import Lang
 from flow.trace.files import load_trace
 from flow.trace.model import Trace
 from flow.trace.normalise import normalise
-from helpers import ROOT
+from helpers import ROOT, server_facts
 
 SAMPLE_DIR = ROOT / "sample_traces"
 
@@ -132,8 +132,8 @@ def _frames(t: Trace) -> list:
 
 def test_over_stdio_runs_the_demo_server_as_a_child_and_carries_the_same_frames_as_memory():
     t = trace("over-stdio")
-    assert t.meta.settings["transport"] == t.meta.server["transport"] == "stdio"
-    assert t.meta.server["command"] == "python -m weather_demo"
+    assert t.meta.settings["transport"] == server_facts(t)["transport"] == "stdio"
+    assert server_facts(t)["command"] == "python -m weather_demo"
     memory = trace("beijing-mcp")
     assert memory.meta.settings["transport"] == "memory"
     assert _frames(t) == _frames(memory)
@@ -144,9 +144,9 @@ def test_over_stdio_runs_the_demo_server_as_a_child_and_carries_the_same_frames_
 def test_over_http_is_stateless_on_loopback_with_no_phase_zero():
     t = trace("over-http")
     url = t.meta.settings["server_url"]
-    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", url) and t.meta.server["transport"] == "http"
-    assert t.meta.server["auth"] == "none" and t.meta.server["era"] == "modern"
-    assert t.meta.server["http_session_id"] is None  # no Mcp-Session-Id header came back
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", url) and server_facts(t)["transport"] == "http"
+    assert server_facts(t)["auth"] == "none" and server_facts(t)["era"] == "modern"
+    assert server_facts(t)["http_session_id"] is None  # no Mcp-Session-Id header came back
     methods = [h.payload.get("method") for h in t.hops if h.kind == "mcp.request"]
     assert "initialize" not in methods and methods[0] == "server/discover"
     for h in t.hops:
@@ -164,7 +164,7 @@ def test_over_http_is_stateless_on_loopback_with_no_phase_zero():
 
 def test_forty_tools_sends_every_definition_in_every_request_and_calls_one():
     t = trace("forty-tools-mcp")
-    assert len(listed(t)) == 40 and t.meta.server["name"] == "ops-demo"
+    assert len(listed(t)) == 40 and server_facts(t)["name"] == "ops-demo"
     assert [len(body["tools"]) for body in requests(t)] == [40, 40]
     called = [
         h.payload["params"]["name"]
@@ -201,6 +201,7 @@ GLOSSARY_FORBIDDEN_ZH = ["分片", "提示词", "第 0 阶段", "重放", "上�
 @pytest.mark.parametrize("name", NEW)
 def test_new_notes_and_titles_follow_the_glossary(name):
     meta = trace(name).meta
+    assert meta.title is not None and meta.note is not None
     for text in (meta.title["zh"], meta.note["zh"]):
         assert not [w for w in GLOSSARY_FORBIDDEN_ZH if w in text]
         prose = re.sub(r"https?://[^\s（）]+|\w+\([^)]*\)|\"?\w+\"?: \w+", "", text)  # URLs, calls, key: value

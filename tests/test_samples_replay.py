@@ -12,7 +12,7 @@ from flow.samples import SAMPLES, write_samples
 from flow.trace.files import TraceError, load_trace
 from flow.trace.normalise import normalise
 from flow.trace.questions import questions_for
-from helpers import ROOT, flow_cli
+from helpers import ROOT, flow_cli, replay_report, server_facts
 
 SAMPLE_DIR = ROOT / "sample_traces"
 
@@ -41,24 +41,24 @@ def test_each_sample_has_a_title_and_a_note_in_both_languages(sample):
     meta = load_trace(SAMPLE_DIR / f"{sample.name}.json").meta
     assert meta.outcome == ("error" if sample.name in STOPPED else "ok")
     for text in (meta.title, meta.note):
-        assert set(text) == {"zh", "en"} and all(text.values())
-    assert any("\u4e00" <= c <= "\u9fff" for c in meta.note["zh"])
+        assert text is not None and set(text) == {"zh", "en"} and all(text.values())
+    assert meta.note is not None and any("\u4e00" <= c <= "\u9fff" for c in meta.note["zh"])
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
 def test_replaying_each_sample_offline_reproduces_its_steps(sample):
     recorded = load_trace(SAMPLE_DIR / f"{sample.name}.json")
     result = replay(recorded, source=sample.name)
-    assert result.trace.meta.replay["diverged"] is False, result.trace.meta.replay["divergences"]
+    assert replay_report(result.trace)["diverged"] is False, replay_report(result.trace)["divergences"]
     assert result.answer == recorded.meta.answer
-    if result.trace.meta.replay["tools"] == "recorded":
+    if replay_report(result.trace)["tools"] == "recorded":
         # Another server's results are served back by a stand-in whose session opens before the question: the
         # set-up frames may come first; from the first model request on, the steps are the recording's.
         assert sorted_steps_before_the_model(recorded) == sorted_steps_before_the_model(result.trace)
         assert steps_from_the_model(recorded) == steps_from_the_model(result.trace)
     else:
         assert same_steps(recorded, result.trace)
-    assert result.trace.meta.replay["served"] == sum(h.kind == "llm.request" for h in recorded.hops)
+    assert replay_report(result.trace)["served"] == sum(h.kind == "llm.request" for h in recorded.hops)
 
 
 def _model_first(trace):
@@ -77,7 +77,7 @@ def test_a_replay_that_departs_says_so_and_records_where():
     recorded = load_trace(SAMPLE_DIR / "beijing-mcp.json")
     recorded.meta.question = "上海今天天气怎么样？"  # the app now asks something else
     result = replay(recorded)
-    info = result.trace.meta.replay
+    info = replay_report(result.trace)
     assert info["diverged"] is True
     assert "messages[1].content" in info["divergences"][0]
     divergence = next(h for h in result.trace.hops if h.kind == "replay.divergence")
@@ -89,7 +89,7 @@ def test_a_changed_tool_result_is_a_divergence():
     hop = next(h for h in recorded.hops if h.kind == "tool.result")
     hop.payload["tool_message_content"] = hop.payload["tool_message_content"].replace("-3", "-30")
     result = replay(recorded)
-    assert any("tool result for" in d for d in result.trace.meta.replay["divergences"])
+    assert any("tool result for" in d for d in replay_report(result.trace)["divergences"])
 
 
 def test_a_recording_of_an_http_provider_replays_with_no_network(mock_server):
@@ -103,7 +103,7 @@ def test_a_recording_of_an_http_provider_replays_with_no_network(mock_server):
     # ...then replayed with the endpoint gone: only the recording answers.
     recorded.meta.model["base_url"] = "http://127.0.0.1:1/v1"
     result = replay(recorded)
-    assert result.ok and result.trace.meta.replay["diverged"] is False
+    assert result.ok and replay_report(result.trace)["diverged"] is False
     assert result.answer == recorded.meta.answer
     assert sum(h.kind == "llm.chunk" for h in result.trace.hops) == sum(h.kind == "llm.chunk" for h in recorded.hops)
 
@@ -112,7 +112,7 @@ def test_replay_cli_reports_match_and_divergence(tmp_path):
     out = tmp_path / "r.json"
     proc = flow_cli("replay", str(SAMPLE_DIR / "two-cities-parallel.json"), "--out", str(out))
     assert proc.returncode == 0 and "replay matched the recording: 2 model exchanges" in proc.stdout
-    assert load_trace(out).meta.replay["diverged"] is False
+    assert replay_report(load_trace(out))["diverged"] is False
     tampered = tmp_path / "t.json"
     data = json.loads((SAMPLE_DIR / "beijing-direct.json").read_text(encoding="utf-8"))
     data["meta"]["settings"]["tool_choice"] = "none"
@@ -126,9 +126,9 @@ def test_replay_runs_the_demo_server_over_the_transport_the_recording_used_by_de
     recorded = run("北京今天天气怎么样？", options=RunOptions(), model=ModelConfig())
     assert recorded.ok and recorded.trace.meta.settings["transport"] == "stdio"
     again = replay(recorded.trace)
-    assert again.ok and again.trace.meta.server["transport"] == "stdio" and not again.trace.meta.replay["diverged"]
+    assert again.ok and server_facts(again.trace)["transport"] == "stdio" and not replay_report(again.trace)["diverged"]
     sample = load_trace(SAMPLE_DIR / "beijing-mcp.json")
-    assert replay(sample).trace.meta.server["transport"] == sample.meta.settings["transport"] == "memory"
+    assert server_facts(replay(sample).trace)["transport"] == sample.meta.settings["transport"] == "memory"
 
 
 def test_cursor_steps_forward_and_back_and_jumps():

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from flow.trace import hops
+from flow.trace.payloads import ChatRequest
 from flow.trace.redact import REDACTED, SecretLeakError, assert_no_secrets, redact, redact_headers
 from flow.trace.steps import Step
 from helpers import flow_cli
@@ -176,8 +177,9 @@ def test_a_secret_value_in_wire_bytes_is_redacted_when_recorded(monkeypatch):
 
     monkeypatch.setenv("SOME_API_KEY", FAKE_KEY)
     rec = Recorder()
-    body = {"messages": [{"role": "user", "content": f"北京 {FAKE_KEY}"}]}
+    body: ChatRequest = {"messages": [{"role": "user", "content": f"北京 {FAKE_KEY}"}]}
     wire = json.dumps(body, ensure_ascii=False).encode()
+
     sent = hops.model_request({"body": body}, step=Step.ASK_MODEL, path="/v1/chat/completions", carries="1 message")
     hop = rec.add(sent, wire_text=wire, size=len(wire))
     assert FAKE_KEY not in json.dumps(hop.payload) and REDACTED in hop.payload["body"]["messages"][0]["content"]

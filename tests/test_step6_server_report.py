@@ -25,7 +25,7 @@ from flow.trace.files import load_trace, parse_trace
 from flow.trace.model import Hop, Trace
 from flow.trace.normalise import normalise
 from flow.trace.reports import REPORT_KEY, REPORT_MAX_BYTES, RefusedReport, read_report
-from helpers import ROOT, TOKEN, run_flow_sync
+from helpers import ROOT, TOKEN, replay_report, run_flow_sync
 from weather_demo import report as demo_report
 
 QUESTION = "北京和上海今天天气怎么样？"
@@ -149,14 +149,14 @@ def test_a_call_no_model_asked_for_is_paired_by_its_jsonrpc_id():
 def test_replay_reproduces_the_report_and_compares_it():
     recorded = load_trace(ROOT / "sample_traces" / "two-cities-parallel.json")
     again = replay(recorded)
-    assert again.trace.meta.replay["diverged"] is False
+    assert replay_report(again.trace)["diverged"] is False
     shown = [normalise(h.payload) for h in again.trace.hops if h.source == "tool" and h.target == "mcp_server"]
     assert shown == [normalise(h.payload) for h in recorded.hops if h.source == "tool" and h.target == "mcp_server"]
     # A recording whose server reported something else diverges where it differs.
     tampered = recorded.model_copy(deep=True)
     ran = next(h for h in tampered.hops if h.source == "tool" and h.target == "mcp_server")
     ran.payload["return"]["temp_low_c"] = 99
-    divergences = replay(tampered).trace.meta.replay["divergences"]
+    divergences = replay_report(replay(tampered).trace)["divergences"]
     assert any(f"tool result for {ran.tool_call_id} differs" in d and "return.temp_low_c" in d for d in divergences)
 
 
@@ -164,7 +164,7 @@ def test_a_recording_from_before_the_reports_replays_without_divergence():
     recorded = load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
     recorded.hops = [h for h in recorded.hops if "tool" not in (h.source, h.target) or h.source == "app"]
     assert not any(h.kind == "tool.invoke" for h in recorded.hops)
-    assert replay(recorded).trace.meta.replay["diverged"] is False
+    assert replay_report(replay(recorded).trace)["diverged"] is False
 
 
 def test_the_demo_server_and_the_tap_use_one_key_outside_the_reserved_prefixes():

@@ -23,7 +23,7 @@ from flow.text.teaching import (
 )
 from flow.trace.factory import new_hop
 from flow.trace.files import load_trace
-from flow.trace.model import Hop, Trace
+from flow.trace.model import Actor, Hop, Kind, Trace
 from flow.trace.payloads import payload_problem
 from helpers import ROOT
 
@@ -230,12 +230,12 @@ def test_parallel_calls_in_flight_need_the_neighbours_and_get_them_in_the_viewer
 # --- situations the samples do not reach ---------------------------------------------------------------------------
 
 
-def _hop(kind: str, payload: Any, *, step: int | None, source: str = "app", target: str = "app", **kw: Any) -> Hop:
+def _hop(kind: Kind, payload: Any, *, step: int | None, source: Actor = "app", target: Actor = "app", **kw: Any) -> Hop:
     return new_hop(
         seq=kw.pop("seq", 1),
-        kind=kind,  # type: ignore[arg-type]
-        source=source,  # type: ignore[arg-type]
-        target=target,  # type: ignore[arg-type]
+        kind=kind,
+        source=source,
+        target=target,
         payload=payload,
         step=step,
         t_start_ms=0.0,

@@ -15,7 +15,7 @@ from flow.text.names import Lang
 from flow.text.teaching import STEP_TEXTS, TEXTS, HopContext, hop_contexts, situation, teaching_text
 from flow.trace.factory import new_hop
 from flow.trace.files import load_trace
-from flow.trace.model import Hop, Trace
+from flow.trace.model import Actor, Hop, Kind, Trace
 from flow.trace.steps import Step
 from helpers import ROOT, run_flow_sync
 
@@ -508,12 +508,12 @@ def test_a_server_that_never_answers_its_set_up_is_not_said_to_have_withheld_a_t
 
 
 def test_a_requests_answer_is_found_by_its_id_from_the_side_it_was_sent_to():
-    def frame(seq: int, kind: str, source: str, target: str, payload: dict[str, Any]) -> Hop:
+    def frame(seq: int, kind: Kind, source: Actor, target: Actor, payload: dict[str, Any]) -> Hop:
         return new_hop(
             seq=seq,
-            kind=kind,  # type: ignore[arg-type]
-            source=source,  # type: ignore[arg-type]
-            target=target,  # type: ignore[arg-type]
+            kind=kind,
+            source=source,
+            target=target,
             payload=payload,
             step=6,
             t_start_ms=0.0,

@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from typing import Any
 
 import anyio
 import pytest
 
 from flow.engine.loop import call_server_tool, inspect_server
 from flow.servers.config import EVERYTHING_SERVER, TIME_SERVER, built_in_servers
-from flow.servers.spec import ServerSpec
+from flow.servers.spec import Era, ServerSpec
 from helpers import flow_cli
 
 TIME = shlex.join([str(TIME_SERVER), "--local-timezone", "UTC"])
@@ -27,8 +28,11 @@ def _trace(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _engine_call(server, tool, arguments, era="handshake"):
-    """The engine under `python -m flow call`, in this process; returns the trace as saved and the result."""
+def _engine_call(
+    server: str, tool: str, arguments: dict[str, Any], era: Era = "handshake"
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The engine under `python -m flow call`, in this process; returns the trace as saved and the result (None
+    when the call got none)."""
     result, called = anyio.run(
         lambda: call_server_tool(ServerSpec(command=tuple(shlex.split(server))), tool, arguments, era=era)
     )
@@ -83,6 +87,7 @@ def test_mcp_server_time_answers_a_direct_call_in_both_eras(tmp_path, era):
         trace = _trace(out)
     else:
         trace, called = _engine_call(TIME, "get_current_time", {"timezone": "Asia/Shanghai"}, era=era)
+        assert called is not None
         answer = json.loads(called["content"][0]["text"])
     assert answer["timezone"] == "Asia/Shanghai" and answer["datetime"].endswith("+08:00")
     assert trace["meta"]["server"]["era"] == era and trace["meta"]["outcome"] == "ok"
@@ -95,7 +100,7 @@ def test_mcp_server_time_answers_a_direct_call_in_both_eras(tmp_path, era):
 
 def test_mcp_server_time_reports_a_bad_time_zone_as_a_tool_error():
     trace, called = _engine_call(TIME, "get_current_time", {"timezone": "Mars/Olympus"})
-    assert called["isError"] is True and "Mars/Olympus" in called["content"][0]["text"]
+    assert called is not None and called["isError"] is True and "Mars/Olympus" in called["content"][0]["text"]
     assert trace["meta"]["outcome"] == "ok"  # the server answered; the tool said no
     # A CallToolResult with isError is an answer on the wire like any other: the tool failed, the protocol did not.
     result = next(h for h in trace["hops"] if h["kind"] == "tool.result")
@@ -132,7 +137,7 @@ def test_server_everything_lists_its_tools_and_an_old_server_falls_back_from_mod
 
 def test_server_everything_echoes():
     trace, called = _engine_call(EVERYTHING, "echo", {"message": "你好，MCP"})
-    assert called["content"] == [{"type": "text", "text": "Echo: 你好，MCP"}]
+    assert called is not None and called["content"] == [{"type": "text", "text": "Echo: 你好，MCP"}]
     result = next(h for h in trace["hops"] if h["kind"] == "tool.result")
     assert result["payload"]["tool_message_content"] == "Echo: 你好，MCP"
 
@@ -141,7 +146,7 @@ def test_server_everything_progress_notifications_are_recorded_frames():
     trace, called = _engine_call(
         EVERYTHING, "trigger-long-running-operation", {"duration": 0.3, "steps": 3}, era="modern"
     )
-    assert "Long running operation completed" in called["content"][0]["text"]
+    assert called is not None and "Long running operation completed" in called["content"][0]["text"]
     hops = trace["hops"]
     call = next(h for h in hops if h["kind"] == "mcp.request" and h["payload"]["method"] == "tools/call")
     token = call["payload"]["params"]["_meta"]["progressToken"]  # asked for, or no progress would be sent

@@ -368,7 +368,7 @@ def test_a_run_whose_tool_returns_10_mb_writes_a_trace_that_loads_and_says_it_wa
     loaded = load_trace(path)
     tool_result = next(h for h in loaded.hops if h.kind == "tool.result" and h.target == "app")
     assert tool_result.bytes > 10_000_000  # the size that crossed stays on the hop
-    assert "cut short" in tool_result.clipped
+    assert tool_result.clipped is not None and "cut short" in tool_result.clipped
     text = tool_result.payload["tool_message_content"]
     assert text.startswith("No stored advice for 'zzz") and len(text) <= CLIPPED_TEXT_CHARS
     assert text.endswith("characters in all]")
@@ -377,9 +377,12 @@ def test_a_run_whose_tool_returns_10_mb_writes_a_trace_that_loads_and_says_it_wa
 
 def test_the_recorder_stops_at_the_hop_limit_with_a_last_hop_saying_so(tmp_path):
     rec = Recorder()
-    for _ in range(MAX_HOPS + 5):
-        log = {"jsonrpc": "2.0", "method": "notifications/message"}
-        hop = rec.add(hops.frame(log, source="mcp_server", target="mcp_client", step=Step.CALL_TOOL))
+    log = {"jsonrpc": "2.0", "method": "notifications/message"}
+    handed_back = [
+        rec.add(hops.frame(dict(log), source="mcp_server", target="mcp_client", step=Step.CALL_TOOL))
+        for _ in range(MAX_HOPS + 5)
+    ]
+    hop = handed_back[-1]
     assert len(rec.hops) == MAX_HOPS and rec.dropped == 6
     assert rec.hops[-1].kind == "error" and "limit of 20,000 hops" in rec.hops[-1].summary
     assert hop.seq == 0 and hop not in rec.hops  # handed back for the caller to use, not kept
@@ -394,7 +397,7 @@ def test_the_recorder_keeps_payloads_to_a_budget_for_the_run(tmp_path):
         rec.add(hops.function_returned(chunk, "ok", is_error=False, call_id="call_1"))
     kept = [h for h in rec.hops if h.payload is not None]
     dropped = [h for h in rec.hops if h.payload is None]
-    assert kept and dropped and all("not kept" in h.clipped for h in dropped)
+    assert kept and dropped and all(h.clipped is not None and "not kept" in h.clipped for h in dropped)
     assert not hasattr(kept[0], "clipped") or kept[0].clipped is None
     assert sum(len(json.dumps(h.payload)) for h in kept) <= RUN_PAYLOAD_BYTES
     assert all(h.bytes > len(chunk) for h in rec.hops)
@@ -403,8 +406,8 @@ def test_the_recorder_keeps_payloads_to_a_budget_for_the_run(tmp_path):
 def test_save_clips_a_long_answer_it_never_recorded_and_the_file_loads(tmp_path):
     trace = load_trace(SAMPLE)
     trace.meta.answer = "a" * (3 * MAX_STRING_CHARS)
-    loaded = load_trace(save_trace(trace, tmp_path / "long-answer.json"))
-    assert len(loaded.meta.answer) <= MAX_STRING_CHARS and loaded.meta.answer.endswith("characters in all]")
+    answer = load_trace(save_trace(trace, tmp_path / "long-answer.json")).meta.answer
+    assert answer is not None and len(answer) <= MAX_STRING_CHARS and answer.endswith("characters in all]")
 
 
 @pytest.mark.parametrize("text", ['say "hi" ' * (MAX_STRING_CHARS // 9 + 1), "\n\\" * (MAX_STRING_CHARS // 2 + 1)])
@@ -412,8 +415,8 @@ def test_save_clips_a_long_text_of_escapes_and_the_file_loads(tmp_path, text):
     """Quotes and backslashes are written as escapes, two characters each: the text is still found too long."""
     trace = load_trace(SAMPLE)
     trace.meta.answer = text
-    loaded = load_trace(save_trace(trace, tmp_path / "escapes.json"))
-    assert len(loaded.meta.answer) <= MAX_STRING_CHARS and loaded.meta.answer.endswith("characters in all]")
+    answer = load_trace(save_trace(trace, tmp_path / "escapes.json")).meta.answer
+    assert answer is not None and len(answer) <= MAX_STRING_CHARS and answer.endswith("characters in all]")
 
 
 def test_save_writes_a_large_trace_with_nothing_to_clip_as_it_is(tmp_path):

@@ -27,6 +27,7 @@ from flow.interop.otlp import to_otlp_json
 from flow.text.teaching import teaching_text
 from flow.trace.files import TraceError, read_trace_bytes
 from flow.trace.model import Trace
+from flow.trace.steps import Phase
 from flow.views.compare import figures, per_phase_ms, per_step, point, summary_rows
 from flow.views.diagram import RenderError, aligned_room, overview_dot, to_dot, to_mermaid
 from flow.views.labels import short_label, step_numbers, trace_lifelines
@@ -177,9 +178,10 @@ def run_every_reader(path: Path, tmp: Path) -> None:
         assert not trace.hops
     else:
         cursor.goto(len(trace.hops) // 2)
-        for phase in ("request", "execute"):
+        phases: tuple[Phase, ...] = ("request", "execute")
+        for phase in phases:
             with contextlib.suppress(TraceError):
-                cursor.goto_phase(phase)  # type: ignore[arg-type]
+                cursor.goto_phase(phase)
     numbers = step_numbers(trace)
     trace_lifelines(trace)
     for hop in trace.hops:
@@ -193,8 +195,13 @@ def run_every_reader(path: Path, tmp: Path) -> None:
     table_csv(hop_dataframe(trace, lang="zh"))
     plain(trace.meta.question)
     for other in (trace, Trace.model_validate(SAMPLES["beijing-direct"])):
-        figures(trace), per_step(trace, other), per_phase_ms(trace), summary_rows(other, trace, lang="zh")
-        plain(point(trace, other, lang="zh")), aligned_room(trace, other, lang="zh")
+        figures(trace)
+        per_step(trace, other)
+        per_phase_ms(trace)
+        summary_rows(other, trace, lang="zh")
+        plain(point(trace, other, lang="zh"))
+        aligned_room(trace, other, lang="zh")
+
     to_otlp_json(trace)
     viewer_bundle(trace, lang="zh")  # the Step page's client-side viewer
     try:

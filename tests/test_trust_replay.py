@@ -20,7 +20,7 @@ from flow import ModelConfig, RunOptions, run
 from flow.backends.replay import REPLAY_BASE_URL, replay
 from flow.engine.options import MAX_REPLAY_ROUNDS
 from flow.trace.files import TraceError, load_trace
-from helpers import ROOT, flow_cli
+from helpers import ROOT, flow_cli, replay_report, server_facts
 
 SAMPLE = ROOT / "sample_traces" / "beijing-mcp.json"
 DEMO_COMMAND = [sys.executable, "-m", "weather_demo"]
@@ -101,8 +101,8 @@ def test_replay_never_runs_the_command_a_trace_names(tmp_path):
     )
     assert "replaying the model side only" in proc.stderr and len(proc.stderr.splitlines()) == 1
     replayed = load_trace(out)
-    assert replayed.meta.replay["tools"] == "recorded" and replayed.meta.replay["diverged"] is False
-    assert not replayed.meta.settings.get("server_command") and replayed.meta.server["replayed_from"]
+    assert replay_report(replayed)["tools"] == "recorded" and replay_report(replayed)["diverged"] is False
+    assert not replayed.meta.settings.get("server_command") and server_facts(replayed)["replayed_from"]
     assert (
         flow_cli("validate", str(trace))
         .stdout.rstrip()
@@ -127,7 +127,7 @@ def test_replay_never_reads_the_variable_nor_contacts_the_urls_a_trace_names(tmp
     text = out.read_text(encoding="utf-8")
     assert OPENAI_KEY not in text
     replayed = load_trace(out)
-    assert replayed.meta.model["base_url"] == REPLAY_BASE_URL and replayed.meta.replay["tools"] == "recorded"
+    assert replayed.meta.model["base_url"] == REPLAY_BASE_URL and replay_report(replayed)["tools"] == "recorded"
     assert all(h.payload["url"].startswith(REPLAY_BASE_URL) for h in replayed.hops if h.kind == "llm.request")
 
 
@@ -146,8 +146,8 @@ def test_replay_with_server_runs_the_recorded_calls_on_the_server_named_on_the_c
     assert proc.returncode == 0, proc.stderr
     assert "replay matched the recording: 2 model exchanges served, tool results identical" in proc.stdout
     replayed = load_trace(out)
-    assert replayed.meta.replay["tools"] == "server"
-    assert replayed.meta.server["transport"] == "stdio" and "weather_demo" in replayed.meta.server["command"]
+    assert replay_report(replayed)["tools"] == "server"
+    assert server_facts(replayed)["transport"] == "stdio" and "weather_demo" in server_facts(replayed)["command"]
     assert replayed.meta.settings["server_env"] == [["DEMO_NOTE", "shown"]]
     shown = flow_cli("show", str(out))
     assert "replay · tools re-run on a server named on the command line · matched the recording" in shown.stdout
@@ -156,8 +156,8 @@ def test_replay_with_server_runs_the_recorded_calls_on_the_server_named_on_the_c
 def test_replay_runs_the_demo_server_in_process_or_over_stdio_when_asked(tmp_path):
     for transport in ("memory", "stdio"):
         result = replay(load_trace(SAMPLE), transport=transport)
-        assert result.ok and result.trace.meta.replay["tools"] == "demo"
-        assert result.trace.meta.server["transport"] == transport and not result.trace.meta.replay["diverged"]
+        assert result.ok and replay_report(result.trace)["tools"] == "demo"
+        assert server_facts(result.trace)["transport"] == transport and not replay_report(result.trace)["diverged"]
 
 
 @pytest.mark.parametrize(
@@ -180,10 +180,10 @@ def test_a_recording_of_another_server_replays_the_model_side_only_and_is_marked
     source = tmp_path / "other.json"
     source.write_text(recorded.to_json(), encoding="utf-8")
     result = replay(load_trace(source))
-    info = result.trace.meta.replay
+    info = replay_report(result.trace)
     assert info["tools"] == "recorded" and info["diverged"] is False, info["divergences"]
     assert result.answer == recorded.meta.answer
-    assert result.trace.meta.server["in_process"] is True and "reused_session" not in result.trace.meta.server
+    assert server_facts(result.trace)["in_process"] is True and "reused_session" not in server_facts(result.trace)
     called = [h for h in result.trace.hops if h.kind == "tool.result"]
     assert [h.payload for h in called] == [h.payload for h in recorded.hops if h.kind == "tool.result"]
     out = tmp_path / "replayed.json"
@@ -199,8 +199,8 @@ def test_a_recorded_result_for_other_arguments_is_not_served_and_the_replay_says
         if hop.kind == "translate.reverse":
             hop.payload["call_request"]["arguments"] = {"city": "上海"}
     result = replay(recorded)
-    assert result.trace.meta.replay["diverged"] is True
-    assert any("tool result for" in d for d in result.trace.meta.replay["divergences"])
+    assert replay_report(result.trace)["diverged"] is True
+    assert any("tool result for" in d for d in replay_report(result.trace)["divergences"])
 
 
 @pytest.mark.parametrize(
@@ -282,7 +282,7 @@ def test_a_third_party_time_tool_whose_answer_changed_is_reported_not_taken_for_
     assert proc.returncode == 1, proc.stderr  # a replay that diverged
     assert "replay diverged from the recording: tool result for" in proc.stderr
     assert "2020-01-01T08:00:00" in proc.stderr  # the recorded value, as it was
-    assert load_trace(out).meta.replay["diverged"] is True
+    assert replay_report(load_trace(out))["diverged"] is True
 
 
 # --- what a recording names never chooses what is called, and its text reads as stored -------------

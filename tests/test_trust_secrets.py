@@ -16,7 +16,7 @@ import pytest
 from flow import ModelConfig, RunOptions, run
 from flow.servers.spec import ServerSpec
 from flow.trace.redact import REDACTED, redact_url, url_secrets
-from helpers import ROOT, TOKEN, flow_cli, start_demo_server, stop_demo_server
+from helpers import ROOT, TOKEN, flow_cli, server_facts, start_demo_server, stop_demo_server
 from weather_demo.server import allowed_hosts
 
 
@@ -60,7 +60,7 @@ def test_an_access_token_in_an_mcp_url_stays_out_of_the_trace(demo):
     text = result.trace.to_json()
     assert "tok-in-the-query-123" not in text
     assert result.trace.meta.settings["server_url"] == f"{demo.url}?access_token={REDACTED}"
-    assert result.trace.meta.server["url"] == f"{demo.url}?access_token={REDACTED}"
+    assert server_facts(result.trace)["url"] == f"{demo.url}?access_token={REDACTED}"
     assert any(h.payload.get("http", {}).get("url") for h in result.trace.hops if isinstance(h.payload, dict))
     spec = ServerSpec(url=url)
     assert "tok-in-the-query-123" in spec.secret_values()  # scrubbed wherever a server echoes it
@@ -193,7 +193,9 @@ def test_turning_the_host_check_off_is_said_loudly():
 
 def test_the_host_list_for_every_interface_names_this_machine_and_localhost():
     hosts = allowed_hosts("0.0.0.0", ["Class.Example"])
-    assert hosts[:3] == ["127.0.0.1", "localhost", "[::1]"] and "class.example" in hosts and len(hosts) > 4
+    assert hosts is not None and hosts[:3] == ["127.0.0.1", "localhost", "[::1]"]
+    assert "class.example" in hosts and len(hosts) > 4
+
     assert allowed_hosts("127.0.0.1") == ["127.0.0.1", "localhost", "[::1]"]
     assert allowed_hosts("0.0.0.0", ["*"]) is None
 

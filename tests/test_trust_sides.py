@@ -266,12 +266,14 @@ def test_a_small_cap_stops_a_plain_answer_too(endpoint):
         result.error == "the model endpoint's answer is larger than 10 bytes, the limit for one model response: "
         "reading stopped there"
     )
-    assert result.trace.meta.error_zh.startswith("模型接口的回答超过了 10 bytes")
+    assert result.trace.meta.error_zh is not None and result.trace.meta.error_zh.startswith(
+        "模型接口的回答超过了 10 bytes"
+    )
 
 
 def test_a_stream_that_floods_one_event_is_cut_off_at_the_cap(endpoint):
     result = _run(endpoint, "stream-flood", stream=True, max_response_bytes=1 << 20)
-    assert result.error.startswith("the model endpoint's answer is larger than 1 MB")
+    assert result.error is not None and result.error.startswith("the model endpoint's answer is larger than 1 MB")
     err = _model_error(json.loads(result.trace.model_dump_json()))
     assert err["payload"]["stream"] is True and err["payload"]["wire_bytes"] <= (1 << 20) + (1 << 16)
 
@@ -374,7 +376,7 @@ def test_the_deadline_is_total_even_when_the_sdk_would_wait_to_retry(endpoint):
 def test_an_answer_that_is_not_a_chat_completion_is_one_line_and_a_hop(endpoint, behaviour, says):
     result = _run(endpoint, behaviour)
     assert result.error == f"the model endpoint's answer cannot be read: {says}"
-    assert result.trace.meta.error_zh.startswith("模型接口的回答无法读取：")
+    assert result.trace.meta.error_zh is not None and result.trace.meta.error_zh.startswith("模型接口的回答无法读取：")
     err = _model_error(json.loads(result.trace.model_dump_json()))
     assert err["payload"] == {"error": "malformed response", "reason": result.error} and err["step"] == 3
 
@@ -563,7 +565,9 @@ def test_an_answer_still_arriving_over_streamable_http_at_the_timeout_is_told_ap
         server.shutdown()
         server.server_close()
     if begins:
-        assert result.error.startswith("the MCP server began answering tools/call echo, but its answer was still")
+        assert result.error is not None and result.error.startswith(
+            "the MCP server began answering tools/call echo, but its answer was still"
+        )
         err = _server_error(json.loads(result.trace.model_dump_json()))
         assert err["payload"]["answering"] is True and err["payload"]["unread_bytes"] >= 65536
     else:
@@ -586,7 +590,7 @@ def test_a_huge_message_over_streamable_http_is_cut_off_at_the_cap(sse):
         "the MCP server sent a message of more than 32 MB during tools/list, over the 32 MB limit "
         "for one message: the session was ended"
     )
-    assert result.trace.meta.error_zh.startswith(
+    assert result.trace.meta.error_zh is not None and result.trace.meta.error_zh.startswith(
         "MCP 服务器在 tools/list 期间发来一条至少 32 MB 的消息，超过单条消息 32 MB 的上限"
     )
     err = _server_error(json.loads(result.trace.model_dump_json()))

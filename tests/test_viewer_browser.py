@@ -16,7 +16,7 @@ from bench.browser import CURRENT_IN_VIEW
 from flow.trace.files import load_trace, parse_trace
 from flow.views.html import to_html
 from flow.views.viewer import script_json
-from helpers import ARTIFACTS, ROOT
+from helpers import ARTIFACTS, ROOT, must_search, page_errors, watch_page_errors
 
 SIZES = [(1280, 720), (1920, 1080)]
 HTML_SAMPLES = ["beijing-mcp", "two-cities-parallel", "tool-error"]
@@ -97,9 +97,7 @@ def _open(browser, url: str, size: tuple[int, int], *, locale: str = "en-US") ->
     )
     page = context.new_page()
     page.set_default_timeout(30_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors  # type: ignore[attr-defined]
+    watch_page_errors(page)
     page.goto(url)
     page.locator("[data-flow-viewer][data-current]").wait_for()
     return page
@@ -114,7 +112,7 @@ def test_the_html_export_keeps_every_current_arrow_in_view(browser, html_files):
             for presenter in (False, True):
                 _presenter(page, presenter)
                 problems += _every_hop_in_view(page, n, f"{name} {size} {'presenter' if presenter else 'normal'}")
-            assert not page.errors, page.errors
+            assert not page_errors(page), page_errors(page)
             page.context.close()
     assert not problems, "\n".join(problems[:10])
 
@@ -136,7 +134,7 @@ def test_the_html_export_steps_once_per_press_and_works_from_a_file(browser, htm
     _wait_for(page, 19)
     page.keyboard.press("PageDown")
     _wait_for(page, 20)
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
 
 
 # Presenter mode's least sizes (px): a projector shows 720 rows as large as 1080, so at 720 the same size on the wall
@@ -180,7 +178,7 @@ def test_autoplay_keeps_its_pace(browser, html_files):
 def test_the_inspector_opens_at_the_hops_focus(browser, tmp_path):
     """A hop's `focus` (JSON paths, from flow.focus) opens and marks those fields; the rest stays one click away."""
     page_text = to_html(load_trace(ROOT / "sample_traces" / "beijing-mcp.json"), lang="en")
-    found = re.search(r'(<script type="application/json" id="flow-bundle">)(.*?)(</script>)', page_text, re.S)
+    found = must_search(r'(<script type="application/json" id="flow-bundle">)(.*?)(</script>)', page_text, re.S)
     bundle = json.loads(found.group(2))
     request = next(i for i, h in enumerate(bundle["hops"]) if h["kind"] == "llm.request")
     bundle["hops"][request]["focus"] = [["body", "tools"], {"path": "body.messages[1].content", "color": "#f472b6"}]
@@ -204,7 +202,7 @@ def test_the_inspector_shows_each_steps_focus_from_flow_focus(browser, html_file
     """The export carries flow.focus: at step 4 the null content and the raw arguments string are marked."""
     page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
     hops = json.loads(
-        re.search(
+        must_search(
             r'id="flow-bundle">(.*?)</script>', html_files["beijing-mcp"].read_text(encoding="utf-8"), re.S
         ).group(1)
     )["hops"]
@@ -246,7 +244,7 @@ def test_the_step_page_steps_in_the_browser_and_keeps_the_current_arrow_in_view(
             _presenter(page, presenter)
             problems += _every_hop_in_view(page, 20, f"app {size} {'presenter' if presenter else 'normal'}")
     assert not problems, "\n".join(problems[:10])
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
 
 
 def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
@@ -269,7 +267,7 @@ def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
     page.goto(f"{app_url}/?hop=7")
     _wait_for(page, 7)
     expect(page.locator(".fv-where")).to_contain_text("hop 7 of 20")
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -301,7 +299,7 @@ def test_a_payload_holding_nan_or_infinity_still_opens_in_the_viewer(browser, tm
     trace = parse_trace(data)
     path = tmp_path / "nan.html"
     path.write_text(to_html(trace, lang="en"), encoding="utf-8")
-    text = re.search(r'id="flow-bundle">(.*?)</script>', path.read_text(encoding="utf-8"), re.S).group(1)
+    text = must_search(r'id="flow-bundle">(.*?)</script>', path.read_text(encoding="utf-8"), re.S).group(1)
 
     def refuse(word: str) -> None:
         raise AssertionError(f"{word} is not JSON")
@@ -393,7 +391,7 @@ def test_the_route_lights_the_current_message_while_stepping(browser, lesson_fil
     expect(page.locator(".fv-rcaption")).to_be_hidden()
     page.locator(".fv-captions-toggle").click()
     expect(page.locator(".fv-rcaption")).to_contain_text("The kitchen cooks what the slip says.")
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
 
 
 def test_the_route_dims_what_a_trace_does_not_have_and_says_why(browser, lesson_files):
@@ -411,7 +409,7 @@ def test_the_route_dims_what_a_trace_does_not_have_and_says_why(browser, lesson_
     page.locator('.fv-rcell[data-message="6"]').click()  # no hop to go to: the line below says why instead
     expect(page.locator(".fv-rdetail")).to_contain_text("answered without asking for a tool")
     assert page.evaluate("() => window.__viewer.index") == 0 and len(hops) == 12
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
 
 
 def test_the_route_fits_at_720p_and_in_presenter_mode(browser, lesson_files):
@@ -428,7 +426,7 @@ def test_the_route_fits_at_720p_and_in_presenter_mode(browser, lesson_files):
                 assert seen["diagramHeight"] >= 0.5 * seen["height"] - 40, where  # the diagram keeps its room
                 assert seen["cellNumber"] >= (18 if presenter else 15) and seen["cellName"] >= (16 if presenter else 12)
                 assert page.evaluate(CURRENT_IN_VIEW)["ok"], where
-            assert not page.errors, page.errors
+            assert not page_errors(page), page_errors(page)
             page.context.close()
 
 
@@ -494,7 +492,7 @@ def test_a_question_shows_before_its_hop_and_the_reveal_marks_the_right_choice(b
     page.locator(".fv-next").click()
     _wait_for(page, asked + 1)
     expect(card).to_have_attribute("data-state", "revealed")  # revealed once, it stays so
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
     # On a fresh page (every question of this one is revealed by now), the Next button reveals the first question.
     fresh = _open(browser, path.as_uri(), (1280, 720))
     fresh.locator(".fv-questions-toggle").click()
@@ -506,7 +504,7 @@ def test_a_question_shows_before_its_hop_and_the_reveal_marks_the_right_choice(b
     fresh.locator(f"[data-flow-viewer][data-current='{first + 1}'][data-asking='']").wait_for()
     fresh.locator(".fv-next").click()
     _wait_for(fresh, first + 2)
-    assert not fresh.errors, fresh.errors
+    assert not page_errors(fresh), page_errors(fresh)
 
 
 def test_autoplay_stops_at_a_question(browser, lesson_files):
@@ -544,7 +542,7 @@ def test_the_step_page_has_the_route_and_its_questions_toggle(browser, app_url):
     page.keyboard.press("Enter")
     page.locator("[data-flow-viewer][data-current='4'][data-asking='']").wait_for()
     expect(page.locator(".fv-choice.fv-right")).to_have_attribute("data-choice", "1")
-    assert not page.errors, page.errors
+    assert not page_errors(page), page_errors(page)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -571,5 +569,5 @@ def test_screenshots_of_the_route_and_the_questions(browser, lesson_files, lang)
                     page.locator(".fv-reveal").click()
                     page.locator("[data-flow-viewer][data-asking='']").wait_for()
                     _shot(page, f"{stem}-revealed.png")
-            assert not page.errors, page.errors
+            assert not page_errors(page), page_errors(page)
             page.context.close()

@@ -26,7 +26,7 @@ from flow.views.diagram import render, rows, to_dot, to_mermaid
 from flow.views.html import to_html
 from flow.views.labels import label_lines
 from flow.views.table import hop_rows
-from helpers import ROOT
+from helpers import ROOT, must_search
 
 NAMES = [s.name for s in SAMPLES]
 
@@ -234,14 +234,14 @@ def test_the_hop_table_is_chinese(name):
 def test_the_html_export_draws_its_diagram_and_controls_in_chinese(name):
     trace = sample(name)
     page = to_html(trace, lang="zh")
-    bundle = json.loads(re.search(r'<script type="application/json" id="flow-bundle">(.*?)</script>', page, re.S)[1])
+    bundle = json.loads(must_search(r'<script type="application/json" id="flow-bundle">(.*?)</script>', page, re.S)[1])
     allowed = trace_words(trace)
     svg_texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>(.*?)</text>", bundle["svg"], flags=re.S)]
     assert svg_texts and not [w for t in svg_texts for w in english(t, allowed)]
     controls = [re.sub(r"\{\w+\}", " ", texts["zh"]) for texts in bundle["ui"].values()]  # {n} is filled in
     assert not [w for t in controls for w in english(t)], controls
     assert not [w for p in bundle["phases"].values() for w in english(p["name"]["zh"])]
-    assert not english(re.search(r"<title>(.*?)</title>", page)[1], allowed)
+    assert not english(must_search(r"<title>(.*?)</title>", page)[1], allowed)
     labels = [h["label"] for h in bundle["hops"]]  # the viewer's list and header
     assert labels and not [w for t in labels for w in english(t, allowed)], labels
 
