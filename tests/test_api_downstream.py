@@ -19,7 +19,7 @@ from flow.views.compare import apis_compared, figures, point
 from flow.views.lesson import lesson_markdown
 from flow.views.outcome import run_outcome
 from flow.views.tool_cost import request_costs, tool_cost_chart, tool_cost_points
-from helpers import run_flow_sync
+from helpers import ROOT, run_flow_sync
 
 APIS = ("responses", "messages")
 ID = {"chat": "tool_call_id", "responses": "call_id", "messages": "tool_use_id"}
@@ -141,3 +141,14 @@ def test_compare_of_two_apis_says_so_and_where_the_bytes_differ():
     assert point(chat, messages, lang="zh").startswith("A 用 Chat Completions，B 用 Anthropic Messages")
     # a Responses follow-up with previous_response_id is told apart
     assert "beside previous_response_id" in (apis_compared(chat, traced("responses", previous=True)) or "")
+
+
+def test_compare_of_messages_direct_and_mcp_says_the_input_needs_no_parsing():
+    from flow.trace.files import load_trace
+    from flow.views.compare import point
+
+    a, b = (load_trace(ROOT / "sample_traces" / f"messages-{m}.json") for m in ("direct", "mcp"))
+    said = point(a, b, lang="en")
+    assert "tool_use's input object" in said and "json.loads" not in said
+    chat = point(*(load_trace(ROOT / "sample_traces" / f"beijing-{m}.json") for m in ("direct", "mcp")), lang="en")
+    assert "json.loads of the arguments" in chat

@@ -394,6 +394,11 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "直接调用模式只是把 arguments 字符串解析成 JSON，再调用自己的函数：这不是反向翻译。",
         "en": "Direct mode's json.loads of the arguments is no reverse translation: the app calls its own function.",
     },
+    "no_translation_messages": {
+        "zh": "直接调用模式直接拿 tool_use 的 input 对象去调用自己的函数，连 JSON 字符串都不用解析：这不是反向翻译。",
+        "en": "Direct mode hands the tool_use's input object to its own function, with not even a JSON string to "
+        "parse: no reverse translation.",
+    },
     "model_side": {"zh": "模型一方：{same}。", "en": "On the model's side: {same}."},
     "model_differs": {"zh": "不同的是：{differs}。", "en": "What differs: {differs}."},
     "buys_choose": {

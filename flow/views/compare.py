@@ -224,7 +224,8 @@ def _direct_vs_mcp(a: Trace, b: Trace, sa: Shape, sb: Shape, lang: Lang) -> str:
     """The lesson's point, from its own figures: the model's requests, what MCP adds once and per question, the
     model's side, what MCP buys and when to choose which."""
     base, other = _p("direct", lang), "MCP"
-    parts = [_requests_compared(a, b, base, other, lang), _what_mcp_adds(sb, lang), _p("no_translation", lang)]
+    reading = "no_translation_messages" if api_of_trace(a).name == "messages" else "no_translation"
+    parts = [_requests_compared(a, b, base, other, lang), _what_mcp_adds(sb, lang), _p(reading, lang)]
     same, differs = _model_side(sa, sb, base, other, lang)
     if same:
         parts.append(_p("model_side", lang, same=_list(same, lang, "、", "; ")))
