@@ -311,20 +311,21 @@ _MESSAGES: Texts = {
     },
     "messages.ask.first": {
         "en": "Message 3: the first request to Anthropic's Messages API (POST /v1/messages), with {messages} "
-        "message(s), {tools} tool(s) and tool_choice {choice}. The system prompt is the top-level system field, "
-        "not a message, and max_tokens ({max_tokens}) is required. The model sees only this JSON, and {share} % "
+        "message(s), {tools} tool(s) and tool_choice {choice}. The app sends the system prompt in the top-level system "
+        "field, where the API reference puts it, not as the first message as in Chat Completions; max_tokens "
+        "({max_tokens}) is required. The model sees only this JSON, and {share} % "
         "of its bytes are the tool definitions.",
         "zh": "第 3 条消息：第一次请求 Anthropic 的 Messages 接口（POST /v1/messages），带 {messages} 条消息、{tools} 个工具定义，"
-        "tool_choice 为 {choice}。系统提示是顶层的 system 字段，不是一条消息；max_tokens（{max_tokens}）必须给出。"
+        "tool_choice 为 {choice}。应用把系统提示放在顶层的 system 字段（API 文档推荐的位置），而不像 Chat Completions 那样作为第一条消息；max_tokens（{max_tokens}）必须给出。"
         "模型只看得到这段 JSON，其中 {share}% 的字节是工具定义。",
     },
     "messages.ask.first.named": {
         "en": "Message 3: the first request to the Messages API, with {messages} message(s) and {tools} tool(s), and "
-        'a tool_choice that names one tool: {{"type": "tool", "name": "{name}"}}. The system prompt is the '
-        "top-level system field and max_tokens ({max_tokens}) is required. {share} % of the bytes are the tool "
+        'a tool_choice that names one tool: {{"type": "tool", "name": "{name}"}}. The app sends the system prompt in the '
+        "top-level system field, and max_tokens ({max_tokens}) is required. {share} % of the bytes are the tool "
         "definitions.",
         "zh": "第 3 条消息：第一次请求 Messages 接口，带 {messages} 条消息、{tools} 个工具定义，tool_choice 指定了一个工具："
-        '{{"type": "tool", "name": "{name}"}}。系统提示是顶层的 system 字段，max_tokens（{max_tokens}）必须给出。'
+        '{{"type": "tool", "name": "{name}"}}。应用把系统提示放在顶层的 system 字段，max_tokens（{max_tokens}）必须给出。'
         "其中 {share}% 的字节是工具定义。",
     },
     "messages.ask.backfill": {
