@@ -9,6 +9,7 @@ import re
 import pytest
 
 from flow.samples import SAMPLES
+from flow.text.apis import api_of_body, turn_of
 from flow.text.names import KIND_NAMES
 from flow.trace.files import load_trace
 from flow.trace.model import KINDS, Hop, Trace
@@ -57,11 +58,12 @@ def test_the_samples_hold_an_error_result():
 
 
 def _calls(hop: Hop) -> list[tuple[str, dict]]:
-    body = hop.payload["body"] if hop.kind == "llm.response" else {"choices": [hop.payload]}
-    return [
-        (c["function"]["name"], json.loads(c["function"]["arguments"]))
-        for c in body["choices"][0]["message"].get("tool_calls") or []
-    ]
+    """The calls a decision holds, read by the API it was recorded with (Chat Completions, Responses, Messages)."""
+    body = hop.payload["body"] if hop.kind == "llm.response" else hop.payload["message"]
+    api = api_of_body(body)
+    turn = turn_of(body, api, finish=hop.payload.get("finish_reason") if hop.kind == "llm.assembled" else None)
+    assert turn is not None, (hop.seq, api.name)
+    return [(c.name, c.parsed if c.parsed is not None else json.loads(c.arguments)) for c in turn.calls]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

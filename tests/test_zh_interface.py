@@ -62,6 +62,11 @@ ALLOWED = {
     "none",
     "required",
     "strict",
+    # the Responses and Messages APIs' own keys and values, shown as code on an arrow
+    "input",
+    "status",
+    "completed",
+    "text",  # a Messages stream's text_delta adds to the text: "text += …"
     # names: protocols, formats, products, and what an operator types
     "MCP",
     "API",
@@ -74,6 +79,12 @@ ALLOWED = {
     "OTLP",
     "OpenTelemetry",
     "OpenAI",
+    "Anthropic",
+    "Chat",
+    "Completions",
+    "Responses",
+    "Messages",
+    "vs",  # Compare's "Chat Completions vs Anthropic Messages"
     "SDK",
     "Base",
     "URL",
@@ -127,7 +138,8 @@ def _walk(value: Any, out: set[str], *, under: str = "") -> None:
         if under in ("arguments", "kwargs"):
             out |= {k for k in value if isinstance(k, str)}
         for key, item in value.items():
-            _walk(item, out, under=key if key in ("arguments", "kwargs") else "")
+            # a Messages tool_use block holds its arguments as an object under "input"
+            _walk(item, out, under=key if key in ("arguments", "kwargs") else "kwargs" if key == "input" else "")
     elif isinstance(value, list):
         for item in value:
             _walk(item, out, under=under)
