@@ -245,7 +245,7 @@ def test_the_clicker_steps_after_a_sample_is_chosen_in_the_sidebar(browser, app_
     page = _open(browser, app_url, SIZES[0])
     page.locator(".st-key-step_sample_en").click()
     page.keyboard.type("Two rounds")  # the list shows a few of its samples at a time
-    page.get_by_role("option", name="Two rounds of tools").click()
+    page.get_by_role("option", name="Two rounds of tools", exact=True).click()
     expect(page.locator(".fv-where")).to_contain_text("hop 1 of 28")
     # No click on the viewer: a clicker's PageDown and the arrow keys step it at once.
     page.keyboard.press("PageDown")

@@ -213,7 +213,7 @@ def test_the_room_stays_with_the_teacher_through_a_click_a_new_trace_a_reload_an
     # Another sample on the teacher's page: the room shows it, at the same link, and the class follows.
     teacher.locator(".st-key-step_sample_en").click()
     teacher.keyboard.type("direct mode")  # the list shows a few of its samples at a time
-    teacher.get_by_role("option", name="Beijing weather · direct mode").click()
+    teacher.get_by_role("option", name="Beijing weather · direct mode", exact=True).click()
     expect(student.locator(".fv-title")).to_contain_text("direct mode", timeout=10_000)
     expect(student.locator(".fv-where")).to_contain_text("of 11")
     expect(student.locator(".fv-room-banner")).to_have_attribute("data-state", "following")

@@ -252,7 +252,7 @@ def test_the_step_page_moves_twenty_hops_for_twenty_presses(browser, app_url):
     # Two rounds of tools has 28 hops, so 20 presses from the first never reach the end.
     page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").click()
     page.keyboard.type("Two rounds")  # the list shows a few of its samples at a time
-    page.get_by_role("option", name="Two rounds of tools").click()
+    page.get_by_role("option", name="Two rounds of tools", exact=True).click()
     expect(page.locator(".fv-where")).to_contain_text("hop 1 of 28")
     _wait_for(page, 1)
     page.locator(".fv-title").click()  # the keys go to the page again, not to the sample list

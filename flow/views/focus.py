@@ -373,6 +373,9 @@ def _api_request(b: _Builder, api: WireApi, body: Any) -> None:
         for i in range(first - 1, -1, -1):  # the model's calls, as they were sent back
             item = as_dict(items[i])
             if api.name == "responses" and item.get("type") == "function_call":
+                if len(results) > 1:  # several calls: their items stay one line each, so the outputs fit a 720p card
+                    b.mark(field, i)
+                    continue
                 b.mark(field, i, open_it=True)
                 b.colour(item.get("call_id"), field, i, "call_id")
             elif api.name == "messages" and item.get("role") == "assistant":
