@@ -337,13 +337,7 @@ class _Merge:
         stream = self.api.stream()
         labels = [stream.add(chunk.get("data")) for chunk in ex.chunks]
         step = Step.DECISION if stream.decided else Step.MODEL_ANSWER
-        events = []
-        for i, chunk in enumerate(ex.chunks):
-            payload: LlmChunkPayload = {"data": chunk.get("data", chunk.get("data_too_large"))}
-            if i == 0:
-                payload = {"status": ex.status, "headers": _headers(ex.response), **payload}
-            got = hops.model_chunk(payload, step=step, summary=labels[i])
-            events.append(_Event(got, asked.t_start_ms, ms(chunk), asked.rnd))
+        events = _chunk_events(ex, asked, step, labels, ms)
         t_end = ms(ex.chunks[-1])
         try:
             turn = stream.turn()
@@ -396,13 +390,7 @@ class _Merge:
         labels = [stream.add(chunk.get("data")) for chunk in ex.chunks]
         message, finish = stream.message(), stream.finish
         step = Step.DECISION if message.get("tool_calls") else Step.MODEL_ANSWER
-        events = []
-        for i, chunk in enumerate(ex.chunks):
-            payload: LlmChunkPayload = {"data": chunk.get("data", chunk.get("data_too_large"))}
-            if i == 0:
-                payload = {"status": ex.status, "headers": _headers(ex.response), **payload}
-            got = hops.model_chunk(payload, step=step, summary=labels[i])
-            events.append(_Event(got, asked.t_start_ms, ms(chunk), asked.rnd))
+        events = _chunk_events(ex, asked, step, labels, ms)
         t_end = ms(ex.chunks[-1])
         unrecorded = sum("data" not in chunk for chunk in ex.chunks)  # too large for the proxy to keep
         if finish is None and not unrecorded:  # cut short: no answer to assemble, as a client reading fails
@@ -829,3 +817,16 @@ def _listed_tools(frames: list[Hop]) -> list[JsonObject]:
         if hop.kind == "mcp.response" and isinstance(listed, list):
             return [t for t in listed if isinstance(t, dict)]
     return []
+
+
+def _chunk_events(ex: _Exchange, asked: _Event, step: Step, labels: list[str], ms: Clock) -> list[_Event]:
+    """A recorded stream's events as hops of one step, each with its reader's line; the first carries the HTTP
+    status and headers."""
+    events = []
+    for i, chunk in enumerate(ex.chunks):
+        payload: LlmChunkPayload = {"data": chunk.get("data", chunk.get("data_too_large"))}
+        if i == 0:
+            payload = {"status": ex.status, "headers": _headers(ex.response), **payload}
+        got = hops.model_chunk(payload, step=step, summary=labels[i])
+        events.append(_Event(got, asked.t_start_ms, ms(chunk), asked.rnd))
+    return events
