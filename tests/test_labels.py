@@ -9,13 +9,13 @@ import re
 import pytest
 
 from flow.samples import SAMPLES
-from flow.text.apis import api_of_body, turn_of
 from flow.text.names import KIND_NAMES
 from flow.trace.files import load_trace
 from flow.trace.model import KINDS, Hop, Trace
 from flow.trace.steps import Step
 from flow.views.diagram import COL_W, _label_width, render, rows, to_dot
 from flow.views.labels import MAX_LINES, display_width, label_lines, short_label, trace_lifelines
+from flow.wire.recorded import api_of_body, turn_of
 from helpers import ROOT, odd_payload_hops
 
 NAMES = [s.name for s in SAMPLES]

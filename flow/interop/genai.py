@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from flow.interop.common import json_or_text
-from flow.text.apis import conversation
 from flow.trace.model import as_dict, as_list
 from flow.wire.base import ApiName, Turn, WireApi
+from flow.wire.recorded import conversation
 
 PROVIDERS: dict[ApiName, str] = {"chat": "openai", "responses": "openai", "messages": "anthropic"}
 

@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from flow.interop.common import Hops, NothingRecorded, finish, json_line, json_or_text, quoted
 from flow.interop.jsonrpc_log import import_jsonrpc_log
-from flow.text.apis import API_WORDS, conversation
+from flow.text.apis import API_WORDS
 from flow.text.errors import EMPTY_ANSWER, ErrorCode, error_line
 from flow.text.provider import names_a_field, provider_detail, provider_line
 from flow.text.recordings import APP_EXITED
@@ -48,6 +48,7 @@ from flow.trace.summaries import counted
 from flow.wire import api_for_path
 from flow.wire.base import Call, Turn, WireApi, WireProblem
 from flow.wire.chat import CHAT
+from flow.wire.recorded import conversation
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
 

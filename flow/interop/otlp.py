@@ -51,7 +51,6 @@ from flow.interop.genai import (
     system_instructions,
     tool_definitions,
 )
-from flow.text.apis import api_of_request, api_of_trace, turn_of
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
@@ -59,6 +58,7 @@ from flow.trace.payloads import ToolResultPayload, payload_of
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.steps import Step
 from flow.wire.base import WireApi
+from flow.wire.recorded import api_of_request, api_of_trace, turn_of
 
 SCOPE = "mcp-flow"
 

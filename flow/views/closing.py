@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from flow.text.apis import API_WORDS, api_of_body, api_of_trace, arguments_of, turn_of
+from flow.text.apis import API_WORDS
 from flow.text.closing import CLOSING_TEXT
 from flow.text.names import Lang
 from flow.trace.factory import compact_json
@@ -27,6 +27,7 @@ from flow.trace.steps import Step
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import RequestCost, request_costs
 from flow.wire.base import ApiName
+from flow.wire.recorded import api_of_body, api_of_trace, arguments_of, turn_of
 
 Fate = Literal[
     "ran", "raised", "unreported", "error_result", "rpc_error", "refused", "direct_failed", "no_result", "not_sent"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flow.text.apis import API_WORDS, api_of_request, api_of_trace
+from flow.text.apis import API_WORDS
 from flow.text.closing import CLOSING_TEXT, COMPARE_POINT_TEXT
 from flow.text.names import (
     COMPARE_TEXT,
@@ -32,6 +32,7 @@ from flow.views.diagram import aligned_room, to_dot
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import request_costs
 from flow.wire.base import ApiName
+from flow.wire.recorded import api_of_request, api_of_trace
 
 
 @dataclass(frozen=True)

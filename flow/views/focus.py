@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from flow.text.apis import answered, api_of_body, api_of_request
 from flow.trace.model import Hop, as_dict
 from flow.trace.payloads import (
     AppAnswer,
@@ -40,6 +39,7 @@ from flow.trace.payloads import (
 )
 from flow.views.table import PARSED_ARGUMENTS, focus_view
 from flow.wire.base import WireApi
+from flow.wire.recorded import answered, api_of_body, api_of_request
 
 Path = tuple[str | int, ...]
 

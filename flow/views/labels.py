@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias, assert_never
 
-from flow.text.apis import API_WORDS, answered, api_of_body, api_of_request, arguments_of, conversation, turn_of
+from flow.text.apis import API_WORDS
 from flow.text.errors import EMPTY_ANSWER
 from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang
 from flow.trace.files import escape_controls
@@ -52,6 +52,7 @@ from flow.trace.payloads import (
 from flow.trace.steps import STEPS, Phase
 from flow.trace.summaries import amount_text, arguments_text, frame_summary
 from flow.wire.chat import first_choice
+from flow.wire.recorded import answered, api_of_body, api_of_request, arguments_of, conversation, turn_of
 
 PHASE_COLORS: dict[Phase, str] = {
     "prepare": "#f2f2f2",

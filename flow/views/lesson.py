@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flow.text.apis import api_of_trace
 from flow.text.names import ACTOR_NAMES, Lang
 from flow.text.route import (
     ARTICLE_PHASE_NAMES,
@@ -35,6 +34,7 @@ from flow.views.closing import closing_markdown
 from flow.views.diagram import drawn_ends
 from flow.views.focus import Path, focus, resolve
 from flow.views.table import focus_view
+from flow.wire.recorded import api_of_trace
 
 FOCUS_PATHS = 4
 

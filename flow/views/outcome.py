@@ -12,12 +12,12 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from flow.text.apis import api_of_trace
 from flow.text.names import Lang
 from flow.text.outcome import OUTCOME_TEXT
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
 from flow.views.closing import CallFate, Decision, calls_and_fates
+from flow.wire.recorded import api_of_trace
 
 Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
 LANGS: tuple[Lang, ...] = ("zh", "en")

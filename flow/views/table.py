@@ -7,7 +7,6 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, assert_never
 
-from flow.text.apis import answered, api_of_body, api_of_request, conversation
 from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
 from flow.trace.files import clip_strings, clip_text, escape_controls
 from flow.trace.model import Hop, Trace, as_dict
@@ -39,6 +38,7 @@ from flow.trace.payloads import (
 from flow.views.labels import display_width, label_lines, parse_arguments_text
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
+from flow.wire.recorded import answered, api_of_body, api_of_request, conversation
 
 if TYPE_CHECKING:
     import pandas as pd

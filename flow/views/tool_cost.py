@@ -9,13 +9,14 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from flow.text.apis import API_WORDS, api_of_trace
+from flow.text.apis import API_WORDS
 from flow.text.names import Lang
 from flow.trace.factory import json_bytes
 from flow.trace.model import Trace, as_dict
 from flow.trace.pairing import model_calls
 from flow.trace.stats import estimate_tokens
 from flow.wire.base import ApiName
+from flow.wire.recorded import api_of_trace
 
 Mode = Literal["direct", "mcp"]
 

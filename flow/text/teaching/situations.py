@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, assert_never
 
-from flow.text.apis import answered, api_of_body, api_of_request, conversation, turn_of
 from flow.text.teaching.texts import FALLBACK
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop, as_dict, as_list
@@ -59,6 +58,7 @@ from flow.trace.reports import REPORT_KEY
 from flow.trace.steps import Step
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
+from flow.wire.recorded import answered, api_of_body, api_of_request, conversation, turn_of
 
 VALUE_CHARS = 48
 
