@@ -303,7 +303,7 @@ class ChatStream:
             return f"chunk {n}: {said[0]}" + (f" (and {len(said) - 1} more tool_call deltas)" if len(said) > 1 else "")
         role = get(delta, "role")
         if isinstance(content, str) and (content or not role):
-            return f"chunk {n}: content += {_quoted(content)}"
+            return f"chunk {n}: content += {quoted_label(content)}"
         return f"chunk {n}: role {role or ''}".strip()
 
     def _fail(self, problem: WireProblem) -> None:
@@ -330,13 +330,13 @@ class ChatStream:
             slot.name.add(name)
         if not said:
             return ""
-        more = f", arguments += {_quoted(arguments)}" if arguments else ""
+        more = f", arguments += {quoted_label(arguments)}" if arguments else ""
         if renamed:
             if new or slot.name.chars == len(name):
-                return f"tool_call {_clip(name)} starts{more}"
-            return f"tool_call name += {_quoted(name)}{more}"
+                return f"tool_call {clip_label(name)} starts{more}"
+            return f"tool_call name += {quoted_label(name)}{more}"
         repeated = " (its name and id sent again)" if isinstance(name, str) and name else ""
-        return f"arguments += {_quoted(arguments or '')}{repeated}"
+        return f"arguments += {quoted_label(arguments or '')}{repeated}"
 
     def message(self) -> dict[str, Any]:
         """The assistant message so far: content as streamed (null when no delta carried any), the calls by index."""
@@ -373,11 +373,13 @@ class ChatStream:
         return _turn(message, self.finish)
 
 
-def _clip(text: str) -> str:
+def clip_label(text: str) -> str:
+    """A piece of text as a line quotes it: at most LABEL_CHARS characters."""
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
-def _quoted(text: str | None) -> str:
+def quoted_label(text: str | None) -> str:
+    """A streamed fragment as a line quotes it, in quotes so its spaces show."""
     shown = repr(text)
     return shown if len(shown) <= LABEL_CHARS + 2 else shown[: LABEL_CHARS + 1] + "…"
 

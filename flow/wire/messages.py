@@ -37,7 +37,7 @@ from flow.wire.base import (
     Turn,
     WireProblem,
 )
-from flow.wire.chat import LABEL_CHARS, excerpt, get
+from flow.wire.chat import clip_label, excerpt, get, quoted_label
 
 MAX_TOKENS = 1024  # the answer's cap the app sends: required by the API, far above what a weather answer takes
 
@@ -189,14 +189,14 @@ class MessagesStream:
             self.blocks[index] = _Block(dict(block))
             if block.get("type") == "tool_use":
                 self.decided = True
-                return f"event {n}: tool_use {_clip(str(block.get('name')))} starts"
+                return f"event {n}: tool_use {clip_label(str(block.get('name')))} starts"
             return f"event {n}: {block.get('type')} block starts"
         if kind == "content_block_delta" and isinstance(index, int) and index in self.blocks:
             delta = as_dict(data.get("delta"))
             piece = str(delta.get("partial_json", delta.get("text", "")) or "")
             self.blocks[index].pieces.append(piece)
             what = "input +=" if delta.get("type") == "input_json_delta" else "text +="
-            return f"event {n}: {what} {_quoted(piece)}"
+            return f"event {n}: {what} {quoted_label(piece)}"
         if kind == "message_delta":
             stop = as_dict(data.get("delta")).get("stop_reason")
             if stop is not None:
@@ -239,15 +239,6 @@ class MessagesStream:
             raise WireProblem("stream_truncated", chunks=self.events, chars=len(text))
         content = self.content()
         return _turn(content, self.stop, {"content": content})
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
-
-
-def _quoted(text: str | None) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= LABEL_CHARS + 2 else shown[: LABEL_CHARS + 1] + "…"
 
 
 # --- the interface --------------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from flow.wire.base import (
     Turn,
     WireProblem,
 )
-from flow.wire.chat import LABEL_CHARS, excerpt, get
+from flow.wire.chat import clip_label, excerpt, get, quoted_label
 
 CALL_ITEMS = ("function_call",)
 
@@ -210,16 +210,16 @@ class ResponsesStream:
             self.items[index] = _Item(item)
             if item.get("type") in CALL_ITEMS:
                 self.decided = True
-                return f"event {n}: {item.get('type')} {_clip(str(item.get('name')))} starts"
+                return f"event {n}: {item.get('type')} {clip_label(str(item.get('name')))} starts"
             return f"event {n}: {item.get('type')} item starts"
         if kind == "response.function_call_arguments.delta" and slot is not None:
             piece = str(data.get("delta") or "")
             slot.arguments.append(piece)
-            return f"event {n}: arguments += {_quoted(piece)}"
+            return f"event {n}: arguments += {quoted_label(piece)}"
         if kind == "response.output_text.delta" and slot is not None:
             piece = str(data.get("delta") or "")
             slot.text.append(piece)
-            return f"event {n}: text += {_quoted(piece)}"
+            return f"event {n}: text += {quoted_label(piece)}"
         if kind == "response.output_item.done" and isinstance(index, int):
             self.items[index] = _Item(as_dict(data.get("item")))
             return f"event {n}: {as_dict(data.get('item')).get('type')} item done"
@@ -260,15 +260,6 @@ class ResponsesStream:
                 raise WireProblem("stream_empty")
             raise WireProblem("stream_truncated", chunks=self.events, chars=len(_text(self.message()["output"]) or ""))
         return read({**self.completed, "output": self.message()["output"]})
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
-
-
-def _quoted(text: str | None) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= LABEL_CHARS + 2 else shown[: LABEL_CHARS + 1] + "…"
 
 
 # --- the interface --------------------------------------------------------------------------------------------------
