@@ -3,7 +3,13 @@ that direct mode calls. The one module of `flow` that names the `weather_demo` p
 
 from __future__ import annotations
 
+import functools
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
+
+import anyio
 
 from weather_demo import tools as demo_tools
 
@@ -38,3 +44,39 @@ def many_tools_server(n: int) -> Any:
     from weather_demo.many_tools import build_many_tools_server
 
     return build_many_tools_server(n)
+
+
+DEMO_HTTP_PATH = "/mcp"
+
+
+@asynccontextmanager
+async def demo_over_http(token: str) -> AsyncIterator[str]:
+    """The demo server over Streamable HTTP on a free loopback port, in this process, for as long as the block runs;
+    yields its URL. Requests without `token` as their bearer token are refused (401), as from any server on a
+    network: the one that calls it (a model provider's MCP client) must be given the credential."""
+    import uvicorn
+
+    from weather_demo.server import allowed_hosts, build_server, transport_security
+
+    host = "127.0.0.1"
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((host, 0))
+    sock.listen(16)
+    url = f"http://{host}:{sock.getsockname()[1]}{DEMO_HTTP_PATH}"
+    app = build_server(bearer_token=token).streamable_http_app(
+        streamable_http_path=DEMO_HTTP_PATH, host=host, transport_security=transport_security(allowed_hosts(host))
+    )
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(functools.partial(server.serve, sockets=[sock]))
+            with anyio.fail_after(10):
+                while not server.started:
+                    await anyio.sleep(0.005)
+            try:
+                yield url
+            finally:
+                server.should_exit = True
+    finally:
+        sock.close()

@@ -28,6 +28,7 @@ from flow.trace.payloads import (
     LlmResponsePayload,
     McpErrorPayload,
     McpNotificationPayload,
+    McpReportedPayload,
     McpRequestPayload,
     McpResponsePayload,
     Payload,
@@ -265,6 +266,18 @@ def recorded(hop: Hop, *, tool_call_id: str | None = None) -> Draft[Payload]:
         progress_of=hop.progress_of,
         phase=hop.phase,
     )
+
+
+def provider_reported(payload: McpReportedPayload, *, answer: bool, summary: str) -> Draft[McpReportedPayload]:
+    """Hosted MCP: one side of an MCP exchange as the model provider reports it (its request to the server, or the
+    server's answer), drawn between the provider's MCP client and the server like the frames it stands for, in the
+    step those frames would have; its kind says it was reported, not seen."""
+    listing = payload.get("method") == "tools/list"
+    step = Step.LIST_TOOLS if listing else Step.TOOL_RESULT if answer else Step.CALL_TOOL
+    if not answer:
+        return Draft("mcp.reported", "mcp_client", "mcp_server", payload, step, "request", summary)
+    direction: Direction = "error" if payload.get("is_error") else "response"
+    return Draft("mcp.reported", "mcp_server", "mcp_client", payload, step, direction, summary)
 
 
 # --- the model's side --------------------------------------------------------------------------------------------

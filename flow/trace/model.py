@@ -23,7 +23,11 @@ FORMAT_VERSION = 1
 Actor = Literal["user", "app", "mcp_client", "mcp_server", "tool", "model"]
 
 
-Mode = Literal["mcp", "direct"]
+Mode = Literal["mcp", "direct", "hosted"]
+
+
+"""How the model gets its tools: the app runs an MCP client (mcp), the app holds the functions (direct), or the
+model provider is the MCP client and runs the tool loop itself (hosted)."""
 
 
 Kind = Literal[
@@ -35,6 +39,7 @@ Kind = Literal[
     "mcp.response",  # a JSON-RPC result frame
     "mcp.error",  # a JSON-RPC error frame
     "mcp.notification",  # a JSON-RPC notification frame
+    "mcp.reported",  # hosted MCP: an MCP exchange the model provider says it made (rebuilt from its report, not seen)
     "translate.forward",  # MCP inputSchema -> OpenAI function parameters
     "llm.request",  # HTTP request body the openai SDK sent
     "llm.response",  # HTTP response body it received

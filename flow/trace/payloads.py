@@ -196,6 +196,26 @@ class McpErrorPayload(TypedDict):
 
 
 @with_config(_OPEN)
+class McpReportedPayload(TypedDict):
+    """Hosted MCP: one side of an MCP exchange the model provider reports it made as the MCP client, rebuilt from
+    the output item (Responses: `mcp_list_tools`, `mcp_call`) or content block (Messages: `mcp_tool_use`,
+    `mcp_tool_result`) it wrote. Nobody here saw it cross a wire: no timing, retries or headers are known."""
+
+    reported_by: str  # the API whose response carried the report: "responses" | "messages"
+    method: str  # "tools/list" | "tools/call"
+    server: str  # the server's label (Responses `server_label`, Messages `server_name`)
+    item: JsonObject  # the item or block as the provider wrote it
+    response_seq: int  # the model hop (llm.response or llm.assembled) that carried it
+    name: NotRequired[str]  # the tool called
+    arguments: NotRequired[Json]  # its arguments as reported (an object, or the JSON text Responses writes)
+    tools: NotRequired[list[str]]  # tools/list: the names the provider says it listed
+    output: NotRequired[str]  # tools/call: the result's text as reported
+    is_error: NotRequired[bool]
+    observed: NotRequired[int]  # the seq of the frame a recorder saw for this same exchange, when one did
+    mismatch: NotRequired[list[str]]  # where the report and the observed frame disagree
+
+
+@with_config(_OPEN)
 class TranslateForwardPayload(TypedDict):
     """Step 3: each MCP tool as the server listed it, and the OpenAI function it became."""
 
@@ -372,6 +392,7 @@ PAYLOAD_TYPES: dict[Kind, Any] = {
     "mcp.response": McpResponsePayload,
     "mcp.error": McpErrorPayload,
     "mcp.notification": McpNotificationPayload,
+    "mcp.reported": McpReportedPayload,
     "translate.forward": TranslateForwardPayload,
     "llm.request": LlmRequestPayload,
     "llm.response": LlmResponsePayload,
@@ -399,6 +420,7 @@ Payload: TypeAlias = (
     | McpResponsePayload
     | McpErrorPayload
     | McpNotificationPayload
+    | McpReportedPayload
     | TranslateForwardPayload
     | LlmRequestPayload
     | LlmResponsePayload
@@ -433,6 +455,8 @@ def payload_of(hop: Hop, kind: Literal["mcp.response"]) -> McpResponsePayload | 
 def payload_of(hop: Hop, kind: Literal["mcp.error"]) -> McpErrorPayload | None: ...
 @overload
 def payload_of(hop: Hop, kind: Literal["mcp.notification"]) -> McpNotificationPayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["mcp.reported"]) -> McpReportedPayload | None: ...
 @overload
 def payload_of(hop: Hop, kind: Literal["translate.forward"]) -> TranslateForwardPayload | None: ...
 @overload
@@ -507,6 +531,10 @@ class McpNotification(_Of[McpNotificationPayload]):
     __slots__ = ()
 
 
+class McpReported(_Of[McpReportedPayload]):
+    __slots__ = ()
+
+
 class TranslateForward(_Of[TranslateForwardPayload]):
     __slots__ = ()
 
@@ -570,6 +598,7 @@ TypedHop: TypeAlias = (
     | McpResponse
     | McpError
     | McpNotification
+    | McpReported
     | TranslateForward
     | LlmRequest
     | LlmResponse
@@ -599,6 +628,7 @@ _TYPED: dict[Kind, type[_Of[Any]]] = {
     "mcp.response": McpResponse,
     "mcp.error": McpError,
     "mcp.notification": McpNotification,
+    "mcp.reported": McpReported,
     "translate.forward": TranslateForward,
     "llm.request": LlmRequest,
     "llm.response": LlmResponse,

@@ -24,6 +24,7 @@ from flow.trace.payloads import (
     LlmResponse,
     McpError,
     McpNotification,
+    McpReported,
     McpRequest,
     McpResponse,
     PrepareTools,
@@ -279,6 +280,12 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
             _result(b, ("result",), app_side=False)
         case ToolResult():
             _result(b, ("payload", "result"), app_side=True)
+        case McpReported(payload=p):  # what the provider says crossed; where it disagrees with the frame seen
+            b.mark("mismatch")
+            b.mark("name" if "name" in p else "tools")
+            b.mark("arguments" if p["method"] == "tools/call" else "server", open_it=True)
+            b.mark("output")
+            b.mark("is_error")
         case Clipped():  # what the recorder cut, and what is left of it
             b.mark("clipped")
             b.mark("payload")

@@ -35,6 +35,8 @@ from flow.trace.payloads import (
     McpError,
     McpNotification,
     McpNotificationPayload,
+    McpReported,
+    McpReportedPayload,
     McpRequest,
     McpResponse,
     McpResponsePayload,
@@ -338,6 +340,8 @@ def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:
             return _line(_failure_text(p, lang), width)
         case ReplayDivergence(payload=p):
             return _line(_w("divergence", lang, what=p["divergence"]), width)
+        case McpReported(hop=h, payload=p):
+            return _reported_label(h, p, width, lang)
         case Clipped():  # the payload cannot say (`_unsaid`)
             return []
         case _ as never:
@@ -400,6 +404,23 @@ def _frame_label(t: FrameHop, width: int, lang: Lang) -> list[str]:
             return _line(_w("rpc_error", lang, code=error["code"], message=error["message"]), width)
         case _ as never:
             assert_never(never)
+
+
+def _reported_label(hop: Hop, p: McpReportedPayload, width: int, lang: Lang) -> list[str]:
+    """Hosted MCP: what the provider says its MCP client sent or got, marked as its report (and where it disagrees
+    with the frame a recorder saw)."""
+    mark = [_w("reported", lang)]
+    if p.get("mismatch"):
+        mark = [clip(_w("reported_mismatch", lang, what=", ".join(p.get("mismatch") or [])), width), *mark]
+    if p["method"] == "tools/list":
+        if hop.direction == "request":
+            return ["tools/list", *mark]
+        tools = [{"name": n} for n in p.get("tools") or []]
+        return _listing(_w("n_tools", lang, n=len(tools)), tools, width, lang)[:1] + mark
+    if hop.direction == "request":
+        return _calls_label("tools/call", [(p.get("name"), p.get("arguments"))], width, lang)[:2] + mark
+    head = "isError: true · " if p.get("is_error") else ""
+    return _line(head + (p.get("output") or ""), width) + mark
 
 
 def _call_label(t: CallHop, width: int, lang: Lang) -> list[str]:

@@ -22,6 +22,7 @@ from flow.trace.payloads import (
     LlmResponse,
     McpError,
     McpNotification,
+    McpReported,
     McpRequest,
     McpResponse,
     PrepareTools,
@@ -267,6 +268,7 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             | AppAnswer(payload=p)
             | Failure(payload=p)
             | ReplayDivergence(payload=p)
+            | McpReported(payload=p)
         ):
             facts = _picked(p, _CALL_KEYS)
             if "api_call" in facts:  # the call as its API wrote it; the Chat-shaped copy stays in the payload

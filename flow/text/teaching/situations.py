@@ -38,6 +38,8 @@ from flow.trace.payloads import (
     LlmResponse,
     McpError,
     McpNotification,
+    McpReported,
+    McpReportedPayload,
     McpRequest,
     McpResponse,
     PrepareTools,
@@ -268,10 +270,28 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
                 or _situation("replay.divergence.tool", tool_call_id=value(p.get("tool_call_id")))
                 or Situation("replay.divergence.plain")
             )
+        case McpReported(hop=hop, payload=p):
+            return _reported(hop, p)
         case Clipped():  # the recorder cut the payload: a text can claim nothing of it
             return None
         case _ as never:
             assert_never(never)
+
+
+def _reported(hop: Hop, p: McpReportedPayload) -> Situation | None:
+    """Hosted MCP: an exchange the provider reports; a disagreement with what a recorder saw comes first."""
+    if p.get("mismatch"):
+        return _situation("reported.mismatch", mismatch=[m for m in p.get("mismatch") or [] if value(m)])
+    item = value(as_dict(p["item"]).get("type"))
+    if p["method"] == "tools/list":
+        return _situation(
+            "reported.list", server=value(p["server"]), tools=[t for t in map(value, p.get("tools") or []) if t]
+        )
+    if hop.direction == "request":
+        return _situation("reported.call", name=value(p.get("name")), server=value(p["server"]), item=item)
+    if p.get("is_error"):
+        return _situation("reported.result.error", output=value(p.get("output") or "-"), item=item)
+    return _situation("reported.result", output=value(p.get("output") or "-"), item=item)
 
 
 def _app(t: AppHop, ctx: HopContext) -> Situation | None:

@@ -849,6 +849,47 @@ _END: Texts = {
 }
 
 
+_HOSTED: Texts = {
+    "reported.list": {
+        "en": "The provider says its MCP client listed the tools of the server {server} here: {tools}. The app sent no "
+        "tools/list: this hop is rebuilt from the response's mcp_list_tools item, so when the listing happened, how "
+        "long it took, whether it was retried and which headers went with it are not known to the app.",
+        "zh": "模型服务商报告：它的 MCP 客户端在这里列出了服务器 {server} 的工具：{tools}。应用自己没有发送 tools/list："
+        "这一跳是根据响应里的 mcp_list_tools 项重建的，所以列出工具发生在何时、用了多久、是否重试、带了哪些请求头，"
+        "应用都无从得知。",
+    },
+    "reported.call": {
+        "en": "The provider says its MCP client called {name} on the server {server}. The app sent no tools/call and "
+        "ran no tool loop: the model's decision and the call both happened at the provider, inside one request of the "
+        "app's. This hop is rebuilt from the {item} the provider wrote; timing, retries and headers are not in it.",
+        "zh": "模型服务商报告：它的 MCP 客户端在服务器 {server} 上调用了 {name}。应用没有发送 tools/call，也没有运行"
+        "工具循环：模型的决定和这次调用都发生在服务商那里，包含在应用的一次请求之内。这一跳是根据服务商写出的 {item} "
+        "重建的，其中没有时间、重试和请求头。",
+    },
+    "reported.result": {
+        "en": "The provider reports the server's answer: {output}. The app reads it in the response that already "
+        "carries the model's answer: handing the result back to the model (message 8) happened at the provider. "
+        "Rebuilt from the {item}; nobody here saw the frame.",
+        "zh": "模型服务商报告了服务器的回答：{output}。应用是在已经带着模型回答的同一个响应里读到它的：把结果交回模型"
+        "（第 8 条消息）发生在服务商那里。这一跳根据 {item} 重建，这里没有人看到那一帧。",
+    },
+    "reported.result.error": {
+        "en": "The provider reports that the tool failed: {output}. The model saw the failure at the provider and "
+        "answered anyway; the app learns of it only from the {item} in the response.",
+        "zh": "模型服务商报告工具执行失败：{output}。模型在服务商那里看到了这个失败并照样给出了回答；应用只能从响应里的 "
+        "{item} 得知这件事。",
+    },
+    "reported.mismatch": {
+        "en": "The provider's report disagrees with the frame a recorder saw on the wire ({mismatch}). The frame is "
+        "what crossed; the report is what the provider says crossed.",
+        "zh": "服务商的报告与记录器在线路上看到的帧不一致（{mismatch}）。帧是真实经过线路的内容；报告只是服务商的说法。",
+    },
+}
+
+
+"""Hosted MCP: the exchanges a model provider reports it made as the MCP client."""
+
+
 FALLBACK = "fallback"
 
 
@@ -864,6 +905,7 @@ TEXTS: Texts = {
     **_CALL,
     **_END,
     **API_TEXTS,
+    **_HOSTED,
     FALLBACK: {
         "en": "A message crossing between two parts of the system.",
         "zh": "系统两个部分之间传递的一条消息。",

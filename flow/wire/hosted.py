@@ -1,0 +1,357 @@
+"""Hosted MCP: the model provider is the MCP client, and says in its response what it did.
+
+The app names a server in its request and sends no MCP itself. OpenAI Responses takes a tool
+`{"type": "mcp", "server_label", "server_url", "require_approval", "allowed_tools", "headers"}` and answers with output
+items: `mcp_list_tools` (the tools it listed), `mcp_call` (name, arguments as a JSON string, `output` or `error`) and,
+when approval is required, `mcp_approval_request`, which the app answers with an `mcp_approval_response` input item.
+Anthropic Messages (the MCP connector, beta `mcp-client-2025-11-20`) takes `mcp_servers` beside the request and an
+`mcp_toolset` tool naming each, and answers with `mcp_tool_use` and `mcp_tool_result` content blocks.
+
+What the response holds is the provider's *report* of the MCP traffic: this module reads it into neutral exchanges,
+and makes them the `mcp.reported` hops that stand for them, paired with the frames a recorder saw of the same
+exchange where there are any, and saying where the two disagree. JSON in, hops out; no SDK.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from flow.trace import hops
+from flow.trace.hops import Draft
+from flow.trace.model import Hop, as_dict, as_list, is_array, is_object
+from flow.trace.payloads import McpReportedPayload
+from flow.trace.summaries import call_text
+from flow.wire.base import ApiName
+
+MCP_BETA = "mcp-client-2025-11-20"
+
+
+"""The Anthropic beta the MCP connector's request fields (`mcp_servers`, an `mcp_toolset` tool) belong to."""
+
+
+Approval = Literal["never", "always"]
+
+
+@dataclass(frozen=True, slots=True)
+class HostedServer:
+    """An MCP server the app asks the provider to use: its label, its URL, which calls the app must approve, and
+    the bearer token the provider sends it (a credential the provider sees; never recorded)."""
+
+    label: str
+    url: str
+    require_approval: Approval = "never"
+    allowed_tools: tuple[str, ...] = ()
+    token: str | None = None
+
+
+def request_fields(api: ApiName, server: HostedServer) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The tool definitions that name the server, and what else the request body needs beside them."""
+    if api == "responses":
+        tool: dict[str, Any] = {
+            "type": "mcp",
+            "server_label": server.label,
+            "server_url": server.url,
+            "require_approval": server.require_approval,
+        }
+        if server.allowed_tools:
+            tool["allowed_tools"] = list(server.allowed_tools)
+        if server.token:
+            tool["headers"] = {"Authorization": f"Bearer {server.token}"}
+        return [tool], {}
+    if api == "messages":
+        definition: dict[str, Any] = {"type": "url", "url": server.url, "name": server.label}
+        if server.token:
+            definition["authorization_token"] = server.token
+        toolset: dict[str, Any] = {"type": "mcp_toolset", "mcp_server_name": server.label}
+        if server.allowed_tools:
+            toolset["default_config"] = {"enabled": False}
+            toolset["configs"] = {name: {"enabled": True} for name in server.allowed_tools}
+        return [toolset], {"mcp_servers": [definition]}
+    raise ValueError(f"hosted MCP is not part of the {api} API")
+
+
+def hosted_servers(body: Any) -> list[dict[str, Any]]:
+    """The servers a request asks the provider to reach: Responses' `mcp` tools, Messages' `mcp_servers`, each as
+    `{"label", "url", "require_approval", "headers"}` (what a provider, or the mock, needs to act as the client)."""
+    body = as_dict(body)
+    found: list[dict[str, Any]] = []
+    for tool in as_list(body.get("tools")):
+        tool = as_dict(tool)
+        if tool.get("type") == "mcp" and isinstance(tool.get("server_url"), str):
+            found.append(
+                {
+                    "label": str(tool.get("server_label") or ""),
+                    "url": tool["server_url"],
+                    "require_approval": tool.get("require_approval", "always"),
+                    "allowed_tools": tool.get("allowed_tools"),
+                    "headers": as_dict(tool.get("headers")),
+                }
+            )
+    for server in as_list(body.get("mcp_servers")):
+        server = as_dict(server)
+        if isinstance(server.get("url"), str):
+            token = server.get("authorization_token")
+            headers = {"Authorization": f"Bearer {token}"} if isinstance(token, str) and token else {}
+            found.append(
+                {
+                    "label": str(server.get("name") or ""),
+                    "url": server["url"],
+                    "require_approval": "never",
+                    "headers": headers,
+                }
+            )
+    return found
+
+
+# --- what the response reports -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """The provider asks the app whether its MCP client may make this call (Responses `mcp_approval_request`)."""
+
+    id: str
+    server: str
+    name: str
+    arguments: str
+
+
+def approval_requests(raw: Any) -> tuple[ApprovalRequest, ...]:
+    """The approval requests in a model turn's output (Responses); none elsewhere."""
+    out: list[ApprovalRequest] = []
+    for item in as_list(as_dict(raw).get("output")):
+        item = as_dict(item)
+        if item.get("type") == "mcp_approval_request" and isinstance(item.get("id"), str):
+            out.append(
+                ApprovalRequest(
+                    item["id"],
+                    str(item.get("server_label") or ""),
+                    str(item.get("name") or ""),
+                    str(item.get("arguments") or ""),
+                )
+            )
+    return tuple(out)
+
+
+def approval_response(request: ApprovalRequest, *, approve: bool) -> dict[str, Any]:
+    """The input item that answers an approval request: the app's last word on the call."""
+    return {"type": "mcp_approval_response", "approval_request_id": request.id, "approve": approve}
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One MCP exchange as the provider reports it: the request side and, where reported, the answer."""
+
+    method: Literal["tools/list", "tools/call"]
+    server: str
+    request: dict[str, Any]  # the item or block that tells of the request
+    answer: dict[str, Any] | None  # the one that tells of the answer (Responses: the same item)
+    id: str = ""  # the item's id (`mcp_call`) or the block's (`mcp_tool_use`)
+    name: str = ""
+    arguments: Any = None
+    tools: tuple[str, ...] = ()
+    output: str | None = None
+    is_error: bool = False
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [str(as_dict(p).get("text") or "") for p in as_list(content) if as_dict(p).get("type") == "text"]
+    return "\n".join(parts) if parts else json.dumps(content, ensure_ascii=False)
+
+
+def _parsed(arguments: Any) -> Any:
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return arguments
+
+
+def _responses_exchanges(output: list[Any]) -> list[Exchange]:
+    found: list[Exchange] = []
+    for item in output:
+        item = as_dict(item)
+        kind, server = item.get("type"), str(item.get("server_label") or "")
+        if kind == "mcp_list_tools":
+            names = tuple(str(as_dict(t).get("name")) for t in as_list(item.get("tools")))
+            error = item.get("error")
+            found.append(
+                Exchange(
+                    "tools/list",
+                    server,
+                    item,
+                    item,
+                    str(item.get("id") or ""),
+                    tools=names,
+                    output=str(error) if error else None,
+                    is_error=bool(error),
+                )
+            )
+        elif kind == "mcp_call":
+            error = item.get("error")
+            said = item.get("output")
+            text = str(said) if said is not None else _error_text(error)
+            found.append(
+                Exchange(
+                    "tools/call",
+                    server,
+                    item,
+                    item,
+                    str(item.get("id") or ""),
+                    str(item.get("name") or ""),
+                    _parsed(item.get("arguments")),
+                    output=text,
+                    is_error=error is not None,
+                )
+            )
+    return found
+
+
+def _error_text(error: Any) -> str | None:
+    """An `mcp_call`'s error as text: its message, or a tool's own error content."""
+    if error is None:
+        return None
+    if not is_object(error):
+        return str(error)
+    if "message" in error:
+        return str(error["message"])
+    return _text_of(error.get("content"))
+
+
+def _messages_exchanges(content: list[Any]) -> list[Exchange]:
+    results = {
+        as_dict(b).get("tool_use_id"): as_dict(b) for b in content if as_dict(b).get("type") == "mcp_tool_result"
+    }
+    found: list[Exchange] = []
+    for block in content:
+        block = as_dict(block)
+        if block.get("type") != "mcp_tool_use":
+            continue
+        answer = results.get(block.get("id"))
+        found.append(
+            Exchange(
+                "tools/call",
+                str(block.get("server_name") or ""),
+                block,
+                answer,
+                str(block.get("id") or ""),
+                str(block.get("name") or ""),
+                block.get("input"),
+                output=_text_of(answer.get("content")) if answer is not None else None,
+                is_error=bool(answer.get("is_error")) if answer is not None else False,
+            )
+        )
+    return found
+
+
+def exchanges(body: Any) -> list[Exchange]:
+    """The MCP exchanges a response body (or an assembled turn) reports, in the order it reports them."""
+    body = as_dict(body)
+    output, content = body.get("output"), body.get("content")
+    if is_array(output):
+        return _responses_exchanges(output)
+    if is_array(content):
+        return _messages_exchanges(content)
+    return []
+
+
+# --- as hops, paired with what a recorder saw ---------------------------------------------------------------------
+
+
+def _observed(hop_list: Sequence[Hop], ex: Exchange, taken: set[int], after: int) -> tuple[Hop, Hop | None] | None:
+    """The frames a recorder saw of this exchange since the request that led to it (`after`): a tools/call of the
+    same id (the mock's client tags its frames with the item's id), else the first untaken one of the same method
+    and tool name; with the frame that answered it."""
+    requests = [
+        h
+        for h in hop_list
+        if h.seq > after
+        and h.kind == "mcp.request"
+        and h.seq not in taken
+        and as_dict(h.payload).get("method") == ex.method
+    ]
+    if ex.method == "tools/call":
+        same_id = [h for h in requests if ex.id and h.tool_call_id == ex.id]
+        requests = same_id or [h for h in requests if as_dict(as_dict(h.payload).get("params")).get("name") == ex.name]
+    if not requests:
+        return None
+    sent = requests[0]
+    answer = next(
+        (
+            h
+            for h in hop_list
+            if h.seq > sent.seq and h.kind in ("mcp.response", "mcp.error") and h.jsonrpc_id == sent.jsonrpc_id
+        ),
+        None,
+    )
+    return sent, answer
+
+
+def _mismatch(ex: Exchange, sent: Hop, answer: Hop | None) -> list[str]:
+    """Where the report and the frames disagree: the arguments, the tools listed, the result's text or its isError."""
+    out: list[str] = []
+    params = as_dict(as_dict(sent.payload).get("params"))
+    if ex.method == "tools/call" and params.get("arguments", {}) != (ex.arguments or {}):
+        out.append("arguments")
+    result = as_dict(as_dict(answer.payload).get("result")) if answer is not None else {}
+    if answer is None or not result:
+        return out
+    if ex.method == "tools/list":
+        seen = tuple(str(as_dict(t).get("name")) for t in as_list(result.get("tools")))
+        if ex.tools and seen != ex.tools:
+            out.append("tools")
+        return out
+    if ex.output is not None and _text_of(result.get("content")) != ex.output:
+        out.append("output")
+    if bool(result.get("isError")) != ex.is_error:
+        out.append("isError")
+    return out
+
+
+def reported_drafts(
+    api: ApiName, body: Any, *, response_seq: int, seen: Sequence[Hop] = (), since_seq: int = 0
+) -> list[Draft[McpReportedPayload]]:
+    """The `mcp.reported` hops a response stands for (two per exchange: its request and its answer), each paired with
+    the frames in `seen` (recorded after `since_seq`) that a recorder saw of the same exchange, if any."""
+    drafts: list[Draft[McpReportedPayload]] = []
+    taken: set[int] = set()
+    for ex in exchanges(body):
+        base: McpReportedPayload = {
+            "reported_by": api,
+            "method": ex.method,
+            "server": ex.server,
+            "item": ex.request,
+            "response_seq": response_seq,
+        }
+        if ex.method == "tools/call":
+            base["name"], base["arguments"] = ex.name, ex.arguments
+        pair = _observed(seen, ex, taken, since_seq)
+        answer_pair: Hop | None = None
+        if pair is not None:
+            taken.add(pair[0].seq)
+            base["observed"] = pair[0].seq
+            answer_pair = pair[1]
+            if wrong := _mismatch(ex, *pair):
+                base["mismatch"] = wrong
+        what = "tools/list" if ex.method == "tools/list" else "tools/call " + call_text(ex.name, ex.arguments)
+        drafts.append(hops.provider_reported(base, answer=False, summary=f"{what} (reported by the provider)"))
+        if ex.answer is None:
+            continue
+        answered: McpReportedPayload = {**base, "item": ex.answer, "is_error": ex.is_error}
+        if answer_pair is not None:
+            answered["observed"] = answer_pair.seq
+        elif "observed" in answered:
+            del answered["observed"]
+        if ex.method == "tools/list":
+            answered["tools"] = list(ex.tools)
+        if ex.output is not None:
+            answered["output"] = ex.output
+        said = f"{len(ex.tools)} tools" if ex.method == "tools/list" else (ex.output or "")[:60]
+        drafts.append(hops.provider_reported(answered, answer=True, summary=f"{said} (reported by the provider)"))
+    return drafts
