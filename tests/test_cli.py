@@ -149,7 +149,7 @@ def test_show_of_a_broken_file_is_one_line(tmp_path, cli):
         ),
         (
             ["run", "--mode", "x"],
-            "mcp-flow run: argument --mode: invalid choice: 'x' (choose from 'mcp', 'direct') "
+            "mcp-flow run: argument --mode: invalid choice: 'x' (choose from 'mcp', 'direct', 'hosted') "
             "(see mcp-flow run --help)",
         ),
         # Seconds are checked by one rule, which no NaN or infinity passes.

@@ -28,6 +28,7 @@ API_SAMPLES = [
     "messages-two-cities",
     "responses-stream",
 ]  # added after these
+HOSTED_SAMPLES = ["hosted-responses", "hosted-responses-approval", "hosted-messages", "hosted-tool-error"]
 
 
 def trace(name: str) -> Trace:
@@ -57,7 +58,8 @@ def listed(t: Trace) -> list[dict]:
 
 
 def test_the_new_samples_come_after_the_old_ones_in_the_library():
-    assert [s.name for s in SAMPLES[-len(NEW) - len(API_SAMPLES) :]] == NEW + API_SAMPLES
+    added = NEW + API_SAMPLES + HOSTED_SAMPLES
+    assert [s.name for s in SAMPLES[-len(added) :]] == added
 
 
 # strict mode

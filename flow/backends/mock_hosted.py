@@ -36,7 +36,6 @@ from flow.backends.mock_apis import (
 from flow.engine.hosted import McpGrant
 from flow.servers.connect import connect
 from flow.servers.spec import ServerSpec
-from flow.trace.normalise import normalise
 from flow.trace.stats import estimate_tokens
 from flow.trace.steps import Step
 from flow.wire.hosted import hosted_servers
@@ -118,7 +117,7 @@ class _Provider:
     def __init__(self, api: str, body: dict[str, Any], server: dict[str, Any], grant: McpGrant) -> None:
         self.api, self.body, self.server, self.grant = api, body, server, grant
         self.out: list[dict[str, Any]] = []
-        _, self.digest = _ids(normalise(body))  # the same ids whichever port the server listens on
+        _, self.digest = _ids(_stable(body))  # the same ids whichever port the server listens on
         self.n = 0
 
     def _id(self, prefix: str) -> str:
@@ -276,6 +275,17 @@ class _Provider:
         )
 
 
+def _stable(body: dict[str, Any]) -> dict[str, Any]:
+    """The body without where the server is and its credential (a port and a token made for each run), so that a
+    request gets the same ids whichever they were."""
+    tools = [
+        {k: v for k, v in t.items() if k not in ("server_url", "headers")}
+        for t in body.get("tools") or []
+        if isinstance(t, dict)
+    ]
+    return {**{k: v for k, v in body.items() if k != "mcp_servers"}, "tools": tools}
+
+
 def _loads(arguments: str) -> dict[str, Any] | None:
     try:
         value = json.loads(arguments or "{}")
@@ -344,7 +354,7 @@ async def _responses(body: dict[str, Any], server: dict[str, Any], store: Respon
                 "content": [{"type": "output_text", "text": text, "annotations": []}],
             }
         )
-    response_id = "resp_" + _ids(normalise(body))[0].removeprefix("chatcmpl-")
+    response_id = "resp_" + _ids(_stable(body))[0].removeprefix("chatcmpl-")
     response = store_response(body, items, output, store, usage=_usage(body, output), id_=response_id)
     if body.get("stream"):
         return MockReply(200, chunks=list(_response_events(response)), named=True)
@@ -358,7 +368,7 @@ async def _messages(body: dict[str, Any], server: dict[str, Any], grant: McpGran
     provider = _Provider("messages", body, server, grant)
     text = await provider.answer(_messages_state(messages)) or ""
     content = [*provider.out, {"type": "text", "text": text}]
-    message_id, _ = _ids(normalise(body))
+    message_id, _ = _ids(_stable(body))
     prompt_tokens, output_tokens = _usage(body, content)
     message = {
         "id": "msg_" + message_id.removeprefix("chatcmpl-"),

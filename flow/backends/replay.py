@@ -44,7 +44,8 @@ from flow.trace.steps import Phase
 REPLAY_BASE_URL = "http://replay.invalid/v1"
 
 
-ToolsSource = Literal["demo", "server", "recorded"]  # where a re-run's tool results come from
+# Where a re-run's tool results come from; "provider": hosted MCP, whose calls the recorded responses report
+ToolsSource = Literal["demo", "server", "recorded", "provider"]
 
 
 DEMO_SERVER_NAME = ServerSpec().describe()["name"]  # as a recording of the demo server names it
@@ -311,7 +312,15 @@ def replay(
     options = RunOptions.from_settings({**meta.settings, "mode": meta.mode})
     model = replay_model(meta)
     other = recorded_server(meta)
-    tools, options = _where_tools_run(options, other=other, transport=transport, server=server)
+    if meta.mode == "hosted":
+        if server is not None or transport is not None:
+            raise ReplayError(
+                "the recording is hosted MCP: the provider was the MCP client, and its reports are served back from "
+                "the recording, so --server and --transport do not apply"
+            )
+        tools: ToolsSource = "provider"
+    else:
+        tools, options = _where_tools_run(options, other=other, transport=transport, server=server)
     check = _ToolResultCheck(trace)
     # The user-named server's secrets are scrubbed as in a run.
     recorder = Recorder(secrets=server.secret_values() if server is not None else (), on_hop=check)
@@ -320,7 +329,7 @@ def replay(
     )
 
     async def rerun() -> RunResult:
-        if tools != "recorded":
+        if tools != "recorded":  # "provider": no server at all; the recorded responses report the provider's calls
             return await run_flow(
                 meta.question, options=options, model=model, recorder=recorder, model_transport=transport_
             )
@@ -425,7 +434,8 @@ def _note_replay(
         trace.meta.server["replayed_from"] = other
     trace.meta.replay = {
         "source": source,
-        "tools": tools,  # demo: the demo server ran them; server: one the user named; recorded: served back
+        # demo: the demo server ran them; server: one the user named; recorded: served back; provider: hosted MCP
+        "tools": tools,
         "recorded_model_exchanges": len(t.exchanges),
         "served": t.served,
         "diverged": bool(t.divergences),

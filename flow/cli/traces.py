@@ -147,6 +147,7 @@ def _show(args: argparse.Namespace) -> int:
     if isinstance(m.replay, dict):
         tools = {
             "recorded": "model side only: tool results served from the recording",
+            "provider": "hosted MCP: the provider's reports served from the recording, no MCP server contacted",
             "server": "tools re-run on a server named on the command line",
             "demo": "tools re-run on the demo server",
         }.get(str(m.replay.get("tools")), "tools re-run")
@@ -218,7 +219,7 @@ def _replay(args: argparse.Namespace) -> int:
     if server is None and (args.server_env or args.server_env_file or args.server_env_public):
         raise UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
     other = recorded_server(trace.meta)
-    if server is None and other is not None:
+    if server is None and other is not None and trace.meta.mode != "hosted":
         print(
             f"note: the recording came from {other}, not the demo server: replaying the model side only "
             "(recorded tool results served back, no server contacted; name one with --server)",
@@ -238,9 +239,10 @@ def _replay(args: argparse.Namespace) -> int:
     if info.get("diverged"):
         print(f"replay diverged from the recording: {info['divergences'][0]}", file=sys.stderr)
     else:
-        results = (
-            "tool results served from the recording" if info.get("tools") == "recorded" else "tool results identical"
-        )
+        results = {
+            "recorded": "tool results served from the recording",
+            "provider": "the provider's reports of its MCP calls served from the recording",
+        }.get(str(info.get("tools")), "tool results identical")
         print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}", file=say)
     print(f"{summary_line(result.trace)} → {where(args.out)}", file=say)
     return 1 if info.get("diverged") or not result.ok else 0

@@ -25,13 +25,15 @@ from flow.servers import builtin
 from flow.servers.spec import Era
 from flow.text.errors import EMPTY_ANSWER
 from flow.trace import hops
-from flow.trace.model import TraceMeta
-from flow.trace.redact import redact_url
+from flow.trace.model import TraceMeta, as_dict
+from flow.trace.redact import REDACTED, redact_url
 from flow.trace.steps import Step
 from flow.wire.base import Conversation, Native, Settings, Turn, WireApi
 from flow.wire.hosted import HostedServer, approval_requests, approval_response, reported_drafts, request_fields
 
 DEMO_LABEL = "weather"
+
+REPLAYED_URL = "http://127.0.0.1:0/mcp"  # what a re-run names instead: nothing listens there, and nothing is asked to
 
 
 """The label the demo server goes by in a hosted request (`server_label`, `mcp_servers[].name`)."""
@@ -66,6 +68,10 @@ async def _server(options: RunOptions, model: ModelConfig, rec: Recorder) -> Asy
         return
     if model.backend == "openai":
         raise FlowAbort("hosted_unreachable")
+    if model.backend == "replay":  # the recorded responses report what the provider did: no server is needed
+        # and no credential: the re-run names the placeholder the recording shows where the token was
+        yield HostedServer(DEMO_LABEL, REPLAYED_URL, options.require_approval, token=REDACTED)
+        return
     token = secrets.token_urlsafe(18)
     rec.add_secret(token)
     async with builtin.demo_over_http(token) as url:
@@ -150,7 +156,9 @@ def _record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
     recorder saw since the request went out."""
     carried = next((h for h in reversed(rec.hops) if h.kind in ("llm.response", "llm.assembled")), None)
     seq = carried.seq if carried is not None else 0
-    for draft in reported_drafts(api.name, turn.raw, response_seq=seq, seen=rec.hops, since_seq=since):
+    # The items as they crossed the wire (the SDK's objects leave out what was null); an assembled stream's turn
+    body = as_dict(carried.payload).get("body") if carried is not None and carried.kind == "llm.response" else None
+    for draft in reported_drafts(api.name, body or turn.raw, response_seq=seq, seen=rec.hops, since_seq=since):
         rec.add(draft)
 
 

@@ -290,7 +290,7 @@ def _reported(hop: Hop, p: McpReportedPayload) -> Situation | None:
     if hop.direction == "request":
         return _situation("reported.call", name=value(p.get("name")), server=value(p["server"]), item=item)
     if p.get("is_error"):
-        return _situation("reported.result.error", output=value(p.get("output") or "-"), item=item)
+        return _situation("reported.result.error", item=item)
     return _situation("reported.result", output=value(p.get("output") or "-"), item=item)
 
 

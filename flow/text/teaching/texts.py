@@ -874,10 +874,11 @@ _HOSTED: Texts = {
         "（第 8 条消息）发生在服务商那里。这一跳根据 {item} 重建，这里没有人看到那一帧。",
     },
     "reported.result.error": {
-        "en": "The provider reports that the tool failed: {output}. The model saw the failure at the provider and "
-        "answered anyway; the app learns of it only from the {item} in the response.",
-        "zh": "模型服务商报告工具执行失败：{output}。模型在服务商那里看到了这个失败并照样给出了回答；应用只能从响应里的 "
-        "{item} 得知这件事。",
+        "en": "The provider reports that the tool failed (the server answered with isError true; the payload's output "
+        "says what it said). The model saw the failure at the provider and answered anyway; the app learns of it only "
+        "from the {item} in the response.",
+        "zh": "模型服务商报告工具执行失败（服务器的回答里 isError 为 true；载荷中的 output 是它说的内容）。模型在服务商那里"
+        "看到了这个失败并照样给出了回答；应用只能从响应里的 {item} 得知这件事。",
     },
     "reported.mismatch": {
         "en": "The provider's report disagrees with the frame a recorder saw on the wire ({mismatch}). The frame is "
