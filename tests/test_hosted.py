@@ -49,7 +49,9 @@ def test_the_app_sends_one_request_and_the_providers_client_makes_the_mcp_calls(
     assert calls[0].source == "mcp_client" and calls[0].payload["params"]["arguments"] == {"city": "北京"}
     assert trace.meta.server is not None and trace.meta.server["client"] == "provider"
     # The app sent no MCP of its own: every frame falls inside the model call.
-    assert all(request.seq < h.seq < response.seq for h in trace.hops if h.kind.startswith("mcp.") and h.kind != "mcp.reported")
+    assert all(
+        request.seq < h.seq < response.seq for h in trace.hops if h.kind.startswith("mcp.") and h.kind != "mcp.reported"
+    )
 
 
 @pytest.mark.parametrize("api", ["responses", "messages"])
@@ -93,7 +95,9 @@ def test_a_denied_call_is_never_made_and_the_answer_says_so():
 
 def test_a_tool_error_is_reported_as_the_apis_error_item():
     trace = hosted("responses", "火星今天天气怎么样？")
-    result = next(h for h in kinds(trace, "mcp.reported") if h.payload["method"] == "tools/call" and h.direction != "request")
+    result = next(
+        h for h in kinds(trace, "mcp.reported") if h.payload["method"] == "tools/call" and h.direction != "request"
+    )
     assert result.direction == "error" and result.payload["is_error"] is True
     item = result.payload["item"]
     assert item["type"] == "mcp_call" and item["output"] is None and item["error"]["type"] == "mcp_tool_execution_error"
@@ -157,7 +161,13 @@ def test_the_mock_server_alone_reaches_no_mcp_server(mock_server):
     import httpx2
 
     tools, extra = request_fields("messages", HostedServer("weather", "http://127.0.0.1:9/mcp"))
-    body = {"model": "mock", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}], "tools": tools, **extra}
+    body = {
+        "model": "mock",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": tools,
+        **extra,
+    }
     answer = httpx2.post(mock_server.rstrip("/") + "/messages", json=body)
     assert answer.status_code == 400 and "did not contact" in answer.json()["error"]["message"]
 
@@ -197,7 +207,12 @@ def test_a_report_that_disagrees_with_the_observed_frame_says_where():
         target="mcp_server",
         kind="mcp.request",
         jsonrpc_id=3,
-        payload={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_weather", "arguments": {"city": "上海"}}},
+        payload={
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_weather", "arguments": {"city": "上海"}},
+        },
     )
     answer = Hop(
         seq=6,
@@ -207,7 +222,11 @@ def test_a_report_that_disagrees_with_the_observed_frame_says_where():
         target="mcp_client",
         kind="mcp.response",
         jsonrpc_id=3,
-        payload={"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "rain"}], "isError": False}},
+        payload={
+            "jsonrpc": "2.0",
+            "id": 3,
+            "result": {"content": [{"type": "text", "text": "rain"}], "isError": False},
+        },
     )
     item = {
         "type": "mcp_call",
