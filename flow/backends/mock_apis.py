@@ -217,19 +217,9 @@ def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
     refused = _common_refusal(body, api="responses")
     if refused is not None:
         return refused
-    given = body.get("input")
-    items: list[Any] = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
-    previous = body.get("previous_response_id")
-    if previous is not None:
-        if previous not in store:
-            return _openai_error(
-                400,
-                f"Previous response with id '{previous}' not found.",
-                "invalid_request_error",
-                param="previous_response_id",
-                code="previous_response_not_found",
-            )
-        items = [*store[previous], *items]
+    items = items_so_far(body, store)
+    if isinstance(items, MockReply):
+        return items
     model = str(body.get("model") or "mock")
     conv = _responses_conversation(items, list(body.get("tools") or []))
     decision = _decision(conv, body, api="responses", model=model)
@@ -264,6 +254,25 @@ def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
     if body.get("stream"):
         return MockReply(200, chunks=list(_response_events(response)), delay_s=delay, named=True)
     return MockReply(200, response, delay_s=delay)
+
+
+def items_so_far(body: dict[str, Any], store: ResponseStore) -> list[Any] | MockReply:
+    """A Responses request's whole conversation: its input after what the response it names held, or the error for a
+    `previous_response_id` this endpoint does not keep."""
+    given = body.get("input")
+    items: list[Any] = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
+    previous = body.get("previous_response_id")
+    if previous is None:
+        return items
+    if previous not in store:
+        return _openai_error(
+            400,
+            f"Previous response with id '{previous}' not found.",
+            "invalid_request_error",
+            param="previous_response_id",
+            code="previous_response_not_found",
+        )
+    return [*store[previous], *items]
 
 
 def store_response(

@@ -31,6 +31,7 @@ from flow.backends.mock_apis import (
     _openai_error,
     _parts_text,
     _response_events,
+    items_so_far,
     store_response,
 )
 from flow.engine.hosted import McpGrant
@@ -329,18 +330,9 @@ async def respond_hosted(path: str, body: dict[str, Any], store: ResponseStore, 
 
 
 async def _responses(body: dict[str, Any], server: dict[str, Any], store: ResponseStore, grant: McpGrant) -> MockReply:
-    given = body.get("input")
-    items: list[Any] = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
-    previous = body.get("previous_response_id")
-    if previous is not None:
-        if previous not in store:
-            return _openai_error(
-                400,
-                f"Previous response with id '{previous}' not found.",
-                "invalid_request_error",
-                param="previous_response_id",
-            )
-        items = [*store[previous], *items]
+    items = items_so_far(body, store)
+    if isinstance(items, MockReply):
+        return items
     provider = _Provider("responses", body, server, grant)
     text = await provider.answer(_responses_state(items, server["label"]))
     output = provider.out

@@ -28,7 +28,7 @@ from flow.trace import hops
 from flow.trace.model import TraceMeta, as_dict
 from flow.trace.redact import REDACTED, redact_url
 from flow.trace.steps import Step
-from flow.wire.base import Conversation, Native, Settings, Turn, WireApi
+from flow.wire.base import Conversation, Native, Settings, Turn, WireApi, previous_response
 from flow.wire.hosted import HostedServer, approval_requests, approval_response, reported_drafts, request_fields
 
 DEMO_LABEL = "weather"
@@ -131,7 +131,7 @@ async def _loop(
             rec.round = round_no
             rec.step = Step.ASK_MODEL if round_no == 1 else Step.BACKFILL
             choice = options.tool_choice if round_no == 1 and options.tool_choice in ("none", "required") else "auto"
-            previous = _previous(conversation) if options.previous_response else None
+            previous = previous_response(conversation) if options.previous_response else None
             settings = Settings(
                 config.model, choice, options.parallel, options.stream, options.adapt, previous_response_id=previous
             )
@@ -160,9 +160,3 @@ def _record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
     body = as_dict(carried.payload).get("body") if carried is not None and carried.kind == "llm.response" else None
     for draft in reported_drafts(api.name, body or turn.raw, response_seq=seq, seen=rec.hops, since_seq=since):
         rec.add(draft)
-
-
-def _previous(conversation: Conversation) -> str | None:
-    turns = [item for item in conversation.items if isinstance(item, Turn)]
-    last = turns[-1].raw.get("id") if turns else None
-    return last if isinstance(last, str) and last else None

@@ -49,7 +49,7 @@ from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
 from flow.trace.summaries import arguments_text
 from flow.wire import API
-from flow.wire.base import Call, Conversation, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi
+from flow.wire.base import Call, Conversation, Native, Settings, ToolOutput, ToolSpec, WireApi, previous_response
 
 
 @dataclass
@@ -403,7 +403,7 @@ async def _loop(
                 parallel=options.parallel,
                 stream=options.stream,
                 adapt=options.adapt,
-                previous_response_id=_previous_response(conversation) if options.previous_response else None,
+                previous_response_id=previous_response(conversation) if options.previous_response else None,
             )
             request = api.request(conversation, definitions, settings)
             # A change is told on the first request that makes it; later requests repeat the changed history.
@@ -429,13 +429,6 @@ async def _loop(
                     tg.start_soon(run_one, results, i, call)
             conversation.items += [output for output in results if output is not None]
     raise AssertionError("unreachable: the loop returns an answer or stops")
-
-
-def _previous_response(conversation: Conversation) -> str | None:
-    """The id of the model's last response (Responses), which a follow-up names instead of sending it again."""
-    turns = [item for item in conversation.items if isinstance(item, Turn)]
-    last = turns[-1].raw.get("id") if turns else None
-    return last if isinstance(last, str) and last else None
 
 
 _PROBE_SETTINGS = (

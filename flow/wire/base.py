@@ -100,6 +100,13 @@ class Conversation:
     items: list[Item] = field(default_factory=list[Item])
 
 
+def previous_response(conversation: Conversation) -> str | None:
+    """The id of the model's last response (Responses), which a follow-up names instead of sending it again."""
+    turns = [item for item in conversation.items if isinstance(item, Turn)]
+    last = turns[-1].raw.get("id") if turns else None
+    return last if isinstance(last, str) and last else None
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """What a request asks of the model besides the conversation and the tools."""
