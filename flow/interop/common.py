@@ -29,6 +29,21 @@ REPORTED_ARGUMENTS_ATTR = "mcp_flow.function.arguments"
 REPORTED_RESULT_ATTR = "mcp_flow.function.result"
 
 
+# Hosted MCP: a model provider's report of an MCP exchange its own client made, as a span under the model call that
+# carried the report, `REPORTED_BY_ATTR` "provider". Nobody here saw it: it has the model call's window for its times
+# (`TIMING_ATTR`), and keeps the items or blocks the provider wrote, in the order it wrote them, so an import rebuilds
+# the same report; whether a recorder also saw the frames, and where they disagree, beside them.
+BY_PROVIDER = "provider"
+REPORTED_API_ATTR = "mcp_flow.reported.api"  # the API whose response carried the report: "responses" | "messages"
+REPORTED_ITEMS_ATTR = "mcp_flow.reported.items"  # the item (Responses) or the use and result blocks (Messages), JSON
+REPORTED_INDEX_ATTR = "mcp_flow.reported.index"  # the exchange's place among those one response reports
+REPORTED_SERVER_ATTR = "mcp_flow.reported.server"  # the server's label as the request named it
+OBSERVED_ATTR = "mcp_flow.observed"  # whether a recorder also saw the frames of this exchange
+MISMATCH_ATTR = "mcp_flow.mismatch"  # where the report and those frames disagree
+TIMING_ATTR = "mcp_flow.timing"
+MODEL_CALL_WINDOW = "model_call_window"  # its times are the model call's: the provider reports none
+
+
 class NothingRecorded(TraceError):
     """Recordings with no MCP message and no model exchange in them: nothing to show. Worded once, for the file
     reader (`import`), `merge` and `record` alike."""

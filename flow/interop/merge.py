@@ -7,6 +7,11 @@ summary: the question (the first request's last user message), the forward trans
 the functions the first request sent), the assembled stream, the reverse translation (which tool call of the model a
 `tools/call` carries out: matched by name and arguments, or by name alone, among the calls asked before it), the
 result the app received (with the text its next request sent back under that `tool_call_id`), and the answer shown.
+
+Hosted MCP (a request names MCP servers for the provider to call): the provider's MCP client makes the calls, so no
+tools/call carries out a call of the app's and nothing is translated; each model reply that reports MCP exchanges is
+followed by the `mcp.reported` hops rebuilt from its items or blocks, paired with the frames a `proxy-http` in front of
+the server saw of the same exchange.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from flow.trace.summaries import counted
 from flow.wire import api_for_path
 from flow.wire.base import Call, Turn, WireApi, WireProblem
 from flow.wire.chat import CHAT
+from flow.wire.hosted import approval_requests, exchanges, hosted_servers, reported_drafts
 from flow.wire.recorded import conversation
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
@@ -173,6 +179,9 @@ class _Event:
     inferred: str | None = None
     failure: Failure | None = None
     answered: bool = False
+    # Hosted MCP: a model reply that reports MCP exchanges, with the request it answers and the body that reports them
+    reports: tuple[_Event, Any] | None = None
+    seq: int = 0  # its hop's, once added
 
     @property
     def t_ms(self) -> float:
@@ -180,6 +189,7 @@ class _Event:
 
     def add_to(self, out: Hops) -> None:
         out.add(self.draft, t_start_ms=self.t_start_ms, t_end_ms=self.t_end_ms, rnd=self.rnd, inferred=self.inferred)
+        self.seq = out.hops[-1].seq
 
 
 Clock = Callable[[dict[str, Any]], float]  # a model proxy's line's time, in ms on the merged clock
@@ -209,6 +219,7 @@ class _Merge:
         # The first model request that sent functions, and those functions: the forward translation is inferred there.
         self.first_offer: tuple[_Event, list[JsonObject]] | None = None
         self.api: WireApi = CHAT  # the model API the app spoke: the first recorded request's
+        self.hosted: list[dict[str, Any]] = []  # the MCP servers the requests ask the provider to call (hosted MCP)
 
     # --- the model's side ----------------------------------------------------------------------------------------
 
@@ -262,6 +273,9 @@ class _Merge:
         if self.question is None:
             self.question = _last_user_text(body, self.api)
             self.model = {"name": as_dict(body).get("model"), "base_url": self.base_url}
+        for server in hosted_servers(body):
+            if all(server["url"] != known["url"] for known in self.hosted):
+                self.hosted.append(server)
         payload: LlmRequestPayload = {
             "method": str(req.get("method") or "POST"),
             "url": self.base_url.rstrip("/") + str(req.get("path") or "").removeprefix("/v1"),
@@ -343,6 +357,8 @@ class _Merge:
         try:
             turn = stream.turn()
         except WireProblem as problem:
+            if (asks := self.approval_asked(problem, ex, asked, t_end)) is not None:
+                return [*events, asks], None
             en, zh = (error_line(problem.code, lang, **problem.params) for lang in ("en", "zh"))  # type: ignore[arg-type]
             failed = hops.model_failed({"error": "malformed response", "reason": en}, step=step, summary=en)
             said = f"the stream could not be read as the app reads it ({problem.code})"
@@ -351,8 +367,25 @@ class _Merge:
         line = "assembled " + self.api.turn_summary(turn)
         assembled = hops.assembled(turn.raw, turn.finish, decided=bool(turn.calls), summary=line)
         said = "assembled here from the streamed events, as a client does"
-        events.append(_Event(assembled, t_end, t_end, asked.rnd, said, answered=True))
+        reports = (asked, turn.raw) if exchanges(turn.raw) else None
+        events.append(_Event(assembled, t_end, t_end, asked.rnd, said, answered=True, reports=reports))
         return events, turn
+
+    def approval_asked(self, problem: WireProblem, ex: _Exchange, asked: _Event, t: float) -> _Event | None:
+        """A streamed Responses turn with no text and no call of the app's that asks the app to approve the
+        provider's MCP calls instead (hosted MCP): no failure, the app answers it; the completed response's output,
+        with the exchanges it reports."""
+        done = (as_dict(c.get("data")) for c in reversed(ex.chunks))
+        response = next((as_dict(d.get("response")) for d in done if d.get("type") == "response.completed"), {})
+        message = {"id": response.get("id"), "output": response.get("output")}
+        if problem.code != "no_text_no_calls" or not approval_requests(message):
+            return None
+        line = "assembled " + self.api.response_summary(message)
+        status = response.get("status")
+        assembled = hops.assembled(message, str(status) if status else None, decided=True, summary=line)
+        said = "assembled here from the streamed events, as a client does"
+        reports = (asked, message) if exchanges(message) else None
+        return _Event(assembled, t, t, asked.rnd, said, answered=True, reports=reports)
 
     def api_whole(self, ex: _Exchange, asked: _Event, ms: Clock) -> tuple[list[_Event], Turn | None]:
         """A whole response, and its turn; one the app cannot read is a failure when the recording can say so."""
@@ -360,12 +393,17 @@ class _Merge:
         payload: LlmResponsePayload = {"status": ex.status, "headers": _headers(ex.response), "body": body}
         got = hops.model_response(payload, step=self.api.response_step(body), summary=self.api.response_summary(body))
         turn, failure = None, None
+        # A hosted MCP turn may ask only for the app's approval of the provider's calls: an answer, not a failure.
+        approval = bool(approval_requests(body))
         try:
             turn = self.api.read(body)
         except WireProblem as problem:
-            failure = self._unread(ex, body, ex.end.get("error"), problem)
+            if not (approval and problem.code == "no_text_no_calls"):
+                failure = self._unread(ex, body, ex.end.get("error"), problem)
         t = ms(ex.body or ex.end or ex.response)
-        return [_Event(got, asked.t_start_ms, t, asked.rnd, failure=failure, answered=turn is not None)], turn
+        reports = (asked, body) if exchanges(body) else None
+        answered = turn is not None or (approval and failure is None)
+        return [_Event(got, asked.t_start_ms, t, asked.rnd, failure=failure, answered=answered, reports=reports)], turn
 
     def failed_event(self, ex: _Exchange, asked: _Event, ms: Clock) -> _Event:
         """An HTTP error status, or no answer at all (the proxy says why)."""
@@ -512,7 +550,7 @@ class _Merge:
             events.append(_Event(placed, hop.t_start_ms + offset_ms, t, rnd, failure=_mcp_failure(hop)))
             if paired is not None and hop.kind in ("mcp.response", "mcp.error") and hop.step == Step.TOOL_RESULT:
                 events.append(self.received(hop, paired, t))
-            listed = _listed(hop, t)
+            listed = None if self.hosted else _listed(hop, t)  # hosted MCP: the list went to the provider
             events += [listed] if listed is not None else []
         return events
 
@@ -525,7 +563,10 @@ class _Merge:
         arguments = as_dict(params.get("arguments"))
         call, how = self.match(name, arguments, t)
         if call is None:
-            self.notes.append(f"tools/call {name} (id {quoted(hop.jsonrpc_id)}): no tool call of the model matches it")
+            if not self.hosted:  # hosted MCP: the provider's client made it, for no call of the app's
+                self.notes.append(
+                    f"tools/call {name} (id {quoted(hop.jsonrpc_id)}): no tool call of the model matches it"
+                )
             return None
         carried[hop.jsonrpc_id] = (call, how)
         tool_call_id = call.tool_call["id"]
@@ -548,6 +589,14 @@ class _Merge:
 
     # --- the trace -------------------------------------------------------------------------------------------------
 
+    def add_reported(self, out: Hops, reply: _Event, asked: _Event, body: Any) -> None:
+        """Hosted MCP: the exchanges a model reply reports, as `mcp.reported` hops after it, each paired with the
+        frames recorded since its request of the same exchange. The report has no times: each is placed, with no
+        duration, when the reply that told of it arrived."""
+        drafts = reported_drafts(self.api.name, body, response_seq=reply.seq, seen=out.hops, since_seq=asked.seq)
+        for draft in drafts:
+            out.add(draft, t_start_ms=reply.t_end_ms, t_end_ms=reply.t_end_ms, rnd=reply.rnd)
+
     def exited(self, code: int | None, failure: Failure | None) -> Failure | None:
         """The run's failure, given the app's exit code (from `record`) when there is one: noted, and the failure
         when the wire shows none."""
@@ -569,11 +618,13 @@ class _Merge:
             asked = hops.question(self.question)
             out.add(asked, t_start_ms=0.0, t_end_ms=0.0, inferred="the last user message of the first model request")
         for event in events:
-            if self.first_offer is not None and event is self.first_offer[0] and listed:
+            if self.first_offer is not None and event is self.first_offer[0] and listed and not self.hosted:
                 forward = hops.tools_translated(listed, self.first_offer[1], schema_field=self.api.schema_field)
                 said = "the tools the server listed beside the functions the first model request sent"
                 out.add(forward, t_start_ms=event.t_ms, t_end_ms=event.t_ms, inferred=said)
             event.add_to(out)
+            if event.reports is not None:
+                self.add_reported(out, event, *event.reports)
         t_last = max((e.t_ms for e in events), default=0.0)
         rounds = max((e.rnd for e in events if e.draft.kind == "llm.request"), default=0)
         if self.answer is not None and not failed:
@@ -778,15 +829,25 @@ def merge_recordings(
         rnd = failed_at.rnd if failed_at is not None else rounds
         out.add(failed, t_start_ms=t_last, t_end_ms=t_last, rnd=rnd, inferred=said)
     unmapped += job.notes
+    if job.hosted:
+        unmapped.append(
+            "hosted MCP: the provider's MCP client called the server, so the app neither listed, translated nor ran "
+            "a tool; the mcp.reported hops are the provider's report of those calls, rebuilt from its "
+            + ("items or blocks, paired with the frames the MCP recording saw" if imported else "items or blocks")
+        )
     unmapped.append(
         "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "
         "tools/call carries out and the answer shown are inferred (each such hop says so in `inferred`)"
     )
+    server = imported.meta.server if imported else None
+    if job.hosted:  # the server by the label the request gave it (its reports name it so), and its frames' facts
+        named = job.hosted[0]
+        server = {**(server or {}), "name": named["label"] or "mcp-server", "url": named["url"]}
     meta = TraceMeta(
-        mode="mcp" if imported else "direct",
+        mode="hosted" if job.hosted else "mcp" if imported else "direct",
         question=job.question or f"(recorded by the proxies: {Path(name).name})",
         model={k: v for k, v in job.model.items() if v},
-        server=imported.meta.server if imported else None,
+        server=server,
         settings=imported.meta.settings if imported else {},
         started_at=dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if starts else "",
         answer=job.answer,

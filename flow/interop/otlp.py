@@ -7,6 +7,8 @@ here opens in Jaeger, Phoenix, Langfuse or Logfire with the same shape as the di
     invoke_agent mcp-flow-app                 the run (INTERNAL)
       initialize, tools/list, ...             MCP set-up and listing (CLIENT, each with its SERVER child)
       chat {model}                            one per model call (CLIENT)
+        tools/call {tool}                     hosted MCP: a call the provider reports its MCP client made (INTERNAL,
+                                              marked reported, with the model call's window for its times)
       execute_tool {tool}                     one per tool call the model asked for (INTERNAL)
         tools/call {tool}                     MCP mode: the client's request (CLIENT)
           tools/call {tool}                   the server's handling of it (SERVER, in the server's service)
@@ -35,11 +37,20 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from flow.interop.common import (
+    BY_PROVIDER,
     INVALID_ARGUMENTS,
+    MISMATCH_ATTR,
+    MODEL_CALL_WINDOW,
     NO_RESPONSE,
+    OBSERVED_ATTR,
+    REPORTED_API_ATTR,
     REPORTED_ARGUMENTS_ATTR,
     REPORTED_BY_ATTR,
+    REPORTED_INDEX_ATTR,
+    REPORTED_ITEMS_ATTR,
     REPORTED_RESULT_ATTR,
+    REPORTED_SERVER_ATTR,
+    TIMING_ATTR,
 )
 from flow.interop.genai import (
     OPENAI_API_TYPES,
@@ -54,7 +65,7 @@ from flow.interop.genai import (
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
-from flow.trace.payloads import ToolResultPayload, payload_of
+from flow.trace.payloads import McpReportedPayload, ToolResultPayload, payload_of
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.steps import Step
 from flow.wire.base import WireApi
@@ -261,7 +272,7 @@ class _SpanBuilder:
         end = max((h.t_end_ms for h in hops), default=0.0)
         return self.span("app", f"invoke_agent {APP_NAME}", None, SpanKind.INTERNAL, start, end, attrs, error)
 
-    def chat(self, call: ModelCall, parent: otel_trace.Span) -> None:
+    def chat(self, call: ModelCall, parent: otel_trace.Span) -> otel_trace.Span:
         request = payload_of(call.request, "llm.request")
         body = request["body"] if request is not None and isinstance(request["body"], dict) else {}
         api = api_of_request(request) if request is not None else api_of_trace(self.trace)
@@ -292,8 +303,57 @@ class _SpanBuilder:
         attrs["gen_ai.usage.output_tokens"] = reply.usage.get("completion_tokens")
         if reply.chunks:
             attrs["gen_ai.response.time_to_first_chunk"] = (reply.chunks[0].t_end_ms - call.request.t_start_ms) / 1000
-        end = max((h.t_end_ms for h in call.replies), default=call.request.t_end_ms)
-        self.span("app", f"chat {model}", parent, SpanKind.CLIENT, call.request.t_start_ms, end, attrs, reply.error)
+        start, end = _window(call)
+        return self.span("app", f"chat {model}", parent, SpanKind.CLIENT, start, end, attrs, reply.error)
+
+    def provider_reports(self, call: ModelCall, chat: otel_trace.Span) -> None:
+        """Hosted MCP: each MCP exchange a reply of this model call reports (`mcp.reported` hops), as a span under
+        the call's span. The provider's client made it, not the app, and nobody here saw it: an INTERNAL span, marked
+        reported, with the model call's window for its times (the report has none)."""
+        start, end = _window(call)
+        for index, (sent, answer) in enumerate(_reported(self.trace.hops, {h.seq for h in call.replies})):
+            self.provider_call(sent, answer, chat, start, end, index)
+
+    def provider_call(
+        self,
+        sent: McpReportedPayload,
+        answer: McpReportedPayload | None,
+        parent: otel_trace.Span,
+        start: float,
+        end: float,
+        index: int,
+    ) -> None:
+        method, name, api = sent["method"], sent.get("name"), sent["reported_by"]
+        items = [sent["item"]] + ([answer["item"]] if answer is not None and answer["item"] != sent["item"] else [])
+        said = answer or sent
+        attrs: Attributes = {
+            "mcp.method.name": method,
+            "gen_ai.provider.name": next((p for a, p in PROVIDERS.items() if a == api), None),
+            REPORTED_BY_ATTR: BY_PROVIDER,
+            REPORTED_API_ATTR: api,
+            REPORTED_SERVER_ATTR: sent["server"],
+            REPORTED_INDEX_ATTR: index,
+            REPORTED_ITEMS_ATTR: _dumps(items),
+            TIMING_ATTR: MODEL_CALL_WINDOW,
+            OBSERVED_ATTR: "observed" in sent,
+            MISMATCH_ATTR: sorted({*sent.get("mismatch", []), *said.get("mismatch", [])}) or None,
+        }
+        if method == "tools/call":
+            arguments = sent.get("arguments")
+            attrs |= {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": name,
+                "gen_ai.tool.call.id": sent["item"].get("id"),
+                # the conventions' word for a tool that runs on the agent's side: here, the provider's
+                "gen_ai.tool.type": "extension",
+                "gen_ai.tool.call.arguments": arguments if isinstance(arguments, str) else _dumps(arguments or {}),
+                "gen_ai.tool.call.result": answer.get("output") if answer is not None else None,
+            }
+        error = None
+        if answer is not None and answer.get("is_error"):
+            error = ("tool_error" if method == "tools/call" else "_OTHER", str(answer.get("output") or ""))
+        span_name = f"{method} {name}" if name else method
+        self.span("app", span_name, parent, SpanKind.INTERNAL, start, end, attrs, error)
 
     def execute_tool(self, call_id: str, call: ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
         reverse, refused = payload_of(call.first, "translate.reverse"), payload_of(call.first, "error")
@@ -430,7 +490,7 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
     builder = _SpanBuilder(trace)
     root = builder.root()
     for model_call in model_calls(trace.hops):
-        builder.chat(model_call, root)
+        builder.provider_reports(model_call, builder.chat(model_call, root))
     tool_spans = {
         call_id: builder.execute_tool(call_id, call, root) for call_id, call in tool_calls(trace.hops).items()
     }
@@ -439,6 +499,26 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
         within = server_spans.get(ex.within) if ex.within is not None else None
         server_spans[ex] = builder.mcp(ex, within or tool_spans.get(ex.tool_call_id or "", root))
     return sorted(builder.sink.get_finished_spans(), key=lambda s: s.start_time or 0)
+
+
+def _window(call: ModelCall) -> tuple[float, float]:
+    """A model call's times: from its request to its last reply."""
+    return call.request.t_start_ms, max((h.t_end_ms for h in call.replies), default=call.request.t_end_ms)
+
+
+def _reported(hop_list: list[Hop], replies: set[int]) -> list[tuple[McpReportedPayload, McpReportedPayload | None]]:
+    """The exchanges the replies `replies` (seqs) report, in the order they report them: each `mcp.reported` request
+    with the answer that follows it, when it was reported."""
+    found: list[tuple[McpReportedPayload, McpReportedPayload | None]] = []
+    for hop in hop_list:
+        said = payload_of(hop, "mcp.reported")
+        if said is None or said["response_seq"] not in replies:
+            continue
+        if hop.direction == "request":
+            found.append((said, None))
+        elif found and found[-1][1] is None and found[-1][0].get("name") == said.get("name"):
+            found[-1] = (found[-1][0], said)
+    return found
 
 
 def _hex(value: str) -> str:

@@ -14,11 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from flow.interop.common import (
+    BY_PROVIDER,
     INVALID_ARGUMENTS,
     NO_RESPONSE,
+    REPORTED_API_ATTR,
     REPORTED_ARGUMENTS_ATTR,
     REPORTED_BY_ATTR,
+    REPORTED_INDEX_ATTR,
+    REPORTED_ITEMS_ATTR,
     REPORTED_RESULT_ATTR,
+    REPORTED_SERVER_ATTR,
     SERVER_METHODS,
     Hops,
     finish,
@@ -46,9 +51,13 @@ from flow.trace.payloads import (
 from flow.trace.reports import REPORTED_BY, ExecutionReport
 from flow.trace.steps import Step, answer_step
 from flow.trace.summaries import call_text, frame_summary
+from flow.wire.base import ApiName
 from flow.wire.chat import CHAT
+from flow.wire.hosted import reported_drafts
 
 _CHAT_OPERATIONS = {"chat", "text_completion", "generate_content"}
+# The APIs whose responses report a provider's MCP calls (hosted MCP), by the word the exporter writes
+_REPORTING: dict[Any, ApiName] = {"responses": "responses", "messages": "messages"}
 # (gen_ai.provider.name, openai.api.type) of a chat span whose API was not Chat Completions
 _API_SPOKEN = {("openai", "responses"): "the Responses API", ("anthropic", "None"): "the Anthropic Messages API"}
 
@@ -288,6 +297,15 @@ def _loops(span: _Span, by_id: dict[str, _Span]) -> bool:
     return False
 
 
+def _by_provider(span: _Span) -> bool:
+    """A span of an MCP call a model provider reports its own client made (hosted MCP), not one anybody saw."""
+    return span.attrs.get(REPORTED_BY_ATTR) == BY_PROVIDER
+
+
+def _index(value: Any) -> int:
+    return value if type(value) is int else 0
+
+
 @dataclass(frozen=True, slots=True)
 class _Placed:
     """A hop to add: what crossed, when on the trace's clock (ms from its first span), and in which round."""
@@ -298,9 +316,25 @@ class _Placed:
     rnd: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Report:
+    """Hosted MCP: what a model call's response reported of its provider's MCP calls, as the body the items or
+    blocks came in; its hops are made once the hops before it are numbered (they name the response and the frames
+    they pair with by seq), with no duration, when the response arrived (the report has no times)."""
+
+    api: ApiName
+    body: JsonObject
+    t_ms: float
+    rnd: int
+
+
 def _call_result(text: str, value: Any, is_error: bool) -> JsonObject:
-    """A CallToolResult rebuilt from what the conventions record: the result's text, and its value when an object."""
-    result: JsonObject = {"content": [{"type": "text", "text": text}], "isError": is_error}
+    """A CallToolResult rebuilt from what the conventions record: its content blocks when the value is a list of them
+    (what the exporter writes of a result with no structured content), else the result's text; and its value when an
+    object."""
+    blocks = isinstance(value, list) and value and all(isinstance(b, dict) and "type" in b for b in value)
+    content = value if blocks else [{"type": "text", "text": text}]
+    result: JsonObject = {"content": content, "isError": is_error}
     if isinstance(value, dict):
         result["structuredContent"] = value
     return result
@@ -378,11 +412,13 @@ class _OtlpImport:
                 parent = None
                 self.unmapped.add(f"span {quoted(span.name)}: its parents form a loop, so it is taken as a root")
             (parent.children if parent else self.roots).append(span)
-        self.has_mcp = any(s.method for s in spans)
+        self.has_mcp = any(s.method and not _by_provider(s) for s in spans)
+        self.hosted = False  # a provider reports MCP calls of its own client
+        self.hosted_server = ""  # the label of the server it reports calling
         chats = sorted((s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method), key=lambda s: s.start_ns)
         self.chat_round = {s.span_id: i for i, s in enumerate(chats, 1)}
         self.chat_starts = [s.start_ns for s in chats]
-        self.events: list[tuple[int, int, _Placed]] = []  # (when it happened, walk order, hop)
+        self.events: list[tuple[int, int, _Placed | _Report]] = []  # (when it happened, walk order, hop)
         self.meta: dict[str, Any] = {
             "question": None,
             "answer": None,
@@ -413,6 +449,10 @@ class _OtlpImport:
     def walk(self, span: _Span, parent: _Span | None) -> None:
         if span.attrs.get(REPORTED_BY_ATTR) == "mcp_server" and parent is not None and parent.method == "tools/call":
             return  # a server's report of its function: its tools/call's hops hold it (`reported`)
+        if _by_provider(span):
+            if parent is None or parent.operation not in _CHAT_OPERATIONS or parent.method:
+                self.unmapped.add(f"span {quoted(span.name)}: a provider's report outside a model call: left out")
+            return  # a provider's report of its MCP calls: its model call's hops hold it (`provider_reports`)
         if span.method:
             if span.kind == 2 and parent is not None and parent.method:
                 pass  # the server's side of a call its client span already shows
@@ -479,6 +519,51 @@ class _OtlpImport:
             self.hop(span.end_ns, failed, start_ns=span.start_ns, rnd=rnd)
             return
         self.hop(span.end_ns, self.chat_response(span), start_ns=span.start_ns, rnd=rnd)
+        self.provider_reports(span, rnd)
+
+    def provider_reports(self, chat: _Span, rnd: int) -> None:
+        """Hosted MCP: the MCP calls the provider reports under this model call, as the items or blocks its spans
+        keep, in the order the response reported them: `mcp.reported` hops again, never frames (nobody saw them)."""
+        reported = sorted(
+            (c for c in chat.children if _by_provider(c)), key=lambda c: _index(c.attrs.get(REPORTED_INDEX_ATTR))
+        )
+        if not reported:
+            return
+        api = reported[0].attrs.get(REPORTED_API_ATTR)
+        items: list[JsonObject] = []
+        for span in reported:
+            said = json_or_text(span.attrs.get(REPORTED_ITEMS_ATTR))
+            if span.attrs.get(REPORTED_API_ATTR) != api or not isinstance(said, list) or not said:
+                self.unmapped.add(f"span {quoted(span.name)}: a provider's report without its items: left out")
+                continue
+            items += [i for i in said if isinstance(i, dict)]
+            self.hosted_server = self.hosted_server or str(span.attrs.get(REPORTED_SERVER_ATTR) or "")
+        reporting = _REPORTING.get(api) if isinstance(api, str) else None
+        if reporting is None:
+            self.unmapped.add(
+                f"provider reports of the API {quoted(api)}: only Responses and Messages report MCP calls"
+            )
+            return
+        self.hosted = True
+        body: JsonObject = {"output": items} if reporting == "responses" else {"content": items}
+        self.unmapped.add(
+            "hosted MCP: the provider's reports come back as mcp.reported hops from the items their spans keep; the "
+            "model response they name is rebuilt in Chat Completions' form, without those items"
+        )
+        report = _Report(reporting, body, self.ms(chat.end_ns), rnd)
+        self.events.append((chat.end_ns, len(self.events), report))
+
+    def add_reports(self, out: Hops, report: _Report) -> None:
+        """A report's hops after the model response that carried it, paired with the frames seen since its request."""
+        request = next((h for h in reversed(out.hops) if h.kind == "llm.request"), None)
+        response = next((h for h in reversed(out.hops) if h.kind == "llm.response"), None)
+        if request is None or response is None or response.seq < request.seq:
+            return
+        drafts = reported_drafts(
+            report.api, report.body, response_seq=response.seq, seen=out.hops, since_seq=request.seq
+        )
+        for draft in drafts:
+            out.add(draft, t_start_ms=report.t_ms, t_end_ms=report.t_ms, rnd=report.rnd)
 
     def chat_body(self, span: _Span) -> ChatRequest:
         """The request body a chat span stands for: the system instructions, the input messages, the tools."""
@@ -690,6 +775,9 @@ class _OtlpImport:
             self.walk(root, None)
         out = Hops(self.name)
         for _, _, placed in sorted(self.events, key=lambda e: (e[0], e[1])):
+            if isinstance(placed, _Report):
+                self.add_reports(out, placed)
+                continue
             out.add(placed.draft, t_start_ms=placed.t_start_ms, t_end_ms=placed.t_end_ms, rnd=placed.rnd)
         if not out.hops:
             raise TraceError(
@@ -704,10 +792,10 @@ class _OtlpImport:
         m = self.meta
         server = {k: v for k, v in m["server"].items() if v is not None}
         meta = TraceMeta(
-            mode="mcp" if self.has_mcp else "direct",
+            mode="hosted" if self.hosted else "mcp" if self.has_mcp else "direct",
             question=m["question"] or f"(imported OTLP trace {Path(self.name).name})",
             model={k: v for k, v in (("name", m["model"]), ("provider", m["provider"])) if v},
-            server={"name": "mcp-server", **server} if self.has_mcp else None,
+            server={"name": self.hosted_server or "mcp-server", **server} if self.has_mcp or self.hosted else None,
             started_at=started_at,
             outcome="error" if m["error"] else "ok",
             answer=m["answer"],
