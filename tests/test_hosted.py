@@ -240,3 +240,26 @@ def test_a_report_that_disagrees_with_the_observed_frame_says_where():
     drafts = reported_drafts("responses", {"output": [item]}, response_seq=7, seen=[frame, answer])
     assert [d.payload.get("observed") for d in drafts] == [5, 6]
     assert drafts[0].payload.get("mismatch") == ["arguments", "output"]
+
+
+def test_the_connectors_token_is_a_secret_by_its_name_wherever_it_is_recorded():
+    from flow.trace.redact import redact
+
+    body = {"mcp_servers": [{"type": "url", "url": "https://x.test/mcp", "authorization_token": "tok-SECRET-123456"}]}
+    assert redact(body, [])["mcp_servers"][0]["authorization_token"] == "[redacted]"
+
+
+def test_a_streamed_mcp_tool_use_block_gets_its_input_from_the_pieces():
+    from flow.wire.messages import MessagesStream
+
+    stream = MessagesStream()
+    block = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "get_weather", "server_name": "weather", "input": {}}
+    for event in (
+        {"type": "message_start", "message": {"content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"city": '}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '"北京"}'}},
+        {"type": "content_block_stop", "index": 0},
+    ):
+        stream.add(event)
+    assert stream.content()[0]["input"] == {"city": "北京"}

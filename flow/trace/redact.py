@@ -27,7 +27,8 @@ _PUBLIC_HEADER = re.compile(r"^(?:www|proxy)-authenticate$|ratelimit")
 
 # Field names whose string values are secrets, wherever they appear in a payload.
 _SECRET_FIELDS = (
-    r"api[_-]?key|authorization|password|secret|client[_-]secret|(?:access|refresh|id|bearer)[_-]?token|cookie"
+    r"api[_-]?key|authorization|password|secret|client[_-]secret|(?:access|refresh|id|bearer|authorization)[_-]?token"
+    r"|cookie"
 )
 
 

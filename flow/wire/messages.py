@@ -160,6 +160,13 @@ def request_summary(body: Any) -> str:
 # --- a stream ------------------------------------------------------------------------------------------------------
 
 
+_INPUT_BLOCKS = ("tool_use", "mcp_tool_use", "server_tool_use")
+
+
+"""Blocks whose `input` a stream sends as pieces of JSON text (`input_json_delta`): the app's calls, and the calls the
+provider makes itself (an MCP connector's, a server tool's)."""
+
+
 @dataclass
 class _Block:
     block: dict[str, Any]
@@ -218,7 +225,7 @@ class MessagesStream:
             joined = "".join(slot.pieces)[: self.limit]
             if block.get("type") == "text":
                 block["text"] = str(block.get("text") or "") + joined
-            elif block.get("type") == "tool_use" and slot.pieces:
+            elif block.get("type") in _INPUT_BLOCKS and slot.pieces:
                 try:
                     block["input"] = json.loads(joined or "{}")
                 except json.JSONDecodeError:
