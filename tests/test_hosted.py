@@ -175,8 +175,8 @@ def test_the_mock_server_alone_reaches_no_mcp_server(mock_server):
 def test_a_real_provider_without_a_server_url_is_told_the_demo_server_is_out_of_its_reach():
     model = ModelConfig(backend="openai", model="gpt-x", base_url="http://127.0.0.1:9/v1", api_key="k")
     result = run("北京今天天气怎么样？", options=RunOptions(mode="hosted", api="responses"), model=model)
-    assert not result.ok and "--server-url" in (result.error or "")
-    assert "--server-url" in result.trace.hops[-1].summary or result.trace.hops[-1].kind == "error"
+    assert not result.ok and "--server URL" in (result.error or "")
+    assert "--server URL" in result.trace.hops[-1].summary or result.trace.hops[-1].kind == "error"
 
 
 def test_a_real_provider_is_sent_the_operators_server_url_and_token(mock_server, monkeypatch):
@@ -263,3 +263,47 @@ def test_a_streamed_mcp_tool_use_block_gets_its_input_from_the_pieces():
     ):
         stream.add(event)
     assert stream.content()[0]["input"] == {"city": "北京"}
+
+
+def test_the_run_can_record_the_operators_server_so_a_real_providers_calls_are_observed(tmp_path):
+    """A provider over the network (the mock-server, allowed to reach one MCP URL and recording nothing itself)
+    reaches the demo server through the run's recording proxy (`--record-server`): the frames its client sent are
+    observed, paired with its report, and the server's token stays out of the trace."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT, TOKEN, flow_cli, start_demo_server
+
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    demo = start_demo_server("--token", TOKEN)
+    mock = subprocess.Popen(
+        [sys.executable, "-m", "flow", "mock-server", "--port", "0", "--allow-mcp", f"http://127.0.0.1:{port}/mcp"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert mock.stdout is not None
+        base_url = mock.stdout.readline().split("listening on ", 1)[1].split()[0]
+        out = tmp_path / "observed.json"
+        done = flow_cli(
+            *("run", "--mode", "hosted", "--api", "responses", "--model", "mock", "--base-url", base_url),
+            *("--server", demo.url, "--record-server", str(port), "-o", str(out)),
+            env={"MCP_BEARER_TOKEN": TOKEN, "OPENAI_API_KEY": "k"},
+        )
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
+        demo.stop()
+    assert done.returncode == 0, done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert TOKEN not in text
+    trace = Trace.model_validate_json(text)
+    call = frames(trace, "tools/call")[0]
+    reported = next(h for h in kinds(trace, "mcp.reported") if h.payload["method"] == "tools/call")
+    assert reported.payload["observed"] == call.seq and "mismatch" not in reported.payload
+    assert trace.meta.server is not None and trace.meta.server["url"] == demo.url
+    assert trace.meta.server["recorded_through"] == f"http://127.0.0.1:{port}/mcp"

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import anyio
+
 from flow.backends.mock import MODEL_NAMES, ROUTES, answer, sse_events
 from flow.backends.mock_apis import new_store
+from flow.backends.mock_hosted import is_hosted, respond_hosted
+from flow.capture.recorder import NullRecorder
+from flow.engine.hosted import McpGrant
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -64,7 +70,12 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._send_json(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
             return
-        reply = answer(self.path.split("?")[0], body, self.server.responses)  # type: ignore[attr-defined]
+        path = self.path.split("?")[0]
+        grant: McpGrant | None = self.server.grant  # type: ignore[attr-defined]
+        if grant is not None and isinstance(body, dict) and is_hosted(body) and path.rstrip("/").endswith(ROUTES[1:]):
+            reply = anyio.run(respond_hosted, path, body, self.server.responses, grant)  # type: ignore[attr-defined]
+        else:
+            reply = answer(path, body, self.server.responses)  # type: ignore[attr-defined]
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if reply.chunks is None:
@@ -81,17 +92,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-def make_server(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> ThreadingHTTPServer:
-    """`api_key`: when set, requests must carry it as a bearer token, or get 401 as from a real provider."""
+def make_server(
+    port: int, host: str = "127.0.0.1", api_key: str | None = None, allow_mcp: Sequence[str] = ()
+) -> ThreadingHTTPServer:
+    """`api_key`: when set, requests must carry it as a bearer token, or get 401 as from a real provider.
+    `allow_mcp`: the MCP servers the mock may reach as a hosted-MCP provider's client (its frames are not recorded:
+    as with a real provider, only a recording at the server sees them)."""
     server = ThreadingHTTPServer((host, port), _Handler)
+    server.grant = (  # type: ignore[attr-defined]
+        McpGrant(frozenset(allow_mcp), NullRecorder(), "handshake", 30.0) if allow_mcp else None
+    )
     server.daemon_threads = True
     server.api_key = api_key  # type: ignore[attr-defined]
     server.responses = new_store()  # type: ignore[attr-defined]  # what its Responses endpoint answered
     return server
 
 
-def serve(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> None:
-    server = make_server(port, host, api_key)
+def serve(port: int, host: str = "127.0.0.1", api_key: str | None = None, allow_mcp: Sequence[str] = ()) -> None:
+    server = make_server(port, host, api_key, allow_mcp)
     print(
         f"mock model listening on http://{host}:{server.server_address[1]}/v1 (models: {', '.join(MODEL_NAMES)})"
         + (" · API key required" if api_key else ""),

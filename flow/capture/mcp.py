@@ -141,7 +141,12 @@ class FrameTap:
             unreadable: ErrorPayload = {"error": type(item).__name__, "message": str(item)}
             rec.add(hops.server_failed(unreadable, f"unreadable frame: {type(item).__name__}", step=None))
             return
-        frame = frame_json(item)
+        self.received(frame_json(item))
+
+    def received(self, frame: dict[str, Any]) -> None:
+        """Record one frame from the server (its JSON values): an answer paired with its request, a notification in
+        the step it came in."""
+        rec = self.recorder
         wire = json_bytes(frame)  # what the recorder would make of it: measured here, and handed to it
         if len(wire) > self.max_frame_bytes:
             self.record_fault(*self.oversized(len(wire), wire[:EXCERPT_CHARS].decode("utf-8", errors="replace")))

@@ -39,7 +39,7 @@ def _add_run(sub: Subcommands) -> None:
         default="mcp",
         help="mcp: the app is the MCP client; direct: the app calls its own functions; hosted: the model provider is "
         "the MCP client and runs the tool loop (--api responses or messages; the demo server is served on loopback "
-        "for the offline mock, a real provider needs --server-url it can reach)",
+        "for the offline mock, a real provider needs --server URL, one it can reach)",
     )
     r.add_argument(
         "--require-approval",
@@ -51,6 +51,19 @@ def _add_run(sub: Subcommands) -> None:
         "--deny",
         action="store_true",
         help="hosted MCP with --require-approval always: the app answers no to every approval request",
+    )
+    r.add_argument(
+        "--record-server",
+        type=int,
+        metavar="PORT",
+        help="hosted MCP: put a recording proxy on 127.0.0.1:PORT (0: a free port) in front of --server URL and give "
+        "the provider its URL, so the frames the provider's MCP client sends are observed beside its report",
+    )
+    r.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="with --record-server: the URL at which the provider reaches that proxy (a tunnel or reverse proxy you "
+        "set up in front of it), when the provider does not run on this machine",
     )
     r.add_argument(
         "--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-<mode>.json)"
@@ -188,8 +201,14 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         raise UsageError("--previous-response-id is a Responses option: use --api responses")
     if args.mode == "hosted" and args.api == "chat":
         raise UsageError("--mode hosted needs --api responses or --api messages: Chat Completions has no hosted MCP")
-    if args.mode == "hosted" and (args.resource or args.prompt or args.server or args.server_fault != "none"):
-        raise UsageError("--mode hosted uses the provider's MCP client: give the server with --server-url")
+    if args.mode == "hosted" and (args.resource or args.prompt or args.server_fault != "none"):
+        raise UsageError("--mode hosted: the provider's MCP client uses only tools, and the server does not fault")
+    if args.mode == "hosted" and args.server is not None and not server_spec(args).is_http:
+        raise UsageError("--mode hosted: the provider reaches the server over the network: give --server a URL")
+    if args.record_server is not None and (args.mode != "hosted" or args.server is None):
+        raise UsageError("--record-server puts a recording proxy in front of --server URL for --mode hosted")
+    if args.public_url and args.record_server is None:
+        raise UsageError("--public-url is where the provider reaches the recording proxy: use it with --record-server")
     if args.mode != "hosted" and (args.require_approval != "never" or args.deny):
         raise UsageError("--require-approval and --deny are hosted MCP options: use --mode hosted")
     return RunOptions.build(
@@ -237,12 +256,36 @@ def _model(args: argparse.Namespace, options: RunOptions) -> ModelConfig:
     return model
 
 
+def _observed_run(args: argparse.Namespace, options: RunOptions, model: ModelConfig) -> RunResult:
+    """A hosted run whose server the provider reaches through a recording proxy of the run's (`--record-server`)."""
+    from dataclasses import replace
+
+    from flow.engine.loop import new_recorder
+    from flow.proxy.observe import observing
+    from flow.runs import run
+    from flow.trace.redact import redact_url
+
+    recorder = new_recorder(options, model)
+    try:
+        with observing(options.server_url, recorder, port=args.record_server) as local:
+            told = replace(options, server_url=args.public_url or local)
+            result = run(args.question, options=told, model=model, recorder=recorder)
+    except (OSError, ValueError) as exc:  # a port that cannot be had, an upstream URL the proxy cannot take
+        raise UsageError(str(exc)) from None
+    if result.trace.meta.server is not None:  # the server is the operator's; the provider reached it through the proxy
+        result.trace.meta.server.update(url=redact_url(options.server_url), recorded_through=local)
+    return result
+
+
 def _run(args: argparse.Namespace) -> int:
     from flow.runs import run
 
     options = _run_options(args)
     model = _model(args, options)
-    result = run(args.question, options=options, model=model)
+    if args.record_server is not None:
+        result = _observed_run(args, options, model)
+    else:
+        result = run(args.question, options=options, model=model)
     say = lines_to(args.out)
     if result.ok:
         print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say, flush=True)

@@ -32,6 +32,14 @@ def _add_mock_server(sub: Subcommands) -> None:
         metavar="NAME",
         help="require the key held in this environment variable, so a wrong key gets 401 as from a real provider",
     )
+    m.add_argument(
+        "--allow-mcp",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="hosted MCP: an MCP server URL the mock provider may reach as the MCP client (repeatable); a request "
+        "naming any other is refused, and none is reached without this",
+    )
 
 
 def _add_demo_server(sub: Subcommands) -> None:
@@ -72,7 +80,7 @@ def _add_demo_server(sub: Subcommands) -> None:
 def _mock_server(args: argparse.Namespace) -> int:
     from flow.backends.mock_http import serve
 
-    serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None)
+    serve(args.port, args.host, os.environ.get(args.api_key_env) if args.api_key_env else None, args.allow_mcp)
     return 0
 
 

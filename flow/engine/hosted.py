@@ -5,7 +5,7 @@ report of what its MCP client did, recorded as `mcp.reported` hops beside whatev
 demo server the run serves it over Streamable HTTP on a loopback port for as long as the run lasts, behind a bearer
 token made for the run: the credential the provider is given, which the trace never holds. A stand-in provider that
 acts as the MCP client (the mock) is granted the servers this run configured, and only those; a real provider is
-given the URL the operator chose (`--server-url`), since it must reach the server from where it runs.
+given the URL the operator chose (`--server URL`), since it must reach the server from where it runs.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class HostedPeer(Protocol):
 
 @asynccontextmanager
 async def _server(options: RunOptions, model: ModelConfig, rec: Recorder) -> AsyncIterator[HostedServer]:
-    """The server the provider is told to use: the operator's (`--server-url`), or the demo server on loopback."""
+    """The server the provider is told to use: the operator's (`--server URL`), or the demo server on loopback."""
     if options.server_url:
         token = options.server_spec().token()
         if token:

@@ -242,6 +242,13 @@ def _reverse_translate(
     return request, rec.add(hops.reverse_translation(tool_call, asked, target=target, api_call=api_call))
 
 
+def new_recorder(options: RunOptions, model: ModelConfig, *, on_hop: Callable[[Hop], None] | None = None) -> Recorder:
+    """A run's recorder, told the secrets it must keep out of the trace: the model's key and those in its URL, and
+    the server's."""
+    secrets = [model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(options.server_spec())]
+    return Recorder(secrets=secrets, on_hop=on_hop)
+
+
 async def run_flow(
     question: str,
     *,
@@ -261,9 +268,7 @@ async def run_flow(
         args = dict(options.prompt_args)
         question = f"/{options.prompt}" + (f" {arguments_text(args)}" if args else "")
     spec = options.server_spec()
-    rec = recorder or Recorder(
-        secrets=[model.api_key or "", *url_secrets(model.base_url or ""), *_server_secrets(spec)], on_hop=on_hop
-    )
+    rec = recorder or new_recorder(options, model, on_hop=on_hop)
     meta = TraceMeta(
         mode=options.mode,
         question=question,

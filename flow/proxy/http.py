@@ -436,7 +436,7 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def _recording(sock: socket.socket, out: str, header: dict[str, Any], secrets: list[str]) -> ProxyLog:
+def recording_log(sock: socket.socket, out: str, header: dict[str, Any], secrets: list[str]) -> ProxyLog:
     """The recording of a proxy listening on `sock`, which is closed if the recording cannot be made."""
     try:
         return ProxyLog(out, header, secrets=secrets)
@@ -504,7 +504,7 @@ def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _upstream(url: str) -> tuple[str, str]:
+def upstream_parts(url: str) -> tuple[str, str]:
     """`--upstream` as the proxy reaches it: the URL without its query, and the query (`?api-version=…`), which goes
     at the end of every request's URL, before the client's own. A URL with user-info is refused: the proxy passes on
     the client's own `Authorization`, and never sends a credential of its own in its place; a fragment is never
@@ -534,12 +534,12 @@ def model_proxy(
     """An OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1 whose every request goes to `upstream` (a base URL,
     e.g. https://api.openai.com/v1): /v1/chat/completions to {upstream}/chat/completions, with the upstream's query
     after that path."""
-    base, query = _upstream(upstream)
+    base, query = upstream_parts(upstream)
     base = base.rstrip("/")
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     header = {"transport": "model-http", "upstream": redact_url(upstream), "listen": local}
-    log = _recording(sock, out, header, url_secrets(upstream))
+    log = recording_log(sock, out, header, url_secrets(upstream))
 
     def target(path: str) -> str | None:
         if path != "/v1" and not path.startswith("/v1/"):
@@ -558,10 +558,10 @@ def mcp_http_proxy(
     transport: httpx2.AsyncBaseTransport | None = None,
 ) -> Served:
     """A Streamable HTTP endpoint at http://127.0.0.1:PORT/mcp whose every request goes to the MCP server's URL."""
-    base, query = _upstream(upstream)
+    base, query = upstream_parts(upstream)
     url = base + (f"?{query}" if query else "")
     sock = bind(port)
     local = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
     header = {"transport": "streamable-http", "upstream": redact_url(upstream), "listen": local}
-    log = _recording(sock, out, header, url_secrets(upstream))
+    log = recording_log(sock, out, header, url_secrets(upstream))
     return Served(Relay(lambda path: url, McpRecording(log), timeout_s=timeout_s, transport=transport), sock, local)

@@ -473,9 +473,9 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "托管 MCP 由模型服务商充当 MCP 客户端，而且只使用工具：资源、提示模板和本地服务器命令需要 MCP 模式",
     ),
     "hosted_unreachable": (
-        "hosted MCP with a real provider needs --server-url: the provider must reach the server, and the demo "
+        "hosted MCP with a real provider needs --server URL: the provider must reach the server, and the demo "
         "server listens on this machine's loopback only",
-        "使用真实服务商的托管 MCP 需要 --server-url：服务商必须能访问到服务器，而演示服务器只监听本机回环地址",
+        "使用真实服务商的托管 MCP 需要 --server URL：服务商必须能访问到服务器，而演示服务器只监听本机回环地址",
     ),
     "max_rounds": (
         lambda rounds: (
