@@ -463,7 +463,7 @@ SAMPLES: list[Sample] = [
         "hosted-messages",
         "托管 MCP · Anthropic Messages",
         "Hosted MCP · Anthropic Messages",
-        "Anthropic 的 MCP 连接器（测试版功能，请求头 anthropic-beta 为 mcp-client-2025-11-20）：请求里用 mcp_servers 给出服务器的 URL 和令牌，"
+        "Anthropic 的 MCP 连接器（测试版功能 mcp-client-2025-11-20）：请求里用 mcp_servers 给出服务器的 URL 和令牌，"
         "tools 里放一个 mcp_toolset。回答里的 mcp_tool_use 和 mcp_tool_result 内容块报告了服务商的调用；"
         "服务商没有报告它列出工具的那一步，所以 tools/list 只能在观测到的帧里看到。",
         "Anthropic's MCP connector (beta mcp-client-2025-11-20): the request names the server's URL and token in "

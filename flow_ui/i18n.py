@@ -22,6 +22,48 @@ TEXT: dict[str, dict[Lang, str]] = {
     "mode": {"zh": "模式", "en": "Mode"},
     "mode_mcp": {"zh": "MCP（客户端 + 服务器）", "en": "MCP (client + server)"},
     "mode_direct": {"zh": "直接调用模式（函数调用，无 MCP）", "en": "Direct mode (function calling, no MCP)"},
+    "mode_hosted": {"zh": "托管 MCP（服务商是 MCP 客户端）", "en": "Hosted MCP (the provider is the MCP client)"},
+    "mode_client_mcp": {
+        "zh": "MCP 客户端在应用里：应用列出工具、发送 tools/call，每一帧都经过它。",
+        "en": "The MCP client is in the app: the app lists the tools and sends tools/call, and every frame passes through it.",
+    },
+    "mode_client_direct": {
+        "zh": "没有 MCP 客户端：应用拿着手写的工具定义，在自己的进程里调用函数。",
+        "en": "No MCP client: the app holds hand-written schemas and calls its own functions.",
+    },
+    "mode_client_hosted": {
+        "zh": "MCP 客户端在模型服务商那里：应用只在请求里写明服务器，服务商去列出和调用工具，应用读到的是它的报告。",
+        "en": "The MCP client is at the model provider: the app names the server in its request, the provider lists and "
+        "calls the tools, and the app reads its report.",
+    },
+    "hosted_needs_api": {
+        "zh": "托管 MCP 是 Responses 和 Anthropic Messages 的功能：Chat Completions 没有让服务商去连接 MCP 服务器的字段。"
+        "请选择 Responses 或 Anthropic Messages。",
+        "en": "Hosted MCP is a feature of Responses and Anthropic Messages: Chat Completions has no field that sends the "
+        "provider to an MCP server. Choose Responses or Anthropic Messages.",
+    },
+    "hosted_server_help": {
+        "zh": "服务商必须能访问到这台服务器：离线模拟服务商连接本机回环地址上的演示服务器；真实服务商需要一台配置了它能访问的 "
+        "URL 的服务器。",
+        "en": "The provider must reach this server: the offline mock provider connects to the demo server on loopback; a "
+        "real provider needs a configured server with a URL it can reach.",
+    },
+    "require_approval": {
+        "zh": "需要批准（require_approval: always）",
+        "en": "Require approval (require_approval: always)",
+    },
+    "require_approval_help": {
+        "zh": "服务商在每次调用工具之前停下来，在响应里放一个 mcp_approval_request，等应用在下一个请求里回答。",
+        "en": "Before each call the provider stops, puts an mcp_approval_request in its response and waits for the "
+        "app's answer in its next request.",
+    },
+    "approval_answer": {"zh": "应用的回答", "en": "The app's answer"},
+    "approval_approve": {"zh": "批准（approve: true）", "en": "Approve (approve: true)"},
+    "approval_deny": {"zh": "拒绝（approve: false）", "en": "Deny (approve: false)"},
+    "approval_messages": {
+        "zh": "Anthropic 的 MCP 连接器在请求里没有要求批准的字段：服务商直接调用工具。",
+        "en": "Anthropic's MCP connector has no approval field in its request: the provider calls the tools without asking.",
+    },
     "api": {"zh": "模型接口", "en": "Model API"},
     "api_chat": {"zh": "Chat Completions", "en": "Chat Completions"},
     "api_responses": {"zh": "Responses", "en": "Responses"},

@@ -50,6 +50,9 @@ ALLOWED_IN_ZH = frozenset(
     response.output_item.added response.output_item.done response.function_call_arguments.delta
     response.function_call_arguments.done response.output_text.delta response.completed response.created
     response.in_progress output_index item_id response
+    URL mcp headers require_approval allowed_tools mcp_list_tools mcp_call mcp_approval_request mcp_approval_response
+    approval_request_id approve mcp_servers tools mcp_toolset anthropic-beta authorization_token configs mcp_tool_use
+    mcp_tool_result mcp_tool_listing is_error mcp-flow proxy-http
     """.split()
     # what is left of a path or a key when the value filled into it is cut out: /v1/responses, tool_use_id
     + ["v", "responses", "_id"]

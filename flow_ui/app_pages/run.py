@@ -133,11 +133,13 @@ with left:
     mode = remembered(
         st.radio,
         t("mode", lang),
-        ["mcp", "direct"],
+        ["mcp", "direct", "hosted"],
         horizontal=True,
         key="mode",
         format_func=lambda m: t(f"mode_{m}", lang),
     )
+    st.caption(t(f"mode_client_{mode}", lang))  # who is the MCP client in this mode
+    hosted = mode == "hosted"
     api = remembered(
         st.radio,
         t("api", lang),
@@ -147,13 +149,19 @@ with left:
         format_func=lambda a: t(f"api_{a}", lang),
         help=t("api_help", lang),
     )
+    hosted_chat = hosted and api == "chat"
+    if hosted_chat:
+        st.warning(t("hosted_needs_api", lang), icon=":material/block:")
+    # Hosted MCP: the provider must reach the server, so only the demo server (the mock provider reaches it on
+    # loopback) and configured servers with a URL; never a URL typed here (a visitor chooses no URL to contact).
+    offered = [n for n, s in servers.items() if n == DEMO or s.spec.url] if hosted else list(servers)
     server_name = remembered(
         st.selectbox,
         t("mcp_server", lang),
-        [*servers, *([TYPED] if allow_typed_commands() else [])],
+        [*offered, *([TYPED] if allow_typed_commands() and not hosted else [])],
         key="server",
         disabled=mode == "direct",
-        help=t("mcp_server_help", lang),
+        help=t("hosted_server_help" if hosted else "mcp_server_help", lang),
         format_func=lambda n: t("server_typed", lang) if n == TYPED else n,
     )
     # What the scripted model and the context offer: the demo server (listed in memory), or the chosen one.
@@ -168,7 +176,7 @@ with left:
         except ValueError as exc:
             st.error(t("server_command_bad", lang, error=plain(exc)))
         bad_command = server_spec.is_demo
-    elif mode == "mcp" and server_name != DEMO:
+    elif mode in ("mcp", "hosted") and server_name != DEMO:
         server_spec = servers[server_name].spec
     demo = server_spec.is_demo  # transport, faults and the warm session are the demo server's
     backend = remembered(
@@ -234,6 +242,29 @@ with right:
                 ["get_weather", "calc_work_hours", "best_practice"],
                 key="named",
             )
+        require_approval, approve = False, True
+        if hosted and api == "responses":  # the Responses mcp tool's require_approval, and what the app answers
+            require_approval = remembered_value(
+                st.toggle,
+                t("require_approval", lang),
+                key="require_approval",
+                default=False,
+                help=t("require_approval_help", lang),
+            )
+            approve = (
+                remembered(
+                    st.radio,
+                    t("approval_answer", lang),
+                    ["approve", "deny"],
+                    horizontal=True,
+                    key="approval_answer",
+                    disabled=not require_approval,
+                    format_func=lambda a: t(f"approval_{a}", lang),
+                )
+                == "approve"
+            )
+        elif hosted and api == "messages":
+            st.caption(t("approval_messages", lang))
         parallel = remembered_value(st.checkbox, t("parallel", lang), key="parallel", default=True)
         strict = remembered_value(st.checkbox, t("strict", lang), key="strict", default=False)
         stream = remembered_value(st.checkbox, t("stream", lang), key="stream", default=False)
@@ -252,7 +283,7 @@ with right:
             horizontal=True,
             key="era",
             format_func=lambda e: t(f"era_{e}", lang),
-            disabled=mode == "direct",
+            disabled=mode != "mcp",
         )
         transport = remembered(
             st.radio,
@@ -260,7 +291,7 @@ with right:
             ["memory", "stdio"],
             horizontal=True,
             key="transport",
-            disabled=mode == "direct" or not demo,
+            disabled=mode != "mcp" or not demo,
             help=t("transport_help", lang),
             format_func=lambda tr: t(f"transport_{tr}", lang),
         )
@@ -274,7 +305,7 @@ with right:
             horizontal=True,
             key="server_fault",
             format_func=lambda f: t(f"fault_{f}", lang),
-            disabled=mode == "direct" or not demo,
+            disabled=mode != "mcp" or not demo,
         )
         keep_warm = remembered_value(
             st.checkbox,
@@ -282,7 +313,7 @@ with right:
             key="keep_warm",
             default=False,
             help=t("keep_warm_help", lang),
-            disabled=mode == "direct" or transport != "stdio" or fault != "none" or not demo,
+            disabled=mode != "mcp" or transport != "stdio" or fault != "none" or not demo,
         )
 
 resources: list[str] = []
@@ -327,7 +358,15 @@ scripted_api = backend == "scripted" and api != "chat"
 if scripted_api:
     st.info(t("api_scripted", lang, api=t(f"api_{api}", lang)), icon=":material/info:")
 
-blocked = scripted_api or missing_key or script is None or bad_command or bad_url is not None or not question.strip()
+blocked = (
+    hosted_chat
+    or scripted_api
+    or missing_key
+    or script is None
+    or bad_command
+    or bad_url is not None
+    or not question.strip()
+)
 # A crafted client can press a disabled button (the server does not check): a URL that cannot be used still runs nothing.
 if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key="run", width="stretch") and (
     bad_url is None
@@ -350,6 +389,8 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
         resources=resources,
         prompt=prompt,
         prompt_args={k: v for k, v in prompt_args.items() if v},
+        require_approval="always" if require_approval else "never",
+        approve=approve,
     )
     if backend == "scripted":
         model = flow.ModelConfig.scripted(script or ())

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from flow.text.names import Lang
 from flow.text.teaching.situations import LIST_ITEMS, HopContext, Situation, hop_contexts, situation
 from flow.text.teaching.steps import API_STEP_TEXTS, STEP_TEXTS, step_texts
-from flow.text.teaching.texts import FALLBACK, TEXTS
+from flow.text.teaching.texts import FALLBACK, NOTES, TEXTS
 from flow.trace.model import Hop
 
 __all__ = [
@@ -61,6 +61,8 @@ def _plurals(template: str, values: dict[str, str]) -> str:
 def render(found: Situation, lang: Lang) -> str:
     """A situation's text in `lang`, filled."""
     template = TEXTS.get(found.key, TEXTS[FALLBACK])[lang]
+    if found.key in TEXTS and found.note in NOTES:
+        template += NOTES[found.note][lang]
     values = {name: _shown(v, lang) for name, v in {**found.derived, **found.fills}.items()}
     template = _plurals(template, values)
     try:

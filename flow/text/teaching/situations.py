@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeAlias, assert_never
 
 from flow.text.teaching.texts import FALLBACK
@@ -58,8 +58,10 @@ from flow.trace.payloads import (
 )
 from flow.trace.reports import REPORT_KEY
 from flow.trace.steps import Step
+from flow.wire import API
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
+from flow.wire.hosted import hosted_servers
 from flow.wire.recorded import answered, api_of_body, api_of_request, conversation, turn_of
 
 VALUE_CHARS = 48
@@ -81,7 +83,11 @@ class HopContext:
     found by its JSON-RPC id); the tool names the app was last given (`listed`: a tools/list result, the MCP client's
     list, or direct mode's own schemas; None before any); the model request sent before this hop (`asked`); and
     whether a chunk of the stream since that request brought delta.tool_calls (`streamed_calls`); and the model API
-    the run's requests went to (`api`: "chat", "responses" or "messages"), which decides how the app answers a call."""
+    the run's requests went to (`api`: "chat", "responses" or "messages"), which decides how the app answers a call.
+    Hosted MCP: whether the run's requests named a server for the provider to reach (`hosted`), the name the
+    provider's MCP client gave itself in a frame the recorder saw (`provider_client`), the model's last response
+    before this hop (`response`: the one whose report an `mcp.reported` hop is rebuilt from) and how many requests
+    the app had sent the model by then (`requests`)."""
 
     previous: Hop | None = None
     calls_waiting: int = 0
@@ -90,16 +96,23 @@ class HopContext:
     asked: Hop | None = None
     streamed_calls: bool = False
     api: str = "chat"
+    hosted: bool = False
+    provider_client: str = ""
+    response: Hop | None = None
+    requests: int = 0
 
 
 @dataclass(frozen=True)
 class Situation:
     """A text's key, the values from the payload it is filled with (a str, or a list of them), and what the app
-    worked out or read from the hop's neighbours (`derived`: counts, defaults, the tools listed before)."""
+    worked out or read from the hop's neighbours (`derived`: counts, defaults, the tools listed before); `note`
+    names a sentence (in `texts.NOTES`) said after the text, filled from the same values, where one fact holds for
+    hops of many situations (a frame of hosted MCP that never crossed the app)."""
 
     key: str
     fills: dict[str, str | list[str]] = field(default_factory=dict)
     derived: dict[str, str | list[str]] = field(default_factory=dict)
+    note: str | None = None
 
 
 def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
@@ -112,7 +125,12 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
             asked_of[(hop.target, key)] = i
         elif hop.kind in ("mcp.response", "mcp.error") and (hop.source, key) in asked_of:
             answers[asked_of.pop((hop.source, key))] = hop
+    bodies = [p["body"] for p in (payload_of(h, "llm.request") for h in hops) if p is not None]
     api = next((api_of_request(p).name for p in (payload_of(h, "llm.request") for h in hops) if p is not None), "chat")
+    hosted = any(hosted_servers(body) for body in bodies)
+    client = _provider_client(hops) if hosted else ""
+    response: Hop | None = None
+    requests = 0
     out: list[HopContext] = []
     waiting: set[Any] = set()
     previous: Hop | None = None
@@ -125,7 +143,21 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
-        out.append(HopContext(previous, len(waiting), answers.get(i), listed, asked, streamed_calls, api))
+        out.append(
+            HopContext(
+                previous,
+                len(waiting),
+                answers.get(i),
+                listed,
+                asked,
+                streamed_calls,
+                api,
+                hosted=hosted,
+                provider_client=client,
+                response=response,
+                requests=requests,
+            )
+        )
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
@@ -136,10 +168,22 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
             paged = hop.kind == "mcp.response" and "nextCursor" in as_dict(payload.get("result"))
         if hop.kind == "llm.request":
             asked, streamed_calls = hop, False
+            requests += 1
+        elif hop.kind in ("llm.response", "llm.assembled"):
+            response = hop
         elif hop.kind == "llm.chunk":
             streamed_calls = streamed_calls or _chunk_calls(payload)
         previous = hop
     return out
+
+
+def _provider_client(hops: Sequence[Hop]) -> str:
+    """Hosted MCP: the name the MCP client gave itself in the first initialize a recorder saw ("" when none was)."""
+    for hop in hops:
+        request = payload_of(hop, "mcp.request")
+        if request is not None and request["method"] == "initialize":
+            return value(as_dict(as_dict(request.get("params")).get("clientInfo")).get("name")) or ""
+    return ""
 
 
 def _listed(t: TypedHop) -> tuple[str, ...] | None:
@@ -235,7 +279,27 @@ def _situation(key: str, derived: Mapping[str, str | list[str]] | None = None, *
 def situation(hop: Hop, context: HopContext | None = None) -> Situation:
     """The hop's situation: the most specific one its payload supports, else the fallback."""
     context = context or HopContext()
-    return _by_kind(typed(hop), context) or Situation(FALLBACK)
+    found = _by_kind(typed(hop), context) or Situation(FALLBACK)
+    if (
+        context.hosted
+        and found.key != FALLBACK
+        and hop.kind in _FRAME_KINDS
+        and "mcp_client" in (hop.source, hop.target)
+    ):
+        opens = as_dict(hop.payload).get("method") in ("initialize", "server/discover")  # a session's first frame
+        mock = context.provider_client == MOCK_PROVIDER_CLIENT
+        note = ("hosted.observed.mock" if mock else "hosted.observed") if opens else "hosted.observed.short"
+        return replace(found, note=note)
+    return found
+
+
+_FRAME_KINDS = ("mcp.request", "mcp.response", "mcp.notification", "mcp.error")
+
+
+MOCK_PROVIDER_CLIENT = "mcp-flow-mock-provider"
+
+
+"""How the offline mock provider's MCP client names itself in initialize (`flow.backends.mock_hosted`)."""
 
 
 AppHop: TypeAlias = PrepareTools | UserMessage | ToolList | ClientResult | TranslateForward | AppAnswer
@@ -271,27 +335,60 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
                 or Situation("replay.divergence.plain")
             )
         case McpReported(hop=hop, payload=p):
-            return _reported(hop, p)
+            return _reported(hop, p, ctx)
         case Clipped():  # the recorder cut the payload: a text can claim nothing of it
             return None
         case _ as never:
             assert_never(never)
 
 
-def _reported(hop: Hop, p: McpReportedPayload) -> Situation | None:
-    """Hosted MCP: an exchange the provider reports; a disagreement with what a recorder saw comes first."""
+def _reported(hop: Hop, p: McpReportedPayload, ctx: HopContext) -> Situation | None:
+    """Hosted MCP: an exchange the provider reports; a disagreement with what a recorder saw comes first, and a
+    frame a recorder saw of the same exchange is named after the text."""
     if p.get("mismatch"):
         return _situation("reported.mismatch", mismatch=[m for m in p.get("mismatch") or [] if value(m)])
-    item = value(as_dict(p["item"]).get("type"))
+    found = _reported_side(hop, p, ctx)
+    if found is not None and isinstance(p.get("observed"), int):
+        return replace(found, derived={**found.derived, "observed": str(p.get("observed"))}, note="reported.paired")
+    return found
+
+
+def _reported_side(hop: Hop, p: McpReportedPayload, ctx: HopContext) -> Situation | None:
+    item_of = as_dict(p["item"])
+    item = value(item_of.get("type"))
+    server = value(p["server"])
     if p["method"] == "tools/list":
-        return _situation(
-            "reported.list", server=value(p["server"]), tools=[t for t in map(value, p.get("tools") or []) if t]
-        )
+        if hop.direction == "request":
+            return _situation("reported.list.request", server=server, item=item)
+        return _situation("reported.list", server=server, tools=[t for t in map(value, p.get("tools") or []) if t])
     if hop.direction == "request":
-        return _situation("reported.call", name=value(p.get("name")), server=value(p["server"]), item=item)
+        approval = value(item_of.get("approval_request_id"))
+        if approval is not None:
+            return _situation("reported.call.approved", name=value(p.get("name")), approval=approval, item=item)
+        return _situation("reported.call", name=value(p.get("name")), server=server, item=item)
+    answered_too = _answer_text(ctx.response) is not None  # the same response carries the model's answer
+    output = value(p.get("output") or "-")
     if p.get("is_error"):
-        return _situation("reported.result.error", item=item)
-    return _situation("reported.result", output=value(p.get("output") or "-"), item=item)
+        error_type = value(as_dict(item_of.get("error")).get("type"))
+        if error_type is not None and answered_too:
+            return _situation("reported.result.error.typed", output=output, error=error_type, item=item)
+        return _situation(
+            "reported.result.error" if answered_too else "reported.result.error.only", output=output, item=item
+        )
+    return _situation("reported.result" if answered_too else "reported.result.only", output=output, item=item)
+
+
+def _answer_text(hop: Hop | None) -> str | None:
+    """The text of the model's answer in a response (or an assembled stream), None when it wrote none."""
+    match typed(hop) if hop is not None else None:
+        case LlmResponse(payload=p):
+            body = as_dict(p["body"])
+            turn = turn_of(body, api_of_body(body))
+        case LlmAssembled(payload=p):
+            turn = turn_of(p["message"], api_of_body(p["message"]), finish=p["finish_reason"])
+        case _:
+            return None
+    return value(turn.text) if turn is not None else None
 
 
 def _app(t: AppHop, ctx: HopContext) -> Situation | None:
@@ -301,7 +398,9 @@ def _app(t: AppHop, ctx: HopContext) -> Situation | None:
             tools = _names(p["tools"]) or _names([tool.get("function") for tool in p["tools"]])
             if "written_by" in p or hop.source == "app":
                 return _situation(_keyed(ctx.api, "prepare.direct"), tools=tools)
-            return _situation("prepare.mcp", tools=tools, fields=_fields(p["tools"]))
+            return _situation(
+                "hosted.prepare" if ctx.hosted else "prepare.mcp", tools=tools, fields=_fields(p["tools"])
+            )
         case UserMessage(payload=p):
             prompt = value(p["prompt"]["name"]) if "prompt" in p else None
             if prompt is not None:
@@ -317,6 +416,8 @@ def _app(t: AppHop, ctx: HopContext) -> Situation | None:
         case AppAnswer(payload=p):
             if p["content"] == "":
                 return Situation("answer.shown.empty")
+            if ctx.hosted:  # the app made only model requests: the loop ran at the provider
+                return _situation("answer.shown.hosted", {"requests": str(ctx.requests)}, content=value(p["content"]))
             return _situation("answer.shown", content=value(p["content"]))
         case _ as never:
             assert_never(never)
@@ -401,6 +502,8 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
     if method == "server/discover":
         version = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
         return _situation("discover.request", id=rpc_id, version=value(version))
+    if method == "tools/list" and ctx.hosted:  # the provider's client lists them, for the provider
+        return _situation("hosted.tools_list.request", id=rpc_id)
     if method in _LISTINGS:
         return _situation(f"{_LISTINGS[method]}.request", id=rpc_id)
     if method == "resources/read":
@@ -415,6 +518,8 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
 def _call_request(rpc_id: str | None, name: str | None, ctx: HopContext) -> Situation | None:
     """A tools/call: sent while others are in flight, for a name never listed, answered by a function that ran, or
     checked by the server before any ran."""
+    if ctx.hosted and not ctx.calls_waiting:  # the provider's client sends what its model chose
+        return _situation("hosted.call.request", id=rpc_id, name=name)
     if ctx.calls_waiting:
         return _situation("call.request.in_flight", {"waiting": str(ctx.calls_waiting)}, id=rpc_id, name=name)
     if ctx.listed is not None and name is not None and name not in ctx.listed:
@@ -572,10 +677,14 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
     match t:
         case LlmRequest(hop=hop, payload=p):
             api = api_of_request(p)
+            if ctx.hosted and api.name != "chat":
+                return _hosted_ask(hop, p, api)
             return _ask(hop, p, ctx) if api.name == "chat" else _api_ask(hop, api, ctx)
         case LlmResponse(hop=hop, payload=p):
             body = as_dict(p["body"])  # the provider's JSON, as it came
             api = api_of_body(body)
+            if ctx.hosted and api.name != "chat":
+                return _hosted_answer(body, api, ctx)
             return _model_answer(hop, body, ctx) if api.name == "chat" else _api_answer(hop, body, api, ctx)
         case LlmChunk(payload=p):
             api = api_of_body(p["data"])
@@ -1051,3 +1160,101 @@ def _api_assembled(p: LlmAssembledPayload, api: WireApi) -> Situation | None:
         ids = [v for v in (value(c.id) for c in turn.calls) if v]
         return _situation(f"{api.name}.assembled.calls", names=names, ids=ids, **stopped)
     return _situation(f"{api.name}.assembled.content", content=value(turn.text), **stopped)
+
+
+# --- hosted MCP: the app names a server, the provider is its client ------------------------------------------------
+
+
+def _hosted_ask(hop: Hop, p: LlmRequestPayload, api: WireApi) -> Situation | None:
+    """A request of a hosted run: the server it names for the provider (with or without a credential), or the app's
+    answer to an approval request (Responses `mcp_approval_response`)."""
+    body = _body(hop)
+    items = {"items": str(len(conversation(body, api)))}
+    answers = [as_dict(i) for i in conversation(body, api) if as_dict(i).get("type") == "mcp_approval_response"]
+    if answers and hop.step != Step.ASK_MODEL:
+        last = answers[-1]
+        key = "responses.hosted.approve" if last.get("approve") is True else "responses.hosted.deny"
+        return _situation(key, items, id=value(last.get("approval_request_id")), approve=value(last.get("approve")))
+    servers = hosted_servers(body)
+    if not servers:
+        return _api_ask(hop, api, HopContext())
+    server = servers[0]
+    open_ = "" if server["headers"] else ".open"  # no credential: the server must let anyone in who reaches it
+    if api.name == "responses":
+        approval = server["require_approval"]
+        shown = value(approval) or _json(approval) or ""
+        return _situation(
+            f"responses.hosted.ask{open_}", {"approval": shown}, server=value(server["label"]), url=value(server["url"])
+        )
+    beta = value(as_dict(p.get("headers")).get("anthropic-beta")) or ""
+    return _situation(
+        f"messages.hosted.ask{open_}", {"beta": beta}, server=value(server["label"]), url=value(server["url"])
+    )
+
+
+def _hosted_answer(body: dict[str, Any], api: WireApi, ctx: HopContext) -> Situation | None:
+    """A response of a hosted run: what its items (Responses) or blocks (Messages) report of the provider's MCP
+    client, and the model's answer after it."""
+    if api.name == "responses":
+        return _hosted_responses(body, ctx)
+    blocks = [as_dict(b) for b in as_list(body.get("content"))]
+    kinds = [v for v in (value(b.get("type")) for b in blocks) if v]
+    uses = [b for b in blocks if b.get("type") == "mcp_tool_use"]
+    stop = value(body.get("stop_reason"))
+    content = _answer_text_of(body, api)
+    if not uses:
+        return _situation("messages.hosted.answer.no_call", blocks=kinds, content=content, stop=stop)
+    use = uses[0]
+    failed = any(b.get("type") == "mcp_tool_result" and b.get("is_error") is True for b in blocks)
+    listed = ".listed" if "mcp_tool_listing" in kinds else ""
+    key = "messages.hosted.answer.failed" if failed else f"messages.hosted.answer{listed}"
+    return _situation(
+        key, blocks=kinds, name=value(use.get("name")), id=value(use.get("id")), content=content, stop=stop
+    )
+
+
+def _hosted_responses(body: dict[str, Any], ctx: HopContext) -> Situation | None:
+    output = [as_dict(i) for i in as_list(body.get("output"))]
+    items = [v for v in (value(i.get("type")) for i in output) if v]
+    status = value(body.get("status"))
+    asks = [i for i in output if i.get("type") == "mcp_approval_request"]
+    if asks:
+        ask = asks[0]
+        return _situation(
+            "responses.hosted.approval",
+            items=items,
+            name=value(ask.get("name")),
+            arguments=_raw(ask.get("arguments")),
+            id=value(ask.get("id")),
+        )
+    content = _answer_text_of(body, API["responses"])
+    calls = [i for i in output if i.get("type") == "mcp_call"]
+    if not calls:
+        denied = any(
+            as_dict(i).get("type") == "mcp_approval_response" and as_dict(i).get("approve") is False
+            for i in conversation(_body(ctx.asked), API["responses"])
+        )
+        key = "responses.hosted.answer.denied" if denied else "responses.hosted.answer.no_call"
+        return _situation(key, items=items, content=content, status=status)
+    call = calls[0]
+    names = [v for v in (value(c.get("name")) for c in calls) if v]
+    error = as_dict(call.get("error"))
+    if call.get("error") is not None:
+        return _situation(
+            "responses.hosted.answer.failed",
+            items=items,
+            name=value(call.get("name")),
+            error=value(error.get("type")) or "",
+            call_status=value(call.get("status")) or "",
+            content=content,
+        )
+    approval = value(call.get("approval_request_id"))
+    if approval is not None:
+        return _situation("responses.hosted.answer.approved", items=items, id=approval, content=content, status=status)
+    listed = "" if "mcp_list_tools" in items else ".unlisted"
+    return _situation(f"responses.hosted.answer{listed}", items=items, names=names, content=content, status=status)
+
+
+def _answer_text_of(body: dict[str, Any], api: WireApi) -> str | None:
+    turn = turn_of(body, api)
+    return value(turn.text) if turn is not None else None

@@ -850,13 +850,197 @@ _END: Texts = {
 
 
 _HOSTED: Texts = {
+    "hosted.prepare": {
+        "en": "Before any question, the server has built its tool list from decorated functions: {tools}, each entry "
+        "with {fields}. In hosted MCP the app never reads this list: the provider's MCP client fetches it with "
+        "tools/list, and what of it the provider's model is shown is the provider's choice, not the app's.",
+        "zh": "提问之前，服务器已经根据带装饰器的函数生成了工具清单：{tools}，每一项含有 {fields}。在托管 MCP 里，"
+        "应用自己从不读取这份清单：服务商的 MCP 客户端用 tools/list 把它取走，其中哪些内容交给服务商的模型，"
+        "由服务商决定，而不是应用。",
+    },
+    "responses.hosted.ask": {
+        "en": "Message 3, hosted: the app's request to the Responses API holds no function definitions, only one tool "
+        "of type mcp naming the server {server} at {url}, with require_approval {approval}; from here on the provider, "
+        "not the app, is the MCP client. Its headers carry a credential for that server, which the provider reads and "
+        "sends on (the trace shows it redacted), so it should open no more than these tools need. The server must be "
+        "reachable from the provider's network at that URL, and it must check that credential itself.",
+        "zh": "第 3 条消息（托管 MCP）：应用发给 Responses 接口的请求里没有函数定义，只有一个 type 为 mcp 的工具，"
+        "指向服务器 {server}（{url}），require_approval 为 {approval}；从这里开始，MCP 客户端是服务商，而不是应用。"
+        "它的 headers 里带着访问这台服务器的凭据，服务商能看到它并代为发送（本记录里已经隐去），所以这份凭据能打开的"
+        "不应超过这些工具所需。服务器必须能从服务商的网络按这个 URL 访问到，并且要自己校验这份凭据。",
+    },
+    "responses.hosted.ask.open": {
+        "en": "Message 3, hosted: the app's request to the Responses API holds no function definitions, only one tool "
+        "of type mcp naming the server {server} at {url}, with require_approval {approval}; from here on the provider "
+        "is the MCP client. The tool has no headers, so the provider sends the server no credential: whoever can reach "
+        "that URL can call its tools, which is safe only for a server meant to be open.",
+        "zh": "第 3 条消息（托管 MCP）：应用发给 Responses 接口的请求里没有函数定义，只有一个 type 为 mcp 的工具，"
+        "指向服务器 {server}（{url}），require_approval 为 {approval}；从这里开始，MCP 客户端是服务商。这个工具没有 "
+        "headers，服务商不会向服务器出示任何凭据：谁能访问这个 URL，谁就能调用它的工具，只有本来就该公开的服务器才能这样用。",
+    },
+    "messages.hosted.ask": {
+        "en": "Message 3, hosted: the app's request to the Messages API names the server {server} at {url} in "
+        "mcp_servers and puts one mcp_toolset tool for it in tools, fields of the beta {beta} named in the "
+        "anthropic-beta header; from here on the provider is the MCP client. The server entry's authorization_token "
+        "is a credential the provider reads and sends on (the trace shows it redacted), so it should open no more than "
+        "these tools need. The server must be reachable from the provider's network at that URL and check the token "
+        "itself.",
+        "zh": "第 3 条消息（托管 MCP）：应用发给 Messages 接口的请求在 mcp_servers 里指明服务器 {server}（{url}），"
+        "并在 tools 里为它放了一个 mcp_toolset 工具；这些字段属于 anthropic-beta 请求头里写明的 {beta}。从这里开始，"
+        "MCP 客户端是服务商。服务器条目里的 authorization_token 是一份凭据，服务商能看到它并代为发送（本记录里已经隐去），"
+        "所以它能打开的不应超过这些工具所需；服务器必须能从服务商的网络按这个 URL 访问到，并自己校验这个令牌。",
+    },
+    "messages.hosted.ask.open": {
+        "en": "Message 3, hosted: the app's request to the Messages API names the server {server} at {url} in "
+        "mcp_servers and puts one mcp_toolset tool for it in tools, fields of the beta {beta} named in the "
+        "anthropic-beta header; from here on the provider is the MCP client. The server entry has no "
+        "authorization_token, so the provider shows the server no credential: whoever can reach that URL can call its "
+        "tools, which is safe only for a server meant to be open.",
+        "zh": "第 3 条消息（托管 MCP）：应用发给 Messages 接口的请求在 mcp_servers 里指明服务器 {server}（{url}），"
+        "并在 tools 里为它放了一个 mcp_toolset 工具；这些字段属于 anthropic-beta 请求头里写明的 {beta}。服务器条目里"
+        "没有 authorization_token，服务商不会向服务器出示任何凭据：谁能访问这个 URL，谁就能调用它的工具，只有本来就该"
+        "公开的服务器才能这样用。",
+    },
+    "responses.hosted.approval": {
+        "en": "The provider stops before calling: its response holds {items}. The model chose {name} with "
+        "{arguments}, but require_approval asks the app first, so instead of an mcp_call the response carries an "
+        "mcp_approval_request with id {id}. The provider's MCP client makes no tools/call for it until the app answers "
+        "in its next request.",
+        "zh": "服务商在调用之前停了下来：响应里有 {items}。模型选择了 {name}，参数为 {arguments}，但 require_approval "
+        "要求先问应用，所以响应里带的不是 mcp_call，而是一个 id 为 {id} 的 mcp_approval_request。在应用用下一个请求"
+        "作答之前，服务商的 MCP 客户端不会为它发送 tools/call。",
+    },
+    "responses.hosted.approve": {
+        "en": "Message 8's place is taken by the app's answer to the provider: an mcp_approval_response item with "
+        "approval_request_id {id} and approve {approve}, among the {items} items in input. Approval is the app's last "
+        "word on each call: only now may the provider's MCP client send tools/call, and an app (or its user) that "
+        "says no stops the call before it reaches the server.",
+        "zh": "第 8 条消息的位置上，是应用对服务商的答复：一个 mcp_approval_response 项，approval_request_id 为 {id}，"
+        "approve 为 {approve}，在 input 的 {items} 项之中。批准是应用对每次调用的最后决定权：直到现在，服务商的 MCP "
+        "客户端才可以发送 tools/call；应用（或它的用户）如果拒绝，调用就到不了服务器。",
+    },
+    "responses.hosted.deny": {
+        "en": "The app says no: an mcp_approval_response item with approval_request_id {id} and approve {approve}, "
+        "among the {items} items in input. Approval is the app's last word: the provider's MCP client must not make "
+        "the call it asked about, and the model has to answer without it.",
+        "zh": "应用拒绝了：一个 mcp_approval_response 项，approval_request_id 为 {id}，approve 为 {approve}，在 input "
+        "的 {items} 项之中。批准是应用的最后决定权：服务商的 MCP 客户端不得进行它请求批准的那次调用，模型只能不用这个"
+        "工具来回答。",
+    },
+    "responses.hosted.answer": {
+        "en": "One response carries the whole tool loop, as the provider reports it: {items}. Between the app's request "
+        "and this answer the provider's MCP client listed the tools (message 2) and called {names}, and the provider "
+        "handed the result to its model (messages 5 to 8), while the app sent no MCP message at all. The answer: "
+        "“{content}” (status {status}).",
+        "zh": "一个响应就装下了整个工具循环，这是服务商的报告：{items}。在应用发出请求和收到这个回答之间，服务商的 MCP "
+        "客户端列出了工具（第 2 条消息）、调用了 {names}，服务商又把结果交给了自己的模型（第 5 到 8 条消息），而应用"
+        "一条 MCP 消息也没有发。回答是：“{content}”（status 为 {status}）。",
+    },
+    "responses.hosted.answer.unlisted": {
+        "en": "The response reports calls but no listing: {items}. The provider's MCP client called {names} and the "
+        "provider handed the result to its model (messages 5 to 8), using a tool list it does not report again here. "
+        "The answer: “{content}” (status {status}).",
+        "zh": "这个响应报告了调用，却没有报告列出工具：{items}。服务商的 MCP 客户端调用了 {names}，服务商把结果交给了"
+        "自己的模型（第 5 到 8 条消息），用的工具清单这里没有再报告一次。回答是：“{content}”（status 为 {status}）。",
+    },
+    "responses.hosted.answer.approved": {
+        "en": "The call the app approved has been made: the response holds {items}, and its mcp_call names "
+        "approval_request_id {id}. Between the request that approved it and this answer, the provider's MCP client "
+        "sent tools/call and the provider handed the result to its model (messages 6 to 8). The answer: “{content}” "
+        "(status {status}).",
+        "zh": "应用批准的那次调用已经完成：响应里有 {items}，其中的 mcp_call 写明了 approval_request_id {id}。在批准它"
+        "的那个请求和这个回答之间，服务商的 MCP 客户端发送了 tools/call，服务商把结果交给了自己的模型（第 6 到 8 条"
+        "消息）。回答是：“{content}”（status 为 {status}）。",
+    },
+    "responses.hosted.answer.failed": {
+        "en": "The response holds {items}, and its mcp_call for {name} has status {call_status} and an error of type "
+        "{error} where the output would be: the tool failed on the server. The model read that failure at the provider "
+        "and wrote its answer anyway: “{content}”. The app sent no tools/call and learns of the failure only from "
+        "this report.",
+        "zh": "响应里有 {items}，其中调用 {name} 的 mcp_call 的 status 为 {call_status}，本该放 output 的地方是一个 "
+        "type 为 {error} 的 error：工具在服务器上失败了。模型在服务商那里读到了这个失败，照样写出了回答：“{content}”。"
+        "应用没有发送 tools/call，只能从这份报告里得知这次失败。",
+    },
+    "responses.hosted.answer.denied": {
+        "en": "The app's no was kept: the response holds {items} and no mcp_call, so the provider's MCP client made no "
+        "tools/call for the call the app refused. The model answered without the tool: “{content}” (status {status}).",
+        "zh": "应用的拒绝得到了遵守：响应里有 {items}，没有 mcp_call，服务商的 MCP 客户端没有为被拒绝的调用发送 "
+        "tools/call。模型没有用这个工具就回答了：“{content}”（status 为 {status}）。",
+    },
+    "responses.hosted.answer.no_call": {
+        "en": "The response holds {items} and no mcp_call: the provider's model answered without any tool being called "
+        "at the provider. The answer: “{content}” (status {status}).",
+        "zh": "响应里有 {items}，没有 mcp_call：服务商的模型没有在服务商那里调用任何工具就回答了。回答是：“{content}”"
+        "（status 为 {status}）。",
+    },
+    "messages.hosted.answer": {
+        "en": "The response's content holds {blocks}: an mcp_tool_use block for {name} (id {id}), the mcp_tool_result "
+        "block that answers it under the same id in tool_use_id, then the model's text. The connector ran the loop at "
+        "the provider inside this one request (messages 5 to 8), and no block here reports the listing of the tools, "
+        "so that tools/list is seen only where a recorder saw the frames. The answer: “{content}” (stop_reason {stop}).",
+        "zh": "响应的 content 里有 {blocks}：一个调用 {name} 的 mcp_tool_use 内容块（id {id}），一个用 tool_use_id "
+        "带着同一个 id 回答它的 mcp_tool_result 内容块，然后是模型的文字。连接器在这一个请求之内就在服务商那里跑完了"
+        "循环（第 5 到 8 条消息），这里没有哪个内容块报告列出工具的那一步，所以那次 tools/list 只有在记录器看到的帧里"
+        "才看得到。回答是：“{content}”（stop_reason 为 {stop}）。",
+    },
+    "messages.hosted.answer.listed": {
+        "en": "The response's content holds {blocks}: an mcp_tool_listing block with the tools the provider's client "
+        "listed, an mcp_tool_use block for {name} (id {id}) and the mcp_tool_result that answers it. The connector ran "
+        "the loop at the provider inside this one request (messages 2 and 5 to 8). The answer: “{content}” "
+        "(stop_reason {stop}).",
+        "zh": "响应的 content 里有 {blocks}：一个 mcp_tool_listing 内容块列出服务商的客户端取到的工具，一个调用 {name} "
+        "的 mcp_tool_use 内容块（id {id}），以及回答它的 mcp_tool_result。连接器在这一个请求之内就在服务商那里跑完了"
+        "循环（第 2 条和第 5 到 8 条消息）。回答是：“{content}”（stop_reason 为 {stop}）。",
+    },
+    "messages.hosted.answer.failed": {
+        "en": "The response's content holds {blocks}: the mcp_tool_use block for {name} (id {id}) is answered by an "
+        "mcp_tool_result with is_error true, so the tool failed on the server. The model read that failure at the "
+        "provider and answered anyway: “{content}” (stop_reason {stop}). The app learns of the failure only from "
+        "these blocks.",
+        "zh": "响应的 content 里有 {blocks}：调用 {name} 的 mcp_tool_use 内容块（id {id}）得到的 mcp_tool_result 里 "
+        "is_error 为 true，工具在服务器上失败了。模型在服务商那里读到了这个失败，照样回答：“{content}”（stop_reason 为 "
+        "{stop}）。应用只能从这些内容块里得知这次失败。",
+    },
+    "messages.hosted.answer.no_call": {
+        "en": "The response's content holds {blocks} and no mcp_tool_use: the provider's model answered without "
+        "calling a tool of the server. The answer: “{content}” (stop_reason {stop}).",
+        "zh": "响应的 content 里有 {blocks}，没有 mcp_tool_use：服务商的模型没有调用服务器的工具就回答了。回答是："
+        "“{content}”（stop_reason 为 {stop}）。",
+    },
+    "hosted.tools_list.request": {
+        "en": "The provider's MCP client asks for tools/list (id {id}). The list goes to the provider, not to the app: "
+        "the provider decides which of these tools its model is offered (narrowed by allowed_tools in Responses, by "
+        "the toolset's configs in Messages).",
+        "zh": "服务商的 MCP 客户端请求 tools/list（id {id}）。清单交给的是服务商而不是应用：提供给模型哪些工具由服务商"
+        "决定（Responses 里可以用 allowed_tools 限定，Messages 里用工具集的 configs 限定）。",
+    },
+    "hosted.call.request": {
+        "en": "Message 6, sent by the provider's MCP client: tools/call for {name} with id {id}. The model chose this "
+        "call at the provider, and the app neither translated nor sent it; the server's reply will carry id {id}.",
+        "zh": "第 6 条消息，由服务商的 MCP 客户端发出：调用 {name} 的 tools/call，id 为 {id}。这次调用是模型在服务商"
+        "那里决定的，应用既没有转换它，也没有发送它；服务器的回复会带回 id {id}。",
+    },
+    "answer.shown.hosted": {
+        "en": "Message 10: the app shows the answer, “{content}”. To get it the app sent {requests} request(s) to "
+        "the model API and not one MCP message; how many times the provider ran its own model inside them is not "
+        "in the trace.",
+        "zh": "第 10 条消息：应用把回答展示给用户：“{content}”。为了得到它，应用向模型接口发了 {requests} 个请求，"
+        "没有发过一条 MCP 消息；服务商在这些请求里运行了几次自己的模型，记录里看不到。",
+    },
+    "reported.list.request": {
+        "en": "The provider says its MCP client asked the server {server} for its tools: this hop stands for that "
+        "tools/list, rebuilt from the response's {item} item. The app sent no tools/list, so when the request went, "
+        "how long it took, whether it was retried and which headers went with it are not known to the app.",
+        "zh": "服务商报告：它的 MCP 客户端向服务器 {server} 请求了工具清单；这一跳代表那次 tools/list，是根据响应里的 "
+        "{item} 项重建的。应用自己没有发送 tools/list，所以请求何时发出、用了多久、是否重试、带了哪些请求头，应用都"
+        "无从得知。",
+    },
     "reported.list": {
-        "en": "The provider says its MCP client listed the tools of the server {server} here: {tools}. The app sent no "
-        "tools/list: this hop is rebuilt from the response's mcp_list_tools item, so when the listing happened, how "
-        "long it took, whether it was retried and which headers went with it are not known to the app.",
-        "zh": "模型服务商报告：它的 MCP 客户端在这里列出了服务器 {server} 的工具：{tools}。应用自己没有发送 tools/list："
-        "这一跳是根据响应里的 mcp_list_tools 项重建的，所以列出工具发生在何时、用了多久、是否重试、带了哪些请求头，"
-        "应用都无从得知。",
+        "en": "The provider says its MCP client got these tools from the server {server}: {tools}. The list is the "
+        "provider's to use: the app translates nothing and hands nothing to the model, and it saw no frame carrying "
+        "the list.",
+        "zh": "服务商报告：它的 MCP 客户端从服务器 {server} 取到了这些工具：{tools}。这份清单归服务商使用：应用既不转换"
+        "也不交给模型，也没有看到装着它的那一帧。",
     },
     "reported.call": {
         "en": "The provider says its MCP client called {name} on the server {server}. The app sent no tools/call and "
@@ -866,19 +1050,44 @@ _HOSTED: Texts = {
         "工具循环：模型的决定和这次调用都发生在服务商那里，包含在应用的一次请求之内。这一跳是根据服务商写出的 {item} "
         "重建的，其中没有时间、重试和请求头。",
     },
+    "reported.call.approved": {
+        "en": "The provider says its MCP client called {name} after the approval {approval} the app gave. The model "
+        "chose the call in one request of the app's, and the provider made it only in the next, once the app's "
+        "mcp_approval_response said yes. Rebuilt from the {item}: when it was sent, retries and headers are not in it.",
+        "zh": "服务商报告：在应用给出批准 {approval} 之后，它的 MCP 客户端调用了 {name}。模型在应用的一次请求里选定了"
+        "这次调用，服务商却要等应用在下一个请求里用 mcp_approval_response 同意之后才去调用。这一跳根据 {item} 重建，"
+        "何时发出、是否重试、带了哪些请求头都不在其中。",
+    },
     "reported.result": {
         "en": "The provider reports the server's answer: {output}. The app reads it in the response that already "
         "carries the model's answer: handing the result back to the model (message 8) happened at the provider. "
-        "Rebuilt from the {item}; nobody here saw the frame.",
+        "Rebuilt from the {item}; the app saw no frame of it.",
         "zh": "模型服务商报告了服务器的回答：{output}。应用是在已经带着模型回答的同一个响应里读到它的：把结果交回模型"
-        "（第 8 条消息）发生在服务商那里。这一跳根据 {item} 重建，这里没有人看到那一帧。",
+        "（第 8 条消息）发生在服务商那里。这一跳根据 {item} 重建，应用没有看到那一帧。",
+    },
+    "reported.result.only": {
+        "en": "The provider reports the server's answer: {output}. It went to the provider's model, not to the app's "
+        "code: the app reads it only in this report, rebuilt from the {item}, with no timing or headers.",
+        "zh": "服务商报告了服务器的回答：{output}。它交给的是服务商的模型，而不是应用的代码：应用只能在这份根据 {item} "
+        "重建的报告里读到它，没有时间，也没有请求头。",
     },
     "reported.result.error": {
-        "en": "The provider reports that the tool failed (the server answered with isError true; the payload's output "
-        "says what it said). The model saw the failure at the provider and answered anyway; the app learns of it only "
-        "from the {item} in the response.",
-        "zh": "模型服务商报告工具执行失败（服务器的回答里 isError 为 true；载荷中的 output 是它说的内容）。模型在服务商那里"
-        "看到了这个失败并照样给出了回答；应用只能从响应里的 {item} 得知这件事。",
+        "en": "The provider reports that the tool failed: “{output}”. The model saw the failure at the provider and "
+        "answered anyway; the app learns of it only from the {item} in the response.",
+        "zh": "模型服务商报告工具执行失败：“{output}”。模型在服务商那里看到了这个失败并照样给出了回答；应用只能从响应里的 "
+        "{item} 得知这件事。",
+    },
+    "reported.result.error.typed": {
+        "en": "The provider reports that the tool failed: “{output}”, an error of type {error} in the {item}. The "
+        "model saw the failure at the provider and answered anyway; the app learns of it only from this report.",
+        "zh": "服务商报告工具执行失败：“{output}”，在 {item} 里是一个 type 为 {error} 的 error。模型在服务商那里看到了"
+        "这个失败并照样回答；应用只能从这份报告里得知。",
+    },
+    "reported.result.error.only": {
+        "en": "The provider reports that the tool failed: “{output}”. The failure went to the provider's model, not to "
+        "the app: the app learns of it only from the {item} in the response.",
+        "zh": "服务商报告工具执行失败：“{output}”。这个失败交给的是服务商的模型，而不是应用：应用只能从响应里的 {item} "
+        "得知。",
     },
     "reported.mismatch": {
         "en": "The provider's report disagrees with the frame a recorder saw on the wire ({mismatch}). The frame is "
@@ -889,6 +1098,38 @@ _HOSTED: Texts = {
 
 
 """Hosted MCP: the exchanges a model provider reports it made as the MCP client."""
+
+
+NOTES: Texts = {
+    "hosted.observed.mock": {
+        "en": " This frame passes between the provider's MCP client and the server, never through the app: the "
+        "recorder sees it only because the mock provider runs on this machine. With a real provider it crosses "
+        "between the provider's network and your server, and you see it only by recording your own server "
+        "(mcp-flow proxy-http).",
+        "zh": "这一帧在服务商的 MCP 客户端和服务器之间传递，从不经过应用：记录器能看到它，只是因为模拟服务商就运行在"
+        "本机。换成真实的服务商，它在服务商的网络和你的服务器之间传递，只有记录你自己的服务器（mcp-flow proxy-http）才能"
+        "看到。",
+    },
+    "hosted.observed": {
+        "en": " This frame passes between the provider's MCP client and the server, never through the app: it is in "
+        "the trace because a recorder stood in front of the server (mcp-flow proxy-http), not because the app saw it.",
+        "zh": "这一帧在服务商的 MCP 客户端和服务器之间传递，从不经过应用：它出现在记录里，是因为服务器前面放了记录器"
+        "（mcp-flow proxy-http），而不是因为应用看到了它。",
+    },
+    "hosted.observed.short": {
+        "en": " Like every frame of this session, it passes between the provider's MCP client and the server; the app "
+        "never sees it.",
+        "zh": "和这次会话的每一帧一样，它在服务商的 MCP 客户端和服务器之间传递，应用看不到它。",
+    },
+    "reported.paired": {
+        "en": " A recorder did see this same exchange on the wire, as hop {observed}, and the report agrees with it.",
+        "zh": "记录器确实在线路上看到了同一次交换，就是第 {observed} 跳，报告和它一致。",
+    },
+}
+
+
+"""Sentences said after a situation's text (`Situation.note`), filled from the same values: one fact that holds for
+hops of many situations."""
 
 
 FALLBACK = "fallback"
