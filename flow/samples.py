@@ -431,6 +431,59 @@ SAMPLES: list[Sample] = [
         "response.output_item.done, and last response.completed with the whole response and its usage.",
         options={"api": "responses", "stream": True},
     ),
+    Sample(
+        "hosted-responses",
+        "托管 MCP · Responses API",
+        "Hosted MCP · Responses API",
+        "应用只发出一个请求，里面是一个 type 为 mcp 的工具（server_label、server_url、require_approval）。列出工具、"
+        "调用 get_weather、把结果交回模型，都由模型服务商的 MCP 客户端完成；应用读到的是响应里的 mcp_list_tools 和 "
+        "mcp_call 项：服务商的报告，不是线路上的帧。离线模拟服务商真的通过 Streamable HTTP 连上了演示服务器，所以这里"
+        "两样都有：观测到的帧，和服务商报告的内容。",
+        "The app sends one request holding one tool of type mcp (server_label, server_url, require_approval). Listing "
+        "the tools, calling get_weather and handing the result back to the model are all done by the provider's MCP "
+        "client; what the app reads is the response's mcp_list_tools and mcp_call items: the provider's report, not "
+        "frames on a wire. The offline mock provider really connects to the demo server over Streamable HTTP, so "
+        "both are here: the frames observed, and what the provider reports.",
+        options={"mode": "hosted", "api": "responses"},
+    ),
+    Sample(
+        "hosted-responses-approval",
+        "托管 MCP · 需要批准",
+        "Hosted MCP · approval required",
+        "require_approval 为 always：服务商列出工具、模型决定调用后，服务商先停下来，在响应里放一个 mcp_approval_request。"
+        "应用在下一个请求里用 mcp_approval_response（approve: true）回答，服务商这才真正调用工具。批准是应用对每次调用的"
+        "最后决定权。",
+        "require_approval is always: after the provider lists the tools and the model decides on a call, the provider "
+        "stops and puts an mcp_approval_request in its response. The app answers in its next request with an "
+        "mcp_approval_response (approve: true), and only then does the provider call the tool. Approval is the app's "
+        "last word on each call.",
+        options={"mode": "hosted", "api": "responses", "require_approval": "always"},
+    ),
+    Sample(
+        "hosted-messages",
+        "托管 MCP · Anthropic Messages",
+        "Hosted MCP · Anthropic Messages",
+        "Anthropic 的 MCP 连接器（beta mcp-client-2025-11-20）：请求里用 mcp_servers 给出服务器的 URL 和令牌，"
+        "tools 里放一个 mcp_toolset。回答里的 mcp_tool_use 和 mcp_tool_result 内容块报告了服务商的调用；"
+        "服务商没有报告它列出工具的那一步，所以 tools/list 只能在观测到的帧里看到。",
+        "Anthropic's MCP connector (beta mcp-client-2025-11-20): the request names the server's URL and token in "
+        "mcp_servers and puts an mcp_toolset in tools. The answer's mcp_tool_use and mcp_tool_result blocks report the "
+        "provider's call; the provider does not report its listing of the tools, so tools/list is seen only in the "
+        "observed frames.",
+        options={"mode": "hosted", "api": "messages"},
+    ),
+    Sample(
+        "hosted-tool-error",
+        "托管 MCP · 工具出错",
+        "Hosted MCP · a tool error",
+        "问火星的天气：工具在服务器上失败（isError: true）。服务商把失败写进 mcp_call 的 error 字段"
+        "（type 为 mcp_tool_execution_error），模型在服务商那里读到它，照样回答。应用只能事后从报告里得知。",
+        "Asking about Mars: the tool fails on the server (isError: true). The provider writes the failure into the "
+        "mcp_call's error field (type mcp_tool_execution_error); the model reads it at the provider and answers "
+        "anyway. The app learns of it afterwards, from the report alone.",
+        question="火星今天天气怎么样？",
+        options={"mode": "hosted", "api": "responses"},
+    ),
 ]
 
 

@@ -42,6 +42,7 @@ from typing import Any
 import anyio
 import httpx2
 
+from flow.engine.hosted import McpGrant
 from flow.servers.builtin import CITY_NAMES
 from flow.trace.stats import estimate_tokens
 
@@ -329,8 +330,20 @@ _ADVICE_ZH = {
 }
 
 
+DENIED = "Error: the app denied this call"
+
+
+"""What a hosted-MCP provider tells its model when the app answered an approval request with no."""
+
+
 def _describe(a: _Attempt, zh: bool) -> str:
     result = a.result or ""
+    if result == DENIED:
+        return (
+            "这次调用没有得到应用的批准，所以我没有查询，无法给出结果。"
+            if zh
+            else "The app did not approve the call, so I looked nothing up."
+        )
     if not a.ok:
         if zh:  # in the user's language, as a model answers: the tool's own (English) error text stays in the trace
             asked = "，".join(f"{k}={v}" for k, v in (a.args or {}).items())
@@ -645,9 +658,12 @@ def answer(path: str, body: Any, store: Any) -> MockReply:
     """Answer one request body sent to `path` (under /v1), in the API the path names; `store` keeps what the
     Responses endpoint answered (`flow.backends.mock_apis.new_store`)."""
     from flow.backends.mock_apis import respond_messages, respond_responses
+    from flow.backends.mock_hosted import is_hosted, not_granted
 
     path = path.rstrip("/")
     body = body if isinstance(body, dict) else {}
+    if is_hosted(body) and path.endswith(("/responses", "/messages")):
+        return not_granted(path, body)  # served alone, the mock was configured with no MCP server to reach
     if path.endswith("/responses"):
         return respond_responses(body, store)
     if path.endswith("/messages"):
@@ -664,6 +680,11 @@ class MockModelTransport(httpx2.AsyncBaseTransport):
         from flow.backends.mock_apis import new_store
 
         self._store = new_store()
+        self._grant: McpGrant | None = None
+
+    def grant_mcp(self, grant: McpGrant | None) -> None:
+        """The MCP servers this mock may reach as a provider's MCP client (hosted MCP), for one run; None: none."""
+        self._grant = grant
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         raw = await request.aread()
@@ -677,7 +698,12 @@ class MockModelTransport(httpx2.AsyncBaseTransport):
             return httpx2.Response(
                 400, json={"error": {"message": "body is not JSON", "type": "invalid_request_error"}}
             )
-        reply = answer(request.url.path, body, self._store)
+        from flow.backends.mock_hosted import is_hosted, respond_hosted
+
+        if isinstance(body, dict) and is_hosted(body) and request.url.path.rstrip("/").endswith(ROUTES[1:]):
+            reply = await respond_hosted(request.url.path, body, self._store, self._grant)
+        else:
+            reply = answer(request.url.path, body, self._store)
         if reply.delay_s:
             read_timeout = (request.extensions.get("timeout") or {}).get("read")
             if read_timeout is not None and read_timeout < reply.delay_s:

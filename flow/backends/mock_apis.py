@@ -259,10 +259,30 @@ def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
             }
             for i, c in enumerate(decision)
         ]
+    response = store_response(body, items, output, store, usage=_usage_counts(body, decision), id_=response_id)
+    delay = SLOW_SECONDS if model == "mock-slow" else 0.0
+    if body.get("stream"):
+        return MockReply(200, chunks=list(_response_events(response)), delay_s=delay, named=True)
+    return MockReply(200, response, delay_s=delay)
+
+
+def store_response(
+    body: dict[str, Any],
+    items: list[Any],
+    output: list[dict[str, Any]],
+    store: ResponseStore,
+    *,
+    usage: tuple[int, int],
+    id_: str | None = None,
+) -> dict[str, Any]:
+    """The response object for `output`, kept in `store` (with the input it followed) for `previous_response_id`."""
+    response_id = id_ or "resp_" + _ids(body)[0].removeprefix("chatcmpl-")
+    model = str(body.get("model") or "mock")
+    previous = body.get("previous_response_id")
     store[response_id] = [*items, *output]
     while len(store) > STORED_RESPONSES:
         store.popitem(last=False)
-    prompt_tokens, output_tokens = _usage_counts(body, decision)
+    prompt_tokens, output_tokens = usage
     response: dict[str, Any] = {
         "id": response_id,
         "object": "response",
@@ -285,10 +305,7 @@ def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
             "total_tokens": prompt_tokens + output_tokens,
         },
     }
-    delay = SLOW_SECONDS if model == "mock-slow" else 0.0
-    if body.get("stream"):
-        return MockReply(200, chunks=list(_response_events(response)), delay_s=delay, named=True)
-    return MockReply(200, response, delay_s=delay)
+    return response
 
 
 def _response_events(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -317,6 +334,8 @@ def _response_events(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
                 name=item["name"],
                 arguments=item["arguments"],
             )
+        elif item["type"] != "message":  # a hosted tool's item (mcp_list_tools, mcp_call, ...): added, then done
+            yield event("response.output_item.added", output_index=i, item={**item, "status": "in_progress"})
         else:
             part = item["content"][0]
             yield event(
@@ -408,6 +427,8 @@ def _message_events(message: dict[str, Any], decision: list[Call] | str) -> Iter
             yield {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}
             for piece in _pieces(block["text"], max(2, len(block["text"]) // 8)):
                 yield {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": piece}}
+        elif block["type"] != "tool_use":  # the MCP connector's blocks come whole
+            yield {"type": "content_block_start", "index": i, "content_block": block}
         else:
             yield {"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}}
             assert not isinstance(decision, str)

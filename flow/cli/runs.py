@@ -33,7 +33,25 @@ def add_parsers(sub: Subcommands) -> None:
 def _add_run(sub: Subcommands) -> None:
     r = add_command(sub, "run", what="run one question through the model and the tools, and write the trace", run=_run)
     r.add_argument("--question", "-q", default="北京今天天气怎么样？")
-    r.add_argument("--mode", choices=["mcp", "direct"], default="mcp")
+    r.add_argument(
+        "--mode",
+        choices=["mcp", "direct", "hosted"],
+        default="mcp",
+        help="mcp: the app is the MCP client; direct: the app calls its own functions; hosted: the model provider is "
+        "the MCP client and runs the tool loop (--api responses or messages; the demo server is served on loopback "
+        "for the offline mock, a real provider needs --server-url it can reach)",
+    )
+    r.add_argument(
+        "--require-approval",
+        choices=["never", "always"],
+        default="never",
+        help="hosted MCP (Responses): whether the provider must ask the app before each call",
+    )
+    r.add_argument(
+        "--deny",
+        action="store_true",
+        help="hosted MCP with --require-approval always: the app answers no to every approval request",
+    )
     r.add_argument(
         "--out", "-o", help="trace file to write, - for standard output (default: traces/<time>-<mode>.json)"
     )
@@ -168,6 +186,12 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         raise UsageError("--script answers Chat Completions only; leave out --api")
     if args.previous_response_id and args.api != "responses":
         raise UsageError("--previous-response-id is a Responses option: use --api responses")
+    if args.mode == "hosted" and args.api == "chat":
+        raise UsageError("--mode hosted needs --api responses or --api messages: Chat Completions has no hosted MCP")
+    if args.mode == "hosted" and (args.resource or args.prompt or args.server or args.server_fault != "none"):
+        raise UsageError("--mode hosted uses the provider's MCP client: give the server with --server-url")
+    if args.mode != "hosted" and (args.require_approval != "never" or args.deny):
+        raise UsageError("--require-approval and --deny are hosted MCP options: use --mode hosted")
     return RunOptions.build(
         server=server_spec(args),
         mode=args.mode,
@@ -186,6 +210,8 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         resources=args.resource,
         prompt=args.prompt,
         prompt_args=[env_pair(a, "--prompt-arg", from_environment=False) for a in args.prompt_arg],
+        require_approval=args.require_approval,
+        approve=not args.deny,
     )
 
 

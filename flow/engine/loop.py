@@ -22,8 +22,10 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
+from flow.engine.asking import ask_model
 from flow.engine.errors import FlowAbort, as_flow_error
-from flow.engine.model import ModelClient, ModelConfig, malformed, not_json
+from flow.engine.hosted import run_hosted
+from flow.engine.model import ModelClient, ModelConfig
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
 from flow.engine.translate import (
     ArgumentError,
@@ -37,7 +39,7 @@ from flow.engine.translate import (
 from flow.servers import builtin
 from flow.servers.connect import McpSession, connect, leaf_exception, server_stderr_tail, timed_out
 from flow.servers.spec import Era, ServerSpec
-from flow.text.errors import EMPTY_ANSWER, SERVER_FAILURES, MalformedResponse, ModelLimitError
+from flow.text.errors import EMPTY_ANSWER, SERVER_FAILURES
 from flow.trace import hops
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.payloads import CallRequest as CallRequestPayload
@@ -47,7 +49,7 @@ from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
 from flow.trace.summaries import arguments_text
 from flow.wire import API
-from flow.wire.base import Call, Conversation, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi, WireProblem
+from flow.wire.base import Call, Conversation, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi
 
 
 @dataclass
@@ -240,55 +242,6 @@ def _reverse_translate(
     return request, rec.add(hops.reverse_translation(tool_call, asked, target=target, api_call=api_call))
 
 
-DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
-
-
-async def _ask_model(model: ModelClient, rec: Recorder, body: dict[str, Any], *, timeout_s: float) -> Turn:
-    """One model call within the call's total time; returns the model's turn.
-
-    An answer the app cannot read (no choices, a tool call without a name, a body that is not JSON, a stream cut
-    off before it said it finished) ends the run with one line and an llm.error hop, never a KeyError. The model
-    tap holds each attempt to the deadline; this scope also bounds what the SDK does between attempts (its retries
-    sleep, up to a minute when a server asks), so that the time is total for the user."""
-    with anyio.CancelScope(deadline=anyio.current_time() + timeout_s + DEADLINE_GRACE_S):
-        try:
-            return await _completion(model, rec, body)
-        except MalformedResponse as exc:
-            if exc.recorded:
-                raise
-            rec.add(
-                hops.model_failed({"error": "malformed response", "reason": str(exc)}, step=rec.step, summary=str(exc))
-            )
-            raise
-    late = ModelLimitError("model_deadline", timeout_s=timeout_s)
-    rec.add(hops.model_failed({"error": "deadline", "limit_s": timeout_s}, step=rec.step, summary=str(late)))
-    raise late
-
-
-async def _completion(model: ModelClient, rec: Recorder, body: dict[str, Any]) -> Turn:
-    api = model.api
-    stream = bool(body.get("stream"))
-    try:
-        if not stream:
-            response = await model.send(body)
-            if isinstance(response, str):  # the SDK hands over a body that is not JSON as text
-                raise not_json(response, stream=False)
-            return api.read(response)
-        events = api.stream()
-        async for event in await model.send(body):
-            events.add(event)
-            if events.problem is not None:
-                raise events.problem
-        turn = events.turn()
-    except json.JSONDecodeError as exc:  # the SDK parses what the server said is JSON, and it was not
-        raise not_json(exc.doc, stream=stream) from None
-    except WireProblem as problem:
-        raise malformed(problem) from None
-    summary = "assembled " + api.turn_summary(turn)
-    rec.add(hops.assembled(turn.raw, turn.finish, decided=bool(turn.calls), summary=summary))
-    return turn
-
-
 async def run_flow(
     question: str,
     *,
@@ -315,7 +268,7 @@ async def run_flow(
         mode=options.mode,
         question=question,
         model=model.describe(options.api),
-        server=spec.describe() if options.mode == "mcp" else None,
+        server=spec.describe() if options.mode != "direct" else None,
         settings=options.settings(),
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
@@ -325,6 +278,8 @@ async def run_flow(
     try:
         if options.mode == "mcp":
             answer = await run.through_mcp(spec, session)
+        elif options.mode == "hosted":
+            answer = await run.hosted()
         else:
             answer = await run.direct()
     except Exception as exc:  # boundary: every failure becomes a hop and one line, never a traceback
@@ -372,6 +327,20 @@ class _Run:
         self.rec.add(hops.tools_written(builtin.DIRECT_TOOL_SCHEMAS, builtin.DIRECT_WRITTEN_BY))
         self.rec.add(hops.question(self.question))
         return await self.loop(_DirectTools(self.rec, self.options, self.api))
+
+    async def hosted(self) -> str:
+        if not self.options.server_url:  # step 0 is the demo server's code; another's is not ours
+            await _record_server_tools(self.rec)
+        self.rec.add(hops.question(self.question))
+        return await run_hosted(
+            self.question,
+            options=self.options,
+            config=self.model,
+            transport=self.transport,
+            rec=self.rec,
+            api=self.api,
+            meta=self.meta,
+        )
 
     async def loop(self, tools: _Tools) -> str:
         return await _loop(self.question, tools, self.rec, self.options, self.model, self.transport)
@@ -440,7 +409,7 @@ async def _loop(
             # A change is told on the first request that makes it; later requests repeat the changed history.
             rec.adaptations = [a.as_json() for a in request.adapted if a.path not in told]
             told.update(a.path for a in request.adapted)
-            turn = await _ask_model(model, rec, request.body, timeout_s=model.config.timeout_s)
+            turn = await ask_model(model, rec, request.body, timeout_s=model.config.timeout_s)
             rec.adaptations = []
             if not turn.calls:
                 answer = turn.text or ""

@@ -23,6 +23,7 @@ from flow.text.errors import FlowError, MalformedResponse
 from flow.trace.redact import redact_url
 from flow.wire.base import ApiName, WireApi, WireProblem
 from flow.wire.chat import CHAT, excerpt
+from flow.wire.hosted import MCP_BETA
 
 MOCK_BASE_URL = "http://mock.local/v1"  # where the stand-in models answer; never a real host
 SCRIPTED_BASE_URL = "http://scripted.local/v1"
@@ -244,6 +245,8 @@ class ModelClient:
         """The SDK's answer: a parsed response, or for `"stream": true` an async iterator of its events."""
         sdk = self._sdk
         if isinstance(sdk, anthropic.AsyncAnthropic):
+            if "mcp_servers" in body:  # hosted MCP: Anthropic's MCP connector is a beta of the Messages API
+                return await sdk.beta.messages.create(**body, betas=[MCP_BETA])
             return await sdk.messages.create(**body)
         if self.api.name == "responses":
             return await sdk.responses.create(**body)

@@ -47,6 +47,9 @@ class RunOptions:
     resources: tuple[str, ...] = ()  # MCP resources to read and give the model as context
     prompt: str | None = None  # an MCP prompt to fetch; its messages replace the typed question
     prompt_args: tuple[tuple[str, str], ...] = ()
+    # Hosted MCP: whether the provider must ask the app before each call (`require_approval`), and the app's answer
+    require_approval: Literal["never", "always"] = "never"
+    approve: bool = True
 
     @classmethod
     def build(
@@ -69,6 +72,8 @@ class RunOptions:
         resources: Iterable[str] = (),
         prompt: str | None = None,
         prompt_args: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+        require_approval: Literal["never", "always"] = "never",
+        approve: bool = True,
     ) -> RunOptions:
         """The options a person chose, on the command line or the Run page, for reaching `server`: the transport
         and the fault are the demo server's (another server runs over its own transport, and never faults on
@@ -91,6 +96,8 @@ class RunOptions:
             resources=tuple(resources),
             prompt=prompt or None,
             prompt_args=tuple(dict(prompt_args).items()),
+            require_approval=require_approval,
+            approve=approve,
         ).with_server(server)
 
     def server_spec(self) -> ServerSpec:
@@ -124,7 +131,16 @@ class RunOptions:
         settings["server_command"] = redacted_command(self.server_command)[0]
         settings["server_env"] = self.server_spec().recorded_env()
         settings["server_url"] = redact_url(self.server_url)
-        for name in ("api", "previous_response", "server_env", "server_env_public", "server_url", "bearer_token_env"):
+        for name in (
+            "api",
+            "previous_response",
+            "server_env",
+            "server_env_public",
+            "server_url",
+            "bearer_token_env",
+            "require_approval",
+            "approve",
+        ):
             if getattr(self, name) == self.__dataclass_fields__[name].default:
                 del settings[name]
         return settings
@@ -210,7 +226,7 @@ MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
 
 # What a re-run takes from a trace's settings: each name's check (the value, or _BAD) and what it must be.
 _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
-    "mode": (_choice("mcp", "direct"), '"mcp" or "direct"'),
+    "mode": (_choice("mcp", "direct", "hosted"), '"mcp", "direct" or "hosted"'),
     "api": (_choice("chat", "responses", "messages"), '"chat", "responses" or "messages"'),
     "previous_response": (_flag, "true or false"),
     "tool_choice": (_text, f"a non-empty string of at most {_MAX_TEXT} characters"),
@@ -229,6 +245,8 @@ _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
         f"null or a non-empty string of at most {_MAX_TEXT} characters",
     ),
     "prompt_args": (_pairs, f"a list of at most {_MAX_ITEMS} [name, value] string pairs"),
+    "require_approval": (_choice("never", "always"), '"never" or "always"'),
+    "approve": (_flag, "true or false"),
 }
 
 

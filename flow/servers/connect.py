@@ -16,7 +16,7 @@ import struct
 import tempfile
 import termios
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import IO, Any
@@ -49,17 +49,31 @@ STDERR_TAIL_BYTES = 2048  # how much of a server's stderr is read back; the rest
 
 @asynccontextmanager
 async def connect(
-    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float, max_frame_bytes: int = MAX_FRAME_BYTES
+    spec: ServerSpec,
+    *,
+    era: Era,
+    recorder: Recorder,
+    timeout_s: float,
+    max_frame_bytes: int = MAX_FRAME_BYTES,
+    headers: Mapping[str, str] | None = None,
+    client_info: Implementation = CLIENT_INFO,
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
     """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only).
 
     A stdio server that breaks the protocol, goes silent or exits raises `ServerFault` naming what it
     did; when the session ends, any process the server left behind is killed. Every request has
     `timeout_s` in all (the SDK's clock runs from sending it to its answer; bytes trickling in do not
-    reset it), and a message from the server over `max_frame_bytes` ends the session."""
+    reset it), and a message from the server over `max_frame_bytes` ends the session. `headers` (HTTP only) are
+    sent instead of the bearer token the spec names: those a hosted-MCP request gave its provider."""
     if spec.is_http:
         async with _connect_http(
-            spec, era=era, recorder=recorder, timeout_s=timeout_s, max_frame_bytes=max_frame_bytes
+            spec,
+            era=era,
+            recorder=recorder,
+            timeout_s=timeout_s,
+            max_frame_bytes=max_frame_bytes,
+            headers=headers,
+            client_info=client_info,
         ) as opened:
             yield opened
         return
@@ -228,14 +242,22 @@ def _http_failure_line(spec: ServerSpec, http: McpHttpTap, unanswered: list[str]
 
 @asynccontextmanager
 async def _connect_http(
-    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float, max_frame_bytes: int = MAX_FRAME_BYTES
+    spec: ServerSpec,
+    *,
+    era: Era,
+    recorder: Recorder,
+    timeout_s: float,
+    max_frame_bytes: int = MAX_FRAME_BYTES,
+    headers: Mapping[str, str] | None = None,
+    client_info: Implementation = CLIENT_INFO,
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
-    token = spec.token()
     tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
     http = McpHttpTap(httpx2.AsyncHTTPTransport(), tap)
     tap.http = http
     tap.unread_bytes = http.arriving_bytes
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    if headers is None:
+        token = spec.token()
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
     # The SDK's own timeouts, but connecting fails as fast as an answer may take.
     timeout = httpx2.Timeout(30.0, connect=timeout_s, read=300.0)
     async with httpx2.AsyncClient(transport=http, headers=headers, timeout=timeout) as http_client:
@@ -250,7 +272,7 @@ async def _connect_http(
             ),
             mode="legacy" if era == "handshake" else "auto",
             read_timeout_seconds=timeout_s,
-            client_info=CLIENT_INFO,
+            client_info=client_info,
             cache=None,
         )
         try:

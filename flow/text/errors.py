@@ -72,6 +72,9 @@ ErrorCode = Literal[
     "stream_truncated",
     # the run itself
     "mcp_only",
+    "hosted_api",
+    "hosted_resources",
+    "hosted_unreachable",
     "max_rounds",
     "unexpected",
 ]
@@ -459,6 +462,20 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     "mcp_only": (
         "resources and prompts are MCP features; use --mode mcp to read or fetch them",
         "资源和提示模板是 MCP 的功能；请使用 MCP 模式读取或获取它们",
+    ),
+    "hosted_api": (
+        "hosted MCP is a feature of the Responses API and of Anthropic Messages: use --api responses or --api messages",
+        "托管 MCP 是 Responses API 和 Anthropic Messages 的功能：请选择 --api responses 或 --api messages",
+    ),
+    "hosted_resources": (
+        "with hosted MCP the provider is the MCP client and uses only tools: resources, prompts and a local server "
+        "command need --mode mcp",
+        "托管 MCP 由模型服务商充当 MCP 客户端，而且只使用工具：资源、提示模板和本地服务器命令需要 MCP 模式",
+    ),
+    "hosted_unreachable": (
+        "hosted MCP with a real provider needs --server-url: the provider must reach the server, and the demo "
+        "server listens on this machine's loopback only",
+        "使用真实服务商的托管 MCP 需要 --server-url：服务商必须能访问到服务器，而演示服务器只监听本机回环地址",
     ),
     "max_rounds": (
         lambda rounds: (

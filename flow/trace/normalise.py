@@ -10,6 +10,12 @@ from flow.trace.model import is_array, is_object
 _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?")
 
 
+_LOOPBACK_PORT = re.compile(r"(https?://(?:127\.0\.0\.1|localhost|\[::1\]):)\d+")
+
+
+"""A server a run started on loopback for itself listens on whichever port was free."""
+
+
 _VOLATILE_KEYS = {
     "t_start_ms",
     "t_end_ms",
@@ -33,6 +39,7 @@ def normalise(value: Any, *, times: bool = True) -> Any:
         return {k: normalise(v, times=times) for k, v in value.items() if k not in _VOLATILE_KEYS}
     if is_array(value):
         return [normalise(v, times=times) for v in value]
-    if isinstance(value, str) and times:
-        return _ISO_TIME.sub("<time>", value)
+    if isinstance(value, str):
+        value = _LOOPBACK_PORT.sub(r"\1<port>", value)
+        return _ISO_TIME.sub("<time>", value) if times else value
     return value

@@ -126,7 +126,7 @@ def read(response: Any) -> Turn:
     calls = _calls(output)
     text = _text(output)
     status = get(response, "status")
-    if text is None and not calls:
+    if text is None and not calls and not any(get(i, "type") == "mcp_approval_request" for i in output):
         raise WireProblem("no_text_no_calls", field="status", finish=str(status))
     raw = as_dict(_plain(response))
     return Turn(text, calls, None if status is None else str(status), {"id": raw.get("id"), "output": raw["output"]})
@@ -135,7 +135,8 @@ def read(response: Any) -> Turn:
 def response_step(body: Any) -> Step:
     output = as_dict(body).get("output")
     items = output if is_array(output) else []
-    return Step.DECISION if any(as_dict(i).get("type") in CALL_ITEMS for i in items) else Step.MODEL_ANSWER
+    decided = ("mcp_approval_request", *CALL_ITEMS)  # an approval request: the model chose a call the app must allow
+    return Step.DECISION if any(as_dict(i).get("type") in decided for i in items) else Step.MODEL_ANSWER
 
 
 def _item_text(item: dict[str, Any]) -> str:
