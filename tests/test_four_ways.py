@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import flow
+from flow.text.names import Lang
 from flow.trace.files import parse_trace
 from flow.trace.model import Trace
 from flow.trace.steps import Step
@@ -90,7 +91,7 @@ def _hosted(*, observed: bool) -> Trace:
 
 @pytest.fixture(scope="module")
 def four() -> list[Trace]:
-    return [sample(n) for n in FOUR_WAYS[:3]] + [_hosted(observed=True)]
+    return [sample(n) for n in FOUR_WAYS]
 
 
 def test_the_table_is_computed_from_the_traces(four: list[Trace]) -> None:
@@ -102,14 +103,31 @@ def test_the_table_is_computed_from_the_traces(four: list[Trace]) -> None:
     assert (hosted.backfills, chat.backfills) == (0, 1)
     # the app's own MCP client: frames in app-side MCP, none in hosted even when the provider's were seen
     assert app_mcp.app_frames == 7 and hosted.app_frames == 0
-    assert (hosted.provider_frames, hosted.reported) == (4, 2)
+    assert (hosted.provider_frames, hosted.reported) == (7, 2)  # initialize, initialized, tools/list, tools/call
     assert chat.app_frames == responses.app_frames == 0
     # what the app sends: four function definitions, or one entry naming the server
     assert chat.sent_tools == (("function", 4),) and hosted.sent_tools == (("mcp", 1),)
     assert hosted.bytes_sent < chat.bytes_sent  # no tool definitions, no second request
     assert chat.bytes_sent == sum(h.bytes for h in four[0].hops if h.kind == "llm.request")
     assert chat.prompt_tokens == sum(int((h.usage or {}).get("prompt_tokens") or 0) for h in four[0].hops)
-    assert hosted.server_url == SERVER_URL
+    assert hosted.server_url.startswith("http://127.0.0.1:")  # the demo server the run served on loopback
+    assert hosted.reported_items == ("mcp_list_tools", "mcp_call")
+
+
+def test_approval_is_the_apps_one_further_request() -> None:
+    approval = facts(sample("hosted-responses-approval"))
+    assert (approval.requests, approval.approvals, approval.app_frames) == (2, 1, 0)
+    [loop] = [r for r in ways_table([sample("hosted-responses-approval")], lang="en") if r[""].startswith("who runs")]
+    assert "the app only answers 1 approval request(s), in request 2" in loop["hosted MCP (Responses)"]
+    where = {s.step: s.place for s in places(sample("hosted-responses-approval"))}
+    assert where[Step.DECISION] == where[Step.BACKFILL] == "app"  # the approval request comes to the app, and back
+    assert where[Step.CALL_TOOL] == "provider"
+    messages = facts(sample("hosted-messages"))
+    assert (messages.api, messages.sent_tools, messages.requests) == (
+        "messages",
+        (("mcp_toolset", 1), ("mcp_servers", 1)),
+        1,
+    )
 
 
 def test_the_table_in_words(four: list[Trace]) -> None:
@@ -147,9 +165,9 @@ def test_the_route_maps_the_ten_messages(four: list[Trace]) -> None:
     assert [where["mcp"][s] for s in (Step.LIST_TOOLS, Step.CALL_TOOL, Step.TOOL_RESULT)] == ["mcp"] * 3
     assert where["mcp"][Step.BACKFILL] == where["chat"][Step.BACKFILL] == "app"
     listed = next(s for s in hosted if s.step == Step.LIST_TOOLS)
-    assert (listed.reported, listed.observed) == (2, 2)
+    assert (listed.reported, listed.observed) == (2, 5)
     rows = route_rows(four, lang="en")
-    assert rows[2]["hosted MCP (Responses)"] == "at the provider (2 reported · 2 seen)"
+    assert rows[2]["hosted MCP (Responses)"] == "at the provider (2 reported · 5 seen)"
     strips = route_strips_html(four, lang="zh")
     assert strips.count('data-place="provider"') == 6 and "在服务商" in strips
 
@@ -158,10 +176,14 @@ def test_the_point_says_what_the_traces_show(four: list[Trace]) -> None:
     en = ways_point(four, lang="en")
     assert "Chat Completions function calling made 2 requests to the model and hosted MCP (Responses) 1" in en
     assert "the app's MCP client sent and received 7 frames; in hosted MCP (Responses), 0" in en
-    assert "holds 4 frames of the provider's client" in en
-    # a real provider's trace: the report only
-    report_only = ways_point([four[0], _hosted(observed=False)], lang="en")
-    assert "holds no frame, only the provider's report (2 exchanges)" in report_only
+    assert "holds 7 frames of the provider's client" in en
+    # a real provider's trace (built by hand from the samples' hops): the report only, the same figures
+    report_only = _hosted(observed=False)
+    assert "holds no frame, only the provider's report (2 exchanges)" in ways_point([four[0], report_only], lang="en")
+    assert (facts(report_only).requests, facts(report_only).app_frames, facts(report_only).provider_frames) == (1, 0, 0)
+    assert [s.place for s in places(report_only)] == [s.place for s in places(four[3])]
+    # with approval the app asks twice: no sentence says the loop ran inside one request
+    assert "made 2 requests" not in ways_point([four[0], sample("hosted-responses-approval")], lang="en")
     assert "0 帧" in ways_point(four, lang="zh")
 
 
@@ -172,3 +194,29 @@ def test_the_lesson_section(four: list[Trace]) -> None:
         assert ways_point(four, lang=lang).split("。")[0].split(". ")[0] in text.replace("\\", "")
     en = four_ways_markdown(four, lang="en")
     assert "# Four ways to give a model a tool" in en and "| hosted MCP (Responses) |" in en
+
+
+# --- the page --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_compare_page_shows_the_four_ways(lang: Lang) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from helpers import ROOT
+
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=90).run()
+    at.radio(key="lang_choice").set_value(lang).run()
+    at.switch_page("app_pages/compare.py").run()
+    at.radio(key=f"compare_view_{lang}").set_value("ways").run()
+    assert not at.exception, at.exception
+    at.selectbox(key=f"ways_3_{lang}").set_value("sample:beijing-direct").run()
+    at.button[0].click().run()  # loads the four samples again
+    four = [sample(n) for n in FOUR_WAYS]
+    [info] = at.info
+    assert info.value.replace("\\", "") == ways_point(four, lang=lang)
+    assert at.table[0].value.to_dict("records") == ways_table(four, lang=lang)
+    bodies = [e.proto.body for e in at.get("html")]
+    assert sum('data-testid="ways-route"' in b for b in bodies) == 1
+    [diagrams] = [b for b in bodies if "compare-diagrams" in b]
+    assert diagrams.count('src="data:image/svg+xml;base64,') == 4

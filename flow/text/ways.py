@@ -57,6 +57,11 @@ CELLS: dict[str, dict[Lang, str]] = {
         "zh": "服务商：应用没有发回填请求，结果在服务商那里交回模型",
         "en": "the provider: the app sends no backfill; the result goes back to the model at the provider",
     },
+    "loop.approved": {
+        "zh": "服务商；应用只在第 {n} 次请求里回答了 {approvals} 个批准请求，结果在服务商那里交回模型",
+        "en": "the provider; the app only answers {approvals} approval request(s), in request {n}; the result goes "
+        "back to the model at the provider",
+    },
     "no_tokens": {"zh": "未报告", "en": "not reported"},
     "provider_none": {"zh": "—", "en": "—"},
     "provider_mcp": {
@@ -80,9 +85,9 @@ CELLS: dict[str, dict[Lang, str]] = {
         "en": "an HTTP service the app can reach (Streamable HTTP)",
     },
     "server.hosted": {
-        "zh": "服务商能连到的 HTTP 服务（Streamable HTTP，这次是 {url}）：真实服务商需要一个公开、带认证的地址",
-        "en": "an HTTP service the provider can reach (Streamable HTTP; in this run {url}): a real provider needs "
-        "a public, authenticated URL",
+        "zh": "服务商能连到的 HTTP 服务（Streamable HTTP）：真实服务商需要一个公开、带认证的地址；这次是 {url}",
+        "en": "an HTTP service the provider can reach (Streamable HTTP): a real provider needs a public, "
+        "authenticated URL; in this run {url}",
     },
     "sees.functions": {
         "zh": "全部：每个请求和响应，以及函数在自己进程里的调用和结果",

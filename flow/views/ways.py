@@ -59,6 +59,7 @@ class WayFacts:
     listing: tuple[str, ...]  # app-side MCP: the list methods the app's client sent
     requests: int  # model calls the app made (a retry is the same call)
     backfills: int  # of which, requests that send tool results back (message 8)
+    approvals: int  # hosted: the approval requests the app answered (`mcp_approval_response` input items)
     bytes_sent: int
     bytes_received: int
     prompt_tokens: int | None  # None where the model reported no usage
@@ -116,6 +117,12 @@ def facts(trace: Trace) -> WayFacts:
         listing=shape(trace).discovery_methods if way == "app_mcp" else (),
         requests=model_calls(hops),
         backfills=sum(h.kind == "llm.request" and h.step == Step.BACKFILL for h in hops),
+        approvals=sum(
+            as_dict(item).get("type") == "mcp_approval_response"
+            for h in hops
+            if h.kind == "llm.request"
+            for item in as_list(as_dict(as_dict(h.payload).get("body")).get("input"))
+        ),
         bytes_sent=sum(h.bytes for h in hops if h.kind == "llm.request"),
         bytes_received=sum(h.bytes for h in hops if h.kind in ("llm.response", "llm.chunk")),
         prompt_tokens=sum(usage) if usage else None,
@@ -158,7 +165,12 @@ def _cells(f: WayFacts, lang: Lang) -> dict[str, str]:
         definitions = _c("definitions.hosted", lang)
         server = _c("server.hosted", lang, url=f.server_url or "—")
         sees = _c("sees.hosted", lang, items=_sep(lang).join(f.reported_items) or "—")
-    loop = _c("loop.provider", lang) if f.way == "hosted" else _c("loop.app", lang, backfills=f.backfills)
+    if f.way != "hosted":
+        loop = _c("loop.app", lang, backfills=f.backfills)
+    elif f.approvals:
+        loop = _c("loop.approved", lang, approvals=f.approvals, n=f.requests)
+    else:
+        loop = _c("loop.provider", lang)
     provider = (
         _c("provider_mcp", lang, reported=f.reported, observed=f.provider_frames)
         if f.way == "hosted"
@@ -304,7 +316,7 @@ def route_strips_html(traces: Sequence[Trace], *, lang: Lang = "en") -> str:
         "align-items:stretch;font-size:15px}.ws-n{text-align:center;font-weight:600}"
         ".ws-name{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;align-self:center}"
         ".ws-cell{color:#fff;text-align:center;border-radius:4px;padding:4px 2px;line-height:1.2;"
-        "overflow:hidden;text-overflow:ellipsis;white-space:nowrap}"
+        "overflow-wrap:anywhere;display:flex;align-items:center;justify-content:center}"
         '.ws-cell[data-place="missing"],.ws-cell[data-place="in_process"]{color:#111}'
         ".ws-legend{margin-top:6px;font-size:14px}.ws-key{margin-right:14px;white-space:nowrap}"
         ".ws-key i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:4px;"
@@ -334,7 +346,7 @@ def ways_point(traces: Sequence[Trace], *, lang: Lang = "en") -> str:
         by_way.setdefault(f.way, (name, f))
     parts: list[str] = []
     hosted = by_way.get("hosted")
-    if hosted is not None and "functions" in by_way:
+    if hosted is not None and "functions" in by_way and hosted[1].requests == 1:  # the loop inside one request
         (base, fb), (name, fh) = by_way["functions"], hosted
         parts.append(_p("requests", lang, base=base, n_base=fb.requests, hosted=name, n_hosted=fh.requests))
     if hosted is not None and "app_mcp" in by_way:

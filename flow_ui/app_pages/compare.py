@@ -52,16 +52,16 @@ WAYS_READABLE_PX = 11
 app = state()
 lang: Lang = app.lang
 st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
-view = remembered(
-    st.radio,
-    t("compare_view", lang),
-    ["pair", "ways"],
-    key="compare_view",
-    default="pair",
-    format_func=lambda v: t(f"view_{v}", lang),
-    label_visibility="collapsed",
-    horizontal=True,
-)
+with st.sidebar:  # beside the navigation: the two-run view keeps its first screen
+    view = remembered(
+        st.radio,
+        t("compare_view", lang),
+        ["pair", "ways"],
+        key="compare_view",
+        default="pair",
+        format_func=lambda v: t(f"view_{v}", lang),
+        horizontal=True,
+    )
 
 
 def four_ways() -> None:
