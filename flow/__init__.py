@@ -49,7 +49,16 @@ if TYPE_CHECKING:
     from flow.trace.questions import QuestionsError, bind_questions, questions_for, read_questions_bytes
     from flow.trace.route import message_of, route
     from flow.trace.shipped import SAMPLE_DIR
-    from flow.views.compare import figures, message_name, per_phase_ms, per_step, point, side_by_side, summary_rows
+    from flow.views.compare import (
+        aligned_dots,
+        figures,
+        message_name,
+        per_phase_ms,
+        per_step,
+        point,
+        side_by_side,
+        summary_rows,
+    )
     from flow.views.diagram import LABEL_SIZE, SMALL_SIZE, RenderError, overview_dot, render, to_dot
     from flow.views.html import to_html
     from flow.views.labels import short_label
@@ -65,6 +74,7 @@ if TYPE_CHECKING:
         viewer_js,
         viewer_parts,
     )
+    from flow.views.ways import FOUR_WAYS, route_strips_html, ways_point, ways_table
     from flow.warm import WarmSession
 
 _HOME = {
@@ -110,9 +120,19 @@ _HOME = {
     ),
     **dict.fromkeys(("message_of", "route"), "flow.trace.route"),
     **dict.fromkeys(
-        ("figures", "message_name", "per_phase_ms", "per_step", "point", "side_by_side", "summary_rows"),
+        (
+            "aligned_dots",
+            "figures",
+            "message_name",
+            "per_phase_ms",
+            "per_step",
+            "point",
+            "side_by_side",
+            "summary_rows",
+        ),
         "flow.views.compare",
     ),
+    **dict.fromkeys(("FOUR_WAYS", "route_strips_html", "ways_point", "ways_table"), "flow.views.ways"),
     **dict.fromkeys(
         ("LABEL_SIZE", "SMALL_SIZE", "RenderError", "overview_dot", "render", "to_dot"), "flow.views.diagram"
     ),
@@ -144,6 +164,7 @@ __all__ = [
     "EXAMPLE_QUESTIONS",
     "Era",
     "FORMAT_VERSION",
+    "FOUR_WAYS",
     "FlowError",
     "Hop",
     "KIND_NAMES",
@@ -177,6 +198,7 @@ __all__ = [
     "Turn",
     "UPLOAD_LIMIT_MB",
     "WarmSession",
+    "aligned_dots",
     "allow_typed_commands",
     "bind_questions",
     "built_in_servers",
@@ -213,6 +235,7 @@ __all__ = [
     "room_store",
     "rooms_served",
     "route",
+    "route_strips_html",
     "run",
     "run_flow",
     "run_outcome",
@@ -233,4 +256,6 @@ __all__ = [
     "viewer_css",
     "viewer_js",
     "viewer_parts",
+    "ways_point",
+    "ways_table",
 ]

@@ -39,6 +39,7 @@ class AppState:
     runs: int = 0
     compare_a: str = "sample:beijing-direct"
     compare_b: str = "sample:beijing-mcp"
+    ways: list[str] = field(default_factory=lambda: [f"sample:{name}" for name in flow.FOUR_WAYS])  # Compare's four
     hops_key: str = "sample:beijing-mcp"
     upload_error: str | None = None
     questions: dict[str, dict[int, Any]] = field(default_factory=dict)  # an uploaded questions file, by trace key

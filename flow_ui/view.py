@@ -20,9 +20,9 @@ from flow import (
     SMALL_SIZE,
     Lang,
     RenderError,
+    aligned_dots,
     overview_dot,
     render,
-    side_by_side,
     to_dot,
     to_html,
     to_otlp_json,
@@ -62,34 +62,43 @@ def diagram(
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _aligned_svgs(key_a: str, key_b: str, lang: Lang, _a: flow.Trace, _b: flow.Trace) -> tuple[str, str]:
-    """The two diagrams drawn by graphviz, each message level with the same message of the other; on failure, the
-    one line that says why, in place of both."""
+def _aligned_svgs(keys: tuple[str, ...], lang: Lang, _traces: tuple[flow.Trace, ...]) -> tuple[str, ...]:
+    """The diagrams drawn by graphviz, each message level with the same message of the others; on failure, the
+    one line that says why, in place of each."""
     try:
-        dot_a, dot_b = side_by_side(_a, _b, lang=lang)
-        return render(dot_a, "svg").decode("utf-8"), render(dot_b, "svg").decode("utf-8")
+        return tuple(render(dot, "svg").decode("utf-8") for dot in aligned_dots(*_traces, lang=lang))
     except RenderError as exc:
-        problem = f"<p>{html_text.escape(str(exc))}</p>"
-        return problem, problem
+        return (f"<p>{html_text.escape(str(exc))}</p>",) * len(_traces)
 
 
 _SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="[\d.]+pt"')
 
 
 READABLE_PX = 13  # the smallest arrow label a projector's back row reads at 1280 × 720
+GAP_PX = 18
 
 
 def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang) -> None:
     """Two sequence diagrams side by side at one scale, so that message N of one is level with message N of the
     other (a narrower diagram is drawn narrower, not larger); one above the other where side by side would draw
     their labels under READABLE_PX (the page's width decides, in the browser)."""
-    svgs = _aligned_svgs(a.key, b.key, lang, a.trace, b.trace)
+    aligned_grid([("A", a), ("B", b)], lang)
+
+
+def aligned_grid(named: Sequence[tuple[str, Loaded]], lang: Lang, *, readable_px: int = READABLE_PX) -> None:
+    """Several sequence diagrams at one scale, each message level across a row: all in one row where each label is
+    still `readable_px` or more, else two to a row, else one above the other (the page's width decides, in the
+    browser)."""
+    svgs = _aligned_svgs(tuple(item.key for _, item in named), lang, tuple(item.trace for _, item in named))
     widths = [float(m[1]) if (m := _SVG_SIZE.search(svg)) else 0.0 for svg in svgs]
     widest = max(widths) or 1.0
-    # The drawing's units are its labels' size (LABEL_SIZE): side by side, each picture gets half the row, less the gap.
-    side_by_side = math.ceil(2 * READABLE_PX * widest / LABEL_SIZE + 18)
+
+    # The drawing's units are its labels' size (LABEL_SIZE): n to a row, each picture gets 1/n of it, less the gaps.
+    def row_px(n: int) -> int:
+        return math.ceil(n * readable_px * widest / LABEL_SIZE + (n - 1) * GAP_PX)
+
     cells = []
-    for name, item, svg, width in zip(("A", "B"), (a, b), svgs, widths, strict=True):
+    for name, (_, item), svg, width in zip((n for n, _ in named), named, svgs, widths, strict=True):
         title = html_text.escape(f"{name} · {shown_title(item, lang)}")
         share = 100 * width / widest if width else 100
         # An image, not inline SVG: st.html keeps only what its sanitiser allows, and a picture is drawn whole.
@@ -99,14 +108,20 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang) -> None:
             f'<img alt="{alt}" style="width:{share:.1f}%" src="data:image/svg+xml;base64,{picture}">' if width else svg
         )
         cells.append(f'<div class="cmp-side"><div class="cmp-title" title="{title}">{title}</div>{body}</div>')
+    n = len(named)
+    narrower = [f"@container (max-width:{row_px(n)}px){{.cmp-row{{grid-template-columns:repeat(2,minmax(0,1fr))}}}}"]
+    narrower = narrower if n > 2 else []
+    narrower.append(
+        f"@container (max-width:{row_px(min(n, 2))}px){{.cmp-row{{grid-template-columns:minmax(0,1fr);gap:28px}}}}"
+    )
     st.html(
-        "<style>.cmp-wrap{container-type:inline-size}.cmp-row{display:flex;gap:18px;align-items:flex-start}"
-        ".cmp-side{flex:1 1 0;min-width:0}"
+        "<style>.cmp-wrap{container-type:inline-size}"
+        f".cmp-row{{display:grid;grid-template-columns:repeat({n},minmax(0,1fr));gap:{GAP_PX}px;align-items:start}}"
+        ".cmp-side{min-width:0}"
         ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
         "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
-        f"@container (max-width:{side_by_side}px){{.cmp-row{{flex-direction:column;gap:28px}}"
-        ".cmp-side{flex:none;width:100%}}"
-        "</style>"
+        + "".join(narrower)
+        + "</style>"
         f'<div class="cmp-wrap"><div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div></div>'
     )
 

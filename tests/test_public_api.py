@@ -18,6 +18,7 @@ EXPORTED = [
     "EXAMPLE_QUESTIONS",
     "Era",
     "FORMAT_VERSION",
+    "FOUR_WAYS",
     "FlowError",
     "Hop",
     "KIND_NAMES",
@@ -51,6 +52,7 @@ EXPORTED = [
     "Turn",
     "UPLOAD_LIMIT_MB",
     "WarmSession",
+    "aligned_dots",
     "allow_typed_commands",
     "bind_questions",
     "built_in_servers",
@@ -87,6 +89,7 @@ EXPORTED = [
     "room_store",
     "rooms_served",
     "route",
+    "route_strips_html",
     "run",
     "run_flow",
     "run_outcome",
@@ -107,6 +110,8 @@ EXPORTED = [
     "viewer_css",
     "viewer_js",
     "viewer_parts",
+    "ways_point",
+    "ways_table",
 ]
 
 APP_FILES = sorted([*(ROOT / "flow_ui").glob("*.py"), *(ROOT / "flow_ui" / "app_pages").glob("*.py")])

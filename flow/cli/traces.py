@@ -97,8 +97,15 @@ def _add_lesson(sub: Subcommands) -> None:
         what="write a lesson script: the ten messages at a glance, then every hop explained (Markdown)",
         run=_lesson,
     )
-    ls.add_argument("file")
+    ls.add_argument(
+        "file", nargs="*", help="the trace; with --ways, the traces side by side (default: the four samples)"
+    )
     ls.add_argument("--lang", choices=["zh", "en"], default="zh")
+    ls.add_argument(
+        "--ways",
+        action="store_true",
+        help="the ways to give a model a tool side by side: function calling, app-side MCP, hosted MCP",
+    )
     ls.add_argument("--out", "-o", default=STDOUT, help="Markdown file to write, - for standard output (the default)")
     ls.add_argument("--restaurant", action="store_true", help="add the restaurant metaphor's captions to the overview")
 
@@ -297,15 +304,33 @@ def _lesson(args: argparse.Namespace) -> int:
     from flow.trace.questions import questions_for
     from flow.views.lesson import LessonQuestion, lesson_markdown
 
-    trace = load_trace(args.file)
+    if args.ways:
+        return _ways_lesson(args)
+    if len(args.file) != 1:
+        raise UsageError("lesson: give one trace file (or --ways and the traces to compare)")
+    file = args.file[0]
+    trace = load_trace(file)
     lang = args.lang
     questions = {  # the trace's questions file (beside it, or a sample's), in the lesson's language
         seq: LessonQuestion(
             q.ask[lang], tuple(c[lang] for c in q.choices), q.answer - 1, q.why[lang] if q.why else None
         )
-        for seq, q in questions_for(args.file).items()
+        for seq, q in questions_for(file).items()
     }
     write(args.out, lesson_markdown(trace, lang=lang, restaurant=args.restaurant, questions=questions))
+    if args.out != STDOUT:
+        print(args.out)
+    return 0
+
+
+def _ways_lesson(args: argparse.Namespace) -> int:
+    """The ways to give a model a tool side by side, as a lesson section: the traces given, or the four samples."""
+    from flow.trace.shipped import SAMPLE_DIR
+    from flow.views.lesson import four_ways_markdown
+    from flow.views.ways import FOUR_WAYS
+
+    files = args.file or [str(SAMPLE_DIR / f"{name}.json") for name in FOUR_WAYS]
+    write(args.out, four_ways_markdown([load_trace(f) for f in files], lang=args.lang))
     if args.out != STDOUT:
         print(args.out)
     return 0

@@ -450,5 +450,11 @@ def per_phase_ms(trace: Trace) -> dict[str, float]:
 def side_by_side(a: Trace, b: Trace, *, lang: Lang = "en") -> tuple[str, str]:
     """The two whole diagrams as DOT, each message (the articles' numbers, the app's steps) at the same height in
     both: drawn at one scale, side by side, message 4 of one is level with message 4 of the other."""
-    room = aligned_room(a, b, lang=lang)
-    return to_dot(a, window=None, lang=lang, room=room), to_dot(b, window=None, lang=lang, room=room)
+    dot_a, dot_b = aligned_dots(a, b, lang=lang)
+    return dot_a, dot_b
+
+
+def aligned_dots(*traces: Trace, lang: Lang = "en") -> tuple[str, ...]:
+    """Any number of whole diagrams as DOT, each message at the same height in all of them (see `side_by_side`)."""
+    room = aligned_room(*traces, lang=lang)
+    return tuple(to_dot(t, window=None, lang=lang, room=room) for t in traces)

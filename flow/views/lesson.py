@@ -26,6 +26,7 @@ from flow.text.route import (
 )
 from flow.text.teaching import teaching_texts
 from flow.text.teaching.lesson import API_CROSSES, ARTICLE_MESSAGES, LESSON_TEXT
+from flow.text.ways import LESSON_WORDS
 from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
 from flow.trace.route import Message, route, stop_hop
@@ -34,6 +35,7 @@ from flow.views.closing import closing_markdown
 from flow.views.diagram import drawn_ends
 from flow.views.focus import Path, focus, resolve
 from flow.views.table import focus_view
+from flow.views.ways import column_titles, route_rows, ways_point, ways_table
 from flow.wire.recorded import api_of_trace
 
 FOCUS_PATHS = 4
@@ -272,4 +274,30 @@ def lesson_markdown(
     out += closing_markdown(trace, lang, prose)
     # A terminal obeys ESC and BEL and a bidi override reorders what it shows: every such character from the file
     # is written as its escape (inside JSON, the same escape JSON reads back).
+    return escape_controls("\n".join(out) + "\n", keep="\n")
+
+
+def _markdown_table(rows: Sequence[Mapping[str, str]], first: str) -> list[str]:
+    """Rows of cells (the same keys each, the first the row's name) as a Markdown table; every cell escaped."""
+    keys = list(rows[0])
+    lines = ["| " + " | ".join([first, *(prose(k) for k in keys[1:])]) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(prose(row[k]) for k in keys) + " |" for row in rows]
+    return lines
+
+
+def four_ways_markdown(traces: Sequence[Trace], *, lang: Lang = "zh") -> str:
+    """The lesson's section on the ways to give a model a tool, as Markdown: the traces named, the table of what
+    each way holds, runs and shows (`flow.views.ways`), where each of the ten messages happens in each, and what
+    the traces side by side teach. Every figure from the traces."""
+
+    def w(key: str, **values: object) -> str:
+        return LESSON_WORDS[key][lang].format(**values)
+
+    names = ("、" if lang == "zh" else ", ").join(column_titles(traces, lang))
+    question = traces[0].meta.question if traces else ""
+    out = [f"# {w('title')}", "", prose(w("intro", question=question, names=names))]
+    out += ["", f"## {w('table')}", ""] + _markdown_table(ways_table(traces, lang=lang), w("col.row"))
+    out += ["", f"## {w('route')}", "", prose(w("route_note")), ""]
+    out += _markdown_table(route_rows(traces, lang=lang), w("col.message"))
+    out += ["", f"## {w('point')}", "", prose(ways_point(traces, lang=lang))]
     return escape_controls("\n".join(out) + "\n", keep="\n")

@@ -12,11 +12,22 @@ import pandas as pd
 import streamlit as st
 
 import flow
-from flow import EXAMPLE_QUESTIONS, PHASE_NAMES, Lang, figures, per_step, point, summary_rows
+from flow import (
+    EXAMPLE_QUESTIONS,
+    PHASE_NAMES,
+    Lang,
+    figures,
+    per_step,
+    point,
+    route_strips_html,
+    summary_rows,
+    ways_point,
+    ways_table,
+)
 from flow_ui.i18n import column_names, t
 from flow_ui.state import add_run, all_traces, state
 from flow_ui.text import plain
-from flow_ui.view import aligned_diagrams, picker
+from flow_ui.view import aligned_diagrams, aligned_grid, picker, remembered
 
 # The two runs "Run two" makes: the two modes through Chat Completions, or the same MCP run through two model APIs.
 PAIRS: dict[str, tuple[flow.RunOptions, flow.RunOptions]] = {
@@ -35,9 +46,51 @@ PAIRS: dict[str, tuple[flow.RunOptions, flow.RunOptions]] = {
     ),
 }
 
+# Four diagrams side by side show the shape of each way (the table says the figures): two to a row at 1280 × 720.
+WAYS_READABLE_PX = 11
+
 app = state()
 lang: Lang = app.lang
 st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
+with st.sidebar:  # beside the navigation: the two-run view keeps its first screen
+    view = remembered(
+        st.radio,
+        t("compare_view", lang),
+        ["pair", "ways"],
+        key="compare_view",
+        default="pair",
+        format_func=lambda v: t(f"view_{v}", lang),
+        horizontal=True,
+    )
+
+
+def four_ways() -> None:
+    """The ways to give a model a tool side by side: four pickers (the four samples by default), what they teach,
+    the table, the route strips, the four diagrams at one scale."""
+    st.subheader(t("ways_heading", lang))
+    items = all_traces(app)
+    if st.button(t("ways_load", lang), icon=":material/view_module:"):
+        app.ways = [f"sample:{name}" for name in flow.FOUR_WAYS]
+        for i, key in enumerate(app.ways):
+            st.session_state[f"ways_{i}_{lang}"] = key
+    for i, col in enumerate(st.columns(4)):
+        with col:
+            app.ways[i] = picker(app, t("ways_pick", lang, n=i + 1), app.ways[i], key=f"ways_{i}")
+    chosen = [items[key] for key in app.ways]
+    traces = [item.trace for item in chosen]
+    st.info(plain(ways_point(traces, lang=lang)), icon=":material/lightbulb:")
+    st.markdown(f"**{t('ways_route', lang)}**")
+    st.html(route_strips_html(traces, lang=lang))
+    st.markdown(f"**{t('ways_table', lang)}**")
+    st.table(pd.DataFrame(ways_table(traces, lang=lang)), hide_index=True)
+    st.markdown(f"**{t('ways_diagrams', lang)}**")
+    aligned_grid([(str(i + 1), item) for i, item in enumerate(chosen)], lang, readable_px=WAYS_READABLE_PX)
+
+
+if view == "ways":
+    four_ways()
+    st.stop()
+
 st.subheader(t("compare_heading", lang))
 
 pick_a, pick_b, run_col = st.columns([5, 5, 2], vertical_alignment="bottom")
