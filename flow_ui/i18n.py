@@ -322,6 +322,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "run_title_item": {"zh": "第 {n} 次运行 · {mode} · {question}", "en": "#{n} {mode} · {question}"},
     "mode_short_mcp": {"zh": "MCP", "en": "MCP"},
     "mode_short_direct": {"zh": "直接调用模式", "en": "direct mode"},
+    "mode_short_hosted": {"zh": "托管 MCP", "en": "hosted MCP"},
     "download_table": {"zh": "下载此表（CSV）", "en": "Download this table (CSV)"},
 }
 

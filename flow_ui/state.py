@@ -114,7 +114,7 @@ def add_upload(app: AppState, name: str, data: bytes) -> Loaded:
 def add_run(app: AppState, trace: flow.Trace) -> Loaded:
     app.runs += 1
     key = f"run:{uuid.uuid4().hex[:12]}"  # unique across sessions: caches shared by all sessions use it
-    mode = "MCP" if trace.meta.mode == "mcp" else "direct"
+    mode = {"mcp": "MCP", "direct": "direct", "hosted": "hosted MCP"}[trace.meta.mode]
     item = Loaded(key, f"#{app.runs} {mode} · {trace.meta.question}", trace)
     app.loaded[key] = item
     app.last_run = key

@@ -169,7 +169,7 @@ def shown_title(item: Loaded, lang: Lang) -> str:
     if numbered is None:
         return trace_title(item, lang)
     meta = item.trace.meta
-    mode = t("mode_short_mcp" if meta.mode == "mcp" else "mode_short_direct", lang)
+    mode = t(f"mode_short_{meta.mode}", lang)
     return t("run_title_item", lang, n=numbered[1], mode=mode, question=meta.question)
 
 
