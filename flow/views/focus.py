@@ -282,8 +282,9 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
             _result(b, ("payload", "result"), app_side=True)
         case McpReported(payload=p):  # what the provider says crossed; where it disagrees with the frame seen
             b.mark("mismatch")
+            b.mark("observed")
             b.mark("name" if "name" in p else "tools")
-            b.mark("arguments" if p["method"] == "tools/call" else "server", open_it=True)
+            b.mark("arguments" if p["method"] == "tools/call" else "method", open_it=True)
             b.mark("output")
             b.mark("is_error")
         case Clipped():  # what the recorder cut, and what is left of it
