@@ -328,7 +328,7 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             assert_never(never)
 
 
-_REPORTED_KEYS = ("mismatch", "observed", "method", "name", "arguments", "tools", "output", "is_error")
+_REPORTED_KEYS = ("mismatch", "observed", "is_error", "method", "name", "arguments", "tools", "output")
 
 
 """What a lesson is about in the provider's report of an MCP exchange: where it disagrees with the frame seen, which
@@ -346,11 +346,10 @@ def _status(payload: Mapping[str, object]) -> dict[str, Any]:
 
 def _frame_facts(frame: Mapping[str, Any]) -> dict[str, Any]:
     """A JSON-RPC frame's method, id, params, result or error, and a tool result's isError."""
-    facts = _picked(frame, ("method", "id", "params", "result", "error"))
     result = frame.get("result")
-    if isinstance(result, dict) and "isError" in result:
-        facts["isError"] = result["isError"]
-    return facts
+    flag = {"isError": result["isError"]} if isinstance(result, dict) and "isError" in result else {}
+    # the flag above the result it qualifies: a long error text below cannot push it out of a small card
+    return _picked(frame, ("method", "id", "params")) | flag | _picked(frame, ("result", "error"))
 
 
 def _body_facts(body: Any) -> dict[str, Any]:
