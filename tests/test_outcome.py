@@ -54,6 +54,40 @@ def _offered(trace: Trace) -> set[str]:
     }
 
 
+def _check_hosted(trace: Trace, key: str, first: Hop | None, values: dict[str, Any]) -> None:
+    """Hosted MCP's clauses: the provider's report of a call, the frame seen of it, an approval asked and answered."""
+    p = as_dict(first.payload) if first else {}
+    if key in ("hosted_called", "hosted_error", "hosted_mismatch"):
+        assert first is not None and first.kind == "mcp.reported"
+        assert key == "hosted_mismatch" or p.get("method") == "tools/call"
+    if key == "hosted_called":
+        assert first is not None and first.direction == "request"
+        assert values["calls"].startswith(f"{p.get('name')}(")
+    elif key == "hosted_error":
+        assert p.get("is_error") is True and values["call"].startswith(f"{p.get('name')}(")
+    elif key == "hosted_mismatch":
+        assert ", ".join(p["mismatch"]) == values["what"]
+    elif key == "hosted_seen":
+        assert first is not None and first.kind == "mcp.request" and p.get("method") == "tools/call"
+        assert any(as_dict(h.payload).get("observed") == first.seq for h in trace.hops if h.kind == "mcp.reported")
+    elif key == "hosted_unseen":
+        assert first is None
+    elif key == "hosted_asked":
+        items = as_list(as_dict(p.get("body")).get("output"))
+        assert first is not None and first.kind in REPLIES
+        assert any(as_dict(i).get("type") == "mcp_approval_request" for i in items)
+    else:  # the app's answer to an approval request, and whether anything was called after a no
+        items = [as_dict(i) for i in as_list(as_dict(p.get("body")).get("input"))]
+        answers = [i.get("approve") for i in items if i.get("type") == "mcp_approval_response"]
+        assert first is not None and first.kind == "llm.request"
+        assert answers and all(a is (key == "hosted_approved") for a in answers), key
+        if key == "hosted_denied_none":
+            assert not any(
+                h.seq > first.seq and as_dict(h.payload).get("method") == "tools/call" and h.direction == "request"
+                for h in trace.hops
+            )
+
+
 def _check(trace: Trace, outcome: Outcome) -> None:
     """Each clause's claim, read again from the hop it names."""
     at = {h.seq: h for h in trace.hops}
@@ -120,6 +154,8 @@ def _check(trace: Trace, outcome: Outcome) -> None:
             assert all(h.kind in ("error", "llm.error") for h in trace.hops if h.seq >= first.seq)
         elif key == "no_answer":
             assert not any(h.kind == "app.answer" for h in trace.hops)
+        elif key.startswith("hosted_"):
+            _check_hosted(trace, key, first, values)
         else:
             raise AssertionError(f"a clause this test does not check: {key}")
     # The line names the clauses' hops and no others, in both languages, on one line.

@@ -219,7 +219,7 @@ def test_json_view_puts_what_matters_first():
     backfill = next(h for h in trace.hops if h.kind == "llm.request" and h.step == 8)
     assert backfill.payload["body"]["messages"][-1]["tool_call_id"] == focus_view(backfill)["tool_call_id"]
     call = next(h for h in trace.hops if h.kind == "mcp.response" and h.step == 7)
-    assert list(focus_view(call))[:4] == ["id", "result", "isError", "payload"]
+    assert list(focus_view(call))[:4] == ["id", "isError", "result", "payload"]
     request = next(h for h in trace.hops if h.kind == "mcp.request" and h.step == 6)
     assert list(focus_view(request))[:3] == ["method", "id", "params"]
 

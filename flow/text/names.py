@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
-from flow.trace.model import Actor, Kind
+from flow.trace.model import Actor, Kind, Mode
 from flow.trace.steps import Phase, Step
 
 STEP_NAMES: dict[Step, dict[Lang, str]] = {
@@ -49,6 +50,25 @@ ACTOR_NAMES: dict[Actor, dict[Lang, str]] = {
     "tool": {"en": "Tool", "zh": "工具函数"},
     "model": {"en": "Model API", "zh": "模型 API"},
 }
+
+
+PROVIDER_CLIENT: dict[Lang, str] = {"en": "Provider's MCP client", "zh": "服务商的 MCP 客户端"}
+
+
+"""Hosted MCP's MCP client: the model provider's, not the app's."""
+
+
+AT_PROVIDER: dict[Lang, str] = {"en": "at the provider", "zh": "模型服务商一侧"}
+
+
+"""Hosted MCP: the lifelines that run at the model provider (its API and its MCP client), grouped under this name."""
+
+
+def actor_names(mode: Mode) -> Mapping[Actor, dict[Lang, str]]:
+    """Each actor's name in a trace of this mode: in hosted MCP the MCP client is the provider's."""
+    if mode == "hosted":
+        return {**ACTOR_NAMES, "mcp_client": PROVIDER_CLIENT}
+    return ACTOR_NAMES
 
 
 PHASE_NAMES: dict[Phase, dict[Lang, str]] = {
@@ -99,6 +119,15 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "reported_mismatch": {"en": "≠ observed: {what}", "zh": "与观测不符：{what}"},
     "request": {"en": "{m} message(s) + {t} tool(s)", "zh": "{m} 条消息 + {t} 个工具"},
     "request_items": {"en": "input: {m} item(s) + {t} tool(s)", "zh": "input：{m} 项 + {t} 个工具"},
+    "request_head": {"en": "{m} message(s) +", "zh": "{m} 条消息 +"},
+    "request_items_head": {"en": "input: {m} item(s) +", "zh": "input：{m} 项 +"},
+    "one_server": {"en": "1 MCP server:", "zh": "1 个 MCP 服务器："},
+    "n_servers": {"en": "{n} MCP servers:", "zh": "{n} 个 MCP 服务器："},
+    "approval": {"en": "(approval: {value})", "zh": "（审批：{value}）"},
+    "approves": {"en": "approves {name}", "zh": "批准 {name}"},
+    "denies": {"en": "denies {name}", "zh": "拒绝 {name}"},
+    "asks_approval": {"en": "asks approval:", "zh": "请求批准："},
+    "call_failed": {"en": "(error)", "zh": "（出错）"},
     "stream_flag": {"en": " (stream)", "zh": "（流式）"},
     "assembled_calls": {"en": "assembled tool_calls:", "zh": "拼装出 tool_calls："},
     "assembled": {"en": "assembled {what}", "zh": "拼装完成 {what}"},

@@ -75,6 +75,34 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "{call} 的结果是一个错误（isError: true）{at}",
         "en": "{call} came back as an error (isError: true){at}",
     },
+    # hosted MCP: the provider runs the tool loop, and reports what its MCP client did
+    "hosted_called": {
+        "zh": "服务商的 MCP 客户端调用了 {calls}，据服务商报告{at}",
+        "en": "the provider's MCP client called {calls}, by the provider's report{at}",
+    },
+    "hosted_seen": {"zh": "记录器也观测到了这次调用{at}", "en": "the recorder saw that call too{at}"},
+    "hosted_unseen": {
+        "zh": "这次调用没有被观测到，只有服务商的报告",
+        "en": "no frame of that call was seen: only the report says it happened",
+    },
+    "hosted_asked": {
+        "zh": "服务商请应用批准调用 {call}{at}",
+        "en": "the provider asked the app to approve {call}{at}",
+    },
+    "hosted_approved": {"zh": "应用批准了{at}", "en": "the app approved it{at}"},
+    "hosted_denied": {"zh": "应用拒绝了 {call}{at}", "en": "the app denied {call}{at}"},
+    "hosted_denied_none": {
+        "zh": "应用拒绝了，工具没有被调用{at}",
+        "en": "the app denied it, and no tool was called{at}",
+    },
+    "hosted_error": {
+        "zh": "据服务商报告，{call} 的结果是一个错误（isError: true）{at}",
+        "en": "{call} came back as an error (isError: true), by the provider's report{at}",
+    },
+    "hosted_mismatch": {
+        "zh": "服务商的报告与观测到的帧不符：{what}{at}",
+        "en": "the provider's report differs from the frame seen: {what}{at}",
+    },
     # the end
     "answered": {"zh": "模型给出了回答{at}", "en": "the model answered{at}"},
     "answered_after_error": {"zh": "模型根据这个错误作答{at}", "en": "the model answered from the error{at}"},

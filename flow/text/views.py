@@ -100,6 +100,16 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
         "en": "This link works on this computer only: for students' devices, start the app with mcp-flow app --lan (in a clone, ./dev.sh app --lan).",
     },
     "colon": {"zh": "：", "en": ": "},
+    # hosted MCP: what was seen, what was reported
+    "reported_tag": {"zh": "服务商的报告", "en": "reported by the provider"},
+    "observed_at": {"zh": "记录器也观测到了：第 {n} 跳", "en": "observed at hop {n}"},
+    "not_observed": {
+        "zh": "没有观测到对应的帧：时间、重试和请求头都无从得知",
+        "en": "no frame of it was observed: its timing, retries and headers are unknown",
+    },
+    "observed_tag": {"zh": "记录器观测到的帧", "en": "observed by the recorder"},
+    "reported_at": {"zh": "服务商的报告：第 {n} 跳", "en": "the provider reports it at hop {n}"},
+    "mismatch": {"zh": "报告与观测不符：{what}", "en": "the report differs from the frame seen: {what}"},
 }
 
 

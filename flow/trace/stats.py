@@ -28,29 +28,40 @@ def model_calls(hops: list[Hop]) -> int:
     return sum(h.kind == "llm.request" and not retry_number(as_dict(h.payload).get("headers")) for h in hops)
 
 
+def _is_tool_call(h: Hop) -> bool:
+    """A call the model asked for: one the app translated (step 5) or refused there, or, in hosted MCP, a tools/call
+    the provider reports its MCP client made (the app translates nothing: the provider runs the loop)."""
+    if h.kind == "mcp.reported":
+        return h.direction == "request" and as_dict(h.payload).get("method") == "tools/call"
+    return h.kind == "translate.reverse" or (h.kind == "error" and h.step == Step.REVERSE_TRANSLATION)
+
+
 def tool_calls(hops: list[Hop]) -> int:
-    """The calls the model asked for, including those the app rejected before sending (step 5 errors)."""
-    refused = Step.REVERSE_TRANSLATION
-    return sum(h.kind == "translate.reverse" or (h.kind == "error" and h.step == refused) for h in hops)
+    """The calls the model asked for, including those the app rejected before sending (step 5 errors); in hosted
+    MCP, the calls the provider reports (`summary_line` says so)."""
+    return sum(_is_tool_call(h) for h in hops)
+
+
+def _is_frame(kind: str) -> bool:
+    return kind.startswith("mcp.") and kind != "mcp.reported"  # a report is the provider's word, not a frame
 
 
 def mcp_frames(hops: list[Hop]) -> int:
-    """JSON-RPC frames on the MCP transport: what `Stats.wire_frames` counts."""
-    return sum(h.kind.startswith("mcp.") for h in hops)
+    """JSON-RPC frames on the MCP transport, as a recorder saw them: what `Stats.wire_frames` counts."""
+    return sum(_is_frame(h.kind) for h in hops)
 
 
 def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
     """The figures `TraceMeta.stats` holds: counts of hops, calls and frames, time and tokens. One pass, as a
     recorder computes them at the end of every run; the counts are those of the three functions above."""
     calls = tools = frames = prompt = completion = 0
-    refused = Step.REVERSE_TRANSLATION
     for h in hops:
         kind = h.kind
         if kind == "llm.request":
             calls += not retry_number(as_dict(h.payload).get("headers"))
-        elif kind == "translate.reverse" or (kind == "error" and h.step == refused):
+        elif _is_tool_call(h):
             tools += 1
-        elif kind.startswith("mcp."):
+        elif _is_frame(kind):
             frames += 1
         if h.usage:
             prompt += h.usage.get("prompt_tokens") or 0

@@ -16,16 +16,18 @@ from dataclasses import dataclass
 
 import graphviz
 
-from flow.text.names import ACTOR_NAMES, LABEL_TEXT, PHASE_NAMES, Lang
+from flow.text.names import AT_PROVIDER, LABEL_TEXT, PHASE_NAMES, Lang, actor_names
 from flow.text.views import DIAGRAM_TEXT
-from flow.trace.model import Actor, Hop, Trace
+from flow.trace.model import Actor, Hop, Mode, Trace, as_dict
 from flow.trace.steps import Phase
 from flow.views.labels import (
     PHASE_COLORS,
     arrow_style,
     display_width,
     is_reply,
+    is_reported,
     label_lines,
+    provider_group,
     short_label,
     step_numbers,
     trace_lifelines,
@@ -71,6 +73,15 @@ FADED_TEXT = "#a8a8a8"
 
 
 FADED_ERROR = "#eab0b0"
+
+
+REPORTED = "#6a3fa0"  # a hop the provider reported, which nobody here saw cross a wire
+
+
+PROVIDER_LINE = "#8e6cc4"
+
+
+PROVIDER_FILL = "#8e6cc41c"  # translucent: the phase bands show through the provider's box
 
 
 MAX_ARROWS = 1_000
@@ -249,7 +260,8 @@ def to_dot(
 
     g = _new_graph()
     _draw_phase_bands(g, shown, ys, gaps, top=top, right=(len(cols) - 1) * COL_W + 1.0, lang=lang)
-    _draw_lifelines(g, cols, x_of, bottom=bottom, lang=lang)
+    _draw_provider(g, [x_of[a] for a in provider_group(trace) if a in x_of], top=top, bottom=bottom, lang=lang)
+    _draw_lifelines(g, cols, x_of, bottom=bottom, lang=lang, mode=trace.meta.mode)
     middle = (len(cols) - 1) * COL_W / 2
     if start > 0:
         earlier = sum(len(r.hops) for r in all_rows[:start])
@@ -361,13 +373,55 @@ def _draw_phase_bands(
         )
 
 
+def _draw_provider(g: graphviz.Digraph, xs: list[float], *, top: float, bottom: float, lang: Lang) -> None:
+    """Hosted MCP: one translucent box around the lifelines that run at the model provider (its API and its MCP
+    client), from above their heads to below their feet, named at its top."""
+    if not xs:
+        return
+    left, right = min(xs) - COL_W / 2 + 0.08, max(xs) + COL_W / 2 - 0.08
+    high, low = max(top, 0.0) + 0.95, bottom - 0.5
+    g.node(
+        "provider_group",
+        id="provider-group",
+        shape="box",
+        style="rounded,dashed,filled",
+        color=PROVIDER_LINE,
+        fillcolor=PROVIDER_FILL,
+        penwidth="2",
+        width=f"{right - left:.3f}",
+        height=f"{high - low:.3f}",
+        fixedsize="true",
+        pos=_pos((left + right) / 2, (high + low) / 2),
+    )
+    g.node(
+        "provider_label",
+        id="provider-label",
+        label=f"<<B>{html.escape(AT_PROVIDER[lang])}</B>>",
+        shape="plaintext",
+        fontsize=str(SMALL_SIZE + 2),
+        fontcolor=REPORTED,
+        pos=_pos((left + right) / 2, high - 0.2),
+    )
+
+
+def head_name(name: str, most: int = 12) -> str:
+    """A lifeline's name on its head: a name wider than `most` columns on two lines, broken at the space nearest its
+    middle ("Provider's" / "MCP client"), so that neighbouring heads keep apart."""
+    spaces = [i for i, c in enumerate(name) if c == " "]
+    if display_width(name) <= most or not spaces:
+        return name
+    at = min(spaces, key=lambda i: abs(display_width(name[:i]) - display_width(name[i + 1 :])))
+    return name[:at] + "\n" + name[at + 1 :]
+
+
 def _draw_lifelines(
-    g: graphviz.Digraph, cols: list[Actor], x_of: dict[Actor, float], *, bottom: float, lang: Lang
+    g: graphviz.Digraph, cols: list[Actor], x_of: dict[Actor, float], *, bottom: float, lang: Lang, mode: Mode
 ) -> None:
     """Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it)."""
+    names = actor_names(mode)
     for actor in cols:
         x = x_of[actor]
-        name = ACTOR_NAMES[actor][lang]
+        name = head_name(names[actor][lang])
         g.node(
             f"line_{actor}",
             id=f"lifeline-{actor}",  # for a page that checks every lifeline is on screen
@@ -381,10 +435,10 @@ def _draw_lifelines(
         )
         for end_name, y in (("head", 0.0), ("foot", bottom)):
             # Wide enough for the name whatever the renderer thinks a CJK character measures.
-            width = max(1.0, display_width(name) * HEAD_SIZE * 0.6 / 72 + 0.3)
+            width = max(1.0, max(display_width(line) for line in name.split("\n")) * HEAD_SIZE * 0.6 / 72 + 0.3)
             g.node(
                 f"{end_name}_{actor}",
-                label=f"<<B>{html.escape(name)}</B>>",
+                label="<<B>" + "<BR/>".join(html.escape(line) for line in name.split("\n")) + "</B>>",
                 shape="box",
                 style="rounded,filled",
                 fillcolor="white",
@@ -455,20 +509,23 @@ def _draw_row(
     style = arrow_style(hop)
     is_current = current is not None and row.holds(current)
     later = current is not None and hop.seq > current
+    reported = is_reported(hop)
+    wrong = style == "error" or bool(reported and as_dict(hop.payload).get("mismatch"))
     if is_current:
         color, text_color, width = CURRENT, CURRENT, "3.5"
     elif later:
-        color = FADED_ERROR if style == "error" else FADED
+        color = FADED_ERROR if wrong else FADED
         text_color, width = FADED_TEXT, "1.2"
     else:
-        color = ERROR if style == "error" else NORMAL
+        color = ERROR if wrong else REPORTED if reported else NORMAL
         text_color, width = color, "1.6"
     looks: dict[str, str] = {}
     if color != NORMAL:
         looks["color"] = color
     if width != "1.6":
         looks["penwidth"] = width
-    edge = {**looks, "id": row.arrow_id, "class": f"hop {style}" + (" current" if is_current else "")}
+    classes = f"hop {style}" + (" reported" if reported else "") + (" current" if is_current else "")
+    edge = {**looks, "id": row.arrow_id, "class": classes}
     line = {"request": "solid", "self": "solid", "error": "solid", "response": "dashed", "notification": "dotted"}[
         style
     ]
@@ -479,6 +536,8 @@ def _draw_row(
         edge["style"] = line
     if style in ("response", "notification"):
         edge["arrowhead"] = "vee"
+    if reported:  # the provider's word, not a frame seen: dashed, with a hollow head, whichever way it goes
+        edge["style"], edge["arrowhead"] = "dashed", "onormal"
     xs, xt = x_of[source], x_of[target]
     raise_by = text.count("\n") * LINE_H / 2  # a taller label keeps its bottom edge where a one-line label has it
     label = {"label": _html_label(row.number, text, bold=is_current), "id": f"label-{row.arrow_id}"}
@@ -579,21 +638,42 @@ def _mermaid_text(text: str) -> str:
 _MERMAID_ARROW = {"request": "->>", "self": "->>", "response": "-->>", "notification": "--)", "error": "-x"}
 
 
+_MERMAID_REPORTED_ARROW = "--)"  # dotted, with an open head: the provider's word, not a frame seen
+
+
+_MERMAID_REPORTED = "rgba(142, 108, 196, 0.16)"
+
+
+_MERMAID_PROVIDER = "rgba(142, 108, 196, 0.12)"
+
+
 _MERMAID_RGB = {
     ph: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5))) for ph, c in PHASE_COLORS.items()
 }
 
 
 def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True) -> str:
-    """A Mermaid sequenceDiagram: renders on GitHub and in many docs tools."""
+    """A Mermaid sequenceDiagram: renders on GitHub and in many docs tools. Hosted MCP groups the provider's
+    lifelines in a box, and draws each run of the provider's reported hops dashed with an open head, on a tint."""
     cols = trace_lifelines(trace)
+    names = actor_names(trace.meta.mode)
+    group = provider_group(trace)
     alias = {actor: actor.replace("mcp_", "").upper()[:1] + str(i) for i, actor in enumerate(cols)}
     lines = ["sequenceDiagram"]
-    lines += [f"    participant {alias[a]} as {_mermaid_text(ACTOR_NAMES[a][lang])}" for a in cols]
+    for a in cols:
+        if group and a == group[0]:
+            lines.append(f"    box {_MERMAID_PROVIDER} {_mermaid_text(AT_PROVIDER[lang])}")
+        lines.append(f"    participant {alias[a]} as {_mermaid_text(names[a][lang])}")
+        if group and a == group[-1]:
+            lines.append("    end")
     phase: Phase | None = None
-    open_rect = False
+    open_rect = tinted = False
     for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang):
         hop = row.first
+        reported = is_reported(hop)
+        if tinted and (not reported or (hop.phase and hop.phase != phase)):
+            lines.append("    end")
+            tinted = False
         if hop.phase and hop.phase != phase:
             if open_rect:
                 lines.append("    end")
@@ -601,10 +681,12 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
             lines.append(f"    rect {_MERMAID_RGB[phase]}")
             lines.append(f"    Note over {alias[cols[0]]},{alias[cols[-1]]}: {_mermaid_text(PHASE_NAMES[phase][lang])}")
             open_rect = True
-        arrow = _MERMAID_ARROW[arrow_style(hop)]
+        if reported and not tinted:
+            lines.append(f"    rect {_MERMAID_REPORTED}")
+            tinted = True
+        arrow = _MERMAID_REPORTED_ARROW if reported else _MERMAID_ARROW[arrow_style(hop)]
         text = row.label if len(row.hops) > 1 else short_label(hop, 56, lang=lang)
         source, target = drawn_ends(hop)
         lines.append(f"    {alias[source]}{arrow}{alias[target]}: {_mermaid_text(row.number + ' ' + text)}")
-    if open_rect:
-        lines.append("    end")
+    lines += ["    end"] * (tinted + open_rect)
     return "\n".join(lines) + "\n"

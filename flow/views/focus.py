@@ -245,7 +245,8 @@ def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
         _error(b)
     if b.mark(*result, "content"):
         b.open_items(*result, "content")
-        if not b.mark(*result, "isError"):  # beside the content it qualifies, rather than the copy at the top
+        # a failure's flag at the top, where the card opens; otherwise beside the content it qualifies
+        if not (b.at("isError") is True and b.mark("isError")) and not b.mark(*result, "isError"):
             b.mark("isError")
     elif app_side:  # a direct-mode result: the text for the model and the flag; a server's report: the value
         if not b.mark("tool_message_content") and not b.mark("payload", "return", open_it=True):
@@ -282,10 +283,11 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
             _result(b, ("payload", "result"), app_side=True)
         case McpReported(payload=p):  # what the provider says crossed; where it disagrees with the frame seen
             b.mark("mismatch")
-            b.mark("name" if "name" in p else "tools")
-            b.mark("arguments" if p["method"] == "tools/call" else "server", open_it=True)
-            b.mark("output")
-            b.mark("is_error")
+            b.mark("observed")
+            if p.get("is_error"):
+                b.mark("is_error")
+            b.mark("name" if p["method"] == "tools/call" else "method")
+            b.mark("arguments", open_it=True)
         case Clipped():  # what the recorder cut, and what is left of it
             b.mark("clipped")
             b.mark("payload")
@@ -373,6 +375,8 @@ def _api_request(b: _Builder, api: WireApi, body: Any) -> None:
     field = "input" if api.name == "responses" else "messages"
     results = answered(body, api)
     items = b.at(field)
+    if _approvals(b, field):
+        return
     if results and isinstance(items, list):
         b.open(field)
         first = results[0][0][1]
@@ -410,6 +414,51 @@ def _api_request(b: _Builder, api: WireApi, body: Any) -> None:
         b.open("payload", "body", "tools", 0)
 
 
+def _approvals(b: _Builder, field: str) -> bool:
+    """Hosted MCP (Responses): the app's answers to approval requests (`mcp_approval_response` items), each paired by
+    colour with the request it answers; False for a request that answers none."""
+    items = b.at(field)
+    answers = [k for k, i in _first(items) if as_dict(i).get("type") == "mcp_approval_response"]
+    if not answers:
+        return False
+    b.open(field)
+    for k, item in _first(items):
+        item = as_dict(item)
+        if item.get("type") == "mcp_approval_request":
+            b.colour(item.get("id"), field, k, "id")
+    for k in answers:
+        b.mark(field, k, "approve")
+        b.open(field, k)
+        b.colour(as_dict(items[k]).get("approval_request_id"), field, k, "approval_request_id")
+    return True
+
+
+_HOSTED_CALLS = {"mcp_call": "arguments", "mcp_approval_request": "arguments", "mcp_tool_use": "input"}
+
+
+def _hosted_decision(b: _Builder, field: str) -> bool:
+    """Hosted MCP: a turn that reports the provider's MCP calls (`mcp_call`, `mcp_tool_use`) or asks approval for
+    one: each call's name and arguments, and an error it reports; the tool listings stay one click away. False for a
+    turn with no MCP item."""
+    items = b.at(field)
+    if not any(str(as_dict(i).get("type")).startswith("mcp_") for _, i in _first(items)):
+        return False
+    b.open(field)
+    for k, item in _first(items):
+        item = as_dict(item)
+        kind = str(item.get("type"))
+        if kind in _HOSTED_CALLS:
+            b.open(field, k)
+            b.mark(field, k, "name")
+            b.mark(field, k, _HOSTED_CALLS[kind], open_it=True)
+            if item.get("error") is not None:
+                b.mark(field, k, "error", open_it=True)
+        elif kind == "mcp_tool_result" and item.get("is_error") is True:
+            b.open(field, k)
+            b.mark(field, k, "is_error")
+    return True
+
+
 def _api_decision(b: _Builder, api: WireApi) -> None:
     """4 and 9 of Responses and Messages: each function_call item's arguments string beside its parsed object, or
     each tool_use block's input (already an object), a colour per call id; else the text and why it stopped."""
@@ -418,6 +467,8 @@ def _api_decision(b: _Builder, api: WireApi) -> None:
         if api.name == "responses"
         else ("content", "tool_use", "id", "input")
     )
+    if _hosted_decision(b, field):
+        return
     called = False
     b.open(field)
     for k, item in _first(b.at(field)):

@@ -12,7 +12,7 @@ from flow.text.apis import API_WORDS
 from flow.text.errors import EMPTY_ANSWER
 from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang
 from flow.trace.files import escape_controls
-from flow.trace.model import Actor, Hop, Mode, Trace
+from flow.trace.model import Actor, Hop, Mode, Trace, as_dict, as_list
 from flow.trace.payloads import (
     AppAnswer,
     ClientResult,
@@ -53,7 +53,9 @@ from flow.trace.payloads import (
 )
 from flow.trace.steps import STEPS, Phase
 from flow.trace.summaries import amount_text, arguments_text, frame_summary
+from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
+from flow.wire.hosted import hosted_servers
 from flow.wire.recorded import answered, api_of_body, api_of_request, arguments_of, conversation, turn_of
 
 PHASE_COLORS: dict[Phase, str] = {
@@ -67,21 +69,39 @@ PHASE_COLORS: dict[Phase, str] = {
 
 
 def lifelines(mode: Mode) -> list[Actor]:
-    """The design's fixed column order."""
+    """The design's fixed column order. Hosted MCP puts the MCP client beside the model API, whose provider runs it,
+    and the server after it: every arrow joins neighbours (app ↔ model ↔ client ↔ server ↔ tool)."""
     if mode == "direct":
         return ["user", "app", "tool", "model"]
+    if mode == "hosted":
+        return ["user", "app", "model", "mcp_client", "mcp_server"]
     return ["user", "app", "mcp_client", "mcp_server", "model"]
 
 
 def trace_lifelines(trace: Trace) -> list[Actor]:
-    """The mode's lifelines, plus any actor a foreign trace uses that the mode does not have."""
+    """The mode's lifelines, plus any actor a foreign trace uses that the mode does not have (before the model API;
+    in hosted MCP, after the server, where the model API is not last)."""
     cols = lifelines(trace.meta.mode)
     extra: list[Actor] = [
         a
         for a in ("tool", "mcp_client", "mcp_server")
         if a not in cols and any(a in (h.source, h.target) for h in trace.hops)
     ]
+    if trace.meta.mode == "hosted":
+        return cols + extra
     return cols[:-1] + extra + cols[-1:]
+
+
+AT_PROVIDER_ACTORS: tuple[Actor, ...] = ("model", "mcp_client")
+
+
+"""Hosted MCP: the lifelines that run at the model provider, drawn grouped (its API, and the MCP client it runs)."""
+
+
+def provider_group(trace: Trace) -> tuple[Actor, ...]:
+    """The lifelines a picture groups as "at the provider": the model API and its MCP client in hosted MCP, none
+    otherwise."""
+    return AT_PROVIDER_ACTORS if trace.meta.mode == "hosted" else ()
 
 
 def display_width(text: str) -> int:
@@ -416,7 +436,7 @@ def _reported_label(hop: Hop, p: McpReportedPayload, width: int, lang: Lang) -> 
         if hop.direction == "request":
             return ["tools/list", *mark]
         tools = [{"name": n} for n in p.get("tools") or []]
-        return _listing(_w("n_tools", lang, n=len(tools)), tools, width, lang)[:1] + mark
+        return _listing(_w("n_tools", lang, n=len(tools)), tools, width, lang) + mark
     if hop.direction == "request":
         return _calls_label("tools/call", [(p.get("name"), p.get("arguments"))], width, lang)[:2] + mark
     head = "isError: true · " if p.get("is_error") else ""
@@ -465,6 +485,8 @@ def _request_label(hop: Hop, p: LlmRequestPayload, width: int, lang: Lang) -> li
         return []
     api = api_of_request(p)
     scripted = _w("scripted", lang) if hop.scripted else ""
+    if servers := hosted_servers(body):
+        return _hosted_request_label(scripted, as_dict(body), api, servers, width, lang)
     if ids := [i for _, i in answered(body, api)]:
         word = API_WORDS[api.name]["result"]
         head = word if len(ids) == 1 else f"{word} ×{len(ids)}"
@@ -476,8 +498,81 @@ def _request_label(hop: Hop, p: LlmRequestPayload, width: int, lang: Lang) -> li
     return _line(scripted + count + stream, width)
 
 
+_HOSTED_TOOLS = ("mcp", "mcp_toolset")  # tool types that name a server for the provider to reach, not a function
+
+
+def _hosted_request_label(
+    scripted: str, body: dict[str, Any], wire: WireApi, servers: list[dict[str, Any]], width: int, lang: Lang
+) -> list[str]:
+    """Hosted MCP: a request that names servers for the provider to use: the app's approval answers first (the
+    app's last word on a call), then how much conversation it sends and which servers, with their approval rule
+    (Responses) or the toolset that enables them (Messages)."""
+    api = wire.name
+    items = [i for i in as_list(body.get("input")) if isinstance(i, dict)] if api == "responses" else []
+    asked = {i.get("id"): i.get("name") for i in items if i.get("type") == "mcp_approval_request"}
+    atoms: list[str] = []
+    for item in items:
+        if item.get("type") == "mcp_approval_response":
+            said = "approves" if item.get("approve") is True else "denies"
+            name = asked.get(item.get("approval_request_id")) or item.get("approval_request_id")
+            atoms.append(_w(said, lang, name=_value_text(name)) + " ·")
+    tools = [t for t in as_list(body.get("tools")) if not (isinstance(t, dict) and t.get("type") in _HOSTED_TOOLS)]
+    sent = len(conversation(body, wire))
+    head = _w("request_items_head" if api == "responses" else "request_head", lang, m=sent)
+    atoms.append(scripted + head)
+    if tools:
+        atoms.append(_w("n_tools", lang, n=len(tools)).rstrip(":：") + " +")
+    atoms.append(_w("one_server", lang) if len(servers) == 1 else _w("n_servers", lang, n=len(servers)))
+    toolsets = {t.get("mcp_server_name") for t in as_list(body.get("tools")) if isinstance(t, dict)}
+    for k, server in enumerate(servers):
+        rule = server.get("require_approval") if api == "responses" else None
+        how = _w("approval", lang, value=clip(_value_text(rule), 16)) if rule is not None else ""
+        how = "(mcp_toolset)" if api == "messages" and server.get("label") in toolsets else how
+        atoms += [str(server.get("label")) + ("," if k < len(servers) - 1 and not how else ""), how]
+    lines = _lay_out([a for a in atoms if a], "", width)
+    return lines[:MAX_LINES]
+
+
+def _hosted_item_atoms(item: dict[str, Any], value_width: int | None, lang: Lang) -> list[str]:
+    """One output item or content block of a hosted-MCP turn as atoms: its type, and the call it reports or asks
+    approval for; None for an item that is none of these."""
+    kind = str(item.get("type"))
+    if kind in ("mcp_call", "mcp_tool_use", "function_call", "tool_use"):
+        arguments = item.get("arguments") if "arguments" in item else item.get("input")
+        atoms = [kind, *_call_atoms(item.get("name"), arguments, value_width, lang)]
+        return atoms + ([_w("call_failed", lang)] if kind == "mcp_call" and item.get("error") is not None else [])
+    if kind == "mcp_approval_request":
+        return [_w("asks_approval", lang), *_call_atoms(item.get("name"), item.get("arguments"), value_width, lang)]
+    if kind == "mcp_tool_result" and item.get("is_error") is True:
+        return [kind, "(isError: true)"]
+    return [kind]
+
+
+def _hosted_turn_label(scripted: str, body: dict[str, Any], width: int, lang: Lang) -> list[str] | None:
+    """Hosted MCP: a turn that reports what the provider's MCP client did (`mcp_list_tools`, `mcp_call`,
+    `mcp_tool_use`, `mcp_tool_result`) or asks the app's approval, item by item in order; None for a turn with no
+    such item."""
+    found = body.get("output") if isinstance(body.get("output"), list) else body.get("content")
+    items = [i for i in found if isinstance(i, dict)] if isinstance(found, list) else []
+    if not any(str(i.get("type")).startswith("mcp_") for i in items):
+        return None
+    lines: list[str] = []
+    for value_width in (None, *VALUE_WIDTHS, 0):
+        parts = [_hosted_item_atoms(i, value_width, lang) for i in items]
+        atoms = [a for part in parts for a in part[:-1] + [part[-1] + " ·"]]
+        atoms[-1] = atoms[-1].removesuffix(" ·")
+        atoms[0] = scripted + atoms[0]
+        lines = _lay_out(atoms, "", width)
+        if len(lines) <= MAX_LINES:
+            return lines
+    return lines[:MAX_LINES]
+
+
 def _turn_label(scripted: str, body: Any, finish: Any, width: int, lang: Lang, *, assembled: bool) -> list[str]:
-    """A Responses or Messages turn: its calls under the API's own name, or why it stopped."""
+    """A Responses or Messages turn: what a hosted-MCP turn reports, its calls under the API's own name, or why it
+    stopped."""
+    if isinstance(body, dict) and (hosted := _hosted_turn_label(scripted, body, width, lang)) is not None:
+        return hosted
     api = api_of_body(body)
     turn = turn_of(body, api, finish=finish)
     words = API_WORDS[api.name]
@@ -694,6 +789,12 @@ def arrow_style(hop: Hop) -> Literal["request", "response", "notification", "err
     if hop.direction == "response" or hop.kind in ("llm.chunk", "tool.list", "client.result", "app.answer"):
         return "response"
     return "request"
+
+
+def is_reported(hop: Hop) -> bool:
+    """Is this hop what another party says happened (hosted MCP: the provider's report), not bytes the recorder saw?
+    Such an arrow is drawn hollow and dashed, and shows no time."""
+    return hop.kind == "mcp.reported"
 
 
 _UPSTREAM = {"mcp_server": "mcp_client", "model": "app", "tool": "app", "mcp_client": "app"}

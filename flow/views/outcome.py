@@ -16,7 +16,9 @@ from flow.text.names import Lang
 from flow.text.outcome import OUTCOME_TEXT
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
+from flow.trace.summaries import call_text
 from flow.views.closing import CallFate, Decision, calls_and_fates
+from flow.wire.hosted import approval_requests
 from flow.wire.recorded import api_of_trace
 
 Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
@@ -211,7 +213,79 @@ def _ending(trace: Trace, failed_last: bool, decided: bool) -> Clause:
     return Clause("answered" if decided else "answered_no_tool", seqs)
 
 
+def _reported_call(hop: Hop) -> str:
+    p = as_dict(hop.payload)
+    return call_text(p.get("name"), p.get("arguments"))
+
+
+def _approvals(hop: Hop) -> list[tuple[bool, str]]:
+    """The app's answers to approval requests a model request carries (Responses `mcp_approval_response` items):
+    (approved, the request's id)."""
+    items = [as_dict(i) for i in as_list(as_dict(as_dict(hop.payload).get("body")).get("input"))]
+    return [
+        (i.get("approve") is True, str(i.get("approval_request_id")))
+        for i in items
+        if i.get("type") == "mcp_approval_response"
+    ]
+
+
+def _called_after(trace: Trace, seq: int) -> bool:
+    """Was any tool called after hop `seq`, by the provider's report or a frame a recorder saw?"""
+    return any(
+        h.seq > seq
+        and h.direction == "request"
+        and h.kind in ("mcp.reported", "mcp.request")
+        and as_dict(h.payload).get("method") == "tools/call"
+        for h in trace.hops
+    )
+
+
+def _hosted_clauses(trace: Trace) -> list[Clause]:
+    """Hosted MCP: the app calls no tool; the provider asks its approval (Responses), its MCP client calls the server
+    and says so in its reply. Each call as the provider reports it, whether a recorder saw it too, and where the
+    report and the frame disagree; then how the run ended."""
+    out: list[Clause] = []
+    asked: dict[str, str] = {}
+    failed = False
+    for hop in trace.hops:
+        p = as_dict(hop.payload)
+        if hop.kind in ("llm.response", "llm.assembled"):
+            for ask in approval_requests(p.get("body", p.get("message"))):
+                asked[ask.id] = call = call_text(ask.name, _json_or_text(ask.arguments))
+                out.append(Clause("hosted_asked", (hop.seq,), values=(("call", call),)))
+        elif hop.kind == "llm.request":
+            for approve, request_id in _approvals(hop):
+                key = "hosted_approved" if approve else "hosted_denied"
+                if not approve and not _called_after(trace, hop.seq):
+                    key = "hosted_denied_none"
+                out.append(Clause(key, (hop.seq,), values=(("call", asked.get(request_id, request_id)),)))
+        elif hop.kind == "mcp.reported" and p.get("method") == "tools/call":
+            if hop.direction == "request":
+                out.append(Clause("hosted_called", (hop.seq,), values=(("calls", _reported_call(hop)),)))
+                seen = p.get("observed")
+                out.append(Clause("hosted_seen", (seen,)) if isinstance(seen, int) else Clause("hosted_unseen", ()))
+            else:
+                failed = p.get("is_error") is True
+                if failed:
+                    out.append(Clause("hosted_error", (hop.seq,), True, (("call", _reported_call(hop)),)))
+        if hop.kind == "mcp.reported" and p.get("mismatch"):
+            what = ", ".join(str(m) for m in as_list(p.get("mismatch")))
+            out.append(Clause("hosted_mismatch", (hop.seq,), True, (("what", what),)))
+    decided = any(c.key in ("hosted_called", "hosted_asked") for c in out)
+    out.append(_ending(trace, failed, decided))
+    return out
+
+
+def _json_or_text(text: str) -> object:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
 def _clauses(trace: Trace) -> list[Clause]:
+    if trace.meta.mode == "hosted" or any(h.kind == "mcp.reported" for h in trace.hops):
+        return _hosted_clauses(trace)
     r = _Reading(trace)
     decisions, fates = calls_and_fates(trace)
     by_id = {f.call_id: f for f in fates if f.call_id}

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, assert_never
 
-from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
+from flow.text.names import ACTOR_NAMES, AT_PROVIDER, KIND_NAMES, PHASE_NAMES, Lang, actor_names
 from flow.trace.files import clip_strings, clip_text, escape_controls
 from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.payloads import (
@@ -36,7 +36,15 @@ from flow.trace.payloads import (
     UserMessage,
     typed,
 )
-from flow.views.labels import display_width, label_lines, parse_arguments_text
+from flow.trace.stats import tool_calls
+from flow.views.labels import (
+    display_width,
+    is_reported,
+    label_lines,
+    parse_arguments_text,
+    provider_group,
+    trace_lifelines,
+)
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
 from flow.wire.recorded import answered, api_of_body, api_of_request, conversation
@@ -89,17 +97,18 @@ SUMMARY_WIDTH = 90
 
 def hop_rows(trace: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
     """One row per hop, the columns a person scans first. In English a kind is its code name (`mcp.request`),
-    in Chinese its plain name."""
+    in Chinese its plain name. A hop the provider reported has no time (None): nobody here saw it take any."""
+    names = actor_names(trace.meta.mode)
     return [
         {
             "seq": h.seq,
             "step": "" if h.step is None else str(h.step),
             "phase": PHASE_NAMES[h.phase][lang] if h.phase else "",
-            "from": ACTOR_NAMES[h.source][lang],
-            "to": ACTOR_NAMES[h.target][lang],
+            "from": names[h.source][lang],
+            "to": names[h.target][lang],
             "kind": h.kind if lang == "en" else KIND_NAMES[h.kind][lang],
             "summary": _summary(h, lang),
-            "ms": round(h.t_end_ms - h.t_start_ms, 1),
+            "ms": None if is_reported(h) else round(h.t_end_ms - h.t_start_ms, 1),
             "bytes": h.bytes,
             "tokens": _tokens(h),
         }
@@ -112,23 +121,52 @@ def hop_dataframe(trace: Trace, *, lang: Lang = "en") -> pd.DataFrame:
 
     frame = pd.DataFrame(hop_rows(trace, lang=lang), columns=TABLE_COLUMNS)
     frame["tokens"] = frame["tokens"].astype("Int64")
+    if frame["ms"].isna().any():  # a hop the provider reported took no time anyone saw: "—", never 0 or a blank
+        frame["ms"] = [NO_TIME if ms != ms else f"{ms:.1f}" for ms in frame["ms"]]
     return frame
 
 
+NO_TIME = "—"
+
+
+"""The time cell of a hop nobody saw take any (the provider's report of an MCP exchange)."""
+
+
+def lifeline_line(trace: Trace, *, lang: Lang = "en") -> str:
+    """Hosted MCP: the lifelines in order, those at the model provider in brackets named for it; "" for any other
+    mode, whose lifelines are the usual ones."""
+    group = provider_group(trace)
+    if not group:
+        return ""
+    names = actor_names(trace.meta.mode)
+    cols = trace_lifelines(trace)
+    shown = [names[a][lang] for a in cols]
+    first, last = cols.index(group[0]), cols.index(group[-1])
+    shown[first] = f"[{AT_PROVIDER[lang]}: {shown[first]}"
+    shown[last] += "]"
+    return " · ".join(shown)
+
+
 def hop_table(trace: Trace, *, summary_width: int = 60) -> str:
+    """The hops as a terminal table; hosted MCP adds its lifelines above it, those at the provider in brackets."""
+    names = actor_names(trace.meta.mode)
+    pairs = max((display_width(f"{names[h.source]['en']} → {names[h.target]['en']}") for h in trace.hops), default=0)
     widths = {
         "seq": 4,
         "step": 4,
         "phase": 9,
-        "from → to": 26,
+        "from → to": max(26, min(40, pairs)),
         "kind": 18,
         "summary": summary_width,
         "ms": 8,
         "bytes": 7,
     }
     lines = [" ".join(_fit(name, w) for name, w in widths.items()).rstrip(), " ".join("-" * w for w in widths.values())]
+    if above := lifeline_line(trace):
+        lines.insert(0, f"lifelines: {above}")
     for row in hop_rows(trace):
         row["from → to"] = f"{row['from']} → {row['to']}"
+        row["ms"] = NO_TIME if row["ms"] is None else row["ms"]
         lines.append(" ".join(_fit(terminal_safe(str(row[name])), w) for name, w in widths.items()).rstrip())
     return "\n".join(lines)
 
@@ -138,7 +176,7 @@ def summary_line(trace: Trace) -> str:
     parts = [
         f"hops {s.get('hops', len(trace.hops))}",
         f"model calls {s.get('model_calls', 0)}",
-        f"tool calls {s.get('tool_calls', 0)}",
+        _tool_calls_figure(trace),
         f"elapsed {s.get('elapsed_ms', 0):.0f} ms",
     ]
     if tokens := s.get("prompt_tokens"):
@@ -146,6 +184,15 @@ def summary_line(trace: Trace) -> str:
     if trace.meta.outcome == "ok" and trace.meta.answer is not None and not trace.meta.answer.strip():
         parts.append("empty answer")
     return terminal_safe(" · ".join(parts))
+
+
+def _tool_calls_figure(trace: Trace) -> str:
+    """The tool calls figure. In hosted MCP the app makes none: the figure is the calls the provider reports its MCP
+    client made, counted from the hops (a trace recorded before the provider's calls were counted stores 0), and
+    says so."""
+    if trace.meta.mode != "hosted":
+        return f"tool calls {trace.meta.stats.get('tool_calls', 0)}"
+    return f"tool calls {tool_calls(trace.hops)} (reported by the provider)"
 
 
 def _message_facts(msg: Any) -> Any:
@@ -268,16 +315,24 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             | AppAnswer(payload=p)
             | Failure(payload=p)
             | ReplayDivergence(payload=p)
-            | McpReported(payload=p)
         ):
             facts = _picked(p, _CALL_KEYS)
             if "api_call" in facts:  # the call as its API wrote it; the Chat-shaped copy stays in the payload
                 del facts["tool_call"]
             return facts
+        case McpReported(payload=p):  # what the provider says crossed, and the frame seen of it
+            return _picked(p, _REPORTED_KEYS)
         case Clipped():
             return {}
         case _ as never:
             assert_never(never)
+
+
+_REPORTED_KEYS = ("mismatch", "observed", "is_error", "method", "name", "arguments", "tools", "output")
+
+
+"""What a lesson is about in the provider's report of an MCP exchange: where it disagrees with the frame seen, which
+frame that is, and what the report says was asked and answered."""
 
 
 def _picked(payload: Mapping[str, object], keys: tuple[str, ...]) -> dict[str, Any]:
@@ -291,11 +346,10 @@ def _status(payload: Mapping[str, object]) -> dict[str, Any]:
 
 def _frame_facts(frame: Mapping[str, Any]) -> dict[str, Any]:
     """A JSON-RPC frame's method, id, params, result or error, and a tool result's isError."""
-    facts = _picked(frame, ("method", "id", "params", "result", "error"))
     result = frame.get("result")
-    if isinstance(result, dict) and "isError" in result:
-        facts["isError"] = result["isError"]
-    return facts
+    flag = {"isError": result["isError"]} if isinstance(result, dict) and "isError" in result else {}
+    # the flag above the result it qualifies: a long error text below cannot push it out of a small card
+    return _picked(frame, ("method", "id", "params")) | flag | _picked(frame, ("result", "error"))
 
 
 def _body_facts(body: Any) -> dict[str, Any]:

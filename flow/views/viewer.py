@@ -19,7 +19,7 @@ from typing import Any
 
 import pydantic_core
 
-from flow.text.names import ACTOR_NAMES, PHASE_NAMES, STEP_NAMES, Lang
+from flow.text.names import AT_PROVIDER, PHASE_NAMES, STEP_NAMES, Lang, actor_names
 from flow.text.route import (
     ARTICLE_PHASE_NAMES,
     ARTICLE_PHASE_SHORT,
@@ -33,14 +33,14 @@ from flow.text.route import (
 from flow.text.teaching import teaching_texts
 from flow.text.views import VIEWER_TEXT
 from flow.trace.files import clip_strings
-from flow.trace.model import Hop, Trace
+from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.questions import Question
 from flow.trace.route import message_of, route
 from flow.trace.steps import phase_spans
 from flow.views.closing import closing_bundle
 from flow.views.diagram import MAX_ARROWS, RenderError, drawn_ends, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
-from flow.views.labels import PHASE_COLORS, short_label, trace_lifelines
+from flow.views.labels import PHASE_COLORS, is_reported, provider_group, short_label, trace_lifelines
 from flow.views.table import VIEW_BYTES, VIEW_TEXT_CHARS, focus_view
 
 ASSETS = Path(__file__).resolve().parent / "viewer_assets"
@@ -190,6 +190,9 @@ def viewer_bundle(
             row_of[h.seq] = r
     numbers = {h.seq: row.number for row in rows(trace, collapse_chunks=False) for h in row.hops}
     lanes = trace_lifelines(trace)
+    names = actor_names(trace.meta.mode)
+    pairs = reported_pairs(trace)
+    index_of = {h.seq: i for i, h in enumerate(trace.hops)}
     hops = []
     teach = {code: teaching_texts(trace.hops, code) for code in ("zh", "en")}  # texts that need neighbours
     for i, hop in enumerate(trace.hops):
@@ -201,14 +204,20 @@ def viewer_bundle(
             "row": row_of[hop.seq],
             "kind": hop.kind,
             "phase": hop.phase,
-            "from": ACTOR_NAMES[start],
-            "to": ACTOR_NAMES[hop.target],
+            "from": names[start],
+            "to": names[hop.target],
             "lanes": [lanes.index(start), lanes.index(end)],
             "label": short_label(hop, 80, lang=lang),
             "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},
             "view": view,
             "message": None if (step := message_of(hop)) is None else int(step),
         }
+        if is_reported(hop):
+            item["reported"] = True
+            if mismatch := [str(m) for m in as_dict(hop.payload).get("mismatch") or []]:
+                item["mismatch"] = mismatch
+        if (twin := pairs.get(hop.seq)) is not None and twin in index_of:
+            item["pair"] = {"seq": twin, "index": index_of[twin]}
         if questions and hop.seq in questions:
             item["question"] = questions[hop.seq].to_json()
         hop_focus = _focus_for(hop, view)
@@ -225,13 +234,27 @@ def viewer_bundle(
         "svg": svg,
         "svg_error": error,
         "rows": [row.arrow_id for row in all_rows],
-        "lanes": [ACTOR_NAMES[actor] for actor in lanes],
+        "lanes": [names[actor] for actor in lanes],
+        # hosted MCP: the lanes (by index) that run at the model provider, and what the group is called
+        "provider": {"lanes": [lanes.index(a) for a in provider_group(trace)], "name": dict(AT_PROVIDER)},
         "hops": hops,
         "phases": {p: {"name": PHASE_NAMES[p], "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
         "route": route_bundle(trace),
         "ui": {key: dict(value) for key, value in VIEWER_TEXT.items()},
         "closing": closing_bundle(trace) if _whole(trace) else None,
     }
+
+
+def reported_pairs(trace: Trace) -> dict[int, int]:
+    """Each hop the provider reported with the frame a recorder saw of the same exchange, both ways (seq → seq): a
+    reported hop's `observed`, and that frame's reporter."""
+    out: dict[int, int] = {}
+    for hop in trace.hops:
+        seen = as_dict(hop.payload).get("observed") if is_reported(hop) else None
+        if isinstance(seen, int) and not isinstance(seen, bool):
+            out[hop.seq] = seen
+            out.setdefault(seen, hop.seq)
+    return out
 
 
 def _whole(trace: Trace) -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
-from flow.trace.model import as_dict, is_array, is_object
+from flow.trace.model import as_dict, as_list, is_array, is_object
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
@@ -145,15 +145,21 @@ def response_summary(body: Any) -> str:
     uses = [as_dict(b) for b in content if as_dict(b).get("type") == "tool_use"]
     if uses:
         return "tool_use: " + ", ".join(call_text(b.get("name"), b.get("input")) for b in uses)
-    return f"stop_reason: {body.get('stop_reason')}"
+    kinds = [str(as_dict(b).get("type")) for b in content]
+    hosted = any(k.startswith("mcp_") for k in kinds)  # hosted MCP: the blocks report what the provider did
+    return f"stop_reason: {body.get('stop_reason')}" + (f" ({', '.join(kinds)})" if hosted else "")
 
 
 def request_summary(body: Any) -> str:
     body = as_dict(body)
     messages, tools = body.get("messages"), body.get("tools")
-    return (
-        f"{counted(len(messages) if is_array(messages) else 0, 'message')}, "
-        f"{counted(len(tools) if is_array(tools) else 0, 'tool')}" + (" (stream)" if body.get("stream") else "")
+    servers = [str(as_dict(s).get("name")) for s in as_list(body.get("mcp_servers"))]
+    toolsets = sum(as_dict(t).get("type") == "mcp_toolset" for t in tools) if is_array(tools) else 0
+    n_tools = (len(tools) if is_array(tools) else 0) - toolsets
+    said = [counted(n_tools, "tool")] if n_tools or not servers else []
+    said += [f"{counted(len(servers), 'MCP server')} ({', '.join(servers)})"] if servers else []
+    return ", ".join([counted(len(messages) if is_array(messages) else 0, "message"), *said]) + (
+        " (stream)" if body.get("stream") else ""
     )
 
 

@@ -167,9 +167,12 @@ def request_summary(body: Any) -> str:
     body = as_dict(body)
     items = body.get("input")
     n = len(items) if is_array(items) else 1 if isinstance(items, str) else 0
-    tools = body.get("tools")
+    tools = [as_dict(t) for t in as_list(body.get("tools"))]
+    servers = [str(t.get("server_label")) for t in tools if t.get("type") == "mcp"]  # hosted MCP: no function
+    said = [counted(len(tools) - len(servers), "tool")] if len(tools) > len(servers) or not servers else []
+    said += [f"{counted(len(servers), 'MCP server')} ({', '.join(servers)})"] if servers else []
     return (
-        f"{counted(n, 'input item')}, {counted(len(tools) if is_array(tools) else 0, 'tool')}"
+        ", ".join([counted(n, "input item"), *said])
         + (" after " + str(body["previous_response_id"]) if body.get("previous_response_id") else "")
         + (" (stream)" if body.get("stream") else "")
     )

@@ -308,12 +308,14 @@ class Viewer {
       this.boxChanged();
     });
     this.labelEl = h('div', { class: 'fv-label' });
+    // Hosted MCP: whether the hop was seen or reported, and the other side of the pair, a click away.
+    this.pairEl = h('div', { class: 'fv-pair', hidden: '' });
     this.teachEl = h('div', { class: 'fv-teach' });
     this.listEl = h('ol', { class: 'fv-list' });
     this.jsonTitle = h('div', { class: 'fv-json-title' });
     this.jsonEl = h('div', { class: 'fv-json' });
     this.tree = null;
-    this.side = h('div', { class: 'fv-side' }, this.labelEl, this.quiz.el, this.listEl, this.jsonTitle, this.jsonEl);
+    this.side = h('div', { class: 'fv-side' }, this.labelEl, this.pairEl, this.quiz.el, this.listEl, this.jsonTitle, this.jsonEl);
     // On a phone the diagram gives way to the trace as rows, one a hop, its lanes drawn small (drawLanes).
     this.lanesEl = h('ol', { class: 'fv-lanes' });
     this.closingEl = h('div', { class: 'fv-closing', 'aria-live': 'polite' });
@@ -484,8 +486,9 @@ class Viewer {
       if (!hop) continue;
       const [a, b] = hop.lanes || [0, 0];
       const track = h('span', { class: 'fv-lane-track', 'aria-hidden': 'true' });
-      for (let k = 0; k < n; k++) track.append(h('i', { style: `left: ${pos(k)}` }));
-      const arrow = h('b', { class: a === b ? 'fv-lane-self' : a < b ? 'fv-lane-right' : 'fv-lane-left' });
+      const provider = (this.bundle.provider && this.bundle.provider.lanes) || [];
+      for (let k = 0; k < n; k++) track.append(h('i', { style: `left: ${pos(k)}`, class: provider.includes(k) ? 'fv-lane-provider' : '' }));
+      const arrow = h('b', { class: (a === b ? 'fv-lane-self' : a < b ? 'fv-lane-right' : 'fv-lane-left') + (hop.reported ? ' fv-lane-reported' : '') });
       arrow.style.left = pos(Math.min(a, b));
       arrow.style.width = `${(Math.abs(a - b) * 100) / n}%`;
       track.append(arrow);
@@ -898,10 +901,12 @@ class Viewer {
     if (asking) {
       // The question first: the hop's label, text and JSON would give the answer away.
       this.labelEl.replaceChildren();
+      this.paintPair(null, L);
       this.teachEl.hidden = true;
       this.tree.fill(h('p', { class: 'fv-hidden-hop', text: ui.hidden_hop[L] }));
     } else {
       this.labelEl.replaceChildren(h('code', { text: hop.kind }), ' · ', hop.label);
+      this.paintPair(hop, L);
       this.teachEl.hidden = false;
       this.teachEl.textContent = hop.teach[L];
       this.tree.show(hop.view, hop.focus, L);
@@ -923,6 +928,24 @@ class Viewer {
       this.el.dataset.asking = asking ? '1' : '';
       this.el.dataset.current = String(mark);
     }, 0));
+  }
+
+  paintPair(hop, L) {
+    // A hop the provider reported: seen too (a jump to the frame) or not (what nobody here can know), and where the
+    // report and the frame disagree, in red; a frame the provider also reported: a jump to its report.
+    const ui = this.ui;
+    const parts = [];
+    const jump = (pair, key) => h('button', { class: 'fv-pair-go', type: 'button', onclick: () => this.goto(pair.index),
+      text: fmt(ui[key][L], { n: pair.index + 1 }) + ' ▸' });
+    if (hop && hop.reported) {
+      parts.push(h('span', { class: 'fv-pair-tag', text: ui.reported_tag[L] }));
+      parts.push(hop.pair ? jump(hop.pair, 'observed_at') : h('span', { text: ui.not_observed[L] }));
+      if (hop.mismatch) parts.push(h('span', { class: 'fv-mismatch', text: fmt(ui.mismatch[L], { what: hop.mismatch.join(', ') }) }));
+    } else if (hop && hop.pair) {
+      parts.push(h('span', { class: 'fv-pair-tag fv-pair-seen', text: ui.observed_tag[L] }), jump(hop.pair, 'reported_at'));
+    }
+    this.pairEl.replaceChildren(...parts);
+    this.pairEl.hidden = !parts.length;
   }
 
   drawList(i) {
