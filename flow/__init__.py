@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
     from flow.servers.spec import Era, ServerSpec
     from flow.text.errors import PROVIDER_NOTES, FlowError, sending_line
-    from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang
+    from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang, actor_names
     from flow.trace.files import (
         MAX_TRACE_BYTES,
         UPLOAD_LIMIT_MB,
@@ -101,7 +101,7 @@ _HOME = {
         "flow.servers.config",
     ),
     **dict.fromkeys(("Era", "ServerSpec"), "flow.servers.spec"),
-    **dict.fromkeys(("ACTOR_NAMES", "KIND_NAMES", "PHASE_NAMES", "Lang"), "flow.text.names"),
+    **dict.fromkeys(("ACTOR_NAMES", "KIND_NAMES", "PHASE_NAMES", "Lang", "actor_names"), "flow.text.names"),
     **dict.fromkeys(
         (
             "MAX_TRACE_BYTES",
@@ -198,6 +198,7 @@ __all__ = [
     "Turn",
     "UPLOAD_LIMIT_MB",
     "WarmSession",
+    "actor_names",
     "aligned_dots",
     "allow_typed_commands",
     "bind_questions",

@@ -118,7 +118,7 @@ def test_approval_is_the_apps_one_further_request() -> None:
     approval = facts(sample("hosted-responses-approval"))
     assert (approval.requests, approval.approvals, approval.app_frames) == (2, 1, 0)
     [loop] = [r for r in ways_table([sample("hosted-responses-approval")], lang="en") if r[""].startswith("who runs")]
-    assert "the app only answers 1 approval request(s), in request 2" in loop["hosted MCP (Responses)"]
+    assert "the app only answers the approval requests (1), in request 2" in loop["hosted MCP (Responses)"]
     where = {s.step: s.place for s in places(sample("hosted-responses-approval"))}
     assert where[Step.DECISION] == where[Step.BACKFILL] == "app"  # the approval request comes to the app, and back
     assert where[Step.CALL_TOOL] == "provider"

@@ -92,6 +92,13 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
     spans = export(trace)
     chats = [s for s in spans if s["attrs"].get("gen_ai.operation.name") == "chat"]
     tools = [s for s in spans if s["name"].startswith("execute_tool ")]
+    if trace.meta.mode == "hosted":  # the calls the provider reports, under the model span that carried the report
+        tools = [
+            s
+            for s in spans
+            if s["attrs"].get("mcp_flow.reported_by") == "provider"
+            and s["attrs"].get("gen_ai.operation.name") == "execute_tool"
+        ]
     assert len(chats) == model_calls(trace.hops) and len(tools) == tool_calls(trace.hops)
     usage: list[dict[str, Any]] = []  # per model call: what the provider reported, if anything
     for hop in trace.hops:
@@ -113,11 +120,25 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
         # the provider's own word: Chat's finish_reason, Responses' status, Messages' stop_reason
         said = ("stop", "tool_calls", "completed", "tool_use", "end_turn")
         assert [m["role"] for m in output] == ["assistant"] and reasons[0] in said
+        # Hosted MCP: the provider's own items (mcp_list_tools, mcp_call, an approval asked and given) are the
+        # conventions' generic parts, of their own type, holding the item as it came
+        hosted = trace.meta.mode == "hosted"
         assert all(
             p["type"] in ("text", "tool_call", "tool_call_response")
+            or (hosted and p["type"].startswith("mcp_") and isinstance(p.get("value"), dict))
             for m in json.loads(a["gen_ai.input.messages"]) + output
             for p in m["parts"]
         )
+    if hosted:  # the calls the provider reports are its spans, item for item, under the model span, and untimed
+        reported = [
+            h.payload["item"].get("id")
+            for h in trace.hops
+            if h.kind == "mcp.reported" and h.direction == "request" and h.payload["method"] == "tools/call"
+        ]
+        assert [t["attrs"]["gen_ai.tool.call.id"] for t in tools] == reported
+        chat_ids = {c["spanId"] for c in chats}
+        assert all(t["kind"] == INTERNAL and t["parentSpanId"] in chat_ids for t in tools)
+        return
     # The tool calls the model asked for are the execute_tool spans, id for id.
     asked = [
         p["id"]

@@ -52,6 +52,7 @@ EXPORTED = [
     "Turn",
     "UPLOAD_LIMIT_MB",
     "WarmSession",
+    "actor_names",
     "aligned_dots",
     "allow_typed_commands",
     "bind_questions",

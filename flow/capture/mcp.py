@@ -52,6 +52,14 @@ def frame_json(message: SessionMessage) -> dict[str, Any]:
     return frame
 
 
+_STEP_2 = ("initialize", "notifications/initialized", "server/discover", "tools/list")
+
+
+"""A session's set-up and its tool listing belong to step 2 whenever they cross: over HTTP the notification that ends
+the set-up is posted in the background, and may go out after the client has moved on; the SDK lists the tools after a
+call whose output schema it has not seen."""
+
+
 class FrameTap:
     """Records frames in both directions and pairs responses with their requests by id; a frame from the server
     larger than `max_frame_bytes` is not recorded or handed on: it ends the session as a fault."""
@@ -112,7 +120,8 @@ class FrameTap:
         rec = self.recorder
         if not rec.enabled:
             return
-        step = Step.CALL_TOOL if frame.get("method") == "tools/call" else rec.step
+        method = frame.get("method")
+        step = Step.CALL_TOOL if method == "tools/call" else Step.LIST_TOOLS if method in _STEP_2 else rec.step
         if "id" in frame and "method" in frame:
             tool_call_id = None
             if step is Step.CALL_TOOL and self._calls:

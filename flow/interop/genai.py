@@ -17,6 +17,7 @@ from typing import Any
 from flow.interop.common import json_or_text
 from flow.trace.model import as_dict, as_list
 from flow.wire.base import ApiName, Turn, WireApi
+from flow.wire.hosted import approval_items
 from flow.wire.recorded import conversation
 
 PROVIDERS: dict[ApiName, str] = {"chat": "openai", "responses": "openai", "messages": "anthropic"}
@@ -150,6 +151,8 @@ def output_message(turn: Turn, api: WireApi) -> dict[str, Any]:
     parts = _text_parts(turn.text)
     for call in turn.calls:
         parts.append(_tool_call(call.id, call.name, call.parsed if call.parsed is not None else call.arguments))
+    # Hosted MCP: the provider's request for the app's approval, a part of its own type (the conventions' generic part)
+    parts += [{"type": "mcp_approval_request", "value": item} for item in approval_items(turn.raw)]
     finish = "tool_call" if turn.calls else _FINISH.get(str(turn.finish), turn.finish or "stop")
     return {"role": "assistant", "parts": parts, "finish_reason": finish}
 

@@ -828,17 +828,7 @@ def merge_recordings(
         said = f"{seen}, as the app would tell it; what the app showed the user is not recorded"
         rnd = failed_at.rnd if failed_at is not None else rounds
         out.add(failed, t_start_ms=t_last, t_end_ms=t_last, rnd=rnd, inferred=said)
-    unmapped += job.notes
-    if job.hosted:
-        unmapped.append(
-            "hosted MCP: the provider's MCP client called the server, so the app neither listed, translated nor ran "
-            "a tool; the mcp.reported hops are the provider's report of those calls, rebuilt from its "
-            + ("items or blocks, paired with the frames the MCP recording saw" if imported else "items or blocks")
-        )
-    unmapped.append(
-        "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "
-        "tools/call carries out and the answer shown are inferred (each such hop says so in `inferred`)"
-    )
+    unmapped += _merge_notes(job, paired=imported is not None)
     server = imported.meta.server if imported else None
     if job.hosted:  # the server by the label the request gave it (its reports name it so), and its frames' facts
         named = job.hosted[0]
@@ -857,6 +847,22 @@ def merge_recordings(
         imported=ImportInfo(format="proxy-jsonl", file=names, unmapped=unmapped),
     )
     return finish(meta, out.hops, name)
+
+
+def _merge_notes(job: _Merge, *, paired: bool) -> list[str]:
+    """What a merged trace says it could not record as it crossed: the merge's own notes, and what it inferred."""
+    notes = list(job.notes)
+    if job.hosted:
+        notes.append(
+            "hosted MCP: the provider's MCP client called the server, so the app neither listed, translated nor ran "
+            "a tool; the mcp.reported hops are the provider's report of those calls, rebuilt from its "
+            + ("items or blocks, paired with the frames the MCP recording saw" if paired else "items or blocks")
+        )
+    notes.append(
+        "recorded by the proxies: the wire as it crossed; the question, the translations, which tool call each "
+        "tools/call carries out and the answer shown are inferred (each such hop says so in `inferred`)"
+    )
+    return notes
 
 
 def _interleave(first: list[_Event], second: list[_Event]) -> list[_Event]:

@@ -418,6 +418,7 @@ class _OtlpImport:
         chats = sorted((s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method), key=lambda s: s.start_ns)
         self.chat_round = {s.span_id: i for i, s in enumerate(chats, 1)}
         self.chat_starts = [s.start_ns for s in chats]
+        self.chat_windows = [(s.start_ns, s.end_ns) for s in chats]
         self.events: list[tuple[int, int, _Placed | _Report]] = []  # (when it happened, walk order, hop)
         self.meta: dict[str, Any] = {
             "question": None,
@@ -441,6 +442,13 @@ class _OtlpImport:
 
     def round_at(self, ns: int) -> int:
         return sum(start <= ns for start in self.chat_starts)
+
+    def frame_round(self, method: str, ns: int) -> int:
+        """A frame's round: a call's, that of the model request it follows; any frame sent while a model request was
+        out (a provider's MCP client, in hosted MCP), that request's; the session's set-up and listing before the
+        first request, 0."""
+        inside = any(start <= ns <= end for start, end in self.chat_windows)
+        return self.round_at(ns) if method == "tools/call" or inside else 0
 
     def messages(self, span: _Span, key: str) -> list[JsonObject]:
         """The GenAI messages a span's attribute `key` holds, as OpenAI chat messages."""
@@ -612,6 +620,12 @@ class _OtlpImport:
             "usage": usage,
         }
         asks = any(c["message"].get("tool_calls") or c["finish_reason"] == "tool_calls" for c in choices)
+        # Hosted MCP: a provider that asks the app to approve a call has decided on it (a part of the provider's type)
+        asks = asks or any(
+            as_dict(p).get("type") == "mcp_approval_request"
+            for m in _messages_attr(span, "gen_ai.output.messages", self.unmapped)
+            for p in as_list(m.get("parts"))
+        )
         return hops.model_response(
             {"status": 200, "body": response},
             step=Step.DECISION if asks else Step.MODEL_ANSWER,
@@ -711,12 +725,12 @@ class _OtlpImport:
         request the server was handling when it sent the message, if it was handling one."""
         if parent is not None and parent.method and parent.kind == 2:
             self.unmapped.add("parameters of notifications (progress, log text): the conventions do not record them")
-            rnd = self.round_at(parent.start_ns) if parent.method == "tools/call" else 0
+            rnd = self.frame_round(parent.method, parent.start_ns)
             progress_of = (
                 _rpc_id(parent.attrs.get("jsonrpc.request.id")) if method == "notifications/progress" else None
             )
             return method_step(parent.method), rnd, progress_of
-        return method_step(method), self.round_at(span.start_ns) if method == "tools/call" else 0, None
+        return method_step(method), self.frame_round(method, span.start_ns), None
 
     def reply(
         self, span: _Span, method: str, rpc_id: int | str, step: Step | None, *, from_client: bool

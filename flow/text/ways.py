@@ -59,8 +59,8 @@ CELLS: dict[str, dict[Lang, str]] = {
     },
     "loop.approved": {
         "zh": "服务商；应用只在第 {n} 次请求里回答了 {approvals} 个批准请求，结果在服务商那里交回模型",
-        "en": "the provider; the app only answers {approvals} approval request(s), in request {n}; the result goes "
-        "back to the model at the provider",
+        "en": "the provider; the app only answers the approval requests ({approvals}), in request {n}; the result "
+        "goes back to the model at the provider",
     },
     "no_tokens": {"zh": "未报告", "en": "not reported"},
     "provider_none": {"zh": "—", "en": "—"},

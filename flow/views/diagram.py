@@ -502,6 +502,18 @@ def _row_text(row: Row, x_of: dict[Actor, float], lang: Lang) -> str:
     return short_label(hop, _label_width(abs(x_of[target] - x_of[source])), lang=lang)
 
 
+def _row_colours(hop: Hop, style: str, reported: bool, *, is_current: bool, later: bool) -> tuple[str, str, str]:
+    """An arrow's colour, its label's colour and its width: the current hop's, a later one's (faded), or its own (an
+    error's, a reported hop's, red when the report disagrees with the frame seen)."""
+    wrong = style == "error" or bool(reported and as_dict(hop.payload).get("mismatch"))
+    if is_current:
+        return CURRENT, CURRENT, "3.5"
+    if later:
+        return FADED_ERROR if wrong else FADED, FADED_TEXT, "1.2"
+    color = ERROR if wrong else REPORTED if reported else NORMAL
+    return color, color, "1.6"
+
+
 def _draw_row(
     out: _Statements, row: Row, i: int, text: str, *, y: float, x_of: dict[Actor, float], current: int | None
 ) -> None:
@@ -510,15 +522,7 @@ def _draw_row(
     is_current = current is not None and row.holds(current)
     later = current is not None and hop.seq > current
     reported = is_reported(hop)
-    wrong = style == "error" or bool(reported and as_dict(hop.payload).get("mismatch"))
-    if is_current:
-        color, text_color, width = CURRENT, CURRENT, "3.5"
-    elif later:
-        color = FADED_ERROR if wrong else FADED
-        text_color, width = FADED_TEXT, "1.2"
-    else:
-        color = ERROR if wrong else REPORTED if reported else NORMAL
-        text_color, width = color, "1.6"
+    color, text_color, width = _row_colours(hop, style, reported, is_current=is_current, later=later)
     looks: dict[str, str] = {}
     if color != NORMAL:
         looks["color"] = color

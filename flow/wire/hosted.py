@@ -136,6 +136,11 @@ def approval_requests(raw: Any) -> tuple[ApprovalRequest, ...]:
     return tuple(out)
 
 
+def approval_items(raw: Any) -> list[dict[str, Any]]:
+    """The `mcp_approval_request` items of a model turn's output, as they came."""
+    return [as_dict(i) for i in as_list(as_dict(raw).get("output")) if as_dict(i).get("type") == "mcp_approval_request"]
+
+
 def approval_response(request: ApprovalRequest, *, approve: bool) -> dict[str, Any]:
     """The input item that answers an approval request: the app's last word on the call."""
     return {"type": "mcp_approval_response", "approval_request_id": request.id, "approve": approve}

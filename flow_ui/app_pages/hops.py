@@ -4,7 +4,7 @@ import json
 
 import streamlit as st
 
-from flow import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang, focus_view, hop_dataframe
+from flow import KIND_NAMES, PHASE_NAMES, Lang, actor_names, focus_view, hop_dataframe
 from flow_ui.i18n import column_names, t
 from flow_ui.state import all_traces, state
 from flow_ui.text import table_csv
@@ -20,6 +20,7 @@ if not trace.hops:
     st.info(t("no_hops", lang))
     st.stop()
 frame = hop_dataframe(trace, lang=lang)
+names = actor_names(trace.meta.mode)  # in hosted MCP, the MCP client is the provider's
 
 # The filters choose codes (an actor, a kind, a phase), shown in the interface language: a choice survives a switch.
 c1, c2, c3, c4 = st.columns([2, 2, 2, 3])
@@ -27,7 +28,7 @@ choose = t("choose", lang)
 actors = c1.multiselect(
     t("filter_actor", lang),
     list(dict.fromkeys(a for h in trace.hops for a in (h.source, h.target))),
-    format_func=lambda a: ACTOR_NAMES[a][lang],
+    format_func=lambda a: names[a][lang],
     key="f_actor",
     placeholder=choose,
 )
@@ -85,5 +86,5 @@ rows = [r for r in (event.selection.rows if event and event.selection else []) i
 if rows:
     seq = int(shown.iloc[rows[0]]["seq"])
     hop = trace.hops[seq - 1]
-    st.markdown(f"#### #{hop.seq} · `{hop.kind}` · {ACTOR_NAMES[hop.source][lang]} → {ACTOR_NAMES[hop.target][lang]}")
+    st.markdown(f"#### #{hop.seq} · `{hop.kind}` · {names[hop.source][lang]} → {names[hop.target][lang]}")
     st.json(focus_view(hop), expanded=3)
