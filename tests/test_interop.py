@@ -100,6 +100,7 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
             and s["attrs"].get("gen_ai.operation.name") == "execute_tool"
         ]
     assert len(chats) == model_calls(trace.hops) and len(tools) == tool_calls(trace.hops)
+    hosted = trace.meta.mode == "hosted"
     usage: list[dict[str, Any]] = []  # per model call: what the provider reported, if anything
     for hop in trace.hops:
         if hop.kind == "llm.request":
@@ -122,7 +123,6 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
         assert [m["role"] for m in output] == ["assistant"] and reasons[0] in said
         # Hosted MCP: the provider's own items (mcp_list_tools, mcp_call, an approval asked and given) are the
         # conventions' generic parts, of their own type, holding the item as it came
-        hosted = trace.meta.mode == "hosted"
         assert all(
             p["type"] in ("text", "tool_call", "tool_call_response")
             or (hosted and p["type"].startswith("mcp_") and isinstance(p.get("value"), dict))
