@@ -80,6 +80,7 @@ REASON_SHORT: dict[Reason, dict[Lang, str]] = {
     "host_sends": {"zh": "文章有误", "en": "article wrong"},
     "host_pairs": {"zh": "文章有误", "en": "article wrong"},
     "not_recorded": {"zh": "未记录", "en": "not recorded"},
+    "at_provider": {"zh": "在服务商", "en": "at the provider"},
 }
 
 REASON_TEXT: dict[Reason, dict[Lang, str]] = {
@@ -147,6 +148,13 @@ REASON_TEXT: dict[Reason, dict[Lang, str]] = {
     "not_recorded": {
         "zh": "这份记录里没有属于这条消息的跳。",
         "en": "This recording holds no hop of this message.",
+    },
+    "at_provider": {
+        "zh": "托管 MCP：这条消息发生在模型服务商那里（它的 MCP 客户端和它的模型之间，或它的客户端和服务器之间），"
+        "不经过应用。这里能看到的帧是记录器在服务器那一端看到的，或是服务商事后的报告。",
+        "en": "Hosted MCP: this message happens at the model provider (between its MCP client and its model, or its "
+        "client and the server) and never crosses the app. What this trace shows of it is what a recorder saw at the "
+        "server, or the provider's report afterwards.",
     },
 }
 

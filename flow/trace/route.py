@@ -37,6 +37,7 @@ Reason = Literal[
     "host_sends",  # MCP mode, message 3: the host app translates and sends it, not the MCP client (article 000)
     "host_pairs",  # MCP mode, message 7: a CallToolResult has no tool_call_id; the host pairs it (article 000)
     "not_recorded",  # an imported or partial recording has no hop for it
+    "at_provider",  # hosted MCP: the provider's MCP client and its model do it; nothing of it crosses the app
 ]
 
 # Where article 000 tells an MCP message wrongly, and the hop by which the trace shows it: the app's own request
@@ -49,6 +50,10 @@ _CORRECTED: dict[Step, tuple[Reason, tuple[str, ...]]] = {
 # Steps that shrink to in-process hops when there is no MCP client or server.
 _IN_PROCESS = (Step.LIST_TOOLS, Step.REVERSE_TRANSLATION, Step.CALL_TOOL, Step.TOOL_RESULT)
 _TOOL_ROUND = (Step.DECISION, Step.REVERSE_TRANSLATION, Step.CALL_TOOL, Step.TOOL_RESULT, Step.BACKFILL)
+
+# Hosted MCP: the messages the provider handles itself (the listing and the whole tool round), unless the app takes
+# part (an approval asked of it in message 4, its answer in message 8).
+_AT_PROVIDER = (Step.LIST_TOOLS, *_TOOL_ROUND)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +145,7 @@ class _Run:
     trace: Trace
     has: set[Step]  # the messages it has a hop of
     direct: bool
+    hosted: bool  # the provider is the MCP client
     reported: bool  # the MCP server reported running the tool
     stopped_at: Step | None
     how: Reason | None  # how it stopped there
@@ -152,6 +158,7 @@ class _Run:
             trace=trace,
             has=has,
             direct=trace.meta.mode == "direct",
+            hosted=trace.meta.mode == "hosted",
             reported=server_reports_execution(trace),
             stopped_at=None if stop is None or stop.step is None else Step(stop.step),
             how=None if stop is None else _stop_reason(stop),
@@ -160,6 +167,8 @@ class _Run:
 
     def state(self, step: Step) -> tuple[MessageState, Reason | None]:
         """How `step` stands in this run, and why, if it is not simply present."""
+        if self.hosted and step in _AT_PROVIDER and not self._app_takes_part(step):
+            return ("present" if step in self.has else "missing"), "at_provider"
         if step not in self.has:
             if step in _TOOL_ROUND and Step.DECISION not in self.has and Step.MODEL_ANSWER in self.has:
                 return "missing", "no_tool_call"
@@ -180,6 +189,14 @@ class _Run:
             return "partial", "unanswered"
         if step == Step.CALL_TOOL and not self.reported:
             return "partial", "server_silent"
-        if step in _CORRECTED and any(h.step == step and h.kind in _CORRECTED[step][1] for h in self.trace.hops):
+        if (
+            step in _CORRECTED
+            and not self.hosted  # the hosted app translates nothing: it names a server, and sends that itself
+            and any(h.step == step and h.kind in _CORRECTED[step][1] for h in self.trace.hops)
+        ):
             return "corrected", _CORRECTED[step][0]
         return "present", None
+
+    def _app_takes_part(self, step: Step) -> bool:
+        """Whether a hop of this step crosses the app's boundary (the app sends or receives it)."""
+        return any(h.step == step and "app" in (h.source, h.target) for h in self.trace.hops)
