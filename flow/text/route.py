@@ -80,7 +80,7 @@ REASON_SHORT: dict[Reason, dict[Lang, str]] = {
     "host_sends": {"zh": "文章有误", "en": "article wrong"},
     "host_pairs": {"zh": "文章有误", "en": "article wrong"},
     "not_recorded": {"zh": "未记录", "en": "not recorded"},
-    "at_provider": {"zh": "在服务商", "en": "at the provider"},
+    "at_provider": {"zh": "在服务商", "en": "at provider"},
 }
 
 REASON_TEXT: dict[Reason, dict[Lang, str]] = {
