@@ -28,6 +28,12 @@ def plain(text: object) -> str:
     return _LINE_START.sub(lambda m: m[1] + (m[2] + "\\" if m[2][0].isdigit() else "\\" + m[2]), escaped)
 
 
+def plain_cell(text: object) -> str:
+    """`plain`, and a URL's `://` escaped too: a table cell shows an address a trace holds as text, never as a link
+    (Markdown makes a link of a bare URL)."""
+    return plain(text).replace("://", r"\://")
+
+
 # A cell a spreadsheet would read as a formula (OWASP's list: = + - @, tab, carriage return).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

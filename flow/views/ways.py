@@ -163,7 +163,7 @@ def _cells(f: WayFacts, lang: Lang) -> dict[str, str]:
         server, sees = _c(f"server.{known}", lang), _c("sees.app_mcp", lang, frames=f.app_frames)
     else:
         definitions = _c("definitions.hosted", lang)
-        server = _c("server.hosted", lang, url=f"`{f.server_url}`" if f.server_url else "—")
+        server = _c("server.hosted", lang, url=f.server_url or "—")
         sees = _c("sees.hosted", lang, items=_sep(lang).join(f.reported_items) or "—")
     if f.way != "hosted":
         loop = _c("loop.app", lang, backfills=f.backfills)

@@ -26,7 +26,7 @@ from flow import (
 )
 from flow_ui.i18n import column_names, t
 from flow_ui.state import add_run, all_traces, state
-from flow_ui.text import plain
+from flow_ui.text import plain, plain_cell
 from flow_ui.view import aligned_diagrams, aligned_grid, picker, remembered
 
 # The two runs "Run two" makes: the two modes through Chat Completions, or the same MCP run through two model APIs.
@@ -82,7 +82,7 @@ def four_ways() -> None:
     st.markdown(f"**{t('ways_route', lang)}**")
     st.html(route_strips_html(traces, lang=lang))
     st.markdown(f"**{t('ways_table', lang)}**")
-    st.table(pd.DataFrame(ways_table(traces, lang=lang)), hide_index=True)
+    st.table(pd.DataFrame(ways_table(traces, lang=lang)).map(plain_cell), hide_index=True)
     st.markdown(f"**{t('ways_diagrams', lang)}**")
     aligned_grid([(str(i + 1), item) for i, item in enumerate(chosen)], lang, readable_px=WAYS_READABLE_PX)
 
