@@ -28,10 +28,24 @@ def plain(text: object) -> str:
     return _LINE_START.sub(lambda m: m[1] + (m[2] + "\\" if m[2][0].isdigit() else "\\" + m[2]), escaped)
 
 
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+
+
 def plain_cell(text: object) -> str:
-    """`plain`, and a URL's `://` escaped too: a table cell shows an address a trace holds as text, never as a link
-    (Markdown makes a link of a bare URL)."""
-    return plain(text).replace("://", r"\://")
+    """`plain`, with each URL a code span: a table cell shows an address a trace holds as text, never as a link
+    (Markdown makes a link of a bare URL, escaped or not; it never looks inside code)."""
+    text, out, last = str(text), [], 0
+    for url in _URL.finditer(text):
+        out += [plain(text[last : url.start()]), _code(url[0])]
+        last = url.end()
+    return "".join([*out, plain(text[last:])])
+
+
+def _code(text: str) -> str:
+    """`text` as a code span, fenced by more backticks than any run it holds."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 # A cell a spreadsheet would read as a formula (OWASP's list: = + - @, tab, carriage return).

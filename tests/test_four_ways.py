@@ -220,8 +220,15 @@ def test_the_compare_page_shows_the_four_ways(lang: Lang) -> None:
     assert at.table[0].value.to_dict("records") == [
         {k: plain_cell(v) for k, v in row.items()} for row in ways_table(four, lang=lang)
     ]
-    assert any("http\\://127.0.0.1" in str(v) for row in at.table[0].value.to_dict("records") for v in row.values())
+    assert any("`http://127.0.0.1:" in str(v) for row in at.table[0].value.to_dict("records") for v in row.values())
     bodies = [e.proto.body for e in at.get("html")]
     assert sum('data-testid="ways-route"' in b for b in bodies) == 1
     [diagrams] = [b for b in bodies if "compare-diagrams" in b]
     assert diagrams.count('src="data:image/svg+xml;base64,') == 4
+
+
+def test_a_table_cell_shows_a_url_as_code_and_everything_else_as_its_characters() -> None:
+    from flow_ui.text import plain_cell
+
+    said = plain_cell("see *this* http://127.0.0.1:5/mcp_x and [x](https://evil.example/`a`)")
+    assert said == r"see \*this\* `http://127.0.0.1:5/mcp_x` and \[x\](``https://evil.example/`a`)``"
