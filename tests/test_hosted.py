@@ -307,3 +307,34 @@ def test_the_run_can_record_the_operators_server_so_a_real_providers_calls_are_o
     assert reported.payload["observed"] == call.seq and "mismatch" not in reported.payload
     assert trace.meta.server is not None and trace.meta.server["url"] == demo.url
     assert trace.meta.server["recorded_through"] == f"http://127.0.0.1:{port}/mcp"
+
+
+def test_a_hosted_trace_that_names_another_server_replays_without_contacting_it():
+    """A trace is data: the server a recorded hosted request names (here a listener on this machine) is never
+    reached by a replay, which serves the provider's reports back and sends only its own placeholder."""
+    from flow.backends.replay import replay
+    from flow.trace.files import load_trace
+    from helpers import ROOT
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(0.2)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+    trace = load_trace(ROOT / "sample_traces" / "hosted-responses.json")
+    for hop in trace.hops:
+        if hop.kind == "llm.request":
+            hop.payload["body"]["tools"][0]["server_url"] = url
+    assert trace.meta.server is not None
+    trace.meta.server["url"] = url
+    trace.meta.settings["server_url"] = url
+    result = replay(trace, source="evil")
+    accepted: list[Any] = []
+    try:
+        accepted.append(listener.accept())
+    except OSError:
+        pass
+    listener.close()
+    assert accepted == []
+    sent = [h.payload["body"]["tools"][0]["server_url"] for h in result.trace.hops if h.kind == "llm.request"]
+    assert sent == ["http://127.0.0.1:0/mcp"] and result.answer == trace.meta.answer
