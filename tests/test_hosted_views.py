@@ -274,3 +274,17 @@ def must(pattern: str, text: str, flags: int = 0) -> str:
     found = re.search(pattern, text, flags)
     assert found, pattern
     return found[1]
+
+
+def test_a_report_naming_a_frame_the_trace_does_not_hold_is_paired_with_nothing() -> None:
+    from flow.trace.files import load_trace
+    from flow.views.viewer import reported_pairs
+    from helpers import ROOT
+
+    trace = load_trace(ROOT / "sample_traces" / "hosted-responses.json")
+    reported = [h for h in trace.hops if h.kind == "mcp.reported"]
+    reported[0].payload["observed"] = 99999  # no such hop
+    reported[1].payload["observed"] = reported[2].seq  # a report, not a frame
+    pairs = reported_pairs(trace)
+    assert reported[0].seq not in pairs and reported[1].seq not in pairs and 99999 not in pairs
+    assert pairs[reported[2].seq] == reported[2].payload["observed"]

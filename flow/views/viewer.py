@@ -249,9 +249,11 @@ def reported_pairs(trace: Trace) -> dict[int, int]:
     """Each hop the provider reported with the frame a recorder saw of the same exchange, both ways (seq → seq): a
     reported hop's `observed`, and that frame's reporter."""
     out: dict[int, int] = {}
+    frames = {h.seq for h in trace.hops if h.kind.startswith("mcp.") and not is_reported(h)}
     for hop in trace.hops:
         seen = as_dict(hop.payload).get("observed") if is_reported(hop) else None
-        if isinstance(seen, int) and not isinstance(seen, bool):
+        # A file may name any number: only a frame this trace holds is a pair.
+        if isinstance(seen, int) and not isinstance(seen, bool) and seen in frames:
             out[hop.seq] = seen
             out.setdefault(seen, hop.seq)
     return out
