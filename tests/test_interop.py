@@ -138,6 +138,9 @@ def test_every_model_call_and_tool_call_is_a_span_with_the_conventions_attribute
         assert [t["attrs"]["gen_ai.tool.call.id"] for t in tools] == reported
         chat_ids = {c["spanId"] for c in chats}
         assert all(t["kind"] == INTERNAL and t["parentSpanId"] in chat_ids for t in tools)
+        # the frames a recorder saw were sent by the provider's MCP client, not by the app
+        observed = [sp for sp in spans if sp["kind"] == CLIENT and sp["attrs"].get("mcp.method.name")]
+        assert observed and {sp["service"] for sp in observed} == {"model-provider-mcp-client"}
         return
     # The tool calls the model asked for are the execute_tool spans, id for id.
     asked = [

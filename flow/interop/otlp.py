@@ -200,6 +200,12 @@ class _Reply:
         self.usage = {**self.usage, **(hop.usage or {})}  # Messages counts input in message_start, output after
 
 
+PROVIDER_CLIENT_SERVICE = "model-provider-mcp-client"
+
+
+"""The service a hosted trace's observed frames are sent by: the model provider's MCP client."""
+
+
 class _SpanBuilder:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
@@ -208,10 +214,10 @@ class _SpanBuilder:
         ids = _SeededIds(f"{trace.meta.started_at}|{trace.meta.question}|{len(trace.hops)}|{last}")
         self.sink = InMemorySpanExporter()
         server = trace.meta.server or {}
-        self.tracers = {
-            side: self._tracer(name, ids)
-            for side, name in (("app", APP_NAME), ("mcp_server", str(server.get("name") or "mcp-server")))
-        }
+        sides = [("app", APP_NAME), ("mcp_server", str(server.get("name") or "mcp-server"))]
+        if trace.meta.mode == "hosted":  # the frames' client is the model provider's, not the app's
+            sides.append(("provider_client", PROVIDER_CLIENT_SERVICE))
+        self.tracers = {side: self._tracer(name, ids) for side, name in sides}
         transport = server.get("transport")
         # The MCP conventions name stdio "pipe"; the in-memory transport is no network, so it gets none.
         self.mcp_common: Attributes = {
@@ -435,8 +441,9 @@ class _SpanBuilder:
                 text = " ".join(str(c.get("text", "")) for c in as_list(result.get("content")) if isinstance(c, dict))
                 error = ("tool_error", text)
         name = f"{method} {target}" if target else method
-        sender = "app" if ex.request.source == "mcp_client" else "mcp_server"
-        receiver = "mcp_server" if sender == "app" else "app"
+        client_side = "provider_client" if "provider_client" in self.tracers else "app"
+        sender = client_side if ex.request.source == "mcp_client" else "mcp_server"
+        receiver = "mcp_server" if sender == client_side else client_side
         # An unanswered request lasts until the run gave up on it.
         end = ex.reply.t_end_ms if ex.reply is not None else self.trace.hops[-1].t_end_ms
         if ex.request.kind == "mcp.notification":
