@@ -435,3 +435,17 @@ def test_a_report_alone_imports_as_hosted_and_one_outside_a_model_call_is_left_o
     moved = import_otlp_json(json.dumps(data), name="moved.json")
     assert _reported(moved) == [] and not any(h.kind.startswith("mcp.") for h in moved.hops)
     assert "span 'tools/call get_weather': a provider's report outside a model call: left out" in unmapped(moved)
+
+
+def test_a_report_that_names_no_method_still_exports_a_span_the_import_reads() -> None:
+    """A file may hold a reported hop with an empty method: its span gets a name, so the export imports back."""
+    from flow.interop.importers import import_bytes
+    from flow.trace.files import load_trace
+    from helpers import ROOT
+
+    trace = load_trace(ROOT / "sample_traces" / "hosted-responses.json")
+    for hop in trace.hops:
+        if hop.kind == "mcp.reported":
+            hop.payload["method"] = ""
+    back = import_bytes(to_otlp_json(trace).encode(), name="run.otlp.json")
+    assert back.meta.imported is not None and any(h.kind == "llm.response" for h in back.hops)

@@ -358,7 +358,8 @@ class _SpanBuilder:
         error = None
         if answer is not None and answer.get("is_error"):
             error = ("tool_error" if method == "tools/call" else "_OTHER", str(answer.get("output") or ""))
-        span_name = f"{method} {name}" if name else method
+        # a span needs a name: a report that names no method (a file may hold one) is still the provider's MCP
+        span_name = (f"{method} {name}" if name else method).strip() or "mcp (reported)"
         self.span("app", span_name, parent, SpanKind.INTERNAL, start, end, attrs, error)
 
     def execute_tool(self, call_id: str, call: ToolCall, parent: otel_trace.Span) -> otel_trace.Span:
