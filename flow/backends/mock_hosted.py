@@ -25,6 +25,7 @@ from flow.backends.mock import DENIED, Call, Conversation, MockReply, _Attempt, 
 from flow.backends.mock_apis import (
     ResponseStore,
     _anthropic_error,
+    _args,
     _common_refusal,
     _decision,
     _message_events,
@@ -85,12 +86,8 @@ def _responses_state(items: list[Any], label: str) -> _State:
 
 
 def _attempt(name: Any, arguments: Any, result: Any, ok: bool) -> _Attempt:
-    try:
-        args = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except json.JSONDecodeError:
-        args = None
     text = result if isinstance(result, str) else "Error: the call failed"
-    return _Attempt(str(name or ""), args if isinstance(args, dict) else None, text, ok)
+    return _Attempt(str(name or ""), _args(arguments), text, ok)
 
 
 def _messages_state(messages: list[Any]) -> _State:
@@ -180,7 +177,7 @@ class _Provider:
             if approve:
                 await self._call(conv, call, client, tap, approval_id=approval_id)
             else:  # the app said no: the model is told so, and no call is made
-                conv.attempts.append(_Attempt(call.name, _loads(call.arguments), DENIED, False))
+                conv.attempts.append(_Attempt(call.name, _args(call.arguments), DENIED, False))
         for _ in range(MAX_CALL_ROUNDS):
             decision = _decision(conv, {**self.body, "tool_choice": "auto"}, api=self.api, model=self._model())
             if isinstance(decision, str):
@@ -215,7 +212,7 @@ class _Provider:
         """Call the tool over MCP (its frames tagged with the item's id, so the report pairs with them), and write
         what happened as the API reports it."""
         item_id = self._id("mcp" if self.api == "responses" else "mcptoolu")
-        args = _loads(call.arguments) or {}
+        args = _args(call.arguments) or {}
         rec = self.grant.recorder
         rec.step = Step.CALL_TOOL
         tap.expect_call(call.name, item_id)
@@ -285,14 +282,6 @@ def _stable(body: dict[str, Any]) -> dict[str, Any]:
         if isinstance(t, dict)
     ]
     return {**{k: v for k, v in body.items() if k != "mcp_servers"}, "tools": tools}
-
-
-def _loads(arguments: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def not_granted(path: str, body: Any) -> MockReply:

@@ -119,26 +119,23 @@ class ApprovalRequest:
     arguments: str
 
 
-def approval_requests(raw: Any) -> tuple[ApprovalRequest, ...]:
-    """The approval requests in a model turn's output (Responses); none elsewhere."""
-    out: list[ApprovalRequest] = []
-    for item in as_list(as_dict(raw).get("output")):
-        item = as_dict(item)
-        if item.get("type") == "mcp_approval_request" and isinstance(item.get("id"), str):
-            out.append(
-                ApprovalRequest(
-                    item["id"],
-                    str(item.get("server_label") or ""),
-                    str(item.get("name") or ""),
-                    str(item.get("arguments") or ""),
-                )
-            )
-    return tuple(out)
-
-
 def approval_items(raw: Any) -> list[dict[str, Any]]:
-    """The `mcp_approval_request` items of a model turn's output, as they came."""
+    """The `mcp_approval_request` items of a model turn's output, as they came (Responses); none elsewhere."""
     return [as_dict(i) for i in as_list(as_dict(raw).get("output")) if as_dict(i).get("type") == "mcp_approval_request"]
+
+
+def approval_requests(raw: Any) -> tuple[ApprovalRequest, ...]:
+    """The approval requests in a model turn's output, those the app can answer (they carry an id)."""
+    return tuple(
+        ApprovalRequest(
+            item["id"],
+            str(item.get("server_label") or ""),
+            str(item.get("name") or ""),
+            str(item.get("arguments") or ""),
+        )
+        for item in approval_items(raw)
+        if isinstance(item.get("id"), str)
+    )
 
 
 def approval_response(request: ApprovalRequest, *, approve: bool) -> dict[str, Any]:
