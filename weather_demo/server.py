@@ -33,6 +33,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import AnyHttpUrl, Field
 
 from weather_demo import tools as demo_tools
+from weather_demo.asking import add_asking_tools
 from weather_demo.report import ReportToolExecution, reported
 
 SERVER_NAME = "weather-demo"
@@ -122,8 +123,11 @@ class StaticBearerToken:
         return None
 
 
-def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit_on_crash: bool = False) -> MCPServer:
-    """`bearer_token` (HTTP only) makes the SDK's bearer middleware refuse requests without it (401).
+def build_server(
+    *, fault: Fault = "none", bearer_token: str | None = None, exit_on_crash: bool = False, asks: bool = False
+) -> MCPServer:
+    """`bearer_token` (HTTP only) makes the SDK's bearer middleware refuse requests without it (401). `asks` adds
+    the tools that ask the client back (`weather_demo.asking`).
 
     `exit_on_crash` is for a server that is a process of its own: `fault="die"` then ends the process; otherwise
     it raises `ServerCrashed` out of the server's run and nothing exits."""
@@ -132,6 +136,8 @@ def build_server(*, fault: Fault = "none", bearer_token: str | None = None, exit
     if fault != "none":
         server.middleware.append(_Fault(fault, exit_on_crash=exit_on_crash))
     _add_tools(server, logs)
+    if asks:
+        add_asking_tools(server)
     _add_resources_and_prompts(server)
     return server
 
@@ -258,9 +264,9 @@ def _add_resources_and_prompts(server: MCPServer) -> None:
 
 
 @functools.cache
-def shared_server(fault: Fault = "none") -> MCPServer:
+def shared_server(fault: Fault = "none", asks: bool = False) -> MCPServer:
     """One server per process for in-memory connections: building one costs more than a whole run."""
-    return build_server(fault=fault)
+    return build_server(fault=fault, asks=asks)
 
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -350,8 +356,9 @@ def serve_http(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m weather_demo", description=__doc__)
     parser.add_argument("--fault", choices=["none", "die", "hang"], default="none")
+    parser.add_argument("--asks", action="store_true", help="add the tools that ask the client back")
     args = parser.parse_args(argv)
-    anyio.run(build_server(fault=args.fault, exit_on_crash=True).run_stdio_async)
+    anyio.run(build_server(fault=args.fault, exit_on_crash=True, asks=args.asks).run_stdio_async)
 
 
 def new_token() -> str:

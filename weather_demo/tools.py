@@ -45,7 +45,7 @@ _PRACTICES: dict[str, str] = {
 CITY_NAMES: list[tuple[str, str]] = [key for key in _WEATHER]
 
 
-def _find_city(city: str) -> tuple[str, str] | None:
+def find_city(city: str) -> tuple[str, str] | None:
     wanted = city.strip().lower().replace(" ", "").replace("市", "")
     wanted = _ALIASES.get(wanted, wanted).lower().replace(" ", "")
     for zh, en in _WEATHER:
@@ -56,7 +56,7 @@ def _find_city(city: str) -> tuple[str, str] | None:
 
 def get_weather(city: str) -> dict[str, Any]:
     """Today's weather for a city (fake, fixed data)."""
-    found = _find_city(city)
+    found = find_city(city)
     if found is None:
         raise ValueError(f"No weather data for {city!r}. Known cities: " + ", ".join(en for _, en in _WEATHER))
     cond_zh, cond_en, low, high, humidity, wind = _WEATHER[found]

@@ -75,6 +75,18 @@ _DAYS = re.compile(r"([1-7]|[一二两三四五六七])\s*(?:天|日|days?)", re
 _ADVICE_WORDS = ("建议", "穿", "带伞", "advice", "should i", "wear", "recommend")
 
 
+_HERE_WORDS = ("我这里", "我这儿", "我所在", "我在的地方", "where i am", "here")
+
+
+_IN_WORDS = ("一句话", "in one sentence", "in a sentence")
+
+
+_NOTES_WORDS = ("笔记", "notes")
+
+
+_FORECAST_DATA = "Forecast data: "  # how weather_demo's forecast_in_words asks the host's model (sampling)
+
+
 MODEL_NAMES = [
     "mock",
     "mock-bad-json",
@@ -202,10 +214,17 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
                 found.append((min(pos), zh if is_chinese(q) else en))
         forecast = "get_forecast" in conv.tools and any(w in ql for w in _FORECAST_WORDS)
         days = _days(q)
+        asked = _asking_tool(conv, ql)
         out += [
-            ("get_forecast", {"city": name, "days": days}) if forecast else (weather_tool, {param: name})
+            (asked, {"city": name})
+            if asked
+            else ("get_forecast", {"city": name, "days": days})
+            if forecast
+            else (weather_tool, {param: name})
             for _, name in sorted(found)
         ]
+        if not found and "weather_here" in conv.tools and any(w in ql for w in _HERE_WORDS):
+            out.append(("weather_here", {}))
     if "calc_work_hours" in conv.tools:
         times = [f"{int(h):02d}:{'30' if half else (m or '00')}" for h, m, half in _TIME.findall(q)]
         if len(times) >= 2:
@@ -222,6 +241,33 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
                     if condition:
                         out.append(("best_practice", {"topic": condition}))
     return out
+
+
+def _asking_tool(conv: Conversation, ql: str) -> str | None:
+    """The demo's tool that asks back, when the question wants what only it gives: a forecast in one sentence
+    (sampling), the class's notes (roots)."""
+    if "forecast_in_words" in conv.tools and any(w in ql for w in _IN_WORDS):
+        return "forecast_in_words"
+    if "class_notes" in conv.tools and any(w in ql for w in _NOTES_WORDS):
+        return "class_notes"
+    return None
+
+
+def _phrased(question: str) -> str | None:
+    """A forecast the demo server asked the host's model to put in one sentence (sampling), so put."""
+    if not question.startswith(_FORECAST_DATA):
+        return None
+    data_text, _, rest = question[len(_FORECAST_DATA) :].partition("\n")
+    try:
+        data = json.loads(data_text)
+        days = [(d["condition"], d["condition_en"], d["temp_low_c"], d["temp_high_c"]) for d in data["days"]]
+        city, city_en = data["city"], data["city_en"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+    low, high = min(d[2] for d in days), max(d[3] for d in days)
+    if "Chinese" in rest:
+        return f"{city}未来{len(days)}天以{days[0][0]}为主，气温{low}到{high}°C。"
+    return f"The next {len(days)} days in {city_en} look mostly {days[0][1]}, between {low} and {high} °C."
 
 
 def _days(question: str) -> int:
@@ -245,6 +291,9 @@ def _condition(result: str) -> str | None:
 def _decide(conv: Conversation, body: dict[str, Any], behaviour: str) -> list[Call] | str:
     """Tool calls to make now, or the final answer text."""
     choice = body.get("tool_choice", "auto")
+    phrased = _phrased(conv.question) if not conv.tools else None
+    if phrased is not None:
+        return phrased
     if not conv.tools or choice == "none":
         return answer_from_results(conv, tools_allowed=bool(conv.tools) and choice != "none")
     intents = _intents(conv)

@@ -17,12 +17,12 @@ import anyio
 import httpx2
 import pydantic_core
 
-from flow.capture.recorder import Recorder
+from flow.capture.recorder import SERVER_ASK, Recorder
 from flow.text.errors import MalformedResponse, ModelLimitError
 from flow.trace import hops
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop
-from flow.trace.payloads import LlmChunkPayload, LlmErrorPayload, LlmRequestPayload
+from flow.trace.payloads import LlmChunkPayload, LlmErrorPayload, LlmRequestPayload, LlmResponsePayload
 from flow.trace.redact import redact_headers, redact_url
 from flow.trace.stats import RETRY_HEADER
 from flow.trace.steps import STEPS, Step
@@ -161,6 +161,9 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         payload: LlmRequestPayload = {"method": request.method, "url": url, "headers": request_headers, "body": body}
         if rec.adaptations:
             payload["adapted"] = rec.adaptations
+        ask = SERVER_ASK.get()
+        if ask is not None:
+            payload["for_server"] = ask
         sent = hops.model_request(payload, step=step, path=request.url.path, carries=self.api.request_summary(body))
         # Everything in the payload, as text: the body as sent, the URL, the headers.
         wire = raw + url.encode() + json_bytes(request_headers)
@@ -202,9 +205,13 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         if request_hop is not None:
             resp_body = _json_or_text(decoded)
             status = response.status_code
+            answered: LlmResponsePayload = {"status": status, "headers": headers, "body": resp_body}
+            ask = SERVER_ASK.get()
+            if ask is not None:
+                answered["for_server"] = ask
             got: hops.Draft[Any] = (
                 hops.model_response(
-                    {"status": status, "headers": headers, "body": resp_body},
+                    answered,
                     step=self.api.response_step(resp_body),
                     summary=self.api.response_summary(resp_body),
                 )

@@ -122,6 +122,13 @@ class FrameTap:
             return
         method = frame.get("method")
         step = Step.CALL_TOOL if method == "tools/call" else Step.LIST_TOOLS if method in _STEP_2 else rec.step
+        method_answered, t_start = None, None
+        if "id" in frame and "method" not in frame:
+            # The client's answer to a request the server sent it (sampling, elicitation, roots, ping): the step it
+            # was asked in, and its method for the hop's line.
+            asked_by_server = self.pairing.reply("server", frame.get("id"))
+            if asked_by_server is not None:
+                method_answered, t_start, step = asked_by_server.method, asked_by_server.t_ms, asked_by_server.step
         if "id" in frame and "method" in frame:
             tool_call_id = None
             if step is Step.CALL_TOOL and self._calls:
@@ -137,7 +144,8 @@ class FrameTap:
                 t_ms=rec.now_ms(),
                 tag=tool_call_id,
             )
-        rec.add(hops.frame(frame, source="mcp_client", target="mcp_server", step=step), wire_text=text)
+        sent = hops.frame(frame, source="mcp_client", target="mcp_server", step=step, method=method_answered)
+        rec.add(sent, t_start_ms=t_start, wire_text=text)
 
     def incoming(self, item: SessionMessage | Exception) -> None:
         rec = self.recorder
@@ -176,6 +184,14 @@ class FrameTap:
                     refused = self._reported(asked, frame.get("result"), len(wire))
                     if refused:
                         summary = refused_note(frame_summary(frame, method), refused)
+        elif kind == "mcp.request":
+            # The server asks the client something in the middle of what it is doing (2025-11-25): the step the
+            # client's oldest open request is in (a tools/call: step 6), else the app's.
+            oldest = self.pairing.oldest()
+            step = oldest.step if oldest is not None and oldest.side == "client" else rec.step
+            self.pairing.request(
+                "server", frame.get("id"), str(frame.get("method")), frame.get("params"), step=step, t_ms=rec.now_ms()
+            )
         elif kind == "mcp.notification":
             step = rec.step  # what the server says while the app is in a step belongs to that step
             params = frame.get("params") or {}
@@ -215,7 +231,8 @@ class FrameTap:
 
     @property
     def unanswered(self) -> list[str]:
-        return [req.method for req in self.pairing.unanswered]
+        """The methods of the client's requests still waiting for the server's answer."""
+        return [req.method for req in self.pairing.unanswered if req.side == "client"]
 
     def oversized(self, size: int, start: str, *, at_least: bool = False) -> tuple[ServerFault, ErrorPayload]:
         """A message over the cap: what the user is told, and what the hop keeps (its size and first characters)."""

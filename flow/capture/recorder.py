@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from typing import Any
 
 from flow.trace.factory import json_bytes, new_hop
 from flow.trace.files import MAX_HOPS, MAX_STRING_CHARS, clip_strings
 from flow.trace.hops import Draft, recording_stopped
 from flow.trace.model import MAX_DEPTH, PAYLOAD_DEPTH, Hop, writable_json
-from flow.trace.payloads import Adaptation
+from flow.trace.payloads import Adaptation, ServerAsk
 from flow.trace.redact import needs_redaction, redact, secret_values
 from flow.trace.steps import Step
 
@@ -45,6 +46,13 @@ with room for `meta` (`save_trace` drops the indentation if it must)."""
 
 
 assert HOP_PAYLOAD_BYTES <= MAX_STRING_CHARS  # a payload within budget cannot hold a string over the limit
+
+
+SERVER_ASK: ContextVar[ServerAsk | None] = ContextVar("server_ask", default=None)
+
+
+"""Set while the host asks its model for an MCP server (sampling): the model tap marks the hops it records with it.
+A context variable, because several tool calls may run at once and only the one that asked is answering."""
 
 
 class Recorder:

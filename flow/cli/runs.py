@@ -70,6 +70,47 @@ def _add_run(sub: Subcommands) -> None:
     )
     _add_model_options(r)
     _add_mcp_options(r)
+    _add_host_options(r)
+
+
+def _add_host_options(r: argparse.ArgumentParser) -> None:
+    """What the host answers when the MCP server asks it something."""
+    r.add_argument(
+        "--asks",
+        action="store_true",
+        help="the demo server with its tools that ask the client back: weather_here asks the user (elicitation), "
+        "forecast_in_words asks the host's model (sampling), class_notes asks for the client's folders (roots)",
+    )
+    r.add_argument(
+        "--host-capability",
+        action="append",
+        choices=["sampling", "elicitation", "roots"],
+        help="what the host says it can answer (repeatable; default with --asks: all three, else none)",
+    )
+    r.add_argument(
+        "--answer",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="the user's answer to a field of a server's form (elicitation); repeatable. Without it (and without "
+        "--decline or --cancel) a terminal asks you, and with no terminal the form is cancelled",
+    )
+    r.add_argument("--decline", action="store_true", help="the user declines every form a server sends")
+    r.add_argument("--cancel", action="store_true", help="the user dismisses every form a server sends")
+    r.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder the host shares with the server as a root (repeatable; default with --asks: the demo's "
+        "class notes)",
+    )
+    r.add_argument(
+        "--elicit-timeout",
+        type=float,
+        default=120.0,
+        help="seconds a server's question waits for the user before it is cancelled",
+    )
 
 
 def _add_model_options(r: argparse.ArgumentParser) -> None:
@@ -211,6 +252,11 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         raise UsageError("--public-url is where the provider reaches the recording proxy: use it with --record-server")
     if args.mode != "hosted" and (args.require_approval != "never" or args.deny):
         raise UsageError("--require-approval and --deny are hosted MCP options: use --mode hosted")
+    if args.asks and (args.mode != "mcp" or args.server is not None):
+        raise UsageError("--asks is the demo MCP server with its asking tools: use --mode mcp without --server")
+    if sum(map(bool, (args.answer, args.decline, args.cancel))) > 1:
+        raise UsageError("--answer, --decline and --cancel are three different answers: give one")
+    check_seconds(args.elicit_timeout, "--elicit-timeout", at_most=MAX_EXCHANGE_S)
     return RunOptions.build(
         server=server_spec(args),
         mode=args.mode,
@@ -231,7 +277,21 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         prompt_args=[env_pair(a, "--prompt-arg", from_environment=False) for a in args.prompt_arg],
         require_approval=args.require_approval,
         approve=not args.deny,
+        asks=args.asks,
+        host_capabilities=args.host_capability,
+        answers=[env_pair(a, "--answer", from_environment=False) for a in args.answer],
+        elicit_action="decline" if args.decline else "cancel" if args.cancel else "accept",
+        elicit_timeout_s=args.elicit_timeout,
+        roots=[_root(d) for d in args.root],
     )
+
+
+def _root(folder: str) -> str:
+    """A --root: an existing folder, as an absolute path."""
+    path = Path(folder).expanduser()
+    if not path.is_dir():
+        raise UsageError(f"--root {folder!r}: no such folder")
+    return str(path.resolve())
 
 
 def _model(args: argparse.Namespace, options: RunOptions) -> ModelConfig:
@@ -285,7 +345,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.record_server is not None:
         result = _observed_run(args, options, model)
     else:
-        result = run(args.question, options=options, model=model)
+        answerer = None
+        if options.host_capabilities and not (args.answer or args.decline or args.cancel) and sys.stdin.isatty():
+            from flow.cli.asking import TerminalAnswerer
+
+            answerer = TerminalAnswerer()
+        result = run(args.question, options=options, model=model, answerer=answerer)
     say = lines_to(args.out)
     if result.ok:
         print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say, flush=True)

@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 
 import anyio
 import httpx2
+from mcp.client._input_required import InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -24,6 +25,7 @@ from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
 from flow.engine.asking import ask_model
 from flow.engine.errors import FlowAbort, as_flow_error
+from flow.engine.host import MAX_INPUT_ROUNDS, Answerer, GivenAnswers, Host
 from flow.engine.hosted import run_hosted
 from flow.engine.model import ModelClient, ModelConfig
 from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
@@ -89,6 +91,7 @@ class _McpTools:
     options: RunOptions
     api: WireApi
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+    host: Host | None = None  # what the host answers when the server asks (sampling, elicitation, roots)
 
     async def list(self) -> _Setup:
         rec = self.rec
@@ -144,6 +147,14 @@ class _McpTools:
         try:
             # A progress callback makes the SDK send a progress token, so a server may report how far it got.
             result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
+        except InputRequiredRoundsExceededError:
+            abort = FlowAbort("input_rounds", rounds=MAX_INPUT_ROUNDS, tool=request.name)
+            rec.add(
+                hops.client_failed(
+                    {"error": "input rounds", "rounds": MAX_INPUT_ROUNDS}, str(abort), step=Step.TOOL_RESULT
+                )
+            )
+            raise abort from None
         except MCPError as exc:
             if self.tap.fault is not None:
                 raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
@@ -258,10 +269,12 @@ async def run_flow(
     model_transport: httpx2.AsyncBaseTransport | None = None,
     recorder: Recorder | None = None,
     session: McpSession | None = None,
+    answerer: Answerer | None = None,
 ) -> RunResult:
     """Run one question end to end and return the trace; failures end the run as hops, never raise.
 
-    `model_transport` replaces the model's transport (the replay model); it is still recorded."""
+    `model_transport` replaces the model's transport (the replay model); it is still recorded. `answerer` answers a
+    server's questions to the user (default: the answers the options give)."""
     if options.prompt and options.mode == "mcp":
         # A prompt run sends the prompt's messages, not a typed question: the trace names what the user chose,
         # the way a client offers a prompt (as a slash command), so no question that was never sent is shown.
@@ -278,6 +291,7 @@ async def run_flow(
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
     run = _Run(question, options, model, model_transport, rec, meta, API[options.api])
+    run.answerer = answerer or GivenAnswers(dict(options.answers), options.elicit_action)
     answer: str | None = None
     error: str | None = None
     try:
@@ -305,6 +319,15 @@ class _Run:
     api: WireApi
     stderr_tail: str = ""  # the end of a stdio server's stderr, when the run failed while it ran
     error_zh: str | None = None
+    answerer: Answerer = field(default_factory=lambda: GivenAnswers({}))
+
+    def host(self, spec: ServerSpec) -> Host | None:
+        """What answers the server when it asks, if the host declares it can (`RunOptions.host_capabilities`)."""
+        options = self.options
+        if not options.host_capabilities:
+            return None
+        roots = list(options.roots) or (builtin.demo_roots() if spec.is_demo and spec.asks else [])
+        return Host(self.rec, self.answerer, roots, options.elicit_timeout_s, modern=options.era == "modern")
 
     async def through_mcp(self, spec: ServerSpec, session: McpSession | None) -> str:
         rec, options = self.rec, self.options
@@ -320,10 +343,14 @@ class _Run:
             session.tap.recorder = rec
             self.meta.server = {**session.describe(), "reused_session": True}
             return await self.loop(_McpTools(session.client, session.tap, rec, options, self.api))
-        async with connect(spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s) as (client, tap, err):
+        host = self.host(spec)
+        callbacks = host.callbacks(options.host_capabilities) if host is not None else {}
+        async with connect(
+            spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s, callbacks=callbacks
+        ) as (client, tap, err):
             self.meta.server = McpSession(client, tap, spec).describe()
             try:
-                return await self.loop(_McpTools(client, tap, rec, options, self.api))
+                return await self.loop(_McpTools(client, tap, rec, options, self.api, host=host))
             except BaseException:
                 self.stderr_tail = server_stderr_tail(err)
                 raise
@@ -389,6 +416,8 @@ async def _loop(
 ) -> str:
     setup = await tools.list()
     model = ModelClient(config, rec, api=tools.api, transport=transport)
+    if isinstance(tools, _McpTools) and tools.host is not None:
+        tools.host.model = model  # a server that asks for sampling is answered by the run's own model
     api = model.api
     definitions = [api.tool(spec) for spec in setup.tools]
     conversation = Conversation("\n\n".join([SYSTEM_PROMPT, *setup.context]))

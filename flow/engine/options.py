@@ -14,6 +14,12 @@ from flow.trace.model import Mode, Trace
 from flow.trace.redact import redact_url, redacted_command
 from flow.wire.base import ApiName
 
+HostCapability = Literal["sampling", "elicitation", "roots"]
+
+
+HOST_CAPABILITIES: tuple[HostCapability, ...] = ("sampling", "elicitation", "roots")
+
+
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
 
 
@@ -50,6 +56,13 @@ class RunOptions:
     # Hosted MCP: whether the provider must ask the app before each call (`require_approval`), and the app's answer
     require_approval: Literal["never", "always"] = "never"
     approve: bool = True
+    asks: bool = False  # the demo server with its tools that ask back (elicitation, sampling, roots)
+    # What the host says it can do when a server asks (its capabilities); a server may ask only for these.
+    host_capabilities: tuple[HostCapability, ...] = ()
+    answers: tuple[tuple[str, str], ...] = ()  # the user's answers to a server's form, field by field
+    elicit_action: Literal["accept", "decline", "cancel"] = "accept"
+    elicit_timeout_s: float = 120.0  # how long a question to the user waits for an answer before it is cancelled
+    roots: tuple[str, ...] = ()  # folders the host shares with the server as its roots (never read from a trace)
 
     @classmethod
     def build(
@@ -74,11 +87,21 @@ class RunOptions:
         prompt_args: Mapping[str, str] | Iterable[tuple[str, str]] = (),
         require_approval: Literal["never", "always"] = "never",
         approve: bool = True,
+        asks: bool = False,
+        host_capabilities: Iterable[HostCapability] | None = None,
+        answers: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+        elicit_action: Literal["accept", "decline", "cancel"] = "accept",
+        elicit_timeout_s: float = 120.0,
+        roots: Iterable[str] = (),
     ) -> RunOptions:
         """The options a person chose, on the command line or the Run page, for reaching `server`: the transport
         and the fault are the demo server's (another server runs over its own transport, and never faults on
-        request), and a fault needs MCP mode."""
+        request), and a fault needs MCP mode. The host declares every capability a server may ask for when the run
+        is on the demo server that asks, unless told which (`host_capabilities`)."""
         demo = server.is_demo
+        asks = asks and demo and mode == "mcp"
+        if host_capabilities is None:
+            host_capabilities = HOST_CAPABILITIES if asks else ()
         return cls(
             mode=mode,
             api=api,
@@ -98,12 +121,19 @@ class RunOptions:
             prompt_args=tuple(dict(prompt_args).items()),
             require_approval=require_approval,
             approve=approve,
+            asks=asks,
+            host_capabilities=tuple(c for c in HOST_CAPABILITIES if c in set(host_capabilities)),
+            answers=tuple(dict(answers).items()),
+            elicit_action=elicit_action,
+            elicit_timeout_s=float(elicit_timeout_s),
+            roots=tuple(roots),
         ).with_server(server)
 
     def server_spec(self) -> ServerSpec:
         return ServerSpec(
             transport="http" if self.server_url else self.transport,
             fault=self.server_fault,
+            asks=self.asks,
             command=self.server_command,
             env=self.server_env,
             env_public=self.server_env_public,
@@ -140,6 +170,12 @@ class RunOptions:
             "bearer_token_env",
             "require_approval",
             "approve",
+            "asks",
+            "host_capabilities",
+            "answers",
+            "elicit_action",
+            "elicit_timeout_s",
+            "roots",
         ):
             if getattr(self, name) == self.__dataclass_fields__[name].default:
                 del settings[name]
@@ -218,6 +254,11 @@ def _pairs(v: Any) -> Any:
     return tuple((k, x) for k, x in v) if ok else _BAD
 
 
+def _capabilities(v: Any) -> Any:
+    ok = isinstance(v, (list, tuple)) and all(isinstance(x, str) and x in HOST_CAPABILITIES for x in v)
+    return tuple(dict.fromkeys(v)) if ok else _BAD
+
+
 MAX_REPLAY_ROUNDS = 50  # a re-run asks the model at most this many tool rounds, whatever a file says
 
 
@@ -227,6 +268,10 @@ MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
 # What a re-run takes from a trace's settings: each name's check (the value, or _BAD) and what it must be.
 _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "mode": (_choice("mcp", "direct", "hosted"), '"mcp", "direct" or "hosted"'),
+    "asks": (_flag, "true or false"),
+    "host_capabilities": (_capabilities, "a list of sampling, elicitation and roots"),
+    "answers": (_pairs, f"a list of at most {_MAX_ITEMS} [field, value] pairs"),
+    "elicit_action": (_choice("accept", "decline", "cancel"), '"accept", "decline" or "cancel"'),
     "api": (_choice("chat", "responses", "messages"), '"chat", "responses" or "messages"'),
     "previous_response": (_flag, "true or false"),
     "tool_choice": (_text, f"a non-empty string of at most {_MAX_TEXT} characters"),

@@ -22,11 +22,19 @@ SERVER_BUILT_FROM = "@server.tool() decorators in weather_demo/server.py"
 _listed: list[dict[str, Any]] = []  # the demo server's tools never change within a process
 
 
-def demo_server(fault: Any = "none") -> Any:
-    """The demo server, built once per fault (imported on first use: a run on another server never loads it)."""
+def demo_server(fault: Any = "none", *, asks: bool = False) -> Any:
+    """The demo server, built once per fault (imported on first use: a run on another server never loads it);
+    `asks` adds the tools that ask the client back."""
     from weather_demo.server import shared_server
 
-    return shared_server(fault)
+    return shared_server(fault, asks)
+
+
+def demo_roots() -> list[str]:
+    """The folder the demo's `class_notes` tool reads when a run names no root of its own: the class's notes."""
+    from weather_demo.asking import NOTES_DIR
+
+    return [str(NOTES_DIR)]
 
 
 async def demo_tool_listing() -> list[dict[str, Any]]:

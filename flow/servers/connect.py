@@ -57,6 +57,7 @@ async def connect(
     max_frame_bytes: int = MAX_FRAME_BYTES,
     headers: Mapping[str, str] | None = None,
     client_info: Implementation = CLIENT_INFO,
+    callbacks: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
     """Open a recorded MCP session; yields the client, its tap, and the server's stderr (stdio only).
 
@@ -64,7 +65,9 @@ async def connect(
     did; when the session ends, any process the server left behind is killed. Every request has
     `timeout_s` in all (the SDK's clock runs from sending it to its answer; bytes trickling in do not
     reset it), and a message from the server over `max_frame_bytes` ends the session. `headers` (HTTP only) are
-    sent instead of the bearer token the spec names: those a hosted-MCP request gave its provider."""
+    sent instead of the bearer token the spec names: those a hosted-MCP request gave its provider. `callbacks` are
+    the SDK client's answers to a server that asks (`flow.engine.host.Host.callbacks`): the client declares them as
+    its capabilities."""
     if spec.is_http:
         async with _connect_http(
             spec,
@@ -74,6 +77,7 @@ async def connect(
             max_frame_bytes=max_frame_bytes,
             headers=headers,
             client_info=client_info,
+            callbacks=callbacks,
         ) as opened:
             yield opened
         return
@@ -86,6 +90,7 @@ async def connect(
             read_timeout_seconds=timeout_s,
             client_info=CLIENT_INFO,
             cache=None,  # every list must really cross the wire, or the lesson has a hole in it
+            **(callbacks or {}),
         )
         entered = False
         try:
@@ -119,7 +124,7 @@ def _inner_transport(
     if spec.transport == "memory" and spec.is_demo:
         from flow.servers.builtin import demo_server
 
-        return MemoryTransport(demo_server(spec.fault), on_died=tap.server_stopped), None
+        return MemoryTransport(demo_server(spec.fault, asks=spec.asks), on_died=tap.server_stopped), None
     token = uuid.uuid4().hex
     # The server's stderr goes to a file, so a crash can be reported with its last words
     # and a flood of it costs disk, not memory.
@@ -250,6 +255,7 @@ async def _connect_http(
     max_frame_bytes: int = MAX_FRAME_BYTES,
     headers: Mapping[str, str] | None = None,
     client_info: Implementation = CLIENT_INFO,
+    callbacks: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[tuple[Client, FrameTap, IO[str] | None]]:
     tap = FrameTap(recorder, max_frame_bytes=max_frame_bytes)
     http = McpHttpTap(httpx2.AsyncHTTPTransport(), tap)
@@ -274,6 +280,7 @@ async def _connect_http(
             read_timeout_seconds=timeout_s,
             client_info=client_info,
             cache=None,
+            **(callbacks or {}),
         )
         try:
             async with client:

@@ -45,6 +45,7 @@ class ServerSpec:
 
     transport: TransportName = "stdio"
     fault: Literal["none", "die", "hang"] = "none"
+    asks: bool = False  # the demo server with its tools that ask the client back (weather_demo.asking)
     command: tuple[str, ...] = ()  # another server's command line; empty means the demo server
     env: tuple[tuple[str, str], ...] = ()  # extra environment for a stdio command, over the SDK's default one
     env_public: tuple[str, ...] = ()  # names in `env` whose values may be written into a trace
@@ -114,10 +115,13 @@ class ServerSpec:
         command = None
         if self.transport == "stdio":
             command = " ".join(["python", "-m", "weather_demo", *self._fault_args()])
-        return {"name": "weather-demo", "transport": self.transport, "command": command, "fault": self.fault}
+        described = {"name": "weather-demo", "transport": self.transport, "command": command, "fault": self.fault}
+        if self.asks:
+            described["asks"] = True
+        return described
 
     def _fault_args(self) -> list[str]:
-        return ["--fault", self.fault] if self.fault != "none" else []
+        return (["--fault", self.fault] if self.fault != "none" else []) + (["--asks"] if self.asks else [])
 
     def stdio_parameters(self) -> StdioServerParameters:
         from mcp import StdioServerParameters  # here, so that what names a server (the CLI's help) loads no SDK

@@ -76,6 +76,7 @@ ErrorCode = Literal[
     "hosted_resources",
     "hosted_unreachable",
     "max_rounds",
+    "input_rounds",
     "unexpected",
 ]
 
@@ -483,6 +484,11 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
             f"{'s' if rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)"
         ),
         "已停止：经过 {rounds} 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）",
+    ),
+    "input_rounds": (
+        "stopped: the server still asked for input after {rounds} rounds of {tool} (2026-07-28 input-required "
+        "results); the host gives up rather than answer forever",
+        "已停止：调用 {tool} 时，服务器经过 {rounds} 轮仍在要求补充输入（2026-07-28 的 input-required 结果）；主机不再无休止地回答",
     ),
     "unexpected": ("{kind}: {detail}", "{kind}：{detail}"),  # an exception nothing above names
 }

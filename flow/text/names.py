@@ -91,6 +91,7 @@ KIND_NAMES: dict[Kind, dict[Lang, str]] = {
     "mcp.error": {"en": "MCP error", "zh": "MCP 错误"},
     "mcp.notification": {"en": "MCP notification", "zh": "MCP 通知"},
     "mcp.reported": {"en": "MCP, as the provider reports it", "zh": "MCP（模型服务商的报告）"},
+    "user.input": {"en": "the server asks the user", "zh": "服务器向用户提问"},
     "translate.forward": {"en": "forward translation", "zh": "正向翻译"},
     "llm.request": {"en": "model request", "zh": "模型请求"},
     "llm.response": {"en": "model response", "zh": "模型响应"},
@@ -172,6 +173,13 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "too_large": {"en": "answer over {limit}: reading stopped", "zh": "回答超过 {limit}，已停止读取"},
     "divergence": {"en": "{what}", "zh": "回放偏离：{what}"},
     "unreadable": {"en": "unreadable frame", "zh": "无法读取的帧"},
+    "user_asked": {"en": "the server asks: {what}", "zh": "服务器问：{what}"},
+    "user_asked_url": {"en": "the server asks you to open {url}", "zh": "服务器请你打开 {url}"},
+    "user_accept": {"en": "accept: {values}", "zh": "接受：{values}"},
+    "user_accept_plain": {"en": "accept", "zh": "接受"},
+    "user_decline": {"en": "decline", "zh": "拒绝"},
+    "user_cancel": {"en": "cancel", "zh": "取消"},
+    "user_timed_out": {"en": "no answer within {s} s: cancel", "zh": "{s} 秒内没有回答：取消"},
 }
 
 

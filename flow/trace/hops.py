@@ -36,12 +36,14 @@ from flow.trace.payloads import (
     PromptRef,
     ReplayDivergencePayload,
     RpcError,
+    ServerAsk,
     ToolCall,
     ToolInvokePayload,
     ToolListPayload,
     ToolResultPayload,
     TranslateForwardPayload,
     TranslateReversePayload,
+    UserInputPayload,
     UserMessagePayload,
     payload_of,
 )
@@ -286,19 +288,58 @@ def provider_reported(payload: McpReportedPayload, *, answer: bool, summary: str
 def model_request(
     payload: LlmRequestPayload, *, step: Step | None, path: str, carries: str
 ) -> Draft[LlmRequestPayload]:
-    """The HTTP request the SDK sent; `carries` is the model API's line of what its body holds."""
+    """The HTTP request the SDK sent; `carries` is the model API's line of what its body holds. A request made for
+    an MCP server (sampling, `for_server`) is sent by the host's MCP client, in the step of the call that asked."""
     adapted = payload.get("adapted") or []
     summary = f"{payload.get('method', 'POST')} {path}: {carries}" + (
         f", {len(adapted)} adapted by the app" if adapted else ""
     )
+    if "for_server" in payload:
+        return Draft(
+            "llm.request", "mcp_client", "model", payload, Step.CALL_TOOL, "request", f"for the server: {summary}"
+        )
     return Draft("llm.request", "app", "model", payload, step, "request", summary)
 
 
 def model_response(payload: LlmResponsePayload, *, step: Step, summary: str) -> Draft[LlmResponsePayload]:
-    """A whole response; its step (the decision or the answer) and line are read by the model API's format."""
+    """A whole response; its step (the decision or the answer) and line are read by the model API's format; one
+    for an MCP server's sampling request goes back to the host's MCP client, in the step of the call."""
     body = payload.get("body")
-    usage = body.get("usage") if is_object(body) else None
-    return Draft("llm.response", "model", "app", payload, step, "response", summary, usage=usage_counts(usage))
+    usage = usage_counts(body.get("usage") if is_object(body) else None)
+    if "for_server" in payload:
+        summary = f"for the server: {summary}"
+        return Draft("llm.response", "model", "mcp_client", payload, Step.CALL_TOOL, "response", summary, usage=usage)
+    return Draft("llm.response", "model", "app", payload, step, "response", summary, usage=usage)
+
+
+# --- a server asks the user ------------------------------------------------------------------------------------------
+
+
+def user_asked(payload: UserInputPayload) -> Draft[UserInputPayload]:
+    """The host puts a server's question to the user (elicitation), in the step of the call that asked."""
+    what = payload.get("url") if payload.get("mode") == "url" else payload.get("message", "")
+    return Draft("user.input", "app", "user", payload, Step.CALL_TOOL, "request", f"the server asks: {what}")
+
+
+def user_answered(payload: UserInputPayload) -> Draft[UserInputPayload]:
+    """The user's answer to a server's question: accept (with the form's values), decline or cancel."""
+    action = payload.get("action", "cancel")
+    content = payload.get("content")
+    shown = ", ".join(f"{k}={v}" for k, v in content.items()) if action == "accept" and content else ""
+    if "timed_out" in payload:
+        shown = f"no answer within {payload['timed_out']:g} s"
+    summary = f"{action}" + (f": {shown}" if shown else "")
+    return Draft("user.input", "user", "app", payload, Step.CALL_TOOL, "response", summary)
+
+
+def server_ask(method: str, *, jsonrpc_id: int | str | None = None, key: str | None = None) -> ServerAsk:
+    """Which request of the server the host answers: by its JSON-RPC id (2025-11-25) or input-request key."""
+    ask: ServerAsk = {"method": method}
+    if jsonrpc_id is not None:
+        ask["jsonrpc_id"] = jsonrpc_id
+    if key is not None:
+        ask["key"] = key
+    return ask
 
 
 def model_chunk(payload: LlmChunkPayload, *, step: Step, summary: str) -> Draft[LlmChunkPayload]:

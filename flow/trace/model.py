@@ -33,6 +33,7 @@ model provider is the MCP client and runs the tool loop itself (hosted)."""
 Kind = Literal[
     "prepare.tools",  # step 0: the tool list as it was built (decorators or hand-written schemas)
     "user.message",  # step 1: the question
+    "user.input",  # a server's question put to the user (elicitation), and the user's answer
     "tool.list",  # direct mode step 2: the app's local tool schemas
     "client.result",  # what the MCP client hands the app: the tool list, a resource, a prompt
     "mcp.request",  # a JSON-RPC request frame on the MCP transport

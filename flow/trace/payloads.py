@@ -216,6 +216,32 @@ class McpReportedPayload(TypedDict):
 
 
 @with_config(_OPEN)
+class ServerAsk(TypedDict):
+    """Which request of the MCP server the host is answering: a request the server sent back over the session
+    (2025-11-25, its JSON-RPC id) or one of the input requests of an input-required result (2026-07-28, its key)."""
+
+    method: str  # "sampling/createMessage" | "elicitation/create" | "roots/list"
+    jsonrpc_id: NotRequired[int | str]
+    key: NotRequired[str]
+
+
+@with_config(_OPEN)
+class UserInputPayload(TypedDict):
+    """A server asked the user something (elicitation): the question as the host put it to the user, or the user's
+    answer. `action` and `content` are the answer's; the rest is the question's."""
+
+    asked: ServerAsk
+    mode: NotRequired[str]  # "form" | "url"
+    message: NotRequired[str]
+    requested_schema: NotRequired[JsonObject]  # form mode: the fields the server asks for
+    url: NotRequired[str]  # URL mode: where the user is sent, outside the MCP client
+    action: NotRequired[str]  # the answer: "accept" | "decline" | "cancel"
+    content: NotRequired[JsonObject]  # accepted form values
+    answered_by: NotRequired[str]  # who answered for the user: "form" (the Run page), "prompt", "options"
+    timed_out: NotRequired[float]  # no answer came within this many seconds: cancelled
+
+
+@with_config(_OPEN)
 class TranslateForwardPayload(TypedDict):
     """Step 3: each MCP tool as the server listed it, and the OpenAI function it became."""
 
@@ -245,6 +271,7 @@ class LlmRequestPayload(TypedDict):
     headers: NotRequired[dict[str, str]]  # secrets redacted
     body: ChatRequest | str  # text when it was not JSON
     adapted: NotRequired[list[Adaptation]]  # what the app changed in the body, and why (RunOptions.adapt)
+    for_server: NotRequired[ServerAsk]  # sampling: the MCP server's request this model call answers
 
 
 @with_config(_OPEN)
@@ -252,6 +279,7 @@ class LlmResponsePayload(TypedDict):
     status: NotRequired[int]
     headers: NotRequired[dict[str, str]]
     body: Json  # the completion as the provider sent it, or its text when it was not JSON
+    for_server: NotRequired[ServerAsk]  # sampling: the MCP server's request this answer goes back to
 
 
 @with_config(_OPEN)
@@ -374,6 +402,8 @@ class ErrorPayload(TypedDict, total=False):
     line_start: str
     line_chars: int
     reason: str  # why a line from a server is not JSON-RPC
+    asked: ServerAsk  # a server's question the host refused to answer (a limit it crossed)
+    rounds: int  # a call that took more input-required rounds than the host allows
 
 
 @with_config(_OPEN)
@@ -386,6 +416,7 @@ class ReplayDivergencePayload(TypedDict):
 PAYLOAD_TYPES: dict[Kind, Any] = {
     "prepare.tools": PrepareToolsPayload,
     "user.message": UserMessagePayload,
+    "user.input": UserInputPayload,
     "tool.list": ToolListPayload,
     "client.result": ClientResultPayload,
     "mcp.request": McpRequestPayload,
@@ -414,6 +445,7 @@ assert set(PAYLOAD_TYPES) == set(KINDS), "every kind has a payload type"
 Payload: TypeAlias = (
     PrepareToolsPayload
     | UserMessagePayload
+    | UserInputPayload
     | ToolListPayload
     | ClientResultPayload
     | McpRequestPayload
@@ -443,6 +475,8 @@ Payload: TypeAlias = (
 def payload_of(hop: Hop, kind: Literal["prepare.tools"]) -> PrepareToolsPayload | None: ...
 @overload
 def payload_of(hop: Hop, kind: Literal["user.message"]) -> UserMessagePayload | None: ...
+@overload
+def payload_of(hop: Hop, kind: Literal["user.input"]) -> UserInputPayload | None: ...
 @overload
 def payload_of(hop: Hop, kind: Literal["tool.list"]) -> ToolListPayload | None: ...
 @overload
@@ -535,6 +569,10 @@ class McpReported(_Of[McpReportedPayload]):
     __slots__ = ()
 
 
+class UserInput(_Of[UserInputPayload]):
+    __slots__ = ()
+
+
 class TranslateForward(_Of[TranslateForwardPayload]):
     __slots__ = ()
 
@@ -599,6 +637,7 @@ TypedHop: TypeAlias = (
     | McpError
     | McpNotification
     | McpReported
+    | UserInput
     | TranslateForward
     | LlmRequest
     | LlmResponse
@@ -629,6 +668,7 @@ _TYPED: dict[Kind, type[_Of[Any]]] = {
     "mcp.error": McpError,
     "mcp.notification": McpNotification,
     "mcp.reported": McpReported,
+    "user.input": UserInput,
     "translate.forward": TranslateForward,
     "llm.request": LlmRequest,
     "llm.response": LlmResponse,

@@ -49,7 +49,11 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
         if frame["method"] == "notifications/message":
             return f"log {params.get('level')}: {params.get('data')}"
         if frame["method"] == "tools/call":
-            return "tools/call " + call_text(params.get("name"), as_dict(params.get("arguments")))
+            line = "tools/call " + call_text(params.get("name"), as_dict(params.get("arguments")))
+            if "requestState" in params or "inputResponses" in params:
+                answers = as_dict(params.get("inputResponses"))
+                line += f" again, with {counted(len(answers), 'answer')}" if answers else " again"
+            return line
         if frame["method"] == "resources/read":
             return f"resources/read {params.get('uri')}"
         if frame["method"] == "prompts/get":
@@ -59,6 +63,9 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
         error = as_dict(frame["error"])
         return f"error {error.get('code')}: {error.get('message')}"
     result = as_dict(frame.get("result"))
+    if result.get("resultType") == "input_required":
+        asked = [as_dict(r).get("method") for r in as_dict(result.get("inputRequests")).values()]
+        return "input required: " + (", ".join(str(m) for m in asked) if asked else "call again with the state")
     if method == "tools/call":
         return f"result of tools/call (isError: {str(result.get('isError', False)).lower()})"
     return f"result of {method}" if method else "result"

@@ -35,6 +35,7 @@ from flow.trace.payloads import (
     TranslateForward,
     TranslateForwardPayload,
     TranslateReverse,
+    UserInput,
     UserMessage,
     typed,
 )
@@ -281,19 +282,34 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
             _result(b, ("result",), app_side=False)
         case ToolResult():
             _result(b, ("payload", "result"), app_side=True)
-        case McpReported(payload=p):  # what the provider says crossed; where it disagrees with the frame seen
-            b.mark("mismatch")
-            b.mark("observed")
-            if p.get("is_error"):
-                b.mark("is_error")
-            b.mark("name" if p["method"] == "tools/call" else "method")
-            b.mark("arguments", open_it=True)
+        case McpReported() | UserInput() as aside:
+            _aside(b, aside)
         case Clipped():  # what the recorder cut, and what is left of it
             b.mark("clipped")
             b.mark("payload")
         case _ as never:
             assert_never(never)
     return b.build()
+
+
+def _aside(b: _Builder, t: McpReported | UserInput) -> None:
+    """What a provider says crossed (where it disagrees with the frame seen), or a server's question to the user
+    and the answer (what was asked, what was chosen and given)."""
+    match t:
+        case McpReported(payload=p):
+            b.mark("mismatch")
+            b.mark("observed")
+            if p.get("is_error"):
+                b.mark("is_error")
+            b.mark("name" if p["method"] == "tools/call" else "method")
+            b.mark("arguments", open_it=True)
+        case UserInput(hop=h) if h.direction == "request":
+            b.mark("message")
+            b.mark("url")
+            b.mark("requested_schema")
+        case UserInput():
+            b.mark("action")
+            b.mark("content", open_it=True)
 
 
 def _model(b: _Builder, hop: LlmRequest | LlmResponse | LlmAssembled | LlmChunk) -> None:

@@ -48,6 +48,8 @@ from flow.trace.payloads import (
     ToolResultPayload,
     TranslateForward,
     TranslateReverse,
+    UserInput,
+    UserInputPayload,
     UserMessage,
     typed,
 )
@@ -362,10 +364,27 @@ def _label_lines(hop: Hop, width: int, lang: Lang) -> list[str]:
             return _line(_w("divergence", lang, what=p["divergence"]), width)
         case McpReported(hop=h, payload=p):
             return _reported_label(h, p, width, lang)
+        case UserInput(hop=h, payload=p):
+            return _line(_user_input_text(h, p, lang), width)
         case Clipped():  # the payload cannot say (`_unsaid`)
             return []
         case _ as never:
             assert_never(never)
+
+
+def _user_input_text(hop: Hop, p: UserInputPayload, lang: Lang) -> str:
+    """A server's question to the user (elicitation), or the user's answer."""
+    if hop.direction == "request":
+        if p.get("mode") == "url":
+            return _w("user_asked_url", lang, url=p.get("url", ""))
+        return _w("user_asked", lang, what=p.get("message", ""))
+    if "timed_out" in p:
+        return _w("user_timed_out", lang, s=f"{p['timed_out']:g}")
+    action = p.get("action", "cancel")
+    if action == "accept":
+        values = ", ".join(f"{k}={v}" for k, v in (p.get("content") or {}).items())
+        return _w("user_accept", lang, values=values) if values else _w("user_accept_plain", lang)
+    return _w("user_decline" if action == "decline" else "user_cancel", lang)
 
 
 def _app_label(t: AppHop, width: int, lang: Lang) -> list[str]:

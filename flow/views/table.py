@@ -33,6 +33,7 @@ from flow.trace.payloads import (
     TranslateForward,
     TranslateReverse,
     TypedHop,
+    UserInput,
     UserMessage,
     typed,
 )
@@ -320,12 +321,15 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             if "api_call" in facts:  # the call as its API wrote it; the Chat-shaped copy stays in the payload
                 del facts["tool_call"]
             return facts
-        case McpReported(payload=p):  # what the provider says crossed, and the frame seen of it
-            return _picked(p, _REPORTED_KEYS)
+        case McpReported(payload=p) | UserInput(payload=p):  # a provider's report; a server's question to the user
+            return _picked(p, _REPORTED_KEYS + _USER_INPUT_KEYS)
         case Clipped():
             return {}
         case _ as never:
             assert_never(never)
+
+
+_USER_INPUT_KEYS = ("mode", "message", "url", "action", "content", "answered_by", "timed_out")
 
 
 _REPORTED_KEYS = ("mismatch", "observed", "is_error", "method", "name", "arguments", "tools", "output")

@@ -52,6 +52,8 @@ from flow.trace.payloads import (
     TranslateForwardPayload,
     TranslateReverse,
     TypedHop,
+    UserInput,
+    UserInputPayload,
     UserMessage,
     payload_of,
     typed,
@@ -336,10 +338,30 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
             )
         case McpReported(hop=hop, payload=p):
             return _reported(hop, p, ctx)
+        case UserInput(hop=hop, payload=p):
+            return _user_input(hop, p)
         case Clipped():  # the recorder cut the payload: a text can claim nothing of it
             return None
         case _ as never:
             assert_never(never)
+
+
+def _user_input(hop: Hop, p: UserInputPayload) -> Situation | None:
+    """A server's question to the user, or the user's answer."""
+    if hop.direction == "request":
+        if p.get("mode") == "url":
+            return _situation("user.asked.url", url=value(p.get("url")))
+        return _situation("user.asked", message=value(p.get("message")))
+    if "timed_out" in p:
+        return _situation("user.answered.timeout", seconds=value(f"{p['timed_out']:g}"))
+    action = p.get("action")
+    if action == "accept":
+        content = p.get("content") or {}
+        shown = ", ".join(f"{k}={v}" for k, v in content.items()) or "{}"
+        return _situation("user.answered.accept", content=value(shown))
+    if action in ("decline", "cancel"):
+        return Situation(f"user.answered.{action}")
+    return None
 
 
 def _reported(hop: Hop, p: McpReportedPayload, ctx: HopContext) -> Situation | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from flow.text.names import Lang
 from flow.text.teaching.apis import API_TEXTS
+from flow.text.teaching.asking import ASKING_TEXTS
 
 Texts = dict[str, dict[Lang, str]]
 
@@ -1148,6 +1149,7 @@ TEXTS: Texts = {
     **_END,
     **API_TEXTS,
     **_HOSTED,
+    **ASKING_TEXTS,
     FALLBACK: {
         "en": "A message crossing between two parts of the system.",
         "zh": "系统两个部分之间传递的一条消息。",

@@ -1,0 +1,270 @@
+"""What the host answers when an MCP server asks it something: its model (sampling), its user (elicitation) and
+its folders (roots).
+
+These are the SDK client's callbacks. The SDK calls them the same way in both protocol eras: for a request the
+server sent back over the session (2025-11-25) and for each input request of an input-required result (2026-07-28),
+which it then sends back in a retried call. What they do is recorded: a sampling request goes to the run's own model
+through the model API's format and tap (its hops marked as made for the server), a question goes to the user (a
+`user.input` hop each way); the frames themselves are recorded by the frame tap like any other.
+
+Every question is bounded: a sampling request asking for more than `MAX_SAMPLING_TOKENS` or carrying more than
+`MAX_SAMPLING_BYTES` is refused, a server may ask at most `MAX_ASKS` times in a run, and a question to the user
+is cancelled after the run's `elicit_timeout_s`; each is an error hop and one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import anyio
+from mcp.client.context import ClientRequestContext
+from mcp_types import (
+    INVALID_REQUEST,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitResult,
+    ErrorData,
+    ListRootsResult,
+    Root,
+    TextContent,
+)
+
+from flow.capture.recorder import SERVER_ASK, Recorder
+from flow.engine.asking import ask_model
+from flow.engine.model import ModelClient
+from flow.trace import hops
+from flow.trace.payloads import ServerAsk, UserInputPayload
+from flow.wire.base import Conversation, Settings
+
+MAX_SAMPLING_TOKENS = 2048  # the most a server may ask the host's model to write for it
+MAX_SAMPLING_BYTES = 64 * 1024  # the most text a server may send the host's model in one sampling request
+MAX_ASKS = 20  # the most questions (of every kind) a server may ask in one run
+MAX_INPUT_ROUNDS = 10  # 2026-07-28: the most input-required rounds one call may take (the SDK's own default)
+
+Action = Literal["accept", "decline", "cancel"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A server's question to the user, as the host shows it."""
+
+    message: str
+    mode: str  # "form" | "url"
+    schema: dict[str, Any]  # form mode: the JSON Schema of the fields asked for
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    action: Action
+    content: dict[str, Any] = field(default_factory=dict[str, Any])
+    answered_by: str = "options"
+
+
+class Answerer(Protocol):
+    """Whoever answers for the user: the run's options, a prompt on the terminal, a form on the Run page."""
+
+    async def __call__(self, question: Question) -> Answer: ...
+
+
+@dataclass(frozen=True)
+class GivenAnswers:
+    """The answers a run was started with (`--answer field=value`, `--decline`, `--cancel`): each field's value
+    typed as the form asks (a number, a yes/no, one of its choices); a form whose required fields were not all given
+    is cancelled, never filled in by guess."""
+
+    values: Mapping[str, str]
+    action: Action = "accept"
+
+    async def __call__(self, question: Question) -> Answer:
+        if self.action != "accept" or question.mode == "url":
+            return Answer(self.action if question.mode != "url" else "decline")
+        content, missing = form_values(question.schema, self.values)
+        return Answer("cancel") if missing else Answer("accept", content)
+
+
+def form_values(schema: Mapping[str, Any], given: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """The values of a form from text answers, typed by its schema's fields; and the required fields not given (or
+    given a value the field refuses)."""
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    content: dict[str, Any] = {}
+    missing: list[str] = []
+    for name, prop in (properties or {}).items():
+        text = given.get(name)
+        value = None if text is None else typed_value(prop if isinstance(prop, dict) else {}, text)
+        if value is None:
+            if name in required:
+                missing.append(name)
+            continue
+        content[name] = value
+    return content, missing
+
+
+def typed_value(prop: Mapping[str, Any], text: str) -> Any:
+    """`text` as the field `prop` takes it, or None when it cannot be."""
+    kind = prop.get("type", "string")
+    choices = prop.get("enum")
+    if kind == "boolean":
+        lowered = text.strip().lower()
+        return (
+            True
+            if lowered in ("true", "yes", "y", "1", "是")
+            else False
+            if lowered in ("false", "no", "n", "0", "否")
+            else None
+        )
+    if kind in ("number", "integer"):
+        try:
+            number = float(text) if kind == "number" else int(text)
+        except ValueError:
+            return None
+        return number
+    if isinstance(choices, list) and text not in choices:
+        return None
+    return text
+
+
+@dataclass
+class Host:
+    """The host's answers to one run's server: its model for sampling, `answerer` for the user, `roots` for its
+    folders. `model` is set once the run has opened its model client (the server cannot ask before a call)."""
+
+    rec: Recorder
+    answerer: Answerer
+    roots: list[str]
+    elicit_timeout_s: float
+    model: ModelClient | None = None
+    modern: bool = False  # 2026-07-28: a question comes as an input request of a result, named by its key
+    asked: int = 0
+
+    def callbacks(self, capabilities: tuple[str, ...]) -> dict[str, Any]:
+        """The SDK client's callbacks for the capabilities the host declares (the SDK declares what it is given)."""
+        given = {
+            "sampling": ("sampling_callback", self.sampling),
+            "elicitation": ("elicitation_callback", self.elicitation),
+            "roots": ("list_roots_callback", self.list_roots),
+        }
+        return {"input_required_max_rounds": MAX_INPUT_ROUNDS, **dict(given[c] for c in capabilities if c in given)}
+
+    def _ask(self, method: str, context: ClientRequestContext) -> ServerAsk:
+        """The server's request being answered: by its JSON-RPC id when it came over the session (2025-11-25), by
+        its key among the input requests of an input-required result (2026-07-28)."""
+        rid = context.request_id
+        if not isinstance(rid, (int, str)):
+            return hops.server_ask(method)
+        return hops.server_ask(method, key=str(rid)) if self.modern else hops.server_ask(method, jsonrpc_id=rid)
+
+    def _count(self, ask: ServerAsk) -> ErrorData | None:
+        self.asked += 1
+        if self.asked <= MAX_ASKS:
+            return None
+        return self._refuse(ask, f"the server asked more than {MAX_ASKS} times in one run; no more are answered")
+
+    def _refuse(self, ask: ServerAsk, reason: str) -> ErrorData:
+        self.rec.add(
+            hops.client_failed({"error": "refused", "asked": ask, "reason": reason}, reason, step=self.rec.step)
+        )
+        return ErrorData(code=INVALID_REQUEST, message=reason)
+
+    async def sampling(
+        self, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult | ErrorData:
+        ask = self._ask("sampling/createMessage", context)
+        refused = self._count(ask) or self._sampling_refused(ask, params)
+        if refused is not None:
+            return refused
+        model = self.model
+        assert model is not None, "a server asks only during a call, after the run opened its model"
+        conversation = Conversation(params.system_prompt or "", [_text(m.content) for m in params.messages])
+        request = model.api.request(conversation, [], Settings(model.config.model, stream=False))
+        body = {**request.body, _MAX_TOKENS[model.api.name]: params.max_tokens}
+        token = SERVER_ASK.set(ask)
+        try:
+            turn = await ask_model(model, self.rec, body, timeout_s=model.config.timeout_s)
+        finally:
+            SERVER_ASK.reset(token)
+        text = turn.text or ""
+        return CreateMessageResult(
+            role="assistant",
+            content=TextContent(type="text", text=text),
+            model=model.config.model,
+            stop_reason="endTurn",
+        )
+
+    def _sampling_refused(self, ask: ServerAsk, params: CreateMessageRequestParams) -> ErrorData | None:
+        if params.max_tokens > MAX_SAMPLING_TOKENS:
+            return self._refuse(
+                ask, f"the server asked the model for {params.max_tokens} tokens; the host allows {MAX_SAMPLING_TOKENS}"
+            )
+        size = len(params.model_dump_json(by_alias=True).encode())
+        if size > MAX_SAMPLING_BYTES:
+            return self._refuse(
+                ask, f"the server's sampling request is {size} bytes; the host sends at most {MAX_SAMPLING_BYTES}"
+            )
+        if params.tools:
+            return self._refuse(ask, "the host does not give its model a server's tools (sampling with tools)")
+        return None
+
+    async def elicitation(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
+        ask = self._ask("elicitation/create", context)
+        refused = self._count(ask)
+        if refused is not None:
+            return refused
+        data = params.model_dump(by_alias=True, exclude_none=True, mode="json")
+        mode = str(data.get("mode") or "form")
+        question = Question(
+            message=str(data.get("message") or ""),
+            mode=mode,
+            schema=data.get("requestedSchema") or {},
+            url=str(data.get("url") or ""),
+        )
+        asked: UserInputPayload = {"asked": ask, "mode": mode, "message": question.message}
+        if mode == "url":
+            asked["url"] = question.url
+        else:
+            asked["requested_schema"] = question.schema
+        self.rec.add(hops.user_asked(asked))
+        answer: Answer | None = None
+        with anyio.move_on_after(self.elicit_timeout_s):
+            answer = await self.answerer(question)
+        answered: UserInputPayload = {"asked": ask}
+        if answer is None:
+            answered["action"], answered["timed_out"] = "cancel", self.elicit_timeout_s
+            answer = Answer("cancel")
+        else:
+            answered["action"], answered["answered_by"] = answer.action, answer.answered_by
+            if answer.action == "accept" and mode != "url":
+                answered["content"] = answer.content
+        self.rec.add(hops.user_answered(answered))
+        if answer.action == "accept" and mode != "url":
+            return ElicitResult(action="accept", content=answer.content)
+        return ElicitResult(action=answer.action)
+
+    async def list_roots(self, context: ClientRequestContext) -> ListRootsResult | ErrorData:
+        refused = self._count(self._ask("roots/list", context))
+        if refused is not None:
+            return refused
+        return ListRootsResult(roots=[Root(uri=Path(r).resolve().as_uri(), name=Path(r).name) for r in self.roots])
+
+
+_MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
+
+
+def _text(content: Any) -> str:
+    """A sampling message's content as the text the host sends its model (images and audio are named, not sent)."""
+    blocks = content if isinstance(content, list) else [content]
+    parts = []
+    for block in blocks:
+        if isinstance(block, TextContent):
+            parts.append(block.text)
+        else:
+            parts.append(f"[{getattr(block, 'type', 'content')} not sent]")
+    return "\n".join(parts)
+
+
+__all__ = ["Answer", "Answerer", "GivenAnswers", "Host", "Question", "form_values"]
