@@ -108,6 +108,15 @@ class _Exchange:
     offered_tools: bool = False  # the request carried tools
 
 
+def _answered(status: int, headers: dict[str, str], body: Any) -> LlmResponsePayload:
+    """A whole response as its hop keeps it; one made for an MCP server (sampling) says which request it answers."""
+    answered: LlmResponsePayload = {"status": status, "headers": headers, "body": body}
+    ask = SERVER_ASK.get()
+    if ask is not None:
+        answered["for_server"] = ask
+    return answered
+
+
 class ModelHttpTap(httpx2.AsyncBaseTransport):
     """Records the request and response bodies the SDK sent and received, headers minus secrets, and holds each
     model call to its limits: one deadline for the whole call (connecting, waiting, every byte, any retry) and a
@@ -205,13 +214,9 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         if request_hop is not None:
             resp_body = _json_or_text(decoded)
             status = response.status_code
-            answered: LlmResponsePayload = {"status": status, "headers": headers, "body": resp_body}
-            ask = SERVER_ASK.get()
-            if ask is not None:
-                answered["for_server"] = ask
             got: hops.Draft[Any] = (
                 hops.model_response(
-                    answered,
+                    _answered(status, headers, resp_body),
                     step=self.api.response_step(resp_body),
                     summary=self.api.response_summary(resp_body),
                 )

@@ -30,6 +30,7 @@ from mcp_types import (
     ErrorData,
     ListRootsResult,
     Root,
+    SamplingMessage,
     TextContent,
 )
 
@@ -38,7 +39,7 @@ from flow.engine.asking import ask_model
 from flow.engine.model import ModelClient
 from flow.trace import hops
 from flow.trace.payloads import ServerAsk, UserInputPayload
-from flow.wire.base import Conversation, Settings
+from flow.wire.base import Conversation, Item, Native, Settings
 
 MAX_SAMPLING_TOKENS = 2048  # the most a server may ask the host's model to write for it
 MAX_SAMPLING_BYTES = 64 * 1024  # the most text a server may send the host's model in one sampling request
@@ -180,7 +181,7 @@ class Host:
             return refused
         model = self.model
         assert model is not None, "a server asks only during a call, after the run opened its model"
-        conversation = Conversation(params.system_prompt or "", [_text(m.content) for m in params.messages])
+        conversation = Conversation(params.system_prompt or "", [_item(m) for m in params.messages])
         request = model.api.request(conversation, [], Settings(model.config.model, stream=False))
         body = {**request.body, _MAX_TOKENS[model.api.name]: params.max_tokens}
         token = SERVER_ASK.set(ask)
@@ -253,6 +254,13 @@ class Host:
 
 
 _MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
+
+
+def _item(message: SamplingMessage) -> Item:
+    """A sampling message as the conversation holds it: the user's text, or the assistant's as a message every one of
+    the three APIs takes in the same form ({"role": "assistant", "content": text})."""
+    text = _text(message.content)
+    return text if message.role == "user" else Native({"role": "assistant", "content": text})
 
 
 def _text(content: Any) -> str:

@@ -94,14 +94,11 @@ class RunOptions:
         elicit_timeout_s: float = 120.0,
         roots: Iterable[str] = (),
     ) -> RunOptions:
-        """The options a person chose, on the command line or the Run page, for reaching `server`: the transport
-        and the fault are the demo server's (another server runs over its own transport, and never faults on
-        request), and a fault needs MCP mode. The host declares every capability a server may ask for when the run
-        is on the demo server that asks, unless told which (`host_capabilities`)."""
+        """The options chosen on the command line or the Run page, for `server`: transport, fault and asking tools are
+        the demo server's (fault and asks need MCP mode); with asks the host declares every capability by default."""
         demo = server.is_demo
         asks = asks and demo and mode == "mcp"
-        if host_capabilities is None:
-            host_capabilities = HOST_CAPABILITIES if asks else ()
+        capabilities = set(host_capabilities if host_capabilities is not None else HOST_CAPABILITIES if asks else ())
         return cls(
             mode=mode,
             api=api,
@@ -122,7 +119,7 @@ class RunOptions:
             require_approval=require_approval,
             approve=approve,
             asks=asks,
-            host_capabilities=tuple(c for c in HOST_CAPABILITIES if c in set(host_capabilities)),
+            host_capabilities=tuple(c for c in HOST_CAPABILITIES if c in capabilities),
             answers=tuple(dict(answers).items()),
             elicit_action=elicit_action,
             elicit_timeout_s=float(elicit_timeout_s),

@@ -63,11 +63,9 @@ async def connect(
 
     A stdio server that breaks the protocol, goes silent or exits raises `ServerFault` naming what it
     did; when the session ends, any process the server left behind is killed. Every request has
-    `timeout_s` in all (the SDK's clock runs from sending it to its answer; bytes trickling in do not
-    reset it), and a message from the server over `max_frame_bytes` ends the session. `headers` (HTTP only) are
-    sent instead of the bearer token the spec names: those a hosted-MCP request gave its provider. `callbacks` are
-    the SDK client's answers to a server that asks (`flow.engine.host.Host.callbacks`): the client declares them as
-    its capabilities."""
+    `timeout_s` in all (the SDK's clock runs from sending it to its answer; bytes trickling in do not reset it), and a message from the server over `max_frame_bytes` ends the session. `headers` (HTTP only) are
+    sent instead of the bearer token the spec names: those a hosted-MCP request gave its provider. `callbacks`: the
+    SDK client's answers to a server that asks (`flow.engine.host.Host.callbacks`), declared as its capabilities."""
     if spec.is_http:
         async with _connect_http(
             spec,
