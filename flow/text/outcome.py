@@ -103,6 +103,17 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "服务商的报告与观测到的帧不符：{what}{at}",
         "en": "the provider's report differs from the frame seen: {what}{at}",
     },
+    # the server asks back
+    "asked_user": {"zh": "服务器向用户提问{at}", "en": "the server asked the user{at}"},
+    "user_accept": {"zh": "用户回答了 {values}{at}", "en": "the user answered {values}{at}"},
+    "user_decline": {"zh": "用户拒绝回答{at}", "en": "the user declined{at}"},
+    "user_cancel": {"zh": "用户取消了提问{at}", "en": "the user cancelled{at}"},
+    "user_timed_out": {"zh": "没有人回答，提问被取消{at}", "en": "nobody answered, so the question was cancelled{at}"},
+    "asked_model": {"zh": "服务器请主机的模型替它写{at}", "en": "the server asked the host's model{at}"},
+    "asked_roots": {
+        "zh": "服务器询问客户端共享了哪些文件夹（roots）{at}",
+        "en": "the server asked which folders the client shares (roots){at}",
+    },
     # the end
     "answered": {"zh": "模型给出了回答{at}", "en": "the model answered{at}"},
     "answered_after_error": {"zh": "模型根据这个错误作答{at}", "en": "the model answered from the error{at}"},

@@ -16,6 +16,7 @@ from flow.text.names import Lang
 from flow.text.outcome import OUTCOME_TEXT
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
+from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text
 from flow.views.closing import CallFate, Decision, calls_and_fates
 from flow.wire.hosted import approval_requests
@@ -105,6 +106,11 @@ class _Reading:
         self.by_seq = {h.seq: h for h in trace.hops}
         # the JSON-RPC frame that answered each tools/call, by the model's call it carried out
         self.replies = {ex.tool_call_id: ex.reply.seq for ex in exchanges(trace.hops) if ex.tool_call_id and ex.reply}
+        # a call that took several rounds (2026-07-28) is answered by its last round's reply
+        rounds = call_rounds(trace.hops).by_seq
+        for call_id, seq in self.replies.items():
+            if seq in rounds and (last := rounds[seq][0].replies[-1]) is not None:
+                self.replies[call_id] = last.seq
         self.last_request = max((h.seq for h in trace.hops if h.kind == "llm.request"), default=0)
         key = f"result_{api_of_trace(trace).name}"
         self.result: dict[Lang, str] = {lang: OUTCOME_TEXT[key][lang] for lang in LANGS}
@@ -296,10 +302,44 @@ def _clauses(trace: Trace) -> list[Clause]:
         out.append(Clause("kept_asking", tuple(d.seq for d in decisions), values=(("n", str(len(decisions))),)))
     else:
         for i, (d, fs) in enumerate(zip(decisions, of, strict=True)):
-            out += _decision_clauses(r, d, fs, again=i > 0 and failed)
+            said = _decision_clauses(r, d, fs, again=i > 0 and failed)
+            following = decisions[i + 1].seq if i + 1 < len(decisions) else trace.hops[-1].seq + 1
+            out += said[:1] + _asked_clauses(trace, d.seq, following) + said[1:]  # asked while the calls ran
             failed = any(f.fate in _PROBLEMS for f in fs)
     out.append(_ending(trace, failed, bool(decisions)))
     return out
+
+
+def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
+    """What the server asked the host between two hops (during the calls of one reply): the user (and the answer),
+    the host's model (sampling), the client's folders (roots), in either era."""
+    out: list[Clause] = []
+    for hop in trace.hops:
+        if not after < hop.seq < before:
+            continue
+        p = as_dict(hop.payload)
+        if hop.kind == "user.input" and hop.direction == "request":
+            out.append(Clause("asked_user", (hop.seq,)))
+        elif hop.kind == "user.input":
+            action = str(p.get("action") or "cancel")
+            key = "user_timed_out" if "timed_out" in p else f"user_{action}"
+            values = ", ".join(f"{k}={v}" for k, v in as_dict(p.get("content")).items())
+            if key in OUTCOME_TEXT:
+                out.append(Clause(key, (hop.seq,), values=(("values", values),)))
+        elif hop.kind == "llm.request" and "for_server" in p:
+            out.append(Clause("asked_model", (hop.seq,)))
+        elif hop.kind in ("mcp.request", "mcp.response") and _asks_roots(hop):
+            out.append(Clause("asked_roots", (hop.seq,)))
+    return out
+
+
+def _asks_roots(hop: Hop) -> bool:
+    """A roots/list the server sent (2025-11-25), or an input-required result asking for it (2026-07-28)."""
+    frame = as_dict(hop.payload)
+    if hop.kind == "mcp.request":
+        return hop.source == "mcp_server" and frame.get("method") == "roots/list"
+    asked = as_dict(as_dict(frame.get("result")).get("inputRequests"))
+    return any(as_dict(r).get("method") == "roots/list" for r in asked.values())
 
 
 def _line(clauses: list[Clause], lang: Lang) -> str:
