@@ -20,6 +20,9 @@ HostCapability = Literal["sampling", "elicitation", "roots"]
 HOST_CAPABILITIES: tuple[HostCapability, ...] = ("sampling", "elicitation", "roots")
 
 
+Backfill = Literal["text", "structured"]
+
+
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
 
 
@@ -63,6 +66,14 @@ class RunOptions:
     elicit_action: Literal["accept", "decline", "cancel"] = "accept"
     elicit_timeout_s: float = 120.0  # how long a question to the user waits for an answer before it is cancelled
     roots: tuple[str, ...] = ()  # folders the host shares with the server as its roots (never read from a trace)
+    # 2026-07-28: open a subscriptions/listen stream for tool-list changes (in 2025-11-25 the client always re-lists
+    # when the server's notification comes, which needs no request of its own)
+    listen: bool = False
+    subscribe: tuple[str, ...] = ()  # resource URIs to subscribe to before asking the model
+    ping: bool = False  # send one ping after connecting (2025-11-25; removed in 2026-07-28)
+    # What the role "tool" message carries back to the model: a result's text content, or its structuredContent
+    backfill: Backfill = "text"
+    check_output: bool = False  # check a result's structuredContent against the tool's outputSchema, and record it
 
     @classmethod
     def build(
@@ -93,11 +104,18 @@ class RunOptions:
         elicit_action: Literal["accept", "decline", "cancel"] = "accept",
         elicit_timeout_s: float = 120.0,
         roots: Iterable[str] = (),
+        listen: bool | None = None,
+        subscribe: Iterable[str] = (),
+        ping: bool = False,
+        backfill: Backfill = "text",
+        check_output: bool | None = None,
     ) -> RunOptions:
         """The options a person chose, on the command line or the Run page, for reaching `server`: the transport
         and the fault are the demo server's (another server runs over its own transport, and never faults on
         request), and a fault needs MCP mode. The host declares every capability a server may ask for when the run
-        is on the demo server that asks, unless told which (`host_capabilities`)."""
+        is on the demo server that asks, unless told which (`host_capabilities`); on that server it also listens for
+        list changes and checks structured results unless told not to (`listen`, `check_output`). Backfilling
+        structured content checks it first."""
         demo = server.is_demo
         asks = asks and demo and mode == "mcp"
         if host_capabilities is None:
@@ -127,6 +145,11 @@ class RunOptions:
             elicit_action=elicit_action,
             elicit_timeout_s=float(elicit_timeout_s),
             roots=tuple(roots),
+            listen=asks if listen is None else listen,
+            subscribe=tuple(subscribe),
+            ping=ping,
+            backfill=backfill,
+            check_output=(asks if check_output is None else check_output) or backfill == "structured",
         ).with_server(server)
 
     def server_spec(self) -> ServerSpec:
@@ -176,6 +199,11 @@ class RunOptions:
             "elicit_action",
             "elicit_timeout_s",
             "roots",
+            "listen",
+            "subscribe",
+            "ping",
+            "backfill",
+            "check_output",
         ):
             if getattr(self, name) == self.__dataclass_fields__[name].default:
                 del settings[name]
@@ -292,6 +320,11 @@ _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "prompt_args": (_pairs, f"a list of at most {_MAX_ITEMS} [name, value] string pairs"),
     "require_approval": (_choice("never", "always"), '"never" or "always"'),
     "approve": (_flag, "true or false"),
+    "listen": (_flag, "true or false"),
+    "subscribe": (_texts, f"a list of at most {_MAX_ITEMS} non-empty strings"),
+    "ping": (_flag, "true or false"),
+    "backfill": (_choice("text", "structured"), '"text" or "structured"'),
+    "check_output": (_flag, "true or false"),
 }
 
 
