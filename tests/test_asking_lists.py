@@ -12,14 +12,14 @@ import pytest
 from flow import RunOptions, run
 from flow.backends.scripted import load_script
 from flow.engine.model import ModelConfig
-from flow.servers.spec import ServerSpec
+from flow.servers.spec import Era, ServerSpec, TransportName
 from flow.trace.steps import Step
 from helpers import ROOT
 
 UNLOCK_THEN_ALERT = '[{"call": "unlock_alerts"}, {"call": "weather_alerts", "arguments": {"city": "上海"}}]'
 
 
-def asking_run(script: str, *, era: str = "handshake", transport: str = "memory", **options):
+def asking_run(script: str, *, era: Era = "handshake", transport: TransportName = "memory", **options):
     built = RunOptions.build(server=ServerSpec(), asks=True, era=era, transport=transport, **options)
     return run("上海有天气预警吗？", options=built, model=ModelConfig.scripted(load_script(script)))
 

@@ -19,12 +19,12 @@ from flow.engine.loop import run_flow
 from flow.engine.model import ModelConfig
 from flow.engine.translate import output_problems
 from flow.servers.connect import open_session
-from flow.servers.spec import ServerSpec
+from flow.servers.spec import Era, ServerSpec, TransportName
 
 CARD = '[{"call": "weather_card", "arguments": {"city": "北京"}}, {"answer": "北京今天晴。"}]'
 
 
-def card_run(*, era: str = "handshake", transport: str = "memory", **options):
+def card_run(*, era: Era = "handshake", transport: TransportName = "memory", **options):
     built = RunOptions.build(server=ServerSpec(), asks=True, era=era, transport=transport, **options)
     return run("北京今天天气怎么样？", options=built, model=ModelConfig.scripted(load_script(CARD)))
 

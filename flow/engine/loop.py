@@ -253,12 +253,6 @@ class _McpTools:
         try:
             # A progress callback makes the SDK send a progress token, so a server may report how far it got.
             result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
-        except RuntimeError as exc:
-            # The SDK checks structuredContent against the tool's outputSchema itself, and refuses a result that
-            # departs from it (mcp.client.session.ClientSession.validate_tool_result): the answer is on the wire.
-            if self.tap.fault is not None or not _output_refused(str(exc)):
-                raise
-            return self._refused_output(request.name, call.id, str(exc), since=reverse_hop.seq)
         except InputRequiredRoundsExceededError:
             abort = FlowAbort("input_rounds", rounds=MAX_INPUT_ROUNDS, tool=request.name)
             rec.add(
@@ -267,6 +261,12 @@ class _McpTools:
                 )
             )
             raise abort from None
+        except RuntimeError as exc:
+            # The SDK checks structuredContent against the tool's outputSchema itself, and refuses a result that
+            # departs from it (mcp.client.session.ClientSession.validate_tool_result): the answer is on the wire.
+            if self.tap.fault is not None or not _output_refused(str(exc)):
+                raise
+            return self._refused_output(request.name, call.id, str(exc), since=reverse_hop.seq)
         except MCPError as exc:
             if self.tap.fault is not None:
                 raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
