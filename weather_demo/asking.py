@@ -4,6 +4,11 @@
 - `forecast_in_words` asks the host's model to put a forecast in one sentence (sampling);
 - `class_notes` reads a city's notes only inside the folders the client names (roots).
 
+And the tools that show the rest of a session: `unlock_alerts` adds the tool `weather_alerts` while the client is
+connected and tells it its tool list changed (and that the resource weather://alerts changed, to a client that
+subscribed to it); `weather_card` returns a structured result its output schema describes; `slow_report` takes
+longer than a client waits, so the client cancels it.
+
 They use the SDK's resolvers (`Resolve`, `Elicit`, `Sample`, `ListRoots`), which follow the negotiated protocol:
 in 2025-11-25 each question is a request the server sends back over the session in the middle of `tools/call`;
 in 2026-07-28 `tools/call` is answered with an input-required result, and the client calls again with the answers
@@ -13,15 +18,19 @@ and the echoed request state.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlparse
 
+import anyio
+import mcp_types
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
 from weather_demo import tools as demo_tools
@@ -29,6 +38,8 @@ from weather_demo import tools as demo_tools
 NOTES_DIR = Path(__file__).with_name("notes")  # the class's notes the demo offers as its default root
 NOTE_MAX_BYTES = 4096  # a note longer than this is cut: the tool reads a page, not a disk
 SAMPLING_MAX_TOKENS = 120
+ALERTS_URI = "weather://alerts"
+SLOW_REPORT_S = 30.0  # how long slow_report works: longer than a client waits with the run's usual timeout
 
 CityName = Literal[tuple(zh for zh, _ in demo_tools.CITY_NAMES)]  # type: ignore[valid-type]
 
@@ -133,3 +144,148 @@ def _read_note(folder: Path, city_en: str) -> str | None:
         return None
     text = data[:NOTE_MAX_BYTES].decode("utf-8", errors="replace")
     return text + ("…" if len(data) > NOTE_MAX_BYTES else "")
+
+
+class WeatherCard(BaseModel):
+    """Today's weather in one city, as `weather_card` returns it: its output schema, and its structured content."""
+
+    city: str = Field(description="The city's name in Chinese")
+    city_en: str = Field(description="The city's name in English")
+    condition: str = Field(description="The weather, in Chinese")
+    condition_en: str = Field(description="The weather, in English")
+    temp_low_c: int = Field(description="The lowest temperature today, °C")
+    temp_high_c: int = Field(description="The highest temperature today, °C")
+
+
+class Alert(BaseModel):
+    """One city's weather alert, as `weather_alerts` returns it."""
+
+    city: str
+    level: Literal["none", "yellow"] = Field(description="yellow: take care (rain, snow, fog); none: no alert")
+    text: str
+
+
+_ALERT_WORDS = ("rain", "snow", "storm", "fog", "haze", "shower")
+
+
+def alert_for(city: str) -> Alert:
+    try:
+        weather = demo_tools.get_weather(city)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    condition = str(weather["condition_en"])
+    if any(word in condition for word in _ALERT_WORDS):
+        return Alert(city=weather["city"], level="yellow", text=f"{condition} today: take an umbrella, go carefully")
+    return Alert(city=weather["city"], level="none", text=f"{condition} today: no alert")
+
+
+def add_session_tools(server: MCPServer) -> None:
+    """The tools that show the rest of a session (lists that change, subscriptions, structured results,
+    cancellation); added with the asking tools. What they change lives in `server`, which serves one client."""
+    _add_alerts(server, _answer_subscribe(server))
+    _add_card_and_report(server)
+
+
+def _answer_subscribe(server: MCPServer) -> dict[str, list[Any]]:
+    """Register resources/subscribe and resources/unsubscribe (2025-11-25); the dict returned holds the sessions
+    that subscribed to each resource URI. MCPServer has no decorator for them; its low-level server's public
+    add_request_handler registers them, and the server then declares `resources.subscribe`."""
+    subscribers: dict[str, list[Any]] = {}
+
+    async def subscribe(ctx: Any, params: mcp_types.SubscribeRequestParams) -> mcp_types.EmptyResult:
+        sessions = subscribers.setdefault(str(params.uri), [])
+        if ctx.session not in sessions:
+            sessions.append(ctx.session)
+        return mcp_types.EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: mcp_types.UnsubscribeRequestParams) -> mcp_types.EmptyResult:
+        sessions = subscribers.get(str(params.uri), [])
+        if ctx.session in sessions:
+            sessions.remove(ctx.session)
+        return mcp_types.EmptyResult()
+
+    lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    lowlevel.add_request_handler("resources/subscribe", mcp_types.SubscribeRequestParams, subscribe)
+    lowlevel.add_request_handler("resources/unsubscribe", mcp_types.UnsubscribeRequestParams, unsubscribe)
+    return subscribers
+
+
+async def _told(ctx: Context, modern: Callable[[], Awaitable[None]], legacy: Callable[[], Awaitable[None]]) -> None:
+    """Tell the client something changed, the way its protocol era carries it: 2026-07-28 only on a
+    subscriptions/listen stream the client opened (the server's subscription bus), 2025-11-25 as a notification on
+    the session."""
+    await (modern if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else legacy)()
+
+
+def _add_alerts(server: MCPServer, subscribers: dict[str, list[Any]]) -> None:
+    """The resource weather://alerts, and `unlock_alerts`, which adds the tool `weather_alerts` and says so."""
+    unlocked: list[bool] = []
+
+    async def updated_alerts() -> None:
+        for session in list(subscribers.get(ALERTS_URI, [])):
+            await session.send_resource_updated(ALERTS_URI)
+
+    @server.resource(
+        ALERTS_URI,
+        name="alerts",
+        description="Today's weather alerts for the known cities, once unlock_alerts has turned them on",
+        mime_type="text/plain",
+    )
+    def alerts() -> str:
+        if not unlocked:
+            return "Weather alerts are off (the tool unlock_alerts turns them on)."
+        found = [alert_for(zh) for zh, _ in demo_tools.CITY_NAMES]
+        return "\n".join(f"{a.city}: {a.text}" for a in found if a.level != "none") or "No alerts today."
+
+    async def weather_alerts(
+        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+    ) -> Alert:
+        return alert_for(city)
+
+    @server.tool(
+        description="Turn on weather alerts: adds the tool weather_alerts(city), which the server did not offer "
+        "before, and tells the client its tool list changed, so the client lists the tools again."
+    )
+    async def unlock_alerts(ctx: Context) -> str:
+        if unlocked:
+            return "Weather alerts are already on: call weather_alerts(city)."
+        unlocked.append(True)
+        server.add_tool(weather_alerts, description="Today's weather alert for one city (after unlock_alerts).")
+        await _told(ctx, ctx.notify_tools_changed, ctx.session.send_tool_list_changed)
+        await _told(ctx, lambda: ctx.notify_resource_updated(ALERTS_URI), updated_alerts)
+        return "Weather alerts are on: the new tool weather_alerts(city) gives one city's alert."
+
+
+def _add_card_and_report(server: MCPServer) -> None:
+    """`weather_card`, a structured result; `slow_report`, longer than a client waits."""
+
+    @server.tool(
+        description="Today's weather in one city as a card: a structured result (structuredContent) that the "
+        "tool's output schema describes, beside the same data as text."
+    )
+    async def weather_card(
+        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+    ) -> WeatherCard:
+        try:
+            weather = demo_tools.get_weather(city)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        return WeatherCard.model_validate(weather, extra="ignore")
+
+    @server.tool(
+        description=f"A long weather report for one city; it takes about {SLOW_REPORT_S:g} seconds and reports "
+        "its progress as it goes."
+    )
+    async def slow_report(
+        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+        ctx: Context,
+    ) -> str:
+        found = demo_tools.find_city(city)
+        if found is None:
+            raise ToolError(f"No city called {city!r}")
+        parts = 10
+        for part in range(parts):
+            await ctx.report_progress(part, parts, f"part {part + 1} of {parts}")
+            await anyio.sleep(SLOW_REPORT_S / parts)
+        forecast = json.dumps(demo_tools.get_forecast(found[0], 7), ensure_ascii=False)
+        return f"The long report for {found[0]}: {forecast}"

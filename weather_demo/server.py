@@ -33,7 +33,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import AnyHttpUrl, Field
 
 from weather_demo import tools as demo_tools
-from weather_demo.asking import add_asking_tools
+from weather_demo.asking import add_asking_tools, add_session_tools
 from weather_demo.report import ReportToolExecution, reported
 
 SERVER_NAME = "weather-demo"
@@ -127,7 +127,7 @@ def build_server(
     *, fault: Fault = "none", bearer_token: str | None = None, exit_on_crash: bool = False, asks: bool = False
 ) -> MCPServer:
     """`bearer_token` (HTTP only) makes the SDK's bearer middleware refuse requests without it (401). `asks` adds
-    the tools that ask the client back (`weather_demo.asking`).
+    the tools that ask the client back and those that change the session (`weather_demo.asking`).
 
     `exit_on_crash` is for a server that is a process of its own: `fault="die"` then ends the process; otherwise
     it raises `ServerCrashed` out of the server's run and nothing exits."""
@@ -139,6 +139,8 @@ def build_server(
     if asks:
         add_asking_tools(server)
     _add_resources_and_prompts(server)
+    if asks:
+        add_session_tools(server)
     return server
 
 
@@ -263,10 +265,16 @@ def _add_resources_and_prompts(server: MCPServer) -> None:
         return f"Look up today's weather in {city} and write a two-sentence report with one piece of advice."
 
 
-@functools.cache
 def shared_server(fault: Fault = "none", asks: bool = False) -> MCPServer:
-    """One server per process for in-memory connections: building one costs more than a whole run."""
-    return build_server(fault=fault, asks=asks)
+    """The server for an in-memory connection: one per process, as building one costs more than a whole run; but the
+    server that asks changes while a client is connected (`unlock_alerts` adds a tool), so each connection gets its
+    own, as each stdio connection gets its own process."""
+    return build_server(fault=fault, asks=True) if asks else _one_server(fault)
+
+
+@functools.cache
+def _one_server(fault: Fault) -> MCPServer:
+    return build_server(fault=fault)
 
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")

@@ -111,6 +111,37 @@ def _add_host_options(r: argparse.ArgumentParser) -> None:
         default=120.0,
         help="seconds a server's question waits for the user before it is cancelled",
     )
+    r.add_argument(
+        "--listen",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="2026-07-28: open a subscriptions/listen stream, so the client hears when the server's tool list "
+        "changes and lists the tools again (default: on with --asks). In 2025-11-25 the client always re-lists "
+        "when the server's notification comes",
+    )
+    r.add_argument(
+        "--subscribe",
+        action="append",
+        default=[],
+        metavar="URI",
+        help="subscribe to a resource (e.g. weather://alerts) before asking the model: resources/subscribe in "
+        "2025-11-25, the subscriptions/listen stream in 2026-07-28; repeatable",
+    )
+    r.add_argument("--ping", action="store_true", help="send one ping after connecting (2025-11-25 only)")
+    r.add_argument(
+        "--backfill",
+        choices=["text", "structured"],
+        default="text",
+        help='what the role "tool" message carries back to the model: the result\'s text content (default) or '
+        "its structuredContent as JSON, after checking it against the tool's outputSchema",
+    )
+    r.add_argument(
+        "--check-output",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="check each result's structuredContent against the tool's outputSchema and record what the check "
+        "found (default: on with --asks or --backfill structured)",
+    )
 
 
 def _add_model_options(r: argparse.ArgumentParser) -> None:
@@ -257,6 +288,7 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
     if sum(map(bool, (args.answer, args.decline, args.cancel))) > 1:
         raise UsageError("--answer, --decline and --cancel are three different answers: give one")
     check_seconds(args.elicit_timeout, "--elicit-timeout", at_most=MAX_EXCHANGE_S)
+    _check_session_options(args)
     return RunOptions.build(
         server=server_spec(args),
         mode=args.mode,
@@ -283,7 +315,20 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         elicit_action="decline" if args.decline else "cancel" if args.cancel else "accept",
         elicit_timeout_s=args.elicit_timeout,
         roots=[_root(d) for d in args.root],
+        listen=args.listen,
+        subscribe=args.subscribe,
+        ping=args.ping,
+        backfill=args.backfill,
+        check_output=args.check_output,
     )
+
+
+def _check_session_options(args: argparse.Namespace) -> None:
+    """What the app's MCP client does with the session besides calling tools: only in MCP mode, each in its era."""
+    if args.mode != "mcp" and (args.listen or args.subscribe or args.ping or args.backfill != "text"):
+        raise UsageError("--listen, --subscribe, --ping and --backfill are what the app's MCP client does: --mode mcp")
+    if args.ping and args.era == "modern":
+        raise UsageError("--ping: ping is a 2025-11-25 request, removed in 2026-07-28; use --era handshake")
 
 
 def _root(folder: str) -> str:

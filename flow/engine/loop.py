@@ -11,15 +11,19 @@ import datetime as dt
 import json
 import os
 import traceback
-from collections.abc import Callable
+import warnings
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 import anyio
 import httpx2
 from mcp.client._input_required import InputRequiredRoundsExceededError
-from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp.client.subscriptions import Subscription, ToolsListChanged
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, ToolListChangedNotification
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
@@ -28,12 +32,13 @@ from flow.engine.errors import FlowAbort, as_flow_error
 from flow.engine.host import MAX_INPUT_ROUNDS, Answerer, GivenAnswers, Host
 from flow.engine.hosted import run_hosted
 from flow.engine.model import ModelClient, ModelConfig
-from flow.engine.options import SYSTEM_PROMPT, RunOptions, RunResult
+from flow.engine.options import SYSTEM_PROMPT, Backfill, RunOptions, RunResult
 from flow.engine.translate import (
     ArgumentError,
     CallRequest,
     function_spec,
     map_content,
+    output_problems,
     parse_arguments,
     resource_text,
     tool_spec,
@@ -45,7 +50,7 @@ from flow.text.errors import EMPTY_ANSWER, SERVER_FAILURES
 from flow.trace import hops
 from flow.trace.model import Actor, Hop, Trace, TraceMeta
 from flow.trace.payloads import CallRequest as CallRequestPayload
-from flow.trace.payloads import ErrorPayload, PromptRef, ToolCall
+from flow.trace.payloads import ErrorPayload, JsonObject, PromptRef, StructuredCheck, ToolCall
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
@@ -67,7 +72,49 @@ class _Tools(Protocol):
     api: WireApi
 
     async def list(self) -> _Setup: ...
+    async def relisted(self) -> builtins.list[ToolSpec] | None: ...
     async def call(self, call: Call) -> ToolOutput: ...
+
+
+NOTICE_WAIT_S = 1.0
+
+
+"""How long the app waits for its MCP client to hand it a tools/list_changed notification the tap has already seen
+on the wire (the SDK hands each notification over in a task of its own, so it may come just after the answer)."""
+
+
+@dataclass
+class _Changes:
+    """What the server said changed while the run goes on, as the SDK client hands it over: in 2025-11-25 a
+    notification on the session (the client's message handler), in 2026-07-28 an event on the run's
+    subscriptions/listen stream."""
+
+    tools: bool = False
+    _told: anyio.Event = field(default_factory=anyio.Event)
+
+    async def on_message(self, message: Any) -> None:
+        """The SDK client's `message_handler`."""
+        if isinstance(message, ToolListChangedNotification):
+            self._tools_changed()
+
+    async def follow(self, subscription: Subscription) -> None:
+        async for event in subscription:
+            if isinstance(event, ToolsListChanged):
+                self._tools_changed()
+
+    def _tools_changed(self) -> None:
+        self.tools = True
+        self._told.set()
+
+    async def tools_told(self, seen_on_wire: bool) -> bool:
+        """Whether the tool list changed since it was last listed; a notification already seen on the wire is
+        waited for (`NOTICE_WAIT_S`). Reading it resets it."""
+        if seen_on_wire and not self.tools:
+            with anyio.move_on_after(NOTICE_WAIT_S):
+                await self._told.wait()
+        told, self.tools = self.tools, False
+        self._told = anyio.Event()
+        return told
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -92,13 +139,43 @@ class _McpTools:
     api: WireApi
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
     host: Host | None = None  # what the host answers when the server asks (sampling, elicitation, roots)
+    changes: _Changes = field(default_factory=_Changes)
+    output_schemas: dict[str, Any] = field(default_factory=dict)  # each tool's outputSchema, as last listed
+    _listed_at: int = 0  # the seq of the last hop before the tools were last listed
+
+    @asynccontextmanager
+    async def opened(self) -> AsyncIterator[None]:
+        """What the run does with the session before it lists the tools, and keeps while it runs (step 2): a ping,
+        resource subscriptions, and in 2026-07-28 the subscriptions/listen stream that carries change events."""
+        options, client = self.options, self.client
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping and resources/subscribe: 2025-11-25 only
+            if options.ping:
+                if modern:
+                    raise FlowAbort("ping_modern")
+                await client.send_ping()
+            if not modern:
+                for uri in options.subscribe:
+                    await client.subscribe_resource(uri)
+        if not modern or not (options.listen or options.subscribe):
+            yield
+            return
+        async with (
+            client.listen(tools_list_changed=options.listen, resource_subscriptions=list(options.subscribe)) as sub,
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(self.changes.follow, sub)
+            try:
+                yield
+            finally:
+                tg.cancel_scope.cancel()
+                self.rec.step = Step.SHOW_ANSWER  # the run is over: the client ends its stream (a cancel)
 
     async def list(self) -> _Setup:
         rec = self.rec
         rec.step = Step.LIST_TOOLS
-        listed = await self.client.list_tools()
-        mcp_tools = [_dump(t) for t in listed.tools]
-        rec.add(hops.tools_listed(mcp_tools))
+        mcp_tools = await self._list_tools()
         setup = _Setup(tools=[])
         if self.options.resources:
             await self.client.list_resources()
@@ -108,12 +185,41 @@ class _McpTools:
             await self.client.list_prompts()
             setup.prompt_messages = await self._prompt(self.options.prompt)
         rec.step = Step.ASK_MODEL
+        setup.tools = self._translate(mcp_tools)
+        return setup
+
+    async def _list_tools(self) -> builtins.list[JsonObject]:
+        """tools/list, and the list the MCP client hands the app (step 2)."""
+        self._listed_at = len(self.rec.hops)
+        listed = await self.client.list_tools()
+        mcp_tools = [_dump(t) for t in listed.tools]
+        self.rec.add(hops.tools_listed(mcp_tools))
+        self.output_schemas = {str(t.get("name")): t.get("outputSchema") for t in mcp_tools}
+        return mcp_tools
+
+    def _translate(self, mcp_tools: builtins.list[JsonObject]) -> builtins.list[ToolSpec]:
+        """The forward translation (step 3): each tool as the model API takes it."""
         specs = [tool_spec(t, strict=self.options.strict) for t in mcp_tools]
         self.schemas = {spec.name: spec.parameters for spec in specs}
         translated = [self.api.tool(spec) for spec in specs]
-        rec.add(hops.tools_translated(mcp_tools, translated, schema_field=self.api.schema_field))
-        setup.tools = specs
-        return setup
+        self.rec.add(hops.tools_translated(mcp_tools, translated, schema_field=self.api.schema_field))
+        return specs
+
+    async def relisted(self) -> builtins.list[ToolSpec] | None:
+        """Before the next model request: when the server said its tool list changed, list and translate the tools
+        again (steps 2 and 3 of the round the app is in), so the request offers the tools the server has now."""
+        seen = any(
+            h.kind == "mcp.notification" and (h.payload or {}).get("method") == "notifications/tools/list_changed"
+            for h in self.rec.hops[self._listed_at :]
+        )
+        if not await self.changes.tools_told(seen):
+            return None
+        rec = self.rec
+        step, rec.step = rec.step, Step.LIST_TOOLS
+        try:
+            return self._translate(await self._list_tools())
+        finally:
+            rec.step = step
 
     async def _read(self, uri: str) -> str:
         """A resource read, and its text as the context the system message carries."""
@@ -155,6 +261,12 @@ class _McpTools:
                 )
             )
             raise abort from None
+        except RuntimeError as exc:
+            # The SDK checks structuredContent against the tool's outputSchema itself, and refuses a result that
+            # departs from it (mcp.client.session.ClientSession.validate_tool_result): the answer is on the wire.
+            if self.tap.fault is not None or not _output_refused(str(exc)):
+                raise
+            return self._refused_output(request.name, call.id, str(exc), since=reverse_hop.seq)
         except MCPError as exc:
             if self.tap.fault is not None:
                 raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
@@ -185,8 +297,61 @@ class _McpTools:
             self.tap.forget_call(call.id)
         data = _dump(result)
         content = _content_text(data)
-        rec.add(hops.call_answered(data, content, call_id=call.id))
+        check = self._checked(request.name, data)
+        if check is not None and check["backfill"] == "structured":
+            content = json.dumps(data["structuredContent"], ensure_ascii=False)
+        rec.add(hops.call_answered(data, content, call_id=call.id, structured=check))
         return ToolOutput(call.id, content, is_error=bool(data.get("isError")))
+
+    def _checked(self, name: str, data: JsonObject) -> StructuredCheck | None:
+        """The host's check of a result's structuredContent against the tool's outputSchema, when the run checks
+        (an error result is not checked: the schema describes what a tool returns when it works), and which form
+        goes back to the model."""
+        options = self.options
+        if not (options.check_output or options.backfill == "structured"):
+            return None
+        if data.get("isError") or "structuredContent" not in data:
+            return None
+        schema = self.output_schemas.get(name)
+        problems = output_problems(data["structuredContent"], schema) if isinstance(schema, dict) else []
+        backfill: Backfill = "structured" if options.backfill == "structured" and not problems else "text"
+        return {"valid": not problems, "errors": problems, "backfill": backfill}
+
+    def _refused_output(self, name: str, call_id: str, said: str, *, since: int) -> ToolOutput:
+        """A result the SDK refused because its structuredContent departs from the outputSchema: recorded as the
+        answer the wire carried, with what the host's own check finds, and an error for the model."""
+        answer = self._answer_frame(name, since)
+        data: JsonObject = cast(JsonObject, (answer.payload or {}).get("result") or {}) if answer else {}
+        schema = self.output_schemas.get(name)
+        problems = (
+            output_problems(data["structuredContent"], schema)
+            if isinstance(schema, dict) and "structuredContent" in data
+            else []
+        )
+        check: StructuredCheck = {"valid": False, "errors": problems or [said], "backfill": "text"}
+        content = f"Error: the tool's result does not match its output schema ({check['errors'][0]})"
+        self.rec.add(hops.call_answered(data, content, call_id=call_id, structured=check))
+        return ToolOutput(call_id, content, is_error=True)
+
+    def _answer_frame(self, name: str, since: int) -> Hop | None:
+        """The last answer the server sent, after hop `since`, to a tools/call of `name`."""
+        asked = {
+            json.dumps(h.jsonrpc_id)
+            for h in self.rec.hops
+            if h.seq > since
+            and h.kind == "mcp.request"
+            and (h.payload or {}).get("method") == "tools/call"
+            and ((h.payload or {}).get("params") or {}).get("name") == name
+        }
+        answers = [h for h in self.rec.hops if h.kind == "mcp.response" and json.dumps(h.jsonrpc_id) in asked]
+        return answers[-1] if answers else None
+
+
+def _output_refused(said: str) -> bool:
+    """Whether the SDK's RuntimeError is its refusal of a result for its outputSchema (the SDK's own words)."""
+    return said.startswith(("Invalid structured content returned by tool", "Invalid schema for tool")) or (
+        said.startswith("Tool ") and said.endswith("has an output schema but did not return structured content")
+    )
 
 
 async def _progress_seen(progress: float, total: float | None, message: str | None) -> None:
@@ -207,6 +372,9 @@ class _DirectTools:
         self.schemas = {spec.name: spec.parameters for spec in specs}
         self.rec.add(hops.local_tools([self.api.tool(spec) for spec in specs]))
         return _Setup(tools=specs)
+
+    async def relisted(self) -> builtins.list[ToolSpec] | None:
+        return None  # the app's own functions do not change while it runs
 
     async def call(self, call: Call) -> ToolOutput:
         rec = self.rec
@@ -342,15 +510,21 @@ class _Run:
             # A connection kept open across runs: its set-up frames belong to the run that opened it.
             session.tap.recorder = rec
             self.meta.server = {**session.describe(), "reused_session": True}
-            return await self.loop(_McpTools(session.client, session.tap, rec, options, self.api))
+            reused = _McpTools(session.client, session.tap, rec, options, self.api)
+            async with reused.opened():
+                return await self.loop(reused)
         host = self.host(spec)
-        callbacks = host.callbacks(options.host_capabilities) if host is not None else {}
+        callbacks: dict[str, Any] = host.callbacks(options.host_capabilities) if host is not None else {}
+        changes = _Changes()
+        callbacks["message_handler"] = changes.on_message  # the server's notifications, as the SDK hands them over
         async with connect(
             spec, era=options.era, recorder=rec, timeout_s=options.mcp_timeout_s, callbacks=callbacks
         ) as (client, tap, err):
             self.meta.server = McpSession(client, tap, spec).describe()
             try:
-                return await self.loop(_McpTools(client, tap, rec, options, self.api, host=host))
+                tools = _McpTools(client, tap, rec, options, self.api, host=host, changes=changes)
+                async with tools.opened():
+                    return await self.loop(tools)
             except BaseException:
                 self.stderr_tail = server_stderr_tail(err)
                 raise
@@ -430,6 +604,9 @@ async def _loop(
         # max_rounds tool rounds, then one more request for the answer that uses their results.
         for round_no in range(1, options.max_rounds + 2):
             rec.round = round_no
+            changed = await tools.relisted() if round_no > 1 else None
+            if changed is not None:
+                definitions = [api.tool(spec) for spec in changed]
             rec.step = Step.ASK_MODEL if round_no == 1 else Step.BACKFILL
             settings = Settings(
                 model.config.model,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from flow.servers.spec import TOKEN_ENV, Era, ServerSpec, TransportName
 from flow.text.names import Lang
@@ -20,7 +20,48 @@ HostCapability = Literal["sampling", "elicitation", "roots"]
 HOST_CAPABILITIES: tuple[HostCapability, ...] = ("sampling", "elicitation", "roots")
 
 
+Backfill = Literal["text", "structured"]
+
+
 SYSTEM_PROMPT = "You are a helpful assistant. Use the tools when they help answer the question."
+
+
+class HostChoices(TypedDict, total=False):
+    """What the host answers an MCP server that asks, as `RunOptions.build` takes it (see `RunOptions`' fields)."""
+
+    asks: bool
+    host_capabilities: Iterable[HostCapability] | None
+    answers: Mapping[str, str] | Iterable[tuple[str, str]]
+    elicit_action: Literal["accept", "decline", "cancel"]
+    elicit_timeout_s: float
+    roots: Iterable[str]
+    listen: bool | None
+    subscribe: Iterable[str]
+    ping: bool
+    backfill: Backfill
+    check_output: bool | None
+
+
+def _host(chosen: HostChoices, *, asks: bool) -> dict[str, Any]:
+    """The host's fields from what was chosen: on the demo server that asks, the host declares every capability and
+    checks structured results unless told otherwise; it opens a listen stream for list changes (2026-07-28) only
+    when asked, as the SDK's client does; backfilling structured content checks it first."""
+    capabilities = chosen.get("host_capabilities")
+    declared = set(capabilities if capabilities is not None else HOST_CAPABILITIES if asks else ())
+    listen, check, backfill = chosen.get("listen"), chosen.get("check_output"), chosen.get("backfill", "text")
+    return {
+        "asks": asks,
+        "host_capabilities": tuple(c for c in HOST_CAPABILITIES if c in declared),
+        "answers": tuple(dict(chosen.get("answers", ())).items()),
+        "elicit_action": chosen.get("elicit_action", "accept"),
+        "elicit_timeout_s": float(chosen.get("elicit_timeout_s", 120.0)),
+        "roots": tuple(chosen.get("roots", ())),
+        "listen": bool(listen),
+        "subscribe": tuple(chosen.get("subscribe", ())),
+        "ping": chosen.get("ping", False),
+        "backfill": backfill,
+        "check_output": (asks if check is None else check) or backfill == "structured",
+    }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +104,14 @@ class RunOptions:
     elicit_action: Literal["accept", "decline", "cancel"] = "accept"
     elicit_timeout_s: float = 120.0  # how long a question to the user waits for an answer before it is cancelled
     roots: tuple[str, ...] = ()  # folders the host shares with the server as its roots (never read from a trace)
+    # 2026-07-28: open a subscriptions/listen stream for tool-list changes (in 2025-11-25 the client always re-lists
+    # when the server's notification comes, which needs no request of its own)
+    listen: bool = False
+    subscribe: tuple[str, ...] = ()  # resource URIs to subscribe to before asking the model
+    ping: bool = False  # send one ping after connecting (2025-11-25; removed in 2026-07-28)
+    # What the role "tool" message carries back to the model: a result's text content, or its structuredContent
+    backfill: Backfill = "text"
+    check_output: bool = False  # check a result's structuredContent against the tool's outputSchema, and record it
 
     @classmethod
     def build(
@@ -87,18 +136,12 @@ class RunOptions:
         prompt_args: Mapping[str, str] | Iterable[tuple[str, str]] = (),
         require_approval: Literal["never", "always"] = "never",
         approve: bool = True,
-        asks: bool = False,
-        host_capabilities: Iterable[HostCapability] | None = None,
-        answers: Mapping[str, str] | Iterable[tuple[str, str]] = (),
-        elicit_action: Literal["accept", "decline", "cancel"] = "accept",
-        elicit_timeout_s: float = 120.0,
-        roots: Iterable[str] = (),
+        **asking: Unpack[HostChoices],
     ) -> RunOptions:
-        """The options chosen on the command line or the Run page, for `server`: transport, fault and asking tools are
-        the demo server's (fault and asks need MCP mode); with asks the host declares every capability by default."""
+        """The options a person chose, on the command line or the Run page, for reaching `server`: the transport
+        and the fault are the demo server's (another server runs over its own transport, and never faults on
+        request), and a fault needs MCP mode; what the host answers a server that asks is `asking` (`_host`)."""
         demo = server.is_demo
-        asks = asks and demo and mode == "mcp"
-        capabilities = set(host_capabilities if host_capabilities is not None else HOST_CAPABILITIES if asks else ())
         return cls(
             mode=mode,
             api=api,
@@ -118,12 +161,7 @@ class RunOptions:
             prompt_args=tuple(dict(prompt_args).items()),
             require_approval=require_approval,
             approve=approve,
-            asks=asks,
-            host_capabilities=tuple(c for c in HOST_CAPABILITIES if c in capabilities),
-            answers=tuple(dict(answers).items()),
-            elicit_action=elicit_action,
-            elicit_timeout_s=float(elicit_timeout_s),
-            roots=tuple(roots),
+            **_host(asking, asks=asking.get("asks", False) and demo and mode == "mcp"),
         ).with_server(server)
 
     def server_spec(self) -> ServerSpec:
@@ -173,6 +211,11 @@ class RunOptions:
             "elicit_action",
             "elicit_timeout_s",
             "roots",
+            "listen",
+            "subscribe",
+            "ping",
+            "backfill",
+            "check_output",
         ):
             if getattr(self, name) == self.__dataclass_fields__[name].default:
                 del settings[name]
@@ -289,6 +332,11 @@ _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "prompt_args": (_pairs, f"a list of at most {_MAX_ITEMS} [name, value] string pairs"),
     "require_approval": (_choice("never", "always"), '"never" or "always"'),
     "approve": (_flag, "true or false"),
+    "listen": (_flag, "true or false"),
+    "subscribe": (_texts, f"a list of at most {_MAX_ITEMS} non-empty strings"),
+    "ping": (_flag, "true or false"),
+    "backfill": (_choice("text", "structured"), '"text" or "structured"'),
+    "check_output": (_flag, "true or false"),
 }
 
 

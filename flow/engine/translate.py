@@ -202,3 +202,33 @@ def resource_text(contents: Any) -> tuple[str, list[str]]:
             lines.append(f"[resource {c.get('uri', '')} ({mime}), {_size(c.get('blob'))} of binary data: not sent]")
             hows.append("described")
     return "\n".join(lines), hows
+
+
+MAX_SCHEMA_ERRORS = 10  # a check of structured content names at most this many problems
+
+
+def output_problems(structured: Any, schema: dict[str, Any]) -> list[str]:
+    """Where a result's `structuredContent` departs from the tool's `outputSchema`, checked by jsonschema (the
+    validator the schema's `$schema` names, draft 2020-12 when it names none, as MCP says); empty when it matches.
+    A schema that is not one is a problem too."""
+    from jsonschema import Draft202012Validator, SchemaError
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+
+    validator_cls = validator_for(schema, default=Draft202012Validator)
+    try:
+        validator_cls.check_schema(schema)
+    except SchemaError as exc:
+        return [f"the outputSchema is not a JSON Schema: {exc.message}"]
+    # An empty registry: a `$ref` resolves inside the schema, never by fetching anything.
+    validator = validator_cls(schema, registry=Registry())
+    try:
+        errors = list(validator.iter_errors(structured))
+    except Unresolvable as exc:
+        return [f"the outputSchema has a $ref that does not resolve inside it: {exc}"]
+    problems = []
+    for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
+        where = "/".join(str(p) for p in error.absolute_path)
+        problems.append(f"{where or '(top)'}: {error.message}")
+    return problems[:MAX_SCHEMA_ERRORS]

@@ -77,6 +77,7 @@ ErrorCode = Literal[
     "hosted_unreachable",
     "max_rounds",
     "input_rounds",
+    "ping_modern",
     "unexpected",
 ]
 
@@ -489,6 +490,10 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "stopped: the server still asked for input after {rounds} rounds of {tool} (2026-07-28 input-required "
         "results); the host gives up rather than answer forever",
         "已停止：调用 {tool} 时，服务器经过 {rounds} 轮仍在要求补充输入（2026-07-28 的 input-required 结果）；主机不再无休止地回答",
+    ),
+    "ping_modern": (
+        "ping is a 2025-11-25 request, removed in 2026-07-28: use --era handshake to send one",
+        "ping 是 2025-11-25 的请求，2026-07-28 已将其移除：请使用 --era handshake 发送 ping",
     ),
     "unexpected": ("{kind}: {detail}", "{kind}：{detail}"),  # an exception nothing above names
 }

@@ -37,6 +37,7 @@ from flow.trace.payloads import (
     ReplayDivergencePayload,
     RpcError,
     ServerAsk,
+    StructuredCheck,
     ToolCall,
     ToolInvokePayload,
     ToolListPayload,
@@ -433,15 +434,21 @@ def function_returned(value: Any, content: str, *, is_error: bool, call_id: str)
     )
 
 
-def call_answered(result: JsonObject, content: str, *, call_id: str | None) -> Draft[ToolResultPayload]:
+def call_answered(
+    result: JsonObject, content: str, *, call_id: str | None, structured: StructuredCheck | None = None
+) -> Draft[ToolResultPayload]:
     """MCP mode: the CallToolResult the MCP client hands the app. A result with isError is an answer like any
-    other on the wire (the tool failed, the protocol did not)."""
+    other on the wire (the tool failed, the protocol did not). `structured`: the host's check of its
+    structuredContent, when the run checks it."""
     is_error = bool(result.get("isError"))
+    payload: ToolResultPayload = {"result": result, "tool_message_content": content}
+    if structured is not None:
+        payload["structured"] = structured
     return Draft(
         "tool.result",
         "mcp_client",
         "app",
-        {"result": result, "tool_message_content": content},
+        payload,
         Step.TOOL_RESULT,
         "response",
         ("isError: " if is_error else "") + " ".join(content.split())[:60],

@@ -354,6 +354,16 @@ class RaisedError(TypedDict):
 
 
 # Step 7: the result as the app receives it ("return" is a keyword, so this one is written as a call).
+@with_config(_OPEN)
+class StructuredCheck(TypedDict):
+    """What the host made of a result's structuredContent: whether it matches the tool's outputSchema (the errors
+    if not), and which of the result's two forms the role "tool" message carried to the model."""
+
+    valid: bool
+    errors: list[str]
+    backfill: Literal["text", "structured"]
+
+
 ToolResultPayload = TypedDict(
     "ToolResultPayload",
     {
@@ -367,6 +377,7 @@ ToolResultPayload = TypedDict(
         "reported_by": Literal["mcp_server"],  # tool → MCP server: the server's own report, not a wire frame
         "server_clock": ServerClock,
         "value_clipped_bytes": int,  # the server reported only the start of a long value
+        "structured": StructuredCheck,  # MCP mode: the host's check of structuredContent, when the run checks it
     },
     total=False,
 )
