@@ -28,7 +28,7 @@ from flow.capture.recorder import Recorder
 from flow.engine.model import ModelConfig
 from flow.engine.options import HOST_CAPABILITIES, RunOptions
 from flow.runs import run, run_flow
-from flow.servers.builtin import many_tools_server
+from flow.servers.builtin import demo_roots, many_tools_server
 from flow.servers.connect import open_session
 from flow.servers.spec import PROJECT_ROOT, ServerSpec
 from flow.trace.files import save_trace
@@ -648,8 +648,7 @@ def sample_notes_root() -> Path:
     """SAMPLE_NOTES_ROOT holding a fresh copy of the demo's class notes, each file replaced whole (another
     regeneration may be reading it). Every folder on the way is made by this user for this user alone; one that is
     a link, another user's or writable by others raises RuntimeError rather than be written into."""
-    from weather_demo.asking import NOTES_DIR
-
+    [notes] = [Path(folder) for folder in demo_roots()]
     top = SAMPLE_NOTES_ROOT.parents[1]
     for folder in (top, SAMPLE_NOTES_ROOT.parent, SAMPLE_NOTES_ROOT):
         with contextlib.suppress(FileExistsError):
@@ -657,7 +656,7 @@ def sample_notes_root() -> Path:
         found = folder.lstat()
         if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o022:
             raise RuntimeError(f"{folder} is not a folder of this user's alone: remove it and generate again")
-    for note in sorted(NOTES_DIR.glob("*.md")):
+    for note in sorted(notes.glob("*.md")):
         partial = SAMPLE_NOTES_ROOT / f".{note.name}.{os.getpid()}.{threading.get_ident()}"
         shutil.copyfile(note, partial)
         os.replace(partial, SAMPLE_NOTES_ROOT / note.name)
