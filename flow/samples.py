@@ -7,15 +7,17 @@ a temporary folder and compares after `normalise`, so the committed files never 
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,9 @@ import anyio
 from flow.backends.scripted import load_script
 from flow.capture.recorder import Recorder
 from flow.engine.model import ModelConfig
-from flow.engine.options import RunOptions
+from flow.engine.options import HOST_CAPABILITIES, RunOptions
 from flow.runs import run, run_flow
-from flow.servers.builtin import many_tools_server
+from flow.servers.builtin import demo_roots, many_tools_server
 from flow.servers.connect import open_session
 from flow.servers.spec import PROJECT_ROOT, ServerSpec
 from flow.trace.files import save_trace
@@ -35,6 +37,9 @@ from flow.trace.questions import sample_questions_path
 from flow.trace.steps import Step
 
 BEIJING = "北京今天天气怎么样？"
+
+# The demo server with its tools that ask back, and a host that says it can answer all three kinds of question.
+ASKS: dict[str, Any] = {"asks": True, "host_capabilities": HOST_CAPABILITIES}
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class Sample:
     options: dict[str, Any] = field(default_factory=dict)
     script: str | None = None  # a scripted model's turns, instead of the mock
     many_tools: int = 0  # run on the many-tools demo server with this many tools, in process, instead of the demo
+    shares_notes: bool = False  # the host shares the demo's class notes as its root, from SAMPLE_NOTES_ROOT
 
 
 SAMPLES: list[Sample] = [
@@ -484,6 +490,130 @@ SAMPLES: list[Sample] = [
         question="火星今天天气怎么样？",
         options={"mode": "hosted", "api": "responses"},
     ),
+    Sample(
+        "asks-elicitation",
+        "服务器问用户 · elicitation · 2025-11-25",
+        "The server asks the user · elicitation · 2025-11-25",
+        "“我这里”是哪里，只有用户知道。模型调用不带参数的 weather_here，服务器在这次 tools/call 还没回答时，"
+        "从自己这一端发出 elicitation/create 请求：一句说明，加上一份表单（requestedSchema，city 只能从列出的城市里选）。"
+        "这个请求的 id 是服务器自己编的 1，和客户端的请求编号互不相干。主机把表单交给用户，用户选了上海（accept），"
+        "客户端用同一个 id 把 action 和 content 发回服务器，服务器这才查天气，回答最初的 tools/call。"
+        "模型看不到表单，也不知道问过用户。主机能这样回答，是因为它在 initialize 里声明了 elicitation 能力。",
+        "Where 'here' is only the user knows. The model calls weather_here, which takes no arguments, and before "
+        "that tools/call is answered the server sends a request of its own the other way: elicitation/create, a "
+        "message and a form (requestedSchema: city, one of the cities listed). Its id, 1, is the server's own, "
+        "unrelated to the client's numbering. The host puts the form to the user, who picks 上海 (accept); the client "
+        "sends the action and the content back under that same id, and only then does the server look up the "
+        "weather and answer the original tools/call. The model never sees the form, nor that the user was asked. "
+        "The host may answer because it declared the elicitation capability in initialize.",
+        question="我这里今天天气怎么样？",
+        options={**ASKS, "answers": (("city", "上海"),)},
+    ),
+    Sample(
+        "asks-elicitation-modern",
+        "服务器问用户 · elicitation · 2026-07-28",
+        "The server asks the user · elicitation · 2026-07-28",
+        "同一个问题走 2026-07-28 协议。这个时代没有会话，服务器不能在调用中途反过来发请求：它直接回答 tools/call，"
+        "结果是 resultType 为 input_required 的结果，inputRequests 里按键名放着要问的 elicitation/create，另附一个 requestState。"
+        "客户端问过用户（上海），再发一次 tools/call：同样的工具和参数，一个新的 JSON-RPC id，inputResponses 按同一个键名放着回答，"
+        "requestState 原样带回。把两次调用连成一次操作的是 requestState，不是 id。requestState 由服务器加密封存，"
+        "每次运行都不一样，客户端只管带回，不去读它。主机的能力不在握手里声明，而是随每个请求放在 _meta 里。",
+        "The same question in the 2026-07-28 protocol. This era has no session, so a server cannot send a request "
+        "back in the middle of a call: it answers tools/call at once with a result whose resultType is "
+        "input_required, holding the elicitation/create it needs in inputRequests, under a key, and a requestState. "
+        "The client asks the user (上海) and sends tools/call again: the same tool and arguments, a new JSON-RPC id, "
+        "the answer in inputResponses under the same key, and the requestState echoed. What ties the two calls into "
+        "one operation is the requestState, not the id. The server seals the requestState, so it differs on every "
+        "run; the client echoes it without reading it. The host's capabilities are not declared in a handshake but "
+        "sent in the _meta of every request.",
+        question="我这里今天天气怎么样？",
+        options={**ASKS, "answers": (("city", "上海"),), "era": "modern"},
+    ),
+    Sample(
+        "asks-elicitation-declined",
+        "服务器问用户 · 用户拒绝",
+        "The server asks the user · declined",
+        "和 asks-elicitation 一样的提问，只是用户拒绝回答（decline）。客户端发回的结果只有 action，没有 content。"
+        "服务器不能假装知道城市：weather_here 返回一句说明，说用户没有告诉它在哪里，所以没有查天气；这不是错误（isError 为 false），"
+        "模型照这句话回答。拒绝（decline）是明确说不，取消（cancel）是没作答就关掉，服务器两种都得接住。",
+        "The same question as asks-elicitation, but the user declines to answer (decline). The client's result "
+        "carries the action alone, no content. The server cannot pretend to know the city: weather_here returns a "
+        "sentence saying the user did not say where they are, so no weather was looked up; this is not an error "
+        "(isError is false), and the model answers from it. Decline is an explicit no; cancel is closing the "
+        "question without an answer. A server must handle both.",
+        question="我这里今天天气怎么样？",
+        options={**ASKS, "elicit_action": "decline"},
+    ),
+    Sample(
+        "asks-sampling",
+        "服务器借用主机的模型 · sampling · 2025-11-25",
+        "The server borrows the host's model · sampling · 2025-11-25",
+        "forecast_in_words 自己没有模型，它要把三天的预报说成一句话，于是在 tools/call 中途发出 sampling/createMessage："
+        "要发给模型的消息、systemPrompt 和 maxTokens（120）。主机用它自己的模型接口替服务器发出这次请求，"
+        "所以模型那条线上多了一问一答，由 MCP 客户端发出，标明是替服务器问的；这次请求只带服务器给的消息，"
+        "没有用户的问题，也没有工具。模型的一句话作为 CreateMessageResult 回到服务器，成为工具结果。"
+        "服务器用的是主机的模型和额度，却从来拿不到主机的 API Key。整个运行共有 3 次模型请求，2 次是应用的，1 次是服务器的。",
+        "forecast_in_words has no model of its own; to put three days of forecast into one sentence it sends "
+        "sampling/createMessage in the middle of tools/call: the messages for the model, a systemPrompt and "
+        "maxTokens (120). The host sends that request through its own model API on the server's behalf, so the "
+        "model's lane gets one more exchange, sent by the MCP client and marked as asked for the server; it carries "
+        "only the server's messages, not the user's question and no tools. The model's sentence goes back to the "
+        "server as a CreateMessageResult and becomes the tool's result. The server uses the host's model and its "
+        "quota, yet never gets the host's API key. The run makes 3 model requests: 2 for the app, 1 for the server.",
+        question="用一句话说说北京未来三天的天气",
+        options={**ASKS},
+    ),
+    Sample(
+        "asks-sampling-modern",
+        "服务器借用主机的模型 · sampling · 2026-07-28",
+        "The server borrows the host's model · sampling · 2026-07-28",
+        "英文提问，走 2026-07-28 协议。forecast_in_words 的第一次 tools/call 得到 input_required 结果，"
+        "inputRequests 里是一个 sampling/createMessage；主机用自己的模型替服务器写好这句话，再用新的 id 重发 tools/call，"
+        "inputResponses 里是模型的回答，requestState 原样带回。在这个协议里 sampling 已被标为弃用，但已安装的 SDK 仍然支持，"
+        "也仍要主机声明 sampling 能力。",
+        "An English question in the 2026-07-28 protocol. forecast_in_words' first tools/call gets an "
+        "input_required result whose inputRequests hold a sampling/createMessage; the host has its own model write "
+        "the sentence for the server and sends tools/call again under a new id, with the model's answer in "
+        "inputResponses and the requestState echoed. This protocol marks sampling as deprecated; the installed SDK "
+        "still supports it, and still only for a host that declares the sampling capability.",
+        question="In one sentence, what will the weather in Beijing be like over the next three days?",
+        options={**ASKS, "era": "modern"},
+    ),
+    Sample(
+        "asks-roots",
+        "服务器问能读哪些文件夹 · roots · 2025-11-25",
+        "The server asks which folders it may read · roots · 2025-11-25",
+        "class_notes 只读客户端愿意共享的文件夹里的笔记。它在 tools/call 中途发出 roots/list，"
+        "客户端回答一个根：一个 file 地址和它的名字。服务器在这个根里找到 Beijing.md，把内容和它来自哪个根一起返回。"
+        "根只是服务器的承诺：MCP 不强制，能不能读根外面的文件，取决于服务器自己的代码。"
+        "生成样例时，主机共享的是演示包笔记的一份副本，放在 /tmp/mcp-flow-samples/weather_demo/notes，"
+        "这样每台机器生成的样例都一样；你自己加 --asks 运行时，默认共享的是本机的 weather_demo/notes。",
+        "class_notes reads notes only inside the folders the client is willing to share. In the middle of tools/call "
+        "it sends roots/list, and the client answers with one root: a file URI and a name. The server finds "
+        "Beijing.md inside that root and returns its text with the root it came from. A root is only the server's "
+        "promise: MCP does not enforce it, and whether anything outside is read is up to the server's own code. For "
+        "the sample the host shares a copy of the demo's notes at /tmp/mcp-flow-samples/weather_demo/notes, so that "
+        "every machine makes the same sample; your own run with --asks shares the package's weather_demo/notes "
+        "where it is installed.",
+        question="北京有什么课堂笔记？",
+        options={**ASKS},
+        shares_notes=True,
+    ),
+    Sample(
+        "asks-roots-modern",
+        "服务器问能读哪些文件夹 · roots · 2026-07-28",
+        "The server asks which folders it may read · roots · 2026-07-28",
+        "同一个问题走 2026-07-28 协议：第一次 tools/call 得到 input_required 结果，inputRequests 里只有一个没有参数的 roots/list；"
+        "客户端不必问任何人，直接用新的 id 重发 tools/call，inputResponses 里是根的清单，requestState 原样带回。"
+        "roots 在这个协议里也被标为弃用。根目录和 asks-roots 一样，是 /tmp/mcp-flow-samples/weather_demo/notes 里的副本。",
+        "The same question in the 2026-07-28 protocol: the first tools/call gets an input_required result whose "
+        "inputRequests hold one roots/list with no params; the client asks nobody and sends tools/call again under a "
+        "new id, with the list of roots in inputResponses and the requestState echoed. This protocol marks roots as "
+        "deprecated too. The root is the same copy as in asks-roots, at /tmp/mcp-flow-samples/weather_demo/notes.",
+        question="北京有什么课堂笔记？",
+        options={**ASKS, "era": "modern"},
+        shares_notes=True,
+    ),
 ]
 
 
@@ -491,6 +621,8 @@ def generate(sample: Sample) -> Trace:
     """Run a sample as its entry says: in memory unless its options name a transport ("http": the demo server in
     its own process on a loopback port), on the many-tools server when it names a tool count."""
     options = RunOptions(**{"transport": "memory", **sample.options})
+    if sample.shares_notes:
+        options = replace(options, roots=(str(sample_notes_root()),))
     model = ModelConfig.scripted(load_script(sample.script)) if sample.script else ModelConfig(model=sample.model)
     if sample.many_tools:
         trace = run_many_tools(sample.question, sample.many_tools, options=options, model=model)
@@ -503,6 +635,32 @@ def generate(sample: Sample) -> Trace:
     trace.meta.note = {"zh": sample.note_zh, "en": sample.note_en}
     trace.meta.sample = sample.name
     return trace
+
+
+# Where a sample's host shares the demo's class notes from. A root is an absolute file:// URI, and the package's own
+# folder (the default root of a run with --asks) sits wherever the project was cloned or installed: a sample made
+# there would name that folder, and its bytes, sizes and token counts would change from one machine to the next.
+# The notes are copied here instead, a path the same on every machine, and the sample says so.
+SAMPLE_NOTES_ROOT = Path("/tmp/mcp-flow-samples/weather_demo/notes")
+
+
+def sample_notes_root() -> Path:
+    """SAMPLE_NOTES_ROOT holding a fresh copy of the demo's class notes, each file replaced whole (another
+    regeneration may be reading it). Every folder on the way is made by this user for this user alone; one that is
+    a link, another user's or writable by others raises RuntimeError rather than be written into."""
+    [notes] = [Path(folder) for folder in demo_roots()]
+    top = SAMPLE_NOTES_ROOT.parents[1]
+    for folder in (top, SAMPLE_NOTES_ROOT.parent, SAMPLE_NOTES_ROOT):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+        found = folder.lstat()
+        if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o022:
+            raise RuntimeError(f"{folder} is not a folder of this user's alone: remove it and generate again")
+    for note in sorted(notes.glob("*.md")):
+        partial = SAMPLE_NOTES_ROOT / f".{note.name}.{os.getpid()}.{threading.get_ident()}"
+        shutil.copyfile(note, partial)
+        os.replace(partial, SAMPLE_NOTES_ROOT / note.name)
+    return SAMPLE_NOTES_ROOT
 
 
 def run_many_tools(question: str, n: int, *, options: RunOptions, model: ModelConfig) -> Trace:

@@ -29,6 +29,15 @@ API_SAMPLES = [
     "responses-stream",
 ]  # added after these
 HOSTED_SAMPLES = ["hosted-responses", "hosted-responses-approval", "hosted-messages", "hosted-tool-error"]
+ASKS_SAMPLES = [
+    "asks-elicitation",
+    "asks-elicitation-modern",
+    "asks-elicitation-declined",
+    "asks-sampling",
+    "asks-sampling-modern",
+    "asks-roots",
+    "asks-roots-modern",
+]
 
 
 def trace(name: str) -> Trace:
@@ -58,7 +67,7 @@ def listed(t: Trace) -> list[dict]:
 
 
 def test_the_new_samples_come_after_the_old_ones_in_the_library():
-    added = NEW + API_SAMPLES + HOSTED_SAMPLES
+    added = NEW + API_SAMPLES + HOSTED_SAMPLES + ASKS_SAMPLES
     assert [s.name for s in SAMPLES[-len(added) :]] == added
 
 
@@ -200,7 +209,7 @@ def test_forty_tools_note_explains_why_initialize_comes_before_the_question():
 GLOSSARY_FORBIDDEN_ZH = ["分片", "提示词", "第 0 阶段", "重放", "上了线路", "新协议时代", "服务器在执行中说话", "chunk"]
 
 
-@pytest.mark.parametrize("name", NEW)
+@pytest.mark.parametrize("name", NEW + ASKS_SAMPLES)
 def test_new_notes_and_titles_follow_the_glossary(name):
     meta = trace(name).meta
     assert meta.title is not None and meta.note is not None
@@ -246,3 +255,117 @@ def _ask(name: str, lang: Lang) -> str:
     from flow.trace.questions import load_questions
 
     return " ".join(q.ask[lang] for q in load_questions(SAMPLE_DIR / "questions" / f"{name}.questions.json"))
+
+
+# a server that asks
+
+
+def _mcp(t: Trace, method: str | None = None) -> list:
+    return [h for h in t.hops if h.kind.startswith("mcp.") and (method is None or h.payload.get("method") == method)]
+
+
+def _calls(t: Trace) -> list:
+    return [h for h in _mcp(t, "tools/call") if h.source == "mcp_client"]
+
+
+def test_in_2025_11_25_the_server_asks_over_the_session_mid_call_under_its_own_id():
+    for name, method in [
+        ("asks-elicitation", "elicitation/create"),
+        ("asks-elicitation-declined", "elicitation/create"),
+        ("asks-sampling", "sampling/createMessage"),
+        ("asks-roots", "roots/list"),
+    ]:
+        t = trace(name)
+        assert server_facts(t)["protocol_version"] == "2025-11-25"
+        [call] = _calls(t)
+        [ask] = [h for h in _mcp(t, method) if h.source == "mcp_server"]
+        answer = next(h for h in t.hops if h.kind == "mcp.response" and h.source == "mcp_client")
+        result = next(h for h in t.hops if h.kind == "mcp.response" and h.payload.get("id") == call.payload["id"])
+        assert call.seq < ask.seq < answer.seq < result.seq  # asked and answered while tools/call was open
+        assert answer.payload["id"] == ask.payload["id"] == 1  # the server's own numbering
+        initialize = _mcp(t, "initialize")[0].payload["params"]["capabilities"]
+        assert {"sampling", "elicitation", "roots"} <= set(initialize)
+
+
+def test_in_2026_07_28_a_call_is_answered_input_required_and_retried_under_a_new_id_with_the_state():
+    for name, method in [
+        ("asks-elicitation-modern", "elicitation/create"),
+        ("asks-sampling-modern", "sampling/createMessage"),
+        ("asks-roots-modern", "roots/list"),
+    ]:
+        t = trace(name)
+        assert server_facts(t)["protocol_version"] == "2026-07-28"
+        assert not [h for h in _mcp(t) if h.kind == "mcp.request" and h.source == "mcp_server"]  # no request back
+        first, retry = _calls(t)
+        results = [h for h in t.hops if h.kind == "mcp.response" and h.source == "mcp_server" and h.step == 7]
+        pending, done = (h.payload["result"] for h in results)
+        assert pending["resultType"] == "input_required" and done["resultType"] == "complete"
+        [(key, request)] = pending["inputRequests"].items()
+        assert request["method"] == method
+        assert retry.payload["id"] != first.payload["id"]
+        assert retry.payload["params"]["requestState"] == pending["requestState"]
+        assert set(retry.payload["params"]["inputResponses"]) == {key}
+        assert retry.payload["params"]["arguments"] == first.payload["params"]["arguments"]
+        for h in _mcp(t):
+            if h.kind == "mcp.request" and h.source == "mcp_client":
+                assert "sampling" in h.payload["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+
+
+def test_the_user_answers_the_form_and_the_model_never_sees_it():
+    for name, action in [
+        ("asks-elicitation", "accept"),
+        ("asks-elicitation-modern", "accept"),
+        ("asks-elicitation-declined", "decline"),
+    ]:
+        t = trace(name)
+        asked, answered = (h for h in t.hops if h.kind == "user.input")
+        assert (asked.source, asked.target, answered.source, answered.target) == ("app", "user", "user", "app")
+        assert asked.payload["requested_schema"]["required"] == ["city"]
+        assert answered.payload["action"] == action
+        assert answered.payload.get("content") == ({"city": "上海"} if action == "accept" else None)
+        for body in requests(t):
+            assert "requestedSchema" not in str(body) and "Which city" not in str(body)
+    assert "上海" in (trace("asks-elicitation").meta.answer or "")
+    declined = trace("asks-elicitation-declined")
+    assert "did not say where" in (declined.meta.answer or "") and "上海" not in str(requests(declined))
+
+
+def test_sampling_goes_to_the_runs_own_model_for_the_server_with_the_servers_messages_only():
+    for name in ("asks-sampling", "asks-sampling-modern"):
+        t = trace(name)
+        asked = [h for h in t.hops if h.kind == "llm.request" and h.payload.get("for_server")]
+        [for_server] = asked
+        assert (for_server.source, for_server.target) == ("mcp_client", "model")
+        body = for_server.payload["body"]
+        assert body["tools"] == [] and body["max_tokens"] == 120
+        assert [m["role"] for m in body["messages"]] == ["system", "user"]
+        assert t.meta.question not in str(body)
+        assert len(requests(t)) == 3
+    english = trace("asks-sampling-modern")
+    assert not re.search(r"[\u4e00-\u9fff]", english.meta.question) and "Answer in English" in str(requests(english))
+
+
+def test_the_roots_samples_share_the_fixed_copy_of_the_notes_and_read_inside_it():
+    from flow.samples import SAMPLE_NOTES_ROOT
+
+    uri = SAMPLE_NOTES_ROOT.as_uri()
+    for name in ("asks-roots", "asks-roots-modern"):
+        t = trace(name)
+        assert t.meta.settings["roots"] == [str(SAMPLE_NOTES_ROOT)]
+        result = next(h for h in t.hops if h.kind == "tool.result").payload["result"]["structuredContent"]
+        assert result["root"] == uri and result["file"] == "Beijing.md" and "北京" in result["note"]
+        for lang in ("zh", "en"):
+            assert str(SAMPLE_NOTES_ROOT) in note(name, lang)
+
+
+def test_normalise_numbers_request_states_and_drops_where_the_demo_notes_sit():
+    hop = {"bytes": 40, "payload": {"result": {"requestState": "v1.abcdef"}}}
+    retry = {"bytes": 30, "payload": {"params": {"requestState": "v1.abcdef"}}}
+    other = {"bytes": 30, "payload": {"params": {"requestState": "v1.zz"}}}
+    same, wrong = normalise([hop, retry]), normalise([hop, other])
+    assert same[0]["payload"]["result"]["requestState"] == same[1]["payload"]["params"]["requestState"]
+    assert wrong[0]["payload"]["result"]["requestState"] != wrong[1]["payload"]["params"]["requestState"]
+    assert same[0]["bytes"] == 40 - len("v1.abcdef")
+    here, there = "file:///home/a/src/weather_demo/notes", "file:///tmp/mcp-flow-samples/weather_demo/notes"
+    assert normalise(f'"root": "{here}"') == normalise(f'"root": "{there}"')
+    assert normalise("file:///x/weather_demo/notes-old") != normalise("file:///y/weather_demo/notes-old")
