@@ -113,11 +113,10 @@ def _add_host_options(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--listen",
-        action=argparse.BooleanOptionalAction,
-        default=None,
+        action="store_true",
         help="2026-07-28: open a subscriptions/listen stream, so the client hears when the server's tool list "
-        "changes and lists the tools again (default: on with --asks). In 2025-11-25 the client always re-lists "
-        "when the server's notification comes",
+        "changes and lists the tools again. In 2025-11-25 the client always re-lists when the server's "
+        "notification comes",
     )
     r.add_argument(
         "--subscribe",
