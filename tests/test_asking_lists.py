@@ -40,7 +40,7 @@ def offered(request_hop) -> list[str]:
     ("era", "transport"), [("handshake", "memory"), ("modern", "memory"), ("handshake", "stdio"), ("modern", "stdio")]
 )
 def test_a_tool_added_mid_run_is_listed_again_and_offered_in_the_next_request(era, transport):
-    result = asking_run(UNLOCK_THEN_ALERT, era=era, transport=transport)
+    result = asking_run(UNLOCK_THEN_ALERT, era=era, transport=transport, listen=era == "modern")
     assert result.ok, result.error
     hops = result.trace.hops
     requests = [h for h in hops if h.kind == "llm.request"]

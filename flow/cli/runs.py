@@ -21,7 +21,7 @@ from flow.views.table import summary_line
 
 if TYPE_CHECKING:
     from flow.engine.model import ModelConfig
-    from flow.engine.options import RunOptions, RunResult
+    from flow.engine.options import HostChoices, RunOptions, RunResult
 
 
 def add_parsers(sub: Subcommands) -> None:
@@ -111,6 +111,11 @@ def _add_host_options(r: argparse.ArgumentParser) -> None:
         default=120.0,
         help="seconds a server's question waits for the user before it is cancelled",
     )
+    _add_session_options(r)
+
+
+def _add_session_options(r: argparse.ArgumentParser) -> None:
+    """What the app's MCP client does with the session besides calling tools."""
     r.add_argument(
         "--listen",
         action="store_true",
@@ -282,11 +287,6 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         raise UsageError("--public-url is where the provider reaches the recording proxy: use it with --record-server")
     if args.mode != "hosted" and (args.require_approval != "never" or args.deny):
         raise UsageError("--require-approval and --deny are hosted MCP options: use --mode hosted")
-    if args.asks and (args.mode != "mcp" or args.server is not None):
-        raise UsageError("--asks is the demo MCP server with its asking tools: use --mode mcp without --server")
-    if sum(map(bool, (args.answer, args.decline, args.cancel))) > 1:
-        raise UsageError("--answer, --decline and --cancel are three different answers: give one")
-    check_seconds(args.elicit_timeout, "--elicit-timeout", at_most=MAX_EXCHANGE_S)
     _check_session_options(args)
     return RunOptions.build(
         server=server_spec(args),
@@ -308,22 +308,35 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         prompt_args=[env_pair(a, "--prompt-arg", from_environment=False) for a in args.prompt_arg],
         require_approval=args.require_approval,
         approve=not args.deny,
-        asks=args.asks,
-        host_capabilities=args.host_capability,
-        answers=[env_pair(a, "--answer", from_environment=False) for a in args.answer],
-        elicit_action="decline" if args.decline else "cancel" if args.cancel else "accept",
-        elicit_timeout_s=args.elicit_timeout,
-        roots=[_root(d) for d in args.root],
-        listen=args.listen,
-        subscribe=args.subscribe,
-        ping=args.ping,
-        backfill=args.backfill,
-        check_output=args.check_output,
+        **_host_choices(args),
     )
 
 
+def _host_choices(args: argparse.Namespace) -> HostChoices:
+    """What the host answers a server that asks, and does with the session besides calling tools."""
+    return {
+        "asks": args.asks,
+        "host_capabilities": args.host_capability,
+        "answers": [env_pair(a, "--answer", from_environment=False) for a in args.answer],
+        "elicit_action": "decline" if args.decline else "cancel" if args.cancel else "accept",
+        "elicit_timeout_s": args.elicit_timeout,
+        "roots": [_root(d) for d in args.root],
+        "listen": args.listen,
+        "subscribe": args.subscribe,
+        "ping": args.ping,
+        "backfill": args.backfill,
+        "check_output": args.check_output,
+    }
+
+
 def _check_session_options(args: argparse.Namespace) -> None:
-    """What the app's MCP client does with the session besides calling tools: only in MCP mode, each in its era."""
+    """What the app's MCP client does with the session besides calling tools, and the answers to a server that asks:
+    only in MCP mode, each in its era."""
+    if args.asks and (args.mode != "mcp" or args.server is not None):
+        raise UsageError("--asks is the demo MCP server with its asking tools: use --mode mcp without --server")
+    if sum(map(bool, (args.answer, args.decline, args.cancel))) > 1:
+        raise UsageError("--answer, --decline and --cancel are three different answers: give one")
+    check_seconds(args.elicit_timeout, "--elicit-timeout", at_most=MAX_EXCHANGE_S)
     if args.mode != "mcp" and (args.listen or args.subscribe or args.ping or args.backfill != "text"):
         raise UsageError("--listen, --subscribe, --ping and --backfill are what the app's MCP client does: --mode mcp")
     if args.ping and args.era == "modern":
