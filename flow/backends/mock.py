@@ -84,6 +84,12 @@ _IN_WORDS = ("一句话", "in one sentence", "in a sentence")
 _NOTES_WORDS = ("笔记", "notes")
 
 
+_ALERT_WORDS = ("预警", "alert")
+
+
+_CARD_WORDS = ("卡片", "card")
+
+
 _FORECAST_DATA = "Forecast data: "  # how weather_demo's forecast_in_words asks the host's model (sampling)
 
 
@@ -215,6 +221,8 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
         forecast = "get_forecast" in conv.tools and any(w in ql for w in _FORECAST_WORDS)
         days = _days(q)
         asked = _asking_tool(conv, ql)
+        if asked == "unlock_alerts":  # the alerts tool is not there yet: the server adds it when asked to
+            return [("unlock_alerts", {})]
         out += [
             (asked, {"city": name})
             if asked
@@ -250,6 +258,16 @@ def _asking_tool(conv: Conversation, ql: str) -> str | None:
         return "forecast_in_words"
     if "class_notes" in conv.tools and any(w in ql for w in _NOTES_WORDS):
         return "class_notes"
+    if any(w in ql for w in _ALERT_WORDS):
+        return (
+            "weather_alerts"
+            if "weather_alerts" in conv.tools
+            else "unlock_alerts"
+            if "unlock_alerts" in conv.tools
+            else None
+        )
+    if "weather_card" in conv.tools and any(w in ql for w in _CARD_WORDS):
+        return "weather_card"
     return None
 
 
@@ -385,6 +403,10 @@ DENIED = "Error: the app denied this call"
 """What a hosted-MCP provider tells its model when the app answered an approval request with no."""
 
 
+def _maybe(template: str, value: Any) -> str | None:
+    return template.format(value) if value is not None else None
+
+
 def _describe(a: _Attempt, zh: bool) -> str:
     result = a.result or ""
     if result == DENIED:
@@ -402,15 +424,16 @@ def _describe(a: _Attempt, zh: bool) -> str:
         data = json.loads(result)
     except json.JSONDecodeError:
         data = result
-    if isinstance(data, dict) and "temp_high_c" in data:
-        if zh:
+    if isinstance(data, dict) and {"city", "city_en", "condition", "condition_en", "temp_low_c"} <= data.keys():
+        if zh:  # humidity and wind where the tool gave them (a weather card has neither)
+            extra = "".join(f"，{s}" for s in (_maybe("湿度 {}%", data.get("humidity_pct")), data.get("wind")) if s)
             return (
-                f"{data['city']}今天{data['condition']}，气温 {data['temp_low_c']}~{data['temp_high_c']}°C，"
-                f"湿度 {data['humidity_pct']}%，{data['wind']}。"
+                f"{data['city']}今天{data['condition']}，气温 {data['temp_low_c']}~{data.get('temp_high_c')}°C{extra}。"
             )
+        humidity = _maybe(", humidity {}%", data.get("humidity_pct")) or ""
         return (
-            f"{data['city_en']} today: {data['condition_en']}, {data['temp_low_c']} to {data['temp_high_c']} °C, "
-            f"humidity {data['humidity_pct']}%."
+            f"{data['city_en']} today: {data['condition_en']}, {data['temp_low_c']} to {data.get('temp_high_c')} °C"
+            f"{humidity}."
         )
     if isinstance(data, dict) and isinstance(data.get("days"), list):
         days = data["days"]
