@@ -39,7 +39,7 @@ from flow.trace.steps import Step
 BEIJING = "北京今天天气怎么样？"
 
 # The demo server with its tools that ask back, and a host that says it can answer all three kinds of question.
-ASKS: dict[str, Any] = {"asks": True, "host_capabilities": HOST_CAPABILITIES}
+ASKS: dict[str, Any] = {"asks": True, "host_capabilities": HOST_CAPABILITIES, "check_output": True}
 
 
 @dataclass(frozen=True)
@@ -613,6 +613,53 @@ SAMPLES: list[Sample] = [
         question="北京有什么课堂笔记？",
         options={**ASKS, "era": "modern"},
         shares_notes=True,
+    ),
+    Sample(
+        "asks-list-changed",
+        "工具清单变了 · list_changed · 2025-11-25",
+        "The tool list changes · list_changed · 2025-11-25",
+        "模型先调用 unlock_alerts：服务器在这次调用里新增了一个工具 weather_alerts，并在会话上发出 "
+        "notifications/tools/list_changed。通知本身不带清单，所以客户端在下一次请求模型之前重新发 tools/list，"
+        "应用把新清单重新翻译成函数定义；第二次模型请求里就多了 weather_alerts，模型这才能调用它。"
+        "第一次请求时这个工具还不存在，模型不可能提前知道它。",
+        "The model first calls unlock_alerts: during that call the server adds a tool, weather_alerts, and sends "
+        "notifications/tools/list_changed over the session. The notification carries no list, so before asking the "
+        "model again the client sends tools/list once more and the app translates the new list into function "
+        "definitions; the second model request offers weather_alerts, and only then can the model call it. At the "
+        "first request the tool did not exist, so the model could not have known of it.",
+        question="上海有天气预警吗？",
+        options={**ASKS},
+    ),
+    Sample(
+        "asks-list-changed-modern",
+        "工具清单变了 · subscriptions/listen · 2026-07-28",
+        "The tool list changes · subscriptions/listen · 2026-07-28",
+        "2026-07-28 没有会话，服务器不能随时给客户端发通知；客户端要先发 subscriptions/listen，"
+        "打开一条说明自己关心哪些变化的长连接请求。unlock_alerts 新增工具后，清单变化的通知就从这条连接回来，"
+        "客户端照样重新 tools/list，下一次模型请求多了 weather_alerts。运行结束时客户端取消这条 listen 请求。",
+        "2026-07-28 has no session, so the server cannot notify the client whenever it likes: the client first "
+        "sends subscriptions/listen, a long-lived request that says which changes it wants to hear of. When "
+        "unlock_alerts adds its tool, the list-changed notification comes back on that request; the client lists the "
+        "tools again, and the next model request offers weather_alerts. When the run ends the client cancels the "
+        "listen request.",
+        question="上海有天气预警吗？",
+        options={**ASKS, "era": "modern", "listen": True},
+    ),
+    Sample(
+        "asks-structured",
+        "结构化结果 · outputSchema 与 structuredContent",
+        "Structured results · outputSchema and structuredContent",
+        "weather_card 在 tools/list 里带着 outputSchema，说明它的结果是什么形状；tools/call 的结果里除了给人读的 content，"
+        "还有按这个 Schema 写的 structuredContent。主机用 outputSchema 检查 structuredContent（结果记在工具结果这一跳的 "
+        "structured 里），这次回填给模型的是 structuredContent 的 JSON，而不是文本 content：这是主机自己的选择，"
+        "默认仍回填文本。",
+        "weather_card comes in tools/list with an outputSchema saying what shape its result has; the tools/call "
+        "result carries, beside the content meant for reading, a structuredContent written to that schema. The host "
+        "checks structuredContent against outputSchema (the check is kept in the tool result hop's structured field), "
+        "and this time backfills the structuredContent JSON to the model instead of the text content: that is the "
+        "host's choice; by default it backfills the text.",
+        question="给我一张北京的天气卡片",
+        options={**ASKS, "check_output": True, "backfill": "structured"},
     ),
 ]
 

@@ -37,6 +37,9 @@ ASKS_SAMPLES = [
     "asks-sampling-modern",
     "asks-roots",
     "asks-roots-modern",
+    "asks-list-changed",
+    "asks-list-changed-modern",
+    "asks-structured",
 ]
 
 
