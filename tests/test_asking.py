@@ -18,6 +18,7 @@ from flow.servers import builtin
 from flow.servers.spec import TOKEN_ENV, ServerSpec
 from flow.trace.model import Hop, as_dict
 from flow.trace.rounds import call_rounds, input_required
+from flow.trace.steps import Step
 
 HTTP_TOKEN = "asking-test-token-5e4d3c2b1a"
 NOTES = builtin.demo_roots()[0]
@@ -44,7 +45,7 @@ CASES = {
 }
 
 
-def asked_run(case: Case, transport: str, era: str) -> RunResult:
+def asked_run(case: Case, transport: Any, era: Any) -> RunResult:
     """One question on the demo server that asks, over `transport`, in `era`."""
 
     async def go() -> RunResult:
@@ -194,11 +195,18 @@ def test_a_server_that_asks_is_answered_and_recorded(name, transport, era):
     assert tool.step == 7
 
 
-def frame_hop(seq: int, source: str, payload: dict[str, Any]) -> Hop:
+def frame_hop(seq: int, source: Any, payload: dict[str, Any]) -> Hop:
     kind = "mcp.request" if "method" in payload else "mcp.response"
     target = "mcp_server" if source == "mcp_client" else "mcp_client"
     return Hop(
-        seq=seq, step=6, phase=None, source=source, target=target, kind=kind, payload=payload, jsonrpc_id=payload["id"]
+        seq=seq,
+        step=Step.CALL_TOOL,
+        phase=None,
+        source=source,
+        target=target,
+        kind=kind,
+        payload=payload,
+        jsonrpc_id=payload["id"],
     )
 
 

@@ -32,7 +32,7 @@ ERAS = ["handshake", "modern"]
 _NOT_EXPORTED = {"prepare.tools", "tool.list", "translate.forward", "client.result"}
 
 
-def recorded(feature: str, era: str, **options: Any) -> Trace:
+def recorded(feature: str, era: Any, **options: Any) -> Trace:
     question, answers = QUESTIONS[feature]
     built = RunOptions.build(
         server=ServerSpec(transport="memory", asks=True), asks=True, transport="memory", era=era, answers=answers,
@@ -127,7 +127,7 @@ def test_an_asking_trace_exports_to_otlp_and_imports_back_to_the_same_steps(feat
 
 def _tree(trace: Trace) -> dict[str, Any]:
     spans = to_spans(trace)
-    by_id = {s.context.span_id: s for s in spans}
+    by_id = {s.context.span_id: s for s in spans if s.context is not None}
 
     def parent(s: Any) -> Any:
         return by_id[s.parent.span_id] if s.parent is not None else None

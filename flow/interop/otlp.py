@@ -628,7 +628,7 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
         return tool_spans.get(first.tool_call_id or "", root)
 
     for model_call in model_calls(trace.hops):
-        asked: ServerAsk | None = as_dict(model_call.request.payload).get("for_server")  # type: ignore[assignment]
+        asked: ServerAsk | None = as_dict(model_call.request.payload).get("for_server")
         parent = for_server(asked, model_call.request.seq) if asked else root
         builder.provider_reports(model_call, builder.chat(model_call, parent))
     for question, answer in _questions(trace.hops):
