@@ -333,12 +333,14 @@ def serve_http(
     path: str = "/mcp",
     on_listening: Callable[[str], None] | None = None,
     allowed: list[str] | None | Literal["default"] = "default",
+    asks: bool = False,
 ) -> None:
     """Serve the demo server over Streamable HTTP until interrupted.
 
     The socket is listening before `on_listening` gets the URL (by default printed to stderr), so a
     caller that waits for that line can connect at once; port 0 picks a free port. `allowed` is the
-    Host/Origin names accepted (default: `allowed_hosts(host)`; None turns the check off)."""
+    Host/Origin names accepted (default: `allowed_hosts(host)`; None turns the check off). `asks` adds the tools
+    that ask the client back."""
     import uvicorn
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -350,7 +352,7 @@ def serve_http(
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}{path}"
     security = transport_security(allowed_hosts(host) if allowed == "default" else allowed)
-    app = build_server(fault=fault, bearer_token=token, exit_on_crash=True).streamable_http_app(
+    app = build_server(fault=fault, bearer_token=token, exit_on_crash=True, asks=asks).streamable_http_app(
         streamable_http_path=path, host=host, transport_security=security
     )
     if on_listening is None:

@@ -33,6 +33,7 @@ from mcp_types import (
     SamplingMessage,
     TextContent,
 )
+from pydantic import FileUrl
 
 from flow.capture.recorder import SERVER_ASK, Recorder
 from flow.engine.asking import ask_model
@@ -250,7 +251,9 @@ class Host:
         refused = self._count(self._ask("roots/list", context))
         if refused is not None:
             return refused
-        return ListRootsResult(roots=[Root(uri=Path(r).resolve().as_uri(), name=Path(r).name) for r in self.roots])
+        return ListRootsResult(
+            roots=[Root(uri=FileUrl(Path(r).resolve().as_uri()), name=Path(r).name) for r in self.roots]
+        )
 
 
 _MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}

@@ -44,6 +44,45 @@ TIMING_ATTR = "mcp_flow.timing"
 MODEL_CALL_WINDOW = "model_call_window"  # its times are the model call's: the provider reports none
 
 
+# A server that asks (sampling, elicitation, roots). What the host did for the server's request is marked with that
+# request: its method, and its JSON-RPC id (2025-11-25, a request over the session) or its key among the input
+# requests of an input-required result (2026-07-28). A sampling model call is a `chat` span with these; the question
+# to the user an `ASK_USER_SPAN` span with them and the `USER_*` attributes.
+REQUESTED_BY_ATTR = "mcp_flow.requested_by"  # "mcp_server": the host made this model call for the server
+FOR_SERVER_METHOD_ATTR = "mcp_flow.for_server.method"
+FOR_SERVER_ID_ATTR = "mcp_flow.for_server.jsonrpc_id"
+FOR_SERVER_KEY_ATTR = "mcp_flow.for_server.key"
+ASK_USER_SPAN = "ask_user"
+USER_ATTRS = {  # a user.input payload's field -> its attribute (objects as JSON text)
+    "mode": "mcp_flow.user.mode",
+    "message": "mcp_flow.user.message",
+    "requested_schema": "mcp_flow.user.requested_schema",
+    "url": "mcp_flow.user.url",
+    "action": "mcp_flow.user.action",
+    "content": "mcp_flow.user.content",
+    "answered_by": "mcp_flow.user.answered_by",
+    "timed_out": "mcp_flow.user.timed_out",
+}
+USER_ANSWER_FIELDS = ("action", "content", "answered_by", "timed_out")
+
+
+# 2026-07-28: one logical call over several rounds (`flow.trace.rounds`). Each round's tools/call spans keep the
+# execute_tool span of the model's call as their parent and say which logical call and round they are; what the
+# rounds carry (the input-required result's requests and state, the retried call's answers and echoed state) is kept
+# so an import rebuilds the same frames and pairs them again by request state. A retry that names no single state
+# gets no logical call: it is shown unpaired, not guessed.
+LOGICAL_CALL_ATTR = "mcp_flow.logical_call"
+ROUND_ATTR = "mcp_flow.round"
+CALL_STATE_ATTR = "mcp_flow.call.request_state"
+CALL_RESPONSES_ATTR = "mcp_flow.call.input_responses"
+REQUIRED_STATE_ATTR = "mcp_flow.input_required.request_state"
+REQUIRED_REQUESTS_ATTR = "mcp_flow.input_required.input_requests"
+# 2025-11-25: a request the server sent the client, with its parameters and the client's result (the conventions
+# record neither)
+SERVER_PARAMS_ATTR = "mcp_flow.request.params"
+CLIENT_RESULT_ATTR = "mcp_flow.response.result"
+
+
 class NothingRecorded(TraceError):
     """Recordings with no MCP message and no model exchange in them: nothing to show. Worded once, for the file
     reader (`import`), `merge` and `record` alike."""

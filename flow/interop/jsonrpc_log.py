@@ -275,15 +275,18 @@ class _LogImport:
         rnd = self.tool_round if method == "tools/call" else 0
         params = as_dict(frame.get("params"))
         summary, progress_of = frame_summary(frame, None), None
-        if frame.get("id") is not None:  # a request: "id": null is discouraged and answered by no one
-            self.pairing.request(sender, frame["id"], method, params, step=step, t_ms=t_ms, seq=line.lineno, rnd=rnd)
-        elif sender == "server" and (reported := self.pairing.progress(params.get("progressToken"))) is not None:
+        is_request = frame.get("id") is not None  # "id": null is discouraged and answered by no one
+        if sender == "server" and not is_request and (reported := self.pairing.progress(params.get("progressToken"))):
             # tied to its request by token
             progress_of, step, rnd = reported.id, reported.step, reported.round
             summary = progress_summary(params, reported.what)
-        elif sender == "server":  # a log line or the like, said while the server handles the latest request
+        elif sender == "server":
+            # a log line, or a request back to the client (sampling, elicitation, roots), said while the server
+            # handles the latest request
             handling = self.pairing.latest("client")
             step, rnd = (method_step(handling.method), handling.round) if handling else (step, rnd)
+        if is_request:
+            self.pairing.request(sender, frame["id"], method, params, step=step, t_ms=t_ms, seq=line.lineno, rnd=rnd)
         if method == "server/discover":
             self.server["era"] = "modern"
         # The 2026 protocol states its version on every request instead of agreeing on it once.
@@ -309,7 +312,9 @@ class _LogImport:
         if asked is not None and method == "tools/call" and frame_kind(frame) == "mcp.response" and sender == "server":
             summary = _reported(self.out, asked, result, t_ms) or summary
         source, target = _sides(sender)
-        step = answer_step(asked.step) if asked is not None else None
+        step = None
+        if asked is not None:  # the client's answer to the server's request is in the step it was asked in
+            step = answer_step(asked.step) if sender == "server" else asked.step
         answer = hops.frame(frame, source=source, target=target, step=step, summary=summary)
         t_start, rnd = (asked.t_ms, asked.round) if asked is not None else (t_ms, 0)
         self.out.add(answer, t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd)

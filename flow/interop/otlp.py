@@ -10,8 +10,15 @@ here opens in Jaeger, Phoenix, Langfuse or Logfire with the same shape as the di
         tools/call {tool}                     hosted MCP: a call the provider reports its MCP client made (INTERNAL,
                                               marked reported, with the model call's window for its times)
       execute_tool {tool}                     one per tool call the model asked for (INTERNAL)
-        tools/call {tool}                     MCP mode: the client's request (CLIENT)
+        tools/call {tool}                     MCP mode: the client's request (CLIENT); in 2026-07-28 one per round of
+                                              the logical call, marked with its number and round
           tools/call {tool}                   the server's handling of it (SERVER, in the server's service)
+            sampling/createMessage, ...       2025-11-25: a request the server sends back (CLIENT, the server's)
+              sampling/createMessage          the host answering it (SERVER, the app's)
+                chat {model}                  the host's model asked for the server (CLIENT, marked for_server)
+                ask_user                      the question put to the user, and the answer (INTERNAL)
+        chat {model}, ask_user                2026-07-28: what the host did for an input-required result, between
+                                              the rounds, under the call's execute_tool span
 """
 
 from __future__ import annotations
@@ -37,8 +44,16 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from flow.interop.common import (
+    ASK_USER_SPAN,
     BY_PROVIDER,
+    CALL_RESPONSES_ATTR,
+    CALL_STATE_ATTR,
+    CLIENT_RESULT_ATTR,
+    FOR_SERVER_ID_ATTR,
+    FOR_SERVER_KEY_ATTR,
+    FOR_SERVER_METHOD_ATTR,
     INVALID_ARGUMENTS,
+    LOGICAL_CALL_ATTR,
     MISMATCH_ATTR,
     MODEL_CALL_WINDOW,
     NO_RESPONSE,
@@ -50,7 +65,13 @@ from flow.interop.common import (
     REPORTED_ITEMS_ATTR,
     REPORTED_RESULT_ATTR,
     REPORTED_SERVER_ATTR,
+    REQUESTED_BY_ATTR,
+    REQUIRED_REQUESTS_ATTR,
+    REQUIRED_STATE_ATTR,
+    ROUND_ATTR,
+    SERVER_PARAMS_ATTR,
     TIMING_ATTR,
+    USER_ATTRS,
 )
 from flow.interop.genai import (
     OPENAI_API_TYPES,
@@ -65,8 +86,9 @@ from flow.interop.genai import (
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
-from flow.trace.payloads import McpReportedPayload, ToolResultPayload, payload_of
+from flow.trace.payloads import McpReportedPayload, ServerAsk, ToolResultPayload, payload_of
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
+from flow.trace.rounds import Rounds, call_rounds, input_required
 from flow.trace.steps import Step
 from flow.wire.base import WireApi
 from flow.wire.recorded import api_of_request, api_of_trace, turn_of
@@ -296,6 +318,7 @@ class _SpanBuilder:
             "gen_ai.system_instructions": _dumps(said) if (said := system_instructions(body, api)) else None,
             "gen_ai.input.messages": _dumps(input_messages(body, api)),
             "gen_ai.tool.definitions": _dumps(tools) if tools else None,
+            **_for_server_attrs(request.get("for_server") if request is not None else None),
         }
         reply = _Reply(api)
         for hop in call.replies:
@@ -400,12 +423,13 @@ class _SpanBuilder:
             "app", f"execute_tool {name}", parent, SpanKind.INTERNAL, call.first.t_start_ms, end, attrs, error
         )
 
-    def mcp(self, ex: Exchange, parent: otel_trace.Span) -> otel_trace.Span:
-        """The sender's CLIENT span and the receiver's SERVER span under it; returns the SERVER span."""
+    def mcp(self, ex: Exchange, parent: otel_trace.Span, extra: Attributes | None = None) -> otel_trace.Span:
+        """The sender's CLIENT span and the receiver's SERVER span under it, with `extra` attributes; returns the
+        SERVER span."""
         frame = payload_of(ex.request, "mcp.request") or payload_of(ex.request, "mcp.notification")
         method = str(frame["method"] if frame is not None else None)
         params = frame.get("params", {}) if frame is not None else {}
-        attrs: Attributes = {"mcp.method.name": method, **self.mcp_common}
+        attrs: Attributes = {"mcp.method.name": method, **self.mcp_common, **(extra or {})}
         if ex.request.jsonrpc_id is not None:
             attrs["jsonrpc.request.id"] = str(ex.request.jsonrpc_id)
         target = None
@@ -434,7 +458,12 @@ class _SpanBuilder:
             error = (str(what).replace(" ", "_"), ex.reply.summary)
         elif ex.reply is None and ex.request.kind == "mcp.request":
             error = (NO_RESPONSE, "no answer was recorded before the run ended")
-        elif method == "tools/call" and ex.reply is not None and (reply := payload_of(ex.reply, "mcp.response")):
+        elif (
+            method == "tools/call"
+            and ex.reply is not None
+            and not input_required(ex.reply)  # no result yet: the round's attributes say what it asks for
+            and (reply := payload_of(ex.reply, "mcp.response"))
+        ):
             result = reply["result"]
             value = result.get("structuredContent", result.get("content"))
             attrs["gen_ai.tool.call.result"] = _dumps(value)
@@ -490,6 +519,69 @@ class _SpanBuilder:
             error,
         )
 
+    def ask_user(self, question: Hop, answer: Hop | None, parent: otel_trace.Span) -> None:
+        """A server's question put to the user and the answer (two user.input hops), as one INTERNAL span of the
+        app's, from the question to the answer (or the end of the run, if none came)."""
+        asked = as_dict(question.payload)
+        said = {**asked, **{k: v for k, v in as_dict(answer.payload if answer else None).items() if k != "asked"}}
+        attrs: Attributes = {
+            **_for_server_attrs(asked.get("asked")),
+            **{attr: said[name] for name, attr in USER_ATTRS.items() if name in said},
+        }
+        end = answer.t_end_ms if answer is not None else self.trace.hops[-1].t_end_ms
+        self.span("app", ASK_USER_SPAN, parent, SpanKind.INTERNAL, question.t_start_ms, end, attrs)
+
+
+def _for_server_attrs(ask: Any) -> Attributes:
+    """The attributes of something the host did for a server's request (`ServerAsk`): none when it was not."""
+    ask = as_dict(ask)
+    if not ask:
+        return {}
+    return {
+        REQUESTED_BY_ATTR: "mcp_server",
+        FOR_SERVER_METHOD_ATTR: ask.get("method"),
+        FOR_SERVER_ID_ATTR: ask.get("jsonrpc_id"),
+        FOR_SERVER_KEY_ATTR: ask.get("key"),
+    }
+
+
+def _frame_attrs(ex: Exchange, rounds: Rounds) -> Attributes:
+    """What the conventions do not record of an exchange and an import needs to rebuild it: a 2026-07-28 round's
+    place in its logical call and what it carried; a 2025-11-25 server request's parameters and the client's
+    result."""
+    attrs: Attributes = {}
+    placed = rounds.by_seq.get(ex.request.seq)
+    if placed is not None:
+        attrs[LOGICAL_CALL_ATTR], attrs[ROUND_ATTR] = placed[0].number, placed[1]
+    params = as_dict(as_dict(ex.request.payload).get("params"))
+    result = as_dict(as_dict(ex.reply.payload).get("result")) if ex.reply is not None else {}
+    if "requestState" in params:
+        attrs[CALL_STATE_ATTR] = params["requestState"]
+        attrs[CALL_RESPONSES_ATTR] = _dumps(params.get("inputResponses"))
+    if ex.reply is not None and input_required(ex.reply):
+        attrs[REQUIRED_STATE_ATTR] = result.get("requestState")
+        attrs[REQUIRED_REQUESTS_ATTR] = _dumps(result.get("inputRequests"))
+    if ex.request.source == "mcp_server" and ex.request.kind == "mcp.request":
+        attrs[SERVER_PARAMS_ATTR] = _dumps(params) if params else None
+        attrs[CLIENT_RESULT_ATTR] = _dumps(result) if ex.reply is not None and ex.reply.kind == "mcp.response" else None
+    return attrs
+
+
+def _questions(hops: list[Hop]) -> list[tuple[Hop, Hop | None]]:
+    """Each question put to the user, with its answer: the next answer to the same server request."""
+    pairs: list[tuple[Hop, Hop | None]] = []
+    for hop in hops:
+        if hop.kind != "user.input":
+            continue
+        asked = as_dict(hop.payload).get("asked")
+        if hop.direction == "request":
+            pairs.append((hop, None))
+            continue
+        i = next((i for i, (q, a) in enumerate(pairs) if a is None and as_dict(q.payload).get("asked") == asked), None)
+        if i is not None:
+            pairs[i] = (pairs[i][0], hop)
+    return pairs
+
 
 def to_spans(trace: Trace) -> list[ReadableSpan]:
     """The trace as finished SDK spans, ordered by start time; built from the trace as a file would hold it,
@@ -497,15 +589,50 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
     trace = Trace.model_validate(redact(writable_json(trace.file_data()), secret_values()))
     builder = _SpanBuilder(trace)
     root = builder.root()
-    for model_call in model_calls(trace.hops):
-        builder.provider_reports(model_call, builder.chat(model_call, root))
     tool_spans = {
         call_id: builder.execute_tool(call_id, call, root) for call_id, call in tool_calls(trace.hops).items()
     }
+    rounds = call_rounds(trace.hops)
+    all_exchanges = exchanges(trace.hops)
+    by_request = {ex.request.seq: ex for ex in all_exchanges}
     server_spans: dict[Exchange, otel_trace.Span] = {}  # what the server was handling: the parent of what it says
-    for ex in exchanges(trace.hops):
+    answering: dict[int | str, otel_trace.Span] = {}  # a server's request id -> the app's span answering it
+    for ex in all_exchanges:
         within = server_spans.get(ex.within) if ex.within is not None else None
-        server_spans[ex] = builder.mcp(ex, within or tool_spans.get(ex.tool_call_id or "", root))
+        call_id = ex.tool_call_id
+        if call_id is None and ex.request.seq in rounds.by_seq:  # a later round: the model's call the first carried
+            call_id = by_request[rounds.by_seq[ex.request.seq][0].requests[0].seq].tool_call_id
+        parent = within or tool_spans.get(call_id or "", root)
+        server_spans[ex] = builder.mcp(ex, parent, _frame_attrs(ex, rounds))
+        if ex.request.source == "mcp_server" and ex.request.jsonrpc_id is not None:
+            answering[ex.request.jsonrpc_id] = server_spans[ex]
+
+    def for_server(ask: Any, seq: int) -> otel_trace.Span:
+        """The span what the host did for a server's request goes under: the app's span answering that request
+        (2025-11-25), else the execute_tool span of the call whose input-required result asked for it."""
+        ask = as_dict(ask)
+        if "jsonrpc_id" in ask:
+            return answering.get(ask["jsonrpc_id"], root)
+        asking = [
+            ex
+            for ex in all_exchanges
+            if ex.reply is not None
+            and ex.reply.seq < seq
+            and input_required(ex.reply)
+            and ask.get("key") in as_dict(as_dict(ex.reply.payload).get("result")).get("inputRequests", {})
+        ]
+        if not asking:
+            return root
+        placed = rounds.by_seq.get(asking[-1].request.seq)
+        first = by_request[placed[0].requests[0].seq] if placed is not None else asking[-1]
+        return tool_spans.get(first.tool_call_id or "", root)
+
+    for model_call in model_calls(trace.hops):
+        asked: ServerAsk | None = as_dict(model_call.request.payload).get("for_server")
+        parent = for_server(asked, model_call.request.seq) if asked else root
+        builder.provider_reports(model_call, builder.chat(model_call, parent))
+    for question, answer in _questions(trace.hops):
+        builder.ask_user(question, answer, for_server(as_dict(question.payload).get("asked"), question.seq))
     return sorted(builder.sink.get_finished_spans(), key=lambda s: s.start_time or 0)
 
 

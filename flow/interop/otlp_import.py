@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from flow.interop.common import (
+    ASK_USER_SPAN,
     BY_PROVIDER,
+    CALL_RESPONSES_ATTR,
+    CALL_STATE_ATTR,
+    CLIENT_RESULT_ATTR,
+    FOR_SERVER_ID_ATTR,
+    FOR_SERVER_KEY_ATTR,
+    FOR_SERVER_METHOD_ATTR,
     INVALID_ARGUMENTS,
     NO_RESPONSE,
     REPORTED_API_ATTR,
@@ -24,7 +31,13 @@ from flow.interop.common import (
     REPORTED_ITEMS_ATTR,
     REPORTED_RESULT_ATTR,
     REPORTED_SERVER_ATTR,
+    REQUESTED_BY_ATTR,
+    REQUIRED_REQUESTS_ATTR,
+    REQUIRED_STATE_ATTR,
     SERVER_METHODS,
+    SERVER_PARAMS_ATTR,
+    USER_ANSWER_FIELDS,
+    USER_ATTRS,
     Hops,
     finish,
     json_line,
@@ -45,8 +58,10 @@ from flow.trace.payloads import (
     LlmResponsePayload,
     Payload,
     RpcError,
+    ServerAsk,
     ToolCall,
     ToolResultPayload,
+    UserInputPayload,
 )
 from flow.trace.reports import REPORTED_BY, ExecutionReport
 from flow.trace.steps import Step, answer_step
@@ -349,7 +364,8 @@ def _tool_output(span: _Span) -> tuple[Any, str]:
 
 
 def _request_frame(span: _Span, method: str, rpc_id: int | str | None) -> JsonObject:
-    """The JSON-RPC frame an MCP span stands for, with the parameters the conventions record."""
+    """The JSON-RPC frame an MCP span stands for, with the parameters the conventions record (and those our export
+    adds: a retried call's answers and state, a server's request's parameters)."""
     a = span.attrs
     params: JsonObject = {}
     if method == "tools/call":
@@ -357,6 +373,11 @@ def _request_frame(span: _Span, method: str, rpc_id: int | str | None) -> JsonOb
             "name": a.get("gen_ai.tool.name"),
             "arguments": json_or_text(a.get("gen_ai.tool.call.arguments")) or {},
         }
+        if isinstance(a.get(CALL_STATE_ATTR), str):
+            params["requestState"] = a[CALL_STATE_ATTR]
+            params["inputResponses"] = as_dict(json_or_text(a.get(CALL_RESPONSES_ATTR)))
+    elif isinstance(asked := json_or_text(a.get(SERVER_PARAMS_ATTR)), dict):
+        params = asked
     elif a.get("gen_ai.prompt.name"):
         params = {"name": a["gen_ai.prompt.name"]}
     elif a.get("mcp.resource.uri"):
@@ -365,6 +386,29 @@ def _request_frame(span: _Span, method: str, rpc_id: int | str | None) -> JsonOb
     if params:
         frame["params"] = params
     return frame
+
+
+def _server_ask(span: _Span) -> ServerAsk | None:
+    """The server's request something the host did answers (`REQUESTED_BY_ATTR`), or None."""
+    a = span.attrs
+    if a.get(REQUESTED_BY_ATTR) != "mcp_server":
+        return None
+    ask: ServerAsk = {"method": str(a.get(FOR_SERVER_METHOD_ATTR) or "")}
+    if isinstance(rid := a.get(FOR_SERVER_ID_ATTR), (int, str)):
+        ask["jsonrpc_id"] = rid
+    if isinstance(key := a.get(FOR_SERVER_KEY_ATTR), str):
+        ask["key"] = key
+    return ask
+
+
+def _user_input(span: _Span, ask: ServerAsk, fields: tuple[str, ...]) -> UserInputPayload:
+    """A user.input payload from an `ASK_USER_SPAN` span's attributes: of the question or of the answer."""
+    payload: dict[str, Any] = {"asked": ask}
+    for name in fields:
+        if (attr := USER_ATTRS[name]) in span.attrs:
+            value = span.attrs[attr]
+            payload[name] = json_or_text(value) if name in ("requested_schema", "content") else value
+    return payload  # type: ignore[return-value]  # the attributes our export wrote; the loader checks the hop
 
 
 def _execution_report(span: _Span) -> ExecutionReport:
@@ -415,7 +459,11 @@ class _OtlpImport:
         self.has_mcp = any(s.method and not _by_provider(s) for s in spans)
         self.hosted = False  # a provider reports MCP calls of its own client
         self.hosted_server = ""  # the label of the server it reports calling
-        chats = sorted((s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method), key=lambda s: s.start_ns)
+        # The model calls of the tool loop; one made for an MCP server (sampling) is part of a tool call, not a round
+        chats = sorted(
+            (s for s in spans if s.operation in _CHAT_OPERATIONS and not s.method and _server_ask(s) is None),
+            key=lambda s: s.start_ns,
+        )
         self.chat_round = {s.span_id: i for i, s in enumerate(chats, 1)}
         self.chat_starts = [s.start_ns for s in chats]
         self.chat_windows = [(s.start_ns, s.end_ns) for s in chats]
@@ -468,6 +516,10 @@ class _OtlpImport:
                 self.mcp(span, parent)
         elif span.operation in ("invoke_agent", "invoke_workflow"):
             self.agent(span)
+        elif (ask := _server_ask(span)) is not None and span.name == ASK_USER_SPAN:
+            self.ask_user(span, ask)
+        elif span.operation in _CHAT_OPERATIONS and ask is not None:
+            self.chat_for_server(span, ask)
         elif span.operation in _CHAT_OPERATIONS:
             self.chat(span)
         elif span.operation == "execute_tool":
@@ -528,6 +580,35 @@ class _OtlpImport:
             return
         self.hop(span.end_ns, self.chat_response(span), start_ns=span.start_ns, rnd=rnd)
         self.provider_reports(span, rnd)
+
+    def chat_for_server(self, span: _Span, ask: ServerAsk) -> None:
+        """A model call the host made for an MCP server (sampling): the host's MCP client asks the model, in the
+        step of the tool call that asked."""
+        rnd = self.round_at(span.start_ns)
+        body = self.chat_body(span)
+        sent = hops.model_request(
+            {"body": body, "for_server": ask}, step=Step.CALL_TOOL, path=CHAT.path, carries=CHAT.request_summary(body)
+        )
+        self.hop(span.start_ns, sent, start_ns=span.start_ns, rnd=rnd)
+        if span.error:
+            kind, message = span.error
+            failed = hops.model_failed(
+                {"status": _code(kind), "error": kind, "message": message},
+                step=Step.CALL_TOOL,
+                summary=f"{kind}: {message}".strip(": "),
+            )
+            self.hop(span.end_ns, failed, start_ns=span.start_ns, rnd=rnd)
+            return
+        self.hop(span.end_ns, self.chat_response(span, ask), start_ns=span.start_ns, rnd=rnd)
+
+    def ask_user(self, span: _Span, ask: ServerAsk) -> None:
+        """A server's question put to the user, and the answer when one came: the two user.input hops."""
+        rnd = self.round_at(span.start_ns)
+        asked = hops.user_asked(_user_input(span, ask, ("mode", "message", "requested_schema", "url")))
+        self.hop(span.start_ns, asked, start_ns=span.start_ns, rnd=rnd)
+        if USER_ATTRS["action"] in span.attrs:
+            answered = hops.user_answered(_user_input(span, ask, USER_ANSWER_FIELDS))
+            self.hop(span.end_ns, answered, start_ns=span.end_ns, rnd=rnd)
 
     def provider_reports(self, chat: _Span, rnd: int) -> None:
         """Hosted MCP: the MCP calls the provider reports under this model call, as the items or blocks its spans
@@ -595,8 +676,9 @@ class _OtlpImport:
             self.unmapped.add("streamed chunks: the spans hold the assembled message, shown as one response")
         return body
 
-    def chat_response(self, span: _Span) -> Draft[LlmResponsePayload]:
-        """The completion a chat span stands for: its output messages as choices, and the tokens it counted."""
+    def chat_response(self, span: _Span, ask: ServerAsk | None = None) -> Draft[LlmResponsePayload]:
+        """The completion a chat span stands for: its output messages as choices, and the tokens it counted; `ask`
+        the server's request it answers, for a model call made for a server."""
         a = span.attrs
         choices: list[JsonObject] = [
             {
@@ -626,8 +708,11 @@ class _OtlpImport:
             for m in _messages_attr(span, "gen_ai.output.messages", self.unmapped)
             for p in as_list(m.get("parts"))
         )
+        answered: LlmResponsePayload = {"status": 200, "body": response}
+        if ask is not None:
+            answered["for_server"] = ask
         return hops.model_response(
-            {"status": 200, "body": response},
+            answered,
             step=Step.DECISION if asks else Step.MODEL_ANSWER,
             summary=CHAT.response_summary(response),
         )
@@ -704,7 +789,8 @@ class _OtlpImport:
             return
         if method == "tools/call":
             self.reported(span, rpc_id, rnd)
-        reply = self.reply(span, method, rpc_id, answer_step(step), from_client=from_client)
+        # The client's answer to a server's request is in the step it was asked in
+        reply = self.reply(span, method, rpc_id, answer_step(step) if from_client else step, from_client=from_client)
         if reply is not None:
             self.hop(span.end_ns, reply, start_ns=span.start_ns, rnd=rnd)
 
@@ -724,7 +810,10 @@ class _OtlpImport:
         """An MCP message's step and round, and the request a progress notification reports on: those of the
         request the server was handling when it sent the message, if it was handling one."""
         if parent is not None and parent.method and parent.kind == 2:
-            self.unmapped.add("parameters of notifications (progress, log text): the conventions do not record them")
+            if method.startswith("notifications/"):
+                self.unmapped.add(
+                    "parameters of notifications (progress, log text): the conventions do not record them"
+                )
             rnd = self.frame_round(parent.method, parent.start_ns)
             progress_of = (
                 _rpc_id(parent.attrs.get("jsonrpc.request.id")) if method == "notifications/progress" else None
@@ -750,9 +839,18 @@ class _OtlpImport:
             if from_client:
                 return hops.server_failed(payload, summary, step=step)
             return hops.client_failed(payload, summary, step=step)
+        elif method == "tools/call" and isinstance(span.attrs.get(REQUIRED_STATE_ATTR), str):
+            result: JsonObject = {
+                "resultType": "input_required",
+                "inputRequests": as_dict(json_or_text(span.attrs.get(REQUIRED_REQUESTS_ATTR))),
+                "requestState": span.attrs[REQUIRED_STATE_ATTR],
+            }
+            reply = {"jsonrpc": "2.0", "id": rpc_id, "result": result}
         elif method == "tools/call":
             value, text = _tool_output(span)
             reply = {"jsonrpc": "2.0", "id": rpc_id, "result": _call_result(text, value, bool(error))}
+        elif isinstance(answered := json_or_text(span.attrs.get(CLIENT_RESULT_ATTR)), dict):
+            reply = {"jsonrpc": "2.0", "id": rpc_id, "result": answered}
         else:
             self.unmapped.add(
                 "results of MCP requests other than tools/call: the conventions do not record "

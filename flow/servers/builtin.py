@@ -58,10 +58,11 @@ DEMO_HTTP_PATH = "/mcp"
 
 
 @asynccontextmanager
-async def demo_over_http(token: str) -> AsyncIterator[str]:
+async def demo_over_http(token: str, *, asks: bool = False) -> AsyncIterator[str]:
     """The demo server over Streamable HTTP on a free loopback port, in this process, for as long as the block runs;
     yields its URL. Requests without `token` as their bearer token are refused (401), as from any server on a
-    network: the one that calls it (a model provider's MCP client) must be given the credential."""
+    network: the one that calls it (a model provider's MCP client) must be given the credential. `asks` adds the
+    tools that ask the client back."""
     import uvicorn
 
     from weather_demo.server import allowed_hosts, build_server, transport_security
@@ -71,7 +72,7 @@ async def demo_over_http(token: str) -> AsyncIterator[str]:
     sock.bind((host, 0))
     sock.listen(16)
     url = f"http://{host}:{sock.getsockname()[1]}{DEMO_HTTP_PATH}"
-    app = build_server(bearer_token=token).streamable_http_app(
+    app = build_server(bearer_token=token, asks=asks).streamable_http_app(
         streamable_http_path=DEMO_HTTP_PATH, host=host, transport_security=transport_security(allowed_hosts(host))
     )
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=1)
