@@ -13,9 +13,9 @@ ASKING_TEXTS: dict[str, dict[Lang, str]] = {
         "模型不参与，也看不到这些内容。",
     },
     "user.asked.url": {
-        "en": "The MCP server asks the user to open {url} (URL-mode elicitation): what happens there, a sign-in or a "
+        "en": "The MCP server asks the user to open {url} (URL-mode elicitation). What happens there, a sign-in or a "
         "payment, stays outside the MCP client and never passes through the host or the model.",
-        "zh": "MCP 服务器请用户打开 {url}（URL 模式的 elicitation）：在那里发生的事，比如登录或付款，都在 MCP 客户端之外完成，"
+        "zh": "MCP 服务器请用户打开 {url}（URL 模式的 elicitation）。在那里发生的事，比如登录或付款，都在 MCP 客户端之外完成，"
         "不经过主机，也不经过模型。",
     },
     "user.answered.accept": {
