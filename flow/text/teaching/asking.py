@@ -34,9 +34,9 @@ ASKING_TEXTS: dict[str, dict[Lang, str]] = {
         "zh": "用户没有作答就关掉了问题（cancel）。服务器拿不到值，只知道问题被关掉了，而不是被回答了。",
     },
     "user.answered.timeout": {
-        "en": "Nobody answered within {seconds} s, so the host cancels the question (cancel) rather than let the "
-        "call wait forever.",
-        "zh": "{seconds} 秒内没有人回答，主机就取消了这个问题（cancel），不让这次调用一直等下去。",
+        "en": "Nobody answered within {seconds} s. The host cancels the question (cancel) rather than let the call "
+        "wait forever.",
+        "zh": "{seconds} 秒内没有人回答。主机就取消了这个问题（cancel），不让这次调用一直等下去。",
     },
 }
 
