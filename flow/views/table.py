@@ -43,9 +43,9 @@ from flow.views.labels import (
     display_width,
     is_reported,
     label_lines,
-    round_line,
     parse_arguments_text,
     provider_group,
+    round_line,
     trace_lifelines,
 )
 from flow.wire.base import WireApi
@@ -342,7 +342,17 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             assert_never(never)
 
 
-_USER_INPUT_KEYS = ("asked", "mode", "message", "url", "requested_schema", "action", "content", "answered_by", "timed_out")
+_USER_INPUT_KEYS = (
+    "asked",
+    "mode",
+    "message",
+    "url",
+    "requested_schema",
+    "action",
+    "content",
+    "answered_by",
+    "timed_out",
+)
 
 
 _REPORTED_KEYS = ("mismatch", "observed", "is_error", "method", "name", "arguments", "tools", "output")

@@ -56,7 +56,7 @@ ASKING_TEXTS.update(
             "它可以先给用户看、修改或拒绝这个请求，模型也由它挑选；服务器始终拿不到 API 密钥。",
         },
         "asks.elicit": {
-            "en": 'Now the MCP server asks the client to put a question to the user, elicitation/create (id {id}): '
+            "en": "Now the MCP server asks the client to put a question to the user, elicitation/create (id {id}): "
             '"{message}", with a form whose fields are {fields} (requestedSchema). Only the host can reach the '
             "user, so the server asks through the client and waits for an answer with the same id.",
             "zh": "这次是 MCP 服务器请客户端替它向用户提问：elicitation/create（id 为 {id}），问题是“{message}”，"

@@ -373,7 +373,9 @@ def _user_input(hop: Hop, p: UserInputPayload) -> Situation | None:
     if action == "accept":
         content = p.get("content") or {}
         shown = ", ".join(f"{k}={v}" for k, v in content.items()) or "{}"
-        return _situation("user.answered.accept", content=value(shown))
+        return Situation(
+            "user.answered.accept", derived={"content": value(shown) or "{}"}
+        )  # key=value pairs the text composes
     if action in ("decline", "cancel"):
         return Situation(f"user.answered.{action}")
     return None
@@ -622,7 +624,7 @@ def _client_answers(rpc_id: str | None, result: JsonObject) -> Situation | None:
         content = as_dict(result.get("content"))
         shown = ", ".join(f"{k}={v}" for k, v in ((k, value(v)) for k, v in content.items()) if v is not None)
         if action == "accept":
-            return _situation("answers.elicit.accept", id=rpc_id, content=shown or "{}")
+            return _situation("answers.elicit.accept", {"content": value(shown) or "{}"}, id=rpc_id)
         return _situation(f"answers.elicit.{action}", id=rpc_id)
     if result.get("role") == "assistant":
         text = value(as_dict(result.get("content")).get("text"))
