@@ -12,16 +12,17 @@ from test_teaching import _CJK, _PLACEHOLDER, _WORD, ALLOWED_IN_ZH, _check_langu
 
 from flow.engine.options import RunOptions
 from flow.runs import run
-from flow.servers.spec import ServerSpec
+from flow.servers.spec import Era, ServerSpec
+from flow.text.names import Lang
 from flow.text.teaching import FALLBACK, TEXTS, hop_contexts, situation, teaching_text
-from flow.trace.model import Hop, Trace
+from flow.trace.model import Hop, Trace, as_dict
 
 QUESTIONS = {
     "elicit": ("我这里今天天气怎么样？", "What's the weather where I am?"),
     "sample": ("用一句话说说北京未来三天的天气", "Tell me Beijing's forecast in one sentence"),
     "roots": ("北京有什么课堂笔记？", "What notes does the class have on Beijing?"),
 }
-ERAS = ("handshake", "modern")
+ERAS: tuple[Era, ...] = ("handshake", "modern")
 CASES = [(tool, era, q) for tool, qs in QUESTIONS.items() for era in ERAS for q in qs]
 
 # The wire names the asking texts keep in Chinese, beside those the other texts keep (tests/test_teaching.py).
@@ -35,7 +36,7 @@ ASKING_WIRE = frozenset(
 
 
 @cache
-def asked(question: str, era: str) -> Trace:
+def asked(question: str, era: Era) -> Trace:
     """A run of the demo server's asking tools over memory, the user answering 上海."""
     options = RunOptions.build(server=ServerSpec(), asks=True, transport="memory", era=era, answers={"city": "上海"})
     result = run(question, options=options)
@@ -48,9 +49,8 @@ def asking_hops(trace: Trace) -> list[Hop]:
     calls, the host's model calls for it, the user's form."""
     out = []
     for hop in trace.hops:
-        payload = hop.payload if isinstance(hop.payload, dict) else {}
-        params = payload.get("params") if isinstance(payload.get("params"), dict) else {}
-        result = payload.get("result") if isinstance(payload.get("result"), dict) else {}
+        payload = as_dict(hop.payload)
+        params, result = as_dict(payload.get("params")), as_dict(payload.get("result"))
         if (
             (
                 hop.kind in ("mcp.request", "mcp.response")
@@ -104,7 +104,7 @@ def test_every_hop_of_a_server_that_asks_has_its_own_text_in_both_languages(tool
     assert first == ("initialize.request.host" if era == "handshake" else "discover.request.host")
 
 
-def _text(trace: Trace, key: str, lang: str) -> str:
+def _text(trace: Trace, key: str, lang: Lang) -> str:
     contexts = hop_contexts(trace.hops)
     for hop, ctx in zip(trace.hops, contexts, strict=True):
         if situation(hop, ctx).key == key:

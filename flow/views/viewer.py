@@ -29,6 +29,7 @@ from flow.text.route import (
     REASON_SHORT,
     REASON_TEXT,
     article_route,
+    aside_of,
 )
 from flow.text.teaching import teaching_texts
 from flow.text.views import VIEWER_TEXT
@@ -214,6 +215,8 @@ def viewer_bundle(
             "view": view,
             "message": None if (step := message_of(hop)) is None else int(step),
         }
+        if (aside := aside_of(hop)) is not None:  # a server that asks: where it fits among the ten messages
+            item["aside"] = aside
         if is_reported(hop):
             item["reported"] = True
             if mismatch := [str(m) for m in as_dict(hop.payload).get("mismatch") or []]:

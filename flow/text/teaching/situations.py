@@ -801,7 +801,7 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
             body = as_dict(p["body"])
             turn = turn_of(body, api_of_body(body))
             text = value(turn.text) if turn is not None else None
-            return _situation("answer.for_server", text=text, method=value(p["for_server"].get("method")))
+            return _situation("answer.for_server", text=text, method=value(as_dict(p.get("for_server")).get("method")))
         case LlmRequest(hop=hop, payload=p):
             api = api_of_request(p)
             if ctx.hosted and api.name != "chat":
@@ -837,7 +837,7 @@ def _for_server(p: LlmRequestPayload) -> Situation | None:
     return _situation(
         "ask.for_server",
         derived,
-        method=value(p["for_server"].get("method")),
+        method=value(as_dict(p.get("for_server")).get("method")),
         field=value(field) if field in body else None,
         limit=value(body.get(field)),
     )
