@@ -180,6 +180,14 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "user_decline": {"en": "decline", "zh": "拒绝"},
     "user_cancel": {"en": "cancel", "zh": "取消"},
     "user_timed_out": {"en": "no answer within {s} s: cancel", "zh": "{s} 秒内没有回答：取消"},
+    "roots_given": {"en": "{n} root(s): {uris}", "zh": "{n} 个根目录：{uris}"},
+    "sampled": {"en": "the model's text: {text}", "zh": "模型写出：{text}"},
+    "input_required": {"en": "input required:", "zh": "需要补充输入："},
+    "state_only": {"en": "input required: call again with the state", "zh": "需要补充输入：带着状态再调用"},
+    "again_with": {"en": "again, with {n} answer(s)", "zh": "重新调用，带 {n} 个回答"},
+    "round_of": {"en": "round {round} of call {call}", "zh": "第 {call} 次调用 · 第 {round} 轮"},
+    "round_unpaired": {"en": "a retry that pairs with no call", "zh": "重试，无法配对"},
+    "for_server": {"en": "for the MCP server:", "zh": "替 MCP 服务器："},
 }
 
 

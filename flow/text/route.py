@@ -8,7 +8,7 @@ ordering system, the waiter's brain, the kitchen); the sentences are the project
 from __future__ import annotations
 
 from flow.text.names import ACTOR_NAMES, Lang
-from flow.trace.model import Actor
+from flow.trace.model import Actor, Hop, as_dict
 from flow.trace.route import Reason
 from flow.trace.steps import ArticlePhase, Step
 
@@ -219,3 +219,33 @@ def route_cell(step: Step, lang: Lang) -> str:
 
 
 assert set(MESSAGE_NAMES) == set(_ARTICLE_ROUTE) == set(CAPTIONS) == set(Step)
+
+
+# The articles' ten messages have no place for a server that asks: what it asks happens inside message 6, while the
+# tools/call waits for its answer (2025-11-25), or between the rounds of that call (2026-07-28).
+ASIDE_TEXT: dict[str, dict[Lang, str]] = {
+    "server_asks": {
+        "zh": "第 6 条消息之内：服务器反过来发问（文章的十条消息里没有这一步），tools/call 还在等它的结果。",
+        "en": "Inside message 6: the server asks back (a step the articles' ten messages do not have), while the "
+        "tools/call waits for its result.",
+    },
+    "input_round": {
+        "zh": "第 6、7 条消息之间：服务器要先拿到输入，同一次调用要再走一轮（文章的十条消息里没有这一步）。",
+        "en": "Between messages 6 and 7: the server needs input first, so the same call takes another round (a step "
+        "the articles' ten messages do not have).",
+    },
+}
+
+
+def aside_of(hop: Hop) -> dict[Lang, str] | None:
+    """Where a hop of a server that asks fits among the articles' ten messages; None for any other hop."""
+    payload = as_dict(hop.payload)
+    params, result = as_dict(payload.get("params")), as_dict(payload.get("result"))
+    if result.get("resultType") == "input_required" or "inputResponses" in params or "requestState" in params:
+        return ASIDE_TEXT["input_round"]
+    server_side = hop.kind in ("mcp.request", "mcp.response") and "mcp_server" in (hop.source, hop.target)
+    asks = hop.kind == "mcp.request" and hop.source == "mcp_server"
+    answers = hop.kind == "mcp.response" and hop.source == "mcp_client" and server_side
+    if asks or answers or "for_server" in payload or hop.kind == "user.input":
+        return ASIDE_TEXT["server_asks"]
+    return None

@@ -19,6 +19,7 @@ import graphviz
 from flow.text.names import AT_PROVIDER, LABEL_TEXT, PHASE_NAMES, Lang, actor_names
 from flow.text.views import DIAGRAM_TEXT
 from flow.trace.model import Actor, Hop, Mode, Trace, as_dict
+from flow.trace.rounds import Rounds, call_rounds
 from flow.trace.steps import Phase
 from flow.views.labels import (
     PHASE_COLORS,
@@ -113,6 +114,7 @@ class Row:
     hops: list[Hop]
     number: str
     lang: Lang = "en"
+    rounds: Rounds | None = None  # the trace's logical calls of several rounds, for a tools/call's label
     _label: str | None = None
 
     @property
@@ -120,7 +122,7 @@ class Row:
         """Made on first use: a window over a long trace labels only the rows it shows."""
         if self._label is None:
             if len(self.hops) == 1:
-                self._label = short_label(self.hops[0], lang=self.lang)
+                self._label = short_label(self.hops[0], lang=self.lang, rounds=self.rounds)
             elif self.hops[0].kind == "llm.chunk":
                 self._label = LABEL_TEXT["stream_rows"][self.lang].format(n=len(self.hops))
             else:
@@ -153,13 +155,14 @@ def _same_run(first: Hop, hop: Hop) -> bool:
 def rows(trace: Trace, *, collapse_chunks: bool = True, lang: Lang = "en") -> list[Row]:
     """The diagram's arrows in order; `lang` is the language their labels are made in."""
     numbers = step_numbers(trace)
+    rounds = call_rounds(trace.hops)
     out: list[Row] = []
     for hop in trace.hops:
         prev = out[-1] if out else None
         if collapse_chunks and prev is not None and _same_run(prev.first, hop):
             prev.hops.append(hop)
             continue
-        out.append(Row([hop], numbers[hop.seq], lang))
+        out.append(Row([hop], numbers[hop.seq], lang, rounds))
     for row in out:
         if len(row.hops) > 1:
             row.number = f"{row.number}–{numbers[row.hops[-1].seq]}"
@@ -499,7 +502,7 @@ def _row_text(row: Row, x_of: dict[Actor, float], lang: Lang) -> str:
     if len(row.hops) > 1:
         return row.label
     source, target = drawn_ends(hop)
-    return short_label(hop, _label_width(abs(x_of[target] - x_of[source])), lang=lang)
+    return short_label(hop, _label_width(abs(x_of[target] - x_of[source])), lang=lang, rounds=row.rounds)
 
 
 def _row_colours(hop: Hop, style: str, reported: bool, *, is_current: bool, later: bool) -> tuple[str, str, str]:
@@ -689,7 +692,7 @@ def to_mermaid(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True)
             lines.append(f"    rect {_MERMAID_REPORTED}")
             tinted = True
         arrow = _MERMAID_REPORTED_ARROW if reported else _MERMAID_ARROW[arrow_style(hop)]
-        text = row.label if len(row.hops) > 1 else short_label(hop, 56, lang=lang)
+        text = row.label if len(row.hops) > 1 else short_label(hop, 56, lang=lang, rounds=row.rounds)
         source, target = drawn_ends(hop)
         lines.append(f"    {alias[source]}{arrow}{alias[target]}: {_mermaid_text(row.number + ' ' + text)}")
     lines += ["    end"] * (tinted + open_rect)

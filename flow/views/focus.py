@@ -260,6 +260,9 @@ def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
 def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
     """The hop's focus in `view` (by default its `focus_view`): what the step is about, per hop kind."""
     b = _Builder(focus_view(hop) if view is None else view)
+    b.mark("round")  # a tools/call's round in its logical call (2026-07-28), when the view says it
+    if _asking(b, hop):
+        return b.build()
     match typed(hop):
         case Failure() | McpError() | LlmError() | ReplayDivergence():
             _error(b)
@@ -292,6 +295,55 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
     return b.build()
 
 
+def _asking(b: _Builder, hop: Hop) -> bool:
+    """A server that asks, and what answers it: its request (what it asks of the host's model, the user or the
+    roots), the client's answer, an input-required result, a retried call, the host's model call for the server,
+    and the host capabilities a client declares. False for any other hop."""
+    payload = as_dict(hop.payload)
+    params, result = as_dict(payload.get("params")), as_dict(payload.get("result"))
+    if hop.kind == "mcp.request" and hop.source == "mcp_server":
+        b.mark("method")
+        for key in ("message", "url", "systemPrompt", "maxTokens"):
+            b.mark("params", key)
+        b.mark("params", "requestedSchema", open_it=True)
+        b.mark("params", "messages", open_it=True)
+        b.open("params")
+        return True
+    if hop.kind == "mcp.response" and hop.source == "mcp_client":
+        for key in ("action", "model", "stopReason"):
+            b.mark("result", key)
+        b.mark("result", "content", open_it=True)
+        b.mark("result", "roots", open_it=True)
+        b.open_items("result", "roots")
+        return True
+    if hop.kind == "mcp.response" and result.get("resultType") == "input_required":
+        b.mark("inputRequests", open_it=True)
+        b.mark("requestState")
+        b.mark("result", "resultType")
+        b.mark("result", "inputRequests", open_it=True)
+        return True
+    if hop.kind == "mcp.request" and ("inputResponses" in params or "requestState" in params):
+        b.mark("params", "name")
+        b.mark("params", "inputResponses", open_it=True)
+        b.mark("params", "requestState")
+        return True
+    if hop.kind in ("llm.request", "llm.response") and "for_server" in payload:
+        b.mark("payload", "for_server", open_it=True)
+        return False  # and the model call's own focus
+    if hop.kind == "mcp.request" and payload.get("method") in ("initialize", "server/discover"):
+        where = ("params", "capabilities") if payload.get("method") == "initialize" else ("params", "_meta", _CAPS_META)
+        host = as_dict(b.at(*where))
+        if any(c in host for c in ("sampling", "elicitation", "roots")):
+            b.mark(*where, open_it=True)
+            for c in ("sampling", "elicitation", "roots"):
+                b.mark(*where, c)
+            return True
+    return False
+
+
+_CAPS_META = "io.modelcontextprotocol/clientCapabilities"
+
+
 def _aside(b: _Builder, t: McpReported | UserInput) -> None:
     """What a provider says crossed (where it disagrees with the frame seen), or a server's question to the user
     and the answer (what was asked, what was chosen and given)."""
@@ -306,7 +358,7 @@ def _aside(b: _Builder, t: McpReported | UserInput) -> None:
         case UserInput(hop=h) if h.direction == "request":
             b.mark("message")
             b.mark("url")
-            b.mark("requested_schema")
+            b.mark("requested_schema", open_it=True)
         case UserInput():
             b.mark("action")
             b.mark("content", open_it=True)

@@ -38,6 +38,7 @@ from flow.trace.payloads import (
     McpReported,
     McpReportedPayload,
     McpRequest,
+    McpRequestPayload,
     McpResponse,
     McpResponsePayload,
     PrepareTools,
@@ -53,6 +54,7 @@ from flow.trace.payloads import (
     UserMessage,
     typed,
 )
+from flow.trace.rounds import Rounds
 from flow.trace.steps import STEPS, Phase
 from flow.trace.summaries import amount_text, arguments_text, frame_summary
 from flow.wire.base import WireApi
@@ -305,17 +307,22 @@ def _w(key: str, lang: Lang, **values: object) -> str:
     return text.format(**values) if values else text
 
 
-def label_lines(hop: Hop, width: int = 32, *, lang: Lang = "en") -> list[str]:
+def label_lines(hop: Hop, width: int = 32, *, lang: Lang = "en", rounds: Rounds | None = None) -> list[str]:
     """What the arrow says, as lines of at most `width` columns: the one fact a class should read off it.
     A key value (a call with its arguments, every parallel call, an isError flag, a tool_call_id) is never cut;
     free text (a question, a result, an error message) is clipped to one line.
 
     Every language's label is made from the hop's payload by the same rule, in the words of `LABEL_TEXT`. Where the
     payload cannot say (the recorder cut it, or it holds nothing a label reads), the arrow says the recorded summary
-    in English, the language it is written in, and the kind's name in another."""
+    in English, the language it is written in, and the kind's name in another.
+
+    `rounds` (`flow.trace.rounds.call_rounds` of the whole trace) adds to a tools/call of several rounds (2026-07-28)
+    which round of which call it is, or that a retry could not be paired."""
     # escaped: a terminal must not run them, and graphviz refuses a label that holds one
     lines = [escape_controls(line) for line in _label_lines(hop, width, lang) if line]
     lines = lines or [clip(_unsaid(hop, lang), width)]
+    more = round_line(hop, rounds, lang) if rounds is not None else []
+    lines += [clip(line, width) for line in more or _again(hop, lang)]
     mark = _w("inferred", lang)
     # A hop a merge inferred says so on its arrow, once (an English summary may say it already).
     return lines + [mark] if hop.inferred and not lines[-1].endswith(mark) else lines
@@ -412,6 +419,10 @@ def _app_label(t: AppHop, width: int, lang: Lang) -> list[str]:
 def _model_label(t: ModelHop, width: int, lang: Lang) -> list[str]:
     """What crosses to and from the model API."""
     match t:
+        case LlmRequest(hop=h, payload=p) if "for_server" in p:  # sampling: the host's model, for the server
+            return [_w("for_server", lang), *_request_label(h, p, width, lang)]
+        case LlmResponse(hop=h, payload=p) if "for_server" in p:
+            return [_w("for_server", lang), *_response_label(h, p, width, lang)]
         case LlmRequest(hop=h, payload=p):
             return _request_label(h, p, width, lang)
         case LlmResponse(hop=h, payload=p):
@@ -429,6 +440,8 @@ def _model_label(t: ModelHop, width: int, lang: Lang) -> list[str]:
 def _frame_label(t: FrameHop, width: int, lang: Lang) -> list[str]:
     """A JSON-RPC frame between the MCP client and server."""
     match t:
+        case McpRequest(hop=h, payload=p) if h.source == "mcp_server":
+            return _server_request_label(p, width, lang)
         case McpRequest(payload=p):
             if p["method"] == "tools/call" and "params" in p:
                 params = p["params"]  # as it crossed the wire
@@ -436,6 +449,8 @@ def _frame_label(t: FrameHop, width: int, lang: Lang) -> list[str]:
             return _line(frame_summary(dict(p), None), width)
         case McpNotification(hop=h, payload=p):
             return _line(_notification_text(h, p, lang), width)
+        case McpResponse(hop=h, payload=p) if h.source == "mcp_client":
+            return _line(_client_answer_text(p["result"], lang), width)
         case McpResponse(hop=h, payload=p):
             return _mcp_result_label(h, p, width, lang)
         case McpError(payload=p):
@@ -443,6 +458,38 @@ def _frame_label(t: FrameHop, width: int, lang: Lang) -> list[str]:
             return _line(_w("rpc_error", lang, code=error["code"], message=error["message"]), width)
         case _ as never:
             assert_never(never)
+
+
+def _server_request_label(p: McpRequestPayload, width: int, lang: Lang) -> list[str]:
+    """A request the server sends the client (2025-11-25): what it asks of the host's model, of the user, or for
+    the client's roots."""
+    method, params = p["method"], as_dict(p.get("params"))
+    if method == "sampling/createMessage":
+        messages = as_list(params.get("messages"))
+        last = _dict(_dict(messages[-1]).get("content")).get("text") if messages else None
+        asked = _value_text(params.get("systemPrompt") or last or "")
+        return [method, *_line(f"maxTokens {_value_text(params.get('maxTokens'))} · {asked}", width)]
+    if method == "elicitation/create":
+        what = params.get("url") if params.get("mode") == "url" else params.get("message")
+        return [method, *_line(_value_text(what or ""), width)]
+    return _line(method, width)
+
+
+def _client_answer_text(result: Mapping[str, Any], lang: Lang) -> str:
+    """The client's answer to a server's request, known by its shape: the model's text, the user's choice, the
+    roots."""
+    if "roots" in result:
+        uris = [str(_dict(r).get("uri", "")) for r in as_list(result.get("roots"))]
+        return _w("roots_given", lang, n=len(uris), uris=", ".join(uris))
+    action = result.get("action")
+    if action == "accept":
+        values = ", ".join(f"{k}={_value_text(v)}" for k, v in _dict(result.get("content")).items())
+        return _w("user_accept", lang, values=values) if values else _w("user_accept_plain", lang)
+    if action in ("decline", "cancel"):
+        return _w(f"user_{action}", lang)
+    if result.get("role") == "assistant":
+        return _w("sampled", lang, text=_value_text(_dict(result.get("content")).get("text", "")))
+    return _w("result", lang)
 
 
 def _reported_label(hop: Hop, p: McpReportedPayload, width: int, lang: Lang) -> list[str]:
@@ -635,6 +682,9 @@ def _mcp_result_label(hop: Hop, p: McpResponsePayload, width: int, lang: Lang) -
     """A result frame: a tool's isError flag, or the request it answers (which only the pairing knew, and the
     recorded summary names: "result of tools/list")."""
     result = p["result"]
+    if result.get("resultType") == "input_required":
+        asked = [[str(_dict(r).get("method"))] for r in _dict(result.get("inputRequests")).values()]
+        return _some(_w("input_required", lang), asked, width, lang=lang) if asked else [_w("state_only", lang)]
     if "isError" in result:
         return [_w("result_flag", lang, flag=_value_text(result["isError"]))]
     method = hop.summary.removeprefix("result of ") if hop.summary.startswith("result of ") else ""
@@ -793,9 +843,28 @@ def _http_failure_text(http: HttpExchange, lang: Lang) -> str:
     return _w("failure", lang, what=f"HTTP {what}: {cause}" if cause else f"HTTP {what}")
 
 
-def short_label(hop: Hop, width: int = 32, *, lang: Lang = "en") -> str:
+def short_label(hop: Hop, width: int = 32, *, lang: Lang = "en", rounds: Rounds | None = None) -> str:
     """The arrow's label as text, its lines (see `label_lines`) joined by newlines."""
-    return "\n".join(label_lines(hop, width, lang=lang))
+    return "\n".join(label_lines(hop, width, lang=lang, rounds=rounds))
+
+
+def _again(hop: Hop, lang: Lang) -> list[str]:
+    """A tools/call sent again with the host's answers and the request state (2026-07-28), as the frame says."""
+    frame = as_dict(hop.payload) if hop.kind == "mcp.request" else {}
+    params = as_dict(frame.get("params"))
+    if frame.get("method") != "tools/call" or not ("inputResponses" in params or "requestState" in params):
+        return []
+    return [_w("again_with", lang, n=len(as_dict(params.get("inputResponses"))))]
+
+
+def round_line(hop: Hop, rounds: Rounds, lang: Lang) -> list[str]:
+    """Which round of which logical call a tools/call or its answer is, or that a retry names no single call."""
+    if hop.seq in rounds.by_seq:
+        call, n = rounds.by_seq[hop.seq]
+        return [_w("round_of", lang, round=n, call=call.number)]
+    if any(h.seq == hop.seq for h in rounds.unpaired):
+        return [_w("round_unpaired", lang)]
+    return []
 
 
 def arrow_style(hop: Hop) -> Literal["request", "response", "notification", "error", "self"]:

@@ -37,6 +37,7 @@ from flow.trace.payloads import (
     UserMessage,
     typed,
 )
+from flow.trace.rounds import Rounds, call_rounds
 from flow.trace.stats import tool_calls
 from flow.views.labels import (
     display_width,
@@ -44,6 +45,7 @@ from flow.views.labels import (
     label_lines,
     parse_arguments_text,
     provider_group,
+    round_line,
     trace_lifelines,
 )
 from flow.wire.base import WireApi
@@ -86,10 +88,14 @@ def _tokens(hop: Hop) -> int | None:
     return int(total) if isinstance(total, int) else None
 
 
-def _summary(hop: Hop, lang: Lang) -> str:
+def _summary(hop: Hop, lang: Lang, rounds: Rounds) -> str:
     """The summary cell: the recorded summary in English; in another language the arrow's label, made from the
-    hop's kind and payload (the recorded summary is English and stays as the file holds it)."""
-    text = hop.summary if lang == "en" else " ".join(label_lines(hop, SUMMARY_WIDTH, lang=lang))
+    hop's kind and payload (the recorded summary is English and stays as the file holds it). A tools/call of
+    several rounds says which round of which call it is, in both."""
+    if lang == "en":
+        text = " · ".join([hop.summary, *round_line(hop, rounds, lang)])
+    else:
+        text = " ".join(label_lines(hop, SUMMARY_WIDTH, lang=lang, rounds=rounds))
     return re.sub(r"\s+", " ", text)
 
 
@@ -100,6 +106,7 @@ def hop_rows(trace: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
     """One row per hop, the columns a person scans first. In English a kind is its code name (`mcp.request`),
     in Chinese its plain name. A hop the provider reported has no time (None): nobody here saw it take any."""
     names = actor_names(trace.meta.mode)
+    rounds = call_rounds(trace.hops)
     return [
         {
             "seq": h.seq,
@@ -108,7 +115,7 @@ def hop_rows(trace: Trace, *, lang: Lang = "en") -> list[dict[str, Any]]:
             "from": names[h.source][lang],
             "to": names[h.target][lang],
             "kind": h.kind if lang == "en" else KIND_NAMES[h.kind][lang],
-            "summary": _summary(h, lang),
+            "summary": _summary(h, lang, rounds),
             "ms": None if is_reported(h) else round(h.t_end_ms - h.t_start_ms, 1),
             "bytes": h.bytes,
             "tokens": _tokens(h),
@@ -255,10 +262,16 @@ def bounded_view(value: Any) -> Any:
     return clip_text(text, VIEW_BYTES)
 
 
-def focus_view(hop: Hop) -> dict[str, Any]:
+def focus_view(hop: Hop, *, rounds: Rounds | None = None) -> dict[str, Any]:
     """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload; bounded in
-    size (`bounded_view`), so one huge hop cannot stall the page that shows it."""
+    size (`bounded_view`), so one huge hop cannot stall the page that shows it. `rounds` (the trace's
+    `call_rounds`) adds a tools/call's round in its logical call."""
     view = _focus_view(hop)
+    if rounds is not None and hop.seq in rounds.by_seq:
+        call, n = rounds.by_seq[hop.seq]
+        view = {"round": {"call": call.number, "round": n, "of": len(call.requests)}, **view}
+    elif rounds is not None and any(h.seq == hop.seq for h in rounds.unpaired):
+        view = {"round": "unpaired", **view}
     bounded = bounded_view(view)
     return bounded if isinstance(bounded, dict) else {"clipped": "shown cut short", "json": bounded}
 
@@ -329,7 +342,17 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             assert_never(never)
 
 
-_USER_INPUT_KEYS = ("mode", "message", "url", "action", "content", "answered_by", "timed_out")
+_USER_INPUT_KEYS = (
+    "asked",
+    "mode",
+    "message",
+    "url",
+    "requested_schema",
+    "action",
+    "content",
+    "answered_by",
+    "timed_out",
+)
 
 
 _REPORTED_KEYS = ("mismatch", "observed", "is_error", "method", "name", "arguments", "tools", "output")
@@ -349,11 +372,35 @@ def _status(payload: Mapping[str, object]) -> dict[str, Any]:
 
 
 def _frame_facts(frame: Mapping[str, Any]) -> dict[str, Any]:
-    """A JSON-RPC frame's method, id, params, result or error, and a tool result's isError."""
+    """A JSON-RPC frame's method, id, params, result or error, and a tool result's isError; what an input-required
+    result asks for and a retried call answers (2026-07-28), with its request state shortened."""
     result = frame.get("result")
     flag = {"isError": result["isError"]} if isinstance(result, dict) and "isError" in result else {}
+    asking = _asking_facts(as_dict(result) if "result" in frame else as_dict(frame.get("params")))
     # the flag above the result it qualifies: a long error text below cannot push it out of a small card
-    return _picked(frame, ("method", "id", "params")) | flag | _picked(frame, ("result", "error"))
+    return asking | _picked(frame, ("method", "id", "params")) | flag | _picked(frame, ("result", "error"))
+
+
+STATE_CHARS = 16
+
+
+"""A request state is opaque and long: the card's top shows its start (the whole of it stays in the payload)."""
+
+
+def _asking_facts(part: dict[str, Any]) -> dict[str, Any]:
+    """An input-required result's input requests (key: method), and a retry's answers (their keys); either's request
+    state, shortened."""
+    facts: dict[str, Any] = {}
+    if part.get("resultType") == "input_required":
+        facts["resultType"] = "input_required"
+        asked = as_dict(part.get("inputRequests"))
+        facts["inputRequests"] = {k: as_dict(v).get("method") for k, v in asked.items()}
+    if isinstance(part.get("inputResponses"), dict):
+        facts["inputResponses"] = list(part["inputResponses"])
+    state = part.get("requestState")
+    if isinstance(state, str):
+        facts["requestState"] = state if len(state) <= STATE_CHARS else f"{state[:STATE_CHARS]}…"
+    return facts
 
 
 def _body_facts(body: Any) -> dict[str, Any]:

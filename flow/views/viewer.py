@@ -29,12 +29,14 @@ from flow.text.route import (
     REASON_SHORT,
     REASON_TEXT,
     article_route,
+    aside_of,
 )
 from flow.text.teaching import teaching_texts
 from flow.text.views import VIEWER_TEXT
 from flow.trace.files import clip_strings
 from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.questions import Question
+from flow.trace.rounds import call_rounds
 from flow.trace.route import message_of, route
 from flow.trace.steps import phase_spans
 from flow.views.closing import closing_bundle
@@ -195,8 +197,9 @@ def viewer_bundle(
     index_of = {h.seq: i for i, h in enumerate(trace.hops)}
     hops = []
     teach = {code: teaching_texts(trace.hops, code) for code in ("zh", "en")}  # texts that need neighbours
+    rounds = call_rounds(trace.hops)
     for i, hop in enumerate(trace.hops):
-        view = focus_view(hop)
+        view = focus_view(hop, rounds=rounds)
         start, end = drawn_ends(hop)  # a timeout is the waiting side's own event
         item: dict[str, Any] = {
             "seq": hop.seq,
@@ -207,11 +210,13 @@ def viewer_bundle(
             "from": names[start],
             "to": names[hop.target],
             "lanes": [lanes.index(start), lanes.index(end)],
-            "label": short_label(hop, 80, lang=lang),
+            "label": short_label(hop, 80, lang=lang, rounds=rounds),
             "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},
             "view": view,
             "message": None if (step := message_of(hop)) is None else int(step),
         }
+        if (aside := aside_of(hop)) is not None:  # a server that asks: where it fits among the ten messages
+            item["aside"] = aside
         if is_reported(hop):
             item["reported"] = True
             if mismatch := [str(m) for m in as_dict(hop.payload).get("mismatch") or []]:

@@ -59,6 +59,7 @@ from flow.trace.payloads import (
     typed,
 )
 from flow.trace.reports import REPORT_KEY
+from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Step
 from flow.wire import API
 from flow.wire.base import WireApi
@@ -102,6 +103,13 @@ class HopContext:
     provider_client: str = ""
     response: Hop | None = None
     requests: int = 0
+    round: int = 0
+    first_id: str | None = None
+    unpaired: bool = False
+
+
+"""`round`, `first_id`, `unpaired` (2026-07-28): a tools/call's round in its logical call and the JSON-RPC id of the
+call's first round, linked by request state (`flow.trace.rounds`); or a retry that state links to no single call."""
 
 
 @dataclass(frozen=True)
@@ -140,11 +148,15 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     asked: Hop | None = None
     streamed_calls = False
     paged = False
+    rounds = call_rounds(hops)
+    unpaired = {h.seq for h in rounds.unpaired}
     for i, hop in enumerate(hops):
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
+        call, n = rounds.by_seq.get(hop.seq, (None, 0))
+        first = as_dict(call.requests[0].payload).get("id") if call is not None else None
         out.append(
             HopContext(
                 previous,
@@ -158,6 +170,9 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
                 provider_client=client,
                 response=response,
                 requests=requests,
+                round=n,
+                first_id=value(first),
+                unpaired=hop.seq in unpaired,
             )
         )
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
@@ -358,7 +373,9 @@ def _user_input(hop: Hop, p: UserInputPayload) -> Situation | None:
     if action == "accept":
         content = p.get("content") or {}
         shown = ", ".join(f"{k}={v}" for k, v in content.items()) or "{}"
-        return _situation("user.answered.accept", content=value(shown))
+        return Situation(
+            "user.answered.accept", derived={"content": value(shown) or "{}"}
+        )  # key=value pairs the text composes
     if action in ("decline", "cancel"):
         return Situation(f"user.answered.{action}")
     return None
@@ -468,10 +485,18 @@ def _translation(p: TranslateForwardPayload) -> Situation | None:
 def _frame(t: FrameHop, ctx: HopContext) -> Situation | None:
     """A JSON-RPC frame between the MCP client and server."""
     match t:
+        case McpRequest(hop=hop, payload=p) if hop.source == "mcp_server":
+            return _server_asks(value(p["id"]), p["method"], p.get("params", {}))
         case McpRequest(payload=p):
             return _request(value(p["id"]), p["method"], p.get("params", {}), ctx)
         case McpNotification(payload=p):
             return _notification(p["method"], p.get("params", {}))
+        case McpResponse(hop=hop, payload=p) if hop.source == "mcp_client":
+            return _client_answers(value(p.get("id", hop.jsonrpc_id)), p["result"])
+        case McpResponse(hop=hop, payload=p) if input_required(hop):
+            asked = as_dict(p["result"].get("inputRequests")).values()
+            methods = list(dict.fromkeys(v for v in (value(as_dict(r).get("method")) for r in asked) if v))
+            return _situation("input_required", id=value(p.get("id", hop.jsonrpc_id)), methods=methods)
         case McpResponse(hop=hop, payload=p):
             return _frame_back(value(p.get("id", hop.jsonrpc_id)), p["result"])
         case McpError(hop=hop, payload=p):
@@ -514,6 +539,14 @@ _LISTINGS = {"tools/list": "tools_list", "resources/list": "resources_list", "pr
 
 def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContext) -> Situation | None:
     """A request, by its method; its params are the peer's, as they came."""
+    if method == "initialize" and (host := _host_capabilities(params.get("capabilities"))):
+        return _situation(
+            "initialize.request.host",
+            id=rpc_id,
+            version=value(params.get("protocolVersion")),
+            client=value(as_dict(params.get("clientInfo")).get("name")),
+            capabilities=host,
+        )
     if method == "initialize":
         return _situation(
             "initialize.request",
@@ -522,8 +555,11 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
             client=value(as_dict(params.get("clientInfo")).get("name")),
         )
     if method == "server/discover":
-        version = as_dict(params.get("_meta")).get("io.modelcontextprotocol/protocolVersion")
-        return _situation("discover.request", id=rpc_id, version=value(version))
+        meta = as_dict(params.get("_meta"))
+        version = value(meta.get("io.modelcontextprotocol/protocolVersion"))
+        if host := _host_capabilities(meta.get("io.modelcontextprotocol/clientCapabilities")):
+            return _situation("discover.request.host", id=rpc_id, version=version, capabilities=host)
+        return _situation("discover.request", id=rpc_id, version=version)
     if method == "tools/list" and ctx.hosted:  # the provider's client lists them, for the provider
         return _situation("hosted.tools_list.request", id=rpc_id)
     if method in _LISTINGS:
@@ -532,9 +568,71 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
         return _situation("resources_read.request", id=rpc_id, uri=value(params.get("uri")))
     if method == "prompts/get":
         return _situation("prompts_get.request", id=rpc_id, prompt=value(params.get("name")))
+    if method == "tools/call" and ("requestState" in params or "inputResponses" in params):
+        return _retry(rpc_id, value(params.get("name")), params, ctx)
     if method == "tools/call":
         return _call_request(rpc_id, value(params.get("name")), ctx)
     return _situation("rpc.request", id=rpc_id, method=value(method))
+
+
+_HOST_CAPABILITIES = ("sampling", "elicitation", "roots")
+
+
+"""What a host may declare it does for a server: the client capabilities a server's own requests need."""
+
+
+def _host_capabilities(capabilities: Any) -> list[str]:
+    """The host capabilities a client declares (in initialize, or in a 2026-07-28 request's _meta)."""
+    return [c for c in _HOST_CAPABILITIES if c in as_dict(capabilities)]
+
+
+def _retry(rpc_id: str | None, name: str | None, params: JsonObject, ctx: HopContext) -> Situation | None:
+    """A tools/call sent again with the host's answers (2026-07-28): its round of the logical call its request state
+    links it to, or unpaired; without the trace around it, what the frame itself says."""
+    keys = [k for k in as_dict(params.get("inputResponses")) if value(k)]
+    if ctx.round > 1 and ctx.first_id is not None:
+        derived = {"round": str(ctx.round), "first_id": ctx.first_id}
+        return _situation("call.retry", derived, id=rpc_id, name=name, keys=keys)
+    if ctx.unpaired:
+        return _situation("call.retry.unpaired", id=rpc_id, name=name, keys=keys)
+    return _situation("call.retry.plain", id=rpc_id, name=name, keys=keys)
+
+
+def _server_asks(rpc_id: str | None, method: str, params: JsonObject) -> Situation | None:
+    """A request the server sends the client over the session (2025-11-25): for the host's model, the user, or the
+    client's roots."""
+    if method == "sampling/createMessage":
+        derived = {"messages": str(len(as_list(params.get("messages"))))}
+        return _situation("asks.sampling", derived, id=rpc_id, max_tokens=value(params.get("maxTokens")))
+    if method == "elicitation/create" and params.get("mode") == "url":
+        return _situation("asks.elicit.url", id=rpc_id, url=value(params.get("url")))
+    if method == "elicitation/create":
+        fields = [k for k in as_dict(as_dict(params.get("requestedSchema")).get("properties")) if value(k)]
+        return _situation("asks.elicit", id=rpc_id, message=value(params.get("message")), fields=fields)
+    if method == "roots/list":
+        return _situation("asks.roots", id=rpc_id)
+    return _situation("asks.other", id=rpc_id, method=value(method))
+
+
+def _client_answers(rpc_id: str | None, result: JsonObject) -> Situation | None:
+    """The client's answer to a request the server sent it, known by its shape (a result names no method)."""
+    if "roots" in result:
+        uris = _names(result.get("roots"), "uri")
+        return _situation("answers.roots", {"count": str(len(as_list(result.get("roots"))))}, id=rpc_id, uris=uris)
+    action = result.get("action")
+    if action in ("accept", "decline", "cancel"):
+        content = as_dict(result.get("content"))
+        shown = ", ".join(f"{k}={v}" for k, v in ((k, value(v)) for k, v in content.items()) if v is not None)
+        if action == "accept":
+            return _situation("answers.elicit.accept", {"content": value(shown) or "{}"}, id=rpc_id)
+        return _situation(f"answers.elicit.{action}", id=rpc_id)
+    if result.get("role") == "assistant":
+        text = value(as_dict(result.get("content")).get("text"))
+        model, stop = value(result.get("model")), value(result.get("stopReason"))
+        return _situation("answers.sampling", id=rpc_id, text=text, model=model, stop=stop) or _situation(
+            "rpc.result", id=rpc_id
+        )
+    return _situation("rpc.result", id=rpc_id)
 
 
 def _call_request(rpc_id: str | None, name: str | None, ctx: HopContext) -> Situation | None:
@@ -697,6 +795,13 @@ def _body(hop: Hop | None) -> ChatRequest:
 def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
     """What crosses to and from the model API."""
     match t:
+        case LlmRequest(payload=p) if "for_server" in p:
+            return _for_server(p)
+        case LlmResponse(payload=p) if "for_server" in p:
+            body = as_dict(p["body"])
+            turn = turn_of(body, api_of_body(body))
+            text = value(turn.text) if turn is not None else None
+            return _situation("answer.for_server", text=text, method=value(as_dict(p.get("for_server")).get("method")))
         case LlmRequest(hop=hop, payload=p):
             api = api_of_request(p)
             if ctx.hosted and api.name != "chat":
@@ -718,6 +823,24 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
             return _model_error(p)
         case _ as never:
             assert_never(never)
+
+
+_MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
+
+
+def _for_server(p: LlmRequestPayload) -> Situation | None:
+    """The host's model call for an MCP server's sampling request: the server's messages and token limit."""
+    api = api_of_request(p)
+    body = as_dict(p["body"])
+    field = _MAX_TOKENS.get(api.name, "max_tokens")
+    derived = {"messages": str(len(conversation(body, api)))}
+    return _situation(
+        "ask.for_server",
+        derived,
+        method=value(as_dict(p.get("for_server")).get("method")),
+        field=value(field) if field in body else None,
+        limit=value(body.get(field)),
+    )
 
 
 def _ask(hop: Hop, p: LlmRequestPayload, ctx: HopContext) -> Situation | None:

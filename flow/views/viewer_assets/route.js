@@ -112,7 +112,7 @@ class RouteStrip {
 
   paint(hop, L) {
     const n = hop && hop.message !== undefined ? hop.message : null;
-    const key = `${n}:${L}`;
+    const key = `${n}:${L}:${hop && hop.aside ? hop.aside.en : ''}`;
     if (key === this.current) return;
     this.current = key;
     for (const { m, cell } of this.cells) cell.classList.toggle('fv-here', m.n === n);
@@ -136,7 +136,8 @@ class RouteStrip {
       h('span', { class: 'fv-rsays', text: fmt(ui.route_says[L], { route: m.article_route[L] }) }),
       h('span', { class: 'fv-rhere', text: fmt(ui.route_here[L], { route: here, hops: count }) }),
       h('span', { class: 'fv-rapp-step', text: fmt(ui.route_app_step[L], { n: m.n, name: m.app_name[L] }) }),
-      m.reason_text ? h('span', { class: 'fv-rreason', text: m.reason_text[L] }) : null].filter(Boolean));
+      m.reason_text ? h('span', { class: 'fv-rreason', text: m.reason_text[L] }) : null,
+      hop.aside ? h('span', { class: 'fv-rreason', text: hop.aside[L] }) : null].filter(Boolean));
     this.caption.textContent = this.captions ? ui.caption_prefix[L] + m.caption[L] : '';
   }
 }
