@@ -51,7 +51,10 @@ class WhichCity(BaseModel):
 
 
 def ask_city() -> Elicit[WhichCity]:
-    return Elicit("Which city are you in? I need it to look up the weather there.", WhichCity)
+    return Elicit(
+        "你在哪个城市？我要知道才能查那里的天气。Which city are you in? I need it to look up the weather there.",
+        WhichCity,
+    )
 
 
 def ask_for_words(city: str) -> Sample:

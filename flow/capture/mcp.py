@@ -29,6 +29,7 @@ from flow.trace.pairing import Pairing, Request
 from flow.trace.payloads import ErrorPayload, HttpExchange
 from flow.trace.redact import redact_headers, redact_url
 from flow.trace.reports import RefusedReport, placed, read_report, refused_note
+from flow.trace.rounds import reply_step
 from flow.trace.steps import Step
 from flow.trace.summaries import frame_kind, frame_summary, progress_summary
 
@@ -179,7 +180,7 @@ class FrameTap:
         if kind in ("mcp.response", "mcp.error"):
             asked = self.pairing.reply("client", frame.get("id"))
             if asked is not None:
-                method, t_start, step = asked.method, asked.t_ms, asked.answer_step
+                method, t_start, step = asked.method, asked.t_ms, reply_step(asked.step, frame)
                 if method == "tools/call" and kind == "mcp.response":
                     refused = self._reported(asked, frame.get("result"), len(wire))
                     if refused:

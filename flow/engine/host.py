@@ -184,7 +184,9 @@ class Host:
         assert model is not None, "a server asks only during a call, after the run opened its model"
         conversation = Conversation(params.system_prompt or "", [_item(m) for m in params.messages])
         request = model.api.request(conversation, [], Settings(model.config.model, stream=False))
-        body = {**request.body, _MAX_TOKENS[model.api.name]: params.max_tokens}
+        # No tools go with it (a provider may refuse an empty list): the server's messages, its system prompt, its limit.
+        body = {k: v for k, v in request.body.items() if k not in _TOOL_KEYS}
+        body[_MAX_TOKENS[model.api.name]] = params.max_tokens
         token = SERVER_ASK.set(ask)
         try:
             turn = await ask_model(model, self.rec, body, timeout_s=model.config.timeout_s)
@@ -254,6 +256,9 @@ class Host:
         return ListRootsResult(
             roots=[Root(uri=FileUrl(Path(r).resolve().as_uri()), name=Path(r).name) for r in self.roots]
         )
+
+
+_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
 
 
 _MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}

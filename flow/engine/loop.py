@@ -243,6 +243,17 @@ class _McpTools:
         self.rec.add(hops.content_translated(f"prompt {name}", blocks, messages, [m.how for _, m in mapped]))
         return messages
 
+    def call_timeout(self) -> float:
+        """How long a tools/call may take: the run's MCP timeout, plus, for a host that answers a server asking in the
+        middle of the call (2025-11-25), the time a question may wait for the user and a model call for the server."""
+        host, options = self.host, self.options
+        if host is None:
+            return options.mcp_timeout_s
+        wait = options.elicit_timeout_s if "elicitation" in options.host_capabilities else 0.0
+        if "sampling" in options.host_capabilities and host.model is not None:
+            wait += host.model.config.timeout_s
+        return options.mcp_timeout_s + wait
+
     async def call(self, call: Call) -> ToolOutput:
         rec = self.rec
         translated = _reverse_translate(rec, call, self.schemas, strict=self.options.strict, target="mcp_client")
@@ -252,14 +263,13 @@ class _McpTools:
         self.tap.expect_call(request.name, call.id)  # so the server's report of the call names it
         try:
             # A progress callback makes the SDK send a progress token, so a server may report how far it got.
-            result = await self.client.call_tool(request.name, request.arguments, progress_callback=_progress_seen)
+            result = await self.client.call_tool(
+                request.name, request.arguments, self.call_timeout(), progress_callback=_progress_seen
+            )
         except InputRequiredRoundsExceededError:
             abort = FlowAbort("input_rounds", rounds=MAX_INPUT_ROUNDS, tool=request.name)
-            rec.add(
-                hops.client_failed(
-                    {"error": "input rounds", "rounds": MAX_INPUT_ROUNDS}, str(abort), step=Step.TOOL_RESULT
-                )
-            )
+            payload: ErrorPayload = {"error": "input rounds", "rounds": MAX_INPUT_ROUNDS}
+            rec.add(hops.client_failed(payload, str(abort), step=Step.TOOL_RESULT))
             raise abort from None
         except RuntimeError as exc:
             # The SDK checks structuredContent against the tool's outputSchema itself, and refuses a result that
@@ -268,31 +278,7 @@ class _McpTools:
                 raise
             return self._refused_output(request.name, call.id, str(exc), since=reverse_hop.seq)
         except MCPError as exc:
-            if self.tap.fault is not None:
-                raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
-            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
-                # No frame came back: the client gave up on its own, so this is no protocol error.
-                method = f"tools/call {request.name}"
-                seen: ErrorPayload = {"error": "connection closed"}
-                if exc.code == REQUEST_TIMEOUT:  # silent, or still sending a large answer
-                    fault, seen = timed_out(method, self.options.mcp_timeout_s, self.tap.unread_bytes())
-                    seen.pop("method", None)
-                    seen.pop("timeout_s", None)
-                    abort = FlowAbort(fault.code, **fault.params)
-                elif self.tap.stopped is not None:
-                    abort = FlowAbort("server_stopped", method=method, said=self.tap.stopped)
-                else:
-                    abort = FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
-                lost = hops.server_failed(
-                    {**seen, "sdk_error": {"code": exc.code, "message": exc.message}},
-                    str(abort),
-                    step=Step.TOOL_RESULT,
-                    tool_call_id=call.id,
-                )
-                rec.add(lost, t_start_ms=reverse_hop.t_start_ms)
-                raise abort from None
-            rec.add(hops.call_refused({"code": exc.code, "message": exc.message}, call_id=call.id))
-            return ToolOutput(call.id, f"Error: {exc.message} (JSON-RPC error {exc.code})", is_error=True)
+            return self._failed(exc, request.name, call.id, reverse_hop)
         finally:
             self.tap.forget_call(call.id)
         data = _dump(result)
@@ -302,6 +288,36 @@ class _McpTools:
             content = json.dumps(data["structuredContent"], ensure_ascii=False)
         rec.add(hops.call_answered(data, content, call_id=call.id, structured=check))
         return ToolOutput(call.id, content, is_error=bool(data.get("isError")))
+
+    def _failed(self, exc: MCPError, name: str, call_id: str, reverse_hop: Hop) -> ToolOutput:
+        """A tools/call the SDK ended with an error: a JSON-RPC error the server answered (sent back to the model), or
+        no answer at all (the run stops, recorded where it happened)."""
+        rec = self.rec
+        if self.tap.fault is not None:
+            raise self.tap.fault from None  # a stdio server broke the protocol; the tap recorded where
+        if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT) and "tools/call" in self.tap.unanswered:
+            # No frame came back: the client gave up on its own, so this is no protocol error.
+            method = f"tools/call {name}"
+            seen: ErrorPayload = {"error": "connection closed"}
+            if exc.code == REQUEST_TIMEOUT:  # silent, or still sending a large answer
+                fault, seen = timed_out(method, self.call_timeout(), self.tap.unread_bytes())
+                seen.pop("method", None)
+                seen.pop("timeout_s", None)
+                abort = FlowAbort(fault.code, **fault.params)
+            elif self.tap.stopped is not None:
+                abort = FlowAbort("server_stopped", method=method, said=self.tap.stopped)
+            else:
+                abort = FlowAbort("server_closed_http" if self.tap.http else "server_closed", method=method)
+            lost = hops.server_failed(
+                {**seen, "sdk_error": {"code": exc.code, "message": exc.message}},
+                str(abort),
+                step=Step.TOOL_RESULT,
+                tool_call_id=call_id,
+            )
+            rec.add(lost, t_start_ms=reverse_hop.t_start_ms)
+            raise abort from None
+        rec.add(hops.call_refused({"code": exc.code, "message": exc.message}, call_id=call_id))
+        return ToolOutput(call_id, f"Error: {exc.message} (JSON-RPC error {exc.code})", is_error=True)
 
     def _checked(self, name: str, data: JsonObject) -> StructuredCheck | None:
         """The host's check of a result's structuredContent against the tool's outputSchema, when the run checks

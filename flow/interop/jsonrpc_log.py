@@ -16,7 +16,7 @@ from flow.trace.model import MAX_COUNT, Actor, ImportInfo, Trace, TraceMeta, as_
 from flow.trace.pairing import Pairing, Request
 from flow.trace.payloads import ErrorPayload
 from flow.trace.reports import RefusedReport, placed, read_report, refused_note
-from flow.trace.steps import answer_step
+from flow.trace.rounds import reply_step
 from flow.trace.summaries import amount_text, frame_kind, frame_summary, progress_summary
 
 # How a log names the way a message went, seen from the client (the Inspector is a client).
@@ -314,7 +314,7 @@ class _LogImport:
         source, target = _sides(sender)
         step = None
         if asked is not None:  # the client's answer to the server's request is in the step it was asked in
-            step = answer_step(asked.step) if sender == "server" else asked.step
+            step = reply_step(asked.step, frame) if sender == "server" else asked.step
         answer = hops.frame(frame, source=source, target=target, step=step, summary=summary)
         t_start, rnd = (asked.t_ms, asked.round) if asked is not None else (t_ms, 0)
         self.out.add(answer, t_start_ms=t_start, t_end_ms=t_ms, rnd=rnd)

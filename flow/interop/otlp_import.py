@@ -9,7 +9,7 @@ import datetime as dt
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,7 @@ from flow.trace.payloads import (
     UserInputPayload,
 )
 from flow.trace.reports import REPORTED_BY, ExecutionReport
+from flow.trace.rounds import reply_step
 from flow.trace.steps import Step, answer_step
 from flow.trace.summaries import call_text, frame_summary
 from flow.wire.base import ApiName
@@ -791,6 +792,8 @@ class _OtlpImport:
             self.reported(span, rpc_id, rnd)
         # The client's answer to a server's request is in the step it was asked in
         reply = self.reply(span, method, rpc_id, answer_step(step) if from_client else step, from_client=from_client)
+        if reply is not None and from_client:  # an input-required result does not end the call: it stays in its step
+            reply = replace(reply, step=reply_step(step, reply.payload))
         if reply is not None:
             self.hop(span.end_ns, reply, start_ns=span.start_ns, rnd=rnd)
 

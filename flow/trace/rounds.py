@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from flow.trace.model import Hop, as_dict
 from flow.trace.pairing import exchanges
+from flow.trace.steps import Step, answer_step
 
 
 @dataclass(eq=False)
@@ -44,6 +45,15 @@ def input_required(hop: Hop) -> bool:
     return hop.kind == "mcp.response" and as_dict(as_dict(hop.payload).get("result")).get("resultType") == (
         "input_required"
     )
+
+
+def reply_step(asked: Step | None, frame: object) -> Step | None:
+    """The step of a server's answer to a request sent in step `asked`: the next one (a tools/call's result is message
+    7), except an input-required result, which does not end the call: it stays in the step the call is in."""
+    result = as_dict(as_dict(frame).get("result"))
+    if result.get("resultType") == "input_required":
+        return asked
+    return answer_step(asked)
 
 
 def _state(params: object) -> str | None:

@@ -126,15 +126,8 @@ class Situation:
 
 
 def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
-    """Each hop's context, in two passes over the trace (the second finds each request's answer)."""
-    answers: dict[int, Hop] = {}  # a request's place in `hops` → the first answer after it, from its target, same id
-    asked_of: dict[tuple[str, Any], int] = {}
-    for i, hop in enumerate(hops):
-        key = _hashable(as_dict(hop.payload).get("id", hop.jsonrpc_id))
-        if hop.kind == "mcp.request":
-            asked_of[(hop.target, key)] = i
-        elif hop.kind in ("mcp.response", "mcp.error") and (hop.source, key) in asked_of:
-            answers[asked_of.pop((hop.source, key))] = hop
+    """Each hop's context, in two passes over the trace (the first finds each request's answer)."""
+    answers = _answers(hops)
     bodies = [p["body"] for p in (payload_of(h, "llm.request") for h in hops) if p is not None]
     api = next((api_of_request(p).name for p in (payload_of(h, "llm.request") for h in hops) if p is not None), "chat")
     hosted = any(hosted_servers(body) for body in bodies)
@@ -192,6 +185,19 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
             streamed_calls = streamed_calls or _chunk_calls(payload)
         previous = hop
     return out
+
+
+def _answers(hops: Sequence[Hop]) -> dict[int, Hop]:
+    """A request's place in `hops` → the first answer after it, from its target, with its id."""
+    answers: dict[int, Hop] = {}
+    asked_of: dict[tuple[str, Any], int] = {}
+    for i, hop in enumerate(hops):
+        key = _hashable(as_dict(hop.payload).get("id", hop.jsonrpc_id))
+        if hop.kind == "mcp.request":
+            asked_of[(hop.target, key)] = i
+        elif hop.kind in ("mcp.response", "mcp.error") and (hop.source, key) in asked_of:
+            answers[asked_of.pop((hop.source, key))] = hop
+    return answers
 
 
 def _provider_client(hops: Sequence[Hop]) -> str:
