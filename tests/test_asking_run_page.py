@@ -1,0 +1,117 @@
+"""The Run page on the demo server's tools that ask back, through Streamlit's own test harness: the run pauses at the
+server's question, the page shows its message and a form built from its schema, and the answer given there (accept,
+decline, or none before the timeout) goes back to the server and the run goes on."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flow import ASKING_QUESTIONS
+from helpers import ROOT
+
+HERE_ZH, HERE_EN = ASKING_QUESTIONS["elicitation"]
+
+
+def _asking(lang: str = "en", *, question: str = HERE_ZH, timeout_s: int = 60) -> AppTest:
+    """The Run page with the tools that ask back on, the pace off, a question typed: not run yet."""
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
+    at.radio(key="lang_choice").set_value(lang).run()
+    at.session_state["app"].choices["pace"] = False
+    at.switch_page("app_pages/run.py").run()
+    at.toggle(key=f"asks_{lang}").set_value(True).run()
+    at.number_input(key=f"elicit_timeout_{lang}").set_value(timeout_s).run()
+    at.text_input(key="question").set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _paused(at: AppTest) -> AppTest:
+    """Press Run; the page comes back when the run waits for the form (or is over)."""
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _finished(at: AppTest):
+    state = at.session_state["app"]
+    assert state.live is None, "the run is still under way"
+    return state.loaded[state.last_run].trace
+
+
+def _user_hops(trace):
+    return [h for h in trace.hops if h.kind == "user.input"]
+
+
+def test_the_run_pauses_at_the_question_and_an_accepted_city_finishes_it():
+    at = _paused(_asking())
+    state = at.session_state["app"]
+    assert state.live is not None and state.live.answerer.asked is not None, "the run should wait for the user"
+    # The server's message and its choices, as the form shows them; the Run button waits for the answer.
+    assert any("Which city are you in?" in i.value for i in at.info), [i.value for i in at.info]
+    [city] = [r for r in at.radio if r.key == "ask_1_city"]
+    assert city.options[:2] == ["北京", "上海"] and city.value is None
+    assert at.button(key="run").disabled
+    assert any(h.kind == "user.input" and h.direction == "request" for h in state.live.hops)
+    city.set_value("上海")
+    at.button(key="ask_accept").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    assert trace.meta.outcome == "ok", trace.meta.error
+    asked, answered = _user_hops(trace)
+    assert (asked.source, asked.target, answered.source, answered.target) == ("app", "user", "user", "app")
+    assert answered.payload["action"] == "accept" and answered.payload["content"] == {"city": "上海"}
+    assert answered.payload["answered_by"] == "form"
+    assert "上海" in (trace.meta.answer or "") or "Shanghai" in (trace.meta.answer or ""), trace.meta.answer
+    # The page says how the run went, and stepping it works as for any run.
+    assert at.success and not at.button(key="run").disabled
+    assert "ask_accept" not in [b.key for b in at.button]
+
+
+def test_accept_without_a_city_asks_for_it_and_the_run_still_waits():
+    at = _paused(_asking())
+    at.button(key="ask_accept").click().run()
+    assert not at.exception, at.exception
+    assert any("Fill in first: City" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["app"].live.answerer.asked is not None
+
+
+def test_declining_makes_the_tool_say_the_user_did_not_say():
+    at = _paused(_asking("zh", question=HERE_ZH))
+    assert any("Which city are you in?" in i.value for i in at.info)
+    at.button(key="ask_decline").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    answered = _user_hops(trace)[-1]
+    assert answered.payload["action"] == "decline" and "content" not in answered.payload
+    [result] = [h for h in trace.hops if h.kind == "mcp.response" and "did not say" in str(h.payload)]
+    assert "(decline)" in str(result.payload)
+
+
+def test_a_question_nobody_answers_is_cancelled_at_the_timeout():
+    at = _paused(_asking(timeout_s=1))
+    assert at.session_state["app"].live.answerer.asked is not None
+    time.sleep(1.5)  # the page's timer would look again each second; the harness looks once, here
+    at.run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    answered = _user_hops(trace)[-1]
+    assert answered.payload["action"] == "cancel" and answered.payload["timed_out"] == 1.0
+    assert "answered_by" not in answered.payload
+    assert any("did not say" in str(h.payload) and "(cancel)" in str(h.payload) for h in trace.hops)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_examples_are_the_questions_on_which_each_tool_asks(lang):
+    at = _asking(lang)
+    [pills] = at.get("button_group")
+    shown = list(pills.proto.options) if hasattr(pills.proto, "options") else []
+    texts = [o.content for o in shown]
+    for zh, en in ASKING_QUESTIONS.values():
+        assert any(t.startswith(zh) for t in texts) and any(t.startswith(en) for t in texts), texts
+    # The roots are the demo's class notes, said on the page; no folder can be typed.
+    said = "演示自带的课堂笔记" if lang == "zh" else "the class notes that come with the demo"
+    assert any(said in c.value for c in at.caption)
+    assert not [w for w in at.text_input if "root" in w.label.lower() or "文件夹" in w.label]
