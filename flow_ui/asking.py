@@ -97,8 +97,8 @@ def ask_form(live: LiveRun, asked: Asked, lang: Lang) -> None:
     """The question the run waits on, as a form; an answer goes to the run and the page follows it again."""
     question = asked.question
     with st.container(border=True, key="ask_box"):
-        st.markdown(f"**{t('ask_title', lang)}**")
-        st.info(plain(question.message) or t("ask_no_message", lang), icon=":material/help:")
+        message = plain(question.message) or t("ask_no_message", lang)
+        st.info(f"**{t('ask_title', lang)}**  \n{message}", icon=":material/help:")
         values: dict[str, Any] = {}
         missing: list[str] = []
         with st.form(key=f"ask_form_{asked.number}", border=False):
@@ -119,7 +119,7 @@ def ask_form(live: LiveRun, asked: Asked, lang: Lang) -> None:
                         values[name] = value
                     elif name in required:
                         missing.append(str(prop.get("title") or name) if isinstance(prop, dict) else name)
-            accept, decline, cancel, _ = st.columns([1, 1, 1, 2])
+            accept, decline, cancel, waits = st.columns([1, 1, 1, 2], vertical_alignment="center")
             pressed: Literal["accept", "decline", "cancel"] | None = None
             if accept.form_submit_button(t("ask_accept", lang), type="primary", key="ask_accept", width="stretch"):
                 pressed = "accept"
@@ -127,8 +127,9 @@ def ask_form(live: LiveRun, asked: Asked, lang: Lang) -> None:
                 pressed = "decline"
             if cancel.form_submit_button(t("ask_cancel", lang), key="ask_cancel", width="stretch"):
                 pressed = "cancel"
+            with waits:
+                _countdown(live, asked.number, lang)
         st.caption(t("ask_actions", lang))
-        _countdown(live, asked.number, lang)
     if pressed == "accept" and missing:
         st.error(t("ask_missing", lang, fields=plain(", ".join(missing))), icon=":material/error:")
     elif pressed is not None:

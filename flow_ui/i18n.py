@@ -205,8 +205,8 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "If nobody answers by then, the host cancels for the user (action: cancel) and the run goes on.",
     },
     "run_asks_user": {
-        "zh": "运行暂停：MCP 服务器在等用户回答（{hops} 跳）",
-        "en": "The run is paused: the MCP server waits for the user's answer ({hops} hops)",
+        "zh": "运行暂停：MCP 服务器在等用户回答（已有 {hops} 跳，点开查看）",
+        "en": "The run is paused: the MCP server waits for the user's answer ({hops} hops so far; open to see them)",
     },
     "ask_title": {"zh": "MCP 服务器在问你", "en": "The MCP server asks you"},
     "ask_no_message": {"zh": "（服务器没有写问题）", "en": "(the server wrote no message)"},

@@ -116,7 +116,7 @@ def use_example() -> None:
 # With the tools that ask back on, the examples are the questions on which each of them asks.
 asks_chosen = bool(app.choices.get("asks", False)) and app.choices.get("mode", "mcp") == "mcp"
 if asks_chosen:
-    asking = {q: kind for kind, pair in ASKING_QUESTIONS.items() for q in (pair if lang == "zh" else pair[::-1])}
+    asking = {pair[0 if lang == "zh" else 1]: kind for kind, pair in ASKING_QUESTIONS.items()}
     st.pills(
         t("asks_examples", lang),
         list(asking),
@@ -329,7 +329,7 @@ with right:
             horizontal=True,
             key="server_fault",
             format_func=lambda f: t(f"fault_{f}", lang),
-            disabled=mode != "mcp" or not demo,
+            disabled=mode != "mcp" or not demo or asks,  # its 5 s timeout is no call's that waits for the user
         )
         keep_warm = remembered_value(
             st.checkbox,
@@ -394,7 +394,6 @@ if scripted_api:
     st.info(t("api_scripted", lang, api=t(f"api_{api}", lang)), icon=":material/info:")
 
 live = app.live
-started = False
 waiting = live is not None and live.answerer.asked is not None  # a run waits for the form below: answer it first
 blocked = (
     waiting
@@ -423,8 +422,10 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
         max_rounds=max_rounds,
         era=era,
         transport=transport,
-        server_fault=fault,
-        mcp_timeout_s=5.0,
+        server_fault="none" if asks else fault,
+        # In 2025-11-25 the server asks in the middle of tools/call, so the call's own timeout runs while the form
+        # waits: it must outlast the form's.
+        mcp_timeout_s=5.0 + (elicit_timeout_s if asks else 0.0),
         resources=resources,
         prompt=prompt,
         prompt_args={k: v for k, v in prompt_args.items() if v},
@@ -448,31 +449,30 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
         return in_thread(lambda: flow.run(question, options=options, model=model, on_hop=on_hop, answerer=answerer))
 
     live = app.live = LiveRun(start, answerer)
-    started = True
 
 result: flow.RunResult | None = None
-if live is not None:  # a run under way, started now or before this script run (a click, an answer)
+asked = live.answerer.asked if live is not None else None
+if live is not None and asked is not None:
+    # The run waits for the user: its hops so far folded away, so that the form is in sight at 1280 × 720.
+    with progress.expander(t("run_asks_user", lang, hops=live.shown), icon=":material/pause_circle:"):
+        lines = st.container(height=LIVE_LIST_PX, autoscroll=True, gap=None, border=False, key="run_live")
+        lines.markdown("  \n".join(hop_line(hop, lang) for hop in live.hops[: live.shown]))
+    with progress:
+        ask_form(live, asked, lang)
+elif live is not None:  # a run under way, started now or before this script run (a click, an answer, a timeout)
     label = t("running_paced", lang, s=PACE_S) if pace else t("running", lang)
     with progress.status(label, expanded=True) as status:
         # A box of its own height that follows the newest hop: at 1280 × 720 the list would run below the fold.
         lines = status.container(height=LIVE_LIST_PX, autoscroll=True, gap=None, border=False, key="run_live")
         result = live.follow(lambda hop: lines.markdown(hop_line(hop, lang)), pace_s=PACE_S if pace else 0.0)
-        if result is None:
-            status.update(label=t("run_asks_user", lang, hops=len(live.hops)), state="running")
-        else:
+        if result is not None:
             elapsed = f"{(result.trace.meta.stats or {}).get('elapsed_ms', 0):,.0f}"
             status.update(
                 label=t("run_done" if result.ok else "run_failed", lang, hops=len(result.trace.hops), ms=elapsed),
                 state="complete" if result.ok else "error",
             )
-    asked = live.answerer.asked
-    # Given up at its timeout just now: follow the run on. Asked of a run this click started: draw the page again,
-    # with the Run button off until the question is answered.
-    if result is None and (asked is None or started):
+    if result is None:  # it waits for the user: the page again, with the form and the Run button off
         st.rerun()
-    if result is None and asked is not None:
-        with progress:
-            ask_form(live, asked, lang)
 if live is not None and result is not None:
     app.live = None
     item = add_run(app, result.trace)
