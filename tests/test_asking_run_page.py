@@ -8,6 +8,7 @@ import json
 import time
 
 import pytest
+from playwright.sync_api import expect
 from streamlit.testing.v1 import AppTest
 
 from flow import ASKING_QUESTIONS
@@ -123,3 +124,50 @@ def test_the_examples_are_the_questions_on_which_each_tool_asks(lang):
     said = "演示自带的课堂笔记" if lang == "zh" else "the class notes that come with the demo"
     assert any(said in c.value for c in at.caption)
     assert not [w for w in at.text_input if "root" in w.label.lower() or "文件夹" in w.label]
+
+
+@pytest.mark.parametrize("transport", ["memory", "stdio"])
+def test_in_the_2026_era_the_form_answers_an_input_required_round(transport):
+    at = _asking()
+    at.radio(key="era_en").set_value("modern").run()
+    at.radio(key="transport_en").set_value(transport).run()
+    _paused(at)
+    [city] = [r for r in at.radio if r.key == "ask_1_city"]
+    city.set_value("上海")
+    at.button(key="ask_accept").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    assert trace.meta.outcome == "ok", trace.meta.error
+    assert _user_hops(trace)[-1].payload["content"] == {"city": "上海"}
+    results = [h.payload for h in trace.hops if h.kind == "mcp.response"]
+    assert any("input_required" in json.dumps(p) for p in results), "the first answer asks for input"
+    assert "Shanghai" in json.dumps(results[-1]) or "上海" in json.dumps(results[-1], ensure_ascii=False)
+
+
+def test_in_the_browser_a_form_nobody_answers_goes_away_at_the_timeout_and_the_run_ends(browser, app_url):
+    """The page looks again each second while the form waits (a fragment's timer, which the harness above does not
+    run): once the run gives the question up, the form goes and the run's outcome comes, with no click."""
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{app_url}/run")
+    page.locator(".st-key-run button").wait_for()
+    page.locator(".st-key-asks_en label").first.click()
+    page.get_by_text("Questions that make the server ask back").wait_for()
+    page.locator("[data-testid='stButtonGroup'] button").filter(has_text=HERE_EN).click()
+    timeout = page.locator(".st-key-elicit_timeout_en input")
+    timeout.fill("3")
+    timeout.press("Enter")
+    page.locator(".st-key-pace_en label").first.click()  # the pace off: the form comes at once
+    expect(page.get_by_role("textbox", name="Question")).to_have_value(HERE_EN)
+    page.locator(".st-key-run button").click()
+    box = page.locator(".st-key-ask_box")
+    expect(box).to_contain_text("Which city are you in?")
+    expect(box).to_contain_text("If nobody answers within")
+    expect(page.locator(".st-key-run button")).to_be_disabled()
+    expect(page.locator(".st-key-run_outcome")).to_be_visible(timeout=20_000)
+    expect(box).to_have_count(0)
+    expect(page.locator(".st-key-run_outcome")).to_contain_text("weather_here")
+    page.locator("[data-testid='stExpander'] summary").filter(has_text="Done:").click()
+    expect(page.locator(".st-key-run_live")).to_contain_text("User → App · no answer within 3 s: cancel")
+    context.close()
