@@ -181,9 +181,9 @@ TEXT: dict[str, dict[Lang, str]] = {
     # the run page: a run on the demo server's tools that ask back, and the form the user answers
     "asks": {"zh": "用会反问的工具", "en": "Use the tools that ask back"},
     "asks_help": {
-        "zh": "演示服务器多出三个工具，它们要先向客户端要到东西才能给出结果：weather_here 问用户在哪个城市（elicitation，"
-        "下面会出现表单），forecast_in_words 请主机的模型把预报说成一句话（sampling），class_notes 先问客户端"
-        "共享了哪些文件夹（roots）再读笔记。",
+        "zh": "演示服务器多出三个工具，它们要先向客户端要到东西才能给出结果：weather_here 问用户在哪个城市（`elicitation`，"
+        "下面会出现表单），forecast_in_words 请主机的模型把预报说成一句话（`sampling`），class_notes 先问客户端"
+        "共享了哪些文件夹（`roots`）再读笔记。",
         "en": "The demo server gets three more tools that must get something from the client before they can "
         "answer: "
         "weather_here asks the user which city they are in (elicitation: a form appears below), forecast_in_words "
@@ -191,7 +191,7 @@ TEXT: dict[str, dict[Lang, str]] = {
         "client shares (roots) before it reads a note.",
     },
     "asks_roots": {
-        "zh": "客户端共享的文件夹（roots）：演示自带的课堂笔记。这个页面不让访客选本机文件夹。",
+        "zh": "客户端共享的文件夹（`roots`）：演示自带的课堂笔记。这个页面不让访客选本机文件夹。",
         "en": "The folder the client shares (its roots): the class notes that come with the demo. This page lets "
         "no visitor choose a folder on this machine.",
     },
@@ -201,7 +201,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "asks_kind_roots": {"zh": "问文件夹", "en": "asks for folders"},
     "elicit_timeout": {"zh": "表单最多等待（秒）", "en": "The form waits at most (s)"},
     "elicit_timeout_help": {
-        "zh": "到时没人回答，主机就替用户取消（action: cancel），运行继续。",
+        "zh": "到时没人回答，主机就替用户选“取消”，运行继续。",
         "en": "If nobody answers by then, the host cancels for the user (action: cancel) and the run goes on.",
     },
     "run_asks_user": {
