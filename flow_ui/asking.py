@@ -61,13 +61,9 @@ def field(name: str, prop: Mapping[str, Any], *, required: bool, key: str) -> An
         return st.checkbox(label, value=bool(default), key=key, help=info)
     if kind in ("number", "integer"):
         cast: Callable[[Any], Any] = int if kind == "integer" else float
-        bounds = {
-            arg: cast(prop[name])
-            for arg, name in (("min_value", "minimum"), ("max_value", "maximum"))
-            if isinstance(prop.get(name), (int, float))
-        }
+        low, high = (cast(prop[n]) if isinstance(prop.get(n), (int, float)) else None for n in ("minimum", "maximum"))
         value = cast(default) if isinstance(default, (int, float)) else None
-        return st.number_input(label, value=value, key=key, help=info, step=cast(1), **bounds)
+        return st.number_input(label, value=value, min_value=low, max_value=high, key=key, help=info, step=cast(1))
     limit = prop.get("maxLength")
     return st.text_input(
         label,
