@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from flow.backends.replay import Cursor, replay
     from flow.backends.scripted import ScriptError, Turn, parse_script
+    from flow.engine.host import Answer, Question
     from flow.engine.loop import inspect_server
     from flow.engine.model import ModelConfig, check_base_url
     from flow.engine.options import RunOptions, RunResult
     from flow.interop.importers import import_bytes
     from flow.interop.otlp import to_otlp_json
     from flow.providers import (
+        ASKING_QUESTIONS,
         EXAMPLE_QUESTIONS,
         MOCK_MODELS,
         PRESETS,
@@ -80,13 +82,23 @@ if TYPE_CHECKING:
 _HOME = {
     **dict.fromkeys(("Cursor", "replay"), "flow.backends.replay"),
     **dict.fromkeys(("ScriptError", "Turn", "parse_script"), "flow.backends.scripted"),
+    **dict.fromkeys(("Answer", "Question"), "flow.engine.host"),
     "inspect_server": "flow.engine.loop",
     **dict.fromkeys(("ModelConfig", "check_base_url"), "flow.engine.model"),
     **dict.fromkeys(("RunOptions", "RunResult"), "flow.engine.options"),
     "import_bytes": "flow.interop.importers",
     "to_otlp_json": "flow.interop.otlp",
     **dict.fromkeys(
-        ("EXAMPLE_QUESTIONS", "MOCK_MODELS", "PRESETS", "KeyChoice", "key_env_for", "key_for", "notes_before_sending"),
+        (
+            "ASKING_QUESTIONS",
+            "EXAMPLE_QUESTIONS",
+            "MOCK_MODELS",
+            "PRESETS",
+            "KeyChoice",
+            "key_env_for",
+            "key_for",
+            "notes_before_sending",
+        ),
         "flow.providers",
     ),
     **dict.fromkeys(("PROVIDER_NOTES", "FlowError", "sending_line"), "flow.text.errors"),
@@ -159,6 +171,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ACTOR_NAMES",
+    "ASKING_QUESTIONS",
+    "Answer",
     "Cursor",
     "DEMO",
     "EXAMPLE_QUESTIONS",
@@ -179,6 +193,7 @@ __all__ = [
     "PHASE_NAMES",
     "PRESETS",
     "PROVIDER_NOTES",
+    "Question",
     "QuestionsError",
     "RenderError",
     "RoomError",

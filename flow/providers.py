@@ -174,8 +174,20 @@ EXAMPLE_QUESTIONS: list[str] = [
     "你好，请介绍一下你自己。",
 ]
 
+# Questions on which the mock model calls each of the demo server's tools that ask back (`--asks`), by what the
+# server asks for: the user's city (elicitation), the host's model (sampling), the client's folders (roots).
+ASKING_QUESTIONS: dict[str, tuple[str, str]] = {
+    "elicitation": ("我这里今天天气怎么样？", "What's the weather like where I am today?"),
+    "sampling": (
+        "用一句话说说北京未来三天的天气",
+        "Tell me Beijing's weather for the next three days in one sentence.",
+    ),
+    "roots": ("北京有什么课堂笔记？", "What class notes are there for Beijing?"),
+}
+
 
 __all__ = [
+    "ASKING_QUESTIONS",
     "EXAMPLE_QUESTIONS",
     "MOCK_MODELS",
     "OPENAI_DEFAULT_BASE_URL",

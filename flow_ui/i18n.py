@@ -178,6 +178,55 @@ TEXT: dict[str, dict[Lang, str]] = {
         "zh": "环境变量 {env} 中的 Key 不会发给这个 Base URL：环境中的 Key 只发给为它配置的地址。要发送 Key，请在上面输入。",
         "en": "${env} is not sent to this base URL: a key from the environment goes only to the URL it was set up for. Type a key to send one.",
     },
+    # the run page: a run on the demo server's tools that ask back, and the form the user answers
+    "asks": {"zh": "用会反问的工具", "en": "Use the tools that ask back"},
+    "asks_help": {
+        "zh": "演示服务器多出三个工具，它们要先向客户端要到东西才能给出结果：weather_here 问用户在哪个城市（`elicitation`，"
+        "下面会出现表单），forecast_in_words 请主机的模型把预报说成一句话（`sampling`），class_notes 先问客户端"
+        "共享了哪些文件夹（`roots`）再读笔记。",
+        "en": "The demo server gets three more tools that must get something from the client before they can "
+        "answer: "
+        "weather_here asks the user which city they are in (elicitation: a form appears below), forecast_in_words "
+        "asks the host's model to put the forecast in one sentence (sampling), class_notes asks which folders the "
+        "client shares (roots) before it reads a note.",
+    },
+    "asks_roots": {
+        "zh": "客户端共享的文件夹（`roots`）：演示自带的课堂笔记。这个页面不让访客选本机文件夹。",
+        "en": "The folder the client shares (its roots): the class notes that come with the demo. This page lets "
+        "no visitor choose a folder on this machine.",
+    },
+    "asks_examples": {"zh": "会让服务器反问的问题", "en": "Questions that make the server ask back"},
+    "asks_kind_elicitation": {"zh": "问用户", "en": "asks you"},
+    "asks_kind_sampling": {"zh": "问模型", "en": "asks the model"},
+    "asks_kind_roots": {"zh": "问文件夹", "en": "asks for folders"},
+    "elicit_timeout": {"zh": "表单最多等待（秒）", "en": "The form waits at most (s)"},
+    "elicit_timeout_help": {
+        "zh": "到时没人回答，主机就替用户选“取消”，运行继续。",
+        "en": "If nobody answers by then, the host cancels for the user (action: cancel) and the run goes on.",
+    },
+    "run_asks_user": {
+        "zh": "运行暂停：MCP 服务器在等用户回答（已有 {hops} 跳，点开查看）",
+        "en": "The run is paused: the MCP server waits for the user's answer ({hops} hops so far; open to see them)",
+    },
+    "ask_title": {"zh": "MCP 服务器在问你", "en": "The MCP server asks you"},
+    "ask_no_message": {"zh": "（服务器没有写问题）", "en": "(the server wrote no message)"},
+    "ask_url": {
+        "zh": "服务器请你打开这个地址。本页不会替你打开；“接受”表示你同意去打开。",
+        "en": "The server asks you to open this address. This page does not open it; Accept says you agree to.",
+    },
+    "ask_accept": {"zh": "接受", "en": "Accept"},
+    "ask_decline": {"zh": "拒绝", "en": "Decline"},
+    "ask_cancel": {"zh": "取消", "en": "Cancel"},
+    "ask_actions": {
+        "zh": "接受：把填好的表单发回服务器。拒绝：明确说不。取消：不作选择，关掉这个问题。",
+        "en": "Accept sends the filled form back to the server. Decline says no. Cancel dismisses the question "
+        "without a choice.",
+    },
+    "ask_countdown": {
+        "zh": "{s} 秒内没人回答，主机就替用户取消。",
+        "en": "If nobody answers within {s} s, the host cancels for the user.",
+    },
+    "ask_missing": {"zh": "请先填写：{fields}", "en": "Fill in first: {fields}"},
     # step page
     "step_title": {"zh": "逐步讲解", "en": "Step through"},
     "source": {"zh": "来源", "en": "Source"},

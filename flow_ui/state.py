@@ -13,6 +13,7 @@ import streamlit as st
 
 import flow
 from flow import Era, Lang, ServerSpec, WarmSession, import_bytes
+from flow_ui.live import LiveRun
 
 SAMPLE_DIR = flow.SAMPLE_DIR
 
@@ -51,7 +52,10 @@ class AppState:
     choices: dict[str, object] = field(default_factory=dict)  # widget values that must survive a language switch
     warm: dict[str, WarmSession] = field(default_factory=dict)  # open stdio sessions, by era
     room: object | None = None  # the classroom room this session presents (flow_ui.rooms.Presenting)
-    room_error: str | None = None  # why the last "Present to a room" failed, in the page's language
+    room_error: str | None = None
+    live: LiveRun | None = (
+        None  # the run under way on the Run page, followed across its script runs  # why the last "Present to a room" failed, in the page's language
+    )
 
 
 def warm_session(app: AppState, era: Era) -> WarmSession:

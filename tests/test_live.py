@@ -1,5 +1,6 @@
 """The Run page's live list (flow_ui/live.py): hops are shown in order as they arrive, a fast run's no sooner than the
-pace apart, a slow run's as they come; the run itself is not slowed, so the trace keeps the times it measured."""
+pace apart, a slow run's as they come; the run itself is not slowed, so the trace keeps the times it measured. A run
+whose server asks the user waits for the page's answer, and a page that comes back shows what it showed before."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 
-from flow import Hop, ModelConfig, RunOptions, RunResult, run
-from flow_ui.live import hop_line, in_thread, watch
+from flow import Hop, ModelConfig, RunOptions, RunResult, ServerSpec, run
+from flow_ui.live import LiveRun, PageAnswerer, hop_line, in_thread
 from helpers import run_flow_sync
 
 RESULT = run_flow_sync(mode="direct")  # a real run's hops and result, handed out again below
@@ -32,6 +33,15 @@ def _producer(gap_s: float) -> Callable[[Callable[[Hop], None]], Future[RunResul
         return done
 
     return start
+
+
+def watch(
+    start: Callable[[Callable[[Hop], None]], Future[RunResult]], show: Callable[[Hop], object], *, pace_s: float
+) -> RunResult:
+    """Follow a run that asks nothing to its end."""
+    result = LiveRun(start, PageAnswerer(1.0)).follow(show, pace_s=pace_s)
+    assert result is not None
+    return result
 
 
 def _shown(start: Callable[[Callable[[Hop], None]], Future[RunResult]], pace_s: float) -> list[tuple[float, int]]:
@@ -79,3 +89,50 @@ def test_a_failure_is_red_and_every_line_is_one_line():
     assert all("\n" not in line for line in lines)
     assert [":red[" in line for line in lines] == [h.direction == "error" for h in failed.hops]
     assert any(":red[" in line for line in lines)
+
+
+def test_a_run_that_asks_the_user_waits_for_the_pages_answer_and_is_followed_again():
+    answerer = PageAnswerer(30.0)
+    options = RunOptions.build(server=ServerSpec(transport="memory"), transport="memory", asks=True)
+    live = LiveRun(
+        lambda on_hop: in_thread(
+            lambda: run("我这里今天天气怎么样？", options=options, on_hop=on_hop, answerer=answerer)
+        ),
+        answerer,
+    )
+    first: list[Hop] = []
+    assert live.follow(first.append, pace_s=0.0) is None  # every hop so far shown, and the run waits
+    asked = answerer.asked
+    assert asked is not None and asked.question.schema["required"] == ["city"]
+    assert first[-1].kind == "user.input" and first[-1].direction == "request"
+    assert not answerer.answer(asked.number + 1, "accept", {"city": "上海"})  # no such question: not taken
+    assert answerer.answer(asked.number, "accept", {"city": "上海"}) and answerer.asked is None
+    assert not answerer.answer(asked.number, "decline", {})  # answered already
+    again: list[Hop] = []
+    result = live.follow(again.append, pace_s=0.0)
+    assert result is not None and result.ok, result and result.trace.meta.error
+    assert again[: len(first)] == first and [h.seq for h in again] == [h.seq for h in result.trace.hops]
+    [answered] = [h for h in result.trace.hops if h.kind == "user.input" and h.direction == "response"]
+    assert answered.payload["content"] == {"city": "上海"} and answered.payload["answered_by"] == "form"
+
+
+def test_an_answer_after_the_timeout_is_not_taken():
+    answerer = PageAnswerer(0.2)
+    options = RunOptions.build(
+        server=ServerSpec(transport="memory"), transport="memory", asks=True, elicit_timeout_s=0.2
+    )
+    live = LiveRun(
+        lambda on_hop: in_thread(
+            lambda: run("我这里今天天气怎么样？", options=options, on_hop=on_hop, answerer=answerer)
+        ),
+        answerer,
+    )
+    assert live.follow(lambda hop: None, pace_s=0.0) is None
+    asked = answerer.asked
+    assert asked is not None
+    time.sleep(0.5)
+    assert answerer.asked is None and not answerer.answer(asked.number, "accept", {"city": "上海"})
+    result = live.follow(lambda hop: None, pace_s=0.0)
+    assert result is not None
+    [answered] = [h for h in result.trace.hops if h.kind == "user.input" and h.direction == "response"]
+    assert answered.payload["action"] == "cancel" and answered.payload["timed_out"] == 0.2

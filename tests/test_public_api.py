@@ -13,6 +13,8 @@ from helpers import ROOT
 
 EXPORTED = [
     "ACTOR_NAMES",
+    "ASKING_QUESTIONS",
+    "Answer",
     "Cursor",
     "DEMO",
     "EXAMPLE_QUESTIONS",
@@ -33,6 +35,7 @@ EXPORTED = [
     "PHASE_NAMES",
     "PRESETS",
     "PROVIDER_NOTES",
+    "Question",
     "QuestionsError",
     "RenderError",
     "RoomError",

@@ -372,3 +372,20 @@ def test_a_run_is_named_in_chinese_in_the_pickers():
     assert len(runs) >= 2 and any("直接调用模式" in o for o in runs), options
     assert not [o for o in options if "direct" in o]
     _scan(at, ALL_SAMPLE_WORDS, "compare after a run")
+
+
+def test_the_run_page_with_the_tools_that_ask_back_is_chinese():
+    """The toggle, the roots line, the examples and the form in Chinese; the server's own words (its message, its
+    field's title and description, as the hops so far hold them) stay as it wrote them."""
+    at = zh_app()
+    at.session_state["app"].choices["pace"] = False
+    at.switch_page("app_pages/run.py").run()
+    at.toggle(key="asks_zh").set_value(True).run()
+    _scan(at, _run_names(), "run asks")
+    at.text_input(key="question").set_value("我这里今天天气怎么样？").run()
+    at.button(key="run").click().run()
+    live = at.session_state["app"].live
+    assert live.answerer.asked is not None  # the form is up
+    _scan(at, _run_names() | set().union(*(hop_words(h) for h in live.hops)), "run asks form")
+    at.button(key="ask_cancel").click().run()
+    assert at.session_state["app"].live is None

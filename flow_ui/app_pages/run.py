@@ -10,6 +10,7 @@ import streamlit as st
 
 import flow
 from flow import (
+    ASKING_QUESTIONS,
     DEMO,
     EXAMPLE_QUESTIONS,
     MOCK_MODELS,
@@ -27,8 +28,9 @@ from flow import (
     key_for,
     parse_script,
 )
+from flow_ui.asking import ask_form
 from flow_ui.i18n import t
-from flow_ui.live import PACE_S, hop_line, in_thread, watch
+from flow_ui.live import PACE_S, LiveRun, PageAnswerer, hop_line, in_thread
 from flow_ui.state import add_run, all_traces, server_listing, state, warm_session
 from flow_ui.text import plain
 from flow_ui.view import remembered, remembered_multiselect, remembered_value
@@ -111,7 +113,19 @@ def use_example() -> None:
     st.session_state["example"] = None
 
 
-st.pills(t("examples", lang), EXAMPLE_QUESTIONS, key="example", on_change=use_example)
+# With the tools that ask back on, the examples are the questions on which each of them asks.
+asks_chosen = bool(app.choices.get("asks", False)) and app.choices.get("mode", "mcp") == "mcp"
+if asks_chosen:
+    asking = {pair[0 if lang == "zh" else 1]: kind for kind, pair in ASKING_QUESTIONS.items()}
+    st.pills(
+        t("asks_examples", lang),
+        list(asking),
+        key="example",
+        on_change=use_example,
+        format_func=lambda q: f"{q} · {t(f'asks_kind_{asking[q]}', lang)}",
+    )
+else:
+    st.pills(t("examples", lang), EXAMPLE_QUESTIONS, key="example", on_change=use_example)
 ask, go = st.columns([6, 1], vertical_alignment="bottom")
 question = ask.text_input(t("question", lang), value=EXAMPLE_QUESTIONS[0], key="question")
 run_slot = go.empty()  # the Run button sits beside the question, drawn once its options are known
@@ -164,8 +178,18 @@ with left:
         help=t("hosted_server_help" if hosted else "mcp_server_help", lang),
         format_func=lambda n: t("server_typed", lang) if n == TYPED else n,
     )
+    asks = remembered_value(
+        st.toggle,
+        t("asks", lang),
+        key="asks",
+        default=False,
+        disabled=mode != "mcp" or server_name != DEMO,
+        help=t("asks_help", lang),
+    ) and (mode == "mcp" and server_name == DEMO)
+    if asks:
+        st.caption(t("asks_roots", lang))  # roots: never a folder a visitor names
     # What the scripted model and the context offer: the demo server (listed in memory), or the chosen one.
-    server_spec = ServerSpec(transport="memory")
+    server_spec = ServerSpec(transport="memory", asks=asks)
     bad_command = False
     bad_url: str | None = None  # why the typed base URL cannot be used, in the page's language
     if mode == "mcp" and server_name == TYPED:
@@ -305,7 +329,7 @@ with right:
             horizontal=True,
             key="server_fault",
             format_func=lambda f: t(f"fault_{f}", lang),
-            disabled=mode != "mcp" or not demo,
+            disabled=mode != "mcp" or not demo or asks,  # its 5 s timeout is no call's that waits for the user
         )
         keep_warm = remembered_value(
             st.checkbox,
@@ -313,7 +337,18 @@ with right:
             key="keep_warm",
             default=False,
             help=t("keep_warm_help", lang),
-            disabled=mode != "mcp" or transport != "stdio" or fault != "none" or not demo,
+            # the kept-open server is the plain demo server, without the tools that ask back
+            disabled=mode != "mcp" or transport != "stdio" or fault != "none" or not demo or asks,
+        )
+        elicit_timeout_s = remembered_value(
+            st.number_input,
+            t("elicit_timeout", lang),
+            key="elicit_timeout",
+            default=120,
+            min_value=1,
+            max_value=600,
+            disabled=not asks,
+            help=t("elicit_timeout_help", lang),
         )
 
 resources: list[str] = []
@@ -358,8 +393,11 @@ scripted_api = backend == "scripted" and api != "chat"
 if scripted_api:
     st.info(t("api_scripted", lang, api=t(f"api_{api}", lang)), icon=":material/info:")
 
+live = app.live
+waiting = live is not None and live.answerer.asked is not None  # a run waits for the form below: answer it first
 blocked = (
-    hosted_chat
+    waiting
+    or hosted_chat
     or scripted_api
     or missing_key
     or script is None
@@ -384,13 +422,17 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
         max_rounds=max_rounds,
         era=era,
         transport=transport,
-        server_fault=fault,
-        mcp_timeout_s=5.0,
+        server_fault="none" if asks else fault,
+        # In 2025-11-25 the server asks in the middle of tools/call, so the call's own timeout runs while the form
+        # waits: it must outlast the form's.
+        mcp_timeout_s=5.0 + (elicit_timeout_s if asks else 0.0),
         resources=resources,
         prompt=prompt,
         prompt_args={k: v for k, v in prompt_args.items() if v},
         require_approval="always" if require_approval else "never",
         approve=approve,
+        asks=asks,
+        elicit_timeout_s=elicit_timeout_s,
     )
     if backend == "scripted":
         model = flow.ModelConfig.scripted(script or ())
@@ -398,23 +440,41 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
         model = flow.ModelConfig(model=model_name)
     else:
         model = flow.ModelConfig(backend="openai", model=model_name, base_url=base_url, api_key=key.key)
-    warm = keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none"
+    warm = keep_warm and mode == "mcp" and demo and transport == "stdio" and fault == "none" and not asks
+    answerer = PageAnswerer(options.elicit_timeout_s)
 
     def start(on_hop: Callable[[flow.Hop], None]) -> Future[flow.RunResult]:
         if warm:  # the warm session runs on its own thread already
             return warm_session(app, era).submit(question, options=options, model=model, on_hop=on_hop)
-        return in_thread(lambda: flow.run(question, options=options, model=model, on_hop=on_hop))
+        return in_thread(lambda: flow.run(question, options=options, model=model, on_hop=on_hop, answerer=answerer))
 
+    live = app.live = LiveRun(start, answerer)
+
+result: flow.RunResult | None = None
+asked = live.answerer.asked if live is not None else None
+if live is not None and asked is not None:
+    # The run waits for the user: its hops so far folded away, so that the form is in sight at 1280 × 720.
+    with progress.expander(t("run_asks_user", lang, hops=live.shown), icon=":material/pause_circle:"):
+        lines = st.container(height=LIVE_LIST_PX, autoscroll=True, gap=None, border=False, key="run_live")
+        lines.markdown("  \n".join(hop_line(hop, lang) for hop in live.hops[: live.shown]))
+    with progress:
+        ask_form(live, asked, lang)
+elif live is not None:  # a run under way, started now or before this script run (a click, an answer, a timeout)
     label = t("running_paced", lang, s=PACE_S) if pace else t("running", lang)
     with progress.status(label, expanded=True) as status:
         # A box of its own height that follows the newest hop: at 1280 × 720 the list would run below the fold.
         lines = status.container(height=LIVE_LIST_PX, autoscroll=True, gap=None, border=False, key="run_live")
-        result = watch(start, lambda hop: lines.markdown(hop_line(hop, lang)), pace_s=PACE_S if pace else 0.0)
-        elapsed = f"{(result.trace.meta.stats or {}).get('elapsed_ms', 0):,.0f}"
-        status.update(
-            label=t("run_done" if result.ok else "run_failed", lang, hops=len(result.trace.hops), ms=elapsed),
-            state="complete" if result.ok else "error",
-        )
+        result = live.follow(lambda hop: lines.markdown(hop_line(hop, lang)), pace_s=PACE_S if pace else 0.0)
+        if result is not None:
+            elapsed = f"{(result.trace.meta.stats or {}).get('elapsed_ms', 0):,.0f}"
+            status.update(
+                label=t("run_done" if result.ok else "run_failed", lang, hops=len(result.trace.hops), ms=elapsed),
+                state="complete" if result.ok else "error",
+            )
+    if result is None:  # it waits for the user: the page again, with the form and the Run button off
+        st.rerun()
+if live is not None and result is not None:
+    app.live = None
     item = add_run(app, result.trace)
     told = flow.run_outcome(result.trace)
     app.last_outcome = {"key": item.key, "verdict": told.verdict, "seq": told.seq, "text": told.text}
@@ -422,7 +482,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
     just_ran = True
 
 outcome = app.last_outcome
-if outcome is not None and outcome["key"] in all_traces(app):
+if outcome is not None and app.live is None and outcome["key"] in all_traces(app):
     with outcome_slot.container(key="run_outcome"):
         alert = {"clean": st.success, "answered_after_problem": st.warning}.get(outcome["verdict"], st.error)
         alert(plain(outcome["text"][lang]), icon=OUTCOME_ICONS.get(outcome["verdict"], ":material/error:"))

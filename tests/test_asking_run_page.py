@@ -1,0 +1,173 @@
+"""The Run page on the demo server's tools that ask back, through Streamlit's own test harness: the run pauses at the
+server's question, the page shows its message and a form built from its schema, and the answer given there (accept,
+decline, or none before the timeout) goes back to the server and the run goes on."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from playwright.sync_api import expect
+from streamlit.testing.v1 import AppTest
+
+from flow import ASKING_QUESTIONS
+from helpers import ROOT
+
+HERE_ZH, HERE_EN = ASKING_QUESTIONS["elicitation"]
+
+
+def _asking(lang: str = "en", *, question: str = HERE_ZH, timeout_s: int = 60) -> AppTest:
+    """The Run page with the tools that ask back on, the pace off, a question typed: not run yet."""
+    at = AppTest.from_file(str(ROOT / "flow_ui" / "app.py"), default_timeout=60).run()
+    at.radio(key="lang_choice").set_value(lang).run()
+    at.session_state["app"].choices["pace"] = False
+    at.switch_page("app_pages/run.py").run()
+    at.toggle(key=f"asks_{lang}").set_value(True).run()
+    at.number_input(key=f"elicit_timeout_{lang}").set_value(timeout_s).run()
+    at.text_input(key="question").set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _paused(at: AppTest) -> AppTest:
+    """Press Run; the page comes back when the run waits for the form (or is over)."""
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _finished(at: AppTest):
+    state = at.session_state["app"]
+    assert state.live is None, "the run is still under way"
+    return state.loaded[state.last_run].trace
+
+
+def _user_hops(trace):
+    return [h for h in trace.hops if h.kind == "user.input"]
+
+
+def test_the_run_pauses_at_the_question_and_an_accepted_city_finishes_it():
+    at = _paused(_asking())
+    state = at.session_state["app"]
+    assert state.live is not None and state.live.answerer.asked is not None, "the run should wait for the user"
+    # The server's message and its choices, as the form shows them; the Run button waits for the answer.
+    assert any("Which city are you in?" in i.value for i in at.info), [i.value for i in at.info]
+    [city] = [r for r in at.radio if r.key == "ask_1_city"]
+    assert city.options[:2] == ["北京", "上海"] and city.value is None
+    assert at.button(key="run").disabled
+    assert any(h.kind == "user.input" and h.direction == "request" for h in state.live.hops)
+    city.set_value("上海")
+    at.button(key="ask_accept").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    assert trace.meta.outcome == "ok", trace.meta.error
+    asked, answered = _user_hops(trace)
+    assert (asked.source, asked.target, answered.source, answered.target) == ("app", "user", "user", "app")
+    assert answered.payload["action"] == "accept" and answered.payload["content"] == {"city": "上海"}
+    assert answered.payload["answered_by"] == "form"
+    # The server asked in the middle of tools/call (2025-11-25): the call's timeout outlasts the form's wait.
+    assert trace.meta.settings["mcp_timeout_s"] > trace.meta.settings["elicit_timeout_s"] == 60
+    assert "上海" in (trace.meta.answer or "") or "Shanghai" in (trace.meta.answer or ""), trace.meta.answer
+    # The page says how the run went, and stepping it works as for any run.
+    assert at.success and not at.button(key="run").disabled
+    assert "ask_accept" not in [b.key for b in at.button]
+    at.switch_page("app_pages/step.py").run()
+    assert not at.exception, at.exception
+    [viewer] = at.get("bidi_component")
+    shown = json.loads(viewer.proto.json)
+    bundle = (json.loads(shown) if isinstance(shown, str) else shown)["bundle"]
+    assert len(bundle["hops"]) == len(trace.hops) and "Which city are you in?" in json.dumps(bundle)
+
+
+def test_accept_without_a_city_asks_for_it_and_the_run_still_waits():
+    at = _paused(_asking())
+    at.button(key="ask_accept").click().run()
+    assert not at.exception, at.exception
+    assert any("Fill in first: City" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["app"].live.answerer.asked is not None
+
+
+def test_declining_makes_the_tool_say_the_user_did_not_say():
+    at = _paused(_asking("zh", question=HERE_ZH))
+    assert any("Which city are you in?" in i.value for i in at.info)
+    at.button(key="ask_decline").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    answered = _user_hops(trace)[-1]
+    assert answered.payload["action"] == "decline" and "content" not in answered.payload
+    [result] = [h for h in trace.hops if h.kind == "mcp.response" and "did not say" in str(h.payload)]
+    assert "(decline)" in str(result.payload)
+
+
+def test_a_question_nobody_answers_is_cancelled_at_the_timeout():
+    at = _paused(_asking(timeout_s=1))
+    assert at.session_state["app"].live.answerer.asked is not None
+    time.sleep(1.5)  # the page's timer would look again each second; the harness looks once, here
+    at.run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    answered = _user_hops(trace)[-1]
+    assert answered.payload["action"] == "cancel" and answered.payload["timed_out"] == 1.0
+    assert "answered_by" not in answered.payload
+    assert any("did not say" in str(h.payload) and "(cancel)" in str(h.payload) for h in trace.hops)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_examples_are_the_questions_on_which_each_tool_asks(lang):
+    at = _asking(lang)
+    [pills] = at.get("button_group")
+    shown = list(pills.proto.options) if hasattr(pills.proto, "options") else []
+    texts = [o.content for o in shown]
+    assert [q.split(" · ")[0] for q in texts] == [pair[0 if lang == "zh" else 1] for pair in ASKING_QUESTIONS.values()]
+    # The roots are the demo's class notes, said on the page; no folder can be typed.
+    said = "演示自带的课堂笔记" if lang == "zh" else "the class notes that come with the demo"
+    assert any(said in c.value for c in at.caption)
+    assert not [w for w in at.text_input if "root" in w.label.lower() or "文件夹" in w.label]
+
+
+@pytest.mark.parametrize("transport", ["memory", "stdio"])
+def test_in_the_2026_era_the_form_answers_an_input_required_round(transport):
+    at = _asking()
+    at.radio(key="era_en").set_value("modern").run()
+    at.radio(key="transport_en").set_value(transport).run()
+    _paused(at)
+    [city] = [r for r in at.radio if r.key == "ask_1_city"]
+    city.set_value("上海")
+    at.button(key="ask_accept").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    assert trace.meta.outcome == "ok", trace.meta.error
+    assert _user_hops(trace)[-1].payload["content"] == {"city": "上海"}
+    results = [h.payload for h in trace.hops if h.kind == "mcp.response"]
+    assert any("input_required" in json.dumps(p) for p in results), "the first answer asks for input"
+    assert "Shanghai" in json.dumps(results[-1]) or "上海" in json.dumps(results[-1], ensure_ascii=False)
+
+
+def test_in_the_browser_a_form_nobody_answers_goes_away_at_the_timeout_and_the_run_ends(browser, app_url):
+    """The page looks again each second while the form waits (a fragment's timer, which the harness above does not
+    run): once the run gives the question up, the form goes and the run's outcome comes, with no click."""
+    context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{app_url}/run")
+    page.locator(".st-key-run button").wait_for()
+    page.locator(".st-key-asks_en label").first.click()
+    page.get_by_text("Questions that make the server ask back").wait_for()
+    page.locator("[data-testid='stButtonGroup'] button").filter(has_text=HERE_EN).click()
+    timeout = page.locator(".st-key-elicit_timeout_en input")
+    timeout.fill("3")
+    timeout.press("Enter")
+    page.locator(".st-key-pace_en label").first.click()  # the pace off: the form comes at once
+    expect(page.get_by_role("textbox", name="Question")).to_have_value(HERE_EN)
+    page.locator(".st-key-run button").click()
+    box = page.locator(".st-key-ask_box")
+    expect(box).to_contain_text("Which city are you in?")
+    expect(box).to_contain_text("If nobody answers within")
+    expect(page.locator(".st-key-run button")).to_be_disabled()
+    expect(page.locator(".st-key-run_outcome")).to_be_visible(timeout=20_000)
+    expect(box).to_have_count(0)
+    expect(page.locator(".st-key-run_outcome")).to_contain_text("weather_here")
+    page.locator("[data-testid='stExpander'] summary").filter(has_text="Done:").click()
+    expect(page.locator(".st-key-run_live")).to_contain_text("User → App · no answer within 3 s: cancel")
+    context.close()
