@@ -211,6 +211,7 @@ class _Merge:
         self.window: tuple[float, float, float] | None = None
         self.notes: list[str] = []
         self.calls: list[_Call] = []
+        self.asides: set[int] = set()  # the model exchanges made for an MCP server (sampling), by number
         self.tool_messages: dict[str, Any] = {}  # the content each backfill sent back, by tool_call_id
         self.question: str | None = None
         self.answer: str | None = None
@@ -240,6 +241,9 @@ class _Merge:
         events: list[_Event] = []
         rnd, attempt, previous = 0, 0, None
         for ex in chats:
+            if ex.n in self.asides:
+                events += self.aside_events(ex, rnd, ms)
+                continue
             attempt = _attempt(ex, previous, attempt)
             rnd += 0 if attempt else 1  # the SDK sending a call again is the same call, in the same round
             previous = ex
@@ -292,10 +296,36 @@ class _Merge:
             self.first_offer = (asked, tools)
         return asked
 
+    def aside_events(self, ex: _Exchange, rnd: int, ms: Clock) -> list[_Event]:
+        """A model call the host made for an MCP server (sampling) while the app's conversation waited on a tool
+        call: the request and its answer, drawn between the MCP client and the model in step 6."""
+        req, ask = ex.request, hops.server_ask("sampling/createMessage")
+        body = req.get("body")
+        payload: LlmRequestPayload = {
+            "method": str(req.get("method") or "POST"),
+            "url": self.base_url.rstrip("/") + str(req.get("path") or "").removeprefix("/v1"),
+            "headers": _headers(req),
+            "body": _chat_request(body),
+            "for_server": ask,
+        }
+        sent = hops.model_request(
+            payload, step=Step.CALL_TOOL, path=str(req.get("path")), carries=self.api.request_summary(body)
+        )
+        asked = _Event(sent, ms(req), ms(req), rnd, inferred=_ASIDE)
+        if _failed_status(ex) or not ex.response:
+            return [asked, self.failed_event(ex, asked, ms)]
+        got_body = (ex.body or {}).get("body")
+        answered: LlmResponsePayload = {"status": ex.status, "headers": _headers(ex.response), "body": got_body}
+        answered["for_server"] = ask
+        got = hops.model_response(answered, step=Step.CALL_TOOL, summary=self.api.response_summary(got_body))
+        return [asked, _Event(got, asked.t_start_ms, ms(ex.body or ex.end or ex.response), rnd, inferred=_ASIDE)]
+
     def one_conversation(self, chats: list[_Exchange], ms: Clock) -> list[_Exchange]:
         """The exchanges of one conversation: a long-running model proxy records several, and one trace shows one
-        (the last, unless `conversation` names another), saying so in a note."""
-        runs = _conversations(chats, self.api)
+        (the last, unless `conversation` names another), saying so in a note. A call the host made for an MCP server
+        in the middle of one (sampling: no tools, continuing no conversation) goes with the conversation it came in."""
+        runs, asides = _asides(_conversations(chats, self.api))
+        self.asides = {ex.n for run in asides for ex in run}
         if self.conversation is None and len(runs) < 2:
             return chats
         chosen = len(runs) if self.conversation is None else self.conversation
@@ -717,6 +747,29 @@ def _attempt(ex: _Exchange, previous: _Exchange | None, before: int) -> int:
     return before + 1 if _failed(previous) else 0
 
 
+_ASIDE = (
+    "for the MCP server: a request with no tools that continues no conversation, sent while the app's conversation "
+    "waited on a tool call (the host asking its model for a server: sampling)"
+)
+
+
+def _asides(runs: list[list[_Exchange]]) -> tuple[list[list[_Exchange]], list[list[_Exchange]]]:
+    """Conversations, and the calls made in the middle of one of them for an MCP server (sampling): a run of requests
+    offering no tools, all sent between two requests of another conversation."""
+    asides = [
+        run
+        for run in runs
+        if not any(as_dict(ex.request.get("body")).get("tools") for ex in run)
+        and any(other is not run and other[0].n < run[0].n and other[-1].n > run[-1].n for other in runs)
+    ]
+    kept = [run for run in runs if run not in asides]
+    for run in asides:  # back into the conversation it came in, in the order they were sent
+        host = next(other for other in kept if other[0].n < run[0].n and other[-1].n > run[-1].n)
+        host += run
+        host.sort(key=lambda ex: ex.n)
+    return kept, asides
+
+
 def _conversations(chats: list[_Exchange], api: WireApi) -> list[list[_Exchange]]:
     """Model exchanges in conversations. A model API is stateless: each request of a conversation resends all it has
     said so far (messages, or Responses' input items), so a request whose conversation does not begin with the
@@ -724,16 +777,23 @@ def _conversations(chats: list[_Exchange], api: WireApi) -> list[list[_Exchange]
     conversation it comes in, and so does a Responses follow-up that names the response it follows
     (previous_response_id: the server keeps the rest)."""
     runs: list[list[_Exchange]] = []
-    previous: list[Any] = []
+    said: list[list[Any]] = []  # what each conversation's latest request resent
     for ex in chats:
         body = ex.request.get("body")
         messages = conversation(body, api)
         follows = bool(as_dict(body).get("previous_response_id"))
-        if runs and (not messages or follows or messages[: len(previous)] == previous):
+        if runs and (not messages or follows):
             runs[-1].append(ex)
-        else:
+            said[-1] = messages or said[-1]
+            continue
+        # the latest conversation this request goes on with (one may resume after a call made in its middle)
+        resumed = next((i for i in reversed(range(len(runs))) if said[i] and messages[: len(said[i])] == said[i]), None)
+        if resumed is None:
             runs.append([ex])
-        previous = messages or previous
+            said.append(messages)
+        else:
+            runs[resumed].append(ex)
+            said[resumed] = messages
     return runs
 
 
