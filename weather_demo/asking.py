@@ -47,7 +47,7 @@ CityName = Literal[tuple(zh for zh, _ in demo_tools.CITY_NAMES)]  # type: ignore
 class WhichCity(BaseModel):
     """The form the user fills: one city from the list the server knows."""
 
-    city: CityName = Field(description="The city you are in")  # type: ignore[valid-type]
+    city: CityName = Field(title="城市 · City", description="你所在的城市 · The city you are in")  # type: ignore[valid-type]
 
 
 def ask_city() -> Elicit[WhichCity]:
