@@ -14,7 +14,8 @@ is cancelled after the run's `elicit_timeout_s`; each is an error hop and one li
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -143,6 +144,24 @@ class Host:
     model: ModelClient | None = None
     modern: bool = False  # 2026-07-28: a question comes as an input request of a result, named by its key
     asked: int = 0
+    busy_s: float = 0.0  # time spent answering the server (its user's form, its model call), ended answers
+    _answering: list[float] = field(default_factory=list[float])  # when each answer under way began
+
+    def busy_since(self, start: float) -> float:
+        """Seconds since `start` (anyio's clock) the host spent answering the server: the time a call's own clock
+        does not count, since the server was waiting on the host, not working."""
+        now = anyio.current_time()
+        return self.busy_s + sum(now - max(t, start) for t in self._answering)
+
+    @contextlib.contextmanager
+    def answering(self) -> Iterator[None]:
+        began = anyio.current_time()
+        self._answering.append(began)
+        try:
+            yield
+        finally:
+            self._answering.remove(began)
+            self.busy_s += anyio.current_time() - began
 
     def callbacks(self, capabilities: tuple[str, ...]) -> dict[str, Any]:
         """The SDK client's callbacks for the capabilities the host declares (the SDK declares what it is given)."""
@@ -189,7 +208,8 @@ class Host:
         body[_MAX_TOKENS[model.api.name]] = params.max_tokens
         token = SERVER_ASK.set(ask)
         try:
-            turn = await ask_model(model, self.rec, body, timeout_s=model.config.timeout_s)
+            with self.answering():
+                turn = await ask_model(model, self.rec, body, timeout_s=model.config.timeout_s)
         finally:
             SERVER_ASK.reset(token)
         text = turn.text or ""
@@ -234,7 +254,7 @@ class Host:
             asked["requested_schema"] = question.schema
         self.rec.add(hops.user_asked(asked))
         answer: Answer | None = None
-        with anyio.move_on_after(self.elicit_timeout_s):
+        with self.answering(), anyio.move_on_after(self.elicit_timeout_s):
             answer = await self.answerer(question)
         answered: UserInputPayload = {"asked": ask}
         if answer is None:

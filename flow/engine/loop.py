@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import datetime as dt
 import json
+import math
 import os
 import traceback
 import warnings
@@ -243,16 +244,36 @@ class _McpTools:
         self.rec.add(hops.content_translated(f"prompt {name}", blocks, messages, [m.how for _, m in mapped]))
         return messages
 
-    def call_timeout(self) -> float:
-        """How long a tools/call may take: the run's MCP timeout, plus, for a host that answers a server asking in the
-        middle of the call (2025-11-25), the time a question may wait for the user and a model call for the server."""
-        host, options = self.host, self.options
+    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """tools/call within the run's MCP timeout, not counting the time the host spends answering the server in the
+        middle of it (2025-11-25: the user filling a form, the host's model writing for the server): the SDK's own
+        clock would count it, so a host that can be asked keeps the clock itself and cancels the call when the
+        server's own time is up (the SDK then tells the server, with notifications/cancelled)."""
+        host, limit = self.host, self.options.mcp_timeout_s
         if host is None:
-            return options.mcp_timeout_s
-        wait = options.elicit_timeout_s if "elicitation" in options.host_capabilities else 0.0
-        if "sampling" in options.host_capabilities and host.model is not None:
-            wait += host.model.config.timeout_s
-        return options.mcp_timeout_s + wait
+            return await self.client.call_tool(name, arguments, progress_callback=_progress_seen)
+        start = anyio.current_time()
+        outcome: list[Any] = []  # the result, or what the call raised
+        async with anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                try:
+                    outcome.append(
+                        await self.client.call_tool(name, arguments, math.inf, progress_callback=_progress_seen)
+                    )
+                except Exception as exc:  # raised here, outside the task group, as a call without it raises
+                    outcome.append(exc)
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(call)
+            while anyio.current_time() - start - host.busy_since(start) < limit:
+                await anyio.sleep(_CLOCK_TICK_S)
+            tg.cancel_scope.cancel()  # the server's own time is up: the SDK cancels the request
+        if not outcome:
+            raise MCPError(REQUEST_TIMEOUT, f"Request 'tools/call' timed out after {limit:g}s of the server's own")
+        if isinstance(outcome[0], Exception):
+            raise outcome[0]
+        return outcome[0]
 
     async def call(self, call: Call) -> ToolOutput:
         rec = self.rec
@@ -263,9 +284,7 @@ class _McpTools:
         self.tap.expect_call(request.name, call.id)  # so the server's report of the call names it
         try:
             # A progress callback makes the SDK send a progress token, so a server may report how far it got.
-            result = await self.client.call_tool(
-                request.name, request.arguments, self.call_timeout(), progress_callback=_progress_seen
-            )
+            result = await self._call_tool(request.name, request.arguments)
         except InputRequiredRoundsExceededError:
             abort = FlowAbort("input_rounds", rounds=MAX_INPUT_ROUNDS, tool=request.name)
             payload: ErrorPayload = {"error": "input rounds", "rounds": MAX_INPUT_ROUNDS}
@@ -300,7 +319,7 @@ class _McpTools:
             method = f"tools/call {name}"
             seen: ErrorPayload = {"error": "connection closed"}
             if exc.code == REQUEST_TIMEOUT:  # silent, or still sending a large answer
-                fault, seen = timed_out(method, self.call_timeout(), self.tap.unread_bytes())
+                fault, seen = timed_out(method, self.options.mcp_timeout_s, self.tap.unread_bytes())
                 seen.pop("method", None)
                 seen.pop("timeout_s", None)
                 abort = FlowAbort(fault.code, **fault.params)
@@ -435,6 +454,9 @@ def _reverse_translate(
         return ToolOutput(call.id, text, is_error=True)
     asked: CallRequestPayload = {"name": request.name, "arguments": request.arguments}
     return request, rec.add(hops.reverse_translation(tool_call, asked, target=target, api_call=api_call))
+
+
+_CLOCK_TICK_S = 0.05  # how often a call's own clock is read while the host may be answering its server
 
 
 def new_recorder(options: RunOptions, model: ModelConfig, *, on_hop: Callable[[Hop], None] | None = None) -> Recorder:
