@@ -156,6 +156,8 @@ def _check(trace: Trace, outcome: Outcome) -> None:
             assert not any(h.kind == "app.answer" for h in trace.hops)
         elif key.startswith("hosted_"):
             _check_hosted(trace, key, first, values)
+        elif key.startswith(("asked_", "user_")):
+            _check_asked(key, first, values)
         else:
             raise AssertionError(f"a clause this test does not check: {key}")
     # The line names the clauses' hops and no others, in both languages, on one line.
@@ -165,6 +167,26 @@ def _check(trace: Trace, outcome: Outcome) -> None:
         named = {int(n) for found in re.findall(r"(?:hops?|第) ([\d, 、]+)", text) for n in re.findall(r"\d+", found)}
         assert named == seqs, (lang, text)
     assert outcome.seq in at
+
+
+def _check_asked(key: str, hop: Hop | None, values: dict[str, object]) -> None:
+    """What a server asked the host, and the user's answer, each at the hop that shows it."""
+    assert hop is not None
+    p = hop.payload or {}
+    if key == "asked_user":
+        assert (hop.kind, hop.direction, hop.target) == ("user.input", "request", "user")
+    elif key.startswith("user_"):
+        assert (hop.kind, hop.direction, hop.source) == ("user.input", "response", "user")
+        assert key == ("user_timed_out" if "timed_out" in p else f"user_{p['action']}")
+        if key == "user_accept":
+            assert values["values"] == ", ".join(f"{k}={v}" for k, v in p["content"].items())
+    elif key == "asked_model":
+        assert hop.kind == "llm.request" and "for_server" in p and hop.source == "mcp_client"
+    elif key == "asked_roots":
+        asked = (p.get("result") or {}).get("inputRequests") or {}
+        assert p.get("method") == "roots/list" or any(r.get("method") == "roots/list" for r in asked.values())
+    else:
+        raise AssertionError(f"a clause this test does not check: {key}")
 
 
 @pytest.mark.parametrize("name", SAMPLES)

@@ -112,6 +112,7 @@ SERVER_METHODS = {
     "notifications/resources/list_changed",
     "notifications/resources/updated",
     "notifications/prompts/list_changed",
+    "notifications/subscriptions/acknowledged",
 }
 
 
@@ -126,6 +127,9 @@ STEP2_METHODS = {
     "resources/read",
     "prompts/list",
     "prompts/get",
+    "ping",
+    "resources/subscribe",
+    "subscriptions/listen",
 }
 
 

@@ -36,6 +36,7 @@ from flow.interop.common import (
     REQUIRED_STATE_ATTR,
     SERVER_METHODS,
     SERVER_PARAMS_ATTR,
+    STEP2_METHODS,
     USER_ANSWER_FIELDS,
     USER_ATTRS,
     Hops,
@@ -493,11 +494,14 @@ class _OtlpImport:
         return sum(start <= ns for start in self.chat_starts)
 
     def frame_round(self, method: str, ns: int) -> int:
-        """A frame's round: a call's, that of the model request it follows; any frame sent while a model request was
-        out (a provider's MCP client, in hosted MCP), that request's; the session's set-up and listing before the
-        first request, 0."""
+        """A frame's round: that of the model request it follows (a call's; a list asked for again after the server
+        said it changed; any frame sent while a model request was out, a provider's MCP client's in hosted MCP); the
+        session's set-up and listing before the first request, 0."""
+        rnd = self.round_at(ns)
         inside = any(start <= ns <= end for start, end in self.chat_windows)
-        return self.round_at(ns) if method == "tools/call" or inside else 0
+        # a list asked for again after the first request belongs to the round whose request offers it
+        relisted = rnd and not inside and method in STEP2_METHODS - {"ping", "subscriptions/listen"}
+        return rnd + 1 if relisted else rnd
 
     def messages(self, span: _Span, key: str) -> list[JsonObject]:
         """The GenAI messages a span's attribute `key` holds, as OpenAI chat messages."""
@@ -551,7 +555,9 @@ class _OtlpImport:
         if answer is not None:
             self.meta["answer"] = answer
             shown = hops.answer(answer, empty_line=EMPTY_ANSWER["en"])
-            self.hop(span.end_ns, shown, start_ns=span.end_ns, rnd=rnd)
+            # shown as the model's last answer came in; what the client sends after it (a cancel) comes after
+            at = min(span.end_ns, max((end for _, end in self.chat_windows), default=span.end_ns))
+            self.hop(at, shown, start_ns=at, rnd=rnd)
 
     # --- the model ---------------------------------------------------------------------------------------------------
 
@@ -822,7 +828,10 @@ class _OtlpImport:
                 _rpc_id(parent.attrs.get("jsonrpc.request.id")) if method == "notifications/progress" else None
             )
             return method_step(parent.method), rnd, progress_of
-        return method_step(method), self.frame_round(method, span.start_ns), None
+        step = method_step(method)
+        if step is None and self.chat_windows and span.start_ns > max(end for _, end in self.chat_windows):
+            step = Step.SHOW_ANSWER  # sent after the model's last answer: the run is ending (a stream's cancel)
+        return step, self.frame_round(method, span.start_ns), None
 
     def reply(
         self, span: _Span, method: str, rpc_id: int | str, step: Step | None, *, from_client: bool
