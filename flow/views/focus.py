@@ -317,15 +317,14 @@ def _asking(b: _Builder, hop: Hop) -> bool:
         b.open_items("result", "roots")
         return True
     if hop.kind == "mcp.response" and result.get("resultType") == "input_required":
-        b.mark("inputRequests", open_it=True)
-        b.mark("requestState")
-        b.mark("result", "resultType")
-        b.mark("result", "inputRequests", open_it=True)
+        # the facts at the top (what is asked, by method; the state, shortened): the result below holds them whole
+        for fact in ("resultType", "inputRequests", "requestState"):
+            b.mark(fact, open_it=True)
         return True
     if hop.kind == "mcp.request" and ("inputResponses" in params or "requestState" in params):
+        for fact in ("inputResponses", "requestState"):
+            b.mark(fact, open_it=True)
         b.mark("params", "name")
-        b.mark("params", "inputResponses", open_it=True)
-        b.mark("params", "requestState")
         return True
     if hop.kind in ("llm.request", "llm.response") and "for_server" in payload:
         b.mark("payload", "for_server", open_it=True)
