@@ -9,7 +9,7 @@ import pytest
 from flow.engine.host import Answer, Question
 from flow.engine.options import RunOptions
 from flow.runs import run
-from flow.servers.spec import ServerSpec
+from flow.servers.spec import Era, ServerSpec
 
 
 class SlowPerson:
@@ -24,7 +24,7 @@ class SlowPerson:
 
 
 @pytest.mark.parametrize("era", ["handshake", "modern"])
-def test_a_form_filled_slower_than_the_mcp_timeout_does_not_time_the_call_out(era: str) -> None:
+def test_a_form_filled_slower_than_the_mcp_timeout_does_not_time_the_call_out(era: Era) -> None:
     options = RunOptions.build(server=ServerSpec(), asks=True, transport="memory", era=era, mcp_timeout_s=0.5)
     result = run("我这里今天天气怎么样？", options=options, answerer=SlowPerson(1.2))
     assert result.ok, result.error

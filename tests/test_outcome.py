@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -169,7 +170,7 @@ def _check(trace: Trace, outcome: Outcome) -> None:
     assert outcome.seq in at
 
 
-def _check_asked(key: str, hop: Hop | None, values: dict[str, object]) -> None:
+def _check_asked(key: str, hop: Hop | None, values: Mapping[str, object]) -> None:
     """What a server asked the host, and the user's answer, each at the hop that shows it."""
     assert hop is not None
     p = hop.payload or {}
