@@ -548,6 +548,7 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
     if method == "initialize" and (host := _host_capabilities(params.get("capabilities"))):
         return _situation(
             "initialize.request.host",
+            {"requests": [_HOST_CAPABILITIES[c] for c in host]},
             id=rpc_id,
             version=value(params.get("protocolVersion")),
             client=value(as_dict(params.get("clientInfo")).get("name")),
@@ -581,10 +582,11 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
     return _situation("rpc.request", id=rpc_id, method=value(method))
 
 
-_HOST_CAPABILITIES = ("sampling", "elicitation", "roots")
+_HOST_CAPABILITIES = {"sampling": "sampling/createMessage", "elicitation": "elicitation/create", "roots": "roots/list"}
 
 
-"""What a host may declare it does for a server: the client capabilities a server's own requests need."""
+"""What a host may declare it does for a server (the client capabilities a server's own requests need), and the
+request each one lets a server send."""
 
 
 def _host_capabilities(capabilities: Any) -> list[str]:
