@@ -278,10 +278,14 @@ def test_message_3_is_sent_by_the_host_app_not_the_mcp_client(name):
     messages = route(trace)
     three = messages[Step.ASK_MODEL]
     assert (three.state, three.reason) == ("corrected", "host_sends")
-    # The trace agrees: the app sends the request, the MCP client sends nothing to the model.
-    requests = [h for h in trace.hops if h.kind == "llm.request"]
+    # The trace agrees: the app sends its own requests, the MCP client sends nothing of them to the model. (A model
+    # call the host makes for an MCP server that asks (sampling, `for_server`) is the client's, inside message 6.)
+    own = [h for h in trace.hops if "for_server" not in h.payload]
+    requests = [h for h in own if h.kind == "llm.request"]
     assert requests and {(h.source, h.target) for h in requests} == {("app", "model")}
-    assert not any(h.source == "mcp_client" and h.target == "model" for h in trace.hops)
+    assert not any(h.source == "mcp_client" and h.target == "model" for h in own)
+    for_server = [h for h in trace.hops if h.kind == "llm.request" and "for_server" in h.payload]
+    assert all((h.source, h.target, h.step) == ("mcp_client", "model", Step.CALL_TOOL) for h in for_server)
     seven = messages[Step.TOOL_RESULT]
     if seven.state != "missing":
         assert (seven.state, seven.reason) == ("corrected", "host_pairs")

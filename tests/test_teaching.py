@@ -53,6 +53,10 @@ ALLOWED_IN_ZH = frozenset(
     URL mcp headers require_approval allowed_tools mcp_list_tools mcp_call mcp_approval_request mcp_approval_response
     approval_request_id approve mcp_servers tools mcp_toolset anthropic-beta authorization_token configs mcp_tool_use
     mcp_tool_result mcp_tool_listing is_error mcp-flow proxy-http
+    sampling elicitation roots sampling/createMessage elicitation/create roots/list requestedSchema maxTokens
+    systemPrompt stopReason model action accept decline cancel resultType input_required inputRequests
+    inputResponses requestState listChanged io.modelcontextprotocol/clientCapabilities subscriptions/listen
+    notifications/subscriptions/acknowledged notifications/tools/list_changed
     """.split()
     # what is left of a path or a key when the value filled into it is cut out: /v1/responses, tool_use_id
     + ["v", "responses", "_id"]

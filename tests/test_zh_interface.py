@@ -44,6 +44,19 @@ ALLOWED = {
     "resources/read",
     "prompts/list",
     "prompts/get",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "resources/subscribe",
+    "subscriptions/listen",
+    "notifications/cancelled",
+    "notifications/subscriptions/acknowledged",
+    "notifications/resources/updated",
+    # the capabilities a server may ask a host for, and what may change: MCP's own names
+    "sampling",
+    "elicitation",
+    "roots",
+    "listChanged",
     # JSON keys and values shown as code on an arrow or in a sentence
     "role",
     "tool",
@@ -62,6 +75,15 @@ ALLOWED = {
     "none",
     "required",
     "strict",
+    # the keys of a server's asks, of the host's answers and of a structured result (MCP)
+    "maxTokens",
+    "systemPrompt",
+    "inputRequests",
+    "inputResponses",
+    "requestState",
+    "resultType",
+    "structuredContent",
+    "outputSchema",
     # the Responses and Messages APIs' own keys and values, shown as code on an arrow
     "input",
     "status",
@@ -125,7 +147,8 @@ def words(text: str) -> set[str]:
 
 
 def _walk(value: Any, out: set[str], *, under: str = "") -> None:
-    """The words of a payload's string values, and the keys of a call's arguments (shown as `city=北京`)."""
+    """The words of a payload's string values, and the keys of a call's arguments or of a form's answers (shown as
+    `city=北京`)."""
     if isinstance(value, str):
         out |= words(value)
         if under == "arguments":
@@ -138,8 +161,10 @@ def _walk(value: Any, out: set[str], *, under: str = "") -> None:
         if under in ("arguments", "kwargs"):
             out |= {k for k in value if isinstance(k, str)}
         for key, item in value.items():
-            # a Messages tool_use block holds its arguments as an object under "input"
-            _walk(item, out, under=key if key in ("arguments", "kwargs") else "kwargs" if key == "input" else "")
+            # a Messages tool_use block holds its arguments as an object under "input"; an accepted form (MCP
+            # elicitation) its answers as an object under "content", shown like arguments (`city=上海`)
+            kwargs = key == "input" or (key == "content" and isinstance(item, dict))
+            _walk(item, out, under=key if key in ("arguments", "kwargs") else "kwargs" if kwargs else "")
     elif isinstance(value, list):
         for item in value:
             _walk(item, out, under=under)
@@ -327,7 +352,16 @@ def _run_names() -> set[str]:
     from flow import EXAMPLE_QUESTIONS, MOCK_MODELS, PRESETS, configured_servers
 
     names = {*MOCK_MODELS, *(p.name for p in PRESETS), *(p.model for p in PRESETS), *configured_servers()}
-    names |= {"weather://cities", "dev://now", "weather_report", "README", "openai", "id", "llama.cpp"}
+    names |= {
+        "weather://cities",
+        "weather://alerts",
+        "dev://now",
+        "weather_report",
+        "README",
+        "openai",
+        "id",
+        "llama.cpp",
+    }
     names |= set(EXAMPLE_QUESTIONS)  # the questions a class may ask, some of them in English on purpose
     return set().union(*(words(n) for n in names))
 

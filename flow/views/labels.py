@@ -268,11 +268,22 @@ def _lay_out(atoms: list[str], tail: str, width: int) -> list[str]:
     return lines
 
 
+def _broken(atoms: list[str], width: int) -> list[str]:
+    """A call's atoms with its first one (`name(key=value`) broken after the "(" when it is wider than `width`."""
+    name, paren, rest = atoms[0].partition("(")
+    if display_width(atoms[0]) <= width or not paren or rest in ("", ")"):
+        return atoms
+    return [name + paren, rest, *atoms[1:]]
+
+
 def _calls_label(head: str, calls: list[tuple[Any, Any]], width: int, lang: Lang = "en") -> list[str]:
     """Every call whole, in as few lines as fit: long argument values shortened first, then the arguments left out,
     then repeated names counted (`get_weather(…) ×3`); only beyond that are calls left out, and counted."""
     fits = len(calls) <= MAX_LINES * width // 2  # a call takes at least two columns: beyond this, only counts can fit
-    tries = [[_call_atoms(n, a, w, lang) for n, a in calls] for w in (None, *VALUE_WIDTHS, 0)] if fits else []
+    tries = [[_call_atoms(n, a, w, lang) for n, a in calls] for w in (None, *VALUE_WIDTHS)] if fits else []
+    # a call wider than a line, its values whole, breaks after its "(" before any value is shortened to nothing
+    tries += [broken for items in tries if (broken := [_broken(item, width) for item in items]) != items]
+    tries += [[_call_atoms(n, a, 0, lang) for n, a in calls]] if fits else []
     counts: dict[str, int] = {}
     for n, _ in calls:
         counts[str(n)] = counts.get(str(n), 0) + 1

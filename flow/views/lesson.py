@@ -253,8 +253,8 @@ def lesson_markdown(
     title = (meta.title or {}).get(lang) or meta.question
     mode = _t("mode." + ("direct" if meta.mode == "direct" else "mcp"), lang)
     out = [f"# {prose(title)}", "", _t("subtitle", lang, mode=mode, hops=len(trace.hops))]
-    if title != meta.question:
-        out += ["", f"> {prose(meta.question)}"]
+    if title != meta.question:  # the user's own words, quoted in Chinese like any text a payload holds
+        out += ["", f"> “{prose(meta.question)}”" if lang == "zh" else f"> {prose(meta.question)}"]
     out += ["", f"## {_t('overview', lang)}", "", _t("overview_note", lang), ""]
     out += _overview(trace, lang, restaurant=restaurant)
     out += ["", f"## {_t('hops', lang)}"]

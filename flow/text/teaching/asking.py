@@ -165,10 +165,9 @@ ASKING_TEXTS.update(
         "initialize.request.host": {
             "en": "The client opens the session with initialize (id {id}, protocol {version}, client {client}). In "
             "capabilities it also says what its host will do for a server: {capabilities}. A server may send back "
-            "only the requests these name (sampling/createMessage, elicitation/create, roots/list).",
+            "only the requests these name ({requests}).",
             "zh": "客户端用 initialize 打开会话（id 为 {id}，协议 {version}，客户端 {client}）。它还在 capabilities 里"
-            "说明主机愿意为服务器做什么：{capabilities}。服务器只能反过来发这些能力对应的请求（sampling/createMessage、"
-            "elicitation/create、roots/list）。",
+            "说明主机愿意为服务器做什么：{capabilities}。服务器只能反过来发这些能力对应的请求（{requests}）。",
         },
         "discover.request.host": {
             "en": "With server/discover (id {id}) the client asks what the server offers; in _meta, under "

@@ -106,10 +106,14 @@ class HopContext:
     round: int = 0
     first_id: str | None = None
     unpaired: bool = False
+    listens: tuple[str, ...] = ()
+    changed_from: tuple[str, ...] | None = None
 
 
 """`round`, `first_id`, `unpaired` (2026-07-28): a tools/call's round in its logical call and the JSON-RPC id of the
-call's first round, linked by request state (`flow.trace.rounds`); or a retry that state links to no single call."""
+call's first round, linked by request state (`flow.trace.rounds`); or a retry that state links to no single call.
+`listens`: the ids of the subscriptions/listen requests sent so far. `changed_from`: the tool names the app held when
+the server said its tool list changed, until the app's next model request (None when it did not)."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,8 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     paged = False
     rounds = call_rounds(hops)
     unpaired = {h.seq for h in rounds.unpaired}
+    listens: tuple[str, ...] = ()
+    changed_from: tuple[str, ...] | None = None
     for i, hop in enumerate(hops):
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
@@ -166,8 +172,17 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
                 round=n,
                 first_id=value(first),
                 unpaired=hop.seq in unpaired,
+                listens=listens,
+                changed_from=changed_from,
             )
         )
+        method = payload.get("method")
+        if hop.kind == "mcp.request" and method == "subscriptions/listen" and value(payload.get("id")):
+            listens += (str(value(payload.get("id"))),)
+        elif hop.kind == "mcp.notification" and method == "notifications/tools/list_changed":
+            changed_from = listed or ()
+        elif hop.kind == "llm.request":
+            changed_from = None
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
@@ -313,7 +328,25 @@ def situation(hop: Hop, context: HopContext | None = None) -> Situation:
         mock = context.provider_client == MOCK_PROVIDER_CLIENT
         note = ("hosted.observed.mock" if mock else "hosted.observed") if opens else "hosted.observed.short"
         return replace(found, note=note)
+    if context.changed_from is not None and found.key != FALLBACK:
+        return _relisted(hop, found, context.changed_from)
     return found
+
+
+def _relisted(hop: Hop, found: Situation, before: tuple[str, ...]) -> Situation:
+    """A hop of the tool list fetched and translated again after the server said it changed: what is new in it."""
+    if hop.kind == "mcp.request" and as_dict(hop.payload).get("method") == "tools/list":
+        return replace(found, note="relist.request")
+    listed = _listed(typed(hop))
+    if hop.kind == "translate.forward" and "mcp" in as_dict(hop.payload):
+        listed = tuple(_names(as_dict(hop.payload).get("mcp")))
+    if listed is None:
+        return found
+    added = [n for n in listed if n not in before]
+    where = "translate" if hop.kind == "translate.forward" else "list"
+    if not added:
+        return replace(found, note=f"relist.{where}.none")
+    return replace(found, note=f"relist.{where}", derived={**found.derived, "added": added})
 
 
 _FRAME_KINDS = ("mcp.request", "mcp.response", "mcp.notification", "mcp.error")
@@ -496,7 +529,7 @@ def _frame(t: FrameHop, ctx: HopContext) -> Situation | None:
         case McpRequest(payload=p):
             return _request(value(p["id"]), p["method"], p.get("params", {}), ctx)
         case McpNotification(payload=p):
-            return _notification(p["method"], p.get("params", {}))
+            return _notification(p["method"], p.get("params", {}), ctx)
         case McpResponse(hop=hop, payload=p) if hop.source == "mcp_client":
             return _client_answers(value(p.get("id", hop.jsonrpc_id)), p["result"])
         case McpResponse(hop=hop, payload=p) if input_required(hop):
@@ -516,8 +549,13 @@ def _frame(t: FrameHop, ctx: HopContext) -> Situation | None:
 _LIST_CHANGED = re.compile(r"^notifications/\w+/list_changed$")
 
 
-def _notification(method: str, params: JsonObject) -> Situation | None:
+def _notification(method: str, params: JsonObject, ctx: HopContext) -> Situation | None:
     """A notification, by its method; its params are the peer's, as they came."""
+    if method == "notifications/subscriptions/acknowledged":
+        listen = value(as_dict(params.get("_meta")).get("io.modelcontextprotocol/subscriptionId"))
+        return _situation("listen.acknowledged", id=listen, kinds=_opted_in(params.get("notifications")))
+    if method == "notifications/cancelled" and value(params.get("requestId")) in ctx.listens:
+        return _situation("cancelled.listen", request_id=value(params.get("requestId")))
     if method == "notifications/initialized":
         return Situation("initialized")
     if method == "notifications/progress":
@@ -548,6 +586,7 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
     if method == "initialize" and (host := _host_capabilities(params.get("capabilities"))):
         return _situation(
             "initialize.request.host",
+            {"requests": [_HOST_CAPABILITIES[c] for c in host]},
             id=rpc_id,
             version=value(params.get("protocolVersion")),
             client=value(as_dict(params.get("clientInfo")).get("name")),
@@ -566,6 +605,8 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
         if host := _host_capabilities(meta.get("io.modelcontextprotocol/clientCapabilities")):
             return _situation("discover.request.host", id=rpc_id, version=version, capabilities=host)
         return _situation("discover.request", id=rpc_id, version=version)
+    if method == "subscriptions/listen":
+        return _situation("listen.request", id=rpc_id, kinds=_opted_in(params.get("notifications")))
     if method == "tools/list" and ctx.hosted:  # the provider's client lists them, for the provider
         return _situation("hosted.tools_list.request", id=rpc_id)
     if method in _LISTINGS:
@@ -581,10 +622,16 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
     return _situation("rpc.request", id=rpc_id, method=value(method))
 
 
-_HOST_CAPABILITIES = ("sampling", "elicitation", "roots")
+def _opted_in(notifications: Any) -> list[str]:
+    """The kinds of notification a subscriptions/listen filter opts in to: its keys set to true or to a list."""
+    return [k for k, v in as_dict(notifications).items() if value(k) and (v is True or as_list(v))]
 
 
-"""What a host may declare it does for a server: the client capabilities a server's own requests need."""
+_HOST_CAPABILITIES = {"sampling": "sampling/createMessage", "elicitation": "elicitation/create", "roots": "roots/list"}
+
+
+"""What a host may declare it does for a server (the client capabilities a server's own requests need), and the
+request each one lets a server send."""
 
 
 def _host_capabilities(capabilities: Any) -> list[str]:
@@ -1075,6 +1122,12 @@ def _result(hop: Hop, p: ToolResultPayload, ctx: HopContext) -> Situation | None
         if result.get("isError") is True:
             return _situation(_keyed(ctx.api, "result.app.failed"), id=call_id, is_error="true")
         key = "result.app.ok"
+        check = as_dict(p.get("structured"))
+        if check.get("backfill") == "structured":  # the host checked it and sent it in place of the text
+            return _situation("result.app.structured_sent", id=call_id, is_error=value(result.get("isError", False)))
+        if check.get("valid") is False and p.get("tool_message_content") != _text_of(result):
+            errors = [v for v in (value(e) for e in as_list(check.get("errors"))) if v]
+            return _situation("result.app.structured_refused", id=call_id, error=errors[:1])
         if "structuredContent" in result:  # left out of the tool message: say whether its text holds the same value
             same = _parsed(p.get("tool_message_content")) == result.get("structuredContent")
             key = "result.app.structured" if same else "result.app.structured_dropped"
@@ -1082,6 +1135,12 @@ def _result(hop: Hop, p: ToolResultPayload, ctx: HopContext) -> Situation | None
     if "return" in p or "isError" in p:
         return _direct_result(call_id, p, ctx)
     return Situation("result.other")
+
+
+def _text_of(result: JsonObject) -> str:
+    """A CallToolResult's text blocks, one after another, as a tool message carries them."""
+    blocks = (as_dict(b) for b in as_list(result.get("content")))
+    return "\n".join(str(b.get("text")) for b in blocks if b.get("type") == "text")
 
 
 def _server_result(p: ToolResultPayload) -> Situation:

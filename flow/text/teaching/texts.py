@@ -195,6 +195,30 @@ _FRAMES: Texts = {
         "closing the connection.",
         "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；撤回请求靠的是一条通知，而不是关闭连接。",
     },
+    "listen.request": {
+        "en": "With subscriptions/listen (id {id}) the client opts in to the notifications it wants: {kinds}. "
+        "Protocol 2026-07-28 has no session to send them over, so this request stays open as a long-lived "
+        "stream; the server may send only the kinds named here, and answers the request only when it ends the "
+        "stream.",
+        "zh": "客户端用 subscriptions/listen（id 为 {id}）选择它要接收的通知：{kinds}。2026-07-28 协议没有会话可以用来"
+        "推送通知，所以这个请求会一直开着，作为一条长期的通知流；服务器只能发这里点名的几类通知，只有在结束这条流时才回答这个请求。",
+    },
+    "listen.acknowledged": {
+        "en": "notifications/subscriptions/acknowledged, the first message on the stream of subscriptions/listen "
+        "{id}: the server agrees to send {kinds}. A kind it does not support would be left out here, and then "
+        "never sent.",
+        "zh": "notifications/subscriptions/acknowledged 是 subscriptions/listen {id} 这条流上的第一条消息："
+        "服务器同意发送 {kinds}。它不支持的种类会从这里去掉，之后也不会发送。",
+    },
+    "cancelled.listen": {
+        "en": "notifications/cancelled for {request_id}, the client's own subscriptions/listen: the client ends "
+        "that stream and wants no more notifications on it. Such a request gets no ordinary answer, so "
+        "cancelling it is how a client closes it; a server that ends the stream itself answers the request "
+        "instead.",
+        "zh": "notifications/cancelled 撤回的是 {request_id}，也就是客户端自己的 subscriptions/listen：客户端结束这条流，"
+        "不再接收上面的通知。这种请求不会得到普通的回答，所以客户端要关掉它就得撤回它；如果是服务器主动结束这条流，"
+        "它会回答这个请求。",
+    },
     "list_changed": {
         "en": "{method}: the server says one of its lists has changed (a tool added or removed, say). The "
         "notification carries no list; a client that cares asks for the list again.",
@@ -638,6 +662,22 @@ _CALL: Texts = {
         "only: the model reads what the text says and nothing more.",
         "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，因为 MCP 从来看不到这个 "
         "id。应用把文字内容作为 role 为 tool 的消息发出，不发 structuredContent，因为工具消息只能带文字：模型读到的只有这段文字。",
+    },
+    "result.app.structured_sent": {
+        "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), which "
+        "names no call of the model's, since MCP never sees one. The host checked structuredContent against the "
+        "tool's outputSchema and it fits, so, as this run chose, the app sends that JSON to the model as the "
+        "tool's result in place of the text content.",
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），里面没有模型那次调用的 id，"
+        "因为 MCP 从来看不到它。主机先用工具的 outputSchema 校验了 structuredContent，结果相符；按这次运行的选择，"
+        "应用把这段 JSON 而不是文字内容作为工具结果发给模型。",
+    },
+    "result.app.structured_refused": {
+        "en": "Message 7 reaches the app, but the result's structuredContent does not fit the tool's outputSchema: "
+        "{error}. The SDK's client refuses such a result, so the model gets an error saying so as the tool's "
+        "result, not the content, and decides what to do.",
+        "zh": "第 7 条消息到达应用，但结果里的 structuredContent 不符合工具的 outputSchema：{error}。SDK 的客户端拒收这样的"
+        "结果，所以模型收到的工具结果是一条说明这一点的错误，而不是结果内容，再由模型决定怎么办。",
     },
     "result.app.failed": {
         "en": "The failed result reaches the app, isError {is_error}, and like any CallToolResult it carries "
@@ -1116,6 +1156,28 @@ NOTES: Texts = {
         "the trace because a recorder stood in front of the server (mcp-flow proxy-http), not because the app saw it.",
         "zh": "这一帧在服务商的 MCP 客户端和服务器之间传递，从不经过应用：它出现在记录里，是因为服务器前面放了记录器"
         "（mcp-flow proxy-http），而不是因为应用看到了它。",
+    },
+    "relist.request": {
+        "en": " The server said its tool list changed (notifications/tools/list_changed, which carries no list), "
+        "so the client fetches the whole list again in the middle of the run.",
+        "zh": "服务器刚说过它的工具清单变了（notifications/tools/list_changed 不带清单），所以客户端在运行中途重新请求整份清单。",
+    },
+    "relist.list": {
+        "en": " This list comes after the server said its tool list changed: new in it is {added}.",
+        "zh": "这份清单是在服务器说工具清单变了之后拿到的：新出现的是 {added}。",
+    },
+    "relist.list.none": {
+        "en": " This list comes after the server said its tool list changed, yet no tool in it is new.",
+        "zh": "这份清单是在服务器说工具清单变了之后拿到的，但里面没有新出现的工具。",
+    },
+    "relist.translate": {
+        "en": " The app translates the list again because the server said it changed: {added}, new in it, can be "
+        "offered to the model from the app's next request on; the requests already sent offered the old list.",
+        "zh": "应用之所以再翻译一遍，是因为服务器说清单变了：新出现的 {added} 从应用的下一个请求起才能提供给模型；已经发出的请求里是旧清单。",
+    },
+    "relist.translate.none": {
+        "en": " The app translates the list again because the server said it changed, though no tool in it is new.",
+        "zh": "应用之所以再翻译一遍，是因为服务器说清单变了，尽管里面没有新出现的工具。",
     },
     "hosted.observed.short": {
         "en": " Like every frame of this session, it passes between the provider's MCP client and the server; the app "
