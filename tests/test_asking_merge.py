@@ -36,4 +36,4 @@ def test_a_sampling_call_is_merged_into_the_conversation_it_came_in(tmp_path: Pa
     assert shape == [(h.kind, h.step, h.source, h.target) for h in recorded.hops if h.kind.startswith("llm.")]
     [asked] = [h for h in back.hops if h.kind == "llm.request" and "for_server" in h.payload]
     assert (asked.source, asked.target, asked.step) == ("mcp_client", "model", 6) and asked.inferred
-    assert back.meta.stats["tool_calls"] == recorded.meta.stats["tool_calls"] == 1
+    assert back.meta.stats.get("tool_calls") == recorded.meta.stats.get("tool_calls") == 1

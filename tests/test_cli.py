@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import PurePath
+from typing import Any
 
 import pytest
 
@@ -354,7 +355,7 @@ def test_export_and_schema_to_stdout(cli, trace_file):
 def test_one_builder_resolves_the_server_choice():
     demo = ServerSpec(transport="memory")
     other = ServerSpec(command=("python", "-m", "some_server"))
-    chosen = {
+    chosen: dict[str, Any] = {
         "mode": "mcp",
         "transport": "memory",
         "server_fault": "die",
@@ -367,7 +368,8 @@ def test_one_builder_resolves_the_server_choice():
     assert (on_demo.resources, on_demo.prompt_args) == (("a://b",), (("city", "北京"),))
     on_other = RunOptions.build(server=other, **chosen)  # transport and fault are the demo server's own
     assert (on_other.transport, on_other.server_fault, on_other.server_command) == ("stdio", "none", other.command)
-    direct = RunOptions.build(server=demo, **{**chosen, "mode": "direct"})
+    as_direct: dict[str, Any] = {**chosen, "mode": "direct"}
+    direct = RunOptions.build(server=demo, **as_direct)
     assert direct.server_fault == "none"
 
 

@@ -300,7 +300,7 @@ def test_in_2026_07_28_a_call_is_answered_input_required_and_retried_under_a_new
         assert server_facts(t)["protocol_version"] == "2026-07-28"
         assert not [h for h in _mcp(t) if h.kind == "mcp.request" and h.source == "mcp_server"]  # no request back
         first, retry = _calls(t)
-        results = [h for h in t.hops if h.kind == "mcp.response" and h.source == "mcp_server" and h.step >= 6]
+        results = [h for h in t.hops if h.kind == "mcp.response" and h.source == "mcp_server" and (h.step or 0) >= 6]
         pending, done = (h.payload["result"] for h in results)
         assert [h.step for h in results] == [6, 7]  # the call is not finished until its last round is answered
         assert pending["resultType"] == "input_required" and done["resultType"] == "complete"
