@@ -615,6 +615,23 @@ SAMPLES: list[Sample] = [
         shares_notes=True,
     ),
     Sample(
+        "asks-elicitation-url",
+        "服务器请用户去一个网页 · URL 模式的 elicitation · 2025-11-25",
+        "The server sends the user to a page · URL-mode elicitation · 2025-11-25",
+        "打开降雨雷达要用户在天气服务自己的页面上登录。radar_sign_in 在 tools/call 中途发出 elicitation/create，mode 是 url："
+        "只有一句说明和一个地址，没有表单。主机把地址给用户看，用户同意前往（accept），回答里没有任何内容："
+        "在那个页面上输入的东西（比如密码）从不经过 MCP 客户端，也不经过模型。这个演示的地址在保留域名 .example 下，"
+        "背后没有页面。URL 模式是服务器沿会话发回的请求，所以只有 2025-11-25 有；在 2026-07-28 的连接上 SDK 不允许发。",
+        "Turning on the rain radar needs the user to sign in on the weather service's own page. In the middle of "
+        "tools/call radar_sign_in sends elicitation/create with mode url: a sentence and an address, no form. The "
+        "host shows the address; the user agrees to go (accept), and the answer carries no content: what is typed on "
+        "that page (a password, say) never passes through the MCP client or the model. The demo's address is under "
+        "the reserved .example domain, with no page behind it. URL mode is a request the server sends back over the "
+        "session, so it exists in 2025-11-25 only; on a 2026-07-28 connection the SDK does not allow it.",
+        question="帮我打开降雨雷达",
+        options={**ASKS, "answers": (("open", "yes"),)},
+    ),
+    Sample(
         "asks-list-changed",
         "工具清单变了 · list_changed · 2025-11-25",
         "The tool list changes · list_changed · 2025-11-25",

@@ -178,7 +178,8 @@ def _check_asked(key: str, hop: Hop | None, values: Mapping[str, object]) -> Non
         assert (hop.kind, hop.direction, hop.target) == ("user.input", "request", "user")
     elif key.startswith("user_"):
         assert (hop.kind, hop.direction, hop.source) == ("user.input", "response", "user")
-        assert key == ("user_timed_out" if "timed_out" in p else f"user_{p['action']}")
+        plain = "_plain" if p["action"] == "accept" and not p.get("content") else ""
+        assert key == ("user_timed_out" if "timed_out" in p else f"user_{p['action']}{plain}")
         if key == "user_accept":
             assert values["values"] == ", ".join(f"{k}={v}" for k, v in p["content"].items())
     elif key == "asked_model":

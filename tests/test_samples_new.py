@@ -37,6 +37,7 @@ ASKS_SAMPLES = [
     "asks-sampling-modern",
     "asks-roots",
     "asks-roots-modern",
+    "asks-elicitation-url",
     "asks-list-changed",
     "asks-list-changed-modern",
     "asks-structured",

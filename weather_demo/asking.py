@@ -29,6 +29,7 @@ from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
+from mcp.shared.exceptions import NoBackChannelError
 from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
@@ -76,8 +77,36 @@ def ask_roots() -> ListRoots:
     return ListRoots()
 
 
+RADAR_URL = "https://weather.example/radar/sign-in"  # .example is reserved (RFC 2606): no page answers there
+
+
 def add_asking_tools(server: MCPServer) -> None:
-    """The three tools that ask; added to a server built by `weather_demo.server.build_server(asks=True)`."""
+    """The tools that ask; added to a server built by `weather_demo.server.build_server(asks=True)`."""
+
+    @server.tool(
+        description="Turn on the rain radar for the user. The weather service wants the user to sign in on its own "
+        "page, so the tool asks the client to send the user there (URL-mode elicitation). Takes no arguments."
+    )
+    async def radar_sign_in(ctx: Context) -> str:
+        # URL mode is a request the server sends back over the session: the SDK has it in 2025-11-25 only.
+        try:
+            opened = await ctx.elicit_url(
+                "天气服务要你在它自己的页面上登录，才能打开降雨雷达。The weather service wants you to sign in on its own "
+                "page to turn on the rain radar.",
+                RADAR_URL,
+                elicitation_id="radar-sign-in",
+            )
+        except NoBackChannelError:
+            return (
+                "The radar needs a sign-in on the weather service's page, and this connection (2026-07-28) cannot "
+                "send the user there: URL-mode elicitation is a request back over a session."
+            )
+        if opened.action != "accept":
+            return f"The user did not go to the sign-in page ({opened.action}); the radar stays off."
+        return (
+            "The user agreed to open the sign-in page. What happens there never passes through the client; this demo "
+            "has no page behind the address, so the radar stays off."
+        )
 
     @server.tool(
         description="Today's weather where the user is. Takes no arguments: the tool asks the user which city "

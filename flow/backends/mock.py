@@ -90,6 +90,9 @@ _ALERT_WORDS = ("预警", "alert")
 _CARD_WORDS = ("卡片", "card")
 
 
+_RADAR_WORDS = ("雷达", "radar")
+
+
 _FORECAST_DATA = "Forecast data: "  # how weather_demo's forecast_in_words asks the host's model (sampling)
 
 
@@ -221,8 +224,8 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
         forecast = "get_forecast" in conv.tools and any(w in ql for w in _FORECAST_WORDS)
         days = _days(q)
         asked = _asking_tool(conv, ql)
-        if asked == "unlock_alerts":  # the alerts tool is not there yet: the server adds it when asked to
-            return [("unlock_alerts", {})]
+        if asked in ("unlock_alerts", "radar_sign_in"):  # no city: the server adds the tool, or asks the user
+            return [(asked, {})]
         out += [
             (asked, {"city": name})
             if asked
@@ -233,6 +236,7 @@ def _intents(conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
         ]
         if not found and "weather_here" in conv.tools and any(w in ql for w in _HERE_WORDS):
             out.append(("weather_here", {}))
+
     if "calc_work_hours" in conv.tools:
         times = [f"{int(h):02d}:{'30' if half else (m or '00')}" for h, m, half in _TIME.findall(q)]
         if len(times) >= 2:
@@ -268,6 +272,8 @@ def _asking_tool(conv: Conversation, ql: str) -> str | None:
         )
     if "weather_card" in conv.tools and any(w in ql for w in _CARD_WORDS):
         return "weather_card"
+    if "radar_sign_in" in conv.tools and any(w in ql for w in _RADAR_WORDS):
+        return "radar_sign_in"
     return None
 
 

@@ -92,8 +92,9 @@ def _add_host_options(r: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FIELD=VALUE",
-        help="the user's answer to a field of a server's form (elicitation); repeatable. Without it (and without "
-        "--decline or --cancel) a terminal asks you, and with no terminal the form is cancelled",
+        help="the user's answer to a field of a server's form (elicitation); repeatable; open=yes or open=no "
+        "answers a request to go to a page (URL mode). Without it (and without --decline or --cancel) a terminal "
+        "asks you, and with no terminal the form is cancelled",
     )
     r.add_argument("--decline", action="store_true", help="the user declines every form a server sends")
     r.add_argument("--cancel", action="store_true", help="the user dismisses every form a server sends")

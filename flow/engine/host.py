@@ -84,8 +84,13 @@ class GivenAnswers:
     action: Action = "accept"
 
     async def __call__(self, question: Question) -> Answer:
-        if self.action != "accept" or question.mode == "url":
-            return Answer(self.action if question.mode != "url" else "decline")
+        if question.mode == "url":  # whether the user goes to the page: `--answer open=yes` or `open=no`
+            said = typed_value({"type": "boolean"}, self.values.get("open", ""))
+            if self.action != "accept" or said is None:
+                return Answer(self.action if self.action != "accept" else "cancel")
+            return Answer("accept" if said else "decline")
+        if self.action != "accept":
+            return Answer(self.action)
         content, missing = form_values(question.schema, self.values)
         return Answer("cancel") if missing else Answer("accept", content)
 

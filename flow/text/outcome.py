@@ -106,6 +106,7 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
     # the server asks back
     "asked_user": {"zh": "服务器向用户提问{at}", "en": "the server asked the user{at}"},
     "user_accept": {"zh": "用户回答了 {values}{at}", "en": "the user answered {values}{at}"},
+    "user_accept_plain": {"zh": "用户同意了{at}", "en": "the user agreed{at}"},
     "user_decline": {"zh": "用户拒绝回答{at}", "en": "the user declined{at}"},
     "user_cancel": {"zh": "用户取消了提问{at}", "en": "the user cancelled{at}"},
     "user_timed_out": {"zh": "没有人回答，提问被取消{at}", "en": "nobody answered, so the question was cancelled{at}"},

@@ -322,8 +322,12 @@ def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
             out.append(Clause("asked_user", (hop.seq,)))
         elif hop.kind == "user.input":
             action = str(p.get("action") or "cancel")
-            key = "user_timed_out" if "timed_out" in p else f"user_{action}"
             values = ", ".join(f"{k}={v}" for k, v in as_dict(p.get("content")).items())
+            key = (
+                "user_timed_out"
+                if "timed_out" in p
+                else f"user_{action}" + ("" if values or action != "accept" else "_plain")
+            )
             if key in OUTCOME_TEXT:
                 out.append(Clause(key, (hop.seq,), values=(("values", values),)))
         elif hop.kind == "llm.request" and "for_server" in p:
