@@ -84,7 +84,7 @@ def test_accept_without_a_city_asks_for_it_and_the_run_still_waits():
     at = _paused(_asking())
     at.button(key="ask_accept").click().run()
     assert not at.exception, at.exception
-    assert any("Fill in first: City" in e.value for e in at.error), [e.value for e in at.error]
+    assert any("Fill in first: 城市 · City" in e.value for e in at.error), [e.value for e in at.error]
     assert at.session_state["app"].live.answerer.asked is not None
 
 

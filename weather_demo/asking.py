@@ -82,31 +82,7 @@ RADAR_URL = "https://weather.example/radar/sign-in"  # .example is reserved (RFC
 
 def add_asking_tools(server: MCPServer) -> None:
     """The tools that ask; added to a server built by `weather_demo.server.build_server(asks=True)`."""
-
-    @server.tool(
-        description="Turn on the rain radar for the user. The weather service wants the user to sign in on its own "
-        "page, so the tool asks the client to send the user there (URL-mode elicitation). Takes no arguments."
-    )
-    async def radar_sign_in(ctx: Context) -> str:
-        # URL mode is a request the server sends back over the session: the SDK has it in 2025-11-25 only.
-        try:
-            opened = await ctx.elicit_url(
-                "天气服务要你在它自己的页面上登录，才能打开降雨雷达。The weather service wants you to sign in on its own "
-                "page to turn on the rain radar.",
-                RADAR_URL,
-                elicitation_id="radar-sign-in",
-            )
-        except NoBackChannelError:
-            return (
-                "The radar needs a sign-in on the weather service's page, and this connection (2026-07-28) cannot "
-                "send the user there: URL-mode elicitation is a request back over a session."
-            )
-        if opened.action != "accept":
-            return f"The user did not go to the sign-in page ({opened.action}); the radar stays off."
-        return (
-            "The user agreed to open the sign-in page. What happens there never passes through the client; this demo "
-            "has no page behind the address, so the radar stays off."
-        )
+    _add_radar(server)
 
     @server.tool(
         description="Today's weather where the user is. Takes no arguments: the tool asks the user which city "
@@ -152,6 +128,35 @@ def add_asking_tools(server: MCPServer) -> None:
             if note is not None:
                 return {"city": found[0], "root": folder.as_uri(), "file": f"{found[1]}.md", "note": note}
         return {"city": found[0], "roots": [f.as_uri() for f in folders], "note": None}
+
+
+def _add_radar(server: MCPServer) -> None:
+    """The tool that sends the user to a page (URL-mode elicitation)."""
+
+    @server.tool(
+        description="Turn on the rain radar for the user. The weather service wants the user to sign in on its own "
+        "page, so the tool asks the client to send the user there (URL-mode elicitation). Takes no arguments."
+    )
+    async def radar_sign_in(ctx: Context) -> str:
+        # URL mode is a request the server sends back over the session: the SDK has it in 2025-11-25 only.
+        try:
+            opened = await ctx.elicit_url(
+                "天气服务要你在它自己的页面上登录，才能打开降雨雷达。The weather service wants you to sign in on its own "
+                "page to turn on the rain radar.",
+                RADAR_URL,
+                elicitation_id="radar-sign-in",
+            )
+        except NoBackChannelError:
+            return (
+                "The radar needs a sign-in on the weather service's page, and this connection (2026-07-28) cannot "
+                "send the user there: URL-mode elicitation is a request back over a session."
+            )
+        if opened.action != "accept":
+            return f"The user did not go to the sign-in page ({opened.action}); the radar stays off."
+        return (
+            "The user agreed to open the sign-in page. What happens there never passes through the client; this demo "
+            "has no page behind the address, so the radar stays off."
+        )
 
 
 def _folder(uri: str) -> Path | None:

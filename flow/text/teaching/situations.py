@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeAlias, assert_never
 
@@ -145,8 +145,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     asked: Hop | None = None
     streamed_calls = False
     paged = False
-    rounds = call_rounds(hops)
-    unpaired = {h.seq for h in rounds.unpaired}
+    rounds = _rounds_of(hops)
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
     for i, hop in enumerate(hops):
@@ -154,8 +153,6 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
-        call, n = rounds.by_seq.get(hop.seq, (None, 0))
-        first = as_dict(call.requests[0].payload).get("id") if call is not None else None
         out.append(
             HopContext(
                 previous,
@@ -169,20 +166,12 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
                 provider_client=client,
                 response=response,
                 requests=requests,
-                round=n,
-                first_id=value(first),
-                unpaired=hop.seq in unpaired,
+                **rounds(hop),
                 listens=listens,
                 changed_from=changed_from,
             )
         )
-        method = payload.get("method")
-        if hop.kind == "mcp.request" and method == "subscriptions/listen" and value(payload.get("id")):
-            listens += (str(value(payload.get("id"))),)
-        elif hop.kind == "mcp.notification" and method == "notifications/tools/list_changed":
-            changed_from = listed or ()
-        elif hop.kind == "llm.request":
-            changed_from = None
+        listens, changed_from = _session(hop, payload, listens, changed_from, listed)
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
         elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
@@ -200,6 +189,39 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
             streamed_calls = streamed_calls or _chunk_calls(payload)
         previous = hop
     return out
+
+
+def _rounds_of(hops: Sequence[Hop]) -> Callable[[Hop], dict[str, Any]]:
+    """A hop's round in its logical call (2026-07-28), the JSON-RPC id of that call's first round, and whether it is
+    a retry its request state links to no single call (`flow.trace.rounds`)."""
+    rounds = call_rounds(hops)
+    unpaired = {h.seq for h in rounds.unpaired}
+
+    def of(hop: Hop) -> dict[str, Any]:
+        call, n = rounds.by_seq.get(hop.seq, (None, 0))
+        first = as_dict(call.requests[0].payload).get("id") if call is not None else None
+        return {"round": n, "first_id": value(first), "unpaired": hop.seq in unpaired}
+
+    return of
+
+
+def _session(
+    hop: Hop,
+    payload: JsonObject,
+    listens: tuple[str, ...],
+    changed_from: tuple[str, ...] | None,
+    listed: tuple[str, ...] | None,
+) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """The listen requests open so far, and the tools listed before the server said its list changed (until the
+    next model request, which offers the new list)."""
+    method = payload.get("method")
+    if hop.kind == "mcp.request" and method == "subscriptions/listen" and value(payload.get("id")):
+        return (*listens, str(value(payload.get("id")))), changed_from
+    if hop.kind == "mcp.notification" and method == "notifications/tools/list_changed":
+        return listens, listed or ()
+    if hop.kind == "llm.request":
+        return listens, None
+    return listens, changed_from
 
 
 def _answers(hops: Sequence[Hop]) -> dict[int, Hop]:

@@ -665,11 +665,11 @@ _CALL: Texts = {
     },
     "result.app.structured_sent": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), which "
-        "names no call of the model's, since MCP never sees one. The host checked structuredContent against the "
+        "carries no tool_call_id, since MCP never sees one. The host checked structuredContent against the "
         "tool's outputSchema and it fits, so, as this run chose, the app sends that JSON to the model as the "
         "tool's result in place of the text content.",
-        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），里面没有模型那次调用的 id，"
-        "因为 MCP 从来看不到它。主机先用工具的 outputSchema 校验了 structuredContent，结果相符；按这次运行的选择，"
+        "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，"
+        "因为 MCP 从来看不到这个 id。主机先用工具的 outputSchema 校验了 structuredContent，结果相符；按这次运行的选择，"
         "应用把这段 JSON 而不是文字内容作为工具结果发给模型。",
     },
     "result.app.structured_refused": {
