@@ -42,3 +42,46 @@ def test_in_2026_07_28_there_is_no_request_back_so_the_tool_says_it_cannot() -> 
     assert not [h for h in hops if h.kind == "user.input"]
     result = next(h for h in hops if h.kind == "tool.result")
     assert "cannot send the user there" in str(result.payload)
+
+
+def test_the_demo_server_with_its_asking_tools_over_streamable_http_from_the_command_line(tmp_path) -> None:
+    """`mcp-flow demo-server --http --asks`, reached as any server over HTTP by a run whose host declares elicitation:
+    the form crosses the network both ways and the answer is the user's."""
+    import re
+    import subprocess
+    import sys
+
+    from flow.trace.files import load_trace
+    from helpers import ROOT, flow_cli
+
+    served = subprocess.Popen(
+        [sys.executable, "-m", "flow", "demo-server", "--http", "--asks", "--no-auth", "--port", "0"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert served.stderr is not None
+        url = ""
+        for line in served.stderr:
+            found = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
+            if found:
+                url = found.group(0)
+                break
+        assert url, "the server said no URL"
+        out = tmp_path / "trace.json"
+        proc = flow_cli(
+            "run", "--server", url, "--host-capability", "elicitation", "--answer", "city=上海",
+            "-q", "我这里今天天气怎么样？", "--out", str(out), timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "上海" in proc.stdout
+        hops = load_trace(out).hops
+        [asks] = [h for h in hops if h.kind == "mcp.request" and h.source == "mcp_server"]
+        assert asks.payload["method"] == "elicitation/create"
+        assert [h.payload.get("action") for h in hops if h.kind == "user.input" and h.direction == "response"] == [
+            "accept"
+        ]
+    finally:
+        served.terminate()
+        served.wait(timeout=10)

@@ -75,6 +75,11 @@ def _add_demo_server(sub: Subcommands) -> None:
         default="none",
         help="make every tools/call kill the server or never answer",
     )
+    ds.add_argument(
+        "--asks",
+        action="store_true",
+        help="add the tools that ask the client back (elicitation, sampling, roots, a tool list that changes)",
+    )
 
 
 def _mock_server(args: argparse.Namespace) -> int:
@@ -98,7 +103,7 @@ def _demo_server(args: argparse.Namespace) -> int:
             or args.host != "127.0.0.1"
         ):
             raise UsageError("--token, --token-file, --no-auth, --allow-host, --host and --port are for --http")
-        serve_stdio(["--fault", args.fault])
+        serve_stdio(["--fault", args.fault, *(["--asks"] if args.asks else [])])
         return 0
     token, generated = _demo_token(args)
     hosts = allowed_hosts(args.host, args.allow_host)
@@ -107,7 +112,15 @@ def _demo_server(args: argparse.Namespace) -> int:
     def listening(url: str) -> None:
         _say_how_to_connect(args, url, token, generated=generated)
 
-    serve_http(host=args.host, port=args.port, token=token, fault=args.fault, on_listening=listening, allowed=hosts)
+    serve_http(
+        host=args.host,
+        port=args.port,
+        token=token,
+        fault=args.fault,
+        on_listening=listening,
+        allowed=hosts,
+        asks=args.asks,
+    )
     return 0
 
 
