@@ -179,3 +179,17 @@ def test_a_tool_added_mid_run_over_streamable_http_is_listed_again(era: Era, mon
     [notice] = frames(result, "notifications/tools/list_changed")
     assert notice.source == "mcp_server"
     assert len(frames(result, "tools/list", "mcp.request")) == 2
+
+
+def test_the_sdks_process_wide_listen_ids_are_numbered_again_per_trace_for_comparing() -> None:
+    """The SDK's client counts listen requests across the process (listen-1, listen-2, ...): two runs of the same flow
+    compare equal whichever they got, and two listens in one trace stay two."""
+    from flow.trace.normalise import normalise
+
+    def frames(*ids: str) -> list[dict[str, object]]:
+        return [{"id": i, "method": "subscriptions/listen", "state": {"requestState": "s"}} for i in ids]
+
+    assert normalise(frames("listen-1")) == normalise(frames("listen-7"))
+    assert normalise(frames("listen-3", "listen-4")) == normalise(frames("listen-8", "listen-9"))
+    assert normalise(frames("listen-3", "listen-3")) != normalise(frames("listen-3", "listen-4"))
+    assert normalise(frames("listen-1"))[0]["state"] == {"requestState": "<request state 1>"}

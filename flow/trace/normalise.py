@@ -23,6 +23,13 @@ _DEMO_NOTES = re.compile(r"file://[^\s\"'\\<>]*/weather_demo/notes(?![\w.-])")
 clone, an install, the samples' fixed copy), the same notes."""
 
 
+_LISTEN_ID = re.compile(r"listen-\d+")
+
+
+"""The id the SDK's client gives a subscriptions/listen request, counted across the process: numbered again per
+trace, by first appearance, like the request states."""
+
+
 _VOLATILE_KEYS = {
     "t_start_ms",
     "t_end_ms",
@@ -64,13 +71,17 @@ def _normalise(value: Any, times: bool, states: dict[str, str]) -> Any:
     if is_array(value):
         return [_normalise(v, times, states) for v in value]
     if isinstance(value, str):
+        if _LISTEN_ID.fullmatch(value):
+            listens = sum(1 for k in states if k.startswith("\0listen"))
+            return states.setdefault("\0listen" + value, f"<listen {listens + 1}>")
         value = _DEMO_NOTES.sub("file://<weather_demo>/notes", _LOOPBACK_PORT.sub(r"\1<port>", value))
         return _ISO_TIME.sub("<time>", value) if times else value
     return value
 
 
 def _state(value: str, states: dict[str, str]) -> str:
-    return states.setdefault(value, f"<request state {len(states) + 1}>")
+    seen = sum(1 for k in states if not k.startswith("\0"))
+    return states.setdefault(value, f"<request state {seen + 1}>")
 
 
 def _states_in(value: Any) -> list[str]:
