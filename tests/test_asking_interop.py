@@ -211,3 +211,18 @@ def test_the_stdio_proxy_records_both_directions_as_the_app_does(tmp_path, featu
         assert back == []
         (logical,) = call_rounds(from_proxy.hops).calls
         assert len(logical.requests) == 2 and logical.finished
+
+
+def test_a_file_with_hostile_asking_fields_exports_and_imports_without_a_traceback() -> None:
+    """What names the server's request in a file (the ask's key or id, the input requests) may be any JSON value."""
+    from flow.trace.files import load_trace
+    from helpers import ROOT
+
+    trace = load_trace(ROOT / "sample_traces" / "asks-elicitation-modern.json")
+    for hop in trace.hops:
+        if hop.kind == "user.input":
+            hop.payload["asked"] = {"method": "elicitation/create", "key": [1]}
+        elif hop.kind == "mcp.response" and (hop.payload.get("result") or {}).get("resultType") == "input_required":
+            hop.payload["result"]["inputRequests"] = 5
+    back = import_bytes(to_otlp_json(trace).encode(), name="hostile.otlp.json")
+    assert any(h.kind == "user.input" for h in back.hops)

@@ -611,15 +611,17 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
         """The span what the host did for a server's request goes under: the app's span answering that request
         (2025-11-25), else the execute_tool span of the call whose input-required result asked for it."""
         ask = as_dict(ask)
+        rid, key = ask.get("jsonrpc_id"), ask.get("key")  # a file may hold anything there
         if "jsonrpc_id" in ask:
-            return answering.get(ask["jsonrpc_id"], root)
+            return answering.get(rid, root) if isinstance(rid, (int, str)) else root
         asking = [
             ex
             for ex in all_exchanges
             if ex.reply is not None
             and ex.reply.seq < seq
             and input_required(ex.reply)
-            and ask.get("key") in as_dict(as_dict(ex.reply.payload).get("result")).get("inputRequests", {})
+            and isinstance(key, str)
+            and key in as_dict(as_dict(as_dict(ex.reply.payload).get("result")).get("inputRequests"))
         ]
         if not asking:
             return root
