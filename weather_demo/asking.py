@@ -36,6 +36,12 @@ from pydantic import BaseModel, Field
 
 from weather_demo import tools as demo_tools
 
+CityArgument = Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")]
+
+
+"""A tool's city argument, as every demo tool describes it to the model."""
+
+
 NOTES_DIR = Path(__file__).with_name("notes")  # the class's notes the demo offers as its default root
 NOTE_MAX_BYTES = 4096  # a note longer than this is cut: the tool reads a page, not a disk
 SAMPLING_MAX_TOKENS = 120
@@ -100,7 +106,7 @@ def add_asking_tools(server: MCPServer) -> None:
         "(the tool asks the host to sample it)."
     )
     async def forecast_in_words(
-        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+        city: CityArgument,
         sentence: Annotated[CreateMessageResult, Resolve(ask_for_words)],
     ) -> str:
         content = sentence.content
@@ -114,7 +120,7 @@ def add_asking_tools(server: MCPServer) -> None:
         "the client shares (its roots), and nowhere else."
     )
     async def class_notes(
-        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+        city: CityArgument,
         roots: Annotated[ListRootsResult, Resolve(ask_roots)],
     ) -> dict[str, Any]:
         found = demo_tools.find_city(city)
@@ -275,7 +281,7 @@ def _add_alerts(server: MCPServer, subscribers: dict[str, list[Any]]) -> None:
         return "\n".join(f"{a.city}: {a.text}" for a in found if a.level != "none") or "No alerts today."
 
     async def weather_alerts(
-        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+        city: CityArgument,
     ) -> Alert:
         return alert_for(city)
 
@@ -301,7 +307,7 @@ def _add_card_and_report(server: MCPServer) -> None:
         "tool's output schema describes, beside the same data as text."
     )
     async def weather_card(
-        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+        city: CityArgument,
     ) -> WeatherCard:
         try:
             weather = demo_tools.get_weather(city)
@@ -314,7 +320,7 @@ def _add_card_and_report(server: MCPServer) -> None:
         "its progress as it goes."
     )
     async def slow_report(
-        city: Annotated[str, Field(description="City name in Chinese or English, e.g. 北京 or Beijing")],
+        city: CityArgument,
         ctx: Context,
     ) -> str:
         found = demo_tools.find_city(city)
