@@ -90,6 +90,7 @@ from flow.trace.payloads import McpReportedPayload, ServerAsk, ToolResultPayload
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.rounds import Rounds, call_rounds, input_required
 from flow.trace.steps import Step
+from flow.trace.summaries import input_requests
 from flow.wire.base import WireApi
 from flow.wire.recorded import api_of_request, api_of_trace, turn_of
 
@@ -621,7 +622,7 @@ def to_spans(trace: Trace) -> list[ReadableSpan]:
             and ex.reply.seq < seq
             and input_required(ex.reply)
             and isinstance(key, str)
-            and key in as_dict(as_dict(as_dict(ex.reply.payload).get("result")).get("inputRequests"))
+            and key in input_requests(as_dict(ex.reply.payload).get("result"))
         ]
         if not asking:
             return root

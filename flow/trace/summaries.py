@@ -64,11 +64,17 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
         return f"error {error.get('code')}: {error.get('message')}"
     result = as_dict(frame.get("result"))
     if result.get("resultType") == "input_required":
-        asked = [as_dict(r).get("method") for r in as_dict(result.get("inputRequests")).values()]
+        asked = list(input_requests(result).values())
         return "input required: " + (", ".join(str(m) for m in asked) if asked else "call again with the state")
     if method == "tools/call":
         return f"result of tools/call (isError: {str(result.get('isError', False)).lower()})"
     return f"result of {method}" if method else "result"
+
+
+def input_requests(result: Any) -> dict[str, Any]:
+    """What an input-required result (2026-07-28) asks the client, by key: the method of each input request, as the
+    frame holds it (any JSON value a file may put there)."""
+    return {str(k): as_dict(r).get("method") for k, r in as_dict(as_dict(result).get("inputRequests")).items()}
 
 
 def progress_summary(params: dict[str, Any], what: str) -> str:

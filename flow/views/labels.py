@@ -56,7 +56,7 @@ from flow.trace.payloads import (
 )
 from flow.trace.rounds import Rounds
 from flow.trace.steps import STEPS, Phase
-from flow.trace.summaries import amount_text, arguments_text, frame_summary
+from flow.trace.summaries import amount_text, arguments_text, frame_summary, input_requests
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
 from flow.wire.hosted import hosted_servers
@@ -694,7 +694,7 @@ def _mcp_result_label(hop: Hop, p: McpResponsePayload, width: int, lang: Lang) -
     recorded summary names: "result of tools/list")."""
     result = p["result"]
     if result.get("resultType") == "input_required":
-        asked = [[str(_dict(r).get("method"))] for r in _dict(result.get("inputRequests")).values()]
+        asked = [[str(method)] for method in input_requests(result).values()]
         return _some(_w("input_required", lang), asked, width, lang=lang) if asked else [_w("state_only", lang)]
     if "isError" in result:
         return [_w("result_flag", lang, flag=_value_text(result["isError"]))]

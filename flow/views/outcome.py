@@ -17,7 +17,7 @@ from flow.text.outcome import OUTCOME_TEXT
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
 from flow.trace.rounds import call_rounds
-from flow.trace.summaries import call_text
+from flow.trace.summaries import call_text, input_requests
 from flow.views.closing import CallFate, Decision, calls_and_fates
 from flow.wire.hosted import approval_requests
 from flow.wire.recorded import api_of_trace
@@ -342,8 +342,7 @@ def _asks_roots(hop: Hop) -> bool:
     frame = as_dict(hop.payload)
     if hop.kind == "mcp.request":
         return hop.source == "mcp_server" and frame.get("method") == "roots/list"
-    asked = as_dict(as_dict(frame.get("result")).get("inputRequests"))
-    return any(as_dict(r).get("method") == "roots/list" for r in asked.values())
+    return "roots/list" in input_requests(frame.get("result")).values()
 
 
 def _line(clauses: list[Clause], lang: Lang) -> str:

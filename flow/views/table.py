@@ -39,6 +39,7 @@ from flow.trace.payloads import (
 )
 from flow.trace.rounds import Rounds, call_rounds
 from flow.trace.stats import tool_calls
+from flow.trace.summaries import input_requests
 from flow.views.labels import (
     display_width,
     is_reported,
@@ -393,8 +394,7 @@ def _asking_facts(part: dict[str, Any]) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     if part.get("resultType") == "input_required":
         facts["resultType"] = "input_required"
-        asked = as_dict(part.get("inputRequests"))
-        facts["inputRequests"] = {k: as_dict(v).get("method") for k, v in asked.items()}
+        facts["inputRequests"] = input_requests(part)
     if isinstance(part.get("inputResponses"), dict):
         facts["inputResponses"] = list(part["inputResponses"])
     state = part.get("requestState")

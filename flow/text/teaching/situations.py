@@ -61,6 +61,7 @@ from flow.trace.payloads import (
 from flow.trace.reports import REPORT_KEY
 from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Step
+from flow.trace.summaries import input_requests
 from flow.wire import API
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
@@ -555,8 +556,8 @@ def _frame(t: FrameHop, ctx: HopContext) -> Situation | None:
         case McpResponse(hop=hop, payload=p) if hop.source == "mcp_client":
             return _client_answers(value(p.get("id", hop.jsonrpc_id)), p["result"])
         case McpResponse(hop=hop, payload=p) if input_required(hop):
-            asked = as_dict(p["result"].get("inputRequests")).values()
-            methods = list(dict.fromkeys(v for v in (value(as_dict(r).get("method")) for r in asked) if v))
+            asked = input_requests(p["result"]).values()
+            methods = list(dict.fromkeys(v for v in (value(method) for method in asked) if v))
             return _situation("input_required", id=value(p.get("id", hop.jsonrpc_id)), methods=methods)
         case McpResponse(hop=hop, payload=p):
             return _frame_back(value(p.get("id", hop.jsonrpc_id)), p["result"])
