@@ -105,5 +105,8 @@ def test_the_card_highlights_what_a_server_asks_and_what_the_client_answers():
     assert ("params", "capabilities", "elicitation") in focus(initialize).highlight
     roots = asked("北京有什么课堂笔记？", "handshake")
     given = next(h for h in roots.hops if h.kind == "mcp.response" and h.source == "mcp_client")
-    assert label_lines(given, 60, lang="en")[0].startswith("1 root: file://")
+    assert label_lines(given, 60, lang="en") == ["1 root: notes"]  # its name, not where the clone lies
+    unnamed = given.model_copy(deep=True)
+    del unnamed.payload["result"]["roots"][0]["name"]
+    assert label_lines(unnamed, 60, lang="en") == ["1 root: …/weather_demo/notes"]
     assert ("result", "roots") in focus(given).highlight

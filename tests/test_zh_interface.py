@@ -195,7 +195,7 @@ def english(text: str, allowed: Iterable[str] = ()) -> list[str]:
         w = m[0]
         if w in known or re.search(r"[_0-9]", w) or len(w) < 2:
             continue
-        if text[m.end() : m.end() + 1] == "…" and any(k.startswith(w) for k in known):
+        if re.match(r"/?…", text[m.end() :]) and any(k.startswith(w) for k in known):
             continue  # a payload value cut short to fit: the start of an allowed word
         out.add(w)
     return sorted(out)

@@ -486,12 +486,22 @@ def _server_request_label(p: McpRequestPayload, width: int, lang: Lang) -> list[
     return _line(method, width)
 
 
+def _root_name(root: Mapping[str, Any]) -> str:
+    """A root as a label names it: its name, else the last two parts of its URI (where the clone lies on the host's
+    disk tells a class nothing; the card shows the whole URI)."""
+    name = _value_text(root.get("name") or "")
+    if name:
+        return name
+    parts = [p for p in str(root.get("uri", "")).split("/") if p]
+    return "…/" + "/".join(parts[-2:]) if len(parts) > 3 else "/".join(parts)
+
+
 def _client_answer_text(result: Mapping[str, Any], lang: Lang) -> str:
     """The client's answer to a server's request, known by its shape: the model's text, the user's choice, the
     roots."""
     if "roots" in result:
-        uris = [str(_dict(r).get("uri", "")) for r in as_list(result.get("roots"))]
-        return _w("roots_given", lang, n=len(uris), uris=", ".join(uris))
+        roots = [_root_name(_dict(r)) for r in as_list(result.get("roots"))]
+        return _w("roots_given", lang, n=len(roots), uris=", ".join(roots))
     action = result.get("action")
     if action == "accept":
         values = ", ".join(f"{k}={_value_text(v)}" for k, v in _dict(result.get("content")).items())
