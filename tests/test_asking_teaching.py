@@ -21,6 +21,7 @@ QUESTIONS = {
     "elicit": ("我这里今天天气怎么样？", "What's the weather where I am?"),
     "sample": ("用一句话说说北京未来三天的天气", "Tell me Beijing's forecast in one sentence"),
     "roots": ("北京有什么课堂笔记？", "What notes does the class have on Beijing?"),
+    "outing": ("明天适合带全班去北京郊游吗？", "Is the weather in Shanghai good for a class outing?"),
 }
 ERAS: tuple[Era, ...] = ("handshake", "modern")
 CASES = [(tool, era, q) for tool, qs in QUESTIONS.items() for era in ERAS for q in qs]
@@ -30,7 +31,7 @@ ASKING_WIRE = frozenset(
     """
     sampling elicitation roots sampling/createMessage elicitation/create roots/list maxTokens requestedSchema
     action accept decline cancel stopReason model resultType input_required inputRequests inputResponses
-    requestState io.modelcontextprotocol/clientCapabilities max_output_tokens
+    requestState io.modelcontextprotocol/clientCapabilities max_output_tokens sampling.tools tool_use tool_result toolUse
     """.split()
 )
 
@@ -74,6 +75,21 @@ EXPECTED = {
     ("sample", "modern"): {"input_required", "ask.for_server", "answer.for_server", "call.retry"},
     ("roots", "handshake"): {"asks.roots", "answers.roots"},
     ("roots", "modern"): {"input_required", "call.retry"},
+    ("outing", "handshake"): {
+        "asks.sampling.tools",
+        "ask.for_server.tools",
+        "answer.for_server.calls",
+        "answers.sampling.tool_use",
+        "answer.for_server",
+        "answers.sampling",
+    },
+    ("outing", "modern"): {
+        "input_required",
+        "ask.for_server.tools",
+        "answer.for_server.calls",
+        "answer.for_server",
+        "call.retry",
+    },
 }
 
 

@@ -30,7 +30,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.shared.exceptions import NoBackChannelError
-from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
+from mcp_types import (
+    CreateMessageResult,
+    CreateMessageResultWithTools,
+    ListRootsResult,
+    SamplingMessage,
+    TextContent,
+    Tool,
+    ToolChoice,
+    ToolResultContent,
+    ToolUseContent,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field
 
@@ -70,13 +80,81 @@ def ask_for_words(city: str) -> Sample:
     except ValueError as exc:
         raise ToolError(str(exc)) from None
     data = json.dumps(forecast, ensure_ascii=False)
-    language = "Chinese" if any("\u4e00" <= ch <= "\u9fff" for ch in city) else "English"
-    text = f"Forecast data: {data}\nAnswer in {language}."
+    text = f"Forecast data: {data}\nAnswer in {_language(city)}."
     return Sample(
         [SamplingMessage(role="user", content=TextContent(type="text", text=text))],
         max_tokens=SAMPLING_MAX_TOKENS,
         system_prompt="Say this weather forecast in one short sentence a child understands.",
     )
+
+
+OUTING_PROMPT = "Class outing: "  # how plan_outing's sampling request begins (the offline mock model knows it)
+OUTING_DAYS = 2
+FORECAST_TOOL = Tool(
+    name="get_forecast",
+    description="The next days' weather for one city (the weather server's own data; the server runs it).",
+    input_schema={
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+        "required": ["city"],
+    },
+)
+
+
+def _outing_question(city: str) -> SamplingMessage:
+    text = (
+        f"{OUTING_PROMPT}is the weather in {city} good for a class outing? Look at the forecast for the next "
+        f"{OUTING_DAYS} days with the tool first. Answer in {_language(city)}."
+    )
+    return SamplingMessage(role="user", content=TextContent(type="text", text=text))
+
+
+def ask_plan(city: str) -> Sample:
+    """The first request: the question, and the server's own forecast tool for the model to use."""
+    if demo_tools.find_city(city) is None:
+        raise ToolError(f"No city called {city!r}")
+    return Sample(
+        [_outing_question(city)],
+        max_tokens=SAMPLING_MAX_TOKENS,
+        system_prompt="You help a teacher plan a class outing. Answer in one or two short sentences.",
+        tools=[FORECAST_TOOL],
+        tool_choice=ToolChoice(mode="auto"),
+    )
+
+
+def ask_plan_again(
+    city: str, first: Annotated[CreateMessageResultWithTools, Resolve(ask_plan)]
+) -> Sample | CreateMessageResultWithTools:
+    """The second request, when the model used the tool: the server ran it and sends the model its result."""
+    uses = [block for block in first.content_as_list if isinstance(block, ToolUseContent)]
+    if not uses:
+        return first  # the model answered without the forecast
+    results = [ToolResultContent(type="tool_result", tool_use_id=use.id, content=[_run_forecast(use)]) for use in uses]
+    return Sample(
+        [
+            _outing_question(city),
+            SamplingMessage(role="assistant", content=first.content_as_list),
+            SamplingMessage(role="user", content=list(results)),
+        ],
+        max_tokens=SAMPLING_MAX_TOKENS,
+        tools=[FORECAST_TOOL],
+        tool_choice=ToolChoice(mode="none"),
+    )
+
+
+def _run_forecast(use: ToolUseContent) -> TextContent:
+    """The server's own tool, run by the server for its sampling request (never by the host)."""
+    if use.name != FORECAST_TOOL.name:
+        return TextContent(type="text", text=f"Error: no tool called {use.name!r}")
+    try:
+        forecast = demo_tools.get_forecast(str(use.input.get("city", "")), int(use.input.get("days", OUTING_DAYS)))
+    except (ValueError, TypeError) as exc:
+        return TextContent(type="text", text=f"Error: {exc}")
+    return TextContent(type="text", text=json.dumps(forecast, ensure_ascii=False))
+
+
+def _language(city: str) -> str:
+    return "Chinese" if any("\u4e00" <= ch <= "\u9fff" for ch in city) else "English"
 
 
 def ask_roots() -> ListRoots:
@@ -114,6 +192,20 @@ def add_asking_tools(server: MCPServer) -> None:
         if not text:
             raise ToolError("the host's model gave no text")
         return text.strip()
+
+    @server.tool(
+        description="Whether the weather in one city suits a class outing, decided by the host's own model: the "
+        "tool asks the host to sample, offers that model the server's forecast tool, runs the tool when the model "
+        "uses it, and asks again with the result (sampling with tools)."
+    )
+    async def plan_outing(
+        city: CityArgument,
+        answer: Annotated[CreateMessageResultWithTools, Resolve(ask_plan_again)],
+    ) -> str:
+        text = "\n".join(b.text for b in answer.content_as_list if isinstance(b, TextContent)).strip()
+        if not text:
+            raise ToolError("the host's model gave no text")
+        return text
 
     @server.tool(
         description="The class's notes about one city, read from a file named after the city inside the folders "

@@ -96,6 +96,15 @@ _RADAR_WORDS = ("雷达", "radar")
 _FORECAST_DATA = "Forecast data: "  # how weather_demo's forecast_in_words asks the host's model (sampling)
 
 
+_OUTING = "Class outing: "  # how weather_demo's plan_outing asks the host's model (sampling with its forecast tool)
+
+
+_OUTING_WORDS = ("出游", "郊游", "春游", "秋游", "outing")
+
+
+_WET = ("rain", "snow", "storm", "shower", "thunder")
+
+
 MODEL_NAMES = [
     "mock",
     "mock-bad-json",
@@ -260,6 +269,8 @@ def _asking_tool(conv: Conversation, ql: str) -> str | None:
     (sampling), the class's notes (roots)."""
     if "forecast_in_words" in conv.tools and any(w in ql for w in _IN_WORDS):
         return "forecast_in_words"
+    if "plan_outing" in conv.tools and any(w in ql for w in _OUTING_WORDS):
+        return "plan_outing"
     if "class_notes" in conv.tools and any(w in ql for w in _NOTES_WORDS):
         return "class_notes"
     if any(w in ql for w in _ALERT_WORDS):
@@ -294,6 +305,34 @@ def _phrased(question: str) -> str | None:
     return f"The next {len(days)} days in {city_en} look mostly {days[0][1]}, between {low} and {high} °C."
 
 
+def _outing(conv: Conversation, choice: Any) -> list[Call] | str | None:
+    """A server's question whether a city suits a class outing, with its forecast tool offered (sampling with
+    tools): look at the forecast first, then say yes or no from what it says."""
+    if not conv.question.startswith(_OUTING) or "get_forecast" not in conv.tools:
+        return None
+    zh = "Chinese" in conv.question
+    done = [a for a in conv.attempts if a.name == "get_forecast" and a.result is not None]
+    if not done:
+        if choice == "none":
+            return "我没有看到天气预报，说不好。" if zh else "I have not seen the forecast, so I cannot say."
+        place = next((zh_ if zh else en for zh_, en in _PLACES if zh_ in conv.question or en in conv.question), "")
+        return [Call("get_forecast", json.dumps({"city": place, "days": _days(conv.question)}, ensure_ascii=False))]
+    try:
+        data = json.loads(done[-1].result or "")
+        days = [(d["condition"], d["condition_en"], d["temp_low_c"], d["temp_high_c"]) for d in data["days"]]
+        city, city_en = data["city"], data["city_en"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return "预报没有读出来，说不好。" if zh else "I could not read the forecast, so I cannot say."
+    wet = any(w in d[1].lower() for d in days for w in _WET)
+    low, high = min(d[2] for d in days), max(d[3] for d in days)
+    if zh:
+        said = "、".join(d[0] for d in days)
+        return f"{city}接下来 {len(days)} 天{said}，{low}~{high}°C，{'最好改天或准备雨具' if wet else '适合出游'}。"
+    said = ", then ".join(d[1] for d in days)
+    verdict = "better pick another day or take rain gear" if wet else "a good time for an outing"
+    return f"{city_en} over the next {len(days)} days: {said}, {low} to {high} °C; {verdict}."
+
+
 def _days(question: str) -> int:
     """How many days a forecast question asks for: "3 days", "三天", "next 5 days"; 3 when it does not say."""
     match = _DAYS.search(question)
@@ -315,7 +354,7 @@ def _condition(result: str) -> str | None:
 def _decide(conv: Conversation, body: dict[str, Any], behaviour: str) -> list[Call] | str:
     """Tool calls to make now, or the final answer text."""
     choice = body.get("tool_choice", "auto")
-    phrased = _phrased(conv.question) if not conv.tools else None
+    phrased = _phrased(conv.question) if not conv.tools else _outing(conv, choice)
     if phrased is not None:
         return phrased
     if not conv.tools or choice == "none":

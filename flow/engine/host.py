@@ -15,6 +15,7 @@ is cancelled after the run's `elicit_timeout_s`; each is an error hop and one li
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,13 +27,19 @@ from mcp_types import (
     INVALID_REQUEST,
     CreateMessageRequestParams,
     CreateMessageResult,
+    CreateMessageResultWithTools,
     ElicitRequestParams,
     ElicitResult,
     ErrorData,
     ListRootsResult,
     Root,
+    SamplingCapability,
     SamplingMessage,
+    SamplingMessageContentBlock,
+    SamplingToolsCapability,
     TextContent,
+    ToolResultContent,
+    ToolUseContent,
 )
 from pydantic import FileUrl
 
@@ -41,7 +48,7 @@ from flow.engine.asking import ask_model
 from flow.engine.model import ModelClient
 from flow.trace import hops
 from flow.trace.payloads import ServerAsk, UserInputPayload
-from flow.wire.base import Conversation, Item, Native, Settings
+from flow.wire.base import CallWritten, Conversation, Item, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi
 
 MAX_SAMPLING_TOKENS = 2048  # the most a server may ask the host's model to write for it
 MAX_SAMPLING_BYTES = 64 * 1024  # the most text a server may send the host's model in one sampling request
@@ -175,7 +182,10 @@ class Host:
             "elicitation": ("elicitation_callback", self.elicitation),
             "roots": ("list_roots_callback", self.list_roots),
         }
-        return {"input_required_max_rounds": MAX_INPUT_ROUNDS, **dict(given[c] for c in capabilities if c in given)}
+        chosen: dict[str, Any] = dict(given[c] for c in capabilities if c in given)
+        if "sampling" in capabilities:  # the host's model may use the tools a server offers in its request
+            chosen["sampling_capabilities"] = SamplingCapability(tools=SamplingToolsCapability())
+        return {"input_required_max_rounds": MAX_INPUT_ROUNDS, **chosen}
 
     def _ask(self, method: str, context: ClientRequestContext) -> ServerAsk:
         """The server's request being answered: by its JSON-RPC id when it came over the session (2025-11-25), by
@@ -199,30 +209,53 @@ class Host:
 
     async def sampling(
         self, context: ClientRequestContext, params: CreateMessageRequestParams
-    ) -> CreateMessageResult | ErrorData:
+    ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData:
         ask = self._ask("sampling/createMessage", context)
         refused = self._count(ask) or self._sampling_refused(ask, params)
         if refused is not None:
             return refused
         model = self.model
         assert model is not None, "a server asks only during a call, after the run opened its model"
-        conversation = Conversation(params.system_prompt or "", [_item(m) for m in params.messages])
-        request = model.api.request(conversation, [], Settings(model.config.model, stream=False))
-        # No tools go with it (a provider may refuse an empty list): the server's messages, its system prompt, its limit.
-        body = {k: v for k, v in request.body.items() if k not in _TOOL_KEYS}
-        body[_MAX_TOKENS[model.api.name]] = params.max_tokens
+        api = model.api
+        conversation = Conversation(params.system_prompt or "", [i for m in params.messages for i in _items(m, api)])
+        # The server's tools go to the model only for this request (sampling with tools); the host runs none of them.
+        tools = [api.tool(ToolSpec(t.name, t.description or "", t.input_schema)) for t in params.tools or []]
+        choice = (params.tool_choice.mode if params.tool_choice else None) or "auto"
+        request = api.request(conversation, tools, Settings(model.config.model, tool_choice=choice, stream=False))
+        body = dict(request.body)
+        if not tools:  # no tool keys at all: a provider may refuse an empty list
+            body = {k: v for k, v in body.items() if k not in _TOOL_KEYS}
+        body[_MAX_TOKENS[api.name]] = params.max_tokens
         token = SERVER_ASK.set(ask)
         try:
             with self.answering():
                 turn = await ask_model(model, self.rec, body, timeout_s=model.config.timeout_s)
         finally:
             SERVER_ASK.reset(token)
+        if params.tools or params.tool_choice:
+            return self._with_tools(ask, turn, model.config.model)
         text = turn.text or ""
         return CreateMessageResult(
             role="assistant",
             content=TextContent(type="text", text=text),
             model=model.config.model,
             stop_reason="endTurn",
+        )
+
+    def _with_tools(self, ask: ServerAsk, turn: Turn, model: str) -> CreateMessageResultWithTools | ErrorData:
+        """The model's turn as a sampling result that may use the server's tools: its text and its `tool_use`
+        blocks, which the server runs itself and sends back in its next sampling request."""
+        content: list[SamplingMessageContentBlock] = [TextContent(type="text", text=turn.text)] if turn.text else []
+        for call in turn.calls:
+            arguments = call.parsed if call.parsed is not None else _object(call.arguments)
+            if arguments is None:
+                return self._refuse(ask, f"the model's arguments for {call.name} are not a JSON object")
+            content.append(ToolUseContent(type="tool_use", id=call.id, name=call.name, input=arguments))
+        return CreateMessageResultWithTools(
+            role="assistant",
+            content=content or [TextContent(type="text", text="")],
+            model=model,
+            stop_reason="toolUse" if turn.calls else "endTurn",
         )
 
     def _sampling_refused(self, ask: ServerAsk, params: CreateMessageRequestParams) -> ErrorData | None:
@@ -235,8 +268,6 @@ class Host:
             return self._refuse(
                 ask, f"the server's sampling request is {size} bytes; the host sends at most {MAX_SAMPLING_BYTES}"
             )
-        if params.tools:
-            return self._refuse(ask, "the host does not give its model a server's tools (sampling with tools)")
         return None
 
     async def elicitation(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
@@ -289,11 +320,29 @@ _TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
 _MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
 
 
-def _item(message: SamplingMessage) -> Item:
-    """A sampling message as the conversation holds it: the user's text, or the assistant's as a message every one of
-    the three APIs takes in the same form ({"role": "assistant", "content": text})."""
-    text = _text(message.content)
-    return text if message.role == "user" else Native({"role": "assistant", "content": text})
+def _items(message: SamplingMessage, api: WireApi) -> list[Item]:
+    """A sampling message as the conversation holds it: the user's text or the results of the server's tools; the
+    assistant's text as a message every one of the three APIs takes in the same form ({"role": "assistant",
+    "content": text}), or, when it used the server's tools, as the run's API writes a model's turn."""
+    blocks = message.content_as_list
+    results = [b for b in blocks if isinstance(b, ToolResultContent)]
+    if results:
+        return [ToolOutput(r.tool_use_id, _text(r.content), is_error=bool(r.is_error)) for r in results]
+    uses = [b for b in blocks if isinstance(b, ToolUseContent)]
+    text = _text([b for b in blocks if not isinstance(b, ToolUseContent)]) if len(uses) < len(blocks) else ""
+    if message.role == "user":
+        return [text]
+    if uses:
+        return [api.turn(text or None, [CallWritten(u.id, u.name, u.input) for u in uses])]
+    return [Native({"role": "assistant", "content": text})]
+
+
+def _object(arguments: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(arguments)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _text(content: Any) -> str:

@@ -130,9 +130,22 @@ def _chat_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | Non
 def reply_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
     """The calls a model reply (a response, or a stream's assembled turn) asks for, as (name, arguments, id) in its
     API's terms (tool_calls, function_call items, tool_use blocks; a Messages input is the object it came as), and
-    why the model stopped (finish_reason, status, stop_reason); None for another hop or a body no API reads."""
-    if hop.kind not in ("llm.response", "llm.assembled"):
+    why the model stopped (finish_reason, status, stop_reason); None for another hop or a body no API reads, and for
+    a reply the host's model wrote for an MCP server (sampling with tools: its calls are the server's to run, never
+    the app's)."""
+    if hop.kind not in ("llm.response", "llm.assembled") or "for_server" in as_dict(hop.payload):
         return None
+    return _reply_calls(hop)
+
+
+def sampled_calls(hop: Hop) -> list[str]:
+    """The server's own tools the host's model asked for in a reply it wrote for the server (sampling with tools),
+    as `name(key=value)`."""
+    got = _reply_calls(hop) if hop.kind == "llm.response" and "for_server" in as_dict(hop.payload) else None
+    return [f"{name}({shown_arguments(args)})" for name, args, _ in got[0]] if got else []
+
+
+def _reply_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
     payload = as_dict(hop.payload)
     assembled = hop.kind == "llm.assembled"
     body = payload.get("message") if assembled else payload.get("body")

@@ -56,7 +56,7 @@ from flow.trace.payloads import (
 )
 from flow.trace.rounds import Rounds
 from flow.trace.steps import STEPS, Phase
-from flow.trace.summaries import amount_text, arguments_text, frame_summary, input_requests
+from flow.trace.summaries import amount_text, arguments_text, call_text, frame_summary, input_requests
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
 from flow.wire.hosted import hosted_servers
@@ -477,13 +477,24 @@ def _server_request_label(p: McpRequestPayload, width: int, lang: Lang) -> list[
     method, params = p["method"], as_dict(p.get("params"))
     if method == "sampling/createMessage":
         messages = as_list(params.get("messages"))
-        last = _dict(_dict(messages[-1]).get("content")).get("text") if messages else None
+        blocks = _blocks(_dict(messages[-1]).get("content")) if messages else []
+        results = sum(b.get("type") == "tool_result" for b in blocks)
+        last = f"tool_result ×{results}" if results else next((b.get("text") for b in blocks if "text" in b), None)
         asked = _value_text(params.get("systemPrompt") or last or "")
-        return [method, *_line(f"maxTokens {_value_text(params.get('maxTokens'))} · {asked}", width)]
+        limit = f"maxTokens {_value_text(params.get('maxTokens'))}"
+        tools = [str(_dict(t).get("name")) for t in as_list(params.get("tools"))]
+        if tools:  # sampling with tools: the server's own tools, offered to the host's model
+            return [method, *_line(f"{limit} · tools: {', '.join(tools)}", width), *_line(asked, width)]
+        return [method, *_line(f"{limit} · {asked}", width)]
     if method == "elicitation/create":
         what = params.get("url") if params.get("mode") == "url" else params.get("message")
         return [method, *_line(_value_text(what or ""), width)]
     return _line(method, width)
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    """A sampling message's content as its blocks: one block, or a list of them (sampling with tools)."""
+    return [_dict(b) for b in (content if isinstance(content, list) else [content])]
 
 
 def _root_name(root: Mapping[str, Any]) -> str:
@@ -509,7 +520,11 @@ def _client_answer_text(result: Mapping[str, Any], lang: Lang) -> str:
     if action in ("decline", "cancel"):
         return _w(f"user_{action}", lang)
     if result.get("role") == "assistant":
-        return _w("sampled", lang, text=_value_text(_dict(result.get("content")).get("text", "")))
+        blocks = _blocks(result.get("content"))
+        uses = [call_text(b.get("name"), b.get("input")) for b in blocks if b.get("type") == "tool_use"]
+        if uses:
+            return _w("sampled_use", lang, calls=", ".join(uses))
+        return _w("sampled", lang, text=" ".join(_value_text(b.get("text", "")) for b in blocks if "text" in b))
     return _w("result", lang)
 
 

@@ -18,7 +18,7 @@ from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
 from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text, input_requests
-from flow.views.closing import CallFate, Decision, calls_and_fates
+from flow.views.closing import CallFate, Decision, calls_and_fates, sampled_calls
 from flow.wire.hosted import approval_requests
 from flow.wire.recorded import api_of_trace
 
@@ -331,7 +331,10 @@ def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
             if key in OUTCOME_TEXT:
                 out.append(Clause(key, (hop.seq,), values=(("values", values),)))
         elif hop.kind == "llm.request" and "for_server" in p:
-            out.append(Clause("asked_model", (hop.seq,)))
+            again = bool(out) and out[-1].key == "sampled_calls"  # with the results of the tools it asked for
+            out.append(Clause("asked_model_again" if again else "asked_model", (hop.seq,)))
+        elif hop.kind == "llm.response" and "for_server" in p and (uses := sampled_calls(hop)):
+            out.append(Clause("sampled_calls", (hop.seq,), values=(("calls", ", ".join(uses)),)))
         elif hop.kind in ("mcp.request", "mcp.response") and _asks_roots(hop):
             out.append(Clause("asked_roots", (hop.seq,)))
     return out

@@ -60,6 +60,16 @@ class Call:
 
 
 @dataclass(frozen=True, slots=True)
+class CallWritten:
+    """A tool call someone else kept, to be written as this API's model would have written it: an MCP server's
+    sampling request replays the model's earlier `tool_use` so."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Turn:
     """The model's turn: its text (None when it wrote none), the calls it made, why it stopped, and the message as
     the API wrote it (`raw`), which the app sends back in the next request."""
@@ -162,6 +172,7 @@ class WireApi(Protocol):
     def tool(self, spec: ToolSpec) -> dict[str, Any]: ...
     def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request: ...
     def read(self, response: Any) -> Turn: ...
+    def turn(self, text: str | None, calls: Sequence[CallWritten]) -> Turn: ...
     def stream(self) -> Stream: ...
     def response_step(self, body: Any) -> Step: ...
     def request_summary(self, body: Any) -> str: ...

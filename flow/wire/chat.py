@@ -29,6 +29,7 @@ from flow.wire.base import (
     Adaptation,
     ApiName,
     Call,
+    CallWritten,
     Conversation,
     Native,
     Request,
@@ -413,6 +414,19 @@ class ChatCompletions:
 
     def read(self, response: Any) -> Turn:
         return read(response)
+
+    def turn(self, text: str | None, calls: Sequence[CallWritten]) -> Turn:
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+                }
+                for c in calls
+            ]
+        return read({"choices": [{"message": message, "finish_reason": "tool_calls" if calls else "stop"}]})
 
     def stream(self) -> ChatStream:
         return ChatStream()

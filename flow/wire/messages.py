@@ -28,6 +28,7 @@ from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
     ApiName,
     Call,
+    CallWritten,
     Conversation,
     Native,
     Request,
@@ -285,6 +286,11 @@ class Messages:
 
     def read(self, response: Any) -> Turn:
         return read(response)
+
+    def turn(self, text: str | None, calls: Sequence[CallWritten]) -> Turn:
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in calls]
+        return read({"role": "assistant", "content": blocks, "stop_reason": "tool_use" if calls else "end_turn"})
 
     def stream(self) -> MessagesStream:
         return MessagesStream()

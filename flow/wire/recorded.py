@@ -98,6 +98,12 @@ def arguments_of(call: Any) -> Any:
     return call.parsed if call.parsed is not None else call.arguments
 
 
+def tool_names(body: Any) -> list[str]:
+    """The names of the tools a request offers, in any of the three APIs (Chat nests them under `function`)."""
+    tools = [as_dict(t) for t in as_list(as_dict(body).get("tools"))]
+    return [str(t.get("name") or as_dict(t.get("function")).get("name") or "") for t in tools]
+
+
 def conversation(body: Any, api: WireApi) -> list[Any]:
     """What a request carries of the conversation: its messages (Chat, Messages) or input items (Responses)."""
     body = as_dict(body)

@@ -30,6 +30,7 @@ from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
     ApiName,
     Call,
+    CallWritten,
     Conversation,
     Native,
     Request,
@@ -304,6 +305,21 @@ class Responses:
 
     def read(self, response: Any) -> Turn:
         return read(response)
+
+    def turn(self, text: str | None, calls: Sequence[CallWritten]) -> Turn:
+        output: list[dict[str, Any]] = []
+        if text:
+            output.append({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
+        output += [
+            {
+                "type": "function_call",
+                "call_id": c.id,
+                "name": c.name,
+                "arguments": json.dumps(c.arguments, ensure_ascii=False),
+            }
+            for c in calls
+        ]
+        return read({"output": output, "status": "completed"})
 
     def stream(self) -> ResponsesStream:
         return ResponsesStream()

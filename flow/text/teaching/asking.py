@@ -91,6 +91,23 @@ ASKING_TEXTS.update(
             "zh": "客户端回答 sampling/createMessage（id 为 {id}），交回模型写出的消息：“{text}”（model 为 {model}，"
             "stopReason 为 {stop}）。服务器只拿到这条消息，拿不到模型接口的原始响应，也拿不到付费用的密钥。",
         },
+        "asks.sampling.tools": {
+            "en": "Now the MCP server sends the client a request of its own, sampling/createMessage (id {id}), with "
+            "tools of its own ({tools}): it borrows the host's model, at most {max_tokens} tokens, and lets that "
+            "model ask for the server's tools. The server may send tools only because the client declared "
+            "sampling.tools in its capabilities; it runs them itself when the model asks.",
+            "zh": "这次是 MCP 服务器反过来向客户端发请求：sampling/createMessage（id 为 {id}），还带上它自己的工具"
+            "（{tools}）：它借用主机的模型，最多 {max_tokens} 个词元，并允许这个模型要求调用服务器的工具。服务器能带工具，"
+            "是因为客户端在能力里声明了 sampling.tools；模型要用时，由服务器自己运行。",
+        },
+        "answers.sampling.tool_use": {
+            "en": "The client answers sampling/createMessage (id {id}) with the model's tool_use: {calls} "
+            "(stopReason toolUse). The host has not run it: the server runs its own tool and sends the result in "
+            "a new sampling request, with the model's tool_use and a tool_result, until the model answers in text.",
+            "zh": "客户端回答 sampling/createMessage（id 为 {id}），交回模型的 tool_use：{calls}（stopReason 为 toolUse）。"
+            "主机并没有运行它：服务器自己运行工具，再发一个新的 sampling 请求，带上模型的 tool_use 和 tool_result，"
+            "直到模型用文字作答。",
+        },
         "answers.elicit.accept": {
             "en": "The client answers elicitation/create (id {id}) with what the user chose: action accept, content "
             "{content}. The server goes on with the value the user gave, which it should still check.",
@@ -154,6 +171,22 @@ ASKING_TEXTS.update(
             "the bill are the host's, and the app's conversation with the user is not sent.",
             "zh": "主机的 MCP 客户端用主机自己的模型接口执行服务器的 {method}：请求里的 {messages} 条消息全部取自服务器的"
             "请求，{field} 为服务器要求的 {limit}。密钥和费用都是主机的，应用与用户的对话并没有发出去。",
+        },
+        "ask.for_server.tools": {
+            "en": "The host's MCP client runs the server's {method} on the host's own model API: {messages} "
+            "message(s) from the server's request, and the server's own tools ({tools}) as the model API's tools "
+            "(sampling with tools, which the client allowed by declaring sampling.tools). The model may ask for "
+            "them, but nobody on the host side runs them: they are the server's.",
+            "zh": "主机的 MCP 客户端用主机自己的模型接口执行服务器的 {method}：{messages} 条消息取自服务器的请求，"
+            "服务器自己的工具（{tools}）作为模型接口的工具一起发出（带工具的 sampling，客户端声明了 sampling.tools "
+            "才允许）。模型可以要求调用它们，但主机这边谁也不会去运行：这些工具是服务器的。",
+        },
+        "answer.for_server.calls": {
+            "en": "The host's model asks for the server's tool: {calls}. The MCP client does not run it; it hands "
+            "it to the server as tool_use in its answer to {method}, and the server runs its own tool and asks the "
+            "model again with the result. The app's model sees none of this.",
+            "zh": "主机的模型要求调用服务器的工具：{calls}。MCP 客户端并不运行它，而是把它作为 tool_use 放进对 {method} "
+            "的回答交给服务器；服务器自己运行工具，再带着结果请模型接着写。应用这边的模型完全看不到这些。",
         },
         "answer.for_server": {
             "en": "The model's answer comes back to the host's MCP client, not into the app's conversation: “{text}”. "

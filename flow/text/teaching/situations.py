@@ -61,12 +61,12 @@ from flow.trace.payloads import (
 from flow.trace.reports import REPORT_KEY
 from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Step
-from flow.trace.summaries import input_requests
+from flow.trace.summaries import call_text, input_requests
 from flow.wire import API
 from flow.wire.base import WireApi
 from flow.wire.chat import first_choice
 from flow.wire.hosted import hosted_servers
-from flow.wire.recorded import answered, api_of_body, api_of_request, conversation, turn_of
+from flow.wire.recorded import answered, api_of_body, api_of_request, arguments_of, conversation, tool_names, turn_of
 
 VALUE_CHARS = 48
 
@@ -679,6 +679,9 @@ def _server_asks(rpc_id: str | None, method: str, params: JsonObject) -> Situati
     client's roots."""
     if method == "sampling/createMessage":
         derived = {"messages": str(len(as_list(params.get("messages"))))}
+        tools = _names(params.get("tools"))
+        if tools:
+            return _situation("asks.sampling.tools", id=rpc_id, tools=tools, max_tokens=value(params.get("maxTokens")))
         return _situation("asks.sampling", derived, id=rpc_id, max_tokens=value(params.get("maxTokens")))
     if method == "elicitation/create" and params.get("mode") == "url":
         return _situation("asks.elicit.url", id=rpc_id, url=value(params.get("url")))
@@ -703,7 +706,12 @@ def _client_answers(rpc_id: str | None, result: JsonObject) -> Situation | None:
             return _situation("answers.elicit.accept", {"content": value(shown) or "{}"}, id=rpc_id)
         return _situation(f"answers.elicit.{action}", id=rpc_id)
     if result.get("role") == "assistant":
-        text = value(as_dict(result.get("content")).get("text"))
+        said = result.get("content")
+        blocks = [as_dict(b) for b in (said if isinstance(said, list) else [said])]
+        uses = [call_text(b.get("name"), b.get("input")) for b in blocks if b.get("type") == "tool_use"]
+        if uses:
+            return _situation("answers.sampling.tool_use", {"calls": ", ".join(uses)}, id=rpc_id)
+        text = value(" ".join(str(b["text"]) for b in blocks if "text" in b))
         model, stop = value(result.get("model")), value(result.get("stopReason"))
         return _situation("answers.sampling", id=rpc_id, text=text, model=model, stop=stop) or _situation(
             "rpc.result", id=rpc_id
@@ -876,8 +884,12 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
         case LlmResponse(payload=p) if "for_server" in p:
             body = as_dict(p["body"])
             turn = turn_of(body, api_of_body(body))
+            method = value(as_dict(p.get("for_server")).get("method"))
+            calls = [call_text(c.name, _object(arguments_of(c))) for c in turn.calls] if turn is not None else []
+            if calls:
+                return _situation("answer.for_server.calls", {"calls": ", ".join(calls)}, method=method)
             text = value(turn.text) if turn is not None else None
-            return _situation("answer.for_server", text=text, method=value(as_dict(p.get("for_server")).get("method")))
+            return _situation("answer.for_server", text=text, method=method)
         case LlmRequest(hop=hop, payload=p):
             api = api_of_request(p)
             if ctx.hosted and api.name != "chat":
@@ -904,12 +916,27 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
 _MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
 
 
+def _object(arguments: Any) -> Any:
+    """A call's arguments as an object where they are JSON text (Chat, Responses), to be shown as `key=value`."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments)
+    except (json.JSONDecodeError, RecursionError):
+        return arguments
+
+
 def _for_server(p: LlmRequestPayload) -> Situation | None:
     """The host's model call for an MCP server's sampling request: the server's messages and token limit."""
     api = api_of_request(p)
     body = as_dict(p["body"])
     field = _MAX_TOKENS.get(api.name, "max_tokens")
     derived = {"messages": str(len(conversation(body, api)))}
+    tools = [t for t in tool_names(body) if value(t)]
+    if tools:
+        return _situation(
+            "ask.for_server.tools", derived, method=value(as_dict(p.get("for_server")).get("method")), tools=tools
+        )
     return _situation(
         "ask.for_server",
         derived,
