@@ -580,6 +580,44 @@ SAMPLES: list[Sample] = [
         options={**ASKS, "era": "modern"},
     ),
     Sample(
+        "asks-sampling-tools",
+        "服务器借用主机的模型，还带上自己的工具 · 带工具的 sampling · 2025-11-25",
+        "The server borrows the host's model with its own tool · sampling with tools · 2025-11-25",
+        "plan_outing 要判断北京的天气适不适合全班出游。它请主机的模型来判断，并在 sampling/createMessage 里附上自己的工具 "
+        "get_forecast；只有客户端在 initialize 里声明了 sampling.tools，服务器才能这样做。主机把这个工具放进自己模型接口的 tools，"
+        "模型要求调用 get_forecast，但主机并不运行它：客户端把 tool_use 作为回答交回服务器，服务器自己查了预报，"
+        "再发第二个 sampling/createMessage，带上模型的 tool_use 和自己的 tool_result，模型这才用一句话作答。"
+        "应用这边的模型只看到 plan_outing 的结果；整个运行有 4 次模型请求，其中 2 次是替服务器发的。",
+        "plan_outing must judge whether Beijing's weather suits a class outing. It asks the host's model to judge, and "
+        "puts its own tool get_forecast into sampling/createMessage; a server may do so only because the client "
+        "declared sampling.tools in initialize. The host puts that tool into its own model API's tools; the model "
+        "asks for get_forecast, but the host does not run it: the client hands the tool_use back to the server as "
+        "its answer, the server looks up the forecast itself and sends a second sampling/createMessage with the "
+        "model's tool_use and its own tool_result, and only then does the model answer in a sentence. The app's "
+        "model sees only plan_outing's result; the run makes 4 model requests, 2 of them for the server.",
+        question="明天适合带全班去北京郊游吗？",
+        options={**ASKS},
+    ),
+    Sample(
+        "asks-sampling-tools-modern",
+        "服务器借用主机的模型，还带上自己的工具 · 带工具的 sampling · 2026-07-28",
+        "The server borrows the host's model with its own tool · sampling with tools · 2026-07-28",
+        "英文提问，走 2026-07-28 协议。plan_outing 的一次调用分成三轮：第一轮得到 input_required，里面是带着 get_forecast "
+        "工具的 sampling/createMessage；主机的模型要求调用 get_forecast，第二轮把这个 tool_use 放在 inputResponses 里重发；"
+        "服务器自己运行工具后又回了一个 input_required，这次的 sampling 请求带着 tool_result；第三轮带回模型的回答，"
+        "服务器才给出结果。三轮用了三个不同的 id，由 requestState 连成一次调用。带工具的 sampling（ToolUseContent、"
+        "ToolResultContent）在这个协议里已被标为弃用，已安装的 SDK 仍然支持。",
+        "An English question in the 2026-07-28 protocol. One call of plan_outing takes three rounds: the first gets "
+        "input_required holding a sampling/createMessage with the get_forecast tool; the host's model asks for "
+        "get_forecast, and round 2 sends that tool_use back in inputResponses; the server runs its tool itself and "
+        "answers input_required again, now with a sampling request carrying the tool_result; round 3 brings the "
+        "model's answer, and only then does the server give its result. The rounds have three different ids, "
+        "linked into one call by requestState. This protocol marks sampling with tools (ToolUseContent, "
+        "ToolResultContent) as deprecated; the installed SDK still supports it.",
+        question="Is the weather in Shanghai good for a class outing?",
+        options={**ASKS, "era": "modern"},
+    ),
+    Sample(
         "asks-roots",
         "服务器问能读哪些文件夹 · roots · 2025-11-25",
         "The server asks which folders it may read · roots · 2025-11-25",

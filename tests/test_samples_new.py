@@ -35,6 +35,8 @@ ASKS_SAMPLES = [
     "asks-elicitation-declined",
     "asks-sampling",
     "asks-sampling-modern",
+    "asks-sampling-tools",
+    "asks-sampling-tools-modern",
     "asks-roots",
     "asks-roots-modern",
     "asks-elicitation-url",
