@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from flow.backends.replay import Cursor, replay
     from flow.backends.scripted import ScriptError, Turn, parse_script
-    from flow.engine.host import Answer, Question
+    from flow.engine.host import Answer, Question, field_choices
     from flow.engine.loop import inspect_server
     from flow.engine.model import ModelConfig, check_base_url
     from flow.engine.options import RunOptions, RunResult
@@ -82,7 +82,7 @@ if TYPE_CHECKING:
 _HOME = {
     **dict.fromkeys(("Cursor", "replay"), "flow.backends.replay"),
     **dict.fromkeys(("ScriptError", "Turn", "parse_script"), "flow.backends.scripted"),
-    **dict.fromkeys(("Answer", "Question"), "flow.engine.host"),
+    **dict.fromkeys(("Answer", "Question", "field_choices"), "flow.engine.host"),
     "inspect_server": "flow.engine.loop",
     **dict.fromkeys(("ModelConfig", "check_base_url"), "flow.engine.model"),
     **dict.fromkeys(("RunOptions", "RunResult"), "flow.engine.options"),
@@ -221,6 +221,7 @@ __all__ = [
     "bundle_json",
     "check_base_url",
     "configured_servers",
+    "field_choices",
     "figures",
     "focus_view",
     "hop_dataframe",

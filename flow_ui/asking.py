@@ -11,27 +11,12 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from flow import Lang
+from flow import Lang, field_choices
 from flow_ui.i18n import t
 from flow_ui.live import Asked, LiveRun
 from flow_ui.text import plain
 
 RADIO_MOST = 16  # more choices than this are a dropdown, fewer are all in sight (a class sees what the server offers)
-
-
-def choices(prop: Mapping[str, Any]) -> tuple[list[Any], dict[Any, str]] | None:
-    """A field's choices and their titles, in each shape the spec gives them (`enum`, `enum` with `enumNames`,
-    `oneOf`/`anyOf` of `const` and `title`); None when the field is free."""
-    if isinstance(prop.get("enum"), list):
-        values = list(prop["enum"])
-        names = prop.get("enumNames")
-        titles = dict(zip(values, names, strict=False)) if isinstance(names, list) else {}
-        return values, {v: str(titles.get(v, v)) for v in values}
-    for key in ("oneOf", "anyOf"):
-        options = prop.get(key)
-        if isinstance(options, list) and options and all(isinstance(o, dict) and "const" in o for o in options):
-            return [o["const"] for o in options], {o["const"]: str(o.get("title", o["const"])) for o in options}
-    return None
 
 
 def field(name: str, prop: Mapping[str, Any], *, required: bool, key: str) -> Any:
@@ -41,13 +26,13 @@ def field(name: str, prop: Mapping[str, Any], *, required: bool, key: str) -> An
     kind = prop.get("type", "string")
     default = prop.get("default")
     items = prop["items"] if isinstance(prop.get("items"), dict) else {}
-    if kind == "array" and (listed := choices(items)) is not None:
+    if kind == "array" and (listed := field_choices(items)) is not None:
         values, titles = listed
         chosen = [d for d in default or [] if d in values] if isinstance(default, list) else []
         return st.multiselect(
             label, values, default=chosen, key=key, help=info, format_func=lambda v: plain(titles[v]), placeholder=""
         )
-    if (listed := choices(prop)) is not None:
+    if (listed := field_choices(prop)) is not None:
         values, titles = listed
         index = values.index(default) if default in values else None
         if len(values) <= RADIO_MOST:

@@ -63,6 +63,7 @@ EXPORTED = [
     "bundle_json",
     "check_base_url",
     "configured_servers",
+    "field_choices",
     "figures",
     "focus_view",
     "hop_dataframe",

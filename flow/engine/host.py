@@ -120,10 +120,33 @@ def form_values(schema: Mapping[str, Any], given: Mapping[str, str]) -> tuple[di
     return content, missing
 
 
+def field_choices(prop: Mapping[str, Any]) -> tuple[list[Any], dict[Any, str]] | None:
+    """A form field's choices and their titles, in each shape the spec gives them (`enum`, `enum` with
+    `enumNames`, `oneOf`/`anyOf` of `const` and `title`); None when the field is free."""
+    if isinstance(prop.get("enum"), list):
+        values = list(prop["enum"])
+        names = prop.get("enumNames")
+        titles = dict(zip(values, names, strict=False)) if isinstance(names, list) else {}
+        return values, {v: str(titles.get(v, v)) for v in values}
+    for key in ("oneOf", "anyOf"):
+        options = prop.get(key)
+        if isinstance(options, list) and options and all(isinstance(o, dict) and "const" in o for o in options):
+            return [o["const"] for o in options], {o["const"]: str(o.get("title", o["const"])) for o in options}
+    return None
+
+
 def typed_value(prop: Mapping[str, Any], text: str) -> Any:
-    """`text` as the field `prop` takes it, or None when it cannot be."""
+    """`text` as the field `prop` takes it, or None when it cannot be: one of its choices (by value or by title), a
+    list of them for a multi-select (comma-separated), a yes/no, a number, or the text."""
     kind = prop.get("type", "string")
-    choices = prop.get("enum")
+    if kind == "array":
+        items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+        picked = [typed_value(items or {}, part.strip()) for part in text.split(",") if part.strip()]
+        return None if any(p is None for p in picked) else picked
+    listed = field_choices(prop)
+    if listed is not None:
+        values, titles = listed
+        return next((v for v in values if text.strip() in (str(v), titles[v])), None)
     if kind == "boolean":
         lowered = text.strip().lower()
         return (
@@ -139,8 +162,6 @@ def typed_value(prop: Mapping[str, Any], text: str) -> Any:
         except ValueError:
             return None
         return number
-    if isinstance(choices, list) and text not in choices:
-        return None
     return text
 
 
@@ -357,4 +378,4 @@ def _text(content: Any) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["Answer", "Answerer", "GivenAnswers", "Host", "Question", "form_values"]
+__all__ = ["Answer", "Answerer", "GivenAnswers", "Host", "Question", "field_choices", "form_values", "typed_value"]
