@@ -3,6 +3,7 @@ stdio recording proxy and the JSON-RPC log import of what it recorded."""
 
 from __future__ import annotations
 
+import itertools
 import shlex
 import sys
 from typing import Any
@@ -27,8 +28,11 @@ QUESTIONS = {
     "elicitation": ("我这里今天天气怎么样？", {"city": "上海"}),
     "sampling": ("用一句话说说北京未来三天的天气", {}),
     "roots": ("北京有什么课堂笔记？", {}),
+    "sampling_tools": ("明天适合带全班去北京郊游吗？", {}),
 }
 ERAS = ["handshake", "modern"]
+ASKS = {"elicitation": 1, "sampling": 1, "roots": 1, "sampling_tools": 2}  # how often the tool asks the host
+MODEL_CALLS = {"sampling": 1, "sampling_tools": 2}  # of them, the host's model calls for the server
 _NOT_EXPORTED = {"prepare.tools", "tool.list", "translate.forward", "client.result"}
 
 
@@ -66,7 +70,7 @@ def test_replay_serves_the_servers_model_calls_in_order_and_answers_as_recorded(
     assert report["diverged"] is False and report["divergences"] == []
     served = len([h for h in original.hops if h.kind == "llm.request"])
     assert report["served"] == report["recorded_model_exchanges"] == served
-    assert served == (3 if feature == "sampling" else 2)  # the server's model call is served from the recording too
+    assert served == 2 + MODEL_CALLS.get(feature, 0)  # the server's model calls are served from the recording too
     assert asked(again.trace) == asked(original)
     assert again.answer == original.meta.answer
 
@@ -124,7 +128,7 @@ def test_an_asking_trace_exports_to_otlp_and_imports_back_to_the_same_steps(feat
     ]  # fmt: skip
     rounds = [[h.jsonrpc_id for h in c.requests] for c in call_rounds(back.hops).calls]
     assert rounds == [[h.jsonrpc_id for h in c.requests] for c in call_rounds(original.hops).calls]
-    assert rounds == ([[3, 4]] if era == "modern" else [])
+    assert rounds == ([list(range(3, 4 + ASKS[feature]))] if era == "modern" else [])
 
 
 def _tree(trace: Trace) -> dict[str, Any]:
@@ -153,28 +157,34 @@ def test_otlp_a_handshake_sampling_call_is_under_the_request_it_answers():
     assert parent(parent(call_server)).name == "execute_tool forecast_in_words"
 
 
-@pytest.mark.parametrize("feature", ["elicitation", "sampling"])
+@pytest.mark.parametrize("feature", ["elicitation", "sampling", "sampling_tools"])
 def test_otlp_a_modern_logical_call_is_its_rounds_under_one_execute_tool_span(feature):
     tree = _tree(recorded(feature, "modern"))
     spans, parent = tree["spans"], tree["parent"]
     (tool,) = [s for s in spans if s.name.startswith("execute_tool")]
     rounds = [s for s in spans if s.name.startswith("tools/call") and s.kind == SpanKind.CLIENT]
-    assert [parent(s) for s in rounds] == [tool, tool]
-    assert [(s.attributes["mcp_flow.logical_call"], s.attributes["mcp_flow.round"]) for s in rounds] == [(1, 1), (1, 2)]
-    state = rounds[0].attributes["mcp_flow.input_required.request_state"]
-    assert rounds[1].attributes["mcp_flow.call.request_state"] == state
-    assert rounds[0].attributes["jsonrpc.request.id"] != rounds[1].attributes["jsonrpc.request.id"]
+    asks = ASKS[feature]
+    assert [parent(s) for s in rounds] == [tool] * (asks + 1)
+    assert [(s.attributes["mcp_flow.logical_call"], s.attributes["mcp_flow.round"]) for s in rounds] == [
+        (1, n) for n in range(1, asks + 2)
+    ]
+    for before, after in itertools.pairwise(rounds):
+        state = before.attributes["mcp_flow.input_required.request_state"]
+        assert after.attributes["mcp_flow.call.request_state"] == state
+        assert before.attributes["jsonrpc.request.id"] != after.attributes["jsonrpc.request.id"]
     did = [s for s in spans if s.attributes.get("mcp_flow.requested_by") == "mcp_server"]
-    (span,) = did
-    assert parent(span) == tool and rounds[0].end_time <= span.start_time <= rounds[1].start_time
-    assert span.name == ("ask_user" if feature == "elicitation" else "chat mock")
+    assert len(did) == asks
+    for span, (before, after) in zip(did, itertools.pairwise(rounds), strict=True):
+        assert parent(span) == tool and before.end_time <= span.start_time <= after.start_time
+        assert span.name == ("ask_user" if feature == "elicitation" else "chat mock")
+    span = did[0]
     if feature == "elicitation":
         assert span.attributes["mcp_flow.user.action"] == "accept"
         assert span.attributes["mcp_flow.user.content"] == '{"city": "上海"}'
 
 
 @pytest.mark.parametrize("era", ERAS)
-@pytest.mark.parametrize("feature", ["elicitation", "sampling"])
+@pytest.mark.parametrize("feature", ["elicitation", "sampling", "sampling_tools"])
 def test_the_stdio_proxy_records_both_directions_as_the_app_does(tmp_path, feature, era):
     """The server's requests and the client's answers pass the proxy both ways, and its recording imports as the
     frames the app recorded, in the same steps."""
@@ -199,18 +209,19 @@ def test_the_stdio_proxy_records_both_directions_as_the_app_does(tmp_path, featu
     method = "elicitation/create" if feature == "elicitation" else "sampling/createMessage"
     back = [h for h in from_proxy.hops if h.source == "mcp_server" and h.kind == "mcp.request"]
     if era == "handshake":
-        (request,) = back
-        assert request.payload["method"] == method and request.step == 6
-        (answer,) = [
-            h
-            for h in from_proxy.hops
-            if h.source == "mcp_client" and h.kind == "mcp.response" and h.jsonrpc_id == request.jsonrpc_id
-        ]
-        assert answer.kind == "mcp.response" and answer.step == 6
+        assert len(back) == ASKS[feature]
+        for request in back:
+            assert request.payload["method"] == method and request.step == 6
+            (answer,) = [
+                h
+                for h in from_proxy.hops
+                if h.source == "mcp_client" and h.kind == "mcp.response" and h.jsonrpc_id == request.jsonrpc_id
+            ]
+            assert answer.kind == "mcp.response" and answer.step == 6
     else:
         assert back == []
         (logical,) = call_rounds(from_proxy.hops).calls
-        assert len(logical.requests) == 2 and logical.finished
+        assert len(logical.requests) == ASKS[feature] + 1 and logical.finished
 
 
 def test_a_file_with_hostile_asking_fields_exports_and_imports_without_a_traceback() -> None:

@@ -54,7 +54,7 @@ from flow.wire import api_for_path
 from flow.wire.base import Call, Turn, WireApi, WireProblem
 from flow.wire.chat import CHAT
 from flow.wire.hosted import approval_requests, exchanges, hosted_servers, reported_drafts
-from flow.wire.recorded import conversation
+from flow.wire.recorded import conversation, tool_names
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
 
@@ -755,12 +755,22 @@ _ASIDE = (
 
 def _asides(runs: list[list[_Exchange]]) -> tuple[list[list[_Exchange]], list[list[_Exchange]]]:
     """Conversations, and the calls made in the middle of one of them for an MCP server (sampling): a run of requests
-    offering no tools, all sent between two requests of another conversation."""
+    all sent between two requests of another conversation, offering no tools or other tools than it does (sampling
+    with tools: the server's own)."""
+
+    def offered(run: list[_Exchange]) -> set[str]:
+        return {name for ex in run for name in tool_names(ex.request.get("body"))}
+
     asides = [
         run
         for run in runs
-        if not any(as_dict(ex.request.get("body")).get("tools") for ex in run)
-        and any(other is not run and other[0].n < run[0].n and other[-1].n > run[-1].n for other in runs)
+        if any(
+            other is not run
+            and other[0].n < run[0].n
+            and other[-1].n > run[-1].n
+            and (not offered(run) or offered(run) != offered(other))
+            for other in runs
+        )
     ]
     kept = [run for run in runs if run not in asides]
     for run in asides:  # back into the conversation it came in, in the order they were sent
