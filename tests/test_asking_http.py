@@ -1,22 +1,28 @@
 """The session beyond tools/call over Streamable HTTP: the demo server with its asking tools on a loopback socket
 (uvicorn, in this process), reached by URL through the real SDK in both eras. A tool list that changes, a resource
-subscription and its update, ping, and a slow call the client gives up on."""
+subscription and its update, ping, a slow call the client gives up on; and a run whose server asked, recorded over
+HTTP, replayed offline."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from flow.backends.replay import replay
 from flow.backends.scripted import load_script
 from flow.engine.model import ModelConfig
-from flow.engine.options import RunOptions, RunResult
+from flow.engine.options import HOST_CAPABILITIES, RunOptions, RunResult
 from flow.runs import run_flow
 from flow.servers import builtin
 from flow.servers.spec import TOKEN_ENV, Era, ServerSpec
-from flow.trace.model import Hop, as_dict
+from flow.trace.files import load_trace, save_trace
+from flow.trace.model import Hop, Trace, as_dict
+from flow.trace.rounds import call_rounds
 from flow.trace.steps import Step
+from helpers import flow_cli, replay_report
 
 HTTP_TOKEN = "asking-http-token-7c6b5a4d3e"
 UNLOCK_THEN_ALERT = '[{"call": "unlock_alerts"}, {"call": "weather_alerts", "arguments": {"city": "上海"}}]'
@@ -46,6 +52,10 @@ def frames(result: RunResult, method: str, kind: str | None = None) -> list[Hop]
         for h in result.trace.hops
         if h.kind.startswith("mcp.") and (kind is None or h.kind == kind) and as_dict(h.payload).get("method") == method
     ]
+
+
+def method_of(hop: Hop) -> Any:
+    return as_dict(hop.payload).get("method")
 
 
 def reply_to(result: RunResult, request: Hop) -> Hop:
@@ -174,3 +184,95 @@ def test_in_the_2026_era_over_http_the_call_is_given_up_without_a_cancel_frame()
     result = http_run(SLOW, era="modern", mcp_timeout_s=1.0)
     _timed_out(result)
     assert not frames(result, "notifications/cancelled")
+
+
+# What each asking tool asks, the question that makes the mock model call it, and the user's answers.
+ASKING = {
+    "elicitation": ("elicitation/create", "我这里今天天气怎么样？", (("city", "上海"),)),
+    "sampling": ("sampling/createMessage", "用一句话说说北京未来三天的天气", ()),
+    "roots": ("roots/list", "北京有什么课堂笔记？", ()),
+}
+
+
+def asked_over_http(feature: str, era: Era) -> RunResult:
+    """One question to an asking tool of the demo server over Streamable HTTP, the mock model deciding, the host
+    declaring all it can answer and sharing the demo's notes."""
+    _, question, answers = ASKING[feature]
+
+    async def go() -> RunResult:
+        async with builtin.demo_over_http(HTTP_TOKEN, asks=True) as url:
+            built = RunOptions.build(
+                server=ServerSpec(url=url, transport="http"),
+                era=era,
+                host_capabilities=HOST_CAPABILITIES,
+                roots=builtin.demo_roots(),
+                answers=answers,
+            )
+            return await run_flow(question, options=built)
+
+    return anyio.run(go)
+
+
+def from_the_model_on(trace: Trace) -> list[tuple[Any, ...]]:
+    """Every hop from the first model request on, as where it went and what it was: the set-up before it is the
+    stand-in's, opened before the question."""
+    first = next(i for i, h in enumerate(trace.hops) if h.kind == "translate.forward")
+    return [
+        (h.step, h.kind, h.source, h.target, as_dict(h.payload).get("method") if h.kind.startswith("mcp.") else None)
+        for h in trace.hops[first:]
+        if h.kind != "replay.divergence"
+    ]
+
+
+def user_answers(trace: Trace) -> list[tuple[Any, Any]]:
+    return [
+        (h.payload.get("action"), h.payload.get("content"))
+        for h in trace.hops
+        if h.kind == "user.input" and h.direction == "response"
+    ]
+
+
+@pytest.mark.parametrize("era", ["handshake", "modern"])
+@pytest.mark.parametrize("feature", list(ASKING))
+def test_an_asking_run_recorded_over_http_replays_offline_to_the_same_hops(feature: str, era: Era) -> None:
+    """A server reached by URL is not re-run: its stand-in, built from the recording, answers each call as it was
+    answered and first asks the client what the recorded server asked (2025-11-25: its requests mid-call;
+    2026-07-28: its input-required results, continued by the echoed request state); the host answers again, its
+    model's part served by the recording."""
+    recorded = asked_over_http(feature, era)
+    assert recorded.ok, recorded.error
+    again = replay(recorded.trace)
+    report = replay_report(again.trace)
+    assert report["tools"] == "recorded" and report["diverged"] is False, report["divergences"]
+    assert (
+        report["served"]
+        == sum(h.kind == "llm.request" for h in recorded.trace.hops)
+        == (3 if feature == "sampling" else 2)
+    )
+    assert again.ok and again.answer == recorded.answer
+    assert from_the_model_on(again.trace) == from_the_model_on(recorded.trace)
+    assert user_answers(again.trace) == user_answers(recorded.trace)
+    method = ASKING[feature][0]
+    asked = [
+        h for h in again.trace.hops if h.kind == "mcp.request" and h.source == "mcp_server" and method_of(h) == method
+    ]
+    if era == "handshake":
+        [request] = asked
+        assert request.step == Step.CALL_TOOL and reply_to(again, request).source == "mcp_client"
+        assert not call_rounds(again.trace.hops).calls
+    else:
+        assert not asked
+        [logical] = call_rounds(again.trace.hops).calls
+        [first] = call_rounds(recorded.trace.hops).calls
+        assert logical.finished and len(logical.requests) == len(first.requests) == 2
+        states = [as_dict(r.payload)["params"].get("requestState") for r in (*logical.requests, *first.requests)]
+        assert states[0] is states[2] is None and states[1] == states[3]  # the recorded state, given back and echoed
+
+
+def test_the_replay_command_replays_an_http_recording_of_sampling(tmp_path: Path) -> None:
+    recorded = asked_over_http("sampling", "modern")
+    saved, out = save_trace(recorded.trace, tmp_path / "sampling-http.json"), tmp_path / "again.json"
+    proc = flow_cli("replay", str(saved), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "replay matched the recording: 3 model exchanges" in proc.stdout
+    assert from_the_model_on(load_trace(out)) == from_the_model_on(recorded.trace)

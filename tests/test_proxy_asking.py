@@ -18,7 +18,7 @@ from flow.proxy.http import mcp_http_proxy
 from flow.trace.files import load_trace
 from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.normalise import normalise
-from flow.trace.rounds import call_rounds, input_required
+from flow.trace.rounds import CallRounds, call_rounds, input_required
 from flow.trace.steps import Step
 from helpers import TOKEN, DemoServer, start_demo_server, stop_demo_server
 
@@ -83,10 +83,17 @@ def rounds_shape(trace: Trace) -> list[list[tuple[Any, Any, Any]]]:
                 as_dict(request.payload)["params"].get("requestState"),
                 as_dict(reply.payload)["result"].get("requestState"),
             )
-            for request, reply in zip(call.requests, call.replies, strict=True)
+            for request, reply in zip(call.requests, answered(call), strict=True)
         ]
         for call in call_rounds(trace.hops).calls
     ]
+
+
+def answered(call: CallRounds) -> list[Hop]:
+    """A logical call's replies, every round having one."""
+    replies = [r for r in call.replies if r is not None]
+    assert len(replies) == len(call.replies), "a round went unanswered"
+    return replies
 
 
 def check_handshake(hops: list[Hop], method: str) -> None:
@@ -107,7 +114,7 @@ def check_modern(hops: list[Hop], method: str) -> None:
     rounds = call_rounds(hops)
     [logical] = rounds.calls
     first, again = logical.requests
-    needs, done = logical.replies
+    needs, done = answered(logical)
     assert logical.finished and not rounds.unpaired and first.jsonrpc_id != again.jsonrpc_id
     assert input_required(needs) and not input_required(done)
     [(key, asked)] = needs.payload["result"]["inputRequests"].items()
