@@ -716,6 +716,84 @@ SAMPLES: list[Sample] = [
         question="给我一张北京的天气卡片",
         options={**ASKS, "check_output": True, "backfill": "structured"},
     ),
+    Sample(
+        "asks-subscribed",
+        "订阅资源 · resources/subscribe · 2025-11-25",
+        "Subscribing to a resource · resources/subscribe · 2025-11-25",
+        "服务器在 InitializeResult 里声明 resources.subscribe 为 true，表示它的资源可以订阅。客户端在请求模型之前发出 "
+        "resources/subscribe，只带资源的 uri，也就是 weather://alerts（今天的天气预警），服务器回一个空结果，表示记下了。"
+        "模型调用 unlock_alerts，服务器打开预警，在会话上先后发出 notifications/tools/list_changed 和 "
+        "notifications/resources/updated。更新通知只说哪个资源变了，不带新内容；客户端想看新内容，要自己再发 "
+        "resources/read，这次运行没有去读。没有订阅这个资源的客户端收不到这条更新通知。",
+        "The server declares resources.subscribe true in its InitializeResult: its resources may be subscribed to. "
+        "Before asking the model, the client sends resources/subscribe with nothing but the resource's uri, "
+        "weather://alerts (today's weather alerts), and the server answers with an empty result: noted. The model "
+        "calls unlock_alerts; the server turns the alerts on and sends two notifications over the session, "
+        "notifications/tools/list_changed and then notifications/resources/updated. The update says which resource "
+        "changed, not what it now holds: a client that wants the new content sends resources/read itself, which this "
+        "run does not. A client that did not subscribe to the resource is not told.",
+        question="上海有天气预警吗？",
+        options={**ASKS, "subscribe": ("weather://alerts",)},
+    ),
+    Sample(
+        "asks-subscribed-modern",
+        "订阅资源 · subscriptions/listen · 2026-07-28",
+        "Subscribing to a resource · subscriptions/listen · 2026-07-28",
+        "2026-07-28 没有 resources/subscribe。客户端发出 subscriptions/listen，在 resourceSubscriptions 里列出要关注的资源 "
+        "weather://alerts，同时用 toolsListChanged 要工具清单变化的通知。服务器先在这条请求上回一条 "
+        "notifications/subscriptions/acknowledged，说明它答应发哪些。unlock_alerts 运行时，清单变化和资源更新这两条通知都从 "
+        "listen 请求回来，_meta 里的 subscriptionId 就是 listen 请求的 id。资源更新的通知排在 tools/call 的结果之后才到："
+        "它走的是 listen 请求，不是这次调用的回答。运行结束时客户端取消 listen 请求。",
+        "2026-07-28 has no resources/subscribe. The client sends subscriptions/listen, naming the resource it wants to "
+        "hear of, weather://alerts, in resourceSubscriptions, and asking with toolsListChanged to hear of changes to "
+        "the tool list too. The server first sends notifications/subscriptions/acknowledged on that request, saying "
+        "what it agrees to send. While unlock_alerts runs, both the list change and the resource update come back on "
+        "the listen request, the subscriptionId in their _meta being the listen request's id. The update arrives after "
+        "the tools/call result: it travels on the listen request, not in the call's answer. When the run ends the "
+        "client cancels the listen request.",
+        question="上海有天气预警吗？",
+        options={**ASKS, "era": "modern", "listen": True, "subscribe": ("weather://alerts",)},
+    ),
+    Sample(
+        "asks-ping",
+        "ping · 对方还在吗 · 2025-11-25",
+        "Ping · is the other side still there · 2025-11-25",
+        "和 beijing-mcp 是同一个问题，只多了一问一答：握手结束后，客户端发出 ping，这个请求除了 id 和 method 什么也没有，"
+        "服务器用同一个 id 回一个空结果 {}。ping 只用来确认对方还在、还能回答，不带任何数据，双方都可以发。"
+        "客户端可以隔一段时间 ping 一次，迟迟等不到回答，就可以认为连接已经失效。2026-07-28 删掉了 ping："
+        "在那个协议里要求发 ping，运行会用一行话拒绝，什么也不发。",
+        "The same question as beijing-mcp with one more exchange: after the handshake the client sends ping, a request "
+        "with nothing but an id and a method, and the server answers under the same id with an empty result, {}. A "
+        "ping only checks that the other side is still there and answering; it carries no data, and either side may "
+        "send one. A client may ping now and then and, if no answer comes in reasonable time, take the connection as "
+        "stale. 2026-07-28 removed ping: asked to send one in that protocol, the run refuses in one line and sends "
+        "nothing.",
+        options={"ping": True},
+    ),
+    Sample(
+        "asks-cancelled",
+        "取消一次调用 · notifications/cancelled · 2025-11-25",
+        "Cancelling a call · notifications/cancelled · 2025-11-25",
+        "slow_report 要做大约 30 秒，边做边用 notifications/progress 报告进度，而这次运行的 MCP 超时只有 1 秒"
+        "（--mcp-timeout 1）。1 秒到了还没有结果，客户端不再等，发出 notifications/cancelled：一条没有 id 的通知，"
+        "requestId 指明撤回的是 id 为 3 的 tools/call，reason 写明超时。服务器的 SDK 收到后默认中止这个工具，"
+        "也不再回答这个请求。接下来那条错误不是服务器发来的，线路上没有这条消息：它是客户端的 SDK 自己给出的超时错误"
+        "（-32001）。没有工具结果可以交回模型，运行就此结束，没有回答。在 2026-07-28 的 Streamable HTTP 上没有这条通知："
+        "客户端直接关闭这次调用的 POST 请求，关闭本身就是取消的信号。模型的决定由脚本给出，因为离线模拟模型不会调用 "
+        "slow_report。",
+        "slow_report takes about 30 seconds and reports its progress with notifications/progress as it goes, but this "
+        "run's MCP timeout is only 1 second (--mcp-timeout 1). When the second is up with no result, the client stops "
+        "waiting and sends notifications/cancelled: a notification with no id, whose requestId names the tools/call it "
+        "withdraws (id 3) and whose reason says it timed out. On receiving it the server's SDK stops the tool by "
+        "default and never answers that request. The error after it is not the server's: no such message crossed the "
+        "wire; it is the timeout error the client's SDK made up (-32001). With no tool result to send back to the "
+        "model the run ends there, without an answer. On 2026-07-28 over Streamable HTTP there is no such "
+        "notification: the client closes the call's POST request, and the closing is the signal. A script makes the "
+        "model's decision, since the offline mock never calls slow_report.",
+        question="给我一份北京的详细天气报告",
+        options={"asks": True, "mcp_timeout_s": 1.0},
+        script='{"call": "slow_report", "arguments": {"city": "北京"}}',
+    ),
 ]
 
 

@@ -150,37 +150,6 @@ def test_the_default_demo_server_is_unchanged():
     assert not {"listen", "subscribe", "ping", "backfill", "check_output"} & set(result.trace.meta.settings)
 
 
-@pytest.mark.parametrize("era", ["handshake", "modern"])
-def test_a_tool_added_mid_run_over_streamable_http_is_listed_again(era: Era, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same change over the network: the demo server with its asking tools over Streamable HTTP, reached by URL."""
-    import anyio
-
-    from flow.runs import run_flow
-    from flow.servers import builtin
-    from flow.servers.spec import TOKEN_ENV
-
-    monkeypatch.setenv(TOKEN_ENV, "tok-lists-http")  # the run reads a server's token from the environment
-
-    async def go():
-        async with builtin.demo_over_http("tok-lists-http", asks=True) as url:
-            options = RunOptions.build(
-                server=ServerSpec(url=url, transport="http"),
-                era=era,
-                listen=era == "modern",
-            )
-            return await run_flow(
-                "上海有天气预警吗？", options=options, model=ModelConfig.scripted(load_script(UNLOCK_THEN_ALERT))
-            )
-
-    result = anyio.run(go)
-    assert result.ok, result.error
-    requests = [h for h in result.trace.hops if h.kind == "llm.request"]
-    assert "weather_alerts" not in offered(requests[0]) and "weather_alerts" in offered(requests[1])
-    [notice] = frames(result, "notifications/tools/list_changed")
-    assert notice.source == "mcp_server"
-    assert len(frames(result, "tools/list", "mcp.request")) == 2
-
-
 def test_the_sdks_process_wide_listen_ids_are_numbered_again_per_trace_for_comparing() -> None:
     """The SDK's client counts listen requests across the process (listen-1, listen-2, ...): two runs of the same flow
     compare equal whichever they got, and two listens in one trace stay two."""

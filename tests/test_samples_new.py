@@ -43,6 +43,10 @@ ASKS_SAMPLES = [
     "asks-list-changed",
     "asks-list-changed-modern",
     "asks-structured",
+    "asks-subscribed",
+    "asks-subscribed-modern",
+    "asks-ping",
+    "asks-cancelled",
 ]
 
 
@@ -221,7 +225,7 @@ def test_new_notes_and_titles_follow_the_glossary(name):
     assert meta.title is not None and meta.note is not None
     for text in (meta.title["zh"], meta.note["zh"]):
         assert not [w for w in GLOSSARY_FORBIDDEN_ZH if w in text]
-        prose = re.sub(r"https?://[^\s（）]+|\w+\([^)]*\)|\"?\w+\"?: \w+", "", text)  # URLs, calls, key: value
+        prose = re.sub(r"[a-z]+://[^\s（）]+|\w+\([^)]*\)|\"?\w+\"?: \w+", "", text)  # URIs, calls, key: value
         assert not re.search(r"[,:;()]", prose), prose  # Chinese prose takes full-width punctuation
     assert "(s)" not in meta.note["en"]
 

@@ -52,6 +52,7 @@ ALLOWED = {
     "notifications/cancelled",
     "notifications/subscriptions/acknowledged",
     "notifications/resources/updated",
+    "ping",
     # the capabilities a server may ask a host for, and what may change: MCP's own names
     "sampling",
     "elicitation",

@@ -3,7 +3,8 @@
 The replay model is one more transport behind the openai SDK: it serves the model responses
 recorded in a trace, in order, and checks each request against the recorded one. The tools
 really run again, on the demo server or on a server the user names; a recording of any other
-server has its tool results served back by an in-process MCP server built from the recording.
+server has its tool results served back by an in-process MCP server built from the recording, which
+first asks the client again what the recorded server asked it during each call.
 Wherever the re-run departs from the recording, a `replay.divergence` hop says so.
 
 A trace is data, never instructions: nothing in it chooses a program to run, an environment
@@ -24,9 +25,11 @@ import httpx2
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
+from mcp.shared.message import ServerMessageMetadata
+from pydantic import TypeAdapter, ValidationError
 
 from flow.capture.recorder import Recorder
+from flow.engine.host import GivenAnswers, Host
 from flow.engine.loop import run_flow
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
@@ -34,9 +37,10 @@ from flow.servers.connect import open_session
 from flow.servers.spec import ServerSpec
 from flow.trace import hops
 from flow.trace.files import TraceError, escape_controls
-from flow.trace.model import Hop, Trace, TraceMeta
+from flow.trace.model import Hop, Trace, TraceMeta, as_dict
 from flow.trace.normalise import normalise
 from flow.trace.payloads import ReplayDivergencePayload
+from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Phase
 
 # The replay model's address: never resolved or contacted (the replay transport answers every request), and
@@ -334,7 +338,16 @@ def replay(
                 meta.question, options=options, model=model, recorder=recorder, model_transport=transport_
             )
         spec = ServerSpec(transport="memory", server=recorded_mcp_server(trace, name=other or "recorded"))
-        async with open_session(spec, era=options.era, recorder=recorder, timeout_s=options.mcp_timeout_s) as session:
+        # The stand-in asks what the recorded server asked: the host answers as the recording's options say, with no
+        # roots (a re-run never reads folders from a trace).
+        host = None
+        if options.host_capabilities:
+            answerer = GivenAnswers(dict(options.answers), options.elicit_action)
+            host = Host(recorder, answerer, [], options.elicit_timeout_s, modern=options.era == "modern")
+        callbacks = host.callbacks(options.host_capabilities) if host is not None else None
+        async with open_session(
+            spec, era=options.era, recorder=recorder, timeout_s=options.mcp_timeout_s, callbacks=callbacks
+        ) as session:
             return await run_flow(
                 meta.question,
                 options=options,
@@ -342,6 +355,7 @@ def replay(
                 recorder=recorder,
                 model_transport=transport_,
                 session=session,
+                session_host=host,
             )
 
     result = anyio.run(rerun)
@@ -460,12 +474,23 @@ def _checked(model: Any, data: Any, what: str) -> Any:
 
 
 @dataclass
+class _Asked:
+    """What a recorded server asked the client while one logical call ran: in 2025-11-25 its requests (method,
+    params) in the middle of the call; in 2026-07-28 its input-required results, one a round, in order."""
+
+    requests: list[tuple[str, Any]] = field(default_factory=list[tuple[str, Any]])
+    rounds: list[Any] = field(default_factory=list[Any])
+
+
+@dataclass
 class _RecordedAnswers:
     """What a recording's server answered: its tool list, each call's results by tool and arguments (in recorded
-    order), and the resources it read and prompts it fetched, by URI and name (the first answer of each)."""
+    order), what it asked the client during each call (likewise), and the resources it read and prompts it fetched,
+    by URI and name (the first answer of each)."""
 
     tools: Any = None
     results: dict[tuple[str, str], deque[dict[str, Any]]] = field(default_factory=lambda: defaultdict(deque))
+    asked: dict[tuple[str, str], deque[_Asked]] = field(default_factory=lambda: defaultdict(deque))
     resources: dict[str, Any] = field(default_factory=dict)
     prompts: dict[str, Any] = field(default_factory=dict)
 
@@ -491,7 +516,53 @@ class _RecordedAnswers:
             ):
                 if isinstance(request.get("name"), str):
                     out.results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+        out._read_asks(trace.hops)
         return out
+
+    def _read_asks(self, recorded: list[Hop]) -> None:
+        """Each logical tools/call's questions to the client, by its tool and arguments. A server's request belongs to
+        the one call open when it came (none is guessed while several are); rounds go by request state
+        (`call_rounds`), never by id."""
+        rounds = call_rounds(recorded)
+        open_calls: dict[str, tuple[tuple[str, str], _Asked]] = {}
+        for hop in recorded:
+            payload = as_dict(hop.payload)
+            if hop.kind == "mcp.request" and hop.source == "mcp_client" and payload.get("method") == "tools/call":
+                params = as_dict(payload.get("params"))
+                placed = rounds.by_seq.get(hop.seq)
+                if (placed is not None and placed[1] > 1) or not isinstance(params.get("name"), str):
+                    continue  # a later round of a call already counted, or no call this server can answer
+                asked = _Asked()
+                if placed is not None:
+                    asked.rounds = [_result_of(r) for r in placed[0].replies if r is not None and input_required(r)]
+                key = (params["name"], _arguments_key(params.get("arguments")))
+                self.asked[key].append(asked)
+                open_calls[json.dumps(hop.jsonrpc_id)] = (key, asked)
+            elif hop.kind == "mcp.request" and hop.source == "mcp_server" and len(open_calls) == 1:
+                [(_, asked)] = open_calls.values()
+                asked.requests.append((str(payload.get("method")), payload.get("params")))
+            elif hop.kind in ("mcp.response", "mcp.error") and hop.source == "mcp_server":
+                open_calls.pop(json.dumps(hop.jsonrpc_id), None)
+
+
+def _result_of(hop: Hop) -> Any:
+    """The result a response hop carries."""
+    return as_dict(hop.payload).get("result")
+
+
+_SERVER_REQUEST: TypeAdapter[types.ServerRequest] = TypeAdapter(types.ServerRequest)
+
+
+async def _ask_again(ctx: Any, method: str, params: Any) -> None:
+    """Send the client a request the recorded server sent it mid-call (2025-11-25), and wait for its answer, which
+    the recording's result does not depend on. One the SDK cannot send, or the client refuses, is passed over."""
+    try:
+        request = _SERVER_REQUEST.validate_python({"method": method, "params": params})
+        await ctx.session.send_request(
+            request, types.EmptyResult, metadata=ServerMessageMetadata(related_request_id=ctx.request_id)
+        )
+    except (MCPError, ValidationError, ValueError):
+        pass
 
 
 def _recorded_error(error: Any) -> MCPError:
@@ -504,14 +575,31 @@ def _recorded_error(error: Any) -> MCPError:
 
 def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
     """An MCP server that answers from a recording: its tool list, and each tools/call with the result recorded
-    for the same tool and arguments (in recorded order), its resource reads and its prompt. It runs nothing."""
+    for the same tool and arguments (in recorded order), after asking the client what the recorded server asked it
+    during that call (its requests in 2025-11-25, its input-required rounds in 2026-07-28); its resource reads and its
+    prompt. It runs nothing."""
     answers = _RecordedAnswers.of(trace)
+    waiting: dict[str, deque[Any]] = {}  # a call's input-required rounds still to give, by the state last given
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return _checked(types.ListToolsResult, {"tools": answers.tools or []}, "tool list")
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        queue = answers.results.get((params.name, _arguments_key(params.arguments)))
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        key = (params.name, _arguments_key(params.arguments))
+        rounds = waiting.pop(params.request_state, None) if params.request_state is not None else None
+        if rounds is None:
+            asked = answers.asked[key].popleft() if answers.asked.get(key) else _Asked()
+            for method, asked_params in asked.requests:
+                await _ask_again(ctx, method, asked_params)
+            rounds = deque(asked.rounds)
+        if rounds:
+            needs = _checked(types.InputRequiredResult, rounds.popleft(), "input-required result")
+            if needs.request_state is not None:
+                waiting[needs.request_state] = rounds
+            return needs
+        queue = answers.results.get(key)
         if not queue:
             raise MCPError(types.INVALID_PARAMS, f"the recording has no result for {params.name} with these arguments")
         recorded = queue.popleft()

@@ -476,11 +476,13 @@ async def run_flow(
     recorder: Recorder | None = None,
     session: McpSession | None = None,
     answerer: Answerer | None = None,
+    session_host: Host | None = None,
 ) -> RunResult:
     """Run one question end to end and return the trace; failures end the run as hops, never raise.
 
     `model_transport` replaces the model's transport (the replay model); it is still recorded. `answerer` answers a
-    server's questions to the user (default: the answers the options give)."""
+    server's questions to the user (default: the answers the options give). `session_host` answers the server of a
+    `session` opened with its callbacks; without it the server of a reused session cannot ask."""
     if options.prompt and options.mode == "mcp":
         # A prompt run sends the prompt's messages, not a typed question: the trace names what the user chose,
         # the way a client offers a prompt (as a slash command), so no question that was never sent is shown.
@@ -496,7 +498,7 @@ async def run_flow(
         settings=options.settings(),
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
-    run = _Run(question, options, model, model_transport, rec, meta, API[options.api])
+    run = _Run(question, options, model, model_transport, rec, meta, API[options.api], session_host=session_host)
     run.answerer = answerer or GivenAnswers(dict(options.answers), options.elicit_action)
     answer: str | None = None
     error: str | None = None
@@ -526,6 +528,7 @@ class _Run:
     stderr_tail: str = ""  # the end of a stdio server's stderr, when the run failed while it ran
     error_zh: str | None = None
     answerer: Answerer = field(default_factory=lambda: GivenAnswers({}))
+    session_host: Host | None = None  # the host whose callbacks a reused session was opened with
 
     def host(self, spec: ServerSpec) -> Host | None:
         """What answers the server when it asks, if the host declares it can (`RunOptions.host_capabilities`)."""
@@ -548,7 +551,7 @@ class _Run:
             # A connection kept open across runs: its set-up frames belong to the run that opened it.
             session.tap.recorder = rec
             self.meta.server = {**session.describe(), "reused_session": True}
-            reused = _McpTools(session.client, session.tap, rec, options, self.api)
+            reused = _McpTools(session.client, session.tap, rec, options, self.api, host=self.session_host)
             async with reused.opened():
                 return await self.loop(reused)
         host = self.host(spec)

@@ -469,6 +469,9 @@ class _OtlpImport:
         self.chat_round = {s.span_id: i for i, s in enumerate(chats, 1)}
         self.chat_starts = [s.start_ns for s in chats]
         self.chat_windows = [(s.start_ns, s.end_ns) for s in chats]
+        self.call_starts = sorted(
+            s.start_ns for s in spans if s.method == "tools/call" and s.kind == 3 and not _by_provider(s)
+        )
         self.events: list[tuple[int, int, _Placed | _Report]] = []  # (when it happened, walk order, hop)
         self.meta: dict[str, Any] = {
             "question": None,
@@ -797,7 +800,8 @@ class _OtlpImport:
         if method == "tools/call":
             self.reported(span, rpc_id, rnd)
         # The client's answer to a server's request is in the step it was asked in
-        reply = self.reply(span, method, rpc_id, answer_step(step) if from_client else step, from_client=from_client)
+        step_back = answer_step(step) if from_client else step
+        reply = self.reply(span, method, rpc_id, step_back, from_client=from_client, call_id=self.carried(span, parent))
         if reply is not None and from_client:  # an input-required result does not end the call: it stays in its step
             reply = replace(reply, step=reply_step(step, reply.payload))
         if reply is not None:
@@ -823,21 +827,45 @@ class _OtlpImport:
                 self.unmapped.add(
                     "parameters of notifications (progress, log text): the conventions do not record them"
                 )
+            if parent.method == "subscriptions/listen" and self.calling(span.start_ns):
+                # what comes on a listen stream belongs to no step of the stream's: to the tool call under way
+                return Step.CALL_TOOL, self.round_at(span.start_ns), None
             rnd = self.frame_round(parent.method, parent.start_ns)
             progress_of = (
                 _rpc_id(parent.attrs.get("jsonrpc.request.id")) if method == "notifications/progress" else None
             )
             return method_step(parent.method), rnd, progress_of
         step = method_step(method)
+        if step is None and self.calling(span.start_ns):  # a tool call's round: a cancel of a call given up on, say
+            return Step.CALL_TOOL, self.round_at(span.start_ns), None
         if step is None and self.chat_windows and span.start_ns > max(end for _, end in self.chat_windows):
             step = Step.SHOW_ANSWER  # sent after the model's last answer: the run is ending (a stream's cancel)
         return step, self.frame_round(method, span.start_ns), None
 
+    def calling(self, ns: int) -> bool:
+        """Whether a tools/call has been sent in the round that is under way at `ns` (the round's results have not
+        yet gone back to the model)."""
+        rnd = self.round_at(ns)
+        return any(start <= ns and self.round_at(start) == rnd for start in self.call_starts)
+
+    def carried(self, span: _Span, parent: _Span | None) -> str | None:
+        """The model's tool call a tools/call span carries out: that of the execute_tool span it is under."""
+        if span.method != "tools/call" or parent is None or parent.method or parent.operation != "execute_tool":
+            return None
+        return self.tool_call(parent)["id"]
+
     def reply(
-        self, span: _Span, method: str, rpc_id: int | str, step: Step | None, *, from_client: bool
+        self,
+        span: _Span,
+        method: str,
+        rpc_id: int | str,
+        step: Step | None,
+        *,
+        from_client: bool,
+        call_id: str | None = None,
     ) -> Draft[Payload] | None:
         """The answer to an MCP request: a result frame, an error frame for a JSON-RPC error code, or the failure the
-        span reports instead; None when no answer came."""
+        span reports instead (for a tools/call, of the model's call `call_id`); None when no answer came."""
         error = span.error
         if error and error[0] == NO_RESPONSE:
             return None
@@ -849,7 +877,7 @@ class _OtlpImport:
             payload: ErrorPayload = {"error": error[0], "message": error[1]}
             summary = error[1] or error[0]
             if from_client:
-                return hops.server_failed(payload, summary, step=step)
+                return hops.server_failed(payload, summary, step=step, tool_call_id=call_id)
             return hops.client_failed(payload, summary, step=step)
         elif method == "tools/call" and isinstance(span.attrs.get(REQUIRED_STATE_ATTR), str):
             result: JsonObject = {

@@ -318,11 +318,17 @@ class McpSession:
 
 @asynccontextmanager
 async def open_session(
-    spec: ServerSpec, *, era: Era, recorder: Recorder, timeout_s: float = 10.0
+    spec: ServerSpec,
+    *,
+    era: Era,
+    recorder: Recorder,
+    timeout_s: float = 10.0,
+    callbacks: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[McpSession]:
-    """Connect once and run many flows on the same session (pass it to `run_flow(session=...)`)."""
+    """Connect once and run many flows on the same session (pass it to `run_flow(session=...)`); `callbacks` as for
+    `connect` (then pass their host as `run_flow(session_host=...)`)."""
     recorder.step = Step.LIST_TOOLS
-    async with connect(spec, era=era, recorder=recorder, timeout_s=timeout_s) as (client, tap, _err):
+    async with connect(spec, era=era, recorder=recorder, timeout_s=timeout_s, callbacks=callbacks) as (client, tap, _):
         yield McpSession(client, tap, spec)
 
 
