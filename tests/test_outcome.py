@@ -157,7 +157,7 @@ def _check(trace: Trace, outcome: Outcome) -> None:
             assert not any(h.kind == "app.answer" for h in trace.hops)
         elif key.startswith("hosted_"):
             _check_hosted(trace, key, first, values)
-        elif key.startswith(("asked_", "user_")):
+        elif key.startswith(("asked_", "user_", "sampled_")):
             _check_asked(key, first, values)
         else:
             raise AssertionError(f"a clause this test does not check: {key}")
@@ -182,8 +182,12 @@ def _check_asked(key: str, hop: Hop | None, values: Mapping[str, object]) -> Non
         assert key == ("user_timed_out" if "timed_out" in p else f"user_{p['action']}{plain}")
         if key == "user_accept":
             assert values["values"] == ", ".join(f"{k}={v}" for k, v in p["content"].items())
-    elif key == "asked_model":
+    elif key in ("asked_model", "asked_model_again"):
         assert hop.kind == "llm.request" and "for_server" in p and hop.source == "mcp_client"
+    elif key == "sampled_calls":  # the host's model's reply for the server, naming the server's own tools
+        assert hop.kind == "llm.response" and "for_server" in p and hop.target == "mcp_client"
+        named = [c["function"]["name"] for c in p["body"]["choices"][0]["message"]["tool_calls"]]
+        assert str(values["calls"]).split("(")[0] == named[0]
     elif key == "asked_roots":
         asked = (p.get("result") or {}).get("inputRequests") or {}
         assert p.get("method") == "roots/list" or any(r.get("method") == "roots/list" for r in asked.values())

@@ -36,6 +36,7 @@ LANGS: tuple[Lang, ...] = ("zh", "en")
 # English a Chinese text may keep: protocol and format names, JSON field names and values as the wire has them.
 ALLOWED_IN_ZH = frozenset(
     """
+    ping resources/subscribe resources/unsubscribe notifications/resources/updated sampling.tools toolUse stopReason
     MCP JSON JSON-RPC HTTP API Schema id _meta initialize InitializeResult CallToolResult notifications/initialized
     notifications/cancelled server/discover tools/list tools/call resources/list resources/read prompts/list
     prompts/get capabilities name description inputSchema parameters arguments messages role tool tool_call
@@ -418,12 +419,12 @@ ONE_HOP_CASES: list[tuple[str, Hop, list[str]]] = [
         "rpc.request",
         _hop(
             "mcp.request",
-            {"jsonrpc": "2.0", "id": 9, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 9, "method": "logging/setLevel"},
             step=None,
             source="mcp_client",
             target="mcp_server",
         ),
-        ["ping", "9"],
+        ["logging/setLevel", "9"],
     ),
     (
         "rpc.result",

@@ -102,6 +102,9 @@ _OUTING = "Class outing: "  # how weather_demo's plan_outing asks the host's mod
 _OUTING_WORDS = ("出游", "郊游", "春游", "秋游", "outing")
 
 
+_ENABLERS = ("unlock_alerts",)  # the demo tools whose result only says another tool is now there
+
+
 _WET = ("rain", "snow", "storm", "shower", "thunder")
 
 
@@ -409,10 +412,11 @@ def answer_from_results(conv: Conversation, *, tools_allowed: bool) -> str:
 
 
 def _superseded(i: int, conv: Conversation) -> bool:
-    """A failed call that a later call retried successfully is not worth mentioning in the answer."""
+    """A failed call that a later call retried successfully is not worth mentioning in the answer, nor a call that
+    only turned on the tool a later call used (unlock_alerts, then weather_alerts)."""
     a = conv.attempts[i]
     if a.ok:
-        return False
+        return a.name in _ENABLERS and any(b.ok for b in conv.attempts[i + 1 :])
     values = sorted(map(str, (a.args or {}).values()))
     return any(
         b.ok and (a.args is None or sorted(map(str, (b.args or {}).values())) == values) for b in conv.attempts[i + 1 :]
@@ -480,6 +484,17 @@ def _describe(a: _Attempt, zh: bool) -> str:
             f"{data['city_en']} today: {data['condition_en']}, {data['temp_low_c']} to {data.get('temp_high_c')} °C"
             f"{humidity}."
         )
+    if isinstance(data, dict) and {"city", "level", "text"} <= data.keys() and len(data) == 3:  # weather_alerts
+        if zh:
+            said = (
+                "没有天气预警"
+                if data["level"] == "none"
+                else f"有{'黄色' if data['level'] == 'yellow' else ''}天气预警"
+            )
+            return f"{data['city']}今天{said}（服务器的原话：{data['text']}）。"
+        said = "no weather alert" if data["level"] == "none" else f"a {data['level']} weather alert"
+        city = (a.args or {}).get("city") or data["city"]  # the name the question used (the alert's is Chinese)
+        return f"{city} has {said} today ({data['text']})."
     if isinstance(data, dict) and isinstance(data.get("days"), list):
         days = data["days"]
         if zh:

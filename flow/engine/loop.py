@@ -540,8 +540,9 @@ class _Run:
 
     async def through_mcp(self, spec: ServerSpec, session: McpSession | None) -> str:
         rec, options = self.rec, self.options
-        if (session.spec if session else spec).is_demo:  # step 0 is the demo server's code; another's is not ours
-            await _record_server_tools(rec)
+        served = session.spec if session else spec
+        if served.is_demo:  # step 0 is the demo server's code; another's is not ours
+            await _record_server_tools(rec, asks=served.asks)
         prompt: PromptRef | None = None
         if options.prompt:
             prompt = {"name": options.prompt, "arguments": dict(options.prompt_args)}
@@ -621,9 +622,10 @@ def _server_secrets(spec: ServerSpec) -> list[str]:
     return spec.secret_values()
 
 
-async def _record_server_tools(rec: Recorder) -> None:
+async def _record_server_tools(rec: Recorder, *, asks: bool = False) -> None:
     """Step 0: what the demo server's decorators built, read from the same code the server runs."""
-    rec.add(hops.tools_built(await builtin.demo_tool_listing(), builtin.SERVER_BUILT_FROM))
+    built = builtin.SERVER_BUILT_FROM + (" and weather_demo/asking.py" if asks else "")
+    rec.add(hops.tools_built(await builtin.demo_tool_listing(asks=asks), built))
 
 
 async def _loop(

@@ -19,7 +19,7 @@ CITY_NAMES = demo_tools.CITY_NAMES  # the cities the mock model knows to ask abo
 DIRECT_WRITTEN_BY = "hand, in weather_demo/tools.py"
 SERVER_BUILT_FROM = "@server.tool() decorators in weather_demo/server.py"
 
-_listed: list[dict[str, Any]] = []  # the demo server's tools never change within a process
+_listed: dict[bool, list[dict[str, Any]]] = {}  # what the demo server is built with, with and without `asks`
 
 
 def demo_server(fault: Any = "none", *, asks: bool = False) -> Any:
@@ -37,13 +37,13 @@ def demo_roots() -> list[str]:
     return [str(NOTES_DIR)]
 
 
-async def demo_tool_listing() -> list[dict[str, Any]]:
-    """What the demo server's decorators built, read from the same code the server runs."""
-    if not _listed:
-        _listed.extend(
-            t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in await demo_server().list_tools()
-        )
-    return _listed
+async def demo_tool_listing(*, asks: bool = False) -> list[dict[str, Any]]:
+    """What the demo server's decorators built (with the tools that ask back, for `asks`), read from the same code the
+    server runs."""
+    if asks not in _listed:
+        tools = await demo_server(asks=asks).list_tools()
+        _listed[asks] = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    return _listed[asks]
 
 
 def many_tools_server(n: int) -> Any:

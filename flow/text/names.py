@@ -182,6 +182,7 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "user_timed_out": {"en": "no answer within {s} s: cancel", "zh": "{s} 秒内没有回答：取消"},
     "roots_given": {"en": "{n} root(s): {uris}", "zh": "{n} 个根目录：{uris}"},
     "sampled": {"en": "the model's text: {text}", "zh": "模型写出：{text}"},
+    "offered_tools": {"en": "tools: {names}", "zh": "工具：{names}"},
     "sampled_use": {"en": "the model's tool_use: {calls}", "zh": "模型要用工具：{calls}"},
     "input_required": {"en": "input required:", "zh": "需要补充输入："},
     "state_only": {"en": "input required: call again with the state", "zh": "需要补充输入：带着状态再调用"},

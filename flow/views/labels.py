@@ -431,9 +431,9 @@ def _model_label(t: ModelHop, width: int, lang: Lang) -> list[str]:
     """What crosses to and from the model API."""
     match t:
         case LlmRequest(hop=h, payload=p) if "for_server" in p:  # sampling: the host's model, for the server
-            return [_w("for_server", lang), *_request_label(h, p, width, lang)]
+            return _prefixed(_w("for_server", lang), _request_label(h, p, width, lang), width)
         case LlmResponse(hop=h, payload=p) if "for_server" in p:
-            return [_w("for_server", lang), *_response_label(h, p, width, lang)]
+            return _prefixed(_w("for_server", lang), _response_label(h, p, width, lang), width)
         case LlmRequest(hop=h, payload=p):
             return _request_label(h, p, width, lang)
         case LlmResponse(hop=h, payload=p):
@@ -484,12 +484,23 @@ def _server_request_label(p: McpRequestPayload, width: int, lang: Lang) -> list[
         limit = f"maxTokens {_value_text(params.get('maxTokens'))}"
         tools = [str(_dict(t).get("name")) for t in as_list(params.get("tools"))]
         if tools:  # sampling with tools: the server's own tools, offered to the host's model
-            return [method, *_line(f"{limit} · tools: {', '.join(tools)}", width), *_line(asked, width)]
+            offered = _w("offered_tools", lang, names=", ".join(tools))
+            return [method, *_line(f"{limit} · {offered}", width), *_line(asked, width)]
         return [method, *_line(f"{limit} · {asked}", width)]
     if method == "elicitation/create":
         what = params.get("url") if params.get("mode") == "url" else params.get("message")
         return [method, *_line(_value_text(what or ""), width)]
     return _line(method, width)
+
+
+def _prefixed(prefix: str, lines: list[str], width: int) -> list[str]:
+    """`prefix` on a line of its own above `lines`, within MAX_LINES: beside the first line where it fits there, else
+    the last lines run together and cut to the width."""
+    if len(lines) < MAX_LINES:
+        return [prefix, *lines]
+    if display_width(f"{prefix} {lines[0]}") <= width:
+        return [f"{prefix} {lines[0]}", *lines[1:MAX_LINES]]
+    return [prefix, *lines[: MAX_LINES - 2], clip(" ".join(lines[MAX_LINES - 2 :]), width)]
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:

@@ -595,6 +595,10 @@ def _notification(method: str, params: JsonObject, ctx: HopContext) -> Situation
         )
     if _LIST_CHANGED.match(method):
         return _situation("list_changed", method=value(method))
+    if method == "notifications/resources/updated":
+        return _situation("resource_updated", uri=value(params.get("uri"))) or _situation(
+            "rpc.notification", method=value(method)
+        )
     return _situation("rpc.notification", method=value(method))
 
 
@@ -638,6 +642,11 @@ def _request(rpc_id: str | None, method: str, params: JsonObject, ctx: HopContex
         return _situation("resources_read.request", id=rpc_id, uri=value(params.get("uri")))
     if method == "prompts/get":
         return _situation("prompts_get.request", id=rpc_id, prompt=value(params.get("name")))
+    if method == "ping":
+        return _situation("ping.request", id=rpc_id)
+    if method in ("resources/subscribe", "resources/unsubscribe"):
+        key = "subscribe" if method == "resources/subscribe" else "unsubscribe"
+        return _situation(f"{key}.request", id=rpc_id, uri=value(params.get("uri")))
     if method == "tools/call" and ("requestState" in params or "inputResponses" in params):
         return _retry(rpc_id, value(params.get("name")), params, ctx)
     if method == "tools/call":

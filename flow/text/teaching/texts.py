@@ -186,14 +186,42 @@ _FRAMES: Texts = {
         "zh": "id 为 {id} 的 JSON-RPC 结果。结果里没有方法名，只有 id 能说明它回答的是哪个请求。",
     },
     "rpc.notification": {
-        "en": "{method} is a notification: it has no id and expects no reply. Either side may send one at any time.",
-        "zh": "{method} 是一条通知：它没有 id，也不需要回复。双方都可以随时发送通知。",
+        "en": "{method} is a notification: it has no id and expects no reply. Its sender goes on without waiting, "
+        "and no answer will come.",
+        "zh": "{method} 是一条通知：它没有 id，也不需要回复。发送方发完就继续，不等，也不会有回答。",
     },
     "cancelled": {
         "en": "notifications/cancelled: the client withdraws request {request_id}, which it no longer waits "
-        "for. A late answer to it will be ignored; a request is cancelled by a notification, never by "
-        "closing the connection.",
-        "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；撤回请求靠的是一条通知，而不是关闭连接。",
+        "for. A late answer to it will be ignored; being told, the server can stop the work rather than finish it "
+        "for nobody.",
+        "zh": "notifications/cancelled：客户端撤回了请求 {request_id}，不再等它的回复。之后迟到的回答会被忽略；"
+        "服务器收到这条通知，就可以停下手里的活，不必为没人等的请求做完它。",
+    },
+    "resource_updated": {
+        "en": "notifications/resources/updated: the server tells the client that {uri} changed. Only the server "
+        "sends it, and only for a resource the client asked to hear about (resources/subscribe in 2025-11-25, "
+        "the subscriptions/listen stream in 2026-07-28); it carries no content, so a client that wants the new "
+        "text reads the resource again.",
+        "zh": "notifications/resources/updated：服务器告诉客户端 {uri} 变了。只有服务器会发它，而且只针对客户端要求关注的"
+        "资源（2025-11-25 里用 resources/subscribe，2026-07-28 里用 subscriptions/listen 那条流）；通知里没有内容，"
+        "客户端想看新内容就得再读一次这个资源。",
+    },
+    "ping.request": {
+        "en": "ping (id {id}): a request with no parameters. The other side must answer at once with an empty "
+        "result; it only checks that the connection still answers.",
+        "zh": "ping（id 为 {id}）：一个不带参数的请求。对方必须马上用一个空结果回答；它只用来确认连接还有回应。",
+    },
+    "subscribe.request": {
+        "en": "resources/subscribe (id {id}) for {uri}: the client asks to be told when this resource changes. "
+        "The server answers with an empty result, and later sends notifications/resources/updated when it does.",
+        "zh": "resources/subscribe（id 为 {id}），订阅 {uri}：客户端要求在这个资源变化时得到通知。服务器先回一个空结果，"
+        "等资源变了再发 notifications/resources/updated。",
+    },
+    "unsubscribe.request": {
+        "en": "resources/unsubscribe (id {id}) for {uri}: the client no longer wants to hear when this resource "
+        "changes. The server answers with an empty result and stops sending its updates.",
+        "zh": "resources/unsubscribe（id 为 {id}），退订 {uri}：客户端不再需要这个资源变化的通知。服务器回一个空结果，"
+        "之后不再发它的更新通知。",
     },
     "listen.request": {
         "en": "With subscriptions/listen (id {id}) the client opts in to the notifications it wants: {kinds}. "
