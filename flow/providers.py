@@ -175,7 +175,8 @@ EXAMPLE_QUESTIONS: list[str] = [
 ]
 
 # Questions on which the mock model calls each of the demo server's tools that ask back (`--asks`), by what the
-# server asks for: the user's city (elicitation), the host's model (sampling), the client's folders (roots).
+# server asks for: the user's city (elicitation), the host's model (sampling, and sampling with the server's own
+# forecast tool), the client's folders (roots).
 ASKING_QUESTIONS: dict[str, tuple[str, str]] = {
     "elicitation": ("我这里今天天气怎么样？", "What's the weather like where I am today?"),
     "sampling": (
@@ -183,6 +184,7 @@ ASKING_QUESTIONS: dict[str, tuple[str, str]] = {
         "Tell me Beijing's weather for the next three days in one sentence.",
     ),
     "roots": ("北京有什么课堂笔记？", "What class notes are there for Beijing?"),
+    "sampling_tools": ("明天适合带全班去北京郊游吗？", "Is the weather in Shanghai good for a class outing?"),
 }
 
 

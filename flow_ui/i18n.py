@@ -199,6 +199,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "asks_kind_elicitation": {"zh": "问用户", "en": "asks you"},
     "asks_kind_sampling": {"zh": "问模型", "en": "asks the model"},
     "asks_kind_roots": {"zh": "问文件夹", "en": "asks for folders"},
+    "asks_kind_sampling_tools": {"zh": "问模型，还带上自己的工具", "en": "asks the model, with its own tool"},
     "elicit_timeout": {"zh": "表单最多等待（秒）", "en": "The form waits at most (s)"},
     "elicit_timeout_help": {
         "zh": "到时没人回答，主机就替用户选“取消”，运行继续。",
