@@ -161,6 +161,22 @@ def ask_roots() -> ListRoots:
     return ListRoots()
 
 
+def _add_outing(server: MCPServer) -> None:
+    @server.tool(
+        description="Whether the weather in one city suits a class outing, decided by the host's own model: the "
+        "tool asks the host to sample, offers that model the server's forecast tool, runs the tool when the model "
+        "uses it, and asks again with the result (sampling with tools)."
+    )
+    async def plan_outing(
+        city: CityArgument,
+        answer: Annotated[CreateMessageResultWithTools, Resolve(ask_plan_again)],
+    ) -> str:
+        text = "\n".join(b.text for b in answer.content_as_list if isinstance(b, TextContent)).strip()
+        if not text:
+            raise ToolError("the host's model gave no text")
+        return text
+
+
 RADAR_URL = "https://weather.example/radar/sign-in"  # .example is reserved (RFC 2606): no page answers there
 
 
@@ -193,19 +209,7 @@ def add_asking_tools(server: MCPServer) -> None:
             raise ToolError("the host's model gave no text")
         return text.strip()
 
-    @server.tool(
-        description="Whether the weather in one city suits a class outing, decided by the host's own model: the "
-        "tool asks the host to sample, offers that model the server's forecast tool, runs the tool when the model "
-        "uses it, and asks again with the result (sampling with tools)."
-    )
-    async def plan_outing(
-        city: CityArgument,
-        answer: Annotated[CreateMessageResultWithTools, Resolve(ask_plan_again)],
-    ) -> str:
-        text = "\n".join(b.text for b in answer.content_as_list if isinstance(b, TextContent)).strip()
-        if not text:
-            raise ToolError("the host's model gave no text")
-        return text
+    _add_outing(server)  # here, so that tools/list keeps its order
 
     @server.tool(
         description="The class's notes about one city, read from a file named after the city inside the folders "

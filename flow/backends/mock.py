@@ -456,6 +456,16 @@ def _maybe(template: str, value: Any) -> str | None:
     return template.format(value) if value is not None else None
 
 
+def _alert(a: _Attempt, data: dict[str, Any], zh: bool) -> str:
+    """A weather_alerts result, in the user's language."""
+    if zh:
+        said = "没有天气预警" if data["level"] == "none" else f"有{'黄色' if data['level'] == 'yellow' else ''}天气预警"
+        return f"{data['city']}今天{said}（服务器的原话：{data['text']}）。"
+    said = "no weather alert" if data["level"] == "none" else f"a {data['level']} weather alert"
+    city = (a.args or {}).get("city") or data["city"]  # the name the question used (the alert's is Chinese)
+    return f"{city} has {said} today ({data['text']})."
+
+
 def _describe(a: _Attempt, zh: bool) -> str:
     result = a.result or ""
     if result == DENIED:
@@ -485,16 +495,7 @@ def _describe(a: _Attempt, zh: bool) -> str:
             f"{humidity}."
         )
     if isinstance(data, dict) and {"city", "level", "text"} <= data.keys() and len(data) == 3:  # weather_alerts
-        if zh:
-            said = (
-                "没有天气预警"
-                if data["level"] == "none"
-                else f"有{'黄色' if data['level'] == 'yellow' else ''}天气预警"
-            )
-            return f"{data['city']}今天{said}（服务器的原话：{data['text']}）。"
-        said = "no weather alert" if data["level"] == "none" else f"a {data['level']} weather alert"
-        city = (a.args or {}).get("city") or data["city"]  # the name the question used (the alert's is Chinese)
-        return f"{city} has {said} today ({data['text']})."
+        return _alert(a, data, zh)
     if isinstance(data, dict) and isinstance(data.get("days"), list):
         days = data["days"]
         if zh:

@@ -338,12 +338,7 @@ def replay(
                 meta.question, options=options, model=model, recorder=recorder, model_transport=transport_
             )
         spec = ServerSpec(transport="memory", server=recorded_mcp_server(trace, name=other or "recorded"))
-        # The stand-in asks what the recorded server asked: the host answers as the recording's options say, with no
-        # roots (a re-run never reads folders from a trace).
-        host = None
-        if options.host_capabilities:
-            answerer = GivenAnswers(dict(options.answers), options.elicit_action)
-            host = Host(recorder, answerer, [], options.elicit_timeout_s, modern=options.era == "modern")
+        host = _replay_host(options, recorder)
         callbacks = host.callbacks(options.host_capabilities) if host is not None else None
         async with open_session(
             spec, era=options.era, recorder=recorder, timeout_s=options.mcp_timeout_s, callbacks=callbacks
@@ -361,6 +356,15 @@ def replay(
     result = anyio.run(rerun)
     _note_replay(result.trace, meta, transport_, tools=tools, other=other, source=source)
     return result
+
+
+def _replay_host(options: RunOptions, recorder: Recorder) -> Host | None:
+    """The host that answers what the stand-in for a recorded server asks again: as the recording's options say, with
+    no roots (a re-run never reads folders from a trace)."""
+    if not options.host_capabilities:
+        return None
+    answerer = GivenAnswers(dict(options.answers), options.elicit_action)
+    return Host(recorder, answerer, [], options.elicit_timeout_s, modern=options.era == "modern")
 
 
 def _where_tools_run(

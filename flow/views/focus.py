@@ -306,7 +306,10 @@ def _asking(b: _Builder, hop: Hop) -> bool:
         for key in ("message", "url", "systemPrompt", "maxTokens"):
             b.mark("params", key)
         b.mark("params", "requestedSchema", open_it=True)
-        b.mark("params", "messages", open_it=True)
+        if "tools" in params:  # sampling with tools: the limit and the tools offered first (the messages replay a
+            b.mark("params", "tools")  # tool use and its result, long, below)
+        else:
+            b.mark("params", "messages", open_it=True)
         b.open("params")
         return True
     if hop.kind == "mcp.response" and hop.source == "mcp_client":
