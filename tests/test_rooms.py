@@ -8,6 +8,7 @@ attempt to move the room refused. The routes: the same through uvicorn and httpx
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import socket
 import threading
@@ -21,7 +22,9 @@ import uvicorn
 from starlette.applications import Starlette
 
 import flow
-from flow.rooms.store import CODE_LENGTH, Event, Limits, MemoryRooms, RoomError, RoomView, valid_code
+from flow.rooms.events import Event
+from flow.rooms.rules import MemoryRooms
+from flow.rooms.store import CODE_LENGTH, Limits, RoomError, RoomView, valid_code
 from flow.rooms.web import room_routes
 from helpers import ROOT
 
@@ -290,23 +293,9 @@ def served() -> Iterator[tuple[str, MemoryRooms]]:
     thread.join(timeout=10)
 
 
-def _sse(lines: Iterator[str], n: int) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    current: dict[str, Any] = {}
-    for line in lines:
-        if not line:
-            if "data" in current:
-                events.append(current)
-                if len(events) == n:
-                    return events
-            current = {}
-        elif line.startswith("id: "):
-            current["id"] = int(line[4:])
-        elif line.startswith("event: "):
-            current["event"] = line[7:]
-        elif line.startswith("data: "):
-            current["data"] = json.loads(line[6:])
-    return events
+def _heard(source: httpx2.EventSource, n: int) -> list[httpx2.ServerSentEvent]:
+    """The first `n` events of a stream (not its opening `retry`), read by httpx2's event source."""
+    return list(itertools.islice((e for e in source if e.event != "message"), n))
 
 
 def test_routes_join_follow_answer_and_refuse(served):
@@ -329,15 +318,15 @@ def test_routes_join_follow_answer_and_refuse(served):
         answer = {"token": token, "index": ASKED, "choice": 1}
         assert http.post(url + "/answer", json=answer).status_code == 403  # no screen of its own follows yet
         after = joined["snapshot"]["last"]
-        with http.stream("GET", url + "/events", params={"after": after, "token": token}) as stream:
-            assert stream.headers["content-type"].startswith("text/event-stream")
+        with http.sse(url + "/events", params={"after": after, "token": token}) as stream:
+            assert stream.response.headers["content-type"].startswith("text/event-stream")
             for i in (1, 2, 3):
                 assert http.post(url + "/view", json=_view(i), headers={"x-room-key": room.key}).status_code == 200
             assert http.post(url + "/answer", json=answer).status_code == 204
             again = http.post(url + "/answer", json=answer)
             assert again.status_code == 409 and "error_zh" in again.json()
-            got = _sse(stream.iter_lines(), 3)  # (leaving its lines behind closes the stream)
-        assert [(e["event"], e["data"]["index"]) for e in got] == [("view", 1), ("view", 2), ("view", 3)]
+            got = _heard(stream, 3)  # (leaving its events behind closes the stream)
+        assert [(e.event, json.loads(e.data)["index"]) for e in got] == [("view", 1), ("view", 2), ("view", 3)]
         assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": token}).status_code == 403
         assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key}).status_code == 200
         # Bad input: one line each, never a traceback.
@@ -371,16 +360,16 @@ def test_routes_stream_the_tally_only_to_the_watch_key(served):
     url = f"{base}/room/{room.code}"
     with httpx2.Client(timeout=10) as http:
         token = http.post(url + "/join", json={}).json()["token"]
-        with http.stream("GET", url + "/events", params={"watch": room.watch}) as teacher:
-            with http.stream("GET", url + "/events", params={"watch": "guess", "after": 0, "token": token}) as student:
+        with http.sse(url + "/events", params={"watch": room.watch}) as teacher:
+            with http.sse(url + "/events", params={"watch": "guess", "after": 0, "token": token}) as student:
                 http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 2})
                 http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key})
-                heard = _sse(teacher.iter_lines(), 5)
-                seen = _sse(student.iter_lines(), 2)
-    heard = [e for e in heard if e["event"] != "joined"]  # (who follows now: the two streams opening)
-    assert [e["event"] for e in heard] == ["teacher", "tally", "reveal"]
-    assert heard[1]["data"]["counts"][1] == 1
-    assert [e["event"] for e in seen] == ["teacher", "reveal"]  # no tally before the reveal, no joins
+                heard = _heard(teacher, 5)
+                seen = _heard(student, 2)
+    heard = [e for e in heard if e.event != "joined"]  # (who follows now: the two streams opening)
+    assert [e.event for e in heard] == ["teacher", "tally", "reveal"]
+    assert json.loads(heard[1].data)["counts"][1] == 1
+    assert [e.event for e in seen] == ["teacher", "reveal"]  # no tally before the reveal, no joins
 
 
 def test_a_room_taken_back_sets_lesson_toggles_that_take_no_default_too():
