@@ -1,8 +1,10 @@
-"""Classroom rooms, in one process: the store (flow/rooms/store.py) and its routes served over real HTTP.
+"""Classroom rooms on the sample trace: the rules (flow.rooms.rules) on each store, and the routes served over HTTP.
 
-The store: join (a token kept across reloads), follow, catch up after a reconnect, questions answered once and
-counted, the tally only for the teacher until the reveal, expiry, each limit with its message, and a follower's
-attempt to move the room refused. The routes: the same through uvicorn and httpx2, Server-Sent Events included.
+The rules, in memory and in a real Redis alike (the `make` fixture): join (a token kept across reloads), follow,
+catch up after a reconnect, questions answered once and counted, the tally only for the teacher until the reveal,
+and a follower's attempt to move the room refused; then, in memory with a clock the test moves, expiry and each
+limit with its message. The routes: the same through uvicorn and httpx2, Server-Sent Events read by httpx2's
+event source.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx2
@@ -23,7 +25,7 @@ from starlette.applications import Starlette
 
 import flow
 from flow.rooms.events import Event
-from flow.rooms.rules import MemoryRooms
+from flow.rooms.rules import MemoryRooms, Rooms
 from flow.rooms.store import CODE_LENGTH, Limits, RoomError, RoomView, valid_code
 from flow.rooms.web import room_routes
 from helpers import ROOT
@@ -41,6 +43,7 @@ HOPS = len(SAMPLE.hops)
 INDEX_OF = {hop.seq: i for i, hop in enumerate(SAMPLE.hops)}
 CHOICES = {INDEX_OF[seq]: len(q.choices) for seq, q in QUESTIONS.items()}
 ASKED = min(CHOICES)  # the first hop that asks
+Make = Callable[..., Rooms]  # the `make` fixture (conftest.py): a store of each kind, in memory and in Redis
 
 
 class Clock:
@@ -74,9 +77,9 @@ def test_codes_are_long_and_unguessable():
     assert not valid_code("../../etc/passwd") and not valid_code("ABCDEFGHIJKLMN")
 
 
-def test_join_keeps_a_token_and_counts_followers():
+def test_join_keeps_a_token_and_counts_followers(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView(index=3, lang="en"))
         token, snap = await store.join(room.code, None)
         again, snap2 = await store.join(room.code, token)  # a reload: the same follower
@@ -89,9 +92,9 @@ def test_join_keeps_a_token_and_counts_followers():
     asyncio.run(main())
 
 
-def test_followers_follow_the_teacher_in_order():
+def test_followers_follow_the_teacher_in_order(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         _, snap = await store.join(room.code, None)
         streams = [await store.listen(room.code, snap.last, tallies=False) for _ in range(3)]
@@ -105,9 +108,9 @@ def test_followers_follow_the_teacher_in_order():
     asyncio.run(main())
 
 
-def test_a_follower_cannot_move_the_room_or_reveal():
+def test_a_follower_cannot_move_the_room_or_reveal(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         token, _ = await store.join(room.code, None)
         for key in (token, room.watch, "", "x" * 40):
@@ -122,9 +125,9 @@ def test_a_follower_cannot_move_the_room_or_reveal():
     asyncio.run(main())
 
 
-def test_a_reconnecting_follower_catches_up():
+def test_a_reconnecting_follower_catches_up(make: Make):
     async def main() -> None:
-        store = MemoryRooms(Limits(backlog=4))
+        store = make(Limits(backlog=4))
         room = store.create(BUNDLES, CHOICES, RoomView())
         first = await store.move(room.code, room.key, _view(1))
         await store.move(room.code, room.key, _view(2))
@@ -141,9 +144,9 @@ def test_a_reconnecting_follower_catches_up():
     asyncio.run(main())
 
 
-def test_questions_answered_once_tallied_for_the_teacher_and_revealed():
+def test_questions_answered_once_tallied_for_the_teacher_and_revealed(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         assert await store.is_watcher(room.code, room.watch) and not await store.is_watcher(room.code, room.key)
         teacher = await store.listen(room.code, 0, tallies=True)
@@ -252,9 +255,9 @@ def test_a_slow_follower_is_dropped_not_waited_for():
     asyncio.run(main())
 
 
-def test_closing_ends_every_stream():
+def test_closing_ends_every_stream(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         stream = await store.listen(room.code, 0, tallies=False)
         with pytest.raises(RoomError):
@@ -402,12 +405,12 @@ def test_the_operator_sets_what_one_address_may_for_a_class_behind_one_address()
         assert limits_from({PER_ADDRESS_ENV: odd}) == Limits()
 
 
-def test_the_closing_view_is_part_of_the_teachers_view():
+def test_the_closing_view_is_part_of_the_teachers_view(make: Make):
     """The teacher opens the closing view after the last hop: a follower joining now is told so, and back on a hop
     it is closed again (a view without the field, as an older page posts it, is a hop)."""
 
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         await store.move(room.code, room.key, _view(HOPS - 1, closing=True))
         _, snap = await store.join(room.code, None)

@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import queue
-import shutil
 import socket
 import subprocess
 import threading
@@ -28,7 +27,7 @@ from starlette.applications import Starlette
 from flow.cli.app import app_command
 from flow.rooms.events import Event
 from flow.rooms.redis_store import RedisRooms
-from flow.rooms.rules import MemoryRooms, Rooms
+from flow.rooms.rules import Rooms
 from flow.rooms.store import Limits, RoomError, RoomKeys, RoomView
 from flow.rooms.web import open_files_limit, room_routes, stream_limit
 from helpers import ROOT
@@ -48,58 +47,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real redis-server on a free loopback port, nothing saved to disk, stopped after the module."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed: run ./dev.sh test (it installs Debian's redis-server)")
-    port = _free_port()
-    workdir = tmp_path_factory.mktemp("redis")
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url, socket_timeout=1)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    pytest.fail("redis-server did not start")
-                time.sleep(0.05)
-        yield url
-    finally:
-        client.close()
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@pytest.fixture
-def r(redis_url: str) -> Iterator[redis.Redis]:
-    """A plain client on the test Redis, emptied before each test."""
-    client = redis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=2)
-    client.flushall()
-    yield client
-    client.close()
-
-
-Make = Callable[..., Rooms]
-
-
-@pytest.fixture(params=["memory", "redis"])
-def make(request: pytest.FixtureRequest) -> Make:
-    """Makes a store of each kind, with the given limits (the contract holds for both)."""
-    if request.param == "memory":
-        return lambda limits=None: MemoryRooms(limits)
-    url = request.getfixturevalue("redis_url")
-    request.getfixturevalue("r")  # an empty Redis
-    return lambda limits=None: RedisRooms(url, limits)
+Make = Callable[..., Rooms]  # the `make` fixture (conftest.py): a store of each kind, with the given limits
 
 
 def run(main: Callable[[], Awaitable[T]]) -> T:

@@ -62,6 +62,8 @@ class _Listener:
     pending: int = 0  # events handed to the queue and not yet taken (from another thread the queue's size lags)
 
     def put(self, item: Event | None) -> None:
+        if self.loop.is_closed():
+            return  # (a store that outlived a test's loop)
         if threading.get_ident() == self.thread:
             self.queue.put_nowait(item)
         else:
