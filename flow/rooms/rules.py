@@ -186,7 +186,8 @@ class Rooms:
         self.storage = storage
         self.limits = limits or Limits()
         self._locks = [threading.Lock() for _ in range(_LOCKS)]
-        self._fanouts: dict[asyncio.AbstractEventLoop, Fanout] = {}
+        self._fanouts: dict[asyncio.AbstractEventLoop, Fanout] = {}  # (a test may serve from two loops)
+        self._fanouts_lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
 
     # ---- how a step runs ----
@@ -233,6 +234,7 @@ class Rooms:
     def create(self, bundles: Mapping[str, str], choices: Mapping[int, int], view: RoomView) -> RoomKeys:
         hops, size = check_bundles(bundles, self.limits.bundle_bytes)
         made = RoomKeys(code=new_code(), key=secrets.token_urlsafe(24), watch=secrets.token_urlsafe(24))
+        picked, digest, first = check_choices(choices, hops), bundles_digest(bundles), within(view, hops)
         limits = self.limits
 
         def step(tx: RoomTx) -> None:
@@ -241,13 +243,9 @@ class Rooms:
                 raise RoomError("too_many_rooms", limit=limits.rooms)
             if held.bytes + size > limits.all_bundle_bytes:
                 raise RoomError("too_much_data", limit=limits.all_bundle_bytes)
-            bucket = Bucket(limits.teacher_burst, now)
-            first = within(view, hops)
-            digest = bundles_digest(bundles)
-            choices_ = check_choices(choices, hops)
-            tx.put(
-                Record(made.key, made.watch, hops, choices_, first, digest, size, bucket, now + limits.idle_s), bundles
-            )
+            bucket = Bucket(limits.teacher_burst, now)  # full
+            record = Record(made.key, made.watch, hops, picked, first, digest, size, bucket, now + limits.idle_s)
+            tx.put(record, bundles)
 
         self._sweep()
         self._transact(made.code, step)
@@ -411,12 +409,14 @@ class Rooms:
     # ---- listening ----
 
     async def _fanout(self) -> Fanout:
+        """This event loop's listeners, which the storage tells every event."""
         loop = asyncio.get_running_loop()
-        fanout = self._fanouts.get(loop)
-        if fanout is None:
-            for gone in [other for other in self._fanouts if other.is_closed()]:
-                del self._fanouts[gone]
-            fanout = self._fanouts[loop] = Fanout(self.limits.queue)
+        with self._fanouts_lock:
+            fanout = self._fanouts.get(loop)
+            if fanout is None:
+                for gone in [other for other in self._fanouts if other.is_closed()]:
+                    del self._fanouts[gone]
+                fanout = self._fanouts[loop] = Fanout(self.limits.queue)
         await self.storage.follow(fanout)
         return fanout
 
@@ -547,9 +547,10 @@ class Rooms:
 
     async def aclose(self) -> None:
         """End every stream of this process, let the storage's connections go."""
-        for fanout in self._fanouts.values():
+        with self._fanouts_lock:
+            fanouts, self._fanouts = list(self._fanouts.values()), {}
+        for fanout in fanouts:
             fanout.lost()
-        self._fanouts.clear()
         await self.storage.aclose()
         if self._pool is not None:
             self._pool.shutdown(wait=False)
