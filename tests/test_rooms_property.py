@@ -276,5 +276,5 @@ def test_memory_and_redis_keep_the_same_rooms(redis_url: str) -> None:
 
     OnThisRedis.redis_url = redis_url
     run_state_machine_as_test(
-        OnThisRedis, settings=settings(max_examples=40, stateful_step_count=40, derandomize=True, deadline=None)
+        OnThisRedis, settings=settings(max_examples=100, stateful_step_count=50, derandomize=True, deadline=None)
     )
