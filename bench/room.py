@@ -5,7 +5,7 @@ teacher's presses are the request the teacher's viewer sends (POST /room/{code}/
 `PACE_S`); a press's lag runs from just before that request leaves (time.time() here) to the follower's
 highlighted hop: in a headless Chromium follower page, when the viewer marks the new position painted
 (`data-current`, read by a MutationObserver as performance.timeOrigin + performance.now(), the same machine
-clock); in the lighter client (asyncio sockets: join, then GET /events, parsing the stream as EventSource does,
+clock); in the lighter client (httpx2: join, then GET /events read by its event source as EventSource reads it,
 reconnecting from the last id when a stream ends), when the step's event arrives. Each follower's steps are
 checked against what the teacher sent: none missing, none out of order.
 
@@ -33,10 +33,13 @@ import socket
 import statistics
 import subprocess
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+import httpx2
+import redis
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, app_process, percentile
 
@@ -81,20 +84,21 @@ def redis_server() -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url, socket_timeout=1)
     try:
         deadline = time.monotonic() + 20
         while True:
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
+                client.ping()
+                break
+            except redis.ConnectionError:
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise RuntimeError("redis-server did not start") from None
                 time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield url
     finally:
+        client.close()
         _stop(proc)
 
 
@@ -180,54 +184,16 @@ async def page_room(browser: Any, base: str) -> tuple[Room, Any]:
     return Room(base, code, key, int(hops)), context
 
 
-# ---- HTTP over plain sockets (light enough for hundreds of followers beside the server on two cores) ----
+# ---- HTTP ----
 
 
-def _split(base: str) -> tuple[str, int]:
-    host, port = base.removeprefix("http://").split(":")
-    return host, int(port)
-
-
-async def _headers(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
-    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-    status = int(head[0].split()[1])
-    return status, {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
-
-
-async def _chunks(reader: asyncio.StreamReader, headers: dict[str, str]) -> AsyncIterator[bytes]:
-    """The body's bytes as they come, chunked or not."""
-    if headers.get("transfer-encoding", "").lower() != "chunked":
-        while data := await reader.read(65536):
-            yield data
-        return
-    while True:
-        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-        if size == 0:
-            return
-        data = await reader.readexactly(size + 2)
-        yield data[:-2]
-
-
-async def post(base: str, path: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> tuple[int, Any]:
-    host, port = _split(base)
-    reader, writer = await asyncio.open_connection(host, port)
-    try:
-        data = json.dumps(body).encode()
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-        writer.write(
-            f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\nConnection: close\r\n{extra}\r\n".encode()
-            + data
-        )
-        await writer.drain()
-        status, head = await _headers(reader)
-        if "content-length" in head:
-            text = await reader.readexactly(int(head["content-length"]))
-        else:
-            text = b"".join([c async for c in _chunks(reader, head)])
-        return status, json.loads(text) if text else None
-    finally:
-        writer.close()
+def followers_client() -> httpx2.AsyncClient:
+    """One client for a crowd of followers: a connection each, and no read timeout (a stream is quiet between
+    steps)."""
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(10, read=None),
+        limits=httpx2.Limits(max_connections=None, max_keepalive_connections=None),
+    )
 
 
 # ---- the teacher ----
@@ -242,20 +208,22 @@ class Sent:
 
 
 async def teach(room: Room, steps: int, pace_s: float = PACE_S) -> list[Sent]:
-    """`steps` presses of →, one every `pace_s` (a steady schedule, not a sleep after each), from hop 1."""
+    """`steps` presses of →, one every `pace_s` (a steady schedule, not a sleep after each), from hop 1, each
+    posted as the teacher's viewer posts it (one connection kept, as a browser keeps it)."""
     sent: list[Sent] = []
     start = time.monotonic()
-    for k in range(1, steps + 1):
-        await asyncio.sleep(max(0.0, start + k * pace_s - time.monotonic()))
-        index = k % room.hops
-        at = time.time()
-        status, data = await post(
-            room.base,
-            f"/room/{room.code}/view",
-            {"index": index, "lang": LANG, "quiz": False, "captions": False},
-            {"X-Room-Key": room.key},
-        )
-        sent.append(Sent(index, at, data.get("id") if status == 200 and isinstance(data, dict) else None, status))
+    async with httpx2.AsyncClient(base_url=room.base, timeout=10) as http:
+        for k in range(1, steps + 1):
+            await asyncio.sleep(max(0.0, start + k * pace_s - time.monotonic()))
+            index = k % room.hops
+            at = time.time()
+            got = await http.post(
+                f"/room/{room.code}/view",
+                json={"index": index, "lang": LANG, "quiz": False, "captions": False},
+                headers={"X-Room-Key": room.key},
+            )
+            event_id = got.json().get("id") if got.status_code == 200 else None
+            sent.append(Sent(index, at, event_id, got.status_code))
     return sent
 
 
@@ -272,76 +240,36 @@ class Lite:
     after: int = 0
     connected: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def join(self) -> None:
-        status, data = await post(self.base, f"/room/{self.code}/join", {})
-        if status != 200:
-            raise RuntimeError(f"join refused: {status} {data}")
-        self.after = int(data["snapshot"]["last"])
+    async def join(self, http: httpx2.AsyncClient) -> None:
+        got = await http.post(f"{self.base}/room/{self.code}/join", json={})
+        if got.status_code != 200:
+            raise RuntimeError(f"join refused: {got.status_code} {got.text}")
+        self.after = int(got.json()["snapshot"]["last"])
 
-    async def follow(self, stop: asyncio.Event) -> None:
-        """GET /events from the last id heard, as EventSource does; a stream that ends before `stop` is a drop,
+    async def follow(self, http: httpx2.AsyncClient) -> None:
+        """GET /events from the last id heard, as EventSource does, until cancelled; a stream that ends is a drop,
         and the follower comes back (after the server's `retry`, 1 s) from where it was."""
-        while not stop.is_set():
+        while True:
             why = "the stream ended"
             try:
-                await self._stream(stop)
-            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                await self._stream(http)
+            except (httpx2.HTTPError, ValueError) as exc:
                 why = str(exc) or type(exc).__name__
-            if stop.is_set():
-                return
             self.drops += 1
             self.why.append(why)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 1.0)
+            await asyncio.sleep(1.0)
 
-    async def _stream(self, stop: asyncio.Event) -> None:
-        host, port = _split(self.base)
-        reader, writer = await asyncio.open_connection(host, port)
-        try:
-            writer.write(
-                f"GET /room/{self.code}/events?after={self.after} HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                "Accept: text/event-stream\r\nCache-Control: no-store\r\n\r\n".encode()
-            )
-            await writer.drain()
-            status, head = await _headers(reader)
-            if status != 200:
-                body = await asyncio.wait_for(reader.read(2000), 5)
-                raise ValueError(f"events answered {status}: {body.decode(errors='replace')[-300:]}")
+    async def _stream(self, http: httpx2.AsyncClient) -> None:
+        async with http.sse(f"{self.base}/room/{self.code}/events", params={"after": self.after}) as source:
+            if source.response.status_code != 200:
+                body = (await source.response.aread()).decode(errors="replace")
+                raise ValueError(f"events answered {source.response.status_code}: {body[-300:]}")
             self.connected.set()
-            buffer = b""
-            chunks = _chunks(reader, head)
-            waiter = asyncio.ensure_future(stop.wait())
-            try:
-                while True:
-                    nxt = asyncio.ensure_future(anext(chunks))
-                    done, _ = await asyncio.wait({nxt, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                    if nxt not in done:
-                        nxt.cancel()
-                        return
-                    try:
-                        data = nxt.result()
-                    except StopAsyncIteration:
-                        return
-                    now = time.time()
-                    buffer += data
-                    *blocks, buffer = buffer.replace(b"\r\n", b"\n").split(b"\n\n")
-                    for block in blocks:
-                        self._event(block.decode(), now)
-            finally:
-                waiter.cancel()
-        finally:
-            writer.close()
-
-    def _event(self, block: str, now: float) -> None:
-        fields: dict[str, str] = {}
-        for line in block.split("\n"):
-            name, _, value = line.partition(":")
-            if name:  # a line starting with ':' is a comment (the heartbeat)
-                fields[name] = fields.get(name, "") + value.removeprefix(" ")
-        if "id" in fields and fields["id"].isdigit():
-            self.after = int(fields["id"])
-        if fields.get("event") == "view":
-            self.got.append((self.after, int(json.loads(fields["data"])["index"]), now))
+            async for event in source:
+                if event.id.isdigit():
+                    self.after = int(event.id)
+                if event.event == "view":
+                    self.got.append((self.after, int(json.loads(event.data)["index"]), time.time()))
 
 
 def _judge_ids(sent: list[Sent], got: list[tuple[int, int, float]]) -> tuple[list[float], int, int]:
@@ -421,16 +349,17 @@ async def lite_phase(room: Room, pid: int, n: int, steps: int, extra: list[Lite]
     """`n` lighter followers on the room's app (and `extra` ones elsewhere) through `steps` presses."""
     rss0 = rss_mb(pid)
     followers = [Lite(room.base, room.code) for _ in range(n)] + (extra or [])
-    for i in range(0, len(followers), 20):  # a class arriving, twenty at a time
-        await asyncio.gather(*(f.join() for f in followers[i : i + 20]))
-    stop = asyncio.Event()
-    tasks = [asyncio.create_task(f.follow(stop)) for f in followers]
-    await asyncio.wait_for(asyncio.gather(*(f.connected.wait() for f in followers)), 60)
-    await asyncio.sleep(0.5)
-    rss1 = rss_mb(pid)
-    sent, cpu, busy, wall = await _teach_measured(room, pid, steps)
-    stop.set()
-    await asyncio.gather(*tasks)
+    async with followers_client() as http:
+        for i in range(0, len(followers), 20):  # a class arriving, twenty at a time
+            await asyncio.gather(*(f.join(http) for f in followers[i : i + 20]))
+        tasks = [asyncio.create_task(f.follow(http)) for f in followers]
+        await asyncio.wait_for(asyncio.gather(*(f.connected.wait() for f in followers)), 60)
+        await asyncio.sleep(0.5)
+        rss1 = rss_mb(pid)
+        sent, cpu, busy, wall = await _teach_measured(room, pid, steps)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     lags: list[float] = []
     missed = reordered = 0
     for f in followers:

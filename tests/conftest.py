@@ -3,15 +3,24 @@ module imports those, never another test module or this file."""
 
 from __future__ import annotations
 
+import asyncio
+import shutil
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve_app
 from helpers import ROOT, TOKEN, DemoServer, run_flow_sync, start_demo_server, stop_demo_server
+
+if TYPE_CHECKING:  # only the rooms' tests load Redis's client and the rooms
+    import redis
+
+    from flow.rooms.rules import Rooms
 
 
 @pytest.fixture
@@ -62,3 +71,71 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+# Classroom rooms: a real Redis, and a store of each kind for the contract both keep.
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server on a free loopback port, nothing saved to disk, stopped after the module."""
+    import redis
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed: run ./dev.sh test (it installs Debian's redis-server)")
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = int(free.getsockname()[1])
+    workdir = tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url, socket_timeout=1)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail("redis-server did not start")
+                time.sleep(0.05)
+        yield url
+    finally:
+        client.close()
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def r(redis_url: str) -> Iterator[redis.Redis]:
+    """A plain client on the test Redis, emptied before each test."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=2)
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make(request: pytest.FixtureRequest) -> Iterator[Callable[..., Rooms]]:
+    """Makes a store of each kind, with the given limits (the contract holds for both); closed after the test."""
+    from flow.rooms.redis_store import RedisRooms
+    from flow.rooms.rules import MemoryRooms
+
+    made: list[Rooms] = []
+    url = request.getfixturevalue("redis_url") if request.param == "redis" else ""
+    if url:
+        request.getfixturevalue("r")  # an empty Redis
+
+    def store(limits: Any = None) -> Rooms:
+        made.append(RedisRooms(url, limits) if url else MemoryRooms(limits))
+        return made[-1]
+
+    yield store
+    for each in made:
+        asyncio.run(each.aclose())

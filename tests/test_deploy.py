@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from test_rooms_redis import BUNDLES, CHOICES, HOPS, redis_url  # noqa: F401 (a fixture)
+from test_rooms_redis import BUNDLES, CHOICES, HOPS
 
 from flow.rooms.redis_store import RedisRooms
 from flow.rooms.store import RoomView
@@ -79,7 +79,7 @@ def _wait(url: str, procs: list[subprocess.Popen[bytes]], deadline: float) -> No
 
 
 @pytest.fixture
-def school(redis_url: str, tmp_path: Path) -> Iterator[tuple[str, list[str]]]:  # noqa: F811
+def school(redis_url: str, tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
     """nginx's URL and the two app processes' URLs, as the recipe runs them."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
@@ -129,7 +129,7 @@ def _websocket_upgrade(url: str) -> str:
         return s.recv(4096).decode(errors="replace").split("\r\n")[0]
 
 
-def test_a_student_follows_a_room_through_nginx_whichever_process_the_teacher_reaches(school, redis_url):  # noqa: F811
+def test_a_student_follows_a_room_through_nginx_whichever_process_the_teacher_reaches(school, redis_url):
     front, (a, b) = school
     assert httpx.get(front, timeout=10).status_code == 200  # the app's page
     assert re.fullmatch(r"HTTP/1\.1 101 .*", _websocket_upgrade(front))

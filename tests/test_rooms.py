@@ -1,18 +1,21 @@
-"""Classroom rooms, in one process: the store (flow/rooms/store.py) and its routes served over real HTTP.
+"""Classroom rooms on the sample trace: the rules (flow.rooms.rules) on each store, and the routes served over HTTP.
 
-The store: join (a token kept across reloads), follow, catch up after a reconnect, questions answered once and
-counted, the tally only for the teacher until the reveal, expiry, each limit with its message, and a follower's
-attempt to move the room refused. The routes: the same through uvicorn and httpx2, Server-Sent Events included.
+The rules, in memory and in a real Redis alike (the `make` fixture): join (a token kept across reloads), follow,
+catch up after a reconnect, questions answered once and counted, the tally only for the teacher until the reveal,
+and a follower's attempt to move the room refused; then, in memory with a clock the test moves, expiry and each
+limit with its message. The routes: the same through uvicorn and httpx2, Server-Sent Events read by httpx2's
+event source.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx2
@@ -21,7 +24,9 @@ import uvicorn
 from starlette.applications import Starlette
 
 import flow
-from flow.rooms.store import CODE_LENGTH, Event, Limits, MemoryRooms, RoomError, RoomView, valid_code
+from flow.rooms.events import Event
+from flow.rooms.rules import MemoryRooms, Rooms
+from flow.rooms.store import CODE_LENGTH, Limits, RoomError, RoomView, valid_code
 from flow.rooms.web import room_routes
 from helpers import ROOT
 
@@ -38,6 +43,7 @@ HOPS = len(SAMPLE.hops)
 INDEX_OF = {hop.seq: i for i, hop in enumerate(SAMPLE.hops)}
 CHOICES = {INDEX_OF[seq]: len(q.choices) for seq, q in QUESTIONS.items()}
 ASKED = min(CHOICES)  # the first hop that asks
+Make = Callable[..., Rooms]  # the `make` fixture (conftest.py): a store of each kind, in memory and in Redis
 
 
 class Clock:
@@ -71,9 +77,9 @@ def test_codes_are_long_and_unguessable():
     assert not valid_code("../../etc/passwd") and not valid_code("ABCDEFGHIJKLMN")
 
 
-def test_join_keeps_a_token_and_counts_followers():
+def test_join_keeps_a_token_and_counts_followers(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView(index=3, lang="en"))
         token, snap = await store.join(room.code, None)
         again, snap2 = await store.join(room.code, token)  # a reload: the same follower
@@ -86,9 +92,9 @@ def test_join_keeps_a_token_and_counts_followers():
     asyncio.run(main())
 
 
-def test_followers_follow_the_teacher_in_order():
+def test_followers_follow_the_teacher_in_order(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         _, snap = await store.join(room.code, None)
         streams = [await store.listen(room.code, snap.last, tallies=False) for _ in range(3)]
@@ -102,9 +108,9 @@ def test_followers_follow_the_teacher_in_order():
     asyncio.run(main())
 
 
-def test_a_follower_cannot_move_the_room_or_reveal():
+def test_a_follower_cannot_move_the_room_or_reveal(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         token, _ = await store.join(room.code, None)
         for key in (token, room.watch, "", "x" * 40):
@@ -119,9 +125,9 @@ def test_a_follower_cannot_move_the_room_or_reveal():
     asyncio.run(main())
 
 
-def test_a_reconnecting_follower_catches_up():
+def test_a_reconnecting_follower_catches_up(make: Make):
     async def main() -> None:
-        store = MemoryRooms(Limits(backlog=4))
+        store = make(Limits(backlog=4))
         room = store.create(BUNDLES, CHOICES, RoomView())
         first = await store.move(room.code, room.key, _view(1))
         await store.move(room.code, room.key, _view(2))
@@ -138,9 +144,9 @@ def test_a_reconnecting_follower_catches_up():
     asyncio.run(main())
 
 
-def test_questions_answered_once_tallied_for_the_teacher_and_revealed():
+def test_questions_answered_once_tallied_for_the_teacher_and_revealed(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         assert await store.is_watcher(room.code, room.watch) and not await store.is_watcher(room.code, room.key)
         teacher = await store.listen(room.code, 0, tallies=True)
@@ -249,9 +255,9 @@ def test_a_slow_follower_is_dropped_not_waited_for():
     asyncio.run(main())
 
 
-def test_closing_ends_every_stream():
+def test_closing_ends_every_stream(make: Make):
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         stream = await store.listen(room.code, 0, tallies=False)
         with pytest.raises(RoomError):
@@ -290,23 +296,9 @@ def served() -> Iterator[tuple[str, MemoryRooms]]:
     thread.join(timeout=10)
 
 
-def _sse(lines: Iterator[str], n: int) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    current: dict[str, Any] = {}
-    for line in lines:
-        if not line:
-            if "data" in current:
-                events.append(current)
-                if len(events) == n:
-                    return events
-            current = {}
-        elif line.startswith("id: "):
-            current["id"] = int(line[4:])
-        elif line.startswith("event: "):
-            current["event"] = line[7:]
-        elif line.startswith("data: "):
-            current["data"] = json.loads(line[6:])
-    return events
+def _heard(source: httpx2.EventSource, n: int) -> list[httpx2.ServerSentEvent]:
+    """The first `n` events of a stream (not its opening `retry`), read by httpx2's event source."""
+    return list(itertools.islice((e for e in source if e.event != "message"), n))
 
 
 def test_routes_join_follow_answer_and_refuse(served):
@@ -329,15 +321,15 @@ def test_routes_join_follow_answer_and_refuse(served):
         answer = {"token": token, "index": ASKED, "choice": 1}
         assert http.post(url + "/answer", json=answer).status_code == 403  # no screen of its own follows yet
         after = joined["snapshot"]["last"]
-        with http.stream("GET", url + "/events", params={"after": after, "token": token}) as stream:
-            assert stream.headers["content-type"].startswith("text/event-stream")
+        with http.sse(url + "/events", params={"after": after, "token": token}) as stream:
+            assert stream.response.headers["content-type"].startswith("text/event-stream")
             for i in (1, 2, 3):
                 assert http.post(url + "/view", json=_view(i), headers={"x-room-key": room.key}).status_code == 200
             assert http.post(url + "/answer", json=answer).status_code == 204
             again = http.post(url + "/answer", json=answer)
             assert again.status_code == 409 and "error_zh" in again.json()
-            got = _sse(stream.iter_lines(), 3)  # (leaving its lines behind closes the stream)
-        assert [(e["event"], e["data"]["index"]) for e in got] == [("view", 1), ("view", 2), ("view", 3)]
+            got = _heard(stream, 3)  # (leaving its events behind closes the stream)
+        assert [(e.event, json.loads(e.data)["index"]) for e in got] == [("view", 1), ("view", 2), ("view", 3)]
         assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": token}).status_code == 403
         assert http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key}).status_code == 200
         # Bad input: one line each, never a traceback.
@@ -371,16 +363,16 @@ def test_routes_stream_the_tally_only_to_the_watch_key(served):
     url = f"{base}/room/{room.code}"
     with httpx2.Client(timeout=10) as http:
         token = http.post(url + "/join", json={}).json()["token"]
-        with http.stream("GET", url + "/events", params={"watch": room.watch}) as teacher:
-            with http.stream("GET", url + "/events", params={"watch": "guess", "after": 0, "token": token}) as student:
+        with http.sse(url + "/events", params={"watch": room.watch}) as teacher:
+            with http.sse(url + "/events", params={"watch": "guess", "after": 0, "token": token}) as student:
                 http.post(url + "/answer", json={"token": token, "index": ASKED, "choice": 2})
                 http.post(url + "/reveal", json={"index": ASKED}, headers={"x-room-key": room.key})
-                heard = _sse(teacher.iter_lines(), 5)
-                seen = _sse(student.iter_lines(), 2)
-    heard = [e for e in heard if e["event"] != "joined"]  # (who follows now: the two streams opening)
-    assert [e["event"] for e in heard] == ["teacher", "tally", "reveal"]
-    assert heard[1]["data"]["counts"][1] == 1
-    assert [e["event"] for e in seen] == ["teacher", "reveal"]  # no tally before the reveal, no joins
+                heard = _heard(teacher, 5)
+                seen = _heard(student, 2)
+    heard = [e for e in heard if e.event != "joined"]  # (who follows now: the two streams opening)
+    assert [e.event for e in heard] == ["teacher", "tally", "reveal"]
+    assert json.loads(heard[1].data)["counts"][1] == 1
+    assert [e.event for e in seen] == ["teacher", "reveal"]  # no tally before the reveal, no joins
 
 
 def test_a_room_taken_back_sets_lesson_toggles_that_take_no_default_too():
@@ -413,12 +405,12 @@ def test_the_operator_sets_what_one_address_may_for_a_class_behind_one_address()
         assert limits_from({PER_ADDRESS_ENV: odd}) == Limits()
 
 
-def test_the_closing_view_is_part_of_the_teachers_view():
+def test_the_closing_view_is_part_of_the_teachers_view(make: Make):
     """The teacher opens the closing view after the last hop: a follower joining now is told so, and back on a hop
     it is closed again (a view without the field, as an older page posts it, is a hop)."""
 
     async def main() -> None:
-        store = MemoryRooms()
+        store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         await store.move(room.code, room.key, _view(HOPS - 1, closing=True))
         _, snap = await store.join(room.code, None)

@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import queue
-import shutil
 import socket
 import subprocess
 import threading
@@ -26,29 +25,10 @@ import uvicorn
 from starlette.applications import Starlette
 
 from flow.cli.app import app_command
+from flow.rooms.events import Event
 from flow.rooms.redis_store import RedisRooms
-from flow.rooms.store import (
-    Event,
-    Limits,
-    MemoryRooms,
-    RoomError,
-    RoomKeys,
-    RoomStore,
-    RoomView,
-    answered_once,
-    bad_choice,
-    joining_too_fast,
-    no_question,
-    no_room,
-    not_a_follower,
-    not_following,
-    not_teacher,
-    revealed_already,
-    room_full,
-    too_fast,
-    too_many_rooms,
-    too_much_data,
-)
+from flow.rooms.rules import Rooms
+from flow.rooms.store import Limits, RoomError, RoomKeys, RoomView
 from flow.rooms.web import open_files_limit, room_routes, stream_limit
 from helpers import ROOT
 
@@ -67,58 +47,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real redis-server on a free loopback port, nothing saved to disk, stopped after the module."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed: run ./dev.sh test (it installs Debian's redis-server)")
-    port = _free_port()
-    workdir = tmp_path_factory.mktemp("redis")
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url, socket_timeout=1)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    pytest.fail("redis-server did not start")
-                time.sleep(0.05)
-        yield url
-    finally:
-        client.close()
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@pytest.fixture
-def r(redis_url: str) -> Iterator[redis.Redis]:
-    """A plain client on the test Redis, emptied before each test."""
-    client = redis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=2)
-    client.flushall()
-    yield client
-    client.close()
-
-
-Make = Callable[..., RoomStore]
-
-
-@pytest.fixture(params=["memory", "redis"])
-def make(request: pytest.FixtureRequest) -> Make:
-    """Makes a store of each kind, with the given limits (the contract holds for both)."""
-    if request.param == "memory":
-        return lambda limits=None: MemoryRooms(limits)
-    url = request.getfixturevalue("redis_url")
-    request.getfixturevalue("r")  # an empty Redis
-    return lambda limits=None: RedisRooms(url, limits)
+Make = Callable[..., Rooms]  # the `make` fixture (conftest.py): a store of each kind, with the given limits
 
 
 def run(main: Callable[[], Awaitable[T]]) -> T:
@@ -153,7 +82,7 @@ def refused(exc: pytest.ExceptionInfo[RoomError], expected: RoomError) -> None:
     )
 
 
-def open_room(store: RoomStore) -> RoomKeys:
+def open_room(store: Rooms) -> RoomKeys:
     return store.create(BUNDLES, CHOICES, RoomView(index=0, lang="zh"))
 
 
@@ -184,10 +113,10 @@ def test_create_serves_the_bundles_and_a_join_gives_a_token_that_is_reused(make:
         assert other not in (token, "not-a-token-it-gave") and snap3.followers == 2 and snap3.last == 2
         with pytest.raises(RoomError) as exc:
             await store.join("x" * 14, None)
-        refused(exc, no_room())
+        refused(exc, RoomError("no_room"))
         with pytest.raises(RoomError) as exc:
             await store.bundle("x" * 14, "zh")
-        refused(exc, no_room())
+        refused(exc, RoomError("no_room"))
         await store.aclose()
 
     run(main)
@@ -268,17 +197,17 @@ def test_answers_are_once_each_closed_at_the_reveal_and_counted(make: Make) -> N
         await store.answer(keys.code, a, 1, 2)
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, a, 1, 3)
-        refused(exc, answered_once())
+        refused(exc, RoomError("answered_once"))
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, "never-given-token", 1, 1)
-        refused(exc, not_a_follower())
+        refused(exc, RoomError("not_a_follower"))
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, b, 0, 1)
-        refused(exc, no_question(0))
+        refused(exc, RoomError("no_question", index=0))
         for choice in (0, 4):
             with pytest.raises(RoomError) as exc:
                 await store.answer(keys.code, b, 1, choice)
-            refused(exc, bad_choice(3))
+            refused(exc, RoomError("bad_choice", n=3))
         await store.answer(keys.code, b, 1, 2)
         event = await store.reveal(keys.code, keys.key, 1)
         assert event.kind == "reveal" and event.data == {"index": 1, "counts": [0, 2, 0]}
@@ -287,10 +216,10 @@ def test_answers_are_once_each_closed_at_the_reveal_and_counted(make: Make) -> N
         screens.append(await store.listen(keys.code, 0, tallies=False, token=c))
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, c, 1, 1)
-        refused(exc, revealed_already())
+        refused(exc, RoomError("revealed_already"))
         with pytest.raises(RoomError) as exc:
             await store.reveal(keys.code, keys.key, 0)
-        refused(exc, no_question(0))
+        refused(exc, RoomError("no_question", index=0))
         await store.aclose()
 
     run(main)
@@ -337,7 +266,7 @@ def test_close_ends_the_streams_and_the_room(make: Make) -> None:
         stream = await store.listen(keys.code, 0, tallies=False)
         with pytest.raises(RoomError) as exc:
             await asyncio.to_thread(store.close, keys.code, keys.watch)
-        refused(exc, not_teacher())
+        refused(exc, RoomError("not_teacher"))
         await asyncio.to_thread(store.close, keys.code, keys.key)
         event = await nxt(stream)
         assert (event.kind, event.data) == ("closed", {}) and event.id > 0
@@ -345,10 +274,10 @@ def test_close_ends_the_streams_and_the_room(make: Make) -> None:
         assert not store.exists(keys.code)
         with pytest.raises(RoomError) as exc:
             await store.join(keys.code, None)
-        refused(exc, no_room())
+        refused(exc, RoomError("no_room"))
         with pytest.raises(RoomError) as exc:
             await store.listen(keys.code, 0, tallies=False)
-        refused(exc, no_room())
+        refused(exc, RoomError("no_room"))
         await asyncio.to_thread(store.close, keys.code, keys.key)  # closing a closed room is nothing
         await store.aclose()
 
@@ -374,7 +303,7 @@ def test_a_room_idle_too_long_expires_and_its_streams_hear_it(make: Make) -> Non
         assert await ended(stream)
         with pytest.raises(RoomError) as exc:
             await store.join(keys.code, None)
-        refused(exc, no_room())
+        refused(exc, RoomError("no_room"))
         await store.aclose()
 
     run(main)
@@ -385,7 +314,7 @@ def test_the_limits_on_rooms_followers_and_streams(make: Make) -> None:
     first, _ = open_room(store), open_room(store)
     with pytest.raises(RoomError) as exc:
         open_room(store)
-    refused(exc, too_many_rooms(2))
+    refused(exc, RoomError("too_many_rooms", limit=2))
     store.close(first.code, first.key)
     keys = open_room(store)
 
@@ -395,12 +324,12 @@ def test_the_limits_on_rooms_followers_and_streams(make: Make) -> None:
         streams = [await store.listen(keys.code, 0, tallies=False, token=t) for t in (a, b)]  # both follow
         with pytest.raises(RoomError) as exc:
             await store.join(keys.code, None)
-        refused(exc, room_full(2))
+        refused(exc, RoomError("room_full", limit=2))
         assert (await store.join(keys.code, a))[0] == a  # a follower already in comes back
         streams += [await store.listen(keys.code, 0, tallies=False) for _ in range(8)]
         with pytest.raises(RoomError) as exc:
             await store.listen(keys.code, 0, tallies=False)
-        refused(exc, room_full(2))
+        refused(exc, RoomError("room_full", limit=2))
         assert streams
         await store.aclose()
 
@@ -416,10 +345,10 @@ def test_the_teacher_is_rate_limited(make: Make) -> None:
             await store.move(keys.code, keys.key, {"index": i})
         with pytest.raises(RoomError) as exc:
             await store.move(keys.code, keys.key, {"index": 0})
-        refused(exc, too_fast(2))
+        refused(exc, RoomError("too_fast", per_s=2))
         with pytest.raises(RoomError) as exc:
             await store.reveal(keys.code, keys.key, 1)
-        refused(exc, too_fast(2))
+        refused(exc, RoomError("too_fast", per_s=2))
         await asyncio.sleep(0.6)  # a token back after half a second
         await store.move(keys.code, keys.key, {"index": 0})
         await store.aclose()
@@ -436,17 +365,17 @@ def test_only_the_teachers_key_moves_the_room(make: Make) -> None:
         for wrong in (token, keys.watch, ""):
             with pytest.raises(RoomError) as exc:
                 await store.move(keys.code, wrong, {"index": 1})
-            refused(exc, not_teacher())
+            refused(exc, RoomError("not_teacher"))
             with pytest.raises(RoomError) as exc:
                 await store.reveal(keys.code, wrong, 1)
-            refused(exc, not_teacher())
+            refused(exc, RoomError("not_teacher"))
         with pytest.raises(RoomError) as exc:
             await store.move(keys.code, "clé", {"index": 1})  # a header decoded as Latin-1: refused, not a 500
-        refused(exc, not_teacher())
+        refused(exc, RoomError("not_teacher"))
         assert not await store.is_watcher(keys.code, "clé")
         with pytest.raises(RoomError) as exc:
             await store.move("x" * 14, keys.key, {"index": 1})
-        refused(exc, no_room())
+        refused(exc, RoomError("no_room"))
         _, snap = await store.join(keys.code, token)
         assert snap.view.index == 0 and snap.last == 1
         await store.aclose()
@@ -488,7 +417,7 @@ def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
         assert (await nxt(stream)).kind == "reveal"
         with pytest.raises(RoomError) as exc:
             await asyncio.to_thread(store.retrace, keys.code, token, other, {3: 2}, RoomView(index=4))
-        refused(exc, not_teacher())
+        refused(exc, RoomError("not_teacher"))
         assert await asyncio.to_thread(store.retrace, keys.code, keys.key, other, {3: 2}, RoomView(index=4)) == 2
         moved = await nxt(stream)
         assert (moved.kind, moved.data) == (
@@ -504,7 +433,7 @@ def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
         await store.answer(keys.code, token, 3, 1)  # answers open again, for the new trace's questions
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, token, 1, 1)
-        refused(exc, no_question(1))
+        refused(exc, RoomError("no_question", index=1))
         await store.move(keys.code, keys.key, {"index": 4})  # a hop the new trace has (the old one had 3)
         assert (await nxt(stream)).data["index"] == 4
         # The same trace again is no new round: only the view moves.
@@ -565,18 +494,18 @@ def test_an_answer_needs_a_screen_that_follows_the_room(make: Make) -> None:
         token, _ = await store.join(keys.code, None)
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, token, 1, 1)
-        refused(exc, not_following())
+        refused(exc, RoomError("not_following"))
         stranger = await store.listen(keys.code, 0, tallies=False, token="not-a-token-it-gave")
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, "not-a-token-it-gave", 1, 1)
-        refused(exc, not_a_follower())
+        refused(exc, RoomError("not_a_follower"))
         screen = await store.listen(keys.code, 0, tallies=False, token=token)
         await store.answer(keys.code, token, 1, 2)
         await screen.aclose()
         other, _ = await store.join(keys.code, None)
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, other, 1, 1)  # the first screen closed: it made no place for another
-        refused(exc, not_following())
+        refused(exc, RoomError("not_following"))
         assert (await store.reveal(keys.code, keys.key, 1)).data["counts"] == [0, 1, 0]
         await stranger.aclose()
         await store.aclose()
@@ -599,7 +528,7 @@ def test_a_full_room_lets_a_newcomer_in_for_a_token_no_screen_follows(make: Make
         late = await store.listen(keys.code, 0, tallies=False, token=newcomer)
         with pytest.raises(RoomError) as exc:
             await store.join(keys.code, None)  # both follow now
-        refused(exc, room_full(2))
+        refused(exc, RoomError("room_full", limit=2))
         await store.answer(keys.code, following, 1, 1)
         await store.answer(keys.code, newcomer, 1, 2)
         await screen.aclose()
@@ -620,7 +549,7 @@ def test_a_join_that_may_not_add_refuses_a_newcomer_only(make: Make) -> None:
         for given in (None, "not-a-token-it-gave"):
             with pytest.raises(RoomError) as exc:
                 await store.join(keys.code, given, may_add=False)
-            refused(exc, joining_too_fast(Limits().client_joins_per_s))
+            refused(exc, RoomError("joining_too_fast", per_s=Limits().client_joins_per_s))
         assert (await store.join(keys.code, None))[1].followers == 2
         await store.aclose()
 
@@ -634,20 +563,20 @@ def test_every_rooms_viewer_data_together_is_bounded(make: Make) -> None:
     first, second = open_room(store), open_room(store)
     with pytest.raises(RoomError) as exc:
         open_room(store)
-    refused(exc, too_much_data(2 * size + 10))
+    refused(exc, RoomError("too_much_data", limit=2 * size + 10))
     bigger = {lang: text + " " * 40 for lang, text in BUNDLES.items()}
     with pytest.raises(RoomError) as exc:
         store.retrace(second.code, second.key, bigger, CHOICES, RoomView())
-    refused(exc, too_much_data(2 * size + 10))
+    refused(exc, RoomError("too_much_data", limit=2 * size + 10))
     assert store.retrace(second.code, second.key, BUNDLES, CHOICES, RoomView(index=1)) == 1  # the same trace: fits
     store.close(first.code, first.key)
     assert store.retrace(second.code, second.key, bigger, CHOICES, RoomView()) == 2
     with pytest.raises(RoomError) as exc:
         open_room(store)  # the bigger trace left no room for another
-    refused(exc, too_much_data(2 * size + 10))
+    refused(exc, RoomError("too_much_data", limit=2 * size + 10))
     store.close(second.code, second.key)
     open_room(store)
-    assert "MiB of viewer data" in too_much_data(256 * 2**20).message
+    assert "MiB of viewer data" in RoomError("too_much_data", limit=256 * 2**20).message
 
 
 def test_a_stream_closed_before_it_was_read_gives_its_place_back(make: Make) -> None:
@@ -686,7 +615,7 @@ def test_the_follower_page_is_in_the_rooms_language(make: Make) -> None:
 
 
 @contextlib.contextmanager
-def served(store: RoomStore, open_files: int | None = None) -> Iterator[str]:
+def served(store: Rooms, open_files: int | None = None) -> Iterator[str]:
     """The rooms' routes on `store`, served by uvicorn on a free loopback port; yields the base URL."""
     app = Starlette(routes=room_routes(lambda: store, open_files=open_files))
     port = _free_port()
@@ -722,7 +651,7 @@ def test_routes_refuse_deeply_nested_bodies_with_one_line(make: Make) -> None:
             assert got.json()["error"].startswith("the request body nests deeper than 8 levels")
         strings = json.dumps({"token": "[" * 40, "index": 1, "choice": 1})  # brackets in a string do not nest
         parsed = http.post(f"{base}/room/{keys.code}/answer", content=strings)
-        assert (parsed.status_code, parsed.json()) == (403, not_a_follower().to_json())
+        assert (parsed.status_code, parsed.json()) == (403, RoomError("not_a_follower").to_json())
 
 
 def test_routes_bound_event_streams_per_client_and_in_all(make: Make) -> None:
@@ -769,7 +698,7 @@ def test_routes_rate_new_followers_per_client(make: Make) -> None:
         tokens = [one.post(url, json={}).json()["token"] for _ in range(3)]
         refused_join = one.post(url, json={})
         assert refused_join.status_code == 429
-        assert refused_join.json() == joining_too_fast(0.01).to_json()
+        assert refused_join.json() == RoomError("joining_too_fast", per_s=0.01).to_json()
         assert "one every 100 s" in refused_join.json()["error"]
         assert one.post(url, json={"token": "made-up-token"}).status_code == 429
         back = one.post(url, json={"token": tokens[0]})
@@ -832,7 +761,7 @@ def test_every_key_expires_and_no_key_links_a_token_to_a_choice(redis_url: str, 
 
     token = run(main)
     names = list(r.scan_iter(f"mcpflow:room:{{{keys.code}}}:*"))
-    assert len(names) == 11  # every part but the teachers' streams (no teacher listened)
+    assert len(names) == 10  # every part but the teachers' streams (no teacher listened)
     for name in names:
         assert 0 < r.pttl(name) <= 60_000, name
     assert r.smembers(f"mcpflow:room:{{{keys.code}}}:answered") == {f"1:{token}"}
@@ -933,11 +862,11 @@ def test_two_app_processes_share_a_room_over_http(redis_url: str, r: redis.Redis
             'data: {"round":1,"index":2,"lang":"en","quiz":false,"captions":false,"closing":false}',
         ]
         wrong = httpx.post(f"{b}/room/{keys.code}/view", json={"index": 1}, headers={"X-Room-Key": "no"}, timeout=5)
-        assert (wrong.status_code, wrong.json()) == (403, not_teacher().to_json())
+        assert (wrong.status_code, wrong.json()) == (403, RoomError("not_teacher").to_json())
         answer = {"token": joined["token"], "index": 1, "choice": 2}
         assert httpx.post(f"{a}/room/{keys.code}/answer", json=answer, timeout=5).status_code == 204
         again = httpx.post(f"{b}/room/{keys.code}/answer", json=answer, timeout=5)
-        assert (again.status_code, again.json()) == (409, answered_once().to_json())
+        assert (again.status_code, again.json()) == (409, RoomError("answered_once").to_json())
         assert httpx.get(f"{b}/room/{keys.code}/bundle/en", timeout=5).text == BUNDLES["en"]
         assert httpx.get(f"{a}/room/{keys.code}", timeout=5).status_code == 200
         teacher.close(keys.code, keys.key)

@@ -16,11 +16,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from flow.rooms.page import qr_svg
-from flow.rooms.store import Limits, MemoryRooms, RoomError, RoomKeys, RoomStore, RoomView
+from flow.rooms.rules import MemoryRooms, Rooms
+from flow.rooms.store import Limits, RoomError, RoomKeys, RoomView
 from flow.rooms.web import room_routes as _routes
 
 if TYPE_CHECKING:
-    from starlette.routing import Route
+    from starlette.routing import BaseRoute
 
 __all__ = [
     "PER_ADDRESS_ENV",
@@ -29,8 +30,8 @@ __all__ = [
     "MemoryRooms",
     "RoomError",
     "RoomKeys",
-    "RoomStore",
     "RoomView",
+    "Rooms",
     "limits_from",
     "qr_svg",
     "room_routes",
@@ -41,7 +42,7 @@ __all__ = [
 REDIS_ENV = "MCP_FLOW_ROOMS_REDIS"
 PER_ADDRESS_ENV = "MCP_FLOW_ROOMS_PER_ADDRESS"
 
-_store: RoomStore | None = None
+_store: Rooms | None = None
 _lock = threading.Lock()
 _served = False
 
@@ -55,7 +56,7 @@ def limits_from(environ: Mapping[str, str]) -> Limits:
     return replace(Limits(), client_streams=int(raw), client_join_burst=int(raw))
 
 
-def room_store() -> RoomStore:
+def room_store() -> Rooms:
     """This process's store, made on first use from the operator's environment."""
     global _store
     with _lock:
@@ -71,7 +72,7 @@ def room_store() -> RoomStore:
         return _store
 
 
-def room_routes() -> list[Route]:
+def room_routes() -> list[BaseRoute]:
     """The rooms' routes for `st.App(..., routes=...)`; from then on `rooms_served()` is true in this process."""
     global _served
     _served = True

@@ -11,7 +11,8 @@ import io
 
 import segno
 
-from flow.rooms.store import LANGS, Lang, RoomError
+from flow.rooms.events import Lang
+from flow.rooms.store import LANGS, RoomError
 from flow.views.viewer import viewer_css, viewer_js
 
 _PAGE_CSS = """

@@ -9,11 +9,13 @@
     POST /room/{code}/reveal          {"index"} (header X-Room-Key)
     POST /room/{code}/answer          {"token", "index", "choice"}
 
-A refusal is JSON {"error", "error_zh"} with its status; a body is read up to 4 KiB, nested at most 8 deep. Each
-event stream holds an open file for as long as it lasts, so this process serves at most `Limits.streams` of them
-(never more than half its open-file limit) and `Limits.client_streams` from one client; a client (the remote address
-the ASGI scope gives) adds a new follower to a room at the rate `Limits.client_join*` allows. Nothing a visitor
-sends names a file, a program or an address: the code picks a room in the store, nothing else.
+They are one Starlette application mounted at /room, whose exception handlers answer a refusal (`RoomError`): JSON
+{"error", "error_zh"} with its status, or on the follower page a page with the same line. A body is read up to
+4 KiB, nested at most 8 deep. Each event stream (written by sse-starlette) holds an open file for as long as it
+lasts, so this process serves at most `Limits.streams` of them (never more than half its open-file limit) and
+`Limits.client_streams` from one client; a client (the remote address the ASGI scope gives) adds a new follower to a
+room at the rate `Limits.client_join*` allows. Nothing a visitor sends names a file, a program or an address: the
+code picks a room in the store, nothing else.
 """
 
 from __future__ import annotations
@@ -22,27 +24,29 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
+from functools import cached_property
 from typing import Any
 
 import anyio.to_thread
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
+from flow.rooms.events import Event
 from flow.rooms.page import follower_html, missing_html
-from flow.rooms.store import LANGS, Bucket, Limits, RoomError, RoomStore, Stream, no_room, valid_code
+from flow.rooms.rules import Rooms, Stream
+from flow.rooms.store import LANGS, Bucket, Limits, RoomError, valid_code
 
 MAX_BODY = 4096
 MAX_DEPTH = 8  # a room's bodies are flat objects; json's own recursion would fail at ~1,000 brackets with a 500
 CLIENTS_KEPT = 4096  # the join rates remembered, the least recently seen client forgotten first
 
 _NO_STORE = {"Cache-Control": "no-store"}
-
-
-def _refused(exc: RoomError) -> JSONResponse:
-    return JSONResponse(exc.to_json(), status_code=exc.status, headers=_NO_STORE)
 
 
 def _depth(data: bytes) -> int:
@@ -72,26 +76,25 @@ async def _body(request: Request) -> Any:
     async for chunk in request.stream():
         data += chunk
         if len(data) > MAX_BODY:
-            raise RoomError(
-                413, f"a request to a room is at most {MAX_BODY} bytes", f"发给房间的请求最多 {MAX_BODY} 字节"
-            )
+            raise RoomError("body_too_large", limit=MAX_BODY)
     if _depth(data) > MAX_DEPTH:
-        raise RoomError(
-            400,
-            f"the request body nests deeper than {MAX_DEPTH} levels: a room's requests are flat JSON objects",
-            f"请求内容嵌套超过 {MAX_DEPTH} 层：发给房间的请求是扁平的 JSON 对象",
-        )
+        raise RoomError("body_too_deep", limit=MAX_DEPTH)
     try:
         return json.loads(data or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise RoomError(400, "the request body is not JSON", "请求内容不是 JSON") from None
+        raise RoomError("body_not_json") from None
+
+
+def _fields(data: Any) -> dict[str, Any]:
+    """A body's fields; a body that is not an object has none."""
+    return data if isinstance(data, dict) else {}
 
 
 def _code(request: Request) -> str:
     # Codes are lower case; one read off a screen and typed in capitals is the same room.
     code = str(request.path_params["code"]).lower()
     if not valid_code(code):
-        raise no_room()
+        raise RoomError("no_room")
     return code
 
 
@@ -103,13 +106,13 @@ def _count(raw: str, digits: int) -> int | None:
 
 def _int(value: Any, name: str) -> int:
     if type(value) is not int:
-        raise RoomError(400, f"{name} is a whole number", f"{name} 应为整数")
+        raise RoomError("not_whole_number", name=name)
     return value
 
 
 def _token(value: Any) -> str:
     if not isinstance(value, str) or not 8 <= len(value) <= 64:
-        raise RoomError(400, "token is the string the room gave at join", "token 应为加入房间时得到的字符串")
+        raise RoomError("bad_token")
     return value
 
 
@@ -152,17 +155,9 @@ class Gate:
         with self._lock:
             mine = self.by_client.get(client, 0)
             if mine >= self.per_client:
-                raise RoomError(
-                    429,
-                    f"too many event streams from this address ({self.per_client}): close a room's tab or two",
-                    f"来自这个地址的事件流太多（{self.per_client} 个）：请关闭一两个房间标签页",
-                )
+                raise RoomError("streams_from_address", limit=self.per_client)
             if self.open >= self.total:
-                raise RoomError(
-                    503,
-                    f"this server follows as many screens as it can ({self.total}); try again in a moment",
-                    f"本服务器跟随的屏幕已达上限（{self.total} 个）；请稍后再试",
-                )
+                raise RoomError("streams_in_all", limit=self.total)
             self.open += 1
             self.by_client[client] = mine + 1
 
@@ -181,44 +176,76 @@ class JoinRates:
     CLIENTS_KEPT (a forgotten client starts again with a full bucket, which is no more than a new address gets)."""
 
     def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limits, self.clock = limits, clock
+        self.rate, self.burst, self.clock = limits.client_joins_per_s, limits.client_join_burst, clock
         self.buckets: OrderedDict[str, Bucket] = OrderedDict()
         self._lock = threading.Lock()
 
     def _bucket(self, client: str) -> Bucket:
-        bucket = self.buckets.get(client)
-        if bucket is None:
-            bucket = Bucket(self.limits.client_joins_per_s, self.limits.client_join_burst, self.clock)
-            self.buckets[client] = bucket
-            while len(self.buckets) > CLIENTS_KEPT:
-                self.buckets.popitem(last=False)
-        self.buckets.move_to_end(client)
+        bucket = self.buckets.pop(client, None) or Bucket(self.burst, self.clock())
+        self.buckets[client] = bucket
+        while len(self.buckets) > CLIENTS_KEPT:
+            self.buckets.popitem(last=False)
         return bucket
 
     def take(self, client: str) -> bool:
         with self._lock:
-            return self._bucket(client).take()
+            taken = self._bucket(client).take(self.clock(), self.rate, self.burst)
+            if taken is not None:
+                self.buckets[client] = taken
+            return taken is not None
 
     def give_back(self, client: str) -> None:
         with self._lock:
-            self._bucket(client).give_back()
+            self.buckets[client] = self._bucket(client).give_back(self.burst)
 
 
-class _EventStream(StreamingResponse):
+class Served:
+    """What the routes share: the store, read through `store()` on first use (so importing flow_ui/serve.py
+    connects nothing), the places for event streams and the join rates, made with the store's limits."""
+
+    def __init__(self, store: Callable[[], Rooms], open_files: int | None) -> None:
+        self.store, self.files = store, open_files
+        self._lock = threading.Lock()
+
+    @cached_property
+    def gate(self) -> Gate:
+        with self._lock:
+            limits = self.store().limits
+            return Gate(stream_limit(limits, self.files), limits.client_streams)
+
+    @cached_property
+    def joins(self) -> JoinRates:
+        with self._lock:
+            return JoinRates(self.store().limits)
+
+
+def _served(request: Request) -> Served:
+    served: Served = request.app.state.rooms
+    return served
+
+
+def _event(event: Event) -> ServerSentEvent:
+    if event.kind == "ping":
+        return ServerSentEvent(comment="ping", sep="\n")
+    return ServerSentEvent(event.data_json(), event=event.kind, id=str(event.id), sep="\n")
+
+
+class _EventStream(EventSourceResponse):
     """An event stream that gives its place back (to the gate and to the store) however the response ends: done,
     cancelled by the client leaving, or refused before its first byte."""
 
     def __init__(self, stream: Stream, release: Callable[[], None]) -> None:
         self.stream, self.release = stream, release
 
-        async def body() -> AsyncIterator[str]:
-            yield "retry: 1000\n\n"  # a dropped stream comes back within a second, from where it was
+        async def body() -> AsyncIterator[ServerSentEvent]:
+            yield ServerSentEvent(
+                retry=1000, sep="\n"
+            )  # a dropped stream comes back within a second, from where it was
             async for event in stream:
-                yield event.sse()
+                yield _event(event)
 
-        super().__init__(
-            body(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        )
+        # The store's own heartbeat (a ping comment) keeps its lease: no second one from the library.
+        super().__init__(body(), ping=0, sep="\n", headers=_NO_STORE)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -230,122 +257,118 @@ class _EventStream(StreamingResponse):
                 self.release()
 
 
-Handler = Callable[[Request], Awaitable[Response]]
+async def page(request: Request) -> Response:
+    code = _code(request)
+    # lang_of() is the page's (blocking) call: a thread keeps a slow Redis off the event loop.
+    lang = await anyio.to_thread.run_sync(_served(request).store().lang_of, code)
+    if lang is None:
+        raise RoomError("no_room")
+    return HTMLResponse(follower_html(code, lang), headers=_NO_STORE)
 
 
-def room_routes(store: Callable[[], RoomStore], *, open_files: int | None = None) -> list[Route]:
-    """The routes, reading the store through `store()` (made on first use, so importing flow_ui/serve.py connects nothing).
-    The streams' limit follows `open_files` (this process's own limit when not given)."""
-    files = open_files if open_files is not None else open_files_limit()
-    made: dict[str, Any] = {}  # the gate and the join rates, made with the store's limits on first use
-    made_lock = threading.Lock()
+async def bundle(request: Request) -> Response:
+    lang = request.path_params["lang"]
+    if lang not in LANGS:
+        raise RoomError("no_bundle_lang")
+    round_ = _count(request.query_params.get("round", ""), 8)
+    text = await _served(request).store().bundle(_code(request), lang, round_)
+    # A round's bundle never changes, so the browser may keep it; without a round, it is whatever is current.
+    cache = "private, max-age=3600" if round_ is not None else "no-store"
+    return Response(text, media_type="application/json", headers={"Cache-Control": cache})
 
-    def gate() -> Gate:
-        with made_lock:
-            if "gate" not in made:
-                limits = store().limits
-                made["gate"] = Gate(stream_limit(limits, files), limits.client_streams)
-            return made["gate"]  # type: ignore[no-any-return]
 
-    def joins() -> JoinRates:
-        with made_lock:
-            if "joins" not in made:
-                made["joins"] = JoinRates(store().limits)
-            return made["joins"]  # type: ignore[no-any-return]
+async def join(request: Request) -> Response:
+    served, code = _served(request), _code(request)
+    given = _fields(await _body(request)).get("token")
+    given = _token(given) if given is not None else None
+    client = _client(request)
+    may_add = served.joins.take(client)
+    token, snap = await served.store().join(code, given, may_add=may_add)
+    if may_add and token == given:
+        served.joins.give_back(client)  # a follower coming back (a reload) adds no one
+    return JSONResponse({"token": token, "snapshot": snap.to_json()}, headers=_NO_STORE)
 
-    def guarded(handler: Handler) -> Handler:
-        async def run(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except RoomError as exc:
-                if request.method == "GET" and handler is page:
-                    return HTMLResponse(missing_html(exc), status_code=exc.status, headers=_NO_STORE)
-                return _refused(exc)
 
-        return run
+async def events(request: Request) -> Response:
+    served, code = _served(request), _code(request)
+    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    after = _count(raw, 11) or 0
+    watch = request.query_params.get("watch", "")[:64]
+    token = request.query_params.get("token", "")[:64] or None
+    client, store = _client(request), served.store()
+    served.gate.enter(client)
+    try:
+        tallies = bool(watch) and await store.is_watcher(code, watch)
+        stream = await store.listen(code, after, tallies=tallies, token=token)
+    except BaseException:
+        served.gate.leave(client)
+        raise
+    return _EventStream(stream, lambda: served.gate.leave(client))
 
-    async def page(request: Request) -> Response:
-        code = _code(request)
-        # lang_of() is the page's (blocking) call: a thread keeps a slow Redis off the event loop.
-        lang = await anyio.to_thread.run_sync(store().lang_of, code)
-        if lang is None:
-            raise no_room()
-        return HTMLResponse(follower_html(code, lang), headers=_NO_STORE)
 
-    async def bundle(request: Request) -> Response:
-        lang = request.path_params["lang"]
-        if lang not in LANGS:
-            raise RoomError(404, "a bundle is zh or en", "只有 zh 或 en 两种")
-        raw = request.query_params.get("round", "")
-        round_ = _count(raw, 8)
-        text = await store().bundle(_code(request), lang, round_)
-        # A round's bundle never changes, so the browser may keep it; without a round, it is whatever is current.
-        cache = "private, max-age=3600" if round_ is not None else "no-store"
-        return Response(text, media_type="application/json", headers={"Cache-Control": cache})
+async def view(request: Request) -> Response:
+    event = await _served(request).store().move(_code(request), _key(request), await _body(request))
+    return JSONResponse({"id": event.id}, headers=_NO_STORE)
 
-    async def join(request: Request) -> Response:
-        code = _code(request)
-        data = await _body(request)
-        given = data.get("token") if isinstance(data, dict) else None
-        given = _token(given) if given is not None else None
-        client = _client(request)
-        may_add = joins().take(client)
-        token, snap = await store().join(code, given, may_add=may_add)
-        if may_add and token == given:
-            joins().give_back(client)  # a follower coming back (a reload) adds no one
-        return JSONResponse({"token": token, "snapshot": snap.to_json()}, headers=_NO_STORE)
 
-    async def events(request: Request) -> Response:
-        code = _code(request)
-        raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-        after = _count(raw, 11) or 0
-        watch = request.query_params.get("watch", "")[:64]
-        token = request.query_params.get("token", "")[:64] or None
-        client = _client(request)
-        gate().enter(client)
-        try:
-            tallies = bool(watch) and await store().is_watcher(code, watch)
-            stream = await store().listen(code, after, tallies=tallies, token=token)
-        except BaseException:
-            gate().leave(client)
-            raise
-        return _EventStream(stream, lambda: gate().leave(client))
+async def reveal(request: Request) -> Response:
+    index = _int(_fields(await _body(request)).get("index"), "index")
+    event = await _served(request).store().reveal(_code(request), _key(request), index)
+    return JSONResponse({"id": event.id}, headers=_NO_STORE)
 
-    async def view(request: Request) -> Response:
-        event = await store().move(_code(request), _key(request), await _body(request))
-        return JSONResponse({"id": event.id}, headers=_NO_STORE)
 
-    async def reveal(request: Request) -> Response:
-        data = await _body(request)
-        index = _int(data.get("index") if isinstance(data, dict) else None, "index")
-        event = await store().reveal(_code(request), _key(request), index)
-        return JSONResponse({"id": event.id}, headers=_NO_STORE)
+async def answer(request: Request) -> Response:
+    data = await _body(request)
+    if not isinstance(data, dict):
+        raise RoomError("bad_answer")
+    token, index, choice = (
+        _token(data.get("token")),
+        _int(data.get("index"), "index"),
+        _int(data.get("choice"), "choice"),
+    )
+    await _served(request).store().answer(_code(request), token, index, choice)
+    return Response(status_code=204, headers=_NO_STORE)
 
-    async def answer(request: Request) -> Response:
-        data = await _body(request)
-        if not isinstance(data, dict):
-            raise RoomError(400, "an answer is {token, index, choice}", "回答应为 {token, index, choice}")
-        await store().answer(
-            _code(request),
-            _token(data.get("token")),
-            _int(data.get("index"), "index"),
-            _int(data.get("choice"), "choice"),
-        )
-        return Response(status_code=204, headers=_NO_STORE)
 
-    async def nowhere(request: Request) -> Response:
-        exc = no_room()
-        return HTMLResponse(missing_html(exc), status_code=exc.status, headers=_NO_STORE)
+def _missing_page(exc: RoomError) -> Response:
+    return HTMLResponse(missing_html(exc), status_code=exc.status, headers=_NO_STORE)
 
-    return [
-        # /room with no code is no room (not the app's own pages under a "page not found").
-        Route("/room", nowhere, methods=["GET"]),
-        Route("/room/", nowhere, methods=["GET"]),
-        Route("/room/{code}", guarded(page), methods=["GET"]),
-        Route("/room/{code}/bundle/{lang}", guarded(bundle), methods=["GET"]),
-        Route("/room/{code}/join", guarded(join), methods=["POST"]),
-        Route("/room/{code}/events", guarded(events), methods=["GET"]),
-        Route("/room/{code}/view", guarded(view), methods=["POST"]),
-        Route("/room/{code}/reveal", guarded(reveal), methods=["POST"]),
-        Route("/room/{code}/answer", guarded(answer), methods=["POST"]),
-    ]
+
+async def nowhere(request: Request) -> Response:
+    """/room with no code: no room (not the app's pages under a "page not found")."""
+    return _missing_page(RoomError("no_room"))
+
+
+async def _not_here(request: Request, exc: Exception) -> Response:
+    """No route under /room: no room; another method on a route gets Starlette's own answer."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return _missing_page(RoomError("no_room"))
+    return Response(exc.detail, status_code=exc.status_code, headers=exc.headers)
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    """A refusal: on the follower page a page, elsewhere JSON, with its one line in both languages."""
+    assert isinstance(exc, RoomError)
+    if request.scope.get("endpoint") is page:
+        return _missing_page(exc)
+    return JSONResponse(exc.to_json(), status_code=exc.status, headers=_NO_STORE)
+
+
+def room_routes(store: Callable[[], Rooms], *, open_files: int | None = None) -> list[BaseRoute]:
+    """The routes, reading the store through `store()`. The streams' limit follows `open_files` (this process's
+    own limit when not given)."""
+    rooms = Starlette(
+        routes=[
+            Route("/{code}", page, methods=["GET"]),
+            Route("/{code}/bundle/{lang}", bundle, methods=["GET"]),
+            Route("/{code}/join", join, methods=["POST"]),
+            Route("/{code}/events", events, methods=["GET"]),
+            Route("/{code}/view", view, methods=["POST"]),
+            Route("/{code}/reveal", reveal, methods=["POST"]),
+            Route("/{code}/answer", answer, methods=["POST"]),
+        ],
+        exception_handlers={RoomError: refused, HTTPException: _not_here},
+    )
+    rooms.state.rooms = Served(store, open_files if open_files is not None else open_files_limit())
+    return [Route("/room", nowhere, methods=["GET"]), Mount("/room", app=rooms)]
