@@ -1,9 +1,10 @@
 """The client-side trace viewer's data: one bundle per trace and language, and its assets.
 
-The viewer (flow/views/viewer_assets/: viewer.js + viewer.css, with the route at a glance in route.js and
-predict-then-reveal in quiz.js + lesson.css; our own code, no network) receives the bundle once and steps
-in the browser: highlighting, fading, scrolling, the route and the panels are DOM updates. Two hosts mount the same files: the Step through page (a Streamlit custom component)
-and the self-contained HTML export (`flow.render_html.to_html`). Nothing here imports Streamlit.
+The viewer (flow/views/viewer_assets/: ES modules from main.mjs down, and viewer.css, lesson.css, room.css; our own
+code, no network) receives the bundle once and steps in the browser: highlighting, fading, scrolling, the route and
+the panels are DOM updates. Three hosts mount the same files, joined into one module (`viewer_js`): the Step through
+page (a Streamlit custom component), the self-contained HTML export (`flow.render_html.to_html`) and a room's
+follower page. Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from flow.views.bundle_types import (
 from flow.views.closing import closing_bundle
 from flow.views.diagram import MAX_ARROWS, RenderError, drawn_ends, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
+from flow.views.js_modules import join_modules
 from flow.views.labels import PHASE_COLORS, arrow_style, is_reported, provider_group, short_label, trace_lifelines
 from flow.views.table import VIEW_BYTES, VIEW_TEXT_CHARS, focus_view
 
@@ -284,16 +286,16 @@ def _whole(trace: Trace) -> bool:
     return not isinstance(recorded, int) or recorded == len(trace.hops)
 
 
-# The viewer's parts, joined in this order into one module and one style sheet: the route at a glance and the
-# questions use the viewer's helpers, which the module hoists.
-JS_PARTS = ("route.js", "quiz.js", "room.js", "viewer.js")
+# The viewer's entry module (it imports the others) and its style sheets, joined in this order.
+JS_ENTRY = "main.mjs"
 CSS_PARTS = ("viewer.css", "lesson.css", "room.css")
 
 
 @cache
 def viewer_js() -> str:
-    """The viewer's script: an ES module whose default export is the Streamlit component entry."""
-    return "\n".join((ASSETS / name).read_text(encoding="utf-8") for name in JS_PARTS)
+    """The viewer's script: its ES modules joined into one module (flow.views.js_modules), whose default export is
+    the Streamlit component entry and whose top level holds `mountViewer` and `followRoom` for a page's own script."""
+    return join_modules(ASSETS, JS_ENTRY)
 
 
 @cache
