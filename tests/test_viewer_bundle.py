@@ -1,5 +1,5 @@
 """The viewer's two contracts with Python: the bundle's shape (schema/viewer-bundle.schema.json, from
-flow.views.bundle_types), which real bundles of every sample satisfy, and the one module
+flow.views.bundle_types), which real bundles of every sample satisfy and the JavaScript reads, and the one module
 the viewer's ES modules are joined into (flow.views.js_modules) for hosts that cannot resolve imports."""
 
 from __future__ import annotations
@@ -52,6 +52,33 @@ def test_a_part_of_a_long_trace_and_a_bundle_with_a_field_undeclared_are_told_ap
     assert [e.message for e in validator.iter_errors(bundle)] == [
         "Additional properties are not allowed ('colour' was unexpected)"
     ]
+
+
+@pytest.mark.parametrize("name", ["beijing-mcp", "hosted-responses", "beijing-direct", "asks-elicitation"])
+def test_the_javascript_reads_real_bundles_as_python_meant_them(name):
+    """The viewer's readers (tests/js/read_bundle.mjs), run by node on a real bundle: it satisfies the schema there
+    too, every focused field Python names is found in the hop's view, each hop lights the message Python gave it
+    and names who talks in it, and a band jumps to the first hop of its messages."""
+    bundle = _sent(ROOT / "sample_traces" / f"{name}.json")
+    run = subprocess.run(
+        ["node", str(ROOT / "tests" / "js" / "read_bundle.mjs")],
+        input=json.dumps(bundle, ensure_ascii=False),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    found = json.loads(run.stdout)
+    assert "errors" not in found, found.get("errors")
+    assert [h["message"] for h in found["hops"]] == [h["message"] for h in bundle["hops"]]
+    assert [h["marks"] for h in found["hops"]] == [h["marked"] for h in found["hops"]]
+    assert sum(h["marks"] for h in found["hops"]) > 0
+    assert all(h["arrows"] >= 1 for h in found["hops"] if h["message"] is not None)  # the line below the strip
+    firsts = [m["first"] for m in bundle["route"]["messages"]]
+    expected = [
+        next((f for f in firsts[a : b + 1] if f is not None), None) for _, a, b in bundle["route"]["spans"]["app"]
+    ]
+    assert found["bands"] == expected
 
 
 # ---- the modules joined into one ----
