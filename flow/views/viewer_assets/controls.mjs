@@ -34,25 +34,26 @@ export class Header {
 }
 
 export class Controls {
-  // Each control calls what the viewer gave for it: move(delta), openClosing(), slide(index), play(), speed(),
-  // presenter(), fullscreen(), and lang() (null: no language button).
-  constructor({ move, openClosing, slide, play, speed, presenter, fullscreen, lang }) {
-    const b = (cls, onclick) => h('button', { class: cls, type: 'button', onclick });
-    this.prev = b('fv-prev', () => move(-1));
-    this.next = b('fv-next fv-primary', () => move(1));
+  // Each control runs one of the viewer's commands (viewer.mjs, commandTable(): the keys run the same ones): next,
+  // prev, closing, jump(index), play, speed, presenter, fullscreen, lang. `withLang`: whether there is a language
+  // button (a self-contained file's own; the app has its sidebar).
+  constructor(commands, { withLang }) {
+    const b = (cls, command) => h('button', { class: cls, type: 'button', onclick: () => commands[command]() });
+    this.prev = b('fv-prev', 'prev');
+    this.next = b('fv-next fv-primary', 'next');
     // At the last hop, in Next's place: the closing view (→ and a clicker's keys go there too).
-    this.closing = b('fv-closing-open fv-primary', openClosing);
+    this.closing = b('fv-closing-open fv-primary', 'closing');
     this.closing.hidden = true;
     this.slider = h('input', { class: 'fv-slider', type: 'range', min: '1', max: '1', value: '1' });
-    this.slider.addEventListener('input', () => slide(+this.slider.value - 1));
-    this.play = b('fv-play', play);
+    this.slider.addEventListener('input', () => commands.jump(+this.slider.value - 1));
+    this.play = b('fv-play', 'play');
     this.speed = h('select', { class: 'fv-speed' });
     for (const s of SPEEDS) this.speed.append(h('option', { value: String(s), text: `${s} s` }));
     this.speed.value = DEFAULT_SPEED;
-    this.speed.addEventListener('change', speed);
-    this.presenter = b('fv-presenter', presenter);
-    this.full = b('fv-full', fullscreen);
-    this.lang = lang ? b('fv-lang', lang) : null;
+    this.speed.addEventListener('change', () => commands.speed());
+    this.presenter = b('fv-presenter', 'presenter');
+    this.full = b('fv-full', 'fullscreen');
+    this.lang = withLang ? b('fv-lang', 'lang') : null;
     this.typed = h('span', { class: 'fv-typed' });
     this.el = h('div', { class: 'fv-controls' }, this.prev, this.next, this.closing, this.slider, this.typed,
       this.play, this.speed, this.presenter, this.full, this.lang);

@@ -8,8 +8,9 @@ export const OVERLAY_KEYS = ['Escape', 'Enter', ...STEP_KEYS]; // close the join
 const TYPED_DIGITS = 6;
 
 export function keyCommand(key, { typed = '', presenter = false, fullscreen = false } = {}) {
-  // {cmd, typed, to}: cmd one of next, prev, home, end, jump (to a 0-based index), typed (the digits typed so far
-  // changed), presenter (toggle), fullscreen (toggle), leave-presenter; null for a key the viewer leaves alone.
+  // {cmd, typed, to}: cmd the name of one of the viewer's commands (viewer.mjs, commandTable(): next, prev, home,
+  // end, jump to `to`, a 0-based index, presenter, fullscreen, leave-presenter), or 'typed' (the digits typed so
+  // far changed), or null for a key the viewer leaves alone.
   const none = { cmd: null, typed };
   if (NEXT_KEYS.includes(key)) return { cmd: 'next', typed };
   if (PREV_KEYS.includes(key)) return { cmd: 'prev', typed };

@@ -96,18 +96,10 @@ class Viewer {
   }
 
   build() {
-    const jump = (i) => this.goto(i);
+    this.commands = this.commandTable();
+    const { jump } = this.commands;
     this.header = new Header();
-    this.controls = new Controls({
-      move: (delta) => this.move(delta),
-      openClosing: () => this.openClosing(),
-      slide: jump,
-      play: () => (this.player.playing ? this.player.stop() : this.play()),
-      speed: () => { if (this.player.playing) this.play(); },
-      presenter: () => this.setPresenter(!this.presenter),
-      fullscreen: () => this.fullscreen(),
-      lang: this.host.standalone && !this.host.follower ? () => this.setLang(this.lang === 'zh' ? 'en' : 'zh') : null,
-    });
+    this.controls = new Controls(this.commands, { withLang: !!(this.host.standalone && !this.host.follower) });
     this.routeStrip = new RouteStrip({ jump, toggled: (on) => this.setCaptions(on) });
     this.quiz = new Quiz({
       toggled: (on) => this.setQuiz(on),
@@ -152,6 +144,24 @@ class Viewer {
     this.root.append(this.el);
     this.resizer.observe(this.diagram.box);
     this.resizer.observe(this.el);
+  }
+
+  commandTable() {
+    // What the controls and the keys ask the viewer to do, by name (controls.mjs, keys.mjs keyCommand).
+    return {
+      next: () => this.move(1),
+      prev: () => this.move(-1),
+      home: () => this.goto(0),
+      end: () => this.goto(this.hops.length - 1),
+      jump: (index) => this.goto(index),
+      closing: () => this.openClosing(),
+      play: () => (this.player.playing ? this.player.stop() : this.play()),
+      speed: () => { if (this.player.playing) this.play(); },
+      presenter: () => this.setPresenter(!this.presenter),
+      'leave-presenter': () => this.setPresenter(false),
+      fullscreen: () => this.fullscreen(),
+      lang: () => this.setLang(this.lang === 'zh' ? 'en' : 'zh'),
+    };
   }
 
   load(bundle, start) {
@@ -523,14 +533,7 @@ class Viewer {
     const { cmd, typed, to } = keyCommand(k, { typed: this.typed, presenter: this.presenter, fullscreen: !!document.fullscreenElement });
     if (typed !== this.typed) { this.typed = typed; this.controls.showTyped(typed); }
     if (cmd === null) return false;
-    if (cmd === 'next') this.move(1);
-    else if (cmd === 'prev') this.move(-1);
-    else if (cmd === 'home') this.goto(0);
-    else if (cmd === 'end') this.goto(this.hops.length - 1);
-    else if (cmd === 'jump') this.goto(to);
-    else if (cmd === 'presenter') this.setPresenter(!this.presenter);
-    else if (cmd === 'leave-presenter') this.setPresenter(false);
-    else if (cmd === 'fullscreen') this.fullscreen();
+    if (cmd !== 'typed') this.commands[cmd](to);
     e.preventDefault();
     return true;
   }
