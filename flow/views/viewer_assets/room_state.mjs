@@ -7,7 +7,6 @@
 export const POST_GAP_MS = 50; // the teacher's posts: at most 20 a second
 export const POST_RETRY_MS = 1000;
 export const RECONNECT_MS = 2000; // a stream the browser gave up on is opened again after this
-export const EVENT_KINDS = ['view', 'tally', 'joined', 'reveal', 'teacher', 'closed'];
 
 export class RoomState {
   constructor(cfg) {
@@ -118,8 +117,9 @@ export class Poster {
 }
 
 export class Stream {
-  // The room's events over Server-Sent Events. `open(url)` makes an EventSource; `on[kind](data)` gets each event's
-  // JSON; `state(offline)` hears the stream drop and come back. A stream the browser gave up on (CLOSED) is opened
+  // The room's events over Server-Sent Events. `open(url)` makes an EventSource; `on[kind](data)` gets the JSON of
+  // each event of that kind (a kind with no handler is not listened for); `state(offline)` hears the stream drop and
+  // come back. A stream the browser gave up on (CLOSED) is opened
   // again after RECONNECT_MS, with the same URL, unless close() was called or another stream took its place.
   constructor({ url, open, later, on, state }) {
     this.url = url;
@@ -135,10 +135,7 @@ export class Stream {
   listen() {
     const source = this.open(this.url);
     this.source = source;
-    for (const kind of EVENT_KINDS) {
-      if (!this.on[kind]) continue;
-      source.addEventListener(kind, (e) => this.on[kind](JSON.parse(e.data)));
-    }
+    for (const [kind, heard] of Object.entries(this.on)) source.addEventListener(kind, (e) => heard(JSON.parse(e.data)));
     source.addEventListener('open', () => this.state(false));
     source.addEventListener('error', () => {
       if (this.closed) return;

@@ -1,14 +1,11 @@
 // MCP Flow trace viewer: one trace, stepped in the browser, no server round trip and no network.
 //
-// The Viewer puts its parts together and owns what they share: the bundle, the language, the mode, and when to
-// paint. Where it is (a hop or the closing view) is the stepper's; each part owns its elements and its state
-// (controls.mjs, diagram.mjs, lanes.mjs, hop_card.mjs, route.mjs, quiz.mjs, closing.mjs, overview.mjs, room.mjs)
-// and tells the viewer what the user did through the callbacks it was given. The bundle comes from
+// The Viewer puts its parts together and owns what they share: the bundle, the language and the mode. Where it is
+// (a hop or the closing view) is the stepper's, what the screen shows for it the painter's (painter.mjs: a step
+// paints on the next animation frame); each part owns its elements and its state (controls.mjs, diagram.mjs,
+// lanes.mjs, hop_card.mjs, route.mjs, quiz.mjs, closing.mjs, overview.mjs, room.mjs) and tells the viewer what the
+// user did through the callbacks it was given or a command's name (commandTable). The bundle comes from
 // flow/views/viewer.py (viewer_bundle; its shape: schema/viewer-bundle.schema.json).
-//
-// Stepping changes a number synchronously and paints on the next animation frame, so N key presses always move N
-// hops, whatever the speed. Each paint touches only what changed: the arrows between the old and the new position,
-// the panel texts, a window of the hop list.
 //
 // For benchmarks and tests:
 //   window.__viewer = {index, count, next(), prev(), goto(n), settle(n), closing, root}   (index 0-based; goto and
@@ -26,31 +23,26 @@ import { ClosingView } from './closing.mjs';
 import { Controls, Header, Player } from './controls.mjs';
 import { Diagram } from './diagram.mjs';
 import { HopCard } from './hop_card.mjs';
+import { HostLink, addressed, takeFocus, topLayer } from './host.mjs';
 import { KeyRouter, OVERLAY_KEYS, keyCommand } from './keys.mjs';
 import { Lanes } from './lanes.mjs';
 import { chooseLayout } from './layout.mjs';
 import { Overview } from './overview.mjs';
+import { Painter, noteHeld } from './painter.mjs';
 import { Quiz } from './quiz.mjs';
 import { RoomLink, savedTeacherRoom } from './room.mjs';
 import { RouteStrip } from './route.mjs';
 import { Stepper } from './stepper.mjs';
-
-const FAST_MS = 350; // presses closer than this scroll instantly
-const REPORT_MS = 300; // the host hears the position once the presses pause this long
 
 class Viewer {
   constructor(root, host) {
     this.root = root;
     this.host = host;
     this.stepper = new Stepper();
-    this.painted = -1;
     this.presenter = false;
     this.typed = '';
-    this.lastMove = 0;
-    this.fast = false;
-    this.frame = 0;
-    this.reportTimer = 0;
     this.room = null;
+    this.hostLink = new HostLink(() => this.host, () => (this.hops ? { index: this.index, presenter: this.presenter } : null));
     this.build();
     this.keys = new KeyRouter({ viewer: () => this.el, slider: this.controls.slider, handle: (e) => this.handle(e) });
     this.onResize = () => { this.fit(); this.diagram.follow(true); };
@@ -89,8 +81,8 @@ class Viewer {
     this.resizer.disconnect();
     this.player.stop();
     if (this.room) this.room.destroy(false);
-    cancelAnimationFrame(this.frame);
-    clearTimeout(this.reportTimer);
+    this.painter.cancel();
+    this.hostLink.cancel();
     if (window.__viewer && window.__viewer.root === this.el) delete window.__viewer;
     this.el.remove();
   }
@@ -103,7 +95,7 @@ class Viewer {
     this.routeStrip = new RouteStrip({ jump, toggled: (on) => this.setCaptions(on) });
     this.quiz = new Quiz({
       toggled: (on) => this.setQuiz(on),
-      revealed: (i) => { if (this.room) this.room.reveal(i); this.repaint(); },
+      revealed: (i) => { if (this.room) this.room.reveal(i); this.painter.repaint(); },
       seat: () => (this.room ? this.room.seat() : null),
     });
     this.routeStrip.tools.prepend(this.quiz.toggle);
@@ -132,7 +124,6 @@ class Viewer {
       h('div', { class: 'fv-foot' }, this.overview.caption, this.overview.el, this.keysEl));
     this.player = new Player({
       tick: () => {
-        this.fast = true;
         this.goto(this.index + 1);
         return !(this.index >= this.hops.length - 1 || this.quiz.asking(this.index));
       },
@@ -141,6 +132,12 @@ class Viewer {
         if (this.ui) this.controls.playing(this.ui, this.lang, on);
       },
     });
+    const { el, diagram, lanes, header, quiz, routeStrip, controls, overview, closingView } = this;
+    this.painter = new Painter(
+      { el, diagram, lanes, header, quiz, routeStrip, card, controls, overview, closingView },
+      () => ({ bundle: this.bundle, lang: this.lang, index: this.index, closing: this.closing, playing: this.player.playing }),
+      (i) => this.hostLink.report(this.bundle.trace, i, this.player.playing),
+    );
     this.root.append(this.el);
     this.resizer.observe(this.diagram.box);
     this.resizer.observe(this.el);
@@ -167,7 +164,7 @@ class Viewer {
   load(bundle, start) {
     const same = this.bundle && this.bundle.trace === bundle.trace;
     if (!same) this.leaveClosing();
-    if (this.bundle && !same) this.takeFocus();
+    if (this.bundle && !same) takeFocus(this.el);
     const sameDrawing = same && this.bundle.lang === bundle.lang && this.bundle.svg === bundle.svg;
     this.bundle = bundle;
     this.hops = bundle.hops;
@@ -182,24 +179,13 @@ class Viewer {
     this.routeStrip.draw(bundle, this.lang);
     this.el.classList.toggle('fv-long', this.overview.draw(bundle));
     this.options(this.host.options);
-    this.layer();
+    topLayer(this.el, this.presenter);
     this.controls.setCount(this.hops.length);
     this.stepper.load(this.hops.length, !!bundle.closing, start, same);
-    this.painted = -1;
     this.texts();
     this.fit();
-    this.paint(true);
+    this.painter.repaint();
     if (this.room) this.room.changed();
-  }
-
-  takeFocus() {
-    // Another trace, chosen in the page (a sample from the sidebar's list, an upload, the last run): the keys step it
-    // now (a clicker's PageDown, →), not the control that still holds the focus. Typing in a text box keeps it.
-    const active = document.activeElement;
-    if (!active || active === document.body || this.el.contains(active)) return;
-    if (active.tagName === 'TEXTAREA' || active.isContentEditable || (active.tagName === 'INPUT' && active.type === 'text' && active.getAttribute('role') !== 'combobox')) return;
-    active.blur();
-    this.el.focus({ preventScroll: true });
   }
 
   options(options) {
@@ -249,7 +235,7 @@ class Viewer {
       newRound: (answers) => this.quiz.restore({ fresh: true, picked: answers }),
       revealed: (i) => {
         this.quiz.restore({ revealed: [i] });
-        if (this.index === i) this.repaint();
+        if (this.index === i) this.painter.repaint();
       },
       repaintQuiz: (i) => { if (this.index === i) this.quiz.show(i, this.lang); },
     };
@@ -261,7 +247,7 @@ class Viewer {
     for (const [i, counts] of Object.entries(snapshot.revealed)) room.counts.set(+i, counts);
     this.quiz.restore({ revealed: Object.keys(snapshot.revealed), picked: room.answers.read(room.state.round) });
     room.heard(snapshot.view);
-    this.repaint();
+    this.painter.repaint();
   }
 
   // ---- the toggles and the mode ----
@@ -273,14 +259,14 @@ class Viewer {
 
   setQuiz(on) {
     this.showQuiz(on);
-    if (this.hops) this.repaint();
+    if (this.hops) this.painter.repaint();
     if (this.room) this.room.changed();
   }
 
   setCaptions(on) {
     this.routeStrip.setCaptions(on);
     this.el.classList.toggle('fv-with-captions', this.routeStrip.captions);
-    if (this.hops) this.paintRoute(this.hops[this.index]);
+    if (this.hops) this.painter.paintRoute(this.hops[this.index], this.lang);
     this.fitSoon();
     if (this.room) this.room.changed();
   }
@@ -289,35 +275,20 @@ class Viewer {
     this.lang = lang;
     if (this.lanes.drawn) this.drawLanes();
     this.texts();
-    this.repaint();
+    this.painter.repaint();
   }
 
   setPresenter(on) {
     this.presenter = on;
     this.el.dataset.mode = on ? 'presenter' : 'normal';
-    this.layer();
+    topLayer(this.el, on);
     // Kept where a reload finds it: the page's URL (the host keeps it) or the file's address (#presenter).
     if (this.host.presenter) this.host.presenter(on);
-    this.remember();
+    this.hostLink.remember();
     this.texts();
     this.fit();
-    this.repaint();
+    this.painter.repaint();
     this.el.focus({ preventScroll: true });
-  }
-
-  layer() {
-    // Presenter mode fills the window from the browser's top layer (a manual popover) where it can: above the page
-    // whatever the page does meanwhile (Streamlit fades what a rerun has not redrawn yet, and the fade would put the
-    // sidebar and the buttons below the viewer over it).
-    if (!this.el.showPopover || !this.el.isConnected) return;
-    const open = this.el.matches(':popover-open');
-    if (this.presenter && !open) {
-      this.el.popover = 'manual';
-      this.el.showPopover();
-    } else if (!this.presenter && open) {
-      this.el.hidePopover();
-      this.el.removeAttribute('popover');
-    }
   }
 
   fullscreen() {
@@ -331,7 +302,7 @@ class Viewer {
     const L = this.lang;
     const bundle = this.bundle;
     // A sample's note tells what its questions ask: with questions it waits for the closing view.
-    this.header.texts(bundle.title[L], this.noteHeld() ? '' : bundle.note[L] || '');
+    this.header.texts(bundle.title[L], noteHeld(bundle) ? '' : bundle.note[L] || '');
     this.controls.texts(ui, L, {
       closingTitle: bundle.closing ? bundle.closing[L].title : null, playing: this.player.playing,
       presenter: this.presenter, fullscreen: !!document.fullscreenElement,
@@ -381,77 +352,13 @@ class Viewer {
     if (hop) this.lanes.paint(hop.row, this.quiz.asking(this.index), this.el.dataset.layout === 'phone');
   }
 
-  repaint() {
-    // Paint the current position again, whatever was painted last (a toggle, a reveal, the language changed it).
-    this.painted = -1;
-    this.paint(true);
-  }
-
-  paint(force) {
-    if (this.closing) { this.paintClosing(); return; }
-    const i = this.index;
-    if (!this.hops || (!force && i === this.painted)) return;
-    const hop = this.hops[i];
-    if (!hop) return;
-    const L = this.lang;
-    const count = this.hops.length;
-    const asking = this.quiz.asking(i);
-    this.diagram.paint(hop.row, asking);
-    this.lanes.paint(hop.row, asking, this.el.dataset.layout === 'phone');
-    this.header.paint(hop, i, count, hop.phase ? this.bundle.phases[hop.phase] : null, this.ui, L);
-    this.quiz.show(i, L);
-    this.el.classList.toggle('fv-asking', asking);
-    this.paintRoute(hop);
-    this.card.paint(hop, asking, L);
-    this.controls.paint(i, count, !!this.bundle.closing && i === count - 1);
-    this.card.paintList(this.hops, i, asking);
-    this.overview.paint(i);
-    this.painted = i;
-    this.diagram.follow(this.fast || this.player.playing || force);
-    this.report(i);
-    const mark = i + 1;
-    requestAnimationFrame(() => setTimeout(() => {
-      this.card.tree.reveal();
-      this.el.dataset.asking = asking ? '1' : '';
-      this.el.dataset.current = String(mark);
-    }, 0));
-  }
-
-  paintRoute(hop) {
-    const n = this.routeStrip.paint(hop, this.lang);
-    if (n !== undefined) this.el.dataset.message = n === null ? '' : String(n);
-  }
-
-  remember() {
-    // The self-contained file keeps the hop and the mode in its address (#hop=N&presenter), so a reload, or a link
-    // to the file, opens where the class was; the app keeps them in its own URL (the host's report and presenter).
-    if (!this.host.standalone || this.host.follower || !this.hops) return;
-    const hash = `#hop=${this.index + 1}${this.presenter ? '&presenter' : ''}`;
-    if (location.hash !== hash) {
-      try { history.replaceState(history.state, '', hash); } catch { /* an address the browser will not change */ }
-    }
-  }
-
-  report(i) {
-    clearTimeout(this.reportTimer);
-    if (!this.host.report) { this.reportTimer = setTimeout(() => this.remember(), REPORT_MS); return; }
-    // Tell the host once the presses settle: one message per pause, not one per key; and only news.
-    const trace = this.bundle.trace;
-    this.reportTimer = setTimeout(() => {
-      const news = `${trace}:${i + 1}`;
-      if (this.reported === news) return;
-      this.reported = news;
-      this.host.report({ trace, hop: i + 1 });
-    }, this.player.playing ? 0 : REPORT_MS);
-  }
-
   // ---- the closing view: one more step after the last hop ----
 
   openClosing() {
     if (!this.stepper.open()) return false;
     if (this.player.playing) this.player.stop();
     this.el.classList.add('fv-closed');
-    this.paintClosing();
+    this.painter.paintClosing();
     if (this.room) this.room.changed();
     return true;
   }
@@ -460,21 +367,8 @@ class Viewer {
     if (!this.stepper.leave()) return;
     this.el.classList.remove('fv-closed');
     this.el.dataset.closing = '';
-    this.painted = -1;
+    this.painter.invalidate();
     if (this.room) this.room.changed();
-  }
-
-  noteHeld() {
-    return !!this.bundle.closing && this.bundle.hops.some((hop) => hop.question);
-  }
-
-  paintClosing() {
-    const L = this.lang;
-    const closing = this.bundle.closing[L];
-    this.closingView.paint(closing, this.noteHeld() ? this.bundle.note[L] || '' : '');
-    this.header.paintClosing(closing.title, this.hops.length, this.ui, L);
-    this.controls.paintClosing();
-    requestAnimationFrame(() => setTimeout(() => { if (this.closing) this.el.dataset.closing = '1'; }, 0));
   }
 
   // ---- moving ----
@@ -483,7 +377,7 @@ class Viewer {
     // Forward from a waiting question reveals it first (the Next button, a clicker, the keys alike); forward from
     // the last hop opens the closing view, back from it returns to the last hop.
     switch (this.stepper.action(delta, this.quiz.revealable(this.index))) {
-      case 'leave': this.leaveClosing(); this.paint(true); break;
+      case 'leave': this.leaveClosing(); this.painter.paint(true); break;
       case 'reveal': this.quiz.reveal(this.index); break;
       case 'open': this.openClosing(); break;
       case 'goto': this.goto(this.index + delta); break;
@@ -494,21 +388,18 @@ class Viewer {
   goto(index) {
     if (!this.stepper.count) return;
     this.leaveClosing();
-    const now = performance.now();
-    this.fast = now - this.lastMove < FAST_MS;
-    this.lastMove = now;
+    this.painter.moved();
     this.stepper.goto(index);
     if (this.room) this.room.changed();
-    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.paint(false); });
+    this.painter.schedule();
   }
 
   settle(n) {
     // Go to hop n and lay it out now, as the next frame would: the paint, the diagram following its box, the JSON
     // card at its first marked field (for tests that measure every hop in one call; a step waits for its frame).
     this.goto(n);
-    cancelAnimationFrame(this.frame);
-    this.frame = 0;
-    this.paint(false);
+    this.painter.cancel();
+    this.painter.paint(false);
     this.diagram.boxChanged();
     this.card.tree.reveal();
   }
@@ -539,17 +430,10 @@ class Viewer {
   }
 }
 
-function addressed() {
-  // What a self-contained file's address asks for: {start (0-based), presenter}.
-  const found = new URLSearchParams(location.hash.slice(1));
-  const hop = parseInt(found.get('hop') || '', 10);
-  return { start: Number.isFinite(hop) && hop > 0 ? hop - 1 : 0, options: found.has('presenter') ? { presenter: true } : null };
-}
-
 export function mountViewer(root, bundle, host = {}) {
   let viewer = root.__flowViewer;
   if (!viewer) {
-    if (host.standalone && !host.follower) host = { ...addressed(), ...host };
+    if (host.standalone && !host.follower) host = { ...addressed(location.hash), ...host };
     viewer = new Viewer(root, host);
     root.__flowViewer = viewer;
   } else {
