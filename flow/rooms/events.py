@@ -1,8 +1,8 @@
 """What a room's screens hear: one dataclass per kind of event, and their JSON, written here and nowhere else.
 
 An event's fields, in their order, are the JSON object a browser's EventSource hands to the viewer's room
-(flow/views/viewer_assets/room.mjs, its stream's `on` table); `Event` gives one an id that only grows within its room. A field left at
-None is left out (`Closed` says `expired` only when the room expired). Adding a kind: its dataclass here, in
+(flow/views/viewer_assets/room.mjs, its stream's `on` table); `Event` gives one an id that only grows within its
+room. A field left at None is left out (`Closed` says `expired` only when the room expired). Adding a kind: its dataclass here, in
 `Body`, and the rule that says it (flow.rooms.rules); room.mjs shows it.
 """
 
