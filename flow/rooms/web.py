@@ -11,7 +11,8 @@
 
 They are one Starlette application mounted at /room, whose exception handlers answer a refusal (`RoomError`): JSON
 {"error", "error_zh"} with its status, or on the follower page a page with the same line. A body is read up to
-4 KiB, nested at most 8 deep. Each event stream (written by sse-starlette) holds an open file for as long as it
+4 KiB, nested at most 8 deep. Each event stream (its events written by sse-starlette's `ServerSentEvent`, sent as
+Starlette's streaming response) holds an open file for as long as it
 lasts, so this process serves at most `Limits.streams` of them (never more than half its open-file limit) and
 `Limits.client_streams` from one client; a client (the remote address the ASGI scope gives) adds a new follower to a
 room at the rate `Limits.client_join*` allows. Nothing a visitor sends names a file, a program or an address: the
@@ -29,11 +30,11 @@ from functools import cached_property
 from typing import Any
 
 import anyio.to_thread
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import ServerSentEvent
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
@@ -224,28 +225,35 @@ def _served(request: Request) -> Served:
     return served
 
 
-def _event(event: Event) -> ServerSentEvent:
+def _event(event: Event) -> bytes:
     if event.kind == "ping":
-        return ServerSentEvent(comment="ping", sep="\n")
-    return ServerSentEvent(event.data_json(), event=event.kind, id=str(event.id), sep="\n")
+        return ServerSentEvent(comment="ping", sep="\n").encode()
+    return ServerSentEvent(event.data_json(), event=event.kind, id=str(event.id), sep="\n").encode()
 
 
-class _EventStream(EventSourceResponse):
+# X-Accel-Buffering: a reverse proxy (nginx, deploy/nginx.conf) passes each event on as it comes.
+_STREAM_HEADERS = {**_NO_STORE, "X-Accel-Buffering": "no"}
+
+
+class _EventStream(StreamingResponse):
     """An event stream that gives its place back (to the gate and to the store) however the response ends: done,
-    cancelled by the client leaving, or refused before its first byte."""
+    cancelled by the client leaving, or refused before its first byte.
+
+    sse-starlette writes each event; Starlette's own streaming response sends them. sse-starlette's
+    EventSourceResponse would add a task group of three tasks to every open stream (its sender, a shutdown listener
+    and a disconnect listener: twice the memory per follower in the room benchmark) for what the store's heartbeat
+    (a ping comment) and the server's closing of the connection already do here."""
 
     def __init__(self, stream: Stream, release: Callable[[], None]) -> None:
         self.stream, self.release = stream, release
 
-        async def body() -> AsyncIterator[ServerSentEvent]:
-            yield ServerSentEvent(
-                retry=1000, sep="\n"
-            )  # a dropped stream comes back within a second, from where it was
+        async def body() -> AsyncIterator[bytes]:
+            # A dropped stream comes back within a second, from where it was.
+            yield ServerSentEvent(retry=1000, sep="\n").encode()
             async for event in stream:
                 yield _event(event)
 
-        # The store's own heartbeat (a ping comment) keeps its lease: no second one from the library.
-        super().__init__(body(), ping=0, sep="\n", headers=_NO_STORE)
+        super().__init__(body(), media_type="text/event-stream", headers=_STREAM_HEADERS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
