@@ -410,6 +410,7 @@ def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
     other = {lang: json.dumps({"lang": lang, "hops": [{"n": i} for i in range(5)]}) for lang in ("zh", "en")}
 
     async def main() -> None:
+        assert await store.bundle(keys.code, "en", 1) == BUNDLES["en"]  # the process keeps it now
         token, snap = await store.join(keys.code, None)
         stream = await store.listen(keys.code, snap.last, tallies=False, token=token)
         await store.answer(keys.code, token, 1, 2)
@@ -424,7 +425,7 @@ def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
             "view",
             {"round": 2, "index": 4, "lang": "zh", "quiz": False, "captions": False, "closing": False},
         )
-        assert await store.bundle(keys.code, "en", 2) == other["en"]
+        assert await store.bundle(keys.code, "en", 2) == await store.bundle(keys.code, "en") == other["en"]
         with pytest.raises(RoomError) as exc:
             await store.bundle(keys.code, "en", 1)
         assert exc.value.status == 409 and "round 2" in exc.value.message
@@ -439,6 +440,31 @@ def test_another_trace_is_a_new_round_of_the_same_room(make: Make) -> None:
         # The same trace again is no new round: only the view moves.
         assert await asyncio.to_thread(store.retrace, keys.code, keys.key, other, {3: 2}, RoomView(index=1)) == 2
         assert (await nxt(stream)).data["round"] == 2
+        await store.aclose()
+
+    run(main)
+
+
+def test_a_bundle_read_once_is_served_from_the_process_but_never_for_a_closed_room(
+    make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every follower of a round gets the same bundle: the process keeps the last ones it read (within a size),
+    and a room's rules still come first."""
+    import flow.rooms.rules as rules
+
+    monkeypatch.setattr(rules, "_BUNDLES_KEPT", max(map(len, BUNDLES.values())))  # room for one
+    store = make()
+    keys, other = open_room(store), open_room(store)
+
+    async def main() -> None:
+        for _ in range(2):
+            assert await store.bundle(keys.code, "zh") == BUNDLES["zh"]
+            assert await store.bundle(other.code, "en", 1) == BUNDLES["en"]
+        assert len(store._bundles) == 1  # the last one read
+        await asyncio.to_thread(store.close, other.code, other.key)
+        with pytest.raises(RoomError) as exc:
+            await store.bundle(other.code, "en", 1)
+        refused(exc, RoomError("no_room"))
         await store.aclose()
 
     run(main)
