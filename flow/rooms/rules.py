@@ -308,6 +308,11 @@ class Rooms:
         record = self.storage.read(code, lambda tx: tx.record())
         return None if record is None else record.view.lang
 
+    async def page_lang(self, code: str) -> Lang | None:
+        """`lang_of` for the follower page's route, on the same few worker threads as the other steps: a class
+        opening the page at once would otherwise start a thread each (anyio's pool holds forty)."""
+        return await self._run(self.lang_of, code)
+
     def take_back(self, code: str, key: str) -> tuple[RoomKeys, RoomView] | None:
         """The open room's keys and the teacher's last view when `key` is its teacher's, else None (a teacher's
         page that reloaded takes its room back with them, and its toggles as the class last saw them)."""

@@ -29,7 +29,6 @@ from collections.abc import AsyncIterator, Callable
 from functools import cached_property
 from typing import Any
 
-import anyio.to_thread
 from sse_starlette import ServerSentEvent
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -267,8 +266,7 @@ class _EventStream(StreamingResponse):
 
 async def page(request: Request) -> Response:
     code = _code(request)
-    # lang_of() is the page's (blocking) call: a thread keeps a slow Redis off the event loop.
-    lang = await anyio.to_thread.run_sync(_served(request).store().lang_of, code)
+    lang = await _served(request).store().page_lang(code)
     if lang is None:
         raise RoomError("no_room")
     return HTMLResponse(follower_html(code, lang), headers=_NO_STORE)
