@@ -45,10 +45,9 @@ from flow.rooms.store import (
 T = TypeVar("T")
 LISTENER_SLACK = 8  # streams beyond the follower limit, for a follower whose old stream has not closed yet
 _LOCKS = 64  # steps on one room in this process wait for each other (a storage shared by processes retries less)
-# Threads for the steps of a storage that waits on a network. A step on Redis takes about a millisecond, so four
-# keep up with a class joining at once; each thread also keeps its own malloc arena, which holds on to the bundles it
-# read (with 16 threads the app's RSS grew 2.5 times as much per follower page in the room benchmark).
-_WORKERS = 4
+# Threads for the steps of a storage that waits on a network (Redis). Each screen renews its lease through one every
+# 15 s besides the teacher's steps: with four, a class of 200 made the teacher's press wait (p95 30 ms, not 20).
+_WORKERS = 16
 # A bundle (the viewer's data, up to Limits.bundle_bytes) is the same for every follower of a round: this process
 # keeps the last ones it served, up to this many characters, instead of reading one copy from the storage per page.
 _BUNDLES_KEPT = 64 * 2**20
