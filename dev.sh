@@ -2,7 +2,8 @@
 # One entry point: set everything up, then start the app or run the tests.
 #   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
 #   ./dev.sh app --lan   the same, served to the local network (a classroom)
-#   ./dev.sh test   install what is missing, run the checks (ruff, lint-imports, mypy, pyright, mkdocs), then the test suite
+#   ./dev.sh test   install what is missing, run the checks (ruff, eslint, lint-imports, mypy, pyright, mkdocs, node --test),
+#                   then the test suite
 #   ./dev.sh check  install what is missing and run only the checks
 #   ./dev.sh docs   install what is missing and build the docs site (docs/ -> site/); docs-serve previews it
 #   ./dev.sh setup  only install
@@ -84,21 +85,27 @@ setup() {
     finish
   fi
   python_packages "${1:-}"
-  if [ "${1:-}" = test ]; then third_party; phoenix_env; fi
+  if [ "${1:-}" = test ]; then
+    npm_packages third_party "MCP servers from npm"
+    npm_packages tests/js "JavaScript checks from npm"
+    phoenix_env
+  fi
 }
 
-# MCP servers from npm, at the versions in third_party/package-lock.json, into third_party/node_modules.
-# Reinstalled only when the lock file changed since the last install.
-third_party() {
-  local stamp=third_party/node_modules/.lock.sha256
+# Packages from npm, at the versions in DIR/package-lock.json, into DIR/node_modules: the MCP servers the tests
+# start (third_party/), and the viewer's JavaScript checks (tests/js/: ESLint, and Ajv for the node tests).
+# Each is installed again only when its lock file changed since its last install.
+npm_packages() {
+  local dir=$1 what=$2
+  local stamp=$dir/node_modules/.lock.sha256
   local want
-  want=$(sha256sum third_party/package-lock.json | cut -d' ' -f1)
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-    skipped "MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped"
+    skipped "$what: $dir/package-lock.json unchanged since the last install, skipped"
     return
   fi
-  begin "MCP servers from npm (npm ci in third_party/) ..."
-  npm ci --prefix third_party --no-audit --no-fund
+  begin "$what (npm ci in $dir/) ..."
+  npm ci --prefix "$dir" --no-audit --no-fund
   echo "$want" > "$stamp"
   finish
 }
@@ -128,6 +135,9 @@ checks() {
   begin "ruff format --check (the layout ruff format writes)"
   "$VENV/bin/ruff" format --check .
   finish
+  begin "eslint (the viewer's JavaScript: flow/views/viewer_assets/, tests/js/; rules in tests/js/eslint.config.mjs)"
+  tests/js/node_modules/.bin/eslint --config tests/js/eslint.config.mjs flow/views/viewer_assets tests/js
+  finish
   begin "lint-imports (the import contracts in pyproject.toml: flow's layers)"
   "$VENV/bin/lint-imports" --no-logo
   finish
@@ -142,6 +152,9 @@ checks() {
   begin "mkdocs build --strict (the docs site: a broken link or a missing page fails)"
   NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-flow-site.$$"
   rm -rf "${TMPDIR:-/tmp}/mcp-flow-site.$$"
+  finish
+  begin "node --test (the viewer's JavaScript modules, tests/js/*.test.mjs)"
+  node --test tests/js/*.test.mjs
   finish
 }
 

@@ -6,7 +6,7 @@ from flow_ui.i18n import t
 from flow_ui.state import state
 
 # A narrower sidebar than Streamlit's 300 px: at 1280 × 720 the Step through page then has the width its viewer needs
-# for a JSON card beside a diagram with 13 px labels (flow/views/viewer_assets/viewer.js, fit()).
+# for a JSON card beside a diagram with 13 px labels (flow/views/viewer_assets/layout.mjs, chooseLayout()).
 st.set_page_config(page_title="MCP Flow · 工具调用全流程", page_icon="🔎", layout="wide", initial_sidebar_state=240)
 app = state()
 # Less empty space above each page: a projector has few pixels to spare. A phone keeps room for the button that opens

@@ -1,5 +1,5 @@
 """The Step page's room: "Present to a room" makes one for the trace on screen, its link and QR code go to the
-teacher's viewer, which from then on posts where it is (flow's viewer, room.js); closing it ends it for everyone.
+teacher's viewer, which from then on posts where it is (flow's viewer, room.mjs); closing it ends it for everyone.
 The room shows what the teacher's page shows: another trace on the page is a new round of the same room. A page
 that reloaded takes its room back when its viewer hands over the room's code and key (kept in that browser tab).
 """

@@ -347,9 +347,12 @@ def test_render_png_to_stdout_is_binary(tmp_path, capsysbinary, trace_file):
 
 def test_export_and_schema_to_stdout(cli, trace_file):
     from flow.interop.otlp import to_otlp_json
+    from flow.views.bundle_types import bundle_schema
 
     assert cli("export", str(trace_file), "--otlp-json", "-") == Ran(0, to_otlp_json(load_trace(trace_file)), "")
     assert cli("schema", "-o", "-") == Ran(0, json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n", "")
+    bundle = json.dumps(bundle_schema(), ensure_ascii=False, indent=2) + "\n"
+    assert cli("schema", "--viewer-bundle", "-o", "-") == Ran(0, bundle, "")
 
 
 def test_one_builder_resolves_the_server_choice():

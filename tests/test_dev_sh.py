@@ -20,6 +20,7 @@ SKIPS = [
     "==> Python environment: .venv is there, skipped",
     "==> Python packages: requirements.txt requirements-dev.txt unchanged since the last install, skipped",
     "==> MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped",
+    "==> JavaScript checks from npm: tests/js/package-lock.json unchanged since the last install, skipped",
     "==> Arize Phoenix: requirements-phoenix.txt unchanged since the last install, skipped",
 ]
 PHOENIX_PIP = "phoenix-venv/python -m pip install --disable-pip-version-check -r requirements-phoenix.txt"
@@ -46,13 +47,15 @@ def tree(tmp_path: Path) -> Path:
     shutil.copy(ROOT / "dev.sh", tmp_path / "dev.sh")
     (tmp_path / "requirements.txt").write_text("streamlit\n", encoding="utf-8")
     (tmp_path / "requirements-dev.txt").write_text("pytest\n", encoding="utf-8")
-    (tmp_path / "third_party" / "node_modules").mkdir(parents=True)
-    (tmp_path / "third_party" / "package-lock.json").write_text("{}\n", encoding="utf-8")
+    for folder in ("third_party", "tests/js"):
+        (tmp_path / folder / "node_modules").mkdir(parents=True)
+        (tmp_path / folder / "package-lock.json").write_text("{}\n", encoding="utf-8")
+        lock = _sha256(tmp_path / folder / "package-lock.json")
+        (tmp_path / folder / "node_modules" / ".lock.sha256").write_text(lock + "\n")
+    _stand_in(tmp_path / "tests" / "js" / "node_modules" / ".bin" / "eslint")
     for name in ("requirements", "requirements-dev"):
         (tmp_path / ".venv" / f".{name}.sha256").parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / ".venv" / f".{name}.sha256").write_text(_sha256(tmp_path / f"{name}.txt") + "\n")
-    lock = _sha256(tmp_path / "third_party" / "package-lock.json")
-    (tmp_path / "third_party" / "node_modules" / ".lock.sha256").write_text(lock + "\n")
     for name in ("python", "ruff", "lint-imports", "mypy", "pyright", "mkdocs"):
         _stand_in(tmp_path / ".venv" / "bin" / name)
     (tmp_path / "requirements-phoenix.txt").write_text("arize-phoenix\n", encoding="utf-8")
@@ -60,8 +63,10 @@ def tree(tmp_path: Path) -> Path:
         _stand_in(tmp_path / ".venv-phoenix" / "bin" / name, PHOENIX_STAND_IN)
     stamp = tmp_path / ".venv-phoenix" / ".requirements-phoenix.sha256"
     stamp.write_text(_sha256(tmp_path / "requirements-phoenix.txt") + "\n")
-    for name in ("dot", "chromium", "node", "npm", "redis-server", "nginx"):  # only looked for
+    for name in ("dot", "chromium", "redis-server", "nginx"):  # only looked for
         _stand_in(tmp_path / "fakebin" / name, "true")
+    for name in ("node", "npm"):  # looked for; node runs the viewer's JavaScript tests, npm installs packages
+        _stand_in(tmp_path / "fakebin" / name)
     _stand_in(tmp_path / "fakebin" / "fc-list", 'echo "/usr/share/fonts/wqy-zenhei.ttc: WenQuanYi Zen Hei"')
     return tmp_path
 
@@ -105,6 +110,17 @@ def test_a_changed_phoenix_requirements_file_is_installed_into_its_own_venv_afte
     assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
 
 
+def test_a_changed_lock_file_installs_those_npm_packages_again_and_only_those(tree):
+    (tree / "tests" / "js" / "package-lock.json").write_text('{"lockfileVersion": 3}\n', encoding="utf-8")
+    code, lines, calls = _dev_sh(tree, "setup")
+    assert code == 0
+    assert lines[:3] == SKIPS[:3] and lines[-1] == SKIPS[-1]
+    assert lines[3] == SKIPS[3]  # the MCP servers: their lock file did not change
+    assert lines[4] == "==> JavaScript checks from npm (npm ci in tests/js/) ..." and DONE.fullmatch(lines[5])
+    assert calls == ["npm ci --prefix tests/js --no-audit --no-fund"]
+    assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
+
+
 def test_a_missing_phoenix_venv_is_made_with_the_python_dev_sh_uses(tree):
     shutil.rmtree(tree / ".venv-phoenix")
     # A python that makes the venv: one whose own python is a stand-in.
@@ -145,25 +161,29 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
     assert calls == [
         "ruff check .",
         "ruff format --check .",
+        "eslint --config tests/js/eslint.config.mjs flow/views/viewer_assets tests/js",
         "lint-imports --no-logo",
         "mypy",
         "pyright",
-        "mkdocs build --strict --quiet --site-dir " + calls[5].rsplit(" ", 1)[-1],
+        "mkdocs build --strict --quiet --site-dir " + calls[6].rsplit(" ", 1)[-1],
+        "node --test tests/js/*.test.mjs",
         "python -m pytest -q -k something",
     ]
     phases = [line for line in lines[len(SKIPS) :] if not DONE.fullmatch(line)]
     assert [p.split(" (")[0] for p in phases] == [
         "==> ruff check",
         "==> ruff format --check",
+        "==> eslint",
         "==> lint-imports",
         "==> mypy",
         "==> pyright",
         "==> mkdocs build --strict",
+        "==> node --test",
         "==> pytest",
     ]
 
 
-@pytest.mark.parametrize("failing", ["ruff", "lint-imports", "mypy", "pyright", "mkdocs"])
+@pytest.mark.parametrize("failing", ["ruff", "eslint", "lint-imports", "mypy", "pyright", "mkdocs", "node"])
 def test_a_finding_stops_the_run_before_the_tests(tree, failing):
     code, _, calls = _dev_sh(tree, "test", FAIL_ON=failing)
     assert code == 1

@@ -125,7 +125,8 @@ def test_the_wheel_carries_the_app_the_demo_server_and_the_data(wheel):
     assert {f"flow/_data/sample_traces/questions/{name}" for name in questions} <= names
     assert "flow/_data/schema/trace.schema.json" in names
     assert {"flow_ui/serve.py", "flow_ui/app.py", "flow_ui/app_pages/step.py", "weather_demo/server.py"} <= names
-    assert {"flow/views/viewer_assets/viewer.js", "flow/views/viewer_assets/viewer.css"} <= names
+    assert {"flow/views/viewer_assets/main.mjs", "flow/views/viewer_assets/viewer.css"} <= names
+    assert "flow/_data/schema/viewer-bundle.schema.json" in names
     assert not any(name.startswith(("tests/", "bench/", "docs/")) or "__pycache__" in name for name in names)
 
 

@@ -66,8 +66,15 @@ def _add_import(sub: Subcommands) -> None:
 
 
 def _add_schema(sub: Subcommands) -> None:
-    sc = add_command(sub, "schema", what="write the JSON Schema of the trace format", run=_schema)
-    sc.add_argument("--out", "-o", default="schema/trace.schema.json", help="file to write, - for standard output")
+    sc = add_command(
+        sub, "schema", what="write the JSON Schema of the trace format (or of the viewer's bundle)", run=_schema
+    )
+    sc.add_argument(
+        "--viewer-bundle",
+        action="store_true",
+        help="the data the trace viewer receives, not the trace format (default file: schema/viewer-bundle.schema.json)",
+    )
+    sc.add_argument("--out", "-o", help="file to write, - for standard output (default: schema/trace.schema.json)")
 
 
 def _otlp_headers(args: argparse.Namespace) -> dict[str, str]:
@@ -121,7 +128,12 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    write(args.out, json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n")
-    if args.out != STDOUT:
-        print(args.out)
+    from flow.views.bundle_types import bundle_schema
+
+    out = args.out or ("schema/viewer-bundle.schema.json" if args.viewer_bundle else "schema/trace.schema.json")
+    write(
+        out, json.dumps(bundle_schema() if args.viewer_bundle else json_schema(), ensure_ascii=False, indent=2) + "\n"
+    )
+    if out != STDOUT:
+        print(out)
     return 0

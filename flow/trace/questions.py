@@ -20,9 +20,12 @@ left out: the other stands in).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 from flow.trace.files import TraceError, escape_controls, json_value_problem, load_trace, read_limited
 from flow.trace.model import KINDS, Trace, is_array, is_object
@@ -33,7 +36,9 @@ LANGS: tuple[Lang, ...] = ("zh", "en")
 
 MAX_QUESTIONS_BYTES = 64 * 1024
 MAX_QUESTIONS = 100
-MAX_CHOICES = 5  # picked with the keys A to E
+MAX_CHOICES = 5
+CHOICE_KEYS = "abcde"  # the keys that pick the choices, in order (the viewer gets them in its bundle)
+assert len(CHOICE_KEYS) == MAX_CHOICES
 MAX_TEXT_CHARS = 400
 MAX_OCCURRENCE = 10_000
 QUESTIONS_VERSION = 1
@@ -43,6 +48,26 @@ SUFFIX = ".questions.json"
 SAMPLE_QUESTIONS = SAMPLE_DIR / "questions"
 
 Text = dict[Lang, str]
+
+
+class Words(TypedDict):
+    """A text in both languages, as JSON carries it to the viewer."""
+
+    zh: str
+    en: str
+
+
+class QuestionJson(TypedDict):
+    """A question as the viewer receives it (`answer` still counts from 1)."""
+
+    ask: Words
+    choices: list[Words]
+    answer: int
+    why: Words | None
+
+
+def words(text: Mapping[Lang, str]) -> Words:
+    return {"zh": text["zh"], "en": text["en"]}
 
 
 class QuestionsError(TraceError):
@@ -67,13 +92,13 @@ class Question:
     answer: int  # 1-based
     why: Text | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> QuestionJson:
         """As the viewer receives it (`answer` still counts from 1)."""
         return {
-            "ask": dict(self.ask),
-            "choices": [dict(c) for c in self.choices],
+            "ask": words(self.ask),
+            "choices": [words(c) for c in self.choices],
             "answer": self.answer,
-            "why": dict(self.why) if self.why else None,
+            "why": words(self.why) if self.why else None,
         }
 
 

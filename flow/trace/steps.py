@@ -6,12 +6,14 @@ A trace file holds a step as its number (0-10), or null for a wire frame outside
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Literal
+from typing import Literal, TypeVar, overload
 
 Phase = Literal["prepare", "request", "decision", "execute", "backfill", "answer"]
 ArticlePhase = Literal[0, 1, 2, 3, 4]  # the articles' four phases, and 0: the preparation before any message
+_P = TypeVar("_P")
 
 
 class Step(IntEnum):
@@ -76,12 +78,10 @@ recorder ten times as much per hop."""
 assert [int(s) for s in STEP_OF] == list(range(len(STEP_OF))) and set(STEPS) == set(Step)
 
 
-def phase_spans(grouping: Literal["app", "article"]) -> list[tuple[Phase | ArticlePhase, Step, Step]]:
-    """Each phase of one grouping with its first and last step, in order: the bands the viewer's route draws.
-    A grouping's phases are runs of consecutive steps (asserted below)."""
-    spans: list[tuple[Phase | ArticlePhase, Step, Step]] = []
+def _spans(phase_of: Callable[[Step], _P]) -> list[tuple[_P, Step, Step]]:
+    spans: list[tuple[_P, Step, Step]] = []
     for step in Step:
-        phase = STEPS[step].phase if grouping == "app" else STEPS[step].article_phase
+        phase = phase_of(step)
         if spans and spans[-1][0] == phase:
             spans[-1] = (phase, spans[-1][1], step)
         else:
@@ -89,7 +89,22 @@ def phase_spans(grouping: Literal["app", "article"]) -> list[tuple[Phase | Artic
     return spans
 
 
-assert all(len({p for p, _, _ in phase_spans(g)}) == len(phase_spans(g)) for g in ("app", "article"))
+@overload
+def phase_spans(grouping: Literal["app"]) -> list[tuple[Phase, Step, Step]]: ...
+@overload
+def phase_spans(grouping: Literal["article"]) -> list[tuple[ArticlePhase, Step, Step]]: ...
+def phase_spans(
+    grouping: Literal["app", "article"],
+) -> list[tuple[Phase, Step, Step]] | list[tuple[ArticlePhase, Step, Step]]:
+    """Each phase of one grouping with its first and last step, in order: the bands the viewer's route draws.
+    A grouping's phases are runs of consecutive steps (asserted below)."""
+    if grouping == "app":
+        return _spans(lambda step: STEPS[step].phase)
+    return _spans(lambda step: STEPS[step].article_phase)
+
+
+assert len({p for p, _, _ in phase_spans("app")}) == len(phase_spans("app"))
+assert len({p for p, _, _ in phase_spans("article")}) == len(phase_spans("article"))
 
 
 def answer_step(request_step: int | None) -> Step | None:

@@ -24,6 +24,7 @@ from flow.trace.factory import compact_json
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges, model_calls, tool_calls
 from flow.trace.steps import Step
+from flow.views.bundle_types import ClosingBundle, ClosingText
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import RequestCost, request_costs
 from flow.wire.base import ApiName
@@ -556,13 +557,12 @@ def sections(trace: Trace, lang: Lang) -> tuple[str | None, list[Section]]:
     return notice, out
 
 
-def closing_bundle(trace: Trace) -> dict[str, Any]:
+def closing_bundle(trace: Trace) -> ClosingBundle:
     """The closing view for the viewer, in both languages (the viewer switches language without asking again)."""
-    out: dict[str, Any] = {}
-    langs: tuple[Lang, ...] = ("zh", "en")
-    for lang in langs:
+
+    def text(lang: Lang) -> ClosingText:
         notice, parts = sections(trace, lang)
-        out[lang] = {
+        return {
             "title": _t("title", lang),
             "notice": notice,
             "sections": [
@@ -575,7 +575,8 @@ def closing_bundle(trace: Trace) -> dict[str, Any]:
                 for s in parts
             ],
         }
-    return out
+
+    return {"zh": text("zh"), "en": text("en")}
 
 
 def closing_markdown(trace: Trace, lang: Lang, prose: Callable[[str], str]) -> list[str]:

@@ -914,7 +914,10 @@ def round_line(hop: Hop, rounds: Rounds, lang: Lang) -> list[str]:
     return []
 
 
-def arrow_style(hop: Hop) -> Literal["request", "response", "notification", "error", "self"]:
+ArrowStyle = Literal["request", "response", "notification", "error", "self"]
+
+
+def arrow_style(hop: Hop) -> ArrowStyle:
     if hop.kind in ("error", "mcp.error", "llm.error", "replay.divergence") or hop.direction == "error":
         return "error"
     if hop.source == hop.target:

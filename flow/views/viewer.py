@@ -1,9 +1,10 @@
 """The client-side trace viewer's data: one bundle per trace and language, and its assets.
 
-The viewer (flow/views/viewer_assets/: viewer.js + viewer.css, with the route at a glance in route.js and
-predict-then-reveal in quiz.js + lesson.css; our own code, no network) receives the bundle once and steps
-in the browser: highlighting, fading, scrolling, the route and the panels are DOM updates. Two hosts mount the same files: the Step through page (a Streamlit custom component)
-and the self-contained HTML export (`flow.render_html.to_html`). Nothing here imports Streamlit.
+The viewer (flow/views/viewer_assets/: ES modules from main.mjs down, and viewer.css, lesson.css, room.css; our own
+code, no network) receives the bundle once and steps in the browser: highlighting, fading, scrolling, the route and
+the panels are DOM updates. Three hosts mount the same files, joined into one module (`viewer_js`): the Step through
+page (a Streamlit custom component), the self-contained HTML export (`flow.render_html.to_html`) and a room's
+follower page. Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
@@ -35,32 +36,40 @@ from flow.text.teaching import teaching_texts
 from flow.text.views import VIEWER_TEXT
 from flow.trace.files import clip_strings
 from flow.trace.model import Hop, Trace, as_dict
-from flow.trace.questions import Question
+from flow.trace.questions import CHOICE_KEYS, Question, words
 from flow.trace.rounds import call_rounds
 from flow.trace.route import message_of, route
 from flow.trace.steps import phase_spans
+from flow.views.bundle_types import (
+    BUNDLE_VERSION,
+    Bundle,
+    BundleHop,
+    FocusColour,
+    FocusItem,
+    FocusOpen,
+    RouteBundle,
+    RouteMessage,
+)
 from flow.views.closing import closing_bundle
 from flow.views.diagram import MAX_ARROWS, RenderError, drawn_ends, render, rows, to_dot
 from flow.views.focus import PAIR_PALETTE, focus
-from flow.views.labels import PHASE_COLORS, is_reported, provider_group, short_label, trace_lifelines
+from flow.views.js_modules import join_modules
+from flow.views.labels import PHASE_COLORS, arrow_style, is_reported, provider_group, short_label, trace_lifelines
 from flow.views.table import VIEW_BYTES, VIEW_TEXT_CHARS, focus_view
 
 ASSETS = Path(__file__).resolve().parent / "viewer_assets"
 
 
-BUNDLE_VERSION = 1
-
-
-def _focus_for(hop: Hop, view: dict[str, Any]) -> list[Any] | None:
+def _focus_for(hop: Hop, view: dict[str, Any]) -> list[FocusItem] | None:
     """The inspector's focus for the viewer: highlighted paths, pairings as `{path, color}`, and containers only
     opened as `{path, open: true}` (see flow.focus); None means 'open a few levels'."""
     found = focus(hop, view)
     colour_of = {path: PAIR_PALETTE[k % len(PAIR_PALETTE)] for path, k in found.colours}
-    items: list[Any] = [
-        {"path": list(p), "color": colour_of[p]} if p in colour_of else list(p) for p in found.highlight
+    items: list[FocusItem] = [
+        FocusColour(path=list(p), color=colour_of[p]) if p in colour_of else list[str | int](p) for p in found.highlight
     ]
-    items += [{"path": list(p), "color": c} for p, c in colour_of.items() if p not in found.highlight]
-    items += [{"path": list(p), "open": True} for p in found.open if p not in found.highlight]
+    items += [FocusColour(path=list(p), color=c) for p, c in colour_of.items() if p not in found.highlight]
+    items += [FocusOpen(path=list(p), open=True) for p in found.open if p not in found.highlight]
     return items or None
 
 
@@ -134,10 +143,10 @@ def part_trace(trace: Trace, part: range) -> Trace:
     return trace.model_copy(update={"hops": trace.hops[part.start : part.stop]})
 
 
-def route_bundle(trace: Trace) -> dict[str, Any]:
+def route_bundle(trace: Trace) -> RouteBundle:
     """The articles' route for the viewer's overview: phase zero and the ten messages, each with its state in this
     trace, its words in both languages and the hop a click jumps to."""
-    messages = []
+    messages: list[RouteMessage] = []
     for m in route(trace):
         messages.append(
             {
@@ -148,41 +157,42 @@ def route_bundle(trace: Trace) -> dict[str, Any]:
                 "visits": m.visits,
                 "article_phase": m.article_phase,
                 "app_phase": m.app_phase,
-                "name": dict(MESSAGE_NAMES[m.step]),
-                "app_name": dict(STEP_NAMES[m.step]),
-                "article_route": {code: article_route(m.step, code) for code in ("zh", "en")},
+                "name": words(MESSAGE_NAMES[m.step]),
+                "app_name": words(STEP_NAMES[m.step]),
+                "article_route": {"zh": article_route(m.step, "zh"), "en": article_route(m.step, "en")},
                 "reason": m.reason,
-                "reason_short": dict(REASON_SHORT[m.reason]) if m.reason else None,
-                "reason_text": dict(REASON_TEXT[m.reason]) if m.reason else None,
-                "caption": dict(CAPTIONS[m.step]),
+                "reason_short": words(REASON_SHORT[m.reason]) if m.reason else None,
+                "reason_text": words(REASON_TEXT[m.reason]) if m.reason else None,
+                "caption": words(CAPTIONS[m.step]),
             }
         )
     return {
         "messages": messages,
         # the bands above and below the messages: [phase, first step, last step], from the one step table
         "spans": {
-            grouping: [[p, int(a), int(b)] for p, a, b in phase_spans(grouping)] for grouping in ("app", "article")
+            "app": [(p, int(a), int(b)) for p, a, b in phase_spans("app")],
+            "article": [(p, int(a), int(b)) for p, a, b in phase_spans("article")],
         },
         "article_phases": {
-            str(k): {"name": dict(v), "short": dict(ARTICLE_PHASE_SHORT[k])}
+            str(k): {"name": words(v), "short": words(ARTICLE_PHASE_SHORT[k])}
             for k, v in (DIRECT_PHASE_NAMES if trace.meta.mode == "direct" else ARTICLE_PHASE_NAMES).items()
         },
     }
 
 
-def viewer_bundle(
-    trace: Trace, *, lang: Lang = "zh", questions: Mapping[int, Question] | None = None
-) -> dict[str, Any]:
-    """Everything the viewer needs for one trace, in one JSON-ready dict (sent once per trace and language).
+def viewer_bundle(trace: Trace, *, lang: Lang = "zh", questions: Mapping[int, Question] | None = None) -> Bundle:
+    """Everything the viewer needs for one trace, in one JSON-ready dict (sent once per trace and language); its
+    shape is flow.views.bundle_types.Bundle, committed as schema/viewer-bundle.schema.json.
 
-    `svg` is drawn once with no hop highlighted; arrows carry ids `hop-N` / `hop-A-B` and labels
-    `label-hop-…` (see flow.render_diagram). Each hop names its arrow by index into `rows`. A hop's
-    `focus` is a list of JSON paths into its `view` (or into `view.payload`) to open and highlight;
-    an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour. `closing` is the closing view
-    shown as one more step after the last hop (flow.views.closing; None for a part of a long trace). `lanes` names the
-    lifelines left to right, and a hop's `lanes` the two its arrow joins (a phone draws the hops as rows of them). A hop's `message` is the
-    articles' message it belongs to (see `route_bundle`), and `question` the question asked before it, if any
-    (`questions`: by hop `seq`, from flow.questions_for).
+    `svg` is drawn once with no hop highlighted; arrows carry ids `hop-N` / `hop-A-B` and labels `label-hop-…` (see
+    flow.render_diagram), in the order of `rows`, and `row_styles` says each arrow's style. Each hop names its arrow
+    by index into `rows`. A hop's `focus` is a list of JSON paths into its `view` (or into `view.payload`) to open and
+    highlight; an item may also be `{"path": [...], "color": "#hex"}` to pair fields by colour. `closing` is the
+    closing view shown as one more step after the last hop (flow.views.closing; None for a part of a long trace).
+    `lanes` names the lifelines left to right, and a hop's `lanes` the two its arrow joins (a phone draws the hops as
+    rows of them). A hop's `message` is the articles' message it belongs to (see `route_bundle`), and `question` the
+    question asked before it, if any (`questions`: by hop `seq`, from flow.questions_for), its choices picked with
+    `choice_keys`.
     """
     svg, error = _svg(trace, lang)
     all_rows = rows(trace)
@@ -195,28 +205,28 @@ def viewer_bundle(
     names = actor_names(trace.meta.mode)
     pairs = reported_pairs(trace)
     index_of = {h.seq: i for i, h in enumerate(trace.hops)}
-    hops = []
+    hops: list[BundleHop] = []
     teach = {code: teaching_texts(trace.hops, code) for code in ("zh", "en")}  # texts that need neighbours
     rounds = call_rounds(trace.hops)
     for i, hop in enumerate(trace.hops):
         view = focus_view(hop, rounds=rounds)
         start, end = drawn_ends(hop)  # a timeout is the waiting side's own event
-        item: dict[str, Any] = {
+        item: BundleHop = {
             "seq": hop.seq,
             "number": numbers[hop.seq],
             "row": row_of[hop.seq],
             "kind": hop.kind,
             "phase": hop.phase,
-            "from": names[start],
-            "to": names[hop.target],
-            "lanes": [lanes.index(start), lanes.index(end)],
+            "from": words(names[start]),
+            "to": words(names[hop.target]),
+            "lanes": (lanes.index(start), lanes.index(end)),
             "label": short_label(hop, 80, lang=lang, rounds=rounds),
             "teach": {"zh": teach["zh"][i], "en": teach["en"][i]},
             "view": view,
             "message": None if (step := message_of(hop)) is None else int(step),
         }
         if (aside := aside_of(hop)) is not None:  # a server that asks: where it fits among the ten messages
-            item["aside"] = aside
+            item["aside"] = words(aside)
         if is_reported(hop):
             item["reported"] = True
             if mismatch := [str(m) for m in as_dict(hop.payload).get("mismatch") or []]:
@@ -234,18 +244,23 @@ def viewer_bundle(
         "version": BUNDLE_VERSION,
         "trace": trace_digest(trace),
         "lang": lang,
-        "title": {code: (meta.title or {}).get(code) or meta.question for code in ("zh", "en")},
-        "note": {code: (meta.note or {}).get(code, "") for code in ("zh", "en")},
+        "title": {
+            "zh": (meta.title or {}).get("zh") or meta.question,
+            "en": (meta.title or {}).get("en") or meta.question,
+        },
+        "note": {"zh": (meta.note or {}).get("zh", ""), "en": (meta.note or {}).get("en", "")},
         "svg": svg,
         "svg_error": error,
         "rows": [row.arrow_id for row in all_rows],
-        "lanes": [names[actor] for actor in lanes],
+        "row_styles": [arrow_style(row.first) for row in all_rows],
+        "lanes": [words(names[actor]) for actor in lanes],
         # hosted MCP: the lanes (by index) that run at the model provider, and what the group is called
-        "provider": {"lanes": [lanes.index(a) for a in provider_group(trace)], "name": dict(AT_PROVIDER)},
+        "provider": {"lanes": [lanes.index(a) for a in provider_group(trace)], "name": words(AT_PROVIDER)},
         "hops": hops,
-        "phases": {p: {"name": PHASE_NAMES[p], "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
+        "phases": {p: {"name": words(PHASE_NAMES[p]), "color": PHASE_COLORS[p]} for p in PHASE_NAMES},
         "route": route_bundle(trace),
-        "ui": {key: dict(value) for key, value in VIEWER_TEXT.items()},
+        "ui": {key: words(value) for key, value in VIEWER_TEXT.items()},
+        "choice_keys": CHOICE_KEYS,
         "closing": closing_bundle(trace) if _whole(trace) else None,
     }
 
@@ -271,16 +286,16 @@ def _whole(trace: Trace) -> bool:
     return not isinstance(recorded, int) or recorded == len(trace.hops)
 
 
-# The viewer's parts, joined in this order into one module and one style sheet: the route at a glance and the
-# questions use the viewer's helpers, which the module hoists.
-JS_PARTS = ("route.js", "quiz.js", "room.js", "viewer.js")
+# The viewer's entry module (it imports the others) and its style sheets, joined in this order.
+JS_ENTRY = "main.mjs"
 CSS_PARTS = ("viewer.css", "lesson.css", "room.css")
 
 
 @cache
 def viewer_js() -> str:
-    """The viewer's script: an ES module whose default export is the Streamlit component entry."""
-    return "\n".join((ASSETS / name).read_text(encoding="utf-8") for name in JS_PARTS)
+    """The viewer's script: its ES modules joined into one module (flow.views.js_modules), whose default export is
+    the Streamlit component entry and whose top level holds `mountViewer` and `followRoom` for a page's own script."""
+    return join_modules(ASSETS, JS_ENTRY)
 
 
 @cache
