@@ -108,7 +108,8 @@ def _modules(folder: Path, **files: str) -> Path:
 def test_modules_joined_in_import_order_with_their_exports_dropped_but_the_entrys(tmp_path):
     folder = _modules(
         tmp_path,
-        a="export const A = 1;\nfunction helper() { return A; }\nexport function a() { return helper(); }\n",
+        a="// a's own note\nexport const A = 1;\nfunction helper() { return A; } // kept: code before it\n"
+        "export function a() { return helper(); }\n",
         b="import { A, a } from './a.mjs';\n\nexport class B { get v() { return A + a(); } }\n",
         main="import { B } from './b.mjs';\nimport { a } from './a.mjs';\n\nexport { B };\nexport default () => new B().v + a();\n",
     )
@@ -119,6 +120,7 @@ def test_modules_joined_in_import_order_with_their_exports_dropped_but_the_entry
         "// ---- main.mjs ----",
     ]
     assert "const A = 1;" in joined and "class B {" in joined and "export { B };" in joined
+    assert "a's own note" not in joined and "// kept: code before it" in joined  # whole comment lines go
     (tmp_path / "joined.mjs").write_text(joined, encoding="utf-8")
     run = tmp_path / "run.mjs"
     run.write_text("import f, { B } from './joined.mjs';\nconsole.log(f(), new B().v);\n", encoding="utf-8")
@@ -141,6 +143,7 @@ def test_modules_joined_in_import_order_with_their_exports_dropped_but_the_entry
         ({"main": "import { a } from './gone.mjs';\n"}, "no module 'gone.mjs'"),
         ({"main": "import { a } from './a.mjs';\n", "a": "export default 1;\nexport const a = 1;\n"}, "cannot join"),
         ({"main": "import * as a from './a.mjs';\n", "a": "export const a = 1;\n"}, "cannot join"),
+        ({"main": "const t = `one\n// two`;\n"}, "main.mjs:1: keep a template literal on one line"),
     ],
 )
 def test_a_module_the_join_cannot_take_says_which_and_why(tmp_path, files, message):

@@ -6,6 +6,10 @@ nothing may be downloaded at run time. So the modules are joined as a bundler wo
 after the modules it imports, its `import` lines dropped and its `export` keywords too (the entry keeps its own),
 every top-level name left as it was. That is sound only while no two modules declare the same top-level name and
 imports are named, relative and unaliased; `join_modules` checks both and says which file breaks them.
+
+Whole-line `//` comments are left out of the joined text: they are for whoever reads the modules, and the joined
+text goes to every student's phone in a room (a third of its bytes were comments). That is sound while no template
+literal spans lines (a line inside one could start with `//`); the join checks that too.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ _DECLARED = re.compile(
 _EXPORTED = re.compile(r"^export\s+(?:(?:async\s+)?function\*?\s*|class\s+|const\s+|let\s+)([A-Za-z_$][\w$]*)", re.M)
 _LEFT_IMPORT = re.compile(r"^import\b.*", re.M)
 _LEFT_EXPORT = re.compile(r"^export\b.*", re.M)
+_COMMENT_LINE = re.compile(r"^[ \t]*//.*\n", re.M)
 
 
 class ModuleError(ValueError):
@@ -45,9 +50,12 @@ class _Module:
         for listed in _EXPORT_LIST.findall(self.text):
             self.exports |= set(_names(listed))
         self.declared = _DECLARED.findall(self.text)
+        for number, line in enumerate(self.text.splitlines(), 1):
+            if line.count("`") % 2 and not line.lstrip().startswith("//"):
+                raise ModuleError(f"{name}:{number}: keep a template literal on one line (comment lines are dropped)")
 
     def body(self, *, entry: bool) -> str:
-        text = _IMPORT.sub("", self.text)
+        text = _COMMENT_LINE.sub("", _IMPORT.sub("", self.text))
         if not entry:
             text = _EXPORT_LIST.sub("", _EXPORT_KEYWORD.sub("", text))
         left = _LEFT_IMPORT.search(text) or (None if entry else _LEFT_EXPORT.search(text))
