@@ -454,7 +454,7 @@ async def lite_phase(room: Room, pid: int, n: int, steps: int, extra: list[Lite]
 
 
 # Installed before a follower page loads: every change of the highlighted hop, and every `view` event the page's
-# EventSource hears (before room.js handles it), on the machine's clock (ms).
+# EventSource hears (before room.mjs handles it), on the machine's clock (ms).
 _MARKS = """(() => {
   window.__roomMarks = [];
   window.__roomHeard = [];
