@@ -143,7 +143,8 @@ def test_modules_joined_in_import_order_with_their_exports_dropped_but_the_entry
         ({"main": "import { a } from './gone.mjs';\n"}, "no module 'gone.mjs'"),
         ({"main": "import { a } from './a.mjs';\n", "a": "export default 1;\nexport const a = 1;\n"}, "cannot join"),
         ({"main": "import * as a from './a.mjs';\n", "a": "export const a = 1;\n"}, "cannot join"),
-        ({"main": "const t = `one\n// two`;\n"}, "main.mjs:1: keep a template literal on one line"),
+        ({"main": "const t = `one\n// two`;\n"}, "main.mjs:1: keep a string on one line"),
+        ({"main": "const s = 'one \\\n// two';\n"}, "main.mjs:1: keep a string on one line"),
     ],
 )
 def test_a_module_the_join_cannot_take_says_which_and_why(tmp_path, files, message):

@@ -8,8 +8,9 @@ every top-level name left as it was. That is sound only while no two modules dec
 imports are named, relative and unaliased; `join_modules` checks both and says which file breaks them.
 
 Whole-line `//` comments are left out of the joined text: they are for whoever reads the modules, and the joined
-text goes to every student's phone in a room (a third of its bytes were comments). That is sound while no template
-literal spans lines (a line inside one could start with `//`); the join checks that too.
+text goes to every student's phone in a room (a third of its bytes were comments). That is sound while no string
+spans lines (a line inside one could start with `//`): no template literal over two lines, no line continued with a
+backslash; the join checks both.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ class _Module:
             self.exports |= set(_names(listed))
         self.declared = _DECLARED.findall(self.text)
         for number, line in enumerate(self.text.splitlines(), 1):
-            if line.count("`") % 2 and not line.lstrip().startswith("//"):
-                raise ModuleError(f"{name}:{number}: keep a template literal on one line (comment lines are dropped)")
+            if line.lstrip().startswith("//"):
+                continue
+            if line.count("`") % 2 or line.endswith("\\"):
+                raise ModuleError(f"{name}:{number}: keep a string on one line (comment lines are dropped)")
 
     def body(self, *, entry: bool) -> str:
         text = _COMMENT_LINE.sub("", _IMPORT.sub("", self.text))
