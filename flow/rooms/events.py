@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import Any, ClassVar, Literal, get_args
 
 Lang = Literal["zh", "en"]
@@ -112,8 +113,9 @@ class Event:
         """The JSON object a screen reads."""
         return {f.name: v for f in fields(self.body) if (v := getattr(self.body, f.name)) is not None}
 
+    @cached_property
     def data_json(self) -> str:
-        """What an event stream carries as the event's data."""
+        """What an event stream carries as the event's data (made once: every screen of the room hears it)."""
         return _compact(self.data)
 
     def to_json(self) -> dict[str, Any]:

@@ -6,10 +6,12 @@ tokens in the order given, the screens leased until a time, the ballots, the kep
 writes). Every key expires at the room's deadline; the sorted set `mcpflow:rooms` holds each open room's deadline
 and the hash `mcpflow:rooms:bytes` each room's viewer data, so the limits count every process's rooms.
 
-A step is one optimistic transaction, Redis's own: WATCH the room's record (and the rooms' set when the step counts
-them), read, then MULTI … EXEC the writes; when another process changed the room in between, EXEC refuses and the
-step runs again. Every step that writes counts itself in the record's hash, so watching it watches the room. An event takes the room's next id, joins the kept events and is published on the room's channel
-in the same EXEC, so ids and publish order agree; each process reads every room's channel over one pub/sub
+A step is one optimistic transaction, Redis's own, on a connection of its own: WATCH the room's record (and the
+rooms' set when the step counts them), read, then MULTI … EXEC the writes; when another process changed the room in
+between, EXEC refuses and the step runs again. Every step that writes counts itself in the record's hash, so
+watching it watches the room. Round trips are what a step costs: the WATCH goes with the reads most steps need
+(`_Head`), and the writes go at once, so a teacher's press is two. An event takes the room's next id, joins the kept
+events and is published on the room's channel in the same EXEC, so ids and publish order agree; each process reads every room's channel over one pub/sub
 connection per event loop (a pattern subscription). No Lua: nothing here needs more than WATCH and MULTI.
 
 Redis's clock (TIME) drives the deadlines, the leases and the teacher's token bucket, so the processes need not
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
@@ -31,8 +33,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
-from redis.client import Pipeline
-from redis.exceptions import AuthenticationError, RedisError, WatchError
+from redis.connection import Connection
+from redis.exceptions import AuthenticationError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
@@ -63,6 +65,10 @@ class _Keys:
     revealed: str  # hash: INDEX -> counts (JSON list)
     backlog: str  # list: the last events a reconnecting screen needs (JSON)
 
+    @property
+    def base(self) -> str:
+        return self.meta.removesuffix("meta")
+
     @classmethod
     def of(cls, prefix: str, code: str) -> _Keys:
         base = f"{prefix}:room:{{{code}}}:"
@@ -77,14 +83,18 @@ def _ms(seconds: float) -> int:
     return int(seconds * 1000)
 
 
-def _texts(got: Mapping[Any, Any]) -> dict[str, str]:
-    """A hash as Redis answers it (the client decodes responses)."""
-    return {str(k): str(v) for k, v in got.items()}
+def _texts(got: Any) -> dict[str, str]:
+    """A hash as Redis answers it: a map (RESP3) or a flat list of fields and values (RESP2)."""
+    if isinstance(got, dict):
+        return {str(k): str(v) for k, v in got.items()}
+    return {str(k): str(v) for k, v in zip(got[::2], got[1::2], strict=True)}
 
 
-def _watch(pipe: Pipeline, *keys: str) -> None:
-    watch: Any = pipe.watch  # untyped in redis-py
-    watch(*keys)
+def _soonest(got: Any) -> float | None:
+    """The lowest score of `ZRANGE key 0 0 WITHSCORES` (RESP3: [[member, score]]; RESP2: [member, score])."""
+    if not got:
+        return None
+    return float(got[0][1] if isinstance(got[0], list) else got[1])
 
 
 def redis_address(url: str) -> str:
@@ -100,91 +110,122 @@ def redis_address(url: str) -> str:
 
 
 class _RedisTx:
-    """A step's reads (each at once, on the watching connection) and writes (queued for MULTI … EXEC)."""
+    """A step's reads and writes on one connection of its own. The first read asks, in one round trip, what most
+    steps need (Redis's clock, the record's hash, how many tokens and screens, the soonest lease), after WATCH when
+    the step writes; another read is one more round trip; the writes go at once between MULTI and EXEC."""
 
-    def __init__(self, storage: RedisStorage, code: str, r: Pipeline | redis.Redis) -> None:
-        self.code, self.storage, self.r = code, storage, r
+    def __init__(self, storage: RedisStorage, code: str, conn: Connection, *, watch: bool) -> None:
+        self.code, self.storage, self.watch = code, storage, watch
+        self.conn: Any = conn  # (its methods are untyped in redis-py)
         self.k = _Keys.of(storage.prefix, code)
-        self._meta: dict[str, str] | None = None
-        self._now: float | None = None
+        self._head: _Head | None = None
         self._record: Record | None = None  # the record put
         self._writes: list[tuple[EncodableT, ...]] = []
+        self._touched: set[str] = set()  # the room's keys written
         self._last: int | None = None  # the last id appended
         self._joins: int | None = None
         self._dropped = False
 
-    def _reading(self) -> Pipeline | redis.Redis:
+    def _ask(self, *commands: tuple[EncodableT, ...]) -> list[Any]:
+        """`commands` in one round trip; their replies."""
         assert not self._writes, "a step reads, then writes: within MULTI nothing can be read back"
-        return self.r
+        self.conn.send_packed_command(self.conn.pack_commands(commands))
+        return [self.conn.read_response() for _ in commands]
 
-    def _m(self) -> dict[str, str]:
-        if self._meta is None:
-            self._meta = _texts(self._reading().hgetall(self.k.meta))
-        return self._meta
+    def _h(self) -> _Head:
+        if self._head is None:
+            k = self.k
+            watch: list[tuple[EncodableT, ...]] = [("WATCH", k.meta)] if self.watch else []
+            *_, (seconds, micros), meta, tokens, screens, teachers, soonest = self._ask(
+                *watch,
+                ("TIME",),
+                ("HGETALL", k.meta),
+                ("ZCARD", k.tokens),
+                ("ZCARD", k.screens),
+                ("ZCARD", k.teachers),
+                ("ZRANGE", k.screens, 0, 0, "WITHSCORES"),
+            )
+            soon = _soonest(soonest)
+            self._head = _Head(
+                int(seconds) + int(micros) / 1_000_000,
+                _texts(meta),
+                int(tokens),
+                int(screens),
+                int(teachers),
+                None if soon is None else soon / 1000,
+            )
+        return self._head
 
     def now(self) -> float:
-        if self._now is None:
-            seconds, micros = self._reading().time()
-            self._now = seconds + micros / 1_000_000
-        return self._now
+        return self._h().now
 
     def record(self) -> Record | None:
-        text = self._m().get("record")
+        text = self._h().meta.get("record")
         return None if text is None else Record.from_json(text)
 
     def last(self) -> int:
-        return int(self._m().get("last", 0))
+        return int(self._h().meta.get("last", 0))
 
     def bundle(self, lang: Lang) -> str:
-        return str(self._reading().get(self.k.zh if lang == "zh" else self.k.en) or "")
+        [text] = self._ask(("GET", self.k.zh if lang == "zh" else self.k.en))
+        return str(text or "")
 
     def held(self) -> Held:
-        r, rooms, sizes = self._reading(), self.storage.rooms_key, self.storage.sizes_key
-        if isinstance(r, Pipeline):
-            _watch(r, rooms, sizes)  # what the step decides from: the other rooms too
-        others = [str(c) for c in r.zrangebyscore(rooms, f"({_ms(self.now())}", "+inf") if c != self.code]
-        held = r.hmget(sizes, others) if others else []
+        rooms, sizes = self.storage.rooms_key, self.storage.sizes_key
+        watch: list[tuple[EncodableT, ...]] = [("WATCH", rooms, sizes)] if self.watch else []
+        # What the step decides from: the other rooms too.
+        *_, open_ = self._ask(*watch, ("ZRANGEBYSCORE", rooms, f"({_ms(self.now())}", "+inf"))
+        others = [str(c) for c in open_ if c != self.code]
+        [held] = self._ask(("HMGET", sizes, *others)) if others else [[]]
         return Held(len(others), sum(int(n or 0) for n in held))
 
     def has_token(self, token: str) -> bool:
-        return self._reading().zscore(self.k.tokens, token) is not None
+        [score] = self._ask(("ZSCORE", self.k.tokens, token))
+        return score is not None
 
     def token_count(self) -> int:
-        return int(self._reading().zcard(self.k.tokens))
+        return self._h().tokens
 
     def tokens(self) -> list[str]:
-        return [str(token) for token in self._reading().zrange(self.k.tokens, 0, -1)]
+        [tokens] = self._ask(("ZRANGE", self.k.tokens, 0, -1))
+        return [str(token) for token in tokens]
 
     def online(self) -> set[str]:
-        return {token for token, n in _texts(self._reading().hgetall(self.k.online)).items() if int(n) > 0}
+        [online] = self._ask(("HGETALL", self.k.online))
+        return {token for token, n in _texts(online).items() if int(n) > 0}
 
     def presence(self) -> Presence:
-        r = self._reading()
-        expired = r.zrangebyscore(self.k.screens, "-inf", _ms(self.now()))
-        return Presence(
-            int(r.zcard(self.k.screens)), int(r.zcard(self.k.teachers)), [Screen.of(str(m)) for m in expired]
-        )
+        head, expired = self._h(), []
+        if head.soonest is not None and head.soonest <= head.now:  # (rare: a process went away)
+            [expired] = self._ask(("ZRANGEBYSCORE", self.k.screens, "-inf", _ms(head.now)))
+        return Presence(head.screens, head.teachers, [Screen.of(str(m)) for m in expired])
 
-    def attached(self, screen: Screen) -> bool:
-        return self._reading().zscore(self.k.screens, screen.member) is not None
+    def attached(self, screens: Sequence[Screen]) -> list[bool]:
+        [scores] = self._ask(("ZMSCORE", self.k.screens, *[screen.member for screen in screens]))
+        return [score is not None for score in scores]
 
     def answered(self, index: int, token: str) -> bool:
-        return bool(self._reading().sismember(self.k.answered, f"{index}:{token}"))
+        [member] = self._ask(("SISMEMBER", self.k.answered, f"{index}:{token}"))
+        return bool(member)
 
     def counts(self, index: int, n: int) -> list[int]:
-        got = self._reading().hmget(self.k.counts, [f"{index}:{c}" for c in range(1, n + 1)])
+        [got] = self._ask(("HMGET", self.k.counts, *[f"{index}:{c}" for c in range(1, n + 1)]))
         return [int(c or 0) for c in got]
 
     def revealed(self) -> dict[int, list[int]]:
-        return {int(i): json.loads(c) for i, c in _texts(self._reading().hgetall(self.k.revealed)).items()}
+        [revealed] = self._ask(("HGETALL", self.k.revealed))
+        return {int(i): json.loads(c) for i, c in _texts(revealed).items()}
 
     def kept(self) -> list[Event]:
-        return [e for e in map(stored_event, self._reading().lrange(self.k.backlog, 0, -1)) if e is not None]
+        [kept] = self._ask(("LRANGE", self.k.backlog, 0, -1))
+        return [e for e in map(stored_event, kept) if e is not None]
 
     # ---- writes: Redis commands, sent between MULTI and EXEC ----
 
     def _do(self, *command: EncodableT) -> None:
         self._writes.append(command)
+        if isinstance(command[1], str) and command[1].startswith(self.k.base):
+            self._touched.add(command[1])
 
     def put(self, record: Record, bundles: Mapping[str, str] | None = None) -> None:
         self._record = record
@@ -207,7 +248,7 @@ class _RedisTx:
         return event
 
     def add_token(self, token: str) -> None:
-        self._joins = (int(self._m().get("joins", 0)) if self._joins is None else self._joins) + 1
+        self._joins = (int(self._h().meta.get("joins", 0)) if self._joins is None else self._joins) + 1
         self._do("HSET", self.k.meta, "joins", self._joins)
         self._do("ZADD", self.k.tokens, self._joins, token)
 
@@ -249,21 +290,52 @@ class _RedisTx:
         self._do("ZREM", self.storage.rooms_key, self.code)
         self._do("HDEL", self.storage.sizes_key, self.code)
 
-    def commit(self, pipe: Pipeline) -> None:
-        """The writes, at once; WatchError when another process changed the room since the step's first read."""
+    def commit(self) -> bool:
+        """The writes, at once; False when another process changed the room since the step's first read."""
         if not self._writes:
-            pipe.reset()
-            return
+            if self.watch and self._head is not None:
+                self._ask(("UNWATCH",))
+            return True
         record = self._record or self.record()
         if record is not None and not self._dropped:
             self._do("HINCRBY", self.k.meta, "version", 1)  # every write changes the watched hash
-            for key in self.k.all():
-                self._do("PEXPIREAT", key, _ms(record.deadline))  # (a key that is not there is nothing)
-        pipe.multi()
-        queue: Any = pipe.execute_command  # untyped in redis-py
-        for command in self._writes:
-            queue(*command)
-        pipe.execute()
+            # Each key expires with the room: all of them when the deadline moved, else those written (one may be new).
+            for key in self.k.all() if self._record is not None else sorted(self._touched):
+                self._do("PEXPIREAT", key, _ms(record.deadline))
+        commands = [("MULTI",), *self._writes, ("EXEC",)]
+        self.conn.send_packed_command(self.conn.pack_commands(commands))
+        queued: list[ResponseError] = []
+        for _ in commands[:-1]:
+            try:
+                self.conn.read_response()  # OK, then QUEUED each
+            except ResponseError as exc:
+                queued.append(exc)
+        done = self.conn.read_response()  # (EXECABORT raises here when a command was refused)
+        if queued:
+            raise queued[0]
+        if done is None:
+            return False
+        for reply in done:
+            if isinstance(reply, ResponseError):
+                raise reply
+        return True
+
+    def abandon(self) -> None:
+        """The step raised: nothing is written, and the connection watches nothing for the next step."""
+        if self.watch and self._head is not None:
+            self._ask(("UNWATCH",))
+
+
+@dataclass(frozen=True)
+class _Head:
+    """What a step's first read fetches."""
+
+    now: float  # Redis's clock (s)
+    meta: dict[str, str]  # the record's hash
+    tokens: int
+    screens: int
+    teachers: int
+    soonest: float | None  # the soonest a screen's lease runs out (s)
 
 
 @dataclass(eq=False)
@@ -368,22 +440,36 @@ class RedisStorage:
             raise RoomError("redis_error", address=self.address, kind=type(exc).__name__) from None
 
     def transact(self, code: str, step: Callable[[RoomTx], T]) -> T:
-        with self._guard():
+        with self._guard(), self._connection() as conn:
             for _ in range(RETRIES):
-                with self.client.pipeline(transaction=True) as pipe:
-                    _watch(pipe, _Keys.of(self.prefix, code).meta)
-                    tx = _RedisTx(self, code, pipe)
+                tx = _RedisTx(self, code, conn, watch=True)
+                try:
                     result = step(tx)
-                    try:
-                        tx.commit(pipe)
-                    except WatchError:
-                        continue
+                except RoomError:
+                    tx.abandon()
+                    raise
+                if tx.commit():
                     return result
         raise RoomError("busy")
 
     def read(self, code: str, step: Callable[[RoomTx], T]) -> T:
-        with self._guard():
-            return step(_RedisTx(self, code, self.client))
+        with self._guard(), self._connection() as conn:
+            return step(_RedisTx(self, code, conn, watch=False))
+
+    @contextmanager
+    def _connection(self) -> Iterator[Connection]:
+        """A connection of the client's pool for one step; closed rather than given back when the step broke off
+        mid-way (it may still be watching, or owe replies)."""
+        pool = self.client.connection_pool
+        conn: Any = pool.get_connection()
+        try:
+            yield conn
+        except BaseException as exc:
+            if not isinstance(exc, RoomError):
+                conn.disconnect()
+            raise
+        finally:
+            pool.release(conn)
 
     def sweep(self) -> list[str]:
         with self._guard():

@@ -14,7 +14,7 @@ import asyncio
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -68,7 +68,10 @@ class RoomTx(Protocol):
         ...
 
     def presence(self) -> Presence: ...
-    def attached(self, screen: Screen) -> bool: ...
+    def attached(self, screens: Sequence[Screen]) -> list[bool]:
+        """Which of `screens` have their stream open (leased)."""
+        ...
+
     def answered(self, index: int, token: str) -> bool: ...
     def counts(self, index: int, n: int) -> list[int]: ...
     def revealed(self) -> dict[int, list[int]]: ...
@@ -200,8 +203,8 @@ class _MemoryTx:
         expired = [Screen.of(m) for m, until in room.screens.items() if until <= now]
         return Presence(len(room.screens), len(room.teachers), expired)
 
-    def attached(self, screen: Screen) -> bool:
-        return screen.member in self.room.screens
+    def attached(self, screens: Sequence[Screen]) -> list[bool]:
+        return [screen.member in self.room.screens for screen in screens]
 
     def answered(self, index: int, token: str) -> bool:
         return (index, token) in self.room.answered

@@ -227,7 +227,7 @@ def _served(request: Request) -> Served:
 def _event(event: Event) -> bytes:
     if event.kind == "ping":
         return ServerSentEvent(comment="ping", sep="\n").encode()
-    return ServerSentEvent(event.data_json(), event=event.kind, id=str(event.id), sep="\n").encode()
+    return ServerSentEvent(event.data_json, event=event.kind, id=str(event.id), sep="\n").encode()
 
 
 # X-Accel-Buffering: a reverse proxy (nginx, deploy/nginx.conf) passes each event on as it comes.
