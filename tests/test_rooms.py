@@ -25,8 +25,8 @@ from starlette.applications import Starlette
 
 import flow
 from flow.rooms.events import Event
-from flow.rooms.rules import MemoryRooms, Rooms
-from flow.rooms.store import CODE_LENGTH, Limits, RoomError, RoomView, valid_code
+from flow.rooms.rules import Leases, MemoryRooms, Rooms
+from flow.rooms.store import CODE_LENGTH, Limits, RoomError, RoomView, Screen, valid_code
 from flow.rooms.web import room_routes
 from helpers import ROOT
 
@@ -421,3 +421,40 @@ def test_the_closing_view_is_part_of_the_teachers_view(make: Make):
         assert snap.view.closing is False
 
     asyncio.run(main())
+
+
+def test_screens_that_renew_together_renew_in_one_step() -> None:
+    """A class's screens renew their leases in a few steps on the room, not one each (a teacher's press waits behind
+    every step on its room): those asking while a renewal is on its way go in the next one, and each hears how it
+    went."""
+    steps: list[list[str]] = []
+    fail = False
+
+    async def renew(code: str, screens: list[Screen], lease_s: float) -> bool:
+        steps.append([s.id for s in screens])
+        await asyncio.sleep(0.01)  # on its way to the storage
+        if fail:
+            raise RoomError("redis_silent", address="127.0.0.1:1")
+        return code == "OPEN"
+
+    async def main() -> None:
+        nonlocal fail
+        leases = Leases(renew)
+        screens = [Screen(f"s{i}", None, False) for i in range(40)]
+        first = asyncio.ensure_future(leases.renew("OPEN", screens[0], 40))
+        await asyncio.sleep(0)  # the first renewal leaves alone
+        rest = [leases.renew("OPEN", s, 40) for s in screens[1:]]
+        assert await asyncio.gather(first, *rest) == [True] * 40
+        assert steps == [["s0"], [f"s{i}" for i in range(1, 40)]]
+        assert await asyncio.gather(*(leases.renew("GONE", s, 40) for s in screens[:3])) == [False] * 3
+        fail = True
+        got = await asyncio.gather(*(leases.renew("OPEN", s, 40) for s in screens[:3]), return_exceptions=True)
+        assert [type(e) for e in got] == [RoomError] * 3
+        # One that stopped waiting (its stream closed) leaves the others their answer.
+        fail = False
+        waiting = [asyncio.ensure_future(leases.renew("OPEN", s, 40)) for s in screens[:3]]
+        await asyncio.sleep(0)
+        waiting[1].cancel()
+        assert await asyncio.gather(waiting[0], waiting[2]) == [True, True]
+
+    asyncio.run(asyncio.wait_for(main(), 10))

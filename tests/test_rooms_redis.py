@@ -779,6 +779,8 @@ def test_every_key_expires_and_no_key_links_a_token_to_a_choice(redis_url: str, 
         token, _ = await store.join(keys.code, None)
         stream = await store.listen(keys.code, 0, tallies=False, token=token)
         await store.answer(keys.code, token, 1, 3)
+        for name in r.scan_iter(f"mcpflow:room:{{{keys.code}}}:*"):  # made by steps that did not move the deadline
+            assert 0 < r.pttl(name) <= 60_000, name
         await store.move(keys.code, keys.key, {"index": 1})
         await store.reveal(keys.code, keys.key, 1)
         assert (await nxt(stream)).kind == "view"
