@@ -456,5 +456,14 @@ def test_screens_that_renew_together_renew_in_one_step() -> None:
         await asyncio.sleep(0)
         waiting[1].cancel()
         assert await asyncio.gather(waiting[0], waiting[2]) == [True, True]
+        # A stream that ended while waiting for the next renewal is not in it (it would be attached again).
+        steps.clear()
+        first = asyncio.ensure_future(leases.renew("OPEN", screens[0], 40))
+        await asyncio.sleep(0)
+        waiting = [asyncio.ensure_future(leases.renew("OPEN", s, 40)) for s in screens[1:4]]
+        await asyncio.sleep(0)
+        waiting[0].cancel()
+        assert await asyncio.gather(first, waiting[1], waiting[2]) == [True, True, True]
+        assert steps == [["s0"], ["s2", "s3"]]
 
     asyncio.run(asyncio.wait_for(main(), 10))

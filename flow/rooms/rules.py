@@ -155,6 +155,9 @@ class Leases:
         asking: list[tuple[Screen, asyncio.Future[bool]]] = []
         try:
             while asking := self._asking.pop(key, []):
+                asking = [(screen, answer) for screen, answer in asking if not answer.done()]  # (its stream ended)
+                if not asking:
+                    continue
                 try:
                     here = await self._renew(key[0], [screen for screen, _ in asking], key[1])
                 except Exception as exc:
