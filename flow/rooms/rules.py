@@ -242,9 +242,9 @@ class Rooms:
         self.storage = storage
         self.limits = limits or Limits()
         self._locks = [threading.Lock() for _ in range(_LOCKS)]
-        self._fanouts: dict[asyncio.AbstractEventLoop, Fanout] = {}  # (a test may serve from two loops)
-        self._fanouts_lock = threading.Lock()
-        self._leases_by_loop: dict[asyncio.AbstractEventLoop, Leases] = {}
+        # Each event loop's listeners and lease renewals (a test may serve from two loops).
+        self._loops: dict[asyncio.AbstractEventLoop, tuple[Fanout, Leases]] = {}
+        self._loops_lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._bundles: OrderedDict[tuple[str, str, str], str] = OrderedDict()  # (code, lang, digest) -> text
         self._bundles_lock = threading.Lock()
@@ -488,28 +488,22 @@ class Rooms:
 
     # ---- listening ----
 
+    def _here(self) -> tuple[Fanout, Leases]:
+        """This event loop's listeners and lease renewals."""
+        loop = asyncio.get_running_loop()
+        with self._loops_lock:
+            here = self._loops.get(loop)
+            if here is None:
+                for gone in [other for other in self._loops if other.is_closed()]:
+                    del self._loops[gone]
+                here = self._loops[loop] = (Fanout(self.limits.queue), Leases(self._renew))
+        return here
+
     async def _fanout(self) -> Fanout:
         """This event loop's listeners, which the storage tells every event."""
-        loop = asyncio.get_running_loop()
-        with self._fanouts_lock:
-            fanout = self._fanouts.get(loop)
-            if fanout is None:
-                for gone in [other for other in self._fanouts if other.is_closed()]:
-                    del self._fanouts[gone]
-                fanout = self._fanouts[loop] = Fanout(self.limits.queue)
+        fanout = self._here()[0]
         await self.storage.follow(fanout)
         return fanout
-
-    def _leases(self) -> Leases:
-        """This event loop's lease renewals."""
-        loop = asyncio.get_running_loop()
-        with self._fanouts_lock:
-            leases = self._leases_by_loop.get(loop)
-            if leases is None:
-                for gone in [other for other in self._leases_by_loop if other.is_closed()]:
-                    del self._leases_by_loop[gone]
-                leases = self._leases_by_loop[loop] = Leases(self._renew)
-        return leases
 
     async def listen(
         self, code: str, after: int, *, tallies: bool, token: str | None = None, heartbeat_s: float = 15.0
@@ -539,7 +533,7 @@ class Rooms:
             except RoomError:
                 pass  # the storage went away: the lease runs out on its own
 
-        lease = functools.partial(self._leases().renew, code, screen, lease_s)
+        lease = functools.partial(self._here()[1].renew, code, screen, lease_s)
         return Stream(self._events(fanout, listener, lease, missed, seen, heartbeat_s), leave)
 
     def _listen(self, screen: Screen, after: int, lease_s: float, tx: RoomTx) -> tuple[Screen, list[Event], int]:
@@ -640,8 +634,8 @@ class Rooms:
 
     async def aclose(self) -> None:
         """End every stream of this process, let the storage's connections go."""
-        with self._fanouts_lock:
-            fanouts, self._fanouts = list(self._fanouts.values()), {}
+        with self._loops_lock:
+            fanouts, self._loops = [fanout for fanout, _ in self._loops.values()], {}
         for fanout in fanouts:
             fanout.lost()
         await self.storage.aclose()
