@@ -65,10 +65,6 @@ class _Keys:
     revealed: str  # hash: INDEX -> counts (JSON list)
     backlog: str  # list: the last events a reconnecting screen needs (JSON)
 
-    @property
-    def base(self) -> str:
-        return self.meta.removesuffix("meta")
-
     @classmethod
     def of(cls, prefix: str, code: str) -> _Keys:
         base = f"{prefix}:room:{{{code}}}:"
@@ -121,6 +117,7 @@ class _RedisTx:
         self._head: _Head | None = None
         self._record: Record | None = None  # the record put
         self._writes: list[tuple[EncodableT, ...]] = []
+        self._own = frozenset(self.k.all())
         self._touched: set[str] = set()  # the room's keys written
         self._last: int | None = None  # the last id appended
         self._joins: int | None = None
@@ -224,8 +221,8 @@ class _RedisTx:
 
     def _do(self, *command: EncodableT) -> None:
         self._writes.append(command)
-        if isinstance(command[1], str) and command[1].startswith(self.k.base):
-            self._touched.add(command[1])
+        if command[1] in self._own:
+            self._touched.add(str(command[1]))
 
     def put(self, record: Record, bundles: Mapping[str, str] | None = None) -> None:
         self._record = record
