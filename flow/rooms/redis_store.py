@@ -11,8 +11,9 @@ rooms' set when the step counts them), read, then MULTI … EXEC the writes; whe
 between, EXEC refuses and the step runs again. Every step that writes counts itself in the record's hash, so
 watching it watches the room. Round trips are what a step costs: the WATCH goes with the reads most steps need
 (`_Head`), and the writes go at once, so a teacher's press is two. An event takes the room's next id, joins the kept
-events and is published on the room's channel in the same EXEC, so ids and publish order agree; each process reads every room's channel over one pub/sub
-connection per event loop (a pattern subscription). No Lua: nothing here needs more than WATCH and MULTI.
+events and is published on the room's channel in the same EXEC, so ids and publish order agree; each process reads
+every room's channel over one pub/sub connection per event loop (a pattern subscription). No Lua: nothing here needs
+more than WATCH and MULTI.
 
 Redis's clock (TIME) drives the deadlines, the leases and the teacher's token bucket, so the processes need not
 agree on one. A Redis that does not answer is a 503 with one line; no message carries the URL's password.
@@ -290,8 +291,7 @@ class _RedisTx:
     def commit(self) -> bool:
         """The writes, at once; False when another process changed the room since the step's first read."""
         if not self._writes:
-            if self.watch and self._head is not None:
-                self._ask(("UNWATCH",))
+            self.abandon()
             return True
         record = self._record or self.record()
         if record is not None and not self._dropped:
@@ -318,7 +318,7 @@ class _RedisTx:
         return True
 
     def abandon(self) -> None:
-        """The step raised: nothing is written, and the connection watches nothing for the next step."""
+        """Nothing is written (the step wrote nothing, or refused): the connection watches nothing for the next."""
         if self.watch and self._head is not None:
             self._ask(("UNWATCH",))
 

@@ -46,8 +46,9 @@ T = TypeVar("T")
 LISTENER_SLACK = 8  # streams beyond the follower limit, for a follower whose old stream has not closed yet
 _LOCKS = 64  # steps on one room in this process wait for each other (a storage shared by processes retries less)
 # Threads for the steps of a storage that waits on a network (Redis). A step is two or three round trips and a class's
-# screens renew together (`Leases`), so a few suffice; each more thread costs memory and contends for the GIL with the
-# event loop (sixteen: 200 followers' p95 +4 ms and +4 KB each in the room benchmark).
+# screens renew together (`Leases`), so a few suffice. Each more thread contends for the GIL with the event loop and
+# keeps its own malloc arena, which holds on to the bundles it read (sixteen: the app's RSS grew 2.5 times as much per
+# follower page, and 200 light followers' p95 by 4 ms, in the room benchmark).
 _WORKERS = 4
 # A bundle (the viewer's data, up to Limits.bundle_bytes) is the same for every follower of a round: this process
 # keeps the last ones it served, up to this many characters, instead of reading one copy from the storage per page.
