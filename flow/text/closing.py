@@ -49,6 +49,40 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "The model asked for no tool in this run: its one request carried the tool definitions and it answered "
         "without them.",
     },
+    "fc_none_some": {
+        "zh": "这次模型没有要求调用任何工具：{requests} 个请求里带着工具定义的那些，模型也直接回答了。",
+        "en": "The model asked for no tool in this run: where its {requests} requests carried tool definitions, it "
+        "answered without them.",
+    },
+    "fc_hosted": {
+        "zh": "消息 4 发生在模型服务商那里，应用看不到：服务商的模型选了 {calls}，服务商的 MCP 客户端去调用它；"
+        "这些是响应里的报告（{hops}）。应用的请求（第 {request} 跳）只写了 MCP 服务器 {servers}，没有函数定义，"
+        "所以回到应用的响应里没有要应用去执行的 {w_calls}。",
+        "en": "Message 4 happened at the model provider, out of the app's sight: the provider's model chose {calls}, "
+        "and the provider's MCP client called it; the response reports this ({hops}). The app's request (hop "
+        "{request}) named the MCP server {servers} and no function tools, so no {w_calls} came back for the app "
+        "to act on.",
+    },
+    "approval_yes": {
+        "zh": "调用之前，服务商先请应用批准 {call}（第 {seq} 跳，mcp_approval_request），应用在第 {answered} 跳批准了"
+        "（mcp_approval_response）。",
+        "en": "Before calling, the provider asked the app to approve {call} (hop {seq}, an mcp_approval_request), "
+        "and the app approved it at hop {answered} (an mcp_approval_response).",
+    },
+    "approval_no": {
+        "zh": "服务商先请应用批准 {call}（第 {seq} 跳），应用在第 {answered} 跳拒绝了。",
+        "en": "The provider asked the app to approve {call} (hop {seq}), and the app declined at hop {answered}.",
+    },
+    "approval_none": {
+        "zh": "服务商请应用批准 {call}（第 {seq} 跳），这次记录里没有应用的答复。",
+        "en": "The provider asked the app to approve {call} (hop {seq}); no answer of the app's is recorded.",
+    },
+    "fc_hosted_none": {
+        "zh": "服务商没有报告任何工具调用：应用的请求（第 {request} 跳）写了 MCP 服务器 {servers}，服务商的模型没有用它的工具就"
+        "回答了。",
+        "en": "The provider reports no tool call: the app's request (hop {request}) named the MCP server {servers}, "
+        "and the provider's model answered without its tools.",
+    },
     "fc_no_reply": {
         "zh": "这次运行没有记录到模型的决策：它在模型回复 {w_calls} 之前就中止了。",
         "en": "No decision of the model is recorded: the run stopped before the model replied with {w_calls}.",
@@ -65,6 +99,35 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "server/discover 只是询问服务器支持的版本和能力，不建立会话（2026-07-28 没有会话），客户端也可以不发它。",
         "en": "server/discover only asks which versions and capabilities the server has; it sets up no session "
         "(2026-07-28 has none), and a client may skip it.",
+    },
+    "server_sent": {
+        "zh": "服务器也主动向客户端发出了：{methods}。",
+        "en": "The server sent the client its own: {methods}.",
+    },
+    "mcp_hosted_seen": {
+        "zh": "和服务器说 MCP 的是模型服务商的 MCP 客户端，不是应用：记录器在服务器一侧看到 {frames} 个 JSON-RPC 帧"
+        "（{methods}），它们都不经过应用。",
+        "en": "The model provider's MCP client, not the app, spoke MCP to the server: the recorder saw {frames} "
+        "JSON-RPC frames at the server ({methods}), none of which passed through the app.",
+    },
+    "mcp_hosted_report": {
+        "zh": "应用知道这些，只是因为服务商在响应里报告了它（{reported}：{methods}）。",
+        "en": "The app knows of them only from the provider's report in its response ({reported}: {methods}).",
+    },
+    "mcp_hosted_unseen": {
+        "zh": "和服务器说 MCP 的是模型服务商的 MCP 客户端，不是应用；这次没有在能记录的地方看到任何帧，只有服务商在响应里的报告"
+        "（{reported}：{methods}）。",
+        "en": "The model provider's MCP client, not the app, spoke MCP to the server; no frame of it crossed where "
+        "this recording could see it, only the provider's report in its response ({reported}: {methods}).",
+    },
+    "mcp_hosted_nothing": {
+        "zh": "这次运行里既没有看到 MCP 帧，服务商也没有报告任何 MCP 往来。",
+        "en": "No MCP frame is recorded in this run, and the provider reports no MCP exchange.",
+    },
+    "mcp_hosted_no_translation": {
+        "zh": "应用什么也没翻译：把列出的工具变成模型能读的定义、把模型的调用变成 tools/call，都是服务商在它那边做的。",
+        "en": "The app translated nothing: turning the listed tools into definitions its model reads, and its "
+        "model's call into a tools/call, is the provider's work, on its side.",
     },
     "translations_by_host": {
         "zh": "两次翻译是宿主应用做的，不是 MCP：正向翻译（{forward}，inputSchema → {w_schema}）和反向翻译"
@@ -149,6 +212,28 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "{name}：没有记录到它的结果——运行在那之前中止了。",
         "en": "{name}: no result of it is recorded; the run stopped first.",
     },
+    "ran_hosted": {
+        "zh": "{call}：真实的 Python 函数，在 MCP 服务器的进程里运行（第 {seq} 跳）；调用它的是服务商的 MCP 客户端。",
+        "en": "{call}: the real Python function, run inside the MCP server's process (hop {seq}); the provider's MCP "
+        "client called it.",
+    },
+    "reported_hosted": {
+        "zh": "{call}：服务商报告它的 MCP 客户端调用了它（第 {seq} 跳）；服务器里运行了什么，这次记录看不到。",
+        "en": "{call}: the provider reports that its MCP client called it (hop {seq}); what ran inside the server is "
+        "out of this recording's sight.",
+    },
+    "hosted_error": {
+        "zh": "结果是一个错误：{output}。",
+        "en": "The result is an error: {output}.",
+    },
+    "app_ran_none": {
+        "zh": "应用没有执行任何工具代码，也没有发出 tools/call。",
+        "en": "The app ran no tool code and sent no tools/call.",
+    },
+    "no_tool_hosted": {
+        "zh": "没有：服务商没有报告任何工具调用，这次运行没有执行任何工具代码。",
+        "en": "No one: the provider reports no tool call, and no tool code ran in this run.",
+    },
     "no_tool": {
         "zh": "没有：模型没有要求调用工具，这次运行没有执行任何工具代码。",
         "en": "No one: the model asked for no tool, and no tool code ran in this run.",
@@ -167,13 +252,42 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "host_mcp": {
         "zh": "看到一切：问题、{requests} 个模型请求和回复、每个 {w_id}、每个结果。"
         "{w_id} 和 JSON-RPC id 的配对由它保管（{pairs}）。",
-        "en": "Sees everything: the question, the {requests} model requests and replies, every {w_id}, every "
+        "en": "Sees everything: the question, every request to the model and its reply ({requests}), every {w_id}, every "
         "result. It keeps the pairing of {w_id} and JSON-RPC id ({pairs}).",
     },
     "host_mcp_nopair": {
-        "zh": "看到一切：问题、{requests} 个模型请求和回复、工具清单和每个结果；两边的翻译都由它来做。",
-        "en": "Sees everything: the question, the {requests} model requests and replies, the tool list and every "
-        "result; it does both translations.",
+        "zh": "看到一切：问题、{requests} 个模型请求和回复、工具清单和每个结果。{translated}",
+        "en": "Sees everything: the question, every request to the model and its reply ({requests}), the tool list and every "
+        "result. {translated}",
+    },
+    "host_both": {"zh": "两边的翻译都由它来做。", "en": "It does both translations."},
+    "host_forward": {
+        "zh": "它把工具清单翻译给了模型；模型没有要求调用，所以没有反向翻译。",
+        "en": "It translated the tool list for the model; the model asked for no call, so there was no reverse "
+        "translation.",
+    },
+    "host_hosted": {
+        "zh": "在请求里写上 MCP 服务器 {servers}（第 {request} 跳），把问题交给服务商；它什么也不翻译，什么也不执行。"
+        "服务商做了什么，它只能从响应里的报告得知（{reported}）。",
+        "en": "Names the MCP server {servers} in its request (hop {request}) and hands the question to the provider; "
+        "it translates nothing and runs nothing. What the provider did it learns only from the report in the "
+        "response ({reported}).",
+    },
+    "no_report": {"zh": "这次没有报告", "en": "none in this run"},
+    "client_hosted": {
+        "zh": "在模型服务商那里，不在宿主里：{frames} 个帧是服务商发给服务器 URL 的，应用一个也没有发。",
+        "en": "Lives at the model provider, not in the host: the {frames} frames went from the provider to the "
+        "server's URL; the app sent none of them.",
+    },
+    "client_hosted_unseen": {
+        "zh": "在模型服务商那里，不在宿主里：它和服务器之间的帧不经过应用，这次也没有被记录到。",
+        "en": "Lives at the model provider, not in the host: its frames to the server do not pass through the app, "
+        "and none were recorded this time.",
+    },
+    "server_hosted": {
+        "zh": "看到服务商的 MCP 客户端发来的帧：工具名和参数，看不到用户的问题，也看不到应用的请求。工具函数在它这里运行。",
+        "en": "Sees the frames of the provider's MCP client: the tool's name and its arguments, not the user's "
+        "question nor the app's requests. Tool functions run here.",
     },
     "client": {
         "zh": "在宿主里面，和服务器说 JSON-RPC：{frames} 个帧。{no_id}",
@@ -188,13 +302,39 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Sees the same frames from the other side: the tool's name and its arguments{no_question}. Tool "
         "functions run here.",
     },
+    "server_sampled": {
+        "zh": "它还通过采样（sampling/createMessage）看到了宿主的模型为它写的回复（{hops}），看不到应用自己的对话。",
+        "en": "Through sampling (sampling/createMessage) it also saw the replies the host's model wrote for it "
+        "({hops}), never the app's own conversation.",
+    },
     "server_no_question": {
-        "zh": "，看不到用户的问题，也看不到模型的请求",
-        "en": ", not the user's question nor the model's requests",
+        "zh": "，看不到用户的问题，也看不到应用发给模型的请求",
+        "en": ", not the user's question nor the app's requests to the model",
     },
     "model": {
-        "zh": "收到 {requests} 个 HTTP 请求：{carries}{backfill}。{no_frame}",
-        "en": "Receives {requests} HTTP requests: {carries}{backfill}. {no_frame}",
+        "zh": "收到应用的 {requests} 个 HTTP 请求：{carries}{backfill}。{no_frame}",
+        "en": "Receives the app's {requests} over HTTP: {carries}{backfill}. {no_frame}",
+    },
+    "model_sampled": {
+        "zh": "另有 {n} 个请求是宿主替服务器发的（{hops}）：服务器用 sampling/createMessage 请宿主的模型替它写回复。",
+        "en": "And {n} the host sent for the server ({hops}): the server asked, with sampling/createMessage, for a "
+        "reply from the host's model.",
+    },
+    "carries_hosted_chat": {
+        "zh": "对话消息和一个写明 MCP 服务器的条目，没有函数定义",
+        "en": "the messages and an entry naming the MCP server, no function tools",
+    },
+    "carries_hosted_responses": {
+        "zh": "输入项（input）和一个 type 为 mcp 的工具（server_label、server_url），没有函数定义；服务商自己的 MCP 客户端去"
+        "列出并调用服务器的工具",
+        "en": "the input items and one tool of type mcp (server_label, server_url), no function tools; the "
+        "provider's own MCP client lists the server's tools and calls them",
+    },
+    "carries_hosted_messages": {
+        "zh": "对话消息（messages）、mcp_servers 和一个 mcp_toolset 工具，没有函数定义；服务商自己的 MCP 客户端去列出并调用"
+        "服务器的工具",
+        "en": "the messages, mcp_servers and one mcp_toolset tool, no function tools; the provider's own MCP client "
+        "lists the server's tools and calls them",
     },
     "carries_chat": {
         "zh": "对话消息（messages）和函数调用格式的工具定义（嵌套在 function 里）",
@@ -207,6 +347,10 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "carries_messages": {
         "zh": "顶层的 system、对话消息（messages）和带 input_schema 的工具定义",
         "en": "the top-level system, the messages and the tools with their input_schema",
+    },
+    "model_approvals": {
+        "zh": "，后续请求里还有应用对批准请求的答复（mcp_approval_response）",
+        "en": ", and in the follow-up the app's answer to the approval request (mcp_approval_response)",
     },
     "model_backfill": {"zh": "，回填时还有 {w_id}", "en": ", and in the backfill the {w_id}"},
     "model_no_frame": {
@@ -225,8 +369,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "cost": {"zh": "工具定义的代价", "en": "What the tool definitions cost"},
     "cost_request": {
         "zh": "第 {k} 个请求（第 {seq} 跳）：{total} 字节里有 {tools} 字节是 {n_tools} 个工具定义（{share}）{tokens}。",
-        "en": "Request {k} (hop {seq}): {tools} of its {total} bytes are the {n_tools} tool definitions "
-        "({share}){tokens}.",
+        "en": "Request {k} (hop {seq}): {tools} of its {total} bytes are the {n_tools} ({share}){tokens}.",
     },
     "cost_tokens": {
         "zh": "；输入词元数（{w_tokens}）为 {prompt}，其中工具定义约 {est}（估算）",
@@ -239,6 +382,40 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "cost_again": {
         "zh": "{requests} 个请求每个都重新带上全部定义。",
         "en": " Each of the {requests} requests carries all of them again.",
+    },
+    "cost_sampled": {
+        "zh": "宿主替服务器发的 {n} 个请求（{hops}）共 {total} 字节，其中 {tools} 字节是服务器自己选的工具定义；它们不算在上面"
+        "应用的请求里。",
+        "en": "The {n} the host sent for the server ({hops}) weigh {total} bytes, {tools} of them tool definitions "
+        "the server chose; they are not counted with the app's requests above.",
+    },
+    "cost_hosted_request": {
+        "zh": "第 {k} 个请求（第 {seq} 跳）：{total} 字节，其中 {named} 字节是写明 MCP 服务器 {servers} 的条目，函数定义 {tools} "
+        "字节。",
+        "en": "Request {k} (hop {seq}): {total} bytes, of which {named} name the MCP server {servers}; function "
+        "definitions: {tools} bytes.",
+    },
+    "cost_hosted_tokens": {
+        "zh": "工具定义没有消失，只是挪了地方：服务商列出服务器的工具，把定义放进它自己给模型的提示里。它们算在服务商报告的"
+        "输入词元数（{w_tokens}：{prompt}）里面，应用从自己发出的字节里量不出来，也无法把它们从总数里分出来。",
+        "en": "The tool definitions did not go away; they moved: the provider lists the server's tools and puts "
+        "the definitions into its own prompt to the model. They are inside the input tokens it reports "
+        "({w_tokens} {prompt}), where the app cannot measure them from its own bytes nor tell them apart.",
+    },
+    "cost_hosted_no_tokens": {
+        "zh": "工具定义没有消失，只是挪了地方：服务商把它列出的定义放进自己给模型的提示里，应用从自己的字节里量不出来；这次的响应"
+        "也没有报告词元数。",
+        "en": "The tool definitions did not go away; they moved: the provider puts the ones it lists into its own "
+        "prompt, which the app cannot measure from its bytes; this run's responses reported no token counts "
+        "either.",
+    },
+    "tokens_mock": {
+        "zh": "这里的词元数来自离线模拟模型：它用应用自己的估算（中文每字一个、其他每四个字符一个）代替真正的分词器。"
+        "真正的服务商会把工具定义渲染进自己的提示格式，所以按字节占比估算会低估工具的词元代价。",
+        "en": "The token counts here come from the offline mock model, which uses the app's stand-in estimate (one "
+        "per CJK character, one per four other characters) instead of a real tokenizer. A real provider renders "
+        "the tool definitions into its own prompt format, so a share of bytes understates what they cost in "
+        "tokens.",
     },
     "cost_no_request": {
         "zh": "这次运行没有记录到发给模型的请求，所以没有可算的数字。",
@@ -270,8 +447,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Article 004's sum: a tool definition is easily a few hundred tokens; at 300 each, 40 tools are "
         "40 × 300 = 12,000 tokens, in every request (the article's 'tens of thousands' needs 500 or more a "
         "definition). This run's definitions: {n_tools} are about {est} tokens, about "
-        "{each} each; 40 such tools would be about {forty} tokens per request, about {run} for this run's {requests} "
-        "requests.",
+        "{each} each; 40 such tools would be about {forty} tokens per request, about {run} for this run's {requests}.",
     },
     "cost_correction": {
         "zh": "文章 004 说 MCP 把工具清单缓存在客户端，不必塞进每一次模型请求，从结构上解决了工具定义膨胀——这不对。"
@@ -281,7 +457,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Article 004 says MCP keeps the tool list on the client instead of putting it into every model request, "
         "and so solves the growth of tool definitions. It does not: the MCP client caches the list it got from "
         "tools/list, but the host still sends every definition it chooses to expose in every request (this run's "
-        "{requests} requests carry {n_tools} each). What MCP changes is who maintains the definitions, not what the "
+        "{requests} carry {n_tools} each). What MCP changes is who maintains the definitions, not what the "
         "model is sent. To send fewer, the host has to expose fewer tools.",
     },
     # --- when to choose which ---------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,14 +21,16 @@ from flow.text.apis import API_WORDS
 from flow.text.closing import CLOSING_TEXT
 from flow.text.names import Lang
 from flow.trace.factory import compact_json
-from flow.trace.model import Hop, Trace, as_dict, as_list
-from flow.trace.pairing import exchanges, model_calls, tool_calls
+from flow.trace.model import Hop, Trace, as_dict
+from flow.trace.pairing import exchanges, tool_calls
 from flow.trace.steps import Step
 from flow.views.bundle_types import ClosingBundle, ClosingText
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import RequestCost, request_costs
 from flow.wire.base import ApiName
-from flow.wire.recorded import api_of_body, api_of_trace, arguments_of, turn_of
+from flow.wire.hosted import Exchange as HostedExchange
+from flow.wire.reading import ModelExchange, model_exchanges, reply_turn
+from flow.wire.recorded import api_of_trace
 
 Fate = Literal[
     "ran", "raised", "unreported", "error_result", "rpc_error", "refused", "direct_failed", "no_result", "not_sent"
@@ -58,6 +60,27 @@ class CallFate:
 
 
 @dataclass(frozen=True)
+class Reported:
+    """One MCP exchange a provider reports it made (hosted MCP): the reply hop that reports it, and the hop where the
+    recorder saw the tool run at the server, when it saw it."""
+
+    seq: int
+    exchange: HostedExchange
+    ran: int | None = None
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A call the provider's client asked the app to approve (hop `seq`), and the app's answer (hop `answered`, None
+    when it gave none)."""
+
+    seq: int
+    call: str
+    answered: int | None
+    approve: bool
+
+
+@dataclass(frozen=True)
 class Closing:
     """What a trace shows, as facts: the words are put on them by `sections`."""
 
@@ -84,6 +107,17 @@ class Closing:
     extra: dict[str, Any] = field(default_factory=dict)
     api: ApiName = "chat"  # the model API the requests went to
     previous: bool = False  # a follow-up named previous_response_id (Responses)
+    server_methods: tuple[str, ...] = ()  # what the server sent the client unasked: its requests, its notifications
+    sampled: tuple[int, ...] = ()  # the model requests the host made for the server (sampling/createMessage)
+    reported: tuple[Reported, ...] = ()  # hosted: the MCP exchanges the provider reports it made
+    servers: tuple[str, ...] = ()  # hosted: the servers the app's requests named
+    mock_tokens: bool = False  # the token counts are the offline mock's, made with the app's stand-in estimate
+    approvals: tuple[Approval, ...] = ()  # hosted: calls the provider asked the app to approve, and its answers
+
+    @property
+    def own(self) -> tuple[RequestCost, ...]:
+        """The app's own requests to the model (not the host's for a server)."""
+        return tuple(r for r in self.requests if not r.for_server)
 
     @property
     def words(self) -> dict[str, str]:
@@ -92,11 +126,11 @@ class Closing:
 
     @property
     def tool_bytes(self) -> int:
-        return sum(r.tool_bytes for r in self.requests)
+        return sum(r.tool_bytes for r in self.own)
 
     @property
     def bytes(self) -> int:
-        return sum(r.bytes for r in self.requests)
+        return sum(r.bytes for r in self.own)
 
     @property
     def share(self) -> float:
@@ -110,69 +144,37 @@ def _text(value: Any) -> str:
         return ""
 
 
-def _chat_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
-    """A Chat Completions reply's tool_calls as (name, arguments, id), read leniently (a call without an id is
-    still a call the model asked for), and its finish_reason."""
-    payload = as_dict(hop.payload)
-    if hop.kind == "llm.assembled":
-        message, finish = as_dict(payload.get("message")), payload.get("finish_reason")
-    else:
-        choices = as_list(as_dict(payload.get("body")).get("choices"))
-        choice = as_dict(choices[0]) if choices else {}
-        if not choice:
-            return None
-        message, finish = as_dict(choice.get("message")), choice.get("finish_reason")
-    calls = [as_dict(c) for c in as_list(message.get("tool_calls"))]
-    fns = [as_dict(c.get("function")) for c in calls]
-    found = [(str(f.get("name")), f.get("arguments"), str(c.get("id") or "")) for c, f in zip(calls, fns, strict=True)]
-    return found, finish if isinstance(finish, str) else None
-
-
 def reply_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
-    """The calls a model reply (a response, or a stream's assembled turn) asks for, as (name, arguments, id) in its
-    API's terms (tool_calls, function_call items, tool_use blocks; a Messages input is the object it came as), and
-    why the model stopped (finish_reason, status, stop_reason); None for another hop or a body no API reads, and for
-    a reply the host's model wrote for an MCP server (sampling with tools: its calls are the server's to run, never
-    the app's)."""
+    """The calls a model reply (a response, or a stream's assembled turn) asks the app for, as (name, arguments, id)
+    in its API's terms (tool_calls, function_call items, tool_use blocks; a Messages input is the object it came as),
+    and why the model stopped (finish_reason, status, stop_reason); None for another hop or a body no API reads, and
+    for a reply the host's model wrote for an MCP server (sampling with tools: its calls are the server's to run,
+    never the app's)."""
     if hop.kind not in ("llm.response", "llm.assembled") or "for_server" in as_dict(hop.payload):
         return None
-    return _reply_calls(hop)
+    got = reply_turn(hop)
+    return ([(c.name, c.arguments, c.id) for c in got[0]], got[1]) if got else None
 
 
 def sampled_calls(hop: Hop) -> list[str]:
     """The server's own tools the host's model asked for in a reply it wrote for the server (sampling with tools),
     as `name(key=value)`."""
-    got = _reply_calls(hop) if hop.kind == "llm.response" and "for_server" in as_dict(hop.payload) else None
-    return [f"{name}({shown_arguments(args)})" for name, args, _ in got[0]] if got else []
+    got = reply_turn(hop) if hop.kind == "llm.response" and "for_server" in as_dict(hop.payload) else None
+    return [f"{c.name}({shown_arguments(c.arguments)})" for c in got[0]] if got else []
 
 
-def _reply_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
-    payload = as_dict(hop.payload)
-    assembled = hop.kind == "llm.assembled"
-    body = payload.get("message") if assembled else payload.get("body")
-    api = api_of_body(body)
-    if api.name == "chat":
-        return _chat_calls(hop)
-    turn = turn_of(body, api, finish=payload.get("finish_reason") if assembled else None)
-    if turn is None:
-        return None
-    return [(c.name, arguments_of(c), c.id) for c in turn.calls], turn.finish
-
-
-def _decisions(trace: Trace) -> list[Decision]:
-    decisions: list[Decision] = []
-    for call in model_calls(trace.hops):
-        replies = [r for r in call.replies if r.kind == "llm.assembled"] or [
-            r for r in call.replies if r.kind == "llm.response"
-        ]
-        for reply in replies[-1:]:
-            got = reply_calls(reply)
-            if got is None or not got[0]:
-                continue
-            calls, finish = got
-            shown = tuple(f"{name}({shown_arguments(args)})" for name, args, _ in calls)
-            decisions.append(Decision(reply.seq, shown, finish, tuple(i for _, _, i in calls)))
-    return decisions
+def _decisions(readings: list[ModelExchange]) -> list[Decision]:
+    """The app's model's replies that asked the app for tools (the host's requests for a server are the server's)."""
+    return [
+        Decision(
+            ex.reply.seq,
+            tuple(f"{c.name}({shown_arguments(c.arguments)})" for c in ex.calls),
+            ex.finish,
+            tuple(c.id for c in ex.calls),
+        )
+        for ex in readings
+        if ex.reply is not None and ex.calls and not ex.for_server
+    ]
 
 
 def _known_functions(trace: Trace) -> set[str]:
@@ -248,12 +250,13 @@ def _not_sent(trace: Trace, handled: set[str]) -> list[CallFate]:
 
 def calls_and_fates(trace: Trace) -> tuple[list[Decision], list[CallFate]]:
     """The model's decisions (replies with tool_calls) in order, and what became of each call it asked for."""
-    return _decisions(trace), _fates(trace) + _not_sent(trace, set(tool_calls(trace.hops)))
+    return _decisions(model_exchanges(trace.hops)), _fates(trace) + _not_sent(trace, set(tool_calls(trace.hops)))
 
 
 def closing_facts(trace: Trace) -> Closing:
     """The facts of the closing view, computed from the trace's hops."""
     hops = trace.hops
+    readings = model_exchanges(hops)
     costs, (decisions, fates) = request_costs(trace), calls_and_fates(trace)
     ids = {i for d in decisions for i in d.ids if i}
     mcp_hops = [h for h in hops if h.kind.startswith("mcp.")]
@@ -277,6 +280,13 @@ def closing_facts(trace: Trace) -> Closing:
     stopped = meta.outcome == "error"
     failures = [h for h in hops if h.kind in ("error", "llm.error")] if stopped else []
     last = failures[0] if failures else (hops[-1] if hops else None)
+    server_methods = list(
+        dict.fromkeys(
+            str(as_dict(h.payload).get("method") or "")
+            for h in mcp_hops
+            if h.source == "mcp_server" and h.kind in ("mcp.request", "mcp.notification")
+        )
+    )
     return Closing(
         mode=meta.mode,
         last_seq=last.seq if last else 0,
@@ -286,7 +296,7 @@ def closing_facts(trace: Trace) -> Closing:
         answered=answered and not stopped,
         decisions=tuple(decisions),
         requests=tuple(costs),
-        frames=len(mcp_hops),
+        frames=len([h for h in mcp_hops if h.kind != "mcp.reported"]),
         methods=tuple(methods),
         # the tool definitions' translation; one with `what` carries a resource's or a prompt's content instead
         forward=tuple(h.seq for h in hops if h.kind == "translate.forward" and "what" not in as_dict(h.payload)),
@@ -300,10 +310,44 @@ def closing_facts(trace: Trace) -> Closing:
         schemas_seq=next((h.seq for h in hops if h.kind == "tool.list"), None),
         offered=offered,
         api=api_of_trace(trace).name,
-        previous=any(
-            as_dict(as_dict(h.payload).get("body")).get("previous_response_id") for h in hops if h.kind == "llm.request"
-        ),
+        previous=any(ex.previous for ex in readings),
+        server_methods=tuple(m for m in server_methods if m),
+        sampled=tuple(ex.request.seq for ex in readings if ex.for_server),
+        reported=_reported(readings, hops),
+        servers=tuple(dict.fromkeys(s for ex in readings for s in ex.offer.servers)),
+        mock_tokens=as_dict(meta.model).get("backend") == "mock",
+        approvals=_approvals(readings),
     )
+
+
+def _approvals(readings: list[ModelExchange]) -> tuple[Approval, ...]:
+    answers = {rid: (ex.request.seq, approve) for ex in readings for rid, approve in ex.approves}
+    return tuple(
+        Approval(
+            ex.reply.seq,
+            f"{asked.name}({shown_arguments(asked.arguments)})",
+            answers.get(asked.id, (None, False))[0],
+            answers.get(asked.id, (None, False))[1],
+        )
+        for ex in readings
+        if ex.reply is not None
+        for asked in ex.asks_approval
+    )
+
+
+def _reported(readings: list[ModelExchange], hops: list[Hop]) -> tuple[Reported, ...]:
+    """The exchanges the provider reports (hosted MCP), each with the run the recorder saw of a call at the server
+    (the tool.invoke hops, taken in order by name)."""
+    invokes = [h for h in hops if h.kind == "tool.invoke" and h.source == "mcp_server"]
+    out: list[Reported] = []
+    for ex in readings:
+        for reported in ex.reported:
+            seen = next((h for h in invokes if as_dict(h.payload).get("function") == reported.name), None)
+            if seen is not None and reported.method == "tools/call":
+                invokes.remove(seen)
+            ran = seen.seq if seen is not None and reported.method == "tools/call" else None
+            out.append(Reported(ex.reply.seq if ex.reply is not None else ex.request.seq, reported, ran))
+    return tuple(out)
 
 
 # --- the words ---------------------------------------------------------------------------------------------------
@@ -352,12 +396,45 @@ def _where(step: int | None, lang: Lang) -> str:
     return _t("phase_zero", lang) if step == 0 else _t("message", lang, n=step)
 
 
+def _calls(reported: Iterable[Reported]) -> list[Reported]:
+    return [r for r in reported if r.exchange.method == "tools/call"]
+
+
+def _shown(r: Reported) -> str:
+    return f"{r.exchange.name}({shown_arguments(r.exchange.arguments)})"
+
+
+def _fc_hosted(c: Closing, lang: Lang) -> str:
+    """Hosted MCP: the provider's model chose the call and its client made it; the app was handed no call."""
+    first = c.own[0] if c.own else None
+    servers = ("、" if lang == "zh" else ", ").join(c.servers) or "?"
+    calls = _calls(c.reported)
+    if not calls:
+        key = "fc_hosted_none" if c.reported or not c.stopped else "fc_no_reply"
+        return _t(key, lang, request=first.seq if first else "?", servers=servers, **c.words)
+    text = _t(
+        "fc_hosted",
+        lang,
+        hops=_hops(sorted({r.seq for r in calls}), lang),
+        calls=("、" if lang == "zh" else ", ").join(_shown(r) for r in calls),
+        request=first.seq if first else "?",
+        servers=servers,
+        **c.words,
+    )
+    for a in c.approvals:
+        key = "approval_none" if a.answered is None else ("approval_yes" if a.approve else "approval_no")
+        text += ("" if lang == "zh" else " ") + _t(key, lang, call=a.call, seq=a.seq, answered=a.answered)
+    return text
+
+
 def _fc(c: Closing, lang: Lang) -> str:
+    if c.mode == "hosted":
+        return _fc_hosted(c, lang)
     if c.decisions:
         calls = _join([", ".join(d.calls) for d in c.decisions], lang)
         finishes = sorted({d.finish for d in c.decisions if d.finish}) or ["null"]
         finish = ("、" if lang == "zh" else ", ").join(f'"{f}"' if f != "null" else f for f in finishes)
-        first = c.requests[0] if c.requests else None
+        first = c.own[0] if c.own else None
         return _t(
             "fc_decided",
             lang,
@@ -368,12 +445,31 @@ def _fc(c: Closing, lang: Lang) -> str:
             n_tools=first.tools if first else 0,
             **c.words,
         )
-    if c.requests and not c.stopped:
-        return _t("fc_none" if len(c.requests) != 1 else "fc_none_one", lang, requests=len(c.requests))
+    if c.own and not c.stopped:
+        with_tools = all(r.tools for r in c.own)
+        key = ("fc_none" if with_tools else "fc_none_some") if len(c.own) != 1 else "fc_none_one"
+        return _t(key, lang, requests=len(c.own))
     return _t("fc_no_reply", lang, **c.words)
 
 
+def _mcp_hosted(c: Closing, lang: Lang) -> str:
+    sep = "、" if lang == "zh" else ", "
+    reported = _hops(sorted({r.seq for r in c.reported}), lang) if c.reported else ""
+    methods = sep.join(dict.fromkeys(r.exchange.method for r in c.reported))
+    if c.frames:
+        text = _t("mcp_hosted_seen", lang, frames=c.frames, methods=sep.join(c.methods))
+        if c.reported:
+            text += ("" if lang == "zh" else " ") + _t("mcp_hosted_report", lang, reported=reported, methods=methods)
+    elif c.reported:
+        text = _t("mcp_hosted_unseen", lang, reported=reported, methods=methods)
+    else:
+        return _t("mcp_hosted_nothing", lang)
+    return text + ("" if lang == "zh" else " ") + _t("mcp_hosted_no_translation", lang, **c.words)
+
+
 def _mcp(c: Closing, lang: Lang) -> str:
+    if c.mode == "hosted":
+        return _mcp_hosted(c, lang)
     if c.mode == "direct":
         key = "mcp_none_messages" if c.api == "messages" else "mcp_none"
         return _t(key, lang, schemas=c.schemas_seq if c.schemas_seq is not None else "?", **c.words)
@@ -386,6 +482,9 @@ def _mcp(c: Closing, lang: Lang) -> str:
         setup = _t("setup_discover", lang)
     text = _t("mcp_did", lang, frames=c.frames, methods=("、" if lang == "zh" else ", ").join(c.methods), setup=setup)
     sep = " " if lang == "en" else ""
+    if c.server_methods:
+        methods = ("、" if lang == "zh" else ", ").join(c.server_methods)
+        text = text.rstrip() + sep + _t("server_sent", lang, methods=methods)
     if c.forward and c.reverse:
         text = (
             text.rstrip()
@@ -403,7 +502,29 @@ def _mcp(c: Closing, lang: Lang) -> str:
     return text.strip()
 
 
+def _tool_hosted(c: Closing, lang: Lang) -> str:
+    calls = _calls(c.reported)
+    if not calls:
+        return _t("tool_stopped" if c.stopped else "no_tool_hosted", lang)
+    parts: list[str] = []
+    for r in calls:
+        ex = r.exchange
+        if r.ran is not None:
+            text = _t("ran_hosted", lang, call=_shown(r), seq=r.ran)
+        else:
+            text = _t("reported_hosted", lang, call=_shown(r), seq=r.seq)
+        if ex.is_error:
+            said = (ex.output or "").strip()
+            said = said if len(said) <= 200 else said[:199] + "…"
+            text += ("" if lang == "zh" else " ") + _t("hosted_error", lang, output=said.rstrip("。."))
+        parts.append(text)
+    sep = "" if lang == "zh" else " "
+    return sep.join(parts) + sep + _t("app_ran_none", lang)
+
+
 def _tool(c: Closing, lang: Lang) -> str:
+    if c.mode == "hosted":
+        return _tool_hosted(c, lang)
     if not c.fates:
         return _t("tool_stopped" if c.stopped else "no_tool", lang)
     parts: list[str] = []
@@ -422,15 +543,55 @@ def _tool(c: Closing, lang: Lang) -> str:
     return (" " if lang == "en" else "").join(parts) + ("" if lang == "zh" else " ") + last
 
 
-def _roles(c: Closing, lang: Lang) -> list[Item]:
-    model = _t(
+def _model_role(c: Closing, lang: Lang) -> str:
+    own = len(c.own)
+    carries = _t(f"carries_{c.api}", lang) if c.mode != "hosted" else _t(f"carries_hosted_{c.api}", lang)
+    text = _t(
         "model",
         lang,
-        requests=len(c.requests),
-        carries=_t(f"carries_{c.api}", lang),
-        backfill=_t("model_backfill", lang, **c.words) if c.backfill else "",
-        no_frame="" if c.jsonrpc_to_model else _t("model_no_frame", lang),
+        requests=_count(own, "request", lang),
+        carries=carries,
+        backfill=_backfill_carries(c, lang),
+        # hosted: the provider's own client speaks JSON-RPC, so frames do reach the provider, not through the app
+        no_frame="" if c.jsonrpc_to_model or c.mode == "hosted" else _t("model_no_frame", lang),
     ).strip()
+    if c.sampled:
+        sep = "" if lang == "zh" else " "
+        text += sep + _t("model_sampled", lang, n=_count(len(c.sampled), "request", lang), hops=_hops(c.sampled, lang))
+    return text
+
+
+def _backfill_carries(c: Closing, lang: Lang) -> str:
+    """What the app's follow-up requests carry back: the call ids of the results (app-side), or the app's answers to
+    the provider's approval requests (hosted MCP: the app has no result to send)."""
+    if c.mode == "hosted":
+        return _t("model_approvals", lang) if any(a.answered is not None for a in c.approvals) else ""
+    return _t("model_backfill", lang, **c.words) if c.backfill else ""
+
+
+def _roles_hosted(c: Closing, lang: Lang) -> list[Item]:
+    sep = "、" if lang == "zh" else ", "
+    first = c.own[0] if c.own else None
+    reported = _hops(sorted({r.seq for r in c.reported}), lang) if c.reported else _t("no_report", lang)
+    return [
+        Item(
+            _t("role_host", lang),
+            _t(
+                "host_hosted", lang, request=first.seq if first else "?", servers=sep.join(c.servers), reported=reported
+            ),
+        ),
+        Item(
+            _t("role_client", lang), _t("client_hosted" if c.frames else "client_hosted_unseen", lang, frames=c.frames)
+        ),
+        Item(_t("role_server", lang), _t("server_hosted", lang)),
+        Item(_t("role_model", lang), _model_role(c, lang)),
+    ]
+
+
+def _roles(c: Closing, lang: Lang) -> list[Item]:
+    model = _model_role(c, lang)
+    if c.mode == "hosted":
+        return _roles_hosted(c, lang)
     if c.mode == "direct":
         return [
             Item(
@@ -440,14 +601,18 @@ def _roles(c: Closing, lang: Lang) -> list[Item]:
             Item(_t("role_model", lang), model),
         ]
     sep = "、" if lang == "zh" else ", "
+    requests = _count(len(c.requests), "request", lang)
     if c.pairs:
         pairs = sep.join(f"{tc} ↔ id {rpc}" for tc, rpc in c.pairs)
-        host = _t("host_mcp", lang, requests=len(c.requests), pairs=pairs, **c.words)
+        host = _t("host_mcp", lang, requests=requests, pairs=pairs, **c.words)
     else:
-        host = _t("host_mcp_nopair", lang, requests=len(c.requests))
+        done = "host_both" if c.reverse else ("host_forward" if c.forward else "")
+        host = _t("host_mcp_nopair", lang, requests=requests, translated=_t(done, lang) if done else "")
     no_id = "" if c.ids_in_mcp else _t("client_no_id", lang, **c.words)
     client = _t("client", lang, frames=c.frames, no_id=no_id).strip()
+    sampled = _t("server_sampled", lang, hops=_hops(c.sampled, lang)) if c.sampled else ""
     server = _t("server", lang, no_question="" if c.question_in_mcp else _t("server_no_question", lang))
+    server += ("" if lang == "zh" or not sampled else " ") + sampled
     return [
         Item(_t("role_host", lang), host),
         Item(_t("role_client", lang), client),
@@ -456,11 +621,50 @@ def _roles(c: Closing, lang: Lang) -> list[Item]:
     ]
 
 
-def _cost(c: Closing, lang: Lang) -> list[Item]:
-    if not c.requests:
-        return [Item(None, _t("cost_no_request", lang))]
+def _count(n: int, noun: str, lang: Lang) -> str:
+    """`n` of `noun`, in English with the noun's plural where n is not 1 ("1 request", "4 requests")."""
+    if lang == "zh":
+        return str(n)
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _cost_hosted(c: Closing, lang: Lang) -> list[Item]:
+    """Hosted MCP: the app's requests carry an entry naming the server, not definitions; the provider lists the tools
+    and renders them into its own prompt, where they count in its input tokens and no byte of the app's shows them."""
     items: list[Item] = []
-    for k, r in enumerate(c.requests, start=1):
+    sep = "、" if lang == "zh" else ", "
+    for k, r in enumerate(c.own, start=1):
+        items.append(
+            Item(
+                None,
+                _t(
+                    "cost_hosted_request",
+                    lang,
+                    k=k,
+                    seq=r.seq,
+                    total=_n(r.bytes),
+                    named=_n(r.server_bytes),
+                    servers=sep.join(r.servers) or "?",
+                    tools=_n(r.tool_bytes),
+                ),
+            )
+        )
+    prompt = sum(r.prompt_tokens or 0 for r in c.own)
+    reported = any(r.prompt_tokens is not None for r in c.own)
+    key = "cost_hosted_tokens" if reported else "cost_hosted_no_tokens"
+    items.append(Item(None, _t(key, lang, prompt=_n(prompt), **c.words)))
+    if reported and c.mock_tokens:
+        items.append(Item(None, _t("tokens_mock", lang, **c.words)))
+    return items
+
+
+def _cost(c: Closing, lang: Lang) -> list[Item]:
+    if not c.own:
+        return [Item(None, _t("cost_no_request", lang))]
+    if c.mode == "hosted":
+        return _cost_hosted(c, lang)
+    items: list[Item] = []
+    for k, r in enumerate(c.own, start=1):
         tokens = ""
         if r.prompt_tokens is not None and r.tools:
             tokens = _t("cost_tokens", lang, prompt=_n(r.prompt_tokens), est=_n(r.tool_tokens), **c.words)
@@ -475,19 +679,34 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
                     seq=r.seq,
                     total=_n(r.bytes),
                     tools=_n(r.tool_bytes),
-                    n_tools=r.tools,
+                    n_tools=_count(r.tools, "tool definition", lang),
                     share=share,
                     tokens=tokens,
                 ),
             )
         )
-    all_tools = len(c.requests) > 1 and len({r.tools for r in c.requests}) == 1 and c.requests[0].tools > 0
-    again = _t("cost_again", lang, requests=len(c.requests)) if all_tools else ""
+    all_tools = len(c.own) > 1 and len({r.tools for r in c.own}) == 1 and c.own[0].tools > 0
+    again = _t("cost_again", lang, requests=len(c.own)) if all_tools else ""
     items.append(
         Item(None, _t("cost_total", lang, total=_n(c.bytes), tools=_n(c.tool_bytes), share=_pct(c.share), again=again))
     )
+    sampled = [r for r in c.requests if r.for_server]
+    if sampled:
+        items.append(
+            Item(
+                None,
+                _t(
+                    "cost_sampled",
+                    lang,
+                    n=_count(len(sampled), "request", lang),
+                    hops=_hops([r.seq for r in sampled], lang),
+                    total=_n(sum(r.bytes for r in sampled)),
+                    tools=_n(sum(r.tool_bytes for r in sampled)),
+                ),
+            )
+        )
     items.append(Item(None, _cost_both(c, lang)))
-    first = next((r for r in c.requests if r.tools), None)
+    first = next((r for r in c.own if r.tools), None)
     if first is not None:
         each = first.tool_tokens / first.tools
         forty = math.floor(each * 40 + 0.5)
@@ -501,12 +720,16 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
                     est=_n(first.tool_tokens),
                     each=_n(each),
                     forty=_n(forty),
-                    run=_n(forty * len(c.requests)),
-                    requests=len(c.requests),
+                    run=_n(forty * len(c.own)),
+                    requests=_count(len(c.own), "request", lang),
                 ),
             )
         )
-        items.append(Item(None, _t("cost_correction", lang, requests=len(c.requests), n_tools=first.tools)))
+        items.append(
+            Item(None, _t("cost_correction", lang, requests=_count(len(c.own), "request", lang), n_tools=first.tools))
+        )
+    if c.mock_tokens and any(r.prompt_tokens is not None for r in c.own):
+        items.append(Item(None, _t("tokens_mock", lang, **c.words)))
     return items
 
 
@@ -514,7 +737,7 @@ def _cost_both(c: Closing, lang: Lang) -> str:
     """That function calling without MCP sends the definitions again too, in the terms of the run's API."""
     if c.api != "responses":
         return _t("cost_both", lang, **c.words)
-    every = all(r.tools for r in c.requests)
+    every = all(r.tools for r in c.own)
     return _t("cost_both_previous" if c.previous and every else "cost_both_responses", lang)
 
 
@@ -551,7 +774,7 @@ def sections(trace: Trace, lang: Lang) -> tuple[str | None, list[Section]]:
     out = [
         questions,
         Section("roles", _t("roles", lang), tuple(_roles(c, lang))),
-        Section("cost", _t("cost", lang), tuple(_cost(c, lang)), bar=c.share if c.requests else None),
+        Section("cost", _t("cost", lang), tuple(_cost(c, lang)), bar=c.share if c.own and c.mode != "hosted" else None),
         Section("choose", _t("choose", lang), tuple(_choose(c, lang))),
     ]
     return notice, out

@@ -4,18 +4,15 @@ it offline: the spec names no URL and carries its data inline)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from flow.text.apis import API_WORDS
 from flow.text.names import Lang
-from flow.trace.factory import json_bytes
-from flow.trace.model import Trace, as_dict
-from flow.trace.pairing import model_calls
-from flow.trace.stats import estimate_tokens
+from flow.trace.model import Trace
 from flow.wire.base import ApiName
+from flow.wire.reading import model_exchanges
 from flow.wire.recorded import api_of_trace
 
 Mode = Literal["direct", "mcp"]
@@ -23,8 +20,11 @@ Mode = Literal["direct", "mcp"]
 
 @dataclass(frozen=True)
 class RequestCost:
-    """One request to the model: its body's bytes, the bytes and count of its `tools`, the prompt_tokens its reply
-    reported (None when it reported none), and the definitions' tokens estimated with the app's stand-in tokenizer."""
+    """One request to the model: its body's bytes, the bytes and count of its function tools, the prompt_tokens its
+    reply reported (None when it reported none), and the definitions' tokens estimated with the app's stand-in
+    tokenizer; the hosted MCP servers it named instead (the provider lists their tools and puts the definitions into
+    its own prompt: they are in its prompt_tokens, not in these bytes), and whether the host sent it for an MCP
+    server (sampling)."""
 
     seq: int
     bytes: int
@@ -32,28 +32,28 @@ class RequestCost:
     tools: int
     prompt_tokens: int | None
     tool_tokens: int
+    servers: tuple[str, ...] = ()
+    server_bytes: int = 0
+    for_server: bool = False
 
 
 def request_costs(trace: Trace) -> list[RequestCost]:
     """What each model request of `trace` weighed, and how much of it was tool definitions (the closing view, Compare's
     figures and the tool-cost chart all measure with this)."""
-    costs: list[RequestCost] = []
-    for call in model_calls(trace.hops):
-        body = as_dict(call.request.payload).get("body")
-        listed = as_dict(body).get("tools")
-        tools = listed if isinstance(listed, list) else []
-        usage = next((r.usage for r in call.replies if r.usage and r.usage.get("prompt_tokens") is not None), None)
-        costs.append(
-            RequestCost(
-                seq=call.request.seq,
-                bytes=call.request.bytes,
-                tool_bytes=len(json_bytes(tools)) if tools else 0,
-                tools=len(tools),
-                prompt_tokens=int(usage.get("prompt_tokens") or 0) if usage else None,
-                tool_tokens=estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0,
-            )
+    return [
+        RequestCost(
+            seq=ex.request.seq,
+            bytes=ex.bytes,
+            tool_bytes=ex.offer.function_bytes,
+            tools=len(ex.offer.functions),
+            prompt_tokens=ex.prompt_tokens,
+            tool_tokens=ex.offer.function_tokens,
+            servers=ex.offer.servers,
+            server_bytes=ex.offer.server_bytes,
+            for_server=ex.for_server,
         )
-    return costs
+        for ex in model_exchanges(trace.hops)
+    ]
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,10 @@ def tool_cost_points(traces: Iterable[Trace]) -> list[ToolCostPoint]:
         server = named if isinstance(named, str) else ""
         source = trace.meta.sample or trace.meta.question
         api = api_of_trace(trace).name
-        for n, cost in enumerate(request_costs(trace), 1):
+        # the app's own requests: not the host's for a server (sampling), nor those naming a hosted server (the
+        # provider's definitions are in its prompt, not in the app's bytes)
+        own = [c for c in request_costs(trace) if not c.for_server and not c.servers]
+        for n, cost in enumerate(own, 1):
             if cost.prompt_tokens is None:
                 continue
             points.append(

@@ -1,0 +1,184 @@
+"""One reading of each model exchange of a trace, made once from its hops: who asked and for whom, what the request
+offered the model (function tools the app runs, MCP servers a provider reaches), the calls the reply hands the app,
+the MCP traffic the provider reports it made, why the model stopped and what it counted.
+
+The closing view, Compare, the tool-cost figures, the "what happened" story and the lesson's overview read these
+instead of the bodies, so a hosted run (the provider's model chose the call, its client made it) or a request the
+host made for an MCP server (sampling) is never summed up as the app's own function calling. The bodies stay on the
+hops, untouched: showing the wire is the product. Pure: hops in, readings out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, assert_never
+
+from flow.trace.factory import json_bytes
+from flow.trace.model import Hop, as_dict, as_list
+from flow.trace.pairing import model_calls
+from flow.trace.stats import estimate_tokens
+from flow.wire import hosted
+from flow.wire.base import ApiName
+from flow.wire.recorded import api_of_body, api_of_request, arguments_of, turn_of
+
+Asker = Literal["app", "host_for_server"]
+
+
+"""Who sent a model request: the app for its own conversation, or the host's client for an MCP server that asked it
+to sample (sampling/createMessage: the reply, and any call in it, is the server's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call a model reply asks its asker to run: the tool's name, its arguments as the model sent them (a JSON
+    string, or Messages' object) and the call's id ("" when the model gave none)."""
+
+    name: str
+    arguments: Any
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """What a request offered the model to call: the function tools (the asker runs them; their definitions are in
+    the bytes the app sends), and the MCP servers a provider is to reach itself (hosted MCP: the provider lists their
+    tools and puts the definitions into its own prompt, out of the app's sight)."""
+
+    functions: tuple[str, ...]
+    function_bytes: int  # the function definitions, as compact JSON
+    function_tokens: int  # the same, estimated with the app's stand-in tokenizer (`estimate_tokens`)
+    servers: tuple[str, ...]  # the hosted servers' labels
+    server_bytes: int  # the entries that name them (Responses' `mcp` tools; Messages' toolsets and `mcp_servers`)
+    tool_choice: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ModelExchange:
+    """One request to a model and what came back for it, read."""
+
+    api: ApiName
+    asker: Asker
+    request: Hop
+    reply: Hop | None  # the reply the calls are read from: the assembled turn of a stream, else the response
+    failed: Hop | None  # an llm.error in its place
+    offer: Offer
+    calls: tuple[ToolCall, ...]  # what the reply hands the asker to run
+    reported: tuple[hosted.Exchange, ...]  # the MCP exchanges the provider says it made for this reply
+    asks_approval: tuple[hosted.ApprovalRequest, ...]  # calls the provider's client waits for the app to approve
+    approves: tuple[tuple[str, bool], ...]  # the request's answers to earlier approval requests: (their id, approve)
+    finish: str | None
+    prompt_tokens: int | None  # as the reply's usage reported them
+    previous: bool  # the request names previous_response_id (Responses)
+
+    @property
+    def bytes(self) -> int:
+        return self.request.bytes
+
+    @property
+    def for_server(self) -> bool:
+        return self.asker == "host_for_server"
+
+
+def _is_function(tool: dict[str, Any], api: ApiName) -> bool:
+    """Whether a request's tool entry is a function the asker runs (not a provider's own tool or an MCP toolset)."""
+    kind = tool.get("type")
+    match api:
+        case "chat" | "responses":
+            return kind == "function"
+        case "messages":
+            return kind is None or kind == "custom"
+        case _:
+            assert_never(api)
+
+
+def _name(tool: dict[str, Any]) -> str:
+    return str(tool.get("name") or as_dict(tool.get("function")).get("name") or "")
+
+
+def offer_of(body: Any, api: ApiName) -> Offer:
+    """What a request body offers the model: its function tools and the hosted MCP servers it names."""
+    body = as_dict(body)
+    tools = [as_dict(t) for t in as_list(body.get("tools"))]
+    functions = [t for t in tools if _is_function(t, api)]
+    others = [t for t in tools if not _is_function(t, api)]
+    servers = tuple(str(s.get("label") or "") for s in hosted.hosted_servers(body))
+    naming = [*others, *as_list(body.get("mcp_servers"))] if servers else []
+    return Offer(
+        functions=tuple(_name(t) for t in functions),
+        function_bytes=len(json_bytes(functions)) if functions else 0,
+        function_tokens=estimate_tokens(json.dumps(functions, ensure_ascii=False)) if functions else 0,
+        servers=servers,
+        server_bytes=len(json_bytes(naming)) if naming else 0,
+        tool_choice=body.get("tool_choice"),
+    )
+
+
+def _chat_turn(message: Any, finish: Any) -> tuple[list[ToolCall], str | None]:
+    """A Chat Completions message's tool_calls, read leniently: a call without an id (some local servers send none)
+    is still a call the model asked for."""
+    calls = [as_dict(c) for c in as_list(as_dict(message).get("tool_calls"))]
+    found = [
+        ToolCall(
+            str(as_dict(c.get("function")).get("name")),
+            as_dict(c.get("function")).get("arguments"),
+            str(c.get("id") or ""),
+        )
+        for c in calls
+    ]
+    return found, finish if isinstance(finish, str) else None
+
+
+def reply_turn(hop: Hop) -> tuple[list[ToolCall], str | None] | None:
+    """The calls a model reply (a response, or a stream's assembled turn) asks for, in its API's terms (tool_calls,
+    function_call items, tool_use blocks), and why the model stopped; None for a body no API reads."""
+    payload = as_dict(hop.payload)
+    assembled = hop.kind == "llm.assembled"
+    body = payload.get("message") if assembled else payload.get("body")
+    api = api_of_body(body)
+    if api.name == "chat":
+        if assembled:
+            return _chat_turn(body, payload.get("finish_reason"))
+        choices = as_list(as_dict(body).get("choices"))
+        choice = as_dict(choices[0]) if choices else {}
+        return _chat_turn(choice.get("message"), choice.get("finish_reason")) if choice else None
+    turn = turn_of(body, api, finish=payload.get("finish_reason") if assembled else None)
+    if turn is None:
+        return None
+    return [ToolCall(c.name, arguments_of(c), c.id) for c in turn.calls], turn.finish
+
+
+def _read(request: Hop, replies: Sequence[Hop]) -> ModelExchange:
+    payload = as_dict(request.payload)
+    api = api_of_request(payload).name
+    reply = next((r for r in replies if r.kind == "llm.assembled"), None) or next(
+        (r for r in replies if r.kind == "llm.response"), None
+    )
+    got = reply_turn(reply) if reply is not None else None
+    reply_body = as_dict(reply.payload).get("message" if reply.kind == "llm.assembled" else "body") if reply else None
+    usage = next((r.usage for r in replies if r.usage and r.usage.get("prompt_tokens") is not None), None)
+    return ModelExchange(
+        api=api,
+        asker="host_for_server" if "for_server" in payload else "app",
+        request=request,
+        reply=reply,
+        failed=next((r for r in replies if r.kind == "llm.error"), None),
+        offer=offer_of(payload.get("body"), api),
+        calls=tuple(got[0]) if got else (),
+        reported=tuple(hosted.exchanges(reply_body)) if reply_body is not None else (),
+        asks_approval=hosted.approval_requests(reply_body) if reply_body is not None else (),
+        approves=tuple(
+            (str(i.get("approval_request_id") or ""), i.get("approve") is True)
+            for i in map(as_dict, as_list(as_dict(payload.get("body")).get("input")))
+            if i.get("type") == "mcp_approval_response"
+        ),
+        finish=got[1] if got else None,
+        prompt_tokens=int(usage.get("prompt_tokens") or 0) if usage else None,
+        previous=bool(as_dict(payload.get("body")).get("previous_response_id")),
+    )
+
+
+def model_exchanges(hops: Iterable[Hop]) -> list[ModelExchange]:
+    """Every model request of a trace with what came back for it, read, in the order they were sent."""
+    return [_read(call.request, call.replies) for call in model_calls(hops)]
