@@ -13,6 +13,8 @@ from flow.text.names import Lang
 from flow.trace.files import load_trace
 from flow.trace.model import Trace
 from flow.views.closing import closing_facts, sections
+from flow.views.compare import point
+from flow.views.lesson import lesson_markdown
 from flow.views.tool_cost import request_costs, tool_cost_points
 from flow.wire.reading import model_exchanges, offer_of
 
@@ -141,3 +143,40 @@ def test_every_model_request_is_read_once() -> None:
     readings = model_exchanges(trace.hops)
     assert [r.asker for r in readings] == ["app", "host_for_server", "host_for_server", "app"]
     assert [c.name for c in readings[0].calls] == ["plan_outing"]
+
+
+@pytest.mark.parametrize("name", HOSTED)
+def test_hosted_overview_says_the_provider_does_the_middle(name: str) -> None:
+    trace = _sample(name)
+    script = lesson_markdown(trace, lang="en")
+    overview = script.split("## The ten messages at a glance", 1)[1].split("## Hop by hop", 1)[0]
+    rows = {
+        int(line.split("|")[2]): line
+        for line in overview.splitlines()
+        if line.startswith("| ") and "---" not in line and "Step" not in line
+    }
+    assert "hosted MCP mode" in script
+    for wrong in (
+        "translated to flat function definitions",
+        "function_call items",
+        "App → MCP Client",
+        "tool_use blocks",
+    ):
+        assert wrong not in overview, (name, wrong)
+    assert "the provider's MCP client → MCP server" in rows[2]
+    assert "no functions" in rows[3]
+    assert "inside the provider" in rows[4] and "inside the provider" in rows[5]
+    zh = lesson_markdown(trace, lang="zh")
+    assert "托管 MCP 模式" in zh and "服务商的 MCP 客户端 → MCP 服务器" in zh
+
+
+def test_compare_reads_the_hosted_call_and_the_hosted_request() -> None:
+    hosted, app_side = _sample("hosted-messages"), _sample("beijing-mcp")
+    said = point(hosted, app_side, lang="en")
+    assert "A: none" not in said and "neither run calls a tool" not in said
+    assert "the same tool call get_weather(city=北京)" in said
+    assert "A is hosted MCP" in said
+    assert "A: name, description and input_schema" not in said  # the hosted request has no function definitions
+    assert "no function definitions, one entry naming the MCP server" in said
+    zh = point(hosted, app_side, lang="zh")
+    assert "A 是托管 MCP" in zh

@@ -510,6 +510,21 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "name、description 和 input_schema，没有 type",
         "en": "name, description and input_schema, no type",
     },
+    "shape_hosted": {
+        "zh": "没有函数定义，只有一个写明 MCP 服务器的条目，工具由服务商自己列出",
+        "en": "no function definitions, one entry naming the MCP server, whose tools the provider lists itself",
+    },
+    "back_hosted": {
+        "zh": "没有自己的回填（服务商在内部把结果交回它的模型）",
+        "en": "sends no backfill of its own (the provider hands the result to its model inside)",
+    },
+    "hosted_lead": {
+        "zh": "{hosted} 是托管 MCP：列出工具、选定调用、发出 tools/call、把结果交回模型，都在模型服务商那里完成，{hosted} 的应用只写了"
+        "服务器，什么也不翻译；{other} 的这些步骤由应用自己做或不需要。",
+        "en": "{hosted} is hosted MCP: listing the tools, choosing the call, sending the tools/call and handing the "
+        "result back to the model all happen at the model provider, and {hosted}'s app only names the server and "
+        "translates nothing; in {other}, the app does these steps itself or has no need of them.",
+    },
     "back_chat": {
         "zh": "每个调用一条 role 为 tool 的消息，引用 tool_call_id",
         "en": 'sends a role "tool" message per call, quoting its tool_call_id',

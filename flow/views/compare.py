@@ -32,6 +32,7 @@ from flow.views.diagram import aligned_room, to_dot
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import request_costs
 from flow.wire.base import ApiName
+from flow.wire.reading import model_exchanges
 from flow.wire.recorded import api_of_request, api_of_trace
 
 
@@ -118,17 +119,15 @@ def _call_text(name: Any, arguments: Any) -> str:
 
 
 def _decisions(trace: Trace) -> tuple[str, ...]:
-    """The tool calls the model asked for, by name and parsed arguments (ids differ from run to run)."""
+    """The tool calls the model asked for, by name and parsed arguments (ids differ from run to run): those its
+    replies hand the app, and in hosted MCP those the provider reports its model chose and its client made; not the
+    calls the host's model wrote for a server (sampling: they are the server's)."""
     out: list[str] = []
-    for hop in trace.hops:
-        if (reverse := payload_of(hop, "translate.reverse")) is not None:
-            call = reverse["tool_call"]["function"]
-            out.append(_call_text(call["name"], call["arguments"]))
-        elif hop.kind == "error" and hop.step == Step.REVERSE_TRANSLATION:
-            refused = hop.payload.get("tool_call") if isinstance(hop.payload, dict) else None
-            fn = refused.get("function") if isinstance(refused, dict) else None
-            if isinstance(fn, dict):
-                out.append(_call_text(fn.get("name"), fn.get("arguments")))
+    for ex in model_exchanges(trace.hops):
+        if ex.for_server:
+            continue
+        out += [_call_text(c.name, c.arguments) for c in ex.calls]
+        out += [_call_text(r.name, r.arguments) for r in ex.reported if r.method == "tools/call"]
     return tuple(out)
 
 
@@ -297,12 +296,22 @@ def _what_mcp_adds(sb: Shape, lang: Lang) -> str:
 
 def _backfill(trace: Trace, lang: Lang) -> tuple[str, str]:
     """How a run's first backfill sends the tool results back, in its API's terms, and that request's bytes."""
+    if trace.meta.mode == "hosted":  # the provider hands the result to its model; the app sends none
+        return _p("back_hosted", lang), "—"
     first = next((h for h in trace.hops if h.kind == "llm.request" and h.step == Step.BACKFILL), None)
     if first is None:
         return _p("no_backfill", lang), "—"
     api = api_of_request(as_dict(first.payload))
     previous = api.name == "responses" and bool(as_dict(as_dict(first.payload).get("body")).get("previous_response_id"))
     return _p("back_previous" if previous else f"back_{api.name}", lang), f"{first.bytes:,}"
+
+
+def _shape(trace: Trace, lang: Lang) -> str:
+    """How a run's requests give the model its tools: the API's function format, or (hosted MCP) an entry naming the
+    server, whose tools the provider lists itself."""
+    if trace.meta.mode == "hosted":
+        return _p("shape_hosted", lang)
+    return _p(f"shape_{api_of_trace(trace).name}", lang)
 
 
 def apis_compared(a: Trace, b: Trace, *, lang: Lang = "en") -> str | None:
@@ -324,8 +333,8 @@ def apis_compared(a: Trace, b: Trace, *, lang: Lang = "en") -> str | None:
         bytes_b=f"{fb.bytes_to_model:,}",
         tools_a=f"{ca[0].tool_bytes:,}" if ca else "—",
         tools_b=f"{cb[0].tool_bytes:,}" if cb else "—",
-        shape_a=_p(f"shape_{api_a}", lang),
-        shape_b=_p(f"shape_{api_b}", lang),
+        shape_a=_shape(a, lang),
+        shape_b=_shape(b, lang),
         back_a=back_a,
         back_b=back_b,
         back_bytes_a=bytes_back_a,
@@ -336,9 +345,17 @@ def apis_compared(a: Trace, b: Trace, *, lang: Lang = "en") -> str | None:
 def point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:
     """What a pair of runs teaches (see `_point`); two runs of different model APIs begin with where their bytes
     differ (`apis_compared`)."""
-    lead = apis_compared(a, b, lang=lang)
-    text = _point(a, b, lang=lang)
-    return text if lead is None else lead + ("" if lang == "zh" else " ") + text
+    leads = [t for t in (apis_compared(a, b, lang=lang), _hosted_compared(a, b, lang)) if t]
+    return ("" if lang == "zh" else " ").join([*leads, _point(a, b, lang=lang)])
+
+
+def _hosted_compared(a: Trace, b: Trace, lang: Lang) -> str | None:
+    """When one run is hosted MCP and the other is not: who listed, chose, called and handed back in each."""
+    hosted = [side for side, t in (("A", a), ("B", b)) if t.meta.mode == "hosted"]
+    if len(hosted) != 1:
+        return None
+    other = "B" if hosted[0] == "A" else "A"
+    return _p("hosted_lead", lang, hosted=hosted[0], other=other)
 
 
 def _point(a: Trace, b: Trace, *, lang: Lang = "en") -> str:

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from flow.text.names import ACTOR_NAMES, Lang
 from flow.text.route import (
@@ -25,7 +25,7 @@ from flow.text.route import (
     route_cell,
 )
 from flow.text.teaching import teaching_texts
-from flow.text.teaching.lesson import API_CROSSES, ARTICLE_MESSAGES, LESSON_TEXT
+from flow.text.teaching.lesson import API_CROSSES, ARTICLE_MESSAGES, HOSTED_MESSAGES, LESSON_TEXT
 from flow.text.ways import LESSON_WORDS
 from flow.trace.files import escape_controls
 from flow.trace.model import Hop, Trace
@@ -179,31 +179,45 @@ def _hops_cell(message: Message, seqs: list[int], trace: Trace, lang: Lang) -> s
     return shown
 
 
+def _row(trace: Trace, m: Message, lang: Lang) -> tuple[str, str, str]:
+    """The phase, the way and what crosses of one message, as the trace's mode (and API) has it."""
+    step, message = m.step, ARTICLE_MESSAGES[m.step]
+    api = api_of_trace(trace).name
+    mode = trace.meta.mode
+    match mode:
+        case "direct":  # nothing of MCP: no decorators, tools/list, MCP client, tools/call or CallToolResult
+            phase = DIRECT_PHASE_NAMES[m.article_phase][lang]
+            way = message.direct_route[lang] if message.direct_route else article_route(step, lang)
+            crosses = (message.direct_crosses or message.crosses)[lang]
+        case "mcp":
+            phase, way, crosses = (
+                ARTICLE_PHASE_NAMES[m.article_phase][lang],
+                route_cell(step, lang),
+                message.crosses[lang],
+            )
+        case "hosted":  # the provider is the MCP client: it lists, chooses, calls and backfills itself
+            hosted = HOSTED_MESSAGES[step]
+            said = (hosted.by_api or {}).get(api, hosted.crosses)
+            return ARTICLE_PHASE_NAMES[m.article_phase][lang], hosted.route[lang], said[lang]
+        case _:
+            assert_never(mode)
+    api_crosses = API_CROSSES[api]
+    return phase, way, api_crosses[step][lang] if step in api_crosses else crosses
+
+
 def _overview(trace: Trace, lang: Lang, *, restaurant: bool) -> list[str]:
     by_step: dict[int, list[int]] = {}
     for hop in trace.hops:
         if hop.step is not None:
             by_step.setdefault(hop.step, []).append(hop.seq)
-    direct = trace.meta.mode == "direct"
-    api_crosses = API_CROSSES[api_of_trace(trace).name]
     columns = ["message", "step", "phase", "route", "crosses", "hops"] + (["restaurant"] if restaurant else [])
     lines = [
         "| " + " | ".join(_t("col." + c, lang) for c in columns) + " |",
         "|" + "---|" * len(columns),
     ]
     for m in route(trace):
-        step, message = m.step, ARTICLE_MESSAGES[m.step]
-        if direct:  # nothing of MCP: no decorators, tools/list, MCP client, tools/call or CallToolResult
-            phase = DIRECT_PHASE_NAMES[m.article_phase][lang]
-            way = message.direct_route[lang] if message.direct_route else article_route(step, lang)
-            crosses = (message.direct_crosses or message.crosses)[lang]
-        else:
-            phase, way, crosses = (
-                ARTICLE_PHASE_NAMES[m.article_phase][lang],
-                route_cell(step, lang),
-                message.crosses[lang],
-            )
-        crosses = api_crosses[step][lang] if step in api_crosses else crosses
+        step = m.step
+        phase, way, crosses = _row(trace, m, lang)
         cells = [
             _t("phase_zero", lang) if step == 0 else _t("message_n", lang, n=int(step)),
             str(int(step)),
@@ -251,7 +265,7 @@ def lesson_markdown(
     first lesson); `questions` (by hop seq) are asked, and answered, before their hops' texts."""
     meta = trace.meta
     title = (meta.title or {}).get(lang) or meta.question
-    mode = _t("mode." + ("direct" if meta.mode == "direct" else "mcp"), lang)
+    mode = _t("mode." + meta.mode, lang)
     out = [f"# {prose(title)}", "", _t("subtitle", lang, mode=mode, hops=len(trace.hops))]
     if title != meta.question:  # the user's own words, quoted in Chinese like any text a payload holds
         out += ["", f"> “{prose(meta.question)}”" if lang == "zh" else f"> {prose(meta.question)}"]

@@ -111,6 +111,118 @@ API_CROSSES: dict[ApiName, dict[Step, dict[Lang, str]]] = {
 }
 
 
+@dataclass(frozen=True)
+class HostedMessage:
+    """One of the articles' messages in hosted MCP, where the provider is the MCP client: the way it really goes
+    and what crosses; `by_api` where the API's own items say it."""
+
+    route: dict[Lang, str]
+    crosses: dict[Lang, str]
+    by_api: dict[ApiName, dict[Lang, str]] | None = None
+
+
+_INSIDE = {"zh": "服务商内部（应用看不到）", "en": "inside the provider (out of the app's sight)"}
+_CLIENT_TO_SERVER = {"zh": "服务商的 MCP 客户端 → MCP 服务器", "en": "the provider's MCP client → MCP server"}
+
+
+# Hosted MCP: the app names a server and the provider does messages 2 and 4-8 itself. Every row is true of every
+# hosted trace; what a trace shows of the provider's part (frames a recorder saw at the server, the provider's
+# report) is the hops column's.
+HOSTED_MESSAGES: dict[Step, HostedMessage] = {
+    Step.TOOLS_EXIST: HostedMessage(
+        {"zh": "MCP 服务器", "en": "MCP Server"},
+        {"zh": "由装饰器生成的工具清单", "en": "the tool list built from decorators"},
+    ),
+    Step.QUESTION: HostedMessage(
+        {"zh": "用户 → 应用", "en": "User → App"}, {"zh": "用户的问题", "en": "the user's question"}
+    ),
+    Step.LIST_TOOLS: HostedMessage(
+        _CLIENT_TO_SERVER,
+        {
+            "zh": "tools/list：服务商的客户端询问有哪些工具，应用不参与",
+            "en": "tools/list, asked by the provider's client; the app takes no part",
+        },
+    ),
+    Step.ASK_MODEL: HostedMessage(
+        {"zh": "应用 → 模型 API", "en": "App → Model API"},
+        {
+            "zh": "对话加上写明 MCP 服务器的条目，没有函数定义",
+            "en": "the conversation and an entry naming the MCP server, no functions",
+        },
+        {
+            "responses": {
+                "zh": "instructions、input 项，加上一个 type 为 mcp 的工具（server_label、server_url），没有函数定义",
+                "en": "instructions, the input items and one tool of type mcp (server_label, server_url), no functions",
+            },
+            "messages": {
+                "zh": "顶层 system、messages、mcp_servers，加上一个 mcp_toolset 工具，没有函数定义",
+                "en": "the top-level system, the messages, mcp_servers and one mcp_toolset tool, no functions",
+            },
+        },
+    ),
+    Step.DECISION: HostedMessage(
+        {
+            "zh": "服务商内部（应用看不到；要批准时：模型 API → 应用）",
+            "en": "inside the provider (out of the app's sight; an approval request: Model API → App)",
+        },
+        {
+            "zh": "服务商的模型选定一个工具调用；要应用批准时，响应里带回 mcp_approval_request",
+            "en": "the provider's model chooses a call; where the app must approve it, an mcp_approval_request comes "
+            "back",
+        },
+    ),
+    Step.REVERSE_TRANSLATION: HostedMessage(
+        _INSIDE,
+        {"zh": "服务商把模型的调用变成 tools/call", "en": "the provider turns its model's call into a tools/call"},
+    ),
+    Step.CALL_TOOL: HostedMessage(
+        {"zh": "服务商的 MCP 客户端 → MCP 服务器 → 工具", "en": "the provider's MCP client → MCP server → tool"},
+        {
+            "zh": "tools/call：服务商的客户端请服务器运行这个函数",
+            "en": "tools/call: the provider's client asks the server to run it",
+        },
+    ),
+    Step.TOOL_RESULT: HostedMessage(
+        {"zh": "工具 → MCP 服务器 → 服务商的 MCP 客户端", "en": "tool → MCP server → the provider's MCP client"},
+        {
+            "zh": "结果：CallToolResult，交给服务商，不交给应用",
+            "en": "the result: a CallToolResult, to the provider, not the app",
+        },
+    ),
+    Step.BACKFILL: HostedMessage(
+        {
+            "zh": "服务商内部（应用看不到；批准的答复：应用 → 模型 API）",
+            "en": "inside the provider (out of the app's sight; an approval answer: App → Model API)",
+        },
+        {
+            "zh": "结果在服务商内部交回它的模型；要批准时，应用在这里发出 mcp_approval_response",
+            "en": "the result goes back to the provider's model inside the provider; where approval was asked, the "
+            "app's mcp_approval_response goes here",
+        },
+    ),
+    Step.MODEL_ANSWER: HostedMessage(
+        {"zh": "模型 API → 应用", "en": "Model API → App"},
+        {"zh": "回答的文字，加上服务商的报告", "en": "the answer's text, with the provider's report"},
+        {
+            "responses": {
+                "zh": "回答的文字，加上报告服务商做了什么的 mcp_list_tools 和 mcp_call 项",
+                "en": "the answer's text, with mcp_list_tools and mcp_call items reporting what the provider did",
+            },
+            "messages": {
+                "zh": "回答的文字，加上报告服务商做了什么的 mcp_tool_use 和 mcp_tool_result 内容块",
+                "en": "the answer's text, with mcp_tool_use and mcp_tool_result blocks reporting what the provider did",
+            },
+        },
+    ),
+    Step.SHOW_ANSWER: HostedMessage(
+        {"zh": "应用 → 用户", "en": "App → User"}, {"zh": "展示给用户的回答", "en": "the answer shown to the user"}
+    ),
+}
+
+
+assert set(HOSTED_MESSAGES) == set(Step)
+
+
 LESSON_TEXT: dict[str, dict[Lang, str]] = {
     "subtitle": {
         "zh": "教案：一个问题走过的每一跳（{mode}模式，共 {hops} 跳）",
@@ -118,6 +230,7 @@ LESSON_TEXT: dict[str, dict[Lang, str]] = {
     },
     "mode.mcp": {"zh": "MCP ", "en": "MCP"},
     "mode.direct": {"zh": "直接调用", "en": "direct"},
+    "mode.hosted": {"zh": "托管 MCP ", "en": "hosted MCP"},
     "overview": {"zh": "十条消息一览", "en": "The ten messages at a glance"},
     "overview_note": {
         "zh": "消息编号沿用原文：应用的步骤号就是原文的消息号，步骤 0 即原文的阶段零。",
