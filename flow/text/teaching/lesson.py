@@ -121,8 +121,11 @@ class HostedMessage:
     by_api: dict[ApiName, dict[Lang, str]] | None = None
 
 
-_INSIDE = {"zh": "服务商内部（应用看不到）", "en": "inside the provider (out of the app's sight)"}
-_CLIENT_TO_SERVER = {"zh": "服务商的 MCP 客户端 → MCP 服务器", "en": "the provider's MCP client → MCP server"}
+_INSIDE: dict[Lang, str] = {"zh": "服务商内部（应用看不到）", "en": "inside the provider (out of the app's sight)"}
+_CLIENT_TO_SERVER: dict[Lang, str] = {
+    "zh": "服务商的 MCP 客户端 → MCP 服务器",
+    "en": "the provider's MCP client → MCP server",
+}
 
 
 # Hosted MCP: the app names a server and the provider does messages 2 and 4-8 itself. Every row is true of every
