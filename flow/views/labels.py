@@ -23,7 +23,6 @@ from flow.trace.payloads import (
     HttpExchange,
     JsonObject,
     LlmAssembled,
-    LlmAssembledPayload,
     LlmChunk,
     LlmChunkPayload,
     LlmError,
@@ -31,7 +30,6 @@ from flow.trace.payloads import (
     LlmRequest,
     LlmRequestPayload,
     LlmResponse,
-    LlmResponsePayload,
     McpError,
     McpNotification,
     McpNotificationPayload,
@@ -57,10 +55,11 @@ from flow.trace.payloads import (
 from flow.trace.rounds import Rounds
 from flow.trace.steps import STEPS, Phase
 from flow.trace.summaries import amount_text, arguments_text, call_text, frame_summary, input_requests
-from flow.wire.base import WireApi
+from flow.wire.base import ApiName, WireApi
 from flow.wire.chat import first_choice
 from flow.wire.hosted import hosted_servers
-from flow.wire.recorded import answered, api_of_body, api_of_request, arguments_of, conversation, turn_of
+from flow.wire.reading import reply_turn
+from flow.wire.recorded import answered, api_of_body, api_of_request, conversation
 
 PHASE_COLORS: dict[Phase, str] = {
     "prepare": "#f2f2f2",
@@ -226,16 +225,6 @@ def _call_atoms(name: Any, arguments: Any, value_width: int | None, lang: Lang =
     parts = [p + "," for p in parts[:-1]] + [parts[-1] + ")"]
     parts[0] = f"{name}({parts[0]}"
     return parts
-
-
-def _calls_of(message: dict[str, Any]) -> list[tuple[Any, Any]]:
-    """(name, arguments string) of each tool call an assistant message holds."""
-    calls = message.get("tool_calls")
-    out = []
-    for call in calls if isinstance(calls, list) else []:
-        fn = _dict(_dict(call).get("function"))
-        out.append((fn.get("name"), fn.get("arguments")))
-    return out
 
 
 def _joined(items: list[list[str]]) -> list[str]:
@@ -433,15 +422,15 @@ def _model_label(t: ModelHop, width: int, lang: Lang) -> list[str]:
         case LlmRequest(hop=h, payload=p) if "for_server" in p:  # sampling: the host's model, for the server
             return _prefixed(_w("for_server", lang), _request_label(h, p, width, lang), width)
         case LlmResponse(hop=h, payload=p) if "for_server" in p:
-            return _prefixed(_w("for_server", lang), _response_label(h, p, width, lang), width)
+            return _prefixed(_w("for_server", lang), _reply_label(h, width, lang, assembled=False), width)
         case LlmRequest(hop=h, payload=p):
             return _request_label(h, p, width, lang)
-        case LlmResponse(hop=h, payload=p):
-            return _response_label(h, p, width, lang)
+        case LlmResponse(hop=h):
+            return _reply_label(h, width, lang, assembled=False)
         case LlmChunk(hop=h, payload=p):
             return _line(_chunk_text(h, p, lang), width)
-        case LlmAssembled(hop=h, payload=p):
-            return _assembled_label(h, p, width, lang)
+        case LlmAssembled(hop=h):
+            return _reply_label(h, width, lang, assembled=True)
         case LlmError(payload=p):
             return _line(_model_error_text(p, lang), width)
         case _ as never:
@@ -607,8 +596,19 @@ def _request_label(hop: Hop, p: LlmRequestPayload, width: int, lang: Lang) -> li
         return _some(scripted + head, items, width, lang=lang)
     stream = _w("stream_flag", lang) if body.get("stream") else ""
     sent, tools = len(conversation(body, api)), len(body.get("tools", []))
-    count = _w("request_items" if api.name == "responses" else "request", lang, m=sent, t=tools)
+    count = _w(_sent_word(api.name), lang, m=sent, t=tools)
     return _line(scripted + count + stream, width)
+
+
+def _sent_word(api: ApiName) -> Literal["request", "request_items"]:
+    """What a request's conversation is counted in: Responses' input items, the others' messages."""
+    match api:
+        case "responses":
+            return "request_items"
+        case "chat" | "messages":
+            return "request"
+        case _ as never:
+            assert_never(never)
 
 
 _HOSTED_TOOLS = ("mcp", "mcp_toolset")  # tool types that name a server for the provider to reach, not a function
@@ -620,8 +620,7 @@ def _hosted_request_label(
     """Hosted MCP: a request that names servers for the provider to use: the app's approval answers first (the
     app's last word on a call), then how much conversation it sends and which servers, with their approval rule
     (Responses) or the toolset that enables them (Messages)."""
-    api = wire.name
-    items = [i for i in as_list(body.get("input")) if isinstance(i, dict)] if api == "responses" else []
+    items = [i for i in as_list(body.get("input")) if isinstance(i, dict)]  # Responses' approval answers
     asked = {i.get("id"): i.get("name") for i in items if i.get("type") == "mcp_approval_request"}
     atoms: list[str] = []
     for item in items:
@@ -631,16 +630,16 @@ def _hosted_request_label(
             atoms.append(_w(said, lang, name=_value_text(name)) + " ·")
     tools = [t for t in as_list(body.get("tools")) if not (isinstance(t, dict) and t.get("type") in _HOSTED_TOOLS)]
     sent = len(conversation(body, wire))
-    head = _w("request_items_head" if api == "responses" else "request_head", lang, m=sent)
+    head = _w(_sent_word(wire.name) + "_head", lang, m=sent)
     atoms.append(scripted + head)
     if tools:
         atoms.append(_w("n_tools", lang, n=len(tools)).rstrip(":：") + " +")
     atoms.append(_w("one_server", lang) if len(servers) == 1 else _w("n_servers", lang, n=len(servers)))
     toolsets = {t.get("mcp_server_name") for t in as_list(body.get("tools")) if isinstance(t, dict)}
     for k, server in enumerate(servers):
-        rule = server.get("require_approval") if api == "responses" else None
+        rule = server.get("require_approval") if server.get("approval_asked") else None
         how = _w("approval", lang, value=clip(_value_text(rule), 16)) if rule is not None else ""
-        how = "(mcp_toolset)" if api == "messages" and server.get("label") in toolsets else how
+        how = "(mcp_toolset)" if server.get("label") in toolsets else how  # Messages' connector enables it so
         atoms += [str(server.get("label")) + ("," if k < len(servers) - 1 and not how else ""), how]
     lines = _lay_out([a for a in atoms if a], "", width)
     return lines[:MAX_LINES]
@@ -681,48 +680,28 @@ def _hosted_turn_label(scripted: str, body: dict[str, Any], width: int, lang: La
     return lines[:MAX_LINES]
 
 
-def _turn_label(scripted: str, body: Any, finish: Any, width: int, lang: Lang, *, assembled: bool) -> list[str]:
-    """A Responses or Messages turn: what a hosted-MCP turn reports, its calls under the API's own name, or why it
-    stopped."""
+def _reply_label(hop: Hop, width: int, lang: Lang, *, assembled: bool) -> list[str]:
+    """A model reply (a whole response, or the turn the app assembled from a stream), read once for every API: what a
+    hosted-MCP turn reports, the calls it asks for under the API's own name, or why the model stopped."""
+    payload = as_dict(hop.payload)
+    body = payload.get("message" if assembled else "body")
+    scripted = _w("scripted", lang) if hop.scripted else ""
+    status = payload.get("status", 0)
+    if not assembled and isinstance(status, int) and status >= 400:
+        return _line(_w("http_status", lang, status=status), width)
     if isinstance(body, dict) and (hosted := _hosted_turn_label(scripted, body, width, lang)) is not None:
         return hosted
-    api = api_of_body(body)
-    turn = turn_of(body, api, finish=finish)
-    words = API_WORDS[api.name]
-    if turn is not None and turn.calls:
-        calls = [(c.name, arguments_of(c)) for c in turn.calls]
+    words = API_WORDS[api_of_body(body).name]
+    got = reply_turn(hop)
+    if got is not None and got[0]:
+        calls = [(c.name, c.arguments) for c in got[0]]
         head = _w("assembled_of", lang, what=words["calls"]) if assembled else words["calls"] + ":"
         return _calls_label(scripted + head, calls, width, lang)
-    said = finish if finish is not None else _dict(body).get(words["finish"])
+    said = got[1] if got is not None else payload.get("finish_reason") if assembled else None
     stop = f"{words['finish']}: {said}" if said is not None else ""
     if assembled:
         return _line(_w("assembled", lang, what=stop), width)
     return _line(scripted + (stop or _w("response", lang)), width)
-
-
-def _response_label(hop: Hop, p: LlmResponsePayload, width: int, lang: Lang) -> list[str]:
-    """A whole model response: every call it asks for, or why it stopped."""
-    scripted = _w("scripted", lang) if hop.scripted else ""
-    if p.get("status", 0) < 400 and api_of_body(p["body"]).name != "chat":
-        return _turn_label(scripted, p["body"], None, width, lang, assembled=False)
-    choice = first_choice(p["body"])  # the provider's JSON, as it came
-    if calls := _calls_of(_dict(choice.get("message"))):
-        return _calls_label(scripted + "tool_calls:", calls, width, lang)
-    if p.get("status", 0) >= 400:
-        return _line(_w("http_status", lang, status=p.get("status")), width)
-    return _line(scripted + (_finish(choice) or _w("response", lang)), width)
-
-
-def _assembled_label(hop: Hop, p: LlmAssembledPayload, width: int, lang: Lang) -> list[str]:
-    """The message the app assembled from a stream: its calls, or why the stream stopped."""
-    if api_of_body(p["message"]).name != "chat":
-        scripted = _w("scripted", lang) if hop.scripted else ""
-        return _turn_label(scripted, p["message"], p["finish_reason"], width, lang, assembled=True)
-    calls = [(c["function"]["name"], c["function"]["arguments"]) for c in p["message"].get("tool_calls", [])]
-    if calls:
-        scripted = _w("scripted", lang) if hop.scripted else ""
-        return _calls_label(scripted + _w("assembled_calls", lang), calls, width, lang)
-    return _line(_w("assembled", lang, what=f"finish_reason: {p['finish_reason']}"), width)
 
 
 def _mcp_result_label(hop: Hop, p: McpResponsePayload, width: int, lang: Lang) -> list[str]:
@@ -810,10 +789,24 @@ def _chunk_text(hop: Hop, p: LlmChunkPayload, lang: Lang) -> str:
     data = p["data"]  # the provider's JSON, as it came
     if not isinstance(data, dict):
         return _w("chunk", lang, n=n, what=clip(_value_text(data), 30))
-    api = api_of_body(data)
-    if api.name != "chat":
-        found = re.match(r"event (\d+)", hop.summary)
-        return _w("event", lang, n=found[1] if found else "?", what=_event_text(api.name, data, lang))
+    match api_of_body(data).name:
+        case "responses":
+            return _event_line(hop, _responses_event(data, lang), lang)
+        case "messages":
+            return _event_line(hop, _messages_event(data, lang), lang)
+        case "chat":
+            return _chat_chunk_text(n, data, hop, lang)
+        case _ as never:
+            assert_never(never)
+
+
+def _event_line(hop: Hop, what: str, lang: Lang) -> str:
+    found = re.match(r"event (\d+)", hop.summary)
+    return _w("event", lang, n=found[1] if found else "?", what=what)
+
+
+def _chat_chunk_text(n: str, data: dict[str, Any], hop: Hop, lang: Lang) -> str:
+    """One Chat Completions chunk: a call starting, a piece of its arguments or of text, or why it stopped."""
     choice = first_choice(data)
     if not choice:
         return _w("chunk", lang, n=n, what="usage") if data.get("usage") else _w("chunk_plain", lang, n=n)
@@ -832,20 +825,24 @@ def _chunk_text(hop: Hop, p: LlmChunkPayload, lang: Lang) -> str:
     return _w("chunk", lang, n=n, what=f"role {delta.get('role', '')}".strip())
 
 
-def _event_text(api: str, data: dict[str, Any], lang: Lang) -> str:
-    """One Responses or Messages stream event: a call starting, a piece of its arguments or of text, why the
-    message stopped, or the event's type (a wire name, the same in every language)."""
+def _responses_event(data: dict[str, Any], lang: Lang) -> str:
+    """One Responses stream event: a call starting, a piece of its arguments or of text, or the event's type (a wire
+    name, the same in every language)."""
+    kind, delta = str(data.get("type")), data.get("delta")
+    item = _dict(data.get("item"))
+    if kind == "response.output_item.added" and item.get("type") == "function_call":
+        return _w("event_call", lang, what="function_call", name=item.get("name"))
+    if kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
+        field = "arguments" if "arguments" in kind else "output_text"
+        return f"{field} += {delta!r}"
+    return kind
+
+
+def _messages_event(data: dict[str, Any], lang: Lang) -> str:
+    """One Messages stream event: a call starting, a piece of its input or of text, why the message stopped, or the
+    event's type."""
     kind = str(data.get("type"))
-    delta = data.get("delta")
-    if api == "responses":
-        item = _dict(data.get("item"))
-        if kind == "response.output_item.added" and item.get("type") == "function_call":
-            return _w("event_call", lang, what="function_call", name=item.get("name"))
-        if kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
-            field = "arguments" if "arguments" in kind else "output_text"
-            return f"{field} += {delta!r}"
-        return kind
-    block, moved = _dict(data.get("content_block")), _dict(delta)
+    block, moved = _dict(data.get("content_block")), _dict(data.get("delta"))
     if kind == "content_block_start" and block.get("type") == "tool_use":
         return _w("event_call", lang, what="tool_use", name=block.get("name"))
     if kind == "content_block_delta" and moved.get("type") == "input_json_delta":

@@ -75,7 +75,8 @@ def request_fields(api: ApiName, server: HostedServer) -> tuple[list[dict[str, A
 
 def hosted_servers(body: Any) -> list[dict[str, Any]]:
     """The servers a request asks the provider to reach: Responses' `mcp` tools, Messages' `mcp_servers`, each as
-    `{"label", "url", "require_approval", "headers"}` (what a provider, or the mock, needs to act as the client)."""
+    `{"label", "url", "require_approval", "headers"}` (what a provider, or the mock, needs to act as the client);
+    `approval_asked` where the request itself states the approval rule (Messages' connector has none: never)."""
     body = as_dict(body)
     found: list[dict[str, Any]] = []
     for tool in as_list(body.get("tools")):
@@ -86,6 +87,7 @@ def hosted_servers(body: Any) -> list[dict[str, Any]]:
                     "label": str(tool.get("server_label") or ""),
                     "url": tool["server_url"],
                     "require_approval": tool.get("require_approval", "always"),
+                    "approval_asked": True,  # the request states its rule (Responses)
                     "allowed_tools": tool.get("allowed_tools"),
                     "headers": as_dict(tool.get("headers")),
                 }
