@@ -16,6 +16,7 @@ API_WORDS: dict[ApiName, dict[str, str]] = {
         "schema": "parameters",
         "tokens": "prompt_tokens",
         "api": "Chat Completions",
+        "conversation": "messages",
     },
     "responses": {
         "calls": "function_call",
@@ -26,6 +27,7 @@ API_WORDS: dict[ApiName, dict[str, str]] = {
         "schema": "parameters",
         "tokens": "input_tokens",
         "api": "Responses",
+        "conversation": "input",
     },
     "messages": {
         "calls": "tool_use",
@@ -36,9 +38,11 @@ API_WORDS: dict[ApiName, dict[str, str]] = {
         "schema": "input_schema",
         "tokens": "input_tokens",
         "api": "Anthropic Messages",
+        "conversation": "messages",
     },
 }
 
 
 """Each API's own names for a model's calls (the field, and one call), why it stopped, the app's answer to a call,
-the id that pairs them, where a tool definition holds its JSON Schema, the input's token count, and the API's name."""
+the id that pairs them, where a tool definition holds its JSON Schema, the input's token count, the API's name, and
+the field a request carries the conversation in."""

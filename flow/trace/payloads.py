@@ -638,6 +638,12 @@ class Clipped(_Of[None]):
     __slots__ = ()
 
 
+ModelHop: TypeAlias = LlmRequest | LlmResponse | LlmChunk | LlmAssembled | LlmError
+
+
+"""A hop to or from a model API (its body speaks one of the APIs in `flow.wire`)."""
+
+
 TypedHop: TypeAlias = (
     PrepareTools
     | UserMessage

@@ -39,6 +39,7 @@ from flow.trace.payloads import (
     McpRequestPayload,
     McpResponse,
     McpResponsePayload,
+    ModelHop,
     PrepareTools,
     ReplayDivergence,
     ToolInvoke,
@@ -342,9 +343,6 @@ def _line(text: str, width: int) -> list[str]:
 
 
 AppHop: TypeAlias = PrepareTools | ToolList | ClientResult | UserMessage | AppAnswer | TranslateForward
-
-
-ModelHop: TypeAlias = LlmRequest | LlmResponse | LlmChunk | LlmAssembled | LlmError
 
 
 FrameHop: TypeAlias = McpRequest | McpResponse | McpError | McpNotification

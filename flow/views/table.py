@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
+from flow.text.apis import API_WORDS
 from flow.text.names import ACTOR_NAMES, AT_PROVIDER, KIND_NAMES, PHASE_NAMES, Lang, actor_names
 from flow.trace.files import clip_strings, clip_text, escape_controls
 from flow.trace.model import Hop, Trace, as_dict
@@ -25,6 +26,7 @@ from flow.trace.payloads import (
     McpReported,
     McpRequest,
     McpResponse,
+    ModelHop,
     PrepareTools,
     ReplayDivergence,
     ToolInvoke,
@@ -295,27 +297,8 @@ _CALL_KEYS = ("tool_call", "api_call", "call_request", "tool_message_content", "
 def _facts(t: TypedHop) -> dict[str, Any]:
     """The fields a lesson is about, by kind."""
     match t:
-        case LlmRequest(payload=p):
-            api = api_of_request(p)
-            return _body_facts(p["body"]) if api.name == "chat" else _request_facts(p["body"], api)
-        case LlmResponse(payload=p):
-            if api_of_body(p["body"]).name != "chat" and p.get("status", 0) < 400:
-                facts = _turn_facts(p["body"])
-                # a Responses body has a status of its own ("completed"), which is what the lesson is about
-                return facts | ({"HTTP status": p["status"]} if "status" in facts and "status" in p else _status(p))
-            return _body_facts(p["body"]) | _status(p)
-        case LlmChunk(payload=p):
-            if api_of_body(p["data"]).name != "chat":
-                return _picked(as_dict(p["data"]), _EVENT_KEYS) | _status(p)
-            return _body_facts(p["data"]) | _status(p)
-        case LlmAssembled(payload=p):
-            if api_of_body(p["message"]).name == "responses":
-                return _turn_facts({**p["message"], "status": p["finish_reason"]})
-            if api_of_body(p["message"]).name == "messages":
-                return _turn_facts({**p["message"], "stop_reason": p["finish_reason"]})
-            return _body_facts({"choices": [p]})  # the assembled message stands where a response's choice does
-        case LlmError(payload=p):
-            return _body_facts(p.get("body")) | _status(p)
+        case LlmRequest() | LlmResponse() | LlmChunk() | LlmAssembled() | LlmError():
+            return _model_facts(t)
         case McpRequest(payload=p) | McpResponse(payload=p) | McpError(payload=p) | McpNotification(payload=p):
             return _frame_facts(p)
         case (
@@ -339,6 +322,51 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             return _picked(p, _REPORTED_KEYS + _USER_INPUT_KEYS)
         case Clipped():
             return {}
+        case _ as never:
+            assert_never(never)
+
+
+def _model_facts(t: ModelHop) -> dict[str, Any]:
+    """What a lesson is about in a model hop, by kind and by the API its body speaks."""
+    match t:
+        case LlmRequest(payload=p):
+            wire = api_of_request(p)
+            match wire.name:
+                case "chat":
+                    return _body_facts(p["body"])
+                case "responses" | "messages" as api:
+                    return _request_facts(p["body"], wire, api)
+                case _ as never:
+                    assert_never(never)
+        case LlmResponse(payload=p):
+            match api_of_body(p["body"]).name:
+                case "responses" | "messages" as api if p.get("status", 0) < 400:
+                    facts = _turn_facts(p["body"], api)
+                    # a Responses body has a status of its own ("completed"), which is what the lesson is about
+                    return facts | ({"HTTP status": p["status"]} if "status" in facts and "status" in p else _status(p))
+                case "chat" | "responses" | "messages":  # an error status: the provider's error body, as it came
+                    return _body_facts(p["body"]) | _status(p)
+                case _ as never:
+                    assert_never(never)
+        case LlmChunk(payload=p):
+            match api_of_body(p["data"]).name:
+                case "chat":
+                    return _body_facts(p["data"]) | _status(p)
+                case "responses" | "messages":
+                    return _picked(as_dict(p["data"]), _EVENT_KEYS) | _status(p)
+                case _ as never:
+                    assert_never(never)
+        case LlmAssembled(payload=p):
+            match api_of_body(p["message"]).name:
+                case "chat":  # the assembled message stands where a response's choice does
+                    return _body_facts({"choices": [p]})
+                case "responses" | "messages" as api:
+                    finish = API_WORDS[api]["finish"]  # status, stop_reason
+                    return _turn_facts({**p["message"], finish: p["finish_reason"]}, api)
+                case _ as never:
+                    assert_never(never)
+        case LlmError(payload=p):
+            return _body_facts(p.get("body")) | _status(p)
         case _ as never:
             assert_never(never)
 
@@ -423,38 +451,45 @@ _EVENT_KEYS = ("type", "item", "content_block", "delta", "arguments", "message",
 """What a Responses or Messages stream event is about: its type and what it brings."""
 
 
-_REQUEST_KEYS: dict[str, tuple[str, ...]] = {
+TurnApi = Literal["responses", "messages"]
+
+
+"""The APIs whose requests and turns the table reads item by item (Chat's are read as a choice and its messages)."""
+
+
+_REQUEST_KEYS: dict[TurnApi, tuple[str, ...]] = {
     "responses": ("instructions", "previous_response_id", "tool_choice", "parallel_tool_calls", "stream"),
     "messages": ("system", "max_tokens", "tool_choice", "stream"),
 }
 
 
-def _request_facts(body: Any, wire: WireApi) -> dict[str, Any]:
+def _request_facts(body: Any, wire: WireApi, api: TurnApi) -> dict[str, Any]:
     """A Responses or Messages request's facts: the conversation it sends (input items, or messages), the call ids
     its tool results quote (`call_id`, `tool_use_id`), and the fields that API teaches (`previous_response_id`;
     the top-level `system` and the required `max_tokens`)."""
     if not isinstance(body, dict):
         return {}
-    api = wire.name
-    field = "input" if api == "responses" else "messages"
-    facts: dict[str, Any] = {field: conversation(body, wire)}
+    facts: dict[str, Any] = {API_WORDS[api]["conversation"]: conversation(body, wire)}
     ids = [i for _, i in answered(body, wire)]
     if ids:
-        facts["call_id" if api == "responses" else "tool_use_id"] = ids if len(ids) > 1 else ids[0]
+        facts[API_WORDS[api]["id"]] = ids if len(ids) > 1 else ids[0]
     return facts | _picked(body, _REQUEST_KEYS[api])
 
 
-def _turn_facts(body: Any) -> dict[str, Any]:
+def _turn_facts(body: Any, api: TurnApi) -> dict[str, Any]:
     """A Responses or Messages turn's facts: the response's id and its output items (a call's arguments string read
     as JSON beside it), or the content blocks (a tool_use's input already an object), and why it stopped."""
     if not isinstance(body, dict):
         return {}
-    if api_of_body(body).name == "responses":
-        output = body.get("output")
-        items = [_item_with_parsed_arguments(i) for i in output] if isinstance(output, list) else output
-        facts = _picked(body, ("id",)) | {"output": items} | _picked(body, ("status", "usage"))
-    else:
-        facts = _picked(body, ("content", "stop_reason", "usage"))
+    match api:
+        case "responses":
+            output = body.get("output")
+            items = [_item_with_parsed_arguments(i) for i in output] if isinstance(output, list) else output
+            facts = _picked(body, ("id",)) | {"output": items} | _picked(body, ("status", "usage"))
+        case "messages":
+            facts = _picked(body, ("content", "stop_reason", "usage"))
+        case _ as never:
+            assert_never(never)
     return facts | ({"error": body["error"]} if body.get("error") is not None else {})
 
 
