@@ -9,8 +9,9 @@ is drawn as a colour: paths that share a colour index belong together.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any, Literal, assert_never
 
+from flow.text.apis import API_WORDS
 from flow.trace.model import Hop, as_dict
 from flow.trace.payloads import (
     AppAnswer,
@@ -40,7 +41,7 @@ from flow.trace.payloads import (
     typed,
 )
 from flow.views.table import PARSED_ARGUMENTS, focus_view
-from flow.wire.base import WireApi
+from flow.wire.base import ApiName, WireApi
 from flow.wire.recorded import answered, api_of_body, api_of_request
 
 Path = tuple[str | int, ...]
@@ -370,19 +371,38 @@ def _model(b: _Builder, hop: LlmRequest | LlmResponse | LlmAssembled | LlmChunk)
     """3, 4, 8, 9 and a stream's events, each in the terms of the model API it was recorded with."""
     match hop:
         case LlmRequest(payload=p):
-            api = api_of_request(p)
-            _request(b) if api.name == "chat" else _api_request(b, api, p["body"])
-        case LlmResponse(payload=p) if api_of_body(p["body"]).name != "chat":
-            _api_decision(b, api_of_body(p["body"]))
-        case LlmAssembled(payload=p) if api_of_body(p["message"]).name != "chat":
-            _api_decision(b, api_of_body(p["message"]))
-        case LlmResponse() | LlmAssembled():
-            _decision(b)
+            wire = api_of_request(p)
+            match wire.name:
+                case "chat":
+                    _request(b)
+                case "responses" | "messages" as api:
+                    _api_request(b, wire, api, p["body"])
+                case _ as never:
+                    assert_never(never)
+        case LlmResponse(payload=p):
+            _reply(b, api_of_body(p["body"]).name)
+        case LlmAssembled(payload=p):
+            _reply(b, api_of_body(p["message"]).name)
         case LlmChunk(payload=p):
-            if api_of_body(p["data"]).name == "chat":
-                _chunk(b)
-            elif not any(b.mark(key, open_it=True) for key in ("delta", "item", "content_block", "usage")):
-                b.mark("type")
+            match api_of_body(p["data"]).name:
+                case "chat":
+                    _chunk(b)
+                case "responses" | "messages":
+                    if not any(b.mark(key, open_it=True) for key in ("delta", "item", "content_block", "usage")):
+                        b.mark("type")
+                case _ as never:
+                    assert_never(never)
+
+
+def _reply(b: _Builder, api: ApiName) -> None:
+    """4 and 9: the model's calls, or its answer, in the terms of the API that carried them."""
+    match api:
+        case "chat":
+            _decision(b)
+        case "responses" | "messages":
+            _api_decision(b, api)
+        case _ as never:
+            assert_never(never)
 
 
 def _listing(b: _Builder) -> None:
@@ -438,12 +458,18 @@ def _reverse(b: _Builder) -> None:
     b.open("tool_call", "function")
 
 
-def _api_request(b: _Builder, api: WireApi, body: Any) -> None:
+TurnApi = Literal["responses", "messages"]
+
+
+"""The APIs whose requests and turns are read item by item (Chat's as messages and a choice)."""
+
+
+def _api_request(b: _Builder, wire: WireApi, api: TurnApi, body: Any) -> None:
     """3 and 8 of Responses and Messages: a backfill's tool results (function_call_output items, tool_result blocks)
     paired by colour with the calls they answer (function_call items, tool_use blocks) where the request carries
     them; else the conversation, the tools and what that API asks for beside them."""
-    field = "input" if api.name == "responses" else "messages"
-    results = answered(body, api)
+    field = API_WORDS[api]["conversation"]
+    results = answered(body, wire)
     items = b.at(field)
     if _approvals(b, field):
         return
@@ -451,29 +477,20 @@ def _api_request(b: _Builder, api: WireApi, body: Any) -> None:
         b.open(field)
         first = results[0][0][1]
         assert isinstance(first, int)
-        for i in range(first - 1, -1, -1):  # the model's calls, as they were sent back
-            item = as_dict(items[i])
-            if api.name == "responses" and item.get("type") == "function_call":
-                if len(results) > 1:  # several calls: their items stay one line each, so the outputs fit a 720p card
-                    b.mark(field, i)
-                    continue
-                b.mark(field, i, open_it=True)
-                b.colour(item.get("call_id"), field, i, "call_id")
-            elif api.name == "messages" and item.get("role") == "assistant":
-                b.mark(field, i, open_it=True)
-                b.open(field, i, "content")
-                for k, block in _first(item.get("content")):
-                    if as_dict(block).get("type") == "tool_use":
-                        b.open(field, i, "content", k)
-                        b.colour(as_dict(block).get("id"), field, i, "content", k, "id")
-                break
-            elif api.name == "responses":
-                break
-        for path, call_id in results[:MAX_PAIRS]:
-            b.mark(*path, open_it=True)
-            if api.name == "messages":  # the user message the tool_result blocks are in
-                b.open(*path[:-2])
-            b.colour(call_id, *path, "call_id" if api.name == "responses" else "tool_use_id")
+        match api:  # the model's calls, as they were sent back, then the results that answer them
+            case "responses":
+                _function_calls_before(b, field, items, first, several=len(results) > 1)
+                for path, call_id in results[:MAX_PAIRS]:
+                    b.mark(*path, open_it=True)
+                    b.colour(call_id, *path, "call_id")
+            case "messages":
+                _tool_uses_before(b, field, items, first)
+                for path, call_id in results[:MAX_PAIRS]:
+                    b.mark(*path, open_it=True)
+                    b.open(*path[:-2])  # the user message the tool_result blocks are in
+                    b.colour(call_id, *path, "tool_use_id")
+            case _ as never:
+                assert_never(never)
         b.mark("previous_response_id")
         return
     b.mark(field)
@@ -482,6 +499,35 @@ def _api_request(b: _Builder, api: WireApi, body: Any) -> None:
         b.mark(key)
     if b.mark("payload", "body", "tools", open_it=True):
         b.open("payload", "body", "tools", 0)
+
+
+def _function_calls_before(b: _Builder, field: str, items: list[Any], first: int, *, several: bool) -> None:
+    """Responses: the function_call items just before the outputs, each coloured by its call_id (several calls stay
+    one line each, so the outputs fit a 720p card)."""
+    for i in range(first - 1, -1, -1):
+        item = as_dict(items[i])
+        if item.get("type") != "function_call":
+            return
+        if several:
+            b.mark(field, i)
+            continue
+        b.mark(field, i, open_it=True)
+        b.colour(item.get("call_id"), field, i, "call_id")
+
+
+def _tool_uses_before(b: _Builder, field: str, items: list[Any], first: int) -> None:
+    """Messages: the assistant message before the results, its tool_use blocks coloured by their ids."""
+    for i in range(first - 1, -1, -1):
+        item = as_dict(items[i])
+        if item.get("role") != "assistant":
+            continue
+        b.mark(field, i, open_it=True)
+        b.open(field, i, "content")
+        for k, block in _first(item.get("content")):
+            if as_dict(block).get("type") == "tool_use":
+                b.open(field, i, "content", k)
+                b.colour(as_dict(block).get("id"), field, i, "content", k, "id")
+        return
 
 
 def _approvals(b: _Builder, field: str) -> bool:
@@ -529,14 +575,16 @@ def _hosted_decision(b: _Builder, field: str) -> bool:
     return True
 
 
-def _api_decision(b: _Builder, api: WireApi) -> None:
+def _api_decision(b: _Builder, api: TurnApi) -> None:
     """4 and 9 of Responses and Messages: each function_call item's arguments string beside its parsed object, or
     each tool_use block's input (already an object), a colour per call id; else the text and why it stopped."""
-    field, kind, key, args = (
-        ("output", "function_call", "call_id", "arguments")
-        if api.name == "responses"
-        else ("content", "tool_use", "id", "input")
-    )
+    match api:  # where the calls are, of which type, their id's key, their arguments' key; text in a message item
+        case "responses":
+            field, kind, key, args, texts = "output", "function_call", "call_id", "arguments", True
+        case "messages":
+            field, kind, key, args, texts = "content", "tool_use", "id", "input", False
+        case _ as never:
+            assert_never(never)
     if _hosted_decision(b, field):
         return
     called = False
@@ -553,10 +601,10 @@ def _api_decision(b: _Builder, api: WireApi) -> None:
     if not called:
         b.mark(field)
         b.open_items(field)
-        if api.name == "responses":
+        if texts:  # an output message's text is in its content
             for k, _ in _first(b.at(field)):
                 b.open(field, k, "content")
-    b.mark("status" if api.name == "responses" else "stop_reason")
+    b.mark(API_WORDS[api]["finish"])
     b.mark("error", open_it=True)
 
 
