@@ -68,10 +68,12 @@ def test_tool_cost_points_carry_their_api_and_the_chart_names_its_token_fields()
     assert {p.api for p in points} == {"chat", "messages"}
     chart = tool_cost_chart(points)
     assert chart["encoding"]["y"]["title"] == "prompt_tokens / input_tokens"
-    assert {v["way"] for v in chart["data"]["values"]} == {
-        "MCP · weather-demo",
+    assert {v["way"] for v in chart["data"]["values"]} == {  # two APIs on one chart: each named, none the default
+        "MCP · weather-demo · Chat Completions",
         "MCP · weather-demo · Anthropic Messages",
     }
+    one = tool_cost_chart(tool_cost_points([traced("messages")]))
+    assert {v["way"] for v in one["data"]["values"]} == {"MCP · weather-demo"}
 
 
 def _chat_spans(otlp: str) -> list[dict]:

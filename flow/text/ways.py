@@ -11,17 +11,22 @@ from __future__ import annotations
 from typing import Literal
 
 from flow.text.names import Lang
+from flow.wire.base import ApiName
 
 Way = Literal["functions", "app_mcp", "hosted"]
 
 WAY_NAMES: dict[Way, dict[Lang, str]] = {
-    "functions": {"zh": "{api} 函数调用", "en": "{api} function calling"},
+    "functions": {"zh": "{api} {functions}", "en": "{api} {functions}"},
     "app_mcp": {"zh": "应用侧 MCP（{api}）", "en": "app-side MCP ({api})"},
     "hosted": {"zh": "托管 MCP（{api}）", "en": "hosted MCP ({api})"},
 }
 
-# Anthropic Messages calls function calling "tool use".
-MESSAGES_FUNCTIONS: dict[Lang, str] = {"zh": "Anthropic Messages 工具调用", "en": "Anthropic Messages tool use"}
+# What each API calls function calling: Anthropic Messages calls it "tool use".
+FUNCTION_CALLING: dict[ApiName, dict[Lang, str]] = {
+    "chat": {"zh": "函数调用", "en": "function calling"},
+    "responses": {"zh": "函数调用", "en": "function calling"},
+    "messages": {"zh": "工具调用", "en": "tool use"},
+}
 
 ROW_NAMES: dict[str, dict[Lang, str]] = {
     "definitions": {"zh": "谁持有工具定义", "en": "who holds the tool definitions"},

@@ -27,6 +27,7 @@ from flow.trace.steps import Step
 from flow.views.bundle_types import ClosingBundle, ClosingText
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import RequestCost, request_costs
+from flow.wire import API
 from flow.wire.base import ApiName
 from flow.wire.hosted import Exchange as HostedExchange
 from flow.wire.reading import ModelExchange, model_exchanges, reply_turn
@@ -471,7 +472,7 @@ def _mcp(c: Closing, lang: Lang) -> str:
     if c.mode == "hosted":
         return _mcp_hosted(c, lang)
     if c.mode == "direct":
-        key = "mcp_none_messages" if c.api == "messages" else "mcp_none"
+        key = "mcp_none" if API[c.api].arguments_json else "mcp_none_messages"  # Messages' input is an object
         return _t(key, lang, schemas=c.schemas_seq if c.schemas_seq is not None else "?", **c.words)
     if not c.frames:
         return _t("mcp_no_frames", lang)
@@ -735,7 +736,7 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
 
 def _cost_both(c: Closing, lang: Lang) -> str:
     """That function calling without MCP sends the definitions again too, in the terms of the run's API."""
-    if c.api != "responses":
+    if not API[c.api].keeps_responses:
         return _t("cost_both", lang, **c.words)
     every = all(r.tools for r in c.own)
     return _t("cost_both_previous" if c.previous and every else "cost_both_responses", lang)

@@ -224,7 +224,7 @@ def _direct_vs_mcp(a: Trace, b: Trace, sa: Shape, sb: Shape, lang: Lang) -> str:
     """The lesson's point, from its own figures: the model's requests, what MCP adds once and per question, the
     model's side, what MCP buys and when to choose which."""
     base, other = _p("direct", lang), "MCP"
-    reading = "no_translation_messages" if api_of_trace(a).name == "messages" else "no_translation"
+    reading = "no_translation" if api_of_trace(a).arguments_json else "no_translation_messages"
     parts = [_requests_compared(a, b, base, other, lang), _what_mcp_adds(sb, lang), _p(reading, lang)]
     same, differs = _model_side(sa, sb, base, other, lang)
     if same:
@@ -302,7 +302,7 @@ def _backfill(trace: Trace, lang: Lang) -> tuple[str, str]:
     if first is None:
         return _p("no_backfill", lang), "—"
     api = api_of_request(as_dict(first.payload))
-    previous = api.name == "responses" and bool(as_dict(as_dict(first.payload).get("body")).get("previous_response_id"))
+    previous = bool(as_dict(as_dict(first.payload).get("body")).get("previous_response_id"))  # Responses' field
     return _p("back_previous" if previous else f"back_{api.name}", lang), f"{first.bytes:,}"
 
 

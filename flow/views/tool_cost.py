@@ -142,7 +142,8 @@ def tool_cost_chart(points: Iterable[ToolCostPoint], *, lang: Lang = "en") -> di
     values = [
         {
             **asdict(p),
-            "way": w[p.mode].format(server=p.server) + ("" if p.api == "chat" else f" · {API_WORDS[p.api]['api']}"),
+            # the API is named where the chart holds more than one (their definitions weigh differently)
+            "way": w[p.mode].format(server=p.server) + (f" · {API_WORDS[p.api]['api']}" if len(present) > 1 else ""),
             "request_label": _request_label(p.request, lang),
             "share": round(p.tool_share, 3),
         }

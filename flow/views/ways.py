@@ -21,7 +21,7 @@ from flow.text.names import Lang
 from flow.text.route import MESSAGE_NAMES
 from flow.text.ways import (
     CELLS,
-    MESSAGES_FUNCTIONS,
+    FUNCTION_CALLING,
     PLACE_NAMES,
     PLACE_TEXT,
     POINT_TEXT,
@@ -138,9 +138,7 @@ def facts(trace: Trace) -> WayFacts:
 
 def way_name(f: WayFacts, lang: Lang) -> str:
     """ "Chat Completions function calling", "hosted MCP (Responses)": the way and the API it spoke."""
-    if f.way == "functions" and f.api == "messages":
-        return MESSAGES_FUNCTIONS[lang]
-    return WAY_NAMES[f.way][lang].format(api=API_WORDS[f.api]["api"])
+    return WAY_NAMES[f.way][lang].format(api=API_WORDS[f.api]["api"], functions=FUNCTION_CALLING[f.api][lang])
 
 
 def _c(key: str, lang: Lang, **values: object) -> str:

@@ -168,6 +168,10 @@ class WireApi(Protocol):
     name: ApiName
     path: str  # the request's path under the base URL: "/chat/completions"
     schema_field: str  # where a tool definition carries the JSON Schema of its arguments: "parameters"
+    arguments_json: bool  # a call's arguments come as a JSON string the app must parse (not as an object)
+    keeps_responses: bool  # the provider keeps a response for a follow-up to name (previous_response_id)
+    hosted_mcp: bool  # the request can name MCP servers for the provider to reach itself (hosted MCP)
+    hosted_approval: bool  # hosted MCP calls can wait for the app's approval (mcp_approval_request)
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]: ...
     def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request: ...

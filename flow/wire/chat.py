@@ -394,6 +394,10 @@ class ChatCompletions:
     name: ApiName = "chat"
     path = "/chat/completions"
     schema_field = "parameters"
+    arguments_json = True
+    keeps_responses = False
+    hosted_mcp = False
+    hosted_approval = False
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         fn: dict[str, Any] = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}

@@ -264,6 +264,10 @@ class Messages:
     name: ApiName = "messages"
     path = "/messages"
     schema_field = "input_schema"
+    arguments_json = False  # a tool_use's input is already an object
+    keeps_responses = False
+    hosted_mcp = True  # the MCP connector (beta mcp-client-2025-11-20)
+    hosted_approval = False
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}

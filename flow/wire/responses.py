@@ -276,6 +276,10 @@ class Responses:
     name: ApiName = "responses"
     path = "/responses"
     schema_field = "parameters"
+    arguments_json = True
+    keeps_responses = True  # `store` defaults to true; a follow-up uses it only by naming previous_response_id
+    hosted_mcp = True
+    hosted_approval = True
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         return {
