@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from flow.backends.replay import Cursor, replay
-    from flow.backends.scripted import ScriptError, Turn, parse_script
+    from flow.backends.scripted import SCRIPTED_APIS, ScriptError, Turn, parse_script
     from flow.engine.host import Answer, Question, field_choices
     from flow.engine.loop import inspect_server
     from flow.engine.model import ModelConfig, check_base_url
@@ -78,10 +78,12 @@ if TYPE_CHECKING:
     )
     from flow.views.ways import FOUR_WAYS, route_strips_html, ways_point, ways_table
     from flow.warm import WarmSession
+    from flow.wire import API
 
 _HOME = {
     **dict.fromkeys(("Cursor", "replay"), "flow.backends.replay"),
-    **dict.fromkeys(("ScriptError", "Turn", "parse_script"), "flow.backends.scripted"),
+    **dict.fromkeys(("SCRIPTED_APIS", "ScriptError", "Turn", "parse_script"), "flow.backends.scripted"),
+    "API": "flow.wire",
     **dict.fromkeys(("Answer", "Question", "field_choices"), "flow.engine.host"),
     "inspect_server": "flow.engine.loop",
     **dict.fromkeys(("ModelConfig", "check_base_url"), "flow.engine.model"),
@@ -170,6 +172,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "API",
     "ACTOR_NAMES",
     "ASKING_QUESTIONS",
     "Answer",
@@ -203,6 +206,7 @@ __all__ = [
     "RunResult",
     "SAMPLES",
     "SAMPLE_DIR",
+    "SCRIPTED_APIS",
     "SMALL_SIZE",
     "ScriptError",
     "ServerConfigError",

@@ -26,6 +26,12 @@ import yaml
 
 from flow.backends.mock import Call, Conversation, EventStream, MockReply, answer_from_results, reply
 from flow.trace.files import json_value_problem
+from flow.wire.base import ApiName
+
+SCRIPTED_APIS: tuple[ApiName, ...] = ("chat",)
+
+
+"""The model APIs a script answers (it writes Chat Completions turns)."""
 
 
 class ScriptError(ValueError):

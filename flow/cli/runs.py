@@ -18,6 +18,7 @@ from flow.trace.files import json_value_problem
 from flow.views.labels import clip
 from flow.views.outcome import run_outcome
 from flow.views.table import summary_line
+from flow.wire import API
 
 if TYPE_CHECKING:
     from flow.engine.model import ModelConfig
@@ -153,7 +154,7 @@ def _add_model_options(r: argparse.ArgumentParser) -> None:
     """`run`'s model, and what the app asks of it."""
     r.add_argument(
         "--api",
-        choices=["chat", "responses", "messages"],
+        choices=list(API),
         default="chat",
         help="the model API: OpenAI Chat Completions, OpenAI Responses, or Anthropic Messages (sent with the "
         "anthropic SDK: $ANTHROPIC_BASE_URL, else https://api.anthropic.com, and $ANTHROPIC_API_KEY, which goes only "
@@ -262,6 +263,7 @@ def _add_call(sub: Subcommands) -> None:
 
 def _run_options(args: argparse.Namespace) -> RunOptions:
     """`run`'s arguments as the engine's options, or one line saying which of them do not go together."""
+    from flow.backends.scripted import SCRIPTED_APIS
     from flow.engine.options import RunOptions
 
     if args.max_rounds < 1:
@@ -272,11 +274,11 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         raise UsageError("--server, --server-fault, --resource and --prompt need an MCP server: use --mode mcp")
     if args.script and (args.model or args.base_url):
         raise UsageError("--script is the model; leave out --model and --base-url")
-    if args.script and args.api != "chat":
+    if args.script and args.api not in SCRIPTED_APIS:
         raise UsageError("--script answers Chat Completions only; leave out --api")
-    if args.previous_response_id and args.api != "responses":
+    if args.previous_response_id and not API[args.api].keeps_responses:
         raise UsageError("--previous-response-id is a Responses option: use --api responses")
-    if args.mode == "hosted" and args.api == "chat":
+    if args.mode == "hosted" and not API[args.api].hosted_mcp:
         raise UsageError("--mode hosted needs --api responses or --api messages: Chat Completions has no hosted MCP")
     if args.mode == "hosted" and (args.resource or args.prompt or args.server_fault != "none"):
         raise UsageError("--mode hosted: the provider's MCP client uses only tools, and the server does not fault")

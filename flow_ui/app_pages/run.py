@@ -157,13 +157,13 @@ with left:
     api = remembered(
         st.radio,
         t("api", lang),
-        ["chat", "responses", "messages"],
+        list(flow.API),
         horizontal=True,
         key="api",
         format_func=lambda a: t(f"api_{a}", lang),
         help=t("api_help", lang),
     )
-    hosted_chat = hosted and api == "chat"
+    hosted_chat = hosted and not flow.API[api].hosted_mcp  # Chat Completions has no hosted MCP
     if hosted_chat:
         st.warning(t("hosted_needs_api", lang), icon=":material/block:")
     # Hosted MCP: the provider must reach the server, so only the demo server (the mock provider reaches it on
@@ -267,7 +267,8 @@ with right:
                 key="named",
             )
         require_approval, approve = False, True
-        if hosted and api == "responses":  # the Responses mcp tool's require_approval, and what the app answers
+        wire = flow.API[api]
+        if hosted and wire.hosted_approval:  # the Responses mcp tool's require_approval, and what the app answers
             require_approval = remembered_value(
                 st.toggle,
                 t("require_approval", lang),
@@ -287,12 +288,12 @@ with right:
                 )
                 == "approve"
             )
-        elif hosted and api == "messages":
+        elif hosted and wire.hosted_mcp:  # the Messages connector asks no approval
             st.caption(t("approval_messages", lang))
         parallel = remembered_value(st.checkbox, t("parallel", lang), key="parallel", default=True)
         strict = remembered_value(st.checkbox, t("strict", lang), key="strict", default=False)
         stream = remembered_value(st.checkbox, t("stream", lang), key="stream", default=False)
-        previous_response = api == "responses" and remembered_value(
+        previous_response = wire.keeps_responses and remembered_value(
             st.checkbox,
             t("previous_response", lang),
             key="previous_response",
@@ -389,7 +390,7 @@ missing_key = backend == "provider" and preset is not None and preset.needs_key 
 if missing_key and not key.withheld:  # a withheld key has said why already
     st.warning(t("no_key", lang, env=key_env) if key_env else t("no_key_typed", lang))
 
-scripted_api = backend == "scripted" and api != "chat"
+scripted_api = backend == "scripted" and api not in flow.SCRIPTED_APIS
 if scripted_api:
     st.info(t("api_scripted", lang, api=t(f"api_{api}", lang)), icon=":material/info:")
 
