@@ -659,13 +659,15 @@ SAMPLES: list[Sample] = [
         "打开降雨雷达要用户在天气服务自己的页面上登录。radar_sign_in 在 tools/call 中途发出 elicitation/create，mode 是 url："
         "只有一句说明和一个地址，没有表单。主机把地址给用户看，用户同意前往（accept），回答里没有任何内容："
         "在那个页面上输入的东西（比如密码）从不经过 MCP 客户端，也不经过模型。这个演示的地址在保留域名 .example 下，"
-        "背后没有页面。URL 模式是服务器沿会话发回的请求，所以只有 2025-11-25 有；在 2026-07-28 的连接上 SDK 不允许发。",
+        "背后没有页面。这个 SDK 只把 URL 模式作为服务器沿会话发回的请求发出，所以这里用 2025-11-25；2026-07-28 协议也允许 URL 模式，"
+        "放在 input_required 结果里，但 SDK 的解析器只会生成表单模式。",
         "Turning on the rain radar needs the user to sign in on the weather service's own page. In the middle of "
         "tools/call radar_sign_in sends elicitation/create with mode url: a sentence and an address, no form. The "
         "host shows the address; the user agrees to go (accept), and the answer carries no content: what is typed on "
         "that page (a password, say) never passes through the MCP client or the model. The demo's address is under "
-        "the reserved .example domain, with no page behind it. URL mode is a request the server sends back over the "
-        "session, so it exists in 2025-11-25 only; on a 2026-07-28 connection the SDK does not allow it.",
+        "the reserved .example domain, with no page behind it. This SDK sends URL mode only as a request back over "
+        "the session, hence 2025-11-25 here; the 2026-07-28 protocol allows URL mode too, inside an input_required "
+        "result, but the SDK's resolvers build form mode only.",
         question="帮我打开降雨雷达",
         options={**ASKS, "answers": (("open", "yes"),)},
     ),

@@ -23,6 +23,12 @@ ASKING_TEXTS: dict[str, dict[Lang, str]] = {
         "server as the answer to its question; the server checks them against the form it sent.",
         "zh": "用户填好了服务器的表单：接受（accept），值为 {content}。主机把这些值作为对那个问题的回答发回服务器，服务器再按它发出的表单检查。",
     },
+    "user.answered.accept.url": {
+        "en": "The user agrees to open the page (accept). Nothing is filled in here: a URL-mode answer carries no "
+        "content, only the user's choice; what the user then does on that page never comes back through the host.",
+        "zh": "用户同意打开那个页面（accept）。这里什么也不用填：URL 模式的回答不带 content，只有用户的选择；"
+        "用户随后在那个页面上做的事，不会经由宿主传回来。",
+    },
     "user.answered.decline": {
         "en": "The user declines to answer (decline). The server is told so and must carry on without the value, "
         "or say it cannot.",
@@ -114,6 +120,13 @@ ASKING_TEXTS.update(
             "zh": "客户端回答 elicitation/create（id 为 {id}），交回用户的选择：action 为 accept，content 为 {content}。"
             "服务器拿着用户给的值继续工作，但仍应自己检查一遍。",
         },
+        "answers.elicit.accept.url": {
+            "en": "The client answers elicitation/create (id {id}) with action accept and no content: in URL mode the "
+            "answer says only that the user agreed to open the page. Whatever the user does there reaches the server, "
+            "if at all, through that page, never through this client.",
+            "zh": "客户端回答 elicitation/create（id 为 {id}），action 为 accept，没有 content：URL 模式的回答只说明用户同意"
+            "打开那个页面。用户在那里做的事如果要让服务器知道，也是经由那个页面，而不是经由这个客户端。",
+        },
         "answers.elicit.decline": {
             "en": "The client answers elicitation/create (id {id}) with action decline: the user said no. The "
             "server gets no content and must carry on without it, or end the call with a message.",
@@ -197,10 +210,10 @@ ASKING_TEXTS.update(
         },
         "initialize.request.host": {
             "en": "The client opens the session with initialize (id {id}, protocol {version}, client {client}). In "
-            "capabilities it also says what its host will do for a server: {capabilities}. A server may send back "
-            "only the requests these name ({requests}).",
+            "capabilities it also says what its host will do for a server: {capabilities}. Apart from ping, which needs "
+            "no capability, a server may send back only the requests these name ({requests}).",
             "zh": "客户端用 initialize 打开会话（id 为 {id}，协议 {version}，客户端 {client}）。它还在 capabilities 里"
-            "说明主机愿意为服务器做什么：{capabilities}。服务器只能反过来发这些能力对应的请求（{requests}）。",
+            "说明宿主愿意为服务器做什么：{capabilities}。除了不需要任何能力的 ping，服务器只能反过来发这些能力对应的请求（{requests}）。",
         },
         "discover.request.host": {
             "en": "With server/discover (id {id}) the client asks what the server offers; in _meta, under "

@@ -109,12 +109,15 @@ class HopContext:
     unpaired: bool = False
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
+    url_mode: bool = False
 
 
 """`round`, `first_id`, `unpaired` (2026-07-28): a tools/call's round in its logical call and the JSON-RPC id of the
 call's first round, linked by request state (`flow.trace.rounds`); or a retry that state links to no single call.
 `listens`: the ids of the subscriptions/listen requests sent so far. `changed_from`: the tool names the app held when
-the server said its tool list changed, until the app's next model request (None when it did not)."""
+the server said its tool list changed, until the app's next model request (None when it did not). `url_mode`: the
+elicitation this hop answers (the user's answer, or the client's answer to the server) was in URL mode, whose answer
+has no content."""
 
 
 @dataclass(frozen=True)
@@ -149,9 +152,15 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     rounds = _rounds_of(hops)
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
+    url_asks: set[Any] = set()  # the ids of the server's URL-mode elicitation/create requests
+    user_url = False  # the server's last question to the user was in URL mode
     for i, hop in enumerate(hops):
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
+        if hop.kind == "user.input":
+            answers_url = user_url and hop.direction != "request"
+        else:
+            answers_url = hop.kind == "mcp.response" and hop.source == "mcp_client" and rpc_id in url_asks
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
         out.append(
@@ -170,8 +179,14 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
                 **rounds(hop),
                 listens=listens,
                 changed_from=changed_from,
+                url_mode=answers_url,
             )
         )
+        url_mode = as_dict(payload.get("params")).get("mode") == "url"
+        if hop.kind == "mcp.request" and hop.source == "mcp_server" and url_mode:
+            url_asks.add(rpc_id)
+        elif hop.kind == "user.input" and hop.direction == "request":
+            user_url = payload.get("mode") == "url"
         listens, changed_from = _session(hop, payload, listens, changed_from, listed)
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
@@ -416,14 +431,14 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
         case McpReported(hop=hop, payload=p):
             return _reported(hop, p, ctx)
         case UserInput(hop=hop, payload=p):
-            return _user_input(hop, p)
+            return _user_input(hop, p, ctx)
         case Clipped():  # the recorder cut the payload: a text can claim nothing of it
             return None
         case _ as never:
             assert_never(never)
 
 
-def _user_input(hop: Hop, p: UserInputPayload) -> Situation | None:
+def _user_input(hop: Hop, p: UserInputPayload, ctx: HopContext) -> Situation | None:
     """A server's question to the user, or the user's answer."""
     if hop.direction == "request":
         if p.get("mode") == "url":
@@ -432,6 +447,8 @@ def _user_input(hop: Hop, p: UserInputPayload) -> Situation | None:
     if "timed_out" in p:
         return _situation("user.answered.timeout", seconds=value(f"{p['timed_out']:g}"))
     action = p.get("action")
+    if action == "accept" and ctx.url_mode:
+        return Situation("user.answered.accept.url")
     if action == "accept":
         content = p.get("content") or {}
         shown = ", ".join(f"{k}={v}" for k, v in content.items()) or "{}"
@@ -554,7 +571,7 @@ def _frame(t: FrameHop, ctx: HopContext) -> Situation | None:
         case McpNotification(payload=p):
             return _notification(p["method"], p.get("params", {}), ctx)
         case McpResponse(hop=hop, payload=p) if hop.source == "mcp_client":
-            return _client_answers(value(p.get("id", hop.jsonrpc_id)), p["result"])
+            return _client_answers(value(p.get("id", hop.jsonrpc_id)), p["result"], ctx)
         case McpResponse(hop=hop, payload=p) if input_required(hop):
             asked = input_requests(p["result"]).values()
             methods = list(dict.fromkeys(v for v in (value(method) for method in asked) if v))
@@ -702,12 +719,14 @@ def _server_asks(rpc_id: str | None, method: str, params: JsonObject) -> Situati
     return _situation("asks.other", id=rpc_id, method=value(method))
 
 
-def _client_answers(rpc_id: str | None, result: JsonObject) -> Situation | None:
+def _client_answers(rpc_id: str | None, result: JsonObject, ctx: HopContext) -> Situation | None:
     """The client's answer to a request the server sent it, known by its shape (a result names no method)."""
     if "roots" in result:
         uris = _names(result.get("roots"), "uri")
         return _situation("answers.roots", {"count": str(len(as_list(result.get("roots"))))}, id=rpc_id, uris=uris)
     action = result.get("action")
+    if action == "accept" and ctx.url_mode:
+        return _situation("answers.elicit.accept.url", id=rpc_id)
     if action in ("accept", "decline", "cancel"):
         content = as_dict(result.get("content"))
         shown = ", ".join(f"{k}={v}" for k, v in ((k, value(v)) for k, v in content.items()) if v is not None)

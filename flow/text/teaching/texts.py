@@ -49,10 +49,10 @@ _PREPARE_AND_ASK: Texts = {
 # --- step 2: session set-up and listings ---------------------------------------------------------------------------
 _SETUP: Texts = {
     "initialize.request": {
-        "en": "The handshake begins: the client sends initialize with the newest protocol version it speaks, "
-        "{version}, and names itself ({client}). It is a request with id {id}: the server's answer will carry the "
+        "en": "The handshake begins: the client sends initialize with the newest protocol version it can reach "
+        "through a handshake, {version}, and names itself ({client}). It is a request with id {id}: the server's answer will carry the "
         "same id.",
-        "zh": "握手开始：客户端发送 initialize，带上它支持的最新协议版本 {version}，并报上自己的名字（{client}）。"
+        "zh": "握手开始：客户端发送 initialize，带上它通过握手能用的最新协议版本 {version}，并报上自己的名字（{client}）。"
         "这是一个 id 为 {id} 的请求，服务器的回答会带回同一个 id。",
     },
     "initialize.result": {
@@ -921,11 +921,13 @@ _END: Texts = {
 _HOSTED: Texts = {
     "hosted.prepare": {
         "en": "Before any question, the server has built its tool list from decorated functions: {tools}, each entry "
-        "with {fields}. In hosted MCP the app never reads this list: the provider's MCP client fetches it with "
-        "tools/list, and what of it the provider's model is shown is the provider's choice, not the app's.",
+        "with {fields}. In hosted MCP the app does not fetch this list: the provider's MCP client does, with "
+        "tools/list, and what of it the provider's model is shown is the provider's choice, not the app's. The app "
+        "learns of it only afterwards, from what the provider's response reports (an mcp_list_tools item, the "
+        "mcp_tool_use blocks of the calls).",
         "zh": "提问之前，服务器已经根据带装饰器的函数生成了工具清单：{tools}，每一项含有 {fields}。在托管 MCP 里，"
-        "应用自己从不读取这份清单：服务商的 MCP 客户端用 tools/list 把它取走，其中哪些内容交给服务商的模型，"
-        "由服务商决定，而不是应用。",
+        "应用自己不去取这份清单：服务商的 MCP 客户端用 tools/list 把它取走，其中哪些内容交给服务商的模型，"
+        "由服务商决定，而不是应用。应用要到事后才从服务商响应里的报告知道它（mcp_list_tools 项，调用的 mcp_tool_use 内容块）。",
     },
     "responses.hosted.ask": {
         "en": "Message 3, hosted: the app's request to the Responses API holds no function definitions, only one tool "
