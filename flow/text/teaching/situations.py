@@ -1044,6 +1044,8 @@ def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation 
         return _situation("answer.empty", finish=finish)
     if hop.round <= 1:
         return _situation("answer.at_once", content=content, finish=finish)
+    if hop.scripted:  # the script wrote this answer: no model read the results
+        return _situation("answer.after_tools.scripted", content=content)
     return _answer_after_tools(body, content, finish, _body(ctx.asked))
 
 
@@ -1367,6 +1369,8 @@ def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, ctx: HopContext) -
     content = value(turn.text)
     if hop.round <= 1:
         return _situation(f"{name}.answer.at_once", content=content, **stopped)
+    if hop.scripted:
+        return _situation("answer.after_tools.scripted", content=content)
     asked = _body(ctx.asked)
     share = _tools_share(asked)
     tokens = value(as_dict(body.get("usage")).get("input_tokens"))

@@ -437,6 +437,13 @@ _MODEL: Texts = {
         "zh": "第 9 条消息：看到工具结果后，模型写出回答“{content}”，finish_reason 为 {finish}。"
         "这一次没有 tool_calls，循环到此结束。",
     },
+    "answer.after_tools.scripted": {
+        "en": "Message 9, from the script: the answer “{content}” was written in the script before the run, not by a "
+        "model reading the tool results. It comes back in the shape a model's answer has, with no tool call, so "
+        "the app's loop ends here just as it would.",
+        "zh": "第 9 条消息，来自脚本：回答“{content}”是运行之前就写在脚本里的，不是模型读了工具结果之后写的。它以模型回答的"
+        "格式回来，不带工具调用，所以应用的循环照样在这里结束。",
+    },
     "answer.at_once": {
         "en": "The model answers at once, without asking for any tool: “{content}” (finish_reason {finish}). It was "
         "offered tools but decided, or was told by tool_choice, not to use them.",
