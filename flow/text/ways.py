@@ -85,9 +85,11 @@ CELLS: dict[str, dict[Lang, str]] = {
         "en": "an HTTP service the app can reach (Streamable HTTP)",
     },
     "server.hosted": {
-        "zh": "服务商能连到的 HTTP 服务（Streamable HTTP）：真实服务商需要一个公开、带认证的地址；这次是 {url}",
+        "zh": "服务商能连到的 HTTP 服务（Streamable HTTP）：真实服务商要么连一个公开、带认证的地址，要么经过服务商自己的隧道"
+        "（Responses 的 mcp 工具可以用 tunnel_id 代替 server_url）；这次是 {url}",
         "en": "an HTTP service the provider can reach (Streamable HTTP): a real provider needs a public, "
-        "authenticated URL; in this run {url}",
+        "authenticated URL, or its own tunnel to the server (a Responses mcp tool may name a tunnel_id instead of "
+        "a server_url); in this run {url}",
     },
     "sees.functions": {
         "zh": "全部：每个请求和响应，以及函数在自己进程里的调用和结果",
@@ -170,10 +172,12 @@ POINT_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Bytes sent to the model: {figures}.",
     },
     "security": {
-        "zh": "托管 MCP 的代价：服务器必须让服务商连得到，所以它的地址等于公开在网络上，至少要校验访问令牌；"
+        "zh": "托管 MCP 的代价：服务器必须让服务商连得到，要么地址公开在网络上，至少要校验访问令牌，要么经过服务商的隧道"
+        "（Responses 的 tunnel_id）；"
         "请求里 headers 带的凭据服务商看得到；需要批准（require_approval）时，批不批准是应用的最后一句话。",
-        "en": "What hosted MCP costs: the server must be reachable from the provider, so its URL is as good as "
-        "public and needs at least an access token; the credential in the request's headers is seen by the "
+        "en": "What hosted MCP costs: the server must be reachable from the provider, either at a URL as good as "
+        "public, which needs at least an access token, or through the provider's tunnel (Responses' tunnel_id); "
+        "the credential in the request's headers is seen by the "
         "provider; where approval is required (require_approval), approving or not is the app's last word.",
     },
 }

@@ -235,10 +235,11 @@ _RESPONSES: Texts = {
         "应用把它解析成对象，交给 MCP 客户端一个调用 {name} 的请求。call_id {id} 留在应用这边，MCP 看不到它。",
     },
     "responses.reverse.direct": {
-        "en": "Reverse translation in direct mode: the function_call item's arguments string {arguments} is parsed, "
-        "and {name} will be called in the app's own process. The call_id {id} is kept to label the result.",
-        "zh": "直接调用模式下的反向翻译：function_call 项的参数字符串 {arguments} 被解析，{name} 将在应用自己的进程里被调用。"
-        "call_id {id} 被保留下来，用来标记结果。",
+        "en": "Message 5 in direct mode, with no translation: there is no MCP call to turn the function_call into, so "
+        "the app itself parses the item's arguments string {arguments} and will call {name} in its own process. The "
+        "call_id {id} is kept to label the result.",
+        "zh": "直接调用模式下的第 5 条消息，没有翻译：这里没有要转换成的 MCP 调用，应用自己解析 function_call 项的参数字符串 "
+        "{arguments}，再在自己的进程里调用 {name}。call_id {id} 被保留下来，用来标记结果。",
     },
     "responses.result.app.ok": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), which "
@@ -457,11 +458,11 @@ _MESSAGES: Texts = {
         "Responses 不同。应用检查后交给 MCP 客户端一个调用 {name} 的请求。tool_use_id {id} 留在应用这边，MCP 看不到它。",
     },
     "messages.reverse.direct": {
-        "en": "Reverse translation in direct mode: the tool_use block's input, {input}, is already an object, so "
-        "nothing is parsed; {name} will be called in the app's own process. The id {id} is kept for the "
-        "tool_result.",
-        "zh": "直接调用模式下的反向翻译：tool_use 内容块的 input {input} 已经是对象，不用解析；{name} 将在应用自己的进程里被调用。"
-        "id {id} 被保留下来，给 tool_result 引用。",
+        "en": "Message 5 in direct mode, with no translation: the tool_use block's input, {input}, is already an "
+        "object, so nothing is parsed, and there is no MCP call to turn it into; the app will call {name} in its own "
+        "process. The id {id} is kept for the tool_result.",
+        "zh": "直接调用模式下的第 5 条消息，没有翻译：tool_use 内容块的 input {input} 已经是对象，不用解析，也没有要转换成的 "
+        "MCP 调用；应用将在自己的进程里调用 {name}。id {id} 被保留下来，给 tool_result 引用。",
     },
     "messages.result.app.ok": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), which "

@@ -565,10 +565,11 @@ _CALL: Texts = {
         "的请求。tool_call_id {id} 留在应用这边，MCP 看不到它。",
     },
     "reverse.direct": {
-        "en": "Reverse translation in direct mode: the arguments string {arguments} is parsed, and {name} will be "
-        "called in the app's own process. The tool_call_id {id} is kept to label the result.",
-        "zh": "直接调用模式下的反向翻译：参数字符串 {arguments} 被解析，{name} 将在应用自己的进程里被调用。"
-        "tool_call_id {id} 被保留下来，用来标记结果。",
+        "en": "Message 5 in direct mode, with no translation: there is no MCP call to turn the tool call into, so the "
+        "app itself parses the arguments string {arguments} and will call {name} in its own process. The "
+        "tool_call_id {id} is kept to label the result.",
+        "zh": "直接调用模式下的第 5 条消息，没有翻译：这里没有要转换成的 MCP 调用，应用自己解析参数字符串 {arguments}，"
+        "再在自己的进程里调用 {name}。tool_call_id {id} 被保留下来，用来标记结果。",
     },
     "arguments.not_json": {
         "en": "The arguments the model wrote for {name} are not valid JSON: {arguments}. The app calls nothing; it "
