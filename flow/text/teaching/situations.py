@@ -110,6 +110,7 @@ class HopContext:
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
     url_mode: bool = False
+    app_asked: Hop | None = None
 
 
 """`round`, `first_id`, `unpaired` (2026-07-28): a tools/call's round in its logical call and the JSON-RPC id of the
@@ -117,7 +118,8 @@ call's first round, linked by request state (`flow.trace.rounds`); or a retry th
 `listens`: the ids of the subscriptions/listen requests sent so far. `changed_from`: the tool names the app held when
 the server said its tool list changed, until the app's next model request (None when it did not). `url_mode`: the
 elicitation this hop answers (the user's answer, or the client's answer to the server) was in URL mode, whose answer
-has no content."""
+has no content. `app_asked`: the model request the app itself sent last (`asked` may be one the host sent for a server,
+through sampling)."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     rounds = _rounds_of(hops)
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
+    app_asked: Hop | None = None
     url_asks: set[Any] = set()  # the ids of the server's URL-mode elicitation/create requests
     user_url = False  # the server's last question to the user was in URL mode
     for i, hop in enumerate(hops):
@@ -180,6 +183,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
                 listens=listens,
                 changed_from=changed_from,
                 url_mode=answers_url,
+                app_asked=app_asked,
             )
         )
         url_mode = as_dict(payload.get("params")).get("mode") == "url"
@@ -199,6 +203,8 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
         if hop.kind == "llm.request":
             asked, streamed_calls = hop, False
             requests += 1
+            if hop.source == "app":
+                app_asked = hop
         elif hop.kind in ("llm.response", "llm.assembled"):
             response = hop
         elif hop.kind == "llm.chunk":
@@ -980,7 +986,7 @@ def _ask(hop: Hop, p: LlmRequestPayload, ctx: HopContext) -> Situation | None:
     if hop.step == Step.ASK_MODEL:
         return _ask_first(body, count)
     if hop.step == Step.BACKFILL:
-        return _backfill(body, p.get("adapted", []), count, _body(ctx.asked).get("tool_choice", "auto"))
+        return _backfill(body, p.get("adapted", []), count, _body(ctx.app_asked).get("tool_choice", "auto"))
     return _situation("ask.other", count)
 
 
@@ -999,12 +1005,13 @@ def _ask_first(body: ChatRequest, count: dict[str, str]) -> Situation | None:
 
 def _backfill(body: ChatRequest, adapted: list[Adaptation], count: dict[str, str], before: Any) -> Situation | None:
     """8: the results sent back, what the app changed so that every compatible server takes the request
-    (RunOptions.adapt), and a tool_choice set back to auto (`before`: the previous request's)."""
+    (RunOptions.adapt), and a tool_choice set back to auto from one that forced a call (`before`: the app's previous
+    request's)."""
     results = [m for m in body.get("messages", []) if m.get("role") == "tool"]
     ids = [v for v in (value(m.get("tool_call_id")) for m in results) if v]
     paths = [v for v in (value(a["path"]) for a in adapted) if v]
     derived = {**count, "results": str(len(results))}
-    back = "_auto" if body.get("tool_choice", "auto") == "auto" and before != "auto" else ""
+    back = "_auto" if body.get("tool_choice", "auto") == "auto" and _forces(before) else ""
     if back:
         derived["before"] = json.dumps(before, ensure_ascii=False)
     if paths:
@@ -1308,6 +1315,13 @@ def _is_auto(choice: Any) -> bool:
     return choice == "auto" or as_dict(choice).get("type") == "auto"
 
 
+def _forces(choice: Any) -> bool:
+    """Whether a tool_choice makes the model call a tool: "required" (Messages "any") or one named tool; "none"
+    forbids a call and "auto" leaves it to the model."""
+    kind = choice if isinstance(choice, str) else as_dict(choice).get("type")
+    return kind in ("required", "any", "function", "tool")
+
+
 def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
     """3 and 8 of a Responses or Messages run: the first request (the tools, the tool_choice as that API writes it,
     Messages' top-level system and required max_tokens), or the backfill (the results as function_call_output items
@@ -1330,8 +1344,8 @@ def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
         previous = value(body.get("previous_response_id"))
         if name == "responses" and previous is not None:
             return _situation("responses.ask.backfill.previous", count, ids=ids, previous=previous)
-        before = _body(ctx.asked).get("tool_choice", "auto")
-        if _is_auto(body.get("tool_choice", "auto")) and not _is_auto(before):
+        before = _body(ctx.app_asked).get("tool_choice", "auto")
+        if _is_auto(body.get("tool_choice", "auto")) and _forces(before):
             derived = {**count, "before": json.dumps(before, ensure_ascii=False)}
             return _situation(f"{name}.ask.backfill.auto", derived, ids=ids)
         return _situation(f"{name}.ask.backfill", count, ids=ids)
