@@ -290,8 +290,3 @@ def test_the_backfill_tool_choice_is_the_apps_own_not_the_hosts_request_for_the_
     assert "was \"none\"" not in said["en"] and "forced" not in said["en"] and "强制" not in said["zh"]
     required = [h for h in _trace("tool-choice-required").hops if h.kind == "llm.request"][-1]
     assert 'tool_choice is back to "auto" (it was "required")' in _said("tool-choice-required", required)["en"]
-
-
-def test_every_fixed_sample_is_still_a_sample() -> None:
-    for name in ("era-handshake", "asks-list-changed", "asks-elicitation-url", "scripted-model", "hosted-responses"):
-        assert Path(SAMPLE_DIR / f"{name}.json").is_file()

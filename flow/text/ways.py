@@ -151,7 +151,7 @@ POINT_TEXT: dict[str, dict[Lang, str]] = {
         "loop ran at the provider, inside one request of the app's.",
     },
     "frames": {
-        "zh": "{app_mcp}里应用的 MCP 客户端收发了 {frames} 帧；{hosted}里是 0 帧：和服务器说话的是服务商的客户端。",
+        "zh": "{app_mcp}里应用的 MCP 客户端收发了 {frames} 帧；{hosted}里是 0 帧：和服务器通信的是服务商的客户端。",
         "en": "In {app_mcp} the app's MCP client sent and received {frames} frames; in {hosted}, 0: the provider's "
         "client is the one that talks to the server.",
     },

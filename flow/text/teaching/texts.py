@@ -470,7 +470,7 @@ _STREAM: Texts = {
         "en": 'The stream opens: here the first chunk only says who is speaking (delta.role "{role}"), with '
         "no text and no tool call yet. That is this recording, not a rule: a provider may put text or "
         "the start of a call in its first chunk too.",
-        "zh": "流开始了：这里的第一个分块只说明谁在说话（delta.role 为 "
+        "zh": "流开始了：这里的第一个分块只说明这是谁的消息（delta.role 为 "
         "{role}），还没有文字，也没有工具调用。这只是这次录制的情形，并非规定：服务商也可以在第一个分块里就放进文字或工具调用的开头。",
     },
     "chunk.content": {
@@ -705,7 +705,7 @@ _CALL: Texts = {
         "tool's outputSchema and it fits, so, as this run chose, the app sends that JSON to the model as the "
         "tool's result in place of the text content.",
         "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，"
-        "因为 MCP 从来看不到这个 id。主机先用工具的 outputSchema 校验了 structuredContent，结果相符；按这次运行的选择，"
+        "因为 MCP 从来看不到这个 id。宿主先用工具的 outputSchema 校验了 structuredContent，结果相符；按这次运行的选择，"
         "应用把这段 JSON 而不是文字内容作为工具结果发给模型。",
     },
     "result.app.structured_refused": {
