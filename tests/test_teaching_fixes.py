@@ -5,7 +5,6 @@ the wrong claim is gone and the true one, taken from the installed SDKs or the t
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import pytest
 from anthropic.types.message_create_params import MessageCreateParamsBase
@@ -16,7 +15,7 @@ from flow import RunOptions, run
 from flow.backends.scripted import load_script
 from flow.engine.model import ModelConfig
 from flow.servers.spec import ServerSpec, TransportName
-from flow.text.names import Lang
+from flow.text.names import Lang, plurals
 from flow.text.teaching import hop_contexts, teaching_text
 from flow.text.ways import CELLS, POINT_TEXT
 from flow.trace.files import load_trace
@@ -41,7 +40,9 @@ def _texts(name: str, lang: Lang) -> dict[int, str]:
 def _hop(name: str, kind: str, n: int = 0, **payload: object) -> Hop:
     """The n-th hop of a kind in a sample (whose payload has these values)."""
     found = [
-        h for h in _trace(name).hops if h.kind == kind and all((h.payload or {}).get(k) == v for k, v in payload.items())
+        h
+        for h in _trace(name).hops
+        if h.kind == kind and all((h.payload or {}).get(k) == v for k, v in payload.items())
     ]
     return found[n]
 
@@ -213,7 +214,11 @@ def test_the_modern_relist_count_is_the_samples() -> None:
     listed = [h for h in _trace("asks-list-changed-modern").hops if h.kind == "client.result" and "tools" in h.payload]
     count = len(listed[-1].payload["tools"])
     assert count == 13
-    whys = [q.why for q in _questions("asks-list-changed-modern").values() if q.why and "lists the tools again" in q.why["en"]]
+    whys = [
+        q.why
+        for q in _questions("asks-list-changed-modern").values()
+        if q.why and "lists the tools again" in q.why["en"]
+    ]
     assert whys and all(f"gets {count};" in w["en"] and f"得到 {count} 个工具" in w["zh"] for w in whys)
 
 
@@ -254,7 +259,7 @@ def test_hosted_mcp_may_reach_the_server_through_the_providers_tunnel() -> None:
     ],
 )
 def test_a_question_is_not_spoiled_by_the_hop_before(name: str, starts: str, spoiler: str) -> None:
-    seq, q = _question(name, starts)
+    seq, _ = _question(name, starts)
     before = _before(name, seq)
     assert spoiler not in (before.summary or "")
     if name == "responses-previous-id":  # asked before the backfill that shows the tools, not after it
@@ -287,6 +292,17 @@ def test_the_backfill_tool_choice_is_the_apps_own_not_the_hosts_request_for_the_
     assert for_server and for_server[-1].payload["body"].get("tool_choice") == "none"
     backfill = [h for h in requests if h.source == "app"][-1]
     said = _said(name, backfill)
-    assert "was \"none\"" not in said["en"] and "forced" not in said["en"] and "强制" not in said["zh"]
+    assert 'was "none"' not in said["en"] and "forced" not in said["en"] and "强制" not in said["zh"]
     required = [h for h in _trace("tool-choice-required").hops if h.kind == "llm.request"][-1]
     assert 'tool_choice is back to "auto" (it was "required")' in _said("tool-choice-required", required)["en"]
+
+
+# 16. An English count agrees with its noun ("1 request", not "1 requests").
+def test_the_ways_sentences_agree_with_their_counts() -> None:
+    values = {"base": "function calling", "hosted": "hosted MCP", "n_base": 1, "n_hosted": 1}
+    said = plurals(POINT_TEXT["requests"]["en"], values).format(**values)
+    assert "made 1 request to the model" in said
+    values = {"observed": 1, "reported": 1}
+    said = plurals(POINT_TEXT["observed"]["en"], values).format(**values)
+    assert "holds 1 frame of" in said and "(1 exchange)" in said
+    assert "2 frames" in plurals("{n} frame(s)", {"n": 2}).format(n=2)

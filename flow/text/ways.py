@@ -147,24 +147,24 @@ POINT_TEXT: dict[str, dict[Lang, str]] = {
     "requests": {
         "zh": "同一个问题，{base}向模型发了 {n_base} 次请求，{hosted}只发了 {n_hosted} 次：工具循环在服务商那里，"
         "包含在应用的一次请求之内。",
-        "en": "For the same question {base} made {n_base} requests to the model and {hosted} {n_hosted}: the tool "
+        "en": "For the same question {base} made {n_base} request(s) to the model and {hosted} {n_hosted}: the tool "
         "loop ran at the provider, inside one request of the app's.",
     },
     "frames": {
         "zh": "{app_mcp}里应用的 MCP 客户端收发了 {frames} 帧；{hosted}里是 0 帧：和服务器通信的是服务商的客户端。",
-        "en": "In {app_mcp} the app's MCP client sent and received {frames} frames; in {hosted}, 0: the provider's "
+        "en": "In {app_mcp} the app's MCP client sent and received {frames} frame(s); in {hosted}, 0: the provider's "
         "client is the one that talks to the server.",
     },
     "observed": {
         "zh": "这份托管记录里能看到服务商客户端的 {observed} 帧，是因为记录器看得到它（离线模拟的服务商，或者放在服务器前的代理）；"
         "真实服务商只给应用留下它的报告（{reported} 次交换）。",
-        "en": "This hosted trace holds {observed} frames of the provider's client because the recorder could see "
+        "en": "This hosted trace holds {observed} frame(s) of the provider's client because the recorder could see "
         "them (the offline mock provider, or a proxy in front of the server); a real provider leaves the app only "
-        "its report ({reported} exchanges).",
+        "its report ({reported} exchange(s)).",
     },
     "report_only": {
         "zh": "这份托管记录里没有任何帧，只有服务商的报告（{reported} 次交换）：时间、重试和请求头都不可知。",
-        "en": "This hosted trace holds no frame, only the provider's report ({reported} exchanges): timing, retries "
+        "en": "This hosted trace holds no frame, only the provider's report ({reported} exchange(s)): timing, retries "
         "and headers are unknown.",
     },
     "bytes": {

@@ -26,7 +26,9 @@ _R_FIELDS_EN = (
     "a function tool has name, description, parameters and strict, and optional fields this app does not send, "
     "output_schema among them"
 )
-_R_FIELDS_ZH = "function 工具有 name、description、parameters、strict，还有本应用不发送的可选字段，output_schema 就是其中之一"
+_R_FIELDS_ZH = (
+    "function 工具有 name、description、parameters、strict，还有本应用不发送的可选字段，output_schema 就是其中之一"
+)
 _M_TOOL_EN = (
     "each MCP tool ({tools}) becomes a Messages tool: name, description and input_schema, which is the inputSchema "
     'under a new name; there is no type "function" and no wrapper around them'
