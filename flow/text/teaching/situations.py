@@ -151,19 +151,12 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     asked: Hop | None = None
     streamed_calls = False
     paged = False
-    rounds = _rounds_of(hops)
+    rounds, behind = _rounds_of(hops), _behind_of(hops)
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
-    app_asked: Hop | None = None
-    url_asks: set[Any] = set()  # the ids of the server's URL-mode elicitation/create requests
-    user_url = False  # the server's last question to the user was in URL mode
     for i, hop in enumerate(hops):
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
-        if hop.kind == "user.input":
-            answers_url = user_url and hop.direction != "request"
-        else:
-            answers_url = hop.kind == "mcp.response" and hop.source == "mcp_client" and rpc_id in url_asks
         if hop.kind in ("mcp.response", "mcp.error"):
             waiting.discard(rpc_id)
         out.append(
@@ -179,18 +172,11 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
                 provider_client=client,
                 response=response,
                 requests=requests,
-                **rounds(hop),
+                **(rounds(hop) | behind[i]),
                 listens=listens,
                 changed_from=changed_from,
-                url_mode=answers_url,
-                app_asked=app_asked,
             )
         )
-        url_mode = as_dict(payload.get("params")).get("mode") == "url"
-        if hop.kind == "mcp.request" and hop.source == "mcp_server" and url_mode:
-            url_asks.add(rpc_id)
-        elif hop.kind == "user.input" and hop.direction == "request":
-            user_url = payload.get("mode") == "url"
         listens, changed_from = _session(hop, payload, listens, changed_from, listed)
         if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
             waiting.add(rpc_id)
@@ -203,13 +189,38 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
         if hop.kind == "llm.request":
             asked, streamed_calls = hop, False
             requests += 1
-            if hop.source == "app":
-                app_asked = hop
         elif hop.kind in ("llm.response", "llm.assembled"):
             response = hop
         elif hop.kind == "llm.chunk":
             streamed_calls = streamed_calls or _chunk_calls(payload)
         previous = hop
+    return out
+
+
+def _behind_of(hops: Sequence[Hop]) -> list[dict[str, Any]]:
+    """Each hop's `app_asked` (the app's own last model request before it) and `url_mode` (it answers a URL-mode
+    elicitation: the user's answer to a URL-mode question, or the client's answer to the server's request)."""
+    out: list[dict[str, Any]] = []
+    app_asked: Hop | None = None
+    url_asks: set[Any] = set()  # the ids of the server's URL-mode elicitation/create requests
+    user_url = False  # the server's last question to the user was in URL mode
+    for hop in hops:
+        payload = as_dict(hop.payload)
+        rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
+        if hop.kind == "user.input":
+            url_mode = user_url and hop.direction != "request"
+            user_url = payload.get("mode") == "url" if hop.direction == "request" else user_url
+        else:
+            url_mode = hop.kind == "mcp.response" and hop.source == "mcp_client" and rpc_id in url_asks
+        out.append({"app_asked": app_asked, "url_mode": url_mode})
+        if (
+            hop.kind == "mcp.request"
+            and hop.source == "mcp_server"
+            and as_dict(payload.get("params")).get("mode") == "url"
+        ):
+            url_asks.add(rpc_id)
+        elif hop.kind == "llm.request" and hop.source == "app":
+            app_asked = hop
     return out
 
 
