@@ -244,8 +244,8 @@ SAMPLES: list[Sample] = [
         "Strict mode · strict: true",
         "打开 strict 后，应用在正向翻译时改写每个工具的 parameters：加上 additionalProperties: false，把所有属性都列进 required，"
         '并给每个函数加上 "strict": true。在这份追踪里，只有 get_forecast 的 required 变了：days 在服务器上可以省略（默认 3），'
-        "现在成了必填。和每次 MCP 运行一样，title 键被去掉，outputSchema 不发送。模型的参数回来后，应用先按这份模式检查"
-        "（必填字段、未知字段、基本类型），再交给 MCP 客户端。与 beijing-mcp 对照：模式变长，第一次请求的输入词元数（prompt_tokens）"
+        "现在成了必填。和每次 MCP 运行一样，title 键被去掉，outputSchema 不发送。模型的参数回来后，应用先按这份 Schema 检查"
+        "（必填字段、未知字段、基本类型），再交给 MCP 客户端。与 beijing-mcp 对照：Schema 变长，第一次请求的输入词元数（prompt_tokens）"
         "从 457 升到 506。",
         "With strict on, the forward translation rewrites each tool's parameters: it adds additionalProperties: false, "
         'lists every property in required, and sets "strict": true on each function. In this trace only get_forecast\'s '
@@ -394,7 +394,7 @@ SAMPLES: list[Sample] = [
         "messages-direct",
         "北京天气 · 直接调用模式 · Anthropic Messages",
         "Beijing weather · direct mode · Anthropic Messages",
-        "beijing-direct 的 Messages 版本：没有 MCP，工具定义的参数模式放在 input_schema 里。模型的 tool_use 内容块里 input "
+        "beijing-direct 的 Messages 版本：没有 MCP，工具定义的参数 Schema 放在 input_schema 里。模型的 tool_use 内容块里 input "
         "已经是对象，应用不必解析 JSON 字符串就能调用函数；结果作为 user 消息里的 tool_result 内容块交回，靠 tool_use_id 配对。",
         "beijing-direct over Anthropic Messages: no MCP; each tool's argument schema goes in input_schema. The model's "
         "tool_use block carries its input already as an object, so the app calls the function without parsing a JSON "
@@ -496,9 +496,9 @@ SAMPLES: list[Sample] = [
         "The server asks the user · elicitation · 2025-11-25",
         "“我这里”是哪里，只有用户知道。模型调用不带参数的 weather_here，服务器在这次 tools/call 还没回答时，"
         "从自己这一端发出 elicitation/create 请求：一句说明，加上一份表单（requestedSchema，city 只能从列出的城市里选）。"
-        "这个请求的 id 是服务器自己编的 1，和客户端的请求编号互不相干。主机把表单交给用户，用户选了上海（accept），"
+        "这个请求的 id 是服务器自己编的 1，和客户端的请求编号互不相干。宿主把表单交给用户，用户选了上海（accept），"
         "客户端用同一个 id 把 action 和 content 发回服务器，服务器这才查天气，回答最初的 tools/call。"
-        "模型看不到表单，也不知道问过用户。主机能这样回答，是因为它在 initialize 里声明了 elicitation 能力。",
+        "模型看不到表单，也不知道问过用户。宿主能这样回答，是因为它在 initialize 里声明了 elicitation 能力。",
         "Where 'here' is only the user knows. The model calls weather_here, which takes no arguments, and before "
         "that tools/call is answered the server sends a request of its own the other way: elicitation/create, a "
         "message and a form (requestedSchema: city, one of the cities listed). Its id, 1, is the server's own, "
@@ -517,7 +517,7 @@ SAMPLES: list[Sample] = [
         "结果是 resultType 为 input_required 的结果，inputRequests 里按键名放着要问的 elicitation/create，另附一个 requestState。"
         "客户端问过用户（上海），再发一次 tools/call：同样的工具和参数，一个新的 JSON-RPC id，inputResponses 按同一个键名放着回答，"
         "requestState 原样带回。把两次调用连成一次操作的是 requestState，不是 id。requestState 由服务器加密封存，"
-        "每次运行都不一样，客户端只管带回，不去读它。主机的能力不在握手里声明，而是随每个请求放在 _meta 里。",
+        "每次运行都不一样，客户端只管带回，不去读它。宿主的能力不在握手里声明，而是随每个请求放在 _meta 里。",
         "The same question in the 2026-07-28 protocol. This era has no session, so a server cannot send a request "
         "back in the middle of a call: it answers tools/call at once with a result whose resultType is "
         "input_required, holding the elicitation/create it needs in inputRequests, under a key, and a requestState. "
@@ -546,13 +546,13 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "asks-sampling",
-        "服务器借用主机的模型 · sampling · 2025-11-25",
+        "服务器借用宿主的模型 · sampling · 2025-11-25",
         "The server borrows the host's model · sampling · 2025-11-25",
         "forecast_in_words 自己没有模型，它要把三天的预报说成一句话，于是在 tools/call 中途发出 sampling/createMessage："
-        "要发给模型的消息、systemPrompt 和 maxTokens（120）。主机用它自己的模型接口替服务器发出这次请求，"
+        "要发给模型的消息、systemPrompt 和 maxTokens（120）。宿主用它自己的模型接口替服务器发出这次请求，"
         "所以模型那条线上多了一问一答，由 MCP 客户端发出，标明是替服务器问的；这次请求只带服务器给的消息，"
         "没有用户的问题，也没有工具。模型的一句话作为 CreateMessageResult 回到服务器，成为工具结果。"
-        "服务器用的是主机的模型和额度，却从来拿不到主机的 API Key。整个运行共有 3 次模型请求，2 次是应用的，1 次是服务器的。",
+        "服务器用的是宿主的模型和额度，却从来拿不到宿主的 API 密钥。整个运行共有 3 次模型请求，2 次是应用的，1 次是服务器的。",
         "forecast_in_words has no model of its own; to put three days of forecast into one sentence it sends "
         "sampling/createMessage in the middle of tools/call: the messages for the model, a systemPrompt and "
         "maxTokens (120). The host sends that request through its own model API on the server's behalf, so the "
@@ -565,12 +565,12 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "asks-sampling-modern",
-        "服务器借用主机的模型 · sampling · 2026-07-28",
+        "服务器借用宿主的模型 · sampling · 2026-07-28",
         "The server borrows the host's model · sampling · 2026-07-28",
         "英文提问，走 2026-07-28 协议。forecast_in_words 的第一次 tools/call 得到 input_required 结果，"
-        "inputRequests 里是一个 sampling/createMessage；主机用自己的模型替服务器写好这句话，再用新的 id 重发 tools/call，"
+        "inputRequests 里是一个 sampling/createMessage；宿主用自己的模型替服务器写好这句话，再用新的 id 重发 tools/call，"
         "inputResponses 里是模型的回答，requestState 原样带回。在这个协议里 sampling 已被标为弃用，但已安装的 SDK 仍然支持，"
-        "也仍要主机声明 sampling 能力。",
+        "也仍要宿主声明 sampling 能力。",
         "An English question in the 2026-07-28 protocol. forecast_in_words' first tools/call gets an "
         "input_required result whose inputRequests hold a sampling/createMessage; the host has its own model write "
         "the sentence for the server and sends tools/call again under a new id, with the model's answer in "
@@ -581,11 +581,11 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "asks-sampling-tools",
-        "服务器借用主机的模型，还带上自己的工具 · 带工具的 sampling · 2025-11-25",
+        "服务器借用宿主的模型，还带上自己的工具 · 带工具的 sampling · 2025-11-25",
         "The server borrows the host's model with its own tool · sampling with tools · 2025-11-25",
-        "plan_outing 要判断北京的天气适不适合全班出游。它请主机的模型来判断，并在 sampling/createMessage 里附上自己的工具 "
-        "get_forecast；只有客户端在 initialize 里声明了 sampling.tools，服务器才能这样做。主机把这个工具放进自己模型接口的 tools，"
-        "模型要求调用 get_forecast，但主机并不运行它：客户端把 tool_use 作为回答交回服务器，服务器自己查了预报，"
+        "plan_outing 要判断北京的天气适不适合全班出游。它请宿主的模型来判断，并在 sampling/createMessage 里附上自己的工具 "
+        "get_forecast；只有客户端在 initialize 里声明了 sampling.tools，服务器才能这样做。宿主把这个工具放进自己模型接口的 tools，"
+        "模型要求调用 get_forecast，但宿主并不运行它：客户端把 tool_use 作为回答交回服务器，服务器自己查了预报，"
         "再发第二个 sampling/createMessage，带上模型的 tool_use 和自己的 tool_result，模型这才用一句话作答。"
         "应用这边的模型只看到 plan_outing 的结果；整个运行有 4 次模型请求，其中 2 次是替服务器发的。",
         "plan_outing must judge whether Beijing's weather suits a class outing. It asks the host's model to judge, and "
@@ -600,10 +600,10 @@ SAMPLES: list[Sample] = [
     ),
     Sample(
         "asks-sampling-tools-modern",
-        "服务器借用主机的模型，还带上自己的工具 · 带工具的 sampling · 2026-07-28",
+        "服务器借用宿主的模型，还带上自己的工具 · 带工具的 sampling · 2026-07-28",
         "The server borrows the host's model with its own tool · sampling with tools · 2026-07-28",
         "英文提问，走 2026-07-28 协议。plan_outing 的一次调用分成三轮：第一轮得到 input_required，里面是带着 get_forecast "
-        "工具的 sampling/createMessage；主机的模型要求调用 get_forecast，第二轮把这个 tool_use 放在 inputResponses 里重发；"
+        "工具的 sampling/createMessage；宿主的模型要求调用 get_forecast，第二轮把这个 tool_use 放在 inputResponses 里重发；"
         "服务器自己运行工具后又回了一个 input_required，这次的 sampling 请求带着 tool_result；第三轮带回模型的回答，"
         "服务器才给出结果。三轮用了三个不同的 id，由 requestState 连成一次调用。带工具的 sampling（ToolUseContent、"
         "ToolResultContent）在这个协议里已被标为弃用，已安装的 SDK 仍然支持。",
@@ -624,7 +624,7 @@ SAMPLES: list[Sample] = [
         "class_notes 只读客户端愿意共享的文件夹里的笔记。它在 tools/call 中途发出 roots/list，"
         "客户端回答一个根：一个 file 地址和它的名字。服务器在这个根里找到 Beijing.md，把内容和它来自哪个根一起返回。"
         "根只是服务器的承诺：MCP 不强制，能不能读根外面的文件，取决于服务器自己的代码。"
-        "生成样例时，主机共享的是演示包笔记的一份副本，放在 /tmp/mcp-flow-samples/weather_demo/notes，"
+        "生成样例时，宿主共享的是演示包笔记的一份副本，放在 /tmp/mcp-flow-samples/weather_demo/notes，"
         "这样每台机器生成的样例都一样；你自己加 --asks 运行时，默认共享的是本机的 weather_demo/notes。",
         "class_notes reads notes only inside the folders the client is willing to share. In the middle of tools/call "
         "it sends roots/list, and the client answers with one root: a file URI and a name. The server finds "
@@ -657,15 +657,17 @@ SAMPLES: list[Sample] = [
         "服务器请用户去一个网页 · URL 模式的 elicitation · 2025-11-25",
         "The server sends the user to a page · URL-mode elicitation · 2025-11-25",
         "打开降雨雷达要用户在天气服务自己的页面上登录。radar_sign_in 在 tools/call 中途发出 elicitation/create，mode 是 url："
-        "只有一句说明和一个地址，没有表单。主机把地址给用户看，用户同意前往（accept），回答里没有任何内容："
+        "只有一句说明和一个地址，没有表单。宿主把地址给用户看，用户同意前往（accept），回答里没有任何内容："
         "在那个页面上输入的东西（比如密码）从不经过 MCP 客户端，也不经过模型。这个演示的地址在保留域名 .example 下，"
-        "背后没有页面。URL 模式是服务器沿会话发回的请求，所以只有 2025-11-25 有；在 2026-07-28 的连接上 SDK 不允许发。",
+        "背后没有页面。这个 SDK 只把 URL 模式作为服务器沿会话发回的请求发出，所以这里用 2025-11-25；2026-07-28 协议也允许 URL 模式，"
+        "放在 input_required 结果里，但 SDK 的解析器只会生成表单模式。",
         "Turning on the rain radar needs the user to sign in on the weather service's own page. In the middle of "
         "tools/call radar_sign_in sends elicitation/create with mode url: a sentence and an address, no form. The "
         "host shows the address; the user agrees to go (accept), and the answer carries no content: what is typed on "
         "that page (a password, say) never passes through the MCP client or the model. The demo's address is under "
-        "the reserved .example domain, with no page behind it. URL mode is a request the server sends back over the "
-        "session, so it exists in 2025-11-25 only; on a 2026-07-28 connection the SDK does not allow it.",
+        "the reserved .example domain, with no page behind it. This SDK sends URL mode only as a request back over "
+        "the session, hence 2025-11-25 here; the 2026-07-28 protocol allows URL mode too, inside an input_required "
+        "result, but the SDK's resolvers build form mode only.",
         question="帮我打开降雨雷达",
         options={**ASKS, "answers": (("open", "yes"),)},
     ),
@@ -705,8 +707,8 @@ SAMPLES: list[Sample] = [
         "结构化结果 · outputSchema 与 structuredContent",
         "Structured results · outputSchema and structuredContent",
         "weather_card 在 tools/list 里带着 outputSchema，说明它的结果是什么形状；tools/call 的结果里除了给人读的 content，"
-        "还有按这个 Schema 写的 structuredContent。主机用 outputSchema 检查 structuredContent（结果记在工具结果这一跳的 "
-        "structured 里），这次回填给模型的是 structuredContent 的 JSON，而不是文本 content：这是主机自己的选择，"
+        "还有按这个 Schema 写的 structuredContent。宿主用 outputSchema 检查 structuredContent（结果记在工具结果这一跳的 "
+        "structured 里），这次回填给模型的是 structuredContent 的 JSON，而不是文本 content：这是宿主自己的选择，"
         "默认仍回填文本。",
         "weather_card comes in tools/list with an outputSchema saying what shape its result has; the tools/call "
         "result carries, beside the content meant for reading, a structuredContent written to that schema. The host "

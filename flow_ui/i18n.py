@@ -12,7 +12,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "page_compare": {"zh": "对比", "en": "Compare"},
     "page_hops": {"zh": "全部消息", "en": "Hops"},
     "offline_note": {
-        "zh": "默认使用离线模拟模型：无需网络，无需 API Key。",
+        "zh": "默认使用离线模拟模型：无需网络，无需 API 密钥。",
         "en": "The offline mock model is the default: no network, no API key.",
     },
     # run page
@@ -110,7 +110,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "preset": {"zh": "预设", "en": "Preset"},
     "base_url": {"zh": "Base URL", "en": "Base URL"},
     "model_name": {"zh": "模型名称", "en": "Model name"},
-    "api_key": {"zh": "API Key（不会保存）", "en": "API key (never stored)"},
+    "api_key": {"zh": "API 密钥（不会保存）", "en": "API key (never stored)"},
     "key_from_env": {"zh": "留空则使用环境变量 {env}", "en": "Leave empty to use ${env}"},
     "options": {"zh": "选项", "en": "Options"},
     "tool_choice": {"zh": "tool_choice", "en": "tool_choice"},
@@ -170,10 +170,10 @@ TEXT: dict[str, dict[Lang, str]] = {
     "outcome_open": {"zh": "在“逐步讲解”中从第 {n} 跳打开", "en": "Open Step through at hop {n}"},
     "outcome_start": {"zh": "从第 1 跳开始", "en": "Start at hop 1"},
     "no_key": {
-        "zh": "这个服务需要 API Key：请输入，或设置环境变量 {env}。",
+        "zh": "这个服务需要 API 密钥：请输入，或设置环境变量 {env}。",
         "en": "This provider needs an API key: type it, or set ${env}.",
     },
-    "no_key_typed": {"zh": "这个服务需要 API Key：请输入。", "en": "This provider needs an API key: type it."},
+    "no_key_typed": {"zh": "这个服务需要 API 密钥：请输入。", "en": "This provider needs an API key: type it."},
     "key_withheld": {
         "zh": "环境变量 {env} 中的 Key 不会发给这个 Base URL：环境中的 Key 只发给为它配置的地址。要发送 Key，请在上面输入。",
         "en": "${env} is not sent to this base URL: a key from the environment goes only to the URL it was set up for. Type a key to send one.",
@@ -182,7 +182,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "asks": {"zh": "用会反问的工具", "en": "Use the tools that ask back"},
     "asks_help": {
         "zh": "演示服务器多出三个工具，它们要先向客户端要到东西才能给出结果：weather_here 问用户在哪个城市（`elicitation`，"
-        "下面会出现表单），forecast_in_words 请主机的模型把预报说成一句话（`sampling`），class_notes 先问客户端"
+        "下面会出现表单），forecast_in_words 请宿主的模型把预报说成一句话（`sampling`），class_notes 先问客户端"
         "共享了哪些文件夹（`roots`）再读笔记。",
         "en": "The demo server gets three more tools that must get something from the client before they can "
         "answer: "
@@ -202,7 +202,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "asks_kind_sampling_tools": {"zh": "问模型，还带上自己的工具", "en": "asks the model, with its own tool"},
     "elicit_timeout": {"zh": "表单最多等待（秒）", "en": "The form waits at most (s)"},
     "elicit_timeout_help": {
-        "zh": "到时没人回答，主机就替用户选“取消”，运行继续。",
+        "zh": "到时没人回答，宿主就替用户选“取消”，运行继续。",
         "en": "If nobody answers by then, the host cancels for the user (action: cancel) and the run goes on.",
     },
     "run_asks_user": {
@@ -224,7 +224,7 @@ TEXT: dict[str, dict[Lang, str]] = {
         "without a choice.",
     },
     "ask_countdown": {
-        "zh": "{s} 秒内没人回答，主机就替用户取消。",
+        "zh": "{s} 秒内没人回答，宿主就替用户取消。",
         "en": "If nobody answers within {s} s, the host cancels for the user.",
     },
     "ask_missing": {"zh": "请先填写：{fields}", "en": "Fill in first: {fields}"},

@@ -1,5 +1,5 @@
-"""URL-mode elicitation: the server sends the user to a page (2025-11-25 only, a request back over the session);
-the answer says only whether the user went, and nothing typed there passes through the client."""
+"""URL-mode elicitation: the server sends the user to a page (with this SDK 2025-11-25 only, a request back over the
+session); the answer says only whether the user went, and nothing typed there passes through the client."""
 
 from __future__ import annotations
 

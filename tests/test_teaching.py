@@ -45,7 +45,7 @@ ALLOWED_IN_ZH = frozenset(
     DONE code error message divergence true false null adapted OpenAI title annotations icons outputSchema
     structuredContent nextCursor strict additionalProperties POST SSE clientInfo auto stop delta.tool_calls
     Chat Completions Responses Anthropic Messages instructions input output output_text output_schema status
-    function_call function_call_output call_id previous_response_id input_tokens max_tokens system user text
+    function_call function_call_output call_id previous_response_id store input_tokens max_tokens system user text
     input_schema tool_use tool_result tool_use_id stop_reason message_start message_delta message_stop
     content_block_start content_block_stop input_json_delta text_delta partial_json
     response.output_item.added response.output_item.done response.function_call_arguments.delta

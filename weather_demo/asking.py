@@ -240,7 +240,8 @@ def _add_radar(server: MCPServer) -> None:
         "page, so the tool asks the client to send the user there (URL-mode elicitation). Takes no arguments."
     )
     async def radar_sign_in(ctx: Context) -> str:
-        # URL mode is a request the server sends back over the session: the SDK has it in 2025-11-25 only.
+        # The SDK sends URL mode only as a request back over the session (2025-11-25); the 2026-07-28 protocol allows
+        # it inside an input_required result too, but the SDK's resolvers (`Elicit`) build form mode only.
         try:
             opened = await ctx.elicit_url(
                 "天气服务要你在它自己的页面上登录，才能打开降雨雷达。The weather service wants you to sign in on its own "
@@ -251,7 +252,7 @@ def _add_radar(server: MCPServer) -> None:
         except NoBackChannelError:
             return (
                 "The radar needs a sign-in on the weather service's page, and this connection (2026-07-28) cannot "
-                "send the user there: URL-mode elicitation is a request back over a session."
+                "send the user there: this server asks in URL mode only with a request back over a session."
             )
         if opened.action != "accept":
             return f"The user did not go to the sign-in page ({opened.action}); the radar stays off."

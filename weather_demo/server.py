@@ -23,10 +23,12 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import mcp_types
+from mcp.server import NotificationOptions
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
@@ -265,6 +267,28 @@ def _add_resources_and_prompts(server: MCPServer) -> None:
         return f"Look up today's weather in {city} and write a two-sentence report with one piece of advice."
 
 
+def notification_options(*, asks: bool) -> NotificationOptions:
+    """The changes the server says in its handshake it will announce: the server that asks adds a tool mid-session
+    (`unlock_alerts`) and sends notifications/tools/list_changed, so it declares tools.listChanged first.
+
+    MCPServer takes no such options: its stdio run and the in-memory transport pass them to the low-level server's
+    `run`. Over Streamable HTTP they cannot be given: the SDK's session manager serves each session with the
+    low-level server's default options (`serve_loop` calls `create_initialization_options()` with none), so there
+    the server declares listChanged false and still sends the notification."""
+    return NotificationOptions(tools_changed=asks)
+
+
+async def serve_stdio(server: MCPServer, *, asks: bool) -> None:
+    """`MCPServer.run_stdio_async`, with the server's notification options (`notification_options`)."""
+    # MCPServer has no public way to its low-level server, whose `run` takes the options (the SDK's own
+    # `InMemoryTransport` reads this attribute too).
+    lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(
+            read_stream, write_stream, lowlevel.create_initialization_options(notification_options(asks=asks))
+        )
+
+
 def shared_server(fault: Fault = "none", asks: bool = False) -> MCPServer:
     """The server for an in-memory connection: one per process, as building one costs more than a whole run; but the
     server that asks changes while a client is connected (`unlock_alerts` adds a tool), so each connection gets its
@@ -352,6 +376,7 @@ def serve_http(
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}{path}"
     security = transport_security(allowed_hosts(host) if allowed == "default" else allowed)
+    # Over HTTP the SDK declares tools.listChanged false whatever the server sends (`notification_options`).
     app = build_server(fault=fault, bearer_token=token, exit_on_crash=True, asks=asks).streamable_http_app(
         streamable_http_path=path, host=host, transport_security=security
     )
@@ -368,7 +393,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault", choices=["none", "die", "hang"], default="none")
     parser.add_argument("--asks", action="store_true", help="add the tools that ask the client back")
     args = parser.parse_args(argv)
-    anyio.run(build_server(fault=args.fault, exit_on_crash=True, asks=args.asks).run_stdio_async)
+    anyio.run(
+        functools.partial(
+            serve_stdio, build_server(fault=args.fault, exit_on_crash=True, asks=args.asks), asks=args.asks
+        )
+    )
 
 
 def new_token() -> str:

@@ -30,6 +30,13 @@ def demo_server(fault: Any = "none", *, asks: bool = False) -> Any:
     return shared_server(fault, asks)
 
 
+def demo_notifications(*, asks: bool) -> Any:
+    """The changes the demo server declares it will announce (`weather_demo.server.notification_options`)."""
+    from weather_demo.server import notification_options
+
+    return notification_options(asks=asks)
+
+
 def demo_roots() -> list[str]:
     """The folder the demo's `class_notes` tool reads when a run names no root of its own: the class's notes."""
     from weather_demo.asking import NOTES_DIR
@@ -72,6 +79,7 @@ async def demo_over_http(token: str, *, asks: bool = False) -> AsyncIterator[str
     sock.bind((host, 0))
     sock.listen(16)
     url = f"http://{host}:{sock.getsockname()[1]}{DEMO_HTTP_PATH}"
+    # Over HTTP the SDK declares tools.listChanged false whatever the server sends (`notification_options`).
     app = build_server(bearer_token=token, asks=asks).streamable_http_app(
         streamable_http_path=DEMO_HTTP_PATH, host=host, transport_security=transport_security(allowed_hosts(host))
     )

@@ -120,9 +120,10 @@ def _inner_transport(
     if spec.transport == "memory" and spec.server is not None:
         return MemoryTransport(spec.server, on_died=tap.server_stopped), None
     if spec.transport == "memory" and spec.is_demo:
-        from flow.servers.builtin import demo_server
+        from flow.servers.builtin import demo_notifications, demo_server
 
-        return MemoryTransport(demo_server(spec.fault, asks=spec.asks), on_died=tap.server_stopped), None
+        server, notifications = demo_server(spec.fault, asks=spec.asks), demo_notifications(asks=spec.asks)
+        return MemoryTransport(server, on_died=tap.server_stopped, notifications=notifications), None
     token = uuid.uuid4().hex
     # The server's stderr goes to a file, so a crash can be reported with its last words
     # and a flood of it costs disk, not memory.

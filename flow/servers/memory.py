@@ -11,7 +11,7 @@ from typing import Any, Self
 
 import anyio
 from mcp.client._transport import WriteStream  # the SDK's stream protocol; no public module exports it yet
-from mcp.server import MCPServer, Server
+from mcp.server import MCPServer, NotificationOptions, Server
 from mcp.shared.memory import MessageStream, create_client_server_memory_streams
 from mcp.shared.message import SessionMessage
 
@@ -29,13 +29,16 @@ def lowlevel_server(server: Server[Any] | MCPServer) -> Server[Any]:
 
 
 @asynccontextmanager
-async def _served(server: Server[Any], on_died: Callable[[str], None]) -> AsyncIterator[MessageStream]:
+async def _served(
+    server: Server[Any], on_died: Callable[[str], None], notifications: NotificationOptions | None
+) -> AsyncIterator[MessageStream]:
     async with create_client_server_memory_streams() as (client_streams, (server_read, server_write)):
         done = anyio.Event()
 
         async def serve() -> None:
             try:
-                await server.run(server_read, _ClosedByHost(server_write), server.create_initialization_options())
+                options = server.create_initialization_options(notifications)
+                await server.run(server_read, _ClosedByHost(server_write), options)
             except BaseException as exc:
                 if not _died(exc):
                     raise
@@ -101,15 +104,23 @@ def _leaf(exc: BaseException) -> BaseException:
 class MemoryTransport:
     """A `Transport` (the SDK's protocol for `mcp.Client`) to a server run in this process while it is entered.
 
-    `on_died` hears what the server raised when its run failed (it is then gone, as a crashed process would be)."""
+    `on_died` hears what the server raised when its run failed (it is then gone, as a crashed process would be);
+    `notifications` are the changes the server declares it will announce (its capabilities' listChanged)."""
 
-    def __init__(self, server: Server[Any] | MCPServer, *, on_died: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        server: Server[Any] | MCPServer,
+        *,
+        on_died: Callable[[str], None] | None = None,
+        notifications: NotificationOptions | None = None,
+    ) -> None:
         self._server = lowlevel_server(server)
         self._cm: AbstractAsyncContextManager[MessageStream] | None = None
         self._on_died = on_died or (lambda said: None)
+        self._notifications = notifications
 
     async def __aenter__(self) -> MessageStream:
-        self._cm = _served(self._server, self._on_died)
+        self._cm = _served(self._server, self._on_died, self._notifications)
         return await self._cm.__aenter__()
 
     async def __aexit__(

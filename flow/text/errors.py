@@ -135,7 +135,7 @@ OPTION_HINTS: dict[str, tuple[str, str]] = {
 }
 
 _STATUS_HINTS: dict[int, tuple[str, str]] = {
-    401: ("check the API key", "请检查 API Key"),
+    401: ("check the API key", "请检查 API 密钥"),
     403: ("check the key's permissions", "请检查这个 Key 的权限"),
     404: ("check the model name and base URL", "请检查模型名称和 Base URL"),
     429: ("rate limited: wait and retry, or lower the request rate", "触发限流：稍后重试，或降低请求频率"),
@@ -268,8 +268,8 @@ SENDING_TO: dict[Lang, dict[str, str]] = {
     },
     "zh": {
         "openai": "模型请求将发往 {base_url}（模型 {name}，{key}）",
-        "key": "带 API Key",
-        "no_key": "不带 API Key",
+        "key": "带 API 密钥",
+        "no_key": "不带 API 密钥",
         "offline": "由离线的 {backend} 模型回答（模型 {name}）：没有请求会离开这台机器",
     },
 }
@@ -489,7 +489,7 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     "input_rounds": (
         "stopped: the server still asked for input after {rounds} rounds of {tool} (2026-07-28 input-required "
         "results); the host gives up rather than answer forever",
-        "已停止：调用 {tool} 时，服务器经过 {rounds} 轮仍在要求补充输入（2026-07-28 的 input-required 结果）；主机不再无休止地回答",
+        "已停止：调用 {tool} 时，服务器经过 {rounds} 轮仍在要求补充输入（2026-07-28 的 input-required 结果）；宿主不再无休止地回答",
     ),
     "ping_modern": (
         "ping is a 2025-11-25 request, removed in 2026-07-28: use --era handshake to send one",

@@ -46,12 +46,22 @@ GLOSSARY: tuple[Term, ...] = (
         (r"function calling",),
     ),
     Term("an MCP session (the handshake era only)", "会话", "session", ()),
-    Term("the 2026-07-28 protocol", "2026-07-28 协议", "the 2026-07-28 protocol", (r"新协议时代",)),
+    Term("the 2026-07-28 protocol", "2026-07-28 协议", "the 2026-07-28 protocol", (r"(?<!最)新协议",)),
+    # 主机 is a machine; a host name (主机名) is one too, and stays.
+    Term("the app that holds the MCP client and answers a server (the host)", "宿主", "host", (r"主机(?!名)",)),
+    # 模式 is a mode (直接调用模式, URL 模式); a JSON Schema keeps its name.
+    Term(
+        "a JSON Schema (inputSchema, outputSchema, requestedSchema)",
+        "Schema",
+        "schema",
+        (r"(?:这份|同一份|改写了|改写后的|参数|输入|输出|JSON\s?)模式", r"模式变长"),
+    ),
+    Term("the key a provider's API is called with", "API 密钥", "API key", (r"API\s*Key", r"API\s*键", r"接口密钥")),
 )
 
 
 # Phrases that read as translated, not written.
-AWKWARD_ZH = (r"上了线路", r"新协议时代", r"服务器在执行中说话")
+AWKWARD_ZH = (r"上了线路", r"说话")
 
 # Leave code alone: a fenced block, `inline code`, a {placeholder}, a URL, and the wire's own names
 # (tools/call, tool_calls, isError, weather://cities, get_weather ...), and a command line of the program's own

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -248,3 +249,12 @@ COMPARE_TEXT: dict[str, dict[Lang, str]] = {
 
 
 """The comparison's one sentence, in pieces (flow.views.compare.point fills them from the two traces)."""
+
+
+_PLURAL = re.compile(r"\{(\w+)\} (\w+)\(s\)")
+
+
+def plurals(template: str, values: Mapping[str, object]) -> str:
+    """English "{n} message(s)" as "{n} message" or "{n} messages", by the count `values` will fill in; every text
+    that formats a count writes it so, and goes through here."""
+    return _PLURAL.sub(lambda m: f"{{{m[1]}}} {m[2]}" + ("" if str(values.get(m[1])) == "1" else "s"), template)

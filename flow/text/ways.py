@@ -90,9 +90,11 @@ CELLS: dict[str, dict[Lang, str]] = {
         "en": "an HTTP service the app can reach (Streamable HTTP)",
     },
     "server.hosted": {
-        "zh": "服务商能连到的 HTTP 服务（Streamable HTTP）：真实服务商需要一个公开、带认证的地址；这次是 {url}",
+        "zh": "服务商能连到的 HTTP 服务（Streamable HTTP）：真实服务商要么连一个公开、带认证的地址，要么经过服务商自己的隧道"
+        "（Responses 的 mcp 工具可以用 tunnel_id 代替 server_url）；这次是 {url}",
         "en": "an HTTP service the provider can reach (Streamable HTTP): a real provider needs a public, "
-        "authenticated URL; in this run {url}",
+        "authenticated URL, or its own tunnel to the server (a Responses mcp tool may name a tunnel_id instead of "
+        "a server_url); in this run {url}",
     },
     "sees.functions": {
         "zh": "全部：每个请求和响应，以及函数在自己进程里的调用和结果",
@@ -150,24 +152,24 @@ POINT_TEXT: dict[str, dict[Lang, str]] = {
     "requests": {
         "zh": "同一个问题，{base}向模型发了 {n_base} 次请求，{hosted}只发了 {n_hosted} 次：工具循环在服务商那里，"
         "包含在应用的一次请求之内。",
-        "en": "For the same question {base} made {n_base} requests to the model and {hosted} {n_hosted}: the tool "
+        "en": "For the same question {base} made {n_base} request(s) to the model and {hosted} {n_hosted}: the tool "
         "loop ran at the provider, inside one request of the app's.",
     },
     "frames": {
-        "zh": "{app_mcp}里应用的 MCP 客户端收发了 {frames} 帧；{hosted}里是 0 帧：和服务器说话的是服务商的客户端。",
-        "en": "In {app_mcp} the app's MCP client sent and received {frames} frames; in {hosted}, 0: the provider's "
+        "zh": "{app_mcp}里应用的 MCP 客户端收发了 {frames} 帧；{hosted}里是 0 帧：和服务器通信的是服务商的客户端。",
+        "en": "In {app_mcp} the app's MCP client sent and received {frames} frame(s); in {hosted}, 0: the provider's "
         "client is the one that talks to the server.",
     },
     "observed": {
         "zh": "这份托管记录里能看到服务商客户端的 {observed} 帧，是因为记录器看得到它（离线模拟的服务商，或者放在服务器前的代理）；"
         "真实服务商只给应用留下它的报告（{reported} 次交换）。",
-        "en": "This hosted trace holds {observed} frames of the provider's client because the recorder could see "
+        "en": "This hosted trace holds {observed} frame(s) of the provider's client because the recorder could see "
         "them (the offline mock provider, or a proxy in front of the server); a real provider leaves the app only "
-        "its report ({reported} exchanges).",
+        "its report ({reported} exchange(s)).",
     },
     "report_only": {
         "zh": "这份托管记录里没有任何帧，只有服务商的报告（{reported} 次交换）：时间、重试和请求头都不可知。",
-        "en": "This hosted trace holds no frame, only the provider's report ({reported} exchanges): timing, retries "
+        "en": "This hosted trace holds no frame, only the provider's report ({reported} exchange(s)): timing, retries "
         "and headers are unknown.",
     },
     "bytes": {
@@ -175,10 +177,12 @@ POINT_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Bytes sent to the model: {figures}.",
     },
     "security": {
-        "zh": "托管 MCP 的代价：服务器必须让服务商连得到，所以它的地址等于公开在网络上，至少要校验访问令牌；"
+        "zh": "托管 MCP 的代价：服务器必须让服务商连得到，要么地址公开在网络上，至少要校验访问令牌，要么经过服务商的隧道"
+        "（Responses 的 tunnel_id）；"
         "请求里 headers 带的凭据服务商看得到；需要批准（require_approval）时，批不批准是应用的最后一句话。",
-        "en": "What hosted MCP costs: the server must be reachable from the provider, so its URL is as good as "
-        "public and needs at least an access token; the credential in the request's headers is seen by the "
+        "en": "What hosted MCP costs: the server must be reachable from the provider, either at a URL as good as "
+        "public, which needs at least an access token, or through the provider's tunnel (Responses' tunnel_id); "
+        "the credential in the request's headers is seen by the "
         "provider; where approval is required (require_approval), approving or not is the app's last word.",
     },
 }

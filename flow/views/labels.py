@@ -10,7 +10,7 @@ from typing import Any, Literal, TypeAlias, assert_never
 
 from flow.text.apis import API_WORDS
 from flow.text.errors import EMPTY_ANSWER
-from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang
+from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang, plurals
 from flow.trace.files import escape_controls
 from flow.trace.model import Actor, Hop, Mode, Trace, as_dict, as_list
 from flow.trace.payloads import (
@@ -299,12 +299,9 @@ def _some(head: str, items: list[list[str]], width: int, max_lines: int = MAX_LI
     return [clip(head, width)]
 
 
-_PLURAL = re.compile(r"\{(\w+)\} (\w+)\(s\)")
-
-
 def _w(key: str, lang: Lang, **values: object) -> str:
     """A label word in the interface language, filled in; English "{n} tool(s)" says "1 tool" or "2 tools"."""
-    text = _PLURAL.sub(lambda m: f"{{{m[1]}}} {m[2]}" + ("" if values.get(m[1]) == 1 else "s"), LABEL_TEXT[key][lang])
+    text = plurals(LABEL_TEXT[key][lang], values)
     return text.format(**values) if values else text
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flow.text.apis import API_WORDS
-from flow.text.names import Lang
+from flow.text.names import Lang, plurals
 from flow.text.route import MESSAGE_NAMES
 from flow.text.ways import (
     CELLS,
@@ -330,7 +330,7 @@ def route_strips_html(traces: Sequence[Trace], *, lang: Lang = "en") -> str:
 
 
 def _p(key: str, lang: Lang, **values: object) -> str:
-    return POINT_TEXT[key][lang].format(**values)
+    return plurals(POINT_TEXT[key][lang], values).format(**values)
 
 
 def ways_point(traces: Sequence[Trace], *, lang: Lang = "en") -> str:

@@ -11,10 +11,9 @@ decides, and the text claims no more than the payload shows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from flow.text.names import Lang
+from flow.text.names import Lang, plurals
 from flow.text.teaching.situations import LIST_ITEMS, HopContext, Situation, hop_contexts, situation
 from flow.text.teaching.steps import API_STEP_TEXTS, STEP_TEXTS, step_texts
 from flow.text.teaching.texts import FALLBACK, NOTES, TEXTS
@@ -50,21 +49,13 @@ def _shown(value: str | list[str], lang: Lang) -> str:
     return _SEPARATOR[lang].join(items)
 
 
-_PLURAL = re.compile(r"\{(\w+)\} (\w+)\(s\)")
-
-
-def _plurals(template: str, values: dict[str, str]) -> str:
-    """English "{n} message(s)" as "1 message" or "2 messages", by the count filled in."""
-    return _PLURAL.sub(lambda m: f"{{{m[1]}}} {m[2]}" + ("" if values.get(m[1]) == "1" else "s"), template)
-
-
 def render(found: Situation, lang: Lang) -> str:
     """A situation's text in `lang`, filled."""
     template = TEXTS.get(found.key, TEXTS[FALLBACK])[lang]
     if found.key in TEXTS and found.note in NOTES:
         template += NOTES[found.note][lang]
     values = {name: _shown(v, lang) for name, v in {**found.derived, **found.fills}.items()}
-    template = _plurals(template, values)
+    template = plurals(template, values)
     try:
         return template.format_map(values)
     except (KeyError, IndexError, ValueError):  # a template and its situation out of step: say something true

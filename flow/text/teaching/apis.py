@@ -23,9 +23,12 @@ _R_TOOL_ZH = (
     "parameters（就是改了名的 inputSchema）并列在同一层，不像 Chat Completions 那样包在 function 里"
 )
 _R_FIELDS_EN = (
-    "a function tool has name, description, parameters and strict, and an optional output_schema this app does not send"
+    "a function tool has name, description, parameters and strict, and optional fields this app does not send, "
+    "output_schema among them"
 )
-_R_FIELDS_ZH = "function 工具只有 name、description、parameters、strict，以及本应用不发送的可选字段 output_schema"
+_R_FIELDS_ZH = (
+    "function 工具有 name、description、parameters、strict，还有本应用不发送的可选字段，output_schema 就是其中之一"
+)
 _M_TOOL_EN = (
     "each MCP tool ({tools}) becomes a Messages tool: name, description and input_schema, which is the inputSchema "
     'under a new name; there is no type "function" and no wrapper around them'
@@ -104,11 +107,12 @@ _RESPONSES: Texts = {
         "模型只看得到这段 JSON，其中 {share}% 的字节是工具定义。",
     },
     "responses.ask.backfill": {
-        "en": "Message 8, the backfill: without previous_response_id the server keeps nothing for the app, so the "
-        "whole input goes again ({items} items): the model's function_call items as they came, then one "
+        "en": "Message 8, the backfill: without previous_response_id the server uses nothing it kept (store, on by "
+        "default, keeps each response, but only a previous_response_id brings one back), so the whole input goes again "
+        "({items} items): the model's function_call items as they came, then one "
         'function_call_output item per call, quoting its call_id ({ids}). There is no role "tool": the result is '
         "an item of its own. The loop ends when a response has no function_call item.",
-        "zh": "第 8 条消息，回填：没有 previous_response_id，服务器不替应用保存任何东西，所以整个 input 再发一次（{items} 项）："
+        "zh": "第 8 条消息，回填：没有 previous_response_id，服务器就不会用上它保存的任何东西（store 默认开启，每次响应都会保存，但只有 previous_response_id 才能把它接上），所以整个 input 再发一次（{items} 项）："
         "先是模型的 function_call 项，原样发回，再是每个调用一个 function_call_output 项，引用它的 call_id（{ids}）。"
         "这里没有 role 为 tool 的消息：结果自成一项。等到某次响应里没有 function_call 项，循环才结束。",
     },
@@ -233,10 +237,11 @@ _RESPONSES: Texts = {
         "应用把它解析成对象，交给 MCP 客户端一个调用 {name} 的请求。call_id {id} 留在应用这边，MCP 看不到它。",
     },
     "responses.reverse.direct": {
-        "en": "Reverse translation in direct mode: the function_call item's arguments string {arguments} is parsed, "
-        "and {name} will be called in the app's own process. The call_id {id} is kept to label the result.",
-        "zh": "直接调用模式下的反向翻译：function_call 项的参数字符串 {arguments} 被解析，{name} 将在应用自己的进程里被调用。"
-        "call_id {id} 被保留下来，用来标记结果。",
+        "en": "Message 5 in direct mode, with no translation: there is no MCP call to turn the function_call into, so "
+        "the app itself parses the item's arguments string {arguments} and will call {name} in its own process. The "
+        "call_id {id} is kept to label the result.",
+        "zh": "直接调用模式下的第 5 条消息，没有翻译：这里没有要转换成的 MCP 调用，应用自己解析 function_call 项的参数字符串 "
+        "{arguments}，再在自己的进程里调用 {name}。call_id {id} 被保留下来，用来标记结果。",
     },
     "responses.result.app.ok": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), which "
@@ -316,7 +321,7 @@ _MESSAGES: Texts = {
         "({max_tokens}) is required. The model sees only this JSON, and {share} % "
         "of its bytes are the tool definitions.",
         "zh": "第 3 条消息：第一次请求 Anthropic 的 Messages 接口（POST /v1/messages），带 {messages} 条消息、{tools} 个工具定义，"
-        "tool_choice 为 {choice}。应用把系统提示放在顶层的 system 字段（API 文档推荐的位置），而不像 Chat Completions 那样作为第一条消息；max_tokens（{max_tokens}）必须给出。"
+        "tool_choice 为 {choice}。应用把系统提示放在顶层的 system 字段，API 参考文档就把系统提示写在这里，而不像 Chat Completions 那样作为第一条消息；max_tokens（{max_tokens}）必须给出。"
         "模型只看得到这段 JSON，其中 {share}% 的字节是工具定义。",
     },
     "messages.ask.first.named": {
@@ -455,11 +460,11 @@ _MESSAGES: Texts = {
         "Responses 不同。应用检查后交给 MCP 客户端一个调用 {name} 的请求。tool_use_id {id} 留在应用这边，MCP 看不到它。",
     },
     "messages.reverse.direct": {
-        "en": "Reverse translation in direct mode: the tool_use block's input, {input}, is already an object, so "
-        "nothing is parsed; {name} will be called in the app's own process. The id {id} is kept for the "
-        "tool_result.",
-        "zh": "直接调用模式下的反向翻译：tool_use 内容块的 input {input} 已经是对象，不用解析；{name} 将在应用自己的进程里被调用。"
-        "id {id} 被保留下来，给 tool_result 引用。",
+        "en": "Message 5 in direct mode, with no translation: the tool_use block's input, {input}, is already an "
+        "object, so nothing is parsed, and there is no MCP call to turn it into; the app will call {name} in its own "
+        "process. The id {id} is kept for the tool_result.",
+        "zh": "直接调用模式下的第 5 条消息，没有翻译：tool_use 内容块的 input {input} 已经是对象，不用解析，也没有要转换成的 "
+        "MCP 调用；应用将在自己的进程里调用 {name}。id {id} 被保留下来，给 tool_result 引用。",
     },
     "messages.result.app.ok": {
         "en": "Message 7 reaches the app: the MCP client hands over the CallToolResult (isError {is_error}), which "

@@ -9,19 +9,25 @@ ASKING_TEXTS: dict[str, dict[Lang, str]] = {
     "user.asked": {
         "en": 'The MCP server needs something only the user knows, so it asks (elicitation): "{message}". The host '
         "shows the question and the form the server described; the model is not asked and sees none of it.",
-        "zh": "MCP 服务器需要只有用户才知道的信息，于是发问（elicitation）：“{message}”。主机把问题和服务器描述的表单展示给用户；"
+        "zh": "MCP 服务器需要只有用户才知道的信息，于是发问（elicitation）：“{message}”。宿主把问题和服务器描述的表单展示给用户；"
         "模型不参与，也看不到这些内容。",
     },
     "user.asked.url": {
         "en": "The MCP server asks the user to open {url} (URL-mode elicitation). What happens there, a sign-in or a "
         "payment, stays outside the MCP client and never passes through the host or the model.",
         "zh": "MCP 服务器请用户打开 {url}（URL 模式的 elicitation）。在那里发生的事，比如登录或付款，都在 MCP 客户端之外完成，"
-        "不经过主机，也不经过模型。",
+        "不经过宿主，也不经过模型。",
     },
     "user.answered.accept": {
         "en": "The user answers the server's form: accept, with {content}. The host sends these values back to the "
         "server as the answer to its question; the server checks them against the form it sent.",
-        "zh": "用户填好了服务器的表单：接受（accept），值为 {content}。主机把这些值作为对那个问题的回答发回服务器，服务器再按它发出的表单检查。",
+        "zh": "用户填好了服务器的表单：接受（accept），值为 {content}。宿主把这些值作为对那个问题的回答发回服务器，服务器再按它发出的表单检查。",
+    },
+    "user.answered.accept.url": {
+        "en": "The user agrees to open the page (accept). Nothing is filled in here: a URL-mode answer carries no "
+        "content, only the user's choice; what the user then does on that page never comes back through the host.",
+        "zh": "用户同意打开那个页面（accept）。这里什么也不用填：URL 模式的回答不带 content，只有用户的选择；"
+        "用户随后在那个页面上做的事，不会经由宿主传回来。",
     },
     "user.answered.decline": {
         "en": "The user declines to answer (decline). The server is told so and must carry on without the value, "
@@ -36,7 +42,7 @@ ASKING_TEXTS: dict[str, dict[Lang, str]] = {
     "user.answered.timeout": {
         "en": "Nobody answered within {seconds} s. The host cancels the question (cancel) rather than let the call "
         "wait forever.",
-        "zh": "{seconds} 秒内没有人回答。主机就取消了这个问题（cancel），不让这次调用一直等下去。",
+        "zh": "{seconds} 秒内没有人回答。宿主就取消了这个问题（cancel），不让这次调用一直等下去。",
     },
 }
 
@@ -51,8 +57,8 @@ ASKING_TEXTS.update(
             "(id {id}): it borrows the host's model for {messages} message(s), at most {max_tokens} tokens "
             "(maxTokens). The host decides whether and how to run it: it may show the request to the user, change "
             "it or refuse, and it picks the model; the server never holds an API key.",
-            "zh": "这次是 MCP 服务器通过会话反过来向客户端发请求：sampling/createMessage（id 为 {id}），借用主机的模型，"
-            "带 {messages} 条消息，最多生成 {max_tokens} 个词元（maxTokens）。要不要做、怎么做由主机决定："
+            "zh": "这次是 MCP 服务器通过会话反过来向客户端发请求：sampling/createMessage（id 为 {id}），借用宿主的模型，"
+            "带 {messages} 条消息，最多生成 {max_tokens} 个词元（maxTokens）。要不要做、怎么做由宿主决定："
             "它可以先给用户看、修改或拒绝这个请求，模型也由它挑选；服务器始终拿不到 API 密钥。",
         },
         "asks.elicit": {
@@ -60,7 +66,7 @@ ASKING_TEXTS.update(
             '"{message}", with a form whose fields are {fields} (requestedSchema). Only the host can reach the '
             "user, so the server asks through the client and waits for an answer with the same id.",
             "zh": "这次是 MCP 服务器请客户端替它向用户提问：elicitation/create（id 为 {id}），问题是“{message}”，"
-            "附带一张表单，字段为 {fields}（requestedSchema）。只有主机接触得到用户，所以服务器只能经由客户端发问，"
+            "附带一张表单，字段为 {fields}（requestedSchema）。只有宿主接触得到用户，所以服务器只能经由客户端发问，"
             "再等待带着同一个 id 的回答。",
         },
         "asks.elicit.url": {
@@ -74,7 +80,7 @@ ASKING_TEXTS.update(
             "en": "Now the MCP server asks the client which folders it may work in: roots/list (id {id}), with no "
             "parameters. The answer lists the roots the host chose to share, and only those; roots, like sampling, "
             "are deprecated in 2026-07-28.",
-            "zh": "这次是 MCP 服务器问客户端它可以在哪些目录里工作：roots/list（id 为 {id}），不带参数。回答里只列出主机"
+            "zh": "这次是 MCP 服务器问客户端它可以在哪些目录里工作：roots/list（id 为 {id}），不带参数。回答里只列出宿主"
             "愿意共享的根目录；和 sampling 一样，roots 在 2026-07-28 中已被标为弃用。",
         },
         "asks.other": {
@@ -89,7 +95,7 @@ ASKING_TEXTS.update(
             "{model}, stopReason {stop}). The server gets only this message, never the model API's response or "
             "the key that paid for it.",
             "zh": "客户端回答 sampling/createMessage（id 为 {id}），交回模型写出的消息：“{text}”（model 为 {model}，"
-            "stopReason 为 {stop}）。服务器只拿到这条消息，拿不到模型接口的原始响应，也拿不到付费用的密钥。",
+            "stopReason 为 {stop}）。服务器只拿到这条消息，拿不到模型接口的原始响应，也拿不到付费用的 API 密钥。",
         },
         "asks.sampling.tools": {
             "en": "Now the MCP server sends the client a request of its own, sampling/createMessage (id {id}), with "
@@ -97,7 +103,7 @@ ASKING_TEXTS.update(
             "model ask for the server's tools. The server may send tools only because the client declared "
             "sampling.tools in its capabilities; it runs them itself when the model asks.",
             "zh": "这次是 MCP 服务器反过来向客户端发请求：sampling/createMessage（id 为 {id}），还带上它自己的工具"
-            "（{tools}）：它借用主机的模型，最多 {max_tokens} 个词元，并允许这个模型要求调用服务器的工具。服务器能带工具，"
+            "（{tools}）：它借用宿主的模型，最多 {max_tokens} 个词元，并允许这个模型要求调用服务器的工具。服务器能带工具，"
             "是因为客户端在能力里声明了 sampling.tools；模型要用时，由服务器自己运行。",
         },
         "answers.sampling.tool_use": {
@@ -105,7 +111,7 @@ ASKING_TEXTS.update(
             "(stopReason toolUse). The host has not run it: the server runs its own tool and sends the result in "
             "a new sampling request, with the model's tool_use and a tool_result, until the model answers in text.",
             "zh": "客户端回答 sampling/createMessage（id 为 {id}），交回模型的 tool_use：{calls}（stopReason 为 toolUse）。"
-            "主机并没有运行它：服务器自己运行工具，再发一个新的 sampling 请求，带上模型的 tool_use 和 tool_result，"
+            "宿主并没有运行它：服务器自己运行工具，再发一个新的 sampling 请求，带上模型的 tool_use 和 tool_result，"
             "直到模型用文字作答。",
         },
         "answers.elicit.accept": {
@@ -113,6 +119,13 @@ ASKING_TEXTS.update(
             "{content}. The server goes on with the value the user gave, which it should still check.",
             "zh": "客户端回答 elicitation/create（id 为 {id}），交回用户的选择：action 为 accept，content 为 {content}。"
             "服务器拿着用户给的值继续工作，但仍应自己检查一遍。",
+        },
+        "answers.elicit.accept.url": {
+            "en": "The client answers elicitation/create (id {id}) with action accept and no content: in URL mode the "
+            "answer says only that the user agreed to open the page. Whatever the user does there reaches the server, "
+            "if at all, through that page, never through this client.",
+            "zh": "客户端回答 elicitation/create（id 为 {id}），action 为 accept，没有 content：URL 模式的回答只说明用户同意"
+            "打开那个页面。用户在那里做的事如果要让服务器知道，也是经由那个页面，而不是经由这个客户端。",
         },
         "answers.elicit.decline": {
             "en": "The client answers elicitation/create (id {id}) with action decline: the user said no. The "
@@ -147,7 +160,7 @@ ASKING_TEXTS.update(
             "had id {first_id}). It carries the host's answers in inputResponses ({keys}) and echoes requestState "
             "unchanged: the state links the rounds, not the id, and what the server learnt so far travels in it.",
             "zh": "同一次调用的第 {round} 轮：再次发送 tools/call {name}，用的是新的 JSON-RPC id {id}（第 1 轮的 id 是 "
-            "{first_id}）。它在 inputResponses 里带上主机的回答（{keys}），并原样带回 requestState：把几轮连起来的是"
+            "{first_id}）。它在 inputResponses 里带上宿主的回答（{keys}），并原样带回 requestState：把几轮连起来的是"
             "这个状态而不是 id，服务器目前知道的东西也都放在状态里。",
         },
         "call.retry.unpaired": {
@@ -169,38 +182,38 @@ ASKING_TEXTS.update(
             "en": "The host's MCP client runs the server's {method} on the host's own model API: {messages} "
             "message(s), all taken from the server's request, and {field} {limit} as the server asked. The key and "
             "the bill are the host's, and the app's conversation with the user is not sent.",
-            "zh": "主机的 MCP 客户端用主机自己的模型接口执行服务器的 {method}：请求里的 {messages} 条消息全部取自服务器的"
-            "请求，{field} 为服务器要求的 {limit}。密钥和费用都是主机的，应用与用户的对话并没有发出去。",
+            "zh": "宿主的 MCP 客户端用宿主自己的模型接口执行服务器的 {method}：请求里的 {messages} 条消息全部取自服务器的"
+            "请求，{field} 为服务器要求的 {limit}。API 密钥和费用都是宿主的，应用与用户的对话并没有发出去。",
         },
         "ask.for_server.tools": {
             "en": "The host's MCP client runs the server's {method} on the host's own model API: {messages} "
             "message(s) from the server's request, and the server's own tools ({tools}) as the model API's tools "
             "(sampling with tools, which the client allowed by declaring sampling.tools). The model may ask for "
             "them, but nobody on the host side runs them: they are the server's.",
-            "zh": "主机的 MCP 客户端用主机自己的模型接口执行服务器的 {method}：{messages} 条消息取自服务器的请求，"
+            "zh": "宿主的 MCP 客户端用宿主自己的模型接口执行服务器的 {method}：{messages} 条消息取自服务器的请求，"
             "服务器自己的工具（{tools}）作为模型接口的工具一起发出（带工具的 sampling，客户端声明了 sampling.tools "
-            "才允许）。模型可以要求调用它们，但主机这边谁也不会去运行：这些工具是服务器的。",
+            "才允许）。模型可以要求调用它们，但宿主这边谁也不会去运行：这些工具是服务器的。",
         },
         "answer.for_server.calls": {
             "en": "The host's model asks for the server's tool: {calls}. The MCP client does not run it; it hands "
             "it to the server as tool_use in its answer to {method}, and the server runs its own tool and asks the "
             "model again with the result. The app's model sees none of this.",
-            "zh": "主机的模型要求调用服务器的工具：{calls}。MCP 客户端并不运行它，而是把它作为 tool_use 放进对 {method} "
+            "zh": "宿主的模型要求调用服务器的工具：{calls}。MCP 客户端并不运行它，而是把它作为 tool_use 放进对 {method} "
             "的回答交给服务器；服务器自己运行工具，再带着结果请模型接着写。应用这边的模型完全看不到这些。",
         },
         "answer.for_server": {
             "en": "The model's answer comes back to the host's MCP client, not into the app's conversation: “{text}”. "
             "The client hands it to the server as the answer to its {method}; the app's model sees it only if "
             "the server puts it into the tool's result.",
-            "zh": "模型的回答回到主机的 MCP 客户端，而不是进入应用的对话：“{text}”。客户端把它交给服务器，作为 {method} "
+            "zh": "模型的回答回到宿主的 MCP 客户端，而不是进入应用的对话：“{text}”。客户端把它交给服务器，作为 {method} "
             "的回答；只有服务器把它写进工具结果，应用这边的模型才会看到。",
         },
         "initialize.request.host": {
             "en": "The client opens the session with initialize (id {id}, protocol {version}, client {client}). In "
-            "capabilities it also says what its host will do for a server: {capabilities}. A server may send back "
-            "only the requests these name ({requests}).",
+            "capabilities it also says what its host will do for a server: {capabilities}. Apart from ping, which needs "
+            "no capability, a server may send back only the requests these name ({requests}).",
             "zh": "客户端用 initialize 打开会话（id 为 {id}，协议 {version}，客户端 {client}）。它还在 capabilities 里"
-            "说明主机愿意为服务器做什么：{capabilities}。服务器只能反过来发这些能力对应的请求（{requests}）。",
+            "说明宿主愿意为服务器做什么：{capabilities}。除了不需要任何能力的 ping，服务器只能反过来发这些能力对应的请求（{requests}）。",
         },
         "discover.request.host": {
             "en": "With server/discover (id {id}) the client asks what the server offers; in _meta, under "
@@ -208,7 +221,7 @@ ASKING_TEXTS.update(
             "Protocol {version} has no session to remember this, so every request carries these capabilities "
             "again, and a server asks only for what they name, inside an input-required result.",
             "zh": "客户端用 server/discover（id 为 {id}）询问服务器提供什么；它在 _meta 的 "
-            "io.modelcontextprotocol/clientCapabilities 里说明主机愿意回答哪些请求：{capabilities}。{version} "
+            "io.modelcontextprotocol/clientCapabilities 里说明宿主愿意回答哪些请求：{capabilities}。{version} "
             "协议没有会话来记住这些，所以每个请求都再带一遍，服务器也只能在 input_required 结果里请求这些能力范围内的事。",
         },
     }

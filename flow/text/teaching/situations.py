@@ -109,12 +109,17 @@ class HopContext:
     unpaired: bool = False
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
+    url_mode: bool = False
+    app_asked: Hop | None = None
 
 
 """`round`, `first_id`, `unpaired` (2026-07-28): a tools/call's round in its logical call and the JSON-RPC id of the
 call's first round, linked by request state (`flow.trace.rounds`); or a retry that state links to no single call.
 `listens`: the ids of the subscriptions/listen requests sent so far. `changed_from`: the tool names the app held when
-the server said its tool list changed, until the app's next model request (None when it did not)."""
+the server said its tool list changed, until the app's next model request (None when it did not). `url_mode`: the
+elicitation this hop answers (the user's answer, or the client's answer to the server) was in URL mode, whose answer
+has no content. `app_asked`: the model request the app itself sent last (`asked` may be one the host sent for a server,
+through sampling)."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     asked: Hop | None = None
     streamed_calls = False
     paged = False
-    rounds = _rounds_of(hops)
+    rounds, behind = _rounds_of(hops), _behind_of(hops)
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
     for i, hop in enumerate(hops):
@@ -167,7 +172,7 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
                 provider_client=client,
                 response=response,
                 requests=requests,
-                **rounds(hop),
+                **(rounds(hop) | behind[i]),
                 listens=listens,
                 changed_from=changed_from,
             )
@@ -189,6 +194,33 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
         elif hop.kind == "llm.chunk":
             streamed_calls = streamed_calls or _chunk_calls(payload)
         previous = hop
+    return out
+
+
+def _behind_of(hops: Sequence[Hop]) -> list[dict[str, Any]]:
+    """Each hop's `app_asked` (the app's own last model request before it) and `url_mode` (it answers a URL-mode
+    elicitation: the user's answer to a URL-mode question, or the client's answer to the server's request)."""
+    out: list[dict[str, Any]] = []
+    app_asked: Hop | None = None
+    url_asks: set[Any] = set()  # the ids of the server's URL-mode elicitation/create requests
+    user_url = False  # the server's last question to the user was in URL mode
+    for hop in hops:
+        payload = as_dict(hop.payload)
+        rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
+        if hop.kind == "user.input":
+            url_mode = user_url and hop.direction != "request"
+            user_url = payload.get("mode") == "url" if hop.direction == "request" else user_url
+        else:
+            url_mode = hop.kind == "mcp.response" and hop.source == "mcp_client" and rpc_id in url_asks
+        out.append({"app_asked": app_asked, "url_mode": url_mode})
+        if (
+            hop.kind == "mcp.request"
+            and hop.source == "mcp_server"
+            and as_dict(payload.get("params")).get("mode") == "url"
+        ):
+            url_asks.add(rpc_id)
+        elif hop.kind == "llm.request" and hop.source == "app":
+            app_asked = hop
     return out
 
 
@@ -416,14 +448,14 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
         case McpReported(hop=hop, payload=p):
             return _reported(hop, p, ctx)
         case UserInput(hop=hop, payload=p):
-            return _user_input(hop, p)
+            return _user_input(hop, p, ctx)
         case Clipped():  # the recorder cut the payload: a text can claim nothing of it
             return None
         case _ as never:
             assert_never(never)
 
 
-def _user_input(hop: Hop, p: UserInputPayload) -> Situation | None:
+def _user_input(hop: Hop, p: UserInputPayload, ctx: HopContext) -> Situation | None:
     """A server's question to the user, or the user's answer."""
     if hop.direction == "request":
         if p.get("mode") == "url":
@@ -432,6 +464,8 @@ def _user_input(hop: Hop, p: UserInputPayload) -> Situation | None:
     if "timed_out" in p:
         return _situation("user.answered.timeout", seconds=value(f"{p['timed_out']:g}"))
     action = p.get("action")
+    if action == "accept" and ctx.url_mode:
+        return Situation("user.answered.accept.url")
     if action == "accept":
         content = p.get("content") or {}
         shown = ", ".join(f"{k}={v}" for k, v in content.items()) or "{}"
@@ -554,7 +588,7 @@ def _frame(t: FrameHop, ctx: HopContext) -> Situation | None:
         case McpNotification(payload=p):
             return _notification(p["method"], p.get("params", {}), ctx)
         case McpResponse(hop=hop, payload=p) if hop.source == "mcp_client":
-            return _client_answers(value(p.get("id", hop.jsonrpc_id)), p["result"])
+            return _client_answers(value(p.get("id", hop.jsonrpc_id)), p["result"], ctx)
         case McpResponse(hop=hop, payload=p) if input_required(hop):
             asked = input_requests(p["result"]).values()
             methods = list(dict.fromkeys(v for v in (value(method) for method in asked) if v))
@@ -702,12 +736,14 @@ def _server_asks(rpc_id: str | None, method: str, params: JsonObject) -> Situati
     return _situation("asks.other", id=rpc_id, method=value(method))
 
 
-def _client_answers(rpc_id: str | None, result: JsonObject) -> Situation | None:
+def _client_answers(rpc_id: str | None, result: JsonObject, ctx: HopContext) -> Situation | None:
     """The client's answer to a request the server sent it, known by its shape (a result names no method)."""
     if "roots" in result:
         uris = _names(result.get("roots"), "uri")
         return _situation("answers.roots", {"count": str(len(as_list(result.get("roots"))))}, id=rpc_id, uris=uris)
     action = result.get("action")
+    if action == "accept" and ctx.url_mode:
+        return _situation("answers.elicit.accept.url", id=rpc_id)
     if action in ("accept", "decline", "cancel"):
         content = as_dict(result.get("content"))
         shown = ", ".join(f"{k}={v}" for k, v in ((k, value(v)) for k, v in content.items()) if v is not None)
@@ -961,7 +997,7 @@ def _ask(hop: Hop, p: LlmRequestPayload, ctx: HopContext) -> Situation | None:
     if hop.step == Step.ASK_MODEL:
         return _ask_first(body, count)
     if hop.step == Step.BACKFILL:
-        return _backfill(body, p.get("adapted", []), count, _body(ctx.asked).get("tool_choice", "auto"))
+        return _backfill(body, p.get("adapted", []), count, _body(ctx.app_asked).get("tool_choice", "auto"))
     return _situation("ask.other", count)
 
 
@@ -980,12 +1016,13 @@ def _ask_first(body: ChatRequest, count: dict[str, str]) -> Situation | None:
 
 def _backfill(body: ChatRequest, adapted: list[Adaptation], count: dict[str, str], before: Any) -> Situation | None:
     """8: the results sent back, what the app changed so that every compatible server takes the request
-    (RunOptions.adapt), and a tool_choice set back to auto (`before`: the previous request's)."""
+    (RunOptions.adapt), and a tool_choice set back to auto from one that forced a call (`before`: the app's previous
+    request's)."""
     results = [m for m in body.get("messages", []) if m.get("role") == "tool"]
     ids = [v for v in (value(m.get("tool_call_id")) for m in results) if v]
     paths = [v for v in (value(a["path"]) for a in adapted) if v]
     derived = {**count, "results": str(len(results))}
-    back = "_auto" if body.get("tool_choice", "auto") == "auto" and before != "auto" else ""
+    back = "_auto" if body.get("tool_choice", "auto") == "auto" and _forces(before) else ""
     if back:
         derived["before"] = json.dumps(before, ensure_ascii=False)
     if paths:
@@ -1025,6 +1062,8 @@ def _model_answer(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation 
         return _situation("answer.empty", finish=finish)
     if hop.round <= 1:
         return _situation("answer.at_once", content=content, finish=finish)
+    if hop.scripted:  # the script wrote this answer: no model read the results
+        return _situation("answer.after_tools.scripted", content=content)
     return _answer_after_tools(body, content, finish, _body(ctx.asked))
 
 
@@ -1287,6 +1326,13 @@ def _is_auto(choice: Any) -> bool:
     return choice == "auto" or as_dict(choice).get("type") == "auto"
 
 
+def _forces(choice: Any) -> bool:
+    """Whether a tool_choice makes the model call a tool: "required" (Messages "any") or one named tool; "none"
+    forbids a call and "auto" leaves it to the model."""
+    kind = choice if isinstance(choice, str) else as_dict(choice).get("type")
+    return kind in ("required", "any", "function", "tool")
+
+
 def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
     """3 and 8 of a Responses or Messages run: the first request (the tools, the tool_choice as that API writes it,
     Messages' top-level system and required max_tokens), or the backfill (the results as function_call_output items
@@ -1309,8 +1355,8 @@ def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
         previous = value(body.get("previous_response_id"))
         if name == "responses" and previous is not None:
             return _situation("responses.ask.backfill.previous", count, ids=ids, previous=previous)
-        before = _body(ctx.asked).get("tool_choice", "auto")
-        if _is_auto(body.get("tool_choice", "auto")) and not _is_auto(before):
+        before = _body(ctx.app_asked).get("tool_choice", "auto")
+        if _is_auto(body.get("tool_choice", "auto")) and _forces(before):
             derived = {**count, "before": json.dumps(before, ensure_ascii=False)}
             return _situation(f"{name}.ask.backfill.auto", derived, ids=ids)
         return _situation(f"{name}.ask.backfill", count, ids=ids)
@@ -1348,6 +1394,8 @@ def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, ctx: HopContext) -
     content = value(turn.text)
     if hop.round <= 1:
         return _situation(f"{name}.answer.at_once", content=content, **stopped)
+    if hop.scripted:
+        return _situation("answer.after_tools.scripted", content=content)
     asked = _body(ctx.asked)
     share = _tools_share(asked)
     tokens = value(as_dict(body.get("usage")).get("input_tokens"))

@@ -49,10 +49,10 @@ _PREPARE_AND_ASK: Texts = {
 # --- step 2: session set-up and listings ---------------------------------------------------------------------------
 _SETUP: Texts = {
     "initialize.request": {
-        "en": "The handshake begins: the client sends initialize with the newest protocol version it speaks, "
-        "{version}, and names itself ({client}). It is a request with id {id}: the server's answer will carry the "
+        "en": "The handshake begins: the client sends initialize with the newest protocol version it can reach "
+        "through a handshake, {version}, and names itself ({client}). It is a request with id {id}: the server's answer will carry the "
         "same id.",
-        "zh": "握手开始：客户端发送 initialize，带上它支持的最新协议版本 {version}，并报上自己的名字（{client}）。"
+        "zh": "握手开始：客户端发送 initialize，带上它通过握手能用的最新协议版本 {version}，并报上自己的名字（{client}）。"
         "这是一个 id 为 {id} 的请求，服务器的回答会带回同一个 id。",
     },
     "initialize.result": {
@@ -437,6 +437,13 @@ _MODEL: Texts = {
         "zh": "第 9 条消息：看到工具结果后，模型写出回答“{content}”，finish_reason 为 {finish}。"
         "这一次没有 tool_calls，循环到此结束。",
     },
+    "answer.after_tools.scripted": {
+        "en": "Message 9, from the script: the answer “{content}” was written in the script before the run, not by a "
+        "model reading the tool results. It comes back in the shape a model's answer has, with no tool call, so "
+        "the app's loop ends here just as it would.",
+        "zh": "第 9 条消息，来自脚本：回答“{content}”是运行之前就写在脚本里的，不是模型读了工具结果之后写的。它以模型回答的"
+        "格式回来，不带工具调用，所以应用的循环照样在这里结束。",
+    },
     "answer.at_once": {
         "en": "The model answers at once, without asking for any tool: “{content}” (finish_reason {finish}). It was "
         "offered tools but decided, or was told by tool_choice, not to use them.",
@@ -463,7 +470,7 @@ _STREAM: Texts = {
         "en": 'The stream opens: here the first chunk only says who is speaking (delta.role "{role}"), with '
         "no text and no tool call yet. That is this recording, not a rule: a provider may put text or "
         "the start of a call in its first chunk too.",
-        "zh": "流开始了：这里的第一个分块只说明谁在说话（delta.role 为 "
+        "zh": "流开始了：这里的第一个分块只说明这是谁的消息（delta.role 为 "
         "{role}），还没有文字，也没有工具调用。这只是这次录制的情形，并非规定：服务商也可以在第一个分块里就放进文字或工具调用的开头。",
     },
     "chunk.content": {
@@ -558,10 +565,11 @@ _CALL: Texts = {
         "的请求。tool_call_id {id} 留在应用这边，MCP 看不到它。",
     },
     "reverse.direct": {
-        "en": "Reverse translation in direct mode: the arguments string {arguments} is parsed, and {name} will be "
-        "called in the app's own process. The tool_call_id {id} is kept to label the result.",
-        "zh": "直接调用模式下的反向翻译：参数字符串 {arguments} 被解析，{name} 将在应用自己的进程里被调用。"
-        "tool_call_id {id} 被保留下来，用来标记结果。",
+        "en": "Message 5 in direct mode, with no translation: there is no MCP call to turn the tool call into, so the "
+        "app itself parses the arguments string {arguments} and will call {name} in its own process. The "
+        "tool_call_id {id} is kept to label the result.",
+        "zh": "直接调用模式下的第 5 条消息，没有翻译：这里没有要转换成的 MCP 调用，应用自己解析参数字符串 {arguments}，"
+        "再在自己的进程里调用 {name}。tool_call_id {id} 被保留下来，用来标记结果。",
     },
     "arguments.not_json": {
         "en": "The arguments the model wrote for {name} are not valid JSON: {arguments}. The app calls nothing; it "
@@ -697,7 +705,7 @@ _CALL: Texts = {
         "tool's outputSchema and it fits, so, as this run chose, the app sends that JSON to the model as the "
         "tool's result in place of the text content.",
         "zh": "第 7 条消息到达应用：MCP 客户端交出 CallToolResult（isError 为 {is_error}），它不带 tool_call_id，"
-        "因为 MCP 从来看不到这个 id。主机先用工具的 outputSchema 校验了 structuredContent，结果相符；按这次运行的选择，"
+        "因为 MCP 从来看不到这个 id。宿主先用工具的 outputSchema 校验了 structuredContent，结果相符；按这次运行的选择，"
         "应用把这段 JSON 而不是文字内容作为工具结果发给模型。",
     },
     "result.app.structured_refused": {
@@ -921,11 +929,13 @@ _END: Texts = {
 _HOSTED: Texts = {
     "hosted.prepare": {
         "en": "Before any question, the server has built its tool list from decorated functions: {tools}, each entry "
-        "with {fields}. In hosted MCP the app never reads this list: the provider's MCP client fetches it with "
-        "tools/list, and what of it the provider's model is shown is the provider's choice, not the app's.",
+        "with {fields}. In hosted MCP the app does not fetch this list: the provider's MCP client does, with "
+        "tools/list, and what of it the provider's model is shown is the provider's choice, not the app's. The app "
+        "learns of it only afterwards, from what the provider's response reports (an mcp_list_tools item, the "
+        "mcp_tool_use blocks of the calls).",
         "zh": "提问之前，服务器已经根据带装饰器的函数生成了工具清单：{tools}，每一项含有 {fields}。在托管 MCP 里，"
-        "应用自己从不读取这份清单：服务商的 MCP 客户端用 tools/list 把它取走，其中哪些内容交给服务商的模型，"
-        "由服务商决定，而不是应用。",
+        "应用自己不去取这份清单：服务商的 MCP 客户端用 tools/list 把它取走，其中哪些内容交给服务商的模型，"
+        "由服务商决定，而不是应用。应用要到事后才从服务商响应里的报告知道它（mcp_list_tools 项，调用的 mcp_tool_use 内容块）。",
     },
     "responses.hosted.ask": {
         "en": "Message 3, hosted: the app's request to the Responses API holds no function definitions, only one tool "
