@@ -295,7 +295,8 @@ def _clauses(trace: Trace) -> list[Clause]:
     r = _Reading(trace)
     decisions, fates = calls_and_fates(trace)
     by_id = {f.call_id: f for f in fates if f.call_id}
-    of = [[by_id[i] for i in d.ids if i in by_id] for d in decisions]
+    # one call per id: a trace recorded before its stream's pieces were joined by id holds them as calls that share it
+    of = [[by_id[i] for i in dict.fromkeys(d.ids) if i in by_id] for d in decisions]
     out: list[Clause] = []
     failed = False  # the latest calls went wrong, and the model has not asked again since
     if len(decisions) >= KEPT_ASKING and not any(f.fate in _PROBLEMS for fs in of for f in fs):

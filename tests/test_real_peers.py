@@ -1,0 +1,148 @@
+"""Runs against peers shaped like real ones, told as they happened: a gateway in front of a local model that streams
+one tool call as many pieces sharing its id, a gateway that prefixes tool names with the server's label, a provider's
+hosted MCP report that was not streamed, a call the app cannot run, and a scripted model answering a real server's
+sampling request.
+
+The peers answer through the real SDKs (an httpx2 transport the app's model client is given), in the shapes the
+installed SDK types describe; the demo MCP server runs in process."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import httpx2
+
+from flow import ModelConfig, RunOptions, RunResult
+from flow.backends.mock import EventStream
+from flow.runs import run_flow
+from flow.views.outcome import run_outcome
+
+QUESTION = "北京今天天气怎么样？"
+PIECES = ['{"', "city", '":', ' "', "北京", '"', "}", ""]  # one call's arguments, as a local model streams them
+ANSWER = "北京今天晴。"
+
+
+def _through_gateway(handler: Any, **options: Any) -> RunResult:
+    """A run whose model answers are `handler`'s (an async function of the request's body), over the real SDK."""
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        return await handler(json.loads(request.content))
+
+    options.setdefault("transport", "memory")
+    model = ModelConfig(backend="openai", model="ollama/qwen", base_url="http://gateway.test/v1", api_key="k")
+
+    async def main() -> RunResult:
+        return await run_flow(
+            QUESTION, options=RunOptions(**options), model=model, model_transport=httpx2.MockTransport(answer)
+        )
+
+    return anyio.run(main)
+
+
+def _events(events: list[dict[str, Any]], *, named: bool = False) -> httpx2.Response:
+    return httpx2.Response(200, stream=EventStream(events, named=named), headers={"content-type": "text/event-stream"})
+
+
+# --- (a) one call streamed as pieces that share its id ------------------------------------------------------------
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """A `ChatCompletionChunk` as the openai SDK types it."""
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "ollama/qwen",
+        "choices": [choice],
+    }
+
+
+async def _chat_gateway(body: dict[str, Any]) -> httpx2.Response:
+    """Every delta of the one call carries its id and name and no `index`, as a gateway in front of a local model
+    was seen to send them."""
+    if any(m.get("role") == "tool" for m in body["messages"]):
+        return _events([_chunk({"role": "assistant", "content": ANSWER}), _chunk({}, "stop")])
+    call = {"id": "call_abc", "type": "function"}
+    deltas = [_chunk({"tool_calls": [{**call, "function": {"name": "get_weather", "arguments": p}}]}) for p in PIECES]
+    return _events([*deltas, _chunk({}, "tool_calls")])
+
+
+def test_a_chat_deltas_sharing_an_id_are_one_call() -> None:
+    trace = _through_gateway(_chat_gateway, stream=True).trace
+    said = run_outcome(trace).text["en"]
+    assert "called nothing" not in said and "not valid JSON" not in said
+    assert said.startswith("The model called get_weather(city=北京)"), said
+    assert trace.meta.stats["tool_calls"] == 1
+
+
+def test_a_chat_deltas_sharing_an_index_without_ids_are_one_call() -> None:
+    """Chat Completions' own shape: the id and name only in the first delta, the index in all of them."""
+
+    async def chat(body: dict[str, Any]) -> httpx2.Response:
+        if any(m.get("role") == "tool" for m in body["messages"]):
+            return _events([_chunk({"role": "assistant", "content": ANSWER}), _chunk({}, "stop")])
+        first = {"index": 0, "id": "call_abc", "type": "function", "function": {"name": "get_weather", "arguments": ""}}
+        rest = [{"index": 0, "function": {"arguments": p}} for p in PIECES]
+        return _events([_chunk({"tool_calls": [d]}) for d in [first, *rest]] + [_chunk({}, "tool_calls")])
+
+    trace = _through_gateway(chat, stream=True).trace
+    assert run_outcome(trace).text["en"].startswith("The model called get_weather(city=北京)")
+    assert trace.meta.stats["tool_calls"] == 1
+
+
+def _message_event(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, **fields}
+
+
+async def _messages_gateway(body: dict[str, Any]) -> httpx2.Response:
+    """Anthropic Messages events (`RawMessageStreamEvent`), one `tool_use` block per piece, each with the call's id."""
+    start = _message_event(
+        "message_start",
+        message={
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "ollama/qwen",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 0},
+        },
+    )
+    last = body["messages"][-1]
+    blocks: list[dict[str, Any]] = []
+    if any(b.get("type") == "tool_result" for b in last["content"] if isinstance(last["content"], list)):
+        stop = "end_turn"
+        blocks += [
+            _message_event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+            _message_event("content_block_delta", index=0, delta={"type": "text_delta", "text": ANSWER}),
+            _message_event("content_block_stop", index=0),
+        ]
+    else:
+        stop = "tool_use"
+        use = {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {}}
+        for i, piece in enumerate(PIECES):
+            blocks += [
+                _message_event("content_block_start", index=i, content_block=use),
+                _message_event(
+                    "content_block_delta", index=i, delta={"type": "input_json_delta", "partial_json": piece}
+                ),
+                _message_event("content_block_stop", index=i),
+            ]
+    end = [
+        _message_event("message_delta", delta={"stop_reason": stop, "stop_sequence": None}, usage={"output_tokens": 5}),
+        _message_event("message_stop"),
+    ]
+    return _events([start, *blocks, *end], named=True)
+
+
+def test_a_messages_blocks_sharing_an_id_are_one_call() -> None:
+    trace = _through_gateway(_messages_gateway, stream=True, api="messages").trace
+    said = run_outcome(trace).text["en"]
+    assert said.count("called") == 1 and "called nothing" not in said, said
+    assert said.startswith("The model called get_weather(city=北京)"), said
+    assert trace.meta.stats["tool_calls"] == 1
