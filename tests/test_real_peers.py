@@ -13,10 +13,13 @@ from typing import Any
 
 import anyio
 import httpx2
+import pytest
 
 from flow import ModelConfig, RunOptions, RunResult
-from flow.backends.mock import EventStream
+from flow.backends.mock import EventStream, MockModelTransport
+from flow.engine.hosted import McpGrant
 from flow.runs import run_flow
+from flow.trace.pairing import first_named
 from flow.views.outcome import run_outcome
 
 QUESTION = "北京今天天气怎么样？"
@@ -146,3 +149,56 @@ def test_a_messages_blocks_sharing_an_id_are_one_call() -> None:
     assert said.count("called") == 1 and "called nothing" not in said, said
     assert said.startswith("The model called get_weather(city=北京)"), said
     assert trace.meta.stats["tool_calls"] == 1
+
+
+# --- (b) a gateway that prefixes tool names with the server's label ---------------------------------------------------
+
+
+class _LabellingGateway(httpx2.AsyncBaseTransport):
+    """The mock provider as the MCP client, behind a gateway that reports each tool by its server's label and its name
+    (LiteLLM's `weather-get_weather`, Claude Code's `mcp__weather__get_weather`); its MCP client is tapped as ever."""
+
+    def __init__(self) -> None:
+        self.inner = MockModelTransport()
+
+    def grant_mcp(self, grant: McpGrant | None) -> None:
+        self.inner.grant_mcp(grant)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        got = await self.inner.handle_async_request(request)
+        body = json.loads(await got.aread())
+        for item in body.get("output", []):  # Responses: mcp_list_tools, mcp_call
+            for tool in item.get("tools", []) if item.get("type") == "mcp_list_tools" else []:
+                tool["name"] = f"{item['server_label']}-{tool['name']}"
+            if item.get("type") == "mcp_call":
+                item["name"] = f"{item['server_label']}-{item['name']}"
+        for block in body.get("content", []):  # Messages: mcp_tool_use
+            if block.get("type") == "mcp_tool_use":
+                block["name"] = f"mcp__{block['server_name']}__{block['name']}"
+        kept = {k: v for k, v in got.headers.items() if k.lower() not in ("content-length", "content-encoding")}
+        return httpx2.Response(got.status_code, headers=kept, json=body)
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+def test_b_a_call_reported_under_a_prefixed_name_is_the_call_seen(api: str) -> None:
+    async def main() -> RunResult:
+        options = RunOptions(transport="memory", mode="hosted", api=api)  # type: ignore[arg-type]
+        return await run_flow(QUESTION, options=options, model=ModelConfig(), model_transport=_LabellingGateway())
+
+    trace = anyio.run(main).trace
+    reported = [h for h in trace.hops if h.kind == "mcp.reported" and h.payload.get("method") == "tools/call"]
+    seen = [h for h in trace.hops if h.kind == "mcp.request" and h.payload.get("method") == "tools/call"]
+    assert len(seen) == 1 and reported, [h.summary for h in trace.hops]
+    assert reported[0].payload["name"] != "get_weather"  # the gateway's name, as it reported it
+    assert reported[0].payload.get("observed") == seen[0].seq  # drawn once, as the call seen
+    said = run_outcome(trace).text["en"]
+    assert "the recorder saw that call too" in said and "no frame of that call was seen" not in said, said
+    assert "differs from the frame seen" not in said, said
+
+
+def test_b_a_name_pairs_exactly_first_then_after_a_label() -> None:
+    assert first_named(["weather-get_weather", "get_weather"], "get_weather") == 1
+    assert first_named(["mcp__weather__get_weather"], "get_weather") == 0
+    assert first_named(["get_weather"], "weather-get_weather") == 0
+    assert first_named(["weather"], "get_weather") is None  # a name's own `_` is no separator
+    assert first_named(["-get_weather", "get_forecast"], "get_weather") is None

@@ -10,7 +10,7 @@ model's `tool_call_id`. Pure: no SDK, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,6 +178,34 @@ class StreamedCalls:
         return max(taken) + 1 if taken else 0
 
 
+NAME_SEPARATORS = ("-", "__", ".", "/", ":")
+
+
+"""What a gateway puts between a server's label and a tool's name (`weather-get_weather`, `mcp__weather__get_weather`);
+a single `_` is left out: it is inside too many tools' own names."""
+
+
+def prefixed(name: Any, tool: Any) -> bool:
+    """Whether `name` is the tool's name after a label and a separator: `weather-get_weather` for `get_weather`."""
+    if not (isinstance(name, str) and isinstance(tool, str) and tool):
+        return False
+    return any(name.endswith(sep + tool) and len(name) > len(sep + tool) for sep in NAME_SEPARATORS)
+
+
+def same_tool(a: Any, b: Any) -> bool:
+    """Whether two names name one tool: the same name, or one of them the other after a server's label."""
+    return (a == b and isinstance(a, str)) or prefixed(a, b) or prefixed(b, a)
+
+
+def first_named(names: Sequence[Any], name: Any) -> int | None:
+    """Where the first of `names` that names the tool `name` names is: the same name first, else the first with a
+    server's label before it (or before `name`), as a gateway writes it; None when none does."""
+    exact = next((i for i, n in enumerate(names) if n == name and isinstance(n, str)), None)
+    if exact is not None:
+        return exact
+    return next((i for i, n in enumerate(names) if same_tool(n, name)), None)
+
+
 # --- a trace's hops, paired -------------------------------------------------------------------------------------
 
 
@@ -233,7 +261,7 @@ def tool_calls(hops: Iterable[Hop]) -> dict[str, ToolCall]:
 
 def exchanges(hops: Iterable[Hop]) -> list[Exchange]:
     """MCP frames paired by JSON-RPC id (per sending side); a tools/call tied to the model's call it carries out
-    (the oldest translated call of that tool name not yet sent); what the server says unasked tied to the request
+    (the oldest translated call of that tool name not yet sent, `first_named`); what the server says unasked tied to the request
     it names (`progress_of`) or else the latest it is handling."""
     out: list[Exchange] = []
     pairing = Pairing()
@@ -250,9 +278,8 @@ def exchanges(hops: Iterable[Hop]) -> list[Exchange]:
                 handling = pairing.awaited("mcp_client", named) or pairing.latest("mcp_client")
                 ex.within = handling.tag if handling is not None else None
             if frame.get("method") == "tools/call" and awaiting:
-                name = as_dict(frame.get("params")).get("name")
-                i = next((i for i, (n, _) in enumerate(awaiting) if n == name), 0)
-                ex.tool_call_id = awaiting.pop(i)[1]
+                i = first_named([n for n, _ in awaiting], as_dict(frame.get("params")).get("name"))
+                ex.tool_call_id = awaiting.pop(i or 0)[1]
             out.append(ex)
             if hop.kind == "mcp.request":
                 pairing.request(hop.source, hop.jsonrpc_id, str(frame.get("method")), tag=ex)
