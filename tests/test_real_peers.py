@@ -14,6 +14,8 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from anthropic.types import Message, ToolUseBlock, Usage
+from openai.types.responses import Response, ResponseFunctionToolCall
 
 from flow import ModelConfig, RunOptions, RunResult
 from flow.backends.mock import EventStream, MockModelTransport
@@ -21,6 +23,7 @@ from flow.engine.hosted import McpGrant
 from flow.runs import run_flow
 from flow.trace.pairing import first_named
 from flow.views.outcome import run_outcome
+from flow.views.table import summary_line
 
 QUESTION = "北京今天天气怎么样？"
 PIECES = ['{"', "city", '":', ' "', "北京", '"', "}", ""]  # one call's arguments, as a local model streams them
@@ -202,3 +205,47 @@ def test_b_a_name_pairs_exactly_first_then_after_a_label() -> None:
     assert first_named(["get_weather"], "weather-get_weather") == 0
     assert first_named(["weather"], "get_weather") is None  # a name's own `_` is no separator
     assert first_named(["-get_weather", "get_forecast"], "get_weather") is None
+
+
+# --- (d) a function call the app cannot run -----------------------------------------------------------------------
+
+
+def _function_call_reply(path: str) -> dict[str, Any]:
+    """A reply that asks the app to run a function (a gateway that handed the server's tool to the model as one):
+    an openai `Response` with a `function_call` item, or an anthropic `Message` with a `tool_use` block."""
+    if path.endswith("/responses"):
+        call = ResponseFunctionToolCall(
+            type="function_call", id="fc_1", call_id="call_1", name="weather-get_weather", arguments='{"city":"北京"}'
+        )
+        response = {"id": "resp_1", "object": "response", "created_at": 1.0, "model": "gpt", "status": "completed"}
+        response |= {"output": [call.model_dump()], "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
+        return Response.model_validate(response).model_dump(mode="json")
+    use = ToolUseBlock(type="tool_use", id="toolu_1", name="get_weather", input={"city": "北京"})
+    return Message(
+        id="msg_1",
+        type="message",
+        role="assistant",
+        model="claude",
+        content=[use],
+        stop_reason="tool_use",
+        usage=Usage(input_tokens=5, output_tokens=5),
+    ).model_dump(mode="json")
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+def test_d_a_function_call_in_hosted_mcp_is_no_empty_answer(api: str) -> None:
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        return httpx2.Response(200, json=_function_call_reply(request.url.path))
+
+    options = RunOptions(transport="memory", mode="hosted", api=api, server_url="https://mcp.example.com/mcp")  # type: ignore[arg-type]
+    model = ModelConfig(backend="openai", model="gpt", base_url="http://gateway.test/v1", api_key="k")
+
+    async def main() -> RunResult:
+        return await run_flow(QUESTION, options=options, model=model, model_transport=httpx2.MockTransport(answer))
+
+    trace = anyio.run(main).trace
+    said = run_outcome(trace).text["en"]
+    assert "empty" not in said and "empty answer" not in summary_line(trace), said
+    assert trace.meta.outcome == "error" and "get_weather(city=北京) as a function of the app's" in said, said
+    assert "get_weather(city=北京)" in run_outcome(trace).text["zh"]

@@ -10,6 +10,7 @@ given the URL the operator chose (`--server URL`), since it must reach the serve
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,8 +29,10 @@ from flow.trace import hops
 from flow.trace.model import TraceMeta, as_dict
 from flow.trace.redact import REDACTED, redact_url
 from flow.trace.steps import Step
-from flow.wire.base import Conversation, Native, Settings, Turn, WireApi, previous_response
+from flow.trace.summaries import call_text
+from flow.wire.base import Call, Conversation, Native, Settings, Turn, WireApi, previous_response
 from flow.wire.hosted import HostedServer, approval_requests, approval_response, reported_drafts, request_fields
+from flow.wire.recorded import arguments_of
 
 DEMO_LABEL = "weather"
 
@@ -139,6 +142,8 @@ async def _loop(
             since = rec.hops[-1].seq if rec.hops else 0
             turn = await ask_model(model, rec, body, timeout_s=config.timeout_s)
             _record_report(rec, api, turn, since)
+            if turn.calls:  # the app offered no function: a call of one is not an answer, empty or not
+                raise FlowAbort("hosted_function_call", calls=", ".join(_shown(c) for c in turn.calls))
             asked = approval_requests(turn.raw)
             if not asked:
                 answer = turn.text or ""
@@ -149,6 +154,15 @@ async def _loop(
             conversation.items.append(turn)
             conversation.items += [Native(approval_response(a, approve=options.approve)) for a in asked]
     raise AssertionError("unreachable: the loop returns an answer or stops")
+
+
+def _shown(call: Call) -> str:
+    """A call as the run's error line writes it: `get_weather(city=北京)`, or its arguments as they came."""
+    try:
+        arguments = arguments_of(call) if call.parsed is not None else json.loads(call.arguments or "{}")
+    except ValueError:
+        arguments = call.arguments
+    return call_text(call.name, arguments)
 
 
 def _record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
