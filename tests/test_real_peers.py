@@ -17,9 +17,12 @@ import pytest
 from anthropic.types import Message, ToolUseBlock, Usage
 from openai.types.responses import Response, ResponseFunctionToolCall
 
-from flow import ModelConfig, RunOptions, RunResult
-from flow.backends.mock import EventStream, MockModelTransport
+from flow import ModelConfig, RunOptions, RunResult, run
+from flow.backends.mock import Call as MockCall
+from flow.backends.mock import EventStream, MockModelTransport, reply
+from flow.backends.scripted import ScriptedModelTransport, parse_script
 from flow.engine.hosted import McpGrant
+from flow.engine.options import HOST_CAPABILITIES
 from flow.runs import run_flow
 from flow.trace.pairing import first_named
 from flow.views.outcome import run_outcome
@@ -249,3 +252,44 @@ def test_d_a_function_call_in_hosted_mcp_is_no_empty_answer(api: str) -> None:
     assert "empty" not in said and "empty answer" not in summary_line(trace), said
     assert trace.meta.outcome == "error" and "get_weather(city=北京) as a function of the app's" in said, said
     assert "get_weather(city=北京)" in run_outcome(trace).text["zh"]
+
+
+# --- (e) a scripted model answering a real server's sampling request ---------------------------------------------
+
+ASKING = {"transport": "memory", "asks": True, "host_capabilities": HOST_CAPABILITIES, "check_output": True}
+FORECAST = "用一句话说说北京未来三天的天气"
+SCRIPT = parse_script([{"call": "forecast_in_words", "arguments": {"city": "北京"}}, {"answer": "北京未来三天晴。"}])
+
+
+def test_e_a_scripted_model_answers_a_servers_sampling_in_words() -> None:
+    """The demo server's forecast_in_words asks the host's model for a sentence (sampling/createMessage, no tools):
+    the script's turns are the app's conversation, so that request is answered in words, not with the script's
+    call, and the story says the server got its answer."""
+    trace = run(FORECAST, options=RunOptions(**ASKING), model=ModelConfig.scripted(SCRIPT)).trace  # type: ignore[arg-type]
+    for_server = [h for h in trace.hops if h.kind == "llm.response" and "for_server" in h.payload]
+    assert for_server and "tool_calls" not in json.dumps(for_server[0].payload["body"]), for_server[0].summary
+    said = run_outcome(trace).text["en"]
+    assert "its own tool" not in said and "the server answered forecast_in_words" in said, said
+
+
+def test_e_a_call_the_sampling_request_did_not_offer_is_not_the_servers_own_tool() -> None:
+    """A model that calls a tool anyway when the host asks for the server (its request offers none): said as a call
+    of a tool nobody offered, never as the server's own tool."""
+    scripted = ScriptedModelTransport(SCRIPT)
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(await request.aread())
+        if body.get("tools"):
+            return await scripted.handle_async_request(request)
+        called = reply({**body, "model": "scripted"}, [MockCall("forecast_in_words", '{"city": "北京"}')])
+        return httpx2.Response(called.status, json=called.body)
+
+    async def main() -> RunResult:
+        options = RunOptions(**ASKING)  # type: ignore[arg-type]
+        return await run_flow(
+            FORECAST, options=options, model=ModelConfig.scripted(SCRIPT), model_transport=httpx2.MockTransport(answer)
+        )
+
+    said = run_outcome(anyio.run(main).trace).text["en"]
+    assert "its own tool" not in said, said
+    assert "a tool the server's request did not offer" in said, said
