@@ -15,7 +15,13 @@ import anyio
 import httpx2
 import pytest
 from anthropic.types import Message, ToolUseBlock, Usage
+from anthropic.types.beta import BetaMessage, BetaTextBlock, BetaUsage
+from anthropic.types.beta.beta_mcp_tool_result_block import BetaMCPToolResultBlock
+from anthropic.types.beta.beta_mcp_tool_use_block import BetaMCPToolUseBlock
 from openai.types.responses import Response, ResponseFunctionToolCall
+from openai.types.responses.response_output_item import McpCall, McpListTools, McpListToolsTool
+from openai.types.responses.response_output_message import ResponseOutputMessage
+from openai.types.responses.response_output_text import ResponseOutputText
 
 from flow import ModelConfig, RunOptions, RunResult, run
 from flow.backends.mock import Call as MockCall
@@ -293,3 +299,69 @@ def test_e_a_call_the_sampling_request_did_not_offer_is_not_the_servers_own_tool
     said = run_outcome(anyio.run(main).trace).text["en"]
     assert "its own tool" not in said, said
     assert "a tool the server's request did not offer" in said, said
+
+
+# --- (c) a provider's report of MCP calls it made on its own, not streamed ------------------------------------------
+
+
+def _reporting_reply(path: str) -> dict[str, Any]:
+    """A gateway that runs the MCP servers of its own configuration answers with its report in its API's own
+    types: an openai `Response` with `mcp_list_tools` and `mcp_call` items, or an anthropic `BetaMessage` with
+    `mcp_tool_use` and `mcp_tool_result` blocks; then the answer."""
+    if path.endswith("/responses"):
+        schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        listed = McpListTools(
+            id="mcpl_1",
+            type="mcp_list_tools",
+            server_label="weather",
+            tools=[McpListToolsTool(name="get_weather", input_schema=schema)],
+        )
+        called = McpCall(
+            id="mcp_1",
+            type="mcp_call",
+            server_label="weather",
+            name="get_weather",
+            arguments='{"city": "北京"}',
+            output="晴",
+        )
+        part = ResponseOutputText(type="output_text", text=ANSWER, annotations=[])
+        said = ResponseOutputMessage(id="msg_1", type="message", role="assistant", status="completed", content=[part])
+        response = {"id": "resp_1", "object": "response", "created_at": 1.0, "model": "gpt", "status": "completed"}
+        output = [item.model_dump(mode="json") for item in (listed, called, said)]
+        response |= {"output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
+        return Response.model_validate(response).model_dump(mode="json")
+    use = BetaMCPToolUseBlock(
+        id="mcptoolu_1", type="mcp_tool_use", name="get_weather", server_name="weather", input={"city": "北京"}
+    )
+    result = BetaMCPToolResultBlock(
+        type="mcp_tool_result",
+        tool_use_id="mcptoolu_1",
+        is_error=False,
+        content=[BetaTextBlock(type="text", text="晴")],
+    )
+    return BetaMessage(
+        id="msg_1",
+        type="message",
+        role="assistant",
+        model="claude",
+        content=[use, result, BetaTextBlock(type="text", text=ANSWER)],
+        stop_reason="end_turn",
+        stop_sequence=None,
+        usage=BetaUsage(input_tokens=30, output_tokens=12),
+    ).model_dump(mode="json")
+
+
+@pytest.mark.parametrize("mode", ["mcp", "direct"])
+@pytest.mark.parametrize("api", ["responses", "messages"])
+def test_c_a_non_streamed_report_of_the_providers_own_mcp_calls_is_counted_and_told(api: str, mode: str) -> None:
+    async def answer(body: dict[str, Any]) -> httpx2.Response:
+        return httpx2.Response(200, json=_reporting_reply("/responses" if "input" in body else "/messages"))
+
+    trace = _through_gateway(answer, api=api, mode=mode).trace
+    reported = [h for h in trace.hops if h.kind == "mcp.reported"]
+    assert [h.payload["method"] for h in reported][-2:] == ["tools/call", "tools/call"], [h.summary for h in trace.hops]
+    assert trace.meta.stats["tool_calls"] == 1 and "tool calls 1" in summary_line(trace)
+    said = run_outcome(trace).text["en"]
+    assert "without calling a tool" not in said and "called get_weather(city=北京), by the provider's report" in said, (
+        said
+    )

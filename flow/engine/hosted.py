@@ -141,7 +141,7 @@ async def _loop(
             body = {**api.request(conversation, tools, settings).body, **extra}
             since = rec.hops[-1].seq if rec.hops else 0
             turn = await ask_model(model, rec, body, timeout_s=config.timeout_s)
-            _record_report(rec, api, turn, since)
+            record_report(rec, api, turn, since)
             if turn.calls:  # the app offered no function: a call of one is not an answer, empty or not
                 raise FlowAbort("hosted_function_call", calls=", ".join(_shown(c) for c in turn.calls))
             asked = approval_requests(turn.raw)
@@ -165,9 +165,10 @@ def _shown(call: Call) -> str:
     return call_text(call.name, arguments)
 
 
-def _record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
+def record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
     """The `mcp.reported` hops the model's turn stands for, after the hop that carried it, paired with the frames a
-    recorder saw since the request went out."""
+    recorder saw since the request went out; none when it reports no MCP exchange. In any mode: a provider or a
+    gateway may run MCP servers of its own configuration for an app that named none."""
     carried = next((h for h in reversed(rec.hops) if h.kind in ("llm.response", "llm.assembled")), None)
     seq = carried.seq if carried is not None else 0
     # The items as they crossed the wire (the SDK's objects leave out what was null); an assembled stream's turn

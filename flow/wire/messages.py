@@ -211,7 +211,8 @@ class MessagesStream:
                 self.decided = True
                 return f"event {n}: tool_use {clip_label(str(block.get('name')))} starts"
             return f"event {n}: {block.get('type')} block starts"
-        slot = self.blocks.get(self._block(index)) if kind == "content_block_delta" else None
+        at = self._block(index) if kind == "content_block_delta" else None
+        slot = self.blocks.get(at) if at is not None else None
         if slot is not None:
             delta = as_dict(data.get("delta"))
             piece = str(delta.get("partial_json", delta.get("text", "")) or "")
