@@ -33,6 +33,7 @@ from flow.runs import run_flow
 from flow.trace.pairing import first_named
 from flow.views.outcome import run_outcome
 from flow.views.table import summary_line
+from flow.wire.chat import CHAT
 
 QUESTION = "北京今天天气怎么样？"
 PIECES = ['{"', "city", '":', ' "', "北京", '"', "}", ""]  # one call's arguments, as a local model streams them
@@ -365,3 +366,15 @@ def test_c_a_non_streamed_report_of_the_providers_own_mcp_calls_is_counted_and_t
     assert "without calling a tool" not in said and "called get_weather(city=北京), by the provider's report" in said, (
         said
     )
+
+
+def test_a_parallel_calls_a_provider_numbers_all_0_are_told_apart_by_their_ids() -> None:
+    """Some OpenAI-compatible providers give every parallel call `index` 0: each brings its own id, so two calls."""
+    stream = CHAT.stream()
+    for city, call_id in (("北京", "call_1"), ("上海", "call_2")):
+        first = {"index": 0, "id": call_id, "type": "function", "function": {"name": "get_weather", "arguments": ""}}
+        stream.add(_chunk({"tool_calls": [first]}))
+        stream.add(_chunk({"tool_calls": [{"index": 0, "function": {"arguments": json.dumps({"city": city})}}]}))
+    stream.add(_chunk({}, "tool_calls"))
+    turn = stream.turn()
+    assert [(c.id, json.loads(c.arguments)["city"]) for c in turn.calls] == [("call_1", "北京"), ("call_2", "上海")]

@@ -136,16 +136,16 @@ class StreamedCalls:
 
     A piece names its call by an id, a position (Chat Completions' `index`, a Messages block's, a Responses item's),
     both or neither. An id seen before is that call wherever the piece comes (a gateway may stream one call as
-    several blocks or deltas, each with the call's id and a new position); else a position seen before is that
-    position's call (Chat Completions sends the id only with a call's first delta); a piece with neither continues
-    the latest call. A call's key is the position it first came at, or the next free one when it came without.
+    several blocks or deltas, each with the call's id and a new position); else a position seen before is the call
+    last made there, unless the piece brings another id (a provider that numbers parallel calls all 0); a piece with
+    neither continues the latest call. A call's key is the position it first came at, or the next free one.
     """
 
     __slots__ = ("_ids", "_keys", "latest")
 
     def __init__(self) -> None:
-        self._ids: dict[str, int] = {}
-        self._keys: dict[int, int] = {}  # position -> key
+        self._ids: dict[str, int] = {}  # a call's id -> its key
+        self._keys: dict[int, int] = {}  # a position -> the key of the call last made there
         self.latest: int | None = None
 
     def key(self, position: Any, call_id: Any) -> tuple[int, bool]:
@@ -153,29 +153,27 @@ class StreamedCalls:
         a recording holds), and whether the piece starts it."""
         given = call_id if isinstance(call_id, str) and call_id else None
         at = position if type(position) is int else None
+        there = self._keys.get(at) if at is not None else None
         if given is not None and given in self._ids:
             key, new = self._ids[given], False
-        elif at is not None and at in self._keys:
-            key, new = self._keys[at], False
+        elif there is not None and (given is None or there not in self._ids.values()):
+            key, new = there, False
         elif at is None and given is None and self.latest is not None:
             key, new = self.latest, False
         else:
-            key = at if at is not None and at not in self._keys.values() else self._next()
+            taken = set(self._keys.values()) | set(self._ids.values())
+            key = at if at is not None and at not in taken else max(taken, default=-1) + 1
             new = True
-        if at is not None:
-            self._keys.setdefault(at, key)
+        if at is not None and (new or there is None):
+            self._keys[at] = key
         if given is not None:
             self._ids.setdefault(given, key)
         self.latest = key
         return key, new
 
     def known(self, position: Any) -> int | None:
-        """The key of the call a position was given to, None for a position no call came at."""
+        """The key of the call last made at a position, None for a position no call came at."""
         return self._keys.get(position) if type(position) is int else None
-
-    def _next(self) -> int:
-        taken = set(self._keys.values()) | set(self._ids.values())
-        return max(taken) + 1 if taken else 0
 
 
 NAME_SEPARATORS = ("-", "__", ".", "/", ":")
