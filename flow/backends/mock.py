@@ -391,6 +391,12 @@ def _guess(conv: Conversation, name: str) -> dict[str, Any]:
     return {param: conv.question} if param else {}
 
 
+def words_alone(conv: Conversation) -> str:
+    """What the mock writes to a request that offers it no tool (the host's model writing for a server): the
+    forecast put in a sentence when that is what it was given, else an answer from what it holds."""
+    return _phrased(conv.question) or answer_from_results(conv, tools_allowed=False)
+
+
 def answer_from_results(conv: Conversation, *, tools_allowed: bool) -> str:
     zh = is_chinese(conv.question)
     parts = [_describe(a, zh) for i, a in enumerate(conv.attempts) if a.result is not None and not _superseded(i, conv)]

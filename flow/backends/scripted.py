@@ -24,7 +24,7 @@ from typing import Any
 import httpx2
 import yaml
 
-from flow.backends.mock import Call, Conversation, EventStream, MockReply, answer_from_results, reply
+from flow.backends.mock import Call, Conversation, EventStream, MockReply, answer_from_results, reply, words_alone
 from flow.trace.files import json_value_problem
 from flow.wire.base import ApiName
 
@@ -116,10 +116,13 @@ def load_script(source: str) -> tuple[Turn, ...]:
 
 def decide(script: tuple[Turn, ...], body: dict[str, Any]) -> list[Call] | str:
     """The turn for this request: the n-th request gets the n-th turn, counted by the assistant
-    messages already in the conversation. Past the end of the script the model answers."""
+    messages already in the conversation. Past the end of the script the model answers; a request that offers no
+    tool (the host's model writing for a server's sampling) is answered in words, as the mock answers it."""
     conv = Conversation.read(body)
     n = sum(1 for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "assistant")
     turn = script[n] if n < len(script) else Turn()
+    if turn.calls and not conv.tools:  # a model calls only what it is offered: the host asking for a server, say
+        return words_alone(conv)
     if turn.calls:
         return [Call(name, json.dumps(args, ensure_ascii=False)) for name, args in turn.calls]
     return turn.answer if turn.answer is not None else answer_from_results(conv, tools_allowed=True)

@@ -10,6 +10,7 @@ given the URL the operator chose (`--server URL`), since it must reach the serve
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,8 +29,10 @@ from flow.trace import hops
 from flow.trace.model import TraceMeta, as_dict
 from flow.trace.redact import REDACTED, redact_url
 from flow.trace.steps import Step
-from flow.wire.base import Conversation, Native, Settings, Turn, WireApi, previous_response
+from flow.trace.summaries import call_text
+from flow.wire.base import Call, Conversation, Native, Settings, Turn, WireApi, previous_response
 from flow.wire.hosted import HostedServer, approval_requests, approval_response, reported_drafts, request_fields
+from flow.wire.recorded import arguments_of
 
 DEMO_LABEL = "weather"
 
@@ -138,7 +141,9 @@ async def _loop(
             body = {**api.request(conversation, tools, settings).body, **extra}
             since = rec.hops[-1].seq if rec.hops else 0
             turn = await ask_model(model, rec, body, timeout_s=config.timeout_s)
-            _record_report(rec, api, turn, since)
+            record_report(rec, api, turn, since)
+            if turn.calls:  # the app offered no function: a call of one is not an answer, empty or not
+                raise FlowAbort("hosted_function_call", calls=", ".join(_shown(c) for c in turn.calls))
             asked = approval_requests(turn.raw)
             if not asked:
                 answer = turn.text or ""
@@ -151,9 +156,19 @@ async def _loop(
     raise AssertionError("unreachable: the loop returns an answer or stops")
 
 
-def _record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
+def _shown(call: Call) -> str:
+    """A call as the run's error line writes it: `get_weather(city=北京)`, or its arguments as they came."""
+    try:
+        arguments = arguments_of(call) if call.parsed is not None else json.loads(call.arguments or "{}")
+    except ValueError:
+        arguments = call.arguments
+    return call_text(call.name, arguments)
+
+
+def record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
     """The `mcp.reported` hops the model's turn stands for, after the hop that carried it, paired with the frames a
-    recorder saw since the request went out."""
+    recorder saw since the request went out; none when it reports no MCP exchange. In any mode: a provider or a
+    gateway may run MCP servers of its own configuration for an app that named none."""
     carried = next((h for h in reversed(rec.hops) if h.kind in ("llm.response", "llm.assembled")), None)
     seq = carried.seq if carried is not None else 0
     # The items as they crossed the wire (the SDK's objects leave out what was null); an assembled stream's turn

@@ -31,7 +31,7 @@ from flow.capture.recorder import Recorder
 from flow.engine.asking import ask_model
 from flow.engine.errors import FlowAbort, as_flow_error
 from flow.engine.host import MAX_INPUT_ROUNDS, Answerer, GivenAnswers, Host
-from flow.engine.hosted import run_hosted
+from flow.engine.hosted import record_report, run_hosted
 from flow.engine.model import ModelClient, ModelConfig
 from flow.engine.options import SYSTEM_PROMPT, Backfill, RunOptions, RunResult
 from flow.engine.translate import (
@@ -663,8 +663,10 @@ async def _loop(
             # A change is told on the first request that makes it; later requests repeat the changed history.
             rec.adaptations = [a.as_json() for a in request.adapted if a.path not in told]
             told.update(a.path for a in request.adapted)
+            since = rec.hops[-1].seq if rec.hops else 0
             turn = await ask_model(model, rec, request.body, timeout_s=model.config.timeout_s)
             rec.adaptations = []
+            record_report(rec, api, turn, since)
             if not turn.calls:
                 answer = turn.text or ""
                 rec.add(hops.answer(answer, empty_line=EMPTY_ANSWER["en"]))

@@ -35,6 +35,7 @@ from flow.trace import hops
 from flow.trace.files import TraceError
 from flow.trace.hops import Draft
 from flow.trace.model import Hop, ImportInfo, Trace, TraceMeta, as_dict, as_list
+from flow.trace.pairing import same_tool
 from flow.trace.payloads import (
     ChatRequest,
     JsonObject,
@@ -549,8 +550,10 @@ class _Merge:
 
     def match(self, name: str, arguments: Any, t_ms: float) -> tuple[_Call | None, str]:
         """The model's tool call a tools/call carries out: the earliest not yet taken, asked before it, with its
-        name and arguments; else with its name alone; and how it was matched."""
-        asked = [c for c in self.calls if not c.taken and c.name == name and c.t_ms <= t_ms + 1]
+        name and arguments; else with its name alone; and how it was matched. A name is the tool's own first, else
+        the tool's after a server's label (`same_tool`: a gateway offers the model `weather-get_weather`)."""
+        asked = [c for c in self.calls if not c.taken and same_tool(c.name, name) and c.t_ms <= t_ms + 1]
+        asked.sort(key=lambda c: c.name != name)  # stable: the exact names first, each in the order asked
         exact = [c for c in asked if c.arguments == arguments]
         if exact:
             exact[0].taken = True

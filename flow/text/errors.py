@@ -75,6 +75,7 @@ ErrorCode = Literal[
     "hosted_api",
     "hosted_resources",
     "hosted_unreachable",
+    "hosted_function_call",
     "max_rounds",
     "input_rounds",
     "ping_modern",
@@ -478,6 +479,15 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "hosted MCP with a real provider needs --server URL: the provider must reach the server, and the demo "
         "server listens on this machine's loopback only",
         "使用真实服务商的托管 MCP 需要 --server URL：服务商必须能访问到服务器，而演示服务器只监听本机回环地址",
+    ),
+    "hosted_function_call": (
+        lambda calls: (
+            f"the model called {calls} as a function of the app's, which the app does not run: with hosted MCP the "
+            "app offers no function, and only the provider's MCP client calls tools"
+        ),
+        lambda calls: (
+            f"模型把 {calls} 当作应用的函数来调用，但应用不会运行它：托管 MCP 中应用不提供函数，只有服务商的 MCP 客户端调用工具"
+        ),
     ),
     "max_rounds": (
         lambda rounds: (

@@ -119,6 +119,11 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "主机的模型要服务器运行它自己的工具 {calls}{at}",
         "en": "the host's model asked the server to run its own tool {calls}{at}",
     },
+    "sampled_unoffered": {
+        "zh": "主机的模型给服务器的回答是调用 {calls}，但服务器的请求没有提供这个工具{at}",
+        "en": "the host's model answered the server with a call of {calls}, a tool the server's request did not "
+        "offer{at}",
+    },
     "asked_roots": {
         "zh": "服务器询问客户端共享了哪些文件夹（roots）{at}",
         "en": "the server asked which folders the client shares (roots){at}",

@@ -10,7 +10,7 @@ model's `tool_call_id`. Pure: no SDK, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,6 +128,82 @@ class Pairing:
         return list(self._open.values())
 
 
+# --- one call's identity ----------------------------------------------------------------------------------------
+
+
+class StreamedCalls:
+    """Which tool call a streamed piece belongs to, for every API's stream reader: one call, one key.
+
+    A piece names its call by an id, a position (Chat Completions' `index`, a Messages block's, a Responses item's),
+    both or neither. An id seen before is that call wherever the piece comes (a gateway may stream one call as
+    several blocks or deltas, each with the call's id and a new position); else a position seen before is the call
+    last made there, unless the piece brings another id (a provider that numbers parallel calls all 0); a piece with
+    neither continues the latest call. A call's key is the position it first came at, or the next free one.
+    """
+
+    __slots__ = ("_ids", "_keys", "latest")
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}  # a call's id -> its key
+        self._keys: dict[int, int] = {}  # a position -> the key of the call last made there
+        self.latest: int | None = None
+
+    def key(self, position: Any, call_id: Any) -> tuple[int, bool]:
+        """The key of the call a piece at `position` with `call_id` belongs to (either may be absent or of any type
+        a recording holds), and whether the piece starts it."""
+        given = call_id if isinstance(call_id, str) and call_id else None
+        at = position if type(position) is int else None
+        there = self._keys.get(at) if at is not None else None
+        if given is not None and given in self._ids:
+            key, new = self._ids[given], False
+        elif there is not None and (given is None or there not in self._ids.values()):
+            key, new = there, False
+        elif at is None and given is None and self.latest is not None:
+            key, new = self.latest, False
+        else:
+            taken = set(self._keys.values()) | set(self._ids.values())
+            key = at if at is not None and at not in taken else max(taken, default=-1) + 1
+            new = True
+        if at is not None and (new or there is None):
+            self._keys[at] = key
+        if given is not None:
+            self._ids.setdefault(given, key)
+        self.latest = key
+        return key, new
+
+    def known(self, position: Any) -> int | None:
+        """The key of the call last made at a position, None for a position no call came at."""
+        return self._keys.get(position) if type(position) is int else None
+
+
+NAME_SEPARATORS = ("-", "__", ".", "/", ":")
+
+
+"""What a gateway puts between a server's label and a tool's name (`weather-get_weather`, `mcp__weather__get_weather`);
+a single `_` is left out: it is inside too many tools' own names."""
+
+
+def prefixed(name: Any, tool: Any) -> bool:
+    """Whether `name` is the tool's name after a label and a separator: `weather-get_weather` for `get_weather`."""
+    if not (isinstance(name, str) and isinstance(tool, str) and tool):
+        return False
+    return any(name.endswith(sep + tool) and len(name) > len(sep + tool) for sep in NAME_SEPARATORS)
+
+
+def same_tool(a: Any, b: Any) -> bool:
+    """Whether two names name one tool: the same name, or one of them the other after a server's label."""
+    return (a == b and isinstance(a, str)) or prefixed(a, b) or prefixed(b, a)
+
+
+def first_named(names: Sequence[Any], name: Any) -> int | None:
+    """Where the first of `names` that names the tool `name` names is: the same name first, else the first with a
+    server's label before it (or before `name`), as a gateway writes it; None when none does."""
+    exact = next((i for i, n in enumerate(names) if n == name and isinstance(n, str)), None)
+    if exact is not None:
+        return exact
+    return next((i for i, n in enumerate(names) if same_tool(n, name)), None)
+
+
 # --- a trace's hops, paired -------------------------------------------------------------------------------------
 
 
@@ -183,7 +259,7 @@ def tool_calls(hops: Iterable[Hop]) -> dict[str, ToolCall]:
 
 def exchanges(hops: Iterable[Hop]) -> list[Exchange]:
     """MCP frames paired by JSON-RPC id (per sending side); a tools/call tied to the model's call it carries out
-    (the oldest translated call of that tool name not yet sent); what the server says unasked tied to the request
+    (the oldest translated call of that tool name not yet sent, `first_named`); what the server says unasked tied to the request
     it names (`progress_of`) or else the latest it is handling."""
     out: list[Exchange] = []
     pairing = Pairing()
@@ -200,9 +276,8 @@ def exchanges(hops: Iterable[Hop]) -> list[Exchange]:
                 handling = pairing.awaited("mcp_client", named) or pairing.latest("mcp_client")
                 ex.within = handling.tag if handling is not None else None
             if frame.get("method") == "tools/call" and awaiting:
-                name = as_dict(frame.get("params")).get("name")
-                i = next((i for i, (n, _) in enumerate(awaiting) if n == name), 0)
-                ex.tool_call_id = awaiting.pop(i)[1]
+                i = first_named([n for n, _ in awaiting], as_dict(frame.get("params")).get("name"))
+                ex.tool_call_id = awaiting.pop(i or 0)[1]
             out.append(ex)
             if hop.kind == "mcp.request":
                 pairing.request(hop.source, hop.jsonrpc_id, str(frame.get("method")), tag=ex)

@@ -20,7 +20,7 @@ from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text, input_requests
 from flow.views.closing import CallFate, Decision, calls_and_fates, sampled_calls
 from flow.wire.hosted import approval_requests
-from flow.wire.recorded import api_of_trace
+from flow.wire.recorded import api_of_trace, tool_names
 
 Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
@@ -295,7 +295,8 @@ def _clauses(trace: Trace) -> list[Clause]:
     r = _Reading(trace)
     decisions, fates = calls_and_fates(trace)
     by_id = {f.call_id: f for f in fates if f.call_id}
-    of = [[by_id[i] for i in d.ids if i in by_id] for d in decisions]
+    # one call per id: a trace recorded before its stream's pieces were joined by id holds them as calls that share it
+    of = [[by_id[i] for i in dict.fromkeys(d.ids) if i in by_id] for d in decisions]
     out: list[Clause] = []
     failed = False  # the latest calls went wrong, and the model has not asked again since
     if len(decisions) >= KEPT_ASKING and not any(f.fate in _PROBLEMS for fs in of for f in fs):
@@ -314,10 +315,13 @@ def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
     """What the server asked the host between two hops (during the calls of one reply): the user (and the answer),
     the host's model (sampling), the client's folders (roots), in either era."""
     out: list[Clause] = []
+    offered: set[str] = set()  # the server's own tools its latest sampling request offered the host's model
     for hop in trace.hops:
         if not after < hop.seq < before:
             continue
         p = as_dict(hop.payload)
+        if hop.kind == "llm.request" and "for_server" in p:
+            offered = set(tool_names(p.get("body")))
         if hop.kind == "user.input" and hop.direction == "request":
             out.append(Clause("asked_user", (hop.seq,)))
         elif hop.kind == "user.input":
@@ -334,7 +338,12 @@ def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
             again = bool(out) and out[-1].key == "sampled_calls"  # with the results of the tools it asked for
             out.append(Clause("asked_model_again" if again else "asked_model", (hop.seq,)))
         elif hop.kind == "llm.response" and "for_server" in p and (uses := sampled_calls(hop)):
-            out.append(Clause("sampled_calls", (hop.seq,), values=(("calls", ", ".join(uses)),)))
+            # a call is `name(arguments)`: the server's own tool only when its request offered one by that name
+            own = [u for u in uses if u.split("(", 1)[0] in offered]
+            if own:
+                out.append(Clause("sampled_calls", (hop.seq,), values=(("calls", ", ".join(own)),)))
+            if others := [u for u in uses if u not in own]:
+                out.append(Clause("sampled_unoffered", (hop.seq,), True, (("calls", ", ".join(others)),)))
         elif hop.kind in ("mcp.request", "mcp.response") and _asks_roots(hop):
             out.append(Clause("asked_roots", (hop.seq,)))
     return out

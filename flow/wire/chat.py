@@ -5,9 +5,9 @@ choice's assistant message, its calls in `tool_calls` with the arguments as a JS
 message back as it came, then one role "tool" message per call, carrying its `tool_call_id`.
 
 A stream is chunks of `choices[].delta`. The rule for adding them up, one for the engine (which reads what the SDK
-hands it), the HTTP tap and merge (which label the events they recorded): a tool-call delta with an integer
-`index` belongs to that call; one without starts a call when it has an id and continues the last one when it has
-none. A name sent again whole is the same name (some servers repeat it, and the id, in every delta): only a piece
+hands it), the HTTP tap and merge (which label the events they recorded): a tool-call delta belongs to the call
+`flow.trace.pairing.StreamedCalls` names, by its id first (a gateway may stream one call as deltas that each carry
+the call's id and no `index`), then by its `index`, else the latest call. A name sent again whole is the same name (some servers repeat it, and the id, in every delta): only a piece
 that is not the whole name so far continues it. Text is kept as pieces and joined once, and no value grows past
 what one value of a trace may hold (`MAX_STRING_CHARS`).
 """
@@ -23,6 +23,7 @@ import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
 from flow.trace.model import as_dict, is_array, is_object
+from flow.trace.pairing import StreamedCalls
 from flow.trace.steps import Step
 from flow.trace.summaries import arguments_text, counted
 from flow.wire.base import (
@@ -262,6 +263,7 @@ class ChatStream:
     finish: str | None = None
     problem: WireProblem | None = None
     calls: dict[int, _Slot] = field(default_factory=dict[int, _Slot])
+    identity: StreamedCalls = field(default_factory=StreamedCalls)  # which call each delta continues
     _content: _Text | None = None  # None until a delta carries content, "" when it was streamed empty
 
     def add(self, event: Any) -> str:
@@ -318,10 +320,8 @@ class ChatStream:
 
     def _add_call(self, index: Any, call_id: Any, name: Any, arguments: str | None, said: bool) -> str:
         """One tool-call delta; what it did, as a line's words (only the first of an event's deltas is told)."""
-        if type(index) is not int:
-            index = len(self.calls) if (isinstance(call_id, str) and call_id) or not self.calls else max(self.calls)
-        new = index not in self.calls
-        slot = self.calls.setdefault(index, _Slot(_Text(self.limit), _Text(self.limit)))
+        key, new = self.identity.key(index, call_id)
+        slot = self.calls.setdefault(key, _Slot(_Text(self.limit), _Text(self.limit)))
         if isinstance(call_id, str) and call_id:
             slot.id = call_id
         if isinstance(arguments, str):

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from flow.trace import hops
 from flow.trace.hops import Draft
 from flow.trace.model import Hop, as_dict, as_list, is_array, is_object
+from flow.trace.pairing import first_named, same_tool
 from flow.trace.payloads import McpReportedPayload
 from flow.trace.summaries import call_text
 from flow.wire.base import ApiName
@@ -271,7 +272,8 @@ def exchanges(body: Any) -> list[Exchange]:
 def _observed(hop_list: Sequence[Hop], ex: Exchange, taken: set[int], after: int) -> tuple[Hop, Hop | None] | None:
     """The frames a recorder saw of this exchange since the request that led to it (`after`): a tools/call of the
     same id (the mock's client tags its frames with the item's id), else the first untaken one of the same method
-    and tool name; with the frame that answered it."""
+    and tool name (`first_named`: a gateway may report the name after its label for the server); with the frame
+    that answered it."""
     requests = [
         h
         for h in hop_list
@@ -282,7 +284,8 @@ def _observed(hop_list: Sequence[Hop], ex: Exchange, taken: set[int], after: int
     ]
     if ex.method == "tools/call":
         same_id = [h for h in requests if ex.id and h.tool_call_id == ex.id]
-        requests = same_id or [h for h in requests if as_dict(as_dict(h.payload).get("params")).get("name") == ex.name]
+        named = first_named([as_dict(as_dict(h.payload).get("params")).get("name") for h in requests], ex.name)
+        requests = same_id or ([requests[named]] if named is not None else [])
     if not requests:
         return None
     sent = requests[0]
@@ -308,7 +311,7 @@ def _mismatch(ex: Exchange, sent: Hop, answer: Hop | None) -> list[str]:
         return out
     if ex.method == "tools/list":
         seen = tuple(str(as_dict(t).get("name")) for t in as_list(result.get("tools")))
-        if ex.tools and seen != ex.tools:
+        if ex.tools and (len(seen) != len(ex.tools) or not all(map(same_tool, seen, ex.tools))):
             out.append("tools")
         return out
     if ex.output is not None and _text_of(result.get("content")) != ex.output:

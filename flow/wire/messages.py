@@ -23,6 +23,7 @@ import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
 from flow.trace.model import as_dict, as_list, is_array, is_object
+from flow.trace.pairing import StreamedCalls
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
@@ -191,6 +192,7 @@ class MessagesStream:
     stop: str | None = None
     stopped: bool = False  # message_stop came
     blocks: dict[int, _Block] = field(default_factory=dict[int, _Block])
+    calls: StreamedCalls = field(default_factory=StreamedCalls)  # which block a call's pieces go to, by its id
 
     def add(self, event: Any) -> str:
         self.events += 1
@@ -200,15 +202,21 @@ class MessagesStream:
         index = data.get("index")
         if kind == "content_block_start" and isinstance(index, int):
             block = as_dict(data.get("content_block"))
+            if block.get("type") in _INPUT_BLOCKS:
+                index, new = self.calls.key(index, block.get("id"))
+                if not new:  # the same call's id again: its input goes on where it left off
+                    return f"event {n}: {block.get('type')} {clip_label(str(block.get('name')))} goes on"
             self.blocks[index] = _Block(dict(block))
             if block.get("type") == "tool_use":
                 self.decided = True
                 return f"event {n}: tool_use {clip_label(str(block.get('name')))} starts"
             return f"event {n}: {block.get('type')} block starts"
-        if kind == "content_block_delta" and isinstance(index, int) and index in self.blocks:
+        at = self._block(index) if kind == "content_block_delta" else None
+        slot = self.blocks.get(at) if at is not None else None
+        if slot is not None:
             delta = as_dict(data.get("delta"))
             piece = str(delta.get("partial_json", delta.get("text", "")) or "")
-            self.blocks[index].pieces.append(piece)
+            slot.pieces.append(piece)
             what = "input +=" if delta.get("type") == "input_json_delta" else "text +="
             return f"event {n}: {what} {quoted_label(piece)}"
         if kind == "message_delta":
@@ -223,6 +231,13 @@ class MessagesStream:
             message = as_dict(data.get("error")).get("message")
             self.problem = self.problem or WireProblem("model_stream_error", message=str(message))
         return f"event {n}: {kind or str(event)[:30]}"
+
+    def _block(self, index: Any) -> int | None:
+        """The block a delta at `index` adds to: the call's first block when the call came again at this index."""
+        if type(index) is not int:
+            return None
+        key = self.calls.known(index)
+        return index if key is None else key
 
     def content(self) -> list[dict[str, Any]]:
         """The blocks the deltas built: a text block's text, a tool_use block's input parsed from its pieces."""
