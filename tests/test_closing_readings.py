@@ -98,7 +98,7 @@ def test_no_call_means_no_reverse_translation() -> None:
 @pytest.mark.parametrize("name", [s.name for s in SAMPLES])
 def test_english_counts_agree_with_their_nouns(name: str) -> None:
     said = " ".join(_texts(_sample(name)).values())
-    for wrong in ("1 requests", "1 tool definitions", " 1 HTTP requests", "1 model requests"):
+    for wrong in (" 1 requests", " 1 HTTP requests", " 1 model requests", " 1 tools", "1 tool definitions"):
         assert wrong not in said, (name, wrong)
 
 

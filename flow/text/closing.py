@@ -223,7 +223,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "out of this recording's sight.",
     },
     "hosted_error": {
-        "zh": "结果是一个错误：{output}。",
+        "zh": "结果是一个错误：“{output}”。",
         "en": "The result is an error: {output}.",
     },
     "app_ran_none": {
@@ -252,12 +252,12 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "host_mcp": {
         "zh": "看到一切：问题、{requests} 个模型请求和回复、每个 {w_id}、每个结果。"
         "{w_id} 和 JSON-RPC id 的配对由它保管（{pairs}）。",
-        "en": "Sees everything: the question, every request to the model and its reply ({requests}), every {w_id}, every "
+        "en": "Sees everything: the question, every request to the model and its reply ({requests} request(s)), every {w_id}, every "
         "result. It keeps the pairing of {w_id} and JSON-RPC id ({pairs}).",
     },
     "host_mcp_nopair": {
         "zh": "看到一切：问题、{requests} 个模型请求和回复、工具清单和每个结果。{translated}",
-        "en": "Sees everything: the question, every request to the model and its reply ({requests}), the tool list and every "
+        "en": "Sees everything: the question, every request to the model and its reply ({requests} request(s)), the tool list and every "
         "result. {translated}",
     },
     "host_both": {"zh": "两边的翻译都由它来做。", "en": "It does both translations."},
@@ -313,11 +313,11 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     },
     "model": {
         "zh": "收到应用的 {requests} 个 HTTP 请求：{carries}{backfill}。{no_frame}",
-        "en": "Receives the app's {requests} over HTTP: {carries}{backfill}. {no_frame}",
+        "en": "Receives the app's {requests} request(s) over HTTP: {carries}{backfill}. {no_frame}",
     },
     "model_sampled": {
         "zh": "另有 {n} 个请求是宿主替服务器发的（{hops}）：服务器用 sampling/createMessage 请宿主的模型替它写回复。",
-        "en": "And {n} the host sent for the server ({hops}): the server asked, with sampling/createMessage, for a "
+        "en": "And {n} request(s) the host sent for the server ({hops}): the server asked, with sampling/createMessage, for a "
         "reply from the host's model.",
     },
     "carries_hosted_chat": {
@@ -369,7 +369,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "cost": {"zh": "工具定义的代价", "en": "What the tool definitions cost"},
     "cost_request": {
         "zh": "第 {k} 个请求（第 {seq} 跳）：{total} 字节里有 {tools} 字节是 {n_tools} 个工具定义（{share}）{tokens}。",
-        "en": "Request {k} (hop {seq}): {tools} of its {total} bytes are the {n_tools} ({share}){tokens}.",
+        "en": "Request {k} (hop {seq}): {tools} of its {total} bytes are the definitions of {n_tools} tool(s) ({share}){tokens}.",
     },
     "cost_tokens": {
         "zh": "；输入词元数（{w_tokens}）为 {prompt}，其中工具定义约 {est}（估算）",
@@ -386,7 +386,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
     "cost_sampled": {
         "zh": "宿主替服务器发的 {n} 个请求（{hops}）共 {total} 字节，其中 {tools} 字节是服务器自己选的工具定义；它们不算在上面"
         "应用的请求里。",
-        "en": "The {n} the host sent for the server ({hops}) weigh {total} bytes, {tools} of them tool definitions "
+        "en": "The {n} request(s) the host sent for the server ({hops}) weigh {total} bytes, {tools} of them tool definitions "
         "the server chose; they are not counted with the app's requests above.",
     },
     "cost_hosted_request": {
@@ -447,7 +447,7 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "Article 004's sum: a tool definition is easily a few hundred tokens; at 300 each, 40 tools are "
         "40 × 300 = 12,000 tokens, in every request (the article's 'tens of thousands' needs 500 or more a "
         "definition). This run's definitions: {n_tools} are about {est} tokens, about "
-        "{each} each; 40 such tools would be about {forty} tokens per request, about {run} for this run's {requests}.",
+        "{each} each; 40 such tools would be about {forty} tokens per request, about {run} for this run's {requests} request(s).",
     },
     "cost_correction": {
         "zh": "文章 004 说 MCP 把工具清单缓存在客户端，不必塞进每一次模型请求，从结构上解决了工具定义膨胀——这不对。"
@@ -456,8 +456,8 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "想少发，只能让宿主少暴露几个工具。",
         "en": "Article 004 says MCP keeps the tool list on the client instead of putting it into every model request, "
         "and so solves the growth of tool definitions. It does not: the MCP client caches the list it got from "
-        "tools/list, but the host still sends every definition it chooses to expose in every request (this run's "
-        "{requests} carry {n_tools} each). What MCP changes is who maintains the definitions, not what the "
+        "tools/list, but the host still sends every definition it chooses to expose in every request (this run sent "
+        "{n_tools} in each request, {requests} request(s) in all). What MCP changes is who maintains the definitions, not what the "
         "model is sent. To send fewer, the host has to expose fewer tools.",
     },
     # --- when to choose which ---------------------------------------------------------------------------------------

@@ -231,7 +231,7 @@ COMPARE_TEXT: dict[str, dict[Lang, str]] = {
     "same": {"en": "; what stays the same: {same}", "zh": "；不变的是：{same}"},
     "differs": {"en": "; what differs: {differs}", "zh": "；不同的是：{differs}"},
     "end": {"en": ".", "zh": "。"},
-    "same_calls": {"en": "the model is called {n} times in both", "zh": "模型同样被调用 {n} 次"},
+    "same_calls": {"en": "the model is called {n} time(s) in both", "zh": "模型同样被调用 {n} 次"},
     "other_calls": {
         "en": "the model calls ({base}: {n_base}, {other}: {n})",
         "zh": "模型调用次数（{base} {n_base} 次，{other} {n} 次）",

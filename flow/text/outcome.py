@@ -110,17 +110,17 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
     "user_decline": {"zh": "用户拒绝回答{at}", "en": "the user declined{at}"},
     "user_cancel": {"zh": "用户取消了提问{at}", "en": "the user cancelled{at}"},
     "user_timed_out": {"zh": "没有人回答，提问被取消{at}", "en": "nobody answered, so the question was cancelled{at}"},
-    "asked_model": {"zh": "服务器请主机的模型替它写{at}", "en": "the server asked the host's model{at}"},
+    "asked_model": {"zh": "服务器请宿主的模型替它写{at}", "en": "the server asked the host's model{at}"},
     "asked_model_again": {
-        "zh": "服务器自己运行了工具，带着结果再问主机的模型{at}",
+        "zh": "服务器自己运行了工具，带着结果再问宿主的模型{at}",
         "en": "the server ran it itself and asked the host's model again with the result{at}",
     },
     "sampled_calls": {
-        "zh": "主机的模型要服务器运行它自己的工具 {calls}{at}",
+        "zh": "宿主的模型要服务器运行它自己的工具 {calls}{at}",
         "en": "the host's model asked the server to run its own tool {calls}{at}",
     },
     "sampled_unoffered": {
-        "zh": "主机的模型给服务器的回答是调用 {calls}，但服务器的请求没有提供这个工具{at}",
+        "zh": "宿主的模型给服务器的回答是调用 {calls}，但服务器的请求没有提供这个工具{at}",
         "en": "the host's model answered the server with a call of {calls}, a tool the server's request did not "
         "offer{at}",
     },

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from flow.text.apis import API_WORDS
 from flow.text.closing import CLOSING_TEXT
-from flow.text.names import Lang
+from flow.text.names import Lang, plurals
 from flow.trace.factory import compact_json
 from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.pairing import exchanges, tool_calls
@@ -30,7 +30,7 @@ from flow.views.tool_cost import RequestCost, request_costs
 from flow.wire import API
 from flow.wire.base import ApiName
 from flow.wire.hosted import Exchange as HostedExchange
-from flow.wire.reading import ModelExchange, model_exchanges, reply_turn
+from flow.wire.reading import ModelExchange, ToolCall, model_exchanges, reply_turn
 from flow.wire.recorded import api_of_trace
 
 Fate = Literal[
@@ -157,11 +157,11 @@ def reply_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | Non
     return ([(c.name, c.arguments, c.id) for c in got[0]], got[1]) if got else None
 
 
-def sampled_calls(hop: Hop) -> list[str]:
-    """The server's own tools the host's model asked for in a reply it wrote for the server (sampling with tools),
-    as `name(key=value)`."""
+def sampled_calls(hop: Hop) -> list[ToolCall]:
+    """The calls the host's model asked for in a reply it wrote for an MCP server (sampling with tools): the
+    server's to run, never the app's."""
     got = reply_turn(hop) if hop.kind == "llm.response" and "for_server" in as_dict(hop.payload) else None
-    return [f"{c.name}({shown_arguments(c.arguments)})" for c in got[0]] if got else []
+    return got[0] if got else []
 
 
 def _decisions(readings: list[ModelExchange]) -> list[Decision]:
@@ -369,7 +369,7 @@ class Section:
 
 
 def _t(key: str, lang: Lang, **values: object) -> str:
-    return CLOSING_TEXT[key][lang].format(**values)
+    return plurals(CLOSING_TEXT[key][lang], values).format(**values)
 
 
 def _n(value: float) -> str:
@@ -550,7 +550,7 @@ def _model_role(c: Closing, lang: Lang) -> str:
     text = _t(
         "model",
         lang,
-        requests=_count(own, "request", lang),
+        requests=own,
         carries=carries,
         backfill=_backfill_carries(c, lang),
         # hosted: the provider's own client speaks JSON-RPC, so frames do reach the provider, not through the app
@@ -558,7 +558,7 @@ def _model_role(c: Closing, lang: Lang) -> str:
     ).strip()
     if c.sampled:
         sep = "" if lang == "zh" else " "
-        text += sep + _t("model_sampled", lang, n=_count(len(c.sampled), "request", lang), hops=_hops(c.sampled, lang))
+        text += sep + _t("model_sampled", lang, n=len(c.sampled), hops=_hops(c.sampled, lang))
     return text
 
 
@@ -602,7 +602,7 @@ def _roles(c: Closing, lang: Lang) -> list[Item]:
             Item(_t("role_model", lang), model),
         ]
     sep = "、" if lang == "zh" else ", "
-    requests = _count(len(c.requests), "request", lang)
+    requests = len(c.requests)
     if c.pairs:
         pairs = sep.join(f"{tc} ↔ id {rpc}" for tc, rpc in c.pairs)
         host = _t("host_mcp", lang, requests=requests, pairs=pairs, **c.words)
@@ -620,13 +620,6 @@ def _roles(c: Closing, lang: Lang) -> list[Item]:
         Item(_t("role_server", lang), server),
         Item(_t("role_model", lang), model),
     ]
-
-
-def _count(n: int, noun: str, lang: Lang) -> str:
-    """`n` of `noun`, in English with the noun's plural where n is not 1 ("1 request", "4 requests")."""
-    if lang == "zh":
-        return str(n)
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _cost_hosted(c: Closing, lang: Lang) -> list[Item]:
@@ -680,7 +673,7 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
                     seq=r.seq,
                     total=_n(r.bytes),
                     tools=_n(r.tool_bytes),
-                    n_tools=_count(r.tools, "tool definition", lang),
+                    n_tools=r.tools,
                     share=share,
                     tokens=tokens,
                 ),
@@ -699,7 +692,7 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
                 _t(
                     "cost_sampled",
                     lang,
-                    n=_count(len(sampled), "request", lang),
+                    n=len(sampled),
                     hops=_hops([r.seq for r in sampled], lang),
                     total=_n(sum(r.bytes for r in sampled)),
                     tools=_n(sum(r.tool_bytes for r in sampled)),
@@ -722,13 +715,11 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
                     each=_n(each),
                     forty=_n(forty),
                     run=_n(forty * len(c.own)),
-                    requests=_count(len(c.own), "request", lang),
+                    requests=len(c.own),
                 ),
             )
         )
-        items.append(
-            Item(None, _t("cost_correction", lang, requests=_count(len(c.own), "request", lang), n_tools=first.tools))
-        )
+        items.append(Item(None, _t("cost_correction", lang, requests=len(c.own), n_tools=first.tools)))
     if c.mock_tokens and any(r.prompt_tokens is not None for r in c.own):
         items.append(Item(None, _t("tokens_mock", lang, **c.words)))
     return items

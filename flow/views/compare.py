@@ -21,6 +21,7 @@ from flow.text.names import (
     FIGURE_NAMES,
     KIND_NAMES,
     Lang,
+    plurals,
 )
 from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
 from flow.trace.model import PHASES, Hop, Kind, Trace, as_dict
@@ -174,7 +175,7 @@ def shape(trace: Trace) -> Shape:
 
 
 def _c(key: str, lang: Lang, **values: object) -> str:
-    return COMPARE_TEXT[key][lang].format(**values)
+    return plurals(COMPARE_TEXT[key][lang], values).format(**values)
 
 
 def _p(key: str, lang: Lang, **values: object) -> str:

@@ -19,6 +19,7 @@ from flow.trace.pairing import exchanges
 from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text, input_requests
 from flow.views.closing import CallFate, Decision, calls_and_fates, sampled_calls
+from flow.views.labels import shown_arguments
 from flow.wire.hosted import approval_requests
 from flow.wire.recorded import api_of_trace, tool_names
 
@@ -338,11 +339,12 @@ def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
             again = bool(out) and out[-1].key == "sampled_calls"  # with the results of the tools it asked for
             out.append(Clause("asked_model_again" if again else "asked_model", (hop.seq,)))
         elif hop.kind == "llm.response" and "for_server" in p and (uses := sampled_calls(hop)):
-            # a call is `name(arguments)`: the server's own tool only when its request offered one by that name
-            own = [u for u in uses if u.split("(", 1)[0] in offered]
+            # the server's own tool only when its request offered one by that name
+            own = [f"{c.name}({shown_arguments(c.arguments)})" for c in uses if c.name in offered]
+            others = [f"{c.name}({shown_arguments(c.arguments)})" for c in uses if c.name not in offered]
             if own:
                 out.append(Clause("sampled_calls", (hop.seq,), values=(("calls", ", ".join(own)),)))
-            if others := [u for u in uses if u not in own]:
+            if others:
                 out.append(Clause("sampled_unoffered", (hop.seq,), True, (("calls", ", ".join(others)),)))
         elif hop.kind in ("mcp.request", "mcp.response") and _asks_roots(hop):
             out.append(Clause("asked_roots", (hop.seq,)))
