@@ -16,7 +16,7 @@ from flow.views.closing import closing_facts, sections
 from flow.views.compare import point
 from flow.views.lesson import lesson_markdown
 from flow.views.tool_cost import request_costs, tool_cost_points
-from flow.wire.reading import model_exchanges, offer_of
+from flow.wire.reading import model_exchanges, offer_of, read_trace
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_traces"
 HOSTED = [s.name for s in SAMPLES if s.name.startswith("hosted-")]
@@ -180,3 +180,16 @@ def test_compare_reads_the_hosted_call_and_the_hosted_request() -> None:
     assert "no function definitions, one entry naming the MCP server" in said
     zh = point(hosted, app_side, lang="zh")
     assert "A 是托管 MCP" in zh
+
+
+@pytest.mark.parametrize("name", [s.name for s in SAMPLES])
+def test_one_reading_agrees_with_the_trace_s_own_counts(name: str) -> None:
+    """The reading sorts each hop once by its kind: its frames and model requests are the ones the recorder counted
+    (the stats the trace was saved with), its answer is the app's, and every request is read as someone's."""
+    trace = _sample(name)
+    read = read_trace(trace.hops)
+    stats = trace.meta.stats
+    assert len(read.frames) == stats.get("wire_frames")
+    assert len(read.model) == stats.get("model_calls")
+    assert (read.answer is not None) == any(h.kind == "app.answer" for h in trace.hops)
+    assert all(ex.asker == ("host_for_server" if "for_server" in ex.request.payload else "app") for ex in read.model)

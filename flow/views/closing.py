@@ -30,7 +30,7 @@ from flow.views.tool_cost import RequestCost, request_costs
 from flow.wire import API
 from flow.wire.base import ApiName
 from flow.wire.hosted import Exchange as HostedExchange
-from flow.wire.reading import ModelExchange, ToolCall, model_exchanges, reply_turn
+from flow.wire.reading import ModelExchange, ToolCall, model_exchanges, read_trace, reply_turn
 from flow.wire.recorded import api_of_trace
 
 Fate = Literal[
@@ -181,11 +181,10 @@ def _decisions(readings: list[ModelExchange]) -> list[Decision]:
 def _known_functions(trace: Trace) -> set[str]:
     """The tool names the run had: the server's list, or direct mode's hand-written schemas."""
     names: set[str] = set()
-    for hop in trace.hops:
-        if hop.kind in ("prepare.tools", "tool.list"):
-            for tool in as_dict(hop.payload).get("tools") or []:
-                tool = as_dict(tool)
-                names.add(str(as_dict(tool.get("function")).get("name") or tool.get("name")))
+    for hop in read_trace(trace.hops).listed:
+        for tool in as_dict(hop.payload).get("tools") or []:
+            tool = as_dict(tool)
+            names.add(str(as_dict(tool.get("function")).get("name") or tool.get("name")))
     return names
 
 
@@ -257,11 +256,11 @@ def calls_and_fates(trace: Trace) -> tuple[list[Decision], list[CallFate]]:
 def closing_facts(trace: Trace) -> Closing:
     """The facts of the closing view, computed from the trace's hops."""
     hops = trace.hops
-    readings = model_exchanges(hops)
+    read = read_trace(hops)
+    readings = list(read.model)
     costs, (decisions, fates) = request_costs(trace), calls_and_fates(trace)
     ids = {i for d in decisions for i in d.ids if i}
-    mcp_hops = [h for h in hops if h.kind.startswith("mcp.")]
-    mcp_text = [_text(h.payload) for h in mcp_hops]
+    mcp_text = [_text(h.payload) for h in (*read.frames, *read.reported)]
     methods: list[str] = []
     offered: tuple[int, tuple[str, ...]] | None = None
     pairs: list[tuple[str, str]] = []
@@ -275,46 +274,39 @@ def closing_facts(trace: Trace) -> Closing:
             caps = as_dict(as_dict(as_dict(ex.reply.payload).get("result")).get("capabilities"))
             named = tuple(c for c in ("resources", "prompts") if c in caps)
             offered = (ex.reply.seq, named) if named else None
-    bodies = [compact_json(as_dict(h.payload).get("body")) for h in hops if h.kind == "llm.request"]
+    bodies = [compact_json(as_dict(ex.request.payload).get("body")) for ex in readings]
     meta = trace.meta
-    answered = any(h.kind == "app.answer" for h in hops)
     stopped = meta.outcome == "error"
-    failures = [h for h in hops if h.kind in ("error", "llm.error")] if stopped else []
+    failures = read.failures if stopped else ()
     last = failures[0] if failures else (hops[-1] if hops else None)
-    server_methods = list(
-        dict.fromkeys(
-            str(as_dict(h.payload).get("method") or "")
-            for h in mcp_hops
-            if h.source == "mcp_server" and h.kind in ("mcp.request", "mcp.notification")
-        )
-    )
+    server_methods = dict.fromkeys(str(as_dict(h.payload).get("method") or "") for h in read.from_server)
     return Closing(
         mode=meta.mode,
         last_seq=last.seq if last else 0,
         stopped=stopped,
         stop_step=int(last.step) if last is not None and last.step is not None else None,
         error={"en": meta.error or "", "zh": meta.error_zh or meta.error or ""},
-        answered=answered and not stopped,
+        answered=read.answer is not None and not stopped,
         decisions=tuple(decisions),
         requests=tuple(costs),
-        frames=len([h for h in mcp_hops if h.kind != "mcp.reported"]),
+        frames=len(read.frames),
         methods=tuple(methods),
         # the tool definitions' translation; one with `what` carries a resource's or a prompt's content instead
-        forward=tuple(h.seq for h in hops if h.kind == "translate.forward" and "what" not in as_dict(h.payload)),
-        reverse=tuple(h.seq for h in hops if h.kind == "translate.reverse" and h.target == "mcp_client"),
+        forward=tuple(h.seq for h in read.forward),
+        reverse=tuple(h.seq for h in read.reverse),
         fates=tuple(fates),
         pairs=tuple(pairs),
         ids_in_mcp=any(i in t for i in ids for t in mcp_text),
         question_in_mcp=bool(meta.question) and any(meta.question in t for t in mcp_text),
         jsonrpc_to_model=any('"jsonrpc"' in b for b in bodies),
-        backfill=any(h.kind == "llm.request" and h.step == Step.BACKFILL for h in hops),
-        schemas_seq=next((h.seq for h in hops if h.kind == "tool.list"), None),
+        backfill=any(ex.request.step == Step.BACKFILL for ex in readings),
+        schemas_seq=read.schemas.seq if read.schemas is not None else None,
         offered=offered,
         api=api_of_trace(trace).name,
         previous=any(ex.previous for ex in readings),
         server_methods=tuple(m for m in server_methods if m),
         sampled=tuple(ex.request.seq for ex in readings if ex.for_server),
-        reported=_reported(readings, hops),
+        reported=_reported(readings, read.invoked),
         servers=tuple(dict.fromkeys(s for ex in readings for s in ex.offer.servers)),
         mock_tokens=as_dict(meta.model).get("backend") == "mock",
         approvals=_approvals(readings),
@@ -336,10 +328,10 @@ def _approvals(readings: list[ModelExchange]) -> tuple[Approval, ...]:
     )
 
 
-def _reported(readings: list[ModelExchange], hops: list[Hop]) -> tuple[Reported, ...]:
+def _reported(readings: list[ModelExchange], invoked: tuple[Hop, ...]) -> tuple[Reported, ...]:
     """The exchanges the provider reports (hosted MCP), each with the run the recorder saw of a call at the server
     (the tool.invoke hops, taken in order by name)."""
-    invokes = [h for h in hops if h.kind == "tool.invoke" and h.source == "mcp_server"]
+    invokes = [h for h in invoked if h.source == "mcp_server"]
     out: list[Reported] = []
     for ex in readings:
         for reported in ex.reported:

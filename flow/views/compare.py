@@ -24,7 +24,7 @@ from flow.text.names import (
     plurals,
 )
 from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
-from flow.trace.model import PHASES, Hop, Kind, Trace, as_dict
+from flow.trace.model import PHASES, Hop, Kind, Trace
 from flow.trace.pairing import exchanges
 from flow.trace.payloads import payload_of
 from flow.trace.stats import mcp_frames, model_calls, tool_calls
@@ -34,7 +34,7 @@ from flow.views.labels import shown_arguments
 from flow.views.tool_cost import request_costs
 from flow.wire.base import ApiName
 from flow.wire.reading import model_exchanges
-from flow.wire.recorded import api_of_request, api_of_trace
+from flow.wire.recorded import api_of_trace
 
 
 @dataclass(frozen=True)
@@ -61,14 +61,13 @@ _MODEL_HTTP = ("llm.request", "llm.response", "llm.chunk")  # the model's HTTP: 
 
 
 def figures(trace: Trace) -> Figures:
-    requests = [h for h in trace.hops if h.kind == "llm.request"]
     costs = request_costs(trace)
     return Figures(
         hops=len(trace.hops),
         wire_messages=mcp_frames(trace.hops) + sum(h.kind in _MODEL_HTTP for h in trace.hops),
         model_calls=model_calls(trace.hops),
         tool_calls=tool_calls(trace.hops),
-        bytes_to_model=sum(h.bytes for h in requests),
+        bytes_to_model=sum(c.bytes for c in costs),
         tool_definition_bytes=sum(c.tool_bytes for c in costs),
         prompt_tokens=sum(int((h.usage or {}).get("prompt_tokens") or 0) for h in trace.hops),
         tool_definition_tokens=sum(c.tool_tokens for c in costs),
@@ -299,12 +298,10 @@ def _backfill(trace: Trace, lang: Lang) -> tuple[str, str]:
     """How a run's first backfill sends the tool results back, in its API's terms, and that request's bytes."""
     if trace.meta.mode == "hosted":  # the provider hands the result to its model; the app sends none
         return _p("back_hosted", lang), "—"
-    first = next((h for h in trace.hops if h.kind == "llm.request" and h.step == Step.BACKFILL), None)
+    first = next((ex for ex in model_exchanges(trace.hops) if ex.request.step == Step.BACKFILL), None)
     if first is None:
         return _p("no_backfill", lang), "—"
-    api = api_of_request(as_dict(first.payload))
-    previous = bool(as_dict(as_dict(first.payload).get("body")).get("previous_response_id"))  # Responses' field
-    return _p("back_previous" if previous else f"back_{api.name}", lang), f"{first.bytes:,}"
+    return _p("back_previous" if first.previous else f"back_{first.api}", lang), f"{first.bytes:,}"
 
 
 def _shape(trace: Trace, lang: Lang) -> str:

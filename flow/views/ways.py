@@ -36,6 +36,7 @@ from flow.trace.stats import model_calls
 from flow.trace.steps import Step
 from flow.views.compare import message_name, shape
 from flow.wire.base import ApiName
+from flow.wire.reading import Readings, read_trace
 from flow.wire.recorded import api_of_trace
 
 FOUR_WAYS = ("beijing-direct", "responses-direct", "beijing-mcp", "hosted-responses")
@@ -77,8 +78,8 @@ def way_of(trace: Trace) -> Way:
     return "functions" if mode == "direct" else "hosted" if mode == "hosted" else "app_mcp"
 
 
-def _sent_tools(trace: Trace) -> tuple[tuple[str, int], ...]:
-    first = next((h for h in trace.hops if h.kind == "llm.request"), None)
+def _sent_tools(read: Readings) -> tuple[tuple[str, int], ...]:
+    first = read.model[0].request if read.model else None
     body = as_dict(as_dict(first.payload if first else None).get("body"))
     counts: dict[str, int] = {}
     for tool in as_list(body.get("tools")):
@@ -89,42 +90,29 @@ def _sent_tools(trace: Trace) -> tuple[tuple[str, int], ...]:
     return tuple(counts.items())
 
 
-def _server_url(trace: Trace) -> str:
-    for hop in trace.hops:
-        if hop.kind != "llm.request":
-            continue
-        body = as_dict(as_dict(hop.payload).get("body"))
-        for tool in as_list(body.get("tools")):
-            if as_dict(tool).get("type") == "mcp" and isinstance(as_dict(tool).get("server_url"), str):
-                return str(as_dict(tool)["server_url"])
-        for server in as_list(body.get("mcp_servers")):
-            if isinstance(as_dict(server).get("url"), str):
-                return str(as_dict(server)["url"])
-    return ""
+def _server_url(read: Readings) -> str:
+    """The first hosted server a request named, by its URL ("" when none did)."""
+    return next((url for ex in read.model for url in ex.offer.server_urls), "")
 
 
 def facts(trace: Trace) -> WayFacts:
     """What `trace` says of its way: counted from its hops, its mode and its settings."""
     way = way_of(trace)
     hops = trace.hops
+    read = read_trace(hops)
     usage = [int((h.usage or {}).get("prompt_tokens") or 0) for h in hops if h.usage]
-    frames = sum(h.kind.startswith("mcp.") and h.kind != "mcp.reported" for h in hops)
-    reported = [h for h in hops if h.kind == "mcp.reported" and h.direction == "request"]
+    frames = len(read.frames)
+    reported = [h for h in read.reported if h.direction == "request"]
     return WayFacts(
         way=way,
         api=api_of_trace(trace).name,
-        sent_tools=_sent_tools(trace),
+        sent_tools=_sent_tools(read),
         listing=shape(trace).discovery_methods if way == "app_mcp" else (),
         requests=model_calls(hops),
-        backfills=sum(h.kind == "llm.request" and h.step == Step.BACKFILL for h in hops),
-        approvals=sum(
-            as_dict(item).get("type") == "mcp_approval_response"
-            for h in hops
-            if h.kind == "llm.request"
-            for item in as_list(as_dict(as_dict(h.payload).get("body")).get("input"))
-        ),
-        bytes_sent=sum(h.bytes for h in hops if h.kind == "llm.request"),
-        bytes_received=sum(h.bytes for h in hops if h.kind in ("llm.response", "llm.chunk")),
+        backfills=sum(ex.request.step == Step.BACKFILL for ex in read.model),
+        approvals=sum(len(ex.approves) for ex in read.model),
+        bytes_sent=sum(ex.bytes for ex in read.model),
+        bytes_received=sum(ex.received for ex in read.model),
         prompt_tokens=sum(usage) if usage else None,
         # in hosted mode the MCP client is the provider's: the app's own client sent nothing
         app_frames=0 if way == "hosted" else frames,
@@ -132,7 +120,7 @@ def facts(trace: Trace) -> WayFacts:
         reported=len(reported),
         reported_items=tuple(dict.fromkeys(str(as_dict(as_dict(h.payload).get("item")).get("type")) for h in reported)),
         transport=str((trace.meta.server or {}).get("transport") or trace.meta.settings.get("transport") or ""),
-        server_url=_server_url(trace),
+        server_url=_server_url(read),
     )
 
 

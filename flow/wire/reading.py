@@ -18,6 +18,32 @@ from typing import Any, Literal, assert_never
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop, as_dict, as_list
 from flow.trace.pairing import model_calls
+from flow.trace.payloads import (
+    AppAnswer,
+    ClientResult,
+    Clipped,
+    Failure,
+    LlmAssembled,
+    LlmChunk,
+    LlmError,
+    LlmRequest,
+    LlmResponse,
+    McpError,
+    McpNotification,
+    McpReported,
+    McpRequest,
+    McpResponse,
+    PrepareTools,
+    ReplayDivergence,
+    ToolInvoke,
+    ToolList,
+    ToolResult,
+    TranslateForward,
+    TranslateReverse,
+    UserInput,
+    UserMessage,
+    typed,
+)
 from flow.trace.stats import estimate_tokens
 from flow.wire import hosted
 from flow.wire.base import ApiName
@@ -50,6 +76,7 @@ class Offer:
     function_bytes: int  # the function definitions, as compact JSON
     function_tokens: int  # the same, estimated with the app's stand-in tokenizer (`estimate_tokens`)
     servers: tuple[str, ...]  # the hosted servers' labels
+    server_urls: tuple[str, ...]  # and their URLs, in the same order
     server_bytes: int  # the entries that name them (Responses' `mcp` tools; Messages' toolsets and `mcp_servers`)
     tool_choice: Any
 
@@ -61,6 +88,7 @@ class ModelExchange:
     api: ApiName
     asker: Asker
     request: Hop
+    replies: tuple[Hop, ...]  # everything that came back: a response, or a stream's events and its assembled turn
     reply: Hop | None  # the reply the calls are read from: the assembled turn of a stream, else the response
     failed: Hop | None  # an llm.error in its place
     offer: Offer
@@ -75,6 +103,12 @@ class ModelExchange:
     @property
     def bytes(self) -> int:
         return self.request.bytes
+
+    @property
+    def received(self) -> int:
+        """The bytes that came back over HTTP: a response's body, or a stream's events (not the turn the app
+        assembled from them)."""
+        return sum(r.bytes for r in self.replies if r.kind in ("llm.response", "llm.chunk"))
 
     @property
     def for_server(self) -> bool:
@@ -103,13 +137,15 @@ def offer_of(body: Any, api: ApiName) -> Offer:
     tools = [as_dict(t) for t in as_list(body.get("tools"))]
     functions = [t for t in tools if _is_function(t, api)]
     others = [t for t in tools if not _is_function(t, api)]
-    servers = tuple(str(s.get("label") or "") for s in hosted.hosted_servers(body))
+    named = hosted.hosted_servers(body)
+    servers = tuple(str(s.get("label") or "") for s in named)
     naming = [*others, *as_list(body.get("mcp_servers"))] if servers else []
     return Offer(
         functions=tuple(_name(t) for t in functions),
         function_bytes=len(json_bytes(functions)) if functions else 0,
         function_tokens=estimate_tokens(json.dumps(functions, ensure_ascii=False)) if functions else 0,
         servers=servers,
+        server_urls=tuple(str(s.get("url") or "") for s in named),
         server_bytes=len(json_bytes(naming)) if naming else 0,
         tool_choice=body.get("tool_choice"),
     )
@@ -162,6 +198,7 @@ def _read(request: Hop, replies: Sequence[Hop]) -> ModelExchange:
         api=api,
         asker="host_for_server" if "for_server" in payload else "app",
         request=request,
+        replies=tuple(replies),
         reply=reply,
         failed=next((r for r in replies if r.kind == "llm.error"), None),
         offer=offer_of(payload.get("body"), api),
@@ -182,3 +219,95 @@ def _read(request: Hop, replies: Sequence[Hop]) -> ModelExchange:
 def model_exchanges(hops: Iterable[Hop]) -> list[ModelExchange]:
     """Every model request of a trace with what came back for it, read, in the order they were sent."""
     return [_read(call.request, call.replies) for call in model_calls(hops)]
+
+
+@dataclass(frozen=True, slots=True)
+class Readings:
+    """A whole trace read once, each hop by its kind (an exhaustive match: a new kind fails the type check here):
+    the model exchanges, and the hops each view asks about, sorted by what they are rather than left for every view
+    to find again in the bodies."""
+
+    model: tuple[ModelExchange, ...]
+    answer: Hop | None  # the app's answer to the user (the last one)
+    failures: tuple[Hop, ...]  # what the app detected went wrong (error), and failed model calls (llm.error)
+    forward: tuple[Hop, ...]  # the host's translations of tool definitions (not a resource's or a prompt's content)
+    reverse: tuple[Hop, ...]  # the host's translations of a model's call into a tools/call (not direct mode's reading)
+    schemas: Hop | None  # direct mode: the app's hand-written tool list
+    listed: tuple[Hop, ...]  # where tool definitions are listed: the server's decorators, direct mode's schemas
+    frames: tuple[Hop, ...]  # JSON-RPC frames recorded on a wire (requests, responses, errors, notifications)
+    reported: tuple[Hop, ...]  # a provider's report of an MCP exchange (hosted MCP)
+    invoked: tuple[Hop, ...]  # a tool function's run, as the server or the app reported it
+    asked_user: tuple[Hop, ...]  # a server's question to the user and the user's answer (elicitation)
+
+    @property
+    def own(self) -> tuple[ModelExchange, ...]:
+        """The app's own model exchanges (not the host's for an MCP server)."""
+        return tuple(ex for ex in self.model if not ex.for_server)
+
+    @property
+    def from_server(self) -> tuple[Hop, ...]:
+        """What the server sent the client unasked: its requests and notifications."""
+        return tuple(h for h in self.frames if h.source == "mcp_server" and h.direction in ("request", "notification"))
+
+
+def read_trace(hops: Sequence[Hop]) -> Readings:
+    """Every hop of a trace read once, by its kind."""
+    sorted_: dict[str, list[Hop]] = {k: [] for k in _BINS}
+    answer: Hop | None = None
+    for hop in hops:
+        match typed(hop):
+            case AppAnswer():
+                answer = hop
+            case Failure() | LlmError():
+                sorted_["failures"].append(hop)
+            case TranslateForward(payload=p) if "what" not in p:
+                sorted_["forward"].append(hop)
+            case TranslateReverse() if hop.target == "mcp_client":
+                sorted_["reverse"].append(hop)
+            case ToolList():
+                sorted_["listed"].append(hop)
+                sorted_["schemas"].append(hop)
+            case PrepareTools():
+                sorted_["listed"].append(hop)
+            case McpRequest() | McpResponse() | McpError() | McpNotification():
+                sorted_["frames"].append(hop)
+            case McpReported():
+                sorted_["reported"].append(hop)
+            case ToolInvoke():
+                sorted_["invoked"].append(hop)
+            case UserInput():
+                sorted_["asked_user"].append(hop)
+            case Clipped():  # a payload not kept whole: still a frame when its kind says so
+                if hop.kind in ("mcp.request", "mcp.response", "mcp.error", "mcp.notification"):
+                    sorted_["frames"].append(hop)
+            case (
+                UserMessage()
+                | ClientResult()
+                | TranslateForward()
+                | TranslateReverse()
+                | LlmRequest()
+                | LlmResponse()
+                | LlmChunk()
+                | LlmAssembled()
+                | ToolResult()
+                | ReplayDivergence()
+            ):
+                pass  # read as model exchanges (model_exchanges), or by the views that show them one by one
+            case _ as never:
+                assert_never(never)
+    return Readings(
+        model=tuple(model_exchanges(hops)),
+        answer=answer,
+        failures=tuple(sorted_["failures"]),
+        forward=tuple(sorted_["forward"]),
+        reverse=tuple(sorted_["reverse"]),
+        schemas=sorted_["schemas"][0] if sorted_["schemas"] else None,
+        listed=tuple(sorted_["listed"]),
+        frames=tuple(sorted_["frames"]),
+        reported=tuple(sorted_["reported"]),
+        invoked=tuple(sorted_["invoked"]),
+        asked_user=tuple(sorted_["asked_user"]),
+    )
+
+
+_BINS = ("failures", "forward", "reverse", "schemas", "listed", "frames", "reported", "invoked", "asked_user")
