@@ -20,7 +20,7 @@ from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text, input_requests
 from flow.views.closing import CallFate, Decision, calls_and_fates, sampled_calls
 from flow.views.labels import shown_arguments
-from flow.wire.hosted import approval_requests
+from flow.wire.reading import Readings, read_trace
 from flow.wire.recorded import api_of_trace, tool_names
 
 Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
@@ -71,18 +71,10 @@ def _list(items: list[str], lang: Lang) -> str:
     return ", ".join(shown[:-1]) + _t("and", lang) + shown[-1] if len(shown) > 1 else "".join(shown)
 
 
-def _offered(trace: Trace) -> set[str] | None:
-    """The tool names the model's requests offered it (Chat Completions, Responses or Messages shapes); None when
-    no request offered any, so that no call is said to be missing from them."""
-    names: set[str] = set()
-    for hop in trace.hops:
-        if hop.kind == "llm.request":
-            for tool in as_list(as_dict(as_dict(hop.payload).get("body")).get("tools")):
-                tool = as_dict(tool)
-                name = as_dict(tool.get("function")).get("name") or tool.get("name")
-                if isinstance(name, str):
-                    names.add(name)
-    return names or None
+def _offered(read: Readings) -> set[str] | None:
+    """The function tools the model's requests offered it; None when no request offered any, so that no call is
+    said to be missing from them."""
+    return {name for ex in read.model for name in ex.offer.functions} or None
 
 
 def _arguments_problem(hop: Hop) -> str:
@@ -101,9 +93,9 @@ def _arguments_problem(hop: Hop) -> str:
 class _Reading:
     """What the clauses look up in a trace, found once."""
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, read: Readings) -> None:
         self.trace = trace
-        self.offered = _offered(trace)
+        self.offered = _offered(read)
         self.by_seq = {h.seq: h for h in trace.hops}
         # the JSON-RPC frame that answered each tools/call, by the model's call it carried out
         self.replies = {ex.tool_call_id: ex.reply.seq for ex in exchanges(trace.hops) if ex.tool_call_id and ex.reply}
@@ -112,7 +104,7 @@ class _Reading:
         for call_id, seq in self.replies.items():
             if seq in rounds and (last := rounds[seq][0].replies[-1]) is not None:
                 self.replies[call_id] = last.seq
-        self.last_request = max((h.seq for h in trace.hops if h.kind == "llm.request"), default=0)
+        self.last_request = max((ex.request.seq for ex in read.model), default=0)
         key = f"result_{api_of_trace(trace).name}"
         self.result: dict[Lang, str] = {lang: OUTCOME_TEXT[key][lang] for lang in LANGS}
 
@@ -191,14 +183,15 @@ def _stop_line(error: str, lang: Lang) -> str:
     return error.removeprefix(said).rstrip("。." if lang == "zh" else ".")
 
 
-def _ending(trace: Trace, failed_last: bool, decided: bool) -> Clause:
+def _ending(trace: Trace, read: Readings, failed_last: bool, decided: bool) -> Clause:
     hops = trace.hops
     meta = trace.meta
     if meta.outcome == "error":
         # Where the failure that ended the run first shows: the first of the error hops that end the trace (a dead
         # server's, then the app's line to the user), not an earlier failure the run recovered from.
+        failed = {h.seq for h in read.failures}
         i = len(hops)
-        while i > 0 and hops[i - 1].kind in ("error", "llm.error"):
+        while i > 0 and hops[i - 1].seq in failed:
             i -= 1
         stop = hops[min(i, len(hops) - 1)]
         error: dict[Lang, str] = {
@@ -206,12 +199,10 @@ def _ending(trace: Trace, failed_last: bool, decided: bool) -> Clause:
             "zh": _stop_line(meta.error_zh or meta.error or "", "zh"),
         }
         return Clause("stopped", (stop.seq,), problem=True, values=(("error", error),))
-    answer = next((h for h in reversed(hops) if h.kind == "app.answer"), None)
+    answer = read.answer
     if answer is None:
         return Clause("no_answer", (hops[-1].seq,), problem=True)
-    reply = next(
-        (h for h in reversed(hops) if h.kind in ("llm.response", "llm.assembled") and h.seq < answer.seq), None
-    )
+    reply = next((ex.reply for ex in reversed(read.model) if ex.reply and ex.reply.seq < answer.seq), None)
     seqs = (reply.seq,) if reply is not None else (answer.seq,)
     if not (meta.answer or "").strip():
         return Clause("answered_empty", seqs, problem=True)
@@ -225,17 +216,6 @@ def _reported_call(hop: Hop) -> str:
     return call_text(p.get("name"), p.get("arguments"))
 
 
-def _approvals(hop: Hop) -> list[tuple[bool, str]]:
-    """The app's answers to approval requests a model request carries (Responses `mcp_approval_response` items):
-    (approved, the request's id)."""
-    items = [as_dict(i) for i in as_list(as_dict(as_dict(hop.payload).get("body")).get("input"))]
-    return [
-        (i.get("approve") is True, str(i.get("approval_request_id")))
-        for i in items
-        if i.get("type") == "mcp_approval_response"
-    ]
-
-
 def _called_after(trace: Trace, seq: int) -> bool:
     """Was any tool called after hop `seq`, by the provider's report or a frame a recorder saw?"""
     return any(
@@ -247,39 +227,42 @@ def _called_after(trace: Trace, seq: int) -> bool:
     )
 
 
-def _hosted_clauses(trace: Trace) -> list[Clause]:
+def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
     """Hosted MCP: the app calls no tool; the provider asks its approval (Responses), its MCP client calls the server
     and says so in its reply. Each call as the provider reports it, whether a recorder saw it too, and where the
-    report and the frame disagree; then how the run ended."""
-    out: list[Clause] = []
+    report and the frame disagree; then how the run ended. Told in the order of the hops that show them."""
+    told: list[tuple[int, Clause]] = []
     asked: dict[str, str] = {}
+    for ex in read.model:
+        for request_id, approve in ex.approves:
+            key = "hosted_approved" if approve else "hosted_denied"
+            if not approve and not _called_after(trace, ex.request.seq):
+                key = "hosted_denied_none"
+            call = asked.get(request_id, request_id)
+            told.append((ex.request.seq, Clause(key, (ex.request.seq,), values=(("call", call),))))
+        at = ex.reply.seq if ex.reply is not None else ex.request.seq  # asks come only in a reply
+        for ask in ex.asks_approval:
+            asked[ask.id] = call = call_text(ask.name, _json_or_text(ask.arguments))
+            told.append((at, Clause("hosted_asked", (at,), values=(("call", call),))))
     failed = False
-    for hop in trace.hops:
+    for hop in read.reported:
         p = as_dict(hop.payload)
-        if hop.kind in ("llm.response", "llm.assembled"):
-            for ask in approval_requests(p.get("body", p.get("message"))):
-                asked[ask.id] = call = call_text(ask.name, _json_or_text(ask.arguments))
-                out.append(Clause("hosted_asked", (hop.seq,), values=(("call", call),)))
-        elif hop.kind == "llm.request":
-            for approve, request_id in _approvals(hop):
-                key = "hosted_approved" if approve else "hosted_denied"
-                if not approve and not _called_after(trace, hop.seq):
-                    key = "hosted_denied_none"
-                out.append(Clause(key, (hop.seq,), values=(("call", asked.get(request_id, request_id)),)))
-        elif hop.kind == "mcp.reported" and p.get("method") == "tools/call":
-            if hop.direction == "request":
-                out.append(Clause("hosted_called", (hop.seq,), values=(("calls", _reported_call(hop)),)))
-                seen = p.get("observed")
-                out.append(Clause("hosted_seen", (seen,)) if isinstance(seen, int) else Clause("hosted_unseen", ()))
-            else:
-                failed = p.get("is_error") is True
-                if failed:
-                    out.append(Clause("hosted_error", (hop.seq,), True, (("call", _reported_call(hop)),)))
-        if hop.kind == "mcp.reported" and p.get("mismatch"):
+        if p.get("method") == "tools/call" and hop.direction == "request":
+            told.append((hop.seq, Clause("hosted_called", (hop.seq,), values=(("calls", _reported_call(hop)),))))
+            seen = p.get("observed")
+            told.append(
+                (hop.seq, Clause("hosted_seen", (seen,)) if isinstance(seen, int) else Clause("hosted_unseen", ()))
+            )
+        elif p.get("method") == "tools/call":
+            failed = p.get("is_error") is True
+            if failed:
+                told.append((hop.seq, Clause("hosted_error", (hop.seq,), True, (("call", _reported_call(hop)),))))
+        if p.get("mismatch"):
             what = ", ".join(str(m) for m in as_list(p.get("mismatch")))
-            out.append(Clause("hosted_mismatch", (hop.seq,), True, (("what", what),)))
+            told.append((hop.seq, Clause("hosted_mismatch", (hop.seq,), True, (("what", what),))))
+    out = [clause for _, clause in sorted(told, key=lambda pair: pair[0])]
     decided = any(c.key in ("hosted_called", "hosted_asked") for c in out)
-    out.append(_ending(trace, failed, decided))
+    out.append(_ending(trace, read, failed, decided))
     return out
 
 
@@ -291,9 +274,10 @@ def _json_or_text(text: str) -> object:
 
 
 def _clauses(trace: Trace) -> list[Clause]:
-    if trace.meta.mode == "hosted" or any(h.kind == "mcp.reported" for h in trace.hops):
-        return _hosted_clauses(trace)
-    r = _Reading(trace)
+    read = read_trace(trace.hops)
+    if trace.meta.mode == "hosted" or read.reported:
+        return _hosted_clauses(trace, read)
+    r = _Reading(trace, read)
     decisions, fates = calls_and_fates(trace)
     by_id = {f.call_id: f for f in fates if f.call_id}
     # one call per id: a trace recorded before its stream's pieces were joined by id holds them as calls that share it
@@ -308,7 +292,7 @@ def _clauses(trace: Trace) -> list[Clause]:
             following = decisions[i + 1].seq if i + 1 < len(decisions) else trace.hops[-1].seq + 1
             out += said[:1] + _asked_clauses(trace, d.seq, following) + said[1:]  # asked while the calls ran
             failed = any(f.fate in _PROBLEMS for f in fs)
-    out.append(_ending(trace, failed, bool(decisions)))
+    out.append(_ending(trace, read, failed, bool(decisions)))
     return out
 
 
