@@ -30,7 +30,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from google.protobuf.json_format import MessageToDict
@@ -187,33 +187,52 @@ class _Reply:
         if turn is not None:
             self.outputs = [(output_message(turn, self.api), turn.finish)]
 
-    def add(self, hop: Hop) -> None:
-        # A response body or a chunk is the provider's JSON, as it came: read with care.
-        chat = self.api.name == "chat"
-        if hop.kind == "llm.chunk":
-            self.chunks.append(hop)
-        if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
-            self.response = answer["body"]
-            if chat:
-                choices = map(as_dict, as_list(self.response.get("choices")))
+    def _response(self, body: dict[str, Any]) -> None:
+        """A whole response: every choice's message (Chat Completions), or the turn (Responses, Messages)."""
+        self.response = body
+        match self.api.name:
+            case "chat":
+                choices = map(as_dict, as_list(body.get("choices")))
                 self.outputs = [
                     (chat_output(as_dict(c.get("message")), c.get("finish_reason")), c.get("finish_reason"))
                     for c in choices
                 ]
-            else:
-                self._turn(self.response)
+            case "responses" | "messages":
+                self._turn(body)
+            case _ as never:
+                assert_never(never)
+
+    def _assembled(self, message: Any, finish: Any) -> None:
+        """The turn the app assembled from a stream."""
+        match self.api.name:
+            case "chat":
+                self.outputs = [(chat_output(message, finish), finish)]
+            case "responses" | "messages":
+                self._turn(message, finish)
+            case _ as never:
+                assert_never(never)
+
+    def _named(self, data: dict[str, Any]) -> dict[str, Any]:
+        """What a stream event says of the response as a whole: a Chat chunk is one (its id, its model); Responses
+        names the response in its first events, Messages the message in message_start."""
+        match self.api.name:
+            case "chat":
+                return data
+            case "responses" | "messages":
+                return as_dict(data.get("response")) or as_dict(data.get("message"))
+            case _ as never:
+                assert_never(never)
+
+    def add(self, hop: Hop) -> None:
+        # A response body or a chunk is the provider's JSON, as it came: read with care.
+        if hop.kind == "llm.chunk":
+            self.chunks.append(hop)
+        if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
+            self._response(answer["body"])
         elif (assembled := payload_of(hop, "llm.assembled")) is not None:
-            if chat:
-                self.outputs = [
-                    (chat_output(assembled["message"], assembled["finish_reason"]), assembled["finish_reason"])
-                ]
-            else:
-                self._turn(assembled["message"], assembled["finish_reason"])
+            self._assembled(assembled["message"], assembled["finish_reason"])
         elif (chunk := payload_of(hop, "llm.chunk")) is not None and isinstance(chunk["data"], dict):
-            data = chunk["data"]
-            # Responses names the response in its first events, Messages the message in message_start
-            inner = data if chat else as_dict(data.get("response")) or as_dict(data.get("message"))
-            self.response = self.response or inner
+            self.response = self.response or self._named(chunk["data"])
         elif (failed := payload_of(hop, "llm.error")) is not None:
             detail = as_dict(as_dict(failed.get("body")).get("error"))
             self.error = (
