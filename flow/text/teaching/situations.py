@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeAlias, assert_never
+from typing import Any, Literal, TypeAlias, assert_never
 
 from flow.text.teaching.texts import FALLBACK
 from flow.trace.factory import json_bytes
@@ -36,6 +36,7 @@ from flow.trace.payloads import (
     LlmRequest,
     LlmRequestPayload,
     LlmResponse,
+    LlmResponsePayload,
     McpError,
     McpNotification,
     McpReported,
@@ -63,10 +64,17 @@ from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, input_requests
 from flow.wire import API
-from flow.wire.base import WireApi
+from flow.wire.base import ApiName, WireApi
 from flow.wire.chat import first_choice
 from flow.wire.hosted import hosted_servers
+from flow.wire.reading import reply_turn
 from flow.wire.recorded import answered, api_of_body, api_of_request, arguments_of, conversation, tool_names, turn_of
+
+TurnApi = Literal["responses", "messages"]
+
+
+"""The APIs whose turns are read item by item (Chat Completions' as a message and its tool_calls)."""
+
 
 VALUE_CHARS = 48
 
@@ -99,7 +107,7 @@ class HopContext:
     listed: tuple[str, ...] | None = None
     asked: Hop | None = None
     streamed_calls: bool = False
-    api: str = "chat"
+    api: ApiName = "chat"
     hosted: bool = False
     provider_client: str = ""
     response: Hop | None = None
@@ -139,7 +147,8 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     """Each hop's context, in two passes over the trace (the first finds each request's answer)."""
     answers = _answers(hops)
     bodies = [p["body"] for p in (payload_of(h, "llm.request") for h in hops) if p is not None]
-    api = next((api_of_request(p).name for p in (payload_of(h, "llm.request") for h in hops) if p is not None), "chat")
+    first = next((p for p in (payload_of(h, "llm.request") for h in hops) if p is not None), None)
+    api: ApiName = api_of_request(first).name if first is not None else "chat"
     hosted = any(hosted_servers(body) for body in bodies)
     client = _provider_client(hops) if hosted else ""
     response: Hop | None = None
@@ -355,10 +364,16 @@ def _fills(**values: Any) -> dict[str, str | list[str]] | None:
     return out
 
 
-def _keyed(api: str, key: str) -> str:
+def _keyed(api: ApiName, key: str) -> str:
     """A situation's key for a run through `api`: Chat Completions' own, or the same key with the API's name in front
     (`responses.decide.one`), whose text says what that API puts on the wire."""
-    return key if api == "chat" else f"{api}.{key}"
+    match api:
+        case "chat":
+            return key
+        case "responses" | "messages":
+            return f"{api}.{key}"
+        case _ as never:
+            assert_never(never)
 
 
 def _situation(key: str, derived: Mapping[str, str | list[str]] | None = None, **values: Any) -> Situation | None:
@@ -866,10 +881,11 @@ def _forward(p: TranslateForwardPayload) -> Situation | None:
     keys removed from the schemas, tool fields a chat function has no place for, and a strict rewrite."""
     mcp = p["mcp"]  # each tool as the server listed it
     sent = p["openai"]  # each as the model API takes it: nested under function (Chat), flat (Responses, Messages)
-    api = "chat" if any("function" in t for t in sent) or not sent else "responses"
-    api = "messages" if any("input_schema" in t for t in sent) else api
-    functions = [as_dict(t.get("function")) if api == "chat" else t for t in sent]
-    schema = "input_schema" if api == "messages" else "parameters"
+    # the API by the shape of what was sent: Chat nests a function, Messages names its schema input_schema
+    functions = [as_dict(t.get("function")) if "function" in t else t for t in sent]
+    nested, input_schema = any("function" in t for t in sent) or not sent, any("input_schema" in f for f in functions)
+    api: ApiName = "messages" if input_schema else "chat" if nested else "responses"
+    schema = API[api].schema_field
     tools = _names(mcp)
     removed: list[str] = []
     count = 0
@@ -927,33 +943,73 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
         case LlmRequest(payload=p) if "for_server" in p:
             return _for_server(p)
         case LlmResponse(payload=p) if "for_server" in p:
-            body = as_dict(p["body"])
-            turn = turn_of(body, api_of_body(body))
-            method = value(as_dict(p.get("for_server")).get("method"))
-            calls = [call_text(c.name, _object(arguments_of(c))) for c in turn.calls] if turn is not None else []
-            if calls:
-                return _situation("answer.for_server.calls", {"calls": ", ".join(calls)}, method=method)
-            text = value(turn.text) if turn is not None else None
-            return _situation("answer.for_server", text=text, method=method)
+            return _answer_for_server(p)
         case LlmRequest(hop=hop, payload=p):
-            api = api_of_request(p)
-            if ctx.hosted and api.name != "chat":
-                return _hosted_ask(hop, p, api)
-            return _ask(hop, p, ctx) if api.name == "chat" else _api_ask(hop, api, ctx)
+            return _model_request(hop, p, ctx)
         case LlmResponse(hop=hop, payload=p):
-            body = as_dict(p["body"])  # the provider's JSON, as it came
-            api = api_of_body(body)
-            if ctx.hosted and api.name != "chat":
-                return _hosted_answer(body, api, ctx)
-            return _model_answer(hop, body, ctx) if api.name == "chat" else _api_answer(hop, body, api, ctx)
+            return _model_response(hop, as_dict(p["body"]), ctx)  # the provider's JSON, as it came
         case LlmChunk(payload=p):
-            api = api_of_body(p["data"])
-            return _chunk(p["data"], ctx) if api.name == "chat" else _api_event(as_dict(p["data"]), api)
+            return _stream_event(p["data"], ctx)
         case LlmAssembled(payload=p):
-            api = api_of_body(p["message"])
-            return _assembled(p) if api.name == "chat" else _api_assembled(p, api)
+            wire = api_of_body(p["message"])
+            match wire.name:
+                case "chat":
+                    return _assembled(p)
+                case "responses" | "messages" as name:
+                    return _api_assembled(p, wire, name)
+                case _ as never:
+                    assert_never(never)
         case LlmError(payload=p):
             return _model_error(p)
+        case _ as never:
+            assert_never(never)
+
+
+def _answer_for_server(p: LlmResponsePayload) -> Situation | None:
+    """The host's model's reply to an MCP server's sampling request: its calls (the server's), or its text."""
+    body = as_dict(p["body"])
+    turn = turn_of(body, api_of_body(body))
+    method = value(as_dict(p.get("for_server")).get("method"))
+    calls = [call_text(c.name, _object(arguments_of(c))) for c in turn.calls] if turn is not None else []
+    if calls:
+        return _situation("answer.for_server.calls", {"calls": ", ".join(calls)}, method=method)
+    text = value(turn.text) if turn is not None else None
+    return _situation("answer.for_server", text=text, method=method)
+
+
+def _model_request(hop: Hop, p: LlmRequestPayload, ctx: HopContext) -> Situation | None:
+    """3 and 8, in the terms of the API the request was sent to (hosted MCP: naming a server, or approving)."""
+    wire = api_of_request(p)
+    match wire.name:
+        case "chat":
+            return _ask(hop, p, ctx)
+        case "responses" | "messages" as name:
+            return _hosted_ask(hop, p, wire, name) if ctx.hosted else _api_ask(hop, wire, name, ctx)
+        case _ as never:
+            assert_never(never)
+
+
+def _model_response(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation | None:
+    """4 and 9, in the terms of the API the response speaks (hosted MCP: what the provider reports)."""
+    wire = api_of_body(body)
+    match wire.name:
+        case "chat":
+            return _model_answer(hop, body, ctx)
+        case "responses" | "messages" as name:
+            return _hosted_answer(body, wire, name, ctx) if ctx.hosted else _api_answer(hop, body, wire, name, ctx)
+        case _ as never:
+            assert_never(never)
+
+
+def _stream_event(data: Any, ctx: HopContext) -> Situation | None:
+    """One event of a stream, in its API's terms."""
+    match api_of_body(data).name:
+        case "chat":
+            return _chunk(data, ctx)
+        case "responses":
+            return _responses_event(as_dict(data))
+        case "messages":
+            return _messages_event(as_dict(data))
         case _ as never:
             assert_never(never)
 
@@ -1305,16 +1361,9 @@ def _run_end(before: Hop | None) -> Situation:
 def _asks_for_tools(hop: Hop) -> bool:
     """The hop is the model asking for tools (a response or an assembled stream with tool_calls)."""
     match typed(hop):
-        case LlmAssembled(payload=p) if api_of_body(p["message"]).name != "chat":
-            turn = turn_of(p["message"], api_of_body(p["message"]), finish=p["finish_reason"])
-            return turn is not None and bool(turn.calls)
-        case LlmResponse(payload=p) if api_of_body(p["body"]).name != "chat":
-            turn = turn_of(p["body"], api_of_body(p["body"]))
-            return turn is not None and bool(turn.calls)
-        case LlmAssembled(payload=p):
-            return bool(p["message"].get("tool_calls"))
-        case LlmResponse(payload=p):
-            return bool(as_list(as_dict(first_choice(p["body"]).get("message")).get("tool_calls")))
+        case LlmAssembled() | LlmResponse():
+            got = reply_turn(hop)  # read by the reply's own API
+            return got is not None and bool(got[0])
         case _:
             return False
 
@@ -1333,14 +1382,19 @@ def _forces(choice: Any) -> bool:
     return kind in ("required", "any", "function", "tool")
 
 
-def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
+def _api_ask(hop: Hop, api: WireApi, name: TurnApi, ctx: HopContext) -> Situation | None:
     """3 and 8 of a Responses or Messages run: the first request (the tools, the tool_choice as that API writes it,
     Messages' top-level system and required max_tokens), or the backfill (the results as function_call_output items
     or tool_result blocks; with previous_response_id, only what is new)."""
     body = _body(hop)
-    name = api.name
-    count = {"items" if name == "responses" else "messages": str(len(conversation(body, api)))}
-    extra = {"max_tokens": value(body.get("max_tokens"))} if name == "messages" else {}
+    sent = str(len(conversation(body, api)))
+    match name:  # Responses counts input items; Messages counts messages and requires max_tokens
+        case "responses":
+            count, extra = {"items": sent}, {}
+        case "messages":
+            count, extra = {"messages": sent}, {"max_tokens": value(body.get("max_tokens"))}
+        case _ as never:
+            assert_never(never)
     if hop.step == Step.ASK_MODEL:
         choice = body.get("tool_choice", "auto")
         derived = {**count, "tools": str(len(as_list(body.get("tools")))), "share": _tools_share(body) or "0"}
@@ -1353,7 +1407,7 @@ def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
     if hop.step == Step.BACKFILL:
         ids = [v for v in (value(i) for _, i in answered(body, api)) if v]
         previous = value(body.get("previous_response_id"))
-        if name == "responses" and previous is not None:
+        if previous is not None:  # Responses' own field
             return _situation("responses.ask.backfill.previous", count, ids=ids, previous=previous)
         before = _body(ctx.app_asked).get("tool_choice", "auto")
         if _is_auto(body.get("tool_choice", "auto")) and _forces(before):
@@ -1363,34 +1417,46 @@ def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
     return _situation(f"{name}.ask.other", count)
 
 
-def _stopped(api: WireApi, finish: Any) -> dict[str, Any]:
+def _stopped(name: TurnApi, finish: Any) -> dict[str, Any]:
     """Why the model stopped, under the name its API gives it: a Responses status, a Messages stop_reason."""
-    return {"status" if api.name == "responses" else "stop": value(finish)}
+    match name:
+        case "responses":
+            return {"status": value(finish)}
+        case "messages":
+            return {"stop": value(finish)}
+        case _ as never:
+            assert_never(never)
 
 
-def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, ctx: HopContext) -> Situation | None:
+def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, name: TurnApi, ctx: HopContext) -> Situation | None:
     """4 and 9 of a Responses or Messages run, read by the API's own reader: the calls (function_call items with
     their arguments string; tool_use blocks with their input object), or the answer and what it cost."""
-    name = api.name
     turn = turn_of(body, api)
     if turn is None:
         return Situation(f"{name}.response.other")
-    stopped = _stopped(api, turn.finish)
+    stopped = _stopped(name, turn.finish)
     names = [v for v in (value(c.name) for c in turn.calls) if v]
     ids = [v for v in (value(c.id) for c in turn.calls) if v]
     if len(turn.calls) > 1:
         return _situation(f"{name}.decide.parallel", {"count": str(len(turn.calls))}, names=names, ids=ids)
     if turn.calls:
         call = turn.calls[0]
-        if name == "messages":
-            if call.parsed is not None:  # the input object as JSON: the payload's, re-written
+        match name:
+            case "messages" if call.parsed is not None:  # the input object as JSON: the payload's, re-written
                 derived = {"input": _raw(_json(call.parsed)) or ""}
                 return _situation("messages.decide.one", derived, name=value(call.name), id=value(call.id), **stopped)
-            given = _raw(call.arguments)
-            return _situation("messages.decide.one", name=value(call.name), input=given, id=value(call.id), **stopped)
-        return _situation(
-            "responses.decide.one", name=value(call.name), arguments=_raw(call.arguments), id=value(call.id), **stopped
-        )
+            case "messages":
+                given = _raw(call.arguments)
+                return _situation(
+                    "messages.decide.one", name=value(call.name), input=given, id=value(call.id), **stopped
+                )
+            case "responses":
+                arguments = _raw(call.arguments)
+                return _situation(
+                    "responses.decide.one", name=value(call.name), arguments=arguments, id=value(call.id), **stopped
+                )
+            case _ as never:
+                assert_never(never)
     content = value(turn.text)
     if hop.round <= 1:
         return _situation(f"{name}.answer.at_once", content=content, **stopped)
@@ -1408,11 +1474,6 @@ def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, ctx: HopContext) -
         or _situation(f"{name}.answer.after_tools.no_usage", content=content, **stopped)
         or Situation(f"{name}.response.other")
     )
-
-
-def _api_event(data: dict[str, Any], api: WireApi) -> Situation | None:
-    """One event of a Responses or Messages stream, by its type."""
-    return _responses_event(data) if api.name == "responses" else _messages_event(data)
 
 
 def _responses_event(data: dict[str, Any]) -> Situation | None:
@@ -1466,23 +1527,23 @@ def _messages_event(data: dict[str, Any]) -> Situation | None:
     return _situation("messages.event.other", type=value(kind))
 
 
-def _api_assembled(p: LlmAssembledPayload, api: WireApi) -> Situation | None:
+def _api_assembled(p: LlmAssembledPayload, api: WireApi, name: TurnApi) -> Situation | None:
     """The turn the app assembled from a Responses or Messages stream: its calls, or its text."""
     turn = turn_of(p["message"], api, finish=p["finish_reason"])
     if turn is None:
         return None
-    stopped = _stopped(api, p["finish_reason"])
+    stopped = _stopped(name, p["finish_reason"])
     if turn.calls:
         names = [v for v in (value(c.name) for c in turn.calls) if v]
         ids = [v for v in (value(c.id) for c in turn.calls) if v]
-        return _situation(f"{api.name}.assembled.calls", names=names, ids=ids, **stopped)
-    return _situation(f"{api.name}.assembled.content", content=value(turn.text), **stopped)
+        return _situation(f"{name}.assembled.calls", names=names, ids=ids, **stopped)
+    return _situation(f"{name}.assembled.content", content=value(turn.text), **stopped)
 
 
 # --- hosted MCP: the app names a server, the provider is its client ------------------------------------------------
 
 
-def _hosted_ask(hop: Hop, p: LlmRequestPayload, api: WireApi) -> Situation | None:
+def _hosted_ask(hop: Hop, p: LlmRequestPayload, api: WireApi, name: TurnApi) -> Situation | None:
     """A request of a hosted run: the server it names for the provider (with or without a credential), or the app's
     answer to an approval request (Responses `mcp_approval_response`)."""
     body = _body(hop)
@@ -1494,26 +1555,42 @@ def _hosted_ask(hop: Hop, p: LlmRequestPayload, api: WireApi) -> Situation | Non
         return _situation(key, items, id=value(last.get("approval_request_id")), approve=value(last.get("approve")))
     servers = hosted_servers(body)
     if not servers:
-        return _api_ask(hop, api, HopContext())
+        return _api_ask(hop, api, name, HopContext())
     server = servers[0]
     open_ = "" if server["headers"] else ".open"  # no credential: the server must let anyone in who reaches it
-    if api.name == "responses":
-        approval = server["require_approval"]
-        shown = value(approval) or _json(approval) or ""
-        return _situation(
-            f"responses.hosted.ask{open_}", {"approval": shown}, server=value(server["label"]), url=value(server["url"])
-        )
-    beta = value(as_dict(p.get("headers")).get("anthropic-beta")) or ""
-    return _situation(
-        f"messages.hosted.ask{open_}", {"beta": beta}, server=value(server["label"]), url=value(server["url"])
-    )
+    match name:
+        case "responses":  # the mcp tool states its approval rule
+            approval = server["require_approval"]
+            shown = value(approval) or _json(approval) or ""
+            return _situation(
+                f"responses.hosted.ask{open_}",
+                {"approval": shown},
+                server=value(server["label"]),
+                url=value(server["url"]),
+            )
+        case "messages":  # the connector is a beta, named in a header
+            beta = value(as_dict(p.get("headers")).get("anthropic-beta")) or ""
+            return _situation(
+                f"messages.hosted.ask{open_}", {"beta": beta}, server=value(server["label"]), url=value(server["url"])
+            )
+        case _ as never:
+            assert_never(never)
 
 
-def _hosted_answer(body: dict[str, Any], api: WireApi, ctx: HopContext) -> Situation | None:
+def _hosted_answer(body: dict[str, Any], api: WireApi, name: TurnApi, ctx: HopContext) -> Situation | None:
     """A response of a hosted run: what its items (Responses) or blocks (Messages) report of the provider's MCP
     client, and the model's answer after it."""
-    if api.name == "responses":
-        return _hosted_responses(body, ctx)
+    match name:
+        case "responses":
+            return _hosted_responses(body, ctx)
+        case "messages":
+            return _hosted_messages(body, api)
+        case _ as never:
+            assert_never(never)
+
+
+def _hosted_messages(body: dict[str, Any], api: WireApi) -> Situation | None:
+    """A response of a hosted Messages run: its mcp_tool_use and mcp_tool_result blocks, and the answer."""
     blocks = [as_dict(b) for b in as_list(body.get("content"))]
     kinds = [v for v in (value(b.get("type")) for b in blocks) if v]
     uses = [b for b in blocks if b.get("type") == "mcp_tool_use"]
