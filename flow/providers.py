@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from flow.backends.mock import MODEL_NAMES as MOCK_MODELS
 from flow.engine.options import RunOptions
 from flow.text.errors import ProviderNote
+from flow.wire import API
 from flow.wire.base import ApiName
 
 
@@ -137,7 +138,7 @@ def key_homes(preset: Preset, environ: Mapping[str, str] = os.environ) -> list[t
     the preset's own variable for the preset's URL, and OPENAI_API_KEY for OPENAI_BASE_URL (unset: the
     openai SDK's default), as the SDK and `python -m flow run` pair them."""
     homes = [(preset.key_env, preset.base_url)] if preset.key_env != "OPENAI_API_KEY" else []
-    if preset.api == "messages":  # the anthropic SDK is never given the OpenAI key
+    if API[preset.api].sdk == "anthropic":  # the anthropic SDK is never given the OpenAI key
         return homes
     return [*homes, ("OPENAI_API_KEY", environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_DEFAULT_BASE_URL)]
 

@@ -93,7 +93,7 @@ async def run_hosted(
 ) -> str:
     """One question through a provider that is the MCP client: the answer, every hop recorded; `meta.server` says
     which server the provider was told to reach, and that the provider is its client."""
-    if api.name == "chat":
+    if not api.hosted_mcp:
         raise FlowAbort("hosted_api")
     if options.resources or options.prompt or options.server_command:
         raise FlowAbort("hosted_resources")

@@ -10,7 +10,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, assert_never
 from urllib.parse import urlsplit
 
 import anthropic
@@ -21,6 +21,7 @@ from flow.capture.http import MAX_RESPONSE_BYTES, ModelHttpTap
 from flow.capture.recorder import Recorder
 from flow.text.errors import FlowError, MalformedResponse
 from flow.trace.redact import redact_url
+from flow.wire import API
 from flow.wire.base import ApiName, WireApi, WireProblem
 from flow.wire.chat import CHAT, excerpt
 from flow.wire.hosted import MCP_BETA
@@ -76,7 +77,7 @@ class ModelConfig:
         URL it is configured for (ANTHROPIC_BASE_URL, else Anthropic's own), never to another one given on the command
         line."""
         env = os.environ if environ is None else environ
-        if api == "messages":
+        if API[api].sdk == "anthropic":
             return cls._anthropic_from_env(backend=backend, model=model, env=env, **overrides)
         base_url = overrides.pop("base_url", None) or env.get("OPENAI_BASE_URL")
         if backend is None:
@@ -125,7 +126,7 @@ class ModelConfig:
                 "script": [turn.as_json() for turn in self.script],
             }
         base_url = (
-            (self.base_url or (ANTHROPIC_BASE_URL if api == "messages" else OPENAI_BASE_URL))
+            (self.base_url or (ANTHROPIC_BASE_URL if API[api].sdk == "anthropic" else OPENAI_BASE_URL))
             if self.backend == "openai"
             else (self.base_url or stand_in_url(MOCK_BASE_URL, api))
         )
@@ -174,7 +175,7 @@ def check_base_url(url: str) -> str:
 
 def stand_in_url(url: str, api: ApiName) -> str:
     """A stand-in model's base URL as the API's SDK takes it: the anthropic SDK adds `/v1/messages` itself."""
-    return url.removesuffix("/").removesuffix("/v1") if api == "messages" else url
+    return url.removesuffix("/").removesuffix("/v1") if API[api].sdk == "anthropic" else url
 
 
 Sdk = openai.AsyncOpenAI | anthropic.AsyncAnthropic
@@ -195,7 +196,7 @@ def make_client(
         raise ValueError(f"the {config.backend} model needs its transport (flow.backends.model_transport)")
     inner = transport or httpx2.AsyncHTTPTransport()
     if config.backend == "openai":
-        base_url = config.base_url or (ANTHROPIC_BASE_URL if api.name == "messages" else None)
+        base_url = config.base_url or (ANTHROPIC_BASE_URL if api.sdk == "anthropic" else None)
     else:
         base_url = stand_in_url(SCRIPTED_BASE_URL if scripted else (config.base_url or MOCK_BASE_URL), api.name)
     http_client = httpx2.AsyncClient(
@@ -209,7 +210,7 @@ def make_client(
         )
     )
     # The key is always given, so that neither SDK reads one from the environment for an endpoint it is not for.
-    if api.name == "messages":
+    if api.sdk == "anthropic":
         return anthropic.AsyncAnthropic(
             api_key=config.api_key or "no-key",
             base_url=base_url,
@@ -244,13 +245,20 @@ class ModelClient:
     async def send(self, body: dict[str, Any]) -> Any:
         """The SDK's answer: a parsed response, or for `"stream": true` an async iterator of its events."""
         sdk = self._sdk
-        if isinstance(sdk, anthropic.AsyncAnthropic):
-            if "mcp_servers" in body:  # hosted MCP: Anthropic's MCP connector is a beta of the Messages API
-                return await sdk.beta.messages.create(**body, betas=[MCP_BETA])
-            return await sdk.messages.create(**body)
-        if self.api.name == "responses":
-            return await sdk.responses.create(**body)
-        return await sdk.chat.completions.create(**body)
+        match self.api.name:
+            case "messages":
+                assert isinstance(sdk, anthropic.AsyncAnthropic)
+                if "mcp_servers" in body:  # hosted MCP: Anthropic's MCP connector is a beta of the Messages API
+                    return await sdk.beta.messages.create(**body, betas=[MCP_BETA])
+                return await sdk.messages.create(**body)
+            case "responses":
+                assert isinstance(sdk, openai.AsyncOpenAI)
+                return await sdk.responses.create(**body)
+            case "chat":
+                assert isinstance(sdk, openai.AsyncOpenAI)
+                return await sdk.chat.completions.create(**body)
+            case _ as never:
+                assert_never(never)
 
     async def __aenter__(self) -> ModelClient:
         await self._sdk.__aenter__()

@@ -12,6 +12,7 @@ from flow.text.names import Lang
 from flow.trace.files import TraceError
 from flow.trace.model import Mode, Trace
 from flow.trace.redact import redact_url, redacted_command
+from flow.wire import API
 from flow.wire.base import ApiName
 
 HostCapability = Literal["sampling", "elicitation", "roots"]
@@ -145,7 +146,7 @@ class RunOptions:
         return cls(
             mode=mode,
             api=api,
-            previous_response=previous_response and api == "responses",
+            previous_response=previous_response and API[api].keeps_responses,
             tool_choice=tool_choice,
             parallel=parallel,
             strict=strict,

@@ -12,7 +12,7 @@ top-level `system`, `tool_use` / `tool_result` content blocks whose input is an 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from flow.interop.common import json_or_text
 from flow.trace.model import as_dict, as_list
@@ -113,21 +113,30 @@ def _messages_message(message: Any) -> dict[str, Any]:
 def input_messages(body: Any, api: WireApi) -> list[dict[str, Any]]:
     """What a request sends of the conversation, as the conventions' messages (Chat's system message among them)."""
     items = conversation(body, api)
-    if api.name == "responses":
-        return [_responses_item(i) for i in items]
-    if api.name == "messages":
-        return [_messages_message(m) for m in items]
-    return [chat_message(as_dict(m)) for m in items]
+    match api.name:
+        case "responses":
+            return [_responses_item(i) for i in items]
+        case "messages":
+            return [_messages_message(m) for m in items]
+        case "chat":
+            return [chat_message(as_dict(m)) for m in items]
+        case _ as never:
+            assert_never(never)
 
 
 def system_instructions(body: Any, api: WireApi) -> list[dict[str, Any]] | None:
     """Responses' `instructions` and Messages' `system`, as text parts; None for Chat (its system prompt is a
     message)."""
     body = as_dict(body)
-    if api.name == "chat":
-        return None
-    said = body.get("instructions" if api.name == "responses" else "system")
-    return _text_parts(said) or None
+    match api.name:
+        case "chat":
+            return None
+        case "responses":
+            return _text_parts(body.get("instructions")) or None
+        case "messages":
+            return _text_parts(body.get("system")) or None
+        case _ as never:
+            assert_never(never)
 
 
 def tool_definitions(body: Any, api: WireApi) -> list[dict[str, Any]] | None:
@@ -136,14 +145,21 @@ def tool_definitions(body: Any, api: WireApi) -> list[dict[str, Any]] | None:
     tools = [as_dict(t) for t in as_list(as_dict(body).get("tools"))]
     if not tools:
         return None
-    if api.name == "chat":
-        return [{"type": t.get("type", "function"), **as_dict(t.get("function"))} for t in tools]
-    if api.name == "responses":
-        return tools
-    return [
-        {"type": t.get("type", "function"), **{("parameters" if k == "input_schema" else k): v for k, v in t.items()}}
-        for t in tools
-    ]
+    match api.name:
+        case "chat":
+            return [{"type": t.get("type", "function"), **as_dict(t.get("function"))} for t in tools]
+        case "responses":
+            return tools
+        case "messages":
+            return [
+                {
+                    "type": t.get("type", "function"),
+                    **{("parameters" if k == "input_schema" else k): v for k, v in t.items()},
+                }
+                for t in tools
+            ]
+        case _ as never:
+            assert_never(never)
 
 
 def output_message(turn: Turn, api: WireApi) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -353,8 +353,13 @@ class _Merge:
         whole response; the tool calls it asks for wait for the tools/calls that carry them out."""
         if _failed_status(ex) or not ex.response:
             return [self.failed_event(ex, asked, ms)]
-        if self.api.name != "chat":
-            return self.api_answer(ex, asked, ms)
+        match self.api.name:
+            case "responses" | "messages":
+                return self.api_answer(ex, asked, ms)
+            case "chat":
+                pass  # its choices are read below, streamed or whole
+            case _ as never:
+                assert_never(never)
         events, message, step = self.streamed(ex, asked, ms) if ex.chunks else self.whole(ex, asked, ms)
         if message is None:  # cut short: nothing to read the calls or the answer from
             return events

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from flow.interop.common import (
     ASK_USER_SPAN,
@@ -644,7 +644,15 @@ class _OtlpImport:
             )
             return
         self.hosted = True
-        body: JsonObject = {"output": items} if reporting == "responses" else {"content": items}
+        match reporting:  # where each API's response carries the report: Responses' output, Messages' content
+            case "responses":
+                body: JsonObject = {"output": items}
+            case "messages":
+                body = {"content": items}
+            case "chat":  # not in _REPORTING: Chat Completions reports no MCP calls
+                return
+            case _ as never:
+                assert_never(never)
         self.unmapped.add(
             "hosted MCP: the provider's reports come back as mcp.reported hops from the items their spans keep; the "
             "model response they name is rebuilt in Chat Completions' form, without those items"

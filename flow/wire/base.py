@@ -168,6 +168,7 @@ class WireApi(Protocol):
     name: ApiName
     path: str  # the request's path under the base URL: "/chat/completions"
     schema_field: str  # where a tool definition carries the JSON Schema of its arguments: "parameters"
+    sdk: Literal["openai", "anthropic"]  # the official SDK the app speaks it with
     arguments_json: bool  # a call's arguments come as a JSON string the app must parse (not as an object)
     keeps_responses: bool  # the provider keeps a response for a follow-up to name (previous_response_id)
     hosted_mcp: bool  # the request can name MCP servers for the provider to reach itself (hosted MCP)

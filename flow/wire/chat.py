@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 
@@ -394,6 +394,7 @@ class ChatCompletions:
     name: ApiName = "chat"
     path = "/chat/completions"
     schema_field = "parameters"
+    sdk: Literal["openai", "anthropic"] = "openai"
     arguments_json = True
     keeps_responses = False
     hosted_mcp = False

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 
@@ -279,6 +279,7 @@ class Messages:
     name: ApiName = "messages"
     path = "/messages"
     schema_field = "input_schema"
+    sdk: Literal["openai", "anthropic"] = "anthropic"
     arguments_json = False  # a tool_use's input is already an object
     keeps_responses = False
     hosted_mcp = True  # the MCP connector (beta mcp-client-2025-11-20)

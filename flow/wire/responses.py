@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 
@@ -276,6 +276,7 @@ class Responses:
     name: ApiName = "responses"
     path = "/responses"
     schema_field = "parameters"
+    sdk: Literal["openai", "anthropic"] = "openai"
     arguments_json = True
     keeps_responses = True  # `store` defaults to true; a follow-up uses it only by naming previous_response_id
     hosted_mcp = True
