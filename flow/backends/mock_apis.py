@@ -18,7 +18,8 @@ import json
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from flow.backends.mock import (
@@ -33,6 +34,7 @@ from flow.backends.mock import (
     _ids,
     _text,
 )
+from flow.trace.model import as_dict
 from flow.trace.stats import estimate_tokens
 
 STORED_RESPONSES = 1000  # responses a mock keeps for previous_response_id; the oldest go first
@@ -132,25 +134,9 @@ def _messages_conversation(messages: list[Any], tools: list[Any]) -> Conversatio
     return conv
 
 
-def _chat_choice(choice: Any, *, api: str) -> Any:
-    """A tool choice as the mock's decision reads it (Chat Completions' form)."""
-    if api == "responses":
-        if isinstance(choice, dict) and choice.get("type") == "function":
-            return {"type": "function", "function": {"name": choice.get("name")}}
-        return choice if choice is not None else "auto"
-    kind = choice.get("type") if isinstance(choice, dict) else "auto"
-    if kind == "tool":
-        return {"type": "function", "function": {"name": choice.get("name")}}
-    return {"any": "required", "none": "none"}.get(str(kind), "auto")
-
-
-def _decision(conv: Conversation, body: dict[str, Any], *, api: str, model: str) -> list[Call] | str:
+def _decision(conv: Conversation, body: dict[str, Any], *, dialect: _Dialect, model: str) -> list[Call] | str:
     choice = body.get("tool_choice")
-    if api == "messages":
-        parallel = not (isinstance(choice, dict) and choice.get("disable_parallel_tool_use") is True)
-    else:
-        parallel = body.get("parallel_tool_calls") is not False
-    view = {"tool_choice": _chat_choice(choice, api=api), "parallel_tool_calls": parallel}
+    view = {"tool_choice": dialect.chat_choice(choice), "parallel_tool_calls": dialect.parallel(body)}
     behaviour = model if model not in ("mock-quirky", "mock-llamacpp") else "mock"
     decision = _decide(conv, view, behaviour)
     return "" if model == "mock-empty" and isinstance(decision, str) else decision
@@ -174,47 +160,99 @@ def _openai_error(status: int, message: str, kind: str, *, param: str | None = N
     return MockReply(status, {"error": {"message": message, "type": kind, "param": param, "code": code}})
 
 
-def _common_refusal(body: dict[str, Any], *, api: str) -> MockReply | None:
+def _anthropic_error(status: int, kind: str, message: str) -> MockReply:
+    return MockReply(status, {"type": "error", "error": {"type": kind, "message": message}})
+
+
+_NOT_ALLOWED = (
+    "the mock provider reaches only the MCP servers its operator configured for this run; it did not contact {url!r}"
+)
+
+
+@dataclass(frozen=True)
+class _Dialect:
+    """How one provider's API words what the mock's shared decisions read and its refusals: its tool_choice as Chat
+    Completions' (which the mock's decision takes), whether it allows parallel calls, the field a no-parallel model
+    refuses, and its errors."""
+
+    chat_choice: Callable[[Any], Any]
+    parallel: Callable[[dict[str, Any]], bool]
+    parallel_field: Callable[[dict[str, Any]], str | None]  # the field naming parallel calls, when the body has it
+    error: Callable[[int, str, str, Any], MockReply]  # status, message, OpenAI's error type, OpenAI's code
+    not_found: Callable[[str], MockReply]
+    refused: Callable[[str], MockReply]
+    not_allowed: Callable[[str], MockReply]  # hosted MCP: a server the mock may not reach, by its URL
+
+
+def _responses_choice(choice: Any) -> Any:
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        return {"type": "function", "function": {"name": choice.get("name")}}
+    return choice if choice is not None else "auto"
+
+
+def _messages_choice(choice: Any) -> Any:
+    kind = choice.get("type") if isinstance(choice, dict) else "auto"
+    if kind == "tool":
+        return {"type": "function", "function": {"name": choice.get("name")}}
+    return {"any": "required", "none": "none"}.get(str(kind), "auto")
+
+
+def _disables_parallel(body: dict[str, Any]) -> bool:
+    choice = body.get("tool_choice")
+    return isinstance(choice, dict) and "disable_parallel_tool_use" in choice
+
+
+RESPONSES = _Dialect(
+    chat_choice=_responses_choice,
+    parallel=lambda body: body.get("parallel_tool_calls") is not False,
+    parallel_field=lambda body: "parallel_tool_calls" if "parallel_tool_calls" in body else None,
+    error=lambda status, message, kind, code: _openai_error(status, message, kind, code=code),
+    not_found=lambda model: _openai_error(
+        404, f"The model `{model}` does not exist or you do not have access to it.", "invalid_request_error",
+        code="model_not_found",
+    ),
+    refused=lambda field: _openai_error(
+        400, f"Unrecognized request argument supplied: {field}", "invalid_request_error", param=field
+    ),
+    not_allowed=lambda url: _openai_error(
+        424, _NOT_ALLOWED.format(url=url), "invalid_request_error", code="mcp_server_not_allowed"
+    ),
+)  # fmt: skip
+
+
+MESSAGES = _Dialect(
+    chat_choice=_messages_choice,
+    parallel=lambda body: as_dict(body.get("tool_choice")).get("disable_parallel_tool_use") is not True,
+    parallel_field=lambda body: "tool_choice.disable_parallel_tool_use" if _disables_parallel(body) else None,
+    error=lambda status, message, _kind, _code: _anthropic_error(
+        status, {401: "authentication_error", 429: "rate_limit_error"}.get(status, "api_error"), message
+    ),
+    not_found=lambda model: _anthropic_error(404, "not_found_error", f"model: {model}"),
+    refused=lambda field: _anthropic_error(400, "invalid_request_error", f"{field}: Extra inputs are not permitted"),
+    not_allowed=lambda url: _anthropic_error(400, "invalid_request_error", _NOT_ALLOWED.format(url=url)),
+)
+
+
+def _common_refusal(body: dict[str, Any], *, dialect: _Dialect) -> MockReply | None:
     """The answers that do not depend on the conversation: an error model, an unknown model, a refused option."""
     model = str(body.get("model") or "mock")
     if model.startswith("mock-error-"):
         code = model.rsplit("-", 1)[-1]
         err_code, message, err_type = _ERRORS.get(code, _ERRORS["500"])
-        status = int(code) if code in _ERRORS else 500
-        if api == "messages":
-            kind = {401: "authentication_error", 429: "rate_limit_error"}.get(status, "api_error")
-            return _anthropic_error(status, kind, message)
-        return _openai_error(status, message, err_type, code=err_code)
+        return dialect.error(int(code) if code in _ERRORS else 500, message, err_type, err_code)
     if model not in MODEL_NAMES:
-        if api == "messages":
-            return _anthropic_error(404, "not_found_error", f"model: {model}")
-        return _openai_error(
-            404,
-            f"The model `{model}` does not exist or you do not have access to it.",
-            "invalid_request_error",
-            code="model_not_found",
-        )
+        return dialect.not_found(model)
     tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
     if model == "mock-no-strict" and any(t.get("strict") is True for t in tools):
-        refused = "strict"
-    elif model == "mock-no-parallel" and (
-        "parallel_tool_calls" in body
-        if api == "responses"
-        else isinstance(body.get("tool_choice"), dict) and "disable_parallel_tool_use" in body["tool_choice"]
-    ):
-        refused = "parallel_tool_calls" if api == "responses" else "tool_choice.disable_parallel_tool_use"
-    else:
-        return None
-    if api == "messages":
-        return _anthropic_error(400, "invalid_request_error", f"{refused}: Extra inputs are not permitted")
-    return _openai_error(
-        400, f"Unrecognized request argument supplied: {refused}", "invalid_request_error", param=refused
-    )
+        return dialect.refused("strict")
+    if model == "mock-no-parallel" and (field := dialect.parallel_field(body)) is not None:
+        return dialect.refused(field)
+    return None
 
 
 def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
     """Answer one `POST /v1/responses` body."""
-    refused = _common_refusal(body, api="responses")
+    refused = _common_refusal(body, dialect=RESPONSES)
     if refused is not None:
         return refused
     items = items_so_far(body, store)
@@ -222,7 +260,7 @@ def respond_responses(body: dict[str, Any], store: ResponseStore) -> MockReply:
         return items
     model = str(body.get("model") or "mock")
     conv = _responses_conversation(items, list(body.get("tools") or []))
-    decision = _decision(conv, body, api="responses", model=model)
+    decision = _decision(conv, body, dialect=RESPONSES, model=model)
     response_id, digest = _ids(body)
     response_id = "resp_" + response_id.removeprefix("chatcmpl-")
     output: list[dict[str, Any]]
@@ -377,13 +415,9 @@ def _response_events(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
 # --- Anthropic Messages ------------------------------------------------------------------------------------------------
 
 
-def _anthropic_error(status: int, kind: str, message: str) -> MockReply:
-    return MockReply(status, {"type": "error", "error": {"type": kind, "message": message}})
-
-
 def respond_messages(body: dict[str, Any]) -> MockReply:
     """Answer one `POST /v1/messages` body."""
-    refused = _common_refusal(body, api="messages")
+    refused = _common_refusal(body, dialect=MESSAGES)
     if refused is not None:
         return refused
     if not isinstance(body.get("max_tokens"), int):
@@ -392,7 +426,7 @@ def respond_messages(body: dict[str, Any]) -> MockReply:
         return _anthropic_error(400, "invalid_request_error", "messages: at least one message is required")
     model = str(body.get("model") or "mock")
     conv = _messages_conversation(body["messages"], list(body.get("tools") or []))
-    decision = _decision(conv, body, api="messages", model=model)
+    decision = _decision(conv, body, dialect=MESSAGES, model=model)
     message_id, digest = _ids(body)
     content: list[dict[str, Any]]
     if isinstance(decision, str):

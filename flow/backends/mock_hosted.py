@@ -23,13 +23,15 @@ from mcp_types import Implementation
 
 from flow.backends.mock import DENIED, Call, Conversation, MockReply, _Attempt, _ids, answer_from_results
 from flow.backends.mock_apis import (
+    MESSAGES,
+    RESPONSES,
     ResponseStore,
     _anthropic_error,
     _args,
     _common_refusal,
     _decision,
+    _Dialect,
     _message_events,
-    _openai_error,
     _parts_text,
     _response_events,
     items_so_far,
@@ -110,10 +112,14 @@ class _Outcome:
 
 
 class _Provider:
-    """One request answered by a provider that is the MCP client: its items (Responses) or blocks (Messages)."""
+    """One request answered by a provider that is the MCP client; what it reports, and how, is its API's
+    (`_ResponsesProvider`, `_MessagesProvider`)."""
 
-    def __init__(self, api: str, body: dict[str, Any], server: dict[str, Any], grant: McpGrant) -> None:
-        self.api, self.body, self.server, self.grant = api, body, server, grant
+    dialect: _Dialect
+    call_prefix: str  # an id's prefix for a call it reports
+
+    def __init__(self, body: dict[str, Any], server: dict[str, Any], grant: McpGrant) -> None:
+        self.body, self.server, self.grant = body, server, grant
         self.out: list[dict[str, Any]] = []
         _, self.digest = _ids(_stable(body))  # the same ids whichever port the server listens on
         self.n = 0
@@ -150,15 +156,7 @@ class _Provider:
                         }
                         for t in listed.tools
                     ]
-                    if self.api == "responses":
-                        self.out.append(
-                            {
-                                "type": "mcp_list_tools",
-                                "id": self._id("mcpl"),
-                                "server_label": self.server["label"],
-                                "tools": state.listed,
-                            }
-                        )
+                    self._listed(state.listed)
                 return await self._calls(state, client, tap)
         finally:
             rec.step = kept
@@ -179,7 +177,7 @@ class _Provider:
             else:  # the app said no: the model is told so, and no call is made
                 conv.attempts.append(_Attempt(call.name, _args(call.arguments), DENIED, False))
         for _ in range(MAX_CALL_ROUNDS):
-            decision = _decision(conv, {**self.body, "tool_choice": "auto"}, api=self.api, model=self._model())
+            decision = _decision(conv, {**self.body, "tool_choice": "auto"}, dialect=self.dialect, model=self._model())
             if isinstance(decision, str):
                 return decision
             conv.rounds += 1
@@ -203,15 +201,21 @@ class _Provider:
         model = str(self.body.get("model") or "mock")
         return model if model in ("mock", "mock-empty", "mock-no-parallel") else "mock"
 
+    def _listed(self, tools: list[dict[str, Any]]) -> None:
+        """Report the tools it listed (Messages reports none)."""
+
     def _needs_approval(self) -> bool:
-        return self.api == "responses" and self.server.get("require_approval", "always") != "never"
+        return False  # Messages' connector asks no approval
+
+    def _report(self, call: Call, item_id: str, args: dict[str, Any], outcome: _Outcome, approval: str | None) -> None:
+        raise NotImplementedError
 
     async def _call(
         self, conv: Conversation, call: Call, client: Any, tap: Any, *, approval_id: str | None = None
     ) -> None:
         """Call the tool over MCP (its frames tagged with the item's id, so the report pairs with them), and write
         what happened as the API reports it."""
-        item_id = self._id("mcp" if self.api == "responses" else "mcptoolu")
+        item_id = self._id(self.call_prefix)
         args = _args(call.arguments) or {}
         rec = self.grant.recorder
         rec.step = Step.CALL_TOOL
@@ -238,21 +242,47 @@ class _Provider:
                 not outcome.is_error,
             )
         )
-        if self.api == "responses":
-            self.out.append(
-                {
-                    "type": "mcp_call",
-                    "id": item_id,
-                    "server_label": self.server["label"],
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "output": None if outcome.is_error else outcome.text,
-                    "error": outcome.error,
-                    "status": "failed" if outcome.is_error else "completed",
-                    "approval_request_id": approval_id,
-                }
-            )
-            return
+        self._report(call, item_id, args, outcome, approval_id)
+
+
+class _ResponsesProvider(_Provider):
+    """Responses: an mcp_list_tools item, mcp_approval_request items where the server's rule asks, an mcp_call
+    item per call."""
+
+    dialect = RESPONSES
+    call_prefix = "mcp"
+
+    def _listed(self, tools: list[dict[str, Any]]) -> None:
+        self.out.append(
+            {"type": "mcp_list_tools", "id": self._id("mcpl"), "server_label": self.server["label"], "tools": tools}
+        )
+
+    def _needs_approval(self) -> bool:
+        return self.server.get("require_approval", "always") != "never"
+
+    def _report(self, call: Call, item_id: str, args: dict[str, Any], outcome: _Outcome, approval: str | None) -> None:
+        self.out.append(
+            {
+                "type": "mcp_call",
+                "id": item_id,
+                "server_label": self.server["label"],
+                "name": call.name,
+                "arguments": call.arguments,
+                "output": None if outcome.is_error else outcome.text,
+                "error": outcome.error,
+                "status": "failed" if outcome.is_error else "completed",
+                "approval_request_id": approval,
+            }
+        )
+
+
+class _MessagesProvider(_Provider):
+    """Messages (the MCP connector): an mcp_tool_use block and its mcp_tool_result block per call."""
+
+    dialect = MESSAGES
+    call_prefix = "mcptoolu"
+
+    def _report(self, call: Call, item_id: str, args: dict[str, Any], outcome: _Outcome, approval: str | None) -> None:
         self.out.append(
             {
                 "type": "mcp_tool_use",
@@ -284,20 +314,15 @@ def _stable(body: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in body.items() if k != "mcp_servers"}, "tools": tools}
 
 
+def _by_path(path: str) -> tuple[_Dialect, bool]:
+    """The API a hosted request was sent to, by its path: its dialect, and whether it is Messages."""
+    messages = path.rstrip("/").endswith("/messages")
+    return (MESSAGES if messages else RESPONSES), messages
+
+
 def not_granted(path: str, body: Any) -> MockReply:
     """The answer to a request naming a server this mock may not reach: the API's error; nothing is contacted."""
-    api = "messages" if path.rstrip("/").endswith("/messages") else "responses"
-    return _not_granted(api, hosted_servers(body)[0]["url"])
-
-
-def _not_granted(api: str, url: str) -> MockReply:
-    message = (
-        "the mock provider reaches only the MCP servers its operator configured for this run; "
-        f"it did not contact {url!r}"
-    )
-    if api == "messages":
-        return _anthropic_error(400, "invalid_request_error", message)
-    return _openai_error(424, message, "invalid_request_error", code="mcp_server_not_allowed")
+    return _by_path(path)[0].not_allowed(hosted_servers(body)[0]["url"])
 
 
 def is_hosted(body: Any) -> bool:
@@ -306,23 +331,21 @@ def is_hosted(body: Any) -> bool:
 
 async def respond_hosted(path: str, body: dict[str, Any], store: ResponseStore, grant: McpGrant | None) -> MockReply:
     """Answer a request that names an MCP server, as a provider that is its client would."""
-    api = "messages" if path.rstrip("/").endswith("/messages") else "responses"
-    refused = _common_refusal(body, api=api)
+    dialect, messages = _by_path(path)
+    refused = _common_refusal(body, dialect=dialect)
     if refused is not None:
         return refused
     server = hosted_servers(body)[0]
     if grant is None or server["url"] not in grant.urls:
-        return _not_granted(api, server["url"])
-    if api == "messages":
-        return await _messages(body, server, grant)
-    return await _responses(body, server, store, grant)
+        return dialect.not_allowed(server["url"])
+    return await (_messages(body, server, grant) if messages else _responses(body, server, store, grant))
 
 
 async def _responses(body: dict[str, Any], server: dict[str, Any], store: ResponseStore, grant: McpGrant) -> MockReply:
     items = items_so_far(body, store)
     if isinstance(items, MockReply):
         return items
-    provider = _Provider("responses", body, server, grant)
+    provider = _ResponsesProvider(body, server, grant)
     text = await provider.answer(_responses_state(items, server["label"]))
     output = provider.out
     if text is not None:
@@ -346,7 +369,7 @@ async def _messages(body: dict[str, Any], server: dict[str, Any], grant: McpGran
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return _anthropic_error(400, "invalid_request_error", "messages: at least one message is required")
-    provider = _Provider("messages", body, server, grant)
+    provider = _MessagesProvider(body, server, grant)
     text = await provider.answer(_messages_state(messages)) or ""
     content = [*provider.out, {"type": "text", "text": text}]
     message_id, _ = _ids(_stable(body))
