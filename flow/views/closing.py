@@ -30,7 +30,7 @@ from flow.views.tool_cost import RequestCost, request_costs
 from flow.wire import API
 from flow.wire.base import ApiName
 from flow.wire.hosted import Exchange as HostedExchange
-from flow.wire.reading import ModelExchange, ToolCall, model_exchanges, read_trace, reply_turn
+from flow.wire.reading import ModelExchange, ToolCall, call_threads, model_exchanges, read_trace, reply_turn
 from flow.wire.recorded import api_of_trace
 
 Fate = Literal[
@@ -200,16 +200,15 @@ def _raised(hop: Hop) -> str:
 def _fates(trace: Trace) -> list[CallFate]:
     out: list[CallFate] = []
     known = _known_functions(trace)
-    for call_id, call in tool_calls(trace.hops).items():
-        first = as_dict(call.first.payload)
+    for thread in call_threads(trace.hops):
+        call_id = thread.id
+        first = as_dict(thread.taken.payload)
         fn = as_dict(as_dict(first.get("tool_call")).get("function"))
         name, args = str(fn.get("name")), shown_arguments(fn.get("arguments"))
-        if call.first.kind == "error":
-            out.append(CallFate(name, args, "refused", call.first.seq, call_id=call_id))
+        if thread.refused:
+            out.append(CallFate(name, args, "refused", thread.taken.seq, call_id=call_id))
             continue
-        invoke = next((h for h in call.hops if h.kind == "tool.invoke"), None)
-        results = [h for h in call.hops if h.kind == "tool.result"]
-        to_app = next((h for h in results if h.target == "app"), None)
+        invoke, results, to_app = thread.invoked, thread.results, thread.to_app
         raised = next((h for h in results if "raised" in as_dict(h.payload)), None)
         error = as_dict(as_dict(to_app.payload).get("error")) if to_app is not None else {}
         if invoke is not None and trace.meta.mode == "direct" and known and name not in known:

@@ -16,12 +16,13 @@ from flow.text.names import Lang
 from flow.text.outcome import OUTCOME_TEXT
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
+from flow.trace.payloads import LlmRequest, LlmResponse, McpRequest, McpResponse, UserInput, typed
 from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text, input_requests
 from flow.views.closing import CallFate, Decision, calls_and_fates, sampled_calls
 from flow.views.labels import shown_arguments
-from flow.wire.reading import Readings, read_trace
-from flow.wire.recorded import api_of_trace, tool_names
+from flow.wire.reading import Readings, offer_of, read_trace
+from flow.wire.recorded import api_of_request, api_of_trace
 
 Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
@@ -304,43 +305,38 @@ def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
     for hop in trace.hops:
         if not after < hop.seq < before:
             continue
-        p = as_dict(hop.payload)
-        if hop.kind == "llm.request" and "for_server" in p:
-            offered = set(tool_names(p.get("body")))
-        if hop.kind == "user.input" and hop.direction == "request":
-            out.append(Clause("asked_user", (hop.seq,)))
-        elif hop.kind == "user.input":
-            action = str(p.get("action") or "cancel")
-            values = ", ".join(f"{k}={v}" for k, v in as_dict(p.get("content")).items())
-            key = (
-                "user_timed_out"
-                if "timed_out" in p
-                else f"user_{action}" + ("" if values or action != "accept" else "_plain")
-            )
-            if key in OUTCOME_TEXT:
-                out.append(Clause(key, (hop.seq,), values=(("values", values),)))
-        elif hop.kind == "llm.request" and "for_server" in p:
-            again = bool(out) and out[-1].key == "sampled_calls"  # with the results of the tools it asked for
-            out.append(Clause("asked_model_again" if again else "asked_model", (hop.seq,)))
-        elif hop.kind == "llm.response" and "for_server" in p and (uses := sampled_calls(hop)):
-            # the server's own tool only when its request offered one by that name
-            own = [f"{c.name}({shown_arguments(c.arguments)})" for c in uses if c.name in offered]
-            others = [f"{c.name}({shown_arguments(c.arguments)})" for c in uses if c.name not in offered]
-            if own:
-                out.append(Clause("sampled_calls", (hop.seq,), values=(("calls", ", ".join(own)),)))
-            if others:
-                out.append(Clause("sampled_unoffered", (hop.seq,), True, (("calls", ", ".join(others)),)))
-        elif hop.kind in ("mcp.request", "mcp.response") and _asks_roots(hop):
-            out.append(Clause("asked_roots", (hop.seq,)))
+        match typed(hop):
+            case UserInput(payload=p) if hop.direction == "request":
+                out.append(Clause("asked_user", (hop.seq,)))
+            case UserInput(payload=p):
+                action = str(p.get("action") or "cancel")
+                values = ", ".join(f"{k}={v}" for k, v in as_dict(p.get("content")).items())
+                key = (
+                    "user_timed_out"
+                    if "timed_out" in p
+                    else f"user_{action}" + ("" if values or action != "accept" else "_plain")
+                )
+                if key in OUTCOME_TEXT:
+                    out.append(Clause(key, (hop.seq,), values=(("values", values),)))
+            case LlmRequest(payload=p) if "for_server" in p:
+                offered = set(offer_of(p["body"], api_of_request(p).name).functions)
+                again = bool(out) and out[-1].key == "sampled_calls"  # with the results of the tools it asked for
+                out.append(Clause("asked_model_again" if again else "asked_model", (hop.seq,)))
+            case LlmResponse(payload=p) if "for_server" in p and (uses := sampled_calls(hop)):
+                # the server's own tool only when its request offered one by that name
+                own = [f"{c.name}({shown_arguments(c.arguments)})" for c in uses if c.name in offered]
+                others = [f"{c.name}({shown_arguments(c.arguments)})" for c in uses if c.name not in offered]
+                if own:
+                    out.append(Clause("sampled_calls", (hop.seq,), values=(("calls", ", ".join(own)),)))
+                if others:
+                    out.append(Clause("sampled_unoffered", (hop.seq,), True, (("calls", ", ".join(others)),)))
+            case McpRequest(payload=p) if hop.source == "mcp_server" and p["method"] == "roots/list":
+                out.append(Clause("asked_roots", (hop.seq,)))  # 2025-11-25: the server asks
+            case McpResponse(payload=p) if "roots/list" in input_requests(p["result"]).values():
+                out.append(Clause("asked_roots", (hop.seq,)))  # 2026-07-28: an input-required result asks
+            case _:
+                pass  # nothing the server asked
     return out
-
-
-def _asks_roots(hop: Hop) -> bool:
-    """A roots/list the server sent (2025-11-25), or an input-required result asking for it (2026-07-28)."""
-    frame = as_dict(hop.payload)
-    if hop.kind == "mcp.request":
-        return hop.source == "mcp_server" and frame.get("method") == "roots/list"
-    return "roots/list" in input_requests(frame.get("result")).values()
 
 
 def _line(clauses: list[Clause], lang: Lang) -> str:

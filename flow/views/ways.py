@@ -222,12 +222,15 @@ def places(trace: Trace) -> list[Stop]:
     """Where each of the articles' messages (phase zero and 1-10) happens in this trace's way: through the app, in
     the app's process (function calling), on the app's MCP wire, at the provider (hosted MCP), or nowhere."""
     hosted = trace.meta.mode == "hosted"
+    read = read_trace(trace.hops)
+    told = {h.seq for h in read.reported}  # the provider's reports: drawn between the MCP lifelines, seen by no one
+    frames = {h.seq for h in read.frames}
     out: list[Stop] = []
     for message in route(trace):
         mine = [h for h in trace.hops if h.step == message.step]
-        app_side = [h for h in mine if h.source in _APP_SIDE and h.target in _APP_SIDE and h.kind != "mcp.reported"]
-        reported = sum(h.kind == "mcp.reported" for h in mine)
-        observed = sum(h.kind.startswith("mcp.") and h.kind != "mcp.reported" for h in mine)
+        app_side = [h for h in mine if h.source in _APP_SIDE and h.target in _APP_SIDE and h.seq not in told]
+        reported = sum(h.seq in told for h in mine)
+        observed = sum(h.seq in frames for h in mine)
         place: Place
         if hosted and message.step in _AT_PROVIDER and not app_side:
             place = "provider"

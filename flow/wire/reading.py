@@ -17,7 +17,7 @@ from typing import Any, Literal, assert_never
 
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop, as_dict, as_list
-from flow.trace.pairing import model_calls
+from flow.trace.pairing import model_calls, tool_calls
 from flow.trace.payloads import (
     AppAnswer,
     ClientResult,
@@ -311,3 +311,39 @@ def read_trace(hops: Sequence[Hop]) -> Readings:
 
 
 _BINS = ("failures", "forward", "reverse", "schemas", "listed", "frames", "reported", "invoked", "asked_user")
+
+
+@dataclass(frozen=True, slots=True)
+class CallThread:
+    """One tool call the model asked the app for, from the app's reading of it (step 5) on, by its call id: refused
+    there, or the function's run (as the server or the app reports it) and the results that came back."""
+
+    id: str
+    taken: Hop  # the app's reading of the call (translate.reverse), or its refusal of the arguments
+    refused: bool
+    invoked: Hop | None
+    results: tuple[Hop, ...]
+
+    @property
+    def to_app(self) -> Hop | None:
+        """The result as it reached the app."""
+        return next((h for h in self.results if h.target == "app"), None)
+
+
+def call_threads(hops: Iterable[Hop]) -> list[CallThread]:
+    """Each tool call the model asked the app for, its hops sorted once by their kind."""
+    out: list[CallThread] = []
+    for call_id, call in tool_calls(hops).items():
+        invoked: Hop | None = None
+        results: list[Hop] = []
+        for hop in call.hops:
+            match typed(hop):
+                case ToolInvoke() if invoked is None:
+                    invoked = hop
+                case ToolResult():
+                    results.append(hop)
+                case _:
+                    pass  # the MCP frames that carry it are the exchanges' (flow.trace.pairing)
+        refused = isinstance(typed(call.first), Failure)
+        out.append(CallThread(call_id, call.first, refused, invoked, tuple(results)))
+    return out
