@@ -55,7 +55,7 @@ from flow.wire import api_for_path
 from flow.wire.base import Call, Turn, WireApi, WireProblem
 from flow.wire.chat import CHAT
 from flow.wire.hosted import approval_requests, exchanges, hosted_servers, reported_drafts
-from flow.wire.recorded import conversation, tool_names
+from flow.wire.recorded import conversation, sent_results, tool_names
 
 MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `proxy-model`
 
@@ -271,7 +271,7 @@ class _Merge:
         user message is the question."""
         req = ex.request
         body = req.get("body")
-        results = _results(body, self.api)
+        results = sent_results(body, self.api)
         for call_id, content in results:
             self.tool_messages.setdefault(call_id, content)
         step = Step.BACKFILL if results else Step.ASK_MODEL
@@ -813,21 +813,6 @@ def _conversations(chats: list[_Exchange], api: WireApi) -> list[list[_Exchange]
             runs[resumed].append(ex)
             said[resumed] = messages
     return runs
-
-
-def _results(body: Any, api: WireApi) -> list[tuple[str, Any]]:
-    """The tool results a request sends back, each as (the call id it answers, its content): Chat's role "tool"
-    messages, Responses' function_call_output items, Messages' tool_result blocks."""
-    found: list[tuple[Any, Any]] = []
-    for item in map(as_dict, conversation(body, api)):
-        if api.name == "chat" and item.get("role") == "tool":
-            found.append((item.get("tool_call_id"), item.get("content")))
-        elif api.name == "responses" and item.get("type") == "function_call_output":
-            found.append((item.get("call_id"), item.get("output")))
-        elif api.name == "messages" and item.get("role") == "user":
-            blocks = [as_dict(b) for b in as_list(item.get("content"))]
-            found += [(b.get("tool_use_id"), b.get("content")) for b in blocks if b.get("type") == "tool_result"]
-    return [(i, content) for i, content in found if isinstance(i, str)]
 
 
 def _last_user_text(body: Any, api: WireApi) -> str | None:

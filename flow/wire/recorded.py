@@ -11,7 +11,7 @@ words for what they find are in `flow.text.apis`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from flow.trace.model import Trace, as_dict, as_list, is_object
 from flow.wire import API, api_for_path
@@ -137,6 +137,26 @@ def answered(body: Any, api: WireApi) -> list[tuple[tuple[str | int, ...], str]]
             break
         out.append(((field, i), str(item.get(key))))
     return out[::-1]
+
+
+def sent_results(body: Any, api: WireApi) -> list[tuple[str, Any]]:
+    """The tool results a request sends back, each as (the call id it answers, its content): Chat's role "tool"
+    messages, Responses' function_call_output items, Messages' tool_result blocks."""
+    found: list[tuple[Any, Any]] = []
+    for item in map(as_dict, conversation(body, api)):
+        match api.name:
+            case "chat" if item.get("role") == "tool":
+                found.append((item.get("tool_call_id"), item.get("content")))
+            case "responses" if item.get("type") == "function_call_output":
+                found.append((item.get("call_id"), item.get("output")))
+            case "messages" if item.get("role") == "user":
+                blocks = [as_dict(b) for b in as_list(item.get("content"))]
+                found += [(b.get("tool_use_id"), b.get("content")) for b in blocks if b.get("type") == "tool_result"]
+            case "chat" | "responses" | "messages":
+                pass  # not a result
+            case _ as never:
+                assert_never(never)
+    return [(i, content) for i, content in found if isinstance(i, str)]
 
 
 def api_of_trace(trace: Trace) -> WireApi:
