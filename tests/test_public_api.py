@@ -13,6 +13,7 @@ from helpers import ROOT
 
 EXPORTED = [
     "ACTOR_NAMES",
+    "API",
     "ASKING_QUESTIONS",
     "Answer",
     "Cursor",
@@ -45,6 +46,7 @@ EXPORTED = [
     "RunResult",
     "SAMPLES",
     "SAMPLE_DIR",
+    "SCRIPTED_APIS",
     "SMALL_SIZE",
     "ScriptError",
     "ServerConfigError",

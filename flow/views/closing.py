@@ -260,19 +260,7 @@ def closing_facts(trace: Trace) -> Closing:
     costs, (decisions, fates) = request_costs(trace), calls_and_fates(trace)
     ids = {i for d in decisions for i in d.ids if i}
     mcp_text = [_text(h.payload) for h in (*read.frames, *read.reported)]
-    methods: list[str] = []
-    offered: tuple[int, tuple[str, ...]] | None = None
-    pairs: list[tuple[str, str]] = []
-    for ex in exchanges(hops):
-        method = str(as_dict(ex.request.payload).get("method") or "")
-        if method and method not in methods and ex.request.source == "mcp_client":
-            methods.append(method)
-        if ex.tool_call_id and ex.request.jsonrpc_id is not None:
-            pairs.append((ex.tool_call_id, str(ex.request.jsonrpc_id)))
-        if method in ("initialize", "server/discover") and ex.reply is not None and offered is None:
-            caps = as_dict(as_dict(as_dict(ex.reply.payload).get("result")).get("capabilities"))
-            named = tuple(c for c in ("resources", "prompts") if c in caps)
-            offered = (ex.reply.seq, named) if named else None
+    methods, pairs, offered = _mcp_facts(hops)
     bodies = [compact_json(as_dict(ex.request.payload).get("body")) for ex in readings]
     meta = trace.meta
     stopped = meta.outcome == "error"
@@ -310,6 +298,27 @@ def closing_facts(trace: Trace) -> Closing:
         mock_tokens=as_dict(meta.model).get("backend") == "mock",
         approvals=_approvals(readings),
     )
+
+
+def _mcp_facts(
+    hops: list[Hop],
+) -> tuple[list[str], list[tuple[str, str]], tuple[int, tuple[str, ...]] | None]:
+    """From the MCP exchanges: the methods the client sent, the (tool_call_id, JSON-RPC id) pairs the host kept, and
+    where the server announced resources or prompts."""
+    methods: list[str] = []
+    offered: tuple[int, tuple[str, ...]] | None = None
+    pairs: list[tuple[str, str]] = []
+    for ex in exchanges(hops):
+        method = str(as_dict(ex.request.payload).get("method") or "")
+        if method and method not in methods and ex.request.source == "mcp_client":
+            methods.append(method)
+        if ex.tool_call_id and ex.request.jsonrpc_id is not None:
+            pairs.append((ex.tool_call_id, str(ex.request.jsonrpc_id)))
+        if method in ("initialize", "server/discover") and ex.reply is not None and offered is None:
+            caps = as_dict(as_dict(as_dict(ex.reply.payload).get("result")).get("capabilities"))
+            named = tuple(c for c in ("resources", "prompts") if c in caps)
+            offered = (ex.reply.seq, named) if named else None
+    return methods, pairs, offered
 
 
 def _approvals(readings: list[ModelExchange]) -> tuple[Approval, ...]:
@@ -691,29 +700,30 @@ def _cost(c: Closing, lang: Lang) -> list[Item]:
             )
         )
     items.append(Item(None, _cost_both(c, lang)))
-    first = next((r for r in c.own if r.tools), None)
-    if first is not None:
-        each = first.tool_tokens / first.tools
-        forty = math.floor(each * 40 + 0.5)
-        items.append(
-            Item(
-                None,
-                _t(
-                    "cost_40",
-                    lang,
-                    n_tools=first.tools,
-                    est=_n(first.tool_tokens),
-                    each=_n(each),
-                    forty=_n(forty),
-                    run=_n(forty * len(c.own)),
-                    requests=len(c.own),
-                ),
-            )
-        )
-        items.append(Item(None, _t("cost_correction", lang, requests=len(c.own), n_tools=first.tools)))
+    items += _article_004(c, lang)
     if c.mock_tokens and any(r.prompt_tokens is not None for r in c.own):
         items.append(Item(None, _t("tokens_mock", lang, **c.words)))
     return items
+
+
+def _article_004(c: Closing, lang: Lang) -> list[Item]:
+    """Article 004's sum with this run's figures, and where the article is wrong about what MCP saves."""
+    first = next((r for r in c.own if r.tools), None)
+    if first is None:
+        return []
+    each = first.tool_tokens / first.tools
+    forty = math.floor(each * 40 + 0.5)
+    sums = _t(
+        "cost_40",
+        lang,
+        n_tools=first.tools,
+        est=_n(first.tool_tokens),
+        each=_n(each),
+        forty=_n(forty),
+        run=_n(forty * len(c.own)),
+        requests=len(c.own),
+    )
+    return [Item(None, sums), Item(None, _t("cost_correction", lang, requests=len(c.own), n_tools=first.tools))]
 
 
 def _cost_both(c: Closing, lang: Lang) -> str:

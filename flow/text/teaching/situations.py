@@ -67,7 +67,7 @@ from flow.wire import API
 from flow.wire.base import ApiName, WireApi
 from flow.wire.chat import first_choice
 from flow.wire.hosted import hosted_servers
-from flow.wire.reading import reply_turn
+from flow.wire.reading import model_exchanges, reply_turn
 from flow.wire.recorded import answered, api_of_body, api_of_request, arguments_of, conversation, tool_names, turn_of
 
 TurnApi = Literal["responses", "messages"]
@@ -146,10 +146,9 @@ class Situation:
 def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     """Each hop's context, in two passes over the trace (the first finds each request's answer)."""
     answers = _answers(hops)
-    bodies = [p["body"] for p in (payload_of(h, "llm.request") for h in hops) if p is not None]
-    first = next((p for p in (payload_of(h, "llm.request") for h in hops) if p is not None), None)
-    api: ApiName = api_of_request(first).name if first is not None else "chat"
-    hosted = any(hosted_servers(body) for body in bodies)
+    model = model_exchanges(hops)
+    api: ApiName = model[0].api if model else "chat"
+    hosted = any(ex.offer.servers for ex in model)
     client = _provider_client(hops) if hosted else ""
     response: Hop | None = None
     requests = 0
