@@ -86,7 +86,7 @@ from flow.interop.genai import (
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
-from flow.trace.payloads import McpReportedPayload, ServerAsk, ToolResultPayload, payload_of
+from flow.trace.payloads import Failure, McpReportedPayload, ServerAsk, ToolResult, payload_of, typed
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.rounds import Rounds, call_rounds, input_required
 from flow.trace.steps import Step
@@ -420,24 +420,25 @@ class _SpanBuilder:
             "gen_ai.tool.call.arguments": _dumps(arguments),
         }
         error = None
-        if call.first.kind == "error":
+        if isinstance(typed(call.first), Failure):  # the app refused the arguments
             error = (INVALID_ARGUMENTS, str((refused.get("error") if refused else None) or call.first.summary))
         for hop in call.hops:
             if hop.target == "mcp_server":
                 continue  # the server's report of its function: a span of its own, under the server's (`mcp`)
-            if hop.kind == "tool.result":
-                p: ToolResultPayload = payload_of(hop, "tool.result") or {}
-                if "error" in p:  # a JSON-RPC error instead of a result
+            match typed(hop):
+                case ToolResult(payload=p) if "error" in p:  # a JSON-RPC error instead of a result
                     error = (str(p["error"]["code"]), str(p["error"]["message"]))
-                    continue
-                result = p.get("result", {})
-                value = result.get("structuredContent", p.get("return"))
-                attrs["gen_ai.tool.call.result"] = _dumps(value if value is not None else p.get("tool_message_content"))
-                if result.get("isError") or p.get("isError"):
-                    error = ("tool_error", str(p.get("tool_message_content") or hop.summary))
-            elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
-                failed = payload_of(hop, "error")
-                error = (str((failed.get("error") if failed else None) or "_OTHER").replace(" ", "_"), hop.summary)
+                case ToolResult(payload=p):
+                    result = p.get("result", {})
+                    value = result.get("structuredContent", p.get("return"))
+                    said = value if value is not None else p.get("tool_message_content")
+                    attrs["gen_ai.tool.call.result"] = _dumps(said)
+                    if result.get("isError") or p.get("isError"):
+                        error = ("tool_error", str(p.get("tool_message_content") or hop.summary))
+                case Failure(payload=failed) if hop.step == Step.TOOL_RESULT:
+                    error = (str(failed.get("error") or "_OTHER").replace(" ", "_"), hop.summary)
+                case _:
+                    pass  # the call's other hops: its frames and its translation
         end = max(h.t_end_ms for h in call.hops)
         return self.span(
             "app", f"execute_tool {name}", parent, SpanKind.INTERNAL, call.first.t_start_ms, end, attrs, error
