@@ -143,6 +143,19 @@ class Situation:
     note: str | None = None
 
 
+_ANSWERS = ("mcp.response", "mcp.error")
+
+
+def _listing(t: TypedHop, listed: tuple[str, ...] | None, paged: bool) -> tuple[tuple[str, ...] | None, bool]:
+    """The tool list as this hop leaves it: a page after one with nextCursor adds to the list, any other list
+    replaces it; and whether the next page is still to come."""
+    found = _listed(t)
+    if found is None:
+        return listed, paged
+    more = isinstance(t, McpResponse) and "nextCursor" in as_dict(t.payload.get("result"))
+    return ((listed or ()) + found if paged else found), more
+
+
 def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     """Each hop's context, in two passes over the trace (the first finds each request's answer)."""
     answers = _answers(hops)
@@ -163,10 +176,10 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
     listens: tuple[str, ...] = ()
     changed_from: tuple[str, ...] | None = None
     for i, hop in enumerate(hops):
-        payload = as_dict(hop.payload)
+        payload, t = as_dict(hop.payload), typed(hop)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
-        if hop.kind in ("mcp.response", "mcp.error"):
-            waiting.discard(rpc_id)
+        if isinstance(t, McpResponse | McpError) or (isinstance(t, Clipped) and hop.kind in _ANSWERS):
+            waiting.discard(rpc_id)  # a frame that answers, whole or cut
         out.append(
             HopContext(
                 previous,
@@ -186,21 +199,20 @@ def hop_contexts(hops: Sequence[Hop]) -> list[HopContext]:
             )
         )
         listens, changed_from = _session(hop, payload, listens, changed_from, listed)
-        if hop.kind == "mcp.request" and payload.get("method") == "tools/call":
-            waiting.add(rpc_id)
-        elif hop.kind == "error" and hop.step == Step.TOOL_RESULT:
-            waiting.clear()  # the client gave up on what it was waiting for
-        found = _listed(typed(hop))
-        if found is not None:  # a page after one with nextCursor adds to the list; any other list replaces it
-            listed = (listed or ()) + found if paged else found
-            paged = hop.kind == "mcp.response" and "nextCursor" in as_dict(payload.get("result"))
-        if hop.kind == "llm.request":
-            asked, streamed_calls = hop, False
-            requests += 1
-        elif hop.kind in ("llm.response", "llm.assembled"):
-            response = hop
-        elif hop.kind == "llm.chunk":
-            streamed_calls = streamed_calls or _chunk_calls(payload)
+        listed, paged = _listing(t, listed, paged)
+        match t:
+            case McpRequest(payload=p) if p["method"] == "tools/call":
+                waiting.add(rpc_id)
+            case Failure() if hop.step == Step.TOOL_RESULT:
+                waiting.clear()  # the client gave up on what it was waiting for
+            case LlmRequest():
+                asked, streamed_calls, requests = hop, False, requests + 1
+            case LlmResponse() | LlmAssembled():
+                response = hop
+            case LlmChunk():
+                streamed_calls = streamed_calls or _chunk_calls(payload)
+            case _:
+                pass
         previous = hop
     return out
 
