@@ -468,16 +468,14 @@ class _SpanBuilder:
         elif method.startswith("resources/") and params.get("uri"):
             attrs["mcp.resource.uri"] = params["uri"]
         error = None
-        if ex.reply is not None and ex.reply.kind == "mcp.error":
-            failed = payload_of(ex.reply, "mcp.error")
-            err: Mapping[str, Any] = failed["error"] if failed is not None else {}
+        if ex.reply is not None and (failed := payload_of(ex.reply, "mcp.error")) is not None:
+            err: Mapping[str, Any] = failed["error"]
             error = (str(err.get("code")), str(err.get("message")))
             attrs["rpc.response.status_code"] = str(err.get("code"))
-        elif ex.reply is not None and ex.reply.kind == "error":
-            unanswered = payload_of(ex.reply, "error")
-            what = (unanswered.get("error") if unanswered else None) or "_OTHER"
+        elif ex.reply is not None and (unanswered := payload_of(ex.reply, "error")) is not None:
+            what = unanswered.get("error") or "_OTHER"
             error = (str(what).replace(" ", "_"), ex.reply.summary)
-        elif ex.reply is None and ex.request.kind == "mcp.request":
+        elif ex.reply is None and ex.request.direction == "request":
             error = (NO_RESPONSE, "no answer was recorded before the run ended")
         elif (
             method == "tools/call"
@@ -497,7 +495,7 @@ class _SpanBuilder:
         receiver = "mcp_server" if sender == client_side else client_side
         # An unanswered request lasts until the run gave up on it.
         end = ex.reply.t_end_ms if ex.reply is not None else self.trace.hops[-1].t_end_ms
-        if ex.request.kind == "mcp.notification":
+        if ex.request.direction == "notification":
             end = ex.request.t_end_ms
         client = self.span(sender, name, parent, SpanKind.CLIENT, ex.request.t_start_ms, end, attrs, error)
         # The server saw the frame when it arrived and answered just before the client read the answer.
@@ -582,9 +580,10 @@ def _frame_attrs(ex: Exchange, rounds: Rounds) -> Attributes:
     if ex.reply is not None and input_required(ex.reply):
         attrs[REQUIRED_STATE_ATTR] = result.get("requestState")
         attrs[REQUIRED_REQUESTS_ATTR] = _dumps(result.get("inputRequests"))
-    if ex.request.source == "mcp_server" and ex.request.kind == "mcp.request":
+    if ex.request.source == "mcp_server" and ex.request.direction == "request":
         attrs[SERVER_PARAMS_ATTR] = _dumps(params) if params else None
-        attrs[CLIENT_RESULT_ATTR] = _dumps(result) if ex.reply is not None and ex.reply.kind == "mcp.response" else None
+        answered = ex.reply is not None and ex.reply.direction == "response"  # not an error frame
+        attrs[CLIENT_RESULT_ATTR] = _dumps(result) if answered else None
     return attrs
 
 
