@@ -39,9 +39,10 @@ from flow.trace import hops
 from flow.trace.files import TraceError, escape_controls
 from flow.trace.model import Hop, Trace, TraceMeta, as_dict
 from flow.trace.normalise import normalise
-from flow.trace.payloads import ReplayDivergencePayload
+from flow.trace.payloads import LlmChunk, LlmError, LlmResponse, ReplayDivergencePayload, typed
 from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Phase
+from flow.wire.reading import model_exchanges
 
 # The replay model's address: never resolved or contacted (the replay transport answers every request), and
 # nothing of a recording's own base URL reaches the client.
@@ -129,21 +130,25 @@ class Exchange:
 
 
 def recorded_exchanges(trace: Trace) -> list[Exchange]:
+    """What the model was sent and answered, request by request, from the trace's reading of its model exchanges."""
     out: list[Exchange] = []
-    for hop in trace.hops:
-        payload = hop.payload if isinstance(hop.payload, dict) else {}
-        if hop.kind == "llm.request":
-            out.append(Exchange(request=payload.get("body")))
-        elif not out:
-            continue
-        elif hop.kind == "llm.response" or (hop.kind == "llm.error" and "status" in payload):
-            out[-1].status, out[-1].body = payload.get("status", 200), payload.get("body")
-        elif hop.kind == "llm.error":
-            out[-1].transport_error = str(payload.get("error") or "ConnectError")
-        elif hop.kind == "llm.chunk":
-            if out[-1].events is None:
-                out[-1].events, out[-1].status = [], payload.get("status", 200)
-            out[-1].events.append(payload.get("data"))
+    for model in model_exchanges(trace.hops):
+        ex = Exchange(request=as_dict(model.request.payload).get("body"))
+        for hop in model.replies:
+            match typed(hop):
+                case LlmResponse(payload=p):
+                    ex.status, ex.body = p.get("status", 200), p.get("body")
+                case LlmError(payload=p) if "status" in p:  # the provider answered with an error status
+                    ex.status, ex.body = p.get("status", 200), p.get("body")
+                case LlmError(payload=p):  # no answer came: the connection failed
+                    ex.transport_error = str(p.get("error") or "ConnectError")
+                case LlmChunk(payload=p):
+                    if ex.events is None:
+                        ex.events, ex.status = [], p.get("status", 200)
+                    ex.events.append(p.get("data"))
+                case _:
+                    pass  # the turn the app assembled from the events: the events are what is replayed
+        out.append(ex)
     return out
 
 
