@@ -22,15 +22,15 @@ from flow.text.closing import CLOSING_TEXT
 from flow.text.names import Lang, plurals
 from flow.trace.factory import compact_json
 from flow.trace.model import Hop, Trace, as_dict
-from flow.trace.pairing import exchanges, tool_calls
+from flow.trace.pairing import exchanges
 from flow.trace.steps import Step
 from flow.views.bundle_types import ClosingBundle, ClosingText
 from flow.views.labels import shown_arguments
-from flow.views.tool_cost import RequestCost, request_costs
+from flow.views.tool_cost import RequestCost, costs_of
 from flow.wire import API
 from flow.wire.base import ApiName
 from flow.wire.hosted import Exchange as HostedExchange
-from flow.wire.reading import ModelExchange, ToolCall, call_threads, model_exchanges, read_trace, reply_turn
+from flow.wire.reading import ModelExchange, Readings, ToolCall, read_trace, reply_turn
 from flow.wire.recorded import api_of_trace
 
 Fate = Literal[
@@ -145,18 +145,6 @@ def _text(value: Any) -> str:
         return ""
 
 
-def reply_calls(hop: Hop) -> tuple[list[tuple[str, Any, str]], str | None] | None:
-    """The calls a model reply (a response, or a stream's assembled turn) asks the app for, as (name, arguments, id)
-    in its API's terms (tool_calls, function_call items, tool_use blocks; a Messages input is the object it came as),
-    and why the model stopped (finish_reason, status, stop_reason); None for another hop or a body no API reads, and
-    for a reply the host's model wrote for an MCP server (sampling with tools: its calls are the server's to run,
-    never the app's)."""
-    if hop.kind not in ("llm.response", "llm.assembled") or "for_server" in as_dict(hop.payload):
-        return None
-    got = reply_turn(hop)
-    return ([(c.name, c.arguments, c.id) for c in got[0]], got[1]) if got else None
-
-
 def sampled_calls(hop: Hop) -> list[ToolCall]:
     """The calls the host's model asked for in a reply it wrote for an MCP server (sampling with tools): the
     server's to run, never the app's."""
@@ -178,10 +166,10 @@ def _decisions(readings: list[ModelExchange]) -> list[Decision]:
     ]
 
 
-def _known_functions(trace: Trace) -> set[str]:
+def _known_functions(read: Readings) -> set[str]:
     """The tool names the run had: the server's list, or direct mode's hand-written schemas."""
     names: set[str] = set()
-    for hop in read_trace(trace.hops).listed:
+    for hop in read.listed:
         for tool in as_dict(hop.payload).get("tools") or []:
             tool = as_dict(tool)
             names.add(str(as_dict(tool.get("function")).get("name") or tool.get("name")))
@@ -197,10 +185,10 @@ def _raised(hop: Hop) -> str:
     return found[1] if found else "isError"
 
 
-def _fates(trace: Trace) -> list[CallFate]:
+def _fates(trace: Trace, read: Readings) -> list[CallFate]:
     out: list[CallFate] = []
-    known = _known_functions(trace)
-    for thread in call_threads(trace.hops):
+    known = _known_functions(read)
+    for thread in read.threads:
         call_id = thread.id
         first = as_dict(thread.taken.payload)
         fn = as_dict(as_dict(first.get("tool_call")).get("function"))
@@ -236,20 +224,23 @@ def _fates(trace: Trace) -> list[CallFate]:
     return out
 
 
-def _not_sent(trace: Trace, handled: set[str]) -> list[CallFate]:
-    """The tool calls the model asked for that the app never took up (the run stopped first)."""
-    out: list[CallFate] = []
-    for hop in trace.hops:
-        got = reply_calls(hop)
-        for name, args, call_id in got[0] if got else []:
-            if call_id and call_id not in handled:
-                out.append(CallFate(name, shown_arguments(args), "not_sent", hop.seq, call_id=call_id))
-    return out
+def _not_sent(read: Readings) -> list[CallFate]:
+    """The tool calls the model asked the app for that the app never took up (the run stopped first)."""
+    handled = {t.id for t in read.threads}
+    return [
+        CallFate(c.name, shown_arguments(c.arguments), "not_sent", ex.reply.seq, call_id=c.id)
+        for ex in read.model
+        if ex.reply is not None and not ex.for_server
+        for c in ex.calls
+        if c.id and c.id not in handled
+    ]
 
 
-def calls_and_fates(trace: Trace) -> tuple[list[Decision], list[CallFate]]:
-    """The model's decisions (replies with tool_calls) in order, and what became of each call it asked for."""
-    return _decisions(model_exchanges(trace.hops)), _fates(trace) + _not_sent(trace, set(tool_calls(trace.hops)))
+def calls_and_fates(trace: Trace, read: Readings | None = None) -> tuple[list[Decision], list[CallFate]]:
+    """The model's decisions (replies with tool_calls) in order, and what became of each call it asked for; `read`
+    is the trace's reading, when the caller has made it already."""
+    read = read if read is not None else read_trace(trace.hops)
+    return _decisions(list(read.model)), _fates(trace, read) + _not_sent(read)
 
 
 def closing_facts(trace: Trace) -> Closing:
@@ -257,7 +248,7 @@ def closing_facts(trace: Trace) -> Closing:
     hops = trace.hops
     read = read_trace(hops)
     readings = list(read.model)
-    costs, (decisions, fates) = request_costs(trace), calls_and_fates(trace)
+    costs, (decisions, fates) = costs_of(readings), calls_and_fates(trace, read)
     ids = {i for d in decisions for i in d.ids if i}
     mcp_text = [_text(h.payload) for h in (*read.frames, *read.reported)]
     methods, pairs, offered = _mcp_facts(hops)

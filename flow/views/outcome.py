@@ -279,7 +279,7 @@ def _clauses(trace: Trace) -> list[Clause]:
     if trace.meta.mode == "hosted" or read.reported:
         return _hosted_clauses(trace, read)
     r = _Reading(trace, read)
-    decisions, fates = calls_and_fates(trace)
+    decisions, fates = calls_and_fates(trace, read)
     by_id = {f.call_id: f for f in fates if f.call_id}
     # one call per id: a trace recorded before its stream's pieces were joined by id holds them as calls that share it
     of = [[by_id[i] for i in dict.fromkeys(d.ids) if i in by_id] for d in decisions]

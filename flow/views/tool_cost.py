@@ -12,7 +12,7 @@ from flow.text.apis import API_WORDS
 from flow.text.names import Lang
 from flow.trace.model import Trace
 from flow.wire.base import ApiName
-from flow.wire.reading import model_exchanges
+from flow.wire.reading import ModelExchange, model_exchanges
 from flow.wire.recorded import api_of_trace
 
 Mode = Literal["direct", "mcp"]
@@ -40,6 +40,11 @@ class RequestCost:
 def request_costs(trace: Trace) -> list[RequestCost]:
     """What each model request of `trace` weighed, and how much of it was tool definitions (the closing view, Compare's
     figures and the tool-cost chart all measure with this)."""
+    return costs_of(model_exchanges(trace.hops))
+
+
+def costs_of(exchanges: Iterable[ModelExchange]) -> list[RequestCost]:
+    """What each of these model exchanges' requests weighed (`request_costs`, from a reading already made)."""
     return [
         RequestCost(
             seq=ex.request.seq,
@@ -52,7 +57,7 @@ def request_costs(trace: Trace) -> list[RequestCost]:
             server_bytes=ex.offer.server_bytes,
             for_server=ex.for_server,
         )
-        for ex in model_exchanges(trace.hops)
+        for ex in exchanges
     ]
 
 

@@ -78,7 +78,6 @@ class Offer:
     servers: tuple[str, ...]  # the hosted servers' labels
     server_urls: tuple[str, ...]  # and their URLs, in the same order
     server_bytes: int  # the entries that name them (Responses' `mcp` tools; Messages' toolsets and `mcp_servers`)
-    tool_choice: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +89,6 @@ class ModelExchange:
     request: Hop
     replies: tuple[Hop, ...]  # everything that came back: a response, or a stream's events and its assembled turn
     reply: Hop | None  # the reply the calls are read from: the assembled turn of a stream, else the response
-    failed: Hop | None  # an llm.error in its place
     offer: Offer
     calls: tuple[ToolCall, ...]  # what the reply hands the asker to run
     reported: tuple[hosted.Exchange, ...]  # the MCP exchanges the provider says it made for this reply
@@ -147,7 +145,6 @@ def offer_of(body: Any, api: ApiName) -> Offer:
         servers=servers,
         server_urls=tuple(str(s.get("url") or "") for s in named),
         server_bytes=len(json_bytes(naming)) if naming else 0,
-        tool_choice=body.get("tool_choice"),
     )
 
 
@@ -200,7 +197,6 @@ def _read(request: Hop, replies: Sequence[Hop]) -> ModelExchange:
         request=request,
         replies=tuple(replies),
         reply=reply,
-        failed=next((r for r in replies if r.kind == "llm.error"), None),
         offer=offer_of(payload.get("body"), api),
         calls=tuple(got[0]) if got else (),
         reported=tuple(hosted.exchanges(reply_body)) if reply_body is not None else (),
@@ -237,12 +233,7 @@ class Readings:
     frames: tuple[Hop, ...]  # JSON-RPC frames recorded on a wire (requests, responses, errors, notifications)
     reported: tuple[Hop, ...]  # a provider's report of an MCP exchange (hosted MCP)
     invoked: tuple[Hop, ...]  # a tool function's run, as the server or the app reported it
-    asked_user: tuple[Hop, ...]  # a server's question to the user and the user's answer (elicitation)
-
-    @property
-    def own(self) -> tuple[ModelExchange, ...]:
-        """The app's own model exchanges (not the host's for an MCP server)."""
-        return tuple(ex for ex in self.model if not ex.for_server)
+    threads: tuple[CallThread, ...]  # each tool call the model asked the app for, by its call id (call_threads)
 
     @property
     def from_server(self) -> tuple[Hop, ...]:
@@ -275,8 +266,6 @@ def read_trace(hops: Sequence[Hop]) -> Readings:
                 sorted_["reported"].append(hop)
             case ToolInvoke():
                 sorted_["invoked"].append(hop)
-            case UserInput():
-                sorted_["asked_user"].append(hop)
             case Clipped():  # a payload not kept whole: still a frame when its kind says so
                 if hop.kind in ("mcp.request", "mcp.response", "mcp.error", "mcp.notification"):
                     sorted_["frames"].append(hop)
@@ -290,9 +279,10 @@ def read_trace(hops: Sequence[Hop]) -> Readings:
                 | LlmChunk()
                 | LlmAssembled()
                 | ToolResult()
+                | UserInput()
                 | ReplayDivergence()
             ):
-                pass  # read as model exchanges (model_exchanges), or by the views that show them one by one
+                pass  # read as model exchanges or call threads, or by the views that show them one by one
             case _ as never:
                 assert_never(never)
     return Readings(
@@ -306,11 +296,11 @@ def read_trace(hops: Sequence[Hop]) -> Readings:
         frames=tuple(sorted_["frames"]),
         reported=tuple(sorted_["reported"]),
         invoked=tuple(sorted_["invoked"]),
-        asked_user=tuple(sorted_["asked_user"]),
+        threads=tuple(call_threads(hops)),
     )
 
 
-_BINS = ("failures", "forward", "reverse", "schemas", "listed", "frames", "reported", "invoked", "asked_user")
+_BINS = ("failures", "forward", "reverse", "schemas", "listed", "frames", "reported", "invoked")
 
 
 @dataclass(frozen=True, slots=True)
