@@ -10,7 +10,6 @@ given the URL the operator chose (`--server URL`), since it must reach the serve
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,8 +30,14 @@ from flow.trace.redact import REDACTED, redact_url
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text
 from flow.wire.base import Call, Conversation, Native, Settings, Turn, WireApi, previous_response
-from flow.wire.hosted import HostedServer, approval_requests, approval_response, reported_drafts, request_fields
-from flow.wire.recorded import arguments_of
+from flow.wire.hosted import (
+    HostedServer,
+    approval_requests,
+    approval_response,
+    arguments_value,
+    reported_drafts,
+    request_fields,
+)
 
 DEMO_LABEL = "weather"
 
@@ -158,11 +163,7 @@ async def _loop(
 
 def _shown(call: Call) -> str:
     """A call as the run's error line writes it: `get_weather(city=北京)`, or its arguments as they came."""
-    try:
-        arguments = arguments_of(call) if call.parsed is not None else json.loads(call.arguments or "{}")
-    except ValueError:
-        arguments = call.arguments
-    return call_text(call.name, arguments)
+    return call_text(call.name, call.parsed if call.parsed is not None else arguments_value(call.arguments))
 
 
 def record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:

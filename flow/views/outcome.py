@@ -21,6 +21,7 @@ from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text, input_requests
 from flow.views.closing import CallFate, Decision, calls_and_fates, sampled_calls
 from flow.views.labels import shown_arguments
+from flow.wire.hosted import arguments_value
 from flow.wire.reading import Readings, offer_of, read_trace
 from flow.wire.recorded import api_of_request, api_of_trace
 
@@ -243,7 +244,7 @@ def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
             told.append((ex.request.seq, Clause(key, (ex.request.seq,), values=(("call", call),))))
         at = ex.reply.seq if ex.reply is not None else ex.request.seq  # asks come only in a reply
         for ask in ex.asks_approval:
-            asked[ask.id] = call = call_text(ask.name, _json_or_text(ask.arguments))
+            asked[ask.id] = call = call_text(ask.name, arguments_value(ask.arguments))
             told.append((at, Clause("hosted_asked", (at,), values=(("call", call),))))
     failed = False
     for hop in read.reported:
@@ -265,13 +266,6 @@ def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
     decided = any(c.key in ("hosted_called", "hosted_asked") for c in out)
     out.append(_ending(trace, read, failed, decided))
     return out
-
-
-def _json_or_text(text: str) -> object:
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return text
 
 
 def _clauses(trace: Trace) -> list[Clause]:

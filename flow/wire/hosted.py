@@ -169,12 +169,14 @@ def _text_of(content: Any) -> str:
     return "\n".join(parts) if parts else json.dumps(content, ensure_ascii=False)
 
 
-def _parsed(arguments: Any) -> Any:
+def arguments_value(arguments: Any) -> Any:
+    """A call's arguments as a value: a JSON string parsed (an empty one is no arguments), anything else, or a string
+    that is not JSON, as it came."""
     if not isinstance(arguments, str):
         return arguments
     try:
         return json.loads(arguments or "{}")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return arguments
 
 
@@ -210,7 +212,7 @@ def _responses_exchanges(output: list[Any]) -> list[Exchange]:
                     item,
                     str(item.get("id") or ""),
                     str(item.get("name") or ""),
-                    _parsed(item.get("arguments")),
+                    arguments_value(item.get("arguments")),
                     output=text,
                     is_error=error is not None,
                 )
