@@ -259,8 +259,8 @@ def tool_calls(hops: Iterable[Hop]) -> dict[str, ToolCall]:
 
 def exchanges(hops: Iterable[Hop]) -> list[Exchange]:
     """MCP frames paired by JSON-RPC id (per sending side); a tools/call tied to the model's call it carries out
-    (the oldest translated call of that tool name not yet sent, `first_named`); what the server says unasked tied to the request
-    it names (`progress_of`) or else the latest it is handling."""
+    (the oldest translated call of that tool name not yet sent, `first_named`); what the server says unasked tied to
+    the request it names (`progress_of`) or else the latest it is handling."""
     out: list[Exchange] = []
     pairing = Pairing()
     awaiting: list[tuple[str, str]] = []  # (tool name, tool_call_id) translated but not yet sent
