@@ -8,8 +8,9 @@ A stream is chunks of `choices[].delta`. The rule for adding them up, one for th
 hands it), the HTTP tap and merge (which label the events they recorded): a tool-call delta belongs to the call
 `flow.trace.pairing.StreamedCalls` names, by its id first (a gateway may stream one call as deltas that each carry
 the call's id and no `index`), then by its `index`, else the latest call. A name sent again whole is the same name
-(some servers repeat it, and the id, in every delta): only a piece that is not the whole name so far continues it. Text is kept as pieces and joined once, and no value grows past
-what one value of a trace may hold (`MAX_STRING_CHARS`).
+(some servers repeat it, and the id, in every delta): only a piece that is not the whole name so far continues it.
+Text is kept as pieces and joined once, and no value grows past what one value of a trace may hold
+(`MAX_STRING_CHARS`).
 """
 
 from __future__ import annotations
