@@ -246,7 +246,7 @@ class Host:
         body = dict(request.body)
         if not tools:  # no tool keys at all: a provider may refuse an empty list
             body = {k: v for k, v in body.items() if k not in _TOOL_KEYS}
-        body[_MAX_TOKENS[api.name]] = params.max_tokens
+        body[api.max_tokens_field] = params.max_tokens
         token = SERVER_ASK.set(ask)
         try:
             with self.answering():
@@ -336,9 +336,6 @@ class Host:
 
 
 _TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
-
-
-_MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
 
 
 def _items(message: SamplingMessage, api: WireApi) -> list[Item]:

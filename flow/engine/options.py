@@ -313,7 +313,7 @@ _SETTINGS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "host_capabilities": (_capabilities, "a list of sampling, elicitation and roots"),
     "answers": (_pairs, f"a list of at most {_MAX_ITEMS} [field, value] pairs"),
     "elicit_action": (_choice("accept", "decline", "cancel"), '"accept", "decline" or "cancel"'),
-    "api": (_choice("chat", "responses", "messages"), '"chat", "responses" or "messages"'),
+    "api": (_choice(*API), " or ".join(", ".join(f'"{name}"' for name in API).rsplit(", ", 1))),
     "previous_response": (_flag, "true or false"),
     "tool_choice": (_text, f"a non-empty string of at most {_MAX_TEXT} characters"),
     "parallel": (_flag, "true or false"),

@@ -15,6 +15,13 @@ from flow.wire.responses import RESPONSES
 API: dict[ApiName, WireApi] = {"chat": CHAT, "responses": RESPONSES, "messages": MESSAGES}
 
 
+DEFAULT_API: WireApi = CHAT
+
+
+"""What a recorded body with no sign of another API is read as: Chat Completions, the API every older trace was
+recorded with (a request is offered to the others first, in `API`'s order)."""
+
+
 def api_for_path(path: str) -> WireApi | None:
     """The API whose requests go to this URL path (a recording knows the path, not the SDK that sent it)."""
     return next((api for api in API.values() if path.rstrip("/").endswith(api.path)), None)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from flow.trace.model import as_list
 from flow.trace.payloads import Adaptation as AdaptationPayload
 from flow.trace.steps import Step
 
@@ -150,6 +151,38 @@ class Request:
     adapted: tuple[Adaptation, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call a recorded model reply asks its asker to run: the tool's name, its arguments as the model sent
+    them (a JSON string, or Messages' object) and the call's id ("" when the model gave none)."""
+
+    name: str
+    arguments: Any
+    id: str
+
+
+RecordedTurn = tuple[list[ToolCall], str | None]
+
+
+"""The calls a recorded reply asks for, in the neutral form the pairing uses, and why the model stopped."""
+
+
+def read_safely(api: WireApi, body: dict[str, Any]) -> Turn | None:
+    """A recorded body read by its API, or None when that API cannot read it (a foreign or broken shape)."""
+    try:
+        return api.read(body)
+    except (WireProblem, KeyError, TypeError, AttributeError):
+        return None
+
+
+def conversation_items(body: dict[str, Any], field: str) -> list[Any]:
+    """What a request carries of the conversation under `field`; Responses takes a bare string as the user's text."""
+    items = body.get(field)
+    if isinstance(items, str):
+        return [items]
+    return as_list(items)
+
+
 class Stream(Protocol):
     """A streamed response, event by event: each event's line, the turn they build, and whether the model has
     decided to call a tool (which makes the stream step 4 rather than 9)."""
@@ -173,6 +206,17 @@ class WireApi(Protocol):
     keeps_responses: bool  # the provider keeps a response for a follow-up to name (previous_response_id)
     hosted_mcp: bool  # the request can name MCP servers for the provider to reach itself (hosted MCP)
     hosted_approval: bool  # hosted MCP calls can wait for the app's approval (mcp_approval_request)
+    conversation_field: str  # where a request carries the conversation: "messages", or Responses' "input"
+    max_tokens_field: str  # the request field that bounds the reply's length
+
+    # Reading a recorded body: which API it speaks, and what it says, never raising on a foreign shape.
+    def claims_request(self, body: dict[str, Any]) -> bool: ...
+    def claims_body(self, body: dict[str, Any]) -> Literal["sure", "likely"] | None: ...
+    def is_function(self, tool: dict[str, Any]) -> bool: ...
+    def as_response(self, message: dict[str, Any], finish: Any) -> dict[str, Any]: ...
+    def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None: ...
+    def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]: ...
+    def sent_results(self, body: Any) -> list[tuple[Any, Any]]: ...
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]: ...
     def request(self, conversation: Conversation, tools: Sequence[dict[str, Any]], settings: Settings) -> Request: ...

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
-from flow.trace.model import as_dict, is_array, is_object
+from flow.trace.model import as_dict, as_list, is_array, is_object
 from flow.trace.pairing import StreamedCalls
 from flow.trace.steps import Step
 from flow.trace.summaries import arguments_text, counted
@@ -34,12 +34,15 @@ from flow.wire.base import (
     CallWritten,
     Conversation,
     Native,
+    RecordedTurn,
     Request,
     Settings,
+    ToolCall,
     ToolOutput,
     ToolSpec,
     Turn,
     WireProblem,
+    conversation_items,
 )
 
 LABEL_CHARS = 60  # of a piece of text, what a chunk's line quotes
@@ -389,6 +392,19 @@ def quoted_label(text: str | None) -> str:
 # --- the interface --------------------------------------------------------------------------------------------------------
 
 
+def _lenient_turn(message: Any, finish: Any) -> RecordedTurn:
+    calls = [as_dict(c) for c in as_list(as_dict(message).get("tool_calls"))]
+    found = [
+        ToolCall(
+            str(as_dict(c.get("function")).get("name")),
+            as_dict(c.get("function")).get("arguments"),
+            str(c.get("id") or ""),
+        )
+        for c in calls
+    ]
+    return found, finish if isinstance(finish, str) else None
+
+
 class ChatCompletions:
     """Chat Completions as the engine, the taps and the views use it."""
 
@@ -400,6 +416,44 @@ class ChatCompletions:
     keeps_responses = False
     hosted_mcp = False
     hosted_approval = False
+    conversation_field = "messages"
+    max_tokens_field = "max_tokens"
+
+    def claims_request(self, body: dict[str, Any]) -> bool:
+        return False  # a request of no other API's shape is read as Chat Completions (registered first)
+
+    def claims_body(self, body: dict[str, Any]) -> Literal["sure", "likely"] | None:
+        return "sure" if "choices" in body else None
+
+    def is_function(self, tool: dict[str, Any]) -> bool:
+        return tool.get("type") == "function"
+
+    def as_response(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
+        if "choices" not in message and ("tool_calls" in message or "content" in message):
+            return {"choices": [{"message": message, "finish_reason": finish}]}  # an assembled message
+        return message
+
+    def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
+        """Read leniently: a call without an id (some local servers send none) is still a call the model asked
+        for."""
+        if assembled:
+            return _lenient_turn(body, finish)
+        choice = first_choice(body)
+        return _lenient_turn(choice.get("message"), choice.get("finish_reason")) if choice else None
+
+    def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
+        items = conversation_items(as_dict(body), "messages")
+        out: list[tuple[tuple[str | int, ...], str]] = []
+        for i in range(len(items) - 1, -1, -1):
+            item = as_dict(items[i])
+            if item.get("role") != "tool":
+                break
+            out.append((("messages", i), str(item.get("tool_call_id"))))
+        return out[::-1]
+
+    def sent_results(self, body: Any) -> list[tuple[Any, Any]]:
+        items = map(as_dict, conversation_items(as_dict(body), "messages"))
+        return [(i.get("tool_call_id"), i.get("content")) for i in items if i.get("role") == "tool"]
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         fn: dict[str, Any] = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}

@@ -32,14 +32,34 @@ from flow.wire.base import (
     CallWritten,
     Conversation,
     Native,
+    RecordedTurn,
     Request,
     Settings,
+    ToolCall,
     ToolOutput,
     ToolSpec,
     Turn,
     WireProblem,
+    conversation_items,
+    read_safely,
 )
 from flow.wire.chat import clip_label, excerpt, get, quoted_label
+
+EVENTS = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
+)
+
+
+"""The event types of an Anthropic Messages stream (an `error` event is told apart by its `error` object)."""
+
 
 MAX_TOKENS = 1024  # the answer's cap the app sends: required by the API, far above what a weather answer takes
 
@@ -284,6 +304,49 @@ class Messages:
     keeps_responses = False
     hosted_mcp = True  # the MCP connector (beta mcp-client-2025-11-20)
     hosted_approval = False
+    conversation_field = "messages"
+    max_tokens_field = "max_tokens"
+
+    def claims_request(self, body: dict[str, Any]) -> bool:
+        return "max_tokens" in body and isinstance(body.get("system"), (str, list))
+
+    def claims_body(self, body: dict[str, Any]) -> Literal["sure", "likely"] | None:
+        kind = body.get("type")
+        if kind in EVENTS or (kind == "error" and isinstance(body.get("error"), dict)):  # a stream event
+            return "sure"
+        return "likely" if kind == "message" or (isinstance(body.get("content"), list) and "role" not in body) else None
+
+    def is_function(self, tool: dict[str, Any]) -> bool:
+        return tool.get("type") in (None, "custom")  # not a provider's own tool, nor an MCP toolset
+
+    def as_response(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
+        return {**message, "stop_reason": finish} if finish is not None and "stop_reason" not in message else message
+
+    def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
+        turn = read_safely(self, self.as_response(as_dict(body), finish if assembled else None))
+        if turn is None:
+            return None
+        return [
+            ToolCall(c.name, c.parsed if c.parsed is not None else c.arguments, c.id) for c in turn.calls
+        ], turn.finish
+
+    def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
+        items = conversation_items(as_dict(body), "messages")
+        last = as_dict(items[-1]) if items else {}
+        blocks = last.get("content") if last.get("role") == "user" else None
+        return [
+            (("messages", len(items) - 1, "content", j), str(as_dict(block).get("tool_use_id")))
+            for j, block in enumerate(as_list(blocks))
+            if as_dict(block).get("type") == "tool_result"
+        ]
+
+    def sent_results(self, body: Any) -> list[tuple[Any, Any]]:
+        found: list[tuple[Any, Any]] = []
+        for item in map(as_dict, conversation_items(as_dict(body), "messages")):
+            if item.get("role") == "user":
+                blocks = [as_dict(b) for b in as_list(item.get("content"))]
+                found += [(b.get("tool_use_id"), b.get("content")) for b in blocks if b.get("type") == "tool_result"]
+        return found
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}

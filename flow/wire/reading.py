@@ -45,25 +45,15 @@ from flow.trace.payloads import (
     typed,
 )
 from flow.trace.stats import estimate_tokens
-from flow.wire import hosted
-from flow.wire.base import ApiName
-from flow.wire.recorded import api_of_body, api_of_request, arguments_of, turn_of
+from flow.wire import API, hosted
+from flow.wire.base import ApiName, ToolCall
+from flow.wire.recorded import api_of_body, api_of_request
 
 Asker = Literal["app", "host_for_server"]
 
 
 """Who sent a model request: the app for its own conversation, or the host's client for an MCP server that asked it
 to sample (sampling/createMessage: the reply, and any call in it, is the server's)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A tool call a model reply asks its asker to run: the tool's name, its arguments as the model sent them (a JSON
-    string, or Messages' object) and the call's id ("" when the model gave none)."""
-
-    name: str
-    arguments: Any
-    id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,18 +103,6 @@ class ModelExchange:
         return self.asker == "host_for_server"
 
 
-def _is_function(tool: dict[str, Any], api: ApiName) -> bool:
-    """Whether a request's tool entry is a function the asker runs (not a provider's own tool or an MCP toolset)."""
-    kind = tool.get("type")
-    match api:
-        case "chat" | "responses":
-            return kind == "function"
-        case "messages":
-            return kind is None or kind == "custom"
-        case _:
-            assert_never(api)
-
-
 def _name(tool: dict[str, Any]) -> str:
     return str(tool.get("name") or as_dict(tool.get("function")).get("name") or "")
 
@@ -133,8 +111,9 @@ def offer_of(body: Any, api: ApiName) -> Offer:
     """What a request body offers the model: its function tools and the hosted MCP servers it names."""
     body = as_dict(body)
     tools = [as_dict(t) for t in as_list(body.get("tools"))]
-    functions = [t for t in tools if _is_function(t, api)]
-    others = [t for t in tools if not _is_function(t, api)]
+    wire = API[api]
+    functions = [t for t in tools if wire.is_function(t)]
+    others = [t for t in tools if not wire.is_function(t)]
     named = hosted.hosted_servers(body)
     servers = tuple(str(s.get("label") or "") for s in named)
     naming = [*others, *as_list(body.get("mcp_servers"))] if servers else []
@@ -148,38 +127,13 @@ def offer_of(body: Any, api: ApiName) -> Offer:
     )
 
 
-def _chat_turn(message: Any, finish: Any) -> tuple[list[ToolCall], str | None]:
-    """A Chat Completions message's tool_calls, read leniently: a call without an id (some local servers send none)
-    is still a call the model asked for."""
-    calls = [as_dict(c) for c in as_list(as_dict(message).get("tool_calls"))]
-    found = [
-        ToolCall(
-            str(as_dict(c.get("function")).get("name")),
-            as_dict(c.get("function")).get("arguments"),
-            str(c.get("id") or ""),
-        )
-        for c in calls
-    ]
-    return found, finish if isinstance(finish, str) else None
-
-
 def reply_turn(hop: Hop) -> tuple[list[ToolCall], str | None] | None:
     """The calls a model reply (a response, or a stream's assembled turn) asks for, in its API's terms (tool_calls,
     function_call items, tool_use blocks), and why the model stopped; None for a body no API reads."""
     payload = as_dict(hop.payload)
     assembled = hop.kind == "llm.assembled"
     body = payload.get("message") if assembled else payload.get("body")
-    api = api_of_body(body)
-    if api.name == "chat":
-        if assembled:
-            return _chat_turn(body, payload.get("finish_reason"))
-        choices = as_list(as_dict(body).get("choices"))
-        choice = as_dict(choices[0]) if choices else {}
-        return _chat_turn(choice.get("message"), choice.get("finish_reason")) if choice else None
-    turn = turn_of(body, api, finish=payload.get("finish_reason") if assembled else None)
-    if turn is None:
-        return None
-    return [ToolCall(c.name, arguments_of(c), c.id) for c in turn.calls], turn.finish
+    return api_of_body(body).recorded_turn(body, assembled=assembled, finish=payload.get("finish_reason"))
 
 
 def _read(request: Hop, replies: Sequence[Hop]) -> ModelExchange:

@@ -11,26 +11,11 @@ words for what they find are in `flow.text.apis`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, assert_never
+from typing import Any
 
 from flow.trace.model import Trace, as_dict, as_list, is_object
-from flow.wire import API, api_for_path
-from flow.wire.base import Turn, WireApi, WireProblem
-
-MESSAGES_EVENTS = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-    }
-)
-
-
-"""The event types of an Anthropic Messages stream (an `error` event is told apart by its `error` object)."""
+from flow.wire import API, DEFAULT_API, api_for_path
+from flow.wire.base import Turn, WireApi, conversation_items, read_safely
 
 
 def _path(url: Any) -> str:
@@ -44,53 +29,26 @@ def api_of_request(payload: Mapping[str, Any]) -> WireApi:
     if found is not None:
         return found
     body = as_dict(payload.get("body"))
-    if "input" in body or "instructions" in body or "previous_response_id" in body:
-        return API["responses"]
-    if "max_tokens" in body and isinstance(body.get("system"), (str, list)):
-        return API["messages"]
-    return API["chat"]
+    return next((api for api in API.values() if api.claims_request(body)), DEFAULT_API)
 
 
 def api_of_body(body: Any) -> WireApi:
     """The API a response body, an assembled turn or a stream event belongs to, by its shape."""
     body = as_dict(body)
-    if "choices" in body:
-        return API["chat"]
-    kind = body.get("type")
-    if isinstance(kind, str) and kind.startswith("response."):
-        return API["responses"]
-    if kind in MESSAGES_EVENTS or (kind == "error" and isinstance(body.get("error"), dict)):
-        return API["messages"]
-    if body.get("object") == "response" or isinstance(body.get("output"), list):
-        return API["responses"]
-    if kind == "message" or (isinstance(body.get("content"), list) and "role" not in body):
-        return API["messages"]
-    return API["chat"]
+    claims = [(api, api.claims_body(body)) for api in API.values()]
+    sure = next((api for api, claim in claims if claim == "sure"), None)
+    return sure or next((api for api, claim in claims if claim == "likely"), DEFAULT_API)
 
 
 def api_named(name: Any) -> WireApi:
     """The API a trace's settings name (`meta.settings.api`); Chat Completions when they name none."""
-    return API[name] if name in API else API["chat"]
-
-
-def is_chat(api: WireApi) -> bool:
-    return api.name == "chat"
+    return API[name] if name in API else DEFAULT_API
 
 
 def turn_of(body: Any, api: WireApi, *, finish: Any = None) -> Turn | None:
     """The model's turn in a body (or an assembled message, its `finish` given beside it), read by its API; None
     when the API cannot read it."""
-    body = as_dict(body)
-    if finish is not None:
-        key = {"chat": None, "responses": "status", "messages": "stop_reason"}[api.name]
-        if key is not None and key not in body:
-            body = {**body, key: finish}
-    if api.name == "chat" and "choices" not in body and ("tool_calls" in body or "content" in body):
-        body = {"choices": [{"message": body, "finish_reason": finish}]}  # an assembled message
-    try:
-        return api.read(body)
-    except (WireProblem, KeyError, TypeError, AttributeError):
-        return None
+    return read_safely(api, api.as_response(as_dict(body), finish))
 
 
 def arguments_of(call: Any) -> Any:
@@ -106,56 +64,20 @@ def tool_names(body: Any) -> list[str]:
 
 def conversation(body: Any, api: WireApi) -> list[Any]:
     """What a request carries of the conversation: its messages (Chat, Messages) or input items (Responses)."""
-    body = as_dict(body)
-    items = body.get("input" if api.name == "responses" else "messages")
-    if isinstance(items, str):  # Responses takes a bare string as the user's text
-        return [items]
-    return as_list(items)
+    return conversation_items(as_dict(body), api.conversation_field)
 
 
 def answered(body: Any, api: WireApi) -> list[tuple[tuple[str | int, ...], str]]:
     """The tool results a request ends with (the ones this backfill sends), each as (its path in the body, the call
     id it quotes): Chat's trailing role "tool" messages, Responses' trailing `function_call_output` items, the
     `tool_result` blocks of Messages' last user message."""
-    items = conversation(body, api)
-    out: list[tuple[tuple[str | int, ...], str]] = []
-    if api.name == "messages":
-        last = as_dict(items[-1]) if items else {}
-        blocks = last.get("content") if last.get("role") == "user" else None
-        for j, block in enumerate(as_list(blocks)):
-            if as_dict(block).get("type") == "tool_result":
-                out.append((("messages", len(items) - 1, "content", j), str(as_dict(block).get("tool_use_id"))))
-        return out
-    field, kind, key = (
-        ("input", "function_call_output", "call_id")
-        if api.name == "responses"
-        else ("messages", "tool", "tool_call_id")
-    )
-    for i in range(len(items) - 1, -1, -1):
-        item = as_dict(items[i])
-        if (item.get("type") if api.name == "responses" else item.get("role")) != kind:
-            break
-        out.append(((field, i), str(item.get(key))))
-    return out[::-1]
+    return api.answered(body)
 
 
 def sent_results(body: Any, api: WireApi) -> list[tuple[str, Any]]:
     """The tool results a request sends back, each as (the call id it answers, its content): Chat's role "tool"
     messages, Responses' function_call_output items, Messages' tool_result blocks."""
-    found: list[tuple[Any, Any]] = []
-    for item in map(as_dict, conversation(body, api)):
-        match api.name:
-            case "chat" if item.get("role") == "tool":
-                found.append((item.get("tool_call_id"), item.get("content")))
-            case "responses" if item.get("type") == "function_call_output":
-                found.append((item.get("call_id"), item.get("output")))
-            case "messages" if item.get("role") == "user":
-                blocks = [as_dict(b) for b in as_list(item.get("content"))]
-                found += [(b.get("tool_use_id"), b.get("content")) for b in blocks if b.get("type") == "tool_result"]
-            case "chat" | "responses" | "messages":
-                pass  # not a result
-            case _ as never:
-                assert_never(never)
+    found = api.sent_results(body)
     return [(i, content) for i, content in found if isinstance(i, str)]
 
 

@@ -33,12 +33,16 @@ from flow.wire.base import (
     CallWritten,
     Conversation,
     Native,
+    RecordedTurn,
     Request,
     Settings,
+    ToolCall,
     ToolOutput,
     ToolSpec,
     Turn,
     WireProblem,
+    conversation_items,
+    read_safely,
 )
 from flow.wire.chat import clip_label, excerpt, get, quoted_label
 
@@ -281,6 +285,45 @@ class Responses:
     keeps_responses = True  # `store` defaults to true; a follow-up uses it only by naming previous_response_id
     hosted_mcp = True
     hosted_approval = True
+    conversation_field = "input"
+    max_tokens_field = "max_output_tokens"
+
+    def claims_request(self, body: dict[str, Any]) -> bool:
+        return "input" in body or "instructions" in body or "previous_response_id" in body
+
+    def claims_body(self, body: dict[str, Any]) -> Literal["sure", "likely"] | None:
+        kind = body.get("type")
+        if isinstance(kind, str) and kind.startswith("response."):  # a stream event
+            return "sure"
+        return "likely" if body.get("object") == "response" or isinstance(body.get("output"), list) else None
+
+    def is_function(self, tool: dict[str, Any]) -> bool:
+        return tool.get("type") == "function"
+
+    def as_response(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
+        return {**message, "status": finish} if finish is not None and "status" not in message else message
+
+    def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
+        turn = read_safely(self, self.as_response(as_dict(body), finish if assembled else None))
+        if turn is None:
+            return None
+        return [
+            ToolCall(c.name, c.parsed if c.parsed is not None else c.arguments, c.id) for c in turn.calls
+        ], turn.finish
+
+    def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
+        items = conversation_items(as_dict(body), "input")
+        out: list[tuple[tuple[str | int, ...], str]] = []
+        for i in range(len(items) - 1, -1, -1):
+            item = as_dict(items[i])
+            if item.get("type") != "function_call_output":
+                break
+            out.append((("input", i), str(item.get("call_id"))))
+        return out[::-1]
+
+    def sent_results(self, body: Any) -> list[tuple[Any, Any]]:
+        items = map(as_dict, conversation_items(as_dict(body), "input"))
+        return [(i.get("call_id"), i.get("output")) for i in items if i.get("type") == "function_call_output"]
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         return {

@@ -1025,9 +1025,6 @@ def _stream_event(data: Any, ctx: HopContext) -> Situation | None:
             assert_never(never)
 
 
-_MAX_TOKENS = {"chat": "max_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
-
-
 def _object(arguments: Any) -> Any:
     """A call's arguments as an object where they are JSON text (Chat, Responses), to be shown as `key=value`."""
     if not isinstance(arguments, str):
@@ -1042,7 +1039,7 @@ def _for_server(p: LlmRequestPayload) -> Situation | None:
     """The host's model call for an MCP server's sampling request: the server's messages and token limit."""
     api = api_of_request(p)
     body = as_dict(p["body"])
-    field = _MAX_TOKENS.get(api.name, "max_tokens")
+    field = api.max_tokens_field
     derived = {"messages": str(len(conversation(body, api)))}
     tools = [t for t in tool_names(body) if value(t)]
     if tools:
