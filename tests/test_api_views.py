@@ -17,7 +17,8 @@ from flow.trace.model import Hop, Trace
 from flow.trace.steps import Step
 from flow.views.focus import focus_json
 from flow.views.labels import label_lines
-from flow.views.table import PARSED_ARGUMENTS, focus_view
+from flow.views.table import focus_view
+from flow.wire.facts import PARSED_ARGUMENTS
 
 APIS = ("chat", "responses", "messages")
 MODES = ("mcp", "direct")

@@ -11,7 +11,8 @@ from flow.samples import SAMPLES
 from flow.trace.files import load_trace
 from flow.trace.model import Hop, Trace
 from flow.views.focus import PAIR_PALETTE, focus, focus_json, view_and_focus
-from flow.views.table import PARSED_ARGUMENTS, focus_view
+from flow.views.table import focus_view
+from flow.wire.facts import PARSED_ARGUMENTS
 from helpers import ROOT, odd_payload_hops
 
 NAMES = [s.name for s in SAMPLES]

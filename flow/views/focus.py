@@ -40,8 +40,9 @@ from flow.trace.payloads import (
     UserMessage,
     typed,
 )
-from flow.views.table import PARSED_ARGUMENTS, focus_view
+from flow.views.table import focus_view
 from flow.wire.base import ApiName, WireApi
+from flow.wire.facts import PARSED_ARGUMENTS
 from flow.wire.recorded import answered, api_of_body, api_of_request
 
 Path = tuple[str | int, ...]

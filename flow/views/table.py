@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
-from flow.text.apis import API_WORDS
 from flow.text.names import ACTOR_NAMES, AT_PROVIDER, KIND_NAMES, PHASE_NAMES, Lang, actor_names
 from flow.trace.files import clip_strings, clip_text, escape_controls
 from flow.trace.model import Hop, Trace, as_dict
@@ -46,14 +45,12 @@ from flow.views.labels import (
     display_width,
     is_reported,
     label_lines,
-    parse_arguments_text,
     provider_group,
     round_line,
     trace_lifelines,
 )
-from flow.wire.base import WireApi
-from flow.wire.chat import first_choice
-from flow.wire.recorded import answered, api_of_body, api_of_request, conversation
+from flow.wire.facts import ERROR_KEYS
+from flow.wire.recorded import api_of_body, api_of_request
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -206,39 +203,6 @@ def _tool_calls_figure(trace: Trace) -> str:
     return f"tool calls {tool_calls(trace.hops)} (reported by the provider)"
 
 
-def _message_facts(msg: Any) -> Any:
-    if not isinstance(msg, dict):
-        return msg
-    facts = {k: msg[k] for k in ("role", "tool_call_id", "tool_calls", "content") if k in msg}
-    return facts
-
-
-PARSED_ARGUMENTS = "arguments (parsed)"
-
-
-"""The key `focus_view` puts beside a tool call's `arguments` string: what that string reads as (not a wire field)."""
-
-
-def _with_parsed_arguments(calls: Any) -> Any:
-    """Tool calls with their arguments string read as JSON beside it, as the app reads it at step 5."""
-    if not isinstance(calls, list):
-        return calls
-    out: list[Any] = []
-    for call in calls:
-        fn = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(fn, dict) or "arguments" not in fn:
-            out.append(call)
-            continue
-        ok, parsed = parse_arguments_text(fn["arguments"])
-        shown: dict[str, Any] = {}
-        for key, value in fn.items():
-            shown[key] = value
-            if key == "arguments":
-                shown[PARSED_ARGUMENTS] = parsed if ok else f"not JSON: {parsed}"
-        out.append({**call, "function": shown})
-    return out
-
-
 VIEW_TEXT_CHARS = 20_000
 
 
@@ -327,46 +291,31 @@ def _facts(t: TypedHop) -> dict[str, Any]:
 
 
 def _model_facts(t: ModelHop) -> dict[str, Any]:
-    """What a lesson is about in a model hop, by kind and by the API its body speaks."""
+    """What a lesson is about in a model hop: the fields its API says a lesson is about (`WireApi.request_facts`
+    and its kin), and the HTTP status where the hop has one."""
+    body: Any
     match t:
         case LlmRequest(payload=p):
-            wire = api_of_request(p)
-            match wire.name:
-                case "chat":
-                    return _body_facts(p["body"])
-                case "responses" | "messages" as api:
-                    return _request_facts(p["body"], wire, api)
-                case _ as never:
-                    assert_never(never)
+            body = p["body"]
+            return api_of_request(p).request_facts(body) if isinstance(body, dict) else {}
         case LlmResponse(payload=p):
-            match api_of_body(p["body"]).name:
-                case "responses" | "messages" as api if p.get("status", 0) < 400:
-                    facts = _turn_facts(p["body"], api)
-                    # a Responses body has a status of its own ("completed"), which is what the lesson is about
-                    return facts | ({"HTTP status": p["status"]} if "status" in facts and "status" in p else _status(p))
-                case "chat" | "responses" | "messages":  # an error status: the provider's error body, as it came
-                    return _body_facts(p["body"]) | _status(p)
-                case _ as never:
-                    assert_never(never)
+            body = p["body"]
+            if not isinstance(body, dict):
+                return _status(p)
+            if p.get("status", 0) >= 400:  # an error status: the provider's error body, as it came
+                return _picked(body, ERROR_KEYS) | _status(p)
+            facts = api_of_body(body).reply_facts(body)
+            # a Responses body has a status of its own ("completed"), which is what the lesson is about
+            return facts | ({"HTTP status": p["status"]} if "status" in facts and "status" in p else _status(p))
         case LlmChunk(payload=p):
-            match api_of_body(p["data"]).name:
-                case "chat":
-                    return _body_facts(p["data"]) | _status(p)
-                case "responses" | "messages":
-                    return _picked(as_dict(p["data"]), _EVENT_KEYS) | _status(p)
-                case _ as never:
-                    assert_never(never)
+            data = p["data"]
+            return (api_of_body(data).event_facts(data) if isinstance(data, dict) else {}) | _status(p)
         case LlmAssembled(payload=p):
-            match api_of_body(p["message"]).name:
-                case "chat":  # the assembled message stands where a response's choice does
-                    return _body_facts({"choices": [p]})
-                case "responses" | "messages" as api:
-                    finish = API_WORDS[api]["finish"]  # status, stop_reason
-                    return _turn_facts({**p["message"], finish: p["finish_reason"]}, api)
-                case _ as never:
-                    assert_never(never)
+            message = as_dict(p["message"])
+            return api_of_body(message).assembled_facts(message, p["finish_reason"])
         case LlmError(payload=p):
-            return _body_facts(p.get("body")) | _status(p)
+            body = p.get("body")
+            return (_picked(body, ERROR_KEYS) if isinstance(body, dict) else {}) | _status(p)
         case _ as never:
             assert_never(never)
 
@@ -428,96 +377,6 @@ def _asking_facts(part: dict[str, Any]) -> dict[str, Any]:
     state = part.get("requestState")
     if isinstance(state, str):
         facts["requestState"] = state if len(state) <= STATE_CHARS else f"{state[:STATE_CHARS]}…"
-    return facts
-
-
-def _body_facts(body: Any) -> dict[str, Any]:
-    """A model body's facts: the assistant message's tool calls and content, the finish reason, the messages sent
-    and the tool_call_ids they answer. The body is the provider's JSON as it came, so it is read with care."""
-    if not isinstance(body, dict):
-        return {}
-    facts = _choice_facts(first_choice(body))
-    if isinstance(body.get("messages"), list):
-        facts["messages"] = [_message_facts(m) for m in body["messages"]]
-        ids = [m.get("tool_call_id") for m in body["messages"] if isinstance(m, dict) and m.get("tool_call_id")]
-        if ids:
-            facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
-    return facts | _picked(body, ("tool_choice", "parallel_tool_calls", "stream", "usage", "error"))
-
-
-_EVENT_KEYS = ("type", "item", "content_block", "delta", "arguments", "message", "response", "usage", "error")
-
-
-"""What a Responses or Messages stream event is about: its type and what it brings."""
-
-
-TurnApi = Literal["responses", "messages"]
-
-
-"""The APIs whose requests and turns the table reads item by item (Chat's are read as a choice and its messages)."""
-
-
-_REQUEST_KEYS: dict[TurnApi, tuple[str, ...]] = {
-    "responses": ("instructions", "previous_response_id", "tool_choice", "parallel_tool_calls", "stream"),
-    "messages": ("system", "max_tokens", "tool_choice", "stream"),
-}
-
-
-def _request_facts(body: Any, wire: WireApi, api: TurnApi) -> dict[str, Any]:
-    """A Responses or Messages request's facts: the conversation it sends (input items, or messages), the call ids
-    its tool results quote (`call_id`, `tool_use_id`), and the fields that API teaches (`previous_response_id`;
-    the top-level `system` and the required `max_tokens`)."""
-    if not isinstance(body, dict):
-        return {}
-    facts: dict[str, Any] = {API_WORDS[api]["conversation"]: conversation(body, wire)}
-    ids = [i for _, i in answered(body, wire)]
-    if ids:
-        facts[API_WORDS[api]["id"]] = ids if len(ids) > 1 else ids[0]
-    return facts | _picked(body, _REQUEST_KEYS[api])
-
-
-def _turn_facts(body: Any, api: TurnApi) -> dict[str, Any]:
-    """A Responses or Messages turn's facts: the response's id and its output items (a call's arguments string read
-    as JSON beside it), or the content blocks (a tool_use's input already an object), and why it stopped."""
-    if not isinstance(body, dict):
-        return {}
-    match api:
-        case "responses":
-            output = body.get("output")
-            items = [_item_with_parsed_arguments(i) for i in output] if isinstance(output, list) else output
-            facts = _picked(body, ("id",)) | {"output": items} | _picked(body, ("status", "usage"))
-        case "messages":
-            facts = _picked(body, ("content", "stop_reason", "usage"))
-        case _ as never:
-            assert_never(never)
-    return facts | ({"error": body["error"]} if body.get("error") is not None else {})
-
-
-def _item_with_parsed_arguments(item: Any) -> Any:
-    if not isinstance(item, dict) or item.get("type") != "function_call" or "arguments" not in item:
-        return item
-    ok, parsed = parse_arguments_text(item["arguments"])
-    shown: dict[str, Any] = {}
-    for key, value in item.items():
-        shown[key] = value
-        if key == "arguments":
-            shown[PARSED_ARGUMENTS] = parsed if ok else f"not JSON: {parsed}"
-    return shown
-
-
-def _choice_facts(choice: dict[str, Any]) -> dict[str, Any]:
-    """A choice's message (or a chunk's delta): its content, tool calls, role, and the finish reason."""
-    facts: dict[str, Any] = {}
-    message = as_dict(choice.get("message") or choice.get("delta"))
-    whole = "message" in choice  # a whole message, not one chunk's delta
-    if whole and "content" in message:  # first: null when the model asks for tools instead of answering
-        facts["content"] = message["content"]
-    if message.get("tool_calls"):
-        facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
-    if "role" in message:
-        facts["role"] = message["role"]
-    if choice.get("finish_reason") is not None:
-        facts["finish_reason"] = choice["finish_reason"]
     return facts
 
 

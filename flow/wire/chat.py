@@ -44,6 +44,7 @@ from flow.wire.base import (
     WireProblem,
     conversation_items,
 )
+from flow.wire.facts import ERROR_KEYS, picked, with_parsed_arguments
 
 LABEL_CHARS = 60  # of a piece of text, what a chunk's line quotes
 
@@ -392,6 +393,54 @@ def quoted_label(text: str | None) -> str:
 # --- the interface --------------------------------------------------------------------------------------------------------
 
 
+def _body_facts(body: dict[str, Any]) -> dict[str, Any]:
+    """A completion's, a chunk's or a request's facts: the assistant message's tool calls and content, the finish
+    reason, the messages sent and the tool_call_ids they answer. The body is the provider's JSON as it came, so it
+    is read with care."""
+    facts = _choice_facts(first_choice(body))
+    messages = body.get("messages")
+    if is_array(messages):
+        facts["messages"] = [_message_facts(m) for m in messages]
+        ids = [as_dict(m).get("tool_call_id") for m in messages if as_dict(m).get("tool_call_id")]
+        if ids:
+            facts["tool_call_id"] = ids if len(ids) > 1 else ids[0]
+    return facts | picked(body, ERROR_KEYS)
+
+
+def _message_facts(msg: Any) -> Any:
+    return picked(msg, ("role", "tool_call_id", "tool_calls", "content")) if is_object(msg) else msg
+
+
+def _choice_facts(choice: dict[str, Any]) -> dict[str, Any]:
+    """A choice's message (or a chunk's delta): its content, tool calls, role, and the finish reason."""
+    facts: dict[str, Any] = {}
+    message = as_dict(choice.get("message") or choice.get("delta"))
+    whole = "message" in choice  # a whole message, not one chunk's delta
+    if whole and "content" in message:  # first: null when the model asks for tools instead of answering
+        facts["content"] = message["content"]
+    if message.get("tool_calls"):
+        facts["tool_calls"] = _with_parsed_arguments(message["tool_calls"]) if whole else message["tool_calls"]
+    if "role" in message:
+        facts["role"] = message["role"]
+    if choice.get("finish_reason") is not None:
+        facts["finish_reason"] = choice["finish_reason"]
+    return facts
+
+
+def _with_parsed_arguments(calls: Any) -> Any:
+    """Tool calls with their arguments string read as JSON beside it."""
+    if not is_array(calls):
+        return calls
+    out: list[Any] = []
+    for call in calls:
+        fn = as_dict(call).get("function")
+        if not is_object(fn) or "arguments" not in fn:
+            out.append(call)
+            continue
+        out.append({**as_dict(call), "function": with_parsed_arguments(fn)})
+    return out
+
+
 def _lenient_turn(message: Any, finish: Any) -> RecordedTurn:
     calls = [as_dict(c) for c in as_list(as_dict(message).get("tool_calls"))]
     found = [
@@ -454,6 +503,18 @@ class ChatCompletions:
     def sent_results(self, body: Any) -> list[tuple[Any, Any]]:
         items = map(as_dict, conversation_items(as_dict(body), "messages"))
         return [(i.get("tool_call_id"), i.get("content")) for i in items if i.get("role") == "tool"]
+
+    def request_facts(self, body: dict[str, Any]) -> dict[str, Any]:
+        return _body_facts(body)
+
+    def reply_facts(self, body: dict[str, Any]) -> dict[str, Any]:
+        return _body_facts(body)
+
+    def assembled_facts(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
+        return _body_facts({"choices": [{"message": message, "finish_reason": finish}]})  # where a choice stands
+
+    def event_facts(self, data: dict[str, Any]) -> dict[str, Any]:
+        return _body_facts(data)
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         fn: dict[str, Any] = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}

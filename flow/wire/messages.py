@@ -44,6 +44,7 @@ from flow.wire.base import (
     read_safely,
 )
 from flow.wire.chat import clip_label, excerpt, get, quoted_label
+from flow.wire.facts import EVENT_KEYS, picked
 
 EVENTS = frozenset(
     {
@@ -347,6 +348,26 @@ class Messages:
                 blocks = [as_dict(b) for b in as_list(item.get("content"))]
                 found += [(b.get("tool_use_id"), b.get("content")) for b in blocks if b.get("type") == "tool_result"]
         return found
+
+    def request_facts(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The messages sent, the call ids its tool_result blocks quote, the top-level `system` and the required
+        `max_tokens`."""
+        facts: dict[str, Any] = {"messages": conversation_items(body, "messages")}
+        ids = [i for _, i in self.answered(body)]
+        if ids:
+            facts["tool_use_id"] = ids if len(ids) > 1 else ids[0]
+        return facts | picked(body, ("system", "max_tokens", "tool_choice", "stream"))
+
+    def reply_facts(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The content blocks (a tool_use's input already an object) and why the model stopped."""
+        facts = picked(body, ("content", "stop_reason", "usage"))
+        return facts | ({"error": body["error"]} if body.get("error") is not None else {})
+
+    def assembled_facts(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
+        return self.reply_facts({**message, "stop_reason": finish})
+
+    def event_facts(self, data: dict[str, Any]) -> dict[str, Any]:
+        return picked(data, EVENT_KEYS)
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}

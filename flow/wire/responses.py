@@ -24,7 +24,7 @@ from typing import Any, Literal
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
-from flow.trace.model import as_dict, as_list, is_array
+from flow.trace.model import as_dict, as_list, is_array, is_object
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
@@ -45,6 +45,7 @@ from flow.wire.base import (
     read_safely,
 )
 from flow.wire.chat import clip_label, excerpt, get, quoted_label
+from flow.wire.facts import EVENT_KEYS, picked, with_parsed_arguments
 
 CALL_ITEMS = ("function_call",)
 
@@ -274,6 +275,12 @@ class ResponsesStream:
 # --- the interface --------------------------------------------------------------------------------------------------
 
 
+def _with_parsed_arguments(item: Any) -> Any:
+    if not is_object(item) or item.get("type") != "function_call" or "arguments" not in item:
+        return item
+    return with_parsed_arguments(item)
+
+
 class Responses:
     """OpenAI Responses as the engine, the taps and the views use it."""
 
@@ -324,6 +331,29 @@ class Responses:
     def sent_results(self, body: Any) -> list[tuple[Any, Any]]:
         items = map(as_dict, conversation_items(as_dict(body), "input"))
         return [(i.get("call_id"), i.get("output")) for i in items if i.get("type") == "function_call_output"]
+
+    def request_facts(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The input items sent, the call ids its function_call_output items quote, and `previous_response_id`."""
+        facts: dict[str, Any] = {"input": conversation_items(body, "input")}
+        ids = [i for _, i in self.answered(body)]
+        if ids:
+            facts["call_id"] = ids if len(ids) > 1 else ids[0]
+        return facts | picked(
+            body, ("instructions", "previous_response_id", "tool_choice", "parallel_tool_calls", "stream")
+        )
+
+    def reply_facts(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The response's id, its output items (a call's arguments string read as JSON beside it), its status."""
+        output = body.get("output")
+        items = [_with_parsed_arguments(i) for i in output] if is_array(output) else output
+        facts = picked(body, ("id",)) | {"output": items} | picked(body, ("status", "usage"))
+        return facts | ({"error": body["error"]} if body.get("error") is not None else {})
+
+    def assembled_facts(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
+        return self.reply_facts({**message, "status": finish})
+
+    def event_facts(self, data: dict[str, Any]) -> dict[str, Any]:
+        return picked(data, EVENT_KEYS)
 
     def tool(self, spec: ToolSpec) -> dict[str, Any]:
         return {
