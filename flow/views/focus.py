@@ -9,9 +9,8 @@ is drawn as a colour: paths that share a colour index belong together.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, assert_never
+from typing import Any, assert_never
 
-from flow.text.apis import API_WORDS
 from flow.trace.model import Hop, as_dict
 from flow.trace.payloads import (
     AppAnswer,
@@ -41,9 +40,9 @@ from flow.trace.payloads import (
     typed,
 )
 from flow.views.table import focus_view
-from flow.wire.base import ApiName, WireApi
+from flow.wire.base import ChoicePlaces, ItemPlaces, Places, WireApi
 from flow.wire.facts import PARSED_ARGUMENTS
-from flow.wire.recorded import answered, api_of_body, api_of_request
+from flow.wire.recorded import api_of_body, api_of_request
 
 Path = tuple[str | int, ...]
 
@@ -373,35 +372,35 @@ def _model(b: _Builder, hop: LlmRequest | LlmResponse | LlmAssembled | LlmChunk)
     match hop:
         case LlmRequest(payload=p):
             wire = api_of_request(p)
-            match wire.name:
-                case "chat":
+            match wire.places:
+                case ChoicePlaces():
                     _request(b)
-                case "responses" | "messages" as api:
-                    _api_request(b, wire, api, p["body"])
+                case ItemPlaces() as places:
+                    _api_request(b, wire, places, p["body"])
                 case _ as never:
                     assert_never(never)
         case LlmResponse(payload=p):
-            _reply(b, api_of_body(p["body"]).name)
+            _reply(b, api_of_body(p["body"]).places)
         case LlmAssembled(payload=p):
-            _reply(b, api_of_body(p["message"]).name)
+            _reply(b, api_of_body(p["message"]).places)
         case LlmChunk(payload=p):
-            match api_of_body(p["data"]).name:
-                case "chat":
+            match api_of_body(p["data"]).places:
+                case ChoicePlaces():
                     _chunk(b)
-                case "responses" | "messages":
+                case ItemPlaces():
                     if not any(b.mark(key, open_it=True) for key in ("delta", "item", "content_block", "usage")):
                         b.mark("type")
                 case _ as never:
                     assert_never(never)
 
 
-def _reply(b: _Builder, api: ApiName) -> None:
+def _reply(b: _Builder, places: Places) -> None:
     """4 and 9: the model's calls, or its answer, in the terms of the API that carried them."""
-    match api:
-        case "chat":
+    match places:
+        case ChoicePlaces():
             _decision(b)
-        case "responses" | "messages":
-            _api_decision(b, api)
+        case ItemPlaces():
+            _api_decision(b, places)
         case _ as never:
             assert_never(never)
 
@@ -459,18 +458,12 @@ def _reverse(b: _Builder) -> None:
     b.open("tool_call", "function")
 
 
-TurnApi = Literal["responses", "messages"]
-
-
-"""The APIs whose requests and turns are read item by item (Chat's as messages and a choice)."""
-
-
-def _api_request(b: _Builder, wire: WireApi, api: TurnApi, body: Any) -> None:
+def _api_request(b: _Builder, wire: WireApi, places: ItemPlaces, body: Any) -> None:
     """3 and 8 of Responses and Messages: a backfill's tool results (function_call_output items, tool_result blocks)
     paired by colour with the calls they answer (function_call items, tool_use blocks) where the request carries
     them; else the conversation, the tools and what that API asks for beside them."""
-    field = API_WORDS[api]["conversation"]
-    results = answered(body, wire)
+    field = wire.conversation_field
+    results = wire.answered(body)
     items = b.at(field)
     if _approvals(b, field):
         return
@@ -478,20 +471,16 @@ def _api_request(b: _Builder, wire: WireApi, api: TurnApi, body: Any) -> None:
         b.open(field)
         first = results[0][0][1]
         assert isinstance(first, int)
-        match api:  # the model's calls, as they were sent back, then the results that answer them
-            case "responses":
-                _function_calls_before(b, field, items, first, several=len(results) > 1)
-                for path, call_id in results[:MAX_PAIRS]:
-                    b.mark(*path, open_it=True)
-                    b.colour(call_id, *path, "call_id")
-            case "messages":
-                _tool_uses_before(b, field, items, first)
-                for path, call_id in results[:MAX_PAIRS]:
-                    b.mark(*path, open_it=True)
-                    b.open(*path[:-2])  # the user message the tool_result blocks are in
-                    b.colour(call_id, *path, "tool_use_id")
-            case _ as never:
-                assert_never(never)
+        # the model's calls, as they were sent back, then the results that answer them
+        if places.in_messages:
+            _calls_in_message_before(b, places, field, items, first)
+        else:
+            _call_items_before(b, places, field, items, first, several=len(results) > 1)
+        for path, call_id in results[:MAX_PAIRS]:
+            b.mark(*path, open_it=True)
+            if places.in_messages:
+                b.open(*path[:-2])  # the user message the result blocks are in
+            b.colour(call_id, *path, places.result_id)
         b.mark("previous_response_id")
         return
     b.mark(field)
@@ -502,21 +491,23 @@ def _api_request(b: _Builder, wire: WireApi, api: TurnApi, body: Any) -> None:
         b.open("payload", "body", "tools", 0)
 
 
-def _function_calls_before(b: _Builder, field: str, items: list[Any], first: int, *, several: bool) -> None:
+def _call_items_before(
+    b: _Builder, places: ItemPlaces, field: str, items: list[Any], first: int, *, several: bool
+) -> None:
     """Responses: the function_call items just before the outputs, each coloured by its call_id (several calls stay
     one line each, so the outputs fit a 720p card)."""
     for i in range(first - 1, -1, -1):
         item = as_dict(items[i])
-        if item.get("type") != "function_call":
+        if item.get("type") != places.call:
             return
         if several:
             b.mark(field, i)
             continue
         b.mark(field, i, open_it=True)
-        b.colour(item.get("call_id"), field, i, "call_id")
+        b.colour(item.get(places.call_id), field, i, places.call_id)
 
 
-def _tool_uses_before(b: _Builder, field: str, items: list[Any], first: int) -> None:
+def _calls_in_message_before(b: _Builder, places: ItemPlaces, field: str, items: list[Any], first: int) -> None:
     """Messages: the assistant message before the results, its tool_use blocks coloured by their ids."""
     for i in range(first - 1, -1, -1):
         item = as_dict(items[i])
@@ -525,9 +516,9 @@ def _tool_uses_before(b: _Builder, field: str, items: list[Any], first: int) -> 
         b.mark(field, i, open_it=True)
         b.open(field, i, "content")
         for k, block in _first(item.get("content")):
-            if as_dict(block).get("type") == "tool_use":
+            if as_dict(block).get("type") == places.call:
                 b.open(field, i, "content", k)
-                b.colour(as_dict(block).get("id"), field, i, "content", k, "id")
+                b.colour(as_dict(block).get(places.call_id), field, i, "content", k, places.call_id)
         return
 
 
@@ -576,16 +567,10 @@ def _hosted_decision(b: _Builder, field: str) -> bool:
     return True
 
 
-def _api_decision(b: _Builder, api: TurnApi) -> None:
+def _api_decision(b: _Builder, places: ItemPlaces) -> None:
     """4 and 9 of Responses and Messages: each function_call item's arguments string beside its parsed object, or
     each tool_use block's input (already an object), a colour per call id; else the text and why it stopped."""
-    match api:  # where the calls are, of which type, their id's key, their arguments' key; text in a message item
-        case "responses":
-            field, kind, key, args, texts = "output", "function_call", "call_id", "arguments", True
-        case "messages":
-            field, kind, key, args, texts = "content", "tool_use", "id", "input", False
-        case _ as never:
-            assert_never(never)
+    field, kind, key, args = places.turn, places.call, places.call_id, places.arguments
     if _hosted_decision(b, field):
         return
     called = False
@@ -602,10 +587,10 @@ def _api_decision(b: _Builder, api: TurnApi) -> None:
     if not called:
         b.mark(field)
         b.open_items(field)
-        if texts:  # an output message's text is in its content
+        if places.text_in_content:  # an output message's text is in its content
             for k, _ in _first(b.at(field)):
                 b.open(field, k, "content")
-    b.mark(API_WORDS[api]["finish"])
+    b.mark(places.finish)
     b.mark("error", open_it=True)
 
 

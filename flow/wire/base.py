@@ -183,6 +183,31 @@ def conversation_items(body: dict[str, Any], field: str) -> list[Any]:
     return as_list(items)
 
 
+@dataclass(frozen=True, slots=True)
+class ChoicePlaces:
+    """Where the inspector looks in an API that answers with choices and talks in role messages (Chat Completions):
+    a reply's `tool_calls` and `content` beside its `finish_reason`, a backfill's role "tool" messages after the
+    assistant message whose calls they answer, a chunk's `delta`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ItemPlaces:
+    """Where the inspector looks in an API that writes a turn as a list of typed parts (Responses' output items,
+    Messages' content blocks)."""
+
+    turn: str  # where a reply's parts are: "output", "content"
+    call: str  # a call's part type: "function_call", "tool_use"
+    call_id: str  # its id's key: "call_id", "id"
+    arguments: str  # its arguments' key: "arguments" (a JSON string), "input" (an object)
+    text_in_content: bool  # a reply's text part holds its text in its own `content` (Responses' message items)
+    finish: str  # why the model stopped: "status", "stop_reason"
+    result_id: str  # the call id a sent result quotes: "call_id", "tool_use_id"
+    in_messages: bool  # calls and results are blocks inside role messages (Messages), not items of their own
+
+
+Places = ChoicePlaces | ItemPlaces
+
+
 class Stream(Protocol):
     """A streamed response, event by event: each event's line, the turn they build, and whether the model has
     decided to call a tool (which makes the stream step 4 rather than 9)."""
@@ -207,6 +232,7 @@ class WireApi(Protocol):
     hosted_mcp: bool  # the request can name MCP servers for the provider to reach itself (hosted MCP)
     hosted_approval: bool  # hosted MCP calls can wait for the app's approval (mcp_approval_request)
     conversation_field: str  # where a request carries the conversation: "messages", or Responses' "input"
+    places: Places  # where the inspector looks in its bodies
     max_tokens_field: str  # the request field that bounds the reply's length
 
     # Reading a recorded body: which API it speaks, and what it says, never raising on a foreign shape.

@@ -32,8 +32,10 @@ from flow.wire.base import (
     ApiName,
     Call,
     CallWritten,
+    ChoicePlaces,
     Conversation,
     Native,
+    Places,
     RecordedTurn,
     Request,
     Settings,
@@ -466,6 +468,7 @@ class ChatCompletions:
     hosted_mcp = False
     hosted_approval = False
     conversation_field = "messages"
+    places: Places = ChoicePlaces()
     max_tokens_field = "max_tokens"
 
     def claims_request(self, body: dict[str, Any]) -> bool:

@@ -31,7 +31,9 @@ from flow.wire.base import (
     Call,
     CallWritten,
     Conversation,
+    ItemPlaces,
     Native,
+    Places,
     RecordedTurn,
     Request,
     Settings,
@@ -306,6 +308,16 @@ class Messages:
     hosted_mcp = True  # the MCP connector (beta mcp-client-2025-11-20)
     hosted_approval = False
     conversation_field = "messages"
+    places: Places = ItemPlaces(
+        turn="content",
+        call="tool_use",
+        call_id="id",
+        arguments="input",
+        text_in_content=False,
+        finish="stop_reason",
+        result_id="tool_use_id",
+        in_messages=True,
+    )
     max_tokens_field = "max_tokens"
 
     def claims_request(self, body: dict[str, Any]) -> bool:

@@ -32,7 +32,9 @@ from flow.wire.base import (
     Call,
     CallWritten,
     Conversation,
+    ItemPlaces,
     Native,
+    Places,
     RecordedTurn,
     Request,
     Settings,
@@ -293,6 +295,16 @@ class Responses:
     hosted_mcp = True
     hosted_approval = True
     conversation_field = "input"
+    places: Places = ItemPlaces(
+        turn="output",
+        call="function_call",
+        call_id="call_id",
+        arguments="arguments",
+        text_in_content=True,
+        finish="status",
+        result_id="call_id",
+        in_messages=False,
+    )
     max_tokens_field = "max_output_tokens"
 
     def claims_request(self, body: dict[str, Any]) -> bool:
