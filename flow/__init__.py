@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from flow.samples import SAMPLES, tool_cost_traces
     from flow.servers.config import DEMO, ServerConfigError, allow_typed_commands, built_in_servers, configured_servers
     from flow.servers.spec import Era, ServerSpec
+    from flow.text.apis import api_words
     from flow.text.errors import PROVIDER_NOTES, FlowError, sending_line
     from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang, actor_names
     from flow.trace.files import (
@@ -103,6 +104,7 @@ _HOME = {
         ),
         "flow.providers",
     ),
+    "api_words": "flow.text.apis",
     **dict.fromkeys(("PROVIDER_NOTES", "FlowError", "sending_line"), "flow.text.errors"),
     **dict.fromkeys(("RoomError", "RoomKeys", "RoomView"), "flow.rooms.store"),
     "qr_svg": "flow.rooms.page",
@@ -220,6 +222,7 @@ __all__ = [
     "actor_names",
     "aligned_dots",
     "allow_typed_commands",
+    "api_words",
     "bind_questions",
     "built_in_servers",
     "bundle_json",

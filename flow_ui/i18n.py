@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flow import Lang
+from flow import API, Lang, api_words
 
 TEXT: dict[str, dict[Lang, str]] = {
     "app_title": {"zh": "大模型如何调用工具 · MCP 全流程", "en": "How a model uses tools · the MCP flow"},
@@ -65,9 +65,7 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "Anthropic's MCP connector has no approval field in its request: the provider calls the tools without asking.",
     },
     "api": {"zh": "模型接口", "en": "Model API"},
-    "api_chat": {"zh": "Chat Completions", "en": "Chat Completions"},
-    "api_responses": {"zh": "Responses", "en": "Responses"},
-    "api_messages": {"zh": "Anthropic Messages", "en": "Anthropic Messages"},
+    **{f"api_{api}": {"zh": api_words(api).name, "en": api_words(api).name} for api in API},
     "api_help": {
         "zh": "同一个问题、同样的工具，用哪种线路格式发给模型：OpenAI 的 Chat Completions 或 Responses，或 Anthropic 的 Messages。",
         "en": "The wire format the same question and tools go to the model in: OpenAI Chat Completions or Responses, "

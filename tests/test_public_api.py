@@ -60,6 +60,7 @@ EXPORTED = [
     "actor_names",
     "aligned_dots",
     "allow_typed_commands",
+    "api_words",
     "bind_questions",
     "built_in_servers",
     "bundle_json",

@@ -8,6 +8,7 @@ function calling, and MCP does not shrink what the model is sent.
 
 from __future__ import annotations
 
+from flow.text.apis import WORDS
 from flow.text.names import Lang
 
 CLOSING_TEXT: dict[str, dict[Lang, str]] = {
@@ -320,34 +321,8 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
         "en": "And {n} request(s) the host sent for the server ({hops}): the server asked, with sampling/createMessage, for a "
         "reply from the host's model.",
     },
-    "carries_hosted_chat": {
-        "zh": "对话消息和一个写明 MCP 服务器的条目，没有函数定义",
-        "en": "the messages and an entry naming the MCP server, no function tools",
-    },
-    "carries_hosted_responses": {
-        "zh": "输入项（input）和一个 type 为 mcp 的工具（server_label、server_url），没有函数定义；服务商自己的 MCP 客户端去"
-        "列出并调用服务器的工具",
-        "en": "the input items and one tool of type mcp (server_label, server_url), no function tools; the "
-        "provider's own MCP client lists the server's tools and calls them",
-    },
-    "carries_hosted_messages": {
-        "zh": "对话消息（messages）、mcp_servers 和一个 mcp_toolset 工具，没有函数定义；服务商自己的 MCP 客户端去列出并调用"
-        "服务器的工具",
-        "en": "the messages, mcp_servers and one mcp_toolset tool, no function tools; the provider's own MCP client "
-        "lists the server's tools and calls them",
-    },
-    "carries_chat": {
-        "zh": "对话消息（messages）和函数调用格式的工具定义（嵌套在 function 里）",
-        "en": "the messages and the tools in function-calling format (nested under function)",
-    },
-    "carries_responses": {
-        "zh": "输入项（input）和扁平的函数工具定义（type、name、parameters 在同一层）",
-        "en": "the input items and the function tools, flat (type, name and parameters side by side)",
-    },
-    "carries_messages": {
-        "zh": "顶层的 system、对话消息（messages）和带 input_schema 的工具定义",
-        "en": "the top-level system, the messages and the tools with their input_schema",
-    },
+    **{f"carries_hosted_{api}": words.carries_hosted for api, words in WORDS.items()},
+    **{f"carries_{api}": words.carries for api, words in WORDS.items()},
     "model_approvals": {
         "zh": "，后续请求里还有应用对批准请求的答复（mcp_approval_response）",
         "en": ", and in the follow-up the app's answer to the approval request (mcp_approval_response)",
@@ -498,18 +473,7 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
         "{shape_a}; B: {shape_b}). In the backfill (message 8), A {back_a}, B {back_b} (the first backfill "
         "request: {back_bytes_a} and {back_bytes_b} bytes).",
     },
-    "shape_chat": {
-        "zh": "嵌套在 function 里，Schema 在 parameters",
-        "en": "nested under function, the schema in parameters",
-    },
-    "shape_responses": {
-        "zh": "扁平的，type、name、parameters 在同一层",
-        "en": "flat, type, name and parameters side by side",
-    },
-    "shape_messages": {
-        "zh": "name、description 和 input_schema，没有 type",
-        "en": "name, description and input_schema, no type",
-    },
+    **{f"shape_{api}": words.tool_shape for api, words in WORDS.items()},
     "shape_hosted": {
         "zh": "没有函数定义，只有一个写明 MCP 服务器的条目，工具由服务商自己列出",
         "en": "no function definitions, one entry naming the MCP server, whose tools the provider lists itself",
@@ -525,22 +489,11 @@ COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
         "result back to the model all happen at the model provider, and {hosted}'s app only names the server and "
         "translates nothing; in {other}, the app does these steps itself or has no need of them.",
     },
-    "back_chat": {
-        "zh": "每个调用一条 role 为 tool 的消息，引用 tool_call_id",
-        "en": 'sends a role "tool" message per call, quoting its tool_call_id',
-    },
-    "back_responses": {
-        "zh": "每个调用一个 function_call_output 项，引用 call_id",
-        "en": "sends a function_call_output item per call, quoting its call_id",
-    },
+    **{f"back_{api}": words.backfill for api, words in WORDS.items()},
     "back_previous": {
         "zh": "每个调用一个 function_call_output 项，引用 call_id，只发新项并附上 previous_response_id",
         "en": "sends a function_call_output item per call, quoting its call_id, and only the new items beside "
         "previous_response_id",
-    },
-    "back_messages": {
-        "zh": "发一条 user 消息，里面每个调用一个 tool_result 内容块，引用 tool_use_id",
-        "en": "sends one user message of tool_result blocks, each quoting a tool_use_id",
     },
     "no_backfill": {"zh": "没有回填", "en": "has no backfill"},
     "direct": {"zh": "直接调用模式", "en": "direct mode"},

@@ -6,6 +6,7 @@ from the trace and joins them. Nothing here is a figure or a name: those come fr
 
 from __future__ import annotations
 
+from flow.text.apis import WORDS
 from flow.text.names import Lang
 
 OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
@@ -42,9 +43,7 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
         "en": "the app called nothing and sent the error back to the model as {result}{at}",
     },
     # how each model API carries a tool's result back, as "refused" names it
-    "result_chat": {"zh": " tool 消息", "en": "the tool message"},
-    "result_responses": {"zh": " function_call_output 项", "en": "a function_call_output item"},
-    "result_messages": {"zh": " tool_result 内容块", "en": "a tool_result block"},
+    **{f"result_{api}": words.refused_result for api, words in WORDS.items()},
     "refused_kept": {"zh": "应用没有调用工具{at}", "en": "the app called nothing{at}"},
     "ran_server": {"zh": "MCP 服务器运行了 {name}{at}", "en": "the MCP server ran {name}{at}"},
     "ran_server_many": {"zh": "MCP 服务器运行了这 {n} 个调用{at}", "en": "the MCP server ran the {n} calls{at}"},

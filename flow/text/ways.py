@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from flow.text.apis import WORDS
 from flow.text.names import Lang
 from flow.wire.base import ApiName
 
@@ -22,11 +23,7 @@ WAY_NAMES: dict[Way, dict[Lang, str]] = {
 }
 
 # What each API calls function calling: Anthropic Messages calls it "tool use".
-FUNCTION_CALLING: dict[ApiName, dict[Lang, str]] = {
-    "chat": {"zh": "函数调用", "en": "function calling"},
-    "responses": {"zh": "函数调用", "en": "function calling"},
-    "messages": {"zh": "工具调用", "en": "tool use"},
-}
+FUNCTION_CALLING: dict[ApiName, dict[Lang, str]] = {api: words.function_calling for api, words in WORDS.items()}
 
 ROW_NAMES: dict[str, dict[Lang, str]] = {
     "definitions": {"zh": "谁持有工具定义", "en": "who holds the tool definitions"},

@@ -15,12 +15,11 @@ from collections.abc import Sequence
 
 from flow.text.names import Lang, plurals
 from flow.text.teaching.situations import LIST_ITEMS, HopContext, Situation, hop_contexts, situation
-from flow.text.teaching.steps import API_STEP_TEXTS, STEP_TEXTS, step_texts
+from flow.text.teaching.steps import STEP_TEXTS, step_texts
 from flow.text.teaching.texts import FALLBACK, NOTES, TEXTS
 from flow.trace.model import Hop
 
 __all__ = [
-    "API_STEP_TEXTS",
     "FALLBACK",
     "STEP_TEXTS",
     "TEXTS",

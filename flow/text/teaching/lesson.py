@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flow.text.apis import WORDS
 from flow.text.names import Lang
 from flow.trace.steps import Step
 from flow.wire.base import ApiName
@@ -77,38 +78,7 @@ ARTICLE_MESSAGES: dict[Step, ArticleMessage] = {
 
 
 # What crosses at a message where an API other than Chat Completions carries it differently.
-API_CROSSES: dict[ApiName, dict[Step, dict[Lang, str]]] = {
-    "chat": {},
-    "responses": {
-        Step.ASK_MODEL: {
-            "zh": "instructions、input 项，加上翻译成扁平函数定义的工具",
-            "en": "instructions, the input items and the tools, translated to flat function definitions",
-        },
-        Step.DECISION: {
-            "zh": "function_call 项：函数名、参数字符串和 call_id",
-            "en": "function_call items: a function name, an arguments string and a call_id",
-        },
-        Step.BACKFILL: {
-            "zh": "function_call_output 项（连同整个 input，或附上 previous_response_id）",
-            "en": "function_call_output items (with the whole input again, or beside previous_response_id)",
-        },
-    },
-    "messages": {
-        Step.ASK_MODEL: {
-            "zh": "顶层 system、messages，加上带 input_schema 的工具",
-            "en": "the top-level system, the messages and the tools with their input_schema",
-        },
-        Step.DECISION: {
-            "zh": "tool_use 内容块：工具名、input 对象和 id",
-            "en": "tool_use blocks: a tool name, an input object and an id",
-        },
-        Step.REVERSE_TRANSLATION: {"zh": "取出 input 对象作为调用请求", "en": "the input object, as the call request"},
-        Step.BACKFILL: {
-            "zh": "整段对话加上一条 user 消息，里面是 tool_result 内容块",
-            "en": "the whole conversation plus a user message of tool_result blocks",
-        },
-    },
-}
+API_CROSSES: dict[ApiName, dict[Step, dict[Lang, str]]] = {api: words.crosses for api, words in WORDS.items()}
 
 
 @dataclass(frozen=True)
@@ -119,6 +89,11 @@ class HostedMessage:
     route: dict[Lang, str]
     crosses: dict[Lang, str]
     by_api: dict[ApiName, dict[Lang, str]] | None = None
+
+
+def _by_api(step: Step) -> dict[ApiName, dict[Lang, str]]:
+    """What crosses at `step` in hosted MCP, in each API's own words where it has them."""
+    return {api: words.hosted_crosses[step] for api, words in WORDS.items() if step in words.hosted_crosses}
 
 
 _INSIDE: dict[Lang, str] = {"zh": "服务商内部（应用看不到）", "en": "inside the provider (out of the app's sight)"}
@@ -152,16 +127,7 @@ HOSTED_MESSAGES: dict[Step, HostedMessage] = {
             "zh": "对话加上写明 MCP 服务器的条目，没有函数定义",
             "en": "the conversation and an entry naming the MCP server, no functions",
         },
-        {
-            "responses": {
-                "zh": "instructions、input 项，加上一个 type 为 mcp 的工具（server_label、server_url），没有函数定义",
-                "en": "instructions, the input items and one tool of type mcp (server_label, server_url), no functions",
-            },
-            "messages": {
-                "zh": "顶层 system、messages、mcp_servers，加上一个 mcp_toolset 工具，没有函数定义",
-                "en": "the top-level system, the messages, mcp_servers and one mcp_toolset tool, no functions",
-            },
-        },
+        _by_api(Step.ASK_MODEL),
     ),
     Step.DECISION: HostedMessage(
         {
@@ -206,16 +172,7 @@ HOSTED_MESSAGES: dict[Step, HostedMessage] = {
     Step.MODEL_ANSWER: HostedMessage(
         {"zh": "模型 API → 应用", "en": "Model API → App"},
         {"zh": "回答的文字，加上服务商的报告", "en": "the answer's text, with the provider's report"},
-        {
-            "responses": {
-                "zh": "回答的文字，加上报告服务商做了什么的 mcp_list_tools 和 mcp_call 项",
-                "en": "the answer's text, with mcp_list_tools and mcp_call items reporting what the provider did",
-            },
-            "messages": {
-                "zh": "回答的文字，加上报告服务商做了什么的 mcp_tool_use 和 mcp_tool_result 内容块",
-                "en": "the answer's text, with mcp_tool_use and mcp_tool_result blocks reporting what the provider did",
-            },
-        },
+        _by_api(Step.MODEL_ANSWER),
     ),
     Step.SHOW_ANSWER: HostedMessage(
         {"zh": "应用 → 用户", "en": "App → User"}, {"zh": "展示给用户的回答", "en": "the answer shown to the user"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flow.text.apis import api_words
 from flow.text.names import Lang
 from flow.trace.steps import Step
 from flow.wire.base import ApiName
@@ -74,80 +75,6 @@ STEP_TEXTS: dict[Step, dict[Lang, str]] = {
 }
 
 
-# Where an API other than Chat Completions puts the same step on the wire differently: its own text for that step.
-API_STEP_TEXTS: dict[ApiName, dict[Step, dict[Lang, str]]] = {
-    "chat": {},
-    "responses": {
-        Step.ASK_MODEL: {
-            "en": "The app sends the conversation and the tool definitions to the model in one Responses request "
-            "(POST /responses): the system prompt as instructions, the conversation as input items, each tool flat "
-            '({"type": "function", "name", "description", "parameters"}, not nested under function). The model only '
-            "sees this JSON: each tool's name, description and parameter schema are all it knows about that tool.",
-            "zh": "应用把对话和工具定义放进一次 Responses 请求（POST /responses）发给模型：系统提示放在 instructions，对话是 input "
-            '里的项，每个工具是扁平的（{"type": "function", "name", "description", "parameters"}，不嵌套在 function 里）。'
-            "模型只能看到这段 JSON：每个工具的名字、描述和参数的 Schema 就是它对这个工具的全部了解。",
-        },
-        Step.DECISION: {
-            "en": "The model does not run anything; it only states an intent: a function_call output item with the "
-            "function's name, its arguments as a JSON string, and a call_id the result must quote. No finish reason "
-            'says so: the response\'s status is "completed", and the function_call item is the request.',
-            "zh": "模型并不执行任何东西，它只表达意图：output 里的一个 function_call 项，带函数名、JSON 字符串形式的参数，以及之后的结果"
-            '必须引用的 call_id。没有哪个结束原因说明这一点：响应的 status 是 "completed"，function_call 项本身就是请求。',
-        },
-        Step.BACKFILL: {
-            "en": "Backfill: the app answers each call with a function_call_output input item quoting its call_id. "
-            "It either sends the whole input again, the model's function_call items included, or only the new "
-            "items beside previous_response_id, and the server adds what it kept of that response. The loop goes "
-            "on until a response has no function_call.",
-            "zh": "回填：应用为每个调用发一个 function_call_output 输入项，引用它的 call_id。要么把整个 input 连同模型的 function_call "
-            "项重新发一遍，要么只发新项并附上 previous_response_id，由服务器补上它保存的那次响应。循环一直进行，直到某次响应里没有 "
-            "function_call。",
-        },
-        Step.MODEL_ANSWER: {
-            "en": "With the results in front of it, the model writes the answer: a message output item of "
-            'output_text, and status "completed".',
-            "zh": '看到工具结果后，模型写出最终回答：output 里的一个 message 项（output_text），status 为 "completed"。',
-        },
-    },
-    "messages": {
-        Step.ASK_MODEL: {
-            "en": "The app sends the conversation and the tool definitions to the model in one Messages request "
-            "(POST /v1/messages): the system prompt in the top-level system field, max_tokens (required), the "
-            "messages, and each tool as name, description and input_schema. The model only sees this JSON: each "
-            "tool's name, description and input schema are all it knows about that tool.",
-            "zh": "应用把对话和工具定义放进一次 Messages 请求（POST /v1/messages）发给模型：系统提示放在顶层的 system 字段，max_tokens "
-            "必须给，然后是 messages，每个工具是 name、description 和 input_schema。模型只能看到这段 JSON：每个工具的名字、描述和"
-            "输入的 Schema 就是它对这个工具的全部了解。",
-        },
-        Step.DECISION: {
-            "en": "The model does not run anything; it only states an intent: a tool_use content block with the "
-            "tool's name, its input as a JSON object (not a string), and an id the result must quote; stop_reason "
-            '"tool_use".',
-            "zh": "模型并不执行任何东西，它只表达意图：一个 tool_use 内容块，带工具名、JSON 对象形式的 input（不是字符串），以及之后的结果"
-            '必须引用的 id；stop_reason 为 "tool_use"。',
-        },
-        Step.REVERSE_TRANSLATION: {
-            "en": "Reverse translation: the tool_use's input is already an object; the app hands it to the MCP "
-            "client as a call request (name + arguments). An input that is not a JSON object calls nothing.",
-            "zh": "反向翻译：tool_use 的 input 已经是对象，应用把它作为调用请求（名字 + 参数）交给 MCP 客户端。input 不是 JSON 对象时，"
-            "不会调用任何工具。",
-        },
-        Step.BACKFILL: {
-            "en": "Backfill: the API keeps nothing between requests, so the app sends the whole conversation again: "
-            "the assistant's content blocks as they came, then one user message whose tool_result blocks each quote "
-            "a tool_use_id (with is_error when the tool failed). The loop goes on until a reply has no tool_use.",
-            "zh": "回填：这个 API 在两次请求之间什么也不记，所以应用再次发送整段对话：助手的内容块原样放回，再加一条 user 消息，里面的每个 "
-            "tool_result 内容块各自引用一个 tool_use_id（工具失败时带 is_error）。循环一直进行，直到某次回复里没有 tool_use。",
-        },
-        Step.MODEL_ANSWER: {
-            "en": "With the results in front of it, the model writes the answer: a text content block, stop_reason "
-            '"end_turn".',
-            "zh": '看到工具结果后，模型写出最终回答：一个 text 内容块，stop_reason 为 "end_turn"。',
-        },
-    },
-}
-
-
 def step_texts(api: ApiName = "chat") -> dict[Step, dict[Lang, str]]:
     """What each step means in general, in the terms of the model API a trace was recorded with."""
-    return {**STEP_TEXTS, **API_STEP_TEXTS[api]}
+    return {**STEP_TEXTS, **api_words(api).step_texts}
