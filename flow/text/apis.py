@@ -7,7 +7,7 @@ model API writes its words here, and `api_words` makes the type checker ask for 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import assert_never, get_args
+from typing import Literal, assert_never, get_args
 
 from flow.text.names import Lang
 from flow.trace.steps import Step
@@ -28,6 +28,8 @@ class ApiWords:
     schema: str  # where a tool definition holds its JSON Schema
     tokens: str  # the input's token count
     conversation: str  # the field a request carries the conversation in
+    sent: Literal["request", "request_items"]  # how a request's arrow counts what it sends: messages, or items
+    streamed: Literal["chunk", "event"]  # what a stream's arrow calls one part of it
     function_calling: dict[Lang, str]  # what it calls function calling (the four ways)
     refused_result: dict[Lang, str]  # how the app carries a refused call's error back (the run's outcome)
     carries: dict[Lang, str]  # what its requests carry (the closing view)
@@ -65,6 +67,8 @@ _CHAT = ApiWords(
     schema="parameters",
     tokens="prompt_tokens",
     conversation="messages",
+    sent="request",
+    streamed="chunk",
     function_calling={"zh": "函数调用", "en": "function calling"},
     refused_result={"zh": " tool 消息", "en": "the tool message"},
     carries={
@@ -99,6 +103,8 @@ _RESPONSES = ApiWords(
     schema="parameters",
     tokens="input_tokens",
     conversation="input",
+    sent="request_items",
+    streamed="event",
     function_calling={"zh": "函数调用", "en": "function calling"},
     refused_result={"zh": " function_call_output 项", "en": "a function_call_output item"},
     carries={
@@ -188,6 +194,8 @@ _MESSAGES = ApiWords(
     schema="input_schema",
     tokens="input_tokens",
     conversation="messages",
+    sent="request",
+    streamed="event",
     function_calling={"zh": "工具调用", "en": "tool use"},
     refused_result={"zh": " tool_result 内容块", "en": "a tool_result block"},
     carries={

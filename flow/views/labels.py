@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias, assert_never
 
-from flow.text.apis import API_WORDS
+from flow.text.apis import API_WORDS, api_words
 from flow.text.errors import EMPTY_ANSWER
 from flow.text.names import KIND_NAMES, LABEL_TEXT, Lang, plurals
 from flow.trace.files import escape_controls
@@ -56,8 +56,7 @@ from flow.trace.payloads import (
 from flow.trace.rounds import Rounds
 from flow.trace.steps import STEPS, Phase
 from flow.trace.summaries import amount_text, arguments_text, call_text, frame_summary, input_requests
-from flow.wire.base import ApiName, WireApi
-from flow.wire.chat import first_choice
+from flow.wire.base import CallStarts, Named, Piece, Stopped, WireApi
 from flow.wire.hosted import hosted_servers
 from flow.wire.reading import reply_turn
 from flow.wire.recorded import answered, api_of_body, api_of_request, conversation
@@ -591,19 +590,8 @@ def _request_label(hop: Hop, p: LlmRequestPayload, width: int, lang: Lang) -> li
         return _some(scripted + head, items, width, lang=lang)
     stream = _w("stream_flag", lang) if body.get("stream") else ""
     sent, tools = len(conversation(body, api)), len(body.get("tools", []))
-    count = _w(_sent_word(api.name), lang, m=sent, t=tools)
+    count = _w(api_words(api.name).sent, lang, m=sent, t=tools)
     return _line(scripted + count + stream, width)
-
-
-def _sent_word(api: ApiName) -> Literal["request", "request_items"]:
-    """What a request's conversation is counted in: Responses' input items, the others' messages."""
-    match api:
-        case "responses":
-            return "request_items"
-        case "chat" | "messages":
-            return "request"
-        case _ as never:
-            assert_never(never)
 
 
 _HOSTED_TOOLS = ("mcp", "mcp_toolset")  # tool types that name a server for the provider to reach, not a function
@@ -625,7 +613,7 @@ def _hosted_request_label(
             atoms.append(_w(said, lang, name=_value_text(name)) + " ·")
     tools = [t for t in as_list(body.get("tools")) if not (isinstance(t, dict) and t.get("type") in _HOSTED_TOOLS)]
     sent = len(conversation(body, wire))
-    head = _w(_sent_word(wire.name) + "_head", lang, m=sent)
+    head = _w(api_words(wire.name).sent + "_head", lang, m=sent)
     atoms.append(scripted + head)
     if tools:
         atoms.append(_w("n_tools", lang, n=len(tools)).rstrip(":：") + " +")
@@ -741,11 +729,6 @@ def _first_text(payload: Mapping[str, object], *keys: str) -> str:
     return ""
 
 
-def _finish(choice: Mapping[str, Any]) -> str:
-    reason = choice.get("finish_reason")
-    return f"finish_reason: {reason}" if reason is not None else ""
-
-
 def _model_error_text(p: LlmErrorPayload, lang: Lang) -> str:
     """A model call that failed: its HTTP error status, the limit it crossed, or what the app saw."""
     status = p.get("status")
@@ -777,76 +760,31 @@ def _notification_text(hop: Hop, p: McpNotificationPayload, lang: Lang) -> str:
 
 
 def _chunk_text(hop: Hop, p: LlmChunkPayload, lang: Lang) -> str:
-    """One stream event; its number, and whether a delta starts a call, are the stream's memory, which the recorded
-    summary states (flow.wire.chat.ChatStream: a name sent again in every delta starts nothing)."""
-    found = re.match(r"chunk (\d+)", hop.summary)
+    """One stream event, as its API reads it (`WireApi.event_part`): a call starting, a piece of its arguments or of
+    text, why the model stopped, or what else it is. Its number, and whether a delta starts a call, are the
+    stream's memory, which the recorded summary states (flow.wire.chat.ChatStream: a name sent again in every delta
+    starts nothing)."""
+    found = re.match(r"(?:chunk|event) (\d+)", hop.summary)
     n = found[1] if found else "?"
     data = p["data"]  # the provider's JSON, as it came
     if not isinstance(data, dict):
         return _w("chunk", lang, n=n, what=clip(_value_text(data), 30))
-    match api_of_body(data).name:
-        case "responses":
-            return _event_line(hop, _responses_event(data, lang), lang)
-        case "messages":
-            return _event_line(hop, _messages_event(data, lang), lang)
-        case "chat":
-            return _chat_chunk_text(n, data, hop, lang)
+    api = api_of_body(data)
+    unit = api_words(api.name).streamed
+    match api.event_part(data, hop.summary):
+        case CallStarts(part=part, name=name):
+            what = _w("event_call", lang, what=part, name=name)
+        case Piece(field=field, text=text):
+            what = f"{field} += {text!r}"
+        case Stopped(field=field, reason=reason):
+            what = f"{field}: {reason}"
+        case Named(what=str() as named):
+            what = named
+        case Named():
+            return _w(f"{unit}_plain", lang, n=n)
         case _ as never:
             assert_never(never)
-
-
-def _event_line(hop: Hop, what: str, lang: Lang) -> str:
-    found = re.match(r"event (\d+)", hop.summary)
-    return _w("event", lang, n=found[1] if found else "?", what=what)
-
-
-def _chat_chunk_text(n: str, data: dict[str, Any], hop: Hop, lang: Lang) -> str:
-    """One Chat Completions chunk: a call starting, a piece of its arguments or of text, or why it stopped."""
-    choice = first_choice(data)
-    if not choice:
-        return _w("chunk", lang, n=n, what="usage") if data.get("usage") else _w("chunk_plain", lang, n=n)
-    delta = _dict(choice.get("delta"))
-    if choice.get("finish_reason"):
-        return _w("chunk", lang, n=n, what=_finish(choice))
-    calls = delta.get("tool_calls")
-    if isinstance(calls, list) and calls:
-        fn = _dict(_dict(calls[0]).get("function"))
-        if fn.get("name") and re.match(r"chunk \d+: tool_call .* starts", hop.summary):
-            return _w("chunk", lang, n=n, what=_w("chunk_name", lang, name=fn["name"]))
-        return _w("chunk", lang, n=n, what=f"arguments += {fn.get('arguments', '')!r}")
-    content = delta.get("content")
-    if isinstance(content, str) and (content or not delta.get("role")):
-        return _w("chunk", lang, n=n, what=f"content += {content!r}")
-    return _w("chunk", lang, n=n, what=f"role {delta.get('role', '')}".strip())
-
-
-def _responses_event(data: dict[str, Any], lang: Lang) -> str:
-    """One Responses stream event: a call starting, a piece of its arguments or of text, or the event's type (a wire
-    name, the same in every language)."""
-    kind, delta = str(data.get("type")), data.get("delta")
-    item = _dict(data.get("item"))
-    if kind == "response.output_item.added" and item.get("type") == "function_call":
-        return _w("event_call", lang, what="function_call", name=item.get("name"))
-    if kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
-        field = "arguments" if "arguments" in kind else "output_text"
-        return f"{field} += {delta!r}"
-    return kind
-
-
-def _messages_event(data: dict[str, Any], lang: Lang) -> str:
-    """One Messages stream event: a call starting, a piece of its input or of text, why the message stopped, or the
-    event's type."""
-    kind = str(data.get("type"))
-    block, moved = _dict(data.get("content_block")), _dict(data.get("delta"))
-    if kind == "content_block_start" and block.get("type") == "tool_use":
-        return _w("event_call", lang, what="tool_use", name=block.get("name"))
-    if kind == "content_block_delta" and moved.get("type") == "input_json_delta":
-        return f"partial_json += {moved.get('partial_json')!r}"
-    if kind == "content_block_delta" and moved.get("type") == "text_delta":
-        return f"text += {moved.get('text')!r}"
-    if kind == "message_delta" and moved.get("stop_reason") is not None:
-        return f"stop_reason: {moved['stop_reason']}"
-    return kind
+    return _w(unit, lang, n=n, what=what)
 
 
 _TOLD: dict[Lang, Literal["message", "message_zh"]] = {"en": "message", "zh": "message_zh"}

@@ -208,6 +208,44 @@ class ItemPlaces:
 Places = ChoicePlaces | ItemPlaces
 
 
+@dataclass(frozen=True, slots=True)
+class CallStarts:
+    """A stream event that starts a call: the part the API calls it ("tool_call", "function_call", "tool_use")."""
+
+    part: str
+    name: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A stream event that brings a piece of a field: text, or a call's arguments, by the field's wire name."""
+
+    field: str
+    text: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """A stream event that says why the model stopped, by the field's wire name."""
+
+    field: str
+    reason: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """Any other stream event, by what it is (its type, or what it carries: "usage", "role assistant"); `what` is
+    None for a chunk that says nothing a lesson reads."""
+
+    what: str | None
+
+
+EventPart = CallStarts | Piece | Stopped | Named
+
+
+"""What one stream event brings, read by its API: what the event's line in the diagram says."""
+
+
 class Stream(Protocol):
     """A streamed response, event by event: each event's line, the turn they build, and whether the model has
     decided to call a tool (which makes the stream step 4 rather than 9)."""
@@ -243,6 +281,7 @@ class WireApi(Protocol):
     def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None: ...
     def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]: ...
     def sent_results(self, body: Any) -> list[tuple[Any, Any]]: ...
+    def event_part(self, data: dict[str, Any], said: str) -> EventPart: ...  # `said`: the line the stream wrote
 
     # What the inspector puts first in a recorded body: the fields a lesson about this API is about.
     def request_facts(self, body: dict[str, Any]) -> dict[str, Any]: ...

@@ -16,6 +16,7 @@ Text is kept as pieces and joined once, and no value grows past what one value o
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -31,14 +32,19 @@ from flow.wire.base import (
     Adaptation,
     ApiName,
     Call,
+    CallStarts,
     CallWritten,
     ChoicePlaces,
     Conversation,
+    EventPart,
+    Named,
     Native,
+    Piece,
     Places,
     RecordedTurn,
     Request,
     Settings,
+    Stopped,
     ToolCall,
     ToolOutput,
     ToolSpec,
@@ -492,6 +498,27 @@ class ChatCompletions:
             return _lenient_turn(body, finish)
         choice = first_choice(body)
         return _lenient_turn(choice.get("message"), choice.get("finish_reason")) if choice else None
+
+    def event_part(self, data: dict[str, Any], said: str) -> EventPart:
+        """A chunk: a call starting (which only the stream's memory knows: a name sent again in every delta starts
+        nothing, so the line the stream wrote says), a piece of its arguments or of text, why it stopped, or what
+        else it carries."""
+        choice = first_choice(data)
+        if not choice:
+            return Named("usage" if data.get("usage") else None)
+        delta = as_dict(choice.get("delta"))
+        if choice.get("finish_reason"):
+            return Stopped("finish_reason", choice["finish_reason"])
+        calls = delta.get("tool_calls")
+        if is_array(calls) and calls:
+            fn = as_dict(as_dict(calls[0]).get("function"))
+            if fn.get("name") and re.match(r"chunk \d+: tool_call .* starts", said):
+                return CallStarts("tool_call", fn["name"])
+            return Piece("arguments", fn.get("arguments", ""))
+        content = delta.get("content")
+        if isinstance(content, str) and (content or not delta.get("role")):
+            return Piece("content", content)
+        return Named(f"role {delta.get('role', '')}".strip())
 
     def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
         items = conversation_items(as_dict(body), "messages")

@@ -29,14 +29,19 @@ from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
     ApiName,
     Call,
+    CallStarts,
     CallWritten,
     Conversation,
+    EventPart,
     ItemPlaces,
+    Named,
     Native,
+    Piece,
     Places,
     RecordedTurn,
     Request,
     Settings,
+    Stopped,
     ToolCall,
     ToolOutput,
     ToolSpec,
@@ -342,6 +347,21 @@ class Messages:
         return [
             ToolCall(c.name, c.parsed if c.parsed is not None else c.arguments, c.id) for c in turn.calls
         ], turn.finish
+
+    def event_part(self, data: dict[str, Any], said: str) -> EventPart:
+        """An event: a call starting, a piece of its input or of text, why the message stopped, or the event's
+        type."""
+        kind = str(data.get("type"))
+        block, moved = as_dict(data.get("content_block")), as_dict(data.get("delta"))
+        if kind == "content_block_start" and block.get("type") == "tool_use":
+            return CallStarts("tool_use", block.get("name"))
+        if kind == "content_block_delta" and moved.get("type") == "input_json_delta":
+            return Piece("partial_json", moved.get("partial_json"))
+        if kind == "content_block_delta" and moved.get("type") == "text_delta":
+            return Piece("text", moved.get("text"))
+        if kind == "message_delta" and moved.get("stop_reason") is not None:
+            return Stopped("stop_reason", moved["stop_reason"])
+        return Named(kind)
 
     def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
         items = conversation_items(as_dict(body), "messages")

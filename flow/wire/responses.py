@@ -30,10 +30,14 @@ from flow.trace.summaries import call_text, counted
 from flow.wire.base import (
     ApiName,
     Call,
+    CallStarts,
     CallWritten,
     Conversation,
+    EventPart,
     ItemPlaces,
+    Named,
     Native,
+    Piece,
     Places,
     RecordedTurn,
     Request,
@@ -329,6 +333,15 @@ class Responses:
         return [
             ToolCall(c.name, c.parsed if c.parsed is not None else c.arguments, c.id) for c in turn.calls
         ], turn.finish
+
+    def event_part(self, data: dict[str, Any], said: str) -> EventPart:
+        """An event: a call starting, a piece of its arguments or of text, or the event's type."""
+        kind, item = str(data.get("type")), as_dict(data.get("item"))
+        if kind == "response.output_item.added" and item.get("type") == "function_call":
+            return CallStarts("function_call", item.get("name"))
+        if kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
+            return Piece("arguments" if "arguments" in kind else "output_text", data.get("delta"))
+        return Named(kind)
 
     def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
         items = conversation_items(as_dict(body), "input")
