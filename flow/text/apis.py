@@ -30,6 +30,9 @@ class ApiWords:
     conversation: str  # the field a request carries the conversation in
     sent: Literal["request", "request_items"]  # how a request's arrow counts what it sends: messages, or items
     streamed: Literal["chunk", "event"]  # what a stream's arrow calls one part of it
+    texts: str  # the prefix of its own teaching texts' keys: "responses." ("" for Chat Completions, the first)
+    count_fill: str  # the teaching texts' placeholder for what a request sends: "messages", "items"
+    finish_fill: str  # the teaching texts' placeholder for why the model stopped: "finish", "status", "stop"
     function_calling: dict[Lang, str]  # what it calls function calling (the four ways)
     refused_result: dict[Lang, str]  # how the app carries a refused call's error back (the run's outcome)
     carries: dict[Lang, str]  # what its requests carry (the closing view)
@@ -69,6 +72,9 @@ _CHAT = ApiWords(
     conversation="messages",
     sent="request",
     streamed="chunk",
+    texts="",
+    count_fill="messages",
+    finish_fill="finish",
     function_calling={"zh": "函数调用", "en": "function calling"},
     refused_result={"zh": " tool 消息", "en": "the tool message"},
     carries={
@@ -105,6 +111,9 @@ _RESPONSES = ApiWords(
     conversation="input",
     sent="request_items",
     streamed="event",
+    texts="responses.",
+    count_fill="items",
+    finish_fill="status",
     function_calling={"zh": "函数调用", "en": "function calling"},
     refused_result={"zh": " function_call_output 项", "en": "a function_call_output item"},
     carries={
@@ -196,6 +205,9 @@ _MESSAGES = ApiWords(
     conversation="messages",
     sent="request",
     streamed="event",
+    texts="messages.",
+    count_fill="messages",
+    finish_fill="stop",
     function_calling={"zh": "工具调用", "en": "tool use"},
     refused_result={"zh": " tool_result 内容块", "en": "a tool_result block"},
     carries={

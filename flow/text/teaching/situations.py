@@ -13,8 +13,9 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeAlias, assert_never
+from typing import Any, TypeAlias, assert_never
 
+from flow.text.apis import api_words
 from flow.text.teaching.texts import FALLBACK
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop, as_dict, as_list
@@ -64,17 +65,11 @@ from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, input_requests
 from flow.wire import API
-from flow.wire.base import ApiName, WireApi
+from flow.wire.base import ApiName, ChoicePlaces, ItemPlaces, WireApi
 from flow.wire.chat import first_choice
 from flow.wire.hosted import hosted_servers
 from flow.wire.reading import model_exchanges, reply_turn
 from flow.wire.recorded import answered, api_of_body, api_of_request, arguments_of, conversation, tool_names, turn_of
-
-TurnApi = Literal["responses", "messages"]
-
-
-"""The APIs whose turns are read item by item (Chat Completions' as a message and its tool_calls)."""
-
 
 VALUE_CHARS = 48
 
@@ -376,15 +371,9 @@ def _fills(**values: Any) -> dict[str, str | list[str]] | None:
 
 
 def _keyed(api: ApiName, key: str) -> str:
-    """A situation's key for a run through `api`: Chat Completions' own, or the same key with the API's name in front
-    (`responses.decide.one`), whose text says what that API puts on the wire."""
-    match api:
-        case "chat":
-            return key
-        case "responses" | "messages":
-            return f"{api}.{key}"
-        case _ as never:
-            assert_never(never)
+    """A situation's key for a run through `api`: the key with the API's prefix in front (`responses.decide.one`),
+    whose text says what that API puts on the wire (Chat Completions' texts, the first, have none)."""
+    return api_words(api).texts + key
 
 
 def _situation(key: str, derived: Mapping[str, str | list[str]] | None = None, **values: Any) -> Situation | None:
@@ -963,11 +952,11 @@ def _model(t: ModelHop, ctx: HopContext) -> Situation | None:
             return _stream_event(p["data"], ctx)
         case LlmAssembled(payload=p):
             wire = api_of_body(p["message"])
-            match wire.name:
-                case "chat":
+            match wire.places:
+                case ChoicePlaces():
                     return _assembled(p)
-                case "responses" | "messages" as name:
-                    return _api_assembled(p, wire, name)
+                case ItemPlaces():
+                    return _api_assembled(p, wire)
                 case _ as never:
                     assert_never(never)
         case LlmError(payload=p):
@@ -991,11 +980,11 @@ def _answer_for_server(p: LlmResponsePayload) -> Situation | None:
 def _model_request(hop: Hop, p: LlmRequestPayload, ctx: HopContext) -> Situation | None:
     """3 and 8, in the terms of the API the request was sent to (hosted MCP: naming a server, or approving)."""
     wire = api_of_request(p)
-    match wire.name:
-        case "chat":
+    match wire.places:
+        case ChoicePlaces():
             return _ask(hop, p, ctx)
-        case "responses" | "messages" as name:
-            return _hosted_ask(hop, p, wire, name) if ctx.hosted else _api_ask(hop, wire, name, ctx)
+        case ItemPlaces():
+            return _hosted_ask(hop, p, wire) if ctx.hosted else _api_ask(hop, wire, ctx)
         case _ as never:
             assert_never(never)
 
@@ -1003,24 +992,25 @@ def _model_request(hop: Hop, p: LlmRequestPayload, ctx: HopContext) -> Situation
 def _model_response(hop: Hop, body: dict[str, Any], ctx: HopContext) -> Situation | None:
     """4 and 9, in the terms of the API the response speaks (hosted MCP: what the provider reports)."""
     wire = api_of_body(body)
-    match wire.name:
-        case "chat":
+    match wire.places:
+        case ChoicePlaces():
             return _model_answer(hop, body, ctx)
-        case "responses" | "messages" as name:
-            return _hosted_answer(body, wire, name, ctx) if ctx.hosted else _api_answer(hop, body, wire, name, ctx)
+        case ItemPlaces() as places:
+            return _hosted_answer(body, wire, ctx) if ctx.hosted else _api_answer(hop, body, wire, places, ctx)
         case _ as never:
             assert_never(never)
 
 
 def _stream_event(data: Any, ctx: HopContext) -> Situation | None:
-    """One event of a stream, in its API's terms."""
-    match api_of_body(data).name:
-        case "chat":
+    """One event of a stream, in its API's terms: a chunk, or an event of a type whose text that API's teaching
+    has (an API with none gets the step's general text)."""
+    wire = api_of_body(data)
+    match wire.places:
+        case ChoicePlaces():
             return _chunk(data, ctx)
-        case "responses":
-            return _responses_event(as_dict(data))
-        case "messages":
-            return _messages_event(as_dict(data))
+        case ItemPlaces():
+            own = _OWN_EVENTS.get(wire.name)
+            return own(as_dict(data)) if own is not None else None
         case _ as never:
             assert_never(never)
 
@@ -1390,28 +1380,23 @@ def _forces(choice: Any) -> bool:
     return kind in ("required", "any", "function", "tool")
 
 
-def _api_ask(hop: Hop, api: WireApi, name: TurnApi, ctx: HopContext) -> Situation | None:
+def _api_ask(hop: Hop, api: WireApi, ctx: HopContext) -> Situation | None:
     """3 and 8 of a Responses or Messages run: the first request (the tools, the tool_choice as that API writes it,
     Messages' top-level system and required max_tokens), or the backfill (the results as function_call_output items
     or tool_result blocks; with previous_response_id, only what is new)."""
-    body = _body(hop)
-    sent = str(len(conversation(body, api)))
-    match name:  # Responses counts input items; Messages counts messages and requires max_tokens
-        case "responses":
-            count, extra = {"items": sent}, {}
-        case "messages":
-            count, extra = {"messages": sent}, {"max_tokens": value(body.get("max_tokens"))}
-        case _ as never:
-            assert_never(never)
+    body, words = _body(hop), api_words(api.name)
+    count = {words.count_fill: str(len(conversation(body, api)))}  # Responses counts input items
+    required = as_dict(body)  # a field an API requires (Messages' max_tokens), where the request has it
+    extra = {"max_tokens": value(required["max_tokens"])} if "max_tokens" in required else {}
     if hop.step == Step.ASK_MODEL:
         choice = body.get("tool_choice", "auto")
         derived = {**count, "tools": str(len(as_list(body.get("tools")))), "share": _tools_share(body) or "0"}
         named = as_dict(choice).get("name") if as_dict(choice).get("type") in ("function", "tool") else None
         if named is not None:  # on the wire a named choice is an object, never the bare name
-            return _situation(f"{name}.ask.first.named", derived, name=value(named), **extra)
+            return _situation(_keyed(api.name, "ask.first.named"), derived, name=value(named), **extra)
         if value(choice) is None:  # Messages writes every choice as an object: its JSON is the payload's, re-written
-            return _situation(f"{name}.ask.first", {**derived, "choice": _json(choice) or ""}, **extra)
-        return _situation(f"{name}.ask.first", derived, choice=value(choice), **extra)
+            return _situation(_keyed(api.name, "ask.first"), {**derived, "choice": _json(choice) or ""}, **extra)
+        return _situation(_keyed(api.name, "ask.first"), derived, choice=value(choice), **extra)
     if hop.step == Step.BACKFILL:
         ids = [v for v in (value(i) for _, i in answered(body, api)) if v]
         previous = value(body.get("previous_response_id"))
@@ -1420,54 +1405,37 @@ def _api_ask(hop: Hop, api: WireApi, name: TurnApi, ctx: HopContext) -> Situatio
         before = _body(ctx.app_asked).get("tool_choice", "auto")
         if _is_auto(body.get("tool_choice", "auto")) and _forces(before):
             derived = {**count, "before": json.dumps(before, ensure_ascii=False)}
-            return _situation(f"{name}.ask.backfill.auto", derived, ids=ids)
-        return _situation(f"{name}.ask.backfill", count, ids=ids)
-    return _situation(f"{name}.ask.other", count)
+            return _situation(_keyed(api.name, "ask.backfill.auto"), derived, ids=ids)
+        return _situation(_keyed(api.name, "ask.backfill"), count, ids=ids)
+    return _situation(_keyed(api.name, "ask.other"), count)
 
 
-def _stopped(name: TurnApi, finish: Any) -> dict[str, Any]:
-    """Why the model stopped, under the name its API gives it: a Responses status, a Messages stop_reason."""
-    match name:
-        case "responses":
-            return {"status": value(finish)}
-        case "messages":
-            return {"stop": value(finish)}
-        case _ as never:
-            assert_never(never)
+def _stopped(api: WireApi, finish: Any) -> dict[str, Any]:
+    """Why the model stopped, under the name its API's texts give it: a Responses status, a Messages stop_reason."""
+    return {api_words(api.name).finish_fill: value(finish)}
 
 
-def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, name: TurnApi, ctx: HopContext) -> Situation | None:
+def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, places: ItemPlaces, ctx: HopContext) -> Situation | None:
     """4 and 9 of a Responses or Messages run, read by the API's own reader: the calls (function_call items with
     their arguments string; tool_use blocks with their input object), or the answer and what it cost."""
     turn = turn_of(body, api)
     if turn is None:
-        return Situation(f"{name}.response.other")
-    stopped = _stopped(name, turn.finish)
+        return Situation(_keyed(api.name, "response.other"))
+    stopped = _stopped(api, turn.finish)
     names = [v for v in (value(c.name) for c in turn.calls) if v]
     ids = [v for v in (value(c.id) for c in turn.calls) if v]
     if len(turn.calls) > 1:
-        return _situation(f"{name}.decide.parallel", {"count": str(len(turn.calls))}, names=names, ids=ids)
+        return _situation(_keyed(api.name, "decide.parallel"), {"count": str(len(turn.calls))}, names=names, ids=ids)
     if turn.calls:
-        call = turn.calls[0]
-        match name:
-            case "messages" if call.parsed is not None:  # the input object as JSON: the payload's, re-written
-                derived = {"input": _raw(_json(call.parsed)) or ""}
-                return _situation("messages.decide.one", derived, name=value(call.name), id=value(call.id), **stopped)
-            case "messages":
-                given = _raw(call.arguments)
-                return _situation(
-                    "messages.decide.one", name=value(call.name), input=given, id=value(call.id), **stopped
-                )
-            case "responses":
-                arguments = _raw(call.arguments)
-                return _situation(
-                    "responses.decide.one", name=value(call.name), arguments=arguments, id=value(call.id), **stopped
-                )
-            case _ as never:
-                assert_never(never)
+        call, key = turn.calls[0], _keyed(api.name, "decide.one")
+        if call.parsed is not None:  # an input object (Messages): as JSON, the payload's, re-written
+            derived = {places.arguments: _raw(_json(call.parsed)) or ""}
+            return _situation(key, derived, name=value(call.name), id=value(call.id), **stopped)
+        given = {places.arguments: _raw(call.arguments)}  # the arguments as the model wrote them
+        return _situation(key, None, name=value(call.name), id=value(call.id), **given, **stopped)
     content = value(turn.text)
     if hop.round <= 1:
-        return _situation(f"{name}.answer.at_once", content=content, **stopped)
+        return _situation(_keyed(api.name, "answer.at_once"), content=content, **stopped)
     if hop.scripted:
         return _situation("answer.after_tools.scripted", content=content)
     asked = _body(ctx.asked)
@@ -1476,11 +1444,13 @@ def _api_answer(hop: Hop, body: dict[str, Any], api: WireApi, name: TurnApi, ctx
     found = None
     if share is not None:
         derived = {"share": share, "tools": str(len(as_list(asked.get("tools"))))}
-        found = _situation(f"{name}.answer.after_tools", derived, content=content, input_tokens=tokens, **stopped)
+        found = _situation(
+            _keyed(api.name, "answer.after_tools"), derived, content=content, input_tokens=tokens, **stopped
+        )
     return (
         found
-        or _situation(f"{name}.answer.after_tools.no_usage", content=content, **stopped)
-        or Situation(f"{name}.response.other")
+        or _situation(_keyed(api.name, "answer.after_tools.no_usage"), content=content, **stopped)
+        or Situation(_keyed(api.name, "response.other"))
     )
 
 
@@ -1535,23 +1505,23 @@ def _messages_event(data: dict[str, Any]) -> Situation | None:
     return _situation("messages.event.other", type=value(kind))
 
 
-def _api_assembled(p: LlmAssembledPayload, api: WireApi, name: TurnApi) -> Situation | None:
+def _api_assembled(p: LlmAssembledPayload, api: WireApi) -> Situation | None:
     """The turn the app assembled from a Responses or Messages stream: its calls, or its text."""
     turn = turn_of(p["message"], api, finish=p["finish_reason"])
     if turn is None:
         return None
-    stopped = _stopped(name, p["finish_reason"])
+    stopped = _stopped(api, p["finish_reason"])
     if turn.calls:
         names = [v for v in (value(c.name) for c in turn.calls) if v]
         ids = [v for v in (value(c.id) for c in turn.calls) if v]
-        return _situation(f"{name}.assembled.calls", names=names, ids=ids, **stopped)
-    return _situation(f"{name}.assembled.content", content=value(turn.text), **stopped)
+        return _situation(_keyed(api.name, "assembled.calls"), names=names, ids=ids, **stopped)
+    return _situation(_keyed(api.name, "assembled.content"), content=value(turn.text), **stopped)
 
 
 # --- hosted MCP: the app names a server, the provider is its client ------------------------------------------------
 
 
-def _hosted_ask(hop: Hop, p: LlmRequestPayload, api: WireApi, name: TurnApi) -> Situation | None:
+def _hosted_ask(hop: Hop, p: LlmRequestPayload, api: WireApi) -> Situation | None:
     """A request of a hosted run: the server it names for the provider (with or without a credential), or the app's
     answer to an approval request (Responses `mcp_approval_response`)."""
     body = _body(hop)
@@ -1563,38 +1533,25 @@ def _hosted_ask(hop: Hop, p: LlmRequestPayload, api: WireApi, name: TurnApi) -> 
         return _situation(key, items, id=value(last.get("approval_request_id")), approve=value(last.get("approve")))
     servers = hosted_servers(body)
     if not servers:
-        return _api_ask(hop, api, name, HopContext())
+        return _api_ask(hop, api, HopContext())
     server = servers[0]
     open_ = "" if server["headers"] else ".open"  # no credential: the server must let anyone in who reaches it
-    match name:
-        case "responses":  # the mcp tool states its approval rule
-            approval = server["require_approval"]
-            shown = value(approval) or _json(approval) or ""
-            return _situation(
-                f"responses.hosted.ask{open_}",
-                {"approval": shown},
-                server=value(server["label"]),
-                url=value(server["url"]),
-            )
-        case "messages":  # the connector is a beta, named in a header
-            beta = value(as_dict(p.get("headers")).get("anthropic-beta")) or ""
-            return _situation(
-                f"messages.hosted.ask{open_}", {"beta": beta}, server=value(server["label"]), url=value(server["url"])
-            )
-        case _ as never:
-            assert_never(never)
+    approval = server["require_approval"]  # the rule a Responses mcp tool states
+    stated = {
+        "approval": value(approval) or _json(approval),
+        "beta": value(as_dict(p.get("headers")).get("anthropic-beta")),  # Messages' connector, a named beta
+    }
+    derived = {k: v for k, v in stated.items() if v}
+    key = _keyed(api.name, f"hosted.ask{open_}")
+    return _situation(key, derived, server=value(server["label"]), url=value(server["url"]))
 
 
-def _hosted_answer(body: dict[str, Any], api: WireApi, name: TurnApi, ctx: HopContext) -> Situation | None:
+def _hosted_answer(body: dict[str, Any], api: WireApi, ctx: HopContext) -> Situation | None:
     """A response of a hosted run: what its items (Responses) or blocks (Messages) report of the provider's MCP
-    client, and the model's answer after it."""
-    match name:
-        case "responses":
-            return _hosted_responses(body, ctx)
-        case "messages":
-            return _hosted_messages(body, api)
-        case _ as never:
-            assert_never(never)
+    client, and the model's answer after it, in the texts that API's teaching has for its own report (an API with
+    none gets the step's general text)."""
+    own = _OWN_HOSTED_ANSWERS.get(api.name)
+    return own(body, api, ctx) if own is not None else None
 
 
 def _hosted_messages(body: dict[str, Any], api: WireApi) -> Situation | None:
@@ -1660,3 +1617,15 @@ def _hosted_responses(body: dict[str, Any], ctx: HopContext) -> Situation | None
 def _answer_text_of(body: dict[str, Any], api: WireApi) -> str | None:
     turn = turn_of(body, api)
     return value(turn.text) if turn is not None else None
+
+
+# Each API's own teaching of what only it puts on the wire: its stream's event types, and the items or blocks in
+# which its provider reports hosted MCP. An API with none here is taught by the neutral texts.
+_OWN_EVENTS: dict[ApiName, Callable[[dict[str, Any]], Situation | None]] = {
+    "responses": _responses_event,
+    "messages": _messages_event,
+}
+_OWN_HOSTED_ANSWERS: dict[ApiName, Callable[[dict[str, Any], WireApi, HopContext], Situation | None]] = {
+    "responses": lambda body, _api, ctx: _hosted_responses(body, ctx),
+    "messages": lambda body, api, _ctx: _hosted_messages(body, api),
+}
