@@ -173,9 +173,8 @@ def record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
     gateway may run MCP servers of its own configuration for an app that named none."""
     carried = next((h for h in reversed(rec.hops) if is_a(h, LlmResponse, LlmAssembled)), None)
     seq = carried.seq if carried is not None else 0
+    reply = typed(carried) if carried is not None else None
     # The items as they crossed the wire (the SDK's objects leave out what was null); an assembled stream's turn
-    body = (
-        reply.payload.get("body") if carried is not None and isinstance(reply := typed(carried), LlmResponse) else None
-    )
+    body = reply.payload.get("body") if isinstance(reply, LlmResponse) else None
     for draft in reported_drafts(api.name, body or turn.raw, response_seq=seq, seen=rec.hops, since_seq=since):
         rec.add(draft)
