@@ -4,10 +4,14 @@ as they do the whole hop. `typed(hop)` gives `Clipped` for it, so these readers 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 import flow
 from flow.backends.replay import _RecordedAnswers, _ToolResultCheck, same_steps
+from flow.cli import main
+from flow.engine import loop
 from flow.text.route import aside_of
 from flow.trace.model import Trace
 from flow.trace.pairing import exchanges, model_calls, tool_calls
@@ -86,3 +90,16 @@ def test_a_replayed_result_the_recorder_cut_keeps_its_place(path):
     cut = _RecordedAnswers.of(_cut(whole, ToolResult)).results
     assert {k: len(q) for k, q in cut.items()} == {k: len(q) for k, q in recorded.items()}
     assert all(r == {} for q in cut.values() for r in q)
+
+
+def test_flow_call_says_what_the_recorder_cut_of_a_result(tmp_path, monkeypatch, capsys):
+    """`flow call` prints the result's text, or, when the recorder cut it, what was cut (it failed on it before)."""
+    real = loop.call_server_tool
+
+    async def result_cut(*args, **kwargs):
+        result, called = await real(*args, **kwargs)
+        return replace(result, trace=_cut(result.trace, ToolResult)), called
+
+    monkeypatch.setattr(loop, "call_server_tool", result_cut)
+    code = main(["call", "get_weather", "--args", '{"city": "北京"}', "-o", str(tmp_path / "call.json")])
+    assert code == 0 and capsys.readouterr().out.splitlines()[0] == "(payload not kept)"
