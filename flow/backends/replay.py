@@ -39,7 +39,23 @@ from flow.trace import hops
 from flow.trace.files import TraceError, escape_controls
 from flow.trace.model import Hop, Trace, TraceMeta, as_dict
 from flow.trace.normalise import normalise
-from flow.trace.payloads import LlmChunk, LlmError, LlmResponse, ReplayDivergencePayload, typed
+from flow.trace.payloads import (
+    CallRequest,
+    ClientResult,
+    Clipped,
+    LlmChunk,
+    LlmError,
+    LlmResponse,
+    McpError,
+    McpRequest,
+    McpResponse,
+    ReplayDivergence,
+    ReplayDivergencePayload,
+    ToolResult,
+    TranslateReverse,
+    is_a,
+    typed,
+)
 from flow.trace.rounds import call_rounds, input_required
 from flow.trace.steps import Phase
 from flow.wire.reading import model_exchanges
@@ -415,16 +431,14 @@ class _ToolResultCheck:
     def __init__(self, trace: Trace) -> None:
         # Keyed by who handed the result on as well: a server's report of its function's return (tool → MCP server)
         # and the result the app got (MCP client → app) carry the same tool_call_id.
-        self.recorded = {
-            (h.source, h.tool_call_id): h for h in trace.hops if h.kind == "tool.result" and h.tool_call_id
-        }
+        self.recorded = {(h.source, h.tool_call_id): h for h in trace.hops if is_a(h, ToolResult) and h.tool_call_id}
         # A recording made before servers reported their tools' execution has no such hops: a re-run's are not
         # compared.
         self.has_reports = any(h.source == "tool" and h.target == "mcp_server" for h in trace.hops)
         self.transport: ReplayModelTransport | None = None
 
     def __call__(self, hop: Hop) -> None:
-        if hop.kind != "tool.result" or not hop.tool_call_id:
+        if not is_a(hop, ToolResult) or not hop.tool_call_id:
             return
         if hop.target == "mcp_server" and not self.has_reports:
             return
@@ -506,25 +520,27 @@ class _RecordedAnswers:
     @classmethod
     def of(cls, trace: Trace) -> _RecordedAnswers:
         out = cls()
-        calls: dict[str, Any] = {}
+        calls: dict[str, CallRequest] = {}
         for hop in trace.hops:
-            payload = hop.payload if isinstance(hop.payload, dict) else {}
-            if hop.kind == "translate.reverse" and hop.tool_call_id:
-                calls[hop.tool_call_id] = payload.get("call_request")
-            elif hop.kind == "client.result":
-                if "tools" in payload and out.tools is None:
-                    out.tools = payload["tools"]
-                elif isinstance(payload.get("uri"), str):
-                    out.resources.setdefault(payload["uri"], payload.get("result"))
-                elif isinstance(payload.get("prompt"), str):
-                    out.prompts.setdefault(payload["prompt"], payload.get("result"))
-            elif (
-                hop.kind == "tool.result"
-                and hop.target == "app"  # what the client got, not a server's report of its function
-                and isinstance(request := calls.get(hop.tool_call_id or ""), dict)
-            ):
-                if isinstance(request.get("name"), str):
-                    out.results[(request["name"], _arguments_key(request.get("arguments")))].append(payload)
+            match typed(hop):
+                case TranslateReverse(payload=p) if hop.tool_call_id:
+                    calls[hop.tool_call_id] = p["call_request"]
+                case ClientResult(payload=p):
+                    if "tools" in p and out.tools is None:
+                        out.tools = p["tools"]
+                    elif "uri" in p:
+                        out.resources.setdefault(p["uri"], p.get("result"))
+                    elif "prompt" in p:
+                        out.prompts.setdefault(p["prompt"], p.get("result"))
+                case ToolResult() | Clipped() if (
+                    is_a(hop, ToolResult)
+                    and hop.target == "app"  # what the client got, not a server's report of its function
+                    and (request := calls.get(hop.tool_call_id or ""))
+                ):
+                    # One the recorder cut keeps its place, and fails the call it answers: its result is not known.
+                    out.results[(request["name"], _arguments_key(request["arguments"]))].append(as_dict(hop.payload))
+                case _:
+                    pass
         out._read_asks(trace.hops)
         return out
 
@@ -535,23 +551,25 @@ class _RecordedAnswers:
         rounds = call_rounds(recorded)
         open_calls: dict[str, tuple[tuple[str, str], _Asked]] = {}
         for hop in recorded:
-            payload = as_dict(hop.payload)
-            if hop.kind == "mcp.request" and hop.source == "mcp_client" and payload.get("method") == "tools/call":
-                params = as_dict(payload.get("params"))
-                placed = rounds.by_seq.get(hop.seq)
-                if (placed is not None and placed[1] > 1) or not isinstance(params.get("name"), str):
-                    continue  # a later round of a call already counted, or no call this server can answer
-                asked = _Asked()
-                if placed is not None:
-                    asked.rounds = [_result_of(r) for r in placed[0].replies if r is not None and input_required(r)]
-                key = (params["name"], _arguments_key(params.get("arguments")))
-                self.asked[key].append(asked)
-                open_calls[json.dumps(hop.jsonrpc_id)] = (key, asked)
-            elif hop.kind == "mcp.request" and hop.source == "mcp_server" and len(open_calls) == 1:
-                [(_, asked)] = open_calls.values()
-                asked.requests.append((str(payload.get("method")), payload.get("params")))
-            elif hop.kind in ("mcp.response", "mcp.error") and hop.source == "mcp_server":
-                open_calls.pop(json.dumps(hop.jsonrpc_id), None)
+            match typed(hop):
+                case McpRequest(payload=p) if hop.source == "mcp_client" and p["method"] == "tools/call":
+                    params = as_dict(p.get("params"))
+                    placed = rounds.by_seq.get(hop.seq)
+                    if (placed is not None and placed[1] > 1) or not isinstance(params.get("name"), str):
+                        continue  # a later round of a call already counted, or no call this server can answer
+                    asked = _Asked()
+                    if placed is not None:
+                        asked.rounds = [_result_of(r) for r in placed[0].replies if r is not None and input_required(r)]
+                    key = (params["name"], _arguments_key(params.get("arguments")))
+                    self.asked[key].append(asked)
+                    open_calls[json.dumps(hop.jsonrpc_id)] = (key, asked)
+                case McpRequest(payload=p) if hop.source == "mcp_server" and len(open_calls) == 1:
+                    [(_, asked)] = open_calls.values()
+                    asked.requests.append((p["method"], p.get("params")))
+                case _ if is_a(hop, McpResponse, McpError) and hop.source == "mcp_server":  # whole or cut: answered
+                    open_calls.pop(json.dumps(hop.jsonrpc_id), None)
+                case _:
+                    pass
 
 
 def _result_of(hop: Hop) -> Any:
@@ -646,4 +664,4 @@ def recorded_mcp_server(trace: Trace, *, name: str = "recorded") -> Server[Any]:
 
 def same_steps(a: Trace, b: Trace) -> bool:
     """Do two traces go through the same steps and kinds in the same order?"""
-    return [(h.step, h.kind) for h in a.hops] == [(h.step, h.kind) for h in b.hops if h.kind != "replay.divergence"]
+    return [(h.step, h.kind) for h in a.hops] == [(h.step, h.kind) for h in b.hops if not is_a(h, ReplayDivergence)]

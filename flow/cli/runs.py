@@ -15,6 +15,7 @@ from flow.cli.server_options import add_probe_options, add_server_access_options
 from flow.proxy.options import UsageError, check_seconds
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, FlowError, sending_line
 from flow.trace.files import json_value_problem
+from flow.trace.payloads import ToolResult, is_a, typed
 from flow.views.labels import clip
 from flow.views.outcome import run_outcome
 from flow.views.table import summary_line
@@ -493,7 +494,12 @@ def _call(args: argparse.Namespace) -> int:
         error(result.error)
         return 1
     say = lines_to(out)
-    tool_result = next(h for h in reversed(result.trace.hops) if h.kind == "tool.result")
-    print(("isError: " if called.get("isError") else "") + tool_result.payload["tool_message_content"], file=say)
+    answered = next(h for h in reversed(result.trace.hops) if is_a(h, ToolResult))
+    match typed(answered):
+        case ToolResult(payload=p):
+            content = p.get("tool_message_content", "")
+        case _:  # the recorder cut it: what was kept is in the trace
+            content = f"({answered.clipped})"
+    print(("isError: " if called.get("isError") else "") + content, file=say)
     print(f"{summary_line(result.trace)} → {where(out)}", file=say)
     return 1 if called.get("isError") else 0

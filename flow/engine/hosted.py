@@ -25,7 +25,8 @@ from flow.servers import builtin
 from flow.servers.spec import Era
 from flow.text.errors import EMPTY_ANSWER
 from flow.trace import hops
-from flow.trace.model import TraceMeta, as_dict
+from flow.trace.model import TraceMeta
+from flow.trace.payloads import LlmAssembled, LlmResponse, is_a, typed
 from flow.trace.redact import REDACTED, redact_url
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text
@@ -170,9 +171,10 @@ def record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
     """The `mcp.reported` hops the model's turn stands for, after the hop that carried it, paired with the frames a
     recorder saw since the request went out; none when it reports no MCP exchange. In any mode: a provider or a
     gateway may run MCP servers of its own configuration for an app that named none."""
-    carried = next((h for h in reversed(rec.hops) if h.kind in ("llm.response", "llm.assembled")), None)
+    carried = next((h for h in reversed(rec.hops) if is_a(h, LlmResponse, LlmAssembled)), None)
     seq = carried.seq if carried is not None else 0
+    reply = typed(carried) if carried is not None else None
     # The items as they crossed the wire (the SDK's objects leave out what was null); an assembled stream's turn
-    body = as_dict(carried.payload).get("body") if carried is not None and carried.kind == "llm.response" else None
+    body = reply.payload.get("body") if isinstance(reply, LlmResponse) else None
     for draft in reported_drafts(api.name, body or turn.raw, response_seq=seq, seen=rec.hops, since_seq=since):
         rec.add(draft)

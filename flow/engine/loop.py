@@ -49,9 +49,21 @@ from flow.servers.connect import McpSession, connect, leaf_exception, server_std
 from flow.servers.spec import Era, ServerSpec
 from flow.text.errors import EMPTY_ANSWER, SERVER_FAILURES
 from flow.trace import hops
-from flow.trace.model import Actor, Hop, Trace, TraceMeta
+from flow.trace.model import Actor, Hop, Trace, TraceMeta, as_dict
 from flow.trace.payloads import CallRequest as CallRequestPayload
-from flow.trace.payloads import ErrorPayload, JsonObject, PromptRef, StructuredCheck, ToolCall
+from flow.trace.payloads import (
+    ErrorPayload,
+    JsonObject,
+    McpNotification,
+    McpRequest,
+    McpResponse,
+    PromptRef,
+    StructuredCheck,
+    ToolCall,
+    is_a,
+    of_kind,
+    typed,
+)
 from flow.trace.redact import url_secrets
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
@@ -210,8 +222,8 @@ class _McpTools:
         """Before the next model request: when the server said its tool list changed, list and translate the tools
         again (steps 2 and 3 of the round the app is in), so the request offers the tools the server has now."""
         seen = any(
-            h.kind == "mcp.notification" and (h.payload or {}).get("method") == "notifications/tools/list_changed"
-            for h in self.rec.hops[self._listed_at :]
+            n.payload["method"] == "notifications/tools/list_changed"
+            for n in of_kind(self.rec.hops[self._listed_at :], McpNotification)
         )
         if not await self.changes.tools_told(seen):
             return None
@@ -355,8 +367,7 @@ class _McpTools:
     def _refused_output(self, name: str, call_id: str, said: str, *, since: int) -> ToolOutput:
         """A result the SDK refused because its structuredContent departs from the outputSchema: recorded as the
         answer the wire carried, with what the host's own check finds, and an error for the model."""
-        answer = self._answer_frame(name, since)
-        data: JsonObject = cast(JsonObject, (answer.payload or {}).get("result") or {}) if answer else {}
+        data = self._answered(name, since)
         schema = self.output_schemas.get(name)
         problems = (
             output_problems(data["structuredContent"], schema)
@@ -368,18 +379,22 @@ class _McpTools:
         self.rec.add(hops.call_answered(data, content, call_id=call_id, structured=check))
         return ToolOutput(call_id, content, is_error=True)
 
-    def _answer_frame(self, name: str, since: int) -> Hop | None:
-        """The last answer the server sent, after hop `since`, to a tools/call of `name`."""
+    def _answered(self, name: str, since: int) -> JsonObject:
+        """The result of the last answer the server sent, after hop `since`, to a tools/call of `name`: {} when none
+        came, or the recorder cut it."""
         asked = {
-            json.dumps(h.jsonrpc_id)
-            for h in self.rec.hops
-            if h.seq > since
-            and h.kind == "mcp.request"
-            and (h.payload or {}).get("method") == "tools/call"
-            and ((h.payload or {}).get("params") or {}).get("name") == name
+            json.dumps(r.hop.jsonrpc_id)
+            for r in of_kind(self.rec.hops, McpRequest)
+            if r.hop.seq > since
+            and r.payload["method"] == "tools/call"
+            and as_dict(r.payload.get("params")).get("name") == name
         }
-        answers = [h for h in self.rec.hops if h.kind == "mcp.response" and json.dumps(h.jsonrpc_id) in asked]
-        return answers[-1] if answers else None
+        answers = [h for h in self.rec.hops if is_a(h, McpResponse) and json.dumps(h.jsonrpc_id) in asked]
+        match typed(answers[-1]) if answers else None:
+            case McpResponse(payload=p):
+                return as_dict(p.get("result"))
+            case _:
+                return {}
 
 
 def _output_refused(said: str) -> bool:

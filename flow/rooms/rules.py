@@ -114,7 +114,7 @@ class Fanout:
                     continue
                 listener.pending += 1
                 listener.put(event)
-            if event.kind == "closed":
+            if isinstance(event.body, Closed):
                 for listener in listeners:
                     listener.put(None)
                 del self.rooms[code]
@@ -620,7 +620,7 @@ class Rooms:
             if got is None:
                 return
             fanout.took(listener)
-            if got.kind == "closed":
+            if isinstance(got.body, Closed):
                 yield Event(max(got.id, seen + 1), got.body)
                 return
             if got.id > seen:

@@ -37,7 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
-from flow.rooms.events import Event
+from flow.rooms.events import Event, Ping
 from flow.rooms.page import follower_html, missing_html
 from flow.rooms.rules import Rooms, Stream
 from flow.rooms.store import LANGS, Bucket, Limits, RoomError, valid_code
@@ -225,7 +225,7 @@ def _served(request: Request) -> Served:
 
 
 def _event(event: Event) -> bytes:
-    if event.kind == "ping":
+    if isinstance(event.body, Ping):
         return ServerSentEvent(comment="ping", sep="\n").encode()
     return ServerSentEvent(event.data_json, event=event.kind, id=str(event.id), sep="\n").encode()
 

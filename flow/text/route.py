@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flow.text.names import ACTOR_NAMES, Lang
 from flow.trace.model import Actor, Hop, as_dict
+from flow.trace.payloads import McpRequest, McpResponse, UserInput, is_a
 from flow.trace.route import Reason
 from flow.trace.steps import ArticlePhase, Step
 
@@ -243,9 +244,8 @@ def aside_of(hop: Hop) -> dict[Lang, str] | None:
     params, result = as_dict(payload.get("params")), as_dict(payload.get("result"))
     if result.get("resultType") == "input_required" or "inputResponses" in params or "requestState" in params:
         return ASIDE_TEXT["input_round"]
-    server_side = hop.kind in ("mcp.request", "mcp.response") and "mcp_server" in (hop.source, hop.target)
-    asks = hop.kind == "mcp.request" and hop.source == "mcp_server"
-    answers = hop.kind == "mcp.response" and hop.source == "mcp_client" and server_side
-    if asks or answers or "for_server" in payload or hop.kind == "user.input":
+    asks = is_a(hop, McpRequest) and hop.source == "mcp_server"
+    answers = is_a(hop, McpResponse) and (hop.source, hop.target) == ("mcp_client", "mcp_server")
+    if asks or answers or "for_server" in payload or is_a(hop, UserInput):
         return ASIDE_TEXT["server_asks"]
     return None

@@ -20,7 +20,7 @@ import pydantic_core
 from pydantic import ValidationError
 
 from flow.trace.model import FORMAT_VERSION, LONE_SURROGATE, MAX_DEPTH, Trace, is_array, is_object, is_sequence
-from flow.trace.payloads import error_path, payload_problem, payload_schemas
+from flow.trace.payloads import McpResponse, error_path, payload_problem, payload_schemas, typed
 from flow.trace.writes import write_atomically
 
 FORMAT_POLICY = """\
@@ -409,7 +409,7 @@ def _check(data: Any) -> tuple[list[str], Trace | None]:
         if hop.kind in _NEEDS_TOOL_CALL_ID and not hop.tool_call_id and not reported:
             problems.append(f"hops[{i}].tool_call_id: missing")
         # An answer whose own frame says "id": null (a server that could not read the request's id) has none to carry.
-        said_null = hop.kind == "mcp.response" and is_object(hop.payload) and hop.payload.get("id", 0) is None
+        said_null = isinstance(frame := typed(hop), McpResponse) and frame.payload.get("id", 0) is None
         if hop.kind in _NEEDS_JSONRPC_ID and hop.jsonrpc_id is None and not said_null:
             problems.append(f"hops[{i}].jsonrpc_id: missing")
         if hop.t_end_ms < hop.t_start_ms:

@@ -15,6 +15,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flow.trace.model import Hop, as_dict, is_object
+from flow.trace.payloads import (
+    Failure,
+    LlmAssembled,
+    LlmChunk,
+    LlmError,
+    LlmRequest,
+    LlmResponse,
+    McpError,
+    McpNotification,
+    McpRequest,
+    McpResponse,
+    TranslateReverse,
+    is_a,
+)
 from flow.trace.steps import Step, answer_step
 from flow.trace.summaries import frame_summary
 
@@ -229,16 +243,16 @@ class ToolCall:
     hops: list[Hop] = field(default_factory=list[Hop])
 
 
-MODEL_REPLIES = ("llm.response", "llm.chunk", "llm.assembled", "llm.error")
+MODEL_REPLIES = (LlmResponse, LlmChunk, LlmAssembled, LlmError)
 
 
 def model_calls(hops: Iterable[Hop]) -> list[ModelCall]:
     """Each model request with what came back for it: a model's replies answer its latest request."""
     calls: list[ModelCall] = []
     for hop in hops:
-        if hop.kind == "llm.request":
+        if is_a(hop, LlmRequest):
             calls.append(ModelCall(hop))
-        elif hop.kind in MODEL_REPLIES and calls:
+        elif is_a(hop, *MODEL_REPLIES) and calls:
             calls[-1].replies.append(hop)
     return calls
 
@@ -250,7 +264,7 @@ def tool_calls(hops: Iterable[Hop]) -> dict[str, ToolCall]:
         if not hop.tool_call_id:
             continue
         if hop.tool_call_id not in calls:
-            if hop.kind != "translate.reverse" and not (hop.kind == "error" and hop.step == 5):
+            if not is_a(hop, TranslateReverse) and not (is_a(hop, Failure) and hop.step == 5):
                 continue
             calls[hop.tool_call_id] = ToolCall(hop)
         calls[hop.tool_call_id].hops.append(hop)
@@ -265,10 +279,10 @@ def exchanges(hops: Iterable[Hop]) -> list[Exchange]:
     pairing = Pairing()
     awaiting: list[tuple[str, str]] = []  # (tool name, tool_call_id) translated but not yet sent
     for hop in hops:
-        frame = as_dict(hop.payload)
-        if hop.kind == "translate.reverse" and hop.target == "mcp_client" and hop.tool_call_id:
+        frame = as_dict(hop.payload)  # a hop the recorder cut still pairs, by its kind and its ids
+        if is_a(hop, TranslateReverse) and hop.target == "mcp_client" and hop.tool_call_id:
             awaiting.append((str(as_dict(frame.get("call_request")).get("name")), hop.tool_call_id))
-        elif hop.kind in ("mcp.request", "mcp.notification"):
+        elif is_a(hop, McpRequest, McpNotification):
             ex = Exchange(hop)
             if hop.source == "mcp_server":
                 named = getattr(hop, "progress_of", None)
@@ -279,13 +293,13 @@ def exchanges(hops: Iterable[Hop]) -> list[Exchange]:
                 i = first_named([n for n, _ in awaiting], as_dict(frame.get("params")).get("name"))
                 ex.tool_call_id = awaiting.pop(i or 0)[1]
             out.append(ex)
-            if hop.kind == "mcp.request":
+            if is_a(hop, McpRequest):
                 pairing.request(hop.source, hop.jsonrpc_id, str(frame.get("method")), tag=ex)
-        elif hop.kind in ("mcp.response", "mcp.error"):
+        elif is_a(hop, McpResponse, McpError):
             req = pairing.reply(hop.target, hop.jsonrpc_id)
             if req is not None:
                 req.tag.reply = hop
-        elif hop.kind == "error" and hop.step == 7 and hop.tool_call_id:  # the server never answered
+        elif is_a(hop, Failure) and hop.step == 7 and hop.tool_call_id:  # the server never answered
             for req in pairing.unanswered:
                 if req.tag.tool_call_id == hop.tool_call_id:
                     req.tag.reply = hop

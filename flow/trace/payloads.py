@@ -16,7 +16,7 @@ checked, and `payload_of` gives None for it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import GenericAlias
 from typing import Annotated, Any, Generic, Literal, NotRequired, TypeAlias, TypeVar, cast, overload
@@ -42,6 +42,9 @@ _OPEN = ConfigDict(extra="allow")
 
 
 P = TypeVar("P", covariant=True)
+
+
+H = TypeVar("H", bound="_Of[Any]")
 
 
 # --- shapes the app builds and the payloads share ----------------------------------------------------------------
@@ -710,6 +713,20 @@ def typed(hop: Hop) -> TypedHop:
     if not is_object(hop.payload):
         return Clipped(hop, None)
     return cast(TypedHop, _TYPED[hop.kind](hop, hop.payload))
+
+
+def is_a(hop: Hop, *kinds: type[_Of[Any]]) -> bool:
+    """Whether the hop is of one of these kinds (`is_a(hop, ToolResult)`), its payload whole or clipped: for a
+    reader that counts, pairs or places hops by their kind and reads no payload."""
+    return _TYPED[hop.kind] in kinds
+
+
+def of_kind(hops: Iterable[Hop], kind: type[H]) -> Iterator[H]:
+    """The hops of one kind whose payload is whole, typed (`of_kind(hops, LlmRequest)`): for a reader of their
+    payloads (a clipped one has none to read)."""
+    for hop in hops:
+        if _TYPED[hop.kind] is kind and is_object(hop.payload):
+            yield kind(hop, hop.payload)
 
 
 _make_typed_dict: Any = TypedDict  # called with names made at run time, which a type checker cannot follow

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from flow.trace.model import Hop, as_dict
 from flow.trace.pairing import exchanges
+from flow.trace.payloads import McpRequest, McpResponse, is_a, typed
 from flow.trace.steps import Step, answer_step
 
 
@@ -28,7 +29,7 @@ class CallRounds:
     def finished(self) -> bool:
         """Its last answer is a result the call ends with (not another input-required result)."""
         last = self.replies[-1] if self.replies else None
-        return last is not None and last.kind == "mcp.response" and not input_required(last)
+        return last is not None and is_a(last, McpResponse) and not input_required(last)
 
 
 @dataclass
@@ -42,9 +43,11 @@ class Rounds:
 
 def input_required(hop: Hop) -> bool:
     """An answer that asks the client for input before the call can finish (`resultType: input_required`)."""
-    return hop.kind == "mcp.response" and as_dict(as_dict(hop.payload).get("result")).get("resultType") == (
-        "input_required"
-    )
+    match typed(hop):
+        case McpResponse(payload=p):
+            return as_dict(p.get("result")).get("resultType") == "input_required"
+        case _:
+            return False
 
 
 def reply_step(asked: Step | None, frame: object) -> Step | None:
@@ -67,10 +70,11 @@ def call_rounds(hops: Iterable[Hop]) -> Rounds:
     waiting: dict[str, CallRounds | None] = {}  # a state an input-required result gave -> its call (None: given twice)
     unpaired: list[Hop] = []
     for ex in exchanges(list(hops)):
-        frame = as_dict(ex.request.payload)
-        if ex.request.kind != "mcp.request" or frame.get("method") != "tools/call" or ex.request.source != "mcp_client":
-            continue
-        state = _state(frame.get("params"))
+        match typed(ex.request):
+            case McpRequest(payload=frame) if frame["method"] == "tools/call" and ex.request.source == "mcp_client":
+                state = _state(frame.get("params"))
+            case _:
+                continue
         call: CallRounds | None
         if state is None:
             call = CallRounds(len(calls) + 1)

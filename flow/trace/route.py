@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from flow.trace.model import Hop, Trace
+from flow.trace.payloads import Failure, ToolInvoke, is_a
 from flow.trace.steps import STEPS, ArticlePhase, Phase, Step
 
 # How a message stands in one trace:
@@ -77,7 +78,7 @@ def message_of(hop: Hop) -> Step | None:
 
 def server_reports_execution(trace: Trace) -> bool:
     """Whether the MCP server itself recorded running a tool (its hop MCP server → tool)."""
-    return any(h.kind == "tool.invoke" and h.source == "mcp_server" for h in trace.hops)
+    return any(is_a(h, ToolInvoke) and h.source == "mcp_server" for h in trace.hops)
 
 
 def stop_hop(trace: Trace) -> Hop | None:
@@ -86,7 +87,7 @@ def stop_hop(trace: Trace) -> Hop | None:
     if trace.meta.outcome != "error":
         return None
     hops = [h for h in trace.hops if h.step is not None]
-    while hops and hops[-1].step == Step.SHOW_ANSWER and hops[-1].kind == "error":
+    while hops and hops[-1].step == Step.SHOW_ANSWER and is_a(hops[-1], Failure):
         hops.pop()
     return hops[-1] if hops else None
 

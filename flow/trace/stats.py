@@ -6,6 +6,7 @@ import math
 import re
 
 from flow.trace.model import Hop, Stats, as_dict
+from flow.trace.payloads import Failure, LlmRequest, McpReported, TranslateReverse, is_a, typed
 from flow.trace.steps import Step
 
 RETRY_HEADER = "x-stainless-retry-count"  # the openai SDK numbers the attempts of one call: 0, 1, ...
@@ -23,17 +24,29 @@ def retry_number(headers: object) -> int:
     return int(text) if text.isascii() and text.isdigit() and len(text) < 6 else 0
 
 
+def _is_model_call(h: Hop) -> bool:
+    """A model request that is not a retry (the SDK's sending again of the same call); one the recorder cut is a
+    call: its headers are not known."""
+    match typed(h):
+        case LlmRequest(payload=p):
+            return not retry_number(p.get("headers"))
+        case _:
+            return is_a(h, LlmRequest)
+
+
 def model_calls(hops: list[Hop]) -> int:
     """The model calls the app made: a request the SDK sent again (its retry) is the same call."""
-    return sum(h.kind == "llm.request" and not retry_number(as_dict(h.payload).get("headers")) for h in hops)
+    return sum(_is_model_call(h) for h in hops)
 
 
 def _is_tool_call(h: Hop) -> bool:
     """A call the model asked for: one the app translated (step 5) or refused there, or, in hosted MCP, a tools/call
     the provider reports its MCP client made (the app translates nothing: the provider runs the loop)."""
-    if h.kind == "mcp.reported":
-        return h.direction == "request" and as_dict(h.payload).get("method") == "tools/call"
-    return h.kind == "translate.reverse" or (h.kind == "error" and h.step == Step.REVERSE_TRANSLATION)
+    match typed(h):
+        case McpReported(payload=p):
+            return h.direction == "request" and p["method"] == "tools/call"
+        case _:
+            return is_a(h, TranslateReverse) or (is_a(h, Failure) and h.step == Step.REVERSE_TRANSLATION)
 
 
 def tool_calls(hops: list[Hop]) -> int:
@@ -56,12 +69,11 @@ def hop_stats(hops: list[Hop], elapsed_ms: float) -> Stats:
     recorder computes them at the end of every run; the counts are those of the three functions above."""
     calls = tools = frames = prompt = completion = 0
     for h in hops:
-        kind = h.kind
-        if kind == "llm.request":
-            calls += not retry_number(as_dict(h.payload).get("headers"))
+        if _is_model_call(h):
+            calls += 1
         elif _is_tool_call(h):
             tools += 1
-        elif _is_frame(kind):
+        elif _is_frame(h.kind):
             frames += 1
         if h.usage:
             prompt += h.usage.get("prompt_tokens") or 0

@@ -23,6 +23,7 @@ from flow.text.names import Lang, plurals
 from flow.trace.factory import compact_json
 from flow.trace.model import Hop, Trace, as_dict
 from flow.trace.pairing import exchanges
+from flow.trace.payloads import LlmResponse, typed
 from flow.trace.steps import Step
 from flow.views.bundle_types import ClosingBundle, ClosingText
 from flow.views.labels import shown_arguments
@@ -148,8 +149,12 @@ def _text(value: Any) -> str:
 def sampled_calls(hop: Hop) -> list[ToolCall]:
     """The calls the host's model asked for in a reply it wrote for an MCP server (sampling with tools): the
     server's to run, never the app's."""
-    got = reply_turn(hop) if hop.kind == "llm.response" and "for_server" in as_dict(hop.payload) else None
-    return got[0] if got else []
+    match typed(hop):
+        case LlmResponse(payload=p) if "for_server" in p:
+            got = reply_turn(hop)
+            return got[0] if got else []
+        case _:
+            return []
 
 
 def _decisions(readings: list[ModelExchange]) -> list[Decision]:

@@ -26,7 +26,7 @@ from flow.text.names import (
 from flow.text.route import MESSAGE_NAMES as ROUTE_NAMES
 from flow.trace.model import PHASES, Hop, Kind, Trace
 from flow.trace.pairing import exchanges
-from flow.trace.payloads import payload_of
+from flow.trace.payloads import TranslateForward, TranslateReverse, is_a, payload_of
 from flow.trace.stats import mcp_frames, model_calls, tool_calls
 from flow.trace.steps import Step
 from flow.views.diagram import aligned_room, to_dot
@@ -152,7 +152,7 @@ def shape(trace: Trace) -> Shape:
     for hop in trace.hops:
         # direct mode's translate.reverse hop is the app reading the arguments (json.loads) for its own function:
         # a reverse translation turns a tool_call into an MCP tools/call
-        if hop.kind in translations and (hop.kind != "translate.reverse" or hop.target == "mcp_client"):
+        if is_a(hop, TranslateForward) or (is_a(hop, TranslateReverse) and hop.target == "mcp_client"):
             translations[hop.kind] += 1
     answers = [p["content"] for h in trace.hops if (p := payload_of(h, "app.answer")) is not None]
     return Shape(

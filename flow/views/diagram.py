@@ -19,6 +19,7 @@ import graphviz
 from flow.text.names import AT_PROVIDER, LABEL_TEXT, PHASE_NAMES, Lang, actor_names
 from flow.text.views import DIAGRAM_TEXT
 from flow.trace.model import Actor, Hop, Mode, Trace, as_dict
+from flow.trace.payloads import LlmChunk, is_a
 from flow.trace.rounds import Rounds, call_rounds
 from flow.trace.steps import Phase
 from flow.views.labels import (
@@ -123,7 +124,7 @@ class Row:
         if self._label is None:
             if len(self.hops) == 1:
                 self._label = short_label(self.hops[0], lang=self.lang, rounds=self.rounds)
-            elif self.hops[0].kind == "llm.chunk":
+            elif is_a(self.hops[0], LlmChunk):
                 self._label = LABEL_TEXT["stream_rows"][self.lang].format(n=len(self.hops))
             else:
                 last = label_lines(self.hops[-1], 200, lang=self.lang)[0]
@@ -147,8 +148,8 @@ class Row:
 
 def _same_run(first: Hop, hop: Hop) -> bool:
     """Does `hop` continue the run `first` began: the chunks of one stream, or one request's progress?"""
-    if hop.kind == "llm.chunk":
-        return first.kind == "llm.chunk" and first.step == hop.step
+    if is_a(hop, LlmChunk):
+        return is_a(first, LlmChunk) and first.step == hop.step
     return hop.progress_of is not None and first.progress_of == hop.progress_of
 
 

@@ -16,7 +16,7 @@ from flow.text.names import Lang
 from flow.text.outcome import OUTCOME_TEXT
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
-from flow.trace.payloads import LlmRequest, LlmResponse, McpRequest, McpResponse, UserInput, typed
+from flow.trace.payloads import LlmRequest, LlmResponse, McpReported, McpRequest, McpResponse, UserInput, typed
 from flow.trace.rounds import call_rounds
 from flow.trace.summaries import call_text, input_requests
 from flow.views.closing import CallFate, Decision, calls_and_fates, sampled_calls
@@ -218,15 +218,18 @@ def _reported_call(hop: Hop) -> str:
     return call_text(p.get("name"), p.get("arguments"))
 
 
+def _calls_tool(hop: Hop) -> bool:
+    """Whether a hop is a tools/call, as the provider reports it or as a recorder saw its frame."""
+    match typed(hop):
+        case McpReported(payload=p) | McpRequest(payload=p):
+            return p["method"] == "tools/call"
+        case _:
+            return False
+
+
 def _called_after(trace: Trace, seq: int) -> bool:
     """Was any tool called after hop `seq`, by the provider's report or a frame a recorder saw?"""
-    return any(
-        h.seq > seq
-        and h.direction == "request"
-        and h.kind in ("mcp.reported", "mcp.request")
-        and as_dict(h.payload).get("method") == "tools/call"
-        for h in trace.hops
-    )
+    return any(h.seq > seq and h.direction == "request" and _calls_tool(h) for h in trace.hops)
 
 
 def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
