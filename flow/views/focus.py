@@ -37,6 +37,7 @@ from flow.trace.payloads import (
     TranslateReverse,
     UserInput,
     UserMessage,
+    is_a,
     typed,
 )
 from flow.views.table import focus_view
@@ -302,7 +303,7 @@ def _asking(b: _Builder, hop: Hop) -> bool:
     and the host capabilities a client declares. False for any other hop."""
     payload = as_dict(hop.payload)
     params, result = as_dict(payload.get("params")), as_dict(payload.get("result"))
-    if hop.kind == "mcp.request" and hop.source == "mcp_server":
+    if is_a(hop, McpRequest) and hop.source == "mcp_server":
         b.mark("method")
         for key in ("message", "url", "systemPrompt", "maxTokens"):
             b.mark("params", key)
@@ -313,27 +314,27 @@ def _asking(b: _Builder, hop: Hop) -> bool:
             b.mark("params", "messages", open_it=True)
         b.open("params")
         return True
-    if hop.kind == "mcp.response" and hop.source == "mcp_client":
+    if is_a(hop, McpResponse) and hop.source == "mcp_client":
         for key in ("action", "model", "stopReason"):
             b.mark("result", key)
         b.mark("result", "content", open_it=True)
         b.mark("result", "roots", open_it=True)
         b.open_items("result", "roots")
         return True
-    if hop.kind == "mcp.response" and result.get("resultType") == "input_required":
+    if is_a(hop, McpResponse) and result.get("resultType") == "input_required":
         # the facts at the top (what is asked, by method; the state, shortened): the result below holds them whole
         for fact in ("resultType", "inputRequests", "requestState"):
             b.mark(fact, open_it=True)
         return True
-    if hop.kind == "mcp.request" and ("inputResponses" in params or "requestState" in params):
+    if is_a(hop, McpRequest) and ("inputResponses" in params or "requestState" in params):
         for fact in ("inputResponses", "requestState"):
             b.mark(fact, open_it=True)
         b.mark("params", "name")
         return True
-    if hop.kind in ("llm.request", "llm.response") and "for_server" in payload:
+    if is_a(hop, LlmRequest, LlmResponse) and "for_server" in payload:
         b.mark("payload", "for_server", open_it=True)
         return False  # and the model call's own focus
-    if hop.kind == "mcp.request" and payload.get("method") in ("initialize", "server/discover"):
+    if is_a(hop, McpRequest) and payload.get("method") in ("initialize", "server/discover"):
         where = ("params", "capabilities") if payload.get("method") == "initialize" else ("params", "_meta", _CAPS_META)
         host = as_dict(b.at(*where))
         if any(c in host for c in ("sampling", "elicitation", "roots")):

@@ -51,6 +51,7 @@ from flow.trace.payloads import (
     UserInput,
     UserInputPayload,
     UserMessage,
+    is_a,
     typed,
 )
 from flow.trace.rounds import Rounds
@@ -827,7 +828,7 @@ def short_label(hop: Hop, width: int = 32, *, lang: Lang = "en", rounds: Rounds 
 
 def _again(hop: Hop, lang: Lang) -> list[str]:
     """A tools/call sent again with the host's answers and the request state (2026-07-28), as the frame says."""
-    frame = as_dict(hop.payload) if hop.kind == "mcp.request" else {}
+    frame = as_dict(hop.payload) if is_a(hop, McpRequest) else {}
     params = as_dict(frame.get("params"))
     if frame.get("method") != "tools/call" or not ("inputResponses" in params or "requestState" in params):
         return []
@@ -848,13 +849,13 @@ ArrowStyle = Literal["request", "response", "notification", "error", "self"]
 
 
 def arrow_style(hop: Hop) -> ArrowStyle:
-    if hop.kind in ("error", "mcp.error", "llm.error", "replay.divergence") or hop.direction == "error":
+    if is_a(hop, Failure, McpError, LlmError, ReplayDivergence) or hop.direction == "error":
         return "error"
     if hop.source == hop.target:
         return "self"
     if hop.direction == "notification":
         return "notification"
-    if hop.direction == "response" or hop.kind in ("llm.chunk", "tool.list", "client.result", "app.answer"):
+    if hop.direction == "response" or is_a(hop, LlmChunk, ToolList, ClientResult, AppAnswer):
         return "response"
     return "request"
 
@@ -862,7 +863,7 @@ def arrow_style(hop: Hop) -> ArrowStyle:
 def is_reported(hop: Hop) -> bool:
     """Is this hop what another party says happened (hosted MCP: the provider's report), not bytes the recorder saw?
     Such an arrow is drawn hollow and dashed, and shows no time."""
-    return hop.kind == "mcp.reported"
+    return is_a(hop, McpReported)
 
 
 _UPSTREAM = {"mcp_server": "mcp_client", "model": "app", "tool": "app", "mcp_client": "app"}
@@ -872,7 +873,7 @@ def is_reply(hop: Hop) -> bool:
     """Does this hop travel back toward the one who asked?"""
     return (
         hop.direction == "response"
-        or hop.kind in ("mcp.response", "mcp.error", "llm.response", "llm.error", "llm.chunk", "tool.result")
+        or is_a(hop, McpResponse, McpError, LlmResponse, LlmError, LlmChunk, ToolResult)
         or _UPSTREAM.get(hop.source) == hop.target
     )
 

@@ -23,7 +23,7 @@ from flow.trace import hops
 from flow.trace.hops import Draft
 from flow.trace.model import Hop, as_dict, as_list, is_array, is_object
 from flow.trace.pairing import first_named, same_tool
-from flow.trace.payloads import McpReportedPayload
+from flow.trace.payloads import McpError, McpReportedPayload, McpRequest, McpResponse, is_a
 from flow.trace.summaries import call_text
 from flow.wire.base import ApiName
 
@@ -280,7 +280,7 @@ def _observed(hop_list: Sequence[Hop], ex: Exchange, taken: set[int], after: int
         h
         for h in hop_list
         if h.seq > after
-        and h.kind == "mcp.request"
+        and is_a(h, McpRequest)
         and h.seq not in taken
         and as_dict(h.payload).get("method") == ex.method
     ]
@@ -295,7 +295,7 @@ def _observed(hop_list: Sequence[Hop], ex: Exchange, taken: set[int], after: int
         (
             h
             for h in hop_list
-            if h.seq > sent.seq and h.kind in ("mcp.response", "mcp.error") and h.jsonrpc_id == sent.jsonrpc_id
+            if h.seq > sent.seq and is_a(h, McpResponse, McpError) and h.jsonrpc_id == sent.jsonrpc_id
         ),
         None,
     )

@@ -42,6 +42,7 @@ from flow.trace.payloads import (
     TranslateReverse,
     UserInput,
     UserMessage,
+    is_a,
     typed,
 )
 from flow.trace.stats import estimate_tokens
@@ -96,7 +97,7 @@ class ModelExchange:
     def received(self) -> int:
         """The bytes that came back over HTTP: a response's body, or a stream's events (not the turn the app
         assembled from them)."""
-        return sum(r.bytes for r in self.replies if r.kind in ("llm.response", "llm.chunk"))
+        return sum(r.bytes for r in self.replies if is_a(r, LlmResponse, LlmChunk))
 
     @property
     def for_server(self) -> bool:
@@ -131,7 +132,7 @@ def reply_turn(hop: Hop) -> tuple[list[ToolCall], str | None] | None:
     """The calls a model reply (a response, or a stream's assembled turn) asks for, in its API's terms (tool_calls,
     function_call items, tool_use blocks), and why the model stopped; None for a body no API reads."""
     payload = as_dict(hop.payload)
-    assembled = hop.kind == "llm.assembled"
+    assembled = is_a(hop, LlmAssembled)
     body = payload.get("message") if assembled else payload.get("body")
     return api_of_body(body).recorded_turn(body, assembled=assembled, finish=payload.get("finish_reason"))
 
@@ -139,11 +140,11 @@ def reply_turn(hop: Hop) -> tuple[list[ToolCall], str | None] | None:
 def _read(request: Hop, replies: Sequence[Hop]) -> ModelExchange:
     payload = as_dict(request.payload)
     api = api_of_request(payload).name
-    reply = next((r for r in replies if r.kind == "llm.assembled"), None) or next(
-        (r for r in replies if r.kind == "llm.response"), None
+    reply = next((r for r in replies if is_a(r, LlmAssembled)), None) or next(
+        (r for r in replies if is_a(r, LlmResponse)), None
     )
     got = reply_turn(reply) if reply is not None else None
-    reply_body = as_dict(reply.payload).get("message" if reply.kind == "llm.assembled" else "body") if reply else None
+    reply_body = as_dict(reply.payload).get("message" if is_a(reply, LlmAssembled) else "body") if reply else None
     usage = next((r.usage for r in replies if r.usage and r.usage.get("prompt_tokens") is not None), None)
     return ModelExchange(
         api=api,
@@ -221,7 +222,7 @@ def read_trace(hops: Sequence[Hop]) -> Readings:
             case ToolInvoke():
                 sorted_["invoked"].append(hop)
             case Clipped():  # a payload not kept whole: still a frame when its kind says so
-                if hop.kind in ("mcp.request", "mcp.response", "mcp.error", "mcp.notification"):
+                if is_a(hop, McpRequest, McpResponse, McpError, McpNotification):
                     sorted_["frames"].append(hop)
             case (
                 UserMessage()

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flow.trace.model import Trace, as_dict, as_list, is_object
+from flow.trace.payloads import LlmRequest, is_a
 from flow.wire import API, DEFAULT_API, api_for_path
 from flow.wire.base import Turn, WireApi, conversation_items, read_safely
 
@@ -83,7 +84,7 @@ def sent_results(body: Any, api: WireApi) -> list[tuple[str, Any]]:
 
 def api_of_trace(trace: Trace) -> WireApi:
     """The API a trace's model requests were sent to: its first request's, else the one its settings name."""
-    first = next((h for h in trace.hops if h.kind == "llm.request"), None)
+    first = next((h for h in trace.hops if is_a(h, LlmRequest)), None)
     if first is not None and is_object(first.payload):
         return api_of_request(first.payload)
     return api_named(trace.meta.settings.get("api"))

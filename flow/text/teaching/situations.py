@@ -57,6 +57,7 @@ from flow.trace.payloads import (
     UserInput,
     UserInputPayload,
     UserMessage,
+    is_a,
     payload_of,
     typed,
 )
@@ -222,19 +223,15 @@ def _behind_of(hops: Sequence[Hop]) -> list[dict[str, Any]]:
     for hop in hops:
         payload = as_dict(hop.payload)
         rpc_id = _hashable(payload.get("id", hop.jsonrpc_id))
-        if hop.kind == "user.input":
+        if is_a(hop, UserInput):
             url_mode = user_url and hop.direction != "request"
             user_url = payload.get("mode") == "url" if hop.direction == "request" else user_url
         else:
-            url_mode = hop.kind == "mcp.response" and hop.source == "mcp_client" and rpc_id in url_asks
+            url_mode = is_a(hop, McpResponse) and hop.source == "mcp_client" and rpc_id in url_asks
         out.append({"app_asked": app_asked, "url_mode": url_mode})
-        if (
-            hop.kind == "mcp.request"
-            and hop.source == "mcp_server"
-            and as_dict(payload.get("params")).get("mode") == "url"
-        ):
+        if is_a(hop, McpRequest) and hop.source == "mcp_server" and as_dict(payload.get("params")).get("mode") == "url":
             url_asks.add(rpc_id)
-        elif hop.kind == "llm.request" and hop.source == "app":
+        elif is_a(hop, LlmRequest) and hop.source == "app":
             app_asked = hop
     return out
 
@@ -263,11 +260,11 @@ def _session(
     """The listen requests open so far, and the tools listed before the server said its list changed (until the
     next model request, which offers the new list)."""
     method = payload.get("method")
-    if hop.kind == "mcp.request" and method == "subscriptions/listen" and value(payload.get("id")):
+    if is_a(hop, McpRequest) and method == "subscriptions/listen" and value(payload.get("id")):
         return (*listens, str(value(payload.get("id")))), changed_from
-    if hop.kind == "mcp.notification" and method == "notifications/tools/list_changed":
+    if is_a(hop, McpNotification) and method == "notifications/tools/list_changed":
         return listens, listed or ()
-    if hop.kind == "llm.request":
+    if is_a(hop, LlmRequest):
         return listens, None
     return listens, changed_from
 
@@ -278,9 +275,9 @@ def _answers(hops: Sequence[Hop]) -> dict[int, Hop]:
     asked_of: dict[tuple[str, Any], int] = {}
     for i, hop in enumerate(hops):
         key = _hashable(as_dict(hop.payload).get("id", hop.jsonrpc_id))
-        if hop.kind == "mcp.request":
+        if is_a(hop, McpRequest):
             asked_of[(hop.target, key)] = i
-        elif hop.kind in ("mcp.response", "mcp.error") and (hop.source, key) in asked_of:
+        elif is_a(hop, McpResponse, McpError) and (hop.source, key) in asked_of:
             answers[asked_of.pop((hop.source, key))] = hop
     return answers
 
@@ -405,15 +402,15 @@ def situation(hop: Hop, context: HopContext | None = None) -> Situation:
 
 def _relisted(hop: Hop, found: Situation, before: tuple[str, ...]) -> Situation:
     """A hop of the tool list fetched and translated again after the server said it changed: what is new in it."""
-    if hop.kind == "mcp.request" and as_dict(hop.payload).get("method") == "tools/list":
+    if is_a(hop, McpRequest) and as_dict(hop.payload).get("method") == "tools/list":
         return replace(found, note="relist.request")
     listed = _listed(typed(hop))
-    if hop.kind == "translate.forward" and "mcp" in as_dict(hop.payload):
+    if is_a(hop, TranslateForward) and "mcp" in as_dict(hop.payload):
         listed = tuple(_names(as_dict(hop.payload).get("mcp")))
     if listed is None:
         return found
     added = [n for n in listed if n not in before]
-    where = "translate" if hop.kind == "translate.forward" else "list"
+    where = "translate" if is_a(hop, TranslateForward) else "list"
     if not added:
         return replace(found, note=f"relist.{where}.none")
     return replace(found, note=f"relist.{where}", derived={**found.derived, "added": added})
@@ -796,7 +793,7 @@ def _call_request(rpc_id: str | None, name: str | None, ctx: HopContext) -> Situ
 def _ran(answer: Hop | None) -> bool:
     """The answer to a tools/call shows that a function ran: a result that is no error, or one whose server's report
     (in `_meta`) says the function ran."""
-    if answer is None or answer.kind != "mcp.response":
+    if answer is None or not is_a(answer, McpResponse):
         return False
     got = payload_of(answer, "mcp.response")
     result = got["result"] if got is not None else {}  # a result the recorder cut was a result all the same
@@ -1311,7 +1308,7 @@ def _direct_result(call_id: str | None, p: ToolResultPayload, ctx: HopContext) -
     if p.get("isError") is not True:
         return _situation(_keyed(ctx.api, "result.direct.ok"), id=call_id)
     before = ctx.previous
-    if before is not None and before.kind == "tool.invoke" and situation(before, ctx).key == "invoke.direct.unknown":
+    if before is not None and is_a(before, ToolInvoke) and situation(before, ctx).key == "invoke.direct.unknown":
         return _situation(_keyed(ctx.api, "result.direct.unknown"), id=call_id, error=error)
     return _situation(_keyed(ctx.api, "result.direct.failed"), id=call_id, error=error)
 
@@ -1344,9 +1341,9 @@ def _failure(hop: Hop, p: ErrorPayload, ctx: HopContext) -> Situation | None:
 
 def _run_end(before: Hop | None) -> Situation:
     """10: why the run ended without an answer, as the hop before it shows."""
-    if before is not None and before.kind == "llm.error":
+    if before is not None and is_a(before, LlmError):
         return Situation("end.model_failed")
-    if before is not None and before.kind == "error" and before.source == "mcp_server":
+    if before is not None and is_a(before, Failure) and before.source == "mcp_server":
         method = value((payload_of(before, "error") or {}).get("method"))
         if method in _SETUP_METHODS:
             return Situation("end.server_failed.setup", {}, {"method": method})
