@@ -164,6 +164,46 @@ def test_a_messages_blocks_sharing_an_id_are_one_call() -> None:
     assert trace.meta.stats.get("tool_calls") == 1
 
 
+def _responses_gateway(body: dict[str, Any]) -> httpx2.Response:
+    """Responses events (`ResponseStreamEvent`), one `function_call` item per piece, each with the call's call_id,
+    and a completed response whose output lists them so too."""
+    if any(i.get("type") == "function_call_output" for i in body["input"] if isinstance(i, dict)):
+        text = {"type": "output_text", "text": ANSWER, "annotations": []}
+        message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [text]}
+        output, status = [message], "completed"
+    else:
+        call = {"type": "function_call", "call_id": "call_abc", "name": "get_weather", "status": "completed"}
+        output = [{**call, "id": f"fc_{i}", "arguments": piece} for i, piece in enumerate(PIECES)]
+        status = "completed"
+    response = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "ollama/qwen",
+        "status": status,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    events: list[dict[str, Any]] = [
+        *({"type": "response.output_item.added", "output_index": i, "item": item} for i, item in enumerate(output)),
+        {"type": "response.completed", "response": response},
+    ]
+    return _events([{**e, "sequence_number": n} for n, e in enumerate(events)])
+
+
+def test_a_responses_items_sharing_a_call_id_are_one_call() -> None:
+    async def handler(body: dict[str, Any]) -> httpx2.Response:
+        return _responses_gateway(body)
+
+    trace = _through_gateway(handler, stream=True, api="responses").trace
+    said = run_outcome(trace).text["en"]
+    assert said.count("called") == 1 and "called nothing" not in said, said
+    assert said.startswith("The model called get_weather(city=北京)"), said
+    assert trace.meta.stats.get("tool_calls") == 1
+
+
 # --- (b) a gateway that prefixes tool names with the server's label ---------------------------------------------------
 
 

@@ -98,7 +98,9 @@ def _input(conversation: Conversation, *, since_response: bool) -> list[dict[str
 
 
 def _calls(output: list[Any]) -> tuple[Call, ...]:
-    calls: list[Call] = []
+    """The function_call items, one call per call_id: a gateway may write one call as several items sharing its id,
+    each with a piece of the arguments, which add up in order."""
+    calls: dict[str, Call] = {}
     for i, item in enumerate(output):
         if get(item, "type") not in CALL_ITEMS:
             continue
@@ -112,8 +114,12 @@ def _calls(output: list[Any]) -> tuple[Call, ...]:
             arguments = ""
         elif not isinstance(arguments, str):
             raise WireProblem("arguments_not_text", where=where, i=i, name=name)
-        calls.append(Call(call_id, name, arguments, as_dict(_plain(item))))
-    return tuple(calls)
+        same = calls.get(call_id)
+        if same is not None:
+            calls[call_id] = Call(call_id, same.name, same.arguments + arguments, same.raw)
+        else:
+            calls[call_id] = Call(call_id, name, arguments, as_dict(_plain(item)))
+    return tuple(calls.values())
 
 
 def _text(output: list[Any]) -> str | None:
@@ -211,6 +217,7 @@ class ResponsesStream:
     problem: WireProblem | None = None
     completed: dict[str, Any] | None = None
     items: dict[int, _Item] = field(default_factory=dict[int, _Item])
+    call_ids: set[Any] = field(default_factory=set[Any])  # the call_ids of the calls started so far
 
     def add(self, event: Any) -> str:
         self.events += 1
@@ -226,7 +233,9 @@ class ResponsesStream:
             self.items[index] = _Item(item)
             if item.get("type") in CALL_ITEMS:
                 self.decided = True
-                return f"event {n}: {item.get('type')} {clip_label(str(item.get('name')))} starts"
+                again = "continues" if item.get("call_id") in self.call_ids else "starts"  # one call, many items
+                self.call_ids.add(item.get("call_id"))
+                return f"event {n}: {item.get('type')} {clip_label(str(item.get('name')))} {again}"
             return f"event {n}: {item.get('type')} item starts"
         if kind == "response.function_call_arguments.delta" and slot is not None:
             piece = str(data.get("delta") or "")
@@ -335,10 +344,11 @@ class Responses:
         ], turn.finish
 
     def event_part(self, data: dict[str, Any], said: str) -> EventPart:
-        """An event: a call starting, a piece of its arguments or of text, or the event's type."""
+        """An event: a call starting (as the stream said: an item with a call_id seen before continues that call), a
+        piece of its arguments or of text, or the event's type."""
         kind, item = str(data.get("type")), as_dict(data.get("item"))
-        if kind == "response.output_item.added" and item.get("type") == "function_call":
-            return CallStarts("function_call", item.get("name"))
+        if kind == "response.output_item.added" and item.get("type") == "function_call" and said.endswith(" starts"):
+            return CallStarts("function_call", item.get("name"))  # not an item that continues a call by its id
         if kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
             return Piece("arguments" if "arguments" in kind else "output_text", data.get("delta"))
         return Named(kind)
