@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from flow.backends.mock import MODEL_NAMES as MOCK_MODELS
 from flow.engine.options import RunOptions
+from flow.servers.spec import ServerSpec
 from flow.text.errors import ProviderNote
 from flow.wire import API
 from flow.wire.base import ApiName
@@ -162,6 +163,25 @@ def key_for(preset: Preset, base_url: str, typed_key: str, environ: Mapping[str,
             return KeyChoice(value, env=env)
         withheld = withheld or env
     return KeyChoice(None, withheld=withheld)
+
+
+@dataclass(frozen=True)
+class ServerChoice:
+    """The server a hosted run names to a provider, and where a credential left out came from."""
+
+    spec: ServerSpec
+    withheld: str | None = None  # the environment variable holding a token that is not sent to this base URL
+
+
+def server_for(
+    spec: ServerSpec, preset: Preset, base_url: str, environ: Mapping[str, str] = os.environ
+) -> ServerChoice:
+    """The server a hosted run from the app names to the provider at `base_url`, which reaches it with the server's
+    credential: that credential, like the operator's key, goes only to a base URL configured for a key
+    (`key_homes`), never to one typed on the page; else the server is named without it."""
+    if not spec.is_http or spec.token() is None or key_env_for(preset, base_url, environ) is not None:
+        return ServerChoice(spec)
+    return ServerChoice(replace(spec, bearer_token=None, bearer_token_env=""), withheld=spec.bearer_token_env)
 
 
 EXAMPLE_QUESTIONS: list[str] = [

@@ -172,6 +172,10 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "This provider needs an API key: type it, or set ${env}.",
     },
     "no_key_typed": {"zh": "这个服务需要 API 密钥：请输入。", "en": "This provider needs an API key: type it."},
+    "server_token_withheld": {
+        "zh": "环境变量 {env} 中 MCP 服务器的凭据不会随请求发给这个 Base URL：托管 MCP 里服务商拿着它去访问服务器，而配置好的凭据只发给为 Key 配置的地址。服务器会在没有凭据的情况下被点名。",
+        "en": "${env}, the MCP server's credential, is not sent to this base URL: in hosted MCP the provider uses it to reach the server, and a configured credential goes only to a URL set up for a key. The server is named without it.",
+    },
     "key_withheld": {
         "zh": "环境变量 {env} 中的 Key 不会发给这个 Base URL：环境中的 Key 只发给为它配置的地址。要发送 Key，请在上面输入。",
         "en": "${env} is not sent to this base URL: a key from the environment goes only to the URL it was set up for. Type a key to send one.",

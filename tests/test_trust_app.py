@@ -20,7 +20,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flow.cli.app import app_command
-from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, same_endpoint
+from flow.providers import PRESETS, KeyChoice, Preset, key_env_for, key_for, same_endpoint, server_for
+from flow.servers.spec import ServerSpec
 from flow.trace.files import MAX_TRACE_BYTES, read_trace_bytes
 from flow.views.table import hop_dataframe
 from flow_ui.state import UPLOAD_LIMIT_MB
@@ -123,6 +124,30 @@ def test_a_keyless_local_preset_sends_no_key_to_a_typed_url():
     assert key_for(Preset("x", "http://h/v1", "m", "X_KEY", needs_key=False), "http://h/v1", "", {}) == KeyChoice(None)
 
 
+SERVER_TOKEN = "mcp-operator-token-7f3a1e"
+
+
+def test_a_servers_credential_goes_only_to_a_base_url_configured_for_a_key():
+    """Hosted MCP: the provider reaches the server with its token, which rides in the model request; like the key, it
+    goes to a configured provider's URL and never to a typed one."""
+    env = {"OPENAI_API_KEY": OPERATOR_KEY}
+    server = ServerSpec(transport="http", url="https://mcp.example/mcp", bearer_token=SERVER_TOKEN)
+    assert server_for(server, OPENAI, "https://api.openai.com/v1", env).spec.token() == SERVER_TOKEN
+    typed = server_for(server, OPENAI, "https://evil.example/v1", env)
+    assert typed.spec.token() is None and typed.spec.url == server.url
+    from_env = ServerSpec(transport="http", url="https://mcp.example/mcp", bearer_token_env="MCP_TEST_TOKEN")
+    import os
+
+    os.environ["MCP_TEST_TOKEN"] = SERVER_TOKEN
+    try:
+        withheld = server_for(from_env, DEEPSEEK, "http://127.0.0.1:1/v1", env)
+        assert withheld.spec.token() is None and withheld.withheld == "MCP_TEST_TOKEN"
+        assert server_for(from_env, DEEPSEEK, "https://api.deepseek.com/v1", env).withheld is None
+    finally:
+        del os.environ["MCP_TEST_TOKEN"]
+    assert server_for(ServerSpec(), OPENAI, "https://evil.example/v1", env).spec == ServerSpec()  # the demo: none
+
+
 # --- which key goes where: the Run page against a recording endpoint -------------------------------
 
 
@@ -132,6 +157,7 @@ class Recorder:
 
     url: str
     authorizations: list[str] = field(default_factory=list)
+    bodies: list[bytes] = field(default_factory=list)
     reply: tuple[int, dict[str, Any]] = (200, {})
 
 
@@ -146,7 +172,7 @@ def recorder() -> Iterator[Recorder]:
             pass
 
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
+            box["r"].bodies.append(self.rfile.read(int(self.headers.get("content-length") or 0)))
             sent = (self.headers.get("authorization") or "", self.headers.get("x-api-key") or "")
             box["r"].authorizations.append(" ".join(sent).strip())
             status, body = box["r"].reply
@@ -543,3 +569,30 @@ def test_the_run_page_offers_the_presets_of_the_chosen_api_and_anthropics_key_st
     at.button(key="run").click().run()
     assert recorder.authorizations and all("typed-key" in a for a in recorder.authorizations)
     assert all(OPERATOR_KEY not in a for a in recorder.authorizations), recorder.authorizations
+
+
+def test_a_hosted_run_to_a_typed_url_names_the_configured_server_without_its_token(recorder, monkeypatch, tmp_path):
+    servers = tmp_path / "servers.json"
+    servers.write_text(
+        json.dumps({"mcpServers": {"remote": {"url": "https://mcp.example/mcp", "bearer_token_env": "MCP_TEST_TOKEN"}}})
+    )
+    monkeypatch.setenv("MCP_FLOW_SERVERS", str(servers))
+    monkeypatch.setenv("MCP_TEST_TOKEN", SERVER_TOKEN)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    at = app()
+    at.switch_page("app_pages/run.py").run()
+    at.radio(key="mode_en").set_value("hosted").run()
+    at.radio(key="api_en").set_value("responses").run()
+    at.selectbox(key="server_en").set_value("remote").run()
+    at.radio(key="backend_en").set_value("provider").run()
+    responses = next(p for p in PRESETS if p.api == "responses")
+    at.selectbox(key="preset_responses_en").set_value(responses).run()
+    at.text_input(key=f"base_url_{responses.name}").set_value(recorder.url).run()
+    next(w for w in at.text_input if w.proto.type == w.proto.PASSWORD).set_value(VISITOR_KEY).run()
+    assert any(w.value.startswith("$MCP_TEST_TOKEN, the MCP server's credential, is not sent") for w in at.warning)
+    at.button(key="run").click().run()
+    assert not at.exception, at.exception
+    [sent] = recorder.bodies
+    body = json.loads(sent)
+    assert body["tools"][0]["server_url"] == "https://mcp.example/mcp" and "headers" not in body["tools"][0]
+    assert SERVER_TOKEN.encode() not in sent

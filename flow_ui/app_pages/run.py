@@ -27,6 +27,7 @@ from flow import (
     key_env_for,
     key_for,
     parse_script,
+    server_for,
 )
 from flow_ui.asking import ask_form
 from flow_ui.i18n import t
@@ -245,6 +246,11 @@ with left:
         key = key_for(preset, base_url, typed_key)
         if key.withheld:
             st.warning(t("key_withheld", lang, env=key.withheld), icon=":material/key_off:")
+        if hosted:  # the provider reaches the server with its credential: the same rule as the key's
+            named = server_for(server_spec, preset, base_url)
+            server_spec = named.spec
+            if named.withheld:
+                st.warning(t("server_token_withheld", lang, env=named.withheld), icon=":material/key_off:")
         try:  # a URL no request can go to is one line here, and the run waits for one that can
             flow.check_base_url(base_url)
         except flow.FlowError as exc:
