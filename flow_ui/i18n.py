@@ -173,8 +173,8 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     "no_key_typed": {"zh": "这个服务需要 API 密钥：请输入。", "en": "This provider needs an API key: type it."},
     "server_token_withheld": {
-        "zh": "环境变量 {env} 中 MCP 服务器的凭据不会随请求发给这个 Base URL：托管 MCP 里服务商拿着它去访问服务器，而配置好的凭据只发给为 Key 配置的地址。服务器会在没有凭据的情况下被点名。",
-        "en": "${env}, the MCP server's credential, is not sent to this base URL: in hosted MCP the provider uses it to reach the server, and a configured credential goes only to a URL set up for a key. The server is named without it.",
+        "zh": "环境变量 {env} 中的 MCP 服务器凭据不会随请求发给这个 Base URL：托管 MCP 里服务商要用它访问服务器，而配置好的凭据只发给配置了 API 密钥的地址。请求里仍会写明这台服务器，只是不带凭据。",
+        "en": "${env}, the MCP server's credential, is not sent to this base URL: in hosted MCP the provider uses it to reach the server, and a configured credential goes only to a URL set up for a key. The request still names the server, without it.",
     },
     "key_withheld": {
         "zh": "环境变量 {env} 中的 Key 不会发给这个 Base URL：环境中的 Key 只发给为它配置的地址。要发送 Key，请在上面输入。",
