@@ -85,7 +85,7 @@ from flow.interop.genai import (
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
-from flow.trace.payloads import Failure, McpReportedPayload, ServerAsk, ToolResult, payload_of, typed
+from flow.trace.payloads import Failure, McpReportedPayload, ServerAsk, ToolInvoke, ToolResult, payload_of, typed
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.rounds import Rounds, call_rounds, input_required
 from flow.trace.steps import Step
@@ -472,17 +472,16 @@ class _SpanBuilder:
         """The server's own report of running the tool's function (MCP server → tool and back), as a span of the
         function's code inside the server's span, marked `REPORTED_BY_ATTR`."""
         rid = ex.request.jsonrpc_id
-        near = [h for h in self.trace.hops if h.jsonrpc_id == rid and h.kind in ("tool.invoke", "tool.result")]
-        invoke = next((h for h in near if h.kind == "tool.invoke" and h.source == "mcp_server"), None)
-        ran = next((h for h in near if h.kind == "tool.result" and h.target == "mcp_server"), None)
-        called = payload_of(invoke, "tool.invoke") if invoke is not None else None
-        got = payload_of(ran, "tool.result") if ran is not None else None
-        if invoke is None or ran is None or called is None or got is None:
+        near = [typed(h) for h in self.trace.hops if h.jsonrpc_id == rid]
+        invoke = next((t for t in near if isinstance(t, ToolInvoke) and t.hop.source == "mcp_server"), None)
+        ran = next((t for t in near if isinstance(t, ToolResult) and t.hop.target == "mcp_server"), None)
+        if invoke is None or ran is None:
             return
+        called, got = invoke.payload, ran.payload
         # Not an execute_tool span: that is the model's tool call, once (the app's span); this is the code it ran.
         attrs: Attributes = {
             "code.function.name": called["function"],
-            "gen_ai.tool.call.id": invoke.tool_call_id,
+            "gen_ai.tool.call.id": invoke.hop.tool_call_id,
             REPORTED_ARGUMENTS_ATTR: _dumps(called["kwargs"]),
             REPORTED_BY_ATTR: "mcp_server",
         }
@@ -496,8 +495,8 @@ class _SpanBuilder:
             str(called["function"]),
             server,
             SpanKind.INTERNAL,
-            invoke.t_start_ms,
-            ran.t_end_ms,
+            invoke.hop.t_start_ms,
+            ran.hop.t_end_ms,
             attrs,
             error,
         )

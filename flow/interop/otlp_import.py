@@ -56,6 +56,8 @@ from flow.trace.payloads import (
     ChatRequest,
     ErrorPayload,
     JsonObject,
+    LlmRequest,
+    LlmResponse,
     LlmResponsePayload,
     Payload,
     RpcError,
@@ -63,6 +65,7 @@ from flow.trace.payloads import (
     ToolCall,
     ToolResultPayload,
     UserInputPayload,
+    typed,
 )
 from flow.trace.reports import REPORTED_BY, ExecutionReport
 from flow.trace.rounds import reply_step
@@ -654,8 +657,9 @@ class _OtlpImport:
 
     def add_reports(self, out: Hops, report: _Report) -> None:
         """A report's hops after the model response that carried it, paired with the frames seen since its request."""
-        request = next((h for h in reversed(out.hops) if h.kind == "llm.request"), None)
-        response = next((h for h in reversed(out.hops) if h.kind == "llm.response"), None)
+        # the hops made here carry whole payloads: none is `Clipped`
+        request = next((h for h in reversed(out.hops) if isinstance(typed(h), LlmRequest)), None)
+        response = next((h for h in reversed(out.hops) if isinstance(typed(h), LlmResponse)), None)
         if request is None or response is None or response.seq < request.seq:
             return
         drafts = reported_drafts(
