@@ -29,7 +29,7 @@ OPENAI_API_TYPES: dict[ApiName, str] = {"chat": "chat_completions", "responses":
 """`openai.api.type`: which of OpenAI's two APIs a span used (Anthropic's spans have no such attribute)."""
 
 
-def part(piece: Part) -> dict[str, Any]:
+def as_part(piece: Part) -> dict[str, Any]:
     """One neutral part as the conventions write it."""
     match piece:
         case TextPart(text=text):
@@ -44,26 +44,26 @@ def part(piece: Part) -> dict[str, Any]:
             assert_never(never)
 
 
-def message(said: Message) -> dict[str, Any]:
+def as_message(said: Message) -> dict[str, Any]:
     """A message: a role and typed parts."""
-    return {"role": said.role, "parts": [part(p) for p in said.parts]}
+    return {"role": said.role, "parts": [as_part(p) for p in said.parts]}
 
 
 def output_message(reply: Reply) -> dict[str, Any]:
     """The model's reply as the conventions' assistant message with their finish reason (gen_ai.response.finish_reasons
     keeps the provider's own word)."""
-    return {"role": "assistant", "parts": [part(p) for p in reply.parts], "finish_reason": reply.finish}
+    return {"role": "assistant", "parts": [as_part(p) for p in reply.parts], "finish_reason": reply.finish}
 
 
 def input_messages(body: Any, api: WireApi) -> list[dict[str, Any]]:
     """What a request sends of the conversation, as the conventions' messages (Chat's system message among them)."""
-    return [message(m) for m in api.input_messages(body)]
+    return [as_message(m) for m in api.input_messages(body)]
 
 
 def system_instructions(body: Any, api: WireApi) -> list[dict[str, Any]] | None:
     """The system text a request sends beside its messages (Responses' `instructions`, Messages' `system`), as text
     parts; None when it sends none there (Chat: its system prompt is a message)."""
-    return [part(p) for p in api.instructions(body)] or None
+    return [as_part(p) for p in api.instructions(body)] or None
 
 
 def tool_definitions(body: Any, api: WireApi) -> list[dict[str, Any]] | None:

@@ -75,8 +75,8 @@ from flow.interop.common import (
 )
 from flow.interop.genai import (
     OPENAI_API_TYPES,
+    as_message,
     input_messages,
-    message,
     output_message,
     provider,
     system_instructions,
@@ -275,7 +275,7 @@ class _SpanBuilder:
             "gen_ai.agent.name": APP_NAME,
             "gen_ai.provider.name": provider(api_of_trace(self.trace)),
             "gen_ai.request.model": meta.model.get("name"),
-            "gen_ai.input.messages": _dumps([message(Message("user", tuple(text_parts(meta.question))))]),
+            "gen_ai.input.messages": _dumps([as_message(Message("user", tuple(text_parts(meta.question))))]),
             "gen_ai.output.messages": _dumps([output_message(Reply(tuple(text_parts(meta.answer)), "stop", "stop"))])
             if meta.answer is not None
             else None,

@@ -243,14 +243,12 @@ def read_or_none(read: Callable[[Any], Turn], body: Any) -> Turn | None:
         return None
 
 
-def turn_reply(turn: Turn | None, finish_words: Mapping[str, str], *extra: Part) -> list[Reply] | None:
-    """The model's turn as its one reply, the API's finish words put in neutral ones (a turn that calls a tool
-    stops to call it); `extra`, the turn's parts no field of `Turn` holds. None for no turn."""
-    if turn is None:
-        return None
+def turn_reply(turn: Turn, finish_words: Mapping[str, str], *extra: Part) -> Reply:
+    """The model's turn as a reply, the API's finish words put in neutral ones (a turn that calls a tool stops to
+    call it); `extra`, the turn's parts no field of `Turn` holds."""
     calls = [ToolCallPart(c.id, c.name, c.parsed if c.parsed is not None else c.arguments) for c in turn.calls]
     finish = "tool_call" if turn.calls else finish_words.get(str(turn.finish), turn.finish or "stop")
-    return [Reply((*text_parts(turn.text), *calls, *extra), finish, turn.finish)]
+    return Reply((*text_parts(turn.text), *calls, *extra), finish, turn.finish)
 
 
 class Stream(Protocol):

@@ -382,7 +382,8 @@ class Messages:
         ]
 
     def replies(self, response: Any) -> list[Reply] | None:
-        return turn_reply(read_or_none(read, as_dict(response)), FINISH_WORDS)
+        turn = read_or_none(read, as_dict(response))
+        return None if turn is None else [turn_reply(turn, FINISH_WORDS)]
 
     def assembled_body(self, message: Any, finish: Any) -> dict[str, Any]:
         body = as_dict(message)

@@ -299,10 +299,12 @@ def _input_message(item: Any) -> Message:
     return Message("assistant", (OtherPart(str(kind), item),))
 
 
-def _replies(turn: Turn | None) -> list[Reply] | None:
+def _replies(body: dict[str, Any]) -> list[Reply] | None:
     """The turn's reply; the provider's requests for the app's approval (hosted MCP) are parts of their own type."""
-    asks = [OtherPart("mcp_approval_request", i) for i in approval_items(turn.raw)] if turn is not None else []
-    return turn_reply(turn, FINISH_WORDS, *asks)
+    turn = read_or_none(read, body)
+    if turn is None:
+        return None
+    return [turn_reply(turn, FINISH_WORDS, *(OtherPart("mcp_approval_request", i) for i in approval_items(turn.raw)))]
 
 
 # --- the interface --------------------------------------------------------------------------------------------------
@@ -392,7 +394,7 @@ class Responses:
         return [as_dict(t) for t in as_list(as_dict(body).get("tools"))]  # flat already
 
     def replies(self, response: Any) -> list[Reply] | None:
-        return _replies(read_or_none(read, as_dict(response)))
+        return _replies(as_dict(response))
 
     def assembled_body(self, message: Any, finish: Any) -> dict[str, Any]:
         body = as_dict(message)
