@@ -21,7 +21,17 @@ from flow.backends.replay import replay
 from flow.engine.options import SYSTEM_PROMPT
 from flow.trace.files import read_trace_bytes, trace_text
 from flow.wire import API, api_for_path
-from flow.wire.base import Conversation, Settings, ToolOutput, ToolSpec, Turn
+from flow.wire.base import (
+    CallWritten,
+    Conversation,
+    Settings,
+    TextPart,
+    ToolCallPart,
+    ToolOutput,
+    ToolReturnPart,
+    ToolSpec,
+    Turn,
+)
 from helpers import model_requests
 
 WEATHER = ToolSpec(
@@ -317,3 +327,30 @@ def test_a_refused_one_call_at_a_time_in_messages_says_to_leave_out_no_parallel(
 
     detail = "tool_choice.disable_parallel_tool_use: Extra inputs are not permitted"
     assert _rejected_option(400, {"message": detail}, detail) == "disable_parallel_tool_use"
+
+
+@pytest.mark.parametrize("api", ["chat", "responses", "messages"])
+def test_a_request_the_api_wrote_reads_back_into_the_same_neutral_parts(api: str) -> None:
+    """What each API writes, read back by the same API (the OpenTelemetry export reads recorded bodies so): the
+    system text, the user's question, the model's call and the tool's result, the tools flat, the reply."""
+    wire = API[api]  # type: ignore[index]
+    turn = wire.turn(None, [CallWritten("call_1", "get_weather", {"city": "北京"})])
+    conversation = Conversation("Be brief.", [QUESTION, turn, ToolOutput("call_1", "晴")])
+    body = wire.request(conversation, [wire.tool(WEATHER)], Settings("mock")).body
+
+    parts = [p for m in wire.input_messages(body) for p in m.parts]
+    system = [*wire.instructions(body), *(p for m in wire.input_messages(body) if m.role == "system" for p in m.parts)]
+    assert system == [TextPart("Be brief.")]
+    assert TextPart(QUESTION) in parts
+    call = next(p for p in parts if isinstance(p, ToolCallPart))
+    arguments = json.loads(call.arguments) if wire.arguments_json else call.arguments
+    assert (call.call_id, call.name, arguments) == ("call_1", "get_weather", {"city": "北京"})
+    assert [(p.call_id, p.content) for p in parts if isinstance(p, ToolReturnPart)] == [("call_1", "晴")]
+    assert [(t["type"], t["name"], t["parameters"]) for t in wire.tool_definitions(body)] == [
+        ("function", "get_weather", WEATHER.parameters)
+    ]
+
+    answer = wire.turn("晴，25 度。", [])
+    replies = wire.replies(wire.assembled_body(answer.raw, answer.finish))  # as a stream's message is kept
+    assert replies is not None and [(r.parts, r.finish) for r in replies] == [((TextPart("晴，25 度。"),), "stop")]
+    assert (wire.reported_body([{"type": "mcp_call"}]) is None) == (not wire.hosted_mcp)

@@ -44,9 +44,11 @@ from flow.trace.payloads import (
     LlmRequestPayload,
     LlmResponsePayload,
     McpRequestPayload,
+    McpResponse,
     Payload,
     ToolCall,
     payload_of,
+    typed,
 )
 from flow.trace.stats import RETRY_HEADER, retry_number
 from flow.trace.steps import Step
@@ -944,8 +946,9 @@ def _interleave(first: list[_Event], second: list[_Event]) -> list[_Event]:
 
 def _listed_tools(frames: list[Hop]) -> list[JsonObject]:
     for hop in frames:
-        listed = as_dict(as_dict(hop.payload).get("result")).get("tools")
-        if hop.kind == "mcp.response" and isinstance(listed, list):
+        said = typed(hop)
+        listed = as_dict(said.payload.get("result")).get("tools") if isinstance(said, McpResponse) else None
+        if isinstance(listed, list):
             return [t for t in listed if isinstance(t, dict)]
     return []
 

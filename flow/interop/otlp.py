@@ -30,7 +30,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterator, Mapping
-from typing import Any, assert_never
+from typing import Any
 from urllib.parse import urlsplit
 
 from google.protobuf.json_format import MessageToDict
@@ -75,24 +75,24 @@ from flow.interop.common import (
 )
 from flow.interop.genai import (
     OPENAI_API_TYPES,
-    PROVIDERS,
-    chat_message,
-    chat_output,
+    as_message,
     input_messages,
     output_message,
+    provider,
     system_instructions,
     tool_definitions,
 )
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
-from flow.trace.payloads import Failure, McpReportedPayload, ServerAsk, ToolResult, payload_of, typed
+from flow.trace.payloads import Failure, McpReportedPayload, ServerAsk, ToolInvoke, ToolResult, payload_of, typed
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.rounds import Rounds, call_rounds, input_required
 from flow.trace.steps import Step
 from flow.trace.summaries import input_requests
-from flow.wire.base import WireApi
-from flow.wire.recorded import api_of_request, api_of_trace, turn_of
+from flow.wire import API
+from flow.wire.base import Message, Reply, WireApi, text_parts
+from flow.wire.recorded import api_of_request, api_of_trace
 
 SCOPE = "mcp-flow"
 
@@ -182,57 +182,21 @@ class _Reply:
         self.chunks: list[Hop] = []
         self.error: tuple[str, str] | None = None
 
-    def _turn(self, body: Any, finish: Any = None) -> None:
-        turn = turn_of(body, self.api, finish=finish)
-        if turn is not None:
-            self.outputs = [(output_message(turn, self.api), turn.finish)]
-
-    def _response(self, body: dict[str, Any]) -> None:
-        """A whole response: every choice's message (Chat Completions), or the turn (Responses, Messages)."""
-        self.response = body
-        match self.api.name:
-            case "chat":
-                choices = map(as_dict, as_list(body.get("choices")))
-                self.outputs = [
-                    (chat_output(as_dict(c.get("message")), c.get("finish_reason")), c.get("finish_reason"))
-                    for c in choices
-                ]
-            case "responses" | "messages":
-                self._turn(body)
-            case _ as never:
-                assert_never(never)
-
-    def _assembled(self, message: Any, finish: Any) -> None:
-        """The turn the app assembled from a stream."""
-        match self.api.name:
-            case "chat":
-                self.outputs = [(chat_output(message, finish), finish)]
-            case "responses" | "messages":
-                self._turn(message, finish)
-            case _ as never:
-                assert_never(never)
-
-    def _named(self, data: dict[str, Any]) -> dict[str, Any]:
-        """What a stream event says of the response as a whole: a Chat chunk is one (its id, its model); Responses
-        names the response in its first events, Messages the message in message_start."""
-        match self.api.name:
-            case "chat":
-                return data
-            case "responses" | "messages":
-                return as_dict(data.get("response")) or as_dict(data.get("message"))
-            case _ as never:
-                assert_never(never)
+    def _replied(self, replies: list[Reply] | None) -> None:
+        if replies is not None:  # None: a body its API cannot read leaves what was read before
+            self.outputs = [(output_message(r), r.said_finish) for r in replies]
 
     def add(self, hop: Hop) -> None:
         # A response body or a chunk is the provider's JSON, as it came: read with care.
         if hop.kind == "llm.chunk":
             self.chunks.append(hop)
         if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
-            self._response(answer["body"])
+            self.response = answer["body"]
+            self._replied(self.api.replies(answer["body"]))
         elif (assembled := payload_of(hop, "llm.assembled")) is not None:
-            self._assembled(assembled["message"], assembled["finish_reason"])
+            self._replied(self.api.replies(self.api.assembled_body(assembled["message"], assembled["finish_reason"])))
         elif (chunk := payload_of(hop, "llm.chunk")) is not None and isinstance(chunk["data"], dict):
-            self.response = self.response or self._named(chunk["data"])
+            self.response = self.response or self.api.stream_response(chunk["data"])
         elif (failed := payload_of(hop, "llm.error")) is not None:
             detail = as_dict(as_dict(failed.get("body")).get("error"))
             self.error = (
@@ -309,10 +273,10 @@ class _SpanBuilder:
         attrs: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": APP_NAME,
-            "gen_ai.provider.name": PROVIDERS[api_of_trace(self.trace).name],
+            "gen_ai.provider.name": provider(api_of_trace(self.trace)),
             "gen_ai.request.model": meta.model.get("name"),
-            "gen_ai.input.messages": _dumps([chat_message({"role": "user", "content": meta.question})]),
-            "gen_ai.output.messages": _dumps([chat_output({"content": meta.answer}, "stop")])
+            "gen_ai.input.messages": _dumps([as_message(Message("user", tuple(text_parts(meta.question))))]),
+            "gen_ai.output.messages": _dumps([output_message(Reply(tuple(text_parts(meta.answer)), "stop", "stop"))])
             if meta.answer is not None
             else None,
         }
@@ -329,7 +293,7 @@ class _SpanBuilder:
         tools = tool_definitions(body, api)
         attrs: Attributes = {
             "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": PROVIDERS[api.name],
+            "gen_ai.provider.name": provider(api),
             "openai.api.type": OPENAI_API_TYPES.get(api.name),
             "gen_ai.request.model": model,
             "gen_ai.request.stream": True if body.get("stream") else None,
@@ -377,7 +341,7 @@ class _SpanBuilder:
         said = answer or sent
         attrs: Attributes = {
             "mcp.method.name": method,
-            "gen_ai.provider.name": next((p for a, p in PROVIDERS.items() if a == api), None),
+            "gen_ai.provider.name": next((provider(a) for a in API.values() if a.name == api), None),
             REPORTED_BY_ATTR: BY_PROVIDER,
             REPORTED_API_ATTR: api,
             REPORTED_SERVER_ATTR: sent["server"],
@@ -508,17 +472,16 @@ class _SpanBuilder:
         """The server's own report of running the tool's function (MCP server → tool and back), as a span of the
         function's code inside the server's span, marked `REPORTED_BY_ATTR`."""
         rid = ex.request.jsonrpc_id
-        near = [h for h in self.trace.hops if h.jsonrpc_id == rid and h.kind in ("tool.invoke", "tool.result")]
-        invoke = next((h for h in near if h.kind == "tool.invoke" and h.source == "mcp_server"), None)
-        ran = next((h for h in near if h.kind == "tool.result" and h.target == "mcp_server"), None)
-        called = payload_of(invoke, "tool.invoke") if invoke is not None else None
-        got = payload_of(ran, "tool.result") if ran is not None else None
-        if invoke is None or ran is None or called is None or got is None:
+        near = [typed(h) for h in self.trace.hops if h.jsonrpc_id == rid]
+        invoke = next((t for t in near if isinstance(t, ToolInvoke) and t.hop.source == "mcp_server"), None)
+        ran = next((t for t in near if isinstance(t, ToolResult) and t.hop.target == "mcp_server"), None)
+        if invoke is None or ran is None:
             return
+        called, got = invoke.payload, ran.payload
         # Not an execute_tool span: that is the model's tool call, once (the app's span); this is the code it ran.
         attrs: Attributes = {
             "code.function.name": called["function"],
-            "gen_ai.tool.call.id": invoke.tool_call_id,
+            "gen_ai.tool.call.id": invoke.hop.tool_call_id,
             REPORTED_ARGUMENTS_ATTR: _dumps(called["kwargs"]),
             REPORTED_BY_ATTR: "mcp_server",
         }
@@ -532,8 +495,8 @@ class _SpanBuilder:
             str(called["function"]),
             server,
             SpanKind.INTERNAL,
-            invoke.t_start_ms,
-            ran.t_end_ms,
+            invoke.hop.t_start_ms,
+            ran.hop.t_end_ms,
             attrs,
             error,
         )

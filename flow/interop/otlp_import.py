@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 from flow.interop.common import (
     ASK_USER_SPAN,
@@ -56,6 +56,8 @@ from flow.trace.payloads import (
     ChatRequest,
     ErrorPayload,
     JsonObject,
+    LlmRequest,
+    LlmResponse,
     LlmResponsePayload,
     Payload,
     RpcError,
@@ -63,18 +65,18 @@ from flow.trace.payloads import (
     ToolCall,
     ToolResultPayload,
     UserInputPayload,
+    typed,
 )
 from flow.trace.reports import REPORTED_BY, ExecutionReport
 from flow.trace.rounds import reply_step
 from flow.trace.steps import Step, answer_step
 from flow.trace.summaries import call_text, frame_summary
+from flow.wire import API
 from flow.wire.base import ApiName
 from flow.wire.chat import CHAT
 from flow.wire.hosted import reported_drafts
 
 _CHAT_OPERATIONS = {"chat", "text_completion", "generate_content"}
-# The APIs whose responses report a provider's MCP calls (hosted MCP), by the word the exporter writes
-_REPORTING: dict[Any, ApiName] = {"responses": "responses", "messages": "messages"}
 # (gen_ai.provider.name, openai.api.type) of a chat span whose API was not Chat Completions
 _API_SPOKEN = {("openai", "responses"): "the Responses API", ("anthropic", "None"): "the Anthropic Messages API"}
 
@@ -637,33 +639,27 @@ class _OtlpImport:
                 continue
             items += [i for i in said if isinstance(i, dict)]
             self.hosted_server = self.hosted_server or str(span.attrs.get(REPORTED_SERVER_ATTR) or "")
-        reporting = _REPORTING.get(api) if isinstance(api, str) else None
-        if reporting is None:
+        # where the API's response carries the report: Responses' output, Messages' content; Chat reports none
+        reporting = next((a for a in API.values() if a.name == api), None)
+        body = reporting.reported_body(items) if reporting is not None else None
+        if reporting is None or body is None:
             self.unmapped.add(
                 f"provider reports of the API {quoted(api)}: only Responses and Messages report MCP calls"
             )
             return
         self.hosted = True
-        match reporting:  # where each API's response carries the report: Responses' output, Messages' content
-            case "responses":
-                body: JsonObject = {"output": items}
-            case "messages":
-                body = {"content": items}
-            case "chat":  # not in _REPORTING: Chat Completions reports no MCP calls
-                return
-            case _ as never:
-                assert_never(never)
         self.unmapped.add(
             "hosted MCP: the provider's reports come back as mcp.reported hops from the items their spans keep; the "
             "model response they name is rebuilt in Chat Completions' form, without those items"
         )
-        report = _Report(reporting, body, self.ms(chat.end_ns), rnd)
+        report = _Report(reporting.name, body, self.ms(chat.end_ns), rnd)
         self.events.append((chat.end_ns, len(self.events), report))
 
     def add_reports(self, out: Hops, report: _Report) -> None:
         """A report's hops after the model response that carried it, paired with the frames seen since its request."""
-        request = next((h for h in reversed(out.hops) if h.kind == "llm.request"), None)
-        response = next((h for h in reversed(out.hops) if h.kind == "llm.response"), None)
+        # the hops made here carry whole payloads: none is `Clipped`
+        request = next((h for h in reversed(out.hops) if isinstance(typed(h), LlmRequest)), None)
+        response = next((h for h in reversed(out.hops) if isinstance(typed(h), LlmResponse)), None)
         if request is None or response is None or response.seq < request.seq:
             return
         drafts = reported_drafts(

@@ -10,11 +10,11 @@ the product.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from flow.trace.model import as_list
+from flow.trace.model import as_list, is_array, is_object
 from flow.trace.payloads import Adaptation as AdaptationPayload
 from flow.trace.steps import Step
 
@@ -169,10 +169,7 @@ RecordedTurn = tuple[list[ToolCall], str | None]
 
 def read_safely(api: WireApi, body: dict[str, Any]) -> Turn | None:
     """A recorded body read by its API, or None when that API cannot read it (a foreign or broken shape)."""
-    try:
-        return api.read(body)
-    except (WireProblem, KeyError, TypeError, AttributeError):
-        return None
+    return read_or_none(api.read, body)
 
 
 def conversation_items(body: dict[str, Any], field: str) -> list[Any]:
@@ -246,6 +243,106 @@ EventPart = CallStarts | Piece | Stopped | Named
 """What one stream event brings, read by its API: what the event's line in the diagram says."""
 
 
+# --- a recorded body read back into neutral parts ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Text someone wrote: the user, the app's system prompt, the model."""
+
+    text: Any  # a string; a recording's part may hold other JSON, kept as it came
+    part_kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    """A tool call the model made: its id, the tool's name, and its arguments (the JSON text, or the object where
+    the API sends one), as the body wrote them."""
+
+    call_id: Any
+    name: Any
+    arguments: Any
+    part_kind: Literal["tool-call"] = "tool-call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolReturnPart:
+    """What the app sent back for a call: the call's id and the content as the API carried it."""
+
+    call_id: Any
+    content: Any
+    part_kind: Literal["tool-return"] = "tool-return"
+
+
+@dataclass(frozen=True, slots=True)
+class OtherPart:
+    """A piece no other part stands for (an image, a hosted MCP item): its type, and the piece as it came."""
+
+    type: str
+    value: Any
+    part_kind: Literal["other"] = "other"
+
+
+Part = TextPart | ToolCallPart | ToolReturnPart | OtherPart
+
+
+"""One piece of a message read back from a recorded body."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a recorded request: its role as the body names it ("system", "user", "assistant", "tool")
+    and its parts."""
+
+    role: Any
+    parts: tuple[Part, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One message the model answered with: its parts, why it stopped in neutral words ("tool_call", "stop",
+    "length"; the provider's own word where none fits), and the provider's own word."""
+
+    parts: tuple[Part, ...]
+    finish: Any
+    said_finish: Any
+
+
+def text_parts(content: Any) -> list[Part]:
+    """Content as parts: a string, or a list of content parts (OpenAI's) or blocks (Anthropic's), whose text parts
+    become text and any other is kept as it came."""
+    if content is None or content == "":
+        return []
+    if isinstance(content, str):
+        return [TextPart(content)]
+    if is_array(content):
+        return [_content_part(p) for p in content]
+    return [OtherPart("unknown", content)]
+
+
+def _content_part(piece: Any) -> Part:
+    if not is_object(piece):
+        return OtherPart("unknown", piece)
+    kind = piece.get("type")
+    return TextPart(piece.get("text")) if kind in ("text", "input_text", "output_text") else OtherPart(str(kind), piece)
+
+
+def read_or_none(read: Callable[[Any], Turn], body: Any) -> Turn | None:
+    """The turn `read` finds in a recorded body, None when it finds none (the recording is what it is)."""
+    try:
+        return read(body)
+    except (WireProblem, KeyError, TypeError, AttributeError):
+        return None
+
+
+def turn_reply(turn: Turn, finish_words: Mapping[str, str], *extra: Part) -> Reply:
+    """The model's turn as a reply, the API's finish words put in neutral ones (a turn that calls a tool stops to
+    call it); `extra`, the turn's parts no field of `Turn` holds."""
+    calls = [ToolCallPart(c.id, c.name, c.parsed if c.parsed is not None else c.arguments) for c in turn.calls]
+    finish = "tool_call" if turn.calls else finish_words.get(str(turn.finish), turn.finish or "stop")
+    return Reply((*text_parts(turn.text), *calls, *extra), finish, turn.finish)
+
+
 class Stream(Protocol):
     """A streamed response, event by event: each event's line, the turn they build, and whether the model has
     decided to call a tool (which makes the stream step 4 rather than 9)."""
@@ -298,3 +395,16 @@ class WireApi(Protocol):
     def request_summary(self, body: Any) -> str: ...
     def response_summary(self, body: Any) -> str: ...
     def turn_summary(self, turn: Turn) -> str: ...
+
+    # Reading a recorded body back into neutral parts (the OpenTelemetry export and the importers).
+
+    def input_messages(self, body: Any) -> list[Message]: ...  # a request's conversation, as messages
+    def instructions(self, body: Any) -> list[Part]: ...  # a request's system text beside its messages (none: Chat)
+    # a request's tools, each flat: its type, name, description and `parameters`, beside any other key it has
+    def tool_definitions(self, body: Any) -> list[dict[str, Any]]: ...
+    def replies(self, response: Any) -> list[Reply] | None: ...  # a whole response's; None: the API cannot read it
+    # the response body a message assembled from a stream stands for (`llm.assembled` keeps the finish reason apart)
+    def assembled_body(self, message: Any, finish: Any) -> dict[str, Any]: ...
+    def stream_response(self, event: dict[str, Any]) -> dict[str, Any]: ...  # what an event says of the response
+    # a response body carrying a provider's report of its MCP calls (hosted MCP); None: the API reports none
+    def reported_body(self, items: list[dict[str, Any]]) -> dict[str, Any] | None: ...

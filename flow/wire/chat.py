@@ -37,20 +37,26 @@ from flow.wire.base import (
     ChoicePlaces,
     Conversation,
     EventPart,
+    Message,
     Named,
     Native,
+    Part,
     Piece,
     Places,
     RecordedTurn,
+    Reply,
     Request,
     Settings,
     Stopped,
     ToolCall,
+    ToolCallPart,
     ToolOutput,
+    ToolReturnPart,
     ToolSpec,
     Turn,
     WireProblem,
     conversation_items,
+    text_parts,
 )
 from flow.wire.facts import ERROR_KEYS, picked, with_parsed_arguments
 
@@ -398,6 +404,27 @@ def quoted_label(text: str | None) -> str:
     return shown if len(shown) <= LABEL_CHARS + 2 else shown[: LABEL_CHARS + 1] + "…"
 
 
+# --- a recorded body read back ---------------------------------------------------------------------------------------
+
+
+def _message(message: dict[str, Any]) -> Message:
+    """One message: a role "tool" message is the result it carries, any other its content and its tool calls."""
+    role = message.get("role", "user")
+    if role == "tool":
+        return Message("tool", (ToolReturnPart(message.get("tool_call_id"), message.get("content")),))
+    parts: list[Part] = text_parts(message.get("content"))
+    for call in map(as_dict, as_list(message.get("tool_calls"))):
+        fn = as_dict(call.get("function"))
+        parts.append(ToolCallPart(call.get("id"), fn.get("name"), fn.get("arguments")))
+    return Message(role, tuple(parts))
+
+
+def _reply(message: Any, finish: Any) -> Reply:
+    """An assistant message and its choice's finish reason (the one Chat word for a tool call put in neutral ones)."""
+    neutral = "tool_call" if finish in ("tool_calls", "function_call") else finish or "stop"
+    return Reply(_message({**as_dict(message), "role": "assistant"}).parts, neutral, finish)
+
+
 # --- the interface --------------------------------------------------------------------------------------------------------
 
 
@@ -593,6 +620,32 @@ class ChatCompletions:
 
     def turn_summary(self, turn: Turn) -> str:
         return turn_summary(turn)
+
+    # Reading a recorded body back into neutral parts (the OpenTelemetry export and the importers).
+
+    def input_messages(self, body: Any) -> list[Message]:
+        items = as_dict(body).get("messages")
+        return [_message(as_dict(m)) for m in ([items] if isinstance(items, str) else as_list(items))]
+
+    def instructions(self, body: Any) -> list[Part]:
+        return []  # the system prompt is a message
+
+    def tool_definitions(self, body: Any) -> list[dict[str, Any]]:
+        tools = map(as_dict, as_list(as_dict(body).get("tools")))
+        return [{"type": t.get("type", "function"), **as_dict(t.get("function"))} for t in tools]
+
+    def replies(self, response: Any) -> list[Reply] | None:
+        choices = map(as_dict, as_list(as_dict(response).get("choices")))
+        return [_reply(c.get("message"), c.get("finish_reason")) for c in choices]
+
+    def assembled_body(self, message: Any, finish: Any) -> dict[str, Any]:
+        return {"choices": [{"message": message, "finish_reason": finish}]}
+
+    def stream_response(self, event: dict[str, Any]) -> dict[str, Any]:
+        return event  # every chunk names the completion
+
+    def reported_body(self, items: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return None
 
 
 CHAT = ChatCompletions()

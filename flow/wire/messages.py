@@ -34,21 +34,29 @@ from flow.wire.base import (
     Conversation,
     EventPart,
     ItemPlaces,
+    Message,
     Named,
     Native,
+    Part,
     Piece,
     Places,
     RecordedTurn,
+    Reply,
     Request,
     Settings,
     Stopped,
     ToolCall,
+    ToolCallPart,
     ToolOutput,
+    ToolReturnPart,
     ToolSpec,
     Turn,
     WireProblem,
     conversation_items,
+    read_or_none,
     read_safely,
+    text_parts,
+    turn_reply,
 )
 from flow.wire.chat import clip_label, excerpt, get, quoted_label
 from flow.wire.facts import EVENT_KEYS, picked
@@ -298,6 +306,33 @@ class MessagesStream:
         return _turn(content, self.stop, {"content": content})
 
 
+# --- a recorded body read back ---------------------------------------------------------------------------------------
+
+
+FINISH_WORDS = {"tool_use": "tool_call", "end_turn": "stop", "max_tokens": "length", "stop_sequence": "stop"}
+
+
+"""A message's stop_reason in neutral words."""
+
+
+def _message(message: Any) -> Message:
+    """One message: its text, tool_use and tool_result blocks as parts (a tool_result stays in the user message
+    that carries it, as on the wire)."""
+    message = as_dict(message)
+    content = message.get("content")
+    parts: list[Part] = []
+    for block in as_list(content) if not isinstance(content, str) else []:
+        block = as_dict(block)
+        kind = block.get("type")
+        if kind == "tool_use":
+            parts.append(ToolCallPart(block.get("id"), block.get("name"), block.get("input")))
+        elif kind == "tool_result":
+            parts.append(ToolReturnPart(block.get("tool_use_id"), block.get("content")))
+        else:
+            parts += text_parts([block])
+    return Message(message.get("role", "user"), tuple(parts or text_parts(content)))
+
+
 # --- the interface --------------------------------------------------------------------------------------------------
 
 
@@ -442,6 +477,39 @@ class Messages:
 
     def turn_summary(self, turn: Turn) -> str:
         return response_summary({**turn.raw, "stop_reason": turn.finish})
+
+    # Reading a recorded body back into neutral parts (the OpenTelemetry export and the importers).
+
+    def input_messages(self, body: Any) -> list[Message]:
+        items = as_dict(body).get("messages")
+        return [_message(m) for m in ([items] if isinstance(items, str) else as_list(items))]
+
+    def instructions(self, body: Any) -> list[Part]:
+        return text_parts(as_dict(body).get("system"))
+
+    def tool_definitions(self, body: Any) -> list[dict[str, Any]]:
+        tools = map(as_dict, as_list(as_dict(body).get("tools")))
+        return [
+            {
+                "type": t.get("type", "function"),
+                **{("parameters" if k == "input_schema" else k): v for k, v in t.items()},
+            }
+            for t in tools
+        ]
+
+    def replies(self, response: Any) -> list[Reply] | None:
+        turn = read_or_none(read, as_dict(response))
+        return None if turn is None else [turn_reply(turn, FINISH_WORDS)]
+
+    def assembled_body(self, message: Any, finish: Any) -> dict[str, Any]:
+        body = as_dict(message)
+        return {**body, "stop_reason": finish} if finish is not None and "stop_reason" not in body else body
+
+    def stream_response(self, event: dict[str, Any]) -> dict[str, Any]:
+        return as_dict(event.get("message"))  # message_start names the message
+
+    def reported_body(self, items: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return {"content": items}
 
 
 MESSAGES = Messages()

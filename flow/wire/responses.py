@@ -35,23 +35,33 @@ from flow.wire.base import (
     Conversation,
     EventPart,
     ItemPlaces,
+    Message,
     Named,
     Native,
+    OtherPart,
+    Part,
     Piece,
     Places,
     RecordedTurn,
+    Reply,
     Request,
     Settings,
     ToolCall,
+    ToolCallPart,
     ToolOutput,
+    ToolReturnPart,
     ToolSpec,
     Turn,
     WireProblem,
     conversation_items,
+    read_or_none,
     read_safely,
+    text_parts,
+    turn_reply,
 )
 from flow.wire.chat import clip_label, excerpt, get, quoted_label
 from flow.wire.facts import EVENT_KEYS, picked, with_parsed_arguments
+from flow.wire.hosted import approval_items
 
 CALL_ITEMS = ("function_call",)
 
@@ -287,6 +297,36 @@ class ResponsesStream:
         return read({**self.completed, "output": self.message()["output"]})
 
 
+# --- a recorded body read back ---------------------------------------------------------------------------------------
+
+
+FINISH_WORDS = {"completed": "stop", "incomplete": "length"}  # a response's status in neutral words
+
+
+def _input_message(item: Any) -> Message:
+    """One input item: a message (the user's, or an output message sent back), a function_call the model made,
+    the function_call_output that answers it; an item of another type kept as it came."""
+    if isinstance(item, str):
+        return Message("user", tuple(text_parts(item)))
+    item = as_dict(item)
+    kind = item.get("type")
+    if kind == "function_call":
+        return Message("assistant", (ToolCallPart(item.get("call_id"), item.get("name"), item.get("arguments")),))
+    if kind == "function_call_output":
+        return Message("tool", (ToolReturnPart(item.get("call_id"), item.get("output")),))
+    if kind in (None, "message"):
+        return Message(item.get("role", "user"), tuple(text_parts(item.get("content"))))
+    return Message("assistant", (OtherPart(str(kind), item),))
+
+
+def _replies(body: dict[str, Any]) -> list[Reply] | None:
+    """The turn's reply; the provider's requests for the app's approval (hosted MCP) are parts of their own type."""
+    turn = read_or_none(read, body)
+    if turn is None:
+        return None
+    return [turn_reply(turn, FINISH_WORDS, *(OtherPart("mcp_approval_request", i) for i in approval_items(turn.raw)))]
+
+
 # --- the interface --------------------------------------------------------------------------------------------------
 
 
@@ -448,6 +488,31 @@ class Responses:
 
     def turn_summary(self, turn: Turn) -> str:
         return response_summary({**turn.raw, "status": turn.finish})
+
+    # Reading a recorded body back into neutral parts (the OpenTelemetry export and the importers).
+
+    def input_messages(self, body: Any) -> list[Message]:
+        items = as_dict(body).get("input")
+        return [_input_message(i) for i in ([items] if isinstance(items, str) else as_list(items))]
+
+    def instructions(self, body: Any) -> list[Part]:
+        return text_parts(as_dict(body).get("instructions"))
+
+    def tool_definitions(self, body: Any) -> list[dict[str, Any]]:
+        return [as_dict(t) for t in as_list(as_dict(body).get("tools"))]  # flat already
+
+    def replies(self, response: Any) -> list[Reply] | None:
+        return _replies(as_dict(response))
+
+    def assembled_body(self, message: Any, finish: Any) -> dict[str, Any]:
+        body = as_dict(message)
+        return {**body, "status": finish} if finish is not None and "status" not in body else body
+
+    def stream_response(self, event: dict[str, Any]) -> dict[str, Any]:
+        return as_dict(event.get("response"))  # its first events name the response
+
+    def reported_body(self, items: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return {"output": items}
 
 
 RESPONSES = Responses()
