@@ -54,7 +54,7 @@ from flow.trace.stats import RETRY_HEADER, retry_number
 from flow.trace.steps import Step
 from flow.trace.summaries import counted
 from flow.wire import api_for_path
-from flow.wire.base import Call, Turn, WireApi, WireProblem
+from flow.wire.base import Call, ChoicePlaces, ItemPlaces, Turn, WireApi, WireProblem
 from flow.wire.chat import CHAT
 from flow.wire.hosted import approval_requests, exchanges, hosted_servers, reported_drafts
 from flow.wire.recorded import conversation, sent_results, tool_names
@@ -355,11 +355,11 @@ class _Merge:
         whole response; the tool calls it asks for wait for the tools/calls that carry them out."""
         if _failed_status(ex) or not ex.response:
             return [self.failed_event(ex, asked, ms)]
-        match self.api.name:
-            case "responses" | "messages":
+        match self.api.places:
+            case ItemPlaces():  # a turn of typed parts, read by its API's own reader
                 return self.api_answer(ex, asked, ms)
-            case "chat":
-                pass  # its choices are read below, streamed or whole
+            case ChoicePlaces():
+                pass  # its choices are read below, streamed or whole, leniently
             case _ as never:
                 assert_never(never)
         events, message, step = self.streamed(ex, asked, ms) if ex.chunks else self.whole(ex, asked, ms)

@@ -311,8 +311,8 @@ def _model_facts(t: ModelHop) -> dict[str, Any]:
             data = p["data"]
             return (api_of_body(data).event_facts(data) if isinstance(data, dict) else {}) | _status(p)
         case LlmAssembled(payload=p):
-            message = as_dict(p["message"])
-            return api_of_body(message).assembled_facts(message, p["finish_reason"])
+            api = api_of_body(p["message"])  # the message stands where a whole response's turn does
+            return api.reply_facts(api.assembled_body(p["message"], p["finish_reason"]))
         case LlmError(payload=p):
             body = p.get("body")
             return (_picked(body, ERROR_KEYS) if isinstance(body, dict) else {}) | _status(p)

@@ -513,11 +513,6 @@ class ChatCompletions:
     def is_function(self, tool: dict[str, Any]) -> bool:
         return tool.get("type") == "function"
 
-    def as_response(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
-        if "choices" not in message and ("tool_calls" in message or "content" in message):
-            return {"choices": [{"message": message, "finish_reason": finish}]}  # an assembled message
-        return message
-
     def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
         """Read leniently: a call without an id (some local servers send none) is still a call the model asked
         for."""
@@ -566,9 +561,6 @@ class ChatCompletions:
 
     def reply_facts(self, body: dict[str, Any]) -> dict[str, Any]:
         return _body_facts(body)
-
-    def assembled_facts(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
-        return _body_facts({"choices": [{"message": message, "finish_reason": finish}]})  # where a choice stands
 
     def event_facts(self, data: dict[str, Any]) -> dict[str, Any]:
         return _body_facts(data)

@@ -372,11 +372,8 @@ class Messages:
     def is_function(self, tool: dict[str, Any]) -> bool:
         return tool.get("type") in (None, "custom")  # not a provider's own tool, nor an MCP toolset
 
-    def as_response(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
-        return {**message, "stop_reason": finish} if finish is not None and "stop_reason" not in message else message
-
     def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
-        turn = read_safely(self, self.as_response(as_dict(body), finish if assembled else None))
+        turn = read_safely(self, self.assembled_body(body, finish) if assembled else as_dict(body))
         if turn is None:
             return None
         return [
@@ -429,9 +426,6 @@ class Messages:
         """The content blocks (a tool_use's input already an object) and why the model stopped."""
         facts = picked(body, ("content", "stop_reason", "usage"))
         return facts | ({"error": body["error"]} if body.get("error") is not None else {})
-
-    def assembled_facts(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
-        return self.reply_facts({**message, "stop_reason": finish})
 
     def event_facts(self, data: dict[str, Any]) -> dict[str, Any]:
         return picked(data, EVENT_KEYS)

@@ -46,10 +46,10 @@ def api_named(name: Any) -> WireApi:
     return API[name] if name in API else DEFAULT_API
 
 
-def turn_of(body: Any, api: WireApi, *, finish: Any = None) -> Turn | None:
-    """The model's turn in a body (or an assembled message, its `finish` given beside it), read by its API; None
-    when the API cannot read it."""
-    return read_safely(api, api.as_response(as_dict(body), finish))
+def turn_of(body: Any, api: WireApi, *, assembled: bool = False, finish: Any = None) -> Turn | None:
+    """The model's turn in a response body (or in a message assembled from a stream, its `finish` given beside it),
+    read by its API; None when the API cannot read it."""
+    return read_safely(api, api.assembled_body(body, finish) if assembled else as_dict(body))
 
 
 def arguments_of(call: Any) -> Any:

@@ -372,11 +372,8 @@ class Responses:
     def is_function(self, tool: dict[str, Any]) -> bool:
         return tool.get("type") == "function"
 
-    def as_response(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
-        return {**message, "status": finish} if finish is not None and "status" not in message else message
-
     def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
-        turn = read_safely(self, self.as_response(as_dict(body), finish if assembled else None))
+        turn = read_safely(self, self.assembled_body(body, finish) if assembled else as_dict(body))
         if turn is None:
             return None
         return [
@@ -423,9 +420,6 @@ class Responses:
         items = [_with_parsed_arguments(i) for i in output] if is_array(output) else output
         facts = picked(body, ("id",)) | {"output": items} | picked(body, ("status", "usage"))
         return facts | ({"error": body["error"]} if body.get("error") is not None else {})
-
-    def assembled_facts(self, message: dict[str, Any], finish: Any) -> dict[str, Any]:
-        return self.reply_facts({**message, "status": finish})
 
     def event_facts(self, data: dict[str, Any]) -> dict[str, Any]:
         return picked(data, EVENT_KEYS)

@@ -532,7 +532,7 @@ def _answer_text(hop: Hop | None) -> str | None:
             body = as_dict(p["body"])
             turn = turn_of(body, api_of_body(body))
         case LlmAssembled(payload=p):
-            turn = turn_of(p["message"], api_of_body(p["message"]), finish=p["finish_reason"])
+            turn = turn_of(p["message"], api_of_body(p["message"]), assembled=True, finish=p["finish_reason"])
         case _:
             return None
     return value(turn.text) if turn is not None else None
@@ -1504,7 +1504,7 @@ def _messages_event(data: dict[str, Any]) -> Situation | None:
 
 def _api_assembled(p: LlmAssembledPayload, api: WireApi) -> Situation | None:
     """The turn the app assembled from a Responses or Messages stream: its calls, or its text."""
-    turn = turn_of(p["message"], api, finish=p["finish_reason"])
+    turn = turn_of(p["message"], api, assembled=True, finish=p["finish_reason"])
     if turn is None:
         return None
     stopped = _stopped(api, p["finish_reason"])
