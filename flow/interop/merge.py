@@ -43,10 +43,14 @@ from flow.trace.payloads import (
     LlmErrorPayload,
     LlmRequestPayload,
     LlmResponsePayload,
+    McpError,
     McpRequestPayload,
     McpResponse,
     Payload,
     ToolCall,
+    ToolInvoke,
+    ToolResult,
+    is_a,
     payload_of,
     typed,
 )
@@ -582,13 +586,11 @@ class _Merge:
                 events += [reverse] if reverse is not None else []
             paired = carried.get(hop.jsonrpc_id) if hop.step in (Step.CALL_TOOL, Step.TOOL_RESULT) else None
             call = paired[0] if paired is not None else None
-            tool_call_id = (
-                call.tool_call["id"] if call is not None and hop.kind in ("tool.invoke", "tool.result") else None
-            )
+            tool_call_id = call.tool_call["id"] if call is not None and is_a(hop, ToolInvoke, ToolResult) else None
             placed = hops.recorded(hop, tool_call_id=tool_call_id)
             rnd = call.rnd if call is not None else hop.round
             events.append(_Event(placed, hop.t_start_ms + offset_ms, t, rnd, failure=_mcp_failure(hop)))
-            if paired is not None and hop.kind in ("mcp.response", "mcp.error") and hop.step == Step.TOOL_RESULT:
+            if paired is not None and is_a(hop, McpResponse, McpError) and hop.step == Step.TOOL_RESULT:
                 events.append(self.received(hop, paired, t))
             listed = None if self.hosted else _listed(hop, t)  # hosted MCP: the list went to the provider
             events += [listed] if listed is not None else []

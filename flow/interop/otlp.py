@@ -85,7 +85,18 @@ from flow.interop.genai import (
 from flow.trace.factory import APP_NAME
 from flow.trace.model import Hop, Trace, as_dict, as_list, writable_json
 from flow.trace.pairing import Exchange, ModelCall, ToolCall, exchanges, model_calls, tool_calls
-from flow.trace.payloads import Failure, McpReportedPayload, ServerAsk, ToolInvoke, ToolResult, payload_of, typed
+from flow.trace.payloads import (
+    Failure,
+    LlmChunk,
+    McpReportedPayload,
+    ServerAsk,
+    ToolInvoke,
+    ToolResult,
+    UserInput,
+    is_a,
+    payload_of,
+    typed,
+)
 from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
 from flow.trace.rounds import Rounds, call_rounds, input_required
 from flow.trace.steps import Step
@@ -188,7 +199,7 @@ class _Reply:
 
     def add(self, hop: Hop) -> None:
         # A response body or a chunk is the provider's JSON, as it came: read with care.
-        if hop.kind == "llm.chunk":
+        if is_a(hop, LlmChunk):
             self.chunks.append(hop)
         if (answer := payload_of(hop, "llm.response")) is not None and isinstance(answer["body"], dict):
             self.response = answer["body"]
@@ -265,7 +276,7 @@ class _SpanBuilder:
 
     def root(self) -> otel_trace.Span:
         meta, hops = self.trace.meta, self.trace.hops
-        failure = next((h for h in reversed(hops) if h.kind == "error" and h.target == "user"), None)
+        failure = next((h for h in reversed(hops) if is_a(h, Failure) and h.target == "user"), None)
         error = None
         if meta.outcome == "error":
             failed = payload_of(failure, "error") if failure is not None else None
@@ -554,7 +565,7 @@ def _questions(hops: list[Hop]) -> list[tuple[Hop, Hop | None]]:
     """Each question put to the user, with its answer: the next answer to the same server request."""
     pairs: list[tuple[Hop, Hop | None]] = []
     for hop in hops:
-        if hop.kind != "user.input":
+        if not is_a(hop, UserInput):
             continue
         asked = as_dict(hop.payload).get("asked")
         if hop.direction == "request":
