@@ -20,7 +20,7 @@ from flow.capture.recorder import Recorder
 from flow.engine.asking import ask_model
 from flow.engine.errors import FlowAbort
 from flow.engine.model import ModelClient, ModelConfig
-from flow.engine.options import SYSTEM_PROMPT, RunOptions
+from flow.engine.options import MAX_REPORTED_ITEMS, SYSTEM_PROMPT, RunOptions
 from flow.servers import builtin
 from flow.servers.spec import Era
 from flow.text.errors import EMPTY_ANSWER
@@ -36,6 +36,7 @@ from flow.wire.hosted import (
     approval_requests,
     approval_response,
     arguments_value,
+    exchanges,
     reported_drafts,
     request_fields,
 )
@@ -176,5 +177,7 @@ def record_report(rec: Recorder, api: WireApi, turn: Turn, since: int) -> None:
     reply = typed(carried) if carried is not None else None
     # The items as they crossed the wire (the SDK's objects leave out what was null); an assembled stream's turn
     body = reply.payload.get("body") if isinstance(reply, LlmResponse) else None
+    if (count := len(exchanges(body or turn.raw))) > MAX_REPORTED_ITEMS:  # each is a hop, paired with the frames
+        raise FlowAbort("too_many_reported", count=count, limit=MAX_REPORTED_ITEMS)
     for draft in reported_drafts(api.name, body or turn.raw, response_seq=seq, seen=rec.hops, since_seq=since):
         rec.add(draft)

@@ -33,7 +33,7 @@ from flow.engine.errors import FlowAbort, as_flow_error
 from flow.engine.host import MAX_INPUT_ROUNDS, Answerer, GivenAnswers, Host
 from flow.engine.hosted import record_report, run_hosted
 from flow.engine.model import ModelClient, ModelConfig
-from flow.engine.options import SYSTEM_PROMPT, Backfill, RunOptions, RunResult
+from flow.engine.options import MAX_CALLS_PER_TURN, SYSTEM_PROMPT, Backfill, RunOptions, RunResult
 from flow.engine.translate import (
     ArgumentError,
     CallRequest,
@@ -688,6 +688,8 @@ async def _loop(
                 return answer
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
+            if len(turn.calls) > MAX_CALLS_PER_TURN:  # each would be a real tools/call, and the run has deadlines
+                raise FlowAbort("too_many_calls", count=len(turn.calls), limit=MAX_CALLS_PER_TURN)
             conversation.items.append(turn)
             rec.step = Step.CALL_TOOL
             results: list[ToolOutput | None] = [None] * len(turn.calls)

@@ -303,6 +303,12 @@ def _capabilities(v: Any) -> Any:
 MAX_REPLAY_ROUNDS = 50  # a re-run asks the model at most this many tool rounds, whatever a file says
 
 
+MAX_CALLS_PER_TURN = 64  # tool calls the app runs for one model turn; a turn asking more is refused whole
+
+
+MAX_REPORTED_ITEMS = 256  # MCP items of a provider's report the app reads from one answer (hosted MCP)
+
+
 MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
 
 

@@ -77,6 +77,8 @@ ErrorCode = Literal[
     "hosted_unreachable",
     "hosted_function_call",
     "max_rounds",
+    "too_many_calls",
+    "too_many_reported",
     "input_rounds",
     "ping_modern",
     "unexpected",
@@ -495,6 +497,16 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
             f"{'s' if rounds > 1 else ''} (raise --max-rounds, or check the tools' answers)"
         ),
         "已停止：经过 {rounds} 轮工具调用后，模型仍在请求工具（可提高最多轮数，或检查工具的返回）",
+    ),
+    "too_many_calls": (
+        "stopped: the model asked for {count} tool calls in one turn, more than the {limit} the app runs at once; "
+        "none was run",
+        "已停止：模型在一个回合里请求了 {count} 次工具调用，超过应用一次最多执行的 {limit} 次；一次也没有执行",
+    ),
+    "too_many_reported": (
+        "stopped: the provider reported {count} MCP exchanges in one answer, more than the {limit} the app reads; "
+        "the answer is kept as it came, unread",
+        "已停止：服务商在一个回答里报告了 {count} 次 MCP 往来，超过应用最多读取的 {limit} 次；回答原样保留，没有逐项读取",
     ),
     "input_rounds": (
         "stopped: the server still asked for input after {rounds} rounds of {tool} (2026-07-28 input-required "
