@@ -58,7 +58,7 @@ from flow.trace.stats import RETRY_HEADER, retry_number
 from flow.trace.steps import Step
 from flow.trace.summaries import counted
 from flow.wire import api_for_path
-from flow.wire.base import Call, ChoicePlaces, ItemPlaces, Turn, WireApi, WireProblem
+from flow.wire.base import Call, ChoicePlaces, ItemPlaces, TextPart, Turn, WireApi, WireProblem
 from flow.wire.chat import CHAT
 from flow.wire.hosted import approval_requests, exchanges, hosted_servers, reported_drafts
 from flow.wire.recorded import conversation, sent_results, tool_names
@@ -820,14 +820,13 @@ def _conversations(chats: list[_Exchange], api: WireApi) -> list[list[_Exchange]
 
 
 def _last_user_text(body: Any, api: WireApi) -> str | None:
-    """The last user message's text in a request (Responses also takes its input as one string)."""
-    items = conversation(body, api)
-    users = [
-        i if isinstance(i, str) else as_dict(i).get("content")
-        for i in items
-        if isinstance(i, str) or as_dict(i).get("role") == "user"
-    ]
-    return next((u for u in reversed(users) if isinstance(u, str) and u), None)
+    """The last user message's text in a request, as its API reads it: a string, or the text blocks of a list
+    (Anthropic's style; Responses also takes its input as one string). A message of tool results alone has none."""
+    for message in reversed(api.input_messages(body)):
+        texts = [p.text for p in message.parts if isinstance(p, TextPart) and isinstance(p.text, str)]
+        if message.role == "user" and "".join(texts):
+            return "\n".join(t for t in texts if t)
+    return None
 
 
 def _call_of(call: Call) -> ToolCall:
