@@ -799,7 +799,10 @@ def test_the_openai_sdks_retries_recorded_are_one_call(tmp_path, upstream):
 def test_a_question_sent_as_a_list_of_text_blocks_is_still_the_question():
     """Issue 43: an app that writes the user's message as content blocks (Anthropic's style, which Chat Completions
     takes too) still asked its question."""
-    blocks = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "北京今天天气怎么样？"}]}]}
+    blocks = {
+        "model": "m",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "北京今天天气怎么样？"}]}],
+    }
     trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, blocks)))])
     assert trace.meta.question == "北京今天天气怎么样？"
     assert trace.hops[0].kind == "user.message" and "北京今天天气怎么样？" in trace.hops[0].summary
