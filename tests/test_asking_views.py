@@ -6,11 +6,14 @@ about."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_asking_teaching import CASES, asked, asking_hops
 from test_zh_interface import english, hop_words
 
 from flow.text.names import KIND_NAMES
+from flow.trace.files import load_trace
 from flow.trace.model import Trace
 from flow.trace.rounds import call_rounds
 from flow.views.diagram import drawn_ends, rows, to_mermaid
@@ -110,3 +113,12 @@ def test_the_card_highlights_what_a_server_asks_and_what_the_client_answers():
     del unnamed.payload["result"]["roots"][0]["name"]
     assert label_lines(unnamed, 60, lang="en") == ["1 root: …/weather_demo/notes"]
     assert ("result", "roots") in focus(given).highlight
+
+
+def test_mermaid_escapes_hash_and_semicolon_once():
+    """Issue 43: `C#;` became `C#35#59;#59;` (the `;` of `#35;` escaped again)."""
+    trace = load_trace(Path("sample_traces/beijing-mcp.json"))
+    asked = next(h for h in trace.hops if h.kind == "user.message")
+    asked.payload["content"] = asked.summary = "C#; 天气"
+    mermaid = to_mermaid(trace, lang="en")
+    assert "C#35;#59;" in mermaid and "#35#59;" not in mermaid
