@@ -255,6 +255,7 @@ def test_tools_and_call_write_their_trace_to_stdout_for_dash(cli):
     assert ran.returncode == 0, ran.stderr
     assert read_trace_bytes(ran.stdout.encode("utf-8")).hops[-1].kind == "tool.result"
     assert '"city": "北京"' in ran.stderr
+    assert "tools/call 1 (no model)" in ran.stderr and "tool calls 0" not in ran.stderr  # issue 43
 
 
 @pytest.mark.parametrize("url", ["https://[evil]/v1", "ftp://example.com/v1", "http://example.com:99999/v1"])

@@ -36,6 +36,7 @@ from flow.trace.payloads import (
     TypedHop,
     UserInput,
     UserMessage,
+    of_kind,
     typed,
 )
 from flow.trace.rounds import Rounds, call_rounds
@@ -195,12 +196,20 @@ def summary_line(trace: Trace) -> str:
 
 
 def _tool_calls_figure(trace: Trace) -> str:
-    """The tool calls figure. In hosted MCP the app makes none: the figure is the calls the provider reports its MCP
-    client made, counted from the hops (a trace recorded before the provider's calls were counted stores 0), and
-    says so."""
-    if trace.meta.mode != "hosted":
-        return f"tool calls {trace.meta.stats.get('tool_calls', 0)}"
-    return f"tool calls {tool_calls(trace.hops)} (reported by the provider)"
+    """The tool calls figure: the calls the model asked for. In hosted MCP the app makes none: the figure is the calls
+    the provider reports its MCP client made, counted from the hops (a trace recorded before the provider's calls
+    were counted stores 0), and says so; with no model at all (`mcp-flow call`), the tools/call requests sent."""
+    if trace.meta.mode == "hosted":
+        return f"tool calls {tool_calls(trace.hops)} (reported by the provider)"
+    asked = trace.meta.stats.get("tool_calls", 0)
+    sent = [
+        r
+        for r in of_kind(trace.hops, McpRequest)
+        if r.hop.source == "mcp_client" and r.payload["method"] == "tools/call"
+    ]
+    if not asked and sent and not trace.meta.stats.get("model_calls"):  # `call`: the app called a tool, no model asked
+        return f"tools/call {len(sent)} (no model)"
+    return f"tool calls {asked}"
 
 
 VIEW_TEXT_CHARS = 20_000
