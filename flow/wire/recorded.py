@@ -47,9 +47,10 @@ def api_named(name: Any) -> WireApi:
 
 
 def turn_of(body: Any, api: WireApi, *, assembled: bool = False, finish: Any = None) -> Turn | None:
-    """The model's turn in a response body (or in a message assembled from a stream, its `finish` given beside it),
-    read by its API; None when the API cannot read it."""
-    return read_safely(api, api.assembled_body(body, finish) if assembled else as_dict(body))
+    """The model's turn in a response body, or in a message assembled from a stream (`assembled`, or its `finish`
+    given beside it), read by its API; None when the API cannot read it."""
+    whole = api.assembled_body(body, finish) if assembled or finish is not None else as_dict(body)
+    return read_safely(api, whole)
 
 
 def arguments_of(call: Any) -> Any:
