@@ -476,3 +476,21 @@ def test_a_responses_stream_that_fails_is_kept_to_its_end(last: dict[str, Any]) 
     chunks = [h.summary for h in result.trace.hops if h.kind == "llm.chunk"]
     assert chunks == ["event 1: response.created", f"event 2: {last['type']}", "event 3: [DONE]"], chunks
     assert [h.kind for h in result.trace.hops][-2:] == ["llm.error", "error"]
+
+
+def test_a_responses_stream_that_completes_twice_takes_neither_answer() -> None:
+    def completed(text: str) -> dict[str, Any]:
+        said = {"type": "output_text", "text": text, "annotations": []}
+        message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [said]}
+        return {"type": "response.completed", "response": {**_RESPONSE, "status": "completed", "output": [message]}}
+
+    async def handler(body: dict[str, Any]) -> httpx2.Response:
+        return _responses_events(completed("晴。"), completed("雨。"))
+
+    result = _through_gateway(handler, stream=True, api="responses")
+    assert result.error == (
+        "the model endpoint's answer cannot be read: the stream said twice that it had finished (events 1 and 2); "
+        "neither of its answers is taken"
+    )
+    assert result.trace.meta.answer is None
+    assert [h.summary for h in result.trace.hops if h.kind == "llm.chunk"][-1] == "event 3: [DONE]"

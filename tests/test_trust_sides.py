@@ -464,6 +464,20 @@ def test_a_responses_stream_that_fails_is_one_clipped_line(tmp_path, endpoint, h
     assert trace["meta"]["error"] == line.removeprefix("error: ")
 
 
+def test_a_responses_stream_that_completes_twice_is_one_line(tmp_path, endpoint):
+    """Two `response.completed` events: the app does not pick one of the two answers; it says so in one line."""
+    out = tmp_path / "twice.json"
+    line = _one_line(_cli_run(endpoint, "responses-twice", out, "--api", "responses", "--stream"))
+    assert line == (
+        "error: the model endpoint's answer cannot be read: the stream said twice that it had finished "
+        "(events 2 and 3); neither of its answers is taken"
+    )
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    assert _model_error(trace)["payload"]["error"] == "malformed response"
+    assert [h["summary"] for h in trace["hops"] if h["kind"] == "llm.chunk"][-1].endswith("[DONE]")
+    assert trace["meta"]["answer"] is None
+
+
 # ---------------------------------------------------------------- the MCP side
 
 

@@ -71,6 +71,7 @@ ErrorCode = Literal[
     "stream_empty",
     "streamed_tools_unsupported",
     "stream_truncated",
+    "stream_ended_twice",
     # the run itself
     "mcp_only",
     "hosted_api",
@@ -464,6 +465,10 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "; some servers (llama-cpp-python) answer a streamed request that offers tools this way: try without "
         "streaming (leave out --stream)",
         "；有些服务器（llama-cpp-python）对带工具的流式请求就是这样回答的：请关闭流式后重试（去掉 --stream）",
+    ),
+    "stream_ended_twice": _unreadable(
+        "the stream said twice that it had finished (events {first} and {second}); neither of its answers is taken",
+        "流式回答两次声称已经结束（第 {first} 和第 {second} 个事件）；两个回答都没有采用",
     ),
     "stream_truncated": (
         lambda chunks, chars: (
