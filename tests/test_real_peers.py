@@ -9,6 +9,7 @@ installed SDK types describe; the demo MCP server runs in process."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -25,7 +26,7 @@ from openai.types.responses.response_output_text import ResponseOutputText
 
 from flow import ModelConfig, RunOptions, RunResult, run
 from flow.backends.mock import Call as MockCall
-from flow.backends.mock import EventStream, MockModelTransport, reply
+from flow.backends.mock import EventStream, MockModelTransport, reply, sse_events
 from flow.backends.scripted import ScriptedModelTransport, parse_script
 from flow.engine.hosted import McpGrant
 from flow.engine.options import HOST_CAPABILITIES
@@ -418,3 +419,78 @@ def test_a_parallel_calls_a_provider_numbers_all_0_are_told_apart_by_their_ids()
     stream.add(_chunk({}, "tool_calls"))
     turn = stream.turn()
     assert [(c.id, json.loads(c.arguments)["city"]) for c in turn.calls] == [("call_1", "北京"), ("call_2", "上海")]
+
+
+# --- a Responses stream that ends badly, events one at a time as over a socket ----------------------------------------
+
+
+class _NamedThenDone(httpx2.AsyncByteStream):
+    """Named Responses events, then the `[DONE]` some gateways send after them, one at a time as over a socket."""
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self._events = events
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for part in [*sse_events(self._events, named=True), b"data: [DONE]\n\n"]:
+            await anyio.sleep(0)
+            yield part
+
+
+def _responses_events(*events: dict[str, Any]) -> httpx2.Response:
+    numbered = [{**e, "sequence_number": n} for n, e in enumerate(events)]
+    return httpx2.Response(200, stream=_NamedThenDone(numbered), headers={"content-type": "text/event-stream"})
+
+
+_RESPONSE = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1,
+    "model": "ollama/qwen",
+    "status": "in_progress",
+    "output": [],
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+}
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        {"type": "error", "code": "overloaded", "message": "the provider is overloaded", "param": None},
+        {
+            "type": "response.failed",
+            "response": {**_RESPONSE, "error": {"code": "x", "message": "the provider is overloaded"}},
+        },
+    ],
+)
+def test_a_responses_stream_that_fails_is_kept_to_its_end(last: dict[str, Any]) -> None:
+    """The run stops at the failure, and the trace still holds what the server sent after it (its `[DONE]`), as it
+    does for a stream that went well: the app reads the stream out before it closes it."""
+
+    async def handler(body: dict[str, Any]) -> httpx2.Response:
+        return _responses_events({"type": "response.created", "response": _RESPONSE}, last)
+
+    result = _through_gateway(handler, stream=True, api="responses")
+    assert result.error == "the model endpoint reported an error in its answer: the provider is overloaded"
+    chunks = [h.summary for h in result.trace.hops if h.kind == "llm.chunk"]
+    assert chunks == ["event 1: response.created", f"event 2: {last['type']}", "event 3: [DONE]"], chunks
+    assert [h.kind for h in result.trace.hops][-2:] == ["llm.error", "error"]
+
+
+def test_a_responses_stream_that_completes_twice_takes_neither_answer() -> None:
+    def completed(text: str) -> dict[str, Any]:
+        said = {"type": "output_text", "text": text, "annotations": []}
+        message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [said]}
+        return {"type": "response.completed", "response": {**_RESPONSE, "status": "completed", "output": [message]}}
+
+    async def handler(body: dict[str, Any]) -> httpx2.Response:
+        return _responses_events(completed("晴。"), completed("雨。"))
+
+    result = _through_gateway(handler, stream=True, api="responses")
+    assert result.error == (
+        "the model endpoint's answer cannot be read: the stream said twice that it had finished (events 1 and 2); "
+        "neither of its answers is taken"
+    )
+    assert result.trace.meta.answer is None
+    assert [h.summary for h in result.trace.hops if h.kind == "llm.chunk"][-1] == "event 3: [DONE]"

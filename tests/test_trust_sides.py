@@ -87,6 +87,42 @@ MALFORMED = {
 }
 
 
+LONG_MESSAGE = "the provider is overloaded " + "x" * 2_000_000
+
+
+def _responses_events(how: str) -> list[dict[str, Any]]:
+    """Responses events (`ResponseStreamEvent`): an `error` event, a `response.failed`, or two `response.completed`."""
+    response: dict[str, Any] = {
+        "id": "resp_hostile",
+        "object": "response",
+        "created_at": 0,
+        "model": "hostile",
+        "status": "in_progress",
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    created = {"type": "response.created", "response": response}
+    if how == "error":
+        return _numbered(created, {"type": "error", "code": "overloaded", "message": LONG_MESSAGE, "param": None})
+    if how == "failed":
+        failed = {**response, "status": "failed", "error": {"code": "server_error", "message": LONG_MESSAGE}}
+        return _numbered(created, {"type": "response.failed", "response": failed})
+    done = []
+    for n, text in enumerate(("晴。", "雨。")):
+        said = {"type": "output_text", "text": text, "annotations": []}
+        message = {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed", "content": [said]}
+        done.append(
+            {"type": "response.completed", "response": {**response, "status": "completed", "output": [message]}}
+        )
+    return _numbered(created, *done)
+
+
+def _numbered(*events: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{**event, "sequence_number": n} for n, event in enumerate(events)]
+
+
 class _Hostile(BaseHTTPRequestHandler):
     """Answers POST /v1/chat/completions the way the request's model name says."""
 
@@ -161,6 +197,11 @@ class _Hostile(BaseHTTPRequestHandler):
                 _chunk({"role": "assistant", "content": ""})
                 + b'data: {"error": {"message": "the model is overloaded", "type": "server_error"}}\n\n'
             )
+        elif behaviour.startswith("responses-"):  # a Responses stream that ends in an error, or completes twice
+            self._head("text/event-stream")
+            for event in _responses_events(behaviour.removeprefix("responses-")):
+                self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
         elif behaviour == "stream-not-json":
             self._head("text/event-stream")
             self.wfile.write(_chunk({"role": "assistant", "content": ""}) + b"data: {oops, not json\n\n")
@@ -404,6 +445,37 @@ def test_an_error_event_inside_a_stream_is_one_line(endpoint):
     result = _run(endpoint, "stream-error", stream=True)
     assert result.error == "the model endpoint reported an error in its answer: the model is overloaded"
     assert result.trace.meta.error_zh == "模型接口在回答中报告了错误：the model is overloaded"
+
+
+@pytest.mark.parametrize("how", ["error", "failed"])
+def test_a_responses_stream_that_fails_is_one_clipped_line(tmp_path, endpoint, how):
+    """An `error` or `response.failed` event ends the run with one line, the provider's message clipped as every
+    provider error line is, and nothing else on stderr (the SDK's stream read to its end and closed, no generator
+    left for the interpreter to close); the trace keeps the stream to its `[DONE]`, and the failure as a hop."""
+    out = tmp_path / f"{how}.json"
+    line = _one_line(_cli_run(endpoint, f"responses-{how}", out, "--api", "responses", "--stream"))
+    assert line.startswith("error: the model endpoint reported an error in its answer: the provider is overloaded x")
+    assert len(line) < 300, len(line)
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    err = _model_error(trace)
+    assert err["payload"]["error"] == "malformed response" and len(err["summary"]) < 300
+    chunks = [h["summary"] for h in trace["hops"] if h["kind"] == "llm.chunk"]
+    assert chunks[-1].endswith("[DONE]"), chunks
+    assert trace["meta"]["error"] == line.removeprefix("error: ")
+
+
+def test_a_responses_stream_that_completes_twice_is_one_line(tmp_path, endpoint):
+    """Two `response.completed` events: the app does not pick one of the two answers; it says so in one line."""
+    out = tmp_path / "twice.json"
+    line = _one_line(_cli_run(endpoint, "responses-twice", out, "--api", "responses", "--stream"))
+    assert line == (
+        "error: the model endpoint's answer cannot be read: the stream said twice that it had finished "
+        "(events 2 and 3); neither of its answers is taken"
+    )
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    assert _model_error(trace)["payload"]["error"] == "malformed response"
+    assert [h["summary"] for h in trace["hops"] if h["kind"] == "llm.chunk"][-1].endswith("[DONE]")
+    assert trace["meta"]["answer"] is None
 
 
 # ---------------------------------------------------------------- the MCP side

@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anthropic
 import anyio
+import openai
 
 from flow.capture.recorder import Recorder
 from flow.engine.model import ModelClient, malformed, not_json
-from flow.text.errors import MalformedResponse, ModelLimitError
+from flow.text.errors import FlowError, MalformedResponse, ModelLimitError
 from flow.trace import hops
 from flow.wire.base import Turn, WireProblem
 
+READ_OUT_S = 0.5  # what is left of a failed stream: its `[DONE]`, which comes at once, not a stall
 DEADLINE_GRACE_S = 1.0  # the tap's deadline fires first wherever it sees the wire; this one covers the SDK's own waits
 
 
@@ -39,6 +42,18 @@ async def ask_model(model: ModelClient, rec: Recorder, body: dict[str, Any], *, 
     raise late
 
 
+async def _read_out(answer: Any) -> None:
+    """The rest of a stream that has already failed, read for a moment (as the openai SDK drains one after its
+    `[DONE]`): the trace keeps what the server sent to its end, and every reader of the stream, the SDK's and the
+    tap's, finishes here rather than in a finalizer at exit. Whatever goes wrong in it, the first failure stands."""
+    with anyio.move_on_after(READ_OUT_S):
+        try:
+            async for _ in answer:
+                pass
+        except (FlowError, openai.APIError, anthropic.APIError, json.JSONDecodeError):
+            pass
+
+
 async def _completion(model: ModelClient, rec: Recorder, body: dict[str, Any]) -> Turn:
     api = model.api
     stream = bool(body.get("stream"))
@@ -49,9 +64,11 @@ async def _completion(model: ModelClient, rec: Recorder, body: dict[str, Any]) -
                 raise not_json(response, stream=False)
             return api.read(response)
         events = api.stream()
-        async for event in await model.send(body):
+        answer = await model.send(body)
+        async for event in answer:
             events.add(event)
             if events.problem is not None:
+                await _read_out(answer)
                 raise events.problem
         turn = events.turn()
     except json.JSONDecodeError as exc:  # the SDK parses what the server said is JSON, and it was not

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, Literal, Self, get_args
 
 from flow.text.names import Lang
+from flow.text.provider import provider_line
 from flow.trace.summaries import amount_text
 
 # The failures that are the MCP server's own doing (after one, what the server wrote to stderr is worth showing).
@@ -70,6 +71,7 @@ ErrorCode = Literal[
     "stream_empty",
     "streamed_tools_unsupported",
     "stream_truncated",
+    "stream_ended_twice",
     # the run itself
     "mcp_only",
     "hosted_api",
@@ -194,6 +196,18 @@ def _model_http_zh(
         return line + (f"（{hint}）" if hint else "")
     more = f"［服务商的原文还有 {more_lines} 行，见 trace］" if more_lines else ""
     return f"模型接口返回 HTTP {status}：{detail}{more}" + (f"（{hint}）" if hint else "")
+
+
+def _stream_error_en(message: str) -> str:
+    detail, more_lines = provider_line(message)  # clipped as an HTTP error's is; the whole of it is in the trace
+    more = f" [{more_lines} more lines of the provider's message in the trace]" if more_lines else ""
+    return f"the model endpoint reported an error in its answer: {detail}{more}"
+
+
+def _stream_error_zh(message: str) -> str:
+    detail, more_lines = provider_line(message)
+    more = f"［服务商的原文还有 {more_lines} 行，见 trace］" if more_lines else ""
+    return f"模型接口在回答中报告了错误：{detail}{more}"
 
 
 def _too_large_en(size_bytes: int, limit_bytes: int, at_least: bool, during: str) -> str:
@@ -400,10 +414,7 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     ),
     "model_too_large": (_model_too_large_en, _model_too_large_zh),
     "model_unreachable": ("cannot reach the model endpoint at {url}: {cause}", "无法连接模型接口 {url}：{cause}"),
-    "model_stream_error": (
-        "the model endpoint reported an error in its answer: {message}",
-        "模型接口在回答中报告了错误：{message}",
-    ),
+    "model_stream_error": (_stream_error_en, _stream_error_zh),
     "model_bad_url": (
         lambda url, problem: f"the model endpoint's base URL {url} cannot be used: {_URL_PROBLEMS[problem][0]}",
         lambda url, problem: f"模型接口的 Base URL {url} 无法使用：{_URL_PROBLEMS[problem][1]}",
@@ -456,6 +467,10 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "; some servers (llama-cpp-python) answer a streamed request that offers tools this way: try without "
         "streaming (leave out --stream)",
         "；有些服务器（llama-cpp-python）对带工具的流式请求就是这样回答的：请关闭流式后重试（去掉 --stream）",
+    ),
+    "stream_ended_twice": _unreadable(
+        "the stream said twice that it had finished (events {first} and {second}); neither of its answers is taken",
+        "流式回答两次声称已经结束（第 {first} 和第 {second} 个事件）；两个回答都没有采用",
     ),
     "stream_truncated": (
         lambda chunks, chars: (

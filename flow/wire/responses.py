@@ -226,6 +226,7 @@ class ResponsesStream:
     decided: bool = False
     problem: WireProblem | None = None
     completed: dict[str, Any] | None = None
+    ended_at: int = 0  # the event that completed it
     items: dict[int, _Item] = field(default_factory=dict[int, _Item])
     call_ids: set[Any] = field(default_factory=set[Any])  # the call_ids of the calls started so far
 
@@ -259,7 +260,9 @@ class ResponsesStream:
             self.items[index] = _Item(as_dict(data.get("item")))
             return f"event {n}: {as_dict(data.get('item')).get('type')} item done"
         if kind in ("response.completed", "response.incomplete"):
-            self.completed = as_dict(data.get("response"))
+            if self.completed is not None:  # two answers: taking either would be a guess
+                self._fail(WireProblem("stream_ended_twice", first=self.ended_at, second=n))
+            self.completed, self.ended_at = as_dict(data.get("response")), n
             return f"event {n}: {kind.removeprefix('response.')} (status: {self.completed.get('status')})"
         if kind == "response.failed":  # the response's own error says why
             said = as_dict(as_dict(data.get("response")).get("error")).get("message")
