@@ -399,7 +399,8 @@ def reported_drafts(
     api: ApiName, body: Any, *, response_seq: int, seen: Sequence[Hop] = (), since_seq: int = 0
 ) -> list[Draft[McpReportedPayload]]:
     """The `mcp.reported` hops a response stands for (two per exchange: its request and its answer), each paired with
-    the frames in `seen` (recorded after `since_seq`) that a recorder saw of the same exchange, if any."""
+    the frames in `seen` (in the order of their seq, as a recording holds them; those after `since_seq`) that a
+    recorder saw of the same exchange, if any."""
     drafts: list[Draft[McpReportedPayload]] = []
     frames = _Frames(seen, since_seq)
     for ex in exchanges(body):
