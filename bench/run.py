@@ -34,6 +34,7 @@ import anyio
 
 import flow
 from bench.browser import browser_figures
+from bench.hosted import hosted_figures
 from bench.room import room_figures
 from flow.capture.recorder import NullRecorder, Recorder
 from flow.cli.app import app_command
@@ -407,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         ("app_step", lambda: app_step_change(100 if quick else 1000, 3 if quick else 10)),
         ("app_startup", app_startup),
         ("memory", lambda: memory(100 if quick else 10000)),
+        ("hosted", lambda: hosted_figures(quick)),  # pairing a provider's reports: alone, merge, the OTLP import
         ("browser", lambda: browser_figures(quick)),
         ("room", lambda: room_figures(quick)),
     ]

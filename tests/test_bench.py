@@ -38,6 +38,9 @@ def test_bench_quick_prints_every_figure(tmp_path):
         "large_trace_step_ms",
         "startup_s",
         "peak_over_file",
+        "pairing_growth",
+        "merge_growth",
+        "import_growth",
     ]:
         assert figure in text, figure
     # The recording overhead is printed with the machine's load beside it (a shared machine's other work moves it).

@@ -14,6 +14,8 @@ exchange where there are any, and saying where the two disagree. JSON in, hops o
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ from typing import Any, Literal
 from flow.trace import hops
 from flow.trace.hops import Draft
 from flow.trace.model import Hop, as_dict, as_list, is_array, is_object
-from flow.trace.pairing import first_named, same_tool
+from flow.trace.pairing import NAME_SEPARATORS, same_tool
 from flow.trace.payloads import McpError, McpReportedPayload, McpRequest, McpResponse, is_a
 from flow.trace.summaries import call_text
 from flow.wire.base import ApiName
@@ -271,35 +273,105 @@ def exchanges(body: Any) -> list[Exchange]:
 # --- as hops, paired with what a recorder saw ---------------------------------------------------------------------
 
 
-def _observed(hop_list: Sequence[Hop], ex: Exchange, taken: set[int], after: int) -> tuple[Hop, Hop | None] | None:
-    """The frames a recorder saw of this exchange since the request that led to it (`after`): a tools/call of the
-    same id (the mock's client tags its frames with the item's id), else the first untaken one of the same method
-    and tool name (`first_named`: a gateway may report the name after its label for the server); with the frame
-    that answered it."""
-    requests = [
-        h
-        for h in hop_list
-        if h.seq > after
-        and is_a(h, McpRequest)
-        and h.seq not in taken
-        and as_dict(h.payload).get("method") == ex.method
-    ]
-    if ex.method == "tools/call":
-        same_id = [h for h in requests if ex.id and h.tool_call_id == ex.id]
-        named = first_named([as_dict(as_dict(h.payload).get("params")).get("name") for h in requests], ex.name)
-        requests = same_id or ([requests[named]] if named is not None else [])
-    if not requests:
+class _Frames:
+    """The frames a recorder saw since a request (`after`), indexed once, so that pairing each reported exchange in
+    turn costs what it finds, not a pass over every frame: requests not yet paired by method, a tools/call's also by
+    the id it carries and its tool's name, and answers by JSON-RPC id. Each queue is kept latest first, so that its
+    earliest frame not yet paired is at its end."""
+
+    def __init__(self, hop_list: Sequence[Hop], after: int) -> None:
+        start = len(hop_list)
+        while start and hop_list[start - 1].seq > after:  # a recording's hops are in the order of their seq
+            start -= 1
+        self.taken: set[int] = set()
+        self.lists: list[Hop] = []  # tools/list requests
+        self.by_id: dict[str, list[Hop]] = {}  # tools/call requests by the id the mock's client tags them with
+        self.by_name: dict[str, list[Hop]] = {}  # tools/call requests by their tool's name
+        self.answers: dict[int | str | None, list[Hop]] = {}
+        for h in reversed(hop_list[start:]):
+            if is_a(h, McpResponse, McpError):
+                self.answers.setdefault(h.jsonrpc_id, []).append(h)
+            elif is_a(h, McpRequest):
+                frame = as_dict(h.payload)
+                if frame.get("method") == "tools/list":
+                    self.lists.append(h)
+                elif frame.get("method") == "tools/call":
+                    name = as_dict(frame.get("params")).get("name")
+                    if isinstance(name, str):
+                        self.by_name.setdefault(name, []).append(h)
+                    if h.tool_call_id:
+                        self.by_id.setdefault(h.tool_call_id, []).append(h)
+        # the names seen, each read backwards and sorted: the names that end in a text are a run of them
+        self.backwards = sorted(n[::-1] for n in self.by_name)
+        self.lengths = {len(n) for n in self.by_name}
+        self.labelled: dict[str, list[tuple[int, str]]] = {}  # a reported name's frames under another name, a heap
+
+    def first(self, queue: list[Hop] | None) -> Hop | None:
+        """The earliest frame of a queue not yet paired (those paired before it are dropped)."""
+        while queue and queue[-1].seq in self.taken:
+            queue.pop()
+        return queue[-1] if queue else None
+
+    def request(self, ex: Exchange) -> Hop | None:
+        """The request a recorder saw of this exchange: a tools/call of the same id, else the first of the same tool
+        name, else the first whose name is that name after a server's label or the other way round (`first_named`)."""
+        if ex.method == "tools/list":
+            return self.first(self.lists)
+        return (
+            (self.first(self.by_id.get(ex.id)) if ex.id else None)
+            or self.first(self.by_name.get(ex.name))
+            or self.first_labelled(ex.name)
+        )
+
+    def first_labelled(self, name: str) -> Hop | None:
+        """The earliest frame not yet paired among those whose tool's name names `name` (`same_tool`) another way:
+        kept as a heap of each such name's earliest frame, put right when it is found paired."""
+        heap = self.labelled.get(name)
+        if heap is None:
+            heap = [(q[-1].seq, n) for n in self.other_names(name) if (q := self.by_name[n])]
+            heapq.heapify(heap)
+            self.labelled[name] = heap
+        while heap:
+            seq, n = heap[0]
+            head = self.first(self.by_name[n])
+            if head is None:
+                heapq.heappop(heap)
+            elif head.seq != seq:
+                heapq.heapreplace(heap, (head.seq, n))
+            else:
+                return head
         return None
-    sent = requests[0]
-    answer = next(
-        (
-            h
-            for h in hop_list
-            if h.seq > sent.seq and is_a(h, McpResponse, McpError) and h.jsonrpc_id == sent.jsonrpc_id
-        ),
-        None,
-    )
-    return sent, answer
+
+    def other_names(self, name: str) -> list[str]:
+        """The names seen that name the tool `name` with a server's label before it, or that it names so."""
+        found: list[str] = []
+        for sep in NAME_SEPARATORS:
+            ending = (sep + name)[::-1]
+            i = bisect.bisect_left(self.backwards, ending)
+            while name and i < len(self.backwards) and self.backwards[i].startswith(ending):
+                found += [self.backwards[i][::-1]] if len(self.backwards[i]) > len(ending) else []
+                i += 1
+            at = name.find(sep, 1)
+            while at != -1:
+                rest = len(name) - at - len(sep)
+                if rest in self.lengths and rest and name[-rest:] in self.by_name:
+                    found.append(name[-rest:])
+                at = name.find(sep, at + 1)
+        return found
+
+    def answer(self, sent: Hop) -> Hop | None:
+        """The first answer after the request with its JSON-RPC id."""
+        answers = self.answers.get(sent.jsonrpc_id, [])  # latest first
+        i = bisect.bisect_left(answers, -sent.seq, key=lambda h: -h.seq)  # the first not after it
+        return answers[i - 1] if i else None
+
+    def pair(self, ex: Exchange) -> tuple[Hop, Hop | None] | None:
+        """The frames a recorder saw of this exchange, now paired: its request and the frame that answered it."""
+        sent = self.request(ex)
+        if sent is None:
+            return None
+        self.taken.add(sent.seq)
+        return sent, self.answer(sent)
 
 
 def _mismatch(ex: Exchange, sent: Hop, answer: Hop | None) -> list[str]:
@@ -327,9 +399,10 @@ def reported_drafts(
     api: ApiName, body: Any, *, response_seq: int, seen: Sequence[Hop] = (), since_seq: int = 0
 ) -> list[Draft[McpReportedPayload]]:
     """The `mcp.reported` hops a response stands for (two per exchange: its request and its answer), each paired with
-    the frames in `seen` (recorded after `since_seq`) that a recorder saw of the same exchange, if any."""
+    the frames in `seen` (in the order of their seq, as a recording holds them; those after `since_seq`) that a
+    recorder saw of the same exchange, if any."""
     drafts: list[Draft[McpReportedPayload]] = []
-    taken: set[int] = set()
+    frames = _Frames(seen, since_seq)
     for ex in exchanges(body):
         base: McpReportedPayload = {
             "reported_by": api,
@@ -340,10 +413,9 @@ def reported_drafts(
         }
         if ex.method == "tools/call":
             base["name"], base["arguments"] = ex.name, ex.arguments
-        pair = _observed(seen, ex, taken, since_seq)
+        pair = frames.pair(ex)
         answer_pair: Hop | None = None
         if pair is not None:
-            taken.add(pair[0].seq)
             base["observed"] = pair[0].seq
             answer_pair = pair[1]
             if wrong := _mismatch(ex, *pair):
