@@ -128,3 +128,9 @@ def test_text_just_under_the_depth_limit_is_read_as_json(tmp_path, capsys):
     code, out, _ = _cli(capsys, "lesson", str(path), "--lang", "en")
     assert code == 0 and out.startswith("# ")
     assert viewer_bundle(load_trace(path), lang="en")["hops"]
+
+
+def test_call_args_nested_too_deeply_is_one_line(capsys):
+    code, out, err = _cli(capsys, "call", "get_weather", "--args", '{"city": ' + "[" * 20_000 + "]" * 20_000 + "}")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: --args is not valid JSON (nested more than {MAX_DEPTH} levels deep)")
