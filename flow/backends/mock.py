@@ -44,6 +44,7 @@ import httpx2
 
 from flow.engine.hosted import McpGrant
 from flow.servers.builtin import CITY_NAMES
+from flow.trace.json_text import read_json_text
 from flow.trace.stats import estimate_tokens
 
 SLOW_SECONDS = 5.0
@@ -187,11 +188,8 @@ class Conversation:
                 conv.rounds += 1
                 for tc in m["tool_calls"]:
                     fn = tc.get("function") or {}
-                    try:
-                        args = json.loads(fn.get("arguments") or "{}")
-                    except json.JSONDecodeError:
-                        args = None
-                    attempt = _Attempt(fn.get("name", ""), args if isinstance(args, dict) else None)
+                    ok, args = read_json_text(fn.get("arguments") or "{}")
+                    attempt = _Attempt(fn.get("name", ""), args if ok and isinstance(args, dict) else None)
                     conv.attempts.append(attempt)
                     by_id[tc.get("id", "")] = attempt
             elif m.get("role") == "tool" and m.get("tool_call_id") in by_id:
@@ -297,10 +295,10 @@ def _phrased(question: str) -> str | None:
         return None
     data_text, _, rest = question[len(_FORECAST_DATA) :].partition("\n")
     try:
-        data = json.loads(data_text)
+        data = _json(data_text)
         days = [(d["condition"], d["condition_en"], d["temp_low_c"], d["temp_high_c"]) for d in data["days"]]
         city, city_en = data["city"], data["city_en"]
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (KeyError, TypeError):  # not a forecast
         return None
     low, high = min(d[2] for d in days), max(d[3] for d in days)
     if "Chinese" in rest:
@@ -321,10 +319,10 @@ def _outing(conv: Conversation, choice: Any) -> list[Call] | str | None:
         place = next((zh_ if zh else en for zh_, en in _PLACES if zh_ in conv.question or en in conv.question), "")
         return [Call("get_forecast", json.dumps({"city": place, "days": _days(conv.question)}, ensure_ascii=False))]
     try:
-        data = json.loads(done[-1].result or "")
+        data = _json(done[-1].result or "")
         days = [(d["condition"], d["condition_en"], d["temp_low_c"], d["temp_high_c"]) for d in data["days"]]
         city, city_en = data["city"], data["city_en"]
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (KeyError, TypeError):  # not a forecast
         return "预报没有读出来，说不好。" if zh else "I could not read the forecast, so I cannot say."
     wet = any(w in d[1].lower() for d in days for w in _WET)
     low, high = min(d[2] for d in days), max(d[3] for d in days)
@@ -345,11 +343,14 @@ def _days(question: str) -> int:
     return max(1, min(7, int(n) if n.isdigit() else "一二三四五六七".index(n.replace("两", "二")) + 1))
 
 
+def _json(text: str) -> Any:
+    """`text` read as JSON; None, which no forecast or weather is, when it is not readable."""
+    ok, value = read_json_text(text)
+    return value if ok else None
+
+
 def _condition(result: str) -> str | None:
-    try:
-        data = json.loads(result)
-    except json.JSONDecodeError:
-        return None
+    data = _json(result)
     cond = data.get("condition_en") if isinstance(data, dict) else None
     return cond.split()[-1] if isinstance(cond, str) else None  # "light rain" -> "rain"
 
@@ -485,10 +486,8 @@ def _describe(a: _Attempt, zh: bool) -> str:
             asked = "，".join(f"{k}={v}" for k, v in (a.args or {}).items())
             return f"抱歉，调用 {a.name}{f'（{asked}）' if asked else ''}没有成功：工具返回了错误，我没能查到结果。"
         return f"Calling {a.name} failed: {result}"
-    try:
-        data = json.loads(result)
-    except json.JSONDecodeError:
-        data = result
+    ok, data = read_json_text(result)
+    data = data if ok else result
     if isinstance(data, dict) and {"city", "city_en", "condition", "condition_en", "temp_low_c"} <= data.keys():
         if zh:  # humidity and wind where the tool gave them (a weather card has neither)
             extra = "".join(f"，{s}" for s in (_maybe("湿度 {}%", data.get("humidity_pct")), data.get("wind")) if s)
@@ -709,10 +708,8 @@ def reply(
 
 def _pretty(arguments: str) -> str:
     """Arguments laid out over several lines, as some models write them."""
-    try:
-        return json.dumps(json.loads(arguments), ensure_ascii=False, indent=2)
-    except json.JSONDecodeError:
-        return arguments
+    ok, value = read_json_text(arguments)
+    return json.dumps(value, ensure_ascii=False, indent=2) if ok else arguments
 
 
 def _chunk(

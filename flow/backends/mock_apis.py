@@ -34,6 +34,7 @@ from flow.backends.mock import (
     _ids,
     _text,
 )
+from flow.trace.json_text import read_json_text
 from flow.trace.model import as_dict
 from flow.trace.stats import estimate_tokens
 
@@ -63,11 +64,8 @@ def _record_results(conv: Conversation, by_id: dict[str, _Attempt], call_id: Any
 def _args(value: Any) -> dict[str, Any] | None:
     if isinstance(value, dict):
         return value
-    try:
-        parsed = json.loads(value or "{}") if isinstance(value, str) else None
-    except json.JSONDecodeError:
-        return None
-    return parsed if isinstance(parsed, dict) else None
+    ok, parsed = read_json_text(value or "{}") if isinstance(value, str) else (False, None)
+    return parsed if ok and isinstance(parsed, dict) else None
 
 
 def _responses_conversation(items: list[Any], tools: list[Any]) -> Conversation:

@@ -26,6 +26,7 @@ import yaml
 
 from flow.backends.mock import Call, Conversation, EventStream, MockReply, answer_from_results, reply, words_alone
 from flow.trace.files import json_value_problem
+from flow.trace.json_text import read_json_text
 from flow.wire.base import ApiName
 
 SCRIPTED_APIS: tuple[ApiName, ...] = ("chat",)
@@ -54,10 +55,9 @@ def _call(item: Any, where: str) -> tuple[str, dict[str, Any]]:
         raise ScriptError(f"{where}: a call needs `call: <tool name>`")
     args = item.get("arguments", {})
     if isinstance(args, str):
-        try:
-            args = json.loads(args or "{}")
-        except json.JSONDecodeError as exc:
-            raise ScriptError(f"{where}: arguments are not JSON ({exc.msg})") from None
+        ok, args = read_json_text(args or "{}")
+        if not ok:
+            raise ScriptError(f"{where}: arguments are not JSON ({args})")
     if not isinstance(args, dict):
         raise ScriptError(f"{where}: arguments must be an object of name: value")
     return item["call"], args

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from flow.cli.server_options import add_probe_options, add_server_access_options
 from flow.proxy.options import UsageError, check_seconds
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, FlowError, sending_line
 from flow.trace.files import json_value_problem
+from flow.trace.json_text import read_json_text
 from flow.trace.payloads import ToolResult, is_a, typed
 from flow.views.labels import clip
 from flow.views.outcome import run_outcome
@@ -464,10 +464,9 @@ def _stderr_note(result: RunResult) -> None:
 
 def _tool_arguments(text: str) -> dict[str, object]:
     """--args: a JSON object a trace can hold, or one line saying what is wrong with it."""
-    try:
-        arguments = json.loads(text)
-    except json.JSONDecodeError as exc:
-        arguments, problem = None, f"not valid JSON ({exc})"
+    ok, arguments = read_json_text(text)
+    if not ok:
+        arguments, problem = None, f"not valid JSON ({arguments})"
     else:
         bad = json_value_problem(arguments)
         problem = f"not usable ({bad})" if bad else "not a JSON object"

@@ -15,7 +15,6 @@ is cancelled after the run's `elicit_timeout_s`; each is an error hop and one li
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +46,7 @@ from flow.capture.recorder import SERVER_ASK, Recorder
 from flow.engine.asking import ask_model
 from flow.engine.model import ModelClient
 from flow.trace import hops
+from flow.trace.json_text import read_json_text
 from flow.trace.payloads import ServerAsk, UserInputPayload
 from flow.wire.base import CallWritten, Conversation, Item, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi
 
@@ -356,11 +356,8 @@ def _items(message: SamplingMessage, api: WireApi) -> list[Item]:
 
 
 def _object(arguments: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(arguments)
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
+    ok, value = read_json_text(arguments)
+    return value if ok and isinstance(value, dict) else None
 
 
 def _text(content: Any) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from flow.trace.json_text import read_json_text
 from flow.wire.base import ToolSpec
 
 _JSON_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -72,11 +72,9 @@ def parse_arguments(
     name: str, arguments: str, schema: dict[str, Any] | None, *, check_schema: bool = False
 ) -> CallRequest:
     """Reverse translation: a tool_call's JSON string into a call request with parsed arguments."""
-    try:
-        args = json.loads(arguments or "{}")
-    except json.JSONDecodeError as exc:
-        where = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at" names its own place
-        raise ArgumentError(f"arguments for {name} are not valid JSON ({exc.msg}{where} position {exc.pos})") from None
+    ok, args = read_json_text(arguments or "{}")
+    if not ok:
+        raise ArgumentError(f"arguments for {name} are not valid JSON ({args})")
     if not isinstance(args, dict):
         raise ArgumentError(f"arguments for {name} must be a JSON object, got {type(args).__name__}")
     if check_schema and schema is not None:

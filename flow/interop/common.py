@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from flow.trace.factory import checked_hop
 from flow.trace.files import TraceError, json_value_problem, parse_trace
 from flow.trace.hops import Draft
+from flow.trace.json_text import read_json_text
 from flow.trace.model import Hop, Trace, TraceMeta
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
@@ -95,10 +96,8 @@ def json_or_text(text: Any) -> Any:
     """A string holding JSON as its values; anything else, or a string that is not JSON, as it is."""
     if not isinstance(text, str):
         return text
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, a number too long to convert, or nested too deeply
-        return text  # arguments a model got wrong stay as it wrote them
+    ok, value = read_json_text(text)
+    return value if ok else text  # arguments a model got wrong stay as it wrote them
 
 
 # Requests and notifications the MCP spec has the server send; every other method goes client to server.

@@ -58,6 +58,7 @@ from flow.trace.rounds import Rounds
 from flow.trace.steps import STEPS, Phase
 from flow.trace.summaries import amount_text, arguments_text, call_text, frame_summary, input_requests
 from flow.wire.base import CallStarts, Named, Piece, Stopped, WireApi
+from flow.wire.facts import parse_arguments_text
 from flow.wire.hosted import hosted_servers
 from flow.wire.reading import reply_turn
 from flow.wire.recorded import answered, api_of_body, api_of_request, conversation
@@ -173,19 +174,6 @@ def _tool_ids(messages: list[JsonObject]) -> list[str]:
             break
         ids.append(str(msg.get("tool_call_id")))
     return ids[::-1]
-
-
-def parse_arguments_text(text: Any) -> tuple[bool, Any]:
-    """A tool_call's `arguments` string read as JSON: (True, the value), or (False, why it is not JSON).
-    Total, for any value a trace file holds."""
-    if not isinstance(text, str):
-        return False, f"not a string but {type(text).__name__}"
-    try:
-        return True, json.loads(text or "{}")
-    except json.JSONDecodeError as exc:
-        return False, f"{exc.msg} at position {exc.pos}"
-    except RecursionError:
-        return False, "nested too deeply"
 
 
 def shown_arguments(arguments: Any) -> str:

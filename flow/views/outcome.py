@@ -8,12 +8,12 @@ that shows it. Pure: trace in, words out, for any trace a file may hold.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
 from flow.text.names import Lang
 from flow.text.outcome import OUTCOME_TEXT
+from flow.trace.json_text import read_json_text
 from flow.trace.model import Hop, Trace, as_dict, as_list
 from flow.trace.pairing import exchanges
 from flow.trace.payloads import LlmRequest, LlmResponse, McpReported, McpRequest, McpResponse, UserInput, typed
@@ -85,9 +85,8 @@ def _arguments_problem(hop: Hop) -> str:
     arguments = as_dict(as_dict(as_dict(hop.payload).get("tool_call")).get("function")).get("arguments")
     if not isinstance(arguments, str):
         return "not_object" if not isinstance(arguments, dict) else "off_schema"
-    try:
-        value = json.loads(arguments or "{}")
-    except (ValueError, RecursionError):
+    ok, value = read_json_text(arguments or "{}")
+    if not ok:
         return "not_json"
     return "off_schema" if isinstance(value, dict) else "not_object"
 

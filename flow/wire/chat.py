@@ -24,6 +24,7 @@ from typing import Any, Literal
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.json_text import read_json_text
 from flow.trace.model import as_dict, as_list, is_array, is_object
 from flow.trace.pairing import StreamedCalls
 from flow.trace.steps import Step
@@ -194,11 +195,11 @@ def call_text(call: Any) -> str:
     fn = as_dict(as_dict(call).get("function"))
     raw = fn.get("arguments")
     text = raw if isinstance(raw, str) else "" if raw is None else json.dumps(raw, ensure_ascii=False, default=str)
-    try:
-        args = json.loads(text or "{}")
-        shown = arguments_text(args) if is_object(args) else json.dumps(args, ensure_ascii=False)
-    except json.JSONDecodeError:
+    ok, args = read_json_text(text or "{}")
+    if not ok:
         shown = text[:40] + " (not JSON)"
+    else:
+        shown = arguments_text(args) if is_object(args) else json.dumps(args, ensure_ascii=False)
     return f"{fn.get('name')}({shown})"
 
 

@@ -4,9 +4,10 @@ with a call's arguments string read as JSON beside it. Each API's module says wh
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
+
+from flow.trace.json_text import read_json_text
 
 PARSED_ARGUMENTS = "arguments (parsed)"
 
@@ -24,12 +25,7 @@ def parse_arguments_text(text: Any) -> tuple[bool, Any]:
     Total, for any value a trace file holds."""
     if not isinstance(text, str):
         return False, f"not a string but {type(text).__name__}"
-    try:
-        return True, json.loads(text or "{}")
-    except json.JSONDecodeError as exc:
-        return False, f"{exc.msg} at position {exc.pos}"
-    except RecursionError:
-        return False, "nested too deeply"
+    return read_json_text(text or "{}")
 
 
 def with_parsed_arguments(call: dict[str, Any]) -> dict[str, Any]:

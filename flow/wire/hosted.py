@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from flow.trace import hops
 from flow.trace.hops import Draft
+from flow.trace.json_text import read_json_text
 from flow.trace.model import Hop, as_dict, as_list, is_array, is_object
 from flow.trace.pairing import NAME_SEPARATORS, same_tool
 from flow.trace.payloads import McpError, McpReportedPayload, McpRequest, McpResponse, is_a
@@ -176,10 +177,8 @@ def arguments_value(arguments: Any) -> Any:
     that is not JSON, as it came."""
     if not isinstance(arguments, str):
         return arguments
-    try:
-        return json.loads(arguments or "{}")
-    except (ValueError, RecursionError):
-        return arguments
+    ok, value = read_json_text(arguments or "{}")
+    return value if ok else arguments
 
 
 def _responses_exchanges(output: list[Any]) -> list[Exchange]:

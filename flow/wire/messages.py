@@ -22,6 +22,7 @@ from typing import Any, Literal
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.json_text import read_json_text
 from flow.trace.model import as_dict, as_list, is_array, is_object
 from flow.trace.pairing import StreamedCalls
 from flow.trace.steps import Step
@@ -284,10 +285,8 @@ class MessagesStream:
             if block.get("type") == "text":
                 block["text"] = str(block.get("text") or "") + joined
             elif block.get("type") in _INPUT_BLOCKS and slot.pieces:
-                try:
-                    block["input"] = json.loads(joined or "{}")
-                except json.JSONDecodeError:
-                    block["input"] = joined  # what the model streamed, which is not JSON
+                ok, value = read_json_text(joined or "{}")
+                block["input"] = value if ok else joined  # what the model streamed, when it is not JSON
             out.append(block)
         return out
 

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import pydantic
 
 from flow.trace.files import MAX_STRING_CHARS
+from flow.trace.json_text import read_json_text
 from flow.trace.model import as_dict, as_list, is_array, is_object
 from flow.trace.steps import Step
 from flow.trace.summaries import call_text, counted
@@ -174,10 +175,8 @@ def _item_text(item: dict[str, Any]) -> str:
 def _arguments(raw: Any) -> Any:
     if not isinstance(raw, str):
         return raw
-    try:
-        return json.loads(raw or "{}")
-    except json.JSONDecodeError:
-        return raw[:40] + " (not JSON)"
+    ok, value = read_json_text(raw or "{}")
+    return value if ok else raw[:40] + " (not JSON)"
 
 
 def response_summary(body: Any) -> str:

@@ -18,6 +18,7 @@ from typing import Any, TypeAlias, assert_never
 from flow.text.apis import api_words
 from flow.text.teaching.texts import FALLBACK
 from flow.trace.factory import json_bytes
+from flow.trace.json_text import read_json_text
 from flow.trace.model import Hop, as_dict, as_list
 from flow.trace.payloads import (
     Adaptation,
@@ -906,10 +907,10 @@ def _forward(p: TranslateForwardPayload) -> Situation | None:
 
 def _parsed(text: Any) -> Any:
     """A string parsed as JSON; None when it is not a string or not JSON."""
-    try:
-        return json.loads(text) if isinstance(text, str) else None
-    except ValueError:
+    if not isinstance(text, str):
         return None
+    ok, value = read_json_text(text)
+    return value if ok else None
 
 
 def _json(v: Any) -> str | None:
@@ -1016,10 +1017,8 @@ def _object(arguments: Any) -> Any:
     """A call's arguments as an object where they are JSON text (Chat, Responses), to be shown as `key=value`."""
     if not isinstance(arguments, str):
         return arguments
-    try:
-        return json.loads(arguments)
-    except (json.JSONDecodeError, RecursionError):
-        return arguments
+    ok, value = read_json_text(arguments)
+    return value if ok else arguments
 
 
 def _for_server(p: LlmRequestPayload) -> Situation | None:
