@@ -631,8 +631,8 @@ def test_the_cli_imports_and_reports_bad_lines(tmp_path, cli):
     out = tmp_path / "session.trace.json"
     assert proc.stdout.splitlines()[-1] == f"{summary_line(load_trace(out))} → {out}"
     assert proc.stdout.splitlines()[-1].startswith(
-        "hops 9 · model calls 0 · tool calls 0 · elapsed "
-    )  # 7 frames, the server's two hops
+        "hops 9 · model calls 0 · tools/call 1 (no model) · elapsed "
+    )  # 7 frames, the server's two hops: a session of MCP alone says the call it sent, not "tool calls 0"
     imported = load_trace(out).meta.imported
     assert imported is not None and imported.file == str(log)
 
