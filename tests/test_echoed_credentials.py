@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 
+from flow.capture.http import ModelHttpTap
 from flow.capture.recorder import Recorder
 from flow.interop.importers import import_bytes, merge_files
 from flow.interop.otlp import to_otlp_json
@@ -170,3 +172,19 @@ def test_a_run_recorder_scrubs_an_echo_of_a_token_its_request_handed_on(body):
     meta = TraceMeta(mode="hosted", question=QUESTION, started_at="2026-01-01T00:00:00+00:00")
     kept = Trace(meta=meta, hops=rec.hops)
     assert TOKEN not in json.dumps(kept.file_data()) and rec.scrub(f"error: {TOKEN}") == f"error: {REDACTED}"
+
+
+def test_the_model_tap_scrubs_an_echo_of_a_header_it_did_not_know():
+    key = "sk-typed-in-a-header-0123456789"
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(401, json={"error": {"message": f"Incorrect API key provided: {key}"}})
+
+    async def main() -> Recorder:
+        rec = Recorder()
+        async with httpx2.AsyncClient(transport=ModelHttpTap(httpx2.MockTransport(answer), rec)) as client:
+            await client.post(f"{URL}/v1/chat/completions", json={"messages": []}, headers={"x-api-key": key})
+        return rec
+
+    rec = anyio.run(main)
+    assert key not in json.dumps([h.payload for h in rec.hops]) and len(rec.hops) == 2

@@ -215,26 +215,29 @@ def credential_values(value: str) -> list[str]:
 # Fields whose values are credentials a request hands on: an `Authorization` header, wherever a body carries one
 # (Responses' hosted MCP `tools[].headers`), and Messages' `mcp_servers[].authorization_token`.
 _CREDENTIAL_FIELDS = frozenset({"authorization", "authorization_token"})
+_CREDENTIAL_LENGTHS = frozenset(len(name) for name in _CREDENTIAL_FIELDS)  # most keys are told apart by length alone
 
 
 def credentials(value: Any) -> list[str]:
-    """The credentials a recorded value carries (`_CREDENTIAL_FIELDS`, and every secret header of a `headers`
-    object): secrets for the whole recording, since a provider may echo them anywhere (Responses' response object
-    repeats the request's `tools`), where no field's name says so."""
+    """The credentials a JSON value carries (`_CREDENTIAL_FIELDS`, and every secret header of a `headers` object):
+    secrets for the whole recording, since a provider may echo them anywhere (Responses' response object repeats the
+    request's `tools`), where no field's name says so. A walk over a whole trace: the cheap tests come first."""
     found: list[str] = []
-    todo = [(value, False)]
+    todo: list[tuple[Any, bool]] = [(value, False)] if isinstance(value, dict | list) else []
     while todo:
         item, in_headers = todo.pop()
-        if isinstance(item, Mapping):
-            for k, v in item.items():
-                name = str(k).lower()
-                if isinstance(v, str):
-                    if name in _CREDENTIAL_FIELDS or (in_headers and secret_header(name)):
-                        found += credential_values(v)
-                elif isinstance(v, Mapping | list):
-                    todo.append((v, name == "headers"))
-        elif isinstance(item, list):
-            todo += [(v, False) for v in item if isinstance(v, Mapping | list)]
+        if isinstance(item, list):
+            todo += [(v, False) for v in item if isinstance(v, dict | list)]
+            continue
+        for k, v in item.items():
+            if isinstance(v, str):
+                name = str(k)
+                if (in_headers and secret_header(name)) or (
+                    len(name) in _CREDENTIAL_LENGTHS and name.lower() in _CREDENTIAL_FIELDS
+                ):
+                    found += credential_values(v)
+            elif isinstance(v, dict | list):
+                todo.append((v, k == "headers"))
     return found
 
 
