@@ -23,7 +23,7 @@ from flow.trace import hops
 from flow.trace.factory import json_bytes
 from flow.trace.model import Hop
 from flow.trace.payloads import LlmChunkPayload, LlmErrorPayload, LlmRequestPayload, LlmResponsePayload
-from flow.trace.redact import redact_headers, redact_url
+from flow.trace.redact import header_secrets, redact_headers, redact_url
 from flow.trace.stats import RETRY_HEADER
 from flow.trace.steps import STEPS, Step
 from flow.trace.summaries import amount_text
@@ -165,6 +165,7 @@ class ModelHttpTap(httpx2.AsyncBaseTransport):
         rec = self._rec
         raw = await request.aread()
         body = _json_or_text(raw)
+        rec.add_secret(*header_secrets(request.headers.multi_items()))  # wherever the provider echoes it
         request_headers = redact_headers(request.headers.multi_items())
         url = redact_url(str(request.url))  # no user-info or query values: `?api-key=` is a key
         payload: LlmRequestPayload = {"method": request.method, "url": url, "headers": request_headers, "body": body}

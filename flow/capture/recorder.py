@@ -17,7 +17,7 @@ from flow.trace.files import MAX_HOPS, MAX_STRING_CHARS, clip_strings
 from flow.trace.hops import Draft, recording_stopped
 from flow.trace.model import MAX_DEPTH, PAYLOAD_DEPTH, Hop, writable_json
 from flow.trace.payloads import Adaptation, ServerAsk
-from flow.trace.redact import needs_redaction, redact, secret_values
+from flow.trace.redact import credentials, needs_redaction, redact, secret_values
 from flow.trace.steps import Step
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -146,17 +146,18 @@ class Recorder:
         if wire.count(b"[") + wire.count(b"{") >= MAX_DEPTH - PAYLOAD_DEPTH:  # it might nest too deeply to load
             payload = writable_json(payload, depth=PAYLOAD_DEPTH)
         if needs_redaction(wire, self._secrets_utf8):  # the walk is the costly part of recording; most hops skip it
+            self.add_secret(*credentials(payload))  # the run's own and any other: a provider may echo it anywhere
             payload = redact(payload, self._secrets)
             wire = json_bytes(payload)
         if self._secrets and summary and any(s in summary for s in self._secrets):
             summary = redact(summary, self._secrets)
         return payload, summary, jsonrpc_id, tool_call_id, len(wire)
 
-    def add_secret(self, value: str) -> None:
-        """One more value never to write, learnt during the run (the token that marks a stdio server's processes:
+    def add_secret(self, *values: str) -> None:
+        """More values never to write, learnt during the run (the token that marks a stdio server's processes:
         a server that prints its environment would otherwise hand it to the trace)."""
-        if self.enabled:
-            self._secrets = secret_values([*self._secrets, value])
+        if self.enabled and any(v not in self._secrets for v in values):
+            self._secrets = secret_values([*self._secrets, *values])
             self._secrets_utf8 = [v.encode() for v in self._secrets]
 
     def scrub(self, value: Any) -> Any:

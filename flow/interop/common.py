@@ -14,6 +14,7 @@ from flow.trace.files import TraceError, json_value_problem, parse_trace
 from flow.trace.hops import Draft
 from flow.trace.json_text import read_json_text
 from flow.trace.model import Hop, Trace, TraceMeta
+from flow.trace.redact import credentials, redact_recording
 from flow.trace.stats import hop_stats
 from flow.trace.steps import Step
 
@@ -191,11 +192,15 @@ class Hops:
 
 
 def finish(meta: TraceMeta, hops: list[Hop], name: str) -> Trace:
-    """Stats, then the same validation a saved trace gets: an imported trace is a trace like any other."""
+    """Stats, then the redaction and the validation a saved trace gets: an imported trace is a trace like any other,
+    and holds no credential from the moment it is one (a hosted MCP token a provider echoed, say)."""
     start = min((h.t_start_ms for h in hops), default=0.0)
     end = max((h.t_end_ms for h in hops), default=0.0)
     meta.stats = hop_stats(hops, end - start)
-    return parse_trace(Trace(meta=meta, hops=hops).file_data(), name=name)
+    data = Trace(meta=meta, hops=hops).file_data()
+    if credentials(data):  # most recordings hand none on: the whole redaction is left to the file's writer
+        data = redact_recording(data)
+    return parse_trace(data, name=name)
 
 
 def quoted(value: Any, width: int = 60) -> str:

@@ -97,7 +97,7 @@ from flow.trace.payloads import (
     payload_of,
     typed,
 )
-from flow.trace.redact import REDACTED, assert_no_secrets, redact, secret_values
+from flow.trace.redact import REDACTED, assert_no_secrets, redact_recording
 from flow.trace.rounds import Rounds, call_rounds, input_required
 from flow.trace.steps import Step
 from flow.trace.summaries import input_requests
@@ -580,7 +580,7 @@ def _questions(hops: list[Hop]) -> list[tuple[Hop, Hop | None]]:
 def to_spans(trace: Trace) -> list[ReadableSpan]:
     """The trace as finished SDK spans, ordered by start time; built from the trace as a file would hold it,
     redacted, since a run still in memory may hold a secret the recorder could not know."""
-    trace = Trace.model_validate(redact(writable_json(trace.file_data()), secret_values()))
+    trace = Trace.model_validate(redact_recording(writable_json(trace.file_data())))
     builder = _SpanBuilder(trace)
     root = builder.root()
     tool_spans = {

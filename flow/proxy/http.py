@@ -37,7 +37,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from flow.proxy.log import ProxyLog, excerpt, now
-from flow.trace.redact import redact_headers, redact_text, redact_url, secret_header, url_secrets
+from flow.trace.redact import credentials, header_secrets, redact_headers, redact_text, redact_url, url_secrets
 from flow.trace.summaries import amount_text
 
 MAX_REQUEST_BYTES = 32 << 20  # a request body: far above any chat request or JSON-RPC frame
@@ -66,15 +66,6 @@ METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
 def recordable_headers(headers: list[tuple[str, str]]) -> dict[str, str]:
     """Headers as a recording may keep them: as the app's trace keeps them, a secret one's value `[redacted]`."""
     return {k.lower(): v for k, v in redact_headers(headers).items()}
-
-
-def header_secrets(headers: list[tuple[str, str]]) -> list[str]:
-    """The values of the secret headers a client sent, whole and without their scheme: scrubbed wherever echoed."""
-    found = []
-    for k, v in headers:
-        if secret_header(k):
-            found += [v, v.partition(" ")[2]] if " " in v else [v]
-    return [s for s in found if len(s) >= 6]
 
 
 def json_or_text(data: bytes) -> Any:
@@ -354,6 +345,9 @@ class ModelRecording:
         return {"body": json_or_text(data)} if data else {}
 
     def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
+        recorded = self._body(body, size)
+        # Before the answer is recorded: a credential the body hands on (a hosted MCP server's token) may come back.
+        self.log.add_secrets(credentials(recorded))
         self.log.entry(
             {
                 "exchange": n,
@@ -363,7 +357,7 @@ class ModelRecording:
                 "path": redact_url(request.url.path + (f"?{request.url.query}" if request.url.query else "")),
                 "headers": recordable_headers(sent),
                 "bytes": size,
-                **self._body(body, size),
+                **recorded,
             }
         )
 

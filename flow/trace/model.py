@@ -251,10 +251,10 @@ class Trace(BaseModel):
 
     def to_json(self) -> str:
         """The file text: one more redaction pass catches any secret the recorder could not know."""
-        from flow.trace.redact import assert_no_secrets, redact, secret_values
+        from flow.trace.redact import assert_no_secrets, redact_recording
 
         data = writable_json(self.file_data())  # so what is written always loads
-        text = indented_json(redact(data, secret_values()))
+        text = indented_json(redact_recording(data))
         assert_no_secrets(text)
         return text
 

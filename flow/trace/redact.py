@@ -201,6 +201,53 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return {k: (REDACTED if secret_header(k) else v) for k, v in headers}
 
 
+def header_secrets(headers: Iterable[tuple[str, str]]) -> list[str]:
+    """The values of the secret headers among `headers`, to scrub wherever they are echoed (`credential_values`)."""
+    return [s for k, v in headers if secret_header(k) for s in credential_values(v)]
+
+
+def credential_values(value: str) -> list[str]:
+    """A credential as it may be echoed: whole, and without its scheme (`Bearer …`); none too short to mean it."""
+    found = [value, value.partition(" ")[2]] if " " in value else [value]
+    return [s for s in found if len(s) >= _MIN_SECRET_LEN and s != REDACTED]
+
+
+# Fields whose values are credentials a request hands on: an `Authorization` header, wherever a body carries one
+# (Responses' hosted MCP `tools[].headers`), and Messages' `mcp_servers[].authorization_token`.
+_CREDENTIAL_FIELDS = frozenset({"authorization", "authorization_token"})
+_CREDENTIAL_LENGTHS = frozenset(len(name) for name in _CREDENTIAL_FIELDS)  # most keys are told apart by length alone
+
+
+def credentials(value: Any) -> list[str]:
+    """The credentials a JSON value carries (`_CREDENTIAL_FIELDS`, and every secret header of a `headers` object):
+    secrets for the whole recording, since a provider may echo them anywhere (Responses' response object repeats the
+    request's `tools`), where no field's name says so. A walk over a whole trace: the cheap tests come first."""
+    found: list[str] = []
+    todo: list[tuple[Any, bool]] = [(value, False)] if isinstance(value, dict | list) else []
+    while todo:
+        item, in_headers = todo.pop()
+        if isinstance(item, list):
+            todo += [(v, False) for v in item if isinstance(v, dict | list)]
+            continue
+        for k, v in item.items():
+            if isinstance(v, str):
+                name = str(k)
+                if (in_headers and secret_header(name)) or (
+                    len(name) in _CREDENTIAL_LENGTHS and name.lower() in _CREDENTIAL_FIELDS
+                ):
+                    found += credential_values(v)
+            elif isinstance(v, dict | list):
+                todo.append((v, k == "headers"))
+    return found
+
+
+def redact_recording(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """The one rule for what a writer keeps of a whole recording (a trace, an imported one, a proxy's line): the
+    secrets it knows (`secret_values`) and every credential the value carries (`credentials`) replaced wherever
+    they appear, and fields named like secrets (`redact`)."""
+    return redact(value, secret_values([*secrets, *credentials(value)]))
+
+
 _SECRET_FIELD_IN_TEXT = re.compile(
     rf'(?P<json>"(?:{_SECRET_FIELDS})"\s*:\s*")(?:[^"\\]|\\.)+"?|(?P<form>(?<![\w.-])(?:{_SECRET_FIELDS})=)[^&\s"]+',
     re.IGNORECASE,
