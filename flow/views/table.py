@@ -50,7 +50,7 @@ from flow.views.labels import (
     round_line,
     trace_lifelines,
 )
-from flow.wire.facts import ERROR_KEYS
+from flow.wire.facts import ERROR_KEYS, picked
 from flow.wire.recorded import api_of_body, api_of_request
 
 if TYPE_CHECKING:
@@ -287,12 +287,12 @@ def _facts(t: TypedHop) -> dict[str, Any]:
             | Failure(payload=p)
             | ReplayDivergence(payload=p)
         ):
-            facts = _picked(p, _CALL_KEYS)
+            facts = picked(p, _CALL_KEYS)
             if "api_call" in facts:  # the call as its API wrote it; the Chat-shaped copy stays in the payload
                 del facts["tool_call"]
             return facts
         case McpReported(payload=p) | UserInput(payload=p):  # a provider's report; a server's question to the user
-            return _picked(p, _REPORTED_KEYS + _USER_INPUT_KEYS)
+            return picked(p, _REPORTED_KEYS + _USER_INPUT_KEYS)
         case Clipped():
             return {}
         case _ as never:
@@ -312,7 +312,7 @@ def _model_facts(t: ModelHop) -> dict[str, Any]:
             if not isinstance(body, dict):
                 return _status(p)
             if p.get("status", 0) >= 400:  # an error status: the provider's error body, as it came
-                return _picked(body, ERROR_KEYS) | _status(p)
+                return picked(body, ERROR_KEYS) | _status(p)
             facts = api_of_body(body).reply_facts(body)
             # a Responses body has a status of its own ("completed"), which is what the lesson is about
             return facts | ({"HTTP status": p["status"]} if "status" in facts and "status" in p else _status(p))
@@ -324,7 +324,7 @@ def _model_facts(t: ModelHop) -> dict[str, Any]:
             return api.reply_facts(api.assembled_body(p["message"], p["finish_reason"]))
         case LlmError(payload=p):
             body = p.get("body")
-            return (_picked(body, ERROR_KEYS) if isinstance(body, dict) else {}) | _status(p)
+            return (picked(body, ERROR_KEYS) if isinstance(body, dict) else {}) | _status(p)
         case _ as never:
             assert_never(never)
 
@@ -349,13 +349,9 @@ _REPORTED_KEYS = ("mismatch", "observed", "is_error", "method", "name", "argumen
 frame that is, and what the report says was asked and answered."""
 
 
-def _picked(payload: Mapping[str, object], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {key: payload[key] for key in keys if key in payload}
-
-
 def _status(payload: Mapping[str, object]) -> dict[str, Any]:
     """The HTTP status a model hop's payload holds."""
-    return _picked(payload, ("status",))
+    return picked(payload, ("status",))
 
 
 def _frame_facts(frame: Mapping[str, Any]) -> dict[str, Any]:
@@ -365,7 +361,7 @@ def _frame_facts(frame: Mapping[str, Any]) -> dict[str, Any]:
     flag = {"isError": result["isError"]} if isinstance(result, dict) and "isError" in result else {}
     asking = _asking_facts(as_dict(result) if "result" in frame else as_dict(frame.get("params")))
     # the flag above the result it qualifies: a long error text below cannot push it out of a small card
-    return asking | _picked(frame, ("method", "id", "params")) | flag | _picked(frame, ("result", "error"))
+    return asking | picked(frame, ("method", "id", "params")) | flag | picked(frame, ("result", "error"))
 
 
 STATE_CHARS = 16

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from flow.trace.model import as_list, is_array, is_object
+from flow.trace.model import as_dict, as_list, is_array, is_object
 from flow.trace.payloads import Adaptation as AdaptationPayload
 from flow.trace.steps import Step
 
@@ -170,6 +170,30 @@ RecordedTurn = tuple[list[ToolCall], str | None]
 def read_safely(api: WireApi, body: dict[str, Any]) -> Turn | None:
     """A recorded body read by its API, or None when that API cannot read it (a foreign or broken shape)."""
     return read_or_none(api.read, body)
+
+
+def trailing_results(
+    body: Any, field: str, tag: str, kind: str, id_key: str
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """The tool results a request's conversation ends with, each as (its path, the call id it quotes): the items
+    under `field` whose `tag` ("role", "type") is `kind`, up to the first that is not."""
+    items = conversation_items(as_dict(body), field)
+    out: list[tuple[tuple[str | int, ...], str]] = []
+    for i in range(len(items) - 1, -1, -1):
+        item = as_dict(items[i])
+        if item.get(tag) != kind:
+            break
+        out.append(((field, i), str(item.get(id_key))))
+    return out[::-1]
+
+
+def read_recorded(api: WireApi, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
+    """A recorded reply (or a message assembled from a stream) read by its API's own reader, its calls in the
+    neutral form; None when that reader cannot read it."""
+    turn = read_safely(api, api.assembled_body(body, finish) if assembled else as_dict(body))
+    if turn is None:
+        return None
+    return [ToolCall(c.name, c.parsed if c.parsed is not None else c.arguments, c.id) for c in turn.calls], turn.finish
 
 
 def conversation_items(body: dict[str, Any], field: str) -> list[Any]:

@@ -58,6 +58,7 @@ from flow.wire.base import (
     WireProblem,
     conversation_items,
     text_parts,
+    trailing_results,
 )
 from flow.wire.facts import ERROR_KEYS, picked, with_parsed_arguments
 
@@ -544,14 +545,7 @@ class ChatCompletions:
         return Named(f"role {delta.get('role', '')}".strip())
 
     def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
-        items = conversation_items(as_dict(body), "messages")
-        out: list[tuple[tuple[str | int, ...], str]] = []
-        for i in range(len(items) - 1, -1, -1):
-            item = as_dict(items[i])
-            if item.get("role") != "tool":
-                break
-            out.append((("messages", i), str(item.get("tool_call_id"))))
-        return out[::-1]
+        return trailing_results(body, "messages", "role", "tool", "tool_call_id")
 
     def sent_results(self, body: Any) -> list[tuple[Any, Any]]:
         items = map(as_dict, conversation_items(as_dict(body), "messages"))

@@ -46,7 +46,6 @@ from flow.wire.base import (
     Request,
     Settings,
     Stopped,
-    ToolCall,
     ToolCallPart,
     ToolOutput,
     ToolReturnPart,
@@ -55,7 +54,7 @@ from flow.wire.base import (
     WireProblem,
     conversation_items,
     read_or_none,
-    read_safely,
+    read_recorded,
     text_parts,
     turn_reply,
 )
@@ -372,12 +371,7 @@ class Messages:
         return tool.get("type") in (None, "custom")  # not a provider's own tool, nor an MCP toolset
 
     def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
-        turn = read_safely(self, self.assembled_body(body, finish) if assembled else as_dict(body))
-        if turn is None:
-            return None
-        return [
-            ToolCall(c.name, c.parsed if c.parsed is not None else c.arguments, c.id) for c in turn.calls
-        ], turn.finish
+        return read_recorded(self, body, assembled=assembled, finish=finish)
 
     def event_part(self, data: dict[str, Any], said: str) -> EventPart:
         """An event: a call starting, a piece of its input or of text, why the message stopped, or the event's

@@ -47,7 +47,6 @@ from flow.wire.base import (
     Reply,
     Request,
     Settings,
-    ToolCall,
     ToolCallPart,
     ToolOutput,
     ToolReturnPart,
@@ -56,8 +55,9 @@ from flow.wire.base import (
     WireProblem,
     conversation_items,
     read_or_none,
-    read_safely,
+    read_recorded,
     text_parts,
+    trailing_results,
     turn_reply,
 )
 from flow.wire.chat import clip_label, excerpt, get, quoted_label
@@ -375,12 +375,7 @@ class Responses:
         return tool.get("type") == "function"
 
     def recorded_turn(self, body: Any, *, assembled: bool, finish: Any) -> RecordedTurn | None:
-        turn = read_safely(self, self.assembled_body(body, finish) if assembled else as_dict(body))
-        if turn is None:
-            return None
-        return [
-            ToolCall(c.name, c.parsed if c.parsed is not None else c.arguments, c.id) for c in turn.calls
-        ], turn.finish
+        return read_recorded(self, body, assembled=assembled, finish=finish)
 
     def event_part(self, data: dict[str, Any], said: str) -> EventPart:
         """An event: a call starting (as the stream said: an item with a call_id seen before continues that call), a
@@ -393,14 +388,7 @@ class Responses:
         return Named(kind)
 
     def answered(self, body: Any) -> list[tuple[tuple[str | int, ...], str]]:
-        items = conversation_items(as_dict(body), "input")
-        out: list[tuple[tuple[str | int, ...], str]] = []
-        for i in range(len(items) - 1, -1, -1):
-            item = as_dict(items[i])
-            if item.get("type") != "function_call_output":
-                break
-            out.append((("input", i), str(item.get("call_id"))))
-        return out[::-1]
+        return trailing_results(body, "input", "type", "function_call_output", "call_id")
 
     def sent_results(self, body: Any) -> list[tuple[Any, Any]]:
         items = map(as_dict, conversation_items(as_dict(body), "input"))
