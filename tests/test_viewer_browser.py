@@ -571,3 +571,21 @@ def test_screenshots_of_the_route_and_the_questions(browser, lesson_files, lang)
                     _shot(page, f"{stem}-revealed.png")
             assert not page_errors(page), page_errors(page)
             page.context.close()
+
+
+def test_a_mode_change_keeps_the_questions_and_captions_the_viewer_turned_on(browser, app_url):
+    """The viewer's own buttons turn the questions and the captions on; P in and Esc out of presenter mode (each a
+    rerun of the Step page, whose sidebar toggles are still off) keep both on."""
+    page = _open(browser, app_url, (1280, 720))
+    root = page.locator("[data-flow-viewer]")
+    questions, captions = page.locator(".fv-questions-toggle"), page.locator(".fv-captions-toggle")
+    questions.click()
+    captions.click()
+    for key, mode in (("p", "presenter"), ("Escape", "normal"), ("p", "presenter")):
+        root.focus()  # the keys go to the viewer, not to the button pressed last
+        page.keyboard.press(key)
+        expect(root).to_have_attribute("data-mode", mode)
+        page.wait_for_timeout(1500)  # the page's rerun after the mode change reaches the viewer
+        expect(questions).to_have_attribute("aria-pressed", "true")
+        expect(captions).to_have_attribute("aria-pressed", "true")
+    assert not page_errors(page), page_errors(page)

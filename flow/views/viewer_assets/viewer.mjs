@@ -194,7 +194,11 @@ class Viewer {
     const key = JSON.stringify(options || {});
     if (!options || key === this.appliedOptions) return;
     this.appliedOptions = key;
-    if ('captions' in options) this.setCaptions(!!options.captions);
+    // A toggle follows the host only when the host's own value changes: a rerun for another reason (a mode change)
+    // must not undo what the viewer's buttons turned on.
+    const heard = this.heardToggles || (this.heardToggles = {});
+    const changed = (name) => name in options && heard[name] !== !!options[name] && ((heard[name] = !!options[name]), true);
+    if (changed('captions')) this.setCaptions(!!options.captions);
     // The mode the host's URL names when the viewer is mounted (a reload in presenter mode stays in it); load() lays
     // it out. From then on the viewer's own mode is the news (it tells the host), and a page that reruns with a mode
     // it heard of before the last change cannot turn it back.
@@ -205,7 +209,7 @@ class Viewer {
     } else if ('presenter' in options && !!options.presenter !== this.presenter && this.host.presenter) {
       this.host.presenter(this.presenter); // the page has not heard the last change (lost in a rerun): say it again
     }
-    this.showQuiz('questions' in options ? !!options.questions : this.quiz.on);
+    this.showQuiz(changed('questions') ? !!options.questions : this.quiz.on);
     // A classroom room (room.mjs): the teacher's, from the Step page, or a follower's, from the follower page.
     const room = options.room || null;
     if (this.room && (!room || room.code !== this.room.cfg.code || room.role !== this.room.role)) { this.room.destroy(true); this.room = null; }
