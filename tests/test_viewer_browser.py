@@ -589,3 +589,39 @@ def test_a_mode_change_keeps_the_questions_and_captions_the_viewer_turned_on(bro
         expect(questions).to_have_attribute("aria-pressed", "true")
         expect(captions).to_have_attribute("aria-pressed", "true")
     assert not page_errors(page), page_errors(page)
+
+
+# Text in the JSON card under the line a highlight draws (its outline's band above and below the marked field).
+_UNDER_MARKS = """() => {
+  const json = window.__viewer.root.querySelector('.fv-json');
+  const hidden = [];
+  for (const mark of json.querySelectorAll('.fv-mark')) {
+    const style = getComputedStyle(mark);
+    const width = parseFloat(style.outlineWidth), reach = parseFloat(style.outlineOffset) + width;
+    const box = mark.getBoundingClientRect();
+    const bands = [[box.top - reach, box.top - reach + width], [box.bottom + reach - width, box.bottom + reach]];
+    const walker = document.createTreeWalker(json, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const t of range.getClientRects()) {
+        if (bands.some(([a, b]) => t.top < b && t.bottom > a) && t.right > box.left - reach && t.left < box.right + reach)
+          hidden.push(node.textContent.slice(0, 30));
+      }
+    }
+  }
+  return hidden;
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_highlight_hides_no_text_of_the_lines_around_it(browser, html_files, size):
+    """At tools/call (Beijing, hop 13) two fields are marked one under the other: neither highlight's line crosses
+    the text of a line (`get_weather` keeps its underscore)."""
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), size)
+    for presenter in (False, True):
+        _presenter(page, presenter)
+        _goto(page, 12)
+        assert page.locator(".fv-json .fv-mark").count() >= 2
+        assert page.evaluate(_UNDER_MARKS) == [], (size, presenter)
