@@ -78,12 +78,13 @@ def test_the_rounds_of_one_call_are_shown_in_the_label_the_table_and_the_card():
     summaries = {r["seq"]: r["summary"] for r in hop_rows(trace)}
     assert summaries[calls[1].seq].endswith("· round 2 of call 1")
     view = focus_view(calls[1], rounds=rounds)
-    assert view["round"] == {"call": 1, "round": 2, "of": 2}
+    assert view["recorder"]["round"] == {"call": 1, "round": 2, "of": 2}  # the recorder's count, not the frame's
     assert view["inputResponses"] == list(calls[1].payload["params"]["inputResponses"])
     assert view["requestState"].endswith("…") and len(view["requestState"]) == 17
     marked = focus(calls[1], view).highlight
     # the facts at the top of the card, short enough that the call's name below still fits a 720p card
     assert ("inputResponses",) in marked and ("requestState",) in marked and ("params", "name") in marked
+    assert ("recorder", "round") in marked
 
 
 def test_an_input_required_result_names_what_it_asks_for():

@@ -13,6 +13,7 @@ from flow.samples import SAMPLES, synthetic_trace
 from flow.trace.files import load_trace
 from flow.trace.model import KINDS, Hop
 from flow.views.diagram import overview_dot, render, rows, to_dot, to_mermaid
+from flow.views.focus import focus
 from flow.views.html import to_html
 from flow.views.labels import clip, display_width, short_label, step_numbers
 from flow.views.table import TABLE_COLUMNS, focus_view, hop_dataframe
@@ -222,6 +223,18 @@ def test_json_view_puts_what_matters_first():
     assert list(focus_view(call))[:4] == ["id", "isError", "result", "payload"]
     request = next(h for h in trace.hops if h.kind == "mcp.request" and h.step == 6)
     assert list(focus_view(request))[:3] == ["method", "id", "params"]
+
+
+def test_the_card_keeps_the_recorders_own_fields_apart_from_what_crossed():
+    """Between the MCP server and its function no tool_call_id crosses: the card opens on the payload, and the
+    model's call id the recorder pairs the hop with sits under `recorder`, after it."""
+    trace = sample("beijing-mcp")
+    for hop in (h for h in trace.hops if h.kind in ("tool.invoke", "tool.result") and h.source != "app"):
+        assert hop.tool_call_id and "tool_call_id" not in json.dumps(hop.payload)
+        view = focus_view(hop)
+        assert "tool_call_id" not in view and list(view)[-2:] == ["payload", "recorder"]
+        assert view["recorder"] == {"tool_call_id": hop.tool_call_id}
+        assert all(path[0] != "tool_call_id" for path in focus(hop, view).highlight)
 
 
 def test_the_overview_stays_compact_and_marks_where_we_are():

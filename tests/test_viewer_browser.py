@@ -625,3 +625,16 @@ def test_a_highlight_hides_no_text_of_the_lines_around_it(browser, html_files, s
         _goto(page, 12)
         assert page.locator(".fv-json .fv-mark").count() >= 2
         assert page.evaluate(_UNDER_MARKS) == [], (size, presenter)
+
+
+def test_the_card_sets_the_recorders_fields_apart_from_what_crossed(browser, html_files):
+    """Between the MCP server and its function (Beijing, hop 14) the card opens on the payload; the tool_call_id
+    the recorder pairs the hop by stands below it, under a note saying it crossed no boundary."""
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), (1280, 720))
+    _goto(page, 13)
+    json = page.locator(".fv-json")
+    expect(json.locator(".fv-key").first).to_have_text('"payload"')
+    box = json.locator(".fv-recorder-box")
+    expect(box.locator(".fv-recorder-note")).to_contain_text("crossed no boundary")
+    expect(box.locator(".fv-key", has_text="tool_call_id")).to_be_visible()
+    assert json.locator(".fv-key", has_text="tool_call_id").count() == 1  # only there

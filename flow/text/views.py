@@ -31,6 +31,10 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "more_chars": {"zh": "展开余下 {n} 个字符", "en": "{n} more characters"},
     "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
     "key_count": {"zh": "1 个键", "en": "1 key"},
+    "recorder_note": {
+        "zh": "以下是记录器自己加的（配对用的 id、截断说明），没有经过任何边界",
+        "en": "Below: the recorder's own fields (the ids it pairs hops by, what it cut); they crossed no boundary",
+    },
     # the route at a glance: the articles' ten messages
     "route": {"zh": "文章的十条消息", "en": "The articles' ten messages"},
     "route_article": {"zh": "文章", "en": "Articles"},

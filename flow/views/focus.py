@@ -40,7 +40,7 @@ from flow.trace.payloads import (
     is_a,
     typed,
 )
-from flow.views.table import focus_view
+from flow.views.table import RECORDER, focus_view
 from flow.wire.base import ChoicePlaces, ItemPlaces, Places, WireApi
 from flow.wire.facts import PARSED_ARGUMENTS
 from flow.wire.recorded import api_of_body, api_of_request
@@ -262,7 +262,7 @@ def _result(b: _Builder, result: Path, *, app_side: bool) -> None:
 def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
     """The hop's focus in `view` (by default its `focus_view`): what the step is about, per hop kind."""
     b = _Builder(focus_view(hop) if view is None else view)
-    b.mark("round")  # a tools/call's round in its logical call (2026-07-28), when the view says it
+    b.mark(RECORDER, "round")  # a tools/call's round in its logical call (2026-07-28), when the view says it
     if _asking(b, hop):
         return b.build()
     match typed(hop):
@@ -290,7 +290,7 @@ def focus(hop: Hop, view: dict[str, Any] | None = None) -> Focus:
         case McpReported() | UserInput() as aside:
             _aside(b, aside)
         case Clipped():  # what the recorder cut, and what is left of it
-            b.mark("clipped")
+            b.mark(RECORDER, "clipped")
             b.mark("payload")
         case _ as never:
             assert_never(never)

@@ -225,6 +225,9 @@ VIEW_BYTES = 512 * 1024
 or a terminal shows a bounded amount whatever one hop holds."""
 
 
+RECORDER = "recorder"  # the view's key for what the recorder adds, apart from what crossed
+
+
 def bounded_view(value: Any) -> Any:
     """`value` as a viewer shows it: long texts cut (`VIEW_TEXT_CHARS`); if its JSON is still over `VIEW_BYTES`,
     the start of that JSON as text, saying so. The same object when it is small."""
@@ -239,26 +242,36 @@ def bounded_view(value: Any) -> Any:
 
 
 def focus_view(hop: Hop, *, rounds: Rounds | None = None) -> dict[str, Any]:
-    """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload; bounded in
-    size (`bounded_view`), so one huge hop cannot stall the page that shows it. `rounds` (the trace's
-    `call_rounds`) adds a tools/call's round in its logical call."""
+    """The hop's JSON with the fields a lesson is about pulled to the top, then the whole payload, then under
+    `recorder` what the recorder adds of its own (never mixed with what crossed); bounded in size (`bounded_view`),
+    so one huge hop cannot stall the page that shows it. `rounds` (the trace's `call_rounds`) adds a tools/call's
+    round in its logical call."""
     view = _focus_view(hop)
+    recorder = _recorder(hop, view)
     if rounds is not None and hop.seq in rounds.by_seq:
         call, n = rounds.by_seq[hop.seq]
-        view = {"round": {"call": call.number, "round": n, "of": len(call.requests)}, **view}
+        recorder["round"] = {"call": call.number, "round": n, "of": len(call.requests)}
     elif rounds is not None and any(h.seq == hop.seq for h in rounds.unpaired):
-        view = {"round": "unpaired", **view}
+        recorder["round"] = "unpaired"
+    if recorder:
+        view[RECORDER] = recorder
     bounded = bounded_view(view)
     return bounded if isinstance(bounded, dict) else {"clipped": "shown cut short", "json": bounded}
 
 
 def _focus_view(hop: Hop) -> dict[str, Any]:
-    facts = _facts(typed(hop))
-    if hop.tool_call_id and "tool_call_id" not in facts:
-        facts["tool_call_id"] = hop.tool_call_id
+    return {**_facts(typed(hop)), "payload": hop.payload}
+
+
+def _recorder(hop: Hop, view: dict[str, Any]) -> dict[str, Any]:
+    """What the recorder adds of its own, which crossed no boundary: the model's call id it pairs a hop with where
+    the view does not show it crossing (an MCP server and a tool never see it), and what it cut from the payload."""
+    out: dict[str, Any] = {}
+    if hop.tool_call_id and "tool_call_id" not in view:
+        out["tool_call_id"] = hop.tool_call_id
     if hop.clipped:
-        facts["clipped"] = hop.clipped
-    return {**facts, "payload": hop.payload}
+        out["clipped"] = hop.clipped
+    return out
 
 
 _CALL_KEYS = ("tool_call", "api_call", "call_request", "tool_message_content", "isError", "error", "content")

@@ -93,6 +93,12 @@ export class JsonTree {
       row.classList.add('fv-mark');
       if (mark) row.style.setProperty('--fv-mark', mark);
     }
+    // The view's `recorder` (flow.views.table.RECORDER): what the recorder added, set apart from what crossed.
+    if (depth === 1 && key === 'recorder') {
+      row.classList.add('fv-recorder');
+      row.open = true; // a few short fields: shown, not a click away
+      return h('div', { class: 'fv-recorder-box' }, h('div', { class: 'fv-recorder-note', text: this.ui.recorder_note[this.lang] }), row);
+    }
     return row;
   }
 }
