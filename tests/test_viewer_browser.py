@@ -638,3 +638,36 @@ def test_the_card_sets_the_recorders_fields_apart_from_what_crossed(browser, htm
     expect(box.locator(".fv-recorder-note")).to_contain_text("crossed no boundary")
     expect(box.locator(".fv-key", has_text="tool_call_id")).to_be_visible()
     assert json.locator(".fv-key", has_text="tool_call_id").count() == 1  # only there
+
+
+@pytest.mark.parametrize(("lang", "size"), [("zh", (1280, 720)), ("en", (1920, 1080))])
+def test_an_article_wrong_cell_opens_its_whole_note_naming_the_article(browser, lesson_files, lang, size):
+    """Message 7's "article wrong" cell opens the correction whole (not cut with an ellipsis), naming the article;
+    Esc closes it, and its button goes to the message. The "Articles" row names article 000."""
+    path = lesson_files["beijing-mcp", lang]
+    hops = _hops(path)
+    page = _open(browser, path.as_uri(), size, locale="zh-CN" if lang == "zh" else "en-US")
+    for presenter in (False, True):
+        _presenter(page, presenter)
+        page.locator('.fv-rcell[data-message="7"]').click()
+        note = page.locator(".fv-rnote-pop")
+        expect(note).to_be_visible()
+        expect(note).to_contain_text("CallToolResult")
+        expect(note.locator(".fv-rnote-source")).to_contain_text("000")
+        whole = page.evaluate(
+            "() => { const n = document.querySelector('.fv-rnote-pop'); const r = n.getBoundingClientRect();"
+            " return n.scrollHeight <= n.clientHeight + 1 && r.bottom <= innerHeight && r.top >= 0; }"
+        )
+        assert whole, (lang, size, presenter)
+        assert page.evaluate("() => window.__viewer.index") == 0  # opening the note is not a step
+        page.keyboard.press("Escape")
+        expect(note).to_be_hidden()
+        expect(page.locator("[data-flow-viewer]")).to_have_attribute(
+            "data-mode", "presenter" if presenter else "normal"
+        )
+    page.locator('.fv-rcell[data-message="7"]').click()
+    page.locator(".fv-rnote-pop button").first.click()
+    _wait_for(page, next(i for i, h in enumerate(hops) if h["message"] == 7) + 1)
+    expect(page.locator(".fv-rnote-pop")).to_be_hidden()
+    assert "000" in (page.locator(".fv-rrowlabel").first.get_attribute("title") or "")
+    assert not page_errors(page), page_errors(page)

@@ -67,6 +67,37 @@ DIRECT_PHASE_NAMES: dict[ArticlePhase, dict[Lang, str]] = {
     3: {"zh": "阶段三 · 执行", "en": "Phase 3 · execute"},
 }
 
+# The source articles the lesson follows (docs/teachers.*.md lists them), each named where the app cites it.
+ARTICLES: dict[str, dict[Lang, str]] = {
+    "000": {
+        "zh": "文章 000：把用户问“北京今天天气怎么样？”拆成十条消息、四个阶段来讲的那篇（无标题；OpenAI 模型，"
+        "get_weather 由 MCP 提供，还有餐厅的比喻）。本课的消息编号和阶段都沿用它。",
+        "en": "Article 000: the one that takes the question “北京今天天气怎么样？” (Beijing weather) apart into ten "
+        "messages in four phases (untitled; an OpenAI model, get_weather served over MCP, and the restaurant "
+        "metaphor). The lesson numbers its messages and phases as it does.",
+    },
+    "001": {
+        "zh": "文章 001：《Function Calling 会被 MCP 取代吗？理清两者关系与使用细节》，讲函数调用的细节和它与 MCP 的关系。",
+        "en": "Article 001 (in Chinese; its title translated): “Will MCP replace function calling? How the two relate, and the details of using them”: "
+        "function calling in depth, and how MCP relates to it.",
+    },
+    "002": {
+        "zh": "文章 002：《MCP 协议详解：与 Function Call 的区别及实战使用》，一个对接 OpenAI 兼容服务商（硅基流动、"
+        "Qwen2.5）的实例。",
+        "en": "Article 002 (in Chinese; its title translated): “MCP explained: how it differs from function calls, and using it in practice”: a worked "
+        "example against an OpenAI-compatible provider (SiliconFlow, Qwen2.5).",
+    },
+    "004": {
+        "zh": "文章 004：《MCP vs Function Calling：大模型工具接入的标准化演进》，讲 MCP 的生命周期、三种原语、传输、"
+        "错误、超时和安全，以及工具定义的开销。",
+        "en": "Article 004 (in Chinese; its title translated): “MCP vs function calling: how tool access for large models is being standardised”: MCP's "
+        "lifecycle, its three primitives, transports, errors, timeouts and security, and what tool definitions cost.",
+    },
+}
+
+# The messages an article tells wrongly, and which article: the cell opens the whole correction (REASON_TEXT).
+CORRECTS: dict[Reason, str] = {"host_sends": "000", "host_pairs": "000"}
+
 # A word for the message's cell, and the sentence that says why.
 REASON_SHORT: dict[Reason, dict[Lang, str]] = {
     "direct_in_process": {"zh": "进程内", "en": "in process"},

@@ -4,6 +4,7 @@ sequence diagram's own labels. The app's page wording lives in flow_ui/i18n.py."
 from __future__ import annotations
 
 from flow.text.names import Lang
+from flow.text.route import ARTICLES
 
 VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "prev": {"zh": "上一步", "en": "Previous"},
@@ -53,6 +54,10 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
         "en": "This hop is none of the ten messages (a wire frame outside the numbered steps).",
     },
     "route_jump": {"zh": "点击跳到这条消息的第一跳", "en": "Click to go to this message's first hop"},
+    "route_source": ARTICLES["000"],  # the "Articles" row's label says which article the ten messages are from
+    "route_note_open": {"zh": "点击看原文哪里错了", "en": "Click to read where the article is wrong"},
+    "route_note_go": {"zh": "跳到这条消息", "en": "Go to this message"},
+    "route_note_close": {"zh": "关闭（Esc）", "en": "Close (Esc)"},
     "captions": {"zh": "餐厅比喻", "en": "Restaurant"},
     "caption_prefix": {"zh": "餐厅比喻：", "en": "In the restaurant: "},
     # predict, then reveal

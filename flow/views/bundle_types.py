@@ -50,6 +50,7 @@ class RouteMessage(TypedDict):
     reason: Reason | None
     reason_short: Words | None
     reason_text: Words | None
+    corrected_article: Words | None  # the article this message corrects, named (its cell opens the whole note)
     caption: Words
 
 

@@ -24,7 +24,9 @@ from flow.text.names import AT_PROVIDER, PHASE_NAMES, STEP_NAMES, Lang, actor_na
 from flow.text.route import (
     ARTICLE_PHASE_NAMES,
     ARTICLE_PHASE_SHORT,
+    ARTICLES,
     CAPTIONS,
+    CORRECTS,
     DIRECT_PHASE_NAMES,
     MESSAGE_NAMES,
     REASON_SHORT,
@@ -163,6 +165,7 @@ def route_bundle(trace: Trace) -> RouteBundle:
                 "reason": m.reason,
                 "reason_short": words(REASON_SHORT[m.reason]) if m.reason else None,
                 "reason_text": words(REASON_TEXT[m.reason]) if m.reason else None,
+                "corrected_article": words(ARTICLES[CORRECTS[m.reason]]) if m.reason in CORRECTS else None,
                 "caption": words(CAPTIONS[m.step]),
             }
         )

@@ -21,8 +21,34 @@ export class RouteStrip {
     this.caption = h('div', { class: 'fv-rcaption' });
     this.captionBtn = h('button', { class: 'fv-toggle fv-captions-toggle', type: 'button', 'aria-pressed': 'false', onclick: () => toggled(!this.captions) });
     this.tools = h('div', { class: 'fv-rtools' }, this.captionBtn);
-    this.el.append(this.grid, h('div', { class: 'fv-rline' }, h('div', { class: 'fv-rtexts' }, this.detail, this.caption), this.tools));
+    // The whole note of a message an article tells wrongly: which article, what it says, what is true.
+    this.note = h('div', { class: 'fv-rnote-pop', role: 'dialog', hidden: '' });
+    this.el.append(this.grid, h('div', { class: 'fv-rline' }, h('div', { class: 'fv-rtexts' }, this.detail, this.caption), this.tools), this.note);
     this.current = undefined;
+  }
+
+  openNote(m) {
+    const { ui, L } = this;
+    const go = h('button', { class: 'fv-toggle', type: 'button', text: ui.route_note_go[L] });
+    go.addEventListener('click', () => { this.closeNote(); this.jump(m.first); });
+    const close = h('button', { class: 'fv-toggle', type: 'button', text: ui.route_note_close[L] });
+    close.addEventListener('click', () => this.closeNote());
+    this.note.replaceChildren(
+      h('b', { text: `${fmt(ui.route_message[L], { n: m.n })} · ${m.name[L]} · ${m.reason_short[L]}` }),
+      h('p', { class: 'fv-rnote-source', text: m.corrected_article[L] }),
+      h('p', { text: m.reason_text[L] }),
+      h('div', { class: 'fv-rnote-buttons' }, m.first !== null ? go : null, close));
+    this.note.hidden = false;
+    this.noteFor = m.n;
+    close.focus({ preventScroll: true });
+  }
+
+  closeNote() {
+    // Whether a note was open (Esc closes it before it leaves presenter mode).
+    if (this.note.hidden) return false;
+    this.note.hidden = true;
+    this.noteFor = undefined;
+    return true;
   }
 
   draw(bundle, L) {
@@ -47,7 +73,8 @@ export class RouteStrip {
       const cell = h('button', { class: `fv-rcell fv-r-${m.state}`, type: 'button', 'data-message': String(m.n), 'data-state': m.state,
         style: `grid-row: ${ROW.message}; grid-column: ${messageColumn(m.n)}` });
       // A message this trace does not have says why in the line below instead.
-      cell.addEventListener('click', () => (m.first !== null ? this.jump(m.first) : this.explain(m)));
+      // One an article tells wrongly opens its whole note (which has a way to the message).
+      cell.addEventListener('click', () => (m.corrected_article ? this.openNote(m) : m.first !== null ? this.jump(m.first) : this.explain(m)));
       cell.style.setProperty('--fv-phase', bundle.phases[m.app_phase].color);
       this.cells.push({ m, cell });
       this.grid.append(cell);
@@ -68,6 +95,7 @@ export class RouteStrip {
     const ui = this.ui;
     this.L = L;
     this.articleLabel.textContent = ui.route_article[L];
+    this.articleLabel.title = ui.route_source[L];
     this.appLabel.textContent = ui.route_app[L];
     for (const band of this.articleBands) {
       const phase = this.route.article_phases[band.dataset.articlePhase];
@@ -82,10 +110,11 @@ export class RouteStrip {
       if (extra) cell.append(h('span', { class: 'fv-rnote', text: extra }));
       const head = m.n === 0 ? ui.route_phase_zero[L] : fmt(ui.route_message[L], { n: m.n });
       cell.title = [`${head} · ${m.name[L]}`, fmt(ui.route_says[L], { route: m.article_route[L] }),
-        m.reason_text ? m.reason_text[L] : '', m.first !== null ? ui.route_jump[L] : ''].filter(Boolean).join('\n');
+        m.reason_text ? m.reason_text[L] : '', m.corrected_article ? ui.route_note_open[L] : m.first !== null ? ui.route_jump[L] : ''].filter(Boolean).join('\n');
     }
     this.captionBtn.textContent = ui.captions[L];
     this.current = undefined;
+    if (this.noteFor !== undefined) this.openNote(this.route.messages.find((m) => m.n === this.noteFor));
   }
 
   setCaptions(on) {

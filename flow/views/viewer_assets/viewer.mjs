@@ -424,6 +424,8 @@ class Viewer {
       e.preventDefault();
       return true;
     }
+    // An article's note open over the strip: Esc or a clicker's press closes it first.
+    if ((k === 'Escape' || OVERLAY_KEYS.includes(k)) && this.routeStrip.closeNote()) { e.preventDefault(); return true; }
     if (!this.typed && this.quiz.key(k, this.index, this.lang)) { e.preventDefault(); return true; }
     const { cmd, typed, to } = keyCommand(k, { typed: this.typed, presenter: this.presenter, fullscreen: !!document.fullscreenElement });
     if (typed !== this.typed) { this.typed = typed; this.controls.showTyped(typed); }
