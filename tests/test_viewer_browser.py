@@ -32,6 +32,7 @@ _SIZES = """() => {
     teach: px(root.querySelector('.fv-teach')),
     json: px(root.querySelector('.fv-json')),
     label: parseFloat(label.getAttribute('font-size')) * svg.getScreenCTM().a,
+    band: px(root.querySelector('.fv-svg g.small text')) * svg.getScreenCTM().a,
   };
 }"""
 
@@ -140,8 +141,8 @@ def test_the_html_export_steps_once_per_press_and_works_from_a_file(browser, htm
 # Presenter mode's least sizes (px): a projector shows 720 rows as large as 1080, so at 720 the same size on the wall
 # is two thirds of the pixels; the arrow labels never under 16 px (issue 26).
 BACK_ROW = {
-    (1280, 720): {"header": 26, "teach": 20, "json": 16, "label": 16},
-    (1920, 1080): {"header": 32, "teach": 24, "json": 18, "label": 18},
+    (1280, 720): {"header": 26, "teach": 20, "json": 16, "label": 16, "band": 16},
+    (1920, 1080): {"header": 32, "teach": 24, "json": 18, "label": 18, "band": 18},
 }
 
 
@@ -671,3 +672,29 @@ def test_an_article_wrong_cell_opens_its_whole_note_naming_the_article(browser, 
     expect(page.locator(".fv-rnote-pop")).to_be_hidden()
     assert "000" in (page.locator(".fv-rrowlabel").first.get_attribute("title") or "")
     assert not page_errors(page), page_errors(page)
+
+
+_QUIZ_SIZES = """() => {
+  const px = (sel) => { const el = document.querySelector(sel); return el ? parseFloat(getComputedStyle(el).fontSize) : 0; };
+  return { ask: px('.fv-quiz-card .fv-quiz-ask'), right: px('.fv-quiz-card .fv-choice.fv-right'),
+           why: px('.fv-quiz-card .fv-quiz-why'), head: px('.fv-quiz-card .fv-quiz-head') };
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_revealed_answer_is_readable_from_the_back_row(browser, lesson_files, size):
+    """In presenter mode the question revealed, its right answer and the reason are at least the teaching text's
+    size on a projector (20 px at 1280 × 720, 24 at 1920 × 1080): the class reads them exactly then."""
+    path = lesson_files["beijing-mcp", "zh"]
+    asked = next(i for i, hop in enumerate(_hops(path)) if "question" in hop)
+    page = _open(browser, path.as_uri(), size, locale="zh-CN")
+    page.locator(".fv-questions-toggle").click()
+    _presenter(page, True)
+    _goto(page, asked)
+    page.locator(".fv-choice").first.click()
+    page.locator(".fv-reveal").click()
+    page.locator("[data-flow-viewer][data-asking='']").wait_for()
+    sizes = page.evaluate(_QUIZ_SIZES)
+    least = {"ask": BACK_ROW[size]["teach"], "right": BACK_ROW[size]["teach"], "why": BACK_ROW[size]["teach"]}
+    assert all(sizes[k] >= v - 0.01 for k, v in least.items()) and sizes["head"] >= 16, (size, sizes)
+    assert page.evaluate(CURRENT_IN_VIEW)["ok"]
