@@ -85,7 +85,10 @@ CURRENT_IN_VIEW = """() => {
     left = Math.min(left, r.left); right = Math.max(right, r.right);
   }
   const inside = (t, b, l, r) => top >= t - 0.5 && bottom <= b + 0.5 && left >= l - 0.5 && right <= r + 0.5;
-  const ok = inside(0, innerHeight, 0, innerWidth) && inside(box.top, box.bottom, box.left, box.right);
+  // Below the lifelines' names where they are kept at the top of the scrolled box (diagram.mjs drawHeads).
+  const heads = root.querySelector('.fv-heads.fv-on svg');
+  const under = heads ? heads.getBoundingClientRect().bottom : box.top;
+  const ok = inside(0, innerHeight, 0, innerWidth) && inside(under, box.bottom, box.left, box.right);
   return {ok, arrow: [left, top, right, bottom].map(Math.round), viewport: [innerWidth, innerHeight],
           box: [box.left, box.top, box.right, box.bottom].map(Math.round)};
 }"""

@@ -698,3 +698,32 @@ def test_a_revealed_answer_is_readable_from_the_back_row(browser, lesson_files, 
     least = {"ask": BACK_ROW[size]["teach"], "right": BACK_ROW[size]["teach"], "why": BACK_ROW[size]["teach"]}
     assert all(sizes[k] >= v - 0.01 for k, v in least.items()) and sizes["head"] >= 16, (size, sizes)
     assert page.evaluate(CURRENT_IN_VIEW)["ok"]
+
+
+# Every lifeline's name on screen in the diagram's box: its own head box, or the copy kept at the top.
+_NAMES_IN_VIEW = """() => {
+  const root = window.__viewer.root;
+  const box = root.querySelector('.fv-diagram').getBoundingClientRect();
+  const seen = (g) => { const r = g.getBoundingClientRect(); return r.height > 0 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5; };
+  const kept = root.querySelector('.fv-heads.fv-on') ? [...root.querySelectorAll('.fv-heads g.fv-kept-head')] : [];
+  const own = [...root.querySelectorAll('.fv-svg g.node[id^="head-"]')];
+  return own.length > 0 && own.every((g, i) => seen(g) || (kept[i] && seen(kept[i])));
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_lifelines_names_stay_in_view_while_the_diagram_scrolls(browser, html_files, size):
+    """On every hop of the main sample, normal and presenter: each lifeline's name is on screen (once the drawing's
+    own scroll away, a copy stays at the top of the box), and the current arrow is below it (CURRENT_IN_VIEW)."""
+    page = _open(browser, html_files["beijing-mcp"].as_uri(), size)
+    lost: list[str] = []
+    for presenter in (False, True):
+        _presenter(page, presenter)
+        for i in range(20):
+            _goto(page, i)
+            page.wait_for_timeout(30)
+            if not page.evaluate(_NAMES_IN_VIEW):
+                lost.append(f"{'presenter' if presenter else 'normal'} hop {i + 1}")
+            if not page.evaluate(CURRENT_IN_VIEW)["ok"]:
+                lost.append(f"{'presenter' if presenter else 'normal'} hop {i + 1}: current arrow hidden")
+    assert not lost, lost

@@ -442,6 +442,7 @@ def _draw_lifelines(
             width = max(1.0, max(display_width(line) for line in name.split("\n")) * HEAD_SIZE * 0.6 / 72 + 0.3)
             g.node(
                 f"{end_name}_{actor}",
+                id=f"{end_name}-{actor}",  # the viewer keeps a copy of the heads in view (diagram.mjs drawHeads)
                 label="<<B>" + "<BR/>".join(html.escape(line) for line in name.split("\n")) + "</B>>",
                 shape="box",
                 style="rounded,filled",

@@ -37,7 +37,7 @@ export function makeBundle(given) {
       n, state: mine.length ? 'present' : 'missing', first: first < 0 ? null : first, hops: mine.length, visits: mine.length ? 1 : 0,
       article_phase: ARTICLE_PHASE[n], app_phase: appPhase, name: words(`message ${n}`), app_name: words(`step ${n}`),
       article_route: words('App → Model API'), reason: mine.length ? null : 'not_recorded',
-      reason_short: mine.length ? null : words('not recorded'), reason_text: mine.length ? null : words('not in this recording'),
+      reason_short: mine.length ? null : words('not recorded'), reason_text: mine.length ? null : words('not in this recording'), corrected_article: null,
       caption: words(`caption ${n}`),
     };
   });

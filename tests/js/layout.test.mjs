@@ -39,6 +39,9 @@ test('the diagram scrolls only when the current arrow is out of view, keeping th
   assert.deepEqual(scrollTarget({ ...view, row: row(1990), prev: undefined }), { x: 0, y: 2000 - 400 }); // no further than the end
   assert.deepEqual(scrollTarget({ ...view, scrollY: 500, row: row(100), prev: row(60) }), { x: 0, y: 48 });
   assert.deepEqual(scrollTarget({ ...view, naturalW: 1600, row: { top: 100, bottom: 130, left: 1200, right: 1400 } }), { x: 1400 - 800 + 12, y: 0 });
+  // Scrolled, the lifelines' names kept at the top cover 40 px: the arrow before goes below them.
+  assert.deepEqual(scrollTarget({ ...view, covered: 40, row: row(900), prev: row(860) }), { x: 0, y: 860 - 12 - 40 });
+  assert.deepEqual(scrollTarget({ ...view, covered: 40, scrollY: 500, row: row(530), prev: row(510) }), { x: 0, y: 510 - 52 });
 });
 
 test('the hop list shows two hops before the current one and three after, within the trace', () => {

@@ -21,7 +21,10 @@ function setRow(row, state) {
 export class Diagram {
   constructor() {
     this.svgBox = h('div', { class: 'fv-svg' });
-    this.box = h('div', { class: 'fv-diagram' }, this.svgBox);
+    // The lifelines' names, kept at the top of the box once the drawing's own have scrolled away.
+    this.heads = h('div', { class: 'fv-heads', 'aria-hidden': 'true' });
+    this.box = h('div', { class: 'fv-diagram' }, this.heads, this.svgBox);
+    this.headsBottom = 0;
     this.svg = null;
     this.rows = [];
     this.shownRow = -1;
@@ -29,6 +32,7 @@ export class Diagram {
     this.scrollTimer = 0;
     // The scroll position as the user (or a smooth scroll) leaves it, without reading layout on each step.
     this.box.addEventListener('scroll', () => {
+      this.showHeads(this.box.scrollTop);
       if (this.scrollTimer) return;
       this.scrollTimer = setTimeout(() => { this.scrollTimer = 0; this.scrollY = this.box.scrollTop; this.scrollX = this.box.scrollLeft; }, 120);
     }, { passive: true });
@@ -72,6 +76,37 @@ export class Diagram {
     }
     // Everything starts as "later"; painting the first position walks forward from there once.
     for (const row of this.rows) setRow(row, 'later');
+    this.drawHeads();
+  }
+
+  drawHeads() {
+    // A copy of the lifelines' head boxes (ids head-*, flow.views.diagram), cut to their row of the drawing.
+    const graph = this.svg.querySelector('g.graph');
+    const heads = [...this.svg.querySelectorAll('g.node[id^="head-"]')];
+    this.heads.replaceChildren();
+    this.headsRow = null;
+    if (!graph || !heads.length) return;
+    const copy = graph.cloneNode(false);
+    for (const g of heads) { const c = g.cloneNode(true); c.removeAttribute('id'); c.classList.add('fv-kept-head'); copy.append(c); }
+    const m = graph.transform.baseVal.numberOfItems ? graph.transform.baseVal.consolidate().matrix : { e: 0, f: 0 };
+    let top = Infinity; let bottom = -Infinity;
+    for (const g of heads) { const b = g.getBBox(); top = Math.min(top, b.y + m.f); bottom = Math.max(bottom, b.y + b.height + m.f); }
+    const vb = this.svg.viewBox.baseVal;
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('viewBox', `${vb.x} ${top - 3} ${vb.width} ${bottom - top + 6}`);
+    svg.append(copy);
+    this.heads.append(svg);
+    this.headsRow = { top: top - 3 - vb.y, height: bottom - top + 6 };
+  }
+
+  covered() {
+    // The px the kept names take at the top of a scrolled box.
+    return this.headsRow && this.scale ? this.headsRow.height * this.scale : 0;
+  }
+
+  showHeads(scrollTop) {
+    const shown = !!this.headsRow && this.scale > 0 && scrollTop > this.headsRow.top * this.scale + 1;
+    this.heads.classList.toggle('fv-on', shown);
   }
 
   paint(to, asking) {
@@ -96,12 +131,18 @@ export class Diagram {
     this.svg.style.width = `${Math.floor(this.naturalW * scale)}px`;
     this.svg.style.height = `${Math.floor(this.naturalH * scale)}px`;
     this.scale = scale;
+    const heads = this.heads.firstElementChild;
+    if (heads && this.headsRow) {
+      heads.style.width = this.svg.style.width;
+      heads.style.height = `${Math.floor(this.headsRow.height * scale)}px`;
+    }
     // What follow() needs, read here (a resize or a mode change) rather than on every step.
     this.viewH = this.box.clientHeight;
     this.viewW = this.box.clientWidth;
     this.offsetX = Math.max(0, (this.svgBox.clientWidth - this.naturalW * scale) / 2);
     this.scrollY = this.box.scrollTop;
     this.scrollX = this.box.scrollLeft;
+    this.showHeads(this.scrollY);
   }
 
   boxChanged() {
@@ -142,6 +183,7 @@ export class Diagram {
     const { x, y } = scrollTarget({
       row: row.box, prev: prev && prev.box, scale: this.scale, scrollX: this.scrollX, scrollY: this.scrollY,
       viewW: this.viewW, viewH: this.viewH, offsetX: this.offsetX, naturalW: this.naturalW, naturalH: this.naturalH,
+      covered: this.covered(),
     });
     if (y === this.scrollY && x === this.scrollX) return;
     const reduce = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;

@@ -41,18 +41,20 @@ export function rowChanges(from, to) {
   return out;
 }
 
-export function scrollTarget({ row, prev, scale, scrollX, scrollY, viewW, viewH, offsetX, naturalW, naturalH }) {
+export function scrollTarget({ row, prev, scale, scrollX, scrollY, viewW, viewH, offsetX, naturalW, naturalH, covered = 0 }) {
   // Where the diagram scrolls ({x, y}) to keep the current arrow and its label (`row`: its box in drawing units)
   // fully in view, with the arrow before it (`prev`) above for context; where it is when it is in view already.
-  // Clamped to where the browser can actually scroll to, so the remembered position stays true.
+  // `covered`: the px at the top of a scrolled box that the lifelines' names cover. Clamped to where the browser
+  // can actually scroll to, so the remembered position stays true.
   const s = scale;
   const curTop = row.top * s;
   const curBottom = row.bottom * s;
   const head = prev && Number.isFinite(prev.top) ? Math.min(prev.top * s, curTop) : curTop;
+  const top = SCROLL_MARGIN + covered;
   let y = scrollY;
-  if (head < scrollY + SCROLL_MARGIN || curBottom > scrollY + viewH - SCROLL_MARGIN) {
-    y = head - SCROLL_MARGIN;
-    if (curBottom - y > viewH - SCROLL_MARGIN) y = curTop - SCROLL_MARGIN;
+  if (head < scrollY + (scrollY > 0 ? top : SCROLL_MARGIN) || curBottom > scrollY + viewH - SCROLL_MARGIN) {
+    y = head - top;
+    if (curBottom - y > viewH - SCROLL_MARGIN) y = curTop - top;
   }
   const curLeft = row.left * s + offsetX;
   const curRight = row.right * s + offsetX;
