@@ -419,6 +419,7 @@ class ErrorPayload(TypedDict, total=False):
     reason: str  # why a line from a server is not JSON-RPC
     asked: ServerAsk  # a server's question the host refused to answer (a limit it crossed)
     rounds: int  # a call that took more input-required rounds than the host allows
+    pings: int  # ping requests a server sent in a row, nothing else between them (a flood)
 
 
 @with_config(_OPEN)
