@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         parse_trace,
         read_trace_bytes,
         save_trace,
+        trace_text,
     )
     from flow.trace.model import FORMAT_VERSION, PHASES, Hop, Trace, TraceMeta
     from flow.trace.questions import QuestionsError, bind_questions, questions_for, read_questions_bytes
@@ -131,6 +132,7 @@ _HOME = {
             "parse_trace",
             "read_trace_bytes",
             "save_trace",
+            "trace_text",
         ),
         "flow.trace.files",
     ),
@@ -282,6 +284,7 @@ __all__ = [
     "tool_cost_points",
     "tool_cost_traces",
     "trace_digest",
+    "trace_text",
     "viewer_bundle",
     "viewer_css",
     "viewer_js",

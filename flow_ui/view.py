@@ -20,12 +20,14 @@ from flow import (
     SMALL_SIZE,
     Lang,
     RenderError,
+    TraceError,
     aligned_dots,
     overview_dot,
     render,
     to_dot,
     to_html,
     to_otlp_json,
+    trace_text,
 )
 from flow_ui.i18n import t
 from flow_ui.state import AppState, Loaded, all_traces, state, trace_title
@@ -184,6 +186,15 @@ def picker(app: AppState, label: str, selected: str, *, key: str) -> str:
     return st.selectbox(label, keys, key=key, format_func=lambda k: shown_title(items[k], app.lang))
 
 
+def trace_file(trace: flow.Trace) -> str:
+    """The trace's JSON download: the very text `mcp-flow run --out` writes (`trace_text`: redacted, clipped to the
+    loader's bounds), so every file the app gives out loads again; or the one line saying why none can be written."""
+    try:
+        return trace_text(trace)
+    except TraceError as exc:
+        return str(exc)
+
+
 def downloads(item: Loaded, lang: Lang, *, questions: dict[int, Any] | None = None) -> None:
     base = item.label.replace("/", "_").replace(" ", "_")[:40] or "trace"
 
@@ -202,7 +213,7 @@ def downloads(item: Loaded, lang: Lang, *, questions: dict[int, Any] | None = No
     cols = st.columns(4)
     cols[0].download_button(
         t("download_trace", lang),
-        item.trace.to_json,
+        lambda: trace_file(item.trace),
         file_name=f"{base}.json",
         mime="application/json",
         on_click="ignore",

@@ -116,6 +116,7 @@ EXPORTED = [
     "tool_cost_points",
     "tool_cost_traces",
     "trace_digest",
+    "trace_text",
     "viewer_bundle",
     "viewer_css",
     "viewer_js",

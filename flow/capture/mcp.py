@@ -43,6 +43,13 @@ MAX_FRAME_BYTES = 32 << 20
 (`content` text and `structuredContent`), so a 10 MB result is a 20 MB frame: it is recorded clipped, not refused."""
 
 
+MAX_PINGS_IN_A_ROW = 1_000
+
+
+"""Ping requests a server may send with nothing else between them before the session ends as a flood: a keep-alive
+pings once in a while, and the SDK answers each at once, so a thousand in a row is a server pinging in a loop."""
+
+
 SSE_EVENT_SLACK = 64 << 10  # room for an event's own lines beside its data, in the SDK's count of its size
 
 
@@ -80,6 +87,7 @@ class FrameTap:
         self.unread_bytes: Callable[[], int | None] = lambda: None
         self.reports = 0  # execution reports turned into hops
         self.refused_reports = 0
+        self.pings_in_a_row = 0  # the server's ping requests since its last frame of another kind
 
     def expect_call(self, name: str, tool_call_id: str) -> None:
         """The app is about to call this tool for the model's call `tool_call_id`: the next tools/call of that name
@@ -159,7 +167,20 @@ class FrameTap:
             unreadable: ErrorPayload = {"error": type(item).__name__, "message": str(item)}
             rec.add(hops.server_failed(unreadable, f"unreadable frame: {type(item).__name__}", step=None))
             return
-        self.received(frame_json(item))
+        frame = frame_json(item)
+        self.received(frame)
+        self._count_pings(frame)
+
+    def _count_pings(self, frame: dict[str, Any]) -> None:
+        """A server that sends ping after ping and nothing else ends the session, told as the ping flood it is."""
+        if frame.get("method") != "ping" or "id" not in frame:
+            self.pings_in_a_row = 0
+            return
+        self.pings_in_a_row += 1
+        if self.pings_in_a_row >= MAX_PINGS_IN_A_ROW:
+            during = self.unanswered[0] if self.unanswered else ""
+            fault = ServerFault("ping_flood", count=self.pings_in_a_row, during=during)
+            self.record_fault(fault, {"error": "ping flood", "pings": self.pings_in_a_row, "method": during})
 
     def received(self, frame: dict[str, Any]) -> None:
         """Record one frame from the server (its JSON values): an answer paired with its request, a notification in

@@ -35,8 +35,23 @@ def add_command(sub: Subcommands, name: str, *, what: str, run: Handler) -> Pars
 
 
 def error(line: object) -> None:
-    """The one way the command line reports a failure: `error: ...` on one line of standard error."""
-    print(f"error: {' '.join(str(line).splitlines())}", file=sys.stderr, flush=True)  # whatever a tool said
+    """The one way the command line reports a failure: `error: ...` on one line of standard error, whatever a
+    provider or a server said in it shown as `peer_text` shows it."""
+    print(peer_text(f"error: {' '.join(str(line).splitlines())}"), file=sys.stderr, flush=True)
+
+
+def peer_text(text: str) -> str:
+    """Text a peer chose (a model's answer, a provider's error, a server's listing, prompt or tool output), fit for
+    the terminal: every control character shown as its escape (`\\x1b`, `\\x9b`), so none commands the terminal;
+    line breaks and tabs stay. Every line the command line prints with such text in it goes through this."""
+    from flow.views.table import terminal_safe
+
+    return terminal_safe(text)
+
+
+def say(text: str, file: TextIO) -> None:
+    """Print a line that holds a peer's text (`peer_text`)."""
+    print(peer_text(text), file=file, flush=True)
 
 
 def lines_to(out: str | Path | None) -> TextIO:

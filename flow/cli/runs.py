@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flow.cli.common import MAX_EXCHANGE_S, Subcommands, add_command, error, lines_to, save, where
+from flow.cli.common import MAX_EXCHANGE_S, Subcommands, add_command, error, lines_to, save, say, where
 from flow.cli.server_options import add_probe_options, add_server_access_options, env_pair, server_spec
 from flow.proxy.options import UsageError, check_seconds
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, FlowError, sending_line
@@ -412,15 +412,15 @@ def _run(args: argparse.Namespace) -> int:
 
             answerer = TerminalAnswerer()
         result = run(args.question, options=options, model=model, answerer=answerer)
-    say = lines_to(args.out)
+    to = lines_to(args.out)
     if result.ok:
-        print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say, flush=True)
+        say(result.answer if result.answer and result.answer.strip() else EMPTY_ANSWER["en"], to)
     else:
         error(result.error)
     out = args.out or Path("traces") / f"{dt.datetime.now():%Y%m%d-%H%M%S}-{args.mode}.json"
     save(result.trace, out)
-    print(f"what happened: {run_outcome(result.trace).text['en']}", file=say)
-    print(f"{summary_line(result.trace)} → {where(out)}", file=say)
+    say(f"what happened: {run_outcome(result.trace).text['en']}", to)
+    say(f"{summary_line(result.trace)} → {where(out)}", to)
     return 0 if result.ok else 1
 
 
@@ -438,20 +438,20 @@ def _tools(args: argparse.Namespace) -> int:
     if not result.ok:
         error(result.error)
         return 1
-    say = lines_to(args.out)
+    to = lines_to(args.out)
     server = result.trace.meta.server or {}
     over = ""
     if server.get("transport") == "http":
         over = f" · {server.get('url')} ({'bearer token' if server.get('auth') == 'bearer' else 'no token'})"
-    print(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}", file=say)
+    say(f"{server.get('name')} · protocol {server.get('protocol_version')} ({server.get('era')} era){over}", to)
     for tool in listing["tools"]:
         params = ", ".join((tool.get("inputSchema") or {}).get("properties") or {})
-        print(f"  tool     {tool['name']}({params}) — {clip(tool.get('description') or '', 70)}", file=say)
+        say(f"  tool     {tool['name']}({params}) — {clip(tool.get('description') or '', 70)}", to)
     for resource in listing["resources"]:
-        print(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}", file=say)
+        say(f"  resource {resource.get('uri')} — {resource.get('description') or resource.get('name', '')}", to)
     for prompt in listing["prompts"]:
-        print(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}", file=say)
-    print(summary_line(result.trace) + (f" → {where(args.out)}" if args.out else ""), file=say)
+        say(f"  prompt   {prompt.get('name')} — {prompt.get('description') or ''}", to)
+    say(summary_line(result.trace) + (f" → {where(args.out)}" if args.out else ""), to)
     return 0
 
 
@@ -492,13 +492,13 @@ def _call(args: argparse.Namespace) -> int:
     if not result.ok or called is None:
         error(result.error)
         return 1
-    say = lines_to(out)
+    to = lines_to(out)
     answered = next(h for h in reversed(result.trace.hops) if is_a(h, ToolResult))
     match typed(answered):
         case ToolResult(payload=p):
             content = p.get("tool_message_content", "")
         case _:  # the recorder cut it: what was kept is in the trace
             content = f"({answered.clipped})"
-    print(("isError: " if called.get("isError") else "") + content, file=say)
-    print(f"{summary_line(result.trace)} → {where(out)}", file=say)
+    say(("isError: " if called.get("isError") else "") + content, to)
+    say(f"{summary_line(result.trace)} → {where(out)}", to)
     return 1 if called.get("isError") else 0

@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from flow.cli.common import STDOUT, Subcommands, add_command, error, lines_to, save, where, write
+from flow.cli.common import STDOUT, Subcommands, add_command, error, lines_to, save, say, where, write
 from flow.cli.server_options import add_server_access_options, server_spec
 from flow.proxy.options import UsageError
 from flow.text.errors import EMPTY_ANSWER
@@ -211,9 +211,10 @@ def _validate(args: argparse.Namespace) -> int:
             print(f"{name}: {_recording_hint(name) or str(exc).removeprefix(name + ': ')}")
         else:
             named = _names_a_server(trace)
-            print(
+            say(
                 f"{name}: OK ({len(trace.hops)} hops, format {trace.format_version})"
-                + (f"; it names {named}, which replay never runs or contacts" if named else "")
+                + (f"; it names {named}, which replay never runs or contacts" if named else ""),
+                sys.stdout,
             )
     return 1 if bad else 0
 
@@ -227,10 +228,10 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError("--server-env needs --server COMMAND (the demo server gets its own environment)")
     other = recorded_server(trace.meta)
     if server is None and other is not None and trace.meta.mode != "hosted":
-        print(
+        say(
             f"note: the recording came from {other}, not the demo server: replaying the model side only "
             "(recorded tool results served back, no server contacted; name one with --server)",
-            file=sys.stderr,
+            sys.stderr,
         )
     try:
         result = replay(trace, source=args.file, transport=args.transport, server=server)
@@ -238,20 +239,20 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     save(result.trace, args.out)
     info = result.trace.meta.replay or {}
-    say = lines_to(args.out)
+    to = lines_to(args.out)
     if result.ok:
-        print(result.answer if (result.answer or "").strip() else EMPTY_ANSWER["en"], file=say)
+        say(result.answer if result.answer and result.answer.strip() else EMPTY_ANSWER["en"], to)
     else:
         error(result.error)
     if info.get("diverged"):
-        print(f"replay diverged from the recording: {info['divergences'][0]}", file=sys.stderr)
+        say(f"replay diverged from the recording: {info['divergences'][0]}", sys.stderr)
     else:
         results = {
             "recorded": "tool results served from the recording",
             "provider": "the provider's reports of its MCP calls served from the recording",
         }.get(str(info.get("tools")), "tool results identical")
-        print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}", file=say)
-    print(f"{summary_line(result.trace)} → {where(args.out)}", file=say)
+        print(f"replay matched the recording: {info.get('served')} model exchanges served, {results}", file=to)
+    print(f"{summary_line(result.trace)} → {where(args.out)}", file=to)
     return 1 if info.get("diverged") or not result.ok else 0
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import anthropic
 import anyio
 import openai
+import pydantic
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -85,4 +86,18 @@ def as_flow_error(exc: BaseException, options: RunOptions, model: ModelConfig) -
         return FlowError("mcp_error", code=exc.code, message=exc.message)
     if isinstance(exc, OSError):
         return FlowError("server_cannot_start", detail=str(exc))
+    if isinstance(exc, pydantic.ValidationError) and exc.title == "CallToolResult":
+        return _unreadable_result(exc)
     return FlowError("unexpected", kind=type(exc).__name__, detail=str(exc))
+
+
+def _unreadable_result(exc: pydantic.ValidationError) -> FlowError:
+    """A tools/call answer the MCP SDK could not read as a CallToolResult, in one line: a task (2025-11-25) the app
+    never asked for is named with its id and status; anything else by the first field the SDK found wrong."""
+    first = exc.errors()[0]
+    said = first.get("input")
+    task = said.get("task") if isinstance(said, dict) else None
+    if isinstance(task, dict):
+        return FlowError("tool_answered_task", task=str(task.get("taskId"))[:80], status=str(task.get("status"))[:40])
+    where = ".".join(str(part) for part in first.get("loc", ())) or "result"
+    return FlowError("tool_result_unreadable", detail=f"{where}: {first.get('msg')}"[:200])

@@ -22,7 +22,10 @@ ServerFailureCode = Literal[
     "server_stopped",
     "message_too_large",
     "not_jsonrpc",
+    "ping_flood",
     "tool_call_error",
+    "tool_answered_task",
+    "tool_result_unreadable",
     "mcp_timeout",
     "mcp_closed",
     "mcp_error",
@@ -352,6 +355,16 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
             f"{'（' + during + ' 期间）' if during else ''}：{shown!r}（{reason}）"
         ),
     ),
+    "ping_flood": (
+        lambda count, during: (
+            f"the MCP server sent {count:,} ping requests in a row{' during ' + during if during else ''} and "
+            "nothing else: a server pinging in a loop; the app stopped answering and ended the session"
+        ),
+        lambda count, during: (
+            f"MCP 服务器{'在 ' + during + ' 期间' if during else ''}连续发来 {count:,} 个 ping 请求，此外什么也没发："
+            "服务器在循环地发 ping；应用不再回答，结束了会话"
+        ),
+    ),
     # said after another line: a server that flooded its stderr
     "stderr_flood": (
         lambda written_bytes, kept_bytes: (
@@ -372,6 +385,15 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
     "tool_call_error": (
         "the MCP server answered tools/call {name} with error {code}: {message}",
         "MCP 服务器对 tools/call {name} 返回错误 {code}：{message}",
+    ),
+    "tool_answered_task": (
+        "the MCP server answered tools/call with a task ({task}, {status}) instead of its result: the app asked for "
+        "no task and does not poll one (tasks/get)",
+        "MCP 服务器对 tools/call 的回答是一个任务（{task}，{status}），而不是结果：应用没有请求任务，也不会轮询它（tasks/get）",
+    ),
+    "tool_result_unreadable": (
+        "the MCP server's answer to tools/call is not a CallToolResult ({detail})",
+        "MCP 服务器对 tools/call 的回答不是 CallToolResult（{detail}）",
     ),
     "mcp_timeout": (
         "the MCP server did not answer within {timeout_s:g} s ({detail})",

@@ -71,12 +71,13 @@ class ToolCall(TypedDict):
 class AssistantMessage(TypedDict):
     """The model's turn the app assembled from a stream, in its API's form: Chat Completions' assistant message
     (`role`, `content` text, `tool_calls`), Responses' `output` items (and the response's `id`), or Messages'
-    `content` blocks."""
+    `content` blocks. Responses' items are kept as the completed response listed them, whatever their shape:
+    a provider's stray `null` among them is drawn as it came, as it is in an unstreamed body."""
 
     role: NotRequired[str]
     content: NotRequired[str | None | list[JsonObject]]
     tool_calls: NotRequired[list[ToolCall]]
-    output: NotRequired[list[JsonObject]]
+    output: NotRequired[list[Json]]
 
 
 @with_config(_OPEN)
@@ -418,6 +419,7 @@ class ErrorPayload(TypedDict, total=False):
     reason: str  # why a line from a server is not JSON-RPC
     asked: ServerAsk  # a server's question the host refused to answer (a limit it crossed)
     rounds: int  # a call that took more input-required rounds than the host allows
+    pings: int  # ping requests a server sent in a row, nothing else between them (a flood)
 
 
 @with_config(_OPEN)

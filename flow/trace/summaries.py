@@ -66,6 +66,10 @@ def frame_summary(frame: dict[str, Any], method: str | None) -> str:
     if result.get("resultType") == "input_required":
         asked = list(input_requests(result).values())
         return "input required: " + (", ".join(str(m) for m in asked) if asked else "call again with the state")
+    if method == "tools/call" and "content" not in result and is_object(result.get("task")):
+        task = as_dict(result["task"])  # a 2025-11-25 task in place of the result: its id and status, not a result
+        said = f": {task['statusMessage']}" if task.get("statusMessage") else ""
+        return f"task {task.get('taskId')} of tools/call ({task.get('status')}){said}"
     if method == "tools/call":
         return f"result of tools/call (isError: {str(result.get('isError', False)).lower()})"
     return f"result of {method}" if method else "result"

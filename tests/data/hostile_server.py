@@ -11,6 +11,8 @@ reaches the request named by `--on`, where it does what `--behaviour` says:
   exit-mid-call   exit with code 3 without answering
   exit-at-start   print a reason to stderr and exit with code 2 before reading anything
   spawn-child     start a child process that sleeps (in the same session), then behave
+  ping-flood      send ping requests without end, answering nothing
+  task-result     answer with a task (a 2025-11-25 CreateTaskResult) instead of the result, unasked
 
 Several can be combined with commas: `flood-stderr,never-answer` floods stderr, then goes quiet.
 `--tag` is a token put on the command line of this process and any child, so a test can look for
@@ -61,7 +63,19 @@ def answer(request: dict) -> None:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"Method not found: {method}"}})
 
 
-def misbehave(behaviour: str) -> None:
+def misbehave(behaviour: str, rid: object) -> None:
+    if behaviour == "task-result":
+        task = {
+            "taskId": "task-7",
+            "status": "working",
+            "statusMessage": "still thinking",
+            "createdAt": "2025-11-25T00:00:00Z",
+            "lastUpdatedAt": "2025-11-25T00:00:00Z",
+            "ttl": 60000,
+            "pollInterval": 500,
+        }
+        send({"jsonrpc": "2.0", "id": rid, "result": {"task": task}})
+        return
     if behaviour == "flood-stdout":
         garbage = "this is not JSON-RPC " * 5000 + "\n"  # 105,000 characters a line
         while True:
@@ -76,6 +90,11 @@ def misbehave(behaviour: str) -> None:
         sys.stdout.write("{'result': not json at all\n")
         sys.stdout.flush()
         time.sleep(3600)
+    if behaviour == "ping-flood":
+        n = 0
+        while True:
+            n += 1
+            send({"jsonrpc": "2.0", "id": f"ping-{n}", "method": "ping"})
     if behaviour == "never-answer":
         time.sleep(3600)
     if behaviour == "exit-mid-call":
@@ -108,7 +127,8 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         if request.get("method") == args.on and at_request:
-            misbehave(at_request[0])
+            misbehave(at_request[0], request.get("id"))
+            continue
         answer(request)
 
 
