@@ -33,7 +33,6 @@ from typing import Any
 import anyio
 
 import flow
-from bench.approvals import approval_figures
 from bench.browser import browser_figures
 from bench.hosted import hosted_figures
 from bench.room import room_figures
@@ -410,7 +409,6 @@ def main(argv: list[str] | None = None) -> int:
         ("app_startup", app_startup),
         ("memory", lambda: memory(100 if quick else 10000)),
         ("hosted", lambda: hosted_figures(quick)),  # pairing a provider's reports: alone, merge, the OTLP import
-        ("approvals", lambda: approval_figures(quick)),  # replaying many approvals; the SDK's create as the baseline
         ("browser", lambda: browser_figures(quick)),
         ("room", lambda: room_figures(quick)),
     ]

@@ -41,8 +41,6 @@ def test_bench_quick_prints_every_figure(tmp_path):
         "pairing_growth",
         "merge_growth",
         "import_growth",
-        "replay_growth",
-        "create_over_send",
     ]:
         assert figure in text, figure
     # The recording overhead is printed with the machine's load beside it (a shared machine's other work moves it).

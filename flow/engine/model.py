@@ -6,22 +6,16 @@ orchestrator never asks which.
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Literal, Protocol, assert_never
 from urllib.parse import urlsplit
 
 import anthropic
 import httpx2
 import openai
-from openai.resources.chat.completions.completions import AsyncCompletions
-from openai.resources.responses.responses import AsyncResponses
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
-from openai.types.responses import Response, ResponseStreamEvent
 
 from flow.capture.http import MAX_RESPONSE_BYTES, ModelHttpTap
 from flow.capture.recorder import Recorder
@@ -259,24 +253,10 @@ class ModelClient:
                 return await sdk.messages.create(**body)
             case "responses":
                 assert isinstance(sdk, openai.AsyncOpenAI)
-                return await sdk.post(
-                    "/responses",
-                    body=_as_create_sends(body, "responses"),
-                    cast_to=Response,
-                    stream=bool(body.get("stream")),
-                    stream_cls=openai.AsyncStream[ResponseStreamEvent],
-                    options={"security": {"bearer_auth": True}},
-                )
+                return await sdk.responses.create(**body)
             case "chat":
                 assert isinstance(sdk, openai.AsyncOpenAI)
-                return await sdk.post(
-                    "/chat/completions",
-                    body=_as_create_sends(body, "chat"),
-                    cast_to=ChatCompletion,
-                    stream=bool(body.get("stream")),
-                    stream_cls=openai.AsyncStream[ChatCompletionChunk],
-                    options={"security": {"bearer_auth": True}},
-                )
+                return await sdk.chat.completions.create(**body)
             case _ as never:
                 assert_never(never)
 
@@ -286,28 +266,6 @@ class ModelClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self._sdk.__aexit__(*exc)  # type: ignore[arg-type]
-
-
-_LEAD = ("model", "stream", "service_tier")  # what `create` writes first, the rest in its parameters' order
-
-
-@cache
-def _create_order(api: Literal["chat", "responses"]) -> dict[str, int]:
-    """The order in which the SDK's `create` writes the fields of a request body (a test holds it to what `create`
-    sends)."""
-    method = AsyncResponses.create if api == "responses" else AsyncCompletions.create
-    names = [*_LEAD, *(n for n in inspect.signature(method).parameters if n not in _LEAD)]
-    return {name: i for i, name in enumerate(names)}
-
-
-def _as_create_sends(body: dict[str, Any], api: Literal["chat", "responses"]) -> dict[str, Any]:
-    """The body as the SDK's `create` would send it, through the client's own `post` (the SDK's way to send a body it
-    need not convert). The body is wire JSON already (`flow.wire` wrote it), so `create`'s conversion of typed
-    parameters, which walks every input item through every type it might be, has nothing to change; the fields
-    keep `create`'s order, so the bytes on the wire are the same. A replay of 20,000 approval answers spent most of
-    its time in that walk."""
-    order = _create_order(api)
-    return dict(sorted(body.items(), key=lambda item: order.get(item[0], len(order))))
 
 
 def not_json(text: str, *, stream: bool) -> MalformedResponse:
