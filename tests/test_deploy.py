@@ -267,6 +267,14 @@ def test_a_class_of_300_follows_through_nginx_and_one_abusive_student_is_refused
     assert log.count(f"/room/{keys.code}/") == 260 + 200 + 2 * CLASS + 2 and "127.2.1.50 " in log
     assert [s for s in secrets if s in log] == []
     assert "token=" not in log and "watch=" not in log
+    # Each device sticks to one app process, and one classroom's /24 is spread over both (ip_hash would not).
+    served: dict[str, set[str]] = {}
+    for address, upstream in re.findall(
+        rf"^(127\.2\.0\.\d+) .*/room/{keys.code}/\S+ .* (127\.0\.0\.1:\d+) ", log, re.M
+    ):
+        served.setdefault(address, set()).add(upstream)
+    assert len(served) == 250 and all(len(upstreams) == 1 for upstreams in served.values())
+    assert len(set().union(*served.values())) == 2
     teacher.close(keys.code, keys.key)
 
 
