@@ -770,6 +770,28 @@ def test_routes_tell_students_behind_the_trusted_proxy_apart_and_believe_no_one_
             assert [join(stranger, f"192.0.2.{n}") for n in range(3)] == [200, 200, 429]
 
 
+def test_routes_let_no_stream_fill_a_room_without_joining(make: Make) -> None:
+    """Forty addresses holding seventeen streams each filled a room's places without a join: now a stream is a
+    follower's, with a token the room gave, and one token holds two."""
+    store = make()
+    keys = open_room(store)
+    with served(store) as base, contextlib.ExitStack() as stack:
+        url = f"{base}/room/{keys.code}/events"
+        for n in range(1, 6):
+            client = stack.enter_context(_from(f"127.0.1.{n}"))
+            for params in ({}, {"token": "made-up-token"}, {"watch": "guess"}):
+                with client.stream("GET", url, params=params) as got:
+                    got.read()
+                    assert (got.status_code, got.json()) == (403, RoomError("not_a_follower").to_json())
+        one = stack.enter_context(_from("127.0.1.9"))
+        token = one.post(f"{base}/room/{keys.code}/join", json={}).json()["token"]
+        held = [stack.enter_context(one.stream("GET", url, params={"token": token})) for _ in range(2)]
+        assert [r.status_code for r in held] == [200, 200]
+        with one.stream("GET", url, params={"token": token}) as third:
+            third.read()
+            assert (third.status_code, third.json()) == (429, RoomError("streams_of_token", limit=2).to_json())
+
+
 def test_routes_serve_the_follower_page_in_the_rooms_language(make: Make) -> None:
     store = make()
     keys = store.create(BUNDLES, CHOICES, RoomView(lang="en"))
