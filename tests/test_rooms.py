@@ -25,7 +25,7 @@ from starlette.applications import Starlette
 
 import flow
 from flow.rooms.events import Event
-from flow.rooms.rules import Leases, MemoryRooms, Rooms
+from flow.rooms.rules import Leases, MemoryRooms, Rooms, Stream
 from flow.rooms.store import CODE_LENGTH, Limits, RoomError, RoomView, Screen, valid_code
 from flow.rooms.web import room_routes
 from helpers import ROOT
@@ -52,6 +52,12 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+async def _follow(store: Rooms, code: str, after: int, **options: Any) -> Stream:
+    """A follower's screen: the token the room gives at join, then its event stream."""
+    token, _ = await store.join(code, None)
+    return await store.listen(code, after, tallies=False, token=token, **options)
 
 
 def _view(index: int, **extra: Any) -> dict[str, Any]:
@@ -97,7 +103,7 @@ def test_followers_follow_the_teacher_in_order(make: Make):
         store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         _, snap = await store.join(room.code, None)
-        streams = [await store.listen(room.code, snap.last, tallies=False) for _ in range(3)]
+        streams = [await _follow(store, room.code, snap.last) for _ in range(3)]
         for i in range(1, 8):
             await store.move(room.code, room.key, _view(i))
         for stream in streams:
@@ -133,12 +139,12 @@ def test_a_reconnecting_follower_catches_up(make: Make):
         await store.move(room.code, room.key, _view(2))
         await store.move(room.code, room.key, _view(3))
         # Back after the first event: the two after it, from the backlog.
-        got = await _take(await store.listen(room.code, first.id, tallies=False), 2)
+        got = await _take(await _follow(store, room.code, first.id), 2)
         assert [e.data["index"] for e in got] == [2, 3]
         for i in range(4, 12):
             await store.move(room.code, room.key, _view(i))
         # Further behind than the backlog: where the room is now.
-        got = await _take(await store.listen(room.code, first.id, tallies=False), 1)
+        got = await _take(await _follow(store, room.code, first.id), 1)
         assert got[0].kind == "view" and got[0].data["index"] == 11
 
     asyncio.run(main())
@@ -149,8 +155,8 @@ def test_questions_answered_once_tallied_for_the_teacher_and_revealed(make: Make
         store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
         assert await store.is_watcher(room.code, room.watch) and not await store.is_watcher(room.code, room.key)
+        student = await _follow(store, room.code, 0)  # (its join comes before the teacher hears joins)
         teacher = await store.listen(room.code, 0, tallies=True)
-        student = await store.listen(room.code, 0, tallies=False)
         tokens = [(await store.join(room.code, None))[0] for _ in range(3)]
         screens = [await store.listen(room.code, 0, tallies=False, token=token) for token in tokens]
         for token, choice in zip(tokens, (1, 2, 2), strict=True):
@@ -165,10 +171,9 @@ def test_questions_answered_once_tallied_for_the_teacher_and_revealed(make: Make
         with pytest.raises(RoomError) as out_of_range:
             await store.answer(room.code, tokens[1], max(CHOICES), CHOICES[max(CHOICES)] + 1)
         assert "a choice is a number from 1" in out_of_range.value.message
-        # Itself, then who follows now as its own stream, the class's, three joins and their screens arrive, then
-        # three tallies.
-        heard = await _take(teacher, 12)
-        assert [e.kind for e in heard] == ["teacher"] + ["joined"] * 8 + ["tally"] * 3
+        # Itself, then who follows now as its own stream, three joins and their screens arrive, then three tallies.
+        heard = await _take(teacher, 11)
+        assert [e.kind for e in heard] == ["teacher"] + ["joined"] * 7 + ["tally"] * 3
         tallies = [e for e in heard if e.kind == "tally"]
         assert [e.data["counts"][:2] for e in tallies] == [[1, 0], [1, 1], [1, 2]]
         await store.reveal(room.code, room.key, ASKED)
@@ -194,7 +199,7 @@ def test_an_idle_room_expires_after_two_hours_and_a_busy_one_does_not():
         assert store.limits.idle_s == 7200
         idle = store.create(BUNDLES, CHOICES, RoomView())
         busy = store.create(BUNDLES, CHOICES, RoomView())
-        stream = await store.listen(idle.code, 0, tallies=False)
+        stream = await _follow(store, idle.code, 0)
         clock.now += 3600
         await store.move(busy.code, busy.key, _view(1))
         clock.now += 3601
@@ -245,7 +250,7 @@ def test_a_slow_follower_is_dropped_not_waited_for():
     async def main() -> None:
         store = MemoryRooms(Limits(queue=5, teacher_events_per_s=1000, teacher_burst=1000))
         room = store.create(BUNDLES, CHOICES, RoomView())
-        slow = await store.listen(room.code, 0, tallies=False)
+        slow = await _follow(store, room.code, 0)
         for i in range(20):
             await store.move(room.code, room.key, _view(i % HOPS))
         await asyncio.sleep(0.05)
@@ -259,7 +264,7 @@ def test_closing_ends_every_stream(make: Make):
     async def main() -> None:
         store = make()
         room = store.create(BUNDLES, CHOICES, RoomView())
-        stream = await store.listen(room.code, 0, tallies=False)
+        stream = await _follow(store, room.code, 0)
         with pytest.raises(RoomError):
             store.close(room.code, room.watch)
         store.close(room.code, room.key)
@@ -347,9 +352,13 @@ def test_routes_join_follow_answer_and_refuse(served):
         assert http.get(url + "/bundle/en").headers["cache-control"] == "no-store"
         for odd in ("²", "١", "-1", "1e3", "9" * 40):  # not a round: the current bundle, never a 500
             assert http.get(url + "/bundle/en", params={"round": odd}).status_code == 200
-        with http.stream("GET", url + "/events", params={"after": "²"}) as odd_stream:
+        odd_after = {"after": "²", "token": http.post(url + "/join", json={}).json()["token"]}
+        with http.stream("GET", url + "/events", params=odd_after) as odd_stream:
             assert odd_stream.status_code == 200
-        with http.stream("GET", url + "/events", headers={b"last-event-id": "²".encode("latin-1")}) as odd_stream:
+        odd_id = {"token": http.post(url + "/join", json={}).json()["token"]}
+        with http.stream(
+            "GET", url + "/events", params=odd_id, headers={b"last-event-id": "²".encode("latin-1")}
+        ) as odd_stream:
             assert odd_stream.status_code == 200
         later = http.get(url + "/bundle/en", params={"round": 2})
         assert later.status_code == 409 and later.json()["error"].startswith("the room shows another trace")
@@ -467,3 +476,56 @@ def test_screens_that_renew_together_renew_in_one_step() -> None:
         assert steps == [["s0"], ["s2", "s3"]]
 
     asyncio.run(asyncio.wait_for(main(), 10))
+
+
+def test_a_client_is_its_peer_unless_the_peer_is_a_trusted_proxy():
+    from flow.rooms import PROXIES_ENV, proxies_from
+    from flow.rooms.web import Proxies, client_address
+
+    nginx = Proxies.parse("127.0.0.1")
+    # No proxy named: the header is what the client wrote, from loopback too.
+    assert proxies_from({}) == Proxies() and client_address("127.0.0.1", ["192.0.2.7"], "192.0.2.8", Proxies()) == (
+        "127.0.0.1"
+    )
+    assert client_address("192.0.2.50", ["192.0.2.7"], "192.0.2.8", nginx) == "192.0.2.50"  # not the proxy
+    # From the proxy: the address it appended, the rightmost; what the client wrote to its left is never read.
+    assert client_address("127.0.0.1", ["203.0.113.9, 192.0.2.7"], None, nginx) == "192.0.2.7"
+    assert client_address("127.0.0.1", ["203.0.113.9", "192.0.2.7"], None, nginx) == "192.0.2.7"  # two headers
+    # Proxies the operator trusts, one behind another, are skipped from the right.
+    chain = proxies_from({PROXIES_ENV: "127.0.0.1, 10.1.0.0/16"})
+    assert client_address("127.0.0.1", ["203.0.113.9, 192.0.2.7, 10.1.2.3"], None, chain) == "192.0.2.7"
+    # No X-Forwarded-For: X-Real-IP; neither, or a hop that is no address: the proxy itself.
+    assert client_address("127.0.0.1", [], "192.0.2.8", nginx) == "192.0.2.8"
+    assert client_address("127.0.0.1", [], None, nginx) == "127.0.0.1"
+    assert client_address("127.0.0.1", ["192.0.2.7, evil"], "192.0.2.8", nginx) == "127.0.0.1"
+    assert client_address("127.0.0.1", [], "not an address", nginx) == "127.0.0.1"
+    # One device, one address, however it is written.
+    assert client_address("::ffff:127.0.0.1", [" ::ffff:192.0.2.7 "], None, nginx) == "192.0.2.7"
+    assert client_address("127.0.0.1", ["2001:DB8:0:0::1"], None, nginx) == "2001:db8::1"
+    # What is no address or network in the setting is left out: trusting less, never more.
+    assert proxies_from({PROXIES_ENV: "127.0.0.1 nginx 10.0.0.0/33 ::1"}) == Proxies.parse("127.0.0.1,::1")
+    assert not Proxies.parse("127.0.0.1").trusts("testclient")
+
+
+def test_a_follower_token_holds_two_streams_at_once(make: Make):
+    """A script that joined once cannot fill the room with streams: its token's page, and that page back."""
+
+    async def main() -> None:
+        store = make()
+        room = store.create(BUNDLES, CHOICES, RoomView())
+        token, _ = await store.join(room.code, None)
+        page, back = [await store.listen(room.code, 0, tallies=False, token=token) for _ in range(2)]
+        with pytest.raises(RoomError) as third:
+            await store.listen(room.code, 0, tallies=False, token=token)
+        assert third.value.status == 429 and third.value.message.startswith("this follower's page is open 2 times")
+        await page.aclose()
+        again = await store.listen(room.code, 0, tallies=False, token=token)  # a place given back is taken again
+        for stranger in (None, "a-token-of-another-room"):
+            with pytest.raises(RoomError) as refused:
+                await store.listen(room.code, 0, tallies=False, token=stranger)
+            assert refused.value.status == 403 and refused.value.message.startswith("join the room first")
+        teacher = await store.listen(room.code, 0, tallies=True)  # the teacher's viewer needs no token
+        for stream in (back, again, teacher):
+            await stream.aclose()
+
+    asyncio.run(main())

@@ -27,9 +27,9 @@ from starlette.applications import Starlette
 from flow.cli.app import app_command
 from flow.rooms.events import Event
 from flow.rooms.redis_store import RedisRooms
-from flow.rooms.rules import Rooms
+from flow.rooms.rules import Rooms, Stream
 from flow.rooms.store import Limits, RoomError, RoomKeys, RoomView
-from flow.rooms.web import open_files_limit, room_routes, stream_limit
+from flow.rooms.web import NO_PROXIES, Proxies, open_files_limit, room_routes, stream_limit
 from helpers import ROOT
 
 T = TypeVar("T")
@@ -48,6 +48,12 @@ def _free_port() -> int:
 
 
 Make = Callable[..., Rooms]  # the `make` fixture (conftest.py): a store of each kind, with the given limits
+
+
+async def _follow(store: Rooms, code: str, after: int, **options: Any) -> Stream:
+    """A follower's screen: the token the room gives at join, then its event stream."""
+    token, _ = await store.join(code, None)
+    return await store.listen(code, after, tallies=False, token=token, **options)
 
 
 def run(main: Callable[[], Awaitable[T]]) -> T:
@@ -128,7 +134,7 @@ def test_a_follower_follows_a_move_with_growing_ids(make: Make) -> None:
 
     async def main() -> None:
         _, snap = await store.join(keys.code, None)
-        stream = await store.listen(keys.code, snap.last, tallies=False)
+        stream = await _follow(store, keys.code, snap.last)
         first = await store.move(keys.code, keys.key, {"index": 2, "lang": "en", "quiz": True})
         second = await store.move(keys.code, keys.key, {"index": 1, "lang": "zh", "captions": True})
         # (the stream's opening told the teacher, which took an id)
@@ -163,13 +169,13 @@ def test_a_reconnecting_follower_catches_up_after_its_last_event(make: Make) -> 
 
     async def main() -> None:
         ids = [(await store.move(keys.code, keys.key, {"index": i % HOPS})).id for i in range(3)]
-        stream = await store.listen(keys.code, ids[0], tallies=False)
+        stream = await _follow(store, keys.code, ids[0])
         assert [(await nxt(stream)).id for _ in range(2)] == ids[1:]
         assert await quiet(stream)
         # Further behind than the three events kept: where the room is now, then the reveals.
         revealed = (await store.reveal(keys.code, keys.key, 1)).id
         last = (await store.move(keys.code, keys.key, {"index": 2, "lang": "en"})).id
-        behind = await store.listen(keys.code, ids[0], tallies=False)
+        behind = await _follow(store, keys.code, ids[0])
         got = [await nxt(behind) for _ in range(3)]
         assert [{k: v for k, v in e.to_json().items() if k != "id"} for e in got] == [
             {"kind": "view", "round": 1, "index": 2, "lang": "en", "quiz": False, "captions": False, "closing": False},
@@ -179,7 +185,7 @@ def test_a_reconnecting_follower_catches_up_after_its_last_event(make: Make) -> 
         # All at the room's last id, which is the move's or, when the stream closed above told the teacher
         # how many follow after the move, that event's.
         assert len({e.id for e in got}) == 1 and got[0].id >= last
-        fresh = await store.listen(keys.code, 0, tallies=False)  # a first connection hears what is kept
+        fresh = await _follow(store, keys.code, 0)  # a first connection hears what is kept
         assert [(await nxt(fresh)).id for _ in range(3)] == [ids[2], revealed, last]
         await store.aclose()
 
@@ -233,17 +239,18 @@ def test_tallies_and_joins_reach_only_the_watch_listener(make: Make) -> None:
         assert await store.is_watcher(keys.code, keys.watch)
         assert not await store.is_watcher(keys.code, keys.key)
         teacher = await store.listen(keys.code, 0, tallies=True)
-        follower = await store.listen(keys.code, 0, tallies=False)
+        follower = await _follow(store, keys.code, 0)
         token, _ = await store.join(keys.code, None)
         screen = await store.listen(keys.code, 0, tallies=False, token=token)
         await store.answer(keys.code, token, 1, 3)
         moved = await store.move(keys.code, keys.key, {"index": 1})
-        assert [(e.kind, e.data) for e in [await nxt(teacher) for _ in range(7)]] == [
+        assert [(e.kind, e.data) for e in [await nxt(teacher) for _ in range(8)]] == [
             ("teacher", {"here": True}),
             ("joined", {"followers": 0, "joined": 0}),  # the teacher's own stream is not a follower
-            ("joined", {"followers": 1, "joined": 0}),  # a page listening
-            ("joined", {"followers": 1, "joined": 1}),  # a follower's token
-            ("joined", {"followers": 2, "joined": 1}),  # that follower's screen
+            ("joined", {"followers": 0, "joined": 1}),  # a follower's token
+            ("joined", {"followers": 1, "joined": 1}),  # that follower's screen
+            ("joined", {"followers": 1, "joined": 2}),  # another's token
+            ("joined", {"followers": 2, "joined": 2}),  # and its screen
             ("tally", {"index": 1, "counts": [0, 0, 1]}),
             ("view", moved.data),
         ]
@@ -263,7 +270,7 @@ def test_close_ends_the_streams_and_the_room(make: Make) -> None:
     keys = open_room(store)
 
     async def main() -> None:
-        stream = await store.listen(keys.code, 0, tallies=False)
+        stream = await _follow(store, keys.code, 0)
         with pytest.raises(RoomError) as exc:
             await asyncio.to_thread(store.close, keys.code, keys.watch)
         refused(exc, RoomError("not_teacher"))
@@ -276,7 +283,7 @@ def test_close_ends_the_streams_and_the_room(make: Make) -> None:
             await store.join(keys.code, None)
         refused(exc, RoomError("no_room"))
         with pytest.raises(RoomError) as exc:
-            await store.listen(keys.code, 0, tallies=False)
+            await store.listen(keys.code, 0, tallies=False, token="a-token-it-gave-once")
         refused(exc, RoomError("no_room"))
         await asyncio.to_thread(store.close, keys.code, keys.key)  # closing a closed room is nothing
         await store.aclose()
@@ -289,7 +296,7 @@ def test_a_room_idle_too_long_expires_and_its_streams_hear_it(make: Make) -> Non
     keys = open_room(store)
 
     async def main() -> None:
-        stream = await store.listen(keys.code, 0, tallies=False, heartbeat_s=0.1)
+        stream = await _follow(store, keys.code, 0, heartbeat_s=0.1)
         await asyncio.sleep(0.25)
         await store.move(keys.code, keys.key, {"index": 1})  # the teacher's act keeps it open
         assert (await nxt(stream)).kind == "view"
@@ -310,7 +317,7 @@ def test_a_room_idle_too_long_expires_and_its_streams_hear_it(make: Make) -> Non
 
 
 def test_the_limits_on_rooms_followers_and_streams(make: Make) -> None:
-    store = make(Limits(rooms=2, followers=2))
+    store = make(Limits(rooms=2, followers=2, token_streams=6))
     first, _ = open_room(store), open_room(store)
     with pytest.raises(RoomError) as exc:
         open_room(store)
@@ -326,9 +333,15 @@ def test_the_limits_on_rooms_followers_and_streams(make: Make) -> None:
             await store.join(keys.code, None)
         refused(exc, RoomError("room_full", limit=2))
         assert (await store.join(keys.code, a))[0] == a  # a follower already in comes back
-        streams += [await store.listen(keys.code, 0, tallies=False) for _ in range(8)]
+        # A stream is a follower's: with no token, or one the room never gave, it takes no place.
+        for stranger in (None, "not-a-token-it-gave"):
+            with pytest.raises(RoomError) as exc:
+                await store.listen(keys.code, 0, tallies=False, token=stranger)
+            refused(exc, RoomError("not_a_follower"))
+        # Each token's screens (here up to six), and the room's: its followers and a few reconnecting (ten).
+        streams += [await store.listen(keys.code, 0, tallies=False, token=t) for t in (a, b) for _ in range(4)]
         with pytest.raises(RoomError) as exc:
-            await store.listen(keys.code, 0, tallies=False)
+            await store.listen(keys.code, 0, tallies=False, token=a)
         refused(exc, RoomError("room_full", limit=2))
         assert streams
         await store.aclose()
@@ -388,14 +401,15 @@ def test_a_follower_too_far_behind_is_dropped(make: Make) -> None:
     keys = open_room(store)
 
     async def main() -> None:
-        slow = await store.listen(keys.code, 0, tallies=False)
+        token, _ = await store.join(keys.code, None)
+        slow = await store.listen(keys.code, 0, tallies=False, token=token)
         moved = []
         for i in range(3):
             moved.append((await store.move(keys.code, keys.key, {"index": i})).id)
             await asyncio.sleep(0.05)
         assert [(await nxt(slow)).id for _ in range(2)] == moved[:2]
         assert await ended(slow)
-        again = await store.listen(keys.code, moved[1], tallies=False)  # it reconnects and catches up
+        again = await store.listen(keys.code, moved[1], tallies=False, token=token)  # it reconnects, catches up
         assert (await nxt(again)).id == moved[2]
         await store.aclose()
 
@@ -478,12 +492,12 @@ def test_followers_hear_when_the_teachers_screen_goes_and_comes_back(make: Make)
 
     async def main() -> None:
         teacher = await store.listen(keys.code, 0, tallies=True)
-        _, snap = await store.join(keys.code, None)
+        token, snap = await store.join(keys.code, None)
         assert snap.teacher
-        follower = await store.listen(keys.code, snap.last, tallies=False)
+        follower = await store.listen(keys.code, snap.last, tallies=False, token=token)
         while (await nxt(teacher)).data != {"followers": 1, "joined": 1}:
             pass
-        second = await store.listen(keys.code, snap.last, tallies=False)
+        second = await store.listen(keys.code, snap.last, tallies=False, token=token)  # the same page, twice
         reading = asyncio.ensure_future(anext(second))  # the server reads a stream as soon as it opens
         assert (await nxt(teacher)).data == {"followers": 2, "joined": 1}
         reading.cancel()  # a student closed the tab: the server cancels what was reading the stream
@@ -521,7 +535,6 @@ def test_an_answer_needs_a_screen_that_follows_the_room(make: Make) -> None:
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, token, 1, 1)
         refused(exc, RoomError("not_following"))
-        stranger = await store.listen(keys.code, 0, tallies=False, token="not-a-token-it-gave")
         with pytest.raises(RoomError) as exc:
             await store.answer(keys.code, "not-a-token-it-gave", 1, 1)
         refused(exc, RoomError("not_a_follower"))
@@ -533,7 +546,6 @@ def test_an_answer_needs_a_screen_that_follows_the_room(make: Make) -> None:
             await store.answer(keys.code, other, 1, 1)  # the first screen closed: it made no place for another
         refused(exc, RoomError("not_following"))
         assert (await store.reveal(keys.code, keys.key, 1)).data["counts"] == [0, 1, 0]
-        await stranger.aclose()
         await store.aclose()
 
     run(main)
@@ -607,12 +619,13 @@ def test_every_rooms_viewer_data_together_is_bounded(make: Make) -> None:
 
 def test_a_stream_closed_before_it_was_read_gives_its_place_back(make: Make) -> None:
     """A client that leaves before its stream's first event: closing the stream lets its place go all the same."""
-    store = make(Limits(followers=1))  # nine streams at once (one follower and eight for reconnects)
+    store = make(Limits(followers=1, token_streams=9))  # nine streams at once (one follower and eight for reconnects)
 
     async def main() -> None:
         keys = open_room(store)
+        token, _ = await store.join(keys.code, None)
         for _ in range(3):
-            streams = [await store.listen(keys.code, 0, tallies=False) for _ in range(9)]
+            streams = [await store.listen(keys.code, 0, tallies=False, token=token) for _ in range(9)]
             for stream in streams:
                 await stream.aclose()
         teacher = await store.listen(keys.code, 0, tallies=True)
@@ -641,11 +654,13 @@ def test_the_follower_page_is_in_the_rooms_language(make: Make) -> None:
 
 
 @contextlib.contextmanager
-def served(store: Rooms, open_files: int | None = None) -> Iterator[str]:
-    """The rooms' routes on `store`, served by uvicorn on a free loopback port; yields the base URL."""
-    app = Starlette(routes=room_routes(lambda: store, open_files=open_files))
+def served(store: Rooms, open_files: int | None = None, proxies: Proxies = NO_PROXIES) -> Iterator[str]:
+    """The rooms' routes on `store`, served by uvicorn on a free loopback port (believing no forwarding header
+    itself, as `mcp-flow app` runs it); yields the base URL."""
+    app = Starlette(routes=room_routes(lambda: store, open_files=open_files, proxies=proxies))
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", forwarded_allow_ips="")
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -683,12 +698,13 @@ def test_routes_refuse_deeply_nested_bodies_with_one_line(make: Make) -> None:
 def test_routes_bound_event_streams_per_client_and_in_all(make: Make) -> None:
     """One client that knows a room's code cannot open streams until the process runs out of files: three from one
     address, five in all (half of ten open files), each refusal one line; a stream that ends gives its place back."""
-    store = make(Limits(client_streams=3))
+    store = make(Limits(client_streams=3, token_streams=10))
     keys = open_room(store)
     with contextlib.ExitStack() as stack:
         base = stack.enter_context(served(store, open_files=10))
-        url = f"{base}/room/{keys.code}/events"
         one, two, three = (stack.enter_context(_from(f"127.0.0.{n}")) for n in (1, 2, 3))
+        token = one.post(f"{base}/room/{keys.code}/join", json={}).json()["token"]
+        url = f"{base}/room/{keys.code}/events?token={token}"
         opened = [stack.enter_context(one.stream("GET", url)) for _ in range(3)]
         assert all(r.status_code == 200 for r in opened)
         with one.stream("GET", url) as fourth:
@@ -730,6 +746,50 @@ def test_routes_rate_new_followers_per_client(make: Make) -> None:
         back = one.post(url, json={"token": tokens[0]})
         assert back.status_code == 200 and back.json()["token"] == tokens[0]
         assert two.post(url, json={}).status_code == 200
+
+
+def test_routes_tell_students_behind_the_trusted_proxy_apart_and_believe_no_one_else(make: Make) -> None:
+    """Behind the school's nginx every student arrives from 127.0.0.1: the address nginx appends to
+    X-Forwarded-For is each one's budget. From any other peer the header is the client's own word: ignored."""
+    store = make(Limits(client_join_burst=2, client_joins_per_s=0.01))
+    keys = open_room(store)
+    with served(store, proxies=Proxies.parse("127.0.0.1")) as base, _from("127.0.0.1") as nginx:
+        with _from("127.0.0.2") as stranger:
+            url = f"{base}/room/{keys.code}/join"
+
+            def join(client: httpx2.Client, forwarded: str) -> int:
+                return client.post(url, json={}, headers={"X-Forwarded-For": forwarded}).status_code
+
+            # Thirty students through nginx, each with a forged address of its own before the one nginx appended.
+            students = [join(nginx, f"198.51.100.{n % 3}, 192.0.2.{n}") for n in range(30)]
+            assert students == [200] * 30
+            # One student, whatever it writes on the left, is one address: two joins at once, then wait.
+            one = [join(nginx, f"198.51.100.{n}, 192.0.2.200") for n in range(3)]
+            assert one == [200, 200, 429]
+            # The same header from a peer that is not the proxy names nobody: all of them are that peer.
+            assert [join(stranger, f"192.0.2.{n}") for n in range(3)] == [200, 200, 429]
+
+
+def test_routes_let_no_stream_fill_a_room_without_joining(make: Make) -> None:
+    """Forty addresses holding seventeen streams each filled a room's places without a join: now a stream is a
+    follower's, with a token the room gave, and one token holds two."""
+    store = make()
+    keys = open_room(store)
+    with served(store) as base, contextlib.ExitStack() as stack:
+        url = f"{base}/room/{keys.code}/events"
+        for n in range(1, 6):
+            client = stack.enter_context(_from(f"127.0.1.{n}"))
+            for params in ({}, {"token": "made-up-token"}, {"watch": "guess"}):
+                with client.stream("GET", url, params=params) as got:
+                    got.read()
+                    assert (got.status_code, got.json()) == (403, RoomError("not_a_follower").to_json())
+        one = stack.enter_context(_from("127.0.1.9"))
+        token = one.post(f"{base}/room/{keys.code}/join", json={}).json()["token"]
+        held = [stack.enter_context(one.stream("GET", url, params={"token": token})) for _ in range(2)]
+        assert [r.status_code for r in held] == [200, 200]
+        with one.stream("GET", url, params={"token": token}) as third:
+            third.read()
+            assert (third.status_code, third.json()) == (429, RoomError("streams_of_token", limit=2).to_json())
 
 
 def test_routes_serve_the_follower_page_in_the_rooms_language(make: Make) -> None:
@@ -922,8 +982,8 @@ def test_two_hundred_followers_arriving_at_once_are_all_let_in(make: Make) -> No
         all_in = asyncio.Event()
 
         async def arrive() -> Event:
-            _, snap = await store.join(room.code, None)
-            stream = await store.listen(room.code, snap.last, tallies=False)
+            token, snap = await store.join(room.code, None)
+            stream = await store.listen(room.code, snap.last, tallies=False, token=token)
             listening.append(stream)
             if len(listening) == 200:
                 all_in.set()

@@ -51,6 +51,14 @@ SETTINGS = {
 }
 
 
+# Streamlit serves the app with uvicorn, whose proxy-headers middleware believes X-Forwarded-For from any loopback
+# peer unless told otherwise (FORWARDED_ALLOW_IPS, "127.0.0.1,::1" by default) and puts the address it names in
+# place of the peer's before the app sees either: an SSH tunnel or another proxy on this machine would then choose
+# whose budgets a room's request spends. Trusting no one there leaves the choice to the rooms, which read the
+# forwarding headers from the proxies the operator names (MCP_FLOW_TRUSTED_PROXIES) only.
+SERVER_ENV = {"FORWARDED_ALLOW_IPS": ""}
+
+
 class AppRefused(Exception):
     """The app was asked to start in a way it will not: the message says why in one line."""
 
@@ -105,15 +113,21 @@ def missing_system_packages(find: Callable[[str], str | None] = shutil.which) ->
     return lines
 
 
-def serve(command: Sequence[str]) -> int:
+def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment the app's server runs in: this one, with uvicorn believing no forwarding header."""
+    return {**environ, **SERVER_ENV}
+
+
+def serve(command: Sequence[str], environ: Mapping[str, str] = os.environ) -> int:
     """Become the app (on POSIX, so that a signal sent to this process reaches Streamlit itself), or run it in the
-    foreground until it stops; Ctrl-C stops it."""
+    foreground until it stops; Ctrl-C stops it. It runs in `server_environment(environ)`."""
     sys.stdout.flush()
     sys.stderr.flush()
+    env = server_environment(environ)
     if os.name == "posix":
-        os.execv(command[0], list(command))
+        os.execve(command[0], list(command), env)
     try:
-        return subprocess.run(list(command), check=False).returncode
+        return subprocess.run(list(command), check=False, env=env).returncode
     except KeyboardInterrupt:
         return 130
 

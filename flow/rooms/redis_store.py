@@ -192,6 +192,10 @@ class _RedisTx:
         [online] = self._ask(("HGETALL", self.k.online))
         return {token for token, n in _texts(online).items() if int(n) > 0}
 
+    def streams_of(self, token: str) -> int:
+        [n] = self._ask(("HGET", self.k.online, token))
+        return int(n or 0)
+
     def presence(self) -> Presence:
         head, expired = self._h(), []
         if head.soonest is not None and head.soonest <= head.now:  # (rare: a process went away)

@@ -510,9 +510,10 @@ class Rooms:
         self, code: str, after: int, *, tallies: bool, token: str | None = None, heartbeat_s: float = 15.0
     ) -> Stream:
         """The room's events after id `after` (those still kept), then each as it happens (a `PING` after each
-        quiet `heartbeat_s`), until the room closes or expires or this listener falls too far behind. With a
-        token the room gave, the stream is that follower's screen (it may answer while it is open). Refusals (no
-        room, too many listeners) are raised here, before the stream starts."""
+        quiet `heartbeat_s`), until the room closes or expires or this listener falls too far behind. The
+        teacher's own viewer hears the `tallies`; any other stream is a follower's screen, with a token the room
+        gave (it may answer while the stream is open). Refusals (no room, not a follower, too many listeners) are
+        raised here, before the stream starts."""
         fanout = await self._fanout()
         loop = asyncio.get_running_loop()
         listener = _Listener(loop, asyncio.Queue(), tallies, threading.get_ident())
@@ -542,8 +543,8 @@ class Rooms:
         now, presence = tx.now(), tx.presence()
         if presence.listeners - len(presence.expired) >= self.limits.followers + LISTENER_SLACK:
             raise RoomError("room_full", limit=self.limits.followers)
-        if screen.token is not None and not tx.has_token(screen.token):
-            screen = replace(screen, token=None)  # not a token the room gave: a screen that cannot answer
+        if not screen.teacher:
+            self._follower_screen(tx, screen, presence)
         kept, last, revealed, tokens = tx.kept(), tx.last(), tx.revealed(), tx.token_count()
         screens, teachers = _without_expired(tx, presence)
         tx.attach(screen, now + lease_s)
@@ -557,6 +558,15 @@ class Rooms:
                 Event(last, Teacher(here=teachers > 0)),
             ] + [Event(last, Reveal(i, c)) for i, c in sorted(revealed.items())]
         return screen, missed, max(after, last)
+
+    def _follower_screen(self, tx: RoomTx, screen: Screen, presence: Presence) -> None:
+        """A follower's stream carries a token the room gave, open at most `Limits.token_streams` times: the
+        room's places go to those who joined, at each address's join rate, never to streams anyone may open."""
+        if screen.token is None or not tx.has_token(screen.token):
+            raise RoomError("not_a_follower")
+        gone = sum(1 for s in presence.expired if s.token == screen.token)
+        if tx.streams_of(screen.token) - gone >= self.limits.token_streams:
+            raise RoomError("streams_of_token", limit=self.limits.token_streams)
 
     def _leave(self, screen: Screen, tx: RoomTx) -> None:
         if tx.record() is None or not tx.attached([screen])[0]:

@@ -67,6 +67,10 @@ class RoomTx(Protocol):
         """The tokens whose screen has an event stream open."""
         ...
 
+    def streams_of(self, token: str) -> int:
+        """How many event streams are open with `token` (their leases run out or not)."""
+        ...
+
     def presence(self) -> Presence: ...
     def attached(self, screens: Sequence[Screen]) -> list[bool]:
         """Which of `screens` have their stream open (leased)."""
@@ -197,6 +201,9 @@ class _MemoryTx:
 
     def online(self) -> set[str]:
         return set(self.room.online)
+
+    def streams_of(self, token: str) -> int:
+        return self.room.online.get(token, 0)
 
     def presence(self) -> Presence:
         room, now = self.room, self.now()

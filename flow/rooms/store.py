@@ -5,7 +5,8 @@ place, which starts a new round of the same room), the teacher's view (hop index
 captions toggles), the questions' tallies, who is connected, and the events followers receive, each with an id
 that only grows. The teacher's key moves the room; a follower's token only answers, once per question; answers are
 counts, never linked to who gave them, and only a follower whose screen follows the room (an event stream open with
-its token) answers, so a script pays for each answer with an open stream. Everything is bounded: rooms, the viewer
+its token) answers, so a script pays for each answer with an open stream; every stream but the teacher's is such a
+screen, a few at most per token, so the room's places go only to those who joined. Everything is bounded: rooms, the viewer
 data they hold together, followers per room (a full room lets a newcomer in for a token that no screen follows), the
 teacher's events per second, the events kept for a follower who reconnects, and a room idle for two hours is gone.
 
@@ -48,6 +49,10 @@ class Limits:
     # What the routes allow one process and one remote address (flow.rooms.web): every event stream is an open file.
     streams: int = 2000  # open at once in this process, and never more than half its open-file limit
     client_streams: int = 16  # open at once from one address (a student's tabs, a teacher's screen)
+    # A room's follower streams carry a token the room gave at join, each token at most this many at once: its tab,
+    # and the same tab back before the server noticed its old connection gone. So a room's places are filled only
+    # by joining, at the join rate of each address.
+    token_streams: int = 2
     client_join_burst: int = 10  # new followers one address adds at once,
     client_joins_per_s: float = 0.2  # then one every five seconds (a reload keeps its token and costs nothing)
 
@@ -67,6 +72,7 @@ _STATUS: dict[RoomErrorCode, int] = {
     "too_fast": 429,
     "joining_too_fast": 429,
     "streams_from_address": 429,
+    "streams_of_token": 429,
     "body_too_large": 413,
     "streams_in_all": 503,
     "redis_url": 503,

@@ -3,8 +3,9 @@
     GET  /room/{code}                 the follower page (the viewer, read-only to the room)
     GET  /room/{code}/bundle/{lang}   the trace's viewer bundle in that language (?round=N: of that round, else 409)
     POST /room/{code}/join            {"token"?} -> {"token", "snapshot"}; a token is how a follower answers
-    GET  /room/{code}/events          Server-Sent Events after ?after=N (or Last-Event-ID); ?watch=KEY adds tallies,
-                                      ?token=T makes it that follower's screen (a follower answers while it is open)
+    GET  /room/{code}/events          Server-Sent Events after ?after=N (or Last-Event-ID): the teacher's with
+                                      ?watch=KEY (it hears the tallies), else a follower's screen with ?token=T
+                                      (a follower answers while it is open)
     POST /room/{code}/view            the teacher's view (header X-Room-Key)
     POST /room/{code}/reveal          {"index"} (header X-Room-Key)
     POST /room/{code}/answer          {"token", "index", "choice"}
@@ -14,18 +15,22 @@ They are one Starlette application mounted at /room, whose exception handlers an
 4 KiB, nested at most 8 deep. Each event stream (its events written by sse-starlette's `ServerSentEvent`, sent as
 Starlette's streaming response) holds an open file for as long as it
 lasts, so this process serves at most `Limits.streams` of them (never more than half its open-file limit) and
-`Limits.client_streams` from one client; a client (the remote address the ASGI scope gives) adds a new follower to a
-room at the rate `Limits.client_join*` allows. Nothing a visitor sends names a file, a program or an address: the
+`Limits.client_streams` from one client; a client adds a new follower to a room at the rate `Limits.client_join*`
+allows. A client is the remote address the ASGI scope gives, or, when that is a reverse proxy the operator trusts
+(`Proxies`, MCP_FLOW_TRUSTED_PROXIES), the address that proxy appended to X-Forwarded-For: a school's nginx passes
+each student's device on as its own client. Nothing a visitor sends names a file, a program or an address: the
 code picks a room in the store, nothing else.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -120,9 +125,68 @@ def _key(request: Request) -> str:
     return request.headers.get("x-room-key", "")[:64]
 
 
+def _address(text: str) -> str | None:
+    """An IP address as one text whatever way it was written (an IPv4 address mapped into IPv6 as IPv4), or None
+    when `text` is not one."""
+    try:
+        ip = ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return str(mapped or ip)
+
+
+@dataclass(frozen=True)
+class Proxies:
+    """The reverse proxies the operator trusts to say whom they pass a request for (MCP_FLOW_TRUSTED_PROXIES):
+    addresses or networks. None unless the operator names them: then no forwarding header is read."""
+
+    networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Proxies:
+        """Addresses or networks separated by commas or spaces; what is neither is left out (trusting less)."""
+        networks = []
+        for part in text.replace(",", " ").split():
+            try:
+                networks.append(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                continue
+        return cls(tuple(networks))
+
+    def trusts(self, address: str) -> bool:
+        ip = _address(address)
+        return ip is not None and any(ipaddress.ip_address(ip) in net for net in self.networks)
+
+
+NO_PROXIES = Proxies()
+
+
+def client_address(peer: str, forwarded_for: list[str], real_ip: str | None, proxies: Proxies) -> str:
+    """Who asks, for the budgets of one client: the socket's `peer`; or, when the peer is a proxy the operator
+    trusts, the client it names. X-Forwarded-For is read from the right: each proxy appends the address it had the
+    request from, and whatever is left of the first address no trusted proxy wrote came from the client, who may
+    write anything there. Without that header, X-Real-IP; with neither (or a hop that is no address), the peer."""
+    if not proxies.trusts(peer):
+        return peer
+    hops = [hop for value in forwarded_for for hop in value.split(",")]
+    for hop in reversed(hops):
+        address = _address(hop)
+        if address is None:
+            return peer
+        if not proxies.trusts(address):
+            return address
+    if hops:
+        return _address(hops[0]) or peer  # every hop a trusted proxy: the first of them asked
+    return _address(real_ip or "") or peer
+
+
 def _client(request: Request) -> str:
-    """Who asks: the remote address as the ASGI scope gives it ('' when the server gives none)."""
-    return request.client.host if request.client is not None else ""
+    """Who asks: `client_address` of the remote address the ASGI scope gives ('' when the server gives none)."""
+    peer = request.client.host if request.client is not None else ""
+    proxies = _served(request).proxies
+    headers = request.headers
+    return client_address(peer, headers.getlist("x-forwarded-for"), headers.get("x-real-ip"), proxies)
 
 
 def open_files_limit() -> int | None:
@@ -203,8 +267,8 @@ class Served:
     """What the routes share: the store, read through `store()` on first use (so importing flow_ui/serve.py
     connects nothing), the places for event streams and the join rates, made with the store's limits."""
 
-    def __init__(self, store: Callable[[], Rooms], open_files: int | None) -> None:
-        self.store, self.files = store, open_files
+    def __init__(self, store: Callable[[], Rooms], open_files: int | None, proxies: Proxies) -> None:
+        self.store, self.files, self.proxies = store, open_files, proxies
         self._lock = threading.Lock()
 
     @cached_property
@@ -361,9 +425,11 @@ async def refused(request: Request, exc: Exception) -> Response:
     return JSONResponse(exc.to_json(), status_code=exc.status, headers=_NO_STORE)
 
 
-def room_routes(store: Callable[[], Rooms], *, open_files: int | None = None) -> list[BaseRoute]:
+def room_routes(
+    store: Callable[[], Rooms], *, open_files: int | None = None, proxies: Proxies = NO_PROXIES
+) -> list[BaseRoute]:
     """The routes, reading the store through `store()`. The streams' limit follows `open_files` (this process's
-    own limit when not given)."""
+    own limit when not given); a client is told by its address, or by what `proxies` say of it."""
     rooms = Starlette(
         routes=[
             Route("/{code}", page, methods=["GET"]),
@@ -376,5 +442,5 @@ def room_routes(store: Callable[[], Rooms], *, open_files: int | None = None) ->
         ],
         exception_handlers={RoomError: refused, HTTPException: _not_here},
     )
-    rooms.state.rooms = Served(store, open_files if open_files is not None else open_files_limit())
+    rooms.state.rooms = Served(store, open_files if open_files is not None else open_files_limit(), proxies)
     return [Route("/room", nowhere, methods=["GET"]), Mount("/room", app=rooms)]

@@ -41,6 +41,7 @@ RoomErrorCode = Literal[
     "bad_answer",
     "no_bundle_lang",
     "streams_from_address",
+    "streams_of_token",
     "streams_in_all",
     # the rooms' Redis
     "redis_url",
@@ -147,6 +148,10 @@ _LINES: dict[RoomErrorCode, tuple[Template, Template]] = {
     "streams_from_address": (
         "too many event streams from this address ({limit}): close a room's tab or two",
         "来自这个地址的事件流太多（{limit} 个）：请关闭一两个房间标签页",
+    ),
+    "streams_of_token": (
+        "this follower's page is open {limit} times already: close a tab (a page that reconnects gets back in)",
+        "这个学生的页面已经打开了 {limit} 次：请关闭一个标签页（重新连接的页面会自动回来）",
     ),
     "streams_in_all": (
         "this server follows as many screens as it can ({limit}); try again in a moment",
