@@ -238,6 +238,7 @@ class Lite:
     drops: int = 0
     why: list[str] = field(default_factory=list)  # each drop: what ended the stream
     after: int = 0
+    token: str = ""  # the room's token for this follower: a stream shows it (flow.rooms.web)
     connected: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def join(self, http: httpx2.AsyncClient) -> None:
@@ -245,6 +246,7 @@ class Lite:
         if got.status_code != 200:
             raise RuntimeError(f"join refused: {got.status_code} {got.text}")
         self.after = int(got.json()["snapshot"]["last"])
+        self.token = str(got.json()["token"])
 
     async def follow(self, http: httpx2.AsyncClient) -> None:
         """GET /events from the last id heard, as EventSource does, until cancelled; a stream that ends is a drop,
@@ -260,7 +262,9 @@ class Lite:
             await asyncio.sleep(1.0)
 
     async def _stream(self, http: httpx2.AsyncClient) -> None:
-        async with http.sse(f"{self.base}/room/{self.code}/events", params={"after": self.after}) as source:
+        async with http.sse(
+            f"{self.base}/room/{self.code}/events", params={"after": self.after, "token": self.token}
+        ) as source:
             if source.response.status_code != 200:
                 body = (await source.response.aread()).decode(errors="replace")
                 raise ValueError(f"events answered {source.response.status_code}: {body[-300:]}")
