@@ -31,7 +31,7 @@ def test_the_closing_view_is_the_step_after_the_last_hop(browser, tmp_path, lang
     path.write_text(to_html(trace, lang=lang), encoding="utf-8")
     closing = closing_bundle(trace)[lang]
     n = len(trace.hops)
-    page = _open(browser, path, (1280, 720))
+    page = _open(browser, path, (1920, 1080))  # where it fits whole (at 1280 × 720 it is paged: below)
     root = page.locator("[data-flow-viewer]")
     panel = page.locator(".fv-closing")
     expect(panel).to_be_hidden()
@@ -50,6 +50,7 @@ def test_the_closing_view_is_the_step_after_the_last_hop(browser, tmp_path, lang
     expect(panel.locator(".fv-closing-bar b")).to_have_text(f"{round(cost['bar'] * 100)}%")
     expect(panel).to_contain_text(cost["items"][0]["text"])
     assert page.evaluate("() => window.__viewer.closing") is True
+    expect(panel.locator(".fv-closing-pager")).to_be_hidden()  # not paged
     page.keyboard.press("ArrowRight")  # nothing after the closing view
     assert page.evaluate("() => window.__viewer.index") == n - 1
     page.keyboard.press("ArrowLeft")
@@ -109,3 +110,57 @@ def test_a_samples_note_waits_for_the_closing_view_while_it_has_questions(browse
     page = _open(browser, bare, (1280, 720))
     expect(page.locator(".fv-title")).to_contain_text("isError")
     assert not page_errors(page)
+
+
+# The closing view's parts on screen now: each whole inside the view's box, and which they are.
+_PAGE = """() => {
+  const view = document.querySelector('.fv-closing');
+  const box = view.getBoundingClientRect();
+  const shown = [...view.querySelectorAll('.fv-closing-note, .fv-closing-notice, .fv-closing-section')]
+    .filter((b) => b.getClientRects().length);
+  const items = [...view.querySelectorAll('.fv-closing-section li')].filter((li) => li.getClientRects().length);
+  return { parts: shown.map((b) => b.className), items: items.length, whole: shown.every((b) => {
+    const r = b.getBoundingClientRect(); return r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5; }),
+    pager: view.querySelector('.fv-closing-pager').textContent };
+}"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("presenter", [False, True])
+def test_at_720p_a_clicker_pages_through_the_closing_view(browser, tmp_path, lang, presenter):
+    """At 1280 × 720 the closing view does not fit: PageDown (a clicker) shows its parts a page at a time, each part
+    whole on screen, every part once; PageUp pages back, and once more returns to the last hop."""
+    trace = load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
+    path = tmp_path / f"paged-{lang}.html"
+    path.write_text(to_html(trace, lang=lang), encoding="utf-8")
+    sections = closing_bundle(trace)[lang]["sections"]
+    page = _open(browser, path, (1280, 720))
+    root = page.locator("[data-flow-viewer]")
+    if presenter:
+        page.keyboard.press("p")
+        expect(root).to_have_attribute("data-mode", "presenter")
+    page.keyboard.press("End")
+    page.keyboard.press("PageDown")
+    expect(root).to_have_attribute("data-closing", "1")
+    seen: list[str] = []
+    items = pages = 0
+    while True:
+        now = page.evaluate(_PAGE)
+        assert now["whole"] and now["parts"], now
+        seen += [c for c in now["parts"] if not seen or c != seen[-1]]  # a section may go on over the page
+        items += now["items"]
+        pages += 1
+        if not page.locator(".fv-next").is_enabled():
+            break
+        page.keyboard.press("PageDown")
+        expect(page.locator(".fv-closing-pager")).not_to_have_text(now["pager"])
+    assert pages > 1
+    assert [c for c in seen if "section" in c] == [f"fv-closing-section fv-closing-{s['key']}" for s in sections]
+    assert items == sum(len(s["items"]) for s in sections)  # every item once
+    for _ in range(pages - 1):
+        page.keyboard.press("PageUp")
+    expect(root).to_have_attribute("data-closing", "1")
+    page.keyboard.press("PageUp")
+    expect(root).not_to_have_attribute("data-closing", "1")
+    assert not page_errors(page), page_errors(page)
+    page.context.close()

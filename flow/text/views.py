@@ -32,6 +32,7 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "more_chars": {"zh": "展开余下 {n} 个字符", "en": "{n} more characters"},
     "keys_count": {"zh": "{n} 个键", "en": "{n} keys"},
     "key_count": {"zh": "1 个键", "en": "1 key"},
+    "closing_page": {"zh": "第 {n}/{of} 部分 · 按 → 看下一部分", "en": "Part {n} of {of} · → for the next"},
     "recorder_note": {
         "zh": "以下是记录器自己加的（配对用的 id、截断说明），没有经过任何边界",
         "en": "Below: the recorder's own fields (the ids it pairs hops by, what it cut); they crossed no boundary",

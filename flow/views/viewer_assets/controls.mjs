@@ -95,9 +95,10 @@ export class Controls {
     this.slider.value = String(i + 1);
   }
 
-  paintClosing() {
+  paintClosing(morePages = false) {
+    // Next turns a paged closing view's pages (closing.mjs); past the last there is nothing further.
     this.prev.disabled = false;
-    this.next.disabled = true;
+    this.next.disabled = !morePages;
     this.closing.hidden = true;
   }
 

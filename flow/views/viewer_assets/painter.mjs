@@ -89,9 +89,9 @@ export class Painter {
     const { bundle, lang: L } = this.now();
     const { el, closingView, header, controls } = this.parts;
     const closing = bundle.closing[L];
-    closingView.paint(closing, noteHeld(bundle) ? bundle.note[L] || '' : '');
     header.paintClosing(closing.title, bundle.hops.length, bundle.ui, L);
-    controls.paintClosing();
+    closingView.paint(closing, noteHeld(bundle) ? bundle.note[L] || '' : '', bundle.ui, L);
+    controls.paintClosing(closingView.more());
     requestAnimationFrame(() => setTimeout(() => { if (this.now().closing) el.dataset.closing = '1'; }, 0));
   }
 }

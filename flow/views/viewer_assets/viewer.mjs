@@ -380,6 +380,11 @@ class Viewer {
   move(delta) {
     // Forward from a waiting question reveals it first (the Next button, a clicker, the keys alike); forward from
     // the last hop opens the closing view, back from it returns to the last hop.
+    // A paged closing view turns its pages first.
+    if (this.closing && (delta > 0 ? this.closingView.forward() : this.closingView.back())) {
+      this.controls.paintClosing(this.closingView.more());
+      return;
+    }
     switch (this.stepper.action(delta, this.quiz.revealable(this.index))) {
       case 'leave': this.leaveClosing(); this.painter.paint(true); break;
       case 'reveal': this.quiz.reveal(this.index); break;
