@@ -245,6 +245,14 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "This trace has no hops: there is nothing to show.",
     },
     "upload_failed": {"zh": "无法打开这份运行记录文件", "en": "Cannot open this trace file"},
+    "upload_nothing_shown": {
+        "zh": "这个文件没有打开，所以这里什么也不显示。请在左侧栏换一个文件。",
+        "en": "This file was not opened, so nothing is shown here. Choose another file in the sidebar.",
+    },
+    "upload_choose": {
+        "zh": "请在左侧栏选择一个运行记录文件（JSON，或 JSON-RPC 日志 JSONL），上传后在这里逐步讲解。",
+        "en": "Choose a trace file in the sidebar (JSON, or a JSON-RPC log as JSONL); it is stepped through here.",
+    },
     "parts_note": {
         "zh": "这份运行记录有 {hops:,} 跳，一次画不下：查看器分 {parts} 段展示，每段最多 {most:,} 跳。",
         "en": "This trace has {hops:,} hops, more than the viewer holds at once: it shows them in {parts} parts "

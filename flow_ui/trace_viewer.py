@@ -31,13 +31,17 @@ def _sample_questions(key: str, _trace: Any) -> dict[int, Any]:
 
 
 def questions(app: AppState, item: Loaded) -> dict[int, Any]:
-    """The questions of the trace the page shows: an uploaded questions file, else a sample's own; {} when none.
+    """The questions of the trace the page shows: an uploaded questions file, else a sample's own (a sample's JSON
+    downloaded and uploaded again keeps them, as its HTML does, when its hops are still the sample's); {} when none.
     A sample's file that cannot be used raises `flow.QuestionsError` (a test keeps them usable)."""
     if item.key in app.questions:
         return app.questions[item.key]
     if item.key.startswith("sample:"):
         return _sample_questions(item.key, item.trace)
-    return {}
+    try:  # an upload names its sample in meta.sample: one of the committed questions files, or none
+        return flow.questions_for(item.trace)
+    except flow.QuestionsError:  # edited so that the sample's questions no longer fit its hops
+        return {}
 
 
 def add_questions(app: AppState, item: Loaded, name: str, data: bytes) -> dict[int, Any]:

@@ -9,6 +9,7 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import flow
 from helpers import ROOT
 
 PAGES = ["app_pages/run.py", "app_pages/step.py", "app_pages/compare.py", "app_pages/hops.py"]
@@ -244,7 +245,19 @@ def test_a_broken_upload_shows_the_error_and_keeps_the_app_working(content, mess
     at.file_uploader(key="step_upload").set_value(("broken.json", content, "application/json")).run()
     assert not at.exception
     assert message in at.error[0].value
-    assert "hop 1 of 20" in header(at)  # the sample it showed before is still there
+    assert not at.get("bidi_component")  # no other trace shown as if it were this file
+    assert any("nothing is shown here" in c.value for c in at.caption)
+    at.file_uploader(key="step_upload").set_value(None).run()  # the file taken away: the page asks for one
+    assert not at.error and "Choose a trace file" in at.info[0].value and not at.get("bidi_component")
+
+
+def test_a_samples_json_downloaded_and_uploaded_again_keeps_its_questions():
+    at = app()
+    at.radio(key="step_source_en").set_value("upload").run()
+    data = flow.trace_text(flow.load_trace(ROOT / "sample_traces" / "beijing-mcp.json")).encode()  # the download
+    at.file_uploader(key="step_upload").set_value(("mine.json", data, "application/json")).run()
+    bundle = viewer(at)["bundle"]
+    assert sum("question" in hop for hop in bundle["hops"]) == 4
 
 
 def test_a_good_upload_is_stepped_through():

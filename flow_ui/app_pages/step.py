@@ -110,6 +110,7 @@ if (named := url_index()) is not None:
 room_box = st.sidebar.container()
 
 # Where the trace comes from lives in the sidebar; the page keeps the lesson.
+uploaded = None
 with st.sidebar:
     st.divider()
     source = remembered(
@@ -134,15 +135,24 @@ with st.sidebar:
                 choose(item.key)
             except flow.TraceError as exc:
                 app.upload_error = str(exc)
-        if app.upload_error:
-            st.error(
-                plain(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error),
-                icon=":material/error:",
-            )
-    elif app.last_run is None:
-        st.info(t("no_run_yet", lang))
-    else:
+    elif app.last_run is not None:
         choose(app.last_run)
+
+# Nothing of the chosen source to show (a file that could not be read, none chosen yet, no run yet): the page says
+# so where the viewer would be, and shows no other trace as if it were that one.
+if source == "upload" and app.upload_error and uploaded is not None:
+    st.error(
+        plain(f"{t('upload_failed', lang)}：{app.upload_error}" if lang == "zh" else app.upload_error),
+        icon=":material/error:",
+    )
+    st.caption(t("upload_nothing_shown", lang))
+    st.stop()
+if source == "upload" and not app.step_key.startswith("upload:"):
+    st.info(t("upload_choose", lang), icon=":material/upload_file:")
+    st.stop()
+if source == "run" and app.last_run is None:
+    st.info(t("no_run_yet", lang))
+    st.stop()
 
 # The viewer fills the window below it; narrow margins give the diagram room at 1280 × 720.
 st.html("<style>.block-container { padding-left: 1rem; padding-right: 1rem; }</style>")
