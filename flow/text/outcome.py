@@ -102,6 +102,11 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "服务商的报告与观测到的帧不符：{what}{at}",
         "en": "the provider's report differs from the frame seen: {what}{at}",
     },
+    "unread_report": {
+        "zh": "服务商用本工具读不懂的形式报告了它的工具调用（{types}），所以这里数不出调用了什么{at}",
+        "en": "the provider reported its tool use in a form this tool does not read ({types}), so what it called "
+        "is not counted here{at}",
+    },
     # the server asks back
     "asked_user": {"zh": "服务器向用户提问{at}", "en": "the server asked the user{at}"},
     "user_accept": {"zh": "用户回答了 {values}{at}", "en": "the user answered {values}{at}"},

@@ -264,10 +264,22 @@ def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
         if p.get("mismatch"):
             what = ", ".join(str(m) for m in as_list(p.get("mismatch")))
             told.append((hop.seq, Clause("hosted_mismatch", (hop.seq,), True, (("what", what),))))
+    told += _unread(read)
     out = [clause for _, clause in sorted(told, key=lambda pair: pair[0])]
-    decided = any(c.key in ("hosted_called", "hosted_asked") for c in out)
+    decided = any(c.key in ("hosted_called", "hosted_asked", "unread_report") for c in out)
     out.append(_ending(trace, read, failed, decided))
     return out
+
+
+def _unread(read: Readings) -> list[tuple[int, Clause]]:
+    """Each reply that tells of tools or MCP in a form nothing here reads (a gateway's own item types): said so, at
+    the reply, rather than counted as no call."""
+    told: list[tuple[int, Clause]] = []
+    for ex in read.model:
+        if ex.unread and ex.reply is not None:
+            said = Clause("unread_report", (ex.reply.seq,), values=(("types", ", ".join(ex.unread)),))
+            told.append((ex.reply.seq, said))
+    return told
 
 
 def _clauses(trace: Trace) -> list[Clause]:
@@ -289,7 +301,9 @@ def _clauses(trace: Trace) -> list[Clause]:
             following = decisions[i + 1].seq if i + 1 < len(decisions) else trace.hops[-1].seq + 1
             out += said[:1] + _asked_clauses(trace, d.seq, following) + said[1:]  # asked while the calls ran
             failed = any(f.fate in _PROBLEMS for f in fs)
-    out.append(_ending(trace, read, failed, bool(decisions)))
+    unread = [clause for _, clause in _unread(read)]
+    out += unread
+    out.append(_ending(trace, read, failed, bool(decisions or unread)))
     return out
 
 
