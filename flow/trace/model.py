@@ -222,7 +222,7 @@ class TraceMeta(BaseModel):
     server: dict[str, Any] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     started_at: str = ""
-    outcome: Literal["ok", "error"] = "ok"
+    outcome: Literal["ok", "error", "unknown"] = "ok"  # unknown: a recording that cannot say (no exit code)
     answer: str | None = None
     error: str | None = None
     error_zh: str | None = None  # the same line in Chinese, for the app

@@ -25,7 +25,7 @@ from flow.wire.hosted import arguments_value
 from flow.wire.reading import Readings, offer_of, read_trace
 from flow.wire.recorded import api_of_request, api_of_trace
 
-Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
+Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer", "unknown"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
 SHOWN_CALLS = 3  # a reply with more calls is written as the first ones "and N more"
 KEPT_ASKING = 3  # this many replies with tool_calls and no failure are one clause
@@ -201,6 +201,9 @@ def _ending(trace: Trace, read: Readings, failed_last: bool, decided: bool) -> C
         }
         return Clause("stopped", (stop.seq,), problem=True, values=(("error", error),))
     answer = read.answer
+    if answer is None and meta.outcome == "unknown":  # a recording that cannot say what the app did at the end
+        last = next((ex.reply for ex in reversed(read.model) if ex.reply is not None), None)
+        return Clause("unknown_end", (last.seq if last is not None else hops[-1].seq,))
     if answer is None:
         return Clause("no_answer", (hops[-1].seq,), problem=True)
     reply = next((ex.reply for ex in reversed(read.model) if ex.reply and ex.reply.seq < answer.seq), None)
@@ -371,5 +374,7 @@ def run_outcome(trace: Trace) -> Outcome:
     verdict: Verdict = "answered_after_problem" if problem else "clean"
     if end in ("stopped", "no_answer"):
         verdict = "stopped" if end == "stopped" else "no_answer"
+    elif end == "unknown_end":
+        verdict = "unknown"
     seq = pointed.seqs[0] if pointed is not None else trace.hops[0].seq
     return Outcome(verdict, seq, {lang: _line(clauses, lang) for lang in LANGS}, tuple(clauses))
