@@ -154,7 +154,7 @@ def _responses_run(*, said: str = "晴") -> Trace:
     server said `said`."""
     body = _response("resp_1", [LISTED, _called("晴，25°C"), _said("北京今天晴，25°C。")])
     model = _model_recording("/v1/responses", (100.1, _responses_request(), body))
-    return merge_recordings([("mcp.jsonl", _mcp_recording(100.2, said=said)), ("model.jsonl", model)])
+    return merge_recordings([("mcp.jsonl", _mcp_recording(100.2, said=said)), ("model.jsonl", model)], app_exit_code=0)
 
 
 # --- merge -------------------------------------------------------------------------------------------------------
@@ -245,7 +245,7 @@ MESSAGES_REQUEST = {
 def _messages_run(*, observed_error: bool) -> Trace:
     model = _model_recording("/v1/messages", (100.1, MESSAGES_REQUEST, _messages_body(is_error=True)))
     mcp = _mcp_recording(100.2, said="city not found", error=observed_error)
-    return merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", model)])
+    return merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", model)], app_exit_code=0)
 
 
 def test_a_messages_report_of_a_tool_error_is_paired_by_tool_name_and_a_differing_is_error_is_shown():
@@ -302,7 +302,7 @@ def test_a_streamed_report_follows_the_assembled_turn():
     body = _response("resp_1", [LISTED, _called("晴"), _said("晴。")])
     request = {**_responses_request(), "stream": True}
     model = _model_recording("/v1/responses", (100.1, request, _stream(body)))
-    trace = merge_recordings([("mcp.jsonl", _mcp_recording(100.2)), ("model.jsonl", model)])
+    trace = merge_recordings([("mcp.jsonl", _mcp_recording(100.2)), ("model.jsonl", model)], app_exit_code=0)
     assembled = next(h for h in trace.hops if h.kind == "llm.assembled")
     reported = _reported(trace)
     assert len(reported) == 4 and {h.payload["response_seq"] for h in reported} == {assembled.seq}
@@ -329,7 +329,7 @@ def test_an_approval_request_is_an_answer_and_the_call_it_allows_is_reported_aft
         (100.1, _responses_request(), first),
         (101.1, _responses_request(approve, previous="resp_1"), second),
     )
-    trace = merge_recordings([("model.jsonl", model)])
+    trace = merge_recordings([("model.jsonl", model)], app_exit_code=0)
     assert trace.meta.outcome == "ok" and trace.meta.answer == "晴。" and not any(h.kind == "error" for h in trace.hops)
     responses = [h.seq for h in trace.hops if h.kind == "llm.response"]
     by_reply = [(h.payload["response_seq"], h.payload["method"], h.direction) for h in _reported(trace)]

@@ -141,7 +141,11 @@ def test_merge_of_the_kept_recordings_and_the_trace_steps_renders_and_exports(tm
     *notes, summary = proc.stdout.splitlines()
     assert summary.endswith(f"→ {again}") and all(n.startswith("note: ") for n in notes)
     assert "note: the server exited with code 0" in notes and not any("no last line" in n for n in notes)
-    assert shape(load_trace(again)) == shape(merged)
+    # A plain merge has no exit code: it draws no answer shown to the user, and says the outcome is unknown
+    plain = load_trace(again)
+    assert shape(plain) == shape(merged)[:-1] and merged.hops[-1].kind == "app.answer"
+    assert (plain.meta.outcome, merged.meta.outcome) == ("unknown", "ok")
+    assert any("whether the app showed the user the answer" in n for n in notes)
     cursor = Cursor(merged)
     assert [h.kind for h in cursor.hops_of_step(5)] == ["translate.reverse"]
     assert "sequenceDiagram" in to_mermaid(merged) and "<html" in to_html(merged).lower()
@@ -192,7 +196,9 @@ def _mcp_log(name: str, arguments: dict) -> str:
     ],
 )
 def test_which_tool_call_a_tools_call_carries_out_is_a_guess_that_says_so(name, arguments, said):
-    trace = merge_recordings([("mcp.jsonl", _mcp_log(name, arguments)), ("model.jsonl", _model_log({"city": "北京"}))])
+    trace = merge_recordings(
+        [("mcp.jsonl", _mcp_log(name, arguments)), ("model.jsonl", _model_log({"city": "北京"}))], app_exit_code=0
+    )
     steps = [(h.step, h.kind) for h in trace.hops]
     reverse = [h for h in trace.hops if h.kind == "translate.reverse"]
     if said is None:
@@ -544,9 +550,9 @@ def test_a_merged_failed_run_says_error_as_the_apps_own_trace_does(tmp_path):
 
 def test_a_failure_the_run_went_on_from_is_not_its_outcome_and_the_exit_code_counts():
     failed_then_ok = _log(_exchange(1, 100.1, ASK, status=500, answer=ERROR_500), _exchange(2, 101.0, ASK))
-    trace = merge_recordings([("model.jsonl", failed_then_ok)])
+    trace = merge_recordings([("model.jsonl", failed_then_ok)], app_exit_code=0)
     assert trace.meta.outcome == "ok" and trace.meta.error is None and trace.hops[-1].kind == "app.answer"
-    assert merge_recordings([("model.jsonl", failed_then_ok)], app_exit_code=0).meta.outcome == "ok"
+    assert merge_recordings([("model.jsonl", failed_then_ok)]).meta.outcome == "unknown"  # no exit code: cannot say
     exited = merge_recordings([("model.jsonl", failed_then_ok)], app_exit_code=3)
     assert (exited.meta.outcome, exited.meta.error, exited.meta.error_zh) == (
         "error", "the app exited with code 3", "应用以退出码 3 结束"
@@ -566,7 +572,7 @@ def test_a_jsonrpc_error_the_model_never_answered_after_is_the_outcome():
     only_the_decision = _log(_exchange(1, 100.1, ASK, answer=DECISION))
     trace = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", only_the_decision)])
     assert trace.meta.error == "the MCP server answered with error -32603: boom" and trace.meta.outcome == "error"
-    answered = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", _model_log({"city": "北京"}))])
+    answered = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", _model_log({"city": "北京"}))], app_exit_code=0)
     assert answered.meta.outcome == "ok"  # the error went back to the model, which answered
     received = next(h for h in answered.hops if h.kind == "tool.result")
     assert received.direction == "error" and received.payload["error"] == {"code": -32603, "message": "boom"}
@@ -575,7 +581,7 @@ def test_a_jsonrpc_error_the_model_never_answered_after_is_the_outcome():
 
 def test_an_empty_answer_is_shown_as_the_app_shows_one():
     empty = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": ""}}]}
-    trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, ASK, answer=empty)))])
+    trace = merge_recordings([("model.jsonl", _log(_exchange(1, 100.1, ASK, answer=empty)))], app_exit_code=0)
     shown = trace.hops[-1]
     assert (shown.kind, shown.payload, trace.meta.answer) == ("app.answer", {"content": ""}, "")
     assert shown.summary == "(the model returned an empty answer) (inferred)"
@@ -591,7 +597,9 @@ def test_a_stream_cut_short_is_a_failed_run_not_an_answer():
         json.loads(line) for line in _log(_exchange(1, 100.1, {**ASK, "stream": True}, chunks=chunks)).splitlines()
     ]
     lines.insert(-1, {"exchange": 1, "event": "chunk", "timestamp": 100.14, "data_too_large": {"bytes": 2_000_000}})
-    unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line, ensure_ascii=False) for line in lines))])
+    unseen = merge_recordings(
+        [("model.jsonl", "\n".join(json.dumps(line, ensure_ascii=False) for line in lines))], app_exit_code=0
+    )
     assert unseen.meta.outcome == "ok"  # its finish_reason may be in the event the proxy could not keep
     assert "1 event too large to keep" in str(next(h for h in unseen.hops if h.kind == "llm.assembled").inferred)
 
@@ -606,7 +614,7 @@ def test_sdk_retries_are_retries_of_one_call_in_its_round():
         _exchange(3, 101.5, ASK, answer=DECISION, retry=2),
         _exchange(4, 102.0, backfill, retry=0),
     )
-    trace = merge_recordings([("model.jsonl", log)])
+    trace = merge_recordings([("model.jsonl", log)], app_exit_code=0)
     asked = [(h.round, h.step, h.summary) for h in trace.hops if h.kind == "llm.request"]
     assert [(r, s) for r, s, _ in asked] == [(1, 3), (1, 3), (1, 3), (2, 8)]
     again = [s.endswith(f"retry {n} of the same call") for n, (_, _, s) in enumerate(asked)]
@@ -615,7 +623,9 @@ def test_sdk_retries_are_retries_of_one_call_in_its_round():
     assert next(h for h in trace.hops if h.kind == "app.answer").round == 2
     # Without the header (another SDK): the same body again after a failed attempt is a retry too.
     bare = _log(_exchange(1, 100.1, ASK, status=500, answer=ERROR_500), _exchange(2, 100.6, ASK))
-    assert [h.round for h in merge_recordings([("model.jsonl", bare)]).hops if h.kind == "llm.request"] == [1, 1]
+    assert [
+        h.round for h in merge_recordings([("model.jsonl", bare)], app_exit_code=0).hops if h.kind == "llm.request"
+    ] == [1, 1]
 
 
 def test_a_tool_message_sent_as_text_parts_keeps_its_parts():
@@ -703,7 +713,7 @@ def test_a_response_frame_with_a_null_id_loads():
         "message": {"jsonrpc": "2.0", "id": None, "result": {}},
     }
     mcp = _mcp_log("get_weather", {"city": "北京"}) + "\n" + json.dumps(null)
-    trace = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", _model_log({"city": "北京"}))])
+    trace = merge_recordings([("mcp.jsonl", mcp), ("model.jsonl", _model_log({"city": "北京"}))], app_exit_code=0)
     nulls = [h for h in trace.hops if h.kind == "mcp.response" and h.jsonrpc_id is None]
     assert len(nulls) == 1 and trace.meta.outcome == "ok"
     assert load_trace_text(trace.to_json()).hops[nulls[0].seq - 1].payload["id"] is None
@@ -768,7 +778,7 @@ def test_an_answer_the_app_cannot_read_is_a_failed_run_and_one_too_large_to_reco
     body = next(line for line in lines if line.get("event") == "body")
     del body["body"]
     body["body_too_large"] = {"bytes": 2_000_000, "limit_bytes": 1_048_576, "start": "{"}
-    unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line) for line in lines))])
+    unseen = merge_recordings([("model.jsonl", "\n".join(json.dumps(line) for line in lines))], app_exit_code=0)
     assert unseen.meta.outcome == "ok"  # the proxy could not keep it; the app may well have read it
 
 

@@ -171,7 +171,7 @@ def test_a_recorded_hop_is_the_hop_validation_would_build():
     assert (hop.step, hop.phase) == (7, "execute")
 
 
-OPTIONAL_HOP_FIELDS = ("clipped", "scripted", "progress_of", "inferred")
+OPTIONAL_HOP_FIELDS = ("clipped", "scripted", "progress_of", "inferred", "session")
 
 
 # --- the Step table -------------------------------------------------------------------------------------------

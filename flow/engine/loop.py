@@ -643,6 +643,13 @@ async def _record_server_tools(rec: Recorder, *, asks: bool = False) -> None:
     rec.add(hops.tools_built(await builtin.demo_tool_listing(asks=asks), built))
 
 
+def _check_choice(choice: str, offered: list[str]) -> None:
+    """A tool_choice that names a function the request does not offer (a server that lists no tools) is refused
+    before it is sent: providers answer it with HTTP 400, and the run says why in its own words."""
+    if choice not in ("auto", "none", "required") and choice not in offered:
+        raise FlowAbort("tool_choice_unoffered", name=choice, tools=", ".join(offered))
+
+
 async def _loop(
     question: str, tools: _Tools, rec: Recorder, options: RunOptions, config: ModelConfig, transport: Any
 ) -> str:
@@ -658,6 +665,7 @@ async def _loop(
     else:
         conversation.items.append(question)
     told: set[str] = set()
+    _check_choice(options.tool_choice, [spec.name for spec in setup.tools])
     async with model:
         # max_rounds tool rounds, then one more request for the answer that uses their results.
         for round_no in range(1, options.max_rounds + 2):

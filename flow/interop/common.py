@@ -144,6 +144,7 @@ class Hops:
 
     name: str
     hops: list[Hop] = field(default_factory=list)
+    session: int | None = None  # the MCP session the next frames crossed in, when a recording holds several
 
     def add(
         self,
@@ -161,6 +162,11 @@ class Hops:
         if draft.progress_of is not None:  # the request a progress notification reports on, when known
             extra["progress_of"] = draft.progress_of
         summary = draft.summary
+        if draft.session is not None:  # a hop placed again (a merge): its line says its session already
+            extra["session"] = draft.session
+        elif self.session is not None:
+            extra["session"] = self.session
+            summary = f"session {self.session} · {summary}"
         if inferred:
             extra["inferred"] = inferred
             summary = f"{summary} (inferred)"

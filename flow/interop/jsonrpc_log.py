@@ -77,6 +77,7 @@ class _Line:
     time_s: float | None
     frame: dict[str, Any]
     problem: dict[str, Any] | None = None  # a line a proxy relayed but could not record as a frame: what it noted
+    session: int | None = None  # the MCP session it crossed in, as a proxy-http numbers them
 
 
 @dataclass
@@ -102,15 +103,22 @@ def _log_lines(text: str, name: str, proxied: _Proxied) -> list[_Line]:
         if isinstance(entry, dict) and _proxy_line(entry, lineno, where, proxied, lines):
             continue
         message, sender, time_s = _message(entry, where)
+        session = _session(entry)
         for frame in message if isinstance(message, list) else [message]:  # a JSON-RPC batch is several frames
             if not isinstance(frame, dict) or not any(k in frame for k in ("method", "result", "error")):
                 raise TraceError(f"{where}: not a JSON-RPC message (no method, result or error)")
             _rpc_key(frame.get("id"), "id", where)
             _rpc_key(frame.get("method"), "method", where)
-            lines.append(_Line(lineno, sender, time_s, frame))
+            lines.append(_Line(lineno, sender, time_s, frame, session=session))
     if not lines:
         raise NothingRecorded(name)
     return lines
+
+
+def _session(entry: Any) -> int | None:
+    """The session number a proxy-http wrote on a frame's line (`flow.proxy.http.McpRecording`), if a sound one."""
+    value = entry.get("session") if isinstance(entry, dict) else None
+    return value if type(value) is int and 0 < value <= MAX_COUNT else None
 
 
 def _proxy_line(entry: dict[str, Any], lineno: int, where: str, proxied: _Proxied, lines: list[_Line]) -> bool:
@@ -125,7 +133,7 @@ def _proxy_line(entry: dict[str, Any], lineno: int, where: str, proxied: _Proxie
     elif (noted := next((key for key in _PROBLEMS if isinstance(entry.get(key), dict)), None)) is not None:
         sender = _DIRECTIONS.get(str(entry.get("direction")).lower())
         time_s = _timestamp(entry.get("timestamp"), where)
-        lines.append(_Line(lineno, sender, time_s, {}, {"noted": noted, **entry[noted]}))
+        lines.append(_Line(lineno, sender, time_s, {}, {"noted": noted, **entry[noted]}, _session(entry)))
     else:
         return False
     return True
@@ -236,9 +244,13 @@ class _LogImport:
     """A log's lines read in order: the hops so far, the requests still open (by the side that sent them, "client"
     or "server", and their id), the tool round, what the log says of its server, and what it leaves out."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, sessions: int = 0) -> None:
         self.out = Hops(name)
         self.pairing = Pairing()
+        # Each session its own requests and ids (every inspector session's initialize is id 0): paired apart, and
+        # each frame says its session when there are several
+        self.pairings: dict[int | None, Pairing] = {None: self.pairing}
+        self.sessions = sessions
         self.tool_round = 0
         self.server: dict[str, Any] = {
             "name": "mcp-server",
@@ -249,6 +261,9 @@ class _LogImport:
         self.unmapped: list[str] = []
 
     def read(self, line: _Line, t_ms: float) -> None:
+        self.pairing = self.pairings.setdefault(line.session, Pairing())
+        if self.sessions > 1:
+            self.out.session = line.session
         if line.problem is not None:
             _noted(self.out, line, self.pairing, t_ms)
         elif line.frame.get("method") is not None:
@@ -342,14 +357,17 @@ def import_jsonrpc_log(text: str, *, name: str) -> Trace:
     lines = _log_lines(text, name, proxied)
     times = [line.time_s for line in lines if line.time_s is not None]
     t0 = times[0] if times else 0.0
-    job = _LogImport(name)
+    sessions = {line.session for line in lines if line.session is not None}
+    job = _LogImport(name, sessions=len(sessions))
     t_ms = 0.0
     for line in lines:
         t_ms = (line.time_s - t0) * 1000 if line.time_s is not None else t_ms
         job.read(line, t_ms)
     unmapped = job.unmapped
-    for req in job.pairing.unanswered:
+    for req in (r for pairing in job.pairings.values() for r in pairing.unanswered):
         unmapped.append(f"line {req.seq}: {req.method} got no response in the log")
+    if len(sessions) > 1:
+        unmapped.append(f"{len(sessions)} MCP sessions crossed the proxy: each frame says which (session 1, 2, ...)")
     if not times:
         unmapped.append("no timestamps: every hop is placed at 0 ms")
     unmapped.append("a JSON-RPC log holds only MCP frames: no question, model calls or answer")

@@ -68,6 +68,11 @@ MODEL_TRANSPORT = "model-http"  # the header's transport in a recording of `prox
 
 Recording = tuple[str, str]  # a file's name and its text
 
+UNSEEN_END = (
+    "no exit code (a plain merge): whether the app showed the user the answer, or crashed first, is not recorded, "
+    "so the trace draws no answer to the user and its outcome is unknown; `record` gives the exit code"
+)
+
 
 def recording_kind(text: str) -> str:
     """ "model" for a recording of the model proxy, else "mcp" (an MCP proxy's, or any JSON-RPC log)."""
@@ -650,10 +655,11 @@ class _Merge:
         return failure
 
     def trace_hops(
-        self, events: list[_Event], listed: list[JsonObject], *, failed: bool, names: str
+        self, events: list[_Event], listed: list[JsonObject], *, failed: bool, exited: bool, names: str
     ) -> tuple[Hops, float, int]:
         """The events as hops, with the app's hops only inferred: the question, the forward translation beside the
-        first request that sent functions, and the answer unless the wire shows the run failing; the last time, and
+        first request that sent functions, and the answer unless the wire shows the run failing or the app's exit is
+        not known (a plain merge cannot tell an app that showed it from one that crashed first); the last time, and
         the last round."""
         out = Hops(self.name)
         if self.question is not None:
@@ -669,7 +675,7 @@ class _Merge:
                 self.add_reported(out, event, *event.reports)
         t_last = max((e.t_ms for e in events), default=0.0)
         rounds = max((e.rnd for e in events if e.draft.kind == "llm.request"), default=0)
-        if self.answer is not None and not failed:
+        if self.answer is not None and not failed and exited:
             shown = hops.answer(self.answer, empty_line=EMPTY_ANSWER["en"])
             said = "the model's final answer; what the app showed the user is not recorded"
             out.add(shown, t_start_ms=t_last, t_end_ms=t_last, rnd=rounds, inferred=said)
@@ -886,7 +892,8 @@ def merge_recordings(
     failure = job.exited(app_exit_code, failure)
     names = ", ".join(n for n, _ in recordings)
     listed = _listed_tools(imported.hops if imported else [])
-    out, t_last, rounds = job.trace_hops(events, listed, failed=failed_at is not None, names=names)
+    exited = app_exit_code is not None
+    out, t_last, rounds = job.trace_hops(events, listed, failed=failed_at is not None, exited=exited, names=names)
     if failure is not None:
         word, en, zh = failure
         seen = "the failure the wire shows" if failed_at is not None else "the app's exit code"
@@ -895,6 +902,8 @@ def merge_recordings(
         rnd = failed_at.rnd if failed_at is not None else rounds
         out.add(failed, t_start_ms=t_last, t_end_ms=t_last, rnd=rnd, inferred=said)
     unmapped += _merge_notes(job, paired=imported is not None)
+    if failure is None and not exited:
+        unmapped.append(UNSEEN_END)
     server = imported.meta.server if imported else None
     if job.hosted:  # the server by the label the request gave it (its reports name it so), and its frames' facts
         named = job.hosted[0]
@@ -907,7 +916,7 @@ def merge_recordings(
         settings=imported.meta.settings if imported else {},
         started_at=dt.datetime.fromtimestamp(t0, dt.timezone.utc).isoformat() if starts else "",
         answer=job.answer,
-        outcome="error" if failure is not None else "ok",
+        outcome="error" if failure is not None else "ok" if exited else "unknown",
         error=failure[1] if failure is not None else None,
         error_zh=failure[2] if failure is not None else None,
         imported=ImportInfo(format="proxy-jsonl", file=names, unmapped=unmapped),

@@ -384,17 +384,40 @@ class ModelRecording:
 
 class McpRecording:
     """An MCP server's frames over Streamable HTTP, in the JSON-RPC log shape the stdio proxy writes: each POSTed
-    frame, each frame of a JSON answer or an event stream; no header, so no session id or token."""
+    frame, each frame of a JSON answer or an event stream; no header, so no session id or token. Several sessions
+    through one proxy (an inspector opens three) are told apart by a number per `Mcp-Session-Id`, in the order they
+    began, on each frame's line: the id itself, a credential of the session, is never written."""
 
     def __init__(self, log: ProxyLog) -> None:
         self.log = log
         self._json: set[int] = set()  # exchanges whose answer is one JSON body
+        self._sessions: dict[str, int] = {}  # each Mcp-Session-Id seen, by its number
+        self._session_of: dict[int, int] = {}  # an exchange's session, while it lasts
+        # a request that named no session (an initialize): written when its answer names the session it began
+        self._waiting: dict[int, tuple[bytes, int, float]] = {}
+
+    def _number(self, session_id: str) -> int:
+        return self._sessions.setdefault(session_id, len(self._sessions) + 1)
 
     def request(self, n: int, request: Request, sent: list[tuple[str, str]], body: bytes, size: int, t: float) -> None:
+        session_id = request.headers.get("mcp-session-id")
+        if session_id:
+            self._session_of[n] = self._number(session_id)
         if frame := body.strip():
-            self.log.frame("client_to_server", frame, len(frame) + size - len(body), t)
+            if session_id:
+                self.log.frame("client_to_server", frame, len(frame) + size - len(body), t, session=self._session_of[n])
+            else:
+                self._waiting[n] = (frame, len(frame) + size - len(body), t)
+
+    def _write_waiting(self, n: int) -> None:
+        if (waiting := self._waiting.pop(n, None)) is not None:
+            self.log.frame("client_to_server", *waiting, session=self._session_of.get(n))
 
     def response(self, n: int, status: int, headers: list[tuple[str, str]], stream: bool, t: float) -> None:
+        named = next((v for k, v in headers if k.lower() == "mcp-session-id"), "")
+        if named and n not in self._session_of:
+            self._session_of[n] = self._number(named)
+        self._write_waiting(n)
         if status >= 400:  # what the transport says, not a frame: noted for the import to list
             self.log.entry({"note": f"HTTP {status} from the server", "status": status, "timestamp": t})
         elif not stream and any(k.lower() == "content-type" and "json" in v for k, v in headers):
@@ -402,14 +425,16 @@ class McpRecording:
 
     def event(self, n: int, data: bytes, size: int, t: float) -> None:
         if data.strip():
-            self.log.frame("server_to_client", data.strip(), size, t)
+            self.log.frame("server_to_client", data.strip(), size, t, session=self._session_of.get(n))
 
     def body(self, n: int, data: bytes, size: int, t: float) -> None:
         if n in self._json and data.strip():
-            self.log.frame("server_to_client", data.strip(), size, t)
+            self.log.frame("server_to_client", data.strip(), size, t, session=self._session_of.get(n))
         self._json.discard(n)
 
     def end(self, n: int, t: float, error: str | None) -> None:
+        self._write_waiting(n)  # no answer came
+        self._session_of.pop(n, None)
         if error:
             self.log.note(error, t)
 

@@ -104,14 +104,15 @@ class ProxyLog:
         """What to say when the recording went to the next free name, not the one asked for (`create_recording`)."""
         return None if self.path == self.asked else f"{self.asked} is there already: recording to {self.path}"
 
-    def frame(self, direction: Sender, data: bytes, size: int, t: float) -> None:
-        """One line that crossed (at most `max_frame_bytes + 1` of it, `size` its whole length); never blocks."""
+    def frame(self, direction: Sender, data: bytes, size: int, t: float, *, session: int | None = None) -> None:
+        """One line that crossed (at most `max_frame_bytes + 1` of it, `size` its whole length), and the number of the
+        MCP session it belongs to when a transport tells sessions apart; never blocks."""
         with self._lock:
             if self._queued + len(data) > MAX_QUEUED_BYTES:
                 self.counts["dropped"] += 1
                 return
             self._queued += len(data)
-        self._queue.put(("frame", direction, data, size, t))
+        self._queue.put(("frame", direction, data, size, t, session))
 
     def add_secrets(self, values: list[str]) -> None:
         """More values never to write (a key a client sent): from now on, scrubbed from every line."""
@@ -143,10 +144,11 @@ class ProxyLog:
         while (item := self._queue.get()) is not None:
             try:
                 if item[0] == "frame":
-                    _, direction, data, size, t = item
+                    _, direction, data, size, t, session = item
                     with self._lock:
                         self._queued -= len(data)
-                    self._write(self._frame_entry(direction, data, size, t))
+                    entry = self._frame_entry(direction, data, size, t)
+                    self._write({**entry, "session": session} if session is not None else entry)
                 else:
                     self._write(item[1])
             except Exception as exc:  # a disk that fills up must not stop the relay: recording stops instead

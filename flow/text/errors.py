@@ -84,6 +84,7 @@ ErrorCode = Literal[
     "max_rounds",
     "too_many_calls",
     "too_many_reported",
+    "tool_choice_unoffered",
     "input_rounds",
     "ping_modern",
     "unexpected",
@@ -544,6 +545,18 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "stopped: the provider reported {count} MCP exchanges in one answer, more than the {limit} the app reads; "
         "the answer is kept as it came, unread",
         "已停止：服务商在一个回答里报告了 {count} 次 MCP 往来，超过应用最多读取的 {limit} 次；回答原样保留，没有逐项读取",
+    ),
+    "tool_choice_unoffered": (
+        lambda name, tools: (
+            f"stopped before asking the model: --tool-choice names {name}, but the request would offer "
+            + (f"only {tools}" if tools else "no tools at all (the server listed none)")
+            + "; providers refuse such a request (HTTP 400), so it was not sent"
+        ),
+        lambda name, tools: (
+            f"在询问模型之前停止：--tool-choice 指定了 {name}，但请求里"
+            + (f"只提供了 {tools}" if tools else "一个工具也没有（服务器没有列出任何工具）")
+            + "；服务商会拒绝这样的请求（HTTP 400），所以没有发送"
+        ),
     ),
     "input_rounds": (
         "stopped: the server still asked for input after {rounds} rounds of {tool} (2026-07-28 input-required "

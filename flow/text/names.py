@@ -117,6 +117,7 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "n_functions": {"en": "{n} local functions:", "zh": "{n} 个本地函数："},
     "scripted": {"en": "scripted · ", "zh": "脚本 · "},
     "inferred": {"en": "(inferred)", "zh": "（推断）"},
+    "session": {"en": "(MCP session {n})", "zh": "（MCP 会话 {n}）"},
     "reported": {"en": "(reported by the provider)", "zh": "（服务商报告）"},
     "reported_mismatch": {"en": "≠ observed: {what}", "zh": "与观测不符：{what}"},
     "request": {"en": "{m} message(s) + {t} tool(s)", "zh": "{m} 条消息 + {t} 个工具"},

@@ -102,6 +102,11 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "服务商的报告与观测到的帧不符：{what}{at}",
         "en": "the provider's report differs from the frame seen: {what}{at}",
     },
+    "unread_report": {
+        "zh": "服务商用本工具读不懂的形式报告了它的工具调用（{types}），所以这里数不出调用了什么{at}",
+        "en": "the provider reported its tool use in a form this tool does not read ({types}), so what it called "
+        "is not counted here{at}",
+    },
     # the server asks back
     "asked_user": {"zh": "服务器向用户提问{at}", "en": "the server asked the user{at}"},
     "user_accept": {"zh": "用户回答了 {values}{at}", "en": "the user answered {values}{at}"},
@@ -138,5 +143,10 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
     "stopped": {"zh": "运行中止{at}：{error}", "en": "the run stopped{at}: {error}"},
     "stopped_prefix": {"zh": "已停止：", "en": "stopped: "},  # how the round limit's error line begins
     "no_answer": {"zh": "记录里没有交给用户的回答{at}", "en": "no answer to the user is recorded{at}"},
+    "unknown_end": {
+        "zh": "模型的最后一个回复已返回{at}；应用有没有把回答展示给用户、最后是否正常结束，记录里没有（没有退出码）",
+        "en": "the model's last reply came back{at}; whether the app showed the user an answer, and how it ended, "
+        "is not recorded (no exit code)",
+    },
     "empty_trace": {"zh": "这份记录里没有任何一跳", "en": "this trace holds no hops"},
 }

@@ -54,6 +54,7 @@ _OPTIONAL_FIELDS = (
     "scripted",
     "progress_of",
     "inferred",
+    "session",
 )  # absent unless set: a file holds them only where they apply
 _HOP_FIELDS = frozenset(Hop.model_fields).difference(_OPTIONAL_FIELDS)  # a set copies a frozenset faster than a tuple
 
@@ -110,6 +111,7 @@ def new_hop(
             "scripted": None,
             "progress_of": None,
             "inferred": None,
+            "session": None,
             **(extra or {}),
         },
     )

@@ -73,6 +73,7 @@ class Draft(Generic[P]):
     usage: Usage | None = None
     progress_of: int | str | None = None  # the request a progress notification reports on
     phase: Phase | None = None  # the step's phase unless said
+    session: int | None = None  # the MCP session a frame crossed in, when a recording holds several
 
 
 def _names(tools: Sequence[Any], *, nested: bool = False) -> str:
@@ -268,6 +269,7 @@ def recorded(hop: Hop, *, tool_call_id: str | None = None) -> Draft[Payload]:
         usage=hop.usage,
         progress_of=hop.progress_of,
         phase=hop.phase,
+        session=hop.session,
     )
 
 

@@ -184,6 +184,9 @@ class Hop(BaseModel):
     progress_of: int | str | None = Field(default=None, exclude_if=_absent)  # the request a progress notice is about
     # A hop a merge of the proxies' recordings inferred (it crossed no wire they saw): what was guessed, and how.
     inferred: str | None = Field(default=None, exclude_if=_absent)
+    # The MCP session a frame crossed in, numbered from 1 in the order they began, when a recording holds several
+    # (an inspector opens three through one proxy-http); never the session's id, a credential of the session.
+    session: Count | None = Field(default=None, exclude_if=_absent)
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -219,7 +222,7 @@ class TraceMeta(BaseModel):
     server: dict[str, Any] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     started_at: str = ""
-    outcome: Literal["ok", "error"] = "ok"
+    outcome: Literal["ok", "error", "unknown"] = "ok"  # unknown: a recording that cannot say (no exit code)
     answer: str | None = None
     error: str | None = None
     error_zh: str | None = None  # the same line in Chinese, for the app

@@ -309,6 +309,8 @@ def label_lines(hop: Hop, width: int = 32, *, lang: Lang = "en", rounds: Rounds 
     lines = lines or [clip(_unsaid(hop, lang), width)]
     more = round_line(hop, rounds, lang) if rounds is not None else []
     lines += [clip(line, width) for line in more or _again(hop, lang)]
+    if hop.session is not None:  # one of several MCP sessions a recording holds: which, on its arrow
+        lines.append(_w("session", lang, n=hop.session))
     mark = _w("inferred", lang)
     # A hop a merge inferred says so on its arrow, once (an English summary may say it already).
     return lines + [mark] if hop.inferred and not lines[-1].endswith(mark) else lines

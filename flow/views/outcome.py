@@ -25,7 +25,7 @@ from flow.wire.hosted import arguments_value
 from flow.wire.reading import Readings, offer_of, read_trace
 from flow.wire.recorded import api_of_request, api_of_trace
 
-Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer"]
+Verdict = Literal["clean", "answered_after_problem", "stopped", "no_answer", "unknown"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
 SHOWN_CALLS = 3  # a reply with more calls is written as the first ones "and N more"
 KEPT_ASKING = 3  # this many replies with tool_calls and no failure are one clause
@@ -201,6 +201,9 @@ def _ending(trace: Trace, read: Readings, failed_last: bool, decided: bool) -> C
         }
         return Clause("stopped", (stop.seq,), problem=True, values=(("error", error),))
     answer = read.answer
+    if answer is None and meta.outcome == "unknown":  # a recording that cannot say what the app did at the end
+        last = next((ex.reply for ex in reversed(read.model) if ex.reply is not None), None)
+        return Clause("unknown_end", (last.seq if last is not None else hops[-1].seq,))
     if answer is None:
         return Clause("no_answer", (hops[-1].seq,), problem=True)
     reply = next((ex.reply for ex in reversed(read.model) if ex.reply and ex.reply.seq < answer.seq), None)
@@ -264,10 +267,22 @@ def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
         if p.get("mismatch"):
             what = ", ".join(str(m) for m in as_list(p.get("mismatch")))
             told.append((hop.seq, Clause("hosted_mismatch", (hop.seq,), True, (("what", what),))))
+    told += _unread(read)
     out = [clause for _, clause in sorted(told, key=lambda pair: pair[0])]
-    decided = any(c.key in ("hosted_called", "hosted_asked") for c in out)
+    decided = any(c.key in ("hosted_called", "hosted_asked", "unread_report") for c in out)
     out.append(_ending(trace, read, failed, decided))
     return out
+
+
+def _unread(read: Readings) -> list[tuple[int, Clause]]:
+    """Each reply that tells of tools or MCP in a form nothing here reads (a gateway's own item types): said so, at
+    the reply, rather than counted as no call."""
+    told: list[tuple[int, Clause]] = []
+    for ex in read.model:
+        if ex.unread and ex.reply is not None:
+            said = Clause("unread_report", (ex.reply.seq,), values=(("types", ", ".join(ex.unread)),))
+            told.append((ex.reply.seq, said))
+    return told
 
 
 def _clauses(trace: Trace) -> list[Clause]:
@@ -289,7 +304,9 @@ def _clauses(trace: Trace) -> list[Clause]:
             following = decisions[i + 1].seq if i + 1 < len(decisions) else trace.hops[-1].seq + 1
             out += said[:1] + _asked_clauses(trace, d.seq, following) + said[1:]  # asked while the calls ran
             failed = any(f.fate in _PROBLEMS for f in fs)
-    out.append(_ending(trace, read, failed, bool(decisions)))
+    unread = [clause for _, clause in _unread(read)]
+    out += unread
+    out.append(_ending(trace, read, failed, bool(decisions or unread)))
     return out
 
 
@@ -357,5 +374,7 @@ def run_outcome(trace: Trace) -> Outcome:
     verdict: Verdict = "answered_after_problem" if problem else "clean"
     if end in ("stopped", "no_answer"):
         verdict = "stopped" if end == "stopped" else "no_answer"
+    elif end == "unknown_end":
+        verdict = "unknown"
     seq = pointed.seqs[0] if pointed is not None else trace.hops[0].seq
     return Outcome(verdict, seq, {lang: _line(clauses, lang) for lang in LANGS}, tuple(clauses))

@@ -51,6 +51,7 @@ from flow.views.labels import (
     trace_lifelines,
 )
 from flow.wire.facts import ERROR_KEYS, picked
+from flow.wire.reading import model_exchanges
 from flow.wire.recorded import api_of_body, api_of_request
 
 if TYPE_CHECKING:
@@ -200,8 +201,11 @@ def _tool_calls_figure(trace: Trace) -> str:
     the provider reports its MCP client made, counted from the hops (a trace recorded before the provider's calls
     were counted stores 0), and says so; with no model at all (`mcp-flow call`), the tools/call requests sent."""
     if trace.meta.mode == "hosted":
-        return f"tool calls {tool_calls(trace.hops)} (reported by the provider)"
+        reported = tool_calls(trace.hops)
+        return _unread_figure(trace) if not reported else f"tool calls {reported} (reported by the provider)"
     asked = trace.meta.stats.get("tool_calls", 0)
+    if not asked and (unread := _unread_figure(trace)):
+        return unread
     sent = [
         r
         for r in of_kind(trace.hops, McpRequest)
@@ -210,6 +214,15 @@ def _tool_calls_figure(trace: Trace) -> str:
     if not asked and sent and not trace.meta.stats.get("model_calls"):  # `call`: the app called a tool, no model asked
         return f"tools/call {len(sent)} (no model)"
     return f"tool calls {asked}"
+
+
+def _unread_figure(trace: Trace) -> str:
+    """No calls counted, because the provider reported its tool use in a form not read (a gateway's own item types):
+    the figure says so, never 0; empty when nothing such was reported (hosted: the provider's 0 as ever)."""
+    unread = {kind: None for ex in model_exchanges(trace.hops) for kind in ex.unread}
+    if unread:
+        return f"tool calls unknown (the provider reported them in a form this tool does not read: {', '.join(unread)})"
+    return "tool calls 0 (reported by the provider)" if trace.meta.mode == "hosted" else ""
 
 
 VIEW_TEXT_CHARS = 20_000

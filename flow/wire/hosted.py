@@ -239,6 +239,13 @@ def _messages_exchanges(content: list[Any]) -> list[Exchange]:
     found: list[Exchange] = []
     for block in content:
         block = as_dict(block)
+        if (
+            block.get("type") == "mcp_tool_listing"
+        ):  # the tools the provider's client fetched (`BetaMCPToolListingBlock`)
+            names = tuple(str(as_dict(t).get("name")) for t in as_list(block.get("tools")))
+            server = str(block.get("mcp_server_name") or "")
+            found.append(Exchange("tools/list", server, block, block, tools=names))
+            continue
         if block.get("type") != "mcp_tool_use":
             continue
         answer = results.get(block.get("id"))
@@ -267,6 +274,56 @@ def exchanges(body: Any) -> list[Exchange]:
     if is_array(content):
         return _messages_exchanges(content)
     return []
+
+
+READ_REPORTS = frozenset(
+    {"mcp_list_tools", "mcp_call", "mcp_approval_request", "mcp_tool_listing", "mcp_tool_use", "mcp_tool_result"}
+    | {"function_call", "tool_use"}
+)
+
+
+"""The item and block types that tell of a tool or an MCP exchange which this module (or the API's reader) reads."""
+
+
+OTHER_TOOLS = frozenset(
+    {
+        # the providers' own tools, typed by the SDKs: no MCP exchange, and no call the app runs
+        "tool_search_call",
+        "tool_search_output",
+        "additional_tools",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "mcp_approval_response",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "advisor_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+    }
+)
+
+
+"""The types the installed SDKs give a provider's own tools (web search, code execution…): told as they are
+elsewhere, never as an MCP report left unread."""
+
+
+def unread_reports(body: Any) -> tuple[str, ...]:
+    """The types of the items (Responses' `output`) or blocks (Messages' `content`) of a reply that tell of tools or
+    MCP in a form no reader here reads, in order, once each: a gateway's own report (LiteLLM's `mcp_tools_fetched`,
+    `tool_execution_results`), so that a view says so rather than count no call."""
+    body = as_dict(body)
+    parts = body.get("output") if is_array(body.get("output")) else body.get("content")
+    found: dict[str, None] = {}
+    for part in as_list(parts):
+        kind = as_dict(part).get("type")
+        if not isinstance(kind, str) or kind in READ_REPORTS or kind in OTHER_TOOLS:
+            continue
+        if "mcp" in kind.lower() or "tool" in kind.lower():
+            found[kind] = None
+    return tuple(found)
 
 
 # --- as hops, paired with what a recorder saw ---------------------------------------------------------------------

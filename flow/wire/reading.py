@@ -83,6 +83,7 @@ class ModelExchange:
     offer: Offer
     calls: tuple[ToolCall, ...]  # what the reply hands the asker to run
     reported: tuple[hosted.Exchange, ...]  # the MCP exchanges the provider says it made for this reply
+    unread: tuple[str, ...]  # the types of its items that tell of tools in a form nothing here reads
     asks_approval: tuple[hosted.ApprovalRequest, ...]  # calls the provider's client waits for the app to approve
     approves: tuple[tuple[str, bool], ...]  # the request's answers to earlier approval requests: (their id, approve)
     finish: str | None
@@ -155,6 +156,7 @@ def _read(request: Hop, replies: Sequence[Hop]) -> ModelExchange:
         offer=offer_of(payload.get("body"), api),
         calls=tuple(got[0]) if got else (),
         reported=tuple(hosted.exchanges(reply_body)) if reply_body is not None else (),
+        unread=hosted.unread_reports(reply_body),
         asks_approval=hosted.approval_requests(reply_body) if reply_body is not None else (),
         approves=tuple(
             (str(i.get("approval_request_id") or ""), i.get("approve") is True)

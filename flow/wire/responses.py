@@ -228,6 +228,9 @@ class ResponsesStream:
     ended_at: int = 0  # the event that completed it
     items: dict[int, _Item] = field(default_factory=dict[int, _Item])
     call_ids: set[Any] = field(default_factory=set[Any])  # the call_ids of the calls started so far
+    # the hosted MCP items the events finished, by id: a gateway may number every item 0, or leave them out of the
+    # completed response
+    mcp_items: dict[Any, dict[str, Any]] = field(default_factory=dict[Any, dict[str, Any]])
 
     def add(self, event: Any) -> str:
         self.events += 1
@@ -257,6 +260,8 @@ class ResponsesStream:
             return f"event {n}: text += {quoted_label(piece)}"
         if kind == "response.output_item.done" and isinstance(index, int):
             self.items[index] = _Item(as_dict(data.get("item")))
+            if str(self.items[index].item.get("type") or "").startswith("mcp_"):
+                self.mcp_items[self.items[index].item.get("id")] = self.items[index].item
             return f"event {n}: {as_dict(data.get('item')).get('type')} item done"
         if kind in ("response.completed", "response.incomplete"):
             if self.completed is not None:  # two answers: taking either would be a guess
@@ -278,7 +283,7 @@ class ResponsesStream:
         """What the events built: the completed response's output, or the items assembled from their deltas."""
         done = self.completed.get("output") if self.completed is not None else None
         if self.completed is not None and is_array(done):
-            return {"id": self.completed.get("id"), "output": done}
+            return {"id": self.completed.get("id"), "output": [*self._reported_only(done), *done]}
         output: list[dict[str, Any]] = []
         for _, slot in sorted(self.items.items()):
             item = dict(slot.item)
@@ -288,6 +293,12 @@ class ResponsesStream:
                 item["content"] = [{"type": "output_text", "text": "".join(slot.text)[: self.limit]}]
             output.append(item)
         return {"output": output}
+
+    def _reported_only(self, done: list[Any]) -> list[dict[str, Any]]:
+        """The hosted MCP items the events brought that the completed response leaves out (a gateway that lists the
+        tools only inside the stream): the provider's report is what the stream said, in the order it said it."""
+        kept = {as_dict(i).get("id") for i in done}
+        return [item for key, item in self.mcp_items.items() if key not in kept]
 
     def turn(self) -> Turn:
         if self.problem is not None:
