@@ -37,12 +37,15 @@ def _add_proxy_model(sub: Subcommands) -> None:
     pm = add_command(
         sub,
         "proxy-model",
-        what="stand in for an OpenAI-compatible API on 127.0.0.1: forward every request, stream answers through, "
-        "record the bodies (JSONL; never a key)",
+        what="stand in for a model API (Chat Completions, Responses or Anthropic Messages) on 127.0.0.1: forward every "
+        "request, stream answers through, record the bodies (JSONL; never a key)",
         run=_proxy_model,
     )
     pm.add_argument(
-        "--upstream", required=True, metavar="URL", help="the real API's base URL, e.g. https://api.openai.com/v1"
+        "--upstream",
+        required=True,
+        metavar="URL",
+        help="the real API's base URL, e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1",
     )
     _add_http_proxy_options(pm, 8766)
 
