@@ -168,3 +168,30 @@ def test_approve_sampling_from_the_command_line_is_in_the_traces_settings(tmp_pa
     assert proc.returncode == 0, proc.stderr
     settings = load_trace(out).meta.settings
     assert settings["approve_sampling"] is True and settings["sampling_approval"] == "free"
+
+
+def test_with_no_terminal_the_command_line_denies_and_names_the_flag(tmp_path):
+    """A provider (the mock model over HTTP) asked from a pipe: the request is denied, the run goes on, and one
+    line says which flag approves."""
+    import threading
+
+    from flow.backends.mock_http import make_server
+    from flow.trace.files import load_trace
+    from helpers import flow_cli
+
+    server = make_server(0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        out = tmp_path / "run.json"
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        proc = flow_cli(
+            "run", "--asks", "--model", "mock", "--base-url", base, "-q", WORDS, "--out", str(out),
+            env={"OPENAI_API_KEY": "sk-test"}, timeout=60,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert proc.returncode == 0, proc.stderr
+    assert "note: a server's sampling request was denied" in proc.stderr and "--approve-sampling" in proc.stderr
+    trace = load_trace(out)
+    assert trace.meta.settings["sampling_approval"] == "asked" and not _for_server(trace)

@@ -113,7 +113,7 @@ class Answerer(Protocol):
 class GivenAnswers:
     """The answers a run was started with (`--answer field=value`, `--decline`, `--cancel`): each field's value
     typed as the form asks (a number, a yes/no, one of its choices); a form whose required fields were not all given
-    is cancelled, never filled in by guess."""
+    is cancelled, never filled in by guess. A sampling request is denied: nobody is there to approve it."""
 
     values: Mapping[str, str]
     action: Action = "accept"
