@@ -18,6 +18,7 @@ from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions
 from flow.servers.spec import ServerSpec
 from flow.trace.model import Trace
+from flow.views.outcome import run_outcome
 
 WORDS = "用一句话说说北京未来三天的天气"  # forecast_in_words asks the host's model once
 PAID = ModelConfig(backend="openai", model="mock", base_url="http://provider.invalid/v1", api_key="sk-test")
@@ -65,6 +66,9 @@ def test_with_nobody_to_ask_a_paid_request_is_denied_with_the_specs_error_and_th
     [frame] = [h for h in trace.hops if h.kind == "mcp.error" and h.source == "mcp_client"]
     assert frame.payload["error"]["code"] == -1
     assert frame.payload["error"]["message"].startswith("User rejected sampling request")
+    told = run_outcome(trace).text["en"]
+    assert "the host asked the user whether the server's sampling request may go to the model" in told
+    assert "the user denied it, and no model was called" in told
 
 
 def test_the_operator_approves_a_whole_run_and_the_trace_names_it():
