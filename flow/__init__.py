@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from flow.backends.replay import Cursor, replay
     from flow.backends.scripted import SCRIPTED_APIS, ScriptError, Turn, parse_script
-    from flow.engine.host import Answer, Question, field_choices
+    from flow.engine.host import MAX_SAMPLING_TOKENS, Answer, Question, field_choices, form_fields
     from flow.engine.loop import inspect_server
     from flow.engine.model import ModelConfig, check_base_url
     from flow.engine.options import RunOptions, RunResult
@@ -88,7 +88,7 @@ _HOME = {
     **dict.fromkeys(("Cursor", "replay"), "flow.backends.replay"),
     **dict.fromkeys(("SCRIPTED_APIS", "ScriptError", "Turn", "parse_script"), "flow.backends.scripted"),
     "API": "flow.wire",
-    **dict.fromkeys(("Answer", "Question", "field_choices"), "flow.engine.host"),
+    **dict.fromkeys(("MAX_SAMPLING_TOKENS", "Answer", "Question", "field_choices", "form_fields"), "flow.engine.host"),
     "inspect_server": "flow.engine.loop",
     **dict.fromkeys(("ModelConfig", "check_base_url"), "flow.engine.model"),
     **dict.fromkeys(("RunOptions", "RunResult"), "flow.engine.options"),
@@ -196,6 +196,7 @@ __all__ = [
     "KeyChoice",
     "LABEL_SIZE",
     "Lang",
+    "MAX_SAMPLING_TOKENS",
     "MAX_TRACE_BYTES",
     "MOCK_MODELS",
     "ModelConfig",
@@ -238,6 +239,7 @@ __all__ = [
     "field_choices",
     "figures",
     "focus_view",
+    "form_fields",
     "hop_dataframe",
     "hop_rows",
     "hop_table",

@@ -1,17 +1,18 @@
 """The form a person fills when the run's MCP server asks the user (elicitation): the server's message, one widget
-per field of its `requestedSchema`, and Accept / Decline / Cancel. No flow logic here: the answer goes to the run
-through its `PageAnswerer` (flow_ui/live.py)."""
+per field of its `requestedSchema`, and Accept / Decline / Cancel; and the approval of a server's sampling request
+(its messages, editable, the tools it offers, maxTokens), Approve / Deny. No flow logic here: the answer goes to the
+run through its `PageAnswerer` (flow_ui/live.py)."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import streamlit as st
 
-from flow import Lang, field_choices
+from flow import MAX_SAMPLING_TOKENS, Lang, field_choices, form_fields
 from flow_ui.i18n import t
 from flow_ui.live import Asked, LiveRun
 from flow_ui.text import plain
@@ -46,8 +47,10 @@ def field(name: str, prop: Mapping[str, Any], *, required: bool, key: str) -> An
         return st.checkbox(label, value=bool(default), key=key, help=info)
     if kind in ("number", "integer"):
         cast: Callable[[Any], Any] = int if kind == "integer" else float
-        low, high = (cast(prop[n]) if isinstance(prop.get(n), (int, float)) else None for n in ("minimum", "maximum"))
-        value = cast(default) if isinstance(default, (int, float)) else None
+        low, high = (cast(prop[n]) if _number(prop.get(n)) else None for n in ("minimum", "maximum"))
+        value = cast(default) if _number(default) else None
+        if value is not None and ((low is not None and value < low) or (high is not None and value > high)):
+            value = None  # a default outside the field's own range is no default Streamlit can show
         return st.number_input(label, value=value, min_value=low, max_value=high, key=key, help=info, step=cast(1))
     limit = prop.get("maxLength")
     return st.text_input(
@@ -55,8 +58,12 @@ def field(name: str, prop: Mapping[str, Any], *, required: bool, key: str) -> An
         value=str(default) if isinstance(default, str) else "",
         key=key,
         help=info,
-        max_chars=limit if isinstance(limit, int) and limit > 0 else None,
+        max_chars=limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None,
     )
+
+
+def _number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _filled(value: Any) -> bool:
@@ -77,6 +84,9 @@ def _countdown(live: LiveRun, number: int, lang: Lang) -> None:
 def ask_form(live: LiveRun, asked: Asked, lang: Lang) -> None:
     """The question the run waits on, as a form; an answer goes to the run and the page follows it again."""
     question = asked.question
+    if question.sampling is not None:
+        approve_form(live, asked, lang)
+        return
     with st.container(border=True, key="ask_box"):
         message = plain(question.message) or t("ask_no_message", lang)
         st.info(f"**{t('ask_title', lang)}**  \n{message}", icon=":material/help:")
@@ -86,20 +96,14 @@ def ask_form(live: LiveRun, asked: Asked, lang: Lang) -> None:
             if question.mode == "url":
                 st.code(question.url, language=None, wrap_lines=True)
                 st.caption(t("ask_url", lang))
-            else:
-                properties = question.schema.get("properties")
-                required = set(question.schema.get("required") or [])
-                for name, prop in (properties if isinstance(properties, dict) else {}).items():
-                    value = field(
-                        name,
-                        prop if isinstance(prop, dict) else {},
-                        required=name in required,
-                        key=f"ask_{asked.number}_{name}",
-                    )
+            else:  # the host refuses a form outside the spec before asking; a list of none is shown as none
+                fields = form_fields(question.schema)
+                for name, prop, required in fields if not isinstance(fields, str) else []:
+                    value = field(name, prop, required=required, key=f"ask_{asked.number}_{name}")
                     if _filled(value):
                         values[name] = value
-                    elif name in required:
-                        missing.append(str(prop.get("title") or name) if isinstance(prop, dict) else name)
+                    elif required:
+                        missing.append(str(prop.get("title") or name))
             accept, decline, cancel, waits = st.columns([1, 1, 1, 2], vertical_alignment="center")
             pressed: Literal["accept", "decline", "cancel"] | None = None
             if accept.form_submit_button(t("ask_accept", lang), type="primary", key="ask_accept", width="stretch"):
@@ -115,4 +119,50 @@ def ask_form(live: LiveRun, asked: Asked, lang: Lang) -> None:
         st.error(t("ask_missing", lang, fields=plain(", ".join(missing))), icon=":material/error:")
     elif pressed is not None:
         live.answerer.answer(asked.number, pressed, values)
+        st.rerun()
+
+
+def approve_form(live: LiveRun, asked: Asked, lang: Lang) -> None:
+    """A server's sampling request the run waits on: what would go to the model, each text message editable and
+    maxTokens, then Approve (with the edits) or Deny; nothing is sent before."""
+    request = asked.question.sampling
+    assert request is not None
+    texts: list[str] = []
+    with st.container(border=True, key="sampling_box"):
+        st.warning(f"**{t('sampling_title', lang)}**  \n{t('sampling_why', lang)}", icon=":material/toll:")
+        with st.form(key=f"sampling_form_{asked.number}", border=False):
+            if request.system_prompt:
+                st.caption(t("sampling_system", lang))
+                st.code(request.system_prompt, language=None, wrap_lines=True)
+            for n, message in enumerate(request.messages, 1):
+                label = t("sampling_message", lang, n=n, role=message.role)
+                if message.editable:
+                    texts.append(st.text_area(label, message.text, key=f"sampling_{asked.number}_{n}", height=110))
+                else:
+                    st.caption(f"{label} · {t('sampling_fixed', lang)}")
+                    st.code(message.text, language=None, wrap_lines=True)
+                    texts.append(message.text)
+            if request.tools:
+                st.caption(t("sampling_tools", lang, tools=plain(", ".join(request.tools))))
+            tokens = st.number_input(
+                t("sampling_max_tokens", lang),
+                min_value=1,
+                max_value=MAX_SAMPLING_TOKENS,
+                value=min(max(request.max_tokens, 1), MAX_SAMPLING_TOKENS),
+                step=1,
+                key=f"sampling_{asked.number}_max_tokens",
+            )
+            approve, deny, waits = st.columns([1, 1, 2], vertical_alignment="center")
+            pressed: Literal["accept", "decline"] | None = None
+            if approve.form_submit_button(
+                t("sampling_approve", lang), type="primary", key="sampling_approve", width="stretch"
+            ):
+                pressed = "accept"
+            if deny.form_submit_button(t("sampling_deny", lang), key="sampling_deny", width="stretch"):
+                pressed = "decline"
+            with waits:
+                _countdown(live, asked.number, lang)
+        st.caption(t("sampling_actions", lang))
+    if pressed is not None:
+        live.answerer.answer(asked.number, pressed, {"texts": texts, "max_tokens": int(tokens)})
         st.rerun()

@@ -217,6 +217,52 @@ TEXT: dict[str, dict[Lang, str]] = {
         "zh": "服务器请你打开这个地址。本页不会替你打开；“接受”表示你同意去打开。",
         "en": "The server asks you to open this address. This page does not open it; Accept says you agree to.",
     },
+    "sampling_title": {
+        "zh": "MCP 服务器想用你的模型（sampling）",
+        "en": "The MCP server asks to use your model (sampling)",
+    },
+    "sampling_why": {
+        "zh": "这次请求要花你的模型额度，所以先给你看：在你批准之前什么都不会发给模型。MCP 规范要求客户端先告诉用户，"
+        "让人能查看、修改或拒绝每一个 sampling 请求（human in the loop）。",
+        "en": "This request spends your model, so you see it first: nothing goes to the model before you approve. The "
+        "MCP specification wants the client to tell the user first, so that a person can review, edit or deny each "
+        "sampling request (human in the loop).",
+    },
+    "sampling_system": {"zh": "systemPrompt（服务器给的系统提示）", "en": "systemPrompt (the server's system prompt)"},
+    "sampling_message": {"zh": "消息 {n} · {role}", "en": "Message {n} · {role}"},
+    "sampling_fixed": {
+        "zh": "这条消息含工具调用、工具结果或图片，只能看不能改。",
+        "en": "This message holds a tool's use or result, or an image: shown, not editable.",
+    },
+    "sampling_tools": {
+        "zh": "服务器随请求提供给模型的工具（宿主不会运行它们）：{tools}",
+        "en": "Tools the server offers the model with it (the host runs none of them): {tools}",
+    },
+    "sampling_max_tokens": {
+        "zh": "maxTokens（模型最多写多少 token）",
+        "en": "maxTokens (the most the model may write)",
+    },
+    "sampling_approve": {"zh": "批准并发送", "en": "Approve and send"},
+    "sampling_deny": {"zh": "拒绝", "en": "Deny"},
+    "sampling_actions": {
+        "zh": "批准：按上面的内容（含你的修改）发给模型。拒绝：服务器收到 JSON-RPC 错误 -1"
+        "（User rejected sampling request），模型不会被调用。",
+        "en": "Approve sends what is above (with your edits) to the model. Deny answers the server with JSON-RPC error "
+        "-1 (User rejected sampling request); the model is not called.",
+    },
+    "approve_sampling": {"zh": "本次运行批准所有 sampling 请求", "en": "Approve every sampling request of this run"},
+    "approve_sampling_help": {
+        "zh": "服务器的 sampling 请求会花你的模型额度，默认每次都先问你。打开后本次运行不再询问，"
+        "轨迹的设置里会写明是运行者批准的（approve_sampling）。离线模拟模型不花钱，它的请求总是自动批准。",
+        "en": "A server's sampling request spends your model, so by default you are asked each time. On, this run asks "
+        "no more, and the trace's settings say the operator approved (approve_sampling). The offline mock model "
+        "costs nothing: its requests are always approved without asking.",
+    },
+    "sampling_free": {
+        "zh": "离线模拟模型不花钱：服务器的 sampling 请求会自动批准，轨迹设置里的 sampling_approval 会写明这一点。",
+        "en": "The offline mock model costs nothing: the server's sampling requests are approved without asking, "
+        "and the trace's settings say sampling_approval: free.",
+    },
     "ask_accept": {"zh": "接受", "en": "Accept"},
     "ask_decline": {"zh": "拒绝", "en": "Decline"},
     "ask_cancel": {"zh": "取消", "en": "Cancel"},

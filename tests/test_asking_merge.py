@@ -36,7 +36,7 @@ def test_a_sampling_call_is_merged_into_the_conversation_it_came_in(
     proc = flow_cli(
         "record", "--upstream", upstream, "--out", str(merged), "--",
         PY, "-m", "flow", "run", "--model", "mock", "--server", server, "--server-env", "MCP_FLOW_RECORD_DIR",
-        "--host-capability", "sampling", "--era", era, "-q", question, "--out", str(app),
+        "--host-capability", "sampling", "--approve-sampling", "--era", era, "-q", question, "--out", str(app),
         env={"OPENAI_API_KEY": KEY},
         timeout=120,
     )  # fmt: skip

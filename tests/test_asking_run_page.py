@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -171,3 +172,64 @@ def test_in_the_browser_a_form_nobody_answers_goes_away_at_the_timeout_and_the_r
     page.locator("[data-testid='stExpander'] summary").filter(has_text="Done:").click()
     expect(page.locator(".st-key-run_live")).to_contain_text("User → App · no answer within 3 s: cancel")
     context.close()
+
+
+@pytest.fixture()
+def provider() -> Any:
+    """The mock model over HTTP, as a provider the host pays for would answer."""
+    import threading
+
+    from flow.backends.mock_http import make_server
+
+    server = make_server(0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def _sampling(provider: str, *, approve_all: bool = False) -> AppTest:
+    """The Run page asking the sampling question of a provider (the mock over HTTP), run and paused if it asks."""
+    at = _asking(question=ASKING_QUESTIONS["sampling"][0])
+    at.radio(key="backend_en").set_value("provider").run()
+    [preset] = [s for s in at.selectbox if s.key and s.key.startswith("preset_")]
+    preset.set_value(next(p for p in preset.options if "Ollama" in str(p))).run()
+    [url] = [i for i in at.text_input if i.key and i.key.startswith("base_url_")]
+    url.set_value(provider).run()
+    [name] = [i for i in at.text_input if i.key and i.key.startswith("model_")]
+    name.set_value("mock").run()
+    if approve_all:
+        at.toggle(key="approve_sampling_en").set_value(True).run()
+    return _paused(at)
+
+
+def test_a_sampling_request_waits_for_approval_and_the_edit_is_what_the_model_gets(provider):
+    at = _sampling(provider)
+    asked = at.session_state["app"].live.answerer.asked
+    assert asked is not None and asked.question.mode == "sampling", "the run should wait for the approval"
+    assert any("asks to use your model" in w.value for w in at.warning), [w.value for w in at.warning]
+    at.number_input(key="sampling_1_max_tokens").set_value(40)  # sent with the form, when it is submitted
+    at.button(key="sampling_approve").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    answered = _user_hops(trace)[1]
+    assert answered.payload["answered_by"] == "form" and answered.payload["content"] == {"maxTokens": 40}
+    [sent] = [h for h in trace.hops if h.kind == "llm.request" and "for_server" in h.payload]
+    assert sent.payload["body"]["max_tokens"] == 40
+    assert trace.meta.settings["sampling_approval"] == "asked"
+
+
+def test_denied_on_the_page_the_model_is_not_called(provider):
+    at = _sampling(provider)
+    at.button(key="sampling_deny").click().run()
+    assert not at.exception, at.exception
+    trace = _finished(at)
+    assert not [h for h in trace.hops if h.kind == "llm.request" and "for_server" in h.payload]
+    assert any(h.kind == "mcp.error" and h.payload["error"]["code"] == -1 for h in trace.hops)
+
+
+def test_the_pages_switch_approves_the_run_and_the_trace_names_it(provider):
+    at = _sampling(provider, approve_all=True)
+    trace = _finished(at)
+    assert not _user_hops(trace) and trace.meta.settings["approve_sampling"] is True
+    assert trace.meta.settings["sampling_approval"] == "operator"

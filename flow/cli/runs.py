@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from flow.cli.common import MAX_EXCHANGE_S, Subcommands, add_command, error, lines_to, save, say, where
 from flow.cli.server_options import add_probe_options, add_server_access_options, env_pair, server_spec
 from flow.proxy.options import UsageError, check_seconds
-from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, FlowError, sending_line
+from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, SAMPLING_DENIED, FlowError, sending_line
 from flow.trace.files import json_value_problem
 from flow.trace.json_text import read_json_text
+from flow.trace.model import as_dict
 from flow.trace.payloads import ToolResult, is_a, typed
 from flow.views.labels import clip
 from flow.views.outcome import run_outcome
@@ -22,6 +23,7 @@ from flow.views.table import summary_line
 from flow.wire import API
 
 if TYPE_CHECKING:
+    from flow.engine.host import Answerer
     from flow.engine.model import ModelConfig
     from flow.engine.options import HostChoices, RunOptions, RunResult
 
@@ -99,6 +101,13 @@ def _add_host_options(r: argparse.ArgumentParser) -> None:
         "asks you, and with no terminal the form is cancelled",
     )
     r.add_argument("--decline", action="store_true", help="the user declines every form a server sends")
+    r.add_argument(
+        "--approve-sampling",
+        action="store_true",
+        help="approve every sampling request a server sends for the run (they spend your model); without it a "
+        "terminal asks you each time, and with no terminal each is denied (the offline mock model costs nothing "
+        "and is always approved)",
+    )
     r.add_argument("--cancel", action="store_true", help="the user dismisses every form a server sends")
     r.add_argument(
         "--root",
@@ -324,6 +333,7 @@ def _host_choices(args: argparse.Namespace) -> HostChoices:
         "answers": [env_pair(a, "--answer", from_environment=False) for a in args.answer],
         "elicit_action": "decline" if args.decline else "cancel" if args.cancel else "accept",
         "elicit_timeout_s": args.elicit_timeout,
+        "approve_sampling": args.approve_sampling,
         "roots": [_root(d) for d in args.root],
         "listen": args.listen,
         "subscribe": args.subscribe,
@@ -398,6 +408,18 @@ def _observed_run(args: argparse.Namespace, options: RunOptions, model: ModelCon
     return result
 
 
+def _terminal(args: argparse.Namespace, options: RunOptions) -> Answerer | None:
+    """A prompt on the terminal for what a server asks, when there is one: each sampling request, and each form
+    unless --answer, --decline or --cancel gave the answers."""
+    if not options.host_capabilities or not sys.stdin.isatty():
+        return None
+    from flow.cli.asking import TerminalAnswerer
+    from flow.engine.host import GivenAnswers
+
+    given = args.answer or args.decline or args.cancel
+    return TerminalAnswerer(GivenAnswers(dict(options.answers), options.elicit_action) if given else None)
+
+
 def _run(args: argparse.Namespace) -> int:
     from flow.runs import run
 
@@ -406,13 +428,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.record_server is not None:
         result = _observed_run(args, options, model)
     else:
-        answerer = None
-        if options.host_capabilities and not (args.answer or args.decline or args.cancel) and sys.stdin.isatty():
-            from flow.cli.asking import TerminalAnswerer
-
-            answerer = TerminalAnswerer()
-        result = run(args.question, options=options, model=model, answerer=answerer)
+        result = run(args.question, options=options, model=model, answerer=_terminal(args, options))
     to = lines_to(args.out)
+    if any(h.kind == "user.input" and as_dict(h.payload).get("answered_by") == "nobody" for h in result.trace.hops):
+        print(f"note: {SAMPLING_DENIED['en']}", file=sys.stderr)
     if result.ok:
         say(result.answer if result.answer and result.answer.strip() else EMPTY_ANSWER["en"], to)
     else:

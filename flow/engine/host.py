@@ -23,11 +23,13 @@ from typing import Any, Literal, Protocol
 import anyio
 from mcp.client.context import ClientRequestContext
 from mcp_types import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
     CreateMessageRequestParams,
     CreateMessageResult,
     CreateMessageResultWithTools,
     ElicitRequestParams,
+    ElicitRequestURLParams,
     ElicitResult,
     ErrorData,
     ListRootsResult,
@@ -40,7 +42,7 @@ from mcp_types import (
     ToolResultContent,
     ToolUseContent,
 )
-from pydantic import FileUrl
+from pydantic import FileUrl, ValidationError
 
 from flow.capture.recorder import SERVER_ASK, Recorder
 from flow.engine.asking import ask_model
@@ -53,19 +55,45 @@ from flow.wire.base import CallWritten, Conversation, Item, Native, Settings, To
 MAX_SAMPLING_TOKENS = 2048  # the most a server may ask the host's model to write for it
 MAX_SAMPLING_BYTES = 64 * 1024  # the most text a server may send the host's model in one sampling request
 MAX_ASKS = 20  # the most questions (of every kind) a server may ask in one run
+MAX_FIELDS = 64  # the most fields a server's form may ask for
+MAX_CHOICES = 1000  # the most choices one field may offer
+MAX_PAGES = 5  # the most pages one error -32042 may ask the user to visit
 MAX_INPUT_ROUNDS = 10  # 2026-07-28: the most input-required rounds one call may take (the SDK's own default)
+USER_REJECTED = -1  # the spec's error for a sampling request the user denied ("User rejected sampling request")
 
 Action = Literal["accept", "decline", "cancel"]
 
 
 @dataclass(frozen=True)
+class SampledMessage:
+    """One message of a server's sampling request as the person approving it reads it."""
+
+    role: str
+    text: str  # the text the host's model would be sent (a tool's use or result, an image, named)
+    editable: bool  # a message of text alone, which the person may rewrite before it is sent
+
+
+@dataclass(frozen=True)
+class SamplingRequest:
+    """What a server's sampling request would send the host's model, shown before anything is sent."""
+
+    system_prompt: str
+    messages: tuple[SampledMessage, ...]
+    tools: tuple[str, ...]  # the names of the server's tools offered to the model with it
+    max_tokens: int
+
+
+@dataclass(frozen=True)
 class Question:
-    """A server's question to the user, as the host shows it."""
+    """A server's question to the user, as the host shows it; or (mode "sampling") the host's own question to its
+    user: may the server's request go to the model? An accepted answer's content may carry the edits: "texts" (one
+    per message; an editable one rewritten) and "max_tokens"."""
 
     message: str
-    mode: str  # "form" | "url"
+    mode: str  # "form" | "url" | "sampling"
     schema: dict[str, Any]  # form mode: the JSON Schema of the fields asked for
     url: str = ""
+    sampling: SamplingRequest | None = None
 
 
 @dataclass(frozen=True)
@@ -85,12 +113,14 @@ class Answerer(Protocol):
 class GivenAnswers:
     """The answers a run was started with (`--answer field=value`, `--decline`, `--cancel`): each field's value
     typed as the form asks (a number, a yes/no, one of its choices); a form whose required fields were not all given
-    is cancelled, never filled in by guess."""
+    is cancelled, never filled in by guess. A sampling request is denied: nobody is there to approve it."""
 
     values: Mapping[str, str]
     action: Action = "accept"
 
     async def __call__(self, question: Question) -> Answer:
+        if question.mode == "sampling":  # nobody to ask: the safe answer is no (`--approve-sampling` says yes)
+            return Answer("decline", answered_by="nobody")
         if question.mode == "url":  # whether the user goes to the page: `--answer open=yes` or `open=no`
             said = typed_value({"type": "boolean"}, self.values.get("open", ""))
             if self.action != "accept" or said is None:
@@ -102,18 +132,79 @@ class GivenAnswers:
         return Answer("cancel") if missing else Answer("accept", content)
 
 
+def form_fields(schema: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], bool]] | str:
+    """A form's fields as (name, schema, required), or the one line saying why no one can fill it in. The SDK takes
+    any object as a `requestedSchema`; the spec allows a flat object of primitive fields (text, number, yes/no, one
+    or several of a list of choices), and a form outside that is refused, never half-shown or guessed at."""
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    if not isinstance(properties, dict):
+        return "its properties are not an object of fields"
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return "its required is not a list of field names"
+    if len(properties) > MAX_FIELDS:
+        return f"it has {len(properties)} fields; the host shows at most {MAX_FIELDS}"
+    fields: list[tuple[str, dict[str, Any], bool]] = []
+    for name, prop in properties.items():
+        problem = _field_problem(prop)
+        if problem is not None:
+            return f"field {name!r} {problem}"
+        fields.append((name, prop, name in required))
+    return fields
+
+
+def _field_problem(prop: Any) -> str | None:
+    """Why one field of a form is outside what the spec allows, or None."""
+    if not isinstance(prop, dict):
+        return "is not a schema"
+    kind = prop.get("type", "string")
+    if kind not in ("string", "number", "integer", "boolean", "array"):
+        return f"is of type {str(kind)[:40]}; a form holds only text, numbers, yes/no and choices"
+    if kind == "array":
+        items = prop.get("items")
+        if not isinstance(items, dict) or field_choices(items) is None:
+            return "is a list but not of choices"
+        return _choices_problem(items)
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and low > high:
+        return f"asks for a number from {low} to {high}"
+    return _choices_problem(prop)
+
+
+def _choices_problem(prop: Mapping[str, Any]) -> str | None:
+    enum = prop.get("enum")
+    if isinstance(enum, list) and not enum:
+        return "offers no choice"
+    groups = [enum] if isinstance(enum, list) else []
+    groups += [[o.get("const") for o in prop[k] if isinstance(o, dict)] for k in _ONE if isinstance(prop.get(k), list)]
+    for values in groups:
+        if not all(_primitive(v) for v in values):
+            return "offers a choice that is not a text, a number or yes/no"
+        if len(values) > MAX_CHOICES:
+            return f"offers {len(values)} choices; the host shows at most {MAX_CHOICES}"
+    return None
+
+
+def _primitive(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+_ONE = ("oneOf", "anyOf")
+
+
 def form_values(schema: Mapping[str, Any], given: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     """The values of a form from text answers, typed by its schema's fields; and the required fields not given (or
-    given a value the field refuses)."""
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    given a value the field refuses). A form no one can fill in (`form_fields`) has every required field missing."""
+    fields = form_fields(schema)
+    if isinstance(fields, str):
+        return {}, [fields]
     content: dict[str, Any] = {}
     missing: list[str] = []
-    for name, prop in (properties or {}).items():
+    for name, prop, required in fields:
         text = given.get(name)
-        value = None if text is None else typed_value(prop if isinstance(prop, dict) else {}, text)
+        value = None if text is None else typed_value(prop, text)
         if value is None:
-            if name in required:
+            if required:
                 missing.append(name)
             continue
         content[name] = value
@@ -125,12 +216,18 @@ def field_choices(prop: Mapping[str, Any]) -> tuple[list[Any], dict[Any, str]] |
     `enumNames`, `oneOf`/`anyOf` of `const` and `title`); None when the field is free."""
     if isinstance(prop.get("enum"), list):
         values = list(prop["enum"])
+        if not all(_primitive(v) for v in values):  # a choice that cannot be shown or told apart
+            return None
         names = prop.get("enumNames")
         titles = dict(zip(values, names, strict=False)) if isinstance(names, list) else {}
         return values, {v: str(titles.get(v, v)) for v in values}
     for key in ("oneOf", "anyOf"):
         options = prop.get(key)
-        if isinstance(options, list) and options and all(isinstance(o, dict) and "const" in o for o in options):
+        if (
+            isinstance(options, list)
+            and options
+            and all(isinstance(o, dict) and _primitive(o.get("const", [])) for o in options)
+        ):
             return [o["const"] for o in options], {o["const"]: str(o.get("title", o["const"])) for o in options}
     return None
 
@@ -176,6 +273,7 @@ class Host:
     elicit_timeout_s: float
     model: ModelClient | None = None
     modern: bool = False  # 2026-07-28: a question comes as an input request of a result, named by its key
+    approve_sampling: bool = False  # the operator approved every sampling request of the run
     asked: int = 0
     busy_s: float = 0.0  # time spent answering the server (its user's form, its model call), ended answers
     _answering: list[float] = field(default_factory=list[float])  # when each answer under way began
@@ -222,11 +320,11 @@ class Host:
             return None
         return self._refuse(ask, f"the server asked more than {MAX_ASKS} times in one run; no more are answered")
 
-    def _refuse(self, ask: ServerAsk, reason: str) -> ErrorData:
+    def _refuse(self, ask: ServerAsk, reason: str, *, code: int = INVALID_REQUEST) -> ErrorData:
         self.rec.add(
             hops.client_failed({"error": "refused", "asked": ask, "reason": reason}, reason, step=self.rec.step)
         )
-        return ErrorData(code=INVALID_REQUEST, message=reason)
+        return ErrorData(code=code, message=reason)
 
     async def sampling(
         self, context: ClientRequestContext, params: CreateMessageRequestParams
@@ -237,6 +335,10 @@ class Host:
             return refused
         model = self.model
         assert model is not None, "a server asks only during a call, after the run opened its model"
+        approved = await self._approved(ask, params, paid=model.config.backend == "openai")
+        if isinstance(approved, ErrorData):
+            return approved
+        params = approved
         api = model.api
         conversation = Conversation(params.system_prompt or "", [i for m in params.messages for i in _items(m, api)])
         # The server's tools go to the model only for this request (sampling with tools); the host runs none of them.
@@ -262,6 +364,49 @@ class Host:
             model=model.config.model,
             stop_reason="endTurn",
         )
+
+    async def _approved(
+        self, ask: ServerAsk, params: CreateMessageRequestParams, *, paid: bool
+    ) -> CreateMessageRequestParams | ErrorData:
+        """The server's request as it may go to the host's model (maybe edited), or the error that it may not. The
+        spec wants a person able to see and deny each request: a model that costs nothing (mock, scripted,
+        replayed) is sent at once, as is every request of a run whose operator approved them all (the trace's
+        settings say which, `sampling_consent`); otherwise the answerer asks (a `user.input` hop each way), and
+        anything but an approval is the error the spec names (-1, the user rejected the request)."""
+        if not paid or self.approve_sampling:
+            return params
+        shown = sampling_request(params)
+        question = Question(message=_sampling_line(shown), mode="sampling", schema={}, sampling=shown)
+        self.rec.add(
+            hops.user_asked({"asked": ask, "mode": "sampling", "message": question.message, "sampling": _shown(shown)})
+        )
+        answer: Answer | None = None
+        with self.answering(), anyio.move_on_after(self.elicit_timeout_s):
+            answer = await self.answerer(question)
+        answered: UserInputPayload = {"asked": ask, "mode": "sampling"}
+        if answer is None:
+            answered["action"], answered["timed_out"] = "cancel", self.elicit_timeout_s
+        else:
+            answered["action"], answered["answered_by"] = answer.action, answer.answered_by
+        edited = edited_request(params, answer.content) if answer is not None and answer.action == "accept" else None
+        if answer is not None and edited is not None and edited != params:
+            answered["content"] = _edits(params, edited)
+        self.rec.add(hops.user_answered(answered))
+        if answer is None or edited is None:
+            return self._rejected(ask, answer)
+        return self._sampling_refused(ask, edited) or edited  # the person's edits are held to the same bounds
+
+    def _rejected(self, ask: ServerAsk, answer: Answer | None) -> ErrorData:
+        if answer is None:
+            reason = f"User rejected sampling request: no answer within {self.elicit_timeout_s:g} s"
+        elif answer.answered_by == "nobody":
+            reason = "User rejected sampling request: nobody was there to approve it (--approve-sampling approves)"
+        else:
+            reason = "User rejected sampling request"
+        self.rec.add(
+            hops.client_failed({"error": "rejected", "asked": ask, "reason": reason}, reason, step=self.rec.step)
+        )
+        return ErrorData(code=USER_REJECTED, message=reason)
 
     def _with_tools(self, ask: ServerAsk, turn: Turn, model: str) -> CreateMessageResultWithTools | ErrorData:
         """The model's turn as a sampling result that may use the server's tools: its text and its `tool_use`
@@ -298,6 +443,8 @@ class Host:
             return refused
         data = params.model_dump(by_alias=True, exclude_none=True, mode="json")
         mode = str(data.get("mode") or "form")
+        if mode != "url" and isinstance(fields := form_fields(data.get("requestedSchema") or {}), str):
+            return self._refuse(ask, f"the server's form cannot be filled in: {fields}", code=INVALID_PARAMS)
         question = Question(
             message=str(data.get("message") or ""),
             mode=mode,
@@ -326,6 +473,38 @@ class Host:
             return ElicitResult(action="accept", content=answer.content)
         return ElicitResult(action=answer.action)
 
+    async def offer_pages(self, error: ErrorData) -> str:
+        """A tools/call answered with error -32042 (URL elicitation required, 2025-11-25): each page the server wants
+        the user to visit first is offered to the user as a URL-mode question (never opened by the host), recorded a
+        `user.input` hop each way; returns what to tell the model: each address and the user's answer. The host does
+        not retry the call: the model may call the tool again once the user has been there."""
+        data = error.data if isinstance(error.data, dict) else {}
+        named = data.get("elicitations")
+        offered: list[Any] = named if isinstance(named, list) else []
+        told: list[str] = []
+        for raw in offered[:MAX_PAGES]:
+            try:
+                page = ElicitRequestURLParams.model_validate(raw)
+            except ValidationError:
+                told.append("one page the server named is not a URL elicitation (not offered)")
+                continue
+            ask = hops.server_ask("elicitation/create", key=page.elicitation_id)
+            if self._count(ask) is not None:
+                break
+            question = Question(message=page.message, mode="url", schema={}, url=page.url)
+            self.rec.add(hops.user_asked({"asked": ask, "mode": "url", "message": page.message, "url": page.url}))
+            answer: Answer | None = None
+            with self.answering(), anyio.move_on_after(self.elicit_timeout_s):
+                answer = await self.answerer(question)
+            answered: UserInputPayload = {"asked": ask, "action": answer.action if answer else "cancel"}
+            if answer is None:
+                answered["timed_out"] = self.elicit_timeout_s
+            else:
+                answered["answered_by"] = answer.answered_by
+            self.rec.add(hops.user_answered(answered))
+            told.append(f"the user was asked to open {page.url} ({page.message}) and answered {answered['action']}")
+        return "; ".join(told) or "the server named no page to open"
+
     async def list_roots(self, context: ClientRequestContext) -> ListRootsResult | ErrorData:
         refused = self._count(self._ask("roots/list", context))
         if refused is not None:
@@ -336,6 +515,77 @@ class Host:
 
 
 _TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
+
+
+SamplingConsent = Literal["free", "operator", "asked"]
+
+
+def sampling_consent(capabilities: tuple[str, ...], *, approve_sampling: bool, paid: bool) -> dict[str, str]:
+    """How a run's sampling requests are approved, as its trace's settings name it: "free" (the model costs nothing,
+    so none is asked about), "operator" (every request approved for the run: `--approve-sampling`, the Run page's
+    switch), "asked" (a person approves each one); nothing when the host cannot be asked for its model."""
+    if "sampling" not in capabilities:
+        return {}
+    consent: SamplingConsent = "asked" if paid and not approve_sampling else "operator" if paid else "free"
+    return {"sampling_approval": consent}
+
+
+def sampling_request(params: CreateMessageRequestParams) -> SamplingRequest:
+    """A server's sampling request as the person approving it reads it."""
+    return SamplingRequest(
+        system_prompt=params.system_prompt or "",
+        messages=tuple(SampledMessage(m.role, _text(m.content_as_list), _editable(m)) for m in params.messages),
+        tools=tuple(t.name for t in params.tools or []),
+        max_tokens=params.max_tokens,
+    )
+
+
+def edited_request(params: CreateMessageRequestParams, content: Mapping[str, Any]) -> CreateMessageRequestParams:
+    """The request as the person approved it: an editable message's text rewritten ("texts", one per message) and
+    maxTokens changed ("max_tokens", from 1 to the host's bound); anything else in `content` is left as asked."""
+    texts = content.get("texts")
+    messages = list(params.messages)
+    for i, (message, text) in enumerate(zip(messages, texts if isinstance(texts, list) else [], strict=False)):
+        if _editable(message) and isinstance(text, str) and text != _text(message.content_as_list):
+            messages[i] = message.model_copy(update={"content": TextContent(type="text", text=text)})
+    tokens = content.get("max_tokens")
+    if isinstance(tokens, int) and not isinstance(tokens, bool):
+        tokens = min(max(tokens, 1), MAX_SAMPLING_TOKENS)
+    else:
+        tokens = params.max_tokens
+    return params.model_copy(update={"messages": messages, "max_tokens": tokens})
+
+
+def _editable(message: SamplingMessage) -> bool:
+    return all(isinstance(b, TextContent) for b in message.content_as_list)
+
+
+def _sampling_line(shown: SamplingRequest) -> str:
+    tools = f", {len(shown.tools)} tool(s) offered" if shown.tools else ""
+    return f"sampling/createMessage: {len(shown.messages)} message(s){tools}, maxTokens {shown.max_tokens}"
+
+
+def _shown(shown: SamplingRequest) -> dict[str, Any]:
+    """The request as the trace records what the person was shown (the spec's field names)."""
+    out: dict[str, Any] = {"messages": [{"role": m.role, "text": m.text} for m in shown.messages]}
+    if shown.system_prompt:
+        out["systemPrompt"] = shown.system_prompt
+    if shown.tools:
+        out["tools"] = list(shown.tools)
+    out["maxTokens"] = shown.max_tokens
+    return out
+
+
+def _edits(asked: CreateMessageRequestParams, sent: CreateMessageRequestParams) -> dict[str, Any]:
+    """What the person changed before approving: each rewritten message by its number, and maxTokens."""
+    out: dict[str, Any] = {
+        f"message {i + 1}": _text(b.content_as_list)
+        for i, (a, b) in enumerate(zip(asked.messages, sent.messages, strict=True))
+        if a != b
+    }
+    if asked.max_tokens != sent.max_tokens:
+        out["maxTokens"] = sent.max_tokens
+    return out
 
 
 def _items(message: SamplingMessage, api: WireApi) -> list[Item]:
@@ -372,4 +622,19 @@ def _text(content: Any) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["Answer", "Answerer", "GivenAnswers", "Host", "Question", "field_choices", "form_values", "typed_value"]
+__all__ = [
+    "Answer",
+    "Answerer",
+    "GivenAnswers",
+    "Host",
+    "Question",
+    "SampledMessage",
+    "SamplingRequest",
+    "edited_request",
+    "field_choices",
+    "form_fields",
+    "form_values",
+    "sampling_consent",
+    "sampling_request",
+    "typed_value",
+]

@@ -23,14 +23,14 @@ import httpx2
 from mcp.client._input_required import InputRequiredRoundsExceededError
 from mcp.client.subscriptions import Subscription, ToolsListChanged
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, ToolListChangedNotification
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, URL_ELICITATION_REQUIRED, ToolListChangedNotification
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from flow.capture.mcp import FrameTap
 from flow.capture.recorder import Recorder
 from flow.engine.asking import ask_model
 from flow.engine.errors import FlowAbort, as_flow_error
-from flow.engine.host import MAX_INPUT_ROUNDS, Answerer, GivenAnswers, Host
+from flow.engine.host import MAX_INPUT_ROUNDS, Answerer, GivenAnswers, Host, sampling_consent
 from flow.engine.hosted import record_report, run_hosted
 from flow.engine.model import ModelClient, ModelConfig
 from flow.engine.options import MAX_CALLS_PER_TURN, SYSTEM_PROMPT, Backfill, RunOptions, RunResult
@@ -58,6 +58,7 @@ from flow.trace.payloads import (
     McpRequest,
     McpResponse,
     PromptRef,
+    RpcError,
     StructuredCheck,
     ToolCall,
     is_a,
@@ -309,7 +310,7 @@ class _McpTools:
                 raise
             return self._refused_output(request.name, call.id, str(exc), since=reverse_hop.seq)
         except MCPError as exc:
-            return self._failed(exc, request.name, call.id, reverse_hop)
+            return await self._failed(exc, request.name, call.id, reverse_hop)
         finally:
             self.tap.forget_call(call.id)
         data = _dump(result)
@@ -320,7 +321,7 @@ class _McpTools:
         rec.add(hops.call_answered(data, content, call_id=call.id, structured=check))
         return ToolOutput(call.id, content, is_error=bool(data.get("isError")))
 
-    def _failed(self, exc: MCPError, name: str, call_id: str, reverse_hop: Hop) -> ToolOutput:
+    async def _failed(self, exc: MCPError, name: str, call_id: str, reverse_hop: Hop) -> ToolOutput:
         """A tools/call the SDK ended with an error: a JSON-RPC error the server answered (sent back to the model), or
         no answer at all (the run stops, recorded where it happened)."""
         rec = self.rec
@@ -347,8 +348,17 @@ class _McpTools:
             )
             rec.add(lost, t_start_ms=reverse_hop.t_start_ms)
             raise abort from None
-        rec.add(hops.call_refused({"code": exc.code, "message": exc.message}, call_id=call_id))
-        return ToolOutput(call_id, f"Error: {exc.message} (JSON-RPC error {exc.code})", is_error=True)
+        error: RpcError = {"code": exc.code, "message": exc.message}
+        if exc.error.data is not None:  # what the server said beside the error, kept (-32042: the pages to visit)
+            error["data"] = exc.error.data
+        rec.add(hops.call_refused(error, call_id=call_id))
+        told = f"Error: {exc.message} (JSON-RPC error {exc.code})"
+        if exc.code == URL_ELICITATION_REQUIRED:  # the server wants the user on a page of its own first
+            if self.host is not None and "elicitation" in self.options.host_capabilities:
+                told += f": {await self.host.offer_pages(exc.error)}"
+            else:
+                told += ": the server wants the user to open a page first; this host declared no elicitation"
+        return ToolOutput(call_id, told, is_error=True)
 
     def _checked(self, name: str, data: JsonObject) -> StructuredCheck | None:
         """The host's check of a result's structuredContent against the tool's outputSchema, when the run checks
@@ -510,7 +520,10 @@ async def run_flow(
         question=question,
         model=model.describe(options.api),
         server=spec.describe() if options.mode != "direct" else None,
-        settings=options.settings(),
+        settings=options.settings()
+        | sampling_consent(
+            options.host_capabilities, approve_sampling=options.approve_sampling, paid=model.backend == "openai"
+        ),
         started_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
     run = _Run(question, options, model, model_transport, rec, meta, API[options.api], session_host=session_host)
@@ -551,7 +564,8 @@ class _Run:
         if not options.host_capabilities:
             return None
         roots = list(options.roots) or (builtin.demo_roots() if spec.is_demo and spec.asks else [])
-        return Host(self.rec, self.answerer, roots, options.elicit_timeout_s, modern=options.era == "modern")
+        modern, approve = options.era == "modern", options.approve_sampling
+        return Host(self.rec, self.answerer, roots, options.elicit_timeout_s, modern=modern, approve_sampling=approve)
 
     async def through_mcp(self, spec: ServerSpec, session: McpSession | None) -> str:
         rec, options = self.rec, self.options

@@ -35,6 +35,7 @@ class HostChoices(TypedDict, total=False):
     answers: Mapping[str, str] | Iterable[tuple[str, str]]
     elicit_action: Literal["accept", "decline", "cancel"]
     elicit_timeout_s: float
+    approve_sampling: bool
     roots: Iterable[str]
     listen: bool | None
     subscribe: Iterable[str]
@@ -56,6 +57,7 @@ def _host(chosen: HostChoices, *, asks: bool) -> dict[str, Any]:
         "answers": tuple(dict(chosen.get("answers", ())).items()),
         "elicit_action": chosen.get("elicit_action", "accept"),
         "elicit_timeout_s": float(chosen.get("elicit_timeout_s", 120.0)),
+        "approve_sampling": chosen.get("approve_sampling", False),
         "roots": tuple(chosen.get("roots", ())),
         "listen": bool(listen),
         "subscribe": tuple(chosen.get("subscribe", ())),
@@ -104,6 +106,9 @@ class RunOptions:
     answers: tuple[tuple[str, str], ...] = ()  # the user's answers to a server's form, field by field
     elicit_action: Literal["accept", "decline", "cancel"] = "accept"
     elicit_timeout_s: float = 120.0  # how long a question to the user waits for an answer before it is cancelled
+    # A server's sampling request spends the operator's model: a person approves each one (a prompt, the Run page's
+    # form), unless this says the operator approved them all for the run (`--approve-sampling`, the page's switch).
+    approve_sampling: bool = False
     roots: tuple[str, ...] = ()  # folders the host shares with the server as its roots (never read from a trace)
     # 2026-07-28: open a subscriptions/listen stream for tool-list changes (in 2025-11-25 the client always re-lists
     # when the server's notification comes, which needs no request of its own)
@@ -211,6 +216,7 @@ class RunOptions:
             "answers",
             "elicit_action",
             "elicit_timeout_s",
+            "approve_sampling",
             "roots",
             "listen",
             "subscribe",

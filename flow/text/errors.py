@@ -127,6 +127,12 @@ PROVIDER_NOTES: dict[ProviderNote, dict[Lang, str]] = {
 
 # What the app and the CLI say where the answer would be, when the model answered with no text at all.
 EMPTY_ANSWER: dict[Lang, str] = {"en": "(the model returned an empty answer)", "zh": "（模型返回了空回答）"}
+# A run with no terminal to ask on denied a server's sampling request (a paid model is never spent unasked).
+SAMPLING_DENIED: dict[Lang, str] = {
+    "en": "a server's sampling request was denied: there was no terminal to ask you on; --approve-sampling "
+    "approves every request of the run",
+    "zh": "服务器的 sampling 请求被拒绝了：没有终端可以征求你的同意；加上 --approve-sampling 会批准这次运行的每个请求",
+}
 
 # Request options the app sends only when asked, and how a user turns each off (CLI; app).
 OPTION_HINTS: dict[str, tuple[str, str]] = {

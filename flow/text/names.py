@@ -177,6 +177,7 @@ LABEL_TEXT: dict[str, dict[Lang, str]] = {
     "unreadable": {"en": "unreadable frame", "zh": "无法读取的帧"},
     "user_asked": {"en": "the server asks: {what}", "zh": "服务器问：{what}"},
     "user_asked_url": {"en": "the server asks you to open {url}", "zh": "服务器请你打开 {url}"},
+    "user_asked_sampling": {"en": "may the server use your model? {what}", "zh": "服务器想用你的模型，批准吗？{what}"},
     "user_accept": {"en": "accept: {values}", "zh": "接受：{values}"},
     "user_accept_plain": {"en": "accept", "zh": "接受"},
     "user_decline": {"en": "decline", "zh": "拒绝"},

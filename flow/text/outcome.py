@@ -109,6 +109,12 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
     },
     # the server asks back
     "asked_user": {"zh": "服务器向用户提问{at}", "en": "the server asked the user{at}"},
+    "asked_approval": {
+        "zh": "宿主先问用户，能不能把服务器的 sampling 请求发给模型{at}",
+        "en": "the host asked the user whether the server's sampling request may go to the model{at}",
+    },
+    "approved": {"zh": "用户批准了{at}", "en": "the user approved it{at}"},
+    "denied": {"zh": "用户拒绝了，模型没有被调用{at}", "en": "the user denied it, and no model was called{at}"},
     "user_accept": {"zh": "用户回答了 {values}{at}", "en": "the user answered {values}{at}"},
     "user_accept_plain": {"zh": "用户同意了{at}", "en": "the user agreed{at}"},
     "user_decline": {"zh": "用户拒绝回答{at}", "en": "the user declined{at}"},

@@ -235,10 +235,11 @@ class UserInputPayload(TypedDict):
     answer. `action` and `content` are the answer's; the rest is the question's."""
 
     asked: ServerAsk
-    mode: NotRequired[str]  # "form" | "url"
+    mode: NotRequired[str]  # "form" | "url" | "sampling" (the host asks whether the server may use its model)
     message: NotRequired[str]
     requested_schema: NotRequired[JsonObject]  # form mode: the fields the server asks for
     url: NotRequired[str]  # URL mode: where the user is sent, outside the MCP client
+    sampling: NotRequired[JsonObject]  # sampling: what the host's model would be sent (messages, tools, maxTokens)
     action: NotRequired[str]  # the answer: "accept" | "decline" | "cancel"
     content: NotRequired[JsonObject]  # accepted form values
     answered_by: NotRequired[str]  # who answered for the user: "form" (the Run page), "prompt", "options"

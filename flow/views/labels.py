@@ -369,6 +369,8 @@ def _user_input_text(hop: Hop, p: UserInputPayload, lang: Lang) -> str:
     if hop.direction == "request":
         if p.get("mode") == "url":
             return _w("user_asked_url", lang, url=p.get("url", ""))
+        if p.get("mode") == "sampling":
+            return _w("user_asked_sampling", lang, what=p.get("message", ""))
         return _w("user_asked", lang, what=p.get("message", ""))
     if "timed_out" in p:
         return _w("user_timed_out", lang, s=f"{p['timed_out']:g}")

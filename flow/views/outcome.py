@@ -319,6 +319,10 @@ def _asked_clauses(trace: Trace, after: int, before: int) -> list[Clause]:
         if not after < hop.seq < before:
             continue
         match typed(hop):
+            case UserInput(payload=p) if p.get("mode") == "sampling" and "timed_out" not in p:
+                # the host's own question: may the server's request go to the model?
+                key = "asked_approval" if hop.direction == "request" else "approved"
+                out.append(Clause(key if p.get("action", "accept") == "accept" else "denied", (hop.seq,)))
             case UserInput(payload=p) if hop.direction == "request":
                 out.append(Clause("asked_user", (hop.seq,)))
             case UserInput(payload=p):

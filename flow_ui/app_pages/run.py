@@ -357,6 +357,17 @@ with right:
             disabled=not asks,
             help=t("elicit_timeout_help", lang),
         )
+        # A server's sampling request spends the model only with a provider: the mock and the script cost nothing.
+        approve_sampling = remembered_value(
+            st.toggle,
+            t("approve_sampling", lang),
+            key="approve_sampling",
+            default=False,
+            disabled=not asks or backend != "provider",
+            help=t("approve_sampling_help", lang),
+        ) and (asks and backend == "provider")
+        if asks and backend != "provider":
+            st.caption(t("sampling_free", lang))
 
 resources: list[str] = []
 prompt, prompt_args = None, {}
@@ -440,6 +451,7 @@ if run_slot.button(t("run_button", lang), type="primary", disabled=blocked, key=
         approve=approve,
         asks=asks,
         elicit_timeout_s=elicit_timeout_s,
+        approve_sampling=approve_sampling,
     )
     if backend == "scripted":
         model = flow.ModelConfig.scripted(script or ())

@@ -468,8 +468,22 @@ def _by_kind(t: TypedHop, ctx: HopContext) -> Situation | None:
             assert_never(never)
 
 
+def _sampling_consent(hop: Hop, p: UserInputPayload) -> Situation | None:
+    """The host asks its user whether a server's sampling request may go to the model, or the user's answer."""
+    if hop.direction == "request":
+        shown = as_dict(p.get("sampling"))
+        messages = shown.get("messages")
+        count = value(len(messages)) if isinstance(messages, list) else None
+        return _situation("user.asked.sampling", messages=count, max_tokens=value(shown.get("maxTokens")))
+    if p.get("action") == "accept":
+        return Situation("user.answered.accept.sampling")
+    return Situation("user.answered.deny.sampling")
+
+
 def _user_input(hop: Hop, p: UserInputPayload, ctx: HopContext) -> Situation | None:
     """A server's question to the user, or the user's answer."""
+    if p.get("mode") == "sampling" and "timed_out" not in p:
+        return _sampling_consent(hop, p)
     if hop.direction == "request":
         if p.get("mode") == "url":
             return _situation("user.asked.url", url=value(p.get("url")))
