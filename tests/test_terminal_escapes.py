@@ -54,3 +54,18 @@ def test_a_servers_listing_and_tool_output_with_escape_codes_are_printed_escaped
     assert code == 0, called
     assert "\\x1b[2J\\x1b[31mHI\\x9b0m\\x07" in called
     assert not any(c in listed + called for c in RAW)
+
+
+def test_a_servers_question_on_the_terminal_shows_its_escape_codes(capsys, monkeypatch):
+    """The server's message, its URL and a field's description, asked on the terminal: escaped, never raw."""
+    from flow.cli.asking import TerminalAnswerer
+    from flow.engine.host import Question
+
+    monkeypatch.setattr("builtins.input", lambda prompt: print(prompt, file=sys.stderr) or "d")
+    ask = TerminalAnswerer()
+    ask._ask(Question("\x1b[2Jyour name?", "url", {}, url="https://x.example/\x9b31m"))
+    form = {"type": "object", "properties": {"name": {"type": "string", "description": "who\x07"}}}
+    ask._ask(Question("fill \x1b[31min", "form", form))
+    printed = _printed(capsys)
+    assert not any(raw in printed for raw in RAW), printed
+    assert "\\x1b[2Jyour name?" in printed and "who\\x07" in printed and "\\x9b31m" in printed

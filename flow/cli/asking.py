@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 
+from flow.cli.common import peer_text
 from flow.engine.host import MAX_SAMPLING_TOKENS, Answer, Answerer, Question, SamplingRequest, form_fields, typed_value
 
 
@@ -27,21 +28,22 @@ class TerminalAnswerer:
     def _ask(self, question: Question) -> Answer:
         if question.sampling is not None:
             return _approve(question.sampling)
-        print(f"\nThe MCP server asks: {question.message}", file=sys.stderr, flush=True)
+        print(f"\nThe MCP server asks: {peer_text(question.message)}", file=sys.stderr, flush=True)
         if question.mode == "url":
-            print(f"  it wants you to open {question.url} (outside this program)", file=sys.stderr)
+            print(f"  it wants you to open {peer_text(question.url or '')} (outside this program)", file=sys.stderr)
             said = input("  open it? [y/N] ").strip().lower()
             return Answer("accept" if said in ("y", "yes") else "decline", answered_by="prompt")
         found = form_fields(question.schema)
         if isinstance(found, str):
-            print(f"  this form cannot be filled in: {found}", file=sys.stderr)
+            print(f"  this form cannot be filled in: {peer_text(found)}", file=sys.stderr)
             return Answer("decline", answered_by="prompt")
         content: dict[str, Any] = {}
         for name, prop, required in found:
             choices = prop.get("enum")
             hint = f" ({' / '.join(map(str, choices))})" if isinstance(choices, list) and choices else ""
+            asked = peer_text(f"{prop.get('description') or name}{hint}")
             while True:
-                text = input(f"  {prop.get('description') or name}{hint} [d: decline, c: cancel]: ").strip()
+                text = input(f"  {asked} [d: decline, c: cancel]: ").strip()
                 if text in ("d", "c"):
                     return Answer("decline" if text == "d" else "cancel", answered_by="prompt")
                 if not text and not required:
@@ -62,11 +64,11 @@ def _approve(request: SamplingRequest) -> Answer:
         "\nThe MCP server asks to use your model (sampling/createMessage); nothing is sent before you say so.", file=say
     )
     if request.system_prompt:
-        print(f"  system: {request.system_prompt}", file=say)
+        print(f"  system: {peer_text(request.system_prompt)}", file=say)
     for number, message in enumerate(request.messages, 1):
-        print(f"  [{number} {message.role}] {message.text}", file=say)
+        print(f"  [{number} {message.role}] {peer_text(message.text)}", file=say)
     if request.tools:
-        print(f"  tools offered to the model: {', '.join(request.tools)}", file=say)
+        print(f"  tools offered to the model: {peer_text(', '.join(request.tools))}", file=say)
     print(f"  maxTokens: {request.max_tokens}", file=say, flush=True)
     said = input("  send it? [y: approve, e: edit, N: deny] ").strip().lower()
     if said in ("y", "yes"):
