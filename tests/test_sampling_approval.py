@@ -199,3 +199,27 @@ def test_with_no_terminal_the_command_line_denies_and_names_the_flag(tmp_path):
     assert "note: a server's sampling request was denied" in proc.stderr and "--approve-sampling" in proc.stderr
     trace = load_trace(out)
     assert trace.meta.settings["sampling_approval"] == "asked" and not _for_server(trace)
+
+
+def _replayed(trace: Trace) -> Trace:
+    from flow.backends.replay import replay
+
+    result = replay(trace)
+    assert result.ok, result.error
+    assert not [h for h in result.trace.hops if h.kind == "replay.divergence"], "the replay went another way"
+    return result.trace
+
+
+def test_a_replay_denies_what_the_recordings_user_denied_and_sends_what_they_edited():
+    """The replay's model costs nothing, yet each sampling request is answered as it was: a denial is denied again
+    (the model not called, the same reason to the server), an edit is sent edited."""
+    denied = _replayed(_run())
+    assert not _for_server(denied)
+    assert [h.payload.get("action") for h in _sampling_asks(denied)] == [None, "decline"]
+
+    async def person(question: Question) -> Answer:
+        return Answer("accept", {"texts": ["只说明天"], "max_tokens": 50}, answered_by="form")
+
+    edited = _replayed(_run(answerer=person))
+    [sent] = _for_server(edited)
+    assert sent.payload["body"]["max_tokens"] == 50 and sent.payload["body"]["messages"][-1]["content"] == "只说明天"

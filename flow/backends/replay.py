@@ -14,6 +14,7 @@ by `RunOptions.from_settings`.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator
@@ -29,7 +30,7 @@ from mcp.shared.message import ServerMessageMetadata
 from pydantic import TypeAdapter, ValidationError
 
 from flow.capture.recorder import Recorder
-from flow.engine.host import GivenAnswers, Host
+from flow.engine.host import GivenAnswers, Host, ReplayedAnswers, recorded_sampling
 from flow.engine.loop import run_flow
 from flow.engine.model import ModelConfig
 from flow.engine.options import RunOptions, RunResult
@@ -353,39 +354,37 @@ def replay(
         recorded_exchanges(trace), recorder, times_vary=tools == "demo" or meta.mode == "direct"
     )
 
+    again = functools.partial(run_flow, meta.question, options=options, model=model, recorder=recorder)
+
     async def rerun() -> RunResult:
         if tools != "recorded":  # "provider": no server at all; the recorded responses report the provider's calls
-            return await run_flow(
-                meta.question, options=options, model=model, recorder=recorder, model_transport=transport_
-            )
+            return await again(model_transport=transport_, answerer=_answers(options, trace))
         spec = ServerSpec(transport="memory", server=recorded_mcp_server(trace, name=other or "recorded"))
-        host = _replay_host(options, recorder)
+        host = _replay_host(options, recorder, trace)
         callbacks = host.callbacks(options.host_capabilities) if host is not None else None
         async with open_session(
             spec, era=options.era, recorder=recorder, timeout_s=options.mcp_timeout_s, callbacks=callbacks
         ) as session:
-            return await run_flow(
-                meta.question,
-                options=options,
-                model=model,
-                recorder=recorder,
-                model_transport=transport_,
-                session=session,
-                session_host=host,
-            )
+            return await again(model_transport=transport_, session=session, session_host=host)
 
     result = anyio.run(rerun)
     _note_replay(result.trace, meta, transport_, tools=tools, other=other, source=source)
     return result
 
 
-def _replay_host(options: RunOptions, recorder: Recorder) -> Host | None:
+def _replay_host(options: RunOptions, recorder: Recorder, trace: Trace) -> Host | None:
     """The host that answers what the stand-in for a recorded server asks again: as the recording's options say, with
-    no roots (a re-run never reads folders from a trace)."""
+    no roots (a re-run never reads folders from a trace); each sampling request approved, edited or denied as the
+    recording's user did (`recorded_sampling`)."""
     if not options.host_capabilities:
         return None
-    answerer = GivenAnswers(dict(options.answers), options.elicit_action)
-    return Host(recorder, answerer, [], options.elicit_timeout_s, modern=options.era == "modern")
+    return Host(recorder, _answers(options, trace), [], options.elicit_timeout_s, modern=options.era == "modern")
+
+
+def _answers(options: RunOptions, trace: Trace) -> ReplayedAnswers:
+    """What the replay's user answers: each sampling request as the recording's user did, each form as its options
+    say."""
+    return ReplayedAnswers(recorded_sampling(trace.hops), GivenAnswers(dict(options.answers), options.elicit_action))
 
 
 def _where_tools_run(

@@ -14,8 +14,10 @@ is cancelled after the run's `elicit_timeout_s`; each is an error hop and one li
 
 from __future__ import annotations
 
+import collections
 import contextlib
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -49,6 +51,7 @@ from flow.engine.asking import ask_model
 from flow.engine.model import ModelClient
 from flow.trace import hops
 from flow.trace.json_text import read_json_text
+from flow.trace.model import Hop
 from flow.trace.payloads import ServerAsk, UserInputPayload
 from flow.wire.base import CallWritten, Conversation, Item, Native, Settings, ToolOutput, ToolSpec, Turn, WireApi
 
@@ -373,7 +376,8 @@ class Host:
         replayed) is sent at once, as is every request of a run whose operator approved them all (the trace's
         settings say which, `sampling_consent`); otherwise the answerer asks (a `user.input` hop each way), and
         anything but an approval is the error the spec names (-1, the user rejected the request)."""
-        if not paid or self.approve_sampling:
+        replaying = isinstance(self.answerer, ReplayedAnswers) and bool(self.answerer.sampling)
+        if not replaying and (not paid or self.approve_sampling):
             return params
         shown = sampling_request(params)
         question = Question(message=_sampling_line(shown), mode="sampling", schema={}, sampling=shown)
@@ -573,6 +577,41 @@ def _shown(shown: SamplingRequest) -> dict[str, Any]:
     if shown.tools:
         out["tools"] = list(shown.tools)
     out["maxTokens"] = shown.max_tokens
+    return out
+
+
+@dataclass
+class ReplayedAnswers:
+    """A replay's answerer: each of the host's sampling questions answered as the recording's user answered it (in
+    order: approved, edited or denied again, whatever the model costs now), every other question by `others`."""
+
+    sampling: collections.deque[Answer]
+    others: Answerer
+
+    async def __call__(self, question: Question) -> Answer:
+        if question.mode == "sampling" and self.sampling:
+            return self.sampling.popleft()
+        return await self.others(question)
+
+
+def recorded_sampling(hops_: Iterable[Hop]) -> collections.deque[Answer]:
+    """The answers a recording's user gave to the host's sampling questions, in order, as a replay gives them again:
+    the action, who answered, and the edits as `_edits` wrote them ("message N", "maxTokens"); a question left
+    unanswered is a cancel."""
+    out: collections.deque[Answer] = collections.deque()
+    for hop in hops_:
+        p = hop.payload if isinstance(hop.payload, dict) else {}
+        if hop.kind != "user.input" or hop.direction != "response" or p.get("mode") != "sampling":
+            continue
+        given = p.get("content")
+        edits: dict[str, Any] = given if isinstance(given, dict) else {}
+        numbered = {int(k.split()[1]): v for k, v in edits.items() if re.fullmatch(r"message [1-9][0-9]{0,2}", k)}
+        texts = [numbered.get(i) for i in range(1, max(numbered, default=0) + 1)]
+        said = p.get("action")
+        action: Action = "accept" if said == "accept" else "decline" if said == "decline" else "cancel"
+        content = {"texts": texts, "max_tokens": edits.get("maxTokens")}
+        by = p.get("answered_by")  # who answered then (a person, nobody): the server hears the same reason again
+        out.append(Answer(action, content, answered_by=by if isinstance(by, str) else "recording"))
     return out
 
 
