@@ -42,7 +42,11 @@ lang: Lang = app.lang
 st.title(t("run_title", lang))
 TYPED = "(typed)"  # the choice that lets a command be typed, offered only when the app was started allowing it
 LIVE_LIST_PX = 260  # the live list's height: the question, the toggle and the newest hops fit in 720 px
-OUTCOME_ICONS = {"clean": ":material/check_circle:", "answered_after_problem": ":material/warning:"}
+OUTCOME_ICONS = {
+    "clean": ":material/check_circle:",
+    "answered_after_problem": ":material/warning:",
+    "unknown": ":material/help:",  # what the recording did not see (a merge without the app's exit code)
+}
 
 
 def open_at(key: str, index: int, *, switch: bool = True) -> None:
@@ -503,7 +507,9 @@ if live is not None and result is not None:
 outcome = app.last_outcome
 if outcome is not None and app.live is None and outcome["key"] in all_traces(app):
     with outcome_slot.container(key="run_outcome"):
-        alert = {"clean": st.success, "answered_after_problem": st.warning}.get(outcome["verdict"], st.error)
+        alert = {"clean": st.success, "answered_after_problem": st.warning, "unknown": st.info}.get(
+            outcome["verdict"], st.error
+        )
         alert(plain(outcome["text"][lang]), icon=OUTCOME_ICONS.get(outcome["verdict"], ":material/error:"))
         jump_at, from_start = st.columns([3, 2, 3])[:2]
         seq = max(1, int(outcome["seq"]))
