@@ -234,9 +234,12 @@ def test_the_outcome_says_the_provider_called_the_tool_and_the_recorder_saw_it()
     seen = as_dict(call.payload)["observed"]
     assert out.verdict == "clean"
     assert out.text["en"].startswith(
-        f"The provider's MCP client called get_weather(city=北京), by the provider's report (hop {call.seq}); "
-        f"the recorder saw that call too (hop {seen}); the model answered"
+        f"The provider's MCP client called get_weather(city=北京), and the recorder saw the call (hop {seen}); "
+        "the model answered"
     )
+    assert f"the provider's reply reported the same (hops {call.seq}, " in out.text["en"]
+    cited = [int(n) for n in re.findall(r"\d+", re.sub(r"get_weather\([^)]*\)", "", out.text["en"]))]
+    assert cited == sorted(cited), cited  # told in the order of the hops it points at
     assert "without calling a tool" not in out.text["en"] and "没有调用工具" not in out.text["zh"]
 
 
@@ -244,8 +247,9 @@ def test_the_outcome_says_a_reported_error_and_points_at_it():
     trace = sample("hosted-tool-error")
     out = run_outcome(trace)
     error = next(h for h in _reported(trace) if as_dict(h.payload).get("is_error"))
-    assert out.verdict == "answered_after_problem" and out.seq == error.seq
-    assert "get_weather(city=火星) came back as an error (isError: true), by the provider's report" in out.text["en"]
+    seen = as_dict(error.payload)["observed"]  # the error frame the recorder saw, which the report names
+    assert out.verdict == "answered_after_problem" and out.seq == seen
+    assert f"get_weather(city=火星) came back as an error (isError: true) (hop {seen})" in out.text["en"]
     assert "the model answered from the error" in out.text["en"]
 
 

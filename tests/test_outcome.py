@@ -58,7 +58,7 @@ def _offered(trace: Trace) -> set[str]:
 def _check_hosted(trace: Trace, key: str, first: Hop | None, values: dict[str, Any]) -> None:
     """Hosted MCP's clauses: the provider's report of a call, the frame seen of it, an approval asked and answered."""
     p = as_dict(first.payload) if first else {}
-    if key in ("hosted_called", "hosted_error", "hosted_mismatch"):
+    if key in ("hosted_called", "hosted_error", "hosted_mismatch", "hosted_reported"):
         assert first is not None and first.kind == "mcp.reported"
         assert key == "hosted_mismatch" or p.get("method") == "tools/call"
     if key == "hosted_called":
@@ -66,11 +66,13 @@ def _check_hosted(trace: Trace, key: str, first: Hop | None, values: dict[str, A
         assert values["calls"].startswith(f"{p.get('name')}(")
     elif key == "hosted_error":
         assert p.get("is_error") is True and values["call"].startswith(f"{p.get('name')}(")
+    elif key in ("hosted_called_seen", "hosted_error_seen"):  # at the frame a recorder saw, which a report names
+        assert first is not None and first.kind in ("mcp.request", "mcp.response", "mcp.error")
+        assert any(as_dict(h.payload).get("observed") == first.seq for h in trace.hops if h.kind == "mcp.reported")
+    elif key == "hosted_reported":
+        assert isinstance(p.get("observed"), int)
     elif key == "hosted_mismatch":
         assert ", ".join(p["mismatch"]) == values["what"]
-    elif key == "hosted_seen":
-        assert first is not None and first.kind == "mcp.request" and p.get("method") == "tools/call"
-        assert any(as_dict(h.payload).get("observed") == first.seq for h in trace.hops if h.kind == "mcp.reported")
     elif key == "hosted_unseen":
         assert first is None
     elif key == "hosted_asked":

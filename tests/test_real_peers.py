@@ -246,7 +246,7 @@ def test_b_a_call_reported_under_a_prefixed_name_is_the_call_seen(api: str) -> N
     assert reported[0].payload["name"] != "get_weather"  # the gateway's name, as it reported it
     assert reported[0].payload.get("observed") == seen[0].seq  # drawn once, as the call seen
     said = run_outcome(trace).text["en"]
-    assert "the recorder saw that call too" in said and "no frame of that call was seen" not in said, said
+    assert "and the recorder saw the call" in said and "no frame of that call was seen" not in said, said
     assert "differs from the frame seen" not in said, said
 
 

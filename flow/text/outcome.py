@@ -79,7 +79,15 @@ OUTCOME_TEXT: dict[str, dict[Lang, str]] = {
         "zh": "服务商的 MCP 客户端调用了 {calls}，据服务商报告{at}",
         "en": "the provider's MCP client called {calls}, by the provider's report{at}",
     },
-    "hosted_seen": {"zh": "记录器也观测到了这次调用{at}", "en": "the recorder saw that call too{at}"},
+    "hosted_called_seen": {
+        "zh": "服务商的 MCP 客户端调用了 {calls}，记录器观测到了这次调用{at}",
+        "en": "the provider's MCP client called {calls}, and the recorder saw the call{at}",
+    },
+    "hosted_error_seen": {
+        "zh": "{call} 的结果是一个错误（isError: true）{at}",
+        "en": "{call} came back as an error (isError: true){at}",
+    },
+    "hosted_reported": {"zh": "服务商的回复里也作了同样的报告{at}", "en": "the provider's reply reported the same{at}"},
     "hosted_unseen": {
         "zh": "这次调用没有被观测到，只有服务商的报告",
         "en": "no frame of that call was seen: only the report says it happened",

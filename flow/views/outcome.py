@@ -237,7 +237,8 @@ def _called_after(trace: Trace, seq: int) -> bool:
 def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
     """Hosted MCP: the app calls no tool; the provider asks its approval (Responses), its MCP client calls the server
     and says so in its reply. Each call as the provider reports it, whether a recorder saw it too, and where the
-    report and the frame disagree; then how the run ended. Told in the order of the hops that show them."""
+    report and the frame disagree; then how the run ended. Told in the order of the hops that show them: a call a
+    recorder saw at its frame, the provider's report of it where the reply brought it."""
     told: list[tuple[int, Clause]] = []
     asked: dict[str, str] = {}
     for ex in read.model:
@@ -252,26 +253,36 @@ def _hosted_clauses(trace: Trace, read: Readings) -> list[Clause]:
             asked[ask.id] = call = call_text(ask.name, arguments_value(ask.arguments))
             told.append((at, Clause("hosted_asked", (at,), values=(("call", call),))))
     failed = False
+    reports: list[int] = []  # report hops of calls a recorder saw: told once, after what they report
     for hop in read.reported:
         p = as_dict(hop.payload)
+        seen = p.get("observed") if isinstance(p.get("observed"), int) else None
         if p.get("method") == "tools/call" and hop.direction == "request":
-            told.append((hop.seq, Clause("hosted_called", (hop.seq,), values=(("calls", _reported_call(hop)),))))
-            seen = p.get("observed")
-            told.append(
-                (hop.seq, Clause("hosted_seen", (seen,)) if isinstance(seen, int) else Clause("hosted_unseen", ()))
-            )
+            calls = (("calls", _reported_call(hop)),)
+            if seen is not None:
+                told.append((seen, Clause("hosted_called_seen", (seen,), values=calls)))
+                reports.append(hop.seq)
+            else:
+                told.append((hop.seq, Clause("hosted_called", (hop.seq,), values=calls)))
+                told.append((hop.seq, Clause("hosted_unseen", ())))
         elif p.get("method") == "tools/call":
             failed = p.get("is_error") is True
             if failed:
-                told.append((hop.seq, Clause("hosted_error", (hop.seq,), True, (("call", _reported_call(hop)),))))
+                at, key = (seen, "hosted_error_seen") if seen is not None else (hop.seq, "hosted_error")
+                told.append((at, Clause(key, (at,), True, (("call", _reported_call(hop)),))))
+            if seen is not None:
+                reports.append(hop.seq)
         if p.get("mismatch"):
             what = ", ".join(str(m) for m in as_list(p.get("mismatch")))
             told.append((hop.seq, Clause("hosted_mismatch", (hop.seq,), True, (("what", what),))))
+    if reports:
+        told.append((reports[0], Clause("hosted_reported", tuple(reports))))
     told += _unread(read)
-    out = [clause for _, clause in sorted(told, key=lambda pair: pair[0])]
-    decided = any(c.key in ("hosted_called", "hosted_asked", "unread_report") for c in out)
-    out.append(_ending(trace, read, failed, decided))
-    return out
+    decided = any(c.key in ("hosted_called", "hosted_called_seen", "hosted_asked", "unread_report") for _, c in told)
+    ending = _ending(trace, read, failed, decided)
+    told.append((ending.seqs[0] if ending.seqs else trace.hops[-1].seq + 1, ending))
+    # In the order of the hops they point at: what was seen when it happened, the provider's report when it came.
+    return [clause for _, clause in sorted(told, key=lambda pair: pair[0])]
 
 
 def _unread(read: Readings) -> list[tuple[int, Clause]]:
