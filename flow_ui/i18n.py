@@ -405,7 +405,6 @@ TEXT: dict[str, dict[Lang, str]] = {
         "{fewest_tokens} at 4 tools, {most_tokens} at {most}, paid again on every request. MCP changes who maintains "
         "the definitions, not how much the model is sent.",
     },
-    "compare_heading": {"zh": "直接调用模式与 MCP 对比", "en": "Direct mode vs MCP"},
     "compare_view": {"zh": "对比方式", "en": "Compare"},
     "view_pair": {"zh": "两份记录", "en": "two runs"},
     "view_ways": {"zh": "四种方式", "en": "four ways"},

@@ -80,11 +80,12 @@ READABLE_PX = 13  # the smallest arrow label a projector's back row reads at 128
 GAP_PX = 18
 
 
-def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang) -> None:
+def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str] = ("A", "B")) -> None:
     """Two sequence diagrams side by side at one scale, so that message N of one is level with message N of the
     other (a narrower diagram is drawn narrower, not larger); one above the other where side by side would draw
-    their labels under READABLE_PX (the page's width decides, in the browser)."""
-    aligned_grid([("A", a), ("B", b)], lang)
+    their labels under READABLE_PX (the page's width decides, in the browser). `names`: what each side is called
+    ("A · Responses" where the two differ by API)."""
+    aligned_grid([(names[0], a), (names[1], b)], lang)
 
 
 def aligned_grid(named: Sequence[tuple[str, Loaded]], lang: Lang, *, readable_px: int = READABLE_PX) -> None:

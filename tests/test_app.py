@@ -219,6 +219,22 @@ def test_compare_runs_both_modes_live():
     assert (a.meta.mode, b.meta.mode) == ("direct", "mcp") and a.meta.question == "北京和上海今天天气怎么样？"
 
 
+def test_compare_says_what_it_compares_and_names_each_sides_api():
+    """Two MCP runs through two APIs ("Run two" with two APIs, or picked): the heading and the diagrams' titles say
+    which API each side speaks, not "Direct mode vs MCP"."""
+    at = app()
+    at.switch_page("app_pages/compare.py").run()
+    assert at.subheader[0].value == "Direct mode vs MCP"
+    state = at.session_state["app"]
+    state.compare_a, state.compare_b = "sample:beijing-mcp", "sample:responses-mcp"
+    at.session_state["compare_a_en"], at.session_state["compare_b_en"] = state.compare_a, state.compare_b
+    at.run()
+    assert not at.exception
+    assert at.subheader[0].value == "Chat Completions vs Responses (MCP)"
+    [diagrams] = [e.proto.body for e in at.get("html") if "compare-diagrams" in e.proto.body]
+    assert "A · Chat Completions · " in diagrams and "B · Responses · " in diagrams
+
+
 def test_the_hop_table_filters_and_searches():
     at = app()
     at.switch_page("app_pages/hops.py").run()

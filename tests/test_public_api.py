@@ -84,6 +84,7 @@ EXPORTED = [
     "message_of",
     "notes_before_sending",
     "overview_dot",
+    "pair_names",
     "parse_script",
     "parse_trace",
     "part_trace",

@@ -132,6 +132,7 @@ ALLOWED = {
     "Home",
     "End",
     "PageUp",
+    "Esc",
     "PageDown",
     # units
     "ms",

@@ -464,6 +464,13 @@ CLOSING_TEXT: dict[str, dict[Lang, str]] = {
 
 
 COMPARE_POINT_TEXT: dict[str, dict[Lang, str]] = {
+    # the Compare page's heading and the names of its two sides (`pair_names`)
+    "heading_modes": {"zh": "{a}与 {b} 对比", "en": "{a} vs {b}"},
+    "heading_apis": {"zh": "{a} 与 {b} 对比（{mode}）", "en": "{a} vs {b} ({mode})"},
+    "heading_two": {"zh": "两次运行对比", "en": "Two runs compared"},
+    "mode_direct": {"zh": "直接调用模式", "en": "direct mode"},
+    "mode_mcp": {"zh": "MCP", "en": "MCP"},
+    "mode_hosted": {"zh": "托管 MCP", "en": "hosted MCP"},
     "apis": {
         "zh": "A 用 {api_a}，B 用 {api_b}：同样的问题，线路上的字节不同。模型一共收到 {bytes_a} 和 {bytes_b} 字节；每个请求里的工具"
         "定义是 {tools_a} 和 {tools_b} 字节（A：{shape_a}；B：{shape_b}）。回填（消息 8）时，A {back_a}，B {back_b}"

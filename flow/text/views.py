@@ -34,7 +34,7 @@ VIEWER_TEXT: dict[str, dict[Lang, str]] = {
     "key_count": {"zh": "1 个键", "en": "1 key"},
     "closing_page": {"zh": "第 {n}/{of} 部分 · 按 → 看下一部分", "en": "Part {n} of {of} · → for the next"},
     "recorder_note": {
-        "zh": "以下是记录器自己加的（配对用的 id、截断说明），没有经过任何边界",
+        "zh": "以下是记录器自己加的（把各跳配对起来的编号、截断说明），没有经过任何边界",
         "en": "Below: the recorder's own fields (the ids it pairs hops by, what it cut); they crossed no boundary",
     },
     # the route at a glance: the articles' ten messages

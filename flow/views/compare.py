@@ -181,6 +181,21 @@ def _p(key: str, lang: Lang, **values: object) -> str:
     return COMPARE_POINT_TEXT[key][lang].format(**values)
 
 
+def pair_names(a: Trace, b: Trace, *, lang: Lang = "zh") -> tuple[str, str, str]:
+    """What Compare is about and what to call its two sides: their modes when those differ ("Direct mode vs MCP",
+    the sides plain A and B), else their model APIs when those do ("Chat Completions vs Responses (MCP)", each side
+    named by its API), else two runs."""
+    modes = (a.meta.mode, b.meta.mode)
+    apis = (API_WORDS[api_of_trace(a).name]["api"], API_WORDS[api_of_trace(b).name]["api"])
+    if modes[0] != modes[1]:
+        heading = _p("heading_modes", lang, a=_p(f"mode_{modes[0]}", lang), b=_p(f"mode_{modes[1]}", lang))
+        return heading[:1].upper() + heading[1:], "A", "B"
+    if apis[0] != apis[1]:
+        heading = _p("heading_apis", lang, a=apis[0], b=apis[1], mode=_p(f"mode_{modes[0]}", lang))
+        return heading, f"A · {apis[0]}", f"B · {apis[1]}"
+    return _p("heading_two", lang), "A", "B"
+
+
 def _list(items: list[str], lang: Lang, zh: str = "、", en: str = ", ") -> str:
     return (zh if lang == "zh" else en).join(items)
 

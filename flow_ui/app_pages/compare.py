@@ -91,7 +91,7 @@ if view == "ways":
     four_ways()
     st.stop()
 
-st.subheader(t("compare_heading", lang))
+heading = st.empty()  # what the two runs are, once the pickers say which (flow.pair_names)
 
 pick_a, pick_b, run_col = st.columns([5, 5, 2], vertical_alignment="bottom")
 with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
@@ -114,9 +114,11 @@ with pick_b:
     app.compare_b = picker(app, t("trace_b", lang), app.compare_b, key="compare_b")
 items = all_traces(app)
 a, b = items[app.compare_a], items[app.compare_b]
+title, name_a, name_b = flow.pair_names(a.trace, b.trace, lang=lang)
+heading.subheader(title)
 
 st.info(plain(point(a.trace, b.trace, lang=lang)), icon=":material/lightbulb:")
-aligned_diagrams(a, b, lang)
+aligned_diagrams(a, b, lang, names=(name_a, name_b))
 
 st.subheader(t("figures", lang))
 fig_col, chart_col = st.columns([3, 2])
