@@ -182,17 +182,17 @@ def _p(key: str, lang: Lang, **values: object) -> str:
 
 
 def pair_names(a: Trace, b: Trace, *, lang: Lang = "zh") -> tuple[str, str, str]:
-    """What Compare is about and what to call its two sides: their modes when those differ ("Direct mode vs MCP",
-    the sides plain A and B), else their model APIs when those do ("Chat Completions vs Responses (MCP)", each side
-    named by its API), else two runs."""
+    """What Compare is about and what to call its two sides: their modes when those differ ("Direct mode vs MCP"),
+    else their model APIs when those do ("Chat Completions vs Responses (MCP)"), else two runs; each side named by
+    its API wherever the two APIs differ ("A · Responses"), plainly A and B otherwise."""
     modes = (a.meta.mode, b.meta.mode)
     apis = (API_WORDS[api_of_trace(a).name]["api"], API_WORDS[api_of_trace(b).name]["api"])
+    sides = (f"A · {apis[0]}", f"B · {apis[1]}") if apis[0] != apis[1] else ("A", "B")
     if modes[0] != modes[1]:
         heading = _p("heading_modes", lang, a=_p(f"mode_{modes[0]}", lang), b=_p(f"mode_{modes[1]}", lang))
-        return heading[:1].upper() + heading[1:], "A", "B"
+        return heading[:1].upper() + heading[1:], sides[0], sides[1]
     if apis[0] != apis[1]:
-        heading = _p("heading_apis", lang, a=apis[0], b=apis[1], mode=_p(f"mode_{modes[0]}", lang))
-        return heading, f"A · {apis[0]}", f"B · {apis[1]}"
+        return _p("heading_apis", lang, a=apis[0], b=apis[1], mode=_p(f"mode_{modes[0]}", lang)), sides[0], sides[1]
     return _p("heading_two", lang), "A", "B"
 
 
