@@ -223,7 +223,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     "sampling_why": {
         "zh": "这次请求要花你的模型额度，所以先给你看：在你批准之前什么都不会发给模型。MCP 规范要求客户端先告诉用户，"
-        "让人能查看、修改或拒绝每一个 sampling 请求（human in the loop）。",
+        "让人能查看、修改或拒绝每一个 sampling 请求（有人参与其中）。",
         "en": "This request spends your model, so you see it first: nothing goes to the model before you approve. The "
         "MCP specification wants the client to tell the user first, so that a person can review, edit or deny each "
         "sampling request (human in the loop).",
@@ -246,7 +246,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "sampling_deny": {"zh": "拒绝", "en": "Deny"},
     "sampling_actions": {
         "zh": "批准：按上面的内容（含你的修改）发给模型。拒绝：服务器收到 JSON-RPC 错误 -1"
-        "（User rejected sampling request），模型不会被调用。",
+        "（说明用户拒绝了这个请求），模型不会被调用。",
         "en": "Approve sends what is above (with your edits) to the model. Deny answers the server with JSON-RPC error "
         "-1 (User rejected sampling request); the model is not called.",
     },

@@ -77,19 +77,18 @@ ARTICLES: dict[str, dict[Lang, str]] = {
         "metaphor). The lesson numbers its messages and phases as it does.",
     },
     "001": {
-        "zh": "文章 001：《Function Calling 会被 MCP 取代吗？理清两者关系与使用细节》，讲函数调用的细节和它与 MCP 的关系。",
-        "en": "Article 001 (in Chinese; its title translated): “Will MCP replace function calling? How the two relate, and the details of using them”: "
-        "function calling in depth, and how MCP relates to it.",
+        "zh": "文章 001：标题问函数调用会不会被 MCP 取代，讲清两者的关系和函数调用的使用细节（tool_choice、并行调用、流式输出等）。",
+        "en": "Article 001 (in Chinese; its title translated): “Will MCP replace function calling? How the two relate, "
+        "and the details of using them”: function calling in depth, and how MCP relates to it.",
     },
     "002": {
-        "zh": "文章 002：《MCP 协议详解：与 Function Call 的区别及实战使用》，一个对接 OpenAI 兼容服务商（硅基流动、"
-        "Qwen2.5）的实例。",
+        "zh": "文章 002：详解 MCP 协议、它和函数调用的区别，并给出一个对接 OpenAI 兼容服务商（硅基流动、Qwen2.5）的实例。",
         "en": "Article 002 (in Chinese; its title translated): “MCP explained: how it differs from function calls, and using it in practice”: a worked "
         "example against an OpenAI-compatible provider (SiliconFlow, Qwen2.5).",
     },
     "004": {
-        "zh": "文章 004：《MCP vs Function Calling：大模型工具接入的标准化演进》，讲 MCP 的生命周期、三种原语、传输、"
-        "错误、超时和安全，以及工具定义的开销。",
+        "zh": "文章 004：讲 MCP 与函数调用、大模型工具接入的标准化，包括 MCP 的生命周期、工具、资源和提示模板、两种传输、错误与超时、"
+        "安全，以及工具定义的开销。",
         "en": "Article 004 (in Chinese; its title translated): “MCP vs function calling: how tool access for large models is being standardised”: MCP's "
         "lifecycle, its three primitives, transports, errors, timeouts and security, and what tool definitions cost.",
     },

@@ -45,7 +45,7 @@ ASKING_TEXTS: dict[str, dict[Lang, str]] = {
         "see each request and deny it. Nothing is sent to the model until the user approves; the user may also edit "
         "the messages or maxTokens.",
         "zh": "服务器的 sampling 请求会花宿主的模型额度（{messages} 条消息，最多 {max_tokens} 个 token），所以宿主先拿给用户看："
-        "MCP 规范希望有人在环（human in the loop），能看到并拒绝每个请求。用户批准之前，什么都不会发给模型；"
+        "MCP 规范希望有人参与其中，能看到并拒绝每个请求。用户批准之前，什么都不会发给模型；"
         "用户也可以先改消息或 maxTokens。",
     },
     "user.answered.accept.sampling": {
@@ -56,8 +56,8 @@ ASKING_TEXTS: dict[str, dict[Lang, str]] = {
     "user.answered.deny.sampling": {
         "en": "The user denies the sampling request. The model is not called: the host answers the server with a "
         "JSON-RPC error (code -1, User rejected sampling request), and the server must go on without the model's text.",
-        "zh": "用户拒绝了这个 sampling 请求。模型不会被调用：宿主用 JSON-RPC 错误回答服务器（代码 -1，User rejected sampling "
-        "request），服务器只能在没有模型回答的情况下继续。",
+        "zh": "用户拒绝了这个 sampling 请求。模型不会被调用：宿主用 JSON-RPC 错误回答服务器（代码 -1，错误信息说用户拒绝了"
+        "这个请求），服务器只能在没有模型回答的情况下继续。",
     },
     "user.answered.timeout": {
         "en": "Nobody answered within {seconds} s. The host cancels the question (cancel) rather than let the call "
