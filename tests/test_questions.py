@@ -255,7 +255,8 @@ def test_a_questions_file_uploaded_with_a_trace_is_used_and_a_bad_one_is_one_lin
     at.radio(key="step_source_en").set_value("upload").run()
     trace_bytes = (SAMPLE_DIR / "tool-choice-none.json").read_bytes()
     at.file_uploader(key="step_upload").set_value(("mine.json", trace_bytes, "application/json")).run()
-    assert not at.error and not any("question" in h for h in _viewer(at)["bundle"]["hops"])
+    # A sample's own file keeps the sample's questions, as its HTML does; a questions file uploaded with it replaces them.
+    assert not at.error and any("question" in h for h in _viewer(at)["bundle"]["hops"])
     mine = good(at={"step": 9, "kind": "llm.response"}, ask="Text or tool_calls?")
     at.file_uploader(key="step_questions_upload").set_value(
         ("mine.questions.json", json.dumps(mine).encode(), "application/json")

@@ -71,12 +71,16 @@ def test_message_3_and_7_say_where_article_000_is_wrong(browser, tmp_path, lang)
     three = page.locator('.fv-rcell[data-message="3"]')
     expect(three).to_have_attribute("data-state", "corrected")
     expect(three).to_contain_text("文章有误" if lang == "zh" else "article wrong")
-    three.click()
+    three.click()  # opens the whole note, naming the article; its button goes to the message
+    note = page.locator(".fv-rnote-pop")
+    expect(note).to_contain_text("这是错的" if lang == "zh" else "that is wrong")
+    expect(note).to_contain_text("文章 000" if lang == "zh" else "Article 000")
+    note.locator("button").first.click()
     detail = page.locator(".fv-rdetail")
     expect(detail).to_contain_text("这是错的" if lang == "zh" else "that is wrong")
     expect(detail).to_contain_text("应用 → 模型 API" if lang == "zh" else "App → Model API")
     page.locator('.fv-rcell[data-message="7"]').click()
-    expect(detail).to_contain_text(
+    expect(note).to_contain_text(
         "CallToolResult 没有这个字段" if lang == "zh" else "a CallToolResult has no such field"
     )
     assert not page_errors(page), page_errors(page)
