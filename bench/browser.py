@@ -155,9 +155,12 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def app_process(env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def app_process(
+    env: dict[str, str] | None = None, *, stderr: int = subprocess.DEVNULL
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`mcp-flow app` (the pages and the rooms' routes, as `./dev.sh app` serves them) on a free loopback
-    port, with no OPENAI_ variables and the given ones; stopped afterwards. Yields its URL and its process."""
+    port, with no OPENAI_ variables and the given ones; stopped afterwards. Yields its URL and its process, once it
+    answers its health check (`stderr=subprocess.PIPE` keeps what it said on its console for the caller)."""
     from flow.cli.app import app_command
 
     port = _free_port()
@@ -167,7 +170,7 @@ def app_process(env: dict[str, str] | None = None) -> Iterator[tuple[str, subpro
         cwd=ROOT,
         env={**base, **(env or {})},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
     )
     url = f"http://127.0.0.1:{port}"
     try:
