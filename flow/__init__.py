@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from flow.servers.spec import Era, ServerSpec
     from flow.text.apis import api_words
     from flow.text.errors import PROVIDER_NOTES, FlowError, sending_line
+    from flow.text.mock import mock_model_does, mock_model_label, mock_models_help
     from flow.text.names import ACTOR_NAMES, KIND_NAMES, PHASE_NAMES, Lang, actor_names
     from flow.trace.files import (
         MAX_TRACE_BYTES,
@@ -112,6 +113,7 @@ _HOME = {
     ),
     "api_words": "flow.text.apis",
     **dict.fromkeys(("PROVIDER_NOTES", "FlowError", "sending_line"), "flow.text.errors"),
+    **dict.fromkeys(("mock_model_does", "mock_model_label", "mock_models_help"), "flow.text.mock"),
     **dict.fromkeys(("RoomError", "RoomKeys", "RoomView"), "flow.rooms.store"),
     "qr_svg": "flow.rooms.page",
     **dict.fromkeys(("room_routes", "room_store", "rooms_served"), "flow.rooms"),
@@ -252,6 +254,9 @@ __all__ = [
     "load_trace",
     "message_name",
     "message_of",
+    "mock_model_does",
+    "mock_model_label",
+    "mock_models_help",
     "notes_before_sending",
     "overview_dot",
     "parse_script",

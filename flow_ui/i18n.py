@@ -105,6 +105,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "no_prompt": {"zh": "不使用", "en": "none"},
     "prompt_arg": {"zh": "提示模板参数 {name}", "en": "Prompt argument {name}"},
     "mock_behaviour": {"zh": "模拟模型的行为", "en": "Mock behaviour"},
+    "mock_all": {"zh": "每种行为做什么（全部 {n} 种）", "en": "What each behaviour does (all {n})"},
     "preset": {"zh": "预设", "en": "Preset"},
     "base_url": {"zh": "Base URL", "en": "Base URL"},
     "model_name": {"zh": "模型名称", "en": "Model name"},
@@ -358,10 +359,6 @@ TEXT: dict[str, dict[Lang, str]] = {
     "transport_help": {
         "zh": "进程内：服务器与应用在同一进程；stdio 子进程：服务器是子进程，通过标准输入输出通信",
         "en": "memory: the server runs in this process; stdio: the server is a subprocess talking over stdin/stdout",
-    },
-    "mock_help": {
-        "zh": "mock 正常；mock-bad-json 参数不是 JSON；mock-bad-args 缺少必填参数；mock-wrong-tool 调用不存在的工具；mock-quirky 像部分服务商那样回答（content 为空串、短 id、多行参数、无 usage）；mock-no-strict / mock-no-parallel 拒绝 strict / parallel_tool_calls；mock-error-* 返回该 HTTP 错误；mock-slow 5 秒后才回答",
-        "en": 'mock behaves; mock-bad-json sends arguments that are not JSON; mock-bad-args misses a required field; mock-wrong-tool calls a tool that does not exist; mock-quirky answers like some providers (content "", short ids, arguments over lines, no usage); mock-no-strict / mock-no-parallel reject strict / parallel_tool_calls; mock-error-* answers with that HTTP error; mock-slow answers after 5 s',
     },
     "why": {"zh": "发生了什么", "en": "What happens"},
     "download_trace": {"zh": "下载运行记录（JSON）", "en": "Download trace (JSON)"},

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from flow import mock_model_label
 from flow_ui.i18n import t
 from flow_ui.live import PACE_S
 from helpers import ARTIFACTS
@@ -40,8 +41,8 @@ def test_a_paced_run_shows_its_hops_one_by_one_then_what_happened(browser, app_u
     expect(pace).to_be_checked()  # on unless the teacher turns it off, and the page says what it does
     expect(page.locator(f".st-key-pace_{lang}")).to_contain_text(t("pace", lang, s=PACE_S))
     page.locator(f".st-key-mock_model_{lang} [data-testid='stSelectbox']").click()
-    page.keyboard.type("mock-bad-json")
-    page.get_by_role("option", name="mock-bad-json", exact=True).click()
+    page.keyboard.type("mock-bad-json")  # the id finds the behaviour, listed under its name
+    page.get_by_role("option", name=mock_model_label("mock-bad-json", lang), exact=True).click()
     page.locator(".st-key-run button").click()
 
     live = page.locator(".st-key-run_live [data-testid='stMarkdownContainer']")

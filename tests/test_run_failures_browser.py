@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from flow import mock_model_label
 from flow.backends.mock import MODEL_NAMES
 from flow_ui.i18n import t
 
@@ -110,7 +111,7 @@ def test_a_server_fault_on_the_run_page_ends_only_the_run(browser, app_url, room
 def test_a_failing_mock_model_on_the_run_page_ends_only_the_run(browser, app_url, room, model):
     teacher, followers = room
     page = _page(browser, f"{app_url}/run")
-    _select(page, "mock_model", model)
+    _select(page, "mock_model", mock_model_label(model, "en"))  # its name, then the id
     if model == "mock-no-strict":  # it refuses only a request that carries `strict`
         page.locator(".st-key-strict_en").get_by_text(t("strict", "en")).click()
     said = _run(page)

@@ -95,6 +95,7 @@ ALLOWED = {
     "API",
     "Key",
     "JSON",
+    "RPC",  # JSON-RPC, the protocol MCP speaks
     "HTTP",
     "HTML",
     "SVG",

@@ -1,7 +1,9 @@
 """MkDocs hook: the reference pages' generated parts, written from the code at build time so they cannot go stale.
 
 `<!-- generated: cli -->` becomes every subcommand's --help, from the command line's own parser;
-`<!-- generated: trace-schema -->` becomes one table per object of the trace format, from schema/trace.schema.json.
+`<!-- generated: trace-schema -->` becomes one table per object of the trace format, from schema/trace.schema.json;
+`<!-- generated: mock-models -->` becomes the offline mock's behaviours in the page's language, from
+`flow.text.mock`, the table the Run page and `run --model`'s help are written from.
 """
 
 from __future__ import annotations
@@ -10,12 +12,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[2]
 
 CLI_MARK = "<!-- generated: cli -->"
 SCHEMA_MARK = "<!-- generated: trace-schema -->"
+MOCK_MARK = "<!-- generated: mock-models -->"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
@@ -23,13 +26,20 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(CLI_MARK, cli_reference())
     if SCHEMA_MARK in markdown:
         markdown = markdown.replace(SCHEMA_MARK, schema_reference())
+    if MOCK_MARK in markdown:
+        markdown = markdown.replace(MOCK_MARK, mock_models("en" if page.file.src_uri.endswith(".en.md") else "zh"))
     return markdown
+
+
+def _repository_code() -> None:
+    """The code documented is the repository's, whatever the working directory."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
 
 
 def cli_reference() -> str:
     """Every subcommand's help, as `mcp-flow COMMAND --help` prints it (at a fixed width)."""
-    if str(ROOT) not in sys.path:  # the code documented is the repository's, whatever the working directory
-        sys.path.insert(0, str(ROOT))
+    _repository_code()
     from flow.cli import parser, subcommands
 
     os.environ["COLUMNS"] = "100"  # argparse wraps at the terminal's width; the page has one width
@@ -80,3 +90,11 @@ def schema_reference() -> str:
     for name, node in schema.get("$defs", {}).items():
         lines += _table(name, node)
     return "\n".join(lines)
+
+
+def mock_models(lang: Literal["zh", "en"]) -> str:
+    """The mock model's behaviours as a table, in the page's language."""
+    _repository_code()
+    from flow.text.mock import mock_models_table
+
+    return mock_models_table(lang)

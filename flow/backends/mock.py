@@ -6,25 +6,8 @@ decides which tools to call and with what arguments, or answers. It is reached b
 openai SDK through `MockModelTransport` (an httpx2 transport) or over HTTP with
 `python -m flow mock-server`.
 
-The model name picks a behaviour, the way a provider's model names pick a model:
-  mock              a well-behaved model
-  mock-bad-json     the first tool call's arguments are not valid JSON
-  mock-bad-args     the first tool call's arguments are JSON but miss the required field
-  mock-wrong-tool   the first tool call names a tool that does not exist
-  mock-error-401 / mock-error-429 / mock-error-500   the endpoint answers with that HTTP error
-  mock-slow         answers after 5 s (longer than a short client timeout)
-  mock-quirky       answers the way some providers do: content "" beside tool_calls, short ids without
-                    "call_", arguments with newlines, finish_reason "stop", no usage, a whole tool call
-                    in one streamed delta
-  mock-no-strict / mock-no-parallel   reject a request that carries `strict` / `parallel_tool_calls` (HTTP 400)
-  mock-llamacpp     answers the way a llama.cpp-family server was seen to: a request with `content: null` in an
-                    assistant message is refused with llama-cpp-python's HTTP 500 (FastAPI's validation errors, one
-                    Python repr per branch of its message union, as the message); `tool_choice:
-                    "required"` fails with HTTP 500 and an empty message; streamed tool calls repeat the whole
-                    name and id in every delta, beside a legacy `function_call` object
-  mock-empty        calls tools as `mock` does, then answers with empty content and finish_reason "stop"
-  mock-loop         never answers: every reply asks for the question's tool calls again, however often they ran,
-                    so a run ends at its round limit (max_rounds)
+The model name picks a behaviour, the way a provider's model names pick a model: `MODEL_NAMES`, each one named
+and explained in `flow.text.mock.MOCK_BEHAVIOURS` (the Run page, `run --model`'s help and the docs show that table).
 Any other name is answered with 404 model_not_found, as a provider does.
 """
 

@@ -13,6 +13,7 @@ from flow.cli.common import MAX_EXCHANGE_S, Subcommands, add_command, error, lin
 from flow.cli.server_options import add_probe_options, add_server_access_options, env_pair, server_spec
 from flow.proxy.options import UsageError, check_seconds
 from flow.text.errors import EMPTY_ANSWER, PROVIDER_NOTES, SAMPLING_DENIED, FlowError, sending_line
+from flow.text.mock import MOCK_BEHAVIOURS
 from flow.trace.files import json_value_problem
 from flow.trace.json_text import read_json_text
 from flow.trace.model import as_dict
@@ -160,6 +161,12 @@ def _add_session_options(r: argparse.ArgumentParser) -> None:
     )
 
 
+def _lowered(name: str) -> str:
+    """A name that begins a label, to stand inside a sentence: "Slow" is "slow", "HTTP 401: …" stays."""
+    first = name.split(" ", 1)[0]
+    return name if len(first) > 1 and first.isupper() else name[:1].lower() + name[1:]
+
+
 def _add_model_options(r: argparse.ArgumentParser) -> None:
     """`run`'s model, and what the app asks of it."""
     r.add_argument(
@@ -177,7 +184,9 @@ def _add_model_options(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--model",
-        help="model name: mock, mock-bad-json, ... (a name starting with mock) for the offline mock; any other "
+        help="model name: a name starting with mock is the offline mock, whose behaviours are "
+        + ", ".join(f"{model} ({_lowered(b.name['en'])})" for model, b in MOCK_BEHAVIOURS.items())
+        + "; the Run page and the docs' Providers page say what each does. Any other "
         "name goes to a provider, at --base-url, $OPENAI_BASE_URL, else https://api.openai.com/v1 (default: mock, "
         "or $OPENAI_MODEL when a base URL is given; the run says where it sends before it does)",
     )

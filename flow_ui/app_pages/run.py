@@ -26,6 +26,9 @@ from flow import (
     configured_servers,
     key_env_for,
     key_for,
+    mock_model_does,
+    mock_model_label,
+    mock_models_help,
     parse_script,
     server_for,
 )
@@ -109,6 +112,22 @@ def scripted_turns(tools: list[dict[str, Any]] | None, lang: Lang) -> tuple[Turn
     except ScriptError as exc:
         st.error(t("scripted_bad_args", lang, error=plain(exc)), icon=":material/error:")
         return None
+
+
+def mock_behaviour(lang: Lang) -> str:
+    """The mock model's behaviour: each named in the page's language beside the id the command line's --model takes,
+    what the chosen one does under the list, and every one explained in a fold (a tooltip is cut at 300 px)."""
+    model: str = remembered(
+        st.selectbox,
+        t("mock_behaviour", lang),
+        MOCK_MODELS,
+        key="mock_model",
+        format_func=lambda m: mock_model_label(m, lang),
+    )
+    st.caption(mock_model_does(model, lang))
+    with st.expander(t("mock_all", lang, n=len(MOCK_MODELS)), key=f"mock_all_{lang}"):
+        st.markdown(mock_models_help(lang))
+    return model
 
 
 def use_example() -> None:
@@ -224,9 +243,7 @@ with left:
         script = scripted_turns(None if bad_command else offered_tools(mode, server_spec), lang)
         model_name, base_url = "scripted", None
     elif backend == "mock":
-        model_name = remembered(
-            st.selectbox, t("mock_behaviour", lang), MOCK_MODELS, key="mock_model", help=t("mock_help", lang)
-        )
+        model_name = mock_behaviour(lang)
         base_url = None
     else:
         preset = remembered(
