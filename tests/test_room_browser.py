@@ -1,8 +1,9 @@
 """A classroom room in headless Chromium: a teacher on the Step page (the app as `./dev.sh app` serves it, flow_ui/serve.py)
-and two followers, a laptop and a phone (360 px), on the link the room gives.
+and two followers, a laptop and a phone (390 × 844), on the link the room gives.
 
-The followers follow the teacher's steps and language; one looks ahead on its own and comes back; neither moves
-the teacher; both answer a question once, the teacher's screen (the projector) says how many answered and shows the
+The followers follow the teacher's steps and language; one looks ahead on its own, up to the question the teacher
+has not reached and not past it, and comes back; while a question waits at the teacher's hop a follower may look
+back, never ahead; neither moves the teacher; both answer a question once, the teacher's screen (the projector) says how many answered and shows the
 counts only at the reveal (or live, when the teacher turns that on), and each follower sees the right choice and its
 own. The phone gets the phone's layout. Screenshots go to test-artifacts/ for a person to look at.
 """
@@ -67,7 +68,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     # The link names the address students use; the test's browser reaches this app on its own port.
     follow_url = app_url + link[link.index("/room/") :]
     laptop = _page(browser, follow_url, locale="zh-CN", width=1280, height=720)
-    phone = _page(browser, follow_url, locale="en-US", width=360, height=740, phone=True)
+    phone = _page(browser, follow_url, locale="en-US", width=390, height=844, phone=True)
     expect(teacher.locator(".fv-room")).to_contain_text("2 following")
     # The phone has the phone's layout: the hop's card, then the trace as rows it can read, no shrunken diagram.
     expect(phone.locator("[data-flow-viewer]")).to_have_attribute("data-layout", "phone")
@@ -78,30 +79,34 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     )
     assert smallest >= 12, smallest
 
-    # The teacher steps; both follow.
-    for _ in range(3):
+    # The teacher steps to the hop before the first question; both follow.
+    assert ASKED >= 2
+    for _ in range(ASKED - 1):
         teacher.locator(".fv-next").click()
-    _at(teacher, 4)
+    _at(teacher, ASKED)
     for page in (laptop, phone):
-        _at(page, 4)
+        _at(page, ASKED)
         expect(page.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
     # The followers' screens follow the teacher's language (English), not their own browser's, the page's too.
     expect(laptop.locator(".fv-next")).to_contain_text("Next")
     expect(laptop.locator("html")).to_have_attribute("lang", "en")
 
-    # One looks ahead on its own: the teacher does not move, the follower stays where it went.
+    # One looks ahead on its own, up to the question the teacher has not reached, not past it (the hops after it
+    # answer it): the teacher does not move, the follower stays where it went.
     laptop.locator(".fv-next").click()
-    laptop.locator(".fv-next").click()
-    _at(laptop, 6)
+    _at(laptop, ASKED + 1)
+    expect(laptop.locator(".fv-next")).to_be_disabled()
+    laptop.keyboard.press("ArrowRight")
+    laptop.evaluate(f"() => window.__viewer.goto({ASKED + 3})")
     expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-state", "own")
-    _teacher_goto(teacher, 4)  # hop 5
-    _at(phone, 5)
+    _teacher_goto(teacher, ASKED - 2)
+    _at(phone, ASKED - 1)
     laptop.wait_for_timeout(500)
-    _at(laptop, 6, timeout=100)
-    _at(teacher, 5, timeout=100)  # the follower's presses never reached the teacher
+    _at(laptop, ASKED + 1, timeout=100)
+    _at(teacher, ASKED - 1, timeout=100)  # the follower's presses never reached the teacher
     _shot(laptop, "room-follower-own-en-1280x720.png")
     laptop.locator(".fv-room-back").click()
-    _at(laptop, 5)
+    _at(laptop, ASKED - 1)
     expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
 
     # A question: each follower answers once, the teacher sees the tally, then reveals.
@@ -110,6 +115,19 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
         _at(page, ASKED + 1)
         expect(page.locator("[data-flow-viewer]")).to_have_attribute("data-asking", "1")
         expect(page.locator(".fv-reveal")).to_have_count(0)  # only the teacher reveals
+    # While it waits, the phone may look back, never ahead: not by Next, a key, nor a later hop's row.
+    expect(phone.locator(".fv-next")).to_be_disabled()
+    phone.locator(".fv-room-banner").click()  # the keys to the phone's viewer
+    phone.keyboard.press("ArrowRight")
+    phone.keyboard.press("End")
+    phone.locator(".fv-lane-row").nth(ASKED + 2).click()
+    phone.wait_for_timeout(300)
+    _at(phone, ASKED + 1, timeout=100)
+    phone.locator(".fv-prev").click()
+    _at(phone, ASKED)
+    expect(phone.locator(".fv-room-banner")).to_have_attribute("data-state", "own")
+    phone.locator(".fv-room-back").click()
+    _at(phone, ASKED + 1)
     wrong = 1 if RIGHT != 1 else 2
     laptop.locator(f".fv-choice[data-choice='{RIGHT}']").click()
     phone.locator(f".fv-choice[data-choice='{wrong}']").scroll_into_view_if_needed()
@@ -131,7 +149,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     _shot(teacher, "room-teacher-tally-en-1280x720.png")
     teacher.locator(".fv-room-live").click()
     expect(teacher.locator(".fv-votes")).to_have_count(0)
-    _shot(phone, "room-phone-question-en-360x740.png")
+    _shot(phone, "room-phone-question-en-390x844.png")
     teacher.locator(".fv-reveal").click()
     # At the reveal the counts are for everyone, the teacher's screen too.
     expect(teacher.locator(f".fv-choice[data-choice='{RIGHT}'] .fv-votes")).to_have_attribute("data-votes", "1")
@@ -142,7 +160,13 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
         expect(page.locator(f".fv-choice[data-choice='{mine}']")).to_have_class(_has("fv-picked"))
     expect(phone.locator(f".fv-choice[data-choice='{wrong}']")).to_have_class(_has("fv-wrong"))
     _shot(laptop, "room-follower-revealed-en-1280x720.png")
-    _shot(phone, "room-phone-revealed-en-360x740.png")
+    _shot(phone, "room-phone-revealed-en-390x844.png")
+    # Revealed: the phone may look ahead again, up to the next question.
+    expect(phone.locator(".fv-next")).to_be_enabled()
+    phone.locator(".fv-next").click()
+    _at(phone, ASKED + 2)
+    phone.locator(".fv-room-back").click()
+    _at(phone, ASKED + 1)
 
     # The teacher opens the closing view after the last hop: the class sees it too, and leaves it with the teacher.
     last = len(SAMPLE.hops) - 1
@@ -151,7 +175,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
     for page in (teacher, laptop, phone):
         expect(page.locator("[data-flow-viewer]")).to_have_attribute("data-closing", "1", timeout=FOLLOW_MS)
     expect(laptop.locator(".fv-room-banner")).to_have_attribute("data-state", "following")
-    _shot(phone, "room-phone-closing-en-360x740.png")
+    _shot(phone, "room-phone-closing-en-390x844.png")
     teacher.evaluate("() => window.__viewer.prev()")
     for page in (laptop, phone):
         expect(page.locator("[data-flow-viewer]")).not_to_have_attribute("data-closing", "1", timeout=FOLLOW_MS)
@@ -165,7 +189,7 @@ def test_a_room_follows_the_teacher_and_answers_a_question(browser, app_url):
         expect(page.locator("html")).to_have_attribute("lang", "zh")  # the page says so (screen readers, fonts)
         _at(page, ASKED + 1)
     _shot(laptop, "room-follower-zh-1280x720.png")
-    _shot(phone, "room-phone-zh-360x740.png")
+    _shot(phone, "room-phone-zh-390x844.png")
     teacher.set_viewport_size({"width": 1920, "height": 1080})
     _shot(teacher, "room-teacher-zh-1920x1080.png")
 

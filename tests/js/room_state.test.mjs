@@ -65,6 +65,39 @@ test('a student who looks on their own leaves the teacher, and is together again
   assert.equal(room.banner(), 'closed');
 });
 
+test('a follower may look back, and ahead only up to the first question still waiting for the teacher', () => {
+  const room = new RoomState({ role: 'follower' });
+  assert.equal(room.furthest([3, 7]), null); // nothing heard yet: no teacher to be ahead of
+  room.heard(view(1, { quiz: true }), { index: 1, lang: 'en' }, true);
+  assert.equal(room.furthest([3, 7]), 3); // up to the question at hop 3 (to read it), not past it
+  assert.equal(room.furthest([]), null); // questions off, or every one revealed: anywhere, the closing view too
+  room.heard(view(3, { quiz: true }), { index: 3, lang: 'en' }, true);
+  assert.equal(room.furthest([3, 7]), 3); // the teacher's hop asks: back, not ahead
+  room.heard(view(4, { quiz: true }), { index: 3, lang: 'en' }, true);
+  assert.equal(room.furthest([7]), 7); // revealed and passed: up to the next one
+  assert.equal(room.furthest([1, 7]), 7); // a question the teacher jumped over is behind: looking back
+  room.gone();
+  assert.equal(room.furthest([7]), null); // a closed room binds nobody
+  assert.equal(new RoomState({ role: 'teacher' }).furthest([0]), null);
+});
+
+test('a follower looking past a question the teacher has not revealed follows the teacher again', () => {
+  const room = new RoomState({ role: 'follower' });
+  room.heard(view(2), { index: 2, lang: 'en' }, true);
+  room.moved({ index: 9, closing: false }); // ahead on their own, questions off
+  assert.equal(room.banner(), 'own');
+  assert.ok(!room.rein({ index: 9, closing: false }, []));
+  room.heard(view(2, { quiz: true }), { index: 9, lang: 'en' }, true); // the teacher turns the questions on
+  assert.ok(room.rein({ index: 9, closing: false }, [5]));
+  assert.equal(room.banner(), 'following');
+  room.moved({ index: 0, closing: false }); // back on their own: allowed
+  assert.ok(!room.rein({ index: 0, closing: false }, [5]));
+  room.moved({ index: 5, closing: false });
+  assert.ok(!room.rein({ index: 5, closing: false }, [5])); // at the question: reading it, not past it
+  room.moved({ index: 19, closing: true });
+  assert.ok(room.rein({ index: 19, closing: true }, [5])); // the closing view is past every hop
+});
+
 function poster({ statuses = [], closed = () => false } = {}) {
   // A Poster whose posts answer with `statuses` in turn (a number, or 'fail' for a network error), on timers the
   // test fires by hand.

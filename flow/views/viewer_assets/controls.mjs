@@ -87,10 +87,11 @@ export class Controls {
     this.slider.max = String(n);
   }
 
-  paint(i, count, closingNext) {
-    // At hop i of `count`; `closingNext`: the closing view comes next (the last hop of a trace that has one).
+  paint(i, count, closingNext, furthest = null) {
+    // At hop i of `count`; `closingNext`: the closing view comes next (the last hop of a trace that has one);
+    // `furthest`: the last hop this screen may go to (a room's follower before a question), null for any.
     this.prev.disabled = i === 0;
-    this.next.disabled = i === count - 1;
+    this.next.disabled = i === count - 1 || (furthest !== null && i >= furthest);
     this.closing.hidden = !closingNext;
     this.slider.value = String(i + 1);
   }

@@ -134,7 +134,9 @@ export class Diagram {
     const heads = this.heads.firstElementChild;
     if (heads && this.headsRow) {
       heads.style.width = this.svg.style.width;
-      heads.style.height = `${Math.floor(this.headsRow.height * scale)}px`;
+      // Rounded up, so the width sets the copy's scale as it does the drawing's (rounded down, the names were drawn
+      // smaller than the drawing's own).
+      heads.style.height = `${Math.ceil(this.headsRow.height * scale)}px`;
     }
     // What follow() needs, read here (a resize or a mode change) rather than on every step.
     this.viewH = this.box.clientHeight;

@@ -12,7 +12,8 @@ export function noteHeld(bundle) {
 
 export class Painter {
   // `parts`: the viewer's parts a step shows in, and its root element; `now()`: {bundle, lang, index, closing,
-  // playing} as the viewer has them; `painted(i)`: told once hop i is painted (the viewer tells its host).
+  // playing, furthest (the last hop a room's follower may look at; null: any)} as the viewer has them;
+  // `painted(i)`: told once hop i is painted (the viewer tells its host).
   constructor(parts, now, painted) {
     this.parts = parts;
     this.now = now;
@@ -56,7 +57,7 @@ export class Painter {
     const hops = bundle.hops;
     const hop = hops[i];
     if (!hop) return;
-    const { el, diagram, lanes, header, quiz, card, controls, overview } = this.parts;
+    const { el, diagram, lanes, header, quiz, card, overview } = this.parts;
     const count = hops.length;
     const asking = quiz.asking(i);
     diagram.paint(hop.row, asking);
@@ -66,7 +67,7 @@ export class Painter {
     el.classList.toggle('fv-asking', asking);
     this.paintRoute(hop, L);
     card.paint(hop, asking, L);
-    controls.paint(i, count, !!bundle.closing && i === count - 1);
+    this.paintControls();
     card.paintList(hops, i, asking);
     overview.paint(i);
     this.shown = i;
@@ -78,6 +79,14 @@ export class Painter {
       el.dataset.asking = asking ? '1' : '';
       el.dataset.current = String(mark);
     }, 0));
+  }
+
+  paintControls() {
+    // Previous and Next: also when only how far this screen may go changed (a room's teacher moved).
+    const { bundle, index: i, closing, furthest } = this.now();
+    if (!bundle || closing || !bundle.hops[i]) return;
+    const count = bundle.hops.length;
+    this.parts.controls.paint(i, count, !!bundle.closing && i === count - 1 && furthest === null, furthest);
   }
 
   paintRoute(hop, L) {

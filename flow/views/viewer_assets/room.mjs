@@ -1,6 +1,7 @@
 // Classroom rooms (flow/rooms): the teacher's viewer posts its view (hop, language, the two toggles) to the app's
 // room routes; each follower's viewer hears it over Server-Sent Events and follows, unless the student has looked
-// back or ahead on their own ("back to the teacher" returns). A question the teacher reaches is answered once
+// back or ahead on their own ("back to the teacher" returns); never past a question the teacher has not revealed
+// (RoomState.furthest). A question the teacher reaches is answered once
 // from each follower's screen; the teacher's viewer counts the answers and reveals; followers then see the
 // right choice and their own. Until the reveal the teacher's screen (the projector) says how many answered, not the
 // counts per choice, which would steer the students still answering; a toggle on the room's badge shows them live.
@@ -159,6 +160,16 @@ export class RoomLink {
 
   // ---- a follower ----
 
+  furthest() {
+    // The last hop this screen may look at on its own, or null for anywhere (RoomState.furthest).
+    return this.state.furthest(this.screen.open());
+  }
+
+  bound(index) {
+    const limit = this.furthest();
+    return limit === null ? index : Math.min(index, limit);
+  }
+
   heard(view) {
     const screen = this.screen;
     const todo = this.state.heard(view, screen.view(), !!this.cfg.bundleFor);
@@ -183,9 +194,12 @@ export class RoomLink {
       const here = screen.view();
       if (here.quiz !== view.quiz) screen.setQuiz(view.quiz);
       if (here.captions !== view.captions) screen.setCaptions(view.captions);
+      this.state.rein(screen.view(), screen.open());
       if (this.state.following) {
         if (!view.closing || screen.view().index !== view.index) screen.goto(view.index);
         if (view.closing) screen.openClosing(); // the step after the last hop, as the teacher has it
+      } else {
+        screen.bounds(); // the teacher moved: how far this screen may look changed
       }
     } finally {
       this.applying = false;

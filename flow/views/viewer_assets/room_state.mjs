@@ -70,6 +70,26 @@ export class RoomState {
     return true;
   }
 
+  furthest(open) {
+    // How far a follower may look on its own: null for anywhere (the closing view too), else the last hop index it
+    // may reach. With questions off it may look ahead; with them on, not past the first question at or after the
+    // teacher's hop still waiting for the teacher (`open`: the indices of the hops whose question waits), since the
+    // hops after a question answer it. While the teacher's own hop asks, that is the teacher's hop: back, not ahead.
+    // A closed room binds nobody.
+    if (this.role !== 'follower' || !this.teacher || this.closed) return null;
+    const first = open.find((i) => i >= this.teacher.index);
+    return first === undefined ? null : first;
+  }
+
+  rein(here, open) {
+    // A follower looking past where it may (`here`: {index, closing}; the teacher turned the questions on, or one
+    // came back into question) follows the teacher again: true when it does now.
+    const limit = this.furthest(open);
+    if (this.following || limit === null || (here.index <= limit && !here.closing)) return false;
+    this.following = true;
+    return true;
+  }
+
   gone() {
     this.closed = true;
     this.problem = 'room_gone';

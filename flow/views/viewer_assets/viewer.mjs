@@ -135,7 +135,8 @@ class Viewer {
     const { el, diagram, lanes, header, quiz, routeStrip, controls, overview, closingView } = this;
     this.painter = new Painter(
       { el, diagram, lanes, header, quiz, routeStrip, card, controls, overview, closingView },
-      () => ({ bundle: this.bundle, lang: this.lang, index: this.index, closing: this.closing, playing: this.player.playing }),
+      () => ({ bundle: this.bundle, lang: this.lang, index: this.index, closing: this.closing, playing: this.player.playing,
+        furthest: this.room ? this.room.furthest() : null }),
       (i) => this.hostLink.report(this.bundle.trace, i, this.player.playing),
     );
     this.root.append(this.el);
@@ -235,6 +236,8 @@ class Viewer {
       setCaptions: (on) => this.setCaptions(on),
       goto: (i) => this.goto(i),
       openClosing: () => this.openClosing(),
+      open: () => (this.hops ? this.hops.flatMap((_, i) => (this.quiz.asking(i) ? [i] : [])) : []),
+      bounds: () => this.painter.paintControls(),
       load: (bundle, index) => { this.lang = bundle.lang; this.load(bundle, index); },
       newRound: (answers) => this.quiz.restore({ fresh: true, picked: answers }),
       revealed: (i) => {
@@ -359,7 +362,7 @@ class Viewer {
   // ---- the closing view: one more step after the last hop ----
 
   openClosing() {
-    if (!this.stepper.open()) return false;
+    if ((this.room && this.room.furthest() !== null) || !this.stepper.open()) return false;
     if (this.player.playing) this.player.stop();
     this.el.classList.add('fv-closed');
     this.painter.paintClosing();
@@ -396,6 +399,7 @@ class Viewer {
 
   goto(index) {
     if (!this.stepper.count) return;
+    if (this.room) index = this.room.bound(index); // a follower does not read past a question still waiting
     this.leaveClosing();
     this.painter.moved();
     this.stepper.goto(index);
