@@ -4,10 +4,15 @@ per report at the smaller size (≈1 is linear). Figures are printed, never asse
 
 The pairing alone goes from 1,000 to 10,000 reports; merge and the import from 400 to 4,000, since a trace holds at
 most 20,000 hops and a merged report with its frames is four (the request and answer frames, and the reported request
-and answer). `python -m bench` runs it (`--quick`: ten times smaller)."""
+and answer). `python -m bench` runs it (`--quick`: ten times smaller).
+
+`approval_figures`: replaying a recording whose provider asked for 20,000 approvals (issue 43: 152 s), which a run
+refuses past `MAX_APPROVALS`, against the SDK's `create` of the request that would have answered them all, measured in
+the same run."""
 
 from __future__ import annotations
 
+import copy
 import gc
 import json
 import time
@@ -15,10 +20,19 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import anyio
+import httpx2
+
+from flow.backends.replay import replay
+from flow.capture.recorder import Recorder
+from flow.engine.model import ModelConfig, make_client
+from flow.engine.options import MAX_APPROVALS
 from flow.interop.merge import merge_recordings
 from flow.interop.otlp import to_otlp_json
 from flow.interop.otlp_import import import_otlp_json
-from flow.trace.model import Hop
+from flow.trace.model import Hop, Trace
+from flow.trace.shipped import SAMPLE_DIR
+from flow.wire import API
 from flow.wire.hosted import reported_drafts
 
 URL = "https://mcp.example.com/mcp"
@@ -102,3 +116,69 @@ def hosted_figures(quick: bool) -> dict[str, float]:
         out[f"{part}_ms_per_report"] = by_size[large]
         out[f"{part}_growth"] = by_size[large] / by_size[small]
     return out
+
+
+def approvals_recording(n: int) -> Trace:
+    """The approval sample as a recording made with no limit would hold `n` approvals: the provider's answer asks them
+    all, and the recorded next request answers each, as the app did."""
+    trace = Trace.model_validate_json((SAMPLE_DIR / "hosted-responses-approval.json").read_text(encoding="utf-8"))
+    answer = next(h for h in trace.hops if h.kind == "llm.response")
+    again = [h for h in trace.hops if h.kind == "llm.request"][1]
+    asked = next(o for o in answer.payload["body"]["output"] if o["type"] == "mcp_approval_request")
+    many = [{**asked, "id": f"{asked['id']}_{i}"} for i in range(n)]
+    answer.payload["body"]["output"] = [o for o in answer.payload["body"]["output"] if o is not asked] + many
+    items: list[dict[str, Any]] = []
+    for item in again.payload["body"]["input"]:
+        if item.get("type") == "mcp_approval_request":
+            items += [{**item, "id": r["id"]} for r in many]
+        elif item.get("type") == "mcp_approval_response":
+            items += [{**item, "approval_request_id": r["id"]} for r in many]
+        else:
+            items.append(item)
+    again.payload["body"]["input"] = items
+    return trace
+
+
+def _seconds(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+async def _completed(request: httpx2.Request) -> httpx2.Response:
+    await request.aread()
+    return httpx2.Response(200, json={"id": "resp_1", "object": "response", "status": "completed", "output": []})
+
+
+def _answering_s(trace: Trace) -> float:
+    """Seconds for the openai SDK's `create` of the recorded request answering every approval, to a stand-in."""
+    body = copy.deepcopy([h for h in trace.hops if h.kind == "llm.request"][1].payload["body"])
+    config = ModelConfig(backend="openai", model="m", base_url="http://p.test/v1", api_key="k")
+
+    async def create() -> None:
+        sdk = make_client(config, Recorder(), api=API["responses"], transport=httpx2.MockTransport(_completed))
+        await sdk.responses.create(**body)  # type: ignore[union-attr]
+
+    return _seconds(lambda: anyio.run(create))
+
+
+def approval_figures(quick: bool) -> dict[str, float]:
+    """The replay of a recording past `MAX_APPROVALS`, of one at it and of the one-approval sample: its time, the model
+    requests it made, and what answering them all would have cost the SDK's `create` in the next request."""
+    n = 2000 if quick else 20000
+    many, at_cap, one = approvals_recording(n), approvals_recording(MAX_APPROVALS), approvals_recording(1)
+    seconds: dict[str, float] = {}
+    served = 0
+    for name, trace in (("refused", many), ("cap", at_cap), ("one", one)):
+        result = replay(trace, source="bench")
+        seconds[name] = _seconds(lambda: replay(trace, source="bench"))  # noqa: B023 (called at once)
+        if name == "refused":
+            served = (result.trace.meta.replay or {}).get("served", 0)
+    return {
+        "approvals_refused": n,
+        "approvals_refused_requests": served,
+        "approvals_refused_ms": seconds["refused"] * 1000,
+        "approvals_answering_over_refused": _answering_s(many) / seconds["refused"],
+        "approvals_cap_over_one": seconds["cap"] / seconds["one"],
+    }

@@ -34,7 +34,7 @@ import anyio
 
 import flow
 from bench.browser import browser_figures
-from bench.hosted import hosted_figures
+from bench.hosted import approval_figures, hosted_figures
 from bench.room import room_figures
 from flow.capture.recorder import NullRecorder, Recorder
 from flow.cli.app import app_command
@@ -409,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         ("app_startup", app_startup),
         ("memory", lambda: memory(100 if quick else 10000)),
         ("hosted", lambda: hosted_figures(quick)),  # pairing a provider's reports: alone, merge, the OTLP import
+        ("approvals", lambda: approval_figures(quick)),  # replaying a provider's flood of approval requests
         ("browser", lambda: browser_figures(quick)),
         ("room", lambda: room_figures(quick)),
     ]

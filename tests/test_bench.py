@@ -41,6 +41,9 @@ def test_bench_quick_prints_every_figure(tmp_path):
         "pairing_growth",
         "merge_growth",
         "import_growth",
+        "approvals_refused_requests",
+        "approvals_answering_over_refused",
+        "approvals_cap_over_one",
     ]:
         assert figure in text, figure
     # The recording overhead is printed with the machine's load beside it (a shared machine's other work moves it).

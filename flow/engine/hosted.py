@@ -20,7 +20,7 @@ from flow.capture.recorder import Recorder
 from flow.engine.asking import ask_model
 from flow.engine.errors import FlowAbort
 from flow.engine.model import ModelClient, ModelConfig
-from flow.engine.options import MAX_REPORTED_ITEMS, SYSTEM_PROMPT, RunOptions
+from flow.engine.options import MAX_APPROVALS, MAX_REPORTED_ITEMS, SYSTEM_PROMPT, RunOptions
 from flow.servers import builtin
 from flow.servers.spec import Era
 from flow.text.errors import EMPTY_ANSWER
@@ -132,8 +132,10 @@ async def _loop(
     rec: Recorder,
     api: WireApi,
 ) -> str:
-    """Ask; record what the provider reports it did; answer its approval requests; until it answers."""
+    """Ask; record what the provider reports it did; answer its approval requests, at most `MAX_APPROVALS` in the
+    run; until it answers."""
     tools, extra = request_fields(api.name, server)
+    approvals = 0
     conversation = Conversation(SYSTEM_PROMPT, [question])
     model = ModelClient(config, rec, api=api, transport=transport)
     async with model:
@@ -156,6 +158,9 @@ async def _loop(
                 answer = turn.text or ""
                 rec.add(hops.answer(answer, empty_line=EMPTY_ANSWER["en"]))
                 return answer
+            approvals += len(asked)
+            if approvals > MAX_APPROVALS:  # refused before the SDK reads them all back in the next request
+                raise FlowAbort("too_many_approvals", count=approvals, limit=MAX_APPROVALS)
             if round_no > options.max_rounds:
                 raise FlowAbort("max_rounds", rounds=options.max_rounds)
             conversation.items.append(turn)

@@ -315,6 +315,11 @@ MAX_CALLS_PER_TURN = 64  # tool calls the app runs for one model turn; a turn as
 MAX_REPORTED_ITEMS = 256  # MCP items of a provider's report the app reads from one answer (hosted MCP)
 
 
+# Calls a hosted run's provider may ask the app to approve, over all its answers: each request and its answer go back
+# in every later request, whose whole input the openai SDK reads through its types (about 1 ms an item)
+MAX_APPROVALS = 64
+
+
 MAX_REPLAY_TIMEOUT_S = 300.0  # nor waits longer than this for an MCP answer
 
 

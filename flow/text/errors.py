@@ -84,6 +84,7 @@ ErrorCode = Literal[
     "max_rounds",
     "too_many_calls",
     "too_many_reported",
+    "too_many_approvals",
     "tool_choice_unoffered",
     "input_rounds",
     "ping_modern",
@@ -551,6 +552,11 @@ _LINES: dict[ErrorCode, tuple[Template, Template]] = {
         "stopped: the provider reported {count} MCP exchanges in one answer, more than the {limit} the app reads; "
         "the answer is kept as it came, unread",
         "已停止：服务商在一个回答里报告了 {count} 次 MCP 往来，超过应用最多读取的 {limit} 次；回答原样保留，没有逐项读取",
+    ),
+    "too_many_approvals": (
+        "stopped: the provider asked the app to approve {count} MCP calls in this run, more than the {limit} it "
+        "answers; the last answer's requests were left unanswered",
+        "已停止：服务商在这次运行里请求应用批准 {count} 次 MCP 调用，超过应用最多答复的 {limit} 次；最后一个回答里的请求都没有答复",
     ),
     "tool_choice_unoffered": (
         lambda name, tools: (
