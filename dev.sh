@@ -64,7 +64,8 @@ UV=.uv/bin/uv
 # caller's environment says.
 export UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT=$PWD/$VENV
 uv_tool() {
-  if [ "$("$UV" --version 2>/dev/null)" = "uv $UV_VERSION" ]; then
+  # `uv --version` says "uv 0.13.10 (x86_64-unknown-linux-gnu)".
+  if [ "$("$UV" --version 2>/dev/null | cut -d' ' -f1,2)" = "uv $UV_VERSION" ]; then
     skipped "uv: $UV_VERSION is there, skipped"
     return
   fi

@@ -29,7 +29,7 @@ SYNC = f"uv sync --locked --python {PY} -> .venv"
 PHOENIX_SYNC = f"uv sync --locked --project tests/phoenix --python {PY} -> .venv-phoenix"
 # uv says its version when asked, and otherwise logs its arguments and the venv it was pointed at.
 UV_STAND_IN = (
-    f'if [ "$1" = --version ]; then echo "uv {UV_VERSION}"; exit 0; fi; '
+    f'if [ "$1" = --version ]; then echo "uv {UV_VERSION} (x86_64-unknown-linux-gnu)"; exit 0; fi; '
     'echo "uv $* -> ${UV_PROJECT_ENVIRONMENT#"$PWD"/}" >> "$DEV_SH_LOG"'
 )
 DONE = re.compile(r"    done in \d+ s")
@@ -131,7 +131,7 @@ def test_a_changed_phoenix_lock_is_synced_into_its_own_venv_after_the_npm_server
 
 
 def test_uv_of_another_release_is_installed_from_pypi_with_the_python_dev_sh_uses(tree):
-    _stand_in(tree / ".uv" / "bin" / "uv", 'echo "uv 0.0.1"')
+    _stand_in(tree / ".uv" / "bin" / "uv", 'echo "uv 0.0.1 (x86_64-unknown-linux-gnu)"')
     code, lines, calls = _dev_sh(tree, "setup")
     assert code == 0 and lines[0] == SKIPS[0] and lines[3:] == SKIPS[2:], lines
     assert lines[1] == f"==> uv (pip install uv=={UV_VERSION} into .uv/) ..." and DONE.fullmatch(lines[2])
