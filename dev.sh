@@ -2,7 +2,7 @@
 # One entry point: set everything up, then start the app or run the tests.
 #   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
 #   ./dev.sh app --lan   the same, served to the local network (a classroom)
-#   ./dev.sh test   install what is missing, run the checks (ruff, eslint, lint-imports, mypy, pyright, mkdocs, node --test),
+#   ./dev.sh test   install what is missing, run the checks (ruff, eslint, lint-imports, mypy, mkdocs, node --test),
 #                   then the test suite
 #   ./dev.sh check  install what is missing and run only the checks
 #   ./dev.sh docs   install what is missing and build the docs site (docs/ -> site/); docs-serve previews it
@@ -55,35 +55,54 @@ system_packages() {
   finish
 }
 
-# The Python packages: requirements.txt for the app, requirements-dev.txt (test runner, checkers, type stubs)
-# too for the tests. Each file is installed again only when it changed since it was last installed.
-python_packages() {
-  local files=(requirements.txt) stale=() f
-  if [ "${1:-}" = test ] || [ "${1:-}" = docs ]; then files+=(requirements-dev.txt); fi
-  for f in "${files[@]}"; do
-    [ "$(cat "$VENV/.${f%.txt}.sha256" 2>/dev/null)" = "$(sha256sum "$f" | cut -d' ' -f1)" ] || stale+=("$f")
-  done
-  if [ ${#stale[@]} = 0 ]; then
-    skipped "Python packages: ${files[*]} unchanged since the last install, skipped"
+# uv installs the Python packages from the lock files. It comes from PyPI, at the release named here, into .uv/ (with
+# the pip of the Python dev.sh picked; a Python without pip makes .uv a venv, which has one): installed again only
+# when that release is not the one there.
+UV_VERSION=0.13.10
+UV=.uv/bin/uv
+# uv uses the Python dev.sh picked and never downloads one of its own; the project's venv is .venv, whatever the
+# caller's environment says.
+export UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT=$PWD/$VENV
+uv_tool() {
+  # `uv --version` says "uv 0.13.10 (x86_64-unknown-linux-gnu)".
+  if [ "$("$UV" --version 2>/dev/null | cut -d' ' -f1,2)" = "uv $UV_VERSION" ]; then
+    skipped "uv: $UV_VERSION is there, skipped"
     return
   fi
-  begin "Python packages (pip install -r ${stale[*]}) ..."
-  local args=()
-  for f in "${stale[@]}"; do args+=(-r "$f"); done
-  "$VENV/bin/python" -m pip install --disable-pip-version-check "${args[@]}"
-  for f in "${stale[@]}"; do sha256sum "$f" | cut -d' ' -f1 > "$VENV/.${f%.txt}.sha256"; done
+  begin "uv (pip install uv==$UV_VERSION into .uv/) ..."
+  rm -rf .uv
+  if "$PY" -m pip --version >/dev/null 2>&1; then
+    "$PY" -m pip install --disable-pip-version-check --quiet --target .uv "uv==$UV_VERSION"
+  else
+    "$PY" -m venv .uv
+    .uv/bin/python -m pip install --disable-pip-version-check --quiet "uv==$UV_VERSION"
+  fi
+  finish
+}
+
+# The Python packages, at the versions in uv.lock, into .venv, with the project itself installed editable (so
+# .venv/bin/mcp-flow runs the working tree): the app's dependencies, and for the tests, the checks and the docs the
+# dev group too (pyproject.toml). `--locked` refuses a uv.lock that is out of step with pyproject.toml. The app leaves
+# the dev group in place (--inexact) when the tests installed it. Installed again only when pyproject.toml or uv.lock
+# changed since the last install, or the tests need the dev group that the app did not install.
+python_packages() {
+  local set=app args=(--locked --python "$PY") want have
+  if [ "${1:-}" = test ] || [ "${1:-}" = docs ]; then set=dev; else args+=(--no-dev --inexact); fi
+  want=$(cat pyproject.toml uv.lock | sha256sum | cut -d' ' -f1)
+  have=$(cat "$VENV/.uv-sync" 2>/dev/null || true)
+  if [ -x "$VENV/bin/python" ] && { [ "$have" = "$want dev" ] || [ "$have" = "$want $set" ]; }; then
+    skipped "Python packages: pyproject.toml and uv.lock unchanged since the last install, skipped"
+    return
+  fi
+  begin "Python packages (uv sync ${args[*]}: uv.lock into $VENV) ..."
+  "$UV" sync "${args[@]}"
+  echo "$want $set" > "$VENV/.uv-sync"
   finish
 }
 
 setup() {
   system_packages "${1:-}"
-  if [ -x "$VENV/bin/python" ]; then
-    skipped "Python environment: $VENV is there, skipped"
-  else
-    begin "Python environment ($PY -m venv $VENV) ..."
-    "$PY" -m venv "$VENV"
-    finish
-  fi
+  uv_tool
   python_packages "${1:-}"
   if [ "${1:-}" = test ]; then
     npm_packages third_party "MCP servers from npm"
@@ -111,19 +130,20 @@ npm_packages() {
 }
 
 # Arize Phoenix, which tests/test_phoenix.py starts and sends spans to, in a venv of its own: its many
-# dependencies stay out of .venv. Installed again only when requirements-phoenix.txt changed since the last install.
+# dependencies stay out of .venv. Its own project, tests/phoenix/ (pyproject.toml and uv.lock), installed the same
+# way as .venv, and again only when its pyproject.toml or uv.lock changed since the last install.
 PHOENIX_VENV=.venv-phoenix
+PHOENIX_PROJECT=tests/phoenix
 phoenix_env() {
-  local f=requirements-phoenix.txt stamp=$PHOENIX_VENV/.requirements-phoenix.sha256 want
-  want=$(sha256sum "$f" | cut -d' ' -f1)
-  if [ -x "$PHOENIX_VENV/bin/phoenix" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
-    skipped "Arize Phoenix: $f unchanged since the last install, skipped"
+  local want
+  want=$(cat "$PHOENIX_PROJECT/pyproject.toml" "$PHOENIX_PROJECT/uv.lock" | sha256sum | cut -d' ' -f1)
+  if [ -x "$PHOENIX_VENV/bin/phoenix" ] && [ "$(cat "$PHOENIX_VENV/.uv-sync" 2>/dev/null)" = "$want" ]; then
+    skipped "Arize Phoenix: $PHOENIX_PROJECT/uv.lock unchanged since the last install, skipped"
     return
   fi
-  begin "Arize Phoenix (pip install -r $f into $PHOENIX_VENV) ..."
-  [ -x "$PHOENIX_VENV/bin/python" ] || "$PY" -m venv "$PHOENIX_VENV"
-  "$PHOENIX_VENV/bin/python" -m pip install --disable-pip-version-check -r "$f"
-  echo "$want" > "$stamp"
+  begin "Arize Phoenix (uv sync --locked --project $PHOENIX_PROJECT: its uv.lock into $PHOENIX_VENV) ..."
+  UV_PROJECT_ENVIRONMENT=$PWD/$PHOENIX_VENV "$UV" sync --locked --project "$PHOENIX_PROJECT" --python "$PY"
+  echo "$want" > "$PHOENIX_VENV/.uv-sync"
   finish
 }
 
@@ -141,13 +161,10 @@ checks() {
   begin "lint-imports (the import contracts in pyproject.toml: flow's layers)"
   "$VENV/bin/lint-imports" --no-logo
   finish
-  begin "mypy (standard everywhere, strict for flow.trace, flow.views, flow.interop, flow.rooms, flow.proxy)"
-  "$VENV/bin/mypy"
-  finish
-  # The pyright wheel carries pyright and runs it on the system's node. It would ask PyPI for a newer release on
-  # every run (PYRIGHT_PYTHON_IGNORE_WARNINGS stops that), and download node if none were on PATH (setup installs it).
-  begin "pyright (standard for flow, flow_ui, weather_demo, bench, tests, docs/hooks; strict for the trace format, flow.wire)"
-  PYRIGHT_PYTHON_IGNORE_WARNINGS=1 "$VENV/bin/pyright"
+  # The one type checker. Its cache lives in the machine's cache folder, shared by every clone (a fresh clone checks
+  # only what differs from what was checked there before); pyproject.toml says why pyright is not run as well.
+  begin "mypy (standard everywhere, strict for flow.trace, flow.wire, flow.views, flow.interop, flow.rooms, flow.proxy)"
+  MYPY_CACHE_DIR=${MYPY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-flow/mypy} "$VENV/bin/mypy"
   finish
   begin "mkdocs build --strict (the docs site: a broken link or a missing page fails)"
   NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-flow-site.$$"

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,17 +156,21 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def app_process(
-    env: dict[str, str] | None = None, *, stderr: int = subprocess.DEVNULL
+    env: dict[str, str] | None = None,
+    *,
+    stderr: int = subprocess.DEVNULL,
+    command: Callable[[int], list[str]] | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`mcp-flow app` (the pages and the rooms' routes, as `./dev.sh app` serves them) on a free loopback
-    port, with no OPENAI_ variables and the given ones; stopped afterwards. Yields its URL and its process, once it
-    answers its health check (`stderr=subprocess.PIPE` keeps what it said on its console for the caller)."""
+    """`mcp-flow app` (the pages and the rooms' routes, as `./dev.sh app` serves them), or `command(port)`, on a
+    free loopback port, in the clone's root, with no OPENAI_ variables and the given ones; stopped afterwards. Yields
+    its URL and its process, once it answers its health check (`stderr=subprocess.PIPE` keeps what it said on its
+    console for the caller)."""
     from flow.cli.app import app_command
 
     port = _free_port()
     base = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "MCP_FLOW_ROOMS_REDIS"}
     proc = subprocess.Popen(
-        app_command(port=port),  # what `mcp-flow app --port PORT` runs
+        command(port) if command else app_command(port=port),  # by default what `mcp-flow app --port PORT` runs
         cwd=ROOT,
         env={**base, **(env or {})},
         stdout=subprocess.DEVNULL,

@@ -934,19 +934,22 @@ def spawn_demo_server(*args: str, env: dict[str, str] | None = None, wait_s: flo
             return server
 
 
-@contextlib.contextmanager
-def demo_server_over_http(*, port: int = HTTP_SAMPLE_PORT, wait_s: float = 30.0) -> Iterator[str]:
-    """The demo server over Streamable HTTP on 127.0.0.1:`port`, without a bearer token (loopback only); yields its
-    URL. A port still held by another regeneration is waited for."""
-    deadline = time.monotonic() + wait_s
+def _spawn_when_free(port: int, deadline: float) -> DemoServerProcess:
+    """The demo server over Streamable HTTP on `port`, tried again every 0.5 s while another regeneration holds it."""
     while True:
         try:
-            server = spawn_demo_server("--port", str(port), "--no-auth", wait_s=max(0.1, deadline - time.monotonic()))
-            break
+            return spawn_demo_server("--port", str(port), "--no-auth", wait_s=max(0.1, deadline - time.monotonic()))
         except RuntimeError as exc:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{exc} (port {port})") from None
             time.sleep(0.5)  # the port is taken: another regeneration is using it
+
+
+@contextlib.contextmanager
+def demo_server_over_http(*, port: int = HTTP_SAMPLE_PORT, wait_s: float = 30.0) -> Iterator[str]:
+    """The demo server over Streamable HTTP on 127.0.0.1:`port`, without a bearer token (loopback only); yields its
+    URL. A port still held by another regeneration is waited for."""
+    server = _spawn_when_free(port, time.monotonic() + wait_s)
     try:
         yield server.url
     finally:

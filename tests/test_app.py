@@ -515,8 +515,8 @@ def test_a_trace_longer_than_the_viewer_holds_is_stepped_a_part_at_a_time():
     hops = 2 * PART_HOPS + 500
     at = app()
     at.radio(key="step_source_en").set_value("upload").run()
-    data = trace_text(synthetic_trace(hops)).encode()
-    at.file_uploader(key="step_upload").set_value(("long.json", data, "application/json")).run()
+    upload = trace_text(synthetic_trace(hops)).encode()
+    at.file_uploader(key="step_upload").set_value(("long.json", upload, "application/json")).run()
     assert not at.exception and not at.error
     assert (
         f"This trace has {hops:,} hops, more than the viewer holds at once: it shows them in 3 parts of at most "

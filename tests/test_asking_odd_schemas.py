@@ -23,7 +23,7 @@ from flow.engine.options import RunOptions
 from flow.servers.connect import open_session
 from flow.servers.spec import ServerSpec
 
-ODD = {
+ODD: dict[str, tuple[dict[str, Any], str]] = {
     "properties a list": ({"type": "object", "properties": ["city"]}, "properties are not an object"),
     "a field not a schema": ({"properties": {"city": "string"}}, "'city' is not a schema"),
     "required a string": ({"properties": {"city": {"type": "string"}}, "required": "city"}, "required is not a list"),

@@ -261,7 +261,7 @@ def test_the_closing_view_ends_the_lesson_script(lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_closing_view_is_in_the_viewers_data_and_the_html_export(lang):
+def test_the_closing_view_is_in_the_viewers_data_and_the_html_export(lang: Lang):
     trace = sample("beijing-direct")
     bundle = viewer_bundle(trace, lang=lang)
     assert bundle["closing"] == closing_bundle(trace)

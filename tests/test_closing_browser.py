@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from flow.text.names import Lang
 from flow.trace.files import load_trace
 from flow.views.closing import closing_bundle
 from flow.views.html import to_html
@@ -25,7 +26,7 @@ def _open(browser, path: Path, size: tuple[int, int]) -> Page:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_the_closing_view_is_the_step_after_the_last_hop(browser, tmp_path, lang):
+def test_the_closing_view_is_the_step_after_the_last_hop(browser, tmp_path, lang: Lang):
     trace = load_trace(ROOT / "sample_traces" / "beijing-mcp.json")
     path = tmp_path / f"closing-{lang}.html"
     path.write_text(to_html(trace, lang=lang), encoding="utf-8")
@@ -47,6 +48,7 @@ def test_the_closing_view_is_the_step_after_the_last_hop(browser, tmp_path, lang
     expect(page.locator(".fv-where")).to_contain_text(closing["title"])
     expect(panel.locator("h3")).to_have_text([s["heading"] for s in closing["sections"]])
     cost = next(s for s in closing["sections"] if s["key"] == "cost")
+    assert cost["bar"] is not None  # the cost section has its bar
     expect(panel.locator(".fv-closing-bar b")).to_have_text(f"{round(cost['bar'] * 100)}%")
     expect(panel).to_contain_text(cost["items"][0]["text"])
     assert page.evaluate("() => window.__viewer.closing") is True
@@ -127,7 +129,7 @@ _PAGE = """() => {
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("presenter", [False, True])
-def test_at_720p_a_clicker_pages_through_the_closing_view(browser, tmp_path, lang, presenter):
+def test_at_720p_a_clicker_pages_through_the_closing_view(browser, tmp_path, lang: Lang, presenter):
     """At 1280 × 720 the closing view does not fit: PageDown (a clicker) shows its parts a page at a time, each part
     whole on screen, every part once; PageUp pages back, and once more returns to the last hop."""
     trace = load_trace(ROOT / "sample_traces" / "beijing-mcp.json")

@@ -15,17 +15,23 @@ import pytest
 
 from helpers import ROOT
 
+[UV_VERSION] = re.findall(r"^UV_VERSION=(\S+)$", (ROOT / "dev.sh").read_text(encoding="utf-8"), re.M)
 SKIPS = [
     "==> System packages: graphviz fonts-wqy-zenhei chromium nodejs npm redis-server nginx are there, skipped",
-    "==> Python environment: .venv is there, skipped",
-    "==> Python packages: requirements.txt requirements-dev.txt unchanged since the last install, skipped",
+    f"==> uv: {UV_VERSION} is there, skipped",
+    "==> Python packages: pyproject.toml and uv.lock unchanged since the last install, skipped",
     "==> MCP servers from npm: third_party/package-lock.json unchanged since the last install, skipped",
     "==> JavaScript checks from npm: tests/js/package-lock.json unchanged since the last install, skipped",
-    "==> Arize Phoenix: requirements-phoenix.txt unchanged since the last install, skipped",
+    "==> Arize Phoenix: tests/phoenix/uv.lock unchanged since the last install, skipped",
 ]
-PHOENIX_PIP = "phoenix-venv/python -m pip install --disable-pip-version-check -r requirements-phoenix.txt"
-# The Phoenix venv's programs log themselves apart from .venv's.
-PHOENIX_STAND_IN = 'echo "phoenix-venv/$(basename "$0") $*" >> "$DEV_SH_LOG"'
+PY = "python-for-dev-sh"  # the Python dev.sh is told to use (PYTHON)
+SYNC = f"uv sync --locked --python {PY} -> .venv"
+PHOENIX_SYNC = f"uv sync --locked --project tests/phoenix --python {PY} -> .venv-phoenix"
+# uv says its version when asked, and otherwise logs its arguments and the venv it was pointed at.
+UV_STAND_IN = (
+    f'if [ "$1" = --version ]; then echo "uv {UV_VERSION} (x86_64-unknown-linux-gnu)"; exit 0; fi; '
+    'echo "uv $* -> ${UV_PROJECT_ENVIRONMENT#"$PWD"/}" >> "$DEV_SH_LOG"'
+)
 DONE = re.compile(r"    done in \d+ s")
 
 
@@ -37,35 +43,36 @@ def _stand_in(path: Path, body: str = 'echo "$(basename "$0") $*" >> "$DEV_SH_LO
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _sha256(*paths: Path) -> str:
+    return hashlib.sha256(b"".join(path.read_bytes() for path in paths)).hexdigest()
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     """A set-up tree: every stamp matches, every program is there."""
     shutil.copy(ROOT / "dev.sh", tmp_path / "dev.sh")
-    (tmp_path / "requirements.txt").write_text("streamlit\n", encoding="utf-8")
-    (tmp_path / "requirements-dev.txt").write_text("pytest\n", encoding="utf-8")
+    for project in (tmp_path, tmp_path / "tests" / "phoenix"):
+        project.mkdir(parents=True, exist_ok=True)
+        (project / "pyproject.toml").write_text(f'[project]\nname = "{project.name}"\n', encoding="utf-8")
+        (project / "uv.lock").write_text("version = 1\n", encoding="utf-8")
     for folder in ("third_party", "tests/js"):
         (tmp_path / folder / "node_modules").mkdir(parents=True)
         (tmp_path / folder / "package-lock.json").write_text("{}\n", encoding="utf-8")
         lock = _sha256(tmp_path / folder / "package-lock.json")
         (tmp_path / folder / "node_modules" / ".lock.sha256").write_text(lock + "\n")
     _stand_in(tmp_path / "tests" / "js" / "node_modules" / ".bin" / "eslint")
-    for name in ("requirements", "requirements-dev"):
-        (tmp_path / ".venv" / f".{name}.sha256").parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / ".venv" / f".{name}.sha256").write_text(_sha256(tmp_path / f"{name}.txt") + "\n")
-    for name in ("python", "ruff", "lint-imports", "mypy", "pyright", "mkdocs"):
+    _stand_in(tmp_path / ".uv" / "bin" / "uv", UV_STAND_IN)
+    for name in ("python", "ruff", "lint-imports", "mypy", "mkdocs"):
         _stand_in(tmp_path / ".venv" / "bin" / name)
-    (tmp_path / "requirements-phoenix.txt").write_text("arize-phoenix\n", encoding="utf-8")
-    for name in ("python", "phoenix"):
-        _stand_in(tmp_path / ".venv-phoenix" / "bin" / name, PHOENIX_STAND_IN)
-    stamp = tmp_path / ".venv-phoenix" / ".requirements-phoenix.sha256"
-    stamp.write_text(_sha256(tmp_path / "requirements-phoenix.txt") + "\n")
+    (tmp_path / ".venv" / ".uv-sync").write_text(_sha256(tmp_path / "pyproject.toml", tmp_path / "uv.lock") + " dev\n")
+    _stand_in(tmp_path / ".venv-phoenix" / "bin" / "phoenix")
+    phoenix = tmp_path / "tests" / "phoenix"
+    (tmp_path / ".venv-phoenix" / ".uv-sync").write_text(
+        _sha256(phoenix / "pyproject.toml", phoenix / "uv.lock") + "\n"
+    )
     for name in ("dot", "chromium", "redis-server", "nginx"):  # only looked for
         _stand_in(tmp_path / "fakebin" / name, "true")
-    for name in ("node", "npm"):  # looked for; node runs the viewer's JavaScript tests, npm installs packages
+    for name in ("node", "npm", PY):  # node runs the viewer's JavaScript tests, npm installs packages, PY installs uv
         _stand_in(tmp_path / "fakebin" / name)
     _stand_in(tmp_path / "fakebin" / "fc-list", 'echo "/usr/share/fonts/wqy-zenhei.ttc: WenQuanYi Zen Hei"')
     return tmp_path
@@ -75,8 +82,8 @@ def _dev_sh(tree: Path, *args: str, **env: str) -> tuple[int, list[str], list[st
     """Run dev.sh ARGS in TREE: its exit code, its lines on stderr, and the stand-ins' calls in order."""
     log = tree / "calls.log"
     log.unlink(missing_ok=True)
-    full_env = {k: v for k, v in os.environ.items() if k != "FAIL_ON"}
-    full_env.update(PATH=f"{tree / 'fakebin'}:{os.environ['PATH']}", DEV_SH_LOG=str(log), **env)
+    full_env = {k: v for k, v in os.environ.items() if k not in ("FAIL_ON", "UV_PROJECT_ENVIRONMENT")}
+    full_env.update(PATH=f"{tree / 'fakebin'}:{os.environ['PATH']}", DEV_SH_LOG=str(log), PYTHON=PY, **env)
     proc = subprocess.run(["bash", "dev.sh", *args], cwd=tree, env=full_env, capture_output=True, text=True, timeout=60)
     calls = [line.rstrip() for line in log.read_text().splitlines()] if log.exists() else []
     return proc.returncode, proc.stderr.splitlines(), calls
@@ -89,25 +96,50 @@ def test_setup_on_a_set_up_tree_says_each_phase_was_skipped_and_runs_nothing(tre
     assert calls == []
 
 
-def test_a_changed_requirements_file_is_installed_again_with_pip_progress_and_a_time(tree):
-    (tree / "requirements-dev.txt").write_text("pytest\nruff\n", encoding="utf-8")
+def test_a_changed_lock_is_synced_with_uv_into_the_venv_with_its_progress_and_a_time(tree):
+    (tree / "uv.lock").write_text("version = 1\nrevision = 3\n", encoding="utf-8")
     code, lines, calls = _dev_sh(tree, "setup")
     assert code == 0
-    assert lines[:2] == SKIPS[:2] and lines[-2:] == SKIPS[-2:]
-    assert lines[2] == "==> Python packages (pip install -r requirements-dev.txt) ..." and DONE.fullmatch(lines[3])
-    assert calls == ["python -m pip install --disable-pip-version-check -r requirements-dev.txt"]  # no --quiet
+    assert lines[:2] == SKIPS[:2] and lines[-3:] == SKIPS[-3:]
+    assert lines[2] == f"==> Python packages (uv sync --locked --python {PY}: uv.lock into .venv) ..."
+    assert DONE.fullmatch(lines[3]) and calls == [SYNC]  # the dev group too: uv's default
     assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
 
 
-def test_a_changed_phoenix_requirements_file_is_installed_into_its_own_venv_after_the_npm_servers(tree):
-    (tree / "requirements-phoenix.txt").write_text("arize-phoenix>=20\n", encoding="utf-8")
+def test_the_app_syncs_without_the_dev_group_and_the_tests_then_add_it(tree):
+    (tree / "pyproject.toml").write_text('[project]\nname = "changed"\n', encoding="utf-8")
+    (tree / ".venv" / "bin" / "python").write_text("#!/usr/bin/env bash\nexit 0\n")  # `exec streamlit`: at once
+    code, _, calls = _dev_sh(tree, "app")
+    assert code == 0 and calls == [f"uv sync --locked --python {PY} --no-dev --inexact -> .venv"]
+    assert _dev_sh(tree, "app")[2] == []  # the app's set is there now
+    code, _, calls = _dev_sh(tree, "setup")
+    assert code == 0 and calls == [SYNC]  # the tests' set is not: the dev group is added
+    assert _dev_sh(tree, "app")[2] == []  # and the app is content with the tests' set
+
+
+def test_a_changed_phoenix_lock_is_synced_into_its_own_venv_after_the_npm_servers(tree):
+    (tree / "tests" / "phoenix" / "uv.lock").write_text("version = 1\nrevision = 3\n", encoding="utf-8")
     code, lines, calls = _dev_sh(tree, "test")
     assert code == 0
-    assert lines[: len(SKIPS) - 1] == SKIPS[:-1]  # system packages, venv, Python packages, npm servers: skipped
-    assert lines[len(SKIPS) - 1] == "==> Arize Phoenix (pip install -r requirements-phoenix.txt into .venv-phoenix) ..."
+    assert lines[: len(SKIPS) - 1] == SKIPS[:-1]  # system packages, uv, Python packages, npm servers: skipped
+    assert lines[len(SKIPS) - 1] == (
+        "==> Arize Phoenix (uv sync --locked --project tests/phoenix: its uv.lock into .venv-phoenix) ..."
+    )
     assert DONE.fullmatch(lines[len(SKIPS)]) and lines[len(SKIPS) + 1].startswith("==> ruff check")
-    assert calls[0] == PHOENIX_PIP and calls[1] == "ruff check ."  # installed before the checks, not into .venv
+    assert calls[0] == PHOENIX_SYNC and calls[1] == "ruff check ."  # installed before the checks, not into .venv
     assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
+
+
+def test_uv_of_another_release_is_installed_from_pypi_with_the_python_dev_sh_uses(tree):
+    _stand_in(tree / ".uv" / "bin" / "uv", 'echo "uv 0.0.1 (x86_64-unknown-linux-gnu)"')
+    code, lines, calls = _dev_sh(tree, "setup")
+    assert code == 0 and lines[0] == SKIPS[0] and lines[3:] == SKIPS[2:], lines
+    assert lines[1] == f"==> uv (pip install uv=={UV_VERSION} into .uv/) ..." and DONE.fullmatch(lines[2])
+    assert calls == [
+        f"{PY} -m pip --version",
+        f"{PY} -m pip install --disable-pip-version-check --quiet --target .uv uv=={UV_VERSION}",
+    ]
+    assert not (tree / ".uv").exists()  # the old release is gone (the stand-in pip installs nothing)
 
 
 def test_a_changed_lock_file_installs_those_npm_packages_again_and_only_those(tree):
@@ -119,22 +151,6 @@ def test_a_changed_lock_file_installs_those_npm_packages_again_and_only_those(tr
     assert lines[4] == "==> JavaScript checks from npm (npm ci in tests/js/) ..." and DONE.fullmatch(lines[5])
     assert calls == ["npm ci --prefix tests/js --no-audit --no-fund"]
     assert _dev_sh(tree, "setup")[1] == SKIPS  # the stamp now matches
-
-
-def test_a_missing_phoenix_venv_is_made_with_the_python_dev_sh_uses(tree):
-    shutil.rmtree(tree / ".venv-phoenix")
-    # A python that makes the venv: one whose own python is a stand-in.
-    make_venv = (
-        'echo "$(basename "$0") $*" >> "$DEV_SH_LOG"; mkdir -p "$3/bin"; '
-        f"printf '#!/usr/bin/env bash\\n%s\\n' '{PHOENIX_STAND_IN}' > \"$3/bin/python\"; chmod +x \"$3/bin/python\""
-    )
-    _stand_in(tree / "fakebin" / "python-for-dev-sh", make_venv)
-    code, lines, calls = _dev_sh(tree, "setup", PYTHON=str(tree / "fakebin" / "python-for-dev-sh"))
-    assert code == 0 and lines[:-2] == SKIPS[:-1], lines
-    assert calls == ["python-for-dev-sh -m venv .venv-phoenix", PHOENIX_PIP]
-    assert (tree / ".venv-phoenix" / ".requirements-phoenix.sha256").read_text().strip() == _sha256(
-        tree / "requirements-phoenix.txt"
-    )
 
 
 def test_the_app_is_mcp_flow_app_with_the_options_given(tree):
@@ -149,10 +165,10 @@ def test_docs_builds_the_site_strictly_without_the_test_tools(tree):
 
 
 def test_the_app_does_not_install_phoenix(tree):
-    (tree / "requirements-phoenix.txt").write_text("arize-phoenix>=20\n", encoding="utf-8")
+    (tree / "tests" / "phoenix" / "uv.lock").write_text("version = 1\nrevision = 3\n", encoding="utf-8")
     (tree / ".venv" / "bin" / "python").write_text("#!/usr/bin/env bash\nexit 0\n")  # `exec streamlit`: at once
     code, lines, calls = _dev_sh(tree, "app")
-    assert code == 0 and not any("Phoenix" in line for line in lines) and PHOENIX_PIP not in calls
+    assert code == 0 and not any("Phoenix" in line for line in lines) and calls == []
 
 
 def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
@@ -164,8 +180,7 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
         "eslint --config tests/js/eslint.config.mjs flow/views/viewer_assets tests/js",
         "lint-imports --no-logo",
         "mypy",
-        "pyright",
-        "mkdocs build --strict --quiet --site-dir " + calls[6].rsplit(" ", 1)[-1],
+        "mkdocs build --strict --quiet --site-dir " + calls[5].rsplit(" ", 1)[-1],
         "node --test tests/js/*.test.mjs",
         "python -m pytest -q -k something",
     ]
@@ -176,14 +191,13 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
         "==> eslint",
         "==> lint-imports",
         "==> mypy",
-        "==> pyright",
         "==> mkdocs build --strict",
         "==> node --test",
         "==> pytest",
     ]
 
 
-@pytest.mark.parametrize("failing", ["ruff", "eslint", "lint-imports", "mypy", "pyright", "mkdocs", "node"])
+@pytest.mark.parametrize("failing", ["ruff", "eslint", "lint-imports", "mypy", "mkdocs", "node"])
 def test_a_finding_stops_the_run_before_the_tests(tree, failing):
     code, _, calls = _dev_sh(tree, "test", FAIL_ON=failing)
     assert code == 1

@@ -239,7 +239,7 @@ def test_the_broken_arguments_line_reads_as_the_story_in_both_languages():
     assert outcome.text["zh"].startswith("模型给 get_weather 的参数不是合法的 JSON（第 11 跳）；应用没有调用工具")
 
 
-FAILURES = {
+FAILURES: dict[str, tuple[dict[str, Any], list[str], str]] = {
     # name: (run arguments, clause keys, verdict)
     "wrong argument names": (
         {"model": "mock-bad-args"},

@@ -1,4 +1,4 @@
-"""The project as a Python package: pyproject.toml's dependencies are requirements.txt's, the wheel carries what
+"""The project as a Python package: uv.lock was locked from pyproject.toml as it is, the wheel carries what
 an installed program needs (the app, the demo server, the viewer's assets, the samples, their questions and the
 schema), and installed into a fresh venv outside the repository, `mcp-flow run` works offline and `mcp-flow app`
 answers on its health endpoint. `mcp-flow app`'s own rules (loopback, --lan never with typed commands, a one-line
@@ -21,6 +21,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 from flow.cli.app import AppRefused, app_command, missing_system_packages
 from helpers import ROOT
@@ -32,15 +35,36 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _requirements(path: Path) -> list[str]:
-    lines = (line.split("#")[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
-    return [line for line in lines if line]
+def _requirement(text: str) -> tuple[str, str]:
+    """A requirement as uv.lock writes it down: its normalised name and its version specifier."""
+    req = Requirement(text)
+    return canonicalize_name(req.name), str(req.specifier)
 
 
-def test_the_package_declares_the_requirements_file_line_for_line():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["dependencies"] == _requirements(ROOT / "requirements.txt")
-    assert project["scripts"] == {"mcp-flow": "flow.cli:main"}
+def _locked(entries: list[dict[str, str]]) -> list[tuple[str, str]]:
+    return sorted((e["name"], str(SpecifierSet(e.get("specifier", "")))) for e in entries)
+
+
+def _locked_from(project_dir: Path, groups: dict[str, list[str]] | None = None) -> None:
+    """PROJECT_DIR's uv.lock was made from its pyproject.toml as it is now: what the project and its dependency
+    groups ask for is what the lock's resolution started from (`uv lock` after any change; ./dev.sh's
+    `uv sync --locked` refuses a lock out of step)."""
+    pyproject = tomllib.loads((project_dir / "pyproject.toml").read_text(encoding="utf-8"))
+    lock = tomllib.loads((project_dir / "uv.lock").read_text(encoding="utf-8"))
+    [root] = [p for p in lock["package"] if p["name"] == canonicalize_name(pyproject["project"]["name"])]
+    metadata = root.get("metadata", {})
+    asked = sorted(_requirement(r) for r in pyproject["project"]["dependencies"])
+    assert _locked(metadata.get("requires-dist", [])) == asked
+    for group, wanted in (groups or {}).items():
+        assert _locked(metadata["requires-dev"][group]) == sorted(map(_requirement, wanted))
+
+
+def test_the_lock_files_were_made_from_the_projects_as_they_are():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    _locked_from(ROOT, pyproject["dependency-groups"])
+    _locked_from(ROOT / "tests" / "phoenix")  # Arize Phoenix, in .venv-phoenix
+    # .venv/bin/mcp-flow, which ./dev.sh's editable install of the project puts there, is `python -m flow`.
+    assert pyproject["project"]["scripts"] == {"mcp-flow": "flow.cli:main"}
 
 
 def test_the_app_listens_on_loopback_unless_asked_and_never_lan_with_typed_commands():
@@ -194,6 +218,15 @@ def test_mcp_flow_run_works_offline_from_the_wheel(installed):
         [installed / "bin" / "mcp-flow", "show", sample], capture_output=True, text=True, cwd=work, env=_clean_env()
     )
     assert shown.returncode == 0 and "tools/call" in shown.stdout
+
+
+def test_mcp_flow_on_the_venvs_path_answers_help(installed):
+    """`mcp-flow` as the installer writes it from [project.scripts] into a venv's bin/ (./dev.sh's editable install
+    writes .venv/bin/mcp-flow the same way)."""
+    done = subprocess.run(
+        [installed / "bin" / "mcp-flow", "--help"], capture_output=True, text=True, env=_clean_env(), timeout=60
+    )
+    assert done.returncode == 0 and done.stdout.startswith("usage: mcp-flow"), done.stderr
 
 
 def test_mcp_flow_app_from_the_wheel_answers_on_its_health_endpoint_and_serves_rooms(installed):

@@ -1,5 +1,5 @@
 """The export seen by a real tracing backend: Arize Phoenix, started from its own venv (.venv-phoenix/, which
-./dev.sh test installs from requirements-phoenix.txt), gets a sample's spans over OTLP/HTTP from `python -m flow
+./dev.sh test installs from tests/phoenix/uv.lock), gets a sample's spans over OTLP/HTTP from `python -m flow
 export --otlp-endpoint`, and its REST API gives back the same tree, names, GenAI and MCP attributes."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
     """`phoenix serve` on free loopback ports (HTTP and gRPC), with a SQLite database in a temporary working
     directory and its telemetry off; stopped after the module's tests."""
     if not PHOENIX.exists():
-        pytest.fail(f"{PHOENIX.relative_to(ROOT)} is missing: run ./dev.sh test (it installs requirements-phoenix.txt)")
+        pytest.fail(f"{PHOENIX.relative_to(ROOT)} is missing: run ./dev.sh test (it installs tests/phoenix/uv.lock)")
     work = tmp_path_factory.mktemp("phoenix")
     port, grpc_port = _free_port(), _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PHOENIX_", "OTEL_"))}

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import httpx2
 import openai
@@ -67,7 +68,7 @@ def test_the_openai_sdk_through_the_proxy_gets_what_the_provider_sends(tmp_path,
     try:
         direct = openai.OpenAI(base_url=upstream, api_key=KEY)
         proxied = openai.OpenAI(base_url=served.url, api_key=KEY)
-        ask = {"model": "mock", "messages": QUESTION, "tools": TOOLS}
+        ask: dict[str, Any] = {"model": "mock", "messages": QUESTION, "tools": TOOLS}
         if stream:
             got = [c.model_dump() for c in proxied.chat.completions.create(**ask, stream=True)]
             want = [c.model_dump() for c in direct.chat.completions.create(**ask, stream=True)]

@@ -326,8 +326,8 @@ def test_a_proxy_started_outside_the_repository_says_how_to_find_flow(tmp_path):
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1
     assert "No module named flow; the server's Python looks for flow in the folder it starts in" in proc.stderr
     assert "--server-env PYTHONPATH=" in proc.stderr
-    proc = subprocess.run([*app, "--server-env", f"PYTHONPATH={ROOT}"], cwd=tmp_path, env=env, capture_output=True)
-    assert proc.returncode == 0, proc.stderr  # as the line says
+    fixed = subprocess.run([*app, "--server-env", f"PYTHONPATH={ROOT}"], cwd=tmp_path, env=env, capture_output=True)
+    assert fixed.returncode == 0, fixed.stderr  # as the line says
     assert frames(log)
 
 

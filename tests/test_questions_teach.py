@@ -125,9 +125,9 @@ def test_the_moved_questions_are_asked_before_the_hop_that_told_their_answer():
     asked = [q.ask["en"] for q in questions_for(_trace("prompt-fetched")).values()]
     assert not any("What will prompts/get return" in a for a in asked)
     # message 4's text says the call's id "is what the result must quote": no backfill asks which id it carries
-    for sample in SAMPLES:
-        for q in questions_for(_trace(sample.name)).values():
-            assert "Which tool_call_id will the role" not in q.ask["en"], sample.name
+    for shipped in SAMPLES:
+        for q in questions_for(_trace(shipped.name)).values():
+            assert "Which tool_call_id will the role" not in q.ask["en"], shipped.name
 
 
 def test_no_question_recurs_in_more_than_a_few_samples():

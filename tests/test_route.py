@@ -67,10 +67,10 @@ def test_every_hop_of_every_sample_maps_to_the_message_its_step_numbers(name):
         entry = messages[int(m)]
         assert entry.first is not None and entry.first <= i
         assert trace.hops[entry.first].step == hop.step  # a click jumps to the message's first hop
-    for m in messages:
-        assert m.hops == sum(h.step == int(m.step) for h in trace.hops)
-        assert (m.first is None) == (m.state == "missing") == (m.hops == 0)
-        assert m.app_phase == STEPS[m.step].phase
+    for message in messages:
+        assert message.hops == sum(h.step == int(message.step) for h in trace.hops)
+        assert (message.first is None) == (message.state == "missing") == (message.hops == 0)
+        assert message.app_phase == STEPS[message.step].phase
 
 
 def test_the_articles_phases_group_the_messages_as_the_articles_do():

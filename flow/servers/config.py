@@ -34,7 +34,8 @@ ALLOW_FLAG = "--allow-server-commands"
 DEMO = "weather-demo"
 
 
-# Installed beside this interpreter by requirements.txt, and by ./dev.sh setup from third_party/package-lock.json.
+# Installed beside this interpreter as one of the project's dependencies (pyproject.toml), and by ./dev.sh setup
+# from third_party/package-lock.json.
 TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
 
 

@@ -29,9 +29,9 @@ from flow.views.bundle_types import ClosingBundle, ClosingText
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import RequestCost, costs_of
 from flow.wire import API
-from flow.wire.base import ApiName
+from flow.wire.base import ApiName, ToolCall
 from flow.wire.hosted import Exchange as HostedExchange
-from flow.wire.reading import ModelExchange, Readings, ToolCall, read_trace, reply_turn
+from flow.wire.reading import ModelExchange, Readings, read_trace, reply_turn
 from flow.wire.recorded import api_of_trace
 
 Fate = Literal[

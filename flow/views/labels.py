@@ -57,7 +57,7 @@ from flow.trace.payloads import (
 from flow.trace.rounds import Rounds
 from flow.trace.steps import STEPS, Phase
 from flow.trace.summaries import amount_text, arguments_text, call_text, frame_summary, input_requests
-from flow.wire.base import CallStarts, Named, Piece, Stopped, WireApi
+from flow.wire.base import CallStarts, EventPart, Named, Piece, Stopped, WireApi
 from flow.wire.facts import parse_arguments_text
 from flow.wire.hosted import hosted_servers
 from flow.wire.reading import reply_turn
@@ -764,20 +764,25 @@ def _chunk_text(hop: Hop, p: LlmChunkPayload, lang: Lang) -> str:
         return _w("chunk", lang, n=n, what=clip(_value_text(data), 30))
     api = api_of_body(data)
     unit = api_words(api.name).streamed
-    match api.event_part(data, hop.summary):
+    what = _event_what(api.event_part(data, hop.summary), lang)
+    return _w(unit, lang, n=n, what=what) if what is not None else _w(f"{unit}_plain", lang, n=n)
+
+
+def _event_what(event: EventPart, lang: Lang) -> str | None:
+    """What a stream event is, in a few words; None for an event with nothing to say beyond its kind."""
+    match event:
         case CallStarts(part=part, name=name):
-            what = _w("event_call", lang, what=part, name=name)
+            return _w("event_call", lang, what=part, name=name)
         case Piece(field=field, text=text):
-            what = f"{field} += {text!r}"
+            return f"{field} += {text!r}"
         case Stopped(field=field, reason=reason):
-            what = f"{field}: {reason}"
+            return f"{field}: {reason}"
         case Named(what=str() as named):
-            what = named
+            return named
         case Named():
-            return _w(f"{unit}_plain", lang, n=n)
+            return None
         case _ as never:
             assert_never(never)
-    return _w(unit, lang, n=n, what=what)
 
 
 _TOLD: dict[Lang, Literal["message", "message_zh"]] = {"en": "message", "zh": "message_zh"}
