@@ -84,6 +84,8 @@ EXPORTED = [
     "message_of",
     "notes_before_sending",
     "overview_dot",
+    "own_dots",
+    "page_keys_js",
     "pair_names",
     "parse_script",
     "parse_trace",
