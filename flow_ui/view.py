@@ -82,6 +82,7 @@ _SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="[\d.]+pt"')
 
 READABLE_PX = 12  # the smallest arrow label Compare draws side by side (on a normal screen, at 1280 × 720 too)
 GAP_PX = 18
+PAIR_GAP_PX = 14  # between Compare's two diagrams: the row's every pixel counts at 1280 × 720
 
 
 def _widths(svgs: Sequence[str]) -> list[float]:
@@ -107,7 +108,7 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str]
     own = _aligned_svgs(keys, lang, traces, narrow=True, level=False)
     widths, own_widths = _widths(level), _widths(own)
     # The drawing's units are its labels' size (LABEL_SIZE): side by side, the pictures share the row by width.
-    fits = math.ceil(READABLE_PX * sum(widths) / LABEL_SIZE + GAP_PX)
+    fits = math.ceil(READABLE_PX * sum(widths) / LABEL_SIZE + PAIR_GAP_PX)
     columns = " ".join(f"minmax(0,{w or 1:.0f}fr)" for w in widths)
     side, stacked = [], []
     for (name, item), svg, width, svg_own, width_own in zip(named, level, widths, own, own_widths, strict=True):
@@ -119,7 +120,7 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str]
         stacked.append(f'<div class="cmp-side">{head}{_picture(svg_own, width_own, alt, style=share)}</div>')
     st.html(
         "<style>.cmp-wrap{container-type:inline-size}"
-        f".cmp-pair{{display:grid;grid-template-columns:{columns};gap:{GAP_PX}px;align-items:start}}"
+        f".cmp-pair{{display:grid;grid-template-columns:{columns};gap:{PAIR_GAP_PX}px;align-items:start}}"
         ".cmp-stack{display:none;grid-template-columns:minmax(0,1fr);gap:28px}"
         f"@container (max-width:{fits}px){{.cmp-pair{{display:none}}.cmp-stack{{display:grid}}}}"
         ".cmp-side{min-width:0}"

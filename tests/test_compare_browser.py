@@ -81,6 +81,27 @@ def test_the_point_first_then_both_diagrams_side_by_side_and_readable(browser, a
     page.context.close()
 
 
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_two_mcp_runs_also_stand_side_by_side_at_1280(browser, app_url, locale):
+    """Two MCP runs through two model APIs: six lifelines on each side (hosted MCP's, a little wider still, stand
+    side by side from 1366 px)."""
+    size = (1280, 720)
+    page = _compare(browser, app_url, locale, size)
+    page.get_by_role("combobox", name="A").click()
+    page.keyboard.type("北京天气 · MCP · Responses" if locale == "zh-CN" else "Beijing weather · MCP · Responses")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="compare-diagrams"] .cmp-title')?.textContent.includes('Responses')
+        && document.querySelectorAll('[data-testid="compare-diagrams"] .cmp-title').length === 2"""
+    )
+    page.wait_for_function(_LOADED, arg="compare-diagrams")
+    expect(page.get_by_test_id("compare-diagrams")).to_be_visible()
+    a, b = _settled_boxes(page, page.locator('[data-testid="compare-diagrams"] img'))
+    assert abs(a["y"] - b["y"]) < 2 and b["x"] >= a["x"] + a["width"], (a, b)
+    assert min(page.evaluate(_LABELS)) >= 12
+    page.context.close()
+
+
 def test_on_a_phone_one_above_the_other_each_at_its_own_heights(browser, app_url):
     """Alignment only makes sense side by side: stacked, the direct run's diagram keeps no room for the MCP run's
     handshake (2a to 2f), so it is shorter than the MCP run's, not as tall with empty bands."""

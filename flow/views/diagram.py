@@ -432,12 +432,13 @@ def _draw_provider(
 
 def head_name(name: str, most: int = 12) -> str:
     """A lifeline's name on its head: a name wider than `most` columns on two lines, broken at the space nearest its
-    middle ("Provider's" / "MCP client"), so that neighbouring heads keep apart."""
+    middle ("Provider's" / "MCP client"), and each line broken so again while it is still too wide ("MCP" /
+    "client" where the lifelines stand close), so that neighbouring heads keep apart."""
     spaces = [i for i, c in enumerate(name) if c == " "]
     if display_width(name) <= most or not spaces:
         return name
     at = min(spaces, key=lambda i: abs(display_width(name[:i]) - display_width(name[i + 1 :])))
-    return name[:at] + "\n" + name[at + 1 :]
+    return head_name(name[:at], most) + "\n" + head_name(name[at + 1 :], most)
 
 
 def _draw_lifelines(

@@ -57,7 +57,8 @@ PRESENTED = ("sample:beijing-direct", "sample:beijing-mcp")  # when a chosen run
 
 app = state()
 lang: Lang = app.lang
-st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
+# Narrow margins: at 1280 × 720 beside the sidebar, two six-lifeline diagrams side by side keep 12-px labels.
+st.html("<style>.block-container { padding-left: 1rem; padding-right: 1rem; }</style>")
 with st.sidebar:  # beside the navigation: the two-run view keeps its first screen
     view = remembered(
         st.radio,
@@ -104,7 +105,7 @@ heading = st.empty()  # what the two runs are, once the pickers say which (flow.
 
 def pickers() -> None:
     """The two pickers, "Run two" beside them (the two runs it makes become A and B), and presenter mode's button."""
-    pick_a, pick_b, run_col, presenter_col = st.columns([5, 5, 2, 2], vertical_alignment="bottom")
+    pick_a, pick_b, run_col, presenter_col = st.columns([5, 5, 2, 2.6], vertical_alignment="bottom")
     presenter_mode("compare", lang, button_in=presenter_col)
     with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
         run_both()
