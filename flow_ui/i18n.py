@@ -411,6 +411,13 @@ TEXT: dict[str, dict[Lang, str]] = {
     "ways_table": {"zh": "对照表（数字来自记录）", "en": "The table (figures from the traces)"},
     "ways_route": {"zh": "十条消息在哪里发生", "en": "Where each of the ten messages happens"},
     "ways_diagrams": {"zh": "四张图，同一比例", "en": "The four diagrams, at one scale"},
+    # presenter mode of the pages without the viewer (Compare, Hops): the viewer's words and keys
+    "presenter_on": {"zh": "演示模式（P）", "en": "Presenter (P)"},
+    "presenter_off": {"zh": "退出演示（Esc）", "en": "Leave presenter (Esc)"},
+    "presenter_help": {
+        "zh": "隐藏侧栏，放大文字，适合投影；按 P 进入或退出，Esc 退出。",
+        "en": "Hides the sidebar and enlarges the text for a projector; P turns it on or off, Esc leaves it.",
+    },
     # hops
     "hops_title": {"zh": "全部消息", "en": "All hops"},
     "filter_actor": {"zh": "参与者", "en": "Actor"},

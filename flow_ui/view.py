@@ -23,6 +23,7 @@ from flow import (
     TraceError,
     aligned_dots,
     overview_dot,
+    own_dots,
     render,
     to_dot,
     to_html,
@@ -64,11 +65,14 @@ def diagram(
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _aligned_svgs(keys: tuple[str, ...], lang: Lang, _traces: tuple[flow.Trace, ...]) -> tuple[str, ...]:
-    """The diagrams drawn by graphviz, each message level with the same message of the others; on failure, the
-    one line that says why, in place of each."""
+def _aligned_svgs(
+    keys: tuple[str, ...], lang: Lang, _traces: tuple[flow.Trace, ...], *, narrow: bool = False, level: bool = True
+) -> tuple[str, ...]:
+    """The diagrams drawn by graphviz, each message level with the same message of the others (`level`; else each
+    at its own heights); on failure, the one line that says why, in place of each."""
+    dots = aligned_dots if level else own_dots
     try:
-        return tuple(render(dot, "svg").decode("utf-8") for dot in aligned_dots(*_traces, lang=lang))
+        return tuple(render(dot, "svg").decode("utf-8") for dot in dots(*_traces, lang=lang, narrow=narrow))
     except RenderError as exc:
         return (f"<p>{html_text.escape(str(exc))}</p>",) * len(_traces)
 
@@ -76,16 +80,56 @@ def _aligned_svgs(keys: tuple[str, ...], lang: Lang, _traces: tuple[flow.Trace, 
 _SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="[\d.]+pt"')
 
 
-READABLE_PX = 13  # the smallest arrow label a projector's back row reads at 1280 × 720
+READABLE_PX = 12  # the smallest arrow label Compare draws side by side (on a normal screen, at 1280 × 720 too)
 GAP_PX = 18
+PAIR_GAP_PX = 14  # between Compare's two diagrams: the row's every pixel counts at 1280 × 720
+
+
+def _widths(svgs: Sequence[str]) -> list[float]:
+    return [float(m[1]) if (m := _SVG_SIZE.search(svg)) else 0.0 for svg in svgs]
+
+
+def _picture(svg: str, width: float, alt: str, *, style: str) -> str:
+    # An image, not inline SVG: st.html keeps only what its sanitiser allows, and a picture is drawn whole.
+    picture = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return f'<img alt="{alt}" style="{style}" src="data:image/svg+xml;base64,{picture}">' if width else svg
 
 
 def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str] = ("A", "B")) -> None:
     """Two sequence diagrams side by side at one scale, so that message N of one is level with message N of the
-    other (a narrower diagram is drawn narrower, not larger); one above the other where side by side would draw
-    their labels under READABLE_PX (the page's width decides, in the browser). `names`: what each side is called
+    other: each column as wide as its picture's share (a narrower diagram is drawn narrower, not larger), drawn with
+    the lifelines close (diagram.NARROW) so that their labels keep READABLE_PX at 1280 × 720 beside the sidebar.
+    Where the page is too narrow even so (a phone), one above the other, each at its own heights: without the
+    other beside it, room kept for the other's messages would be empty bands. `names`: what each side is called
     ("A · Responses" where the two differ by API)."""
-    aligned_grid([(names[0], a), (names[1], b)], lang)
+    named = [(names[0], a), (names[1], b)]
+    keys, traces = (a.key, b.key), (a.trace, b.trace)
+    level = _aligned_svgs(keys, lang, traces, narrow=True)
+    own = _aligned_svgs(keys, lang, traces, narrow=True, level=False)
+    widths, own_widths = _widths(level), _widths(own)
+    # The drawing's units are its labels' size (LABEL_SIZE): side by side, the pictures share the row by width.
+    fits = math.ceil(READABLE_PX * sum(widths) / LABEL_SIZE + PAIR_GAP_PX)
+    columns = " ".join(f"minmax(0,{w or 1:.0f}fr)" for w in widths)
+    side, stacked = [], []
+    for (name, item), svg, width, svg_own, width_own in zip(named, level, widths, own, own_widths, strict=True):
+        title = html_text.escape(f"{name} · {shown_title(item, lang)}")
+        head = f'<div class="cmp-title" title="{title}">{title}</div>'
+        alt = html_text.escape(t("diagram_alt", lang, name=name))
+        side.append(f'<div class="cmp-side">{head}{_picture(svg, width, alt, style="width:100%")}</div>')
+        share = f"width:{100 * width_own / (max(own_widths) or 1):.1f}%"
+        stacked.append(f'<div class="cmp-side">{head}{_picture(svg_own, width_own, alt, style=share)}</div>')
+    st.html(
+        "<style>.cmp-wrap{container-type:inline-size}"
+        f".cmp-pair{{display:grid;grid-template-columns:{columns};gap:{PAIR_GAP_PX}px;align-items:start}}"
+        ".cmp-stack{display:none;grid-template-columns:minmax(0,1fr);gap:28px}"
+        f"@container (max-width:{fits}px){{.cmp-pair{{display:none}}.cmp-stack{{display:grid}}}}"
+        ".cmp-side{min-width:0}"
+        ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
+        "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
+        "</style>"
+        f'<div class="cmp-wrap"><div class="cmp-pair" data-testid="compare-diagrams">{"".join(side)}</div>'
+        f'<div class="cmp-stack" data-testid="compare-diagrams-stacked">{"".join(stacked)}</div></div>'
+    )
 
 
 def aligned_grid(named: Sequence[tuple[str, Loaded]], lang: Lang, *, readable_px: int = READABLE_PX) -> None:
@@ -93,7 +137,7 @@ def aligned_grid(named: Sequence[tuple[str, Loaded]], lang: Lang, *, readable_px
     still `readable_px` or more, else two to a row, else one above the other (the page's width decides, in the
     browser)."""
     svgs = _aligned_svgs(tuple(item.key for _, item in named), lang, tuple(item.trace for _, item in named))
-    widths = [float(m[1]) if (m := _SVG_SIZE.search(svg)) else 0.0 for svg in svgs]
+    widths = _widths(svgs)
     widest = max(widths) or 1.0
 
     # The drawing's units are its labels' size (LABEL_SIZE): n to a row, each picture gets 1/n of it, less the gaps.

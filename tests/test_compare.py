@@ -219,9 +219,14 @@ def test_the_page_puts_the_sentence_and_the_diagrams_first(lang):
     assert info.value.replace("\\", "") == point(sample("beijing-direct"), sample("beijing-mcp"), lang=lang)
     [diagrams] = [e for e in at.get("html") if "compare-diagrams" in e.proto.body]
     body = diagrams.proto.body
-    assert body.count('src="data:image/svg+xml;base64,') == 2
-    widths = [float(w) for w in re.findall(r'style="width:([\d.]+)%"', body)]
-    assert widths[1] == 100.0 and 60 < widths[0] < 100  # one scale: the direct run has a lifeline fewer
+    assert body.count('src="data:image/svg+xml;base64,') == 4  # side by side, and one above the other (a phone)
+    # one scale: side by side each column is as wide as its picture's share; the direct run has a lifeline fewer
+    [columns] = re.findall(
+        r"\.cmp-pair\{[^}]*grid-template-columns:minmax\(0,([\d.]+)fr\) minmax\(0,([\d.]+)fr\)", body
+    )
+    assert 0.6 < float(columns[0]) / float(columns[1]) < 1
+    widths = [float(w) for w in re.findall(r'style="width:([\d.]+)%"', body.split("compare-diagrams-stacked")[1])]
+    assert widths[1] == 100.0 and 60 < widths[0] < 100  # one above the other, the same scale
     # the sentence, then the diagrams, then the figures and the messages, in the page's order
     order = [id(e) for e in at.main]
     assert (

@@ -87,6 +87,8 @@ EXPORTED = [
     "mock_models_help",
     "notes_before_sending",
     "overview_dot",
+    "own_dots",
+    "page_keys_js",
     "pair_names",
     "parse_script",
     "parse_trace",

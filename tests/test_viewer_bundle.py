@@ -15,7 +15,17 @@ from flow.trace.files import load_trace
 from flow.trace.questions import questions_for
 from flow.views.bundle_types import bundle_schema
 from flow.views.js_modules import ModuleError, join_modules
-from flow.views.viewer import ASSETS, JS_ENTRY, bundle_json, part_trace, viewer_bundle, viewer_js, viewer_parts
+from flow.views.viewer import (
+    ASSETS,
+    JS_ENTRY,
+    PAGE_KEYS_ENTRY,
+    bundle_json,
+    page_keys_js,
+    part_trace,
+    viewer_bundle,
+    viewer_js,
+    viewer_parts,
+)
 from helpers import ROOT
 
 SAMPLES = sorted((ROOT / "sample_traces").glob("*.json"))
@@ -91,12 +101,24 @@ def test_the_viewer_is_one_module_with_its_hosts_names_at_the_top_level(tmp_path
     subprocess.run(["node", "--check", str(module)], check=True, capture_output=True, timeout=60)
     # Every module once, each after the ones it imports; no import left; the entry's exports kept.
     names = [line[8:-5] for line in js.splitlines() if line.startswith("// ---- ")]
-    assert sorted(names) == sorted(p.name for p in ASSETS.glob("*.mjs"))
+    assert sorted(names) == sorted(p.name for p in ASSETS.glob("*.mjs") if p.name != PAGE_KEYS_ENTRY)
     assert names.index("dom.mjs") < names.index("route.mjs") < names.index("viewer.mjs") < len(names) - 1
     assert names[-1] == JS_ENTRY
     assert "\nimport " not in js and "export function mountViewer" not in js
     assert "export { followRoom, mountViewer };" in js and "export default function" in js
     assert "\nexport async function followRoom" not in js and "\nasync function followRoom" in js
+
+
+def test_the_pages_presenter_keys_are_one_module_on_the_viewers_keys(tmp_path):
+    """Compare's and Hops's presenter mode listens with the viewer's own key module, joined into a module of its own
+    whose default export is the component's entry."""
+    js = page_keys_js()
+    module = tmp_path / "page_keys.mjs"
+    module.write_text(js, encoding="utf-8")
+    subprocess.run(["node", "--check", str(module)], check=True, capture_output=True, timeout=60)
+    names = [line[8:-5] for line in js.splitlines() if line.startswith("// ---- ")]
+    assert names == ["keys.mjs", PAGE_KEYS_ENTRY]
+    assert "\nimport " not in js and "export default function" in js
 
 
 def _modules(folder: Path, **files: str) -> Path:

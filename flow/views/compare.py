@@ -29,7 +29,7 @@ from flow.trace.pairing import exchanges
 from flow.trace.payloads import TranslateForward, TranslateReverse, is_a, payload_of
 from flow.trace.stats import mcp_frames, model_calls, tool_calls
 from flow.trace.steps import Step
-from flow.views.diagram import aligned_room, to_dot
+from flow.views.diagram import NARROW, WIDE, aligned_room, to_dot
 from flow.views.labels import shown_arguments
 from flow.views.tool_cost import request_costs
 from flow.wire.base import ApiName
@@ -484,7 +484,16 @@ def side_by_side(a: Trace, b: Trace, *, lang: Lang = "en") -> tuple[str, str]:
     return dot_a, dot_b
 
 
-def aligned_dots(*traces: Trace, lang: Lang = "en") -> tuple[str, ...]:
-    """Any number of whole diagrams as DOT, each message at the same height in all of them (see `side_by_side`)."""
-    room = aligned_room(*traces, lang=lang)
-    return tuple(to_dot(t, window=None, lang=lang, room=room) for t in traces)
+def aligned_dots(*traces: Trace, lang: Lang = "en", narrow: bool = False) -> tuple[str, ...]:
+    """Any number of whole diagrams as DOT, each message at the same height in all of them (see `side_by_side`);
+    `narrow`: the lifelines closer together (diagram.NARROW), for two diagrams side by side on a projector's page."""
+    spacing = NARROW if narrow else WIDE
+    room = aligned_room(*traces, lang=lang, spacing=spacing)
+    return tuple(to_dot(t, window=None, lang=lang, room=room, spacing=spacing) for t in traces)
+
+
+def own_dots(*traces: Trace, lang: Lang = "en", narrow: bool = False) -> tuple[str, ...]:
+    """The same diagrams each at its own heights: one above the other, where no message of one stands beside the
+    other's, the room a message of the other run takes would only be an empty band."""
+    spacing = NARROW if narrow else WIDE
+    return tuple(to_dot(t, window=None, lang=lang, spacing=spacing) for t in traces)

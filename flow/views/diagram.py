@@ -38,6 +38,21 @@ from flow.views.labels import (
 COL_W = 2.2  # inches between lifelines
 
 
+@dataclass(frozen=True)
+class Spacing:
+    """How far apart the lifelines stand (inches) and how wide a head's name may be (display columns) before it
+    takes two lines: the names must not touch at that distance."""
+
+    col_w: float
+    head_most: int
+
+
+WIDE = Spacing(COL_W, 12)
+# Compare sets two diagrams side by side on a 1280-px page beside the sidebar: a 6-lifeline diagram drawn this
+# narrow keeps its arrow labels at 12 px there (labels are as large as ever, the gaps between lifelines shorter).
+NARROW = Spacing(1.6, 6)
+
+
 ROW_H = 0.66
 
 
@@ -187,11 +202,13 @@ def message_key(row: Row) -> str:
     return found[0] if found else ""
 
 
-def message_heights(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True) -> dict[str, float]:
+def message_heights(
+    trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = True, spacing: Spacing = WIDE
+) -> dict[str, float]:
     """How tall (inches) each message's rows are in the whole diagram of `trace`, in order; `to_dot(room=...)`
     takes the larger of two traces' heights to draw them aligned (`aligned_room`)."""
     cols = trace_lifelines(trace)
-    x_of: dict[Actor, float] = {actor: i * COL_W for i, actor in enumerate(cols)}
+    x_of: dict[Actor, float] = {actor: i * spacing.col_w for i, actor in enumerate(cols)}
     out: dict[str, float] = {}
     group = ""
     for row in rows(trace, collapse_chunks=collapse_chunks, lang=lang)[:MAX_ARROWS]:
@@ -200,12 +217,12 @@ def message_heights(trace: Trace, *, lang: Lang = "en", collapse_chunks: bool = 
     return out
 
 
-def aligned_room(*traces: Trace, lang: Lang = "en") -> dict[str, float]:
+def aligned_room(*traces: Trace, lang: Lang = "en", spacing: Spacing = WIDE) -> dict[str, float]:
     """The room each message takes when the traces are drawn side by side, each message level in all of them: the
     tallest height, in the order the messages come (a message one trace lacks goes after the one before it)."""
     out: dict[str, float] = {}
     for trace in traces:
-        heights = message_heights(trace, lang=lang)
+        heights = message_heights(trace, lang=lang, spacing=spacing)
         keys = list(out)
         for k, height in heights.items():
             if k not in out:
@@ -244,6 +261,7 @@ def to_dot(
     collapse_chunks: bool = True,
     lead: int | None = None,
     room: Mapping[str, float] | None = None,
+    spacing: Spacing = WIDE,
 ) -> str:
     """DOT for the whole trace or a window of it; `current` (a hop's seq) is highlighted,
     earlier hops drawn normally, later ones faded. `lead` arrows come before the current one
@@ -252,7 +270,8 @@ def to_dot(
     if window is None or window > MAX_ARROWS:
         window = MAX_ARROWS
     cols = trace_lifelines(trace)
-    x_of: dict[Actor, float] = {actor: i * COL_W for i, actor in enumerate(cols)}
+    col_w = spacing.col_w
+    x_of: dict[Actor, float] = {actor: i * col_w for i, actor in enumerate(cols)}
     all_rows = rows(trace, collapse_chunks=collapse_chunks, lang=lang)
     start, end = _window(all_rows, current, window, lead)
     shown = all_rows[start:end]
@@ -263,10 +282,11 @@ def to_dot(
     bottom = last_y - (2 if end < len(all_rows) else 1) * ROW_H
 
     g = _new_graph()
-    _draw_phase_bands(g, shown, ys, gaps, top=top, right=(len(cols) - 1) * COL_W + 1.0, lang=lang)
-    _draw_provider(g, [x_of[a] for a in provider_group(trace) if a in x_of], top=top, bottom=bottom, lang=lang)
-    _draw_lifelines(g, cols, x_of, bottom=bottom, lang=lang, mode=trace.meta.mode)
-    middle = (len(cols) - 1) * COL_W / 2
+    _draw_phase_bands(g, shown, ys, gaps, top=top, right=(len(cols) - 1) * col_w + 1.0, lang=lang)
+    provider_xs = [x_of[a] for a in provider_group(trace) if a in x_of]
+    _draw_provider(g, provider_xs, top=top, bottom=bottom, lang=lang, col_w=col_w)
+    _draw_lifelines(g, cols, x_of, bottom=bottom, lang=lang, mode=trace.meta.mode, head_most=spacing.head_most)
+    middle = (len(cols) - 1) * col_w / 2
     if start > 0:
         earlier = sum(len(r.hops) for r in all_rows[:start])
         _draw_left_out(g, "more_above", DIAGRAM_TEXT["more_above"][lang].format(n=earlier), _pos(middle, -ROW_H))
@@ -377,12 +397,14 @@ def _draw_phase_bands(
         )
 
 
-def _draw_provider(g: graphviz.Digraph, xs: list[float], *, top: float, bottom: float, lang: Lang) -> None:
+def _draw_provider(
+    g: graphviz.Digraph, xs: list[float], *, top: float, bottom: float, lang: Lang, col_w: float = COL_W
+) -> None:
     """Hosted MCP: one translucent box around the lifelines that run at the model provider (its API and its MCP
     client), from above their heads to below their feet, named at its top."""
     if not xs:
         return
-    left, right = min(xs) - COL_W / 2 + 0.08, max(xs) + COL_W / 2 - 0.08
+    left, right = min(xs) - col_w / 2 + 0.08, max(xs) + col_w / 2 - 0.08
     high, low = max(top, 0.0) + 0.95, bottom - 0.5
     g.node(
         "provider_group",
@@ -410,22 +432,30 @@ def _draw_provider(g: graphviz.Digraph, xs: list[float], *, top: float, bottom: 
 
 def head_name(name: str, most: int = 12) -> str:
     """A lifeline's name on its head: a name wider than `most` columns on two lines, broken at the space nearest its
-    middle ("Provider's" / "MCP client"), so that neighbouring heads keep apart."""
+    middle ("Provider's" / "MCP client"), and each line broken so again while it is still too wide ("MCP" /
+    "client" where the lifelines stand close), so that neighbouring heads keep apart."""
     spaces = [i for i, c in enumerate(name) if c == " "]
     if display_width(name) <= most or not spaces:
         return name
     at = min(spaces, key=lambda i: abs(display_width(name[:i]) - display_width(name[i + 1 :])))
-    return name[:at] + "\n" + name[at + 1 :]
+    return head_name(name[:at], most) + "\n" + head_name(name[at + 1 :], most)
 
 
 def _draw_lifelines(
-    g: graphviz.Digraph, cols: list[Actor], x_of: dict[Actor, float], *, bottom: float, lang: Lang, mode: Mode
+    g: graphviz.Digraph,
+    cols: list[Actor],
+    x_of: dict[Actor, float],
+    *,
+    bottom: float,
+    lang: Lang,
+    mode: Mode,
+    head_most: int = WIDE.head_most,
 ) -> None:
     """Lifelines: a head on top, a foot below, a dashed line between (a node, so labels can sit on it)."""
     names = actor_names(mode)
     for actor in cols:
         x = x_of[actor]
-        name = head_name(names[actor][lang])
+        name = head_name(names[actor][lang], head_most)
         g.node(
             f"line_{actor}",
             id=f"lifeline-{actor}",  # for a page that checks every lifeline is on screen

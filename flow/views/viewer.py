@@ -291,6 +291,7 @@ def _whole(trace: Trace) -> bool:
 
 # The viewer's entry module (it imports the others) and its style sheets, joined in this order.
 JS_ENTRY = "main.mjs"
+PAGE_KEYS_ENTRY = "page_keys.mjs"  # the other entry: presenter mode's keys on a page without the viewer
 CSS_PARTS = ("viewer.css", "lesson.css", "room.css")
 
 
@@ -299,6 +300,13 @@ def viewer_js() -> str:
     """The viewer's script: its ES modules joined into one module (flow.views.js_modules), whose default export is
     the Streamlit component entry and whose top level holds `mountViewer` and `followRoom` for a page's own script."""
     return join_modules(ASSETS, JS_ENTRY)
+
+
+@cache
+def page_keys_js() -> str:
+    """The script of a page that shows no viewer but has its presenter mode (Compare, Hops): the viewer's keys for
+    the mode (page_keys.mjs, on keys.mjs), whose default export is a Streamlit component entry."""
+    return join_modules(ASSETS, PAGE_KEYS_ENTRY)
 
 
 @cache

@@ -4,7 +4,10 @@ through two model APIs.
 One screen makes the point: the pickers, the sentence (the model's requests practically the same, the tool
 definitions' share of them, what MCP adds per session and per question, what it buys and when to choose it), then
 the two diagrams side by side, each message level with the same message of the other. Below: the figures that do not
-depend on noise, and the messages one by one. No times: one run's milliseconds are noise."""
+depend on noise, and the messages one by one. No times: one run's milliseconds are noise.
+
+Presenter mode (the button, or P; Esc leaves it: flow_ui.presenter) shows the projector what the class reads: the
+heading, the sentence and the two diagrams side by side, nothing of the page's chrome."""
 
 from typing import Any
 
@@ -25,6 +28,7 @@ from flow import (
     ways_table,
 )
 from flow_ui.i18n import column_names, t
+from flow_ui.presenter import presenter_mode, presenter_on
 from flow_ui.state import add_run, all_traces, state
 from flow_ui.text import plain, plain_cell
 from flow_ui.view import aligned_diagrams, aligned_grid, picker, remembered
@@ -49,9 +53,12 @@ PAIRS: dict[str, tuple[flow.RunOptions, flow.RunOptions]] = {
 # Four diagrams side by side show the shape of each way (the table says the figures): two to a row at 1280 × 720.
 WAYS_READABLE_PX = 11
 
+PRESENTED = ("sample:beijing-direct", "sample:beijing-mcp")  # when a chosen run is gone (another session's)
+
 app = state()
 lang: Lang = app.lang
-st.html("<style>.block-container { padding-left: 1.5rem; padding-right: 1.5rem; }</style>")
+# Narrow margins: at 1280 × 720 beside the sidebar, two six-lifeline diagrams side by side keep 12-px labels.
+st.html("<style>.block-container { padding-left: 1rem; padding-right: 1rem; }</style>")
 with st.sidebar:  # beside the navigation: the two-run view keeps its first screen
     view = remembered(
         st.radio,
@@ -69,10 +76,12 @@ def four_ways() -> None:
     the table, the route strips, the four diagrams at one scale."""
     st.subheader(t("ways_heading", lang))
     items = all_traces(app)
-    if st.button(t("ways_load", lang), icon=":material/view_module:"):
+    load_col, presenter_col = st.columns([5, 2], vertical_alignment="bottom")
+    if load_col.button(t("ways_load", lang), icon=":material/view_module:"):
         app.ways = [f"sample:{name}" for name in flow.FOUR_WAYS]
         for i, key in enumerate(app.ways):
             st.session_state[f"ways_{i}_{lang}"] = key
+    presenter_mode("compare", lang, button_in=presenter_col)
     for i, col in enumerate(st.columns(4)):
         with col:
             app.ways[i] = picker(app, t("ways_pick", lang, n=i + 1), app.ways[i], key=f"ways_{i}")
@@ -93,8 +102,21 @@ if view == "ways":
 
 heading = st.empty()  # what the two runs are, once the pickers say which (flow.pair_names)
 
-pick_a, pick_b, run_col = st.columns([5, 5, 2], vertical_alignment="bottom")
-with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
+
+def pickers() -> None:
+    """The two pickers, "Run two" beside them (the two runs it makes become A and B), and presenter mode's button."""
+    pick_a, pick_b, run_col, presenter_col = st.columns([5, 5, 2, 2.6], vertical_alignment="bottom")
+    presenter_mode("compare", lang, button_in=presenter_col)
+    with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
+        run_both()
+    with pick_a:
+        app.compare_a = picker(app, t("trace_a", lang), app.compare_a, key="compare_a")
+    with pick_b:
+        app.compare_b = picker(app, t("trace_b", lang), app.compare_b, key="compare_b")
+
+
+def run_both() -> None:
+    """The question and the pair "Run two" runs; the two runs become A and B."""
     question = st.text_input(t("question", lang), value=EXAMPLE_QUESTIONS[0], key="compare_question")
     pair = st.radio(
         t("compare_pair", lang), list(PAIRS), key="compare_pair", format_func=lambda p: t(f"pair_{p}", lang)
@@ -108,17 +130,22 @@ with run_col.popover(t("run_both", lang), width="stretch"), st.form("run_both"):
                 st.session_state[f"{side}_{lang}"] = item.key  # the picker below shows the new run
                 if not result.ok:
                     st.error(f"{options.mode} · {options.api}: {plain(result.error_in(lang))}", icon=":material/error:")
-with pick_a:
-    app.compare_a = picker(app, t("trace_a", lang), app.compare_a, key="compare_a")
-with pick_b:
-    app.compare_b = picker(app, t("trace_b", lang), app.compare_b, key="compare_b")
+
+
+presenting = presenter_on()
+if presenting:  # the projector shows what the pickers chose, not the pickers
+    presenter_mode("compare", lang)
+else:
+    pickers()
 items = all_traces(app)
-a, b = items[app.compare_a], items[app.compare_b]
+a, b = items.get(app.compare_a, items[PRESENTED[0]]), items.get(app.compare_b, items[PRESENTED[1]])
 title, name_a, name_b = flow.pair_names(a.trace, b.trace, lang=lang)
 heading.subheader(title)
 
 st.info(plain(point(a.trace, b.trace, lang=lang)), icon=":material/lightbulb:")
 aligned_diagrams(a, b, lang, names=(name_a, name_b))
+if presenting:
+    st.stop()
 
 st.subheader(t("figures", lang))
 fig_col, chart_col = st.columns([3, 2])
