@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from flow.trace.shipped import SAMPLE_DIR
     from flow.views.compare import (
         aligned_dots,
+        api_title,
         figures,
         message_name,
         own_dots,
@@ -149,6 +150,7 @@ _HOME = {
     **dict.fromkeys(
         (
             "aligned_dots",
+            "api_title",
             "figures",
             "message_name",
             "own_dots",
@@ -246,6 +248,7 @@ __all__ = [
     "actor_names",
     "aligned_dots",
     "allow_typed_commands",
+    "api_title",
     "api_words",
     "bind_questions",
     "built_in_servers",

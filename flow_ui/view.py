@@ -112,7 +112,7 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str]
     columns = " ".join(f"minmax(0,{w or 1:.0f}fr)" for w in widths)
     side, stacked = [], []
     for (name, item), svg, width, svg_own, width_own in zip(named, level, widths, own, own_widths, strict=True):
-        title = html_text.escape(f"{name} · {shown_title(item, lang)}")
+        title = html_text.escape(f"{name} · {shown_title(item, lang, api=False)}")
         head = f'<div class="cmp-title" title="{title}">{title}</div>'
         alt = html_text.escape(t("diagram_alt", lang, name=name))
         side.append(f'<div class="cmp-side">{head}{_picture(svg, width, alt, style="width:100%")}</div>')
@@ -209,14 +209,17 @@ def remembered_multiselect(label: str, options: Sequence[Any], *, key: str, **kw
     return st.multiselect(label, options, default=chosen, key=widget_key, on_change=remember, **kwargs)
 
 
-def shown_title(item: Loaded, lang: Lang) -> str:
-    """A trace's name in the interface language: a sample's title, an upload's file name, or a run's number, mode
-    and question (the stored label of a run is English: "#1 direct · …")."""
+def shown_title(item: Loaded, lang: Lang, *, api: bool = True) -> str:
+    """A trace's name in the interface language: a sample's title, an upload's file name, or a run's number, mode,
+    model API and question (the stored label of a run is English: "#1 direct · …"), so two runs of one question
+    through two APIs are told apart in a picker. `api=False` where the API is named beside it (Compare's sides)."""
     numbered = re.match(r"#(\d+) ", item.label) if item.key.startswith("run:") else None
     if numbered is None:
         return trace_title(item, lang)
     meta = item.trace.meta
     mode = t(f"mode_short_{meta.mode}", lang)
+    if api:
+        mode = f"{mode} · {flow.api_title(item.trace)}"
     return t("run_title_item", lang, n=numbered[1], mode=mode, question=meta.question)
 
 

@@ -282,3 +282,23 @@ def test_the_sentences_share_moves_when_a_traces_tools_change():
     text = point(direct, fewer, lang="en")
     assert text.startswith("The model receives different requests")  # one tool against four: not the same
     assert f"tool definitions {moved}" in text and f"{figures(fewer).bytes_to_model:,} bytes" in text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_two_runs_through_two_apis_name_their_api_in_the_pickers(lang):
+    """'Run two' with two APIs: the A and B pickers say which API each run went to (the question and the mode are the
+    same), and the diagrams' titles, whose side names already carry the API, do not say it twice."""
+    at = compare_page(lang)
+    at.radio(key="compare_pair").set_value("chat_responses")
+    at.button[0].click().run()  # the form's submit button
+    assert not at.exception, at.exception
+    picked = [at.selectbox(key=f"compare_{side}_{lang}") for side in ("a", "b")]
+    shown = [box.format_func(box.value) for box in picked]
+    apis = ("Chat Completions", "Responses")
+    for title, api in zip(shown, apis, strict=True):
+        assert f" · {api} · " in title, shown
+    diagrams = next(e for e in at.main if "compare-diagrams" in str(getattr(e, "proto", "")))
+    titles = re.findall(r'class=\\?"cmp-title\\?" title=\\?"([^"\\]*)', str(diagrams.proto))
+    assert len(titles) == 4, titles  # each side's title, side by side and stacked
+    for title in titles:
+        assert sum(title.count(api) for api in apis) == 1, title  # "A · Responses · #2 MCP · …"

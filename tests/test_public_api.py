@@ -62,6 +62,7 @@ EXPORTED = [
     "actor_names",
     "aligned_dots",
     "allow_typed_commands",
+    "api_title",
     "api_words",
     "bind_questions",
     "built_in_servers",

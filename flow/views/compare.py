@@ -181,12 +181,17 @@ def _p(key: str, lang: Lang, **values: object) -> str:
     return COMPARE_POINT_TEXT[key][lang].format(**values)
 
 
+def api_title(trace: Trace) -> str:
+    """The model API a trace's requests went to, as the interface names it ("Chat Completions", "Responses")."""
+    return API_WORDS[api_of_trace(trace).name]["api"]
+
+
 def pair_names(a: Trace, b: Trace, *, lang: Lang = "zh") -> tuple[str, str, str]:
     """What Compare is about and what to call its two sides: their modes when those differ ("Direct mode vs MCP"),
     else their model APIs when those do ("Chat Completions vs Responses (MCP)"), else two runs; each side named by
     its API wherever the two APIs differ ("A · Responses"), plainly A and B otherwise."""
     modes = (a.meta.mode, b.meta.mode)
-    apis = (API_WORDS[api_of_trace(a).name]["api"], API_WORDS[api_of_trace(b).name]["api"])
+    apis = (api_title(a), api_title(b))
     sides = (f"A · {apis[0]}", f"B · {apis[1]}") if apis[0] != apis[1] else ("A", "B")
     if modes[0] != modes[1]:
         heading = _p("heading_modes", lang, a=_p(f"mode_{modes[0]}", lang), b=_p(f"mode_{modes[1]}", lang))
