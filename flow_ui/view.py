@@ -82,7 +82,7 @@ _SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="[\d.]+pt"')
 
 READABLE_PX = 12  # the smallest arrow label Compare draws side by side (on a normal screen, at 1280 × 720 too)
 GAP_PX = 18
-PAIR_GAP_PX = 14  # between Compare's two diagrams: the row's every pixel counts at 1280 × 720
+PAIR_GAP_PX = 12  # between Compare's two diagrams: the row's every pixel counts at 1280 × 720
 
 
 def _widths(svgs: Sequence[str]) -> list[float]:

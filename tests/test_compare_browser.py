@@ -81,19 +81,38 @@ def test_the_point_first_then_both_diagrams_side_by_side_and_readable(browser, a
     page.context.close()
 
 
+_PICKED = """([side, title]) => {
+  const shown = document.querySelectorAll('[data-testid="compare-diagrams"] .cmp-title');
+  return shown.length === 2 && shown[side].textContent.includes(title); }"""
+
+
+def _pick(page, side: str, title: str) -> None:
+    page.get_by_role("combobox", name=side).click()
+    page.keyboard.type(title)
+    page.keyboard.press("Enter")
+    page.wait_for_function(_PICKED, arg=["AB".index(side), title])
+
+
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_two_mcp_runs_also_stand_side_by_side_at_1280(browser, app_url, locale):
-    """Two MCP runs through two model APIs: six lifelines on each side (hosted MCP's, a little wider still, stand
-    side by side from 1366 px)."""
+    """Two MCP runs through two model APIs: six lifelines on each side."""
     size = (1280, 720)
     page = _compare(browser, app_url, locale, size)
-    page.get_by_role("combobox", name="A").click()
-    page.keyboard.type("北京天气 · MCP · Responses" if locale == "zh-CN" else "Beijing weather · MCP · Responses")
-    page.keyboard.press("Enter")
-    page.wait_for_function(
-        """() => document.querySelector('[data-testid="compare-diagrams"] .cmp-title')?.textContent.includes('Responses')
-        && document.querySelectorAll('[data-testid="compare-diagrams"] .cmp-title').length === 2"""
-    )
+    _pick(page, "A", "北京天气 · MCP · Responses" if locale == "zh-CN" else "Beijing weather · MCP · Responses")
+    page.wait_for_function(_LOADED, arg="compare-diagrams")
+    expect(page.get_by_test_id("compare-diagrams")).to_be_visible()
+    a, b = _settled_boxes(page, page.locator('[data-testid="compare-diagrams"] img'))
+    assert abs(a["y"] - b["y"]) < 2 and b["x"] >= a["x"] + a["width"], (a, b)
+    assert min(page.evaluate(_LABELS)) >= 12
+    page.context.close()
+
+
+def test_app_side_and_hosted_mcp_stand_side_by_side_at_1280(browser, app_url):
+    """Hosted MCP's pictures are the widest (the provider's own MCP client among the lifelines): beside the app-side
+    MCP run, in English (the wider labels), still side by side at 1280 px. (Two hosted runs need 1366 px.)"""
+    size = (1280, 720)
+    page = _compare(browser, app_url, "en-US", size)
+    _pick(page, "A", "Hosted MCP · Responses API")  # B: the app-side MCP run, as the page opens
     page.wait_for_function(_LOADED, arg="compare-diagrams")
     expect(page.get_by_test_id("compare-diagrams")).to_be_visible()
     a, b = _settled_boxes(page, page.locator('[data-testid="compare-diagrams"] img'))

@@ -58,7 +58,7 @@ PRESENTED = ("sample:beijing-direct", "sample:beijing-mcp")  # when a chosen run
 app = state()
 lang: Lang = app.lang
 # Narrow margins: at 1280 × 720 beside the sidebar, two six-lifeline diagrams side by side keep 12-px labels.
-st.html("<style>.block-container { padding-left: 1rem; padding-right: 1rem; }</style>")
+st.html("<style>.block-container { padding-left: 0.5rem; padding-right: 0.5rem; }</style>")
 with st.sidebar:  # beside the navigation: the two-run view keeps its first screen
     view = remembered(
         st.radio,
