@@ -222,7 +222,7 @@ def test_a_round_limit_stop_carries_no_server_stderr_but_a_server_failure_does()
     assert limited.error is not None
     assert limited.error.startswith("stopped: the model still asked for tools after 1 tool round")
     assert "server_stderr" not in limited.trace.hops[-1].payload
-    hostile = Path(__file__).parent / "data" / "hostile_server.py"
+    hostile = Path(__file__).parents[1] / "data" / "hostile_server.py"
     dying = ServerSpec(command=(sys.executable, str(hostile), "--behaviour", "exit-mid-call"))
     died = run(
         "echo hi",

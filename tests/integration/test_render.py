@@ -31,7 +31,9 @@ def sample(name: str):
 def _check_golden(path: Path, text: str) -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path.name}: run UPDATE_GOLDEN=1 ./dev.sh test tests/test_render.py"
+    assert path.exists(), (
+        f"missing golden file {path.name}: run UPDATE_GOLDEN=1 ./dev.sh test tests/integration/test_render.py"
+    )
     assert text == path.read_text(encoding="utf-8"), f"{path.name} changed: review, then UPDATE_GOLDEN=1"
 
 
