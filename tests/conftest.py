@@ -1,5 +1,6 @@
 """Fixtures shared by several test modules, and the lanes. Plain helpers (ROOT, flow_cli, ...) are in helpers.py: a
-test module imports those, never another test module or this file.
+test module imports those, never this file. A module split in two lanes (tests/unit/test_render.py and
+tests/integration/test_render_cli.py) keeps its helpers in the unit half, which pyproject.toml puts on the path.
 
 The lanes are folders: tests/unit (in this process, fast), tests/integration (real servers and processes: Redis,
 nginx, Phoenix, the npm servers, the wheel, the command line), tests/browser (the app in Chromium). Each test is
