@@ -10,6 +10,7 @@ own with @pytest.mark.timeout."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import subprocess
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve_app
-from helpers import ROOT, TOKEN, DemoServer, run_flow_sync, start_demo_server, stop_demo_server
+from helpers import ROOT, TOKEN, DemoServer, Ran, run_flow_sync, start_demo_server, stop_demo_server
 
 if TYPE_CHECKING:  # only the rooms' tests load Redis's client and the rooms
     import redis
@@ -50,6 +51,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
         item.add_marker(getattr(pytest.mark, lane))
         item.add_marker(pytest.mark.timeout(LANE_TIMEOUTS[lane]))
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Ran]:
+    """`python -m flow ARGS` in this process: its exit code and what it printed. No provider configured (the
+    command line's tests, in both lanes)."""
+    from flow.cli import main
+
+    for name in [k for k in os.environ if k.startswith("OPENAI_")]:
+        monkeypatch.delenv(name)
+
+    def call(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Ran(code, out, err)
+
+    return call
 
 
 @pytest.fixture
