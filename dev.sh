@@ -3,7 +3,9 @@
 #   ./dev.sh app    install what is missing and start the app on the offline mock model (this machine only)
 #   ./dev.sh app --lan   the same, served to the local network (a classroom)
 #   ./dev.sh test   install what is missing, run the checks (ruff, eslint, lint-imports, mypy, mkdocs, node --test),
-#                   then the test suite
+#                   then the test suite: every lane (tests/unit, tests/integration, tests/browser)
+#   ./dev.sh test unit   install what is missing and run one lane's tests only, without the checks (the inner loop;
+#                   also integration or browser); options after the lane go to pytest
 #   ./dev.sh check  install what is missing and run only the checks
 #   ./dev.sh docs   install what is missing and build the docs site (docs/ -> site/); docs-serve previews it
 #   ./dev.sh setup  only install
@@ -38,9 +40,9 @@ system_packages() {
   if [ "${1:-}" = test ]; then
     want+=(chromium nodejs npm redis-server nginx)
     command -v chromium >/dev/null || need+=(chromium)
-    # The rooms' Redis store is tested against a real redis-server (tests/test_rooms_redis.py).
+    # The rooms' Redis store is tested against a real redis-server (tests/integration/test_rooms_redis.py).
     command -v redis-server >/dev/null || need+=(redis-server)
-    # The school deployment recipe (deploy/nginx.conf) is tested behind a real nginx (tests/test_deploy.py).
+    # The school deployment recipe (deploy/nginx.conf) is tested behind a real nginx (tests/integration/test_deploy.py).
     { command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; } || need+=(nginx)
     # Node runs the third-party MCP servers from npm that the tests start over stdio.
     command -v node >/dev/null || need+=(nodejs)
@@ -129,7 +131,7 @@ npm_packages() {
   finish
 }
 
-# Arize Phoenix, which tests/test_phoenix.py starts and sends spans to, in a venv of its own: its many
+# Arize Phoenix, which tests/integration/test_phoenix.py starts and sends spans to, in a venv of its own: its many
 # dependencies stay out of .venv. Its own project, tests/phoenix/ (pyproject.toml and uv.lock), installed the same
 # way as .venv, and again only when its pyproject.toml or uv.lock changed since the last install.
 PHOENIX_VENV=.venv-phoenix
@@ -195,12 +197,20 @@ main() {
     docs-serve) setup docs; NO_MKDOCS_2_WARNING=1 exec "$VENV/bin/mkdocs" serve --dev-addr 127.0.0.1:8000 ;;
     test)
       setup test
+      case "${1:-}" in
+        unit | integration | browser)
+          local lane=$1
+          shift
+          begin "pytest tests/$lane (one lane, without the checks)"
+          exec "$VENV/bin/python" -m pytest -q "tests/$lane" "$@"
+          ;;
+      esac
       checks
-      begin "pytest"
+      begin "pytest (every lane: unit, integration, browser)"
       exec "$VENV/bin/python" -m pytest -q "$@"
       ;;
     check) setup test; checks ;;
-    *) echo "usage: ./dev.sh [app [--lan]|test|check|docs|docs-serve|setup]" >&2; exit 2 ;;
+    *) echo "usage: ./dev.sh [app [--lan]|test [unit|integration|browser]|check|docs|docs-serve|setup]" >&2; exit 2 ;;
   esac
 }
 

@@ -1,9 +1,16 @@
-"""Fixtures shared by several test modules. Plain helpers (ROOT, flow_cli, ...) are in helpers.py: a test
-module imports those, never another test module or this file."""
+"""Fixtures shared by several test modules, and the lanes. Plain helpers (ROOT, flow_cli, ...) are in helpers.py: a
+test module imports those, never this file. A module split in two lanes (tests/unit/test_render.py and
+tests/integration/test_render_cli.py) keeps its helpers in the unit half, which pyproject.toml puts on the path.
+
+The lanes are folders: tests/unit (in this process, fast), tests/integration (real servers and processes: Redis,
+nginx, Phoenix, the npm servers, the wheel, the command line), tests/browser (the app in Chromium). Each test is
+marked with its lane's name (`pytest -m unit`), and given its lane's time limit (pytest-timeout) unless it sets its
+own with @pytest.mark.timeout."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import subprocess
@@ -15,12 +22,53 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve_app
-from helpers import ROOT, TOKEN, DemoServer, run_flow_sync, start_demo_server, stop_demo_server
+from helpers import ROOT, TOKEN, DemoServer, Ran, run_flow_sync, start_demo_server, stop_demo_server
 
 if TYPE_CHECKING:  # only the rooms' tests load Redis's client and the rooms
     import redis
 
     from flow.rooms.rules import Rooms
+
+
+# Seconds a test of each lane may take before pytest-timeout stops it: generous, so that only a hung test reaches
+# them on a loaded machine.
+LANE_TIMEOUTS = {"unit": 120, "integration": 300, "browser": 300}
+TESTS = ROOT / "tests"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.hasplugin("timeout"):  # a venv synced before pytest-timeout joined the dev group
+        config.addinivalue_line("markers", "timeout(seconds): the time limit pytest-timeout would give the test")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks each test with its lane, the folder under tests/ it is in; a test module outside the lanes is an error."""
+    for item in items:
+        lane = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        if lane not in LANE_TIMEOUTS:
+            raise pytest.UsageError(
+                f"{item.path}: a test module belongs in a lane: tests/unit, tests/integration or tests/browser"
+            )
+        item.add_marker(getattr(pytest.mark, lane))
+        item.add_marker(pytest.mark.timeout(LANE_TIMEOUTS[lane]))
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Ran]:
+    """`python -m flow ARGS` in this process: its exit code and what it printed. No provider configured (the
+    command line's tests, in both lanes)."""
+    from flow.cli import main
+
+    for name in [k for k in os.environ if k.startswith("OPENAI_")]:
+        monkeypatch.delenv(name)
+
+    def call(*args: str) -> Ran:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Ran(code, out, err)
+
+    return call
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-// Reads a bundle (JSON on standard input) as the viewer does, for tests/test_viewer_bundle.py: checks it against
+// Reads a bundle (JSON on standard input) as the viewer does, for tests/integration/test_viewer_bundle_node.py: checks it against
 // the schema, then runs the viewer's readers over every hop and prints what they found, one JSON object:
 // {errors: [...]} or {hops: [{message, marks, marked}], slices, bands}. `marks`: the focused fields the JSON card
 // found in the hop's view; `marked`: how many the bundle asked it to mark.

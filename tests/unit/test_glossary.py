@@ -28,7 +28,7 @@ from flow.trace.questions import questions_for
 from flow.views.compare import point
 from flow.views.lesson import LessonQuestion, lesson_markdown
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "sample_traces"
 LANGS: tuple[Lang, ...] = ("zh", "en")
 

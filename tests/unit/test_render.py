@@ -18,7 +18,7 @@ from flow.views.html import to_html
 from flow.views.labels import clip, display_width, short_label, step_numbers
 from flow.views.table import TABLE_COLUMNS, focus_view, hop_dataframe
 from flow.views.viewer import viewer_js
-from helpers import ROOT, flow_cli, must_search
+from helpers import ROOT, must_search
 
 GOLDEN = ROOT / "tests" / "golden"
 NAMES = [s.name for s in SAMPLES]
@@ -31,7 +31,9 @@ def sample(name: str):
 def _check_golden(path: Path, text: str) -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path.name}: run UPDATE_GOLDEN=1 ./dev.sh test tests/test_render.py"
+    assert path.exists(), (
+        f"missing golden file {path.name}: run UPDATE_GOLDEN=1 ./dev.sh test tests/unit/test_render.py"
+    )
     assert text == path.read_text(encoding="utf-8"), f"{path.name} changed: review, then UPDATE_GOLDEN=1"
 
 
@@ -174,32 +176,6 @@ def test_html_export_holds_every_hop_and_references_nothing_outside():
         assert f'id="{bundle["rows"][hop["row"]]}"'.replace("-", "&#45;") in svg
     # The viewer's own script and styles, inlined: the same files the Step through page mounts.
     assert viewer_js().splitlines()[0] in page and "function mountViewer" in page and ".fv-diagram" in page
-
-
-@pytest.mark.parametrize(
-    ("fmt", "magic"),
-    [
-        ("svg", b"<"),
-        ("png", b"\x89PNG"),
-        ("dot", b"digraph"),
-        ("mermaid", b"sequenceDiagram"),
-        ("html", b"<!DOCTYPE html>"),
-    ],
-)
-def test_render_command_writes_each_format(tmp_path, fmt, magic):
-    out = tmp_path / f"out.{fmt}"
-    proc = flow_cli(
-        "render", str(ROOT / "sample_traces" / "beijing-mcp.json"), "--format", fmt, "--out", str(out), "--step", "6"
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert out.read_bytes().lstrip().startswith(magic)
-
-
-def test_render_of_a_bad_file_is_one_line(tmp_path):
-    bad = tmp_path / "bad.json"
-    bad.write_text("{}", encoding="utf-8")
-    proc = flow_cli("render", str(bad), "--format", "dot")
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "format_version: missing" in proc.stderr
 
 
 def test_hop_dataframe_has_the_columns_to_filter_on():

@@ -25,7 +25,7 @@ from flow.servers.connect import STDERR_TAIL_BYTES
 from flow.servers.spec import ServerSpec
 from helpers import TOKEN, flow_cli, server_facts, start_demo_server, stop_demo_server
 
-HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
+HOSTILE = Path(__file__).parents[1] / "data" / "hostile_server.py"
 
 
 @pytest.fixture
@@ -325,7 +325,7 @@ def test_a_run_passes_the_configured_environment_and_records_no_secret_value():
     options = RunOptions(
         server_command=(sys.executable, "-m", "weather_demo"),
         server_env=(
-            ("PYTHONPATH", str(Path(__file__).resolve().parent.parent)),
+            ("PYTHONPATH", str(Path(__file__).resolve().parents[2])),
             ("WEATHER_API_TOKEN", "tok-1234567890"),
         ),
     )

@@ -1,7 +1,7 @@
 """The benchmark script runs on tiny sizes and prints every figure (its numbers are not judged here).
 
 The browser section (`python -m bench --browser --quick`) is left out: it starts the app and Chromium and
-takes minutes on a shared machine; tests/test_viewer_browser.py checks the same behaviour as pass/fail."""
+takes minutes on a shared machine; tests/browser/test_viewer_browser.py checks the same behaviour as pass/fail."""
 
 from __future__ import annotations
 

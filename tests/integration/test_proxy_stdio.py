@@ -29,7 +29,7 @@ from flow.trace.normalise import normalise
 from flow.trace.redact import REDACTED, redacted_command
 from helpers import ROOT, flow_cli, unmapped
 
-HOSTILE = Path(__file__).parent / "data" / "hostile_server.py"
+HOSTILE = Path(__file__).parents[1] / "data" / "hostile_server.py"
 PY = sys.executable
 DEMO = [PY, "-m", "weather_demo"]
 INIT = {

@@ -251,7 +251,7 @@ def test_the_cli_says_what_it_knows_before_it_sends(tmp_path):
     assert first == f"note: {PROVIDER_NOTES['tool_choice_required_fails']['en']}"
 
 
-LLAMACPP_PYTHON_500 = Path(__file__).parent / "data" / "llamacpp-python-500.json"
+LLAMACPP_PYTHON_500 = Path(__file__).parents[1] / "data" / "llamacpp-python-500.json"
 
 
 def _backfill_with_null_content() -> list[dict]:

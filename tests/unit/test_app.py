@@ -198,7 +198,7 @@ def test_compare_shows_both_traces_and_the_figures():
     at = app()
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception
-    figures = at.table[0].value  # the figures noise cannot move (tests/test_compare.py checks the page further)
+    figures = at.table[0].value  # the figures noise cannot move (tests/unit/test_compare.py checks the page further)
     calls = figures[figures["figure"] == "model calls"].iloc[0]  # English headers: app() chose en
     assert (calls["A"], calls["B"]) == ("2", "2")
     frames = figures[figures["figure"] == "wire messages (MCP frames + model HTTP)"].iloc[0]

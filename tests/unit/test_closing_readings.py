@@ -18,7 +18,7 @@ from flow.views.lesson import lesson_markdown
 from flow.views.tool_cost import request_costs, tool_cost_points
 from flow.wire.reading import model_exchanges, offer_of, read_trace
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_traces"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_traces"
 HOSTED = [s.name for s in SAMPLES if s.name.startswith("hosted-")]
 
 

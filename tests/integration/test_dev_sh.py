@@ -197,6 +197,15 @@ def test_test_runs_the_checks_then_pytest_each_as_a_phase(tree):
     ]
 
 
+@pytest.mark.parametrize("lane", ["unit", "integration", "browser"])
+def test_test_of_one_lane_runs_only_that_lanes_tests_without_the_checks(tree, lane):
+    code, lines, calls = _dev_sh(tree, "test", lane, "-k", "something")
+    assert code == 0
+    assert calls == [f"python -m pytest -q tests/{lane} -k something"]
+    phases = [line for line in lines[len(SKIPS) :] if not DONE.fullmatch(line)]
+    assert phases == [f"==> pytest tests/{lane} (one lane, without the checks)"]
+
+
 @pytest.mark.parametrize("failing", ["ruff", "eslint", "lint-imports", "mypy", "mkdocs", "node"])
 def test_a_finding_stops_the_run_before_the_tests(tree, failing):
     code, _, calls = _dev_sh(tree, "test", FAIL_ON=failing)

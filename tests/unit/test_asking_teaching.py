@@ -26,7 +26,7 @@ QUESTIONS = {
 ERAS: tuple[Era, ...] = ("handshake", "modern")
 CASES = [(tool, era, q) for tool, qs in QUESTIONS.items() for era in ERAS for q in qs]
 
-# The wire names the asking texts keep in Chinese, beside those the other texts keep (tests/test_teaching.py).
+# The wire names the asking texts keep in Chinese, beside those the other texts keep (tests/unit/test_teaching.py).
 ASKING_WIRE = frozenset(
     """
     sampling elicitation roots sampling/createMessage elicitation/create roots/list maxTokens requestedSchema
@@ -108,7 +108,7 @@ def test_every_hop_of_a_server_that_asks_has_its_own_text_in_both_languages(tool
         for lang in ("zh", "en"):
             text = teaching_text(hop, lang, context=contexts[hop.seq])
             assert not _PLACEHOLDER.search(text), text
-            if lang == "zh":  # the rule of tests/test_teaching.py, with the asking texts' wire names
+            if lang == "zh":  # the rule of tests/unit/test_teaching.py, with the asking texts' wire names
                 rest = _without_fills(text, found)
                 assert not [w for w in _WORD.findall(rest) if w not in ALLOWED_IN_ZH | ASKING_WIRE], text
                 assert _CJK.search(rest), text

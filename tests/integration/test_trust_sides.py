@@ -31,7 +31,7 @@ from flow.servers.spec import ServerSpec
 from helpers import flow_cli
 
 QUESTION = "北京今天天气怎么样？"
-SIDES_SERVER = Path(__file__).parent / "data" / "hostile_sides_server.py"
+SIDES_SERVER = Path(__file__).parents[1] / "data" / "hostile_sides_server.py"
 BOMB_BYTES = 64 << 20  # what the gzip bomb expands to: four times the cap
 
 
