@@ -317,18 +317,26 @@ def test_a_client_that_stops_reading_is_taken_as_gone(tmp_path, hostile):
     assert entries(log)[-1]["mcp_flow_proxy_end"]["ended_by"] == "client"
 
 
-def test_a_proxy_started_outside_the_repository_says_how_to_find_flow(tmp_path):
-    # The app gives its servers a clean environment, so a `-m flow proxy` started elsewhere has no `flow` to run.
+def test_a_proxy_whose_python_has_no_flow_says_how_to_find_it(tmp_path):
+    """The app gives its servers a clean environment, so a `-m flow proxy` run by a Python that does not have the
+    project installed, started outside the repository, has no `flow` to run: one line says how to give it one. (The
+    project's own venv has it installed, editable: `-S` stands here for any other Python, such as the system's.)"""
     log = tmp_path / "mcp.jsonl"
-    app = [PY, "-m", "flow", "tools", "--server", shlex.join(proxied(log, DEMO)), "--timeout", "20"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the app's own Python finds flow
-    proc = subprocess.run(app, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    elsewhere = [PY, "-S", *proxied(log, DEMO)[1:]]  # no site-packages: nothing installed is found
+    app = [PY, "-m", "flow", "tools", "--server", shlex.join(elsewhere), "--timeout", "20"]
+    proc = subprocess.run(app, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1
     assert "No module named flow; the server's Python looks for flow in the folder it starts in" in proc.stderr
     assert "--server-env PYTHONPATH=" in proc.stderr
-    fixed = subprocess.run([*app, "--server-env", f"PYTHONPATH={ROOT}"], cwd=tmp_path, env=env, capture_output=True)
-    assert fixed.returncode == 0, fixed.stderr  # as the line says
+    # the venv's Python, where the set-up installed the project, runs the same proxy from this folder
+    installed = [PY, "-m", "flow", "tools", "--server", shlex.join(proxied(log, DEMO)), "--timeout", "20"]
+    fixed = subprocess.run(installed, cwd=tmp_path, env=_without_pythonpath(), capture_output=True)
+    assert fixed.returncode == 0, fixed.stderr
     assert frames(log)
+
+
+def _without_pythonpath() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 def test_proxies_started_with_one_out_never_overwrite_each_other(tmp_path):
