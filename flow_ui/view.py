@@ -135,41 +135,43 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str]
 def aligned_grid(named: Sequence[tuple[str, Loaded]], lang: Lang, *, readable_px: int = READABLE_PX) -> None:
     """Several sequence diagrams at one scale, each message level across a row: all in one row where each label is
     still `readable_px` or more, else two to a row, else one above the other (the page's width decides, in the
-    browser)."""
-    svgs = _aligned_svgs(tuple(item.key for _, item in named), lang, tuple(item.trace for _, item in named))
-    widths = _widths(svgs)
+    browser), then each at its own heights: with no other beside it, room kept for the others' messages would be
+    empty bands."""
+    keys, traces = tuple(item.key for _, item in named), tuple(item.trace for _, item in named)
+    svgs, own = _aligned_svgs(keys, lang, traces), _aligned_svgs(keys, lang, traces, level=False)
+    widths, own_widths = _widths(svgs), _widths(own)
     widest = max(widths) or 1.0
 
     # The drawing's units are its labels' size (LABEL_SIZE): n to a row, each picture gets 1/n of it, less the gaps.
     def row_px(n: int) -> int:
         return math.ceil(n * readable_px * widest / LABEL_SIZE + (n - 1) * GAP_PX)
 
-    cells = []
-    for name, (_, item), svg, width in zip((n for n, _ in named), named, svgs, widths, strict=True):
+    cells, stacked = [], []
+    for (name, item), svg, width, svg_own, width_own in zip(named, svgs, widths, own, own_widths, strict=True):
         title = html_text.escape(f"{name} · {shown_title(item, lang)}")
-        share = 100 * width / widest if width else 100
-        # An image, not inline SVG: st.html keeps only what its sanitiser allows, and a picture is drawn whole.
-        picture = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        head = f'<div class="cmp-title" title="{title}">{title}</div>'
         alt = html_text.escape(t("diagram_alt", lang, name=name))
-        body = (
-            f'<img alt="{alt}" style="width:{share:.1f}%" src="data:image/svg+xml;base64,{picture}">' if width else svg
-        )
-        cells.append(f'<div class="cmp-side"><div class="cmp-title" title="{title}">{title}</div>{body}</div>')
+        share = f"width:{100 * width / widest if width else 100:.1f}%"
+        cells.append(f'<div class="cmp-side">{head}{_picture(svg, width, alt, style=share)}</div>')
+        share_own = f"width:{100 * width_own / (max(own_widths) or 1):.1f}%"
+        stacked.append(f'<div class="cmp-side">{head}{_picture(svg_own, width_own, alt, style=share_own)}</div>')
     n = len(named)
     narrower = [f"@container (max-width:{row_px(n)}px){{.cmp-row{{grid-template-columns:repeat(2,minmax(0,1fr))}}}}"]
     narrower = narrower if n > 2 else []
     narrower.append(
-        f"@container (max-width:{row_px(min(n, 2))}px){{.cmp-row{{grid-template-columns:minmax(0,1fr);gap:28px}}}}"
+        f"@container (max-width:{row_px(min(n, 2))}px){{.cmp-row{{display:none}}.cmp-stack{{display:grid}}}}"
     )
     st.html(
         "<style>.cmp-wrap{container-type:inline-size}"
         f".cmp-row{{display:grid;grid-template-columns:repeat({n},minmax(0,1fr));gap:{GAP_PX}px;align-items:start}}"
+        ".cmp-stack{display:none;grid-template-columns:minmax(0,1fr);gap:28px}"
         ".cmp-side{min-width:0}"
         ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
         "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
         + "".join(narrower)
         + "</style>"
-        f'<div class="cmp-wrap"><div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div></div>'
+        f'<div class="cmp-wrap"><div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div>'
+        f'<div class="cmp-stack" data-testid="compare-diagrams-stacked">{"".join(stacked)}</div></div>'
     )
 
 

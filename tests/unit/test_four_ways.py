@@ -3,8 +3,10 @@ traces, where each of the articles' messages happens in each way, and the lesson
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -224,7 +226,20 @@ def test_the_compare_page_shows_the_four_ways(lang: Lang) -> None:
     bodies = [e.proto.body for e in at.get("html")]
     assert sum('data-testid="ways-route"' in b for b in bodies) == 1
     [diagrams] = [b for b in bodies if "compare-diagrams" in b]
-    assert diagrams.count('src="data:image/svg+xml;base64,') == 4
+    # four pictures level with each other, and the same four each at its own heights for a page too narrow for two
+    # to a row: one above the other, room kept for the others' messages would be empty bands
+    heights = [
+        float(m[1])
+        for m in (
+            re.search(r'<svg width="[\d.]+pt" height="([\d.]+)pt"', base64.b64decode(src).decode())
+            for src in re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', diagrams)
+        )
+        if m
+    ]
+    assert len(heights) == 8 and 'data-testid="compare-diagrams-stacked"' in diagrams
+    level, own = heights[:4], heights[4:]
+    assert all(o <= h for o, h in zip(own, level, strict=True)), (own, level)
+    assert any(o < 0.85 * h for o, h in zip(own, level, strict=True)), (own, level)  # direct: no handshake
 
 
 def test_a_table_cell_shows_a_url_as_code_and_everything_else_as_its_characters() -> None:
