@@ -95,14 +95,46 @@ def _picture(svg: str, width: float, alt: str, *, style: str) -> str:
     return f'<img alt="{alt}" style="{style}" src="data:image/svg+xml;base64,{picture}">' if width else svg
 
 
+def _cells(
+    titles: Sequence[tuple[str, str]], svgs: Sequence[str], widths: Sequence[float], styles: Sequence[str], lang: Lang
+) -> list[str]:
+    """Each picture under its name and title."""
+    cells = []
+    for (name, title), svg, width, style in zip(titles, svgs, widths, styles, strict=True):
+        head = html_text.escape(f"{name} · {title}")
+        picture = _picture(svg, width, html_text.escape(t("diagram_alt", lang, name=name)), style=style)
+        cells.append(f'<div class="cmp-side"><div class="cmp-title" title="{head}">{head}</div>{picture}</div>')
+    return cells
+
+
+def _shares(widths: Sequence[float]) -> list[str]:
+    """Each picture as wide as its share of the widest: one scale for all."""
+    widest = max(widths) or 1.0
+    return [f"width:{100 * w / widest if w else 100:.1f}%" for w in widths]
+
+
+def _show(level: str, rules: str, cells: Sequence[str], stacked: Sequence[str]) -> None:
+    """The pictures level with each other in the grid of class `level` (`rules`: its layout, and the container
+    widths where it gives way), and the same pictures each at its own heights one above the other, shown in its
+    place: without the others beside it, room kept for their messages would be empty bands."""
+    st.html(
+        "<style>.cmp-wrap{container-type:inline-size}"
+        ".cmp-stack{display:none;grid-template-columns:minmax(0,1fr);gap:28px}"
+        ".cmp-side{min-width:0}"
+        ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
+        "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
+        f"{rules}</style>"
+        f'<div class="cmp-wrap"><div class="{level}" data-testid="compare-diagrams">{"".join(cells)}</div>'
+        f'<div class="cmp-stack" data-testid="compare-diagrams-stacked">{"".join(stacked)}</div></div>'
+    )
+
+
 def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str] = ("A", "B")) -> None:
     """Two sequence diagrams side by side at one scale, so that message N of one is level with message N of the
     other: each column as wide as its picture's share (a narrower diagram is drawn narrower, not larger), drawn with
     the lifelines close (diagram.NARROW) so that their labels keep READABLE_PX at 1280 × 720 beside the sidebar.
-    Where the page is too narrow even so (a phone), one above the other, each at its own heights: without the
-    other beside it, room kept for the other's messages would be empty bands. `names`: what each side is called
-    ("A · Responses" where the two differ by API)."""
-    named = [(names[0], a), (names[1], b)]
+    Where the page is too narrow even so (a phone), one above the other, each at its own heights. `names`: what each
+    side is called ("A · Responses" where the two differ by API, so the titles leave the API out)."""
     keys, traces = (a.key, b.key), (a.trace, b.trace)
     level = _aligned_svgs(keys, lang, traces, narrow=True)
     own = _aligned_svgs(keys, lang, traces, narrow=True, level=False)
@@ -110,33 +142,20 @@ def aligned_diagrams(a: Loaded, b: Loaded, lang: Lang, *, names: tuple[str, str]
     # The drawing's units are its labels' size (LABEL_SIZE): side by side, the pictures share the row by width.
     fits = math.ceil(READABLE_PX * sum(widths) / LABEL_SIZE + PAIR_GAP_PX)
     columns = " ".join(f"minmax(0,{w or 1:.0f}fr)" for w in widths)
-    side, stacked = [], []
-    for (name, item), svg, width, svg_own, width_own in zip(named, level, widths, own, own_widths, strict=True):
-        title = html_text.escape(f"{name} · {shown_title(item, lang, api=False)}")
-        head = f'<div class="cmp-title" title="{title}">{title}</div>'
-        alt = html_text.escape(t("diagram_alt", lang, name=name))
-        side.append(f'<div class="cmp-side">{head}{_picture(svg, width, alt, style="width:100%")}</div>')
-        share = f"width:{100 * width_own / (max(own_widths) or 1):.1f}%"
-        stacked.append(f'<div class="cmp-side">{head}{_picture(svg_own, width_own, alt, style=share)}</div>')
-    st.html(
-        "<style>.cmp-wrap{container-type:inline-size}"
+    titles = [(name, shown_title(item, lang, api=False)) for name, item in zip(names, (a, b), strict=True)]
+    _show(
+        "cmp-pair",
         f".cmp-pair{{display:grid;grid-template-columns:{columns};gap:{PAIR_GAP_PX}px;align-items:start}}"
-        ".cmp-stack{display:none;grid-template-columns:minmax(0,1fr);gap:28px}"
-        f"@container (max-width:{fits}px){{.cmp-pair{{display:none}}.cmp-stack{{display:grid}}}}"
-        ".cmp-side{min-width:0}"
-        ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
-        "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
-        "</style>"
-        f'<div class="cmp-wrap"><div class="cmp-pair" data-testid="compare-diagrams">{"".join(side)}</div>'
-        f'<div class="cmp-stack" data-testid="compare-diagrams-stacked">{"".join(stacked)}</div></div>'
+        f"@container (max-width:{fits}px){{.cmp-pair{{display:none}}.cmp-stack{{display:grid}}}}",
+        _cells(titles, level, widths, ["width:100%"] * len(level), lang),
+        _cells(titles, own, own_widths, _shares(own_widths), lang),
     )
 
 
 def aligned_grid(named: Sequence[tuple[str, Loaded]], lang: Lang, *, readable_px: int = READABLE_PX) -> None:
     """Several sequence diagrams at one scale, each message level across a row: all in one row where each label is
     still `readable_px` or more, else two to a row, else one above the other (the page's width decides, in the
-    browser), then each at its own heights: with no other beside it, room kept for the others' messages would be
-    empty bands."""
+    browser), then each at its own heights."""
     keys, traces = tuple(item.key for _, item in named), tuple(item.trace for _, item in named)
     svgs, own = _aligned_svgs(keys, lang, traces), _aligned_svgs(keys, lang, traces, level=False)
     widths, own_widths = _widths(svgs), _widths(own)
@@ -146,32 +165,17 @@ def aligned_grid(named: Sequence[tuple[str, Loaded]], lang: Lang, *, readable_px
     def row_px(n: int) -> int:
         return math.ceil(n * readable_px * widest / LABEL_SIZE + (n - 1) * GAP_PX)
 
-    cells, stacked = [], []
-    for (name, item), svg, width, svg_own, width_own in zip(named, svgs, widths, own, own_widths, strict=True):
-        title = html_text.escape(f"{name} · {shown_title(item, lang)}")
-        head = f'<div class="cmp-title" title="{title}">{title}</div>'
-        alt = html_text.escape(t("diagram_alt", lang, name=name))
-        share = f"width:{100 * width / widest if width else 100:.1f}%"
-        cells.append(f'<div class="cmp-side">{head}{_picture(svg, width, alt, style=share)}</div>')
-        share_own = f"width:{100 * width_own / (max(own_widths) or 1):.1f}%"
-        stacked.append(f'<div class="cmp-side">{head}{_picture(svg_own, width_own, alt, style=share_own)}</div>')
     n = len(named)
-    narrower = [f"@container (max-width:{row_px(n)}px){{.cmp-row{{grid-template-columns:repeat(2,minmax(0,1fr))}}}}"]
-    narrower = narrower if n > 2 else []
-    narrower.append(
-        f"@container (max-width:{row_px(min(n, 2))}px){{.cmp-row{{display:none}}.cmp-stack{{display:grid}}}}"
-    )
-    st.html(
-        "<style>.cmp-wrap{container-type:inline-size}"
-        f".cmp-row{{display:grid;grid-template-columns:repeat({n},minmax(0,1fr));gap:{GAP_PX}px;align-items:start}}"
-        ".cmp-stack{display:none;grid-template-columns:minmax(0,1fr);gap:28px}"
-        ".cmp-side{min-width:0}"
-        ".cmp-title{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;margin-bottom:4px;"
-        "line-height:1.5;height:1.5em}"  # one fixed line: a fallback font cannot push one picture lower
-        + "".join(narrower)
-        + "</style>"
-        f'<div class="cmp-wrap"><div class="cmp-row" data-testid="compare-diagrams">{"".join(cells)}</div>'
-        f'<div class="cmp-stack" data-testid="compare-diagrams-stacked">{"".join(stacked)}</div></div>'
+    rules = f".cmp-row{{display:grid;grid-template-columns:repeat({n},minmax(0,1fr));gap:{GAP_PX}px;align-items:start}}"
+    if n > 2:
+        rules += f"@container (max-width:{row_px(n)}px){{.cmp-row{{grid-template-columns:repeat(2,minmax(0,1fr))}}}}"
+    rules += f"@container (max-width:{row_px(min(n, 2))}px){{.cmp-row{{display:none}}.cmp-stack{{display:grid}}}}"
+    titles = [(name, shown_title(item, lang)) for name, item in named]
+    _show(
+        "cmp-row",
+        rules,
+        _cells(titles, svgs, widths, _shares(widths), lang),
+        _cells(titles, own, own_widths, _shares(own_widths), lang),
     )
 
 
