@@ -40,7 +40,8 @@ def presenter_on() -> bool:
     return st.query_params.get("presenter") == "1"
 
 
-def _set(on: bool) -> None:
+def presenter_to_url(on: bool) -> None:
+    """Presenter mode on or off in the URL (`?presenter=1`), where a reload finds it: Step through's too."""
     if on:
         st.query_params["presenter"] = "1"
     else:
@@ -56,7 +57,7 @@ def presenter_mode(page: str, lang: Lang, *, button_in: Any = None) -> bool:
     def on_key() -> None:
         asked = st.session_state.get(key, {}).get("presenter")
         if isinstance(asked, bool):
-            _set(asked)
+            presenter_to_url(asked)
 
     on = presenter_on()
     _mount(key=key, data=json.dumps({"presenter": on}), on_presenter_change=on_key)
@@ -65,7 +66,7 @@ def presenter_mode(page: str, lang: Lang, *, button_in: Any = None) -> bool:
         key=f"presenter_button_{page}",
         help=t("presenter_help", lang),
         icon=":material/co_present:",
-        on_click=_set,
+        on_click=presenter_to_url,
         args=(not on,),
         width="stretch" if button_in is not None else "content",
     )

@@ -15,6 +15,7 @@ import streamlit as st
 import flow
 from flow_ui import rooms
 from flow_ui.i18n import t
+from flow_ui.presenter import presenter_on, presenter_to_url
 from flow_ui.state import UPLOAD_LIMIT_MB, add_upload, all_traces, state
 from flow_ui.text import plain
 from flow_ui.trace_viewer import (
@@ -81,11 +82,9 @@ def keep_presenter() -> bool:
     fragment (a write a concurrent rerun lost is made again by the next); True when on. A new session (a reload)
     has heard nothing yet and keeps what its URL says."""
     said = reported_presenter()
-    if said is True:
-        st.query_params["presenter"] = "1"
-    elif said is False:
-        st.query_params.pop("presenter", None)
-    return st.query_params.get("presenter") == "1"
+    if isinstance(said, bool):
+        presenter_to_url(said)
+    return presenter_on()
 
 
 def on_part() -> None:
